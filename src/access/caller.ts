@@ -1,0 +1,10 @@
+/** Who is making a request, as resolved by the authentication hook. */
+export interface Caller {
+  readonly userId: number;
+  readonly email: string;
+  readonly isAdmin: boolean;
+  readonly tokenId: number;
+  readonly tokenKind: 'session' | 'api';
+  /** How the request authenticated: cookie-authenticated writes get cross-site checks. */
+  readonly via: 'bearer' | 'cookie';
+}

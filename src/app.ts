@@ -1,0 +1,85 @@
+import { join } from 'node:path';
+import Fastify, { type FastifyInstance } from 'fastify';
+import cookie from '@fastify/cookie';
+import multipart from '@fastify/multipart';
+import { ProjectAccess } from './access/project-access.js';
+import type { Config } from './config.js';
+import { openDatabase, type DatabaseHandle } from './db/database.js';
+import { registerAuthentication } from './http/authenticate.js';
+import { registerErrorHandler } from './http/error-handler.js';
+import { registerOpenApi } from './http/openapi.js';
+import { InProcessQueue } from './jobs/in-process-queue.js';
+import type { JobQueue } from './jobs/job-queue.js';
+import { JobsRepository } from './jobs/jobs.repository.js';
+import { registerAnnotationsModule } from './modules/annotations/index.js';
+import { authRoutes } from './modules/auth/auth.routes.js';
+import { AuthService } from './modules/auth/auth.service.js';
+import { registerClassesModule } from './modules/classes/index.js';
+import { registerImagesModule } from './modules/images/index.js';
+import type { ModuleDeps } from './modules/module-deps.js';
+import { registerPagesModule } from './modules/pages/index.js';
+import { platformRoutes } from './modules/platform/platform.routes.js';
+import { PlatformService, type ReadinessProbe } from './modules/platform/platform.service.js';
+import { ProjectsRepository } from './modules/projects/projects.repository.js';
+import { projectsRoutes } from './modules/projects/projects.routes.js';
+import { ProjectsService } from './modules/projects/projects.service.js';
+import { LocalBlobStore } from './storage/local-blob-store.js';
+import { VERSION } from './version.js';
+
+export interface Versa {
+  readonly app: FastifyInstance;
+  readonly database: DatabaseHandle;
+  readonly deps: ModuleDeps;
+}
+
+export interface BuildOptions {
+  /** An already-open database (tests open one per file); otherwise one is opened from the config. */
+  database?: DatabaseHandle;
+  logger?: boolean;
+}
+
+/** The composition root: wires database, storage, queue, services and routes. No globals. */
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<Versa> {
+  const database = options.database ?? (await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl }));
+  const app = Fastify({
+    logger: options.logger === false ? false : { level: config.logLevel },
+    bodyLimit: 16 * 1024 * 1024,
+    trustProxy: false,
+    ajv: { customOptions: { allErrors: true } },
+  });
+  app.addHook('onClose', () => database.close());
+
+  const db = database.db;
+  const blobs = new LocalBlobStore(join(config.dataDir, 'blobs'));
+  const jobs = new JobsRepository(db);
+  await jobs.failInterrupted();
+  const queue: JobQueue = new InProcessQueue(jobs, app.log, 1);
+  app.addHook('onClose', () => queue.close());
+
+  const projectsRepository = new ProjectsRepository(db);
+  const access = new ProjectAccess(projectsRepository);
+  const deps: ModuleDeps = { config, db, blobs, queue, access };
+
+  const auth = new AuthService(db);
+  const projects = new ProjectsService(projectsRepository, access, blobs);
+  const probes: ReadinessProbe[] = [{ name: 'database', check: () => database.ping() }];
+  const platform = new PlatformService(VERSION, projects, probes);
+
+  registerErrorHandler(app);
+  await app.register(cookie);
+  await app.register(multipart, {
+    limits: { fileSize: config.maxUploadBytes, files: 1000, fields: 50, fieldSize: 1024 * 1024, parts: 1100 },
+  });
+  registerAuthentication(app, auth);
+  await registerOpenApi(app, VERSION);
+
+  authRoutes(app, auth);
+  projectsRoutes(app, projects);
+  platformRoutes(app, platform);
+  registerClassesModule(app, deps);
+  registerImagesModule(app, deps);
+  registerAnnotationsModule(app, deps);
+  await registerPagesModule(app, deps);
+
+  return { app, database, deps };
+}

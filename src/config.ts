@@ -1,0 +1,67 @@
+import { resolve } from 'node:path';
+
+/** Everything the process reads from its environment, parsed and validated once at boot. */
+export interface Config {
+  readonly role: 'api' | 'worker' | 'all';
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  /** postgres://… selects PostgreSQL; absent means SQLite at DATA_DIR/versa.db. */
+  readonly databaseUrl: string | null;
+  readonly redisUrl: string | null;
+  readonly maxUploadBytes: number;
+  readonly maxImagePixels: number;
+  /** Root directory that folder imports may read from; null disables folder import. */
+  readonly importRoot: string | null;
+  readonly modelsRoot: string | null;
+  readonly runsRoot: string | null;
+  readonly secret: string | null;
+  readonly logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function optionalPath(env: NodeJS.ProcessEnv, name: string): string | null {
+  const raw = env[name];
+  return raw ? resolve(raw) : null;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const role = env.VERSA_ROLE ?? 'all';
+  if (role !== 'api' && role !== 'worker' && role !== 'all') {
+    throw new ConfigError(`VERSA_ROLE must be api, worker or all, got "${role}"`);
+  }
+  const databaseUrl = env.DATABASE_URL || null;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be a postgres:// URL (leave it unset for the embedded SQLite database)');
+  }
+  const redisUrl = env.REDIS_URL || null;
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) {
+    throw new ConfigError('REDIS_URL must be a redis:// URL');
+  }
+  return Object.freeze({
+    role,
+    port: int(env, 'PORT', 8000, 0, 65535),
+    host: env.HOST || '127.0.0.1',
+    dataDir: resolve(env.DATA_DIR || './data'),
+    databaseUrl,
+    redisUrl,
+    maxUploadBytes: int(env, 'MAX_UPLOAD_MB', 50, 1, 10_000) * 1024 * 1024,
+    maxImagePixels: int(env, 'MAX_IMAGE_MEGAPIXELS', 100, 1, 10_000) * 1_000_000,
+    importRoot: optionalPath(env, 'IMPORT_ROOT'),
+    modelsRoot: optionalPath(env, 'MODELS_ROOT'),
+    runsRoot: optionalPath(env, 'RUNS_ROOT'),
+    secret: env.VERSA_SECRET || null,
+    logLevel: env.LOG_LEVEL || 'info',
+  });
+}

@@ -1,0 +1,67 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Caller } from '../access/caller.js';
+import type { AuthService } from '../modules/auth/auth.service.js';
+import { ForbiddenError, UnauthorizedError } from './errors.js';
+
+export const SESSION_COOKIE = 'versa_session';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller: Caller | null;
+  }
+  interface FastifyContextConfig {
+    /** Routes that answer without credentials (health, login, register, docs). */
+    public?: boolean;
+  }
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Resolves the caller of every `/api` route from `Authorization: Bearer …` or the session cookie, before the body
+ * is read. Cookie-authenticated writes must come from this site: browsers send `Sec-Fetch-Site`/`Origin`, and a
+ * cross-site value is refused, so a page elsewhere cannot ride on the cookie.
+ */
+export function registerAuthentication(app: FastifyInstance, auth: AuthService): void {
+  app.decorateRequest('caller', null);
+  app.addHook('onRequest', async (request) => {
+    if (!request.url.startsWith('/api/') || request.routeOptions.config?.public) return;
+    const header = request.headers.authorization;
+    if (header) {
+      const match = /^Bearer\s+(\S+)$/i.exec(header);
+      request.caller = match ? await auth.authenticate(match[1], 'bearer') : null;
+      if (!request.caller) throw new UnauthorizedError('Invalid or expired token');
+      return;
+    }
+    const cookie = request.cookies?.[SESSION_COOKIE];
+    if (!cookie) throw new UnauthorizedError('Not authenticated');
+    request.caller = await auth.authenticate(cookie, 'cookie');
+    if (!request.caller) throw new UnauthorizedError('Session expired; log in again');
+    if (!SAFE_METHODS.has(request.method)) assertSameSite(request);
+  });
+}
+
+function assertSameSite(request: FastifyRequest): void {
+  const fetchSite = request.headers['sec-fetch-site'];
+  if (fetchSite && fetchSite !== 'same-origin' && fetchSite !== 'none') {
+    throw new ForbiddenError('Cross-site request refused');
+  }
+  const origin = request.headers.origin;
+  if (origin && origin !== 'null') {
+    let same = false;
+    try {
+      same = new URL(origin).host === new URL(`${request.protocol}://${request.headers.host}`).host;
+    } catch {
+      // An unparsable Origin or Host is treated as cross-site.
+    }
+    if (!same) throw new ForbiddenError('Cross-site request refused');
+  } else if (origin === 'null') {
+    throw new ForbiddenError('Cross-site request refused');
+  }
+}
+
+/** The authenticated caller of a route that is not public. */
+export function callerOf(request: FastifyRequest): Caller {
+  if (!request.caller) throw new UnauthorizedError();
+  return request.caller;
+}

@@ -1,0 +1,48 @@
+import { createRequire } from 'node:module';
+import { readFile } from 'node:fs/promises';
+import type { FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+
+const require = createRequire(import.meta.url);
+const REDOC_BUNDLE = require.resolve('redoc/bundles/redoc.standalone.js');
+
+const REDOC_PAGE = `<!doctype html>
+<html><head><meta charset="utf-8"><title>Versa API — ReDoc</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body><redoc spec-url="/openapi.json"></redoc><script src="/redoc/redoc.standalone.js"></script></body></html>`;
+
+/** The OpenAPI document at /openapi.json, Swagger UI at /docs and ReDoc at /redoc, all served from local assets. */
+export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Versa API',
+        version,
+        description: 'Datasets for machine learning: projects, images, annotations, versions, exports, models and teams.',
+      },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'A login token or an API token' },
+          cookie: { type: 'apiKey', in: 'cookie', name: 'versa_session' },
+        },
+      },
+      security: [{ bearer: [] }, { cookie: [] }],
+    },
+    transform: ({ schema, url, route }) => {
+      // Public routes need no credentials; say so in the document.
+      const transformed = { ...(schema ?? {}) } as Record<string, unknown>;
+      if (route.config && (route.config as { public?: boolean }).public) transformed.security = [];
+      return { schema: transformed as never, url };
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+
+  const hide = { schema: { hide: true }, config: { public: true } };
+  app.get('/openapi.json', hide, async () => app.swagger());
+  app.get('/redoc', hide, async (_request, reply) => reply.type('text/html').send(REDOC_PAGE));
+  app.get('/redoc/redoc.standalone.js', hide, async (_request, reply) =>
+    reply.type('application/javascript').header('Cache-Control', 'public, max-age=86400').send(await readFile(REDOC_BUNDLE)),
+  );
+}

@@ -1,0 +1,40 @@
+import { Type } from 'typebox';
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { callerOf } from '../../http/authenticate.js';
+import { errors } from '../../http/schemas.js';
+import type { PlatformService } from './platform.service.js';
+
+const StatsOut = Type.Object({
+  project_count: Type.Integer(),
+  total_images: Type.Integer(),
+  annotated_images: Type.Integer(),
+  total_annotations: Type.Integer(),
+});
+
+const ReadyOut = Type.Object({
+  status: Type.Union([Type.Literal('ready'), Type.Literal('unavailable')]),
+  checks: Type.Record(Type.String(), Type.String()),
+});
+
+export function platformRoutes(server: FastifyInstance, platform: PlatformService): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['platform'];
+
+  app.get('/api/health', {
+    config: { public: true },
+    schema: { tags, summary: 'Liveness', response: { 200: Type.Object({ status: Type.Literal('ok'), version: Type.String() }) } },
+  }, async () => ({ status: 'ok' as const, version: platform.version }));
+
+  app.get('/api/ready', {
+    config: { public: true },
+    schema: { tags, summary: 'Readiness of the database and, when configured, Redis', response: { 200: ReadyOut, 503: ReadyOut } },
+  }, async (_request, reply) => {
+    const report = await platform.readiness();
+    return reply.status(report.status === 'ready' ? 200 : 503).send(report);
+  });
+
+  app.get('/api/stats', {
+    schema: { tags, summary: 'Counts over the projects you can see', response: { 200: StatsOut, ...errors(401) } },
+  }, async (request) => platform.stats(callerOf(request)));
+}

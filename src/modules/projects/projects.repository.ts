@@ -1,0 +1,65 @@
+import type { Insertable, Updateable } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import type { ProjectsTable } from '../../db/schema.js';
+import type { ProjectRow } from './projects.schemas.js';
+
+export type CounterColumn = 'image_count' | 'annotated_image_count' | 'annotation_count' | 'class_count';
+
+export class ProjectsRepository {
+  constructor(private readonly db: Executor) {}
+
+  find(id: number, db: Executor = this.db): Promise<ProjectRow | undefined> {
+    return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** Projects owned by `ownerId`, or every project when null; newest first. */
+  list(ownerId: number | null, search?: string): Promise<ProjectRow[]> {
+    let query = this.db.selectFrom('projects').selectAll().orderBy('id', 'desc');
+    if (ownerId !== null) query = query.where('owner_id', '=', ownerId);
+    if (search) query = query.where((eb) => eb(eb.fn('lower', ['name']), 'like', `%${search.toLowerCase().replace(/[%_\\]/g, '')}%`));
+    return query.execute();
+  }
+
+  insert(values: Insertable<ProjectsTable>): Promise<ProjectRow> {
+    return this.db.insertInto('projects').values(values).returningAll().executeTakeFirstOrThrow();
+  }
+
+  update(id: number, values: Updateable<ProjectsTable>): Promise<ProjectRow> {
+    return this.db.updateTable('projects').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  }
+
+  async delete(id: number, db: Executor = this.db): Promise<void> {
+    await db.deleteFrom('projects').where('id', '=', id).execute();
+  }
+
+  /** Adds deltas to a project's counters (kept so that counts and stats never count rows). */
+  async bumpCounters(projectId: number, deltas: Partial<Record<CounterColumn, number>>, db: Executor = this.db): Promise<void> {
+    const entries = (Object.entries(deltas) as [CounterColumn, number][]).filter(([, delta]) => delta !== 0);
+    if (entries.length === 0) return;
+    await db
+      .updateTable('projects')
+      .set((eb) => Object.fromEntries(entries.map(([column, delta]) => [column, eb(column, '+', delta)])))
+      .where('id', '=', projectId)
+      .execute();
+  }
+
+  /** Sums of the counters over the owner's projects (or all projects when null). */
+  async totals(ownerId: number | null) {
+    let query = this.db
+      .selectFrom('projects')
+      .select((eb) => [
+        eb.fn.countAll<number>().as('project_count'),
+        eb.fn.coalesce(eb.fn.sum<number>('image_count'), eb.lit(0)).as('total_images'),
+        eb.fn.coalesce(eb.fn.sum<number>('annotated_image_count'), eb.lit(0)).as('annotated_images'),
+        eb.fn.coalesce(eb.fn.sum<number>('annotation_count'), eb.lit(0)).as('total_annotations'),
+      ]);
+    if (ownerId !== null) query = query.where('owner_id', '=', ownerId);
+    const row = await query.executeTakeFirstOrThrow();
+    return {
+      project_count: Number(row.project_count),
+      total_images: Number(row.total_images),
+      annotated_images: Number(row.annotated_images),
+      total_annotations: Number(row.total_annotations),
+    };
+  }
+}

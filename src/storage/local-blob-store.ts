@@ -1,0 +1,73 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { assertBlobKey, type BlobStore } from './blob-store.js';
+
+/** Blobs as files under `root` (DATA_DIR/blobs). Writes go to a temporary file that is renamed into place. */
+export class LocalBlobStore implements BlobStore {
+  constructor(private readonly root: string) {}
+
+  private path(key: string): string {
+    assertBlobKey(key);
+    return join(this.root, key);
+  }
+
+  private async temp(key: string): Promise<{ final: string; temp: string }> {
+    const final = this.path(key);
+    await mkdir(dirname(final), { recursive: true });
+    return { final, temp: `${final}.${randomBytes(6).toString('hex')}.tmp` };
+  }
+
+  async put(key: string, data: Buffer | Uint8Array): Promise<void> {
+    const { final, temp } = await this.temp(key);
+    try {
+      await writeFile(temp, data);
+      await rename(temp, final);
+    } catch (err) {
+      await rm(temp, { force: true });
+      throw err;
+    }
+  }
+
+  async putStream(key: string, data: Readable): Promise<number> {
+    const { final, temp } = await this.temp(key);
+    let bytes = 0;
+    data.on('data', (chunk: Buffer) => (bytes += chunk.length));
+    try {
+      await pipeline(data, createWriteStream(temp));
+      await rename(temp, final);
+      return bytes;
+    } catch (err) {
+      await rm(temp, { force: true });
+      throw err;
+    }
+  }
+
+  get(key: string): Promise<Buffer> {
+    return readFile(this.path(key));
+  }
+
+  stream(key: string): Readable {
+    return createReadStream(this.path(key));
+  }
+
+  async size(key: string): Promise<number | null> {
+    try {
+      return (await stat(this.path(key))).size;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.path(key), { force: true });
+  }
+
+  async deletePrefix(prefix: string): Promise<void> {
+    await rm(this.path(prefix), { recursive: true, force: true });
+  }
+}

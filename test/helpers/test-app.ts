@@ -1,0 +1,111 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { buildApp, type Versa } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
+
+export interface Response<T = any> {
+  status: number;
+  body: T;
+  headers: Record<string, string | string[] | undefined>;
+  raw: Buffer;
+}
+
+export interface TestApp {
+  readonly app: FastifyInstance;
+  readonly versa: Versa;
+  readonly config: Config;
+  readonly dataDir: string;
+  /** A client that sends `Authorization: Bearer <token>` (or nothing, for anonymous calls). */
+  client(token?: string): Client;
+  /** Registers and logs in a fresh user; returns a client acting as them. */
+  user(email?: string): Promise<Client & { token: string; id: number; email: string }>;
+  close(): Promise<void>;
+}
+
+export interface Client {
+  request<T = any>(options: InjectOptions): Promise<Response<T>>;
+  get<T = any>(url: string): Promise<Response<T>>;
+  post<T = any>(url: string, body?: unknown): Promise<Response<T>>;
+  put<T = any>(url: string, body?: unknown): Promise<Response<T>>;
+  patch<T = any>(url: string, body?: unknown): Promise<Response<T>>;
+  delete<T = any>(url: string, body?: unknown): Promise<Response<T>>;
+}
+
+/** Opens a fresh database for one test file: a new SQLite file, or a new schema when DATABASE_URL is set. */
+export async function openTestDatabase(dataDir: string): Promise<{ database: DatabaseHandle; drop: () => Promise<void> }> {
+  const url = process.env.DATABASE_URL;
+  if (!url) return { database: await openDatabase({ dataDir, databaseUrl: null }), drop: async () => {} };
+  const schema = `t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  const database = await openDatabase({ dataDir, databaseUrl: url, pgSchema: schema });
+  return {
+    database,
+    drop: async () => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query(`drop schema if exists ${schema} cascade`);
+      await client.end();
+    },
+  };
+}
+
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'versa-test-'));
+  const config = loadConfig({ ...env, DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL ?? '', LOG_LEVEL: 'silent' });
+  const { database, drop } = await openTestDatabase(dataDir);
+  const versa = await buildApp(config, { database, logger: false });
+  await versa.app.ready();
+  const app = versa.app;
+  let users = 0;
+
+  const client = (token?: string): Client => {
+    const request = async <T>(options: InjectOptions): Promise<Response<T>> => {
+      const headers = { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(options.headers ?? {}) };
+      const res = await app.inject({ ...options, headers });
+      const raw = res.rawPayload;
+      const type = String(res.headers['content-type'] ?? '');
+      const body = type.includes('json') && raw.length > 0 ? JSON.parse(raw.toString('utf8')) : raw.toString('utf8');
+      return { status: res.statusCode, body, headers: res.headers, raw };
+    };
+    const withBody = (method: InjectOptions['method']) => <T>(url: string, body?: unknown) =>
+      request<T>({ method, url, ...(body === undefined ? {} : { payload: body as object }) });
+    return {
+      request,
+      get: (url) => request({ method: 'GET', url }),
+      post: withBody('POST'),
+      put: withBody('PUT'),
+      patch: withBody('PATCH'),
+      delete: withBody('DELETE'),
+    };
+  };
+
+  return {
+    app,
+    versa,
+    config,
+    dataDir,
+    client,
+    async user(email?: string) {
+      const address = email ?? `user${++users}-${randomBytes(3).toString('hex')}@example.com`;
+      const anonymous = client();
+      const registered = await anonymous.post('/api/auth/register', { email: address, password: 'correct horse battery' });
+      if (registered.status !== 201) throw new Error(`register failed: ${registered.status} ${JSON.stringify(registered.body)}`);
+      const login = await anonymous.post('/api/auth/login', { email: address, password: 'correct horse battery' });
+      if (login.status !== 200) throw new Error(`login failed: ${login.status}`);
+      return { ...client(login.body.token), token: login.body.token, id: registered.body.id, email: address };
+    },
+    async close() {
+      await app.close();
+      await drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
