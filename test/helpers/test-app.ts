@@ -11,7 +11,7 @@ import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 export interface Response<T = any> {
   status: number;
   body: T;
-  headers: Record<string, string | string[] | undefined>;
+  headers: Record<string, string | string[] | number | undefined>;
   raw: Buffer;
 }
 
