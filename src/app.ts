@@ -11,6 +11,7 @@ import { registerOpenApi } from './http/openapi.js';
 import { InProcessQueue } from './jobs/in-process-queue.js';
 import type { JobQueue } from './jobs/job-queue.js';
 import { JobsRepository } from './jobs/jobs.repository.js';
+import { connectRedis, pingRedis } from './jobs/redis.js';
 import { registerAnnotationsModule } from './modules/annotations/index.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { AuthService } from './modules/auth/auth.service.js';
@@ -63,6 +64,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const auth = new AuthService(db);
   const projects = new ProjectsService(projectsRepository, access, blobs);
   const probes: ReadinessProbe[] = [{ name: 'database', check: () => database.ping() }];
+  if (config.redisUrl) {
+    const redis = connectRedis(config.redisUrl);
+    redis.on('error', (err) => app.log.warn({ err }, 'redis connection error'));
+    app.addHook('onClose', () => void redis.disconnect());
+    probes.push({ name: 'redis', check: () => pingRedis(redis) });
+  }
   const platform = new PlatformService(VERSION, projects, probes);
 
   registerErrorHandler(app);

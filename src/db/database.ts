@@ -35,6 +35,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   const handle = options.databaseUrl ? openPostgres(options.databaseUrl, options.pgSchema) : openSqlite(options);
   const migrator = new Migrator({
     db: handle.db,
+    // Kysely looks for its bookkeeping tables in every schema unless told which one is ours.
+    ...(options.databaseUrl ? { migrationTableSchema: options.pgSchema ?? 'public' } : {}),
     provider: { getMigrations: async () => migrations(handle.dialect) },
   });
   const { error, results } = await migrator.migrateToLatest();

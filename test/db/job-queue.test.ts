@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { InProcessQueue } from '../../src/jobs/in-process-queue.js';
+import { JobsRepository } from '../../src/jobs/jobs.repository.js';
+import type { DatabaseHandle } from '../../src/db/database.js';
+import { openTestDatabase } from '../helpers/test-app.js';
+
+const silent = { error() {}, warn() {}, info() {}, debug() {}, trace() {}, fatal() {}, child() { return silent; }, level: 'silent' } as any;
+
+describe('in-process job queue', () => {
+  let database: DatabaseHandle;
+  let drop: () => Promise<void>;
+  let dir: string;
+  let jobs: JobsRepository;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'versa-jobs-'));
+    ({ database, drop } = await openTestDatabase(dir));
+    jobs = new JobsRepository(database.db);
+  });
+  after(async () => {
+    await database.close();
+    await drop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('runs a job, records progress and its result', async () => {
+    const queue = new InProcessQueue(jobs, silent);
+    const seen: number[] = [];
+    queue.register<{ n: number }>('double', async ({ payload, progress }) => {
+      await progress(0.5);
+      seen.push(payload.n);
+      return { value: payload.n * 2 };
+    });
+    const job = await queue.enqueue('double', { n: 21 }, { createdBy: null });
+    assert.equal(job.status, 'queued');
+    await queue.drain();
+    const done = await jobs.find(job.id);
+    assert.equal(done?.status, 'succeeded');
+    assert.equal(done?.progress, 1);
+    assert.deepEqual(JSON.parse(done!.result!), { value: 42 });
+    assert.ok(done?.started_at && done.finished_at);
+    assert.deepEqual(seen, [21]);
+    await queue.close();
+  });
+
+  it('records a failing job with its error and keeps running later jobs', async () => {
+    const queue = new InProcessQueue(jobs, silent);
+    queue.register('explode', async () => {
+      throw new Error('boom');
+    });
+    queue.register('ok', async () => 'fine');
+    const bad = await queue.enqueue('explode', {});
+    const good = await queue.enqueue('ok', {});
+    await queue.drain();
+    const failed = await jobs.find(bad.id);
+    assert.equal(failed?.status, 'failed');
+    assert.equal(failed?.error, 'boom');
+    assert.equal((await jobs.find(good.id))?.status, 'succeeded');
+    await queue.close();
+  });
+
+  it('refuses unknown job names and duplicate handlers', async () => {
+    const queue = new InProcessQueue(jobs, silent);
+    await assert.rejects(queue.enqueue('nobody-handles-this', {}), /no handler/);
+    queue.register('once', async () => undefined);
+    assert.throws(() => queue.register('once', async () => undefined), /registered twice/);
+    await queue.close();
+  });
+
+  it('runs jobs one at a time in enqueue order by default', async () => {
+    const queue = new InProcessQueue(jobs, silent);
+    const order: string[] = [];
+    let active = 0;
+    let maxActive = 0;
+    queue.register<string>('step', async ({ payload }) => {
+      active++;
+      maxActive = Math.max(maxActive, active);
+      await new Promise((r) => setTimeout(r, 5));
+      order.push(payload);
+      active--;
+    });
+    for (const name of ['a', 'b', 'c']) await queue.enqueue('step', name);
+    await queue.drain();
+    assert.deepEqual(order, ['a', 'b', 'c']);
+    assert.equal(maxActive, 1);
+    await queue.close();
+  });
+
+  it('fails jobs left queued or running by a previous process', async () => {
+    const stale = await jobs.create('double', {}, null, null);
+    await jobs.failInterrupted();
+    const row = await jobs.find(stale.id);
+    assert.equal(row?.status, 'failed');
+    assert.match(row!.error!, /restart/);
+  });
+});
