@@ -8,6 +8,7 @@ import { openDatabase, type DatabaseHandle } from './db/database.js';
 import { registerAuthentication } from './http/authenticate.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
+import { BullmqQueue } from './jobs/bullmq-queue.js';
 import { InProcessQueue } from './jobs/in-process-queue.js';
 import type { JobQueue } from './jobs/job-queue.js';
 import { JobsRepository } from './jobs/jobs.repository.js';
@@ -54,7 +55,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const blobs = new LocalBlobStore(join(config.dataDir, 'blobs'));
   const jobs = new JobsRepository(db);
   await jobs.failInterrupted();
-  const queue: JobQueue = new InProcessQueue(jobs, app.log, 1);
+  const queue: JobQueue = config.redisUrl
+    ? new BullmqQueue(jobs, app.log, { redisUrl: config.redisUrl, prefix: config.queuePrefix, work: config.role !== 'api' })
+    : new InProcessQueue(jobs, app.log, 1);
   app.addHook('onClose', () => queue.close());
 
   const projectsRepository = new ProjectsRepository(db);

@@ -9,6 +9,8 @@ export interface Config {
   /** postgres://… selects PostgreSQL; absent means SQLite at DATA_DIR/versa.db. */
   readonly databaseUrl: string | null;
   readonly redisUrl: string | null;
+  /** Redis key prefix of the job queue, so that several instances can share one Redis. */
+  readonly queuePrefix: string;
   readonly maxUploadBytes: number;
   readonly maxImagePixels: number;
   /** Root directory that folder imports may read from; null disables folder import. */
@@ -56,6 +58,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: resolve(env.DATA_DIR || './data'),
     databaseUrl,
     redisUrl,
+    queuePrefix: env.QUEUE_PREFIX || 'versa',
     maxUploadBytes: int(env, 'MAX_UPLOAD_MB', 50, 1, 10_000) * 1024 * 1024,
     maxImagePixels: int(env, 'MAX_IMAGE_MEGAPIXELS', 100, 1, 10_000) * 1_000_000,
     importRoot: optionalPath(env, 'IMPORT_ROOT'),

@@ -1,8 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { EnqueueOptions, JobHandler, JobQueue, JobRow } from './job-queue.js';
 import { JobsRepository } from './jobs.repository.js';
-
-const PROGRESS_WRITE_MS = 500;
+import { runJob } from './run-job.js';
 
 /** Runs jobs in this process, `concurrency` at a time, in enqueue order. */
 export class InProcessQueue implements JobQueue {
@@ -55,25 +54,7 @@ export class InProcessQueue implements JobQueue {
     }
   }
 
-  private async run(job: JobRow): Promise<void> {
-    const handler = this.handlers.get(job.name)!;
-    let lastWrite = 0;
-    try {
-      await this.jobs.markRunning(job.id);
-      const result = await handler({
-        jobId: job.id,
-        payload: JSON.parse(job.payload),
-        progress: async (fraction) => {
-          const now = Date.now();
-          if (now - lastWrite < PROGRESS_WRITE_MS) return;
-          lastWrite = now;
-          await this.jobs.setProgress(job.id, Math.max(0, Math.min(1, fraction)));
-        },
-      });
-      await this.jobs.finish(job.id, { result });
-    } catch (err) {
-      this.log.error({ err, job: job.id, name: job.name }, 'job failed');
-      await this.jobs.finish(job.id, { error: err instanceof Error ? err.message : String(err) }).catch(() => undefined);
-    }
+  private run(job: JobRow): Promise<void> {
+    return runJob(this.jobs, this.log, this.handlers.get(job.name)!, job);
   }
 }

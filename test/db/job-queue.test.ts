@@ -3,14 +3,28 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { randomBytes } from 'node:crypto';
+import { BullmqQueue } from '../../src/jobs/bullmq-queue.js';
 import { InProcessQueue } from '../../src/jobs/in-process-queue.js';
+import type { JobQueue } from '../../src/jobs/job-queue.js';
 import { JobsRepository } from '../../src/jobs/jobs.repository.js';
 import type { DatabaseHandle } from '../../src/db/database.js';
 import { openTestDatabase } from '../helpers/test-app.js';
 
 const silent = { error() {}, warn() {}, info() {}, debug() {}, trace() {}, fatal() {}, child() { return silent; }, level: 'silent' } as any;
 
-describe('in-process job queue', () => {
+const implementations: [string, (jobs: JobsRepository) => JobQueue][] = [
+  ['in-process', (jobs) => new InProcessQueue(jobs, silent)],
+];
+if (process.env.REDIS_URL) {
+  const redisUrl = process.env.REDIS_URL;
+  implementations.push([
+    'bullmq',
+    (jobs) => new BullmqQueue(jobs, silent, { redisUrl, prefix: `versa-test-${randomBytes(6).toString('hex')}`, work: true }),
+  ]);
+}
+
+for (const [implementation, makeQueue] of implementations) describe(`${implementation} job queue`, () => {
   let database: DatabaseHandle;
   let drop: () => Promise<void>;
   let dir: string;
@@ -28,7 +42,7 @@ describe('in-process job queue', () => {
   });
 
   it('runs a job, records progress and its result', async () => {
-    const queue = new InProcessQueue(jobs, silent);
+    const queue = makeQueue(jobs);
     const seen: number[] = [];
     queue.register<{ n: number }>('double', async ({ payload, progress }) => {
       await progress(0.5);
@@ -48,7 +62,7 @@ describe('in-process job queue', () => {
   });
 
   it('records a failing job with its error and keeps running later jobs', async () => {
-    const queue = new InProcessQueue(jobs, silent);
+    const queue = makeQueue(jobs);
     queue.register('explode', async () => {
       throw new Error('boom');
     });
@@ -64,7 +78,7 @@ describe('in-process job queue', () => {
   });
 
   it('refuses unknown job names and duplicate handlers', async () => {
-    const queue = new InProcessQueue(jobs, silent);
+    const queue = makeQueue(jobs);
     await assert.rejects(queue.enqueue('nobody-handles-this', {}), /no handler/);
     queue.register('once', async () => undefined);
     assert.throws(() => queue.register('once', async () => undefined), /registered twice/);
@@ -72,7 +86,7 @@ describe('in-process job queue', () => {
   });
 
   it('runs jobs one at a time in enqueue order by default', async () => {
-    const queue = new InProcessQueue(jobs, silent);
+    const queue = makeQueue(jobs);
     const order: string[] = [];
     let active = 0;
     let maxActive = 0;

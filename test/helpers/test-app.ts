@@ -59,7 +59,14 @@ export async function openTestDatabase(dataDir: string): Promise<{ database: Dat
 
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const dataDir = await mkdtemp(join(tmpdir(), 'versa-test-'));
-  const config = loadConfig({ ...env, DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL ?? '', LOG_LEVEL: 'silent' });
+  const config = loadConfig({
+    REDIS_URL: process.env.REDIS_URL ?? '',
+    QUEUE_PREFIX: `versa-test-${randomBytes(6).toString('hex')}`,
+    ...env,
+    DATA_DIR: dataDir,
+    DATABASE_URL: process.env.DATABASE_URL ?? '',
+    LOG_LEVEL: 'silent',
+  });
   const { database, drop } = await openTestDatabase(dataDir);
   const versa = await buildApp(config, { database, logger: false });
   await versa.app.ready();

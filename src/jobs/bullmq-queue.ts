@@ -1,0 +1,95 @@
+import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { FastifyBaseLogger } from 'fastify';
+import type { EnqueueOptions, JobHandler, JobQueue, JobRow } from './job-queue.js';
+import type { JobsRepository } from './jobs.repository.js';
+import { runJob } from './run-job.js';
+
+const QUEUE_NAME = 'versa-jobs';
+const DRAIN_POLL_MS = 50;
+
+export interface BullmqQueueOptions {
+  redisUrl: string;
+  /** Key prefix in Redis, so that several instances (or test files) can share one server. */
+  prefix: string;
+  /** Whether this process takes jobs (roles `worker` and `all`) or only enqueues them (`api`). */
+  work: boolean;
+  concurrency?: number;
+}
+
+/**
+ * Jobs distributed through BullMQ on Redis: any process enqueues, processes with the worker role run them. BullMQ
+ * carries only the job id; payload, status, progress and result live in the database record as with the in-process
+ * queue.
+ */
+export class BullmqQueue implements JobQueue {
+  private readonly handlers = new Map<string, JobHandler<any>>();
+  private readonly queue: Queue;
+  private worker: Worker | null = null;
+  private readonly connections: Redis[] = [];
+  private readonly pending = new Set<number>();
+
+  constructor(
+    private readonly jobs: JobsRepository,
+    private readonly log: FastifyBaseLogger,
+    private readonly options: BullmqQueueOptions,
+  ) {
+    this.queue = new Queue(QUEUE_NAME, { connection: this.connection(), prefix: options.prefix });
+  }
+
+  private connection(): Redis {
+    const redis = new Redis(this.options.redisUrl, { maxRetriesPerRequest: null });
+    redis.on('error', (err) => this.log.warn({ err }, 'job queue redis error'));
+    this.connections.push(redis);
+    return redis;
+  }
+
+  register<P>(name: string, handler: JobHandler<P>): void {
+    if (this.handlers.has(name)) throw new Error(`job "${name}" is registered twice`);
+    this.handlers.set(name, handler as JobHandler<any>);
+    if (this.options.work && !this.worker) {
+      this.worker = new Worker(QUEUE_NAME, (job) => this.run(Number(job.data.jobId)), {
+        connection: this.connection(),
+        prefix: this.options.prefix,
+        concurrency: this.options.concurrency ?? 1,
+      });
+      this.worker.on('error', (err) => this.log.error({ err }, 'job worker error'));
+    }
+  }
+
+  async enqueue<P>(name: string, payload: P, options: EnqueueOptions = {}): Promise<JobRow> {
+    if (!this.handlers.has(name)) throw new Error(`no handler registered for job "${name}"`);
+    const job = await this.jobs.create(name, payload, options.projectId ?? null, options.createdBy ?? null);
+    this.pending.add(job.id);
+    await this.queue.add(name, { jobId: job.id }, { removeOnComplete: true, removeOnFail: 1000 });
+    return job;
+  }
+
+  /** Waits until every job this process enqueued has finished, wherever it ran. */
+  async drain(): Promise<void> {
+    while (this.pending.size > 0) {
+      for (const id of [...this.pending]) {
+        const row = await this.jobs.find(id);
+        if (!row || row.status === 'succeeded' || row.status === 'failed') this.pending.delete(id);
+      }
+      if (this.pending.size > 0) await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.worker?.close();
+    await this.queue.close();
+    for (const redis of this.connections) redis.disconnect();
+  }
+
+  private async run(jobId: number): Promise<void> {
+    const row = await this.jobs.find(jobId);
+    if (!row) return;
+    const handler = this.handlers.get(row.name);
+    if (!handler) {
+      await this.jobs.finish(jobId, { error: `no handler for job "${row.name}" in this worker` });
+      return;
+    }
+    await runJob(this.jobs, this.log, handler, row);
+  }
+}
