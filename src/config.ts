@@ -51,6 +51,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) {
     throw new ConfigError('REDIS_URL must be a redis:// URL');
   }
+  if (role !== 'all' && !redisUrl) {
+    throw new ConfigError(`VERSA_ROLE=${role} splits API and workers, which needs REDIS_URL for the job queue`);
+  }
   return Object.freeze({
     role,
     port: int(env, 'PORT', 8000, 0, 65535),

@@ -20,6 +20,11 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  if (config.role === 'worker') {
+    await app.ready();
+    app.log.info('worker started: taking jobs from the queue');
+    return;
+  }
   await app.listen({ port: config.port, host: config.host });
 }
 
