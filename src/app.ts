@@ -64,7 +64,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const access = new ProjectAccess(projectsRepository);
   const deps: ModuleDeps = { config, db, blobs, queue, access };
 
-  const auth = new AuthService(db);
+  const auth = new AuthService(db, config.authAttemptsPerMinute);
   const projects = new ProjectsService(projectsRepository, access, blobs);
   const probes: ReadinessProbe[] = [{ name: 'database', check: () => database.ping() }];
   if (config.redisUrl) {

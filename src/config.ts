@@ -17,7 +17,8 @@ export interface Config {
   readonly importRoot: string | null;
   readonly modelsRoot: string | null;
   readonly runsRoot: string | null;
-  readonly secret: string | null;
+  /** Login and register attempts allowed per client IP per minute; failed logins per account are a fifth of it. */
+  readonly authAttemptsPerMinute: number;
   readonly logLevel: string;
 }
 
@@ -67,7 +68,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     importRoot: optionalPath(env, 'IMPORT_ROOT'),
     modelsRoot: optionalPath(env, 'MODELS_ROOT'),
     runsRoot: optionalPath(env, 'RUNS_ROOT'),
-    secret: env.VERSA_SECRET || null,
+    authAttemptsPerMinute: int(env, 'AUTH_ATTEMPTS_PER_MINUTE', 30, 1, 1_000_000),
     logLevel: env.LOG_LEVEL || 'info',
   });
 }

@@ -62,6 +62,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   const config = loadConfig({
     REDIS_URL: process.env.REDIS_URL ?? '',
     QUEUE_PREFIX: `versa-test-${randomBytes(6).toString('hex')}`,
+    AUTH_ATTEMPTS_PER_MINUTE: '100000',
     ...env,
     DATA_DIR: dataDir,
     DATABASE_URL: process.env.DATABASE_URL ?? '',

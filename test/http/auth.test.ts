@@ -119,3 +119,31 @@ describe('auth', () => {
     assert.equal(typeof res.body.detail, 'string');
   });
 });
+
+describe('auth rate limits', () => {
+  let t: TestApp;
+  before(async () => (t = await startTestApp({ AUTH_ATTEMPTS_PER_MINUTE: '10' })));
+  after(() => t.close());
+
+  it('locks an account after repeated failed logins (429 with Retry-After) even with the right password', async () => {
+    const anon = t.client();
+    await anon.post('/api/auth/register', { email: 'victim@example.com', password: 'the-real-password' });
+    for (let i = 0; i < 2; i++) {
+      assert.equal((await anon.post('/api/auth/login', { email: 'victim@example.com', password: `guess-${i}-xx` })).status, 401);
+    }
+    const locked = await anon.post('/api/auth/login', { email: 'victim@example.com', password: 'the-real-password' });
+    assert.equal(locked.status, 429);
+    assert.ok(Number(locked.headers['retry-after']) > 0);
+    assert.match(locked.body.detail, /Too many/);
+  });
+
+  it('limits login and register attempts per client address', async () => {
+    const anon = t.client();
+    let status = 0;
+    for (let i = 0; i < 12 && status !== 429; i++) {
+      status = (await anon.post('/api/auth/login', { email: `nobody${i}@example.com`, password: 'whatever-123' })).status;
+    }
+    assert.equal(status, 429);
+    assert.equal((await anon.post('/api/auth/register', { email: 'late@example.com', password: 'password-123' })).status, 429);
+  });
+});

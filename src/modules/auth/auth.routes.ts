@@ -12,14 +12,14 @@ export function authRoutes(server: FastifyInstance, auth: AuthService): void {
 
   app.post('/api/auth/register', {
     config: { public: true },
-    schema: { tags, summary: 'Create an account (the first one becomes instance admin)', body: RegisterBody, response: { 201: UserOut, ...errors(409, 422) } },
-  }, async (request, reply) => reply.status(201).send(await auth.register(request.body)));
+    schema: { tags, summary: 'Create an account (the first one becomes instance admin)', body: RegisterBody, response: { 201: UserOut, ...errors(409, 422, 429) } },
+  }, async (request, reply) => reply.status(201).send(await auth.register(request.body, request.ip)));
 
   app.post('/api/auth/login', {
     config: { public: true },
-    schema: { tags, summary: 'Log in: returns a bearer token and sets the session cookie', body: LoginBody, response: { 200: LoginOut, ...errors(401, 422) } },
+    schema: { tags, summary: 'Log in: returns a bearer token and sets the session cookie', body: LoginBody, response: { 200: LoginOut, ...errors(401, 422, 429) } },
   }, async (request, reply) => {
-    const session = await auth.login(request.body.email, request.body.password);
+    const session = await auth.login(request.body.email, request.body.password, request.ip);
     reply.setCookie(SESSION_COOKIE, session.token, {
       httpOnly: true,
       sameSite: 'lax',

@@ -2,6 +2,7 @@ import type { Caller } from '../../access/caller.js';
 import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { ConflictError, NotFoundError, UnauthorizedError } from '../../http/errors.js';
+import { RateLimiter } from '../../http/rate-limiter.js';
 import { AuthRepository, type TokenRow } from './auth.repository.js';
 import { toTokenOut, toUserOut, type RegisterBody, type TokenCreateBody, type UserOut } from './auth.schemas.js';
 import { hashPassword, verifyPassword } from './passwords.js';
@@ -26,11 +27,20 @@ export class AuthService {
   // A fixed hash so that logins for unknown emails cost the same time as real ones.
   private readonly dummyHash = hashPassword('not-a-real-password');
 
-  constructor(private readonly db: Db) {
+  private readonly perIp: RateLimiter;
+  private readonly failuresPerAccount: RateLimiter;
+
+  constructor(
+    private readonly db: Db,
+    attemptsPerMinute: number,
+  ) {
     this.repo = new AuthRepository(db);
+    this.perIp = new RateLimiter(attemptsPerMinute, 60_000, 'login or register attempts from your address');
+    this.failuresPerAccount = new RateLimiter(Math.max(1, Math.floor(attemptsPerMinute / 5)), 15 * 60_000, 'failed logins for this account');
   }
 
-  async register(input: RegisterBody): Promise<UserOut> {
+  async register(input: RegisterBody, ip: string): Promise<UserOut> {
+    this.perIp.hit(ip);
     const email = input.email.trim().toLowerCase();
     const password_hash = await hashPassword(input.password);
     try {
@@ -60,10 +70,17 @@ export class AuthService {
     }
   }
 
-  async login(email: string, password: string) {
-    const user = await this.repo.findUserByEmail(email.trim().toLowerCase());
+  async login(rawEmail: string, password: string, ip: string) {
+    this.perIp.hit(ip);
+    const email = rawEmail.trim().toLowerCase();
+    this.failuresPerAccount.check(email);
+    const user = await this.repo.findUserByEmail(email);
     const ok = user ? await verifyPassword(password, user.password_hash) : (await verifyPassword(password, await this.dummyHash), false);
-    if (!user || !ok) throw new UnauthorizedError('Incorrect email or password');
+    if (!user || !ok) {
+      this.failuresPerAccount.hit(email);
+      throw new UnauthorizedError('Incorrect email or password');
+    }
+    this.failuresPerAccount.reset(email);
     const { secret, row } = await this.issueToken(user.id, 'session', 'login', SESSION_DAYS);
     return { token: secret, token_type: 'bearer' as const, expires_at: row.expires_at!, user: toUserOut(user) };
   }
