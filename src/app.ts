@@ -18,6 +18,7 @@ import { authRoutes } from './modules/auth/auth.routes.js';
 import { AuthService } from './modules/auth/auth.service.js';
 import { registerClassesModule } from './modules/classes/index.js';
 import { registerImagesModule } from './modules/images/index.js';
+import { registerJobsModule } from './modules/jobs/index.js';
 import type { ModuleDeps } from './modules/module-deps.js';
 import { registerPagesModule } from './modules/pages/index.js';
 import { platformRoutes } from './modules/platform/platform.routes.js';
@@ -89,6 +90,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerClassesModule(app, deps);
   registerImagesModule(app, deps);
   registerAnnotationsModule(app, deps);
+  registerJobsModule(app, deps);
   await registerPagesModule(app, deps);
 
   return { app, database, deps };
