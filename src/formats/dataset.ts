@@ -1,0 +1,88 @@
+import { createReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
+import type { Box, Rle } from '../imaging/rle.js';
+
+/**
+ * The neutral dataset model every reader produces and every writer consumes. Geometry is in pixels of the image,
+ * origin top-left, in the same shapes the annotations API stores (`bbox`, `polygon`, `mask`, `classification`).
+ */
+export type Split = 'train' | 'valid' | 'test';
+export const SPLITS: readonly Split[] = ['train', 'valid', 'test'];
+
+export type ProjectType = 'object_detection' | 'instance_segmentation' | 'classification' | 'semantic_segmentation';
+
+export type FormatName = 'coco' | 'yolo' | 'voc' | 'folders' | 'masks';
+
+export type Point = [x: number, y: number];
+
+export type Annotation =
+  | { type: 'bbox'; className: string; geometry: Box }
+  | { type: 'polygon'; className: string; geometry: { points: Point[] } }
+  | { type: 'mask'; className: string; geometry: { rle: Rle } }
+  | { type: 'classification'; className: string; geometry: Record<string, never> };
+
+/** Where an image's bytes come from: a file on disk, or anything that opens a stream (a zip entry, a blob). */
+export type ImageSource = { path: string } | { open: () => Readable | Promise<Readable> };
+
+export interface DatasetItem {
+  split: Split | null;
+  /** The image's file name (no folders), unique within its split. */
+  fileName: string;
+  source: ImageSource;
+  width?: number;
+  height?: number;
+  annotations: Annotation[];
+}
+
+/** A dataset found by a reader; `items()` may be iterated more than once and never loads the whole set at once. */
+export interface DatasetSource {
+  format: FormatName;
+  projectType: ProjectType;
+  /** Class names in order (the order writers use for class indices). */
+  classes: string[];
+  items(): AsyncIterable<DatasetItem>;
+}
+
+/** What writers consume. */
+export interface DatasetToWrite {
+  classes: string[];
+  projectType?: ProjectType;
+  items: AsyncIterable<DatasetItem> | Iterable<DatasetItem>;
+}
+
+export interface WriteStats {
+  imageCount: number;
+  annotationCount: number;
+}
+
+export async function openImage(source: ImageSource): Promise<Readable> {
+  return 'path' in source ? createReadStream(source.path) : source.open();
+}
+
+export async function readImage(source: ImageSource): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of await openImage(source)) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** Folder names tools use for splits → our split names. */
+export function splitFromName(name: string): Split | null {
+  const lower = name.toLowerCase();
+  if (lower === 'train' || lower === 'training') return 'train';
+  if (lower === 'valid' || lower === 'val' || lower === 'validation') return 'valid';
+  if (lower === 'test' || lower === 'testing') return 'test';
+  return null;
+}
+
+export const IMAGE_EXTENSIONS = new Set(['.jpg', '.jpeg', '.png', '.webp', '.bmp', '.tif', '.tiff', '.gif', '.avif']);
+
+export function isImageName(name: string): boolean {
+  const dot = name.lastIndexOf('.');
+  return dot > 0 && IMAGE_EXTENSIONS.has(name.slice(dot).toLowerCase());
+}
+
+/** The file name without its extension. */
+export function stemOf(name: string): string {
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? name.slice(0, dot) : name;
+}

@@ -1,0 +1,91 @@
+import type { Box } from '../imaging/rle.js';
+import type { Point } from './dataset.js';
+
+export function polygonBbox(points: Point[]): Box {
+  let minX = Infinity;
+  let minY = Infinity;
+  let maxX = -Infinity;
+  let maxY = -Infinity;
+  for (const [x, y] of points) {
+    if (x < minX) minX = x;
+    if (y < minY) minY = y;
+    if (x > maxX) maxX = x;
+    if (y > maxY) maxY = y;
+  }
+  return { x: minX, y: minY, width: maxX - minX, height: maxY - minY };
+}
+
+/** Shoelace area of a simple polygon. */
+export function polygonArea(points: Point[]): number {
+  let twice = 0;
+  for (let i = 0, j = points.length - 1; i < points.length; j = i++) {
+    twice += points[j][0] * points[i][1] - points[i][0] * points[j][1];
+  }
+  return Math.abs(twice) / 2;
+}
+
+/** Drops the repeated first point of an explicitly closed polygon (formats disagree on whether to repeat it). */
+export function openRing(points: Point[]): Point[] {
+  if (points.length > 1) {
+    const [fx, fy] = points[0];
+    const [lx, ly] = points[points.length - 1];
+    if (fx === lx && fy === ly) return points.slice(0, -1);
+  }
+  return points;
+}
+
+/** The box when the polygon is exactly an axis-aligned rectangle (a box some tool saved as a polygon), else null. */
+export function rectangleOf(points: Point[]): Box | null {
+  const ring = openRing(points);
+  if (ring.length !== 4) return null;
+  const xs = new Set(ring.map((p) => p[0]));
+  const ys = new Set(ring.map((p) => p[1]));
+  if (xs.size !== 2 || ys.size !== 2) return null;
+  for (let i = 0; i < 4; i++) {
+    const a = ring[i];
+    const b = ring[(i + 1) % 4];
+    if (a[0] !== b[0] && a[1] !== b[1]) return null;
+  }
+  return polygonBbox(ring);
+}
+
+/** Rounds to 2 decimals: enough for sub-pixel geometry, and keeps exported text free of float noise. */
+export function round2(value: number): number {
+  return Math.round(value * 100) / 100;
+}
+
+/**
+ * Fills a polygon into a row-major label image with `value` (even-odd rule, pixel centres), clipped to the image.
+ */
+export function fillPolygon(target: Uint8Array, width: number, height: number, points: Point[], value: number): void {
+  const n = points.length;
+  if (n < 3) return;
+  const box = polygonBbox(points);
+  const yStart = Math.max(0, Math.floor(box.y));
+  const yEnd = Math.min(height - 1, Math.ceil(box.y + box.height));
+  const crossings: number[] = [];
+  for (let y = yStart; y <= yEnd; y++) {
+    const cy = y + 0.5;
+    crossings.length = 0;
+    for (let i = 0, j = n - 1; i < n; j = i++) {
+      const [xi, yi] = points[i];
+      const [xj, yj] = points[j];
+      if (yi > cy !== yj > cy) crossings.push(xi + ((cy - yi) * (xj - xi)) / (yj - yi));
+    }
+    crossings.sort((a, b) => a - b);
+    for (let k = 0; k + 1 < crossings.length; k += 2) {
+      const from = Math.max(0, Math.ceil(crossings[k] - 0.5));
+      const to = Math.min(width - 1, Math.floor(crossings[k + 1] - 0.5));
+      target.fill(value, y * width + from, to >= from ? y * width + to + 1 : y * width + from);
+    }
+  }
+}
+
+export function fillBox(target: Uint8Array, width: number, height: number, box: Box, value: number): void {
+  const x0 = Math.max(0, Math.round(box.x));
+  const x1 = Math.min(width, Math.round(box.x + box.width));
+  const y0 = Math.max(0, Math.round(box.y));
+  const y1 = Math.min(height, Math.round(box.y + box.height));
+  if (x1 <= x0) return;
+  for (let y = y0; y < y1; y++) target.fill(value, y * width + x0, y * width + x1);
+}

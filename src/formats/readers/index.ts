@@ -1,0 +1,60 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DatasetSource, FormatName } from '../dataset.js';
+import { FormatError } from '../format-error.js';
+import { safeExtractZip, type ZipLimits } from '../zip/safe-extract.js';
+import { readCoco } from './coco-reader.js';
+import { detectFormat } from './detect-format.js';
+import { datasetRoot, isDirectory } from './files.js';
+import { readFolders } from './folders-reader.js';
+import { readMasks } from './masks-reader.js';
+import { readVoc } from './voc-reader.js';
+import { readYolo } from './yolo-reader.js';
+
+export { detectFormat } from './detect-format.js';
+
+export const READABLE_FORMATS: readonly FormatName[] = ['coco', 'yolo', 'voc', 'folders', 'masks'];
+
+const READERS: Record<FormatName, (root: string) => Promise<DatasetSource>> = {
+  coco: readCoco,
+  yolo: readYolo,
+  voc: readVoc,
+  folders: readFolders,
+  masks: readMasks,
+};
+
+/** Reads a dataset folder in the given format, or in the one detected from its layout. */
+export async function readDataset(dir: string, format?: FormatName): Promise<DatasetSource> {
+  if (!(await isDirectory(dir))) throw new FormatError('dataset folder does not exist');
+  const root = await datasetRoot(dir);
+  const chosen = format ?? (await detectFormat(root));
+  const reader = READERS[chosen];
+  if (!reader) throw new FormatError(`unknown dataset format "${String(format)}"`);
+  return reader(root);
+}
+
+export interface ExtractedDataset extends DatasetSource {
+  /** Deletes the extracted files; call it once the items have been consumed (or on failure). */
+  cleanup(): Promise<void>;
+}
+
+/**
+ * Extracts a zip safely into a fresh temporary folder and reads it. The images stay on disk until `cleanup`, so the
+ * items can be iterated (more than once) without holding the archive in memory.
+ */
+export async function readDatasetZip(
+  zipPath: string,
+  options: { format?: FormatName; workDir?: string; limits?: Partial<ZipLimits> } = {},
+): Promise<ExtractedDataset> {
+  const dir = await mkdtemp(join(options.workDir ?? tmpdir(), 'versa-import-'));
+  const cleanup = () => rm(dir, { recursive: true, force: true });
+  try {
+    await safeExtractZip(zipPath, dir, options.limits);
+    const source = await readDataset(dir, options.format);
+    return { ...source, cleanup };
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}

@@ -1,0 +1,55 @@
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import { stringify } from 'csv-stringify';
+import type { Annotation, DatasetToWrite, WriteStats } from '../dataset.js';
+import { round2 } from '../geometry.js';
+import { boxOf } from './yolo-writer.js';
+
+export const CSV_COLUMNS = ['image', 'split', 'image_width', 'image_height', 'class', 'type', 'x', 'y', 'width', 'height', 'points'];
+
+/**
+ * Spreadsheet programs run a cell that starts with one of these as a formula (CSV injection); such text cells get a
+ * leading single quote. Numbers are never touched.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+export function neutraliseCell(text: string): string {
+  return FORMULA_START.test(text) ? `'${text}` : text;
+}
+
+/**
+ * CSV, one row per annotation (an image without annotations gets one row with empty annotation cells): the box of
+ * every geometry in pixels, and polygon points as `x y;x y;…`.
+ */
+export async function writeCsv(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
+  const stringifier = stringify({ header: true, columns: CSV_COLUMNS, cast: { string: neutraliseCell } });
+  const piped = new Promise<void>((resolve, reject) => {
+    stringifier.on('error', reject);
+    output.on('error', reject);
+    output.on('finish', resolve);
+  });
+  stringifier.pipe(output);
+  const writeRow = async (cells: (string | number)[]) => {
+    if (!stringifier.write(cells)) await once(stringifier, 'drain');
+  };
+  const stats: WriteStats = { imageCount: 0, annotationCount: 0 };
+  for await (const item of dataset.items) {
+    const base = [item.fileName, item.split ?? '', item.width ?? '', item.height ?? ''];
+    if (item.annotations.length === 0) await writeRow([...base, '', '', '', '', '', '', '']);
+    for (const annotation of item.annotations) {
+      await writeRow([...base, annotation.className, annotation.type, ...geometryCells(annotation)]);
+      stats.annotationCount++;
+    }
+    stats.imageCount++;
+  }
+  stringifier.end();
+  await piped;
+  return stats;
+}
+
+function geometryCells(annotation: Annotation): (string | number)[] {
+  const box = boxOf(annotation);
+  const points = annotation.type === 'polygon' ? annotation.geometry.points.map(([x, y]) => `${round2(x)} ${round2(y)}`).join(';') : '';
+  if (!box) return ['', '', '', '', points];
+  return [round2(box.x), round2(box.y), round2(box.width), round2(box.height), points];
+}

@@ -1,0 +1,32 @@
+import type { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import type { DatasetToWrite, WriteStats } from '../dataset.js';
+import { writeChunk } from './zip-output.js';
+
+/**
+ * JSON Lines, one image a line: `{"image", "split", "width", "height", "annotations": [{"class", "type",
+ * "geometry"}]}` with geometry in the API's shapes (pixels, origin top-left).
+ */
+export async function writeJsonl(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
+  const stats: WriteStats = { imageCount: 0, annotationCount: 0 };
+  let batch = '';
+  for await (const item of dataset.items) {
+    batch += `${JSON.stringify({
+      image: item.fileName,
+      split: item.split,
+      width: item.width ?? null,
+      height: item.height ?? null,
+      annotations: item.annotations.map((a) => ({ class: a.className, type: a.type, geometry: a.geometry })),
+    })}\n`;
+    stats.imageCount++;
+    stats.annotationCount += item.annotations.length;
+    if (batch.length >= 1 << 16) {
+      await writeChunk(output, batch);
+      batch = '';
+    }
+  }
+  if (batch) await writeChunk(output, batch);
+  output.end();
+  await finished(output);
+  return stats;
+}

@@ -1,0 +1,85 @@
+import type { Writable } from 'node:stream';
+import { stringify as toYaml } from 'yaml';
+import { rleBbox, type Box } from '../../imaging/rle.js';
+import type { Annotation, DatasetToWrite, Split, WriteStats } from '../dataset.js';
+import { stemOf } from '../dataset.js';
+import { FormatError } from '../format-error.js';
+import { polygonBbox } from '../geometry.js';
+import { safeEntryName, sizeOf } from './item-size.js';
+import { ZipOutput } from './zip-output.js';
+
+const YAML_KEYS: Record<Split, string> = { train: 'train', valid: 'val', test: 'test' };
+
+/**
+ * YOLO (Ultralytics) zip: `{split}/images/*`, `{split}/labels/<stem>.txt` and a `data.yaml` naming the splits and
+ * classes. Coordinates are normalised to [0, 1] and clipped to the image. Polygons stay polygons unless the project
+ * is a detection project (then their boxes are written); masks are written as their boxes (YOLO has no mask lines).
+ * Items without a split go to `train`.
+ */
+export async function writeYolo(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
+  const zip = new ZipOutput(output);
+  const classIndex = new Map(dataset.classes.map((name, index) => [name, index]));
+  const polygons = dataset.projectType !== 'object_detection';
+  const splits = new Set<Split>();
+  const stats: WriteStats = { imageCount: 0, annotationCount: 0 };
+  for await (const item of dataset.items) {
+    const split = item.split ?? 'train';
+    splits.add(split);
+    const { width, height } = await sizeOf(item);
+    const lines: string[] = [];
+    for (const annotation of item.annotations) {
+      const line = labelLine(annotation, classIndex, width, height, polygons);
+      if (line) lines.push(line);
+    }
+    const fileName = safeEntryName(item.fileName);
+    await zip.addImage(`${split}/images/${fileName}`, item.source);
+    await zip.addText(`${split}/labels/${stemOf(fileName)}.txt`, lines.length ? `${lines.join('\n')}\n` : '');
+    stats.imageCount++;
+    stats.annotationCount += lines.length;
+  }
+  const config: Record<string, unknown> = {};
+  for (const split of ['train', 'valid', 'test'] as const) if (splits.has(split)) config[YAML_KEYS[split]] = `${split}/images`;
+  config.nc = dataset.classes.length;
+  config.names = dataset.classes;
+  await zip.addText('data.yaml', toYaml(config, { flow: false }));
+  await zip.finish();
+  return stats;
+}
+
+function labelLine(annotation: Annotation, classIndex: Map<string, number>, width: number, height: number, polygons: boolean): string | null {
+  if (annotation.type === 'classification') return null;
+  const index = classIndex.get(annotation.className);
+  if (index === undefined) throw new FormatError(`annotation class "${annotation.className}" is not in the class list`);
+  if (annotation.type === 'polygon' && polygons) {
+    let line = String(index);
+    for (const [x, y] of annotation.geometry.points) line += ` ${norm(x / width)} ${norm(y / height)}`;
+    return line;
+  }
+  const box = boxOf(annotation);
+  if (!box) return null;
+  const x0 = Math.max(0, box.x);
+  const y0 = Math.max(0, box.y);
+  const x1 = Math.min(width, box.x + box.width);
+  const y1 = Math.min(height, box.y + box.height);
+  if (x1 <= x0 || y1 <= y0) return null;
+  return `${index} ${norm((x0 + x1) / 2 / width)} ${norm((y0 + y1) / 2 / height)} ${norm((x1 - x0) / width)} ${norm((y1 - y0) / height)}`;
+}
+
+export function boxOf(annotation: Annotation): Box | null {
+  switch (annotation.type) {
+    case 'bbox':
+      return annotation.geometry;
+    case 'polygon':
+      return polygonBbox(annotation.geometry.points);
+    case 'mask':
+      return rleBbox(annotation.geometry.rle);
+    default:
+      return null;
+  }
+}
+
+/** Six decimals: 0.0006 px at 1000 px, and what Ultralytics and Roboflow write. */
+function norm(value: number): string {
+  const clipped = Math.min(1, Math.max(0, value));
+  return String(Math.round(clipped * 1e6) / 1e6);
+}

@@ -1,0 +1,149 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { dirname, resolve, sep } from 'node:path';
+import { Transform, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import yauzl, { type Entry, type ZipFile } from 'yauzl';
+import { FormatError } from '../format-error.js';
+
+export interface ZipLimits {
+  /** Total uncompressed bytes over all entries. */
+  maxTotalBytes: number;
+  maxEntryBytes: number;
+  maxEntries: number;
+  /** Largest uncompressed/compressed ratio allowed for an entry once it exceeds `ratioFloorBytes`. */
+  maxRatio: number;
+  /** Small entries may compress extremely well (a blank label file); the ratio is only judged above this size. */
+  ratioFloorBytes: number;
+}
+
+export const DEFAULT_ZIP_LIMITS: ZipLimits = {
+  maxTotalBytes: 8 * 1024 ** 3,
+  maxEntryBytes: 1024 ** 3,
+  maxEntries: 500_000,
+  maxRatio: 200,
+  ratioFloorBytes: 1024 ** 2,
+};
+
+export interface ExtractResult {
+  files: number;
+  bytes: number;
+}
+
+const S_IFMT = 0o170000;
+const S_IFLNK = 0o120000;
+const S_IFDIR = 0o040000;
+const S_IFREG = 0o100000;
+
+/** Why an entry's name is unsafe to extract, or null when it is a plain relative path. */
+export function unsafeEntryName(name: string): string | null {
+  if (name.includes('\0')) return 'contains a NUL byte';
+  if (name.includes('\\')) return 'contains a backslash';
+  if (name.startsWith('/') || /^[a-zA-Z]:/.test(name)) return 'is an absolute path';
+  if (name.split('/').some((part) => part === '..')) return 'contains ".."';
+  if (name.length > 1024) return 'is too long';
+  return null;
+}
+
+/**
+ * Extracts a zip into `destination` (which must exist and be empty), refusing anything that could escape it or
+ * exhaust the disk. Sizes declared in the archive are not trusted: a counter on the decompressed stream enforces
+ * the limits, so a zip bomb stops after at most one limit's worth of bytes. On failure the caller removes the
+ * destination; nothing outside it is ever written.
+ */
+export async function safeExtractZip(zipPath: string, destination: string, limits: Partial<ZipLimits> = {}): Promise<ExtractResult> {
+  const limit = { ...DEFAULT_ZIP_LIMITS, ...limits };
+  const root = resolve(destination);
+  let zip: ZipFile;
+  try {
+    // decodeStrings off: names are checked here byte for byte (yauzl would reject some on its own with terser messages).
+    zip = await yauzl.openPromise(zipPath, { lazyEntries: true, decodeStrings: false, validateEntrySizes: true });
+  } catch (error) {
+    throw new FormatError(`not a readable zip archive: ${(error as Error).message}`, 'unsafe_archive');
+  }
+  if (zip.entryCount > limit.maxEntries) {
+    zip.close();
+    throw new FormatError(`archive has ${zip.entryCount} entries, more than the limit of ${limit.maxEntries}`, 'archive_too_large');
+  }
+  let files = 0;
+  let total = 0;
+  try {
+    for await (const entry of zip.eachEntry()) {
+      const name = entryName(entry);
+      const problem = unsafeEntryName(name);
+      if (problem) throw new FormatError(`zip entry "${printable(name)}" ${problem}`, 'unsafe_archive');
+      const mode = (entry.externalFileAttributes >>> 16) & S_IFMT;
+      if (mode === S_IFLNK) throw new FormatError(`zip entry "${name}" is a symbolic link`, 'unsafe_archive');
+      const isDirectory = name.endsWith('/') || mode === S_IFDIR;
+      if (mode !== 0 && mode !== S_IFREG && mode !== S_IFDIR) {
+        throw new FormatError(`zip entry "${name}" is not a regular file`, 'unsafe_archive');
+      }
+      if (entry.isEncrypted()) throw new FormatError(`zip entry "${name}" is encrypted`, 'unsafe_archive');
+      const target = resolve(root, name);
+      if (target !== root && !target.startsWith(root + sep)) {
+        throw new FormatError(`zip entry "${name}" points outside the archive`, 'unsafe_archive');
+      }
+      if (isDirectory) {
+        await mkdir(target, { recursive: true });
+        continue;
+      }
+      if (entry.uncompressedSize > limit.maxEntryBytes) {
+        throw new FormatError(`zip entry "${name}" is larger than ${limit.maxEntryBytes} bytes`, 'archive_too_large');
+      }
+      if (total + entry.uncompressedSize > limit.maxTotalBytes) {
+        throw new FormatError(`archive expands to more than ${limit.maxTotalBytes} bytes`, 'archive_too_large');
+      }
+      await mkdir(dirname(target), { recursive: true });
+      const counter = new ByteCounter(name, entry.compressedSize, limit, total);
+      await pipeline(await zip.openReadStreamPromise(entry), counter, createWriteStream(target, { flags: 'wx' }));
+      total += counter.bytes;
+      files++;
+    }
+  } catch (error) {
+    zip.close();
+    if (error instanceof FormatError) throw error;
+    throw new FormatError(`corrupt zip archive: ${(error as Error).message}`, 'unsafe_archive');
+  }
+  return { files, bytes: total };
+}
+
+function entryName(entry: Entry): string {
+  const raw = entry.fileName as unknown as Buffer;
+  // Bit 11 says UTF-8; most tools write UTF-8 without setting it, and CP437 names are ASCII in practice.
+  return raw.toString('utf8');
+}
+
+function printable(name: string): string {
+  return name.replace(/[\0-\x1f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
+/** Counts decompressed bytes as they stream and fails the extraction the moment a limit is crossed. */
+class ByteCounter extends Transform {
+  bytes = 0;
+
+  constructor(
+    private readonly name: string,
+    private readonly compressedSize: number,
+    private readonly limit: ZipLimits,
+    private readonly before: number,
+  ) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.bytes += chunk.length;
+    if (this.bytes > this.limit.maxEntryBytes) {
+      return callback(new FormatError(`zip entry "${this.name}" is larger than ${this.limit.maxEntryBytes} bytes`, 'archive_too_large'));
+    }
+    if (this.before + this.bytes > this.limit.maxTotalBytes) {
+      return callback(new FormatError(`archive expands to more than ${this.limit.maxTotalBytes} bytes`, 'archive_too_large'));
+    }
+    if (this.bytes > this.limit.ratioFloorBytes && this.bytes > this.limit.maxRatio * Math.max(1, this.compressedSize)) {
+      return callback(
+        new FormatError(`zip entry "${this.name}" expands more than ${this.limit.maxRatio}× (a zip bomb?)`, 'archive_too_large'),
+      );
+    }
+    callback(null, chunk);
+  }
+}
+
