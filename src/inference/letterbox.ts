@@ -1,0 +1,147 @@
+import sharp, { type OutputInfo } from 'sharp';
+import { UnreadableImageError } from './errors.js';
+
+/**
+ * How an (EXIF-oriented) original image was placed into a model's input: scaled by `scaleX`/`scaleY` (the resized
+ * size over the original, which differ slightly after rounding) and offset by the padding. Coordinates are in pixel
+ * edges: (0, 0) is the top-left corner of the first pixel, (width, height) the bottom-right corner of the last.
+ */
+export interface LetterboxTransform {
+  originalWidth: number;
+  originalHeight: number;
+  inputWidth: number;
+  inputHeight: number;
+  resizedWidth: number;
+  resizedHeight: number;
+  scaleX: number;
+  scaleY: number;
+  padLeft: number;
+  padTop: number;
+}
+
+export interface LetterboxOptions {
+  /** Where the resized image sits: centred (YOLO letterbox) or in the top-left corner (SAM). */
+  align?: 'center' | 'top-left';
+  /** Grey level of the padding (Ultralytics pads with 114). */
+  padValue?: number;
+  /** Largest decoded image accepted, in pixels. */
+  limitInputPixels?: number;
+}
+
+/** The letterboxed image as interleaved RGB bytes, row-major, `inputWidth × inputHeight × 3`. */
+export interface LetterboxedImage {
+  rgb: Uint8Array;
+  transform: LetterboxTransform;
+}
+
+/** Orientation-corrected size of an encoded image. */
+export async function orientedSize(image: Uint8Array, limitInputPixels?: number): Promise<{ width: number; height: number }> {
+  try {
+    const metadata = await sharp(image, { limitInputPixels: limitInputPixels ?? true }).metadata();
+    return { width: metadata.autoOrient.width, height: metadata.autoOrient.height };
+  } catch (error) {
+    throw new UnreadableImageError(`The image could not be decoded: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Decodes an image, applies its EXIF orientation, scales it to fit `width × height` keeping its aspect ratio and
+ * pads the rest, like Ultralytics' LetterBox (centred, grey 114) or SAM's ResizeLongestSide (top-left, black).
+ */
+export async function letterbox(image: Uint8Array, width: number, height: number, options: LetterboxOptions = {}): Promise<LetterboxedImage> {
+  const { width: originalWidth, height: originalHeight } = await orientedSize(image, options.limitInputPixels);
+  const ratio = Math.min(width / originalWidth, height / originalHeight);
+  const resizedWidth = Math.max(1, Math.min(width, Math.round(originalWidth * ratio)));
+  const resizedHeight = Math.max(1, Math.min(height, Math.round(originalHeight * ratio)));
+  const centred = (options.align ?? 'center') === 'center';
+  // Ultralytics rounds the two halves of an odd padding with a 0.1 bias so the extra pixel goes right/bottom.
+  const padLeft = centred ? Math.max(0, Math.round((width - resizedWidth) / 2 - 0.1)) : 0;
+  const padTop = centred ? Math.max(0, Math.round((height - resizedHeight) / 2 - 0.1)) : 0;
+  const grey = options.padValue ?? (centred ? 114 : 0);
+  let raw: { data: Buffer; info: OutputInfo };
+  try {
+    raw = await sharp(image, { limitInputPixels: options.limitInputPixels ?? true })
+      .autoOrient()
+      .resize(resizedWidth, resizedHeight, { fit: 'fill', kernel: 'linear' })
+      .extend({
+        left: padLeft,
+        top: padTop,
+        right: width - resizedWidth - padLeft,
+        bottom: height - resizedHeight - padTop,
+        background: { r: grey, g: grey, b: grey, alpha: 1 },
+      })
+      .removeAlpha()
+      .toColourspace('srgb')
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+  } catch (error) {
+    throw new UnreadableImageError(`The image could not be decoded: ${(error as Error).message}`);
+  }
+  const rgb = raw.info.channels === 3 ? new Uint8Array(raw.data.buffer, raw.data.byteOffset, raw.data.length) : toRgb(raw.data, raw.info.channels);
+  return {
+    rgb,
+    transform: {
+      originalWidth,
+      originalHeight,
+      inputWidth: width,
+      inputHeight: height,
+      resizedWidth,
+      resizedHeight,
+      scaleX: resizedWidth / originalWidth,
+      scaleY: resizedHeight / originalHeight,
+      padLeft,
+      padTop,
+    },
+  };
+}
+
+function toRgb(data: Uint8Array, channels: number): Uint8Array {
+  const pixels = data.length / channels;
+  const rgb = new Uint8Array(pixels * 3);
+  for (let i = 0; i < pixels; i++) {
+    const grey = channels < 3;
+    rgb[i * 3] = data[i * channels];
+    rgb[i * 3 + 1] = data[i * channels + (grey ? 0 : 1)];
+    rgb[i * 3 + 2] = data[i * channels + (grey ? 0 : 2)];
+  }
+  return rgb;
+}
+
+/**
+ * Interleaved RGB bytes → planar float32 NCHW `[1, 3, H, W]`: `value / 255` by default, or `(value - mean) / std`
+ * per channel in 0–255 units as SAM normalises. With `region`, only its top-left `width × height` is filled and the
+ * rest stays 0 (SAM pads after normalising).
+ */
+export function toNchw(
+  rgb: Uint8Array,
+  width: number,
+  height: number,
+  normalise?: { mean: readonly number[]; std: readonly number[] },
+  region: { width: number; height: number } = { width, height },
+): Float32Array {
+  const plane = width * height;
+  const out = new Float32Array(plane * 3);
+  for (let c = 0; c < 3; c++) {
+    const scale = normalise ? 1 / normalise.std[c] : 1 / 255;
+    const shift = normalise ? normalise.mean[c] : 0;
+    for (let y = 0; y < region.height; y++) {
+      const row = y * width;
+      for (let x = 0, i = c * plane + row, j = row * 3 + c; x < region.width; x++, i++, j += 3) out[i] = (rgb[j] - shift) * scale;
+    }
+  }
+  return out;
+}
+
+/** A point in the model input frame → the original (oriented) image's pixels, clamped to the image. */
+export function toOriginal(t: LetterboxTransform, x: number, y: number): [number, number] {
+  return [clamp((x - t.padLeft) / t.scaleX, 0, t.originalWidth), clamp((y - t.padTop) / t.scaleY, 0, t.originalHeight)];
+}
+
+/** A point in the original image's pixels → the model input frame. */
+export function toInput(t: LetterboxTransform, x: number, y: number): [number, number] {
+  return [x * t.scaleX + t.padLeft, y * t.scaleY + t.padTop];
+}
+
+function clamp(value: number, min: number, max: number): number {
+  return value < min ? min : value > max ? max : value;
+}

@@ -1,0 +1,127 @@
+/**
+ * Reads the `metadata_props` of an ONNX ModelProto (field 14, entries of key 1 / value 2) with a minimal protobuf
+ * reader, because onnxruntime-node does not expose custom metadata. Everything else in the file, including
+ * multi-megabyte weights, is skipped by length without being decoded.
+ */
+export function readOnnxMetadata(model: Uint8Array): Record<string, string> {
+  const metadata: Record<string, string> = {};
+  const reader = new ProtoReader(model, 0, model.length);
+  while (!reader.done()) {
+    const { field, wireType } = reader.tag();
+    if (field === 14 && wireType === 2) {
+      const entry = reader.sub();
+      let key = '';
+      let value = '';
+      while (!entry.done()) {
+        const inner = entry.tag();
+        if (inner.field === 1 && inner.wireType === 2) key = entry.string();
+        else if (inner.field === 2 && inner.wireType === 2) value = entry.string();
+        else entry.skip(inner.wireType);
+      }
+      metadata[key] = value;
+    } else {
+      reader.skip(wireType);
+    }
+  }
+  return metadata;
+}
+
+/** What Ultralytics exports write into the ONNX metadata, parsed; absent or malformed entries are left out. */
+export interface UltralyticsMetadata {
+  names?: string[];
+  imgsz?: [height: number, width: number];
+  task?: string;
+  endToEnd?: boolean;
+}
+
+export function parseUltralyticsMetadata(metadata: Record<string, string>): UltralyticsMetadata {
+  const parsed: UltralyticsMetadata = {};
+  const names = metadata.names ? parseNames(metadata.names) : null;
+  if (names) parsed.names = names;
+  const imgsz = metadata.imgsz?.match(/-?\d+/g)?.map(Number);
+  if (imgsz && imgsz.length === 1 && imgsz[0] > 0) parsed.imgsz = [imgsz[0], imgsz[0]];
+  if (imgsz && imgsz.length === 2 && imgsz[0] > 0 && imgsz[1] > 0) parsed.imgsz = [imgsz[0], imgsz[1]];
+  if (metadata.task) parsed.task = metadata.task.trim();
+  if (metadata.end2end) parsed.endToEnd = /^true$/i.test(metadata.end2end.trim());
+  return parsed;
+}
+
+/**
+ * Class names from the Python dict literal Ultralytics writes, `{0: 'person', 1: "car's"}`, in index order; null
+ * when the indices are not 0..n-1.
+ */
+export function parseNames(text: string): string[] | null {
+  const names = new Map<number, string>();
+  const entry = /(\d+)\s*:\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")/g;
+  for (const match of text.matchAll(entry)) {
+    const raw = match[2] ?? match[3] ?? '';
+    names.set(Number(match[1]), raw.replace(/\\(.)/g, '$1'));
+  }
+  if (names.size === 0) return null;
+  const ordered: string[] = [];
+  for (let i = 0; i < names.size; i++) {
+    const name = names.get(i);
+    if (name === undefined) return null;
+    ordered.push(name);
+  }
+  return ordered;
+}
+
+class ProtoReader {
+  constructor(
+    private readonly bytes: Uint8Array,
+    private position: number,
+    private readonly end: number,
+  ) {
+    if (end > bytes.length) throw new Error('truncated protobuf message');
+  }
+
+  done(): boolean {
+    return this.position >= this.end;
+  }
+
+  tag(): { field: number; wireType: number } {
+    const tag = this.varint();
+    return { field: Math.floor(tag / 8), wireType: tag % 8 };
+  }
+
+  sub(): ProtoReader {
+    const length = this.varint();
+    const reader = new ProtoReader(this.bytes, this.position, this.position + length);
+    this.position += length;
+    return reader;
+  }
+
+  string(): string {
+    const length = this.varint();
+    const text = new TextDecoder().decode(this.bytes.subarray(this.position, this.position + length));
+    this.position += length;
+    return text;
+  }
+
+  skip(wireType: number): void {
+    if (wireType === 0) this.varint();
+    else if (wireType === 1) this.position += 8;
+    else if (wireType === 2) {
+      const length = this.varint();
+      this.position += length;
+    }
+    else if (wireType === 5) this.position += 4;
+    else throw new Error(`unsupported protobuf wire type ${wireType}`);
+    if (this.position > this.end) throw new Error('truncated protobuf message');
+  }
+
+  /** Varints as plain numbers: exact up to 2^53, enough for lengths and tags. */
+  private varint(): number {
+    let value = 0;
+    let scale = 1;
+    for (;;) {
+      if (this.position >= this.end) throw new Error('truncated protobuf varint');
+      const byte = this.bytes[this.position++];
+      value += (byte & 0x7f) * scale;
+      if (byte < 0x80) return value;
+      scale *= 128;
+      if (scale > 2 ** 63) throw new Error('protobuf varint too long');
+    }
+  }
+}

@@ -1,0 +1,172 @@
+import { createHash } from 'node:crypto';
+import { encodeRle, rleArea, rleBbox, type Bitmap, type Box, type Rle } from '../imaging/rle.js';
+import { maskToPolygons, type Point, type PolygonOptions } from './contour.js';
+import type { CachedEmbedding, EmbeddingCache } from './embedding-cache.js';
+import { UnsupportedModelError } from './errors.js';
+import { letterbox, toNchw } from './letterbox.js';
+import type { SessionPool } from './session-pool.js';
+import type { ModelInfo, TensorData } from './tensor-data.js';
+
+/** SAM's pixel normalisation (0–255 units), from segment_anything's Sam module. */
+export const SAM_PIXEL_MEAN = [123.675, 116.28, 103.53] as const;
+export const SAM_PIXEL_STD = [58.395, 57.12, 57.375] as const;
+
+const DECODER_INPUTS = ['image_embeddings', 'point_coords', 'point_labels', 'mask_input', 'has_mask_input', 'orig_im_size'];
+
+export interface SamPrompt {
+  /** Points in original (EXIF-oriented) image pixels. */
+  points: readonly [number, number][];
+  /** Per point: 1 include, 0 exclude. */
+  labels: readonly number[];
+  /** Optional box prompt in original pixels. */
+  box?: Box;
+}
+
+export interface SamMask {
+  /** COCO uncompressed RLE (column-major) at the original image size. */
+  rle: Rle;
+  bbox: Box;
+  area: number;
+  /** Outer boundaries in original pixels, largest first. */
+  polygons: Point[][];
+  /** The decoder's predicted IoU of the chosen mask. */
+  score: number;
+}
+
+export interface SamModels {
+  encoderId: string;
+  encoderSource: string | Uint8Array;
+  decoderId: string;
+  decoderSource: string | Uint8Array;
+}
+
+/**
+ * Segment Anything through its ONNX interface: an image encoder (`[1, 3, S, S]`, S = 1024 for SAM, normalised,
+ * longest side resized to S and padded bottom/right) producing `image_embeddings`, and the exported prompt decoder
+ * (segment_anything's scripts/export_onnx_model.py; MobileSAM and EfficientSAM exports share it). The encoder runs
+ * once per image and model: its embedding is cached (memory LRU + disk), so a click only runs the decoder.
+ */
+export class SamPredictor {
+  private readonly inFlight = new Map<string, Promise<CachedEmbedding>>();
+
+  private constructor(
+    private readonly pool: SessionPool,
+    private readonly cache: EmbeddingCache,
+    private readonly models: SamModels,
+    private readonly encoderInput: string,
+    readonly inputSize: number,
+    private readonly decoder: ModelInfo,
+  ) {}
+
+  static async load(pool: SessionPool, cache: EmbeddingCache, models: SamModels): Promise<SamPredictor> {
+    const [encoder, decoder] = await Promise.all([
+      pool.load(models.encoderId, models.encoderSource),
+      pool.load(models.decoderId, models.decoderSource),
+    ]);
+    const input = encoder.inputs[0];
+    const [batch, channels, height, width] = input?.dims ?? [];
+    if (encoder.inputs.length !== 1 || input.dims.length !== 4 || (typeof channels === 'number' && channels !== 3) || (typeof batch === 'number' && batch !== 1)) {
+      throw new UnsupportedModelError(`A SAM encoder needs one image input [1, 3, S, S]; this one has [${input?.dims.join(', ') ?? ''}]`);
+    }
+    const size = [height, width].find((d): d is number => typeof d === 'number') ?? 1024;
+    const names = new Set(decoder.inputs.map((i) => i.name));
+    const missing = DECODER_INPUTS.filter((name) => !names.has(name));
+    if (missing.length > 0) throw new UnsupportedModelError(`Not a SAM decoder: missing input(s) ${missing.join(', ')}`);
+    return new SamPredictor(pool, cache, models, input.name, size, decoder);
+  }
+
+  /** The image's embedding: from the cache, or by running the encoder once (concurrent callers share the run). */
+  async embed(image: Uint8Array, imageSha256 = sha256(image)): Promise<CachedEmbedding> {
+    const cached = await this.cache.get(this.models.encoderId, imageSha256);
+    if (cached) return cached;
+    const key = imageSha256;
+    const running = this.inFlight.get(key);
+    if (running) return running;
+    const computing = this.encode(image)
+      .then(async (embedding) => {
+        await this.cache.set(this.models.encoderId, imageSha256, embedding);
+        return embedding;
+      })
+      .finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, computing);
+    return computing;
+  }
+
+  /** The best of the decoder's masks for the prompt (highest predicted IoU), thresholded at logit 0. */
+  async predict(embedding: CachedEmbedding, prompt: SamPrompt, polygon?: PolygonOptions): Promise<SamMask> {
+    const feeds = this.decoderFeeds(embedding, prompt);
+    const outputs = await this.pool.run(this.models.decoderId, feeds, { transfer: false });
+    const masksName = this.decoder.outputs.find((o) => o.name === 'masks')?.name ?? this.decoder.outputs[0].name;
+    const scoresName = this.decoder.outputs.find((o) => o.name === 'iou_predictions')?.name ?? this.decoder.outputs[1]?.name;
+    const masks = outputs[masksName];
+    const scores = (scoresName ? outputs[scoresName]?.data : undefined) as Float32Array | undefined;
+    const [, count, height, width] = masks.dims;
+    if (masks.dims.length !== 4 || height !== embedding.originalHeight || width !== embedding.originalWidth) {
+      throw new UnsupportedModelError(`SAM decoder returned masks [${masks.dims.join(', ')}]; expected [1, K, ${embedding.originalHeight}, ${embedding.originalWidth}]`);
+    }
+    let best = 0;
+    for (let k = 1; k < count; k++) if (scores && scores[k] > scores[best]) best = k;
+    const plane = width * height;
+    const logits = (masks.data as Float32Array).subarray(best * plane, (best + 1) * plane);
+    const bitmap: Bitmap = { width, height, data: new Uint8Array(plane) };
+    for (let i = 0; i < plane; i++) if (logits[i] > 0) bitmap.data[i] = 1;
+    const rle = encodeRle(bitmap);
+    return {
+      rle,
+      bbox: rleBbox(rle) ?? { x: 0, y: 0, width: 0, height: 0 },
+      area: rleArea(rle),
+      polygons: maskToPolygons(bitmap, polygon),
+      score: scores ? scores[best] : 0,
+    };
+  }
+
+  private async encode(image: Uint8Array): Promise<CachedEmbedding> {
+    const size = this.inputSize;
+    const { rgb, transform } = await letterbox(image, size, size, { align: 'top-left', padValue: 0 });
+    const region = { width: transform.resizedWidth, height: transform.resizedHeight };
+    const pixels = toNchw(rgb, size, size, { mean: SAM_PIXEL_MEAN, std: SAM_PIXEL_STD }, region);
+    const outputs = await this.pool.run(this.models.encoderId, { [this.encoderInput]: { type: 'float32', data: pixels, dims: [1, 3, size, size] } }, { transfer: true });
+    const embedding = outputs.image_embeddings ?? Object.values(outputs)[0];
+    return {
+      dims: embedding.dims,
+      data: embedding.data as Float32Array,
+      originalWidth: transform.originalWidth,
+      originalHeight: transform.originalHeight,
+      resizedWidth: transform.resizedWidth,
+      resizedHeight: transform.resizedHeight,
+      inputSize: size,
+    };
+  }
+
+  /** Prompt in the encoder's resized frame; without a box SAM expects a padding point (0, 0) labelled -1. */
+  private decoderFeeds(embedding: CachedEmbedding, prompt: SamPrompt): Record<string, TensorData> {
+    const sx = embedding.resizedWidth / embedding.originalWidth;
+    const sy = embedding.resizedHeight / embedding.originalHeight;
+    const coords: number[] = [];
+    const labels: number[] = [];
+    prompt.points.forEach(([x, y], i) => {
+      coords.push(x * sx, y * sy);
+      labels.push(prompt.labels[i]);
+    });
+    if (prompt.box) {
+      const { x, y, width, height } = prompt.box;
+      coords.push(x * sx, y * sy, (x + width) * sx, (y + height) * sy);
+      labels.push(2, 3);
+    } else {
+      coords.push(0, 0);
+      labels.push(-1);
+    }
+    return {
+      image_embeddings: { type: 'float32', data: embedding.data, dims: embedding.dims },
+      point_coords: { type: 'float32', data: Float32Array.from(coords), dims: [1, labels.length, 2] },
+      point_labels: { type: 'float32', data: Float32Array.from(labels), dims: [1, labels.length] },
+      mask_input: { type: 'float32', data: new Float32Array(256 * 256), dims: [1, 1, 256, 256] },
+      has_mask_input: { type: 'float32', data: new Float32Array([0]), dims: [1] },
+      orig_im_size: { type: 'float32', data: Float32Array.from([embedding.originalHeight, embedding.originalWidth]), dims: [2] },
+    };
+  }
+}
+
+export function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}

@@ -1,0 +1,161 @@
+import { availableParallelism } from 'node:os';
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { InferenceOverloadedError, UnsupportedModelError } from './errors.js';
+import type { WorkerRequest, WorkerResponse, WorkerSettings } from './session-protocol.js';
+import type { ModelInfo, TensorData } from './tensor-data.js';
+
+export interface SessionPoolOptions {
+  /** Threads onnxruntime uses inside one run; defaults to every core. */
+  intraOpThreads?: number;
+  /** Runs accepted at once (the one running plus those waiting); one more is refused as overload. */
+  maxPending?: number;
+  /** The Retry-After given with an overload refusal. */
+  retryAfterSeconds?: number;
+}
+
+export interface RunOptions {
+  /** Output names to compute; all outputs when absent. */
+  outputNames?: string[];
+  /**
+   * Hand the feeds' buffers to the worker instead of copying them (fast, but the caller's arrays become empty).
+   * Leave it off for tensors the caller keeps, such as a cached embedding.
+   */
+  transfer?: boolean;
+}
+
+/** An error the worker reported for one request, as opposed to the worker itself failing. */
+class WorkerReportedError extends Error {}
+
+interface Waiter {
+  resolve: (response: WorkerResponse) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * Loads each ONNX model once and runs it on one inference worker thread, so the event loop never waits on a
+ * model. Runs are queued in arrival order up to `maxPending`; beyond that `run` throws InferenceOverloadedError
+ * (503 + Retry-After) at once rather than letting latency grow without bound.
+ */
+export class SessionPool {
+  readonly intraOpThreads: number;
+  private readonly maxPending: number;
+  private readonly retryAfterSeconds: number;
+  private worker: Worker | null = null;
+  private readonly models = new Map<string, Promise<ModelInfo>>();
+  private readonly waiters = new Map<number, Waiter>();
+  private nextId = 1;
+  private runs = 0;
+
+  constructor(options: SessionPoolOptions = {}) {
+    this.intraOpThreads = options.intraOpThreads ?? availableParallelism();
+    this.maxPending = options.maxPending ?? 8;
+    this.retryAfterSeconds = options.retryAfterSeconds ?? 2;
+  }
+
+  /** Runs accepted and not yet answered. */
+  get pending(): number {
+    return this.runs;
+  }
+
+  isLoaded(modelId: string): boolean {
+    return this.models.has(modelId);
+  }
+
+  /** Loads a model from a file path or its bytes, once per id; later calls return the same description. */
+  load(modelId: string, source: string | Uint8Array): Promise<ModelInfo> {
+    const existing = this.models.get(modelId);
+    if (existing) return existing;
+    const loading = this.request({ kind: 'load', id: 0, modelId, source }, []).then(
+      (response) => (response.ok && response.info) || Promise.reject(new Error('the inference worker sent no model description')),
+      (error: Error) => {
+        this.models.delete(modelId);
+        // The worker's own refusal (unreadable file, not ONNX, unsupported ops) is the model's fault; a dead worker is not.
+        throw error instanceof WorkerReportedError ? new UnsupportedModelError(`Model ${modelId} could not be loaded: ${error.message}`) : error;
+      },
+    );
+    this.models.set(modelId, loading);
+    return loading;
+  }
+
+  async run(modelId: string, feeds: Record<string, TensorData>, options: RunOptions = {}): Promise<Record<string, TensorData>> {
+    if (this.runs >= this.maxPending) throw new InferenceOverloadedError(this.retryAfterSeconds);
+    const model = this.models.get(modelId);
+    if (!model) throw new Error(`model ${modelId} is not loaded`);
+    this.runs++;
+    try {
+      await model;
+      const transfer = options.transfer ? [...new Set(Object.values(feeds).map((t) => t.data.buffer as ArrayBuffer))] : [];
+      const response = await this.request({ kind: 'run', id: 0, modelId, feeds, outputNames: options.outputNames }, transfer);
+      return response.ok ? response.outputs! : {};
+    } finally {
+      this.runs--;
+    }
+  }
+
+  async unload(modelId: string): Promise<void> {
+    const model = this.models.get(modelId);
+    if (!model) return;
+    this.models.delete(modelId);
+    await model.catch(() => undefined);
+    if (this.worker) await this.request({ kind: 'unload', id: 0, modelId }, []);
+  }
+
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.worker = null;
+    this.models.clear();
+    this.failAll(new Error('the session pool was closed'));
+    await worker?.terminate();
+  }
+
+  private request(message: WorkerRequest, transfer: ArrayBuffer[]): Promise<WorkerResponse> {
+    const worker = this.ensureWorker();
+    const id = this.nextId++;
+    return new Promise<WorkerResponse>((resolve, reject) => {
+      this.waiters.set(id, {
+        resolve: (response) => (response.ok ? resolve(response) : reject(new WorkerReportedError(response.message))),
+        reject,
+      });
+      worker.ref();
+      worker.postMessage({ ...message, id }, transfer);
+    });
+  }
+
+  private ensureWorker(): Worker {
+    if (this.worker) return this.worker;
+    // Run from source (tsx) the worker is a .ts file beside this one; built, a .js file.
+    const extension = extname(fileURLToPath(import.meta.url));
+    const settings: WorkerSettings = { intraOpThreads: this.intraOpThreads };
+    const url = new URL(`./session-worker${extension}`, import.meta.url);
+    // From source, the worker thread needs tsx's loader registered before it can import TypeScript.
+    const worker = extension === '.ts'
+      ? new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`, { eval: true, workerData: settings })
+      : new Worker(url, { workerData: settings });
+    worker.on('message', (response: WorkerResponse) => {
+      const waiter = this.waiters.get(response.id);
+      this.waiters.delete(response.id);
+      if (this.waiters.size === 0) worker.unref();
+      waiter?.resolve(response);
+    });
+    const fail = (error: Error) => {
+      if (this.worker !== worker) return;
+      // A dead worker took its sessions with it: forget them so the next load starts a fresh worker.
+      this.worker = null;
+      this.models.clear();
+      this.failAll(error);
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the inference worker stopped (exit code ${code})`)));
+    worker.unref();
+    this.worker = worker;
+    return worker;
+  }
+
+  private failAll(error: Error): void {
+    const waiters = [...this.waiters.values()];
+    this.waiters.clear();
+    for (const waiter of waiters) waiter.reject(error);
+  }
+}

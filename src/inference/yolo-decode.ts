@@ -1,0 +1,231 @@
+import type { Bitmap, Box } from '../imaging/rle.js';
+import { maskToPolygons, type Point, type PolygonOptions } from './contour.js';
+import { UnsupportedModelError } from './errors.js';
+import { toOriginal, type LetterboxTransform } from './letterbox.js';
+import { nonMaxSuppression, type Candidate } from './nms.js';
+import type { TensorData } from './tensor-data.js';
+
+/**
+ * YOLO ONNX output layouts in use:
+ * - `v5`: `[1, N, 5 + nc]` rows of cx, cy, w, h, objectness, class scores (confidence = objectness × class score);
+ * - `v8` (also v11): `[1, 4 + nc, N]`, transposed: cx, cy, w, h, class scores;
+ * - `end2end` (NMS inside the model, e.g. YOLOv10/YOLO26): `[1, N, 6]` rows of x1, y1, x2, y2, score, class;
+ * - `v8-seg`: output0 `[1, 4 + nc + nm, N]` plus prototypes `[1, nm, mh, mw]`.
+ * Boxes are in the letterboxed input's pixels.
+ */
+export type YoloLayout = 'v5' | 'v8' | 'end2end' | 'v8-seg';
+
+export interface YoloDecodeOptions {
+  /** Minimum confidence kept. */
+  confidence: number;
+  /** IoU above which a lower-scored box of the same class is suppressed. */
+  iou: number;
+  maxDetections?: number;
+  /** Highest-scored candidates considered by NMS (bounds its quadratic cost on noisy outputs). */
+  maxCandidates?: number;
+  /** Forces a layout instead of inferring it from the output shapes. */
+  layout?: YoloLayout;
+  /** Known class count (from the model's names), which settles ambiguous shapes. */
+  classCount?: number;
+  /** The model declares NMS built in (Ultralytics' `end2end` metadata). */
+  endToEnd?: boolean;
+  polygon?: PolygonOptions;
+}
+
+export interface YoloDetection {
+  classId: number;
+  confidence: number;
+  /** In the original (EXIF-oriented) image's pixels. */
+  box: Box;
+  /** Segmentation models only: outer boundaries of the mask in original pixels, largest first. */
+  polygons?: Point[][];
+}
+
+/** Infers the layout from output shapes (outputs in the model's output order). */
+export function detectLayout(outputs: readonly TensorData[], classCount?: number, endToEnd?: boolean): YoloLayout {
+  const [first, second] = outputs;
+  if (!first || first.dims.length !== 3 || first.dims[0] !== 1) {
+    throw new UnsupportedModelError(`Unsupported YOLO output shape [${first?.dims.join(', ') ?? ''}]; expected [1, a, b]`);
+  }
+  const [, a, b] = first.dims;
+  if (second && second.dims.length === 4) return 'v8-seg';
+  if (endToEnd && b === 6) return 'end2end';
+  if (classCount !== undefined) {
+    if (a === 4 + classCount && b !== 5 + classCount) return 'v8';
+    if (b === 5 + classCount) return 'v5';
+    if (b === 6) return 'end2end';
+  }
+  if (a < b) return 'v8';
+  if (b === 6 && a <= 1000) return 'end2end';
+  if (b > 5) return 'v5';
+  throw new UnsupportedModelError(`Cannot tell the YOLO layout of output shape [${first.dims.join(', ')}]`);
+}
+
+/** Turns raw YOLO outputs into detections in original image pixels: confidence filter, NMS, inverse letterbox. */
+export function decodeYolo(outputs: readonly TensorData[], transform: LetterboxTransform, options: YoloDecodeOptions): YoloDetection[] {
+  const layout = options.layout ?? detectLayout(outputs, options.classCount, options.endToEnd);
+  const maxDetections = options.maxDetections ?? 300;
+  const output = outputs[0];
+  const data = output.data as Float32Array;
+  const [, a, b] = output.dims;
+  let kept: Candidate[];
+  if (layout === 'end2end') {
+    kept = endToEndCandidates(data, a, b, options.confidence).sort((x, y) => y.score - x.score).slice(0, maxDetections);
+  } else {
+    const candidates =
+      layout === 'v5' ? v5Candidates(data, a, b, options.confidence) : transposedCandidates(data, a, b, classesOf(layout, outputs), options.confidence);
+    const limited = candidates.length > (options.maxCandidates ?? 30000)
+      ? candidates.sort((x, y) => y.score - x.score).slice(0, options.maxCandidates ?? 30000)
+      : candidates;
+    kept = nonMaxSuppression(limited, options.iou, maxDetections);
+  }
+  const detections: YoloDetection[] = [];
+  for (const candidate of kept) {
+    const [x1, y1] = toOriginal(transform, candidate.x1, candidate.y1);
+    const [x2, y2] = toOriginal(transform, candidate.x2, candidate.y2);
+    if (x2 <= x1 || y2 <= y1) continue;
+    const detection: YoloDetection = {
+      classId: candidate.classId,
+      confidence: candidate.score,
+      box: { x: x1, y: y1, width: x2 - x1, height: y2 - y1 },
+    };
+    if (layout === 'v8-seg') detection.polygons = segmentPolygons(outputs, candidate, detection.box, transform, options.polygon);
+    detections.push(detection);
+  }
+  return detections;
+}
+
+function classesOf(layout: YoloLayout, outputs: readonly TensorData[]): number {
+  const rows = outputs[0].dims[1];
+  if (layout === 'v8') return rows - 4;
+  const maskDims = outputs[1]?.dims;
+  if (!maskDims || maskDims.length !== 4) throw new UnsupportedModelError('A segmentation model needs a prototype output [1, nm, mh, mw]');
+  const classes = rows - 4 - maskDims[1];
+  if (classes < 1) throw new UnsupportedModelError(`Output0 has ${rows} rows, too few for 4 box values and ${maskDims[1]} mask coefficients`);
+  return classes;
+}
+
+/** v8/v11 `[1, 4 + nc (+ nm), N]`: best class per column, reading each class row contiguously. */
+function transposedCandidates(data: Float32Array, rows: number, columns: number, classes: number, confidence: number): Candidate[] {
+  const bestScore = new Float32Array(columns);
+  const bestClass = new Int32Array(columns);
+  for (let c = 0; c < classes; c++) {
+    const offset = (4 + c) * columns;
+    for (let i = 0; i < columns; i++) {
+      const score = data[offset + i];
+      if (score > bestScore[i]) {
+        bestScore[i] = score;
+        bestClass[i] = c;
+      }
+    }
+  }
+  const candidates: Candidate[] = [];
+  for (let i = 0; i < columns; i++) {
+    if (bestScore[i] < confidence || bestScore[i] <= 0) continue;
+    const cx = data[i];
+    const cy = data[columns + i];
+    const w = data[2 * columns + i];
+    const h = data[3 * columns + i];
+    candidates.push({ x1: cx - w / 2, y1: cy - h / 2, x2: cx + w / 2, y2: cy + h / 2, score: bestScore[i], classId: bestClass[i], index: i });
+  }
+  return candidates;
+}
+
+/** v5 `[1, N, 5 + nc]`: confidence is objectness × the best class score. */
+function v5Candidates(data: Float32Array, rows: number, columns: number, confidence: number): Candidate[] {
+  const candidates: Candidate[] = [];
+  for (let i = 0; i < rows; i++) {
+    const row = i * columns;
+    const objectness = data[row + 4];
+    if (objectness < confidence || objectness <= 0) continue;
+    let best = 0;
+    let classId = 0;
+    for (let c = 5; c < columns; c++) {
+      if (data[row + c] > best) {
+        best = data[row + c];
+        classId = c - 5;
+      }
+    }
+    const score = objectness * best;
+    if (score < confidence || score <= 0) continue;
+    const [cx, cy, w, h] = [data[row], data[row + 1], data[row + 2], data[row + 3]];
+    candidates.push({ x1: cx - w / 2, y1: cy - h / 2, x2: cx + w / 2, y2: cy + h / 2, score, classId, index: i });
+  }
+  return candidates;
+}
+
+function endToEndCandidates(data: Float32Array, rows: number, columns: number, confidence: number): Candidate[] {
+  const candidates: Candidate[] = [];
+  for (let i = 0; i < rows; i++) {
+    const row = i * columns;
+    const score = data[row + 4];
+    if (score < confidence || score <= 0) continue;
+    candidates.push({ x1: data[row], y1: data[row + 1], x2: data[row + 2], y2: data[row + 3], score, classId: Math.round(data[row + 5]), index: i });
+  }
+  return candidates;
+}
+
+/**
+ * The detection's mask: sigmoid(coefficients · prototypes) > 0.5, i.e. the linear combination > 0, cropped to the
+ * box. It is evaluated at each original pixel's centre, mapped through the letterbox into the prototype grid and
+ * sampled bilinearly, so no intermediate upsampled image is built; only the prototype cells under the box are
+ * combined.
+ */
+function segmentPolygons(
+  outputs: readonly TensorData[],
+  candidate: Candidate,
+  box: Box,
+  t: LetterboxTransform,
+  polygon?: PolygonOptions,
+): Point[][] {
+  const [, rows, columns] = outputs[0].dims;
+  const head = outputs[0].data as Float32Array;
+  const protos = outputs[1].data as Float32Array;
+  const [, nm, mh, mw] = outputs[1].dims;
+  const coefficientsAt = rows - nm;
+  const gridX = (x: number) => ((x * t.scaleX + t.padLeft) * mw) / t.inputWidth - 0.5;
+  const gridY = (y: number) => ((y * t.scaleY + t.padTop) * mh) / t.inputHeight - 0.5;
+  const gx0 = Math.max(0, Math.floor(gridX(box.x)) - 1);
+  const gx1 = Math.min(mw - 1, Math.ceil(gridX(box.x + box.width)) + 1);
+  const gy0 = Math.max(0, Math.floor(gridY(box.y)) - 1);
+  const gy1 = Math.min(mh - 1, Math.ceil(gridY(box.y + box.height)) + 1);
+  const regionWidth = gx1 - gx0 + 1;
+  const regionHeight = gy1 - gy0 + 1;
+  if (regionWidth <= 0 || regionHeight <= 0) return [];
+  const logits = new Float32Array(regionWidth * regionHeight);
+  for (let k = 0; k < nm; k++) {
+    const coefficient = head[(coefficientsAt + k) * columns + candidate.index];
+    if (coefficient === 0) continue;
+    const plane = k * mh * mw;
+    for (let gy = gy0; gy <= gy1; gy++) {
+      const source = plane + gy * mw;
+      const target = (gy - gy0) * regionWidth - gx0;
+      for (let gx = gx0; gx <= gx1; gx++) logits[target + gx] += coefficient * protos[source + gx];
+    }
+  }
+  const px0 = Math.floor(box.x);
+  const py0 = Math.floor(box.y);
+  const width = Math.ceil(box.x + box.width) - px0;
+  const height = Math.ceil(box.y + box.height) - py0;
+  const mask: Bitmap = { width, height, data: new Uint8Array(width * height) };
+  for (let y = 0; y < height; y++) {
+    const cy = py0 + y + 0.5;
+    if (cy < box.y || cy > box.y + box.height) continue;
+    const fy = Math.min(Math.max(gridY(cy) - gy0, 0), regionHeight - 1);
+    const y0 = Math.floor(fy);
+    const y1 = Math.min(y0 + 1, regionHeight - 1);
+    const wy = fy - y0;
+    for (let x = 0; x < width; x++) {
+      const cx = px0 + x + 0.5;
+      if (cx < box.x || cx > box.x + box.width) continue;
+      const fx = Math.min(Math.max(gridX(cx) - gx0, 0), regionWidth - 1);
+      const x0 = Math.floor(fx);
+      const x1 = Math.min(x0 + 1, regionWidth - 1);
+      const wx = fx - x0;
+      const top = logits[y0 * regionWidth + x0] * (1 - wx) + logits[y0 * regionWidth + x1] * wx;
+      const bottom = logits[y1 * regionWidth + x0] * (1 - wx) + logits[y1 * regionWidth + x1] * wx;
+      if (top * (1 - wy) + bottom * wy > 0) mask.data[y * width + x] = 1;
+    }
+  }
+  return maskToPolygons(mask, polygon).map((points) => points.map(([x, y]): Point => [x + px0, y + py0]));
+}

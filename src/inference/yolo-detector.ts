@@ -1,0 +1,82 @@
+import { UnsupportedModelError } from './errors.js';
+import { letterbox, toNchw, type LetterboxOptions } from './letterbox.js';
+import { parseUltralyticsMetadata } from './onnx-metadata.js';
+import type { SessionPool } from './session-pool.js';
+import type { ModelInfo } from './tensor-data.js';
+import { decodeYolo, type YoloDecodeOptions, type YoloDetection } from './yolo-decode.js';
+
+export interface NamedDetection extends YoloDetection {
+  /** The class name from the model's metadata (or the names given at load), else null. */
+  className: string | null;
+}
+
+export interface DetectionResult {
+  /** Size of the oriented original image the boxes refer to. */
+  width: number;
+  height: number;
+  detections: NamedDetection[];
+}
+
+/** Sizes and names a YOLO ONNX model declares: input `[1, 3, H, W]` (or Ultralytics' imgsz when dynamic). */
+export interface DetectorShape {
+  inputName: string;
+  width: number;
+  height: number;
+  names: string[] | null;
+  endToEnd: boolean;
+  task: string | null;
+}
+
+export function detectorShape(info: ModelInfo, names?: string[]): DetectorShape {
+  const input = info.inputs[0];
+  if (!input || input.dims.length !== 4 || (typeof input.dims[1] === 'number' && input.dims[1] !== 3)) {
+    throw new UnsupportedModelError(`A detector needs one image input [1, 3, H, W]; this model's first input is [${input?.dims.join(', ') ?? ''}]`);
+  }
+  const metadata = parseUltralyticsMetadata(info.metadata);
+  const [height, width] = [input.dims[2], input.dims[3]].map((dim, i) =>
+    typeof dim === 'number' && dim > 0 ? dim : (metadata.imgsz?.[i] ?? 640),
+  );
+  return {
+    inputName: input.name,
+    width,
+    height,
+    names: names ?? metadata.names ?? null,
+    endToEnd: metadata.endToEnd ?? false,
+    task: metadata.task ?? null,
+  };
+}
+
+/**
+ * One loaded YOLO model: letterbox → run on the inference worker → decode. Pre-processing runs in sharp's thread
+ * pool and the model on the inference worker, so callers may overlap several images.
+ */
+export class YoloDetector {
+  readonly shape: DetectorShape;
+
+  private constructor(
+    private readonly pool: SessionPool,
+    readonly modelId: string,
+    readonly info: ModelInfo,
+    names?: string[],
+  ) {
+    this.shape = detectorShape(info, names);
+  }
+
+  static async load(pool: SessionPool, modelId: string, source: string | Uint8Array, names?: string[]): Promise<YoloDetector> {
+    return new YoloDetector(pool, modelId, await pool.load(modelId, source), names);
+  }
+
+  async detect(image: Uint8Array, options: Omit<YoloDecodeOptions, 'classCount' | 'endToEnd'>, imageOptions?: LetterboxOptions): Promise<DetectionResult> {
+    const { width, height, inputName, names } = this.shape;
+    const { rgb, transform } = await letterbox(image, width, height, imageOptions);
+    const tensor = { type: 'float32' as const, data: toNchw(rgb, width, height), dims: [1, 3, height, width] };
+    const outputs = await this.pool.run(this.modelId, { [inputName]: tensor }, { transfer: true });
+    const ordered = this.info.outputs.map((output) => outputs[output.name]);
+    const detections = decodeYolo(ordered, transform, { ...options, classCount: names?.length, endToEnd: this.shape.endToEnd });
+    return {
+      width: transform.originalWidth,
+      height: transform.originalHeight,
+      detections: detections.map((d) => ({ ...d, className: names?.[d.classId] ?? null })),
+    };
+  }
+}

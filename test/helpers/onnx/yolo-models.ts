@@ -1,0 +1,88 @@
+import { OnnxGraph } from './onnx-graph.js';
+import type { YoloLayout } from '../../../src/inference/yolo-decode.js';
+
+/**
+ * Tiny YOLO-shaped detectors built from plain ONNX ops whose outputs depend on the image: class 0 finds red
+ * pixels (R − G − B > 0.4), class 1 green ones (G − R − B > 0.4). Each class reports the extent of its pixels as one
+ * box, scored with the brightest matching channel value, so a pure red square scores 1.0 and a dim one less. The
+ * v5/v8/seg variants also emit a shifted, lower-scored duplicate of every box for NMS to remove.
+ */
+export const TEST_CLASSES = ['red', 'green'];
+export const DUPLICATE_SCORE = 0.7;
+/** v5 class probabilities (confidence = objectness × this). */
+export const V5_CLASS_PROBABILITY = 0.9;
+const MASK_COEFFICIENTS = 32;
+const EMPTY_CANDIDATES = 60;
+
+export function buildYoloModel(layout: YoloLayout, size = { width: 128, height: 128 }): Uint8Array {
+  const { width: W, height: H } = size;
+  const nc = TEST_CLASSES.length;
+  const g = new OnnxGraph(`test-${layout}`);
+  const images = g.input('images', [1, 3, H, W]);
+
+  const colourness = g.op('Conv', [images, g.floats([1, -1, -1, -1, 1, -1], [nc, 3, 1, 1])]);
+  const mask = g.op('Cast', [g.op('Greater', [colourness, g.scalar(0.4)])], { to: 1 });
+  const channel = g.op('Conv', [images, g.floats([1, 0, 0, 0, 1, 0], [nc, 3, 1, 1])]);
+  const score = g.op('Reshape', [g.op('ReduceMax', [g.op('Mul', [mask, channel])], { axes: [2, 3], keepdims: 0 }), g.ints([1, nc, 1])]);
+
+  // Extents along x and y from the columns/rows that hold any matching pixel, weighted by coordinate ramps.
+  const extent = (axis: 2 | 3, length: number): [string, string] => {
+    const present = g.op('ReduceMax', [mask], { axes: [axis === 3 ? 2 : 3], keepdims: 0 });
+    const upper = g.op('ReduceMax', [g.op('Mul', [present, g.floats(ramp(length, (i) => i + 1), [length])])], { axes: [2], keepdims: 1 });
+    const fromEnd = g.op('ReduceMax', [g.op('Mul', [present, g.floats(ramp(length, (i) => length - i), [length])])], { axes: [2], keepdims: 1 });
+    return [g.op('Sub', [g.scalar(length), fromEnd]), upper];
+  };
+  const [x1, x2] = extent(3, W);
+  const [y1, y2] = extent(2, H);
+  const cx = g.op('Div', [g.op('Add', [x1, x2]), g.scalar(2)]);
+  const cy = g.op('Div', [g.op('Add', [y1, y2]), g.scalar(2)]);
+  const xywh = g.op('Concat', [cx, cy, g.op('Sub', [x2, x1]), g.op('Sub', [y2, y1])], { axis: 2 });
+  const shifted = g.op('Add', [xywh, g.floats([2, 1, 0, 0], [4])]);
+  const eye = g.floats(ramp(nc * nc, (i) => (Math.floor(i / nc) === i % nc ? 1 : 0)), [1, nc, nc]);
+  const classScores = g.op('Mul', [score, eye]);
+  const duplicate = (rows: string) => g.op('Mul', [rows, g.scalar(DUPLICATE_SCORE)]);
+  // Real heads emit thousands of candidates, most of them empty; a few zero rows keep N larger than the row count.
+  const empty = (columns: number) => g.floats(new Array(EMPTY_CANDIDATES * columns).fill(0), [1, EMPTY_CANDIDATES, columns]);
+
+  if (layout === 'end2end') {
+    const classIds = g.floats(ramp(nc, (i) => i), [1, nc, 1]);
+    const rows = g.op('Concat', [x1, y1, x2, y2, score, classIds], { axis: 2 });
+    g.op('Concat', [rows, g.floats(new Array(3 * 6).fill(0), [1, 3, 6])], { axis: 1 }, 'output0');
+    g.output('output0', [1, nc + 3, 6]);
+  } else if (layout === 'v5') {
+    const classProbabilities = g.floats(ramp(nc * nc, (i) => (Math.floor(i / nc) === i % nc ? V5_CLASS_PROBABILITY : 0)), [1, nc, nc]);
+    const rows = g.op('Concat', [xywh, score, classProbabilities], { axis: 2 });
+    const dupes = g.op('Concat', [shifted, duplicate(score), classProbabilities], { axis: 2 });
+    g.op('Concat', [rows, dupes, empty(5 + nc)], { axis: 1 }, 'output0');
+    g.output('output0', [1, 2 * nc + EMPTY_CANDIDATES, 5 + nc]);
+  } else if (layout === 'v8') {
+    const rows = g.op('Concat', [xywh, classScores], { axis: 2 });
+    const dupes = g.op('Concat', [shifted, duplicate(classScores)], { axis: 2 });
+    g.op('Transpose', [g.op('Concat', [rows, dupes, empty(4 + nc)], { axis: 1 })], { perm: [0, 2, 1] }, 'output0');
+    g.output('output0', [1, 4 + nc, 2 * nc + EMPTY_CANDIDATES]);
+  } else {
+    // Prototype k < nc is class k's mask at a quarter of the input size as a steep logit; candidate rows select it.
+    const coefficients = g.floats(ramp(nc * MASK_COEFFICIENTS, (i) => (Math.floor(i / MASK_COEFFICIENTS) === i % MASK_COEFFICIENTS ? 1 : 0)), [1, nc, MASK_COEFFICIENTS]);
+    const rows = g.op('Concat', [xywh, classScores, coefficients], { axis: 2 });
+    const dupes = g.op('Concat', [shifted, duplicate(classScores), coefficients], { axis: 2 });
+    g.op('Transpose', [g.op('Concat', [rows, dupes, empty(4 + nc + MASK_COEFFICIENTS)], { axis: 1 })], { perm: [0, 2, 1] }, 'output0');
+    g.output('output0', [1, 4 + nc + MASK_COEFFICIENTS, 2 * nc + EMPTY_CANDIDATES]);
+    const pooled = g.op('AveragePool', [mask], { kernel_shape: [4, 4], strides: [4, 4] });
+    const logits = g.op('Mul', [g.op('Sub', [pooled, g.scalar(0.5)]), g.scalar(20)]);
+    const [mh, mw] = [H / 4, W / 4];
+    const rest = g.floats(new Array((MASK_COEFFICIENTS - nc) * mh * mw).fill(-10), [1, MASK_COEFFICIENTS - nc, mh, mw]);
+    g.op('Concat', [logits, rest], { axis: 1 }, 'output1');
+    g.output('output1', [1, MASK_COEFFICIENTS, mh, mw]);
+  }
+  const metadata: Record<string, string> = {
+    names: `{${TEST_CLASSES.map((name, i) => `${i}: '${name}'`).join(', ')}}`,
+    imgsz: `[${H}, ${W}]`,
+    task: layout === 'v8-seg' ? 'segment' : 'detect',
+  };
+  if (layout === 'end2end') metadata.end2end = 'True';
+  return g.toBytes({ metadata });
+}
+
+function ramp(length: number, value: (i: number) => number): number[] {
+  return Array.from({ length }, (_, i) => value(i));
+}
