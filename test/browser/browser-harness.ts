@@ -1,0 +1,126 @@
+/// <reference lib="dom" />
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { buildApp, type Versa } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { openTestDatabase } from '../helpers/test-app.js';
+
+/** What the editor page exposes to browser tests and the benchmark (web/src/pages/annotate-page.tsx). */
+interface EditorHandle {
+  controller: {
+    canvas: HTMLCanvasElement;
+    scale: number;
+    tx: number;
+    ty: number;
+    store: { items: Map<number, unknown> } | null;
+    lastPaintMs: number;
+  };
+  imageId(): number | null;
+  lastSwitchMs(): number;
+  firstPaintAt(): number;
+}
+
+declare global {
+  interface Window {
+    __versaEditor?: EditorHandle;
+  }
+}
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const SKIP_REASON = existsSync(CHROMIUM) ? null : 'chromium not installed: apt-get install -y chromium';
+export const SCREENSHOTS = 'test-output/screenshots';
+
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** Builds web/dist when it is missing, through the same script as `npm run build:web`. */
+export function ensureWebBuilt(): void {
+  if (existsSync('web/dist/index.html')) return;
+  const res = spawnSync(process.execPath, ['scripts/build-web.mjs'], { stdio: 'inherit' });
+  if (res.status !== 0) throw new Error('npm run build:web failed');
+}
+
+export interface LiveServer {
+  readonly versa: Versa;
+  readonly baseUrl: string;
+  close(): Promise<void>;
+}
+
+/** The real app on a free port, with a fresh DATA_DIR and database. */
+export async function startServer(): Promise<LiveServer> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'versa-browser-'));
+  const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL ?? '', LOG_LEVEL: 'silent' });
+  const { database, drop } = await openTestDatabase(dataDir);
+  const versa = await buildApp(config, { database, logger: false });
+  await versa.app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = versa.app.server.address() as AddressInfo;
+  return {
+    versa,
+    baseUrl: `http://127.0.0.1:${port}`,
+    async close() {
+      await versa.app.close();
+      await drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Browser {
+  readonly context: BrowserContext;
+  readonly page: Page;
+  close(): Promise<void>;
+}
+
+/** Debian's Chromium with a throwaway profile; nothing is ever downloaded. */
+export async function launchBrowser(): Promise<Browser> {
+  const profile = await mkdtemp(join(tmpdir(), 'versa-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1280, height: 800 },
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  return {
+    context,
+    page,
+    async close() {
+      await context.close();
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+}
+
+/** Polls until `check` returns a value that is not undefined/false, or fails after `ms`. */
+export async function until<T>(what: string, check: () => Promise<T | undefined | false>, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value as T;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -1,0 +1,120 @@
+import { useState, type FormEvent } from 'react';
+import { ApiError, api } from '../api.js';
+import type { LabelClass } from '../types.js';
+import { ErrorBanner } from './layout.js';
+
+interface PendingDelete {
+  cls: LabelClass;
+  annotationCount: number;
+}
+
+/** Classes with their colours: add, rename, recolour, and delete (with the 409 for classes still in use explained). */
+export function ClassesPanel({ projectId, classes, onChange }: { projectId: number; classes: LabelClass[]; onChange: () => void }) {
+  const [name, setName] = useState('');
+  const [color, setColor] = useState<string | null>(null);
+  const [editing, setEditing] = useState<number | null>(null);
+  const [editName, setEditName] = useState('');
+  const [pending, setPending] = useState<PendingDelete | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const act = async (fn: () => Promise<unknown>) => {
+    setError(null);
+    try {
+      await fn();
+      onChange();
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+
+  const add = (e: FormEvent) => {
+    e.preventDefault();
+    void act(async () => {
+      // Without a picked colour the server assigns the next one from its palette.
+      await api.post(`/api/projects/${projectId}/classes`, color ? { name, color } : { name });
+      setName('');
+      setColor(null);
+    });
+  };
+
+  const remove = async (cls: LabelClass) => {
+    setError(null);
+    try {
+      await api.delete(`/api/classes/${cls.id}`);
+      onChange();
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 409) {
+        const count = Number((e.body as { annotation_count?: number }).annotation_count ?? 0);
+        setPending({ cls, annotationCount: count });
+      } else setError((e as Error).message);
+    }
+  };
+
+  return (
+    <section className="card" aria-label="Classes">
+      <h3>Classes</h3>
+      <ul className="class-list">
+        {classes.map((c, i) => (
+          <li key={c.id}>
+            <input
+              type="color"
+              value={c.color}
+              aria-label={`Colour of ${c.name}`}
+              onChange={(e) => void act(() => api.patch(`/api/classes/${c.id}`, { color: e.target.value }))}
+            />
+            <span className="key">{i < 9 ? i + 1 : ''}</span>
+            {editing === c.id ? (
+              <form
+                onSubmit={(e) => {
+                  e.preventDefault();
+                  setEditing(null);
+                  void act(() => api.patch(`/api/classes/${c.id}`, { name: editName }));
+                }}
+              >
+                <input autoFocus value={editName} onChange={(e) => setEditName(e.target.value)} aria-label="New class name" />
+              </form>
+            ) : (
+              <span className="class-name" onDoubleClick={() => (setEditing(c.id), setEditName(c.name))}>
+                {c.name}
+              </span>
+            )}
+            <button className="ghost small" onClick={() => (setEditing(c.id), setEditName(c.name))}>
+              Rename
+            </button>
+            <button className="ghost small" onClick={() => void remove(c)} aria-label={`Delete ${c.name}`}>
+              Delete
+            </button>
+          </li>
+        ))}
+      </ul>
+      {pending && (
+        <div className="banner warn" role="alertdialog">
+          <p>
+            “{pending.cls.name}” is used by {pending.annotationCount} annotation{pending.annotationCount === 1 ? '' : 's'}, so it
+            was not deleted.
+          </p>
+          <button
+            className="danger"
+            onClick={() =>
+              void act(async () => {
+                await api.delete(`/api/classes/${pending.cls.id}?cascade=true`);
+                setPending(null);
+              })
+            }
+          >
+            Delete the class and its {pending.annotationCount} annotations
+          </button>
+          <button className="ghost" onClick={() => setPending(null)}>
+            Keep it
+          </button>
+        </div>
+      )}
+      <form className="inline-form" onSubmit={add}>
+        <input type="color" value={color ?? '#888888'} onChange={(e) => setColor(e.target.value)} aria-label="New class colour" />
+        <input placeholder="New class" required value={name} onChange={(e) => setName(e.target.value)} aria-label="New class name" />
+        <button type="submit">Add</button>
+      </form>
+      <ErrorBanner message={error} onClose={() => setError(null)} />
+    </section>
+  );
+}

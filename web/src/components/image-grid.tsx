@@ -1,0 +1,117 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { request } from '../api.js';
+import { Link } from '../router.js';
+import type { ImageRecord } from '../types.js';
+
+const CELL = 168;
+const GAP = 8;
+const PAGE = 500;
+
+export interface GridFilter {
+  split: string;
+  annotated: 'all' | 'yes' | 'no';
+}
+
+/**
+ * A virtualised thumbnail grid: only the rows in (and just around) the viewport exist in the DOM, and pages of
+ * images are fetched by `after` cursor as the user scrolls, so 100k images scroll like 100.
+ */
+export function ImageGrid({ projectId, filter, reloadKey }: { projectId: number; filter: GridFilter; reloadKey: number }) {
+  const [images, setImages] = useState<ImageRecord[]>([]);
+  const [total, setTotal] = useState<number | null>(null);
+  const [done, setDone] = useState(false);
+  const [scrollTop, setScrollTop] = useState(0);
+  const [width, setWidth] = useState(800);
+  const [height, setHeight] = useState(600);
+  const box = useRef<HTMLDivElement>(null);
+  const loading = useRef(false);
+  const cursor = useRef<number | null>(null);
+  const generation = useRef(0);
+
+  const matches = useCallback(
+    (img: ImageRecord) =>
+      filter.annotated === 'all' || (filter.annotated === 'yes' ? img.annotation_count > 0 : img.annotation_count === 0),
+    [filter.annotated],
+  );
+
+  const loadMore = useCallback(async () => {
+    if (loading.current || done) return;
+    loading.current = true;
+    const gen = generation.current;
+    const params = new URLSearchParams({ limit: String(PAGE) });
+    if (filter.split) params.set('split', filter.split);
+    if (cursor.current !== null) params.set('after', String(cursor.current));
+    try {
+      const res = await request<ImageRecord[]>('GET', `/api/projects/${projectId}/images?${params}`);
+      if (gen !== generation.current) return;
+      const page = res.data;
+      const count = res.headers.get('x-total-count');
+      if (count !== null) setTotal(Number(count));
+      if (page.length > 0) cursor.current = page[page.length - 1].id;
+      if (page.length < PAGE) setDone(true);
+      setImages((prev) => prev.concat(page.filter(matches)));
+    } finally {
+      if (gen === generation.current) loading.current = false;
+    }
+  }, [projectId, filter.split, matches, done]);
+
+  useEffect(() => {
+    generation.current++;
+    loading.current = false;
+    cursor.current = null;
+    setImages([]);
+    setDone(false);
+    setTotal(null);
+  }, [projectId, filter.split, filter.annotated, reloadKey]);
+
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const observer = new ResizeObserver(() => {
+      setWidth(el.clientWidth);
+      setHeight(el.clientHeight);
+    });
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, []);
+
+  const columns = Math.max(1, Math.floor((width + GAP) / (CELL + GAP)));
+  const rows = Math.ceil(images.length / columns);
+  const firstRow = Math.max(0, Math.floor(scrollTop / (CELL + GAP)) - 2);
+  const lastRow = Math.min(rows, Math.ceil((scrollTop + height) / (CELL + GAP)) + 2);
+
+  useEffect(() => {
+    // Keep fetching while the loaded rows do not fill the viewport plus a screen of look-ahead.
+    if (!done && lastRow * columns + columns * 4 >= images.length) void loadMore();
+  }, [lastRow, columns, images.length, done, loadMore]);
+
+  const cells = [];
+  for (let i = firstRow * columns; i < Math.min(images.length, lastRow * columns); i++) {
+    const img = images[i];
+    const row = Math.floor(i / columns);
+    const col = i % columns;
+    cells.push(
+      <Link
+        key={img.id}
+        href={`/projects/${projectId}/annotate?image=${img.id}`}
+        className="grid-cell"
+        title={img.original_name}
+        style={{ transform: `translate(${col * (CELL + GAP)}px, ${row * (CELL + GAP)}px)` }}
+      >
+        <img src={`/api/images/${img.id}/thumbnail`} alt={img.original_name} loading="lazy" />
+        <span className="cell-label">
+          {img.split ?? 'unassigned'} · {img.annotation_count} ann.
+        </span>
+      </Link>,
+    );
+  }
+
+  return (
+    <div className="image-grid" ref={box} onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}>
+      <div className="muted small grid-count">
+        {total === null ? 'Loading images…' : `${total} image${total === 1 ? '' : 's'}${filter.annotated !== 'all' ? ` (${images.length} loaded match the filter)` : ''}`}
+      </div>
+      <div style={{ position: 'relative', height: rows * (CELL + GAP) }}>{cells}</div>
+    </div>
+  );
+}

@@ -1,0 +1,172 @@
+import { api } from '../api.js';
+import type { Annotation } from '../types.js';
+
+/** A stable handle on one annotation: the server id changes when an undone delete is re-created. */
+export interface Ref {
+  readonly key: number;
+  id: number | null;
+  /** Operations on one annotation run in order: an update waits for the create that gives it its id. */
+  pending: Promise<unknown>;
+}
+
+export type Draft = Pick<Annotation, 'class_id' | 'annotation_type' | 'geometry'>;
+
+type Command =
+  | { kind: 'create'; ref: Ref; data: Draft }
+  | { kind: 'delete'; ref: Ref; data: Draft }
+  | { kind: 'update'; ref: Ref; before: Draft; after: Draft };
+
+export interface StoreEvents {
+  /** The annotation of `key` changed (null: it is gone). */
+  changed(key: number, ann: Annotation | null): void;
+  /** The server refused a change, which was rolled back. */
+  refused(message: string): void;
+}
+
+const draftOf = (a: Annotation | Draft): Draft => ({ class_id: a.class_id, annotation_type: a.annotation_type, geometry: a.geometry });
+
+/**
+ * The annotations of the open image: every change is applied at once on screen, saved through the API, and rolled
+ * back (with a message) if the server refuses it. Keeps the undo/redo history of this image.
+ */
+export class AnnotationStore {
+  readonly items = new Map<number, Annotation>();
+  readonly refs = new Map<number, Ref>();
+  private undoStack: Command[] = [];
+  private redoStack: Command[] = [];
+  private nextKey = 1;
+  private tempId = -1;
+
+  constructor(
+    readonly imageId: number,
+    annotations: Annotation[],
+    private readonly events: StoreEvents,
+  ) {
+    for (const a of annotations) {
+      const ref: Ref = { key: this.nextKey++, id: a.id, pending: Promise.resolve() };
+      this.refs.set(ref.key, ref);
+      this.items.set(ref.key, a);
+    }
+  }
+
+  get canUndo(): boolean {
+    return this.undoStack.length > 0;
+  }
+  get canRedo(): boolean {
+    return this.redoStack.length > 0;
+  }
+
+  private set(ref: Ref, ann: Annotation | null): void {
+    if (ann) this.items.set(ref.key, ann);
+    else this.items.delete(ref.key);
+    this.events.changed(ref.key, ann);
+  }
+
+  private body(d: Draft) {
+    return { class_id: d.class_id, annotation_type: d.annotation_type, geometry: d.geometry, confidence: null, source: 'manual' };
+  }
+
+  private queue(ref: Ref, op: () => Promise<void>, rollback: (err: Error) => void): Promise<void> {
+    const run = ref.pending.then(op).catch((err: Error) => {
+      rollback(err);
+      this.events.refused(err.message);
+    });
+    ref.pending = run;
+    return run;
+  }
+
+  private doCreate(ref: Ref, data: Draft): Promise<void> {
+    this.set(ref, { id: this.tempId--, image_id: this.imageId, confidence: null, source: 'manual', ...data });
+    return this.queue(
+      ref,
+      async () => {
+        const saved = await api.post<Annotation>(`/api/images/${this.imageId}/annotations`, this.body(data));
+        ref.id = saved.id;
+        if (this.items.has(ref.key)) this.set(ref, saved);
+        // Deleted on screen while the create was in flight: delete it on the server too.
+        else await api.delete(`/api/annotations/${saved.id}`);
+      },
+      () => this.set(ref, null),
+    );
+  }
+
+  private doDelete(ref: Ref): Promise<void> {
+    const before = this.items.get(ref.key);
+    if (!before) return Promise.resolve();
+    this.set(ref, null);
+    return this.queue(
+      ref,
+      async () => {
+        if (ref.id !== null) await api.delete(`/api/annotations/${ref.id}`);
+        ref.id = null;
+      },
+      () => this.set(ref, before),
+    );
+  }
+
+  private doUpdate(ref: Ref, data: Draft): Promise<void> {
+    const before = this.items.get(ref.key);
+    if (!before) return Promise.resolve();
+    this.set(ref, { ...before, ...data });
+    return this.queue(
+      ref,
+      async () => {
+        const saved = await api.put<Annotation>(`/api/annotations/${ref.id}`, this.body(data));
+        if (this.items.has(ref.key)) this.set(ref, saved);
+      },
+      () => this.set(ref, before),
+    );
+  }
+
+  private record(cmd: Command): void {
+    this.undoStack.push(cmd);
+    this.redoStack = [];
+  }
+
+  create(data: Draft): Ref {
+    const ref: Ref = { key: this.nextKey++, id: null, pending: Promise.resolve() };
+    this.refs.set(ref.key, ref);
+    this.record({ kind: 'create', ref, data });
+    void this.doCreate(ref, data);
+    return ref;
+  }
+
+  delete(key: number): void {
+    const ref = this.refs.get(key);
+    const current = this.items.get(key);
+    if (!ref || !current) return;
+    this.record({ kind: 'delete', ref, data: draftOf(current) });
+    void this.doDelete(ref);
+  }
+
+  update(key: number, after: Draft): void {
+    const ref = this.refs.get(key);
+    const current = this.items.get(key);
+    if (!ref || !current) return;
+    this.record({ kind: 'update', ref, before: draftOf(current), after });
+    void this.doUpdate(ref, after);
+  }
+
+  undo(): void {
+    const cmd = this.undoStack.pop();
+    if (!cmd) return;
+    this.redoStack.push(cmd);
+    if (cmd.kind === 'create') void this.doDelete(cmd.ref);
+    else if (cmd.kind === 'delete') void this.doCreate(cmd.ref, cmd.data);
+    else void this.doUpdate(cmd.ref, cmd.before);
+  }
+
+  redo(): void {
+    const cmd = this.redoStack.pop();
+    if (!cmd) return;
+    this.undoStack.push(cmd);
+    if (cmd.kind === 'create') void this.doCreate(cmd.ref, cmd.data);
+    else if (cmd.kind === 'delete') void this.doDelete(cmd.ref);
+    else void this.doUpdate(cmd.ref, cmd.after);
+  }
+
+  /** Resolves once every change made so far has been answered by the server. */
+  async settled(): Promise<void> {
+    await Promise.all([...this.refs.values()].map((r) => r.pending));
+  }
+}

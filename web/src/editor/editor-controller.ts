@@ -1,0 +1,787 @@
+import type { Annotation, BboxGeometry, LabelClass, MaskGeometry } from '../types.js';
+import { AnnotationStore, type Draft } from './annotation-store.js';
+import { BOX_HANDLES, boundsOf, clampBox, clampPoints, handlePoints, hits, translate, type Point } from './geometry.js';
+import { decodeRle, encodeRle, maskBounds, paintMask, stampDisc, type Bitmap } from './mask.js';
+import { GridIndex, type Rect } from './spatial-index.js';
+
+export type Tool = 'select' | 'box' | 'polygon' | 'brush' | 'eraser' | 'classification';
+
+export interface LoadedImage {
+  imageId: number;
+  width: number;
+  height: number;
+  source: HTMLImageElement;
+  /** A downscaled copy drawn when zoomed out, so huge images stay cheap to paint. */
+  preview: HTMLCanvasElement | null;
+  annotations: Annotation[];
+}
+
+interface Shape {
+  ann: Annotation;
+  bounds: Rect;
+  bitmap?: Bitmap;
+  maskCanvas?: HTMLCanvasElement;
+}
+
+type Drag =
+  | { kind: 'pan'; sx: number; sy: number; tx: number; ty: number }
+  | { kind: 'box'; x0: number; y0: number; x1: number; y1: number; sx: number; sy: number }
+  | { kind: 'move'; key: number; x0: number; y0: number; dx: number; dy: number }
+  | { kind: 'handle'; key: number; handle: number; geometry: Annotation['geometry'] }
+  | { kind: 'paint'; value: 0 | 1; last: Point };
+
+interface MaskEdit {
+  key: number | null;
+  bitmap: Bitmap;
+  canvas: HTMLCanvasElement;
+}
+
+export interface EditorState {
+  tool: Tool;
+  classId: number | null;
+  selectedKey: number | null;
+  selected: Annotation | null;
+  zoom: number;
+  brushSize: number;
+  count: number;
+  canUndo: boolean;
+  canRedo: boolean;
+  classifications: number[];
+}
+
+const HANDLE_PX = 5;
+
+/** The canvas editor: view transform, drawing of visible shapes, tools and pointer/keyboard-driven edits. */
+export class EditorController {
+  private ctx: CanvasRenderingContext2D;
+  image: LoadedImage | null = null;
+  store: AnnotationStore | null = null;
+  private shapes = new Map<number, Shape>();
+  private index = new GridIndex(1, 1);
+  scale = 1;
+  tx = 0;
+  ty = 0;
+  tool: Tool = 'box';
+  classId: number | null = null;
+  selectedKey: number | null = null;
+  brushSize = 12;
+  private classes = new Map<number, LabelClass>();
+  private drag: Drag | null = null;
+  private polygon: Point[] = [];
+  private cursor: Point = [0, 0];
+  private spaceDown = false;
+  private maskEdit: MaskEdit | null = null;
+  private frame = 0;
+  private visible: number[] = [];
+  /** Milliseconds the last full paint took; read by the benchmark. */
+  lastPaintMs = 0;
+
+  constructor(
+    readonly canvas: HTMLCanvasElement,
+    readonly minimap: HTMLCanvasElement | null,
+    private readonly onState: (s: EditorState) => void,
+    private readonly onMessage: (m: string) => void,
+  ) {
+    this.ctx = canvas.getContext('2d')!;
+    canvas.addEventListener('pointerdown', this.onPointerDown);
+    window.addEventListener('pointermove', this.onPointerMove);
+    window.addEventListener('pointerup', this.onPointerUp);
+    canvas.addEventListener('wheel', this.onWheel, { passive: false });
+    canvas.addEventListener('contextmenu', (e) => e.preventDefault());
+    canvas.addEventListener('dblclick', () => this.tool === 'polygon' && this.closePolygon());
+    minimap?.addEventListener('pointerdown', this.onMinimap);
+  }
+
+  destroy(): void {
+    window.removeEventListener('pointermove', this.onPointerMove);
+    window.removeEventListener('pointerup', this.onPointerUp);
+    cancelAnimationFrame(this.frame);
+  }
+
+  setClasses(classes: LabelClass[]): void {
+    this.classes = new Map(classes.map((c) => [c.id, c]));
+    if (this.classId === null || !this.classes.has(this.classId)) this.classId = classes[0]?.id ?? null;
+    for (const s of this.shapes.values()) if (s.bitmap) s.maskCanvas = undefined;
+    this.version++;
+    this.emit();
+    this.requestPaint();
+  }
+
+  private colorOf(classId: number): string {
+    return this.classes.get(classId)?.color ?? '#ff00ff';
+  }
+
+  // ---- image and annotations ----
+
+  show(image: LoadedImage): void {
+    this.image = image;
+    this.version++;
+    this.layer = null;
+    this.store = new AnnotationStore(image.imageId, image.annotations, {
+      changed: (key, ann) => this.onChanged(key, ann),
+      refused: (m) => this.onMessage(`Change not saved: ${m}`),
+    });
+    this.shapes.clear();
+    this.index = new GridIndex(image.width, image.height);
+    for (const [key, ann] of this.store.items) this.addShape(key, ann);
+    this.selectedKey = null;
+    this.polygon = [];
+    this.maskEdit = null;
+    this.drag = null;
+    this.fit();
+    this.drawMinimapBase();
+    this.emit();
+  }
+
+  private addShape(key: number, ann: Annotation): void {
+    if (ann.annotation_type === 'classification') {
+      this.shapes.set(key, { ann, bounds: { x: 0, y: 0, width: 0, height: 0 } });
+      return;
+    }
+    let bitmap: Bitmap | undefined;
+    let bounds = boundsOf(ann);
+    if (ann.annotation_type === 'mask') {
+      bitmap = decodeRle((ann.geometry as MaskGeometry).rle);
+      bounds = bounds ?? maskBounds(bitmap);
+    }
+    if (!bounds) return;
+    this.shapes.set(key, { ann, bounds, bitmap });
+    this.index.insert(key, bounds);
+  }
+
+  private onChanged(key: number, ann: Annotation | null): void {
+    this.version++;
+    this.index.remove(key);
+    this.shapes.delete(key);
+    if (ann) this.addShape(key, ann);
+    else if (this.selectedKey === key) this.selectedKey = null;
+    this.emit();
+    this.requestPaint();
+  }
+
+  state(): EditorState {
+    const selected = this.selectedKey !== null ? (this.shapes.get(this.selectedKey)?.ann ?? null) : null;
+    const classifications = [...this.shapes.values()].filter((s) => s.ann.annotation_type === 'classification').map((s) => s.ann.class_id);
+    return {
+      tool: this.tool,
+      classId: this.classId,
+      selectedKey: this.selectedKey,
+      selected,
+      zoom: this.scale,
+      brushSize: this.brushSize,
+      count: this.shapes.size,
+      canUndo: this.store?.canUndo ?? false,
+      canRedo: this.store?.canRedo ?? false,
+      classifications,
+    };
+  }
+
+  private emit(): void {
+    this.onState(this.state());
+  }
+
+  // ---- commands (toolbar and keyboard) ----
+
+  setTool(tool: Tool): void {
+    this.tool = tool;
+    this.polygon = [];
+    this.emit();
+    this.requestPaint();
+  }
+
+  /** Picks the class for new shapes; with a shape selected, moves that shape to the class. */
+  pickClass(classId: number): void {
+    this.classId = classId;
+    const selected = this.selectedKey !== null ? this.shapes.get(this.selectedKey) : undefined;
+    if (this.tool === 'classification') this.toggleClassification(classId);
+    else if (selected && selected.ann.class_id !== classId && this.store) {
+      this.store.update(this.selectedKey!, { class_id: classId, annotation_type: selected.ann.annotation_type, geometry: this.sendable(selected.ann) });
+    }
+    this.emit();
+  }
+
+  toggleClassification(classId: number): void {
+    if (!this.store) return;
+    for (const [key, s] of this.shapes)
+      if (s.ann.annotation_type === 'classification' && s.ann.class_id === classId) return this.store.delete(key);
+    this.store.create({ class_id: classId, annotation_type: 'classification', geometry: {} });
+  }
+
+  deleteSelected(): void {
+    if (this.selectedKey === null || !this.store) return;
+    this.store.delete(this.selectedKey);
+    this.selectedKey = null;
+    this.emit();
+  }
+
+  undo(): void {
+    this.store?.undo();
+    this.emit();
+  }
+
+  redo(): void {
+    this.store?.redo();
+    this.emit();
+  }
+
+  setBrushSize(size: number): void {
+    this.brushSize = Math.max(1, Math.min(200, Math.round(size)));
+    this.emit();
+    this.requestPaint();
+  }
+
+  cancel(): void {
+    this.polygon = [];
+    this.drag = null;
+    this.selectedKey = null;
+    this.emit();
+    this.requestPaint();
+  }
+
+  /** The geometry as the API takes it (a mask's computed bbox is the server's to fill in). */
+  private sendable(ann: Annotation): Annotation['geometry'] {
+    if (ann.annotation_type === 'mask') return { rle: (ann.geometry as MaskGeometry).rle };
+    return ann.geometry;
+  }
+
+  private newShape(data: Draft): void {
+    if (!this.store) return;
+    const ref = this.store.create(data);
+    this.selectedKey = ref.key;
+    this.emit();
+  }
+
+  // ---- view ----
+
+  fit(): void {
+    if (!this.image) return;
+    const { width, height } = this.canvasSize();
+    this.scale = Math.min(width / this.image.width, height / this.image.height) * 0.95;
+    this.tx = (width - this.image.width * this.scale) / 2;
+    this.ty = (height - this.image.height * this.scale) / 2;
+    this.emit();
+    this.requestPaint();
+  }
+
+  zoomAt(sx: number, sy: number, factor: number): void {
+    const next = Math.max(0.01, Math.min(64, this.scale * factor));
+    const ix = (sx - this.tx) / this.scale, iy = (sy - this.ty) / this.scale;
+    this.scale = next;
+    this.tx = sx - ix * next;
+    this.ty = sy - iy * next;
+    this.emit();
+    this.requestPaint();
+  }
+
+  panBy(dx: number, dy: number): void {
+    this.tx += dx;
+    this.ty += dy;
+    this.requestPaint();
+  }
+
+  private canvasSize(): { width: number; height: number } {
+    return { width: this.canvas.clientWidth || this.canvas.width, height: this.canvas.clientHeight || this.canvas.height };
+  }
+
+  private toImage(e: { clientX: number; clientY: number }): Point {
+    const r = this.canvas.getBoundingClientRect();
+    return [(e.clientX - r.left - this.tx) / this.scale, (e.clientY - r.top - this.ty) / this.scale];
+  }
+
+  private screenOf(e: { clientX: number; clientY: number }): Point {
+    const r = this.canvas.getBoundingClientRect();
+    return [e.clientX - r.left, e.clientY - r.top];
+  }
+
+  // ---- hit testing ----
+
+  /** The topmost (smallest) shape under an image point, through the spatial index. */
+  shapeAt(x: number, y: number): number | null {
+    const slack = 3 / this.scale;
+    let best: number | null = null;
+    let bestArea = Infinity;
+    for (const key of this.index.queryPoint(x, y, slack)) {
+      const s = this.shapes.get(key)!;
+      if (!hits(s.ann, s.bounds, s.bitmap, x, y, slack)) continue;
+      const area = s.bounds.width * s.bounds.height;
+      if (area < bestArea) {
+        best = key;
+        bestArea = area;
+      }
+    }
+    return best;
+  }
+
+  private handleAt(x: number, y: number): number | null {
+    const s = this.selectedKey !== null ? this.shapes.get(this.selectedKey) : undefined;
+    if (!s) return null;
+    const r = (HANDLE_PX + 2) / this.scale;
+    const pts = handlePoints(s.ann, s.bounds);
+    for (let i = 0; i < pts.length; i++) if (Math.abs(pts[i][0] - x) <= r && Math.abs(pts[i][1] - y) <= r) return i;
+    return null;
+  }
+
+  // ---- pointer input ----
+
+  private onPointerDown = (e: PointerEvent) => {
+    if (!this.image) return;
+    this.canvas.focus();
+    const [x, y] = this.toImage(e);
+    const [sx, sy] = this.screenOf(e);
+    if (e.button === 1 || (e.button === 0 && this.spaceDown)) {
+      e.preventDefault();
+      this.drag = { kind: 'pan', sx, sy, tx: this.tx, ty: this.ty };
+      return;
+    }
+    if (e.button !== 0) return;
+    const handle = this.tool === 'select' || this.tool === 'box' ? this.handleAt(x, y) : null;
+    if (handle !== null && this.selectedKey !== null) {
+      this.drag = { kind: 'handle', key: this.selectedKey, handle, geometry: this.shapes.get(this.selectedKey)!.ann.geometry };
+      return;
+    }
+    switch (this.tool) {
+      case 'select': {
+        const key = this.shapeAt(x, y);
+        this.selectedKey = key;
+        if (key !== null) this.drag = { kind: 'move', key, x0: x, y0: y, dx: 0, dy: 0 };
+        this.emit();
+        break;
+      }
+      case 'box':
+        this.drag = { kind: 'box', x0: x, y0: y, x1: x, y1: y, sx, sy };
+        break;
+      case 'polygon':
+        this.addPolygonPoint(x, y);
+        break;
+      case 'brush':
+      case 'eraser':
+        this.beginPaint(x, y, this.tool === 'brush' ? 1 : 0);
+        break;
+      case 'classification':
+        break;
+    }
+    this.requestPaint();
+  };
+
+  private onPointerMove = (e: PointerEvent) => {
+    if (!this.image) return;
+    const [x, y] = this.toImage(e);
+    this.cursor = [x, y];
+    const d = this.drag;
+    if (!d) {
+      if (this.tool === 'polygon' || this.tool === 'brush' || this.tool === 'eraser') this.requestPaint();
+      return;
+    }
+    if (d.kind === 'pan') {
+      const [sx, sy] = this.screenOf(e);
+      this.tx = d.tx + sx - d.sx;
+      this.ty = d.ty + sy - d.sy;
+    } else if (d.kind === 'box') {
+      d.x1 = x;
+      d.y1 = y;
+    } else if (d.kind === 'move') {
+      d.dx = x - d.x0;
+      d.dy = y - d.y0;
+    } else if (d.kind === 'handle') {
+      const s = this.shapes.get(d.key);
+      if (s) this.previewHandle(d.key, s, d, x, y);
+    } else if (d.kind === 'paint') {
+      this.paintTo(x, y, d);
+    }
+    this.requestPaint();
+  };
+
+  private onPointerUp = (e: PointerEvent) => {
+    const d = this.drag;
+    this.drag = null;
+    if (!d || !this.image || !this.store) return;
+    const { width: W, height: H } = this.image;
+    if (d.kind === 'box') {
+      const [sx, sy] = this.screenOf(e);
+      if (Math.abs(sx - d.sx) < 3 && Math.abs(sy - d.sy) < 3) {
+        // A click, not a drag: select what is under it.
+        this.selectedKey = this.shapeAt(d.x0, d.y0);
+        this.emit();
+      } else {
+        const g = clampBox(d.x0, d.y0, d.x1, d.y1, W, H);
+        if (g.width >= 1 && g.height >= 1) this.createWithClass({ annotation_type: 'bbox', geometry: g });
+      }
+    } else if (d.kind === 'move' && (d.dx !== 0 || d.dy !== 0)) {
+      const s = this.shapes.get(d.key);
+      if (s && s.ann.annotation_type !== 'mask') {
+        this.store.update(d.key, { class_id: s.ann.class_id, annotation_type: s.ann.annotation_type, geometry: translate(s.ann, d.dx, d.dy, W, H) });
+      }
+    } else if (d.kind === 'handle') {
+      const s = this.shapes.get(d.key);
+      if (s && s.ann.geometry !== d.geometry) {
+        const moved = s.ann.geometry;
+        // The preview changed the shape in place; restore it so the update records the right "before".
+        this.onChangedLocal(d.key, { ...s.ann, geometry: d.geometry });
+        this.store.update(d.key, { class_id: s.ann.class_id, annotation_type: s.ann.annotation_type, geometry: moved });
+      }
+    } else if (d.kind === 'paint') {
+      this.endPaint();
+    }
+    this.requestPaint();
+  };
+
+  private onChangedLocal(key: number, ann: Annotation): void {
+    this.version++;
+    this.store!.items.set(key, ann);
+    this.index.remove(key);
+    this.shapes.delete(key);
+    this.addShape(key, ann);
+  }
+
+  private previewHandle(key: number, s: Shape, d: Extract<Drag, { kind: 'handle' }>, x: number, y: number): void {
+    const { width: W, height: H } = this.image!;
+    if (s.ann.annotation_type === 'bbox') {
+      const g = d.geometry as BboxGeometry;
+      const h = BOX_HANDLES[d.handle];
+      const x0 = h.l ? x : g.x, x1 = h.r ? x : g.x + g.width;
+      const y0 = h.t ? y : g.y, y1 = h.b ? y : g.y + g.height;
+      const next = clampBox(x0, y0, x1, y1, W, H);
+      if (next.width >= 1 && next.height >= 1) this.onChangedLocal(key, { ...s.ann, geometry: next });
+    } else if (s.ann.annotation_type === 'polygon') {
+      const pts = (s.ann.geometry as { points: Point[] }).points.slice();
+      pts[d.handle] = [x, y];
+      this.onChangedLocal(key, { ...s.ann, geometry: { points: clampPoints(pts, W, H) } });
+    }
+  }
+
+  private createWithClass(data: Omit<Draft, 'class_id'>): void {
+    if (this.classId === null) {
+      this.onMessage('Add a class first (project page → Classes)');
+      return;
+    }
+    this.newShape({ ...data, class_id: this.classId });
+  }
+
+  private addPolygonPoint(x: number, y: number): void {
+    if (this.polygon.length >= 3) {
+      const [fx, fy] = this.polygon[0];
+      if (Math.hypot((fx - x) * this.scale, (fy - y) * this.scale) <= 8) return this.closePolygon();
+    }
+    this.polygon.push([x, y]);
+  }
+
+  closePolygon(): void {
+    if (!this.image) return;
+    if (this.polygon.length >= 3) {
+      this.createWithClass({ annotation_type: 'polygon', geometry: { points: clampPoints(this.polygon, this.image.width, this.image.height) } });
+    }
+    this.polygon = [];
+    this.requestPaint();
+  }
+
+  removeLastPolygonPoint(): boolean {
+    if (this.polygon.length === 0) return false;
+    this.polygon.pop();
+    this.requestPaint();
+    return true;
+  }
+
+  // ---- mask brush ----
+
+  private beginPaint(x: number, y: number, value: 0 | 1): void {
+    const { width, height } = this.image!;
+    const selected = this.selectedKey !== null ? this.shapes.get(this.selectedKey) : undefined;
+    const editing = selected?.ann.annotation_type === 'mask' && selected.bitmap ? selected : undefined;
+    if (!editing && value === 0) {
+      this.onMessage('Select a mask to erase from');
+      return;
+    }
+    if (!editing && this.classId === null) {
+      this.onMessage('Add a class first (project page → Classes)');
+      return;
+    }
+    const bitmap: Bitmap = editing ? { width, height, data: editing.bitmap!.data.slice() } : { width, height, data: new Uint8Array(width * height) };
+    const canvas = document.createElement('canvas');
+    canvas.width = width;
+    canvas.height = height;
+    const color = this.colorOf(editing ? editing.ann.class_id : this.classId!);
+    if (editing) paintMask(canvas.getContext('2d')!, bitmap, { x: 0, y: 0, width, height }, color);
+    this.maskEdit = { key: editing ? this.selectedKey : null, bitmap, canvas };
+    const drag: Drag = { kind: 'paint', value, last: [x, y] };
+    this.drag = drag;
+    this.paintTo(x, y, drag);
+  }
+
+  private paintTo(x: number, y: number, d: Extract<Drag, { kind: 'paint' }>): void {
+    const edit = this.maskEdit;
+    if (!edit) return;
+    const color = this.colorOf(edit.key !== null ? this.shapes.get(edit.key)!.ann.class_id : this.classId!);
+    const ctx = edit.canvas.getContext('2d')!;
+    const radius = this.brushSize / 2;
+    const steps = Math.max(1, Math.ceil(Math.hypot(x - d.last[0], y - d.last[1]) / Math.max(1, radius / 2)));
+    for (let i = 1; i <= steps; i++) {
+      const px = d.last[0] + ((x - d.last[0]) * i) / steps, py = d.last[1] + ((y - d.last[1]) * i) / steps;
+      const touched = stampDisc(edit.bitmap, px, py, radius, d.value);
+      ctx.clearRect(touched.x, touched.y, touched.width, touched.height);
+      paintMask(ctx, edit.bitmap, touched, color);
+    }
+    d.last = [x, y];
+  }
+
+  private endPaint(): void {
+    const edit = this.maskEdit;
+    this.maskEdit = null;
+    if (!edit || !this.store) return;
+    const bounds = maskBounds(edit.bitmap);
+    if (edit.key !== null) {
+      const s = this.shapes.get(edit.key);
+      if (!s) return;
+      if (!bounds) this.store.delete(edit.key);
+      else this.store.update(edit.key, { class_id: s.ann.class_id, annotation_type: 'mask', geometry: { rle: encodeRle(edit.bitmap), bbox: bounds } });
+    } else if (bounds) {
+      this.createWithClass({ annotation_type: 'mask', geometry: { rle: encodeRle(edit.bitmap), bbox: bounds } });
+    }
+  }
+
+  // ---- keyboard helpers ----
+
+  setSpace(down: boolean): void {
+    this.spaceDown = down;
+    this.canvas.style.cursor = down ? 'grab' : '';
+  }
+
+  private onWheel = (e: WheelEvent) => {
+    e.preventDefault();
+    const [sx, sy] = this.screenOf(e);
+    if (e.ctrlKey || !e.shiftKey) this.zoomAt(sx, sy, Math.exp(-e.deltaY * 0.0015));
+    else this.panBy(-e.deltaX, -e.deltaY);
+  };
+
+  private onMinimap = (e: PointerEvent) => {
+    if (!this.image || !this.minimap) return;
+    const r = this.minimap.getBoundingClientRect();
+    const k = this.image.width / r.width;
+    const ix = (e.clientX - r.left) * k, iy = (e.clientY - r.top) * (this.image.height / r.height);
+    const { width, height } = this.canvasSize();
+    this.tx = width / 2 - ix * this.scale;
+    this.ty = height / 2 - iy * this.scale;
+    this.requestPaint();
+  };
+
+  // ---- painting ----
+
+  requestPaint(): void {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.paint();
+    });
+  }
+
+  private maskCanvasOf(s: Shape): HTMLCanvasElement | undefined {
+    if (!s.bitmap) return undefined;
+    if (!s.maskCanvas) {
+      const c = document.createElement('canvas');
+      c.width = Math.max(1, s.bounds.width);
+      c.height = Math.max(1, s.bounds.height);
+      paintMask(c.getContext('2d')!, s.bitmap, s.bounds, this.colorOf(s.ann.class_id), s.bounds);
+      s.maskCanvas = c;
+    }
+    return s.maskCanvas;
+  }
+
+  /**
+   * Paints a frame. The image and the unselected shapes are rendered once into a cached layer a little larger than
+   * the view; panning then only blits that layer, and zooming stretches it until the wheel rests, when it is
+   * rendered again sharp. While a shape is being moved or a mask painted, the scene is drawn directly.
+   */
+  paint(): void {
+    const started = performance.now();
+    const ctx = this.ctx;
+    const dpr = window.devicePixelRatio || 1;
+    const { width, height } = this.canvasSize();
+    if (this.canvas.width !== Math.round(width * dpr) || this.canvas.height !== Math.round(height * dpr)) {
+      this.canvas.width = Math.round(width * dpr);
+      this.canvas.height = Math.round(height * dpr);
+    }
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.fillStyle = '#1d1f24';
+    ctx.fillRect(0, 0, width, height);
+    if (!this.image) return;
+    const s = this.scale;
+    const view: Rect = { x: -this.tx / s, y: -this.ty / s, width: width / s, height: height / s };
+    const moving = this.drag?.kind === 'move' ? this.drag : null;
+    ctx.setTransform(dpr * s, 0, 0, dpr * s, dpr * this.tx, dpr * this.ty);
+    if (moving || this.drag?.kind === 'handle' || this.maskEdit) {
+      this.drawScene(ctx, view, s, moving);
+    } else {
+      const layer = this.layerFor(view, s, dpr);
+      ctx.imageSmoothingEnabled = true;
+      ctx.drawImage(layer.canvas, layer.rect.x, layer.rect.y, layer.rect.width, layer.rect.height);
+    }
+    this.paintSelection(ctx, s, moving);
+    this.paintDraft(ctx, s);
+    this.paintMinimapView();
+    this.lastPaintMs = performance.now() - started;
+  }
+
+  private layer: { canvas: HTMLCanvasElement; rect: Rect; scale: number; version: number } | null = null;
+  private version = 0;
+  private sharpenTimer = 0;
+
+  private layerFor(view: Rect, s: number, dpr: number) {
+    const img = this.image!;
+    const visible: Rect = {
+      x: Math.max(0, view.x),
+      y: Math.max(0, view.y),
+      width: Math.min(img.width, view.x + view.width) - Math.max(0, view.x),
+      height: Math.min(img.height, view.y + view.height) - Math.max(0, view.y),
+    };
+    const l = this.layer;
+    const covers =
+      l !== null &&
+      l.version === this.version &&
+      visible.x >= l.rect.x - 0.5 &&
+      visible.y >= l.rect.y - 0.5 &&
+      visible.x + visible.width <= l.rect.x + l.rect.width + 0.5 &&
+      visible.y + visible.height <= l.rect.y + l.rect.height + 0.5;
+    if (covers && l.scale === s) return l;
+    if (covers) {
+      clearTimeout(this.sharpenTimer);
+      this.sharpenTimer = window.setTimeout(() => {
+        this.layer = null;
+        this.requestPaint();
+      }, 150);
+      return l;
+    }
+    // Half a view of margin on every side, inside the image, and never more than 4096 pixels a side.
+    const margin = Math.min(view.width, 4096 / (s * dpr) - view.width) / 2;
+    const x0 = Math.max(0, view.x - Math.max(0, margin)), y0 = Math.max(0, view.y - Math.max(0, Math.min(view.height, 4096 / (s * dpr) - view.height) / 2));
+    const x1 = Math.min(img.width, view.x + view.width + Math.max(0, margin));
+    const y1 = Math.min(img.height, view.y + view.height + Math.max(0, Math.min(view.height, 4096 / (s * dpr) - view.height) / 2));
+    const rect: Rect = { x: x0, y: y0, width: Math.max(1 / s, x1 - x0), height: Math.max(1 / s, y1 - y0) };
+    const canvas = l?.canvas ?? document.createElement('canvas');
+    canvas.width = Math.max(1, Math.ceil(rect.width * s * dpr));
+    canvas.height = Math.max(1, Math.ceil(rect.height * s * dpr));
+    const ctx = canvas.getContext('2d')!;
+    ctx.setTransform(s * dpr, 0, 0, s * dpr, -rect.x * s * dpr, -rect.y * s * dpr);
+    this.drawScene(ctx, rect, s, null);
+    this.layer = { canvas, rect, scale: s, version: this.version };
+    return this.layer;
+  }
+
+  /** The image and the shapes inside `view`; shapes of one class go into one path, stroked once. */
+  private drawScene(ctx: CanvasRenderingContext2D, view: Rect, s: number, moving: Extract<Drag, { kind: 'move' }> | null): void {
+    const img = this.image!;
+    ctx.imageSmoothingEnabled = s < 2;
+    if (img.preview && img.preview.width < img.width * s) ctx.drawImage(img.source, 0, 0, img.width, img.height);
+    else ctx.drawImage(img.preview ?? img.source, 0, 0, img.width, img.height);
+
+    this.visible.length = 0;
+    this.index.query(view, this.visible);
+    const paths = new Map<number, Path2D>();
+    ctx.globalAlpha = 0.55;
+    for (const key of this.visible) {
+      const shape = this.shapes.get(key)!;
+      const ann = shape.ann;
+      if (ann.annotation_type === 'mask') {
+        const c = this.maskCanvasOf(shape);
+        if (c && this.maskEdit?.key !== key) ctx.drawImage(c, shape.bounds.x, shape.bounds.y);
+        continue;
+      }
+      let path = paths.get(ann.class_id);
+      if (!path) paths.set(ann.class_id, (path = new Path2D()));
+      const dx = moving?.key === key ? moving.dx : 0, dy = moving?.key === key ? moving.dy : 0;
+      if (ann.annotation_type === 'bbox') {
+        const b = shape.bounds;
+        path.rect(b.x + dx, b.y + dy, b.width, b.height);
+      } else {
+        const pts = (ann.geometry as { points: Point[] }).points;
+        path.moveTo(pts[0][0] + dx, pts[0][1] + dy);
+        for (let i = 1; i < pts.length; i++) path.lineTo(pts[i][0] + dx, pts[i][1] + dy);
+        path.closePath();
+      }
+    }
+    if (this.maskEdit) ctx.drawImage(this.maskEdit.canvas, 0, 0);
+    ctx.globalAlpha = 1;
+    ctx.lineWidth = 1.5 / s;
+    for (const [classId, path] of paths) {
+      ctx.strokeStyle = this.colorOf(classId);
+      ctx.stroke(path);
+    }
+  }
+
+  private paintSelection(ctx: CanvasRenderingContext2D, s: number, moving: Extract<Drag, { kind: 'move' }> | null): void {
+    const sel = this.selectedKey !== null ? this.shapes.get(this.selectedKey) : undefined;
+    if (!sel || sel.ann.annotation_type === 'classification') return;
+    const dx = moving ? moving.dx : 0, dy = moving ? moving.dy : 0;
+    const b = sel.bounds;
+    ctx.fillStyle = this.colorOf(sel.ann.class_id);
+    ctx.globalAlpha = 0.2;
+    if (sel.ann.annotation_type === 'polygon') {
+      const pts = (sel.ann.geometry as { points: Point[] }).points;
+      ctx.beginPath();
+      pts.forEach(([x, y], i) => (i ? ctx.lineTo(x + dx, y + dy) : ctx.moveTo(x + dx, y + dy)));
+      ctx.closePath();
+      ctx.fill();
+    } else ctx.fillRect(b.x + dx, b.y + dy, b.width, b.height);
+    ctx.globalAlpha = 1;
+    ctx.setLineDash([4 / s, 3 / s]);
+    ctx.strokeStyle = '#ffffff';
+    ctx.lineWidth = 1 / s;
+    ctx.strokeRect(b.x + dx, b.y + dy, b.width, b.height);
+    ctx.setLineDash([]);
+    const r = HANDLE_PX / s;
+    ctx.fillStyle = '#ffffff';
+    ctx.strokeStyle = '#000000';
+    for (const [x, y] of handlePoints(sel.ann, sel.bounds)) {
+      ctx.fillRect(x + dx - r, y + dy - r, r * 2, r * 2);
+      ctx.strokeRect(x + dx - r, y + dy - r, r * 2, r * 2);
+    }
+  }
+
+  private paintDraft(ctx: CanvasRenderingContext2D, s: number): void {
+    const color = this.classId !== null ? this.colorOf(this.classId) : '#ffffff';
+    ctx.strokeStyle = color;
+    ctx.lineWidth = 2 / s;
+    if (this.drag?.kind === 'box') {
+      const d = this.drag;
+      ctx.strokeRect(Math.min(d.x0, d.x1), Math.min(d.y0, d.y1), Math.abs(d.x1 - d.x0), Math.abs(d.y1 - d.y0));
+    }
+    if (this.tool === 'polygon' && this.polygon.length > 0) {
+      ctx.beginPath();
+      this.polygon.forEach(([x, y], i) => (i ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
+      ctx.lineTo(this.cursor[0], this.cursor[1]);
+      ctx.stroke();
+      ctx.fillStyle = color;
+      for (const [x, y] of this.polygon) ctx.fillRect(x - 3 / s, y - 3 / s, 6 / s, 6 / s);
+    }
+    if ((this.tool === 'brush' || this.tool === 'eraser') && !this.drag) {
+      ctx.beginPath();
+      ctx.arc(this.cursor[0], this.cursor[1], this.brushSize / 2, 0, Math.PI * 2);
+      ctx.strokeStyle = this.tool === 'eraser' ? '#ffffff' : color;
+      ctx.stroke();
+    }
+  }
+
+  private minimapBase: HTMLCanvasElement | null = null;
+
+  private drawMinimapBase(): void {
+    if (!this.minimap || !this.image) return;
+    const m = this.minimap;
+    const k = 180 / Math.max(this.image.width, this.image.height);
+    m.width = Math.max(1, Math.round(this.image.width * k));
+    m.height = Math.max(1, Math.round(this.image.height * k));
+    const base = document.createElement('canvas');
+    base.width = m.width;
+    base.height = m.height;
+    base.getContext('2d')!.drawImage(this.image.preview ?? this.image.source, 0, 0, m.width, m.height);
+    this.minimapBase = base;
+  }
+
+  private paintMinimapView(): void {
+    if (!this.minimap || !this.image || !this.minimapBase) return;
+    const ctx = this.minimap.getContext('2d')!;
+    ctx.drawImage(this.minimapBase, 0, 0);
+    const k = this.minimap.width / this.image.width;
+    const { width, height } = this.canvasSize();
+    ctx.strokeStyle = '#ffcc00';
+    ctx.lineWidth = 2;
+    ctx.strokeRect((-this.tx / this.scale) * k, (-this.ty / this.scale) * k, (width / this.scale) * k, (height / this.scale) * k);
+  }
+}

@@ -1,0 +1,34 @@
+import { createRoot } from 'react-dom/client';
+import { lazy, Suspense } from 'react';
+import { useLocation } from './router.js';
+import { LoginPage } from './pages/login-page.js';
+import { DashboardPage } from './pages/dashboard-page.js';
+import { NewProjectPage } from './pages/new-project-page.js';
+import { ProjectPage } from './pages/project-page.js';
+import { UploadPage } from './pages/upload-page.js';
+import './styles.css';
+
+// The editor is the heaviest page; the others load without it.
+const AnnotatePage = lazy(() => import('./pages/annotate-page.js'));
+
+function App() {
+  const { path } = useLocation();
+  if (path === '/login') return <LoginPage />;
+  if (path === '/' || path === '') return <DashboardPage />;
+  if (path === '/projects/new') return <NewProjectPage />;
+  const match = /^\/projects\/(\d+)(?:\/(annotate|upload))?\/?$/.exec(path);
+  if (match) {
+    const id = Number(match[1]);
+    if (match[2] === 'annotate')
+      return (
+        <Suspense fallback={<div className="page">Loading editor…</div>}>
+          <AnnotatePage key={id} projectId={id} />
+        </Suspense>
+      );
+    if (match[2] === 'upload') return <UploadPage key={id} projectId={id} />;
+    return <ProjectPage key={id} projectId={id} />;
+  }
+  return <div className="page">Page not found.</div>;
+}
+
+createRoot(document.getElementById('root')!).render(<App />);

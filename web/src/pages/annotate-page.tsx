@@ -1,0 +1,361 @@
+import { useEffect, useRef, useState } from 'react';
+import { api, request } from '../api.js';
+import { ErrorBanner } from '../components/layout.js';
+import { EditorController, type EditorState, type Tool } from '../editor/editor-controller.js';
+import { ImageLoader } from '../editor/image-loader.js';
+import { Link, navigate } from '../router.js';
+import type { ImageRecord, LabelClass, Project } from '../types.js';
+
+const TOOLS: { tool: Tool; key: string; label: string }[] = [
+  { tool: 'select', key: 'V', label: 'Select' },
+  { tool: 'box', key: 'B', label: 'Box' },
+  { tool: 'polygon', key: 'P', label: 'Polygon' },
+  { tool: 'brush', key: 'M', label: 'Mask brush' },
+  { tool: 'eraser', key: 'E', label: 'Eraser' },
+  { tool: 'classification', key: 'C', label: 'Classify' },
+];
+
+const SHORTCUTS: [string, string][] = [
+  ['1 – 9', 'pick class (changes the selected shape’s class; toggles it in Classify)'],
+  ['V / B / P / M / E / C', 'select, box, polygon, mask brush, eraser, classify'],
+  ['Enter / double-click', 'close the polygon'],
+  ['Backspace', 'remove the last polygon point'],
+  ['Delete', 'delete the selected shape'],
+  ['Ctrl+Z / Ctrl+Shift+Z (Ctrl+Y)', 'undo / redo'],
+  ['A / D, ← / →', 'previous / next image'],
+  ['F', 'fit the image to the screen'],
+  ['Wheel', 'zoom around the cursor'],
+  ['Space+drag, middle button', 'pan'],
+  ['[ / ]', 'brush smaller / larger'],
+  ['Esc', 'cancel drawing, deselect'],
+  ['?', 'this help'],
+];
+
+declare global {
+  interface Window {
+    /** The editor's handle for browser tests and the benchmark. */
+    __versaEditor?: {
+      controller: EditorController;
+      imageId: () => number | null;
+      lastSwitchMs: () => number;
+      /** performance.now() when the first image was painted (time to first paint of the editor). */
+      firstPaintAt: () => number;
+      go: (delta: number) => Promise<void>;
+    };
+  }
+}
+
+async function allImages(projectId: number): Promise<ImageRecord[]> {
+  const out: ImageRecord[] = [];
+  let after: number | null = null;
+  for (;;) {
+    const q: string = after === null ? '' : `&after=${after}`;
+    const page: ImageRecord[] = (await request<ImageRecord[]>('GET', `/api/projects/${projectId}/images?limit=10000${q}`)).data;
+    out.push(...page);
+    if (page.length < 10000) return out;
+    after = page[page.length - 1].id;
+  }
+}
+
+export default function AnnotatePage({ projectId }: { projectId: number }) {
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const minimap = useRef<HTMLCanvasElement>(null);
+  const controller = useRef<EditorController | null>(null);
+  const loader = useRef(new ImageLoader(projectId));
+  const [project, setProject] = useState<Project | null>(null);
+  const [classes, setClasses] = useState<LabelClass[]>([]);
+  const [images, setImages] = useState<ImageRecord[] | null>(null);
+  const [index, setIndex] = useState(-1);
+  const [state, setState] = useState<EditorState | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  const [help, setHelp] = useState(false);
+  const [loading, setLoading] = useState(false);
+  const switchMs = useRef(0);
+  const firstPaintAt = useRef(0);
+  const imagesRef = useRef<ImageRecord[]>([]);
+  const indexRef = useRef(-1);
+
+  useEffect(() => {
+    const c = new EditorController(canvas.current!, minimap.current, setState, setMessage);
+    controller.current = c;
+    const resize = new ResizeObserver(() => c.requestPaint());
+    resize.observe(canvas.current!);
+    api.get<Project>(`/api/projects/${projectId}`).then(setProject, (e) => setMessage((e as Error).message));
+    api.get<LabelClass[]>(`/api/projects/${projectId}/classes`).then((cls) => {
+      setClasses(cls);
+      c.setClasses(cls);
+    }, (e) => setMessage((e as Error).message));
+    allImages(projectId).then((list) => {
+      imagesRef.current = list;
+      setImages(list);
+      const wanted = Number(new URLSearchParams(location.search).get('image'));
+      const at = list.findIndex((i) => i.id === wanted);
+      void open(at >= 0 ? at : 0);
+    }, (e) => setMessage((e as Error).message));
+    return () => {
+      resize.disconnect();
+      c.destroy();
+    };
+  }, [projectId]);
+
+  const open = async (at: number) => {
+    const list = imagesRef.current;
+    const c = controller.current;
+    if (!c || at < 0 || at >= list.length) return;
+    const started = performance.now();
+    const previous = indexRef.current >= 0 ? list[indexRef.current] : undefined;
+    if (previous && c.store) {
+      // Come back to fresh data: the cached copy predates the edits just made.
+      const store = c.store;
+      void store.settled().then(() => loader.current.forget(previous.id));
+    }
+    indexRef.current = at;
+    setIndex(at);
+    setLoading(true);
+    try {
+      const loaded = await loader.current.load(list[at]);
+      if (indexRef.current !== at) return;
+      c.show(loaded);
+      c.paint();
+      switchMs.current = performance.now() - started;
+      firstPaintAt.current ||= performance.now();
+      history.replaceState(null, '', `/projects/${projectId}/annotate?image=${list[at].id}`);
+      if (at + 1 < list.length) void loader.current.load(list[at + 1]).catch(() => undefined);
+    } catch (e) {
+      setMessage(`Could not open ${list[at].original_name}: ${(e as Error).message}`);
+    } finally {
+      if (indexRef.current === at) setLoading(false);
+    }
+  };
+
+  const go = (delta: number) => open(indexRef.current + delta);
+
+  useEffect(() => {
+    window.__versaEditor = {
+      controller: controller.current!,
+      imageId: () => controller.current?.image?.imageId ?? null,
+      lastSwitchMs: () => switchMs.current,
+      firstPaintAt: () => firstPaintAt.current,
+      go,
+    };
+  });
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const c = controller.current;
+      const target = e.target as HTMLElement;
+      if (!c || target.closest('input, textarea, select')) return;
+      const key = e.key;
+      const ctrl = e.ctrlKey || e.metaKey;
+      if (key === ' ') {
+        c.setSpace(true);
+        e.preventDefault();
+        return;
+      }
+      if (ctrl && (key === 'z' || key === 'Z')) {
+        e.preventDefault();
+        if (e.shiftKey) c.redo();
+        else c.undo();
+        return;
+      }
+      if (ctrl && key === 'y') {
+        e.preventDefault();
+        c.redo();
+        return;
+      }
+      if (ctrl || e.altKey) return;
+      if (/^[1-9]$/.test(key)) {
+        const cls = classesRef.current[Number(key) - 1];
+        if (cls) c.pickClass(cls.id);
+        return;
+      }
+      const tool = TOOLS.find((t) => t.key === key.toUpperCase());
+      if (tool) return c.setTool(tool.tool);
+      switch (key) {
+        case 'Delete':
+          c.deleteSelected();
+          break;
+        case 'Backspace':
+          if (!c.removeLastPolygonPoint()) c.deleteSelected();
+          break;
+        case 'Enter':
+          c.closePolygon();
+          break;
+        case 'Escape':
+          setHelp(false);
+          c.cancel();
+          break;
+        case 'a':
+        case 'A':
+        case 'ArrowLeft':
+          void go(-1);
+          break;
+        case 'd':
+        case 'D':
+        case 'ArrowRight':
+          void go(1);
+          break;
+        case 'f':
+        case 'F':
+          c.fit();
+          break;
+        case '[':
+          c.setBrushSize(c.brushSize / 1.25);
+          break;
+        case ']':
+          c.setBrushSize(c.brushSize * 1.25);
+          break;
+        case '?':
+          setHelp((h) => !h);
+          break;
+        default:
+          return;
+      }
+      e.preventDefault();
+    };
+    const onKeyUp = (e: KeyboardEvent) => e.key === ' ' && controller.current?.setSpace(false);
+    window.addEventListener('keydown', onKey);
+    window.addEventListener('keyup', onKeyUp);
+    return () => {
+      window.removeEventListener('keydown', onKey);
+      window.removeEventListener('keyup', onKeyUp);
+    };
+  }, []);
+
+  const classesRef = useRef<LabelClass[]>([]);
+  classesRef.current = classes;
+  const current = images && index >= 0 ? images[index] : null;
+  const c = controller.current;
+
+  return (
+    <div className="editor">
+      <header className="topbar">
+        <Link href="/" className="brand">
+          Versa
+        </Link>
+        <Link href={`/projects/${projectId}`} className="crumb">
+          {project?.name ?? `Project ${projectId}`}
+        </Link>
+        <span className="muted small" data-testid="image-position">
+          {current ? `${index + 1} / ${images!.length} · ${current.original_name}` : images?.length === 0 ? 'No images yet' : ''}
+          {loading ? ' · loading…' : ''}
+        </span>
+        <div className="spacer" />
+        <button onClick={() => void go(-1)} disabled={index <= 0} title="Previous (A)">
+          ‹ Prev
+        </button>
+        <button onClick={() => void go(1)} disabled={!images || index >= images.length - 1} title="Next (D)">
+          Next ›
+        </button>
+        <button className="ghost" onClick={() => setHelp(true)} title="Shortcuts (?)">
+          ?
+        </button>
+      </header>
+      <div className="editor-body">
+        <nav className="tools" aria-label="Tools">
+          {TOOLS.map((t) => (
+            <button key={t.tool} className={state?.tool === t.tool ? 'active' : ''} onClick={() => c?.setTool(t.tool)} title={`${t.label} (${t.key})`} data-tool={t.tool}>
+              <b>{t.key}</b>
+              <span>{t.label}</span>
+            </button>
+          ))}
+          <hr />
+          <button onClick={() => c?.undo()} disabled={!state?.canUndo} title="Undo (Ctrl+Z)">
+            Undo
+          </button>
+          <button onClick={() => c?.redo()} disabled={!state?.canRedo} title="Redo (Ctrl+Shift+Z)">
+            Redo
+          </button>
+          <button onClick={() => c?.fit()} title="Fit (F)">
+            Fit
+          </button>
+          {(state?.tool === 'brush' || state?.tool === 'eraser') && (
+            <label className="small">
+              Size {state.brushSize}
+              <input type="range" min={1} max={200} value={state.brushSize} onChange={(e) => c?.setBrushSize(Number(e.target.value))} />
+            </label>
+          )}
+        </nav>
+        <div className="stage">
+          <canvas ref={canvas} className="editor-canvas" tabIndex={0} data-testid="editor-canvas" />
+          <canvas ref={minimap} className="minimap" aria-label="Minimap" />
+          {images?.length === 0 && (
+            <div className="empty-stage">
+              No images in this project. <Link href={`/projects/${projectId}/upload`}>Upload some</Link>.
+            </div>
+          )}
+          {message && (
+            <div className="toast">
+              <ErrorBanner message={message} onClose={() => setMessage(null)} />
+            </div>
+          )}
+          {help && (
+            <div className="help" role="dialog" aria-label="Keyboard shortcuts" onClick={() => setHelp(false)}>
+              <div className="card">
+                <h3>Keyboard shortcuts</h3>
+                <table>
+                  <tbody>
+                    {SHORTCUTS.map(([k, v]) => (
+                      <tr key={k}>
+                        <td>
+                          <kbd>{k}</kbd>
+                        </td>
+                        <td>{v}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            </div>
+          )}
+        </div>
+        <aside className="editor-side">
+          <h3>Classes</h3>
+          {classes.length === 0 && (
+            <p className="muted small">
+              No classes. <a href={`/projects/${projectId}`} onClick={(e) => (e.preventDefault(), navigate(`/projects/${projectId}`))}>Add some</a> first.
+            </p>
+          )}
+          <ul className="class-list">
+            {classes.map((cls, i) => {
+              const checked = state?.classifications.includes(cls.id) ?? false;
+              return (
+                <li key={cls.id} className={state?.classId === cls.id ? 'active' : ''} onClick={() => c?.pickClass(cls.id)} data-class-id={cls.id}>
+                  <span className="swatch" style={{ background: cls.color }} />
+                  <span className="key">{i < 9 ? i + 1 : ''}</span>
+                  <span className="class-name">{cls.name}</span>
+                  {state?.tool === 'classification' && <span>{checked ? '✓' : ''}</span>}
+                </li>
+              );
+            })}
+          </ul>
+          <h3>Selection</h3>
+          {state?.selected ? (
+            <div className="small">
+              <div>{state.selected.annotation_type}</div>
+              <select
+                value={state.selected.class_id}
+                onChange={(e) => c?.pickClass(Number(e.target.value))}
+                aria-label="Class of the selected shape"
+              >
+                {classes.map((cls) => (
+                  <option key={cls.id} value={cls.id}>
+                    {cls.name}
+                  </option>
+                ))}
+              </select>{' '}
+              <button className="danger small" onClick={() => c?.deleteSelected()}>
+                Delete
+              </button>
+            </div>
+          ) : (
+            <p className="muted small">Nothing selected</p>
+          )}
+          <p className="muted small">
+            {state?.count ?? 0} annotation{state?.count === 1 ? '' : 's'} · zoom {Math.round((state?.zoom ?? 1) * 100)}%
+          </p>
+        </aside>
+      </div>
+    </div>
+  );
+}
