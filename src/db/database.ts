@@ -5,6 +5,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Transaction
 import pg from 'pg';
 import type { DialectName } from './dialect.js';
 import { migrations } from './migrations/index.js';
+import { withStatementCache } from './sqlite-statement-cache.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -56,7 +57,7 @@ function openSqlite(options: DatabaseOptions): DatabaseHandle {
   file.pragma('synchronous = NORMAL');
   file.pragma('busy_timeout = 5000');
   file.pragma('cache_size = -65536');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) });
   return {
     db,
     dialect: 'sqlite',

@@ -43,12 +43,15 @@ export function encodeRle(mask: Bitmap): Rle {
 
 export function decodeRle(rle: Rle): Bitmap {
   const [height, width] = rle.size;
-  const data = new Uint8Array(width * height);
+  const total = width * height;
+  const data = new Uint8Array(total);
   let index = 0;
   let value = 0;
   for (const run of rle.counts) {
     if (value) {
-      for (let i = index; i < index + run; i++) data[(i % height) * width + Math.floor(i / height)] = 1;
+      // Runs past the last pixel are dropped: mapped to row-major they would land on pixels of other rows.
+      const end = Math.min(index + run, total);
+      for (let i = index; i < end; i++) data[(i % height) * width + Math.floor(i / height)] = 1;
     }
     index += run;
     value ^= 1;

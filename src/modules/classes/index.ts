@@ -1,4 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../module-deps.js';
+import { ProjectsRepository } from '../projects/projects.repository.js';
+import { ClassesRepository } from './classes.repository.js';
+import { classesRoutes } from './classes.routes.js';
+import { ClassesService } from './classes.service.js';
 
-export function registerClassesModule(_app: FastifyInstance, _deps: ModuleDeps): void {}
+export function registerClassesModule(app: FastifyInstance, deps: ModuleDeps): void {
+  const service = new ClassesService(deps.db, new ClassesRepository(deps.db), new ProjectsRepository(deps.db), deps.access);
+  classesRoutes(app, service);
+}

@@ -1,0 +1,60 @@
+import { Type } from 'typebox';
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { callerOf } from '../../http/authenticate.js';
+import { PageQuery, sendPage } from '../../http/pagination.js';
+import { errors, IdParams } from '../../http/schemas.js';
+import type { AnnotationsService } from './annotations.service.js';
+import { AnnotationCreate, AnnotationOut, ImageParams } from './annotations.schemas.js';
+
+export function annotationsRoutes(server: FastifyInstance, annotations: AnnotationsService): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['annotations'];
+
+  app.get('/api/images/:image_id/annotations', {
+    schema: {
+      tags,
+      summary: "An image's annotations, oldest first",
+      description: 'Paged with `limit` and `offset` or `after`; the total is in `X-Total-Count`, the next page in `Link`.',
+      params: ImageParams,
+      querystring: PageQuery,
+      response: { 200: Type.Array(AnnotationOut), ...errors(401, 404, 422) },
+    },
+  }, async (request, reply) => {
+    const page = await annotations.listForImage(callerOf(request), request.params.image_id, request.query);
+    return sendPage(request, reply, page, request.query.limit);
+  });
+
+  app.post('/api/images/:image_id/annotations', {
+    schema: {
+      tags,
+      summary: 'Annotate an image',
+      description: 'The class must belong to the image\'s project (422 at `body.class_id`). Geometry problems are 422 with `loc` inside `body.geometry`.',
+      params: ImageParams,
+      body: AnnotationCreate,
+      response: { 201: AnnotationOut, ...errors(401, 403, 404, 409, 422) },
+    },
+  }, async (request, reply) => reply.status(201).send(await annotations.create(callerOf(request), request.params.image_id, request.body)));
+
+  app.get('/api/annotations/:id', {
+    schema: { tags, summary: 'One annotation', params: IdParams, response: { 200: AnnotationOut, ...errors(401, 404, 422) } },
+  }, async (request) => annotations.get(callerOf(request), request.params.id));
+
+  app.put('/api/annotations/:id', {
+    schema: {
+      tags,
+      summary: 'Replace an annotation',
+      description: 'Same body as creating; the annotation stays on its image.',
+      params: IdParams,
+      body: AnnotationCreate,
+      response: { 200: AnnotationOut, ...errors(401, 403, 404, 409, 422) },
+    },
+  }, async (request) => annotations.replace(callerOf(request), request.params.id, request.body));
+
+  app.delete('/api/annotations/:id', {
+    schema: { tags, summary: 'Delete an annotation', params: IdParams, response: { 204: Type.Null(), ...errors(401, 403, 404, 422) } },
+  }, async (request, reply) => {
+    await annotations.delete(callerOf(request), request.params.id);
+    return reply.status(204).send(null);
+  });
+}

@@ -1,0 +1,69 @@
+import { Type, type Static } from 'typebox';
+import type { Selectable } from 'kysely';
+import type { AnnotationsTable } from '../../db/schema.js';
+import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { ANNOTATION_TYPES, type AnnotationType as AnnotationTypeName } from '../../imaging/geometry.js';
+
+export const AnnotationType = StringEnum(ANNOTATION_TYPES);
+
+export const SOURCE_PATTERN = '^(manual|yolo|sam|import|model:[A-Za-z0-9._-]{1,100})$';
+
+const GEOMETRY_DESCRIPTION = [
+  'In pixels of the original image (as displayed, EXIF orientation applied), origin top-left. By `annotation_type`:',
+  '- `bbox`: `{x, y, width, height}`, width and height > 0. A box reaching past the image is cut to it; one with no area inside is 422.',
+  '- `polygon`: `{points: [[x, y], ...]}`, at least 3 points enclosing some area. A polygon reaching past the image is clipped to it (it may gain vertices on the border); one with no area inside is 422.',
+  '- `mask`: `{rle: {size: [height, width], counts: [...]}}`, COCO uncompressed RLE in column-major order starting with background; `size` must be the image size, `counts` must sum to height × width and mark at least one pixel. Answers add the computed `bbox`; a `bbox` sent in a request is ignored.',
+  '- `classification`: `{}`; the class is the label.',
+  'Other members of the geometry are not stored.',
+].join('\n');
+
+const Geometry = Type.Object({}, { additionalProperties: true, description: GEOMETRY_DESCRIPTION });
+
+export const AnnotationCreate = Type.Object(
+  {
+    class_id: Id,
+    annotation_type: AnnotationType,
+    geometry: Geometry,
+    confidence: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1, description: 'null for manual annotations' }))),
+    source: Type.Optional(
+      Type.String({
+        pattern: SOURCE_PATTERN,
+        default: 'manual',
+        description: '`manual` (default), `yolo`, `sam`, `import` or `model:<id>`',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type AnnotationCreate = Static<typeof AnnotationCreate>;
+
+export const AnnotationOut = Type.Object({
+  id: Type.Integer(),
+  image_id: Type.Integer(),
+  class_id: Type.Integer(),
+  annotation_type: AnnotationType,
+  geometry: Geometry,
+  confidence: Nullable(Type.Number()),
+  source: Type.String(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export type AnnotationOut = Static<typeof AnnotationOut>;
+
+export const ImageParams = Type.Object({ image_id: Id });
+
+export type AnnotationRow = Selectable<AnnotationsTable>;
+
+export function toAnnotationOut(row: AnnotationRow): AnnotationOut {
+  return {
+    id: row.id,
+    image_id: row.image_id,
+    class_id: row.class_id,
+    annotation_type: row.annotation_type as AnnotationTypeName,
+    geometry: JSON.parse(row.geometry),
+    confidence: row.confidence,
+    source: row.source,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}

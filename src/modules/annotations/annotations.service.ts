@@ -1,0 +1,131 @@
+import type { Caller } from '../../access/caller.js';
+import type { ProjectAccess } from '../../access/project-access.js';
+import { isForeignKeyViolation } from '../../db/errors.js';
+import type { WriteBatcher } from '../../db/write-batcher.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
+import type { Page, PageQuery } from '../../http/pagination.js';
+import { GeometryError, parseGeometry, type ImageSize } from '../../imaging/geometry.js';
+import type { AnnotationsRepository, ImageTarget } from './annotations.repository.js';
+import { toAnnotationOut, type AnnotationCreate, type AnnotationOut } from './annotations.schemas.js';
+
+export class AnnotationsService {
+  constructor(
+    /** Creates and deletes go through group commit; see WriteBatcher. */
+    private readonly writes: WriteBatcher,
+    private readonly annotations: AnnotationsRepository,
+    private readonly access: ProjectAccess,
+  ) {}
+
+  async listForImage(caller: Caller, imageId: number, page: PageQuery): Promise<Page<AnnotationOut>> {
+    const image = await this.annotations.findImage(imageId);
+    await this.access.check(caller, image && { id: image.project_id, owner_id: image.owner_id }, 'project.read', `Image ${imageId} not found`);
+    const rows = await this.annotations.listForImage(imageId, page);
+    return { items: rows.map(toAnnotationOut), total: image!.annotation_count };
+  }
+
+  async get(caller: Caller, id: number): Promise<AnnotationOut> {
+    const row = await this.annotations.find(id);
+    await this.access.check(caller, row && { id: row.project_id, owner_id: row.owner_id }, 'project.read', `Annotation ${id} not found`);
+    return toAnnotationOut(row!);
+  }
+
+  /**
+   * The hot path of annotating: one query for the image, its project's owner and the class, then one unit of work
+   * that inserts the annotation and moves the image and project counters with it, committed together.
+   */
+  async create(caller: Caller, imageId: number, input: AnnotationCreate): Promise<AnnotationOut> {
+    const target = await this.annotations.findImageTarget(imageId, input.class_id);
+    const image = await this.writable(caller, target, `Image ${imageId} not found`, input);
+    const geometry = validGeometry(input, image);
+    const now = new Date().toISOString();
+    const out: AnnotationOut = {
+      id: 0,
+      image_id: imageId,
+      class_id: input.class_id,
+      annotation_type: input.annotation_type,
+      geometry,
+      confidence: input.confidence ?? null,
+      source: input.source ?? 'manual',
+      created_at: now,
+      updated_at: now,
+    };
+    try {
+      out.id = await this.writes.run(async (tx) => {
+        const id = await this.annotations.insert(
+          {
+            image_id: imageId,
+            project_id: image.project_id,
+            class_id: out.class_id,
+            annotation_type: out.annotation_type,
+            geometry: JSON.stringify(geometry),
+            confidence: out.confidence,
+            source: out.source,
+            created_at: now,
+            updated_at: now,
+          },
+          tx,
+        );
+        await this.annotations.bumpCounters(imageId, image.project_id, 1, tx);
+        return id;
+      });
+    } catch (err) {
+      throw deletedMeanwhile(err);
+    }
+    return out;
+  }
+
+  /** Replaces an annotation's class, type, geometry, confidence and source; it stays on its image. */
+  async replace(caller: Caller, id: number, input: AnnotationCreate): Promise<AnnotationOut> {
+    const target = await this.annotations.findAnnotationTarget(id, input.class_id);
+    const image = await this.writable(caller, target, `Annotation ${id} not found`, input);
+    let row;
+    try {
+      row = await this.annotations.update(id, {
+        class_id: input.class_id,
+        annotation_type: input.annotation_type,
+        geometry: JSON.stringify(validGeometry(input, image)),
+        confidence: input.confidence ?? null,
+        source: input.source ?? 'manual',
+        updated_at: new Date().toISOString(),
+      });
+    } catch (err) {
+      throw deletedMeanwhile(err);
+    }
+    if (!row) throw NotFoundError.of('Annotation', id);
+    return toAnnotationOut(row);
+  }
+
+  async delete(caller: Caller, id: number): Promise<void> {
+    const row = await this.annotations.find(id);
+    await this.access.check(caller, row && { id: row.project_id, owner_id: row.owner_id }, 'annotations.write', `Annotation ${id} not found`);
+    await this.writes.run(async (tx) => {
+      const deleted = await this.annotations.delete(id, tx);
+      // Deleted by a concurrent request: that request moved the counters.
+      if (!deleted) throw NotFoundError.of('Annotation', id);
+      await this.annotations.bumpCounters(deleted.image_id, deleted.project_id, -1, tx);
+    });
+  }
+
+  /** 404 when the image (or annotation) is hidden or missing, 403 without the right, 422 for a foreign class. */
+  private async writable(caller: Caller, target: ImageTarget | undefined, notFound: string, input: AnnotationCreate): Promise<ImageTarget> {
+    await this.access.check(caller, target && { id: target.project_id, owner_id: target.owner_id }, 'annotations.write', notFound);
+    if (target!.class_id === null) {
+      throw ValidationError.at(['body', 'class_id'], `Class ${input.class_id} is not a class of project ${target!.project_id}`);
+    }
+    return target!;
+  }
+}
+
+function validGeometry(input: AnnotationCreate, size: ImageSize): object {
+  try {
+    return parseGeometry(input.annotation_type, input.geometry as Record<string, unknown>, size);
+  } catch (err) {
+    if (err instanceof GeometryError) throw ValidationError.at(['body', 'geometry', ...err.path], err.message);
+    throw err;
+  }
+}
+
+/** The image or class went away between the checks and the write (PostgreSQL reports it as a foreign key). */
+function deletedMeanwhile(err: unknown): unknown {
+  return isForeignKeyViolation(err) ? new ConflictError('The image or class was deleted while the annotation was being saved') : err;
+}

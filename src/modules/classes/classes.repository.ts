@@ -1,0 +1,92 @@
+import type { Insertable, Updateable } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import type { ClassesTable } from '../../db/schema.js';
+import type { ClassRow } from './classes.schemas.js';
+
+export type ClassWithOwner = ClassRow & { owner_id: number };
+
+export class ClassesRepository {
+  constructor(private readonly db: Executor) {}
+
+  /** A project's classes in creation order (the order exports number them in), each with its annotation count. */
+  list(projectId: number): Promise<(ClassRow & { annotation_count: number })[]> {
+    return this.db
+      .selectFrom('classes')
+      .selectAll('classes')
+      .select((eb) =>
+        eb
+          .selectFrom('annotations')
+          .select(eb.fn.countAll<number>().as('n'))
+          .whereRef('annotations.class_id', '=', 'classes.id')
+          .as('annotation_count'),
+      )
+      .where('project_id', '=', projectId)
+      .orderBy('id')
+      .execute() as Promise<(ClassRow & { annotation_count: number })[]>;
+  }
+
+  /** A class with the owner of its project, so that access is decided from one query. */
+  findWithOwner(id: number, db: Executor = this.db): Promise<ClassWithOwner | undefined> {
+    return db
+      .selectFrom('classes')
+      .innerJoin('projects', 'projects.id', 'classes.project_id')
+      .selectAll('classes')
+      .select('projects.owner_id')
+      .where('classes.id', '=', id)
+      .executeTakeFirst();
+  }
+
+  insert(values: Insertable<ClassesTable>, db: Executor = this.db): Promise<ClassRow> {
+    return db.insertInto('classes').values(values).returningAll().executeTakeFirstOrThrow();
+  }
+
+  update(id: number, values: Updateable<ClassesTable>, db: Executor = this.db): Promise<ClassRow> {
+    return db.updateTable('classes').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  }
+
+  async countAnnotations(id: number, db: Executor = this.db): Promise<number> {
+    const row = await db
+      .selectFrom('annotations')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('class_id', '=', id)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /**
+   * Deletes the annotations of a class and takes them off their images' counters. Returns how many annotations went
+   * and how many images were left with none, for the project's counters. Run it inside a transaction.
+   */
+  async deleteAnnotations(id: number, tx: Executor): Promise<{ annotations: number; emptiedImages: number }> {
+    const imagesOfClass = tx.selectFrom('annotations').select('image_id').where('class_id', '=', id);
+    await tx
+      .updateTable('images')
+      .set((eb) => ({
+        annotation_count: eb(
+          'annotation_count',
+          '-',
+          eb
+            .selectFrom('annotations')
+            .select(eb.fn.countAll<number>().as('n'))
+            .whereRef('annotations.image_id', '=', 'images.id')
+            .where('annotations.class_id', '=', id),
+        ),
+      }))
+      .where('id', 'in', imagesOfClass)
+      .execute();
+    const emptied = await tx
+      .selectFrom('images')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('annotation_count', '=', 0)
+      .where('id', 'in', imagesOfClass)
+      .executeTakeFirstOrThrow();
+    const deleted = await tx.deleteFrom('annotations').where('class_id', '=', id).executeTakeFirst();
+    return { annotations: Number(deleted.numDeletedRows), emptiedImages: Number(emptied.n) };
+  }
+
+  /** False when the class was already gone. */
+  async delete(id: number, db: Executor = this.db): Promise<boolean> {
+    const result = await db.deleteFrom('classes').where('id', '=', id).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+}

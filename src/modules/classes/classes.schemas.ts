@@ -1,0 +1,58 @@
+import { Type, type Static } from 'typebox';
+import type { Selectable } from 'kysely';
+import type { ClassesTable } from '../../db/schema.js';
+import { Id, Timestamp } from '../../http/schemas.js';
+
+const ClassName = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'Unique within the project (case-sensitive, surrounding spaces trimmed)' });
+const Color = Type.String({ pattern: '^#[0-9a-fA-F]{6}$', description: '`#rrggbb`; stored in lower case', examples: ['#4e79a7'] });
+
+export const ClassCreate = Type.Object(
+  { name: ClassName, color: Type.Optional(Color) },
+  { additionalProperties: false, description: 'When `color` is omitted one is picked from a fixed palette by the class index.' },
+);
+export type ClassCreate = Static<typeof ClassCreate>;
+
+export const ClassUpdate = Type.Object(
+  { name: Type.Optional(ClassName), color: Type.Optional(Color) },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type ClassUpdate = Static<typeof ClassUpdate>;
+
+export const ClassOut = Type.Object({
+  id: Type.Integer(),
+  project_id: Type.Integer(),
+  name: Type.String(),
+  color: Type.String(),
+  created_at: Timestamp,
+  annotation_count: Type.Optional(Type.Integer({ description: 'Annotations labelled with this class' })),
+});
+export type ClassOut = Static<typeof ClassOut>;
+
+export const ClassParams = Type.Object({ class_id: Id });
+
+export const ClassDeleteQuery = Type.Object({
+  cascade: Type.Optional(Type.Boolean({ default: false, description: 'Also delete the annotations that use the class' })),
+});
+
+export const ClassDeletedOut = Type.Object(
+  { deleted_annotations: Type.Integer() },
+  { description: 'With `cascade=true`: the class is gone, with this many annotations' },
+);
+
+export const ClassInUseOut = Type.Object(
+  { detail: Type.String(), annotation_count: Type.Optional(Type.Integer({ description: 'Annotations that use the class' })) },
+  { description: 'Annotations use the class and `cascade=true` was not given; nothing was deleted' },
+);
+
+export type ClassRow = Selectable<ClassesTable>;
+
+export function toClassOut(row: ClassRow, annotationCount?: number): ClassOut {
+  return {
+    id: row.id,
+    project_id: row.project_id,
+    name: row.name,
+    color: row.color,
+    created_at: row.created_at,
+    ...(annotationCount === undefined ? {} : { annotation_count: annotationCount }),
+  };
+}

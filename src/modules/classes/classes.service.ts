@@ -1,0 +1,108 @@
+import type { Caller } from '../../access/caller.js';
+import type { ProjectAccess } from '../../access/project-access.js';
+import type { Db } from '../../db/database.js';
+import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
+import type { ProjectsRepository } from '../projects/projects.repository.js';
+import type { ClassesRepository, ClassWithOwner } from './classes.repository.js';
+import { toClassOut, type ClassCreate, type ClassOut, type ClassUpdate } from './classes.schemas.js';
+
+/** Colours for classes created without one, taken in turn by class index: distinct neighbours, readable on images. */
+export const CLASS_PALETTE = [
+  '#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac',
+  '#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#bcbd22', '#7f7f7f',
+] as const;
+
+export const paletteColor = (index: number): string => CLASS_PALETTE[index % CLASS_PALETTE.length];
+
+export class ClassesService {
+  constructor(
+    private readonly db: Db,
+    private readonly classes: ClassesRepository,
+    private readonly projects: ProjectsRepository,
+    private readonly access: ProjectAccess,
+  ) {}
+
+  async list(caller: Caller, projectId: number): Promise<ClassOut[]> {
+    await this.access.project(caller, projectId, 'project.read');
+    const rows = await this.classes.list(projectId);
+    return rows.map((row) => toClassOut(row, Number(row.annotation_count)));
+  }
+
+  async create(caller: Caller, projectId: number, input: ClassCreate): Promise<ClassOut> {
+    const project = await this.access.project(caller, projectId, 'classes.write');
+    const name = input.name.trim();
+    const color = input.color?.toLowerCase() ?? paletteColor(project.class_count);
+    try {
+      const row = await this.db.transaction().execute(async (tx) => {
+        const inserted = await this.classes.insert({ project_id: projectId, name, color, created_at: new Date().toISOString() }, tx);
+        await this.projects.bumpCounters(projectId, { class_count: 1 }, tx);
+        return inserted;
+      });
+      return toClassOut(row, 0);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw duplicateName(name, projectId);
+      throw err;
+    }
+  }
+
+  async update(caller: Caller, classId: number, input: ClassUpdate): Promise<ClassOut> {
+    const found = await this.writable(caller, classId);
+    // Unknown members are stripped by validation, so `{"colour": …}` arrives here empty.
+    if (input.name === undefined && input.color === undefined) throw ValidationError.at(['body'], 'Send name and/or color');
+    const name = input.name?.trim();
+    try {
+      const row = await this.classes.update(classId, {
+        ...(name !== undefined ? { name } : {}),
+        ...(input.color !== undefined ? { color: input.color.toLowerCase() } : {}),
+      });
+      return toClassOut(row, await this.classes.countAnnotations(classId));
+    } catch (err) {
+      if (isUniqueViolation(err)) throw duplicateName(name!, found.project_id);
+      throw err;
+    }
+  }
+
+  /**
+   * Deletes a class. One in use is refused with 409 and its annotation count, unless `cascade`, which deletes those
+   * annotations too and keeps the image and project counters right. Returns the number of annotations deleted when
+   * cascading, null otherwise.
+   */
+  async delete(caller: Caller, classId: number, cascade: boolean): Promise<{ deleted_annotations: number } | null> {
+    const found = await this.writable(caller, classId);
+    const used = await this.classes.countAnnotations(classId);
+    if (used > 0 && !cascade) {
+      throw new ConflictError(
+        `Class '${found.name}' is used by ${used} annotation${used === 1 ? '' : 's'}; delete them first, or repeat with ?cascade=true to delete them with the class`,
+        { annotation_count: used },
+      );
+    }
+    try {
+      const deletedAnnotations = await this.db.transaction().execute(async (tx) => {
+        const removed = cascade ? await this.classes.deleteAnnotations(classId, tx) : { annotations: 0, emptiedImages: 0 };
+        if (!(await this.classes.delete(classId, tx))) throw NotFoundError.of('Class', classId);
+        await this.projects.bumpCounters(
+          found.project_id,
+          { class_count: -1, annotation_count: -removed.annotations, annotated_image_count: -removed.emptiedImages },
+          tx,
+        );
+        return removed.annotations;
+      });
+      return cascade ? { deleted_annotations: deletedAnnotations } : null;
+    } catch (err) {
+      // An annotation created with this class between the count and the delete keeps the class alive.
+      if (isForeignKeyViolation(err)) throw new ConflictError(`Class '${found.name}' gained annotations while being deleted; try again`);
+      throw err;
+    }
+  }
+
+  private async writable(caller: Caller, classId: number): Promise<ClassWithOwner> {
+    const found = await this.classes.findWithOwner(classId);
+    await this.access.check(caller, found && { id: found.project_id, owner_id: found.owner_id }, 'classes.write', `Class ${classId} not found`);
+    return found!;
+  }
+}
+
+function duplicateName(name: string, projectId: number): ConflictError {
+  return new ConflictError(`A class named '${name}' already exists in project ${projectId}`);
+}
