@@ -3,7 +3,8 @@
  *   1. COCO JSON for N images / 10·N box annotations (default 100k / 1M): wall time and peak RSS.
  *   2. YOLO zip of M real JPEG files (default 2,000 copies of one generated image) against `zip -0 -r` over the same
  *      files: wall time and the ratio (target ≥ 0.8× zip's speed).
- * Usage: npx tsx bench/export-formats.ts [images=100000] [zipImages=2000]
+ *      Both zips run `zipRounds` times, alternating which goes first; the medians are compared.
+ * Usage: npx tsx bench/export-formats.ts [images=100000] [zipImages=2000] [zipRounds=3]
  */
 import { spawnSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
@@ -18,6 +19,7 @@ import { Random } from '../src/lib/random.js';
 
 const imageCount = Number(process.argv[2] ?? 100_000);
 const zipImages = Number(process.argv[3] ?? 2_000);
+const zipRounds = Number(process.argv[4] ?? 3);
 const CLASSES = ['car', 'bus', 'truck', 'person', 'bicycle'];
 
 let peakRss = 0;
@@ -57,7 +59,7 @@ try {
   );
   await rm(cocoPath);
 
-  // Same files for both: a real folder of JPEGs and label files, zipped by yazl (writeYolo) and by `zip -0`.
+  // Same files for both: a real folder of JPEGs and label files, zipped by writeYolo (ZipWriter) and by `zip -0`.
   const tree = join(dir, 'tree');
   await mkdir(join(tree, 'train/images'), { recursive: true });
   await mkdir(join(tree, 'train/labels'), { recursive: true });
@@ -68,23 +70,49 @@ try {
     await writeFile(join(tree, 'train/labels', item.fileName.replace('.jpg', '.txt')), '0 0.5 0.5 0.1 0.1\n'.repeat(10));
     items.push({ ...item, split: 'train', source: { path } });
   }
+  // Alternating rounds (writer first, then zip first, …) and medians: on a shared machine one run of each is noise.
+  const yoloTimes: number[] = [];
+  const zipTimes: number[] = [];
+  let zipError: Error | undefined;
+  const timeYolo = async () => {
+    await rm(join(dir, 'yolo.zip'), { force: true });
+    const start = performance.now();
+    await writeYolo({ classes: CLASSES, projectType: 'object_detection', items }, createWriteStream(join(dir, 'yolo.zip')));
+    yoloTimes.push((performance.now() - start) / 1000);
+  };
+  const timeZip = async () => {
+    await rm(join(dir, 'plain.zip'), { force: true });
+    const start = performance.now();
+    zipError = spawnSync('zip', ['-0', '-r', '-q', join(dir, 'plain.zip'), 'train'], { cwd: tree }).error;
+    zipTimes.push((performance.now() - start) / 1000);
+  };
   peakRss = process.memoryUsage().rss;
-  started = performance.now();
-  await writeYolo({ classes: CLASSES, projectType: 'object_detection', items }, createWriteStream(join(dir, 'yolo.zip')));
-  const yoloSeconds = (performance.now() - started) / 1000;
-  started = performance.now();
-  const zip = spawnSync('zip', ['-0', '-r', '-q', join(dir, 'plain.zip'), 'train'], { cwd: tree });
-  const zipSeconds = (performance.now() - started) / 1000;
-  if (zip.error) console.log('`zip` is not installed; no baseline');
+  for (let round = 0; round < zipRounds; round++) {
+    if (round % 2 === 0) {
+      await timeYolo();
+      await timeZip();
+    } else {
+      await timeZip();
+      await timeYolo();
+    }
+  }
+  const yoloSeconds = median(yoloTimes);
+  const zipSeconds = median(zipTimes);
+  if (zipError) console.log('`zip` is not installed; no baseline');
   console.log();
   console.log('| zip | files | seconds | MB |');
   console.log('|---|---|---|---|');
-  console.log(`| yolo writer (yazl, STORE) | ${zipImages * 2} | ${yoloSeconds.toFixed(2)} | ${((await stat(join(dir, 'yolo.zip'))).size / 1e6).toFixed(1)} |`);
-  if (!zip.error) {
-    console.log(`| zip -0 -r | ${zipImages * 2} | ${zipSeconds.toFixed(2)} | ${((await stat(join(dir, 'plain.zip'))).size / 1e6).toFixed(1)} |`);
+  console.log(`| yolo writer (ZipWriter, STORE), median of ${zipRounds} | ${zipImages * 2} | ${yoloSeconds.toFixed(2)} | ${((await stat(join(dir, 'yolo.zip'))).size / 1e6).toFixed(1)} |`);
+  if (!zipError) {
+    console.log(`| zip -0 -r, median of ${zipRounds} | ${zipImages * 2} | ${zipSeconds.toFixed(2)} | ${((await stat(join(dir, 'plain.zip'))).size / 1e6).toFixed(1)} |`);
     console.log(`\nyolo writer speed = ${(zipSeconds / yoloSeconds).toFixed(2)}× zip -0 (target ≥ 0.8×); peak RSS ${(peakRss / 1e6).toFixed(0)} MB`);
   }
 } finally {
   clearInterval(sampler);
   await rm(dir, { recursive: true, force: true });
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
 }

@@ -10,7 +10,10 @@ export async function* orderedMap<T, R>(
   const window: Promise<R>[] = [];
   try {
     for await (const value of input) {
-      window.push(fn(value));
+      const call = fn(value);
+      // A call may fail while an earlier one is awaited; marked handled here, its error still surfaces when awaited.
+      call.catch(() => undefined);
+      window.push(call);
       if (window.length >= concurrency) yield await window.shift()!;
     }
     while (window.length > 0) yield await window.shift()!;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -11,7 +11,7 @@ import { encodeRle, rleArea } from '../../src/imaging/rle.js';
 import type { DatasetItem, DatasetSource, DatasetToWrite } from '../../src/formats/dataset.js';
 import { FormatError } from '../../src/formats/format-error.js';
 import { readDataset, readDatasetZip } from '../../src/formats/readers/index.js';
-import { WRITERS, type ExportFormat } from '../../src/formats/writers/index.js';
+import { WRITERS, writeExportFile, type ExportFormat } from '../../src/formats/writers/index.js';
 import { boxOf } from '../../src/formats/writers/yolo-writer.js';
 
 const DATASETS = new URL('../../../shared/datasets/', import.meta.url).pathname;
@@ -220,6 +220,38 @@ describe('dataset writers', () => {
     for (const format of ['coco', 'yolo', 'masks'] as const) {
       await assert.rejects(write(format, { classes: ['cat'], items }), (error: unknown) => error instanceof FormatError && /"ghost" is not in the class list/.test(error.message));
     }
+  });
+
+  it('writeExportFile: a write failing midway leaves no partial file, in every format', async () => {
+    const source = await jpegSource();
+    const dir = await mkdtemp(join(work, 'partial-'));
+    const item = (i: number): DatasetItem => ({
+      split: 'train',
+      fileName: `${i}.jpg`,
+      source,
+      width: 100,
+      height: 50,
+      annotations: [{ type: 'classification', className: 'cat', geometry: {} }, { type: 'bbox', className: 'cat', geometry: { x: 1, y: 1, width: 5, height: 5 } }],
+    });
+    async function* failing() {
+      // The file exists from the start, and the zip formats have written 40 images into it before the failure.
+      for (let i = 0; i < 40; i++) yield item(i);
+      throw new Error('database connection lost');
+    }
+    for (const format of Object.keys(WRITERS) as ExportFormat[]) {
+      const path = join(dir, `${format}.${WRITERS[format].extension}`);
+      await assert.rejects(writeExportFile(format, { classes: ['cat'], projectType: 'object_detection', items: failing() }, path), /database connection lost/, format);
+    }
+    // Same for a failure inside the zip writer itself (an image that cannot be read).
+    const missing: DatasetItem = { ...item(99), source: { path: join(dir, 'missing.jpg') } };
+    await assert.rejects(writeExportFile('yolo', { classes: ['cat'], items: [item(1), missing] }, join(dir, 'yolo.zip')), { code: 'ENOENT' });
+    assert.deepEqual(await readdir(dir), []);
+
+    const done = await writeExportFile('yolo', { classes: ['cat'], items: [item(1)] }, join(dir, 'ok.zip'));
+    assert.deepEqual(done, { imageCount: 1, annotationCount: 1, bytes: (await stat(join(dir, 'ok.zip'))).size });
+    // An existing file is never overwritten, nor removed by the failure.
+    await assert.rejects(writeExportFile('yolo', { classes: ['cat'], items: [item(2)] }, join(dir, 'ok.zip')), { code: 'EEXIST' });
+    assert.equal((await stat(join(dir, 'ok.zip'))).size, done.bytes);
   });
 
   it('zip writers store JPEG images uncompressed and name entries safely', async () => {

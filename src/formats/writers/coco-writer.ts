@@ -8,7 +8,7 @@ import { rleArea, rleBbox } from '../../imaging/rle.js';
 import type { Annotation, DatasetItem, DatasetToWrite, Split, WriteStats } from '../dataset.js';
 import { FormatError } from '../format-error.js';
 import { polygonArea, polygonBbox } from '../geometry.js';
-import { ZipOutput, writeChunk } from './zip-output.js';
+import { writeChunk, writeZip } from './zip-output.js';
 
 /** Strings are gathered up to this many characters before one write: one write per annotation would dominate. */
 const BATCH_CHARS = 1 << 16;
@@ -147,33 +147,33 @@ export async function writeCocoJson(dataset: DatasetToWrite, output: Writable): 
  * split's document is spooled to a temporary file while the images stream into the zip, then added at the end.
  */
 export async function writeCocoZip(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
-  const zip = new ZipOutput(output);
   const dir = await mkdtemp(join(tmpdir(), 'versa-coco-zip-'));
   const splits = new Map<Split, { writer: CocoDocumentWriter; file: WriteStream }>();
   try {
-    for await (const item of dataset.items) {
-      const split = item.split ?? 'train';
-      let entry = splits.get(split);
-      if (!entry) {
-        const file = createWriteStream(join(dir, `${split}.json`));
-        entry = { writer: new CocoDocumentWriter(file, dataset.classes, false), file };
-        splits.set(split, entry);
-        await entry.writer.start();
+    return await writeZip(output, async (zip) => {
+      for await (const item of dataset.items) {
+        const split = item.split ?? 'train';
+        let entry = splits.get(split);
+        if (!entry) {
+          const file = createWriteStream(join(dir, `${split}.json`));
+          entry = { writer: new CocoDocumentWriter(file, dataset.classes, false), file };
+          splits.set(split, entry);
+          await entry.writer.start();
+        }
+        await entry.writer.add(item);
+        await zip.addImage(`${split}/${item.fileName}`, item.source);
       }
-      await entry.writer.add(item);
-      await zip.addImage(`${split}/${item.fileName}`, item.source);
-    }
-    const stats: WriteStats = { imageCount: 0, annotationCount: 0 };
-    for (const [split, { writer, file }] of splits) {
-      const counts = await writer.finish();
-      file.end();
-      await new Promise<void>((resolve, reject) => file.once('close', resolve).once('error', reject));
-      stats.imageCount += counts.imageCount;
-      stats.annotationCount += counts.annotationCount;
-      await zip.addImage(`${split}/_annotations.coco.json`, { path: join(dir, `${split}.json`) });
-    }
-    await zip.finish();
-    return stats;
+      const stats: WriteStats = { imageCount: 0, annotationCount: 0 };
+      for (const [split, { writer, file }] of splits) {
+        const counts = await writer.finish();
+        file.end();
+        await new Promise<void>((resolve, reject) => file.once('close', resolve).once('error', reject));
+        stats.imageCount += counts.imageCount;
+        stats.annotationCount += counts.annotationCount;
+        await zip.addImage(`${split}/_annotations.coco.json`, { path: join(dir, `${split}.json`) });
+      }
+      return stats;
+    });
   } finally {
     for (const { writer, file } of splits.values()) {
       file.destroy();

@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import type { DatasetToWrite, WriteStats } from '../dataset.js';
 import { safeEntryName } from './item-size.js';
-import { ZipOutput } from './zip-output.js';
+import { writeZip } from './zip-output.js';
 
 /**
  * Classification zip, one folder per class: `{split}/<class>/<image>`. An image with several labels lands in each
@@ -9,17 +9,17 @@ import { ZipOutput } from './zip-output.js';
  * split go to `train`.
  */
 export async function writeFolders(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
-  const zip = new ZipOutput(output);
-  const stats: WriteStats = { imageCount: 0, annotationCount: 0 };
-  for await (const item of dataset.items) {
-    const labels = new Set(item.annotations.filter((a) => a.type === 'classification').map((a) => a.className));
-    if (labels.size === 0) continue;
-    for (const className of labels) {
-      await zip.addImage(`${item.split ?? 'train'}/${safeEntryName(className)}/${safeEntryName(item.fileName)}`, item.source);
+  return writeZip(output, async (zip) => {
+    const stats: WriteStats = { imageCount: 0, annotationCount: 0 };
+    for await (const item of dataset.items) {
+      const labels = new Set(item.annotations.filter((a) => a.type === 'classification').map((a) => a.className));
+      if (labels.size === 0) continue;
+      for (const className of labels) {
+        await zip.addImage(`${item.split ?? 'train'}/${safeEntryName(className)}/${safeEntryName(item.fileName)}`, item.source);
+      }
+      stats.imageCount++;
+      stats.annotationCount += labels.size;
     }
-    stats.imageCount++;
-    stats.annotationCount += labels.size;
-  }
-  await zip.finish();
-  return stats;
+    return stats;
+  });
 }

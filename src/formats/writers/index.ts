@@ -1,3 +1,4 @@
+import { open, rm } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import type { DatasetToWrite, WriteStats } from '../dataset.js';
 import { writeCocoJson, writeCocoZip } from './coco-writer.js';
@@ -30,5 +31,26 @@ export const WRITERS: Record<ExportFormat, ExportWriter> = {
   masks: { extension: 'zip', contentType: ZIP, write: writeMasks },
   folders: { extension: 'zip', contentType: ZIP, write: writeFolders },
 };
+
+/**
+ * Writes `dataset` in `format` to a new file at `path` (refused if one exists) and answers the counts and the
+ * file's size. A write that fails midway leaves nothing behind: the partial file is closed and removed, so a
+ * half-written export can never be mistaken for a finished one.
+ */
+export async function writeExportFile(format: ExportFormat, dataset: DatasetToWrite, path: string): Promise<WriteStats & { bytes: number }> {
+  const output = (await open(path, 'wx')).createWriteStream();
+  try {
+    const stats = await WRITERS[format].write(dataset, output);
+    return { ...stats, bytes: output.bytesWritten };
+  } catch (error) {
+    if (!output.closed) {
+      const closed = new Promise<void>((resolve) => output.once('close', () => resolve()));
+      output.destroy();
+      await closed;
+    }
+    await rm(path, { force: true });
+    throw error;
+  }
+}
 
 export { writeCocoJson, writeCocoZip, writeCsv, writeFolders, writeJsonl, writeMasks, writeVoc, writeYolo };

@@ -4,7 +4,7 @@ import { stemOf } from '../dataset.js';
 import { round2 } from '../geometry.js';
 import { safeEntryName, sizeOf } from './item-size.js';
 import { boxOf } from './yolo-writer.js';
-import { ZipOutput } from './zip-output.js';
+import { writeZip } from './zip-output.js';
 
 /**
  * Pascal VOC zip: `{split}/<image>` with `{split}/<stem>.xml` beside it (Roboflow's layout) and `labels.txt` with
@@ -12,39 +12,39 @@ import { ZipOutput } from './zip-output.js';
  * `train`.
  */
 export async function writeVoc(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
-  const zip = new ZipOutput(output);
-  const stats: WriteStats = { imageCount: 0, annotationCount: 0 };
-  for await (const item of dataset.items) {
-    const split = item.split ?? 'train';
-    const { width, height } = await sizeOf(item);
-    const fileName = safeEntryName(item.fileName);
-    const objects: string[] = [];
-    for (const annotation of item.annotations) {
-      const box = boxOf(annotation);
-      if (!box) continue;
-      const xmin = round2(Math.max(0, box.x));
-      const ymin = round2(Math.max(0, box.y));
-      const xmax = round2(Math.min(width, box.x + box.width));
-      const ymax = round2(Math.min(height, box.y + box.height));
-      if (xmax <= xmin || ymax <= ymin) continue;
-      objects.push(
-        `  <object>\n    <name>${escapeXml(annotation.className)}</name>\n    <pose>Unspecified</pose>\n    <truncated>0</truncated>\n` +
-          `    <difficult>0</difficult>\n    <bndbox>\n      <xmin>${xmin}</xmin>\n      <ymin>${ymin}</ymin>\n` +
-          `      <xmax>${xmax}</xmax>\n      <ymax>${ymax}</ymax>\n    </bndbox>\n  </object>\n`,
-      );
+  return writeZip(output, async (zip) => {
+    const stats: WriteStats = { imageCount: 0, annotationCount: 0 };
+    for await (const item of dataset.items) {
+      const split = item.split ?? 'train';
+      const { width, height } = await sizeOf(item);
+      const fileName = safeEntryName(item.fileName);
+      const objects: string[] = [];
+      for (const annotation of item.annotations) {
+        const box = boxOf(annotation);
+        if (!box) continue;
+        const xmin = round2(Math.max(0, box.x));
+        const ymin = round2(Math.max(0, box.y));
+        const xmax = round2(Math.min(width, box.x + box.width));
+        const ymax = round2(Math.min(height, box.y + box.height));
+        if (xmax <= xmin || ymax <= ymin) continue;
+        objects.push(
+          `  <object>\n    <name>${escapeXml(annotation.className)}</name>\n    <pose>Unspecified</pose>\n    <truncated>0</truncated>\n` +
+            `    <difficult>0</difficult>\n    <bndbox>\n      <xmin>${xmin}</xmin>\n      <ymin>${ymin}</ymin>\n` +
+            `      <xmax>${xmax}</xmax>\n      <ymax>${ymax}</ymax>\n    </bndbox>\n  </object>\n`,
+        );
+      }
+      const xml =
+        `<annotation>\n  <folder>${split}</folder>\n  <filename>${escapeXml(fileName)}</filename>\n` +
+        `  <size>\n    <width>${width}</width>\n    <height>${height}</height>\n    <depth>3</depth>\n  </size>\n` +
+        `  <segmented>0</segmented>\n${objects.join('')}</annotation>\n`;
+      await zip.addImage(`${split}/${fileName}`, item.source);
+      await zip.addBuffer(`${split}/${stemOf(fileName)}.xml`, xml);
+      stats.imageCount++;
+      stats.annotationCount += objects.length;
     }
-    const xml =
-      `<annotation>\n  <folder>${split}</folder>\n  <filename>${escapeXml(fileName)}</filename>\n` +
-      `  <size>\n    <width>${width}</width>\n    <height>${height}</height>\n    <depth>3</depth>\n  </size>\n` +
-      `  <segmented>0</segmented>\n${objects.join('')}</annotation>\n`;
-    await zip.addImage(`${split}/${fileName}`, item.source);
-    await zip.addText(`${split}/${stemOf(fileName)}.xml`, xml);
-    stats.imageCount++;
-    stats.annotationCount += objects.length;
-  }
-  await zip.addText('labels.txt', dataset.classes.map((name) => `${name}\n`).join(''));
-  await zip.finish();
-  return stats;
+    await zip.addBuffer('labels.txt', dataset.classes.map((name) => `${name}\n`).join(''));
+    return stats;
+  });
 }
 
 export function escapeXml(text: string): string {

@@ -6,7 +6,7 @@ import { stemOf } from '../dataset.js';
 import { FormatError } from '../format-error.js';
 import { polygonBbox } from '../geometry.js';
 import { safeEntryName, sizeOf } from './item-size.js';
-import { ZipOutput } from './zip-output.js';
+import { writeZip } from './zip-output.js';
 
 const YAML_KEYS: Record<Split, string> = { train: 'train', valid: 'val', test: 'test' };
 
@@ -17,33 +17,33 @@ const YAML_KEYS: Record<Split, string> = { train: 'train', valid: 'val', test: '
  * Items without a split go to `train`.
  */
 export async function writeYolo(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
-  const zip = new ZipOutput(output);
-  const classIndex = new Map(dataset.classes.map((name, index) => [name, index]));
-  const polygons = dataset.projectType !== 'object_detection';
-  const splits = new Set<Split>();
-  const stats: WriteStats = { imageCount: 0, annotationCount: 0 };
-  for await (const item of dataset.items) {
-    const split = item.split ?? 'train';
-    splits.add(split);
-    const { width, height } = await sizeOf(item);
-    const lines: string[] = [];
-    for (const annotation of item.annotations) {
-      const line = labelLine(annotation, classIndex, width, height, polygons);
-      if (line) lines.push(line);
+  return writeZip(output, async (zip) => {
+    const classIndex = new Map(dataset.classes.map((name, index) => [name, index]));
+    const polygons = dataset.projectType !== 'object_detection';
+    const splits = new Set<Split>();
+    const stats: WriteStats = { imageCount: 0, annotationCount: 0 };
+    for await (const item of dataset.items) {
+      const split = item.split ?? 'train';
+      splits.add(split);
+      const { width, height } = await sizeOf(item);
+      const lines: string[] = [];
+      for (const annotation of item.annotations) {
+        const line = labelLine(annotation, classIndex, width, height, polygons);
+        if (line) lines.push(line);
+      }
+      const fileName = safeEntryName(item.fileName);
+      await zip.addImage(`${split}/images/${fileName}`, item.source);
+      await zip.addBuffer(`${split}/labels/${stemOf(fileName)}.txt`, lines.length ? `${lines.join('\n')}\n` : '');
+      stats.imageCount++;
+      stats.annotationCount += lines.length;
     }
-    const fileName = safeEntryName(item.fileName);
-    await zip.addImage(`${split}/images/${fileName}`, item.source);
-    await zip.addText(`${split}/labels/${stemOf(fileName)}.txt`, lines.length ? `${lines.join('\n')}\n` : '');
-    stats.imageCount++;
-    stats.annotationCount += lines.length;
-  }
-  const config: Record<string, unknown> = {};
-  for (const split of ['train', 'valid', 'test'] as const) if (splits.has(split)) config[YAML_KEYS[split]] = `${split}/images`;
-  config.nc = dataset.classes.length;
-  config.names = dataset.classes;
-  await zip.addText('data.yaml', toYaml(config, { flow: false }));
-  await zip.finish();
-  return stats;
+    const config: Record<string, unknown> = {};
+    for (const split of ['train', 'valid', 'test'] as const) if (splits.has(split)) config[YAML_KEYS[split]] = `${split}/images`;
+    config.nc = dataset.classes.length;
+    config.names = dataset.classes;
+    await zip.addBuffer('data.yaml', toYaml(config, { flow: false }));
+    return stats;
+  });
 }
 
 function labelLine(annotation: Annotation, classIndex: Map<string, number>, width: number, height: number, polygons: boolean): string | null {
