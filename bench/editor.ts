@@ -14,6 +14,8 @@ import { ensureWebBuilt, launchBrowser, SKIP_REASON, startServer } from '../test
 const BOXES = Number(process.argv[2] ?? 5000);
 const WIDTH = 4000;
 const HEIGHT = 3000;
+const HUGE_WIDTH = 8000;
+const HUGE_HEIGHT = 6000;
 
 async function main(): Promise<void> {
   if (SKIP_REASON) {
@@ -36,8 +38,13 @@ async function main(): Promise<void> {
   for (let i = 0; i < 8; i++) classes.push(await call('POST', `/api/projects/${project.id}/classes`, token, { name: `class-${i}` }));
 
   const imageIds: number[] = [];
-  for (let i = 0; i < 2; i++) {
-    const png = await sharp({ create: { width: WIDTH, height: HEIGHT, channels: 3, background: { r: 60 + i * 80, g: 90, b: 120 } } }).png().toBuffer();
+  // Two 4000 × 3000 images with boxes, then an 8000 × 6000 one that must open without freezing the page.
+  const sizes = [[WIDTH, HEIGHT], [WIDTH, HEIGHT], [HUGE_WIDTH, HUGE_HEIGHT]];
+  for (const [i, [width, height]] of sizes.entries()) {
+    const png = await sharp({ create: { width, height, channels: 3, background: { r: 60 + i * 80, g: 90, b: 120 } } })
+      .composite([{ input: { create: { width: 400, height: 300, channels: 3, background: { r: 240, g: 240, b: 240 } } }, left: 100 * (i + 1), top: 100 }])
+      .png()
+      .toBuffer();
     const boundary = 'bench' + i;
     const body = Buffer.concat([
       Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="bench-${i}.png"\r\nContent-Type: image/png\r\n\r\n`),
@@ -53,7 +60,7 @@ async function main(): Promise<void> {
     imageIds.push(res.json().images[0].id);
   }
   const started = Date.now();
-  for (const [n, imageId] of imageIds.entries()) {
+  for (const [n, imageId] of imageIds.slice(0, 2).entries()) {
     const count = n === 0 ? BOXES : Math.round(BOXES / 10);
     for (let i = 0; i < count; i++) {
       const x = (i * 7919) % (WIDTH - 60), y = (i * 104729) % (HEIGHT - 60);
@@ -107,6 +114,21 @@ async function main(): Promise<void> {
   await page.keyboard.press('d');
   await page.waitForFunction((id) => window.__versaEditor?.imageId() === id, imageIds[1]);
   const switchMs = await page.evaluate(() => window.__versaEditor!.lastSwitchMs());
+
+  // The 8000 × 6000 image: long main-thread tasks (> 50 ms) while it is prefetched and opened.
+  await page.evaluate(`(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__longTasks.push(e.duration); }).observe({ type: 'longtask' });
+  })()`);
+  await page.waitForTimeout(3000);
+  const hugeStarted = Date.now();
+  await page.keyboard.press('d');
+  await page.waitForFunction((id) => window.__versaEditor?.imageId() === id, imageIds[2], { timeout: 60_000 });
+  const hugeOpenMs = Date.now() - hugeStarted;
+  const hugeSwitchMs = await page.evaluate(() => window.__versaEditor!.lastSwitchMs());
+  await page.waitForTimeout(500);
+  const longTasks = (await page.evaluate('window.__longTasks')) as number[];
+  const hugeZoom = await measure('zoom');
   await browser.close();
   await server.close();
 
@@ -119,6 +141,9 @@ async function main(): Promise<void> {
     [`zoom around centre, ${BOXES} boxes`, `${zoom.fps.toFixed(1)} fps · p95 frame ${zoom.p95.toFixed(1)} ms · paint ${zoom.paint.toFixed(2)} ms`],
     [`editor first paint (${WIDTH}×${HEIGHT}, ${BOXES} boxes)`, `${firstPaint.toFixed(0)} ms after navigation start`],
     ['switch to next image (prefetched)', `${switchMs.toFixed(1)} ms`],
+    [`open ${HUGE_WIDTH}×${HUGE_HEIGHT} image (prefetched)`, `${hugeSwitchMs.toFixed(1)} ms in the editor, ${hugeOpenMs} ms key to shown`],
+    [`long tasks while loading it`, longTasks.length ? `${longTasks.length}, longest ${Math.max(...longTasks).toFixed(0)} ms` : 'none over 50 ms'],
+    [`zoom on the ${HUGE_WIDTH}×${HUGE_HEIGHT} image`, `${hugeZoom.fps.toFixed(1)} fps · p95 frame ${hugeZoom.p95.toFixed(1)} ms · paint ${hugeZoom.paint.toFixed(2)} ms`],
     ['JS bundle, gzip (all chunks)', `${(total / 1024).toFixed(1)} KiB (${assets.map((f) => `${f.replace(/-[\w-]+\.js$/, '')} ${(gz(f) / 1024).toFixed(1)}`).join(', ')})`],
   ];
   const width = Math.max(...rows.map((r) => r[0].length));

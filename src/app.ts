@@ -2,6 +2,8 @@ import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import multipart from '@fastify/multipart';
+import { AccessRepository } from './access/access.repository.js';
+import { OrgAccess } from './access/org-access.js';
 import { ProjectAccess } from './access/project-access.js';
 import type { Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/database.js';
@@ -14,13 +16,25 @@ import type { JobQueue } from './jobs/job-queue.js';
 import { JobsRepository } from './jobs/jobs.repository.js';
 import { connectRedis, pingRedis } from './jobs/redis.js';
 import { registerAnnotationsModule } from './modules/annotations/index.js';
+import { registerAutoAnnotateModule } from './modules/auto-annotate/index.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { AuthService } from './modules/auth/auth.service.js';
 import { registerClassesModule } from './modules/classes/index.js';
+import { registerExportsModule } from './modules/exports/index.js';
+import { registerImportsModule } from './modules/imports/index.js';
 import { registerImagesModule } from './modules/images/index.js';
 import { registerJobsModule } from './modules/jobs/index.js';
+import { registerAssignmentsModule } from './modules/assignments/index.js';
+import { registerLocksModule } from './modules/locks/index.js';
+import { registerMembersModule } from './modules/members/index.js';
+import { registerModelsModule } from './modules/models/index.js';
+import { registerOrgsModule } from './modules/orgs/index.js';
+import { registerReviewsModule } from './modules/reviews/index.js';
+import { registerRevisionsModule } from './modules/revisions/index.js';
 import type { ModuleDeps } from './modules/module-deps.js';
 import { registerPagesModule } from './modules/pages/index.js';
+import { registerSplitsModule } from './modules/splits/index.js';
+import { registerVersionsModule } from './modules/versions/index.js';
 import { platformRoutes } from './modules/platform/platform.routes.js';
 import { PlatformService, type ReadinessProbe } from './modules/platform/platform.service.js';
 import { ProjectsRepository } from './modules/projects/projects.repository.js';
@@ -29,8 +43,15 @@ import { ProjectsService } from './modules/projects/projects.service.js';
 import { LocalBlobStore } from './storage/local-blob-store.js';
 import { VERSION } from './version.js';
 
+/** A route as registered: the authorization matrix test walks every one of them. */
+export interface RouteEntry {
+  readonly method: string;
+  readonly url: string;
+}
+
 export interface Versa {
   readonly app: FastifyInstance;
+  readonly routes: readonly RouteEntry[];
   readonly database: DatabaseHandle;
   readonly deps: ModuleDeps;
 }
@@ -51,6 +72,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ajv: { customOptions: { allErrors: true } },
   });
   app.addHook('onClose', () => database.close());
+  const routes: RouteEntry[] = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push({ method, url: route.url });
+  });
 
   const db = database.db;
   const blobs = new LocalBlobStore(join(config.dataDir, 'blobs'));
@@ -62,11 +87,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.addHook('onClose', () => queue.close());
 
   const projectsRepository = new ProjectsRepository(db);
-  const access = new ProjectAccess(projectsRepository);
-  const deps: ModuleDeps = { config, db, blobs, queue, access };
+  const accessRepository = new AccessRepository(db);
+  const access = new ProjectAccess(projectsRepository, accessRepository);
+  const orgAccess = new OrgAccess(accessRepository);
+  const deps: ModuleDeps = { config, db, blobs, queue, access, orgAccess };
 
   const auth = new AuthService(db, config.authAttemptsPerMinute);
-  const projects = new ProjectsService(projectsRepository, access, blobs);
+  const projects = new ProjectsService(projectsRepository, access, orgAccess, blobs);
   const probes: ReadinessProbe[] = [{ name: 'database', check: () => database.ping() }];
   if (config.redisUrl) {
     const redis = connectRedis(config.redisUrl);
@@ -90,8 +117,19 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerClassesModule(app, deps);
   registerImagesModule(app, deps);
   registerAnnotationsModule(app, deps);
+  registerSplitsModule(app, deps);
+  await registerVersionsModule(app, deps);
   registerJobsModule(app, deps);
+  registerExportsModule(app, deps);
+  registerImportsModule(app, deps);
+  registerAutoAnnotateModule(app, deps, registerModelsModule(app, deps));
+  registerMembersModule(app, deps);
+  registerOrgsModule(app, deps);
+  registerAssignmentsModule(app, deps);
+  registerReviewsModule(app, deps);
+  registerLocksModule(app, deps);
+  registerRevisionsModule(app, deps);
   await registerPagesModule(app, deps);
 
-  return { app, database, deps };
+  return { app, routes, database, deps };
 }

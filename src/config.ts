@@ -15,7 +15,11 @@ export interface Config {
   readonly maxImagePixels: number;
   /** Root directory that folder imports may read from; null disables folder import. */
   readonly importRoot: string | null;
+  /** Largest dataset archive accepted by the import route. */
+  readonly maxImportBytes: number;
   readonly modelsRoot: string | null;
+  /** Largest model file accepted by upload (weights are far larger than images). */
+  readonly maxModelUploadBytes: number;
   readonly runsRoot: string | null;
   /** Login and register attempts allowed per client IP per minute; failed logins per account are a fifth of it. */
   readonly authAttemptsPerMinute: number;
@@ -66,7 +70,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxUploadBytes: int(env, 'MAX_UPLOAD_MB', 50, 1, 10_000) * 1024 * 1024,
     maxImagePixels: int(env, 'MAX_IMAGE_MEGAPIXELS', 100, 1, 10_000) * 1_000_000,
     importRoot: optionalPath(env, 'IMPORT_ROOT'),
+    maxImportBytes: int(env, 'MAX_IMPORT_MB', 10_240, 1, 1_000_000) * 1024 * 1024,
     modelsRoot: optionalPath(env, 'MODELS_ROOT'),
+    maxModelUploadBytes: int(env, 'MAX_MODEL_UPLOAD_MB', 4096, 1, 100_000) * 1024 * 1024,
     runsRoot: optionalPath(env, 'RUNS_ROOT'),
     authAttemptsPerMinute: int(env, 'AUTH_ATTEMPTS_PER_MINUTE', 30, 1, 1_000_000),
     logLevel: env.LOG_LEVEL || 'info',

@@ -5,6 +5,8 @@ export interface Caller {
   readonly isAdmin: boolean;
   readonly tokenId: number;
   readonly tokenKind: 'session' | 'api';
+  /** `read-only` API tokens may only read (GET, HEAD, OPTIONS). */
+  readonly scope: 'read-only' | 'read-write';
   /** How the request authenticated: cookie-authenticated writes get cross-site checks. */
   readonly via: 'bearer' | 'cookie';
 }

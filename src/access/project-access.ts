@@ -1,8 +1,9 @@
 import { ForbiddenError, NotFoundError } from '../http/errors.js';
 import type { ProjectsRepository } from '../modules/projects/projects.repository.js';
 import type { ProjectRow } from '../modules/projects/projects.schemas.js';
+import type { AccessRepository, ProjectGrant } from './access.repository.js';
 import type { Caller } from './caller.js';
-import { roleAllows, type Permission, type ProjectRole } from './roles.js';
+import { projectRoleFromOrg, roleAllows, strongestRole, type Permission, type ProjectRole } from './roles.js';
 
 /** The part of a project row that decides who may see it. */
 export interface ProjectOwnership {
@@ -10,19 +11,36 @@ export interface ProjectOwnership {
   owner_id: number;
 }
 
+/** How long a looked-up membership is trusted; changes made through this process forget it at once. */
+const GRANT_CACHE_MS = 2_000;
+const GRANT_CACHE_MAX = 50_000;
+
+interface CachedGrant {
+  grant: ProjectGrant | undefined;
+  at: number;
+}
+
 /**
  * The one place that decides what a caller may do in a project. A project the caller may not see is reported as
- * not found (404), one they see but may not act on as forbidden (403). Async because roles granted through
- * membership are looked up in the database.
+ * not found (404), one they see but may not act on as forbidden (403). A caller's role is the strongest of: owner
+ * (the project's creator), their project membership, admin through an organization they own or administer, and
+ * admin as instance admin. Memberships are cached for a couple of seconds, so a permission check on the hot path
+ * costs a map lookup; member and organization changes clear the cache.
  */
 export class ProjectAccess {
-  constructor(private readonly projects: ProjectsRepository) {}
+  private readonly grants = new Map<string, CachedGrant>();
+
+  constructor(
+    private readonly projects: ProjectsRepository,
+    private readonly repository: AccessRepository,
+  ) {}
 
   /** The caller's role in the project, or null when they may not see it. */
   async roleOf(caller: Caller, project: ProjectOwnership): Promise<ProjectRole | null> {
     if (project.owner_id === caller.userId) return 'owner';
-    if (caller.isAdmin) return 'admin';
-    return null;
+    const grant = await this.grantOf(caller.userId, project.id);
+    const role = grant ? strongestRole(grant.member_role, projectRoleFromOrg(grant.org_role)) : null;
+    return caller.isAdmin ? strongestRole(role, 'admin') : role;
   }
 
   /**
@@ -45,8 +63,39 @@ export class ProjectAccess {
     return project!;
   }
 
-  /** Owner filter for project listings: null when the caller sees every project (instance admins). */
-  listingOwner(caller: Caller): number | null {
+  /**
+   * The user whose assigned images are all the caller may see and edit in the project, or null when the caller is
+   * not restricted: annotators are, in projects that keep annotators to their assignments.
+   */
+  async assignedOnlyUser(caller: Caller, project: ProjectOwnership, role: ProjectRole): Promise<number | null> {
+    if (role !== 'annotator') return null;
+    const grant = await this.grantOf(caller.userId, project.id);
+    return grant?.assigned_only ? caller.userId : null;
+  }
+
+  /** Whose projects a listing shows: null when the caller sees every project (instance admins), else their user id. */
+  listingViewer(caller: Caller): number | null {
     return caller.isAdmin ? null : caller.userId;
+  }
+
+  /** Forgets cached memberships after a change (of one project's members, or of anything when no id is given). */
+  forget(projectId?: number): void {
+    if (projectId === undefined) {
+      this.grants.clear();
+      return;
+    }
+    const suffix = `:${projectId}`;
+    for (const key of this.grants.keys()) if (key.endsWith(suffix)) this.grants.delete(key);
+  }
+
+  private async grantOf(userId: number, projectId: number): Promise<ProjectGrant | undefined> {
+    const key = `${userId}:${projectId}`;
+    const now = Date.now();
+    const cached = this.grants.get(key);
+    if (cached && now - cached.at < GRANT_CACHE_MS) return cached.grant;
+    const grant = await this.repository.findGrant(userId, projectId);
+    if (this.grants.size >= GRANT_CACHE_MAX) this.grants.clear();
+    this.grants.set(key, { grant, at: now });
+    return grant;
   }
 }

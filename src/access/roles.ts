@@ -8,7 +8,10 @@ export const PERMISSIONS = [
   'images.write',
   'images.delete',
   'annotations.write',
+  'reviews.submit',
   'reviews.decide',
+  'assignments.write',
+  'locks.break',
   'versions.write',
   'export',
   'models.write',
@@ -25,12 +28,14 @@ interface RoleDefinition {
 }
 
 const viewer: Permission[] = ['project.read', 'export'];
-const annotator: Permission[] = [...viewer, 'images.write', 'annotations.write'];
+const annotator: Permission[] = [...viewer, 'images.write', 'annotations.write', 'reviews.submit'];
 const reviewer: Permission[] = [...annotator, 'reviews.decide'];
 const admin: Permission[] = [
   ...reviewer,
   'project.update',
   'project.members',
+  'assignments.write',
+  'locks.break',
   'classes.write',
   'images.delete',
   'versions.write',
@@ -46,6 +51,27 @@ export const ROLE_CATALOG: readonly RoleDefinition[] = [
 ];
 
 const byName = new Map(ROLE_CATALOG.map((r) => [r.name, new Set<Permission>(r.permissions)]));
+
+/** Strongest first: when a caller holds several roles (membership and organization), the first one wins. */
+export function strongestRole(a: ProjectRole | null, b: ProjectRole | null): ProjectRole | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return PROJECT_ROLES.indexOf(a) <= PROJECT_ROLES.indexOf(b) ? a : b;
+}
+
+export const ORG_ROLES = ['owner', 'admin', 'member'] as const;
+export type OrgRole = (typeof ORG_ROLES)[number];
+
+export const ORG_ROLE_CATALOG: readonly { name: OrgRole; description: string }[] = [
+  { name: 'owner', description: 'Created the organization or was made owner; manages members (owners too) and its projects.' },
+  { name: 'admin', description: "Manages the organization's members and acts as admin in every project of the organization." },
+  { name: 'member', description: 'Belongs to the organization; sees its projects only where made a project member.' },
+];
+
+/** The project role an organization role grants in the organization's projects. */
+export function projectRoleFromOrg(role: OrgRole | null): ProjectRole | null {
+  return role === 'owner' || role === 'admin' ? 'admin' : null;
+}
 
 export function roleAllows(role: ProjectRole, permission: Permission): boolean {
   return byName.get(role)?.has(permission) ?? false;

@@ -23,7 +23,11 @@ export interface TokensTable {
   created_at: string;
   expires_at: string | null;
   last_used_at: string | null;
+  /** `read-only` tokens may only send GET/HEAD/OPTIONS requests. */
+  scope: ColumnType<TokenScope, TokenScope | undefined, TokenScope>;
 }
+
+export type TokenScope = 'read-only' | 'read-write';
 
 export interface ProjectsTable {
   id: Generated<number>;
@@ -38,6 +42,10 @@ export interface ProjectsTable {
   annotated_image_count: ColumnType<number, number | undefined, number>;
   annotation_count: ColumnType<number, number | undefined, number>;
   class_count: ColumnType<number, number | undefined, number>;
+  /** The organization whose admins also manage the project. */
+  org_id: ColumnType<number | null, number | null | undefined, number | null>;
+  /** 1: annotators see and edit only the images assigned to them. */
+  assigned_only: ColumnType<number, number | undefined, number>;
 }
 
 export interface ClassesTable {
@@ -63,7 +71,11 @@ export interface ImagesTable {
   thumbnail_key: string;
   annotation_count: ColumnType<number, number | undefined, number>;
   created_at: string;
+  review_state: ColumnType<ReviewState, ReviewState | undefined, ReviewState>;
 }
+
+/** Where an image stands in the review loop: never submitted, waiting, or the last decision. */
+export type ReviewState = 'unreviewed' | 'pending' | 'approved' | 'rejected' | 'changes';
 
 export interface AnnotationsTable {
   id: Generated<number>;
@@ -96,9 +108,210 @@ export interface JobsTable {
   finished_at: string | null;
 }
 
+export interface ModelsTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  format: string;
+  task: string;
+  input_width: number | null;
+  input_height: number | null;
+  /** JSON text: an array of names in class-index order. */
+  class_names: string;
+  size_bytes: number;
+  sha256: string;
+  lifecycle: string;
+  source: string;
+  /** Where a model registered from a path or a training run lives; null for uploads. */
+  path: string | null;
+  /** Where an uploaded model's bytes are stored; null for path-registered models. */
+  blob_key: string | null;
+  created_by: number | null;
+  created_at: string;
+}
+
+export interface ModelLifecycleEventsTable {
+  id: Generated<number>;
+  model_id: number;
+  from_lifecycle: string | null;
+  to_lifecycle: string;
+  changed_by: number | null;
+  changed_at: string;
+  reason: string | null;
+}
+
+export type VersionStatus = 'pending' | 'generating' | 'ready' | 'failed';
+
+export interface VersionsTable {
+  id: Generated<number>;
+  project_id: number;
+  /** 1, 2, 3… per project. */
+  number: number;
+  name: string;
+  notes: string;
+  seed: number;
+  /** JSON text: {train, valid, test} percentages. */
+  split_config: string;
+  /** JSON text: the full, defaulted preprocessing recipe. */
+  preprocessing_config: string;
+  /** JSON text: the full augmentation recipe (outputs_per_image 1 = off). */
+  augmentation_config: string;
+  status: VersionStatus;
+  progress: ColumnType<number, number | undefined, number>;
+  error: string | null;
+  job_id: number | null;
+  /** JSON text: {train, valid, test, total} output image counts. */
+  image_counts: string;
+  created_by: number | null;
+  created_at: string;
+  finished_at: string | null;
+}
+
+/** The project as it was when a version was created: one row per source image, annotations inline. */
+export interface VersionSourcesTable {
+  id: Generated<number>;
+  version_id: number;
+  source_image_id: number;
+  split: string;
+  filename: string;
+  blob_key: string;
+  sha256: string;
+  width: number;
+  height: number;
+  /** JSON text: [{class_name, annotation_type, geometry}] in source pixels. */
+  annotations: string;
+}
+
+export interface VersionImagesTable {
+  id: Generated<number>;
+  version_id: number;
+  split: string;
+  /** Unique per version. Blob key: projects/{pid}/versions/{number}/{split}/{filename}. */
+  filename: string;
+  blob_key: string;
+  width: number;
+  height: number;
+  /** No foreign key: the source image may be deleted later; the version keeps the id. */
+  source_image_id: number | null;
+  /** JSON text: the step list applied to the source. */
+  lineage: string;
+  sha256: string;
+}
+
+export interface VersionAnnotationsTable {
+  id: Generated<number>;
+  version_image_id: number;
+  class_name: string;
+  class_index: number;
+  annotation_type: string;
+  /** JSON text in output pixels; masks as RLE. */
+  geometry: string;
+}
+
+export interface VersionClassesTable {
+  version_id: number;
+  index: number;
+  name: string;
+  color: string;
+}
+
+/** The last version number handed out per project (numbers are never reused). */
+export interface VersionCountersTable {
+  project_id: number;
+  last_number: number;
+}
+
+/** Perceptual-hash cache (grouped splits); valid while sha256 matches the image's. */
+export interface ImagePhashesTable {
+  image_id: number;
+  sha256: string;
+  /** 64-bit dHash as 16 hex digits. */
+  dhash: string;
+}
+
+/** A finished export file (a blob under projects/{pid}/exports/), found by its unique filename. */
+export interface ExportsTable {
+  id: Generated<number>;
+  project_id: number;
+  version_id: number | null;
+  format: string;
+  filename: string;
+  blob_key: string;
+  size_bytes: number;
+  image_count: number;
+  annotation_count: number;
+  include_unannotated: number;
+  created_by: number | null;
+  created_at: string;
+}
+
 export interface SettingsTable {
   key: string;
   value: string;
+}
+
+export interface OrgsTable {
+  id: Generated<number>;
+  name: string;
+  created_by: number | null;
+  created_at: string;
+}
+
+export interface OrgMembersTable {
+  org_id: number;
+  user_id: number;
+  role: 'owner' | 'admin' | 'member';
+  created_at: string;
+}
+
+export interface ProjectMembersTable {
+  project_id: number;
+  user_id: number;
+  /** Any project role but `owner` (the owner is the project's owner_id). */
+  role: 'admin' | 'reviewer' | 'annotator' | 'viewer';
+  created_at: string;
+}
+
+export interface AssignmentsTable {
+  id: Generated<number>;
+  project_id: number;
+  image_id: number;
+  user_id: number;
+  assigned_by: number | null;
+  created_at: string;
+}
+
+export interface ReviewsTable {
+  id: Generated<number>;
+  project_id: number;
+  image_id: number;
+  submitted_by: number | null;
+  comment: ColumnType<string, string | undefined, string>;
+  status: Exclude<ReviewState, 'unreviewed'>;
+  decided_by: number | null;
+  decided_at: string | null;
+  decision_comment: ColumnType<string, string | undefined, string>;
+  created_at: string;
+}
+
+export interface ImageLocksTable {
+  image_id: number;
+  user_id: number;
+  acquired_at: string;
+  expires_at: string;
+}
+
+export interface RevisionsTable {
+  id: Generated<number>;
+  annotation_id: number;
+  image_id: number;
+  project_id: number;
+  action: 'create' | 'update' | 'delete' | 'revert';
+  /** JSON text of the annotation's fields before and after; null where it did not exist. */
+  before: string | null;
+  after: string | null;
+  user_id: number | null;
+  created_at: string;
 }
 
 export interface Database {
@@ -110,4 +323,21 @@ export interface Database {
   annotations: AnnotationsTable;
   jobs: JobsTable;
   settings: SettingsTable;
+  models: ModelsTable;
+  model_lifecycle_events: ModelLifecycleEventsTable;
+  versions: VersionsTable;
+  version_sources: VersionSourcesTable;
+  version_images: VersionImagesTable;
+  version_annotations: VersionAnnotationsTable;
+  version_classes: VersionClassesTable;
+  version_counters: VersionCountersTable;
+  image_phashes: ImagePhashesTable;
+  exports: ExportsTable;
+  orgs: OrgsTable;
+  org_members: OrgMembersTable;
+  project_members: ProjectMembersTable;
+  assignments: AssignmentsTable;
+  reviews: ReviewsTable;
+  image_locks: ImageLocksTable;
+  revisions: RevisionsTable;
 }

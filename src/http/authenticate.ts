@@ -31,6 +31,9 @@ export function registerAuthentication(app: FastifyInstance, auth: AuthService):
       const match = /^Bearer\s+(\S+)$/i.exec(header);
       request.caller = match ? await auth.authenticate(match[1], 'bearer') : null;
       if (!request.caller) throw new UnauthorizedError('Invalid or expired token');
+      if (request.caller.scope === 'read-only' && !SAFE_METHODS.has(request.method)) {
+        throw new ForbiddenError('This API token is read-only');
+      }
       return;
     }
     const cookie = request.cookies?.[SESSION_COOKIE];

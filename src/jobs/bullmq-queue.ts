@@ -7,6 +7,7 @@ import { runJob } from './run-job.js';
 
 const QUEUE_NAME = 'versa-jobs';
 const DRAIN_POLL_MS = 50;
+const CLOSE_GRACE_MS = 2000;
 
 export interface BullmqQueueOptions {
   redisUrl: string;
@@ -39,7 +40,13 @@ export class BullmqQueue implements JobQueue {
 
   private connection(): Redis {
     const redis = new Redis(this.options.redisUrl, { maxRetriesPerRequest: null });
-    redis.on('error', (err) => this.log.warn({ err }, 'job queue redis error'));
+    // ioredis retries forever while Redis is away; say so once per outage, not on every retry.
+    let reported = false;
+    redis.on('error', (err) => {
+      if (!reported) this.log.warn({ err }, 'job queue redis error (retrying)');
+      reported = true;
+    });
+    redis.on('ready', () => (reported = false));
     this.connections.push(redis);
     return redis;
   }
@@ -77,8 +84,10 @@ export class BullmqQueue implements JobQueue {
   }
 
   async close(): Promise<void> {
-    await this.worker?.close();
-    await this.queue.close();
+    // BullMQ's close waits for Redis; with Redis gone it would wait forever, so force it then, and bound the wait.
+    const connected = this.connections.every((redis) => redis.status === 'ready');
+    const closing = Promise.allSettled([this.worker?.close(!connected), this.queue.close()]);
+    await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref())]);
     for (const redis of this.connections) redis.disconnect();
   }
 

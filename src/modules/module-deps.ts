@@ -1,3 +1,4 @@
+import type { OrgAccess } from '../access/org-access.js';
 import type { ProjectAccess } from '../access/project-access.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
@@ -11,4 +12,5 @@ export interface ModuleDeps {
   readonly blobs: BlobStore;
   readonly queue: JobQueue;
   readonly access: ProjectAccess;
+  readonly orgAccess: OrgAccess;
 }

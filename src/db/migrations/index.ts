@@ -1,10 +1,18 @@
 import type { Migration } from 'kysely';
 import type { DialectName } from '../dialect.js';
 import { foundation } from './0001-foundation.js';
+import { models } from './0002-models.js';
+import { versions } from './0003-versions.js';
+import { exportsMigration } from './0004-exports.js';
+import { teams } from './0005-teams.js';
 
 /** Every migration, in order. Names are stable forever: they are recorded in the database. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
   return {
     '0001-foundation': foundation(dialect),
+    '0002-models': models(dialect),
+    '0003-versions': versions(dialect),
+    '0004-exports': exportsMigration(dialect),
+    '0005-teams': teams(dialect),
   };
 }

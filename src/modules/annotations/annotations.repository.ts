@@ -100,6 +100,16 @@ export class AnnotationsRepository {
       .executeTakeFirst();
   }
 
+  /** The row as the transaction sees it (the state a revision records as `before`). */
+  findIn(id: number, db: Executor): Promise<AnnotationRow | undefined> {
+    return db.selectFrom('annotations').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** Puts a deleted annotation back under its old id (reverting a delete). */
+  async reinsert(values: AnnotationRow, db: Executor): Promise<void> {
+    await db.insertInto('annotations').values(values).execute();
+  }
+
   listForImage(imageId: number, page: PageQuery): Promise<AnnotationRow[]> {
     let query = this.db.selectFrom('annotations').selectAll().where('image_id', '=', imageId);
     if (page.after !== undefined) query = query.where('id', '>', page.after);
@@ -116,9 +126,9 @@ export class AnnotationsRepository {
     return db.updateTable('annotations').set(values).where('id', '=', id).returningAll().executeTakeFirst();
   }
 
-  /** Deletes one annotation; returns its image and project, or undefined when it was already gone. */
-  delete(id: number, db: Executor = this.db): Promise<{ image_id: number; project_id: number } | undefined> {
-    return db.deleteFrom('annotations').where('id', '=', id).returning(['image_id', 'project_id']).executeTakeFirst();
+  /** Deletes one annotation; returns the deleted row, or undefined when it was already gone. */
+  delete(id: number, db: Executor = this.db): Promise<AnnotationRow | undefined> {
+    return db.deleteFrom('annotations').where('id', '=', id).returningAll().executeTakeFirst();
   }
 
   /**

@@ -5,6 +5,10 @@ import type { WriteBatcher } from '../../db/write-batcher.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
 import type { Page, PageQuery } from '../../http/pagination.js';
 import { GeometryError, parseGeometry, type ImageSize } from '../../imaging/geometry.js';
+import type { LockGuard } from '../locks/lock-guard.js';
+import type { RevisionsRepository } from '../revisions/revisions.repository.js';
+import { stateText } from '../revisions/revisions.schemas.js';
+import type { AssignmentScope } from '../assignments/assignment-scope.js';
 import type { AnnotationsRepository, ImageTarget } from './annotations.repository.js';
 import { toAnnotationOut, type AnnotationCreate, type AnnotationOut } from './annotations.schemas.js';
 
@@ -14,6 +18,12 @@ export class AnnotationsService {
     private readonly writes: WriteBatcher,
     private readonly annotations: AnnotationsRepository,
     private readonly access: ProjectAccess,
+    /** Another user's live lock on the image refuses the write (checked inside the write's transaction). */
+    private readonly locks: LockGuard,
+    /** Every change writes a revision in the same unit of work. */
+    private readonly revisions: RevisionsRepository,
+    /** Annotators of assigned-only projects write only on their images. */
+    private readonly scope: AssignmentScope,
   ) {}
 
   async listForImage(caller: Caller, imageId: number, page: PageQuery): Promise<Page<AnnotationOut>> {
@@ -35,7 +45,7 @@ export class AnnotationsService {
    */
   async create(caller: Caller, imageId: number, input: AnnotationCreate): Promise<AnnotationOut> {
     const target = await this.annotations.findImageTarget(imageId, input.class_id);
-    const image = await this.writable(caller, target, `Image ${imageId} not found`, input);
+    const image = await this.writable(caller, target, imageId, `Image ${imageId} not found`, input);
     const geometry = validGeometry(input, image);
     const now = new Date().toISOString();
     const out: AnnotationOut = {
@@ -50,22 +60,26 @@ export class AnnotationsService {
       updated_at: now,
     };
     try {
+      const row = {
+        image_id: imageId,
+        project_id: image.project_id,
+        class_id: out.class_id,
+        annotation_type: out.annotation_type,
+        geometry: JSON.stringify(geometry),
+        confidence: out.confidence,
+        source: out.source,
+        created_at: now,
+        updated_at: now,
+      };
+      const after = stateText(row);
       out.id = await this.writes.run(async (tx) => {
-        const id = await this.annotations.insert(
-          {
-            image_id: imageId,
-            project_id: image.project_id,
-            class_id: out.class_id,
-            annotation_type: out.annotation_type,
-            geometry: JSON.stringify(geometry),
-            confidence: out.confidence,
-            source: out.source,
-            created_at: now,
-            updated_at: now,
-          },
+        await this.locks.assertWritable(caller, imageId, tx);
+        const id = await this.annotations.insert(row, tx);
+        await this.annotations.bumpCounters(imageId, image.project_id, 1, tx);
+        await this.revisions.insert(
+          { annotation_id: id, image_id: imageId, project_id: image.project_id, action: 'create', before: null, after, user_id: caller.userId, created_at: now },
           tx,
         );
-        await this.annotations.bumpCounters(imageId, image.project_id, 1, tx);
         return id;
       });
     } catch (err) {
@@ -77,38 +91,75 @@ export class AnnotationsService {
   /** Replaces an annotation's class, type, geometry, confidence and source; it stays on its image. */
   async replace(caller: Caller, id: number, input: AnnotationCreate): Promise<AnnotationOut> {
     const target = await this.annotations.findAnnotationTarget(id, input.class_id);
-    const image = await this.writable(caller, target, `Annotation ${id} not found`, input);
+    const image = await this.writable(caller, target, target?.image_id, `Annotation ${id} not found`, input);
+    const changes = {
+      class_id: input.class_id,
+      annotation_type: input.annotation_type,
+      geometry: JSON.stringify(validGeometry(input, image)),
+      confidence: input.confidence ?? null,
+      source: input.source ?? 'manual',
+      updated_at: new Date().toISOString(),
+    };
     let row;
     try {
-      row = await this.annotations.update(id, {
-        class_id: input.class_id,
-        annotation_type: input.annotation_type,
-        geometry: JSON.stringify(validGeometry(input, image)),
-        confidence: input.confidence ?? null,
-        source: input.source ?? 'manual',
-        updated_at: new Date().toISOString(),
+      row = await this.writes.run(async (tx) => {
+        const before = await this.annotations.findIn(id, tx);
+        if (!before) throw NotFoundError.of('Annotation', id);
+        await this.locks.assertWritable(caller, before.image_id, tx);
+        const updated = (await this.annotations.update(id, changes, tx))!;
+        await this.revisions.insert(
+          {
+            annotation_id: id,
+            image_id: before.image_id,
+            project_id: before.project_id,
+            action: 'update',
+            before: stateText(before),
+            after: stateText(updated),
+            user_id: caller.userId,
+            created_at: changes.updated_at,
+          },
+          tx,
+        );
+        return updated;
       });
     } catch (err) {
       throw deletedMeanwhile(err);
     }
-    if (!row) throw NotFoundError.of('Annotation', id);
     return toAnnotationOut(row);
   }
 
   async delete(caller: Caller, id: number): Promise<void> {
     const row = await this.annotations.find(id);
-    await this.access.check(caller, row && { id: row.project_id, owner_id: row.owner_id }, 'annotations.write', `Annotation ${id} not found`);
+    const project = row && { id: row.project_id, owner_id: row.owner_id };
+    const role = await this.access.check(caller, project, 'annotations.write', `Annotation ${id} not found`);
+    await this.scope.assertImage(caller, project!, role, row!.image_id, `Annotation ${id} not found`);
     await this.writes.run(async (tx) => {
+      await this.locks.assertWritable(caller, row!.image_id, tx);
       const deleted = await this.annotations.delete(id, tx);
-      // Deleted by a concurrent request: that request moved the counters.
+      // Deleted by a concurrent request: that request moved the counters and wrote the revision.
       if (!deleted) throw NotFoundError.of('Annotation', id);
       await this.annotations.bumpCounters(deleted.image_id, deleted.project_id, -1, tx);
+      await this.revisions.insert(
+        {
+          annotation_id: id,
+          image_id: deleted.image_id,
+          project_id: deleted.project_id,
+          action: 'delete',
+          before: stateText(deleted),
+          after: null,
+          user_id: caller.userId,
+          created_at: new Date().toISOString(),
+        },
+        tx,
+      );
     });
   }
 
   /** 404 when the image (or annotation) is hidden or missing, 403 without the right, 422 for a foreign class. */
-  private async writable(caller: Caller, target: ImageTarget | undefined, notFound: string, input: AnnotationCreate): Promise<ImageTarget> {
-    await this.access.check(caller, target && { id: target.project_id, owner_id: target.owner_id }, 'annotations.write', notFound);
+  private async writable(caller: Caller, target: ImageTarget | undefined, imageId: number | undefined, notFound: string, input: AnnotationCreate): Promise<ImageTarget> {
+    const project = target && { id: target.project_id, owner_id: target.owner_id };
+    const role = await this.access.check(caller, project, 'annotations.write', notFound);
+    await this.scope.assertImage(caller, project!, role, imageId!, notFound);
     if (target!.class_id === null) {
       throw ValidationError.at(['body', 'class_id'], `Class ${input.class_id} is not a class of project ${target!.project_id}`);
     }

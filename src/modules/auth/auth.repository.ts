@@ -37,6 +37,7 @@ export class AuthRepository {
         'tokens.id as token_id',
         'tokens.kind',
         'tokens.expires_at',
+        'tokens.scope',
         'users.id as user_id',
         'users.email',
         'users.is_admin',

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { StringEnum } from '../../http/schemas.js';
 import type { UserRow, TokenRow } from './auth.repository.js';
 
 export const RegisterBody = Type.Object(
@@ -35,10 +36,15 @@ export const LoginOut = Type.Object({
   user: UserOut,
 });
 
+const TokenScopeSchema = StringEnum(['read-only', 'read-write'] as const, {
+  description: '`read-only` tokens get 403 on every request but GET, HEAD and OPTIONS (default `read-write`)',
+});
+
 export const TokenCreateBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 120 }),
     expires_in_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })),
+    scope: Type.Optional(TokenScopeSchema),
   },
   { additionalProperties: false },
 );
@@ -48,6 +54,7 @@ export const TokenOut = Type.Object(
   {
     id: Type.Integer(),
     name: Type.String(),
+    scope: TokenScopeSchema,
     created_at: Type.String({ format: 'date-time' }),
     expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
@@ -59,6 +66,7 @@ export const TokenCreatedOut = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
   token: Type.String({ description: 'The secret; shown only in this response.' }),
+  scope: TokenScopeSchema,
   created_at: Type.String({ format: 'date-time' }),
   expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
@@ -68,5 +76,5 @@ export function toUserOut(row: UserRow): UserOut {
 }
 
 export function toTokenOut(row: TokenRow): TokenOut {
-  return { id: row.id, name: row.name, created_at: row.created_at, expires_at: row.expires_at, last_used_at: row.last_used_at };
+  return { id: row.id, name: row.name, scope: row.scope, created_at: row.created_at, expires_at: row.expires_at, last_used_at: row.last_used_at };
 }

@@ -1,5 +1,6 @@
 import type { Caller } from '../../access/caller.js';
 import type { Db } from '../../db/database.js';
+import type { TokenScope } from '../../db/schema.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { ConflictError, NotFoundError, UnauthorizedError } from '../../http/errors.js';
 import { RateLimiter } from '../../http/rate-limiter.js';
@@ -103,8 +104,8 @@ export class AuthService {
   }
 
   async createToken(caller: Caller, input: TokenCreateBody) {
-    const { secret, row } = await this.issueToken(caller.userId, 'api', input.name, input.expires_in_days ?? null);
-    return { id: row.id, name: row.name, token: secret, created_at: row.created_at, expires_at: row.expires_at };
+    const { secret, row } = await this.issueToken(caller.userId, 'api', input.name, input.expires_in_days ?? null, input.scope ?? 'read-write');
+    return { id: row.id, name: row.name, token: secret, scope: row.scope, created_at: row.created_at, expires_at: row.expires_at };
   }
 
   async revokeToken(caller: Caller, tokenId: number): Promise<void> {
@@ -125,7 +126,7 @@ export class AuthService {
         return null;
       }
       entry = {
-        caller: { userId: row.user_id, email: row.email, isAdmin: row.is_admin === 1, tokenId: row.token_id, tokenKind: row.kind },
+        caller: { userId: row.user_id, email: row.email, isAdmin: row.is_admin === 1, tokenId: row.token_id, tokenKind: row.kind, scope: row.scope },
         expiresAt: row.expires_at ? Date.parse(row.expires_at) : null,
         checkedAt: now,
       };
@@ -141,7 +142,7 @@ export class AuthService {
     return { ...entry.caller, via };
   }
 
-  private async issueToken(userId: number, kind: TokenRow['kind'], name: string, days: number | null) {
+  private async issueToken(userId: number, kind: TokenRow['kind'], name: string, days: number | null, scope: TokenScope = 'read-write') {
     const secret = newTokenSecret();
     const now = new Date();
     const row = await this.repo.insertToken({
@@ -152,6 +153,7 @@ export class AuthService {
       created_at: now.toISOString(),
       expires_at: days === null ? null : new Date(now.getTime() + days * DAY_MS).toISOString(),
       last_used_at: null,
+      scope,
     });
     return { secret, row };
   }

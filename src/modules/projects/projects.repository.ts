@@ -1,4 +1,5 @@
 import type { Insertable, Updateable } from 'kysely';
+import { projectVisibleTo } from '../../access/access.repository.js';
 import type { Executor } from '../../db/database.js';
 import type { ProjectsTable } from '../../db/schema.js';
 import type { ProjectRow } from './projects.schemas.js';
@@ -12,10 +13,10 @@ export class ProjectsRepository {
     return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  /** Projects owned by `ownerId`, or every project when null; newest first. */
-  list(ownerId: number | null, search?: string): Promise<ProjectRow[]> {
+  /** Projects visible to `viewerId` (owned, member of, or administered through an organization), or all when null; newest first. */
+  list(viewerId: number | null, search?: string): Promise<ProjectRow[]> {
     let query = this.db.selectFrom('projects').selectAll().orderBy('id', 'desc');
-    if (ownerId !== null) query = query.where('owner_id', '=', ownerId);
+    if (viewerId !== null) query = query.where(projectVisibleTo(viewerId));
     if (search) query = query.where((eb) => eb(eb.fn('lower', ['name']), 'like', `%${search.toLowerCase().replace(/[%_\\]/g, '')}%`));
     return query.execute();
   }
@@ -43,8 +44,8 @@ export class ProjectsRepository {
       .execute();
   }
 
-  /** Sums of the counters over the owner's projects (or all projects when null). */
-  async totals(ownerId: number | null) {
+  /** Sums of the counters over the projects visible to `viewerId` (or all projects when null). */
+  async totals(viewerId: number | null) {
     let query = this.db
       .selectFrom('projects')
       .select((eb) => [
@@ -53,7 +54,7 @@ export class ProjectsRepository {
         eb.fn.coalesce(eb.fn.sum<number>('annotated_image_count'), eb.lit(0)).as('annotated_images'),
         eb.fn.coalesce(eb.fn.sum<number>('annotation_count'), eb.lit(0)).as('total_annotations'),
       ]);
-    if (ownerId !== null) query = query.where('owner_id', '=', ownerId);
+    if (viewerId !== null) query = query.where(projectVisibleTo(viewerId));
     const row = await query.executeTakeFirstOrThrow();
     return {
       project_count: Number(row.project_count),

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import type { Selectable } from 'kysely';
 import type { ProjectsTable } from '../../db/schema.js';
-import { Id, StringEnum, Timestamp } from '../../http/schemas.js';
+import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
 
 export const PROJECT_TYPES = ['object_detection', 'instance_segmentation', 'classification', 'semantic_segmentation'] as const;
 export const ProjectType = StringEnum(PROJECT_TYPES);
@@ -9,6 +9,8 @@ export const ProjectType = StringEnum(PROJECT_TYPES);
 const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
 const Description = Type.String({ maxLength: 10_000 });
 const Location = Type.String({ maxLength: 500 });
+const OrgId = Nullable(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'The organization the project belongs to (its owners and admins manage it); you must be an owner or admin of it' }));
+const AssignedOnly = Type.Boolean({ description: 'Annotators see and edit only the images assigned to them' });
 
 export const ProjectCreate = Type.Object(
   {
@@ -16,6 +18,8 @@ export const ProjectCreate = Type.Object(
     description: Type.Optional(Description),
     project_type: Type.Optional(ProjectType),
     location: Type.Optional(Location),
+    org_id: Type.Optional(OrgId),
+    assigned_only: Type.Optional(AssignedOnly),
   },
   { additionalProperties: false },
 );
@@ -27,6 +31,8 @@ export const ProjectUpdate = Type.Object(
     description: Type.Optional(Description),
     project_type: Type.Optional(ProjectType),
     location: Type.Optional(Location),
+    org_id: Type.Optional(OrgId),
+    assigned_only: Type.Optional(AssignedOnly),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -39,6 +45,8 @@ export const ProjectOut = Type.Object({
   project_type: ProjectType,
   location: Type.String(),
   owner_id: Type.Integer(),
+  org_id: Nullable(Type.Integer()),
+  assigned_only: AssignedOnly,
   created_at: Timestamp,
   updated_at: Timestamp,
   image_count: Type.Integer(),
@@ -64,6 +72,8 @@ export function toProjectOut(row: ProjectRow): ProjectOut {
     project_type: row.project_type as ProjectOut['project_type'],
     location: row.location,
     owner_id: row.owner_id,
+    org_id: row.org_id,
+    assigned_only: row.assigned_only === 1,
     created_at: row.created_at,
     updated_at: row.updated_at,
     image_count: row.image_count,

@@ -1,5 +1,7 @@
 import type { Caller } from '../../access/caller.js';
+import type { OrgAccess } from '../../access/org-access.js';
 import type { ProjectAccess } from '../../access/project-access.js';
+import { HttpError, ValidationError } from '../../http/errors.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import type { ProjectsRepository } from './projects.repository.js';
 import { toProjectOut, type ProjectCreate, type ProjectOut, type ProjectUpdate } from './projects.schemas.js';
@@ -11,14 +13,16 @@ export class ProjectsService {
   constructor(
     private readonly projects: ProjectsRepository,
     private readonly access: ProjectAccess,
+    private readonly orgs: OrgAccess,
     private readonly blobs: BlobStore,
   ) {}
 
   async list(caller: Caller, search?: string): Promise<ProjectOut[]> {
-    return (await this.projects.list(this.access.listingOwner(caller), search)).map(toProjectOut);
+    return (await this.projects.list(this.access.listingViewer(caller), search)).map(toProjectOut);
   }
 
   async create(caller: Caller, input: ProjectCreate): Promise<ProjectOut> {
+    if (input.org_id) await this.assertOrgManager(caller, input.org_id);
     const now = new Date().toISOString();
     const row = await this.projects.insert({
       owner_id: caller.userId,
@@ -26,6 +30,8 @@ export class ProjectsService {
       description: input.description ?? '',
       project_type: input.project_type ?? 'object_detection',
       location: input.location ?? '',
+      org_id: input.org_id ?? null,
+      assigned_only: input.assigned_only ? 1 : 0,
       created_at: now,
       updated_at: now,
     });
@@ -37,12 +43,21 @@ export class ProjectsService {
   }
 
   async update(caller: Caller, id: number, input: ProjectUpdate): Promise<ProjectOut> {
-    await this.access.project(caller, id, 'project.update');
+    const project = await this.access.project(caller, id, 'project.update');
+    const { assigned_only, org_id, ...fields } = input;
+    if (org_id !== undefined && org_id !== project.org_id) {
+      // Leaving an organization or joining one changes who administers the project: both sides must agree.
+      if (project.org_id !== null) await this.assertOrgManager(caller, project.org_id);
+      if (org_id !== null) await this.assertOrgManager(caller, org_id);
+    }
     const row = await this.projects.update(id, {
-      ...input,
+      ...fields,
       ...(input.name !== undefined ? { name: input.name.trim() } : {}),
+      ...(org_id !== undefined ? { org_id } : {}),
+      ...(assigned_only !== undefined ? { assigned_only: assigned_only ? 1 : 0 } : {}),
       updated_at: new Date().toISOString(),
     });
+    this.access.forget(id);
     return toProjectOut(row);
   }
 
@@ -68,7 +83,17 @@ export class ProjectsService {
     return { deleted, not_found: notFound };
   }
 
+  /** Projects join an organization only by someone who manages it (an unknown or foreign one is a bad org_id). */
+  private async assertOrgManager(caller: Caller, orgId: number): Promise<void> {
+    try {
+      await this.orgs.org(caller, orgId, 'org.manage');
+    } catch (err) {
+      if (err instanceof HttpError && err.statusCode === 404) throw ValidationError.at(['body', 'org_id'], `Organization ${orgId} not found`);
+      throw err;
+    }
+  }
+
   stats(caller: Caller) {
-    return this.projects.totals(this.access.listingOwner(caller));
+    return this.projects.totals(this.access.listingViewer(caller));
   }
 }

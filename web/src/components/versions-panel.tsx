@@ -1,127 +1,302 @@
 import { useEffect, useState } from 'react';
 import { api, isMissingRoute } from '../api.js';
+import { ProgressBar, useJob } from '../jobs.js';
 import { ErrorBanner } from './layout.js';
+import { nest, PipelineForm, type Changes, type PipelineDefaults } from './pipeline-form.js';
 
-interface Version {
+interface Counts {
+  train: number;
+  valid: number;
+  test: number;
+  total: number;
+}
+
+export interface Version {
   id: number;
   number: number;
   name: string;
-  status: string;
-  image_counts?: { train: number; valid: number; test: number };
+  status: 'pending' | 'generating' | 'ready' | 'failed';
+  progress: number;
+  error: string | null;
+  job_id: number | null;
+  seed: number;
+  image_counts: Counts;
+  source_counts: Counts;
 }
 
-interface ExportResult {
+interface VersionImage {
+  id: number;
+  split: string;
   filename: string;
-  url: string;
-  format: string;
-  size_bytes: number;
-  image_count: number;
-  annotation_count: number;
+  width: number;
+  height: number;
+  source_image_id: number | null;
+  lineage: unknown[];
+  annotations: { class_name: string }[];
+  file_url: string;
 }
 
-/** Versions and export, shown only when the server has those routes (they land with the versions issue). */
-export function VersionsPanel({ projectId }: { projectId: number }) {
+interface Diff {
+  config_changes: string[];
+  images: { added: number[]; removed: number[]; changed: unknown[]; unchanged: number };
+  annotations: { added: number; removed: number };
+  outputs: { a: number; b: number; identical: number };
+}
+
+const working = (v: Version) => v.status === 'pending' || v.status === 'generating';
+const countsText = (c: Counts) => `${c.total} (${c.train} train / ${c.valid} valid / ${c.test} test)`;
+
+/** Dataset versions: list with live progress, the create form generated from /api/pipeline/defaults, lineage and diff. */
+export function VersionsPanel({ projectId, onVersions }: { projectId: number; onVersions?: (v: Version[]) => void }) {
   const [versions, setVersions] = useState<Version[] | null>(null);
   const [missing, setMissing] = useState(false);
-  const [name, setName] = useState('');
-  const [split, setSplit] = useState({ train: 70, valid: 20, test: 10 });
-  const [format, setFormat] = useState('coco');
-  const [versionId, setVersionId] = useState('');
-  const [exported, setExported] = useState<ExportResult | null>(null);
-  const [exportMissing, setExportMissing] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [open, setOpen] = useState<number | null>(null);
 
   const load = () =>
-    api.get<Version[]>(`/api/projects/${projectId}/versions`).then(setVersions, (e) => {
-      if (isMissingRoute(e)) setMissing(true);
-      else setError((e as Error).message);
-    });
+    api.get<Version[]>(`/api/projects/${projectId}/versions`).then(
+      (list) => (setVersions(list), onVersions?.(list)),
+      (e) => (isMissingRoute(e) ? setMissing(true) : setError((e as Error).message)),
+    );
   useEffect(() => void load(), [projectId]);
 
-  const create = async () => {
-    setError(null);
-    try {
-      await api.post(`/api/projects/${projectId}/versions`, { name: name || `Version ${(versions?.length ?? 0) + 1}`, notes: '', split_config: split, preprocessing_config: null, augmentation_config: {} });
-      setName('');
-      await load();
-    } catch (e) {
-      setError((e as Error).message);
-    }
-  };
+  if (missing) return <p className="muted">Dataset versions are not available on this server yet.</p>;
+  return (
+    <section aria-label="Versions" className="stack">
+      <ErrorBanner message={error} onClose={() => setError(null)} />
+      <CreateVersion projectId={projectId} nextNumber={(versions?.length ?? 0) + 1} onCreated={() => void load()} onError={setError} />
+      <div className="card">
+        <h3>Versions</h3>
+        {versions === null ? (
+          <p className="muted small">Loading…</p>
+        ) : versions.length === 0 ? (
+          <p className="muted small">No versions yet.</p>
+        ) : (
+          <table className="list" data-testid="versions">
+            <thead>
+              <tr>
+                <th>#</th>
+                <th>Name</th>
+                <th>Status</th>
+                <th>Source images</th>
+                <th>Output images</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {versions.map((v) => (
+                <VersionRow key={v.id} version={v} onFinished={() => void load()} onOpen={() => setOpen(open === v.id ? null : v.id)} opened={open === v.id} />
+              ))}
+            </tbody>
+          </table>
+        )}
+      </div>
+      {open !== null && versions?.some((v) => v.id === open) && <VersionImages projectId={projectId} version={versions.find((v) => v.id === open)!} />}
+      {versions && versions.length >= 2 && <VersionDiff projectId={projectId} versions={versions} />}
+    </section>
+  );
+}
 
-  const runExport = async () => {
-    setError(null);
-    setExported(null);
+function VersionRow({ version: v, onFinished, onOpen, opened }: { version: Version; onFinished: () => void; onOpen: () => void; opened: boolean }) {
+  const { job } = useJob(working(v) ? v.job_id : null, onFinished);
+  const status = job && working(v) ? (job.status === 'queued' ? 'pending' : job.status === 'running' ? 'generating' : v.status) : v.status;
+  return (
+    <tr data-version={v.number}>
+      <td>v{v.number}</td>
+      <td>{v.name}</td>
+      <td>
+        <span className={`status ${status}`}>{status}</span>
+        {working(v) && <ProgressBar value={job?.progress ?? v.progress} label={`v${v.number} progress`} />}
+        {v.error && <div className="small status failed">{v.error}</div>}
+      </td>
+      <td className="small">{countsText(v.source_counts)}</td>
+      <td className="small">{v.status === 'ready' ? countsText(v.image_counts) : '—'}</td>
+      <td>
+        <button className="small" disabled={v.status !== 'ready'} onClick={onOpen}>
+          {opened ? 'Hide images' : 'Images'}
+        </button>
+      </td>
+    </tr>
+  );
+}
+
+function CreateVersion({ projectId, nextNumber, onCreated, onError }: { projectId: number; nextNumber: number; onCreated: () => void; onError: (m: string) => void }) {
+  const [defaults, setDefaults] = useState<PipelineDefaults | null>(null);
+  const [name, setName] = useState('');
+  const [split, setSplit] = useState({ train: 70, valid: 20, test: 10 });
+  const [seed, setSeed] = useState('');
+  const [pre, setPre] = useState<Changes>({});
+  const [aug, setAug] = useState<Changes>({});
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    api.get<PipelineDefaults>('/api/pipeline/defaults').then(setDefaults, (e) => onError((e as Error).message));
+  }, []);
+
+  const sum = split.train + split.valid + split.test;
+  const create = async () => {
+    setBusy(true);
     try {
-      const body: Record<string, unknown> = { format, include_unannotated: true };
-      if (versionId) body.version_id = Number(versionId);
-      setExported(await api.post<ExportResult>(`/api/projects/${projectId}/export`, body));
+      const body: Record<string, unknown> = {
+        name: name.trim() || `Version ${nextNumber}`,
+        split_config: split,
+        preprocessing_config: nest(pre),
+        augmentation_config: nest(aug),
+      };
+      if (seed !== '') body.seed = Number(seed);
+      await api.post(`/api/projects/${projectId}/versions`, body);
+      setName('');
+      onCreated();
     } catch (e) {
-      if (isMissingRoute(e)) setExportMissing(true);
-      else setError((e as Error).message);
+      onError((e as Error).message);
+    } finally {
+      setBusy(false);
     }
   };
 
   return (
-    <section className="card" aria-label="Versions and export">
-      <h3>Versions</h3>
-      {missing ? (
-        <p className="muted small">Dataset versions are not available on this server yet.</p>
-      ) : versions === null ? (
-        <p className="muted small">Loading…</p>
-      ) : (
+    <form className="card" aria-label="Create version" onSubmit={(e) => (e.preventDefault(), void create())}>
+      <h3>New version</h3>
+      <div className="inline-form">
+        <label className="small">
+          Name
+          <input name="version-name" placeholder={`Version ${nextNumber}`} value={name} onChange={(e) => setName(e.target.value)} />
+        </label>
+        {(['train', 'valid', 'test'] as const).map((k) => (
+          <label key={k} className="small">
+            {k} %
+            <input type="number" name={`split-${k}`} min={0} max={100} className="narrow" value={split[k]} onChange={(e) => setSplit({ ...split, [k]: Number(e.target.value) })} />
+          </label>
+        ))}
+        <label className="small">
+          Seed
+          <input type="number" name="seed" min={0} className="narrow" placeholder="random" value={seed} onChange={(e) => setSeed(e.target.value)} />
+        </label>
+      </div>
+      {sum !== 100 && <p className="small status failed">Percentages add up to {sum}, not 100.</p>}
+      <p className="muted small">Images that already have a split keep it; the others are assigned by these percentages.</p>
+      {defaults ? (
         <>
-          <ul className="plain">
-            {versions.map((v) => (
-              <li key={v.id}>
-                v{v.number} {v.name} — <span className={`status ${v.status}`}>{v.status}</span>
-                {v.image_counts && ` · ${v.image_counts.train}/${v.image_counts.valid}/${v.image_counts.test}`}
-              </li>
-            ))}
-          </ul>
-          <div className="inline-form">
-            <input placeholder="Version name" value={name} onChange={(e) => setName(e.target.value)} />
-            {(['train', 'valid', 'test'] as const).map((k) => (
-              <label key={k} className="small">
-                {k}
-                <input type="number" min={0} max={100} className="narrow" value={split[k]} onChange={(e) => setSplit({ ...split, [k]: Number(e.target.value) })} />
-              </label>
-            ))}
-            <button onClick={() => void create()}>Create version</button>
-          </div>
+          <PipelineForm title="Preprocessing" options={defaults.options.preprocessing_config} changes={pre} onChange={setPre} />
+          <PipelineForm title="Augmentation" options={defaults.options.augmentation_config} changes={aug} onChange={setAug} />
         </>
-      )}
-      <h3>Export</h3>
-      {exportMissing ? (
-        <p className="muted small">Export is not available on this server yet.</p>
       ) : (
-        <div className="inline-form">
-          <select value={format} onChange={(e) => setFormat(e.target.value)} aria-label="Export format">
-            <option value="coco">COCO JSON</option>
-            <option value="yolo">YOLO</option>
-            <option value="jsonl">JSONL</option>
-            <option value="csv">CSV</option>
-          </select>
-          <select value={versionId} onChange={(e) => setVersionId(e.target.value)} aria-label="Version to export">
-            <option value="">Current annotations</option>
-            {versions?.map((v) => (
-              <option key={v.id} value={v.id}>
-                v{v.number} {v.name}
-              </option>
-            ))}
-          </select>
-          <button onClick={() => void runExport()}>Export</button>
-        </div>
+        <p className="muted small">Loading the pipeline options…</p>
       )}
-      {exported && (
-        <p className="small">
-          <a href={exported.url} download={exported.filename}>
-            Download {exported.filename}
-          </a>{' '}
-          ({exported.image_count} images, {exported.annotation_count} annotations, {Math.ceil(exported.size_bytes / 1024)} KiB)
-        </p>
-      )}
+      <button type="submit" className="primary" disabled={busy || sum !== 100}>
+        Create version
+      </button>
+    </form>
+  );
+}
+
+/** A version's output images; picking one shows it with its lineage, the exact steps that made it. */
+function VersionImages({ projectId, version }: { projectId: number; version: Version }) {
+  const [images, setImages] = useState<VersionImage[] | null>(null);
+  const [split, setSplit] = useState('');
+  const [picked, setPicked] = useState<VersionImage | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    const q = new URLSearchParams({ limit: '60' });
+    if (split) q.set('split', split);
+    setPicked(null);
+    api.get<VersionImage[]>(`/api/projects/${projectId}/versions/${version.id}/images?${q}`).then(setImages, (e) => setError((e as Error).message));
+  }, [version.id, split]);
+  return (
+    <div className="card" aria-label={`Images of v${version.number}`}>
+      <h3>
+        Images of v{version.number} {version.name}
+      </h3>
       <ErrorBanner message={error} onClose={() => setError(null)} />
-    </section>
+      <select value={split} onChange={(e) => setSplit(e.target.value)} aria-label="Version split">
+        <option value="">All splits</option>
+        <option value="train">Train</option>
+        <option value="valid">Valid</option>
+        <option value="test">Test</option>
+      </select>
+      <div className="version-images">
+        <ul className="plain version-image-list">
+          {images?.map((img) => (
+            <li key={img.id}>
+              <button className={`link${picked?.id === img.id ? ' active' : ''}`} onClick={() => setPicked(img)}>
+                {img.filename}
+              </button>{' '}
+              <span className="muted small">
+                {img.split} · {img.annotations.length} ann.
+              </span>
+            </li>
+          ))}
+        </ul>
+        {picked && (
+          <div className="lineage" data-testid="lineage">
+            <img src={picked.file_url} alt={picked.filename} />
+            <p className="small">
+              {picked.width}×{picked.height} · {picked.split} · from source image {picked.source_image_id ?? '(deleted)'}
+            </p>
+            <h4>Lineage</h4>
+            <ol className="small">
+              {picked.lineage.map((step, i) => {
+                const { op, ...params } = (step ?? {}) as { op?: string } & Record<string, unknown>;
+                return (
+                  <li key={i}>
+                    <b>{op ?? 'step'}</b> <code>{JSON.stringify(params)}</code>
+                  </li>
+                );
+              })}
+            </ol>
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function VersionDiff({ projectId, versions }: { projectId: number; versions: Version[] }) {
+  const [a, setA] = useState(versions[versions.length - 2].id);
+  const [b, setB] = useState(versions[versions.length - 1].id);
+  const [diff, setDiff] = useState<Diff | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const run = async () => {
+    setError(null);
+    try {
+      setDiff(await api.get<Diff>(`/api/projects/${projectId}/versions/${a}/diff/${b}`));
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+  const pick = (value: number, set: (n: number) => void, label: string) => (
+    <select value={value} onChange={(e) => (set(Number(e.target.value)), setDiff(null))} aria-label={label}>
+      {versions.map((v) => (
+        <option key={v.id} value={v.id}>
+          v{v.number} {v.name}
+        </option>
+      ))}
+    </select>
+  );
+  return (
+    <div className="card" aria-label="Compare versions">
+      <h3>Compare versions</h3>
+      <div className="inline-form">
+        {pick(a, setA, 'First version')} → {pick(b, setB, 'Second version')}
+        <button onClick={() => void run()} disabled={a === b}>
+          Compare
+        </button>
+      </div>
+      <ErrorBanner message={error} onClose={() => setError(null)} />
+      {diff && (
+        <ul className="small" data-testid="diff">
+          <li>Recipe changes: {diff.config_changes.length ? diff.config_changes.join(', ') : 'none'}</li>
+          <li>
+            Source images: +{diff.images.added.length} added, −{diff.images.removed.length} removed, {diff.images.changed.length} changed, {diff.images.unchanged} unchanged
+          </li>
+          <li>
+            Annotations: +{diff.annotations.added}, −{diff.annotations.removed}
+          </li>
+          <li>
+            Output files: {diff.outputs.a} → {diff.outputs.b}, {diff.outputs.identical} identical
+          </li>
+        </ul>
+      )}
+    </div>
   );
 }

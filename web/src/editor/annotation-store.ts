@@ -9,10 +9,12 @@ export interface Ref {
   pending: Promise<unknown>;
 }
 
-export type Draft = Pick<Annotation, 'class_id' | 'annotation_type' | 'geometry'>;
+/** What is sent to the API; `source` and `confidence` travel with it so an undone model prediction comes back as one. */
+export type Draft = Pick<Annotation, 'class_id' | 'annotation_type' | 'geometry'> & Partial<Pick<Annotation, 'source' | 'confidence'>>;
 
 type Command =
   | { kind: 'create'; ref: Ref; data: Draft }
+  | { kind: 'adopt'; refs: Ref[]; data: Draft[] }
   | { kind: 'delete'; ref: Ref; data: Draft }
   | { kind: 'update'; ref: Ref; before: Draft; after: Draft };
 
@@ -23,7 +25,13 @@ export interface StoreEvents {
   refused(message: string): void;
 }
 
-const draftOf = (a: Annotation | Draft): Draft => ({ class_id: a.class_id, annotation_type: a.annotation_type, geometry: a.geometry });
+const draftOf = (a: Annotation | Draft): Draft => ({
+  class_id: a.class_id,
+  annotation_type: a.annotation_type,
+  geometry: a.geometry,
+  source: a.source,
+  confidence: a.confidence,
+});
 
 /**
  * The annotations of the open image: every change is applied at once on screen, saved through the API, and rolled
@@ -63,7 +71,7 @@ export class AnnotationStore {
   }
 
   private body(d: Draft) {
-    return { class_id: d.class_id, annotation_type: d.annotation_type, geometry: d.geometry, confidence: null, source: 'manual' };
+    return { class_id: d.class_id, annotation_type: d.annotation_type, geometry: d.geometry, confidence: d.confidence ?? null, source: d.source ?? 'manual' };
   }
 
   private queue(ref: Ref, op: () => Promise<void>, rollback: (err: Error) => void): Promise<void> {
@@ -76,7 +84,7 @@ export class AnnotationStore {
   }
 
   private doCreate(ref: Ref, data: Draft): Promise<void> {
-    this.set(ref, { id: this.tempId--, image_id: this.imageId, confidence: null, source: 'manual', ...data });
+    this.set(ref, { id: this.tempId--, image_id: this.imageId, ...data, confidence: data.confidence ?? null, source: data.source ?? 'manual' });
     return this.queue(
       ref,
       async () => {
@@ -131,6 +139,21 @@ export class AnnotationStore {
     return ref;
   }
 
+  /**
+   * Takes in annotations the server already saved (a detector run): shown at once, and undone or redone together
+   * as one step. Returns their keys.
+   */
+  adopt(annotations: Annotation[]): number[] {
+    const refs = annotations.map((a) => {
+      const ref: Ref = { key: this.nextKey++, id: a.id, pending: Promise.resolve() };
+      this.refs.set(ref.key, ref);
+      this.set(ref, a);
+      return ref;
+    });
+    if (refs.length > 0) this.record({ kind: 'adopt', refs, data: annotations.map(draftOf) });
+    return refs.map((r) => r.key);
+  }
+
   delete(key: number): void {
     const ref = this.refs.get(key);
     const current = this.items.get(key);
@@ -151,7 +174,8 @@ export class AnnotationStore {
     const cmd = this.undoStack.pop();
     if (!cmd) return;
     this.redoStack.push(cmd);
-    if (cmd.kind === 'create') void this.doDelete(cmd.ref);
+    if (cmd.kind === 'adopt') cmd.refs.forEach((ref) => void this.doDelete(ref));
+    else if (cmd.kind === 'create') void this.doDelete(cmd.ref);
     else if (cmd.kind === 'delete') void this.doCreate(cmd.ref, cmd.data);
     else void this.doUpdate(cmd.ref, cmd.before);
   }
@@ -160,7 +184,8 @@ export class AnnotationStore {
     const cmd = this.redoStack.pop();
     if (!cmd) return;
     this.undoStack.push(cmd);
-    if (cmd.kind === 'create') void this.doCreate(cmd.ref, cmd.data);
+    if (cmd.kind === 'adopt') cmd.refs.forEach((ref, i) => void this.doCreate(ref, cmd.data[i]));
+    else if (cmd.kind === 'create') void this.doCreate(cmd.ref, cmd.data);
     else if (cmd.kind === 'delete') void this.doDelete(cmd.ref);
     else void this.doUpdate(cmd.ref, cmd.after);
   }

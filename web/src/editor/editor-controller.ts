@@ -1,18 +1,30 @@
 import type { Annotation, BboxGeometry, LabelClass, MaskGeometry } from '../types.js';
 import { AnnotationStore, type Draft } from './annotation-store.js';
+import { samPreview, type SamMask } from './assist.js';
 import { BOX_HANDLES, boundsOf, clampBox, clampPoints, handlePoints, hits, translate, type Point } from './geometry.js';
 import { decodeRle, encodeRle, maskBounds, paintMask, stampDisc, type Bitmap } from './mask.js';
 import { GridIndex, type Rect } from './spatial-index.js';
 
-export type Tool = 'select' | 'box' | 'polygon' | 'brush' | 'eraser' | 'classification';
+export type Tool = 'select' | 'box' | 'polygon' | 'brush' | 'eraser' | 'classification' | 'sam';
+
+/** SAM click mode: the prompt points so far and the last previewed mask. */
+interface SamSession {
+  points: Point[];
+  labels: (0 | 1)[];
+  mask: SamMask | null;
+  /** Answers to older clicks are dropped. */
+  seq: number;
+  busy: boolean;
+}
 
 export interface LoadedImage {
   imageId: number;
   width: number;
   height: number;
-  source: HTMLImageElement;
+  /** The full-resolution pixels (an ImageBitmap for large images, kept decoded so zoomed-in frames never re-decode). */
+  source: HTMLImageElement | ImageBitmap;
   /** A downscaled copy drawn when zoomed out, so huge images stay cheap to paint. */
-  preview: HTMLCanvasElement | null;
+  preview: HTMLCanvasElement | ImageBitmap | null;
   annotations: Annotation[];
 }
 
@@ -47,6 +59,7 @@ export interface EditorState {
   canUndo: boolean;
   canRedo: boolean;
   classifications: number[];
+  sam: { points: number; busy: boolean; score: number | null; hasMask: boolean };
 }
 
 const HANDLE_PX = 5;
@@ -75,6 +88,9 @@ export class EditorController {
   private visible: number[] = [];
   /** Milliseconds the last full paint took; read by the benchmark. */
   lastPaintMs = 0;
+  /** Set by the page; SAM requests need it. */
+  projectId: number | null = null;
+  private sam: SamSession = { points: [], labels: [], mask: null, seq: 0, busy: false };
 
   constructor(
     readonly canvas: HTMLCanvasElement,
@@ -128,6 +144,7 @@ export class EditorController {
     this.polygon = [];
     this.maskEdit = null;
     this.drag = null;
+    this.resetSam();
     this.fit();
     this.drawMinimapBase();
     this.emit();
@@ -173,6 +190,7 @@ export class EditorController {
       canUndo: this.store?.canUndo ?? false,
       canRedo: this.store?.canRedo ?? false,
       classifications,
+      sam: { points: this.sam.points.length, busy: this.sam.busy, score: this.sam.mask?.score ?? null, hasMask: this.sam.mask !== null },
     };
   }
 
@@ -185,6 +203,7 @@ export class EditorController {
   setTool(tool: Tool): void {
     this.tool = tool;
     this.polygon = [];
+    this.resetSam();
     this.emit();
     this.requestPaint();
   }
@@ -231,6 +250,7 @@ export class EditorController {
   }
 
   cancel(): void {
+    this.resetSam();
     this.polygon = [];
     this.drag = null;
     this.selectedKey = null;
@@ -333,6 +353,10 @@ export class EditorController {
       this.drag = { kind: 'pan', sx, sy, tx: this.tx, ty: this.ty };
       return;
     }
+    if (this.tool === 'sam' && (e.button === 0 || e.button === 2)) {
+      this.addSamPoint(x, y, e.button === 0 ? 1 : 0);
+      return;
+    }
     if (e.button !== 0) return;
     const handle = this.tool === 'select' || this.tool === 'box' ? this.handleAt(x, y) : null;
     if (handle !== null && this.selectedKey !== null) {
@@ -358,6 +382,7 @@ export class EditorController {
         this.beginPaint(x, y, this.tool === 'brush' ? 1 : 0);
         break;
       case 'classification':
+      case 'sam':
         break;
     }
     this.requestPaint();
@@ -479,6 +504,75 @@ export class EditorController {
     this.polygon.pop();
     this.requestPaint();
     return true;
+  }
+
+  /** Enter: closes a polygon, or accepts the SAM mask. */
+  commit(): void {
+    if (this.tool === 'sam') this.acceptSam();
+    else this.closePolygon();
+  }
+
+  /** Takes in annotations the server created (a detector run) as one undoable step. */
+  adopt(annotations: Annotation[]): void {
+    if (!this.store) return;
+    const mine = annotations.filter((a) => a.image_id === this.store!.imageId);
+    this.store.adopt(mine);
+    this.emit();
+  }
+
+  // ---- SAM click mode ----
+
+  private resetSam(): void {
+    this.sam = { points: [], labels: [], mask: null, seq: this.sam.seq + 1, busy: false };
+  }
+
+  private addSamPoint(x: number, y: number, label: 0 | 1): void {
+    const img = this.image;
+    if (!img || this.projectId === null) return;
+    if (x < 0 || y < 0 || x > img.width || y > img.height) return;
+    const sam = this.sam;
+    sam.points.push([x, y]);
+    sam.labels.push(label);
+    if (!sam.labels.includes(1)) {
+      // Exclude points alone select nothing; wait for an include point.
+      this.emit();
+      return this.requestPaint();
+    }
+    const seq = ++sam.seq;
+    sam.busy = true;
+    this.emit();
+    this.requestPaint();
+    samPreview(this.projectId, img.imageId, sam.points.slice(), sam.labels.slice()).then(
+      (mask) => {
+        if (this.sam !== sam || sam.seq !== seq) return;
+        sam.mask = mask;
+        sam.busy = false;
+        this.emit();
+        this.requestPaint();
+      },
+      (err: Error) => {
+        if (this.sam !== sam || sam.seq !== seq) return;
+        sam.busy = false;
+        this.onMessage(`SAM: ${err.message}`);
+        this.emit();
+      },
+    );
+  }
+
+  /** Saves the previewed mask as a polygon of the current class (its largest outer boundary). */
+  acceptSam(): void {
+    const mask = this.sam.mask;
+    if (!mask || this.sam.busy) return;
+    const outline = mask.polygons[0];
+    if (!outline || outline.length < 3) {
+      this.onMessage('The mask is empty: click inside the object');
+      return;
+    }
+    const { width, height } = this.image!;
+    this.createWithClass({ annotation_type: 'polygon', geometry: { points: clampPoints(outline, width, height) }, source: 'sam', confidence: null });
+    this.resetSam();
+    this.emit();
+    this.requestPaint();
   }
 
   // ---- mask brush ----
@@ -641,6 +735,7 @@ export class EditorController {
       visible.x + visible.width <= l.rect.x + l.rect.width + 0.5 &&
       visible.y + visible.height <= l.rect.y + l.rect.height + 0.5;
     if (covers && l.scale === s) return l;
+    const zooming = l !== null && l.version === this.version && l.scale !== s;
     if (covers) {
       clearTimeout(this.sharpenTimer);
       this.sharpenTimer = window.setTimeout(() => {
@@ -649,11 +744,22 @@ export class EditorController {
       }, 150);
       return l;
     }
-    // Half a view of margin on every side, inside the image, and never more than 4096 pixels a side.
-    const margin = Math.min(view.width, 4096 / (s * dpr) - view.width) / 2;
-    const x0 = Math.max(0, view.x - Math.max(0, margin)), y0 = Math.max(0, view.y - Math.max(0, Math.min(view.height, 4096 / (s * dpr) - view.height) / 2));
-    const x1 = Math.min(img.width, view.x + view.width + Math.max(0, margin));
-    const y1 = Math.min(img.height, view.y + view.height + Math.max(0, Math.min(view.height, 4096 / (s * dpr) - view.height) / 2));
+    // Half a view of margin on every side, inside the image, and never more than 4096 pixels a side. In the middle
+    // of a zoom the margin is a whole view, so the next frames of a zoom-out still find the layer covering them and
+    // only stretch it; the sharp render follows when the wheel rests.
+    if (zooming) {
+      clearTimeout(this.sharpenTimer);
+      this.sharpenTimer = window.setTimeout(() => {
+        this.layer = null;
+        this.requestPaint();
+      }, 150);
+    }
+    const k = zooming ? 2 : 1;
+    const marginX = Math.max(0, Math.min(view.width * k, 4096 / (s * dpr) - view.width) / 2);
+    const marginY = Math.max(0, Math.min(view.height * k, 4096 / (s * dpr) - view.height) / 2);
+    const x0 = Math.max(0, view.x - marginX), y0 = Math.max(0, view.y - marginY);
+    const x1 = Math.min(img.width, view.x + view.width + marginX);
+    const y1 = Math.min(img.height, view.y + view.height + marginY);
     const rect: Rect = { x: x0, y: y0, width: Math.max(1 / s, x1 - x0), height: Math.max(1 / s, y1 - y0) };
     const canvas = l?.canvas ?? document.createElement('canvas');
     canvas.width = Math.max(1, Math.ceil(rect.width * s * dpr));
@@ -669,8 +775,13 @@ export class EditorController {
   private drawScene(ctx: CanvasRenderingContext2D, view: Rect, s: number, moving: Extract<Drag, { kind: 'move' }> | null): void {
     const img = this.image!;
     ctx.imageSmoothingEnabled = s < 2;
-    if (img.preview && img.preview.width < img.width * s) ctx.drawImage(img.source, 0, 0, img.width, img.height);
-    else ctx.drawImage(img.preview ?? img.source, 0, 0, img.width, img.height);
+    if (img.preview && img.preview.width >= img.width * s) ctx.drawImage(img.preview, 0, 0, img.width, img.height);
+    else {
+      // Only the part in view: a 48-megapixel source is never resampled whole for a zoomed-in frame.
+      const x = Math.max(0, Math.floor(view.x)), y = Math.max(0, Math.floor(view.y));
+      const w = Math.min(img.width, Math.ceil(view.x + view.width)) - x, h = Math.min(img.height, Math.ceil(view.y + view.height)) - y;
+      if (w > 0 && h > 0) ctx.drawImage(img.source, x, y, w, h, x, y, w, h);
+    }
 
     this.visible.length = 0;
     this.index.query(view, this.visible);
@@ -735,8 +846,37 @@ export class EditorController {
     }
   }
 
+  private paintSam(ctx: CanvasRenderingContext2D, s: number, color: string): void {
+    const { mask, points, labels } = this.sam;
+    if (mask) {
+      ctx.beginPath();
+      for (const poly of mask.polygons) {
+        poly.forEach(([x, y], i) => (i ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
+        ctx.closePath();
+      }
+      ctx.globalAlpha = 0.4;
+      ctx.fillStyle = color;
+      ctx.fill('evenodd');
+      ctx.globalAlpha = 1;
+      ctx.lineWidth = 2 / s;
+      ctx.strokeStyle = color;
+      ctx.stroke();
+    }
+    const r = 5 / s;
+    points.forEach(([x, y], i) => {
+      ctx.beginPath();
+      ctx.arc(x, y, r, 0, Math.PI * 2);
+      ctx.fillStyle = labels[i] === 1 ? '#2ecc71' : '#e74c3c';
+      ctx.fill();
+      ctx.lineWidth = 1.5 / s;
+      ctx.strokeStyle = '#ffffff';
+      ctx.stroke();
+    });
+  }
+
   private paintDraft(ctx: CanvasRenderingContext2D, s: number): void {
     const color = this.classId !== null ? this.colorOf(this.classId) : '#ffffff';
+    if (this.tool === 'sam') this.paintSam(ctx, s, color);
     ctx.strokeStyle = color;
     ctx.lineWidth = 2 / s;
     if (this.drag?.kind === 'box') {

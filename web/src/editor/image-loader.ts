@@ -17,24 +17,36 @@ async function allAnnotations(imageId: number): Promise<Annotation[]> {
   }
 }
 
-async function decodeImage(url: string): Promise<HTMLImageElement> {
+interface Decoded {
+  source: HTMLImageElement | ImageBitmap;
+  preview: ImageBitmap | null;
+  width: number;
+  height: number;
+}
+
+/**
+ * Decodes an image for the editor. A large one (say 8000 × 6000) is fetched as a blob and decoded by
+ * createImageBitmap, which runs off the main thread, into a full-size bitmap plus a downscaled preview for
+ * zoomed-out frames: opening it does not freeze the page, and painting never decodes it again.
+ */
+async function decodeImage(url: string, width: number, height: number): Promise<Decoded> {
+  const longest = Math.max(width, height);
+  if (longest > PREVIEW_MAX) {
+    const res = await fetch(url, { credentials: 'same-origin' });
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    const blob = await res.blob();
+    const k = PREVIEW_MAX / longest;
+    const [source, preview] = await Promise.all([
+      createImageBitmap(blob, { imageOrientation: 'from-image' }),
+      createImageBitmap(blob, { imageOrientation: 'from-image', resizeWidth: Math.round(width * k), resizeHeight: Math.round(height * k), resizeQuality: 'medium' }),
+    ]);
+    return { source, preview, width: source.width, height: source.height };
+  }
   const img = new Image();
   img.decoding = 'async';
   img.src = url;
   await img.decode();
-  return img;
-}
-
-/** A downscaled copy for zoomed-out painting: drawing a 48-megapixel image every frame would freeze the page. */
-function previewOf(img: HTMLImageElement): HTMLCanvasElement | null {
-  const longest = Math.max(img.naturalWidth, img.naturalHeight);
-  if (longest <= PREVIEW_MAX) return null;
-  const k = PREVIEW_MAX / longest;
-  const c = document.createElement('canvas');
-  c.width = Math.round(img.naturalWidth * k);
-  c.height = Math.round(img.naturalHeight * k);
-  c.getContext('2d')!.drawImage(img, 0, 0, c.width, c.height);
-  return c;
+  return { source: img, preview: null, width: img.naturalWidth, height: img.naturalHeight };
 }
 
 /** Loads images with their annotations, keeping a few in memory so the next one opens at once. */
@@ -48,13 +60,13 @@ export class ImageLoader {
     if (!entry) {
       entry = (async () => {
         const url = `/api/projects/${this.projectId}/images/file/${encodeURIComponent(record.filename)}`;
-        const [img, annotations] = await Promise.all([decodeImage(url), allAnnotations(record.id)]);
+        const [img, annotations] = await Promise.all([decodeImage(url, record.width, record.height), allAnnotations(record.id)]);
         return {
           imageId: record.id,
-          width: record.width || img.naturalWidth,
-          height: record.height || img.naturalHeight,
-          source: img,
-          preview: previewOf(img),
+          width: record.width || img.width,
+          height: record.height || img.height,
+          source: img.source,
+          preview: img.preview,
           annotations,
         };
       })();

@@ -3,8 +3,10 @@ import { api, request } from '../api.js';
 import { ErrorBanner } from '../components/layout.js';
 import { EditorController, type EditorState, type Tool } from '../editor/editor-controller.js';
 import { ImageLoader } from '../editor/image-loader.js';
+import { runDetector } from '../editor/assist.js';
+import { hasSam, isDetector, type Model } from '../models.js';
 import { Link, navigate } from '../router.js';
-import type { ImageRecord, LabelClass, Project } from '../types.js';
+import type { Annotation, ImageRecord, LabelClass, Project } from '../types.js';
 
 const TOOLS: { tool: Tool; key: string; label: string }[] = [
   { tool: 'select', key: 'V', label: 'Select' },
@@ -13,12 +15,14 @@ const TOOLS: { tool: Tool; key: string; label: string }[] = [
   { tool: 'brush', key: 'M', label: 'Mask brush' },
   { tool: 'eraser', key: 'E', label: 'Eraser' },
   { tool: 'classification', key: 'C', label: 'Classify' },
+  { tool: 'sam', key: 'S', label: 'SAM' },
 ];
 
 const SHORTCUTS: [string, string][] = [
   ['1 – 9', 'pick class (changes the selected shape’s class; toggles it in Classify)'],
   ['V / B / P / M / E / C', 'select, box, polygon, mask brush, eraser, classify'],
-  ['Enter / double-click', 'close the polygon'],
+  ['Enter / double-click', 'close the polygon; accept the SAM mask'],
+  ['S, then left / right click', 'SAM: include / exclude a point (the mask previews at once)'],
   ['Backspace', 'remove the last polygon point'],
   ['Delete', 'delete the selected shape'],
   ['Ctrl+Z / Ctrl+Shift+Z (Ctrl+Y)', 'undo / redo'],
@@ -27,7 +31,7 @@ const SHORTCUTS: [string, string][] = [
   ['Wheel', 'zoom around the cursor'],
   ['Space+drag, middle button', 'pan'],
   ['[ / ]', 'brush smaller / larger'],
-  ['Esc', 'cancel drawing, deselect'],
+  ['Esc', 'cancel drawing or the SAM mask, deselect'],
   ['?', 'this help'],
 ];
 
@@ -70,6 +74,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
   const [message, setMessage] = useState<string | null>(null);
   const [help, setHelp] = useState(false);
   const [loading, setLoading] = useState(false);
+  const [models, setModels] = useState<Model[]>([]);
   const switchMs = useRef(0);
   const firstPaintAt = useRef(0);
   const imagesRef = useRef<ImageRecord[]>([]);
@@ -77,14 +82,14 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
 
   useEffect(() => {
     const c = new EditorController(canvas.current!, minimap.current, setState, setMessage);
+    c.projectId = projectId;
     controller.current = c;
     const resize = new ResizeObserver(() => c.requestPaint());
     resize.observe(canvas.current!);
     api.get<Project>(`/api/projects/${projectId}`).then(setProject, (e) => setMessage((e as Error).message));
-    api.get<LabelClass[]>(`/api/projects/${projectId}/classes`).then((cls) => {
-      setClasses(cls);
-      c.setClasses(cls);
-    }, (e) => setMessage((e as Error).message));
+    loadClasses();
+    // Without the models routes the assist tools simply do not show.
+    api.get<Model[]>(`/api/projects/${projectId}/models`).then(setModels, () => setModels([]));
     allImages(projectId).then((list) => {
       imagesRef.current = list;
       setImages(list);
@@ -97,6 +102,13 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
       c.destroy();
     };
   }, [projectId]);
+
+  function loadClasses() {
+    api.get<LabelClass[]>(`/api/projects/${projectId}/classes`).then((cls) => {
+      setClasses(cls);
+      controller.current?.setClasses(cls);
+    }, (e) => setMessage((e as Error).message));
+  }
 
   const open = async (at: number) => {
     const list = imagesRef.current;
@@ -169,7 +181,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
         if (cls) c.pickClass(cls.id);
         return;
       }
-      const tool = TOOLS.find((t) => t.key === key.toUpperCase());
+      const tool = TOOLS.find((t) => t.key === key.toUpperCase() && (t.tool !== 'sam' || samRef.current));
       if (tool) return c.setTool(tool.tool);
       switch (key) {
         case 'Delete':
@@ -179,7 +191,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
           if (!c.removeLastPolygonPoint()) c.deleteSelected();
           break;
         case 'Enter':
-          c.closePolygon();
+          c.commit();
           break;
         case 'Escape':
           setHelp(false);
@@ -224,8 +236,13 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
 
   const classesRef = useRef<LabelClass[]>([]);
   classesRef.current = classes;
+  const samRef = useRef(false);
+  samRef.current = hasSam(models);
   const current = images && index >= 0 ? images[index] : null;
   const c = controller.current;
+  const detectors = models.filter(isDetector);
+  const samReady = hasSam(models);
+  const tools = TOOLS.filter((t) => t.tool !== 'sam' || samReady);
 
   return (
     <div className="editor">
@@ -253,7 +270,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
       </header>
       <div className="editor-body">
         <nav className="tools" aria-label="Tools">
-          {TOOLS.map((t) => (
+          {tools.map((t) => (
             <button key={t.tool} className={state?.tool === t.tool ? 'active' : ''} onClick={() => c?.setTool(t.tool)} title={`${t.label} (${t.key})`} data-tool={t.tool}>
               <b>{t.key}</b>
               <span>{t.label}</span>
@@ -282,6 +299,17 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
           {images?.length === 0 && (
             <div className="empty-stage">
               No images in this project. <Link href={`/projects/${projectId}/upload`}>Upload some</Link>.
+            </div>
+          )}
+          {state?.tool === 'sam' && (
+            <div className="sam-hint" data-testid="sam-hint">
+              {state.sam.points === 0
+                ? 'SAM: left click inside an object to include it, right click to exclude a part'
+                : state.sam.busy
+                  ? 'SAM: computing the mask…'
+                  : state.sam.hasMask
+                    ? `SAM mask (score ${state.sam.score?.toFixed(2)}): Enter to accept, Esc to cancel, click to refine`
+                    : 'SAM: add an include point (left click)'}
             </div>
           )}
           {message && (
@@ -329,6 +357,12 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
               );
             })}
           </ul>
+          {detectors.length > 0 && current && (
+            <DetectorAssist projectId={projectId} imageId={current.id} models={detectors} onResult={(anns, newClasses) => {
+              if (newClasses) loadClasses();
+              c?.adopt(anns);
+            }} onError={setMessage} />
+          )}
           <h3>Selection</h3>
           {state?.selected ? (
             <div className="small">
@@ -356,6 +390,55 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
           </p>
         </aside>
       </div>
+    </div>
+  );
+}
+
+/** "Run detector on this image": the found objects appear at once and undo as one step. */
+function DetectorAssist({ projectId, imageId, models, onResult, onError }: {
+  projectId: number;
+  imageId: number;
+  models: Model[];
+  onResult: (annotations: Annotation[], newClasses: boolean) => void;
+  onError: (m: string) => void;
+}) {
+  const [model, setModel] = useState('');
+  const [confidence, setConfidence] = useState(0.25);
+  const [busy, setBusy] = useState(false);
+  const [last, setLast] = useState<string | null>(null);
+  const chosen = Number(model || models[0].id);
+  const run = async () => {
+    setBusy(true);
+    setLast(null);
+    try {
+      const res = await runDetector(projectId, imageId, chosen, confidence);
+      const found = res.images.flatMap((i) => i.annotations);
+      onResult(found, res.classes_created.length > 0);
+      setLast(`${res.created} found${res.skipped ? `, ${res.skipped} skipped` : ''}`);
+    } catch (e) {
+      onError(`Detector: ${(e as Error).message}`);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="assist" aria-label="Detector">
+      <h3>Detector</h3>
+      <select value={chosen} onChange={(e) => setModel(e.target.value)} aria-label="Detector model">
+        {models.map((m) => (
+          <option key={m.id} value={m.id}>
+            {m.name} ({m.task})
+          </option>
+        ))}
+      </select>
+      <label className="small">
+        Confidence {confidence.toFixed(2)}
+        <input type="range" min={0.05} max={0.95} step={0.05} value={confidence} onChange={(e) => setConfidence(Number(e.target.value))} />
+      </label>
+      <button onClick={() => void run()} disabled={busy}>
+        {busy ? 'Running…' : 'Run detector on this image'}
+      </button>
+      {last && <span className="muted small" data-testid="detector-result">{last}</span>}
     </div>
   );
 }

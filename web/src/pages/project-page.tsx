@@ -1,15 +1,30 @@
 import { useEffect, useState } from 'react';
 import { api } from '../api.js';
 import { ClassesPanel } from '../components/classes-panel.js';
+import { ExportPanel } from '../components/export-panel.js';
 import { ImageGrid, type GridFilter } from '../components/image-grid.js';
 import { ErrorBanner, Layout } from '../components/layout.js';
-import { VersionsPanel } from '../components/versions-panel.js';
-import { Link } from '../router.js';
+import { ModelsPanel } from '../components/models-panel.js';
+import { SplitsPanel } from '../components/splits-panel.js';
+import { VersionsPanel, type Version } from '../components/versions-panel.js';
+import { Link, navigate, useLocation } from '../router.js';
 import type { LabelClass, Project } from '../types.js';
 
+const TABS = [
+  ['images', 'Images'],
+  ['splits', 'Splits'],
+  ['versions', 'Versions'],
+  ['export', 'Export'],
+  ['models', 'Models'],
+] as const;
+type Tab = (typeof TABS)[number][0];
+
 export function ProjectPage({ projectId }: { projectId: number }) {
+  const { query } = useLocation();
+  const tab: Tab = TABS.some(([t]) => t === query.get('tab')) ? (query.get('tab') as Tab) : 'images';
   const [project, setProject] = useState<Project | null>(null);
   const [classes, setClasses] = useState<LabelClass[]>([]);
+  const [versions, setVersions] = useState<Version[]>([]);
   const [filter, setFilter] = useState<GridFilter>({ split: '', annotated: 'all' });
   const [error, setError] = useState<string | null>(null);
   const [reloadKey, setReloadKey] = useState(0);
@@ -18,7 +33,12 @@ export function ProjectPage({ projectId }: { projectId: number }) {
     api.get<Project>(`/api/projects/${projectId}`).then(setProject, (e) => setError((e as Error).message));
     api.get<LabelClass[]>(`/api/projects/${projectId}/classes`).then(setClasses, (e) => setError((e as Error).message));
   };
+  const refresh = () => (setReloadKey((k) => k + 1), load());
   useEffect(load, [projectId]);
+  useEffect(() => {
+    // Export offers the ready versions even when the Versions tab was never opened.
+    api.get<Version[]>(`/api/projects/${projectId}/versions`).then(setVersions, () => undefined);
+  }, [projectId]);
 
   return (
     <Layout
@@ -44,29 +64,49 @@ export function ProjectPage({ projectId }: { projectId: number }) {
           <div className="muted">{project.project_type.replace(/_/g, ' ')}</div>
         </section>
       )}
+      <nav className="tabs" role="tablist" aria-label="Project sections">
+        {TABS.map(([t, label]) => (
+          <button
+            key={t}
+            role="tab"
+            aria-selected={tab === t}
+            className={tab === t ? 'active' : ''}
+            onClick={() => navigate(`/projects/${projectId}${t === 'images' ? '' : `?tab=${t}`}`, true)}
+          >
+            {label}
+          </button>
+        ))}
+      </nav>
       <div className="project-layout">
         <div className="grid-column">
-          <div className="toolbar">
-            <select value={filter.split} onChange={(e) => setFilter({ ...filter, split: e.target.value })} aria-label="Split filter">
-              <option value="">All splits</option>
-              <option value="train">Train</option>
-              <option value="valid">Valid</option>
-              <option value="test">Test</option>
-            </select>
-            <select value={filter.annotated} onChange={(e) => setFilter({ ...filter, annotated: e.target.value as GridFilter['annotated'] })} aria-label="Annotated filter">
-              <option value="all">Annotated or not</option>
-              <option value="yes">Annotated</option>
-              <option value="no">Not annotated</option>
-            </select>
-            <button className="ghost" onClick={() => (setReloadKey(reloadKey + 1), load())}>
-              Refresh
-            </button>
-          </div>
-          <ImageGrid projectId={projectId} filter={filter} reloadKey={reloadKey} />
+          {tab === 'images' && (
+            <>
+              <div className="toolbar">
+                <select value={filter.split} onChange={(e) => setFilter({ ...filter, split: e.target.value })} aria-label="Split filter">
+                  <option value="">All splits</option>
+                  <option value="train">Train</option>
+                  <option value="valid">Valid</option>
+                  <option value="test">Test</option>
+                </select>
+                <select value={filter.annotated} onChange={(e) => setFilter({ ...filter, annotated: e.target.value as GridFilter['annotated'] })} aria-label="Annotated filter">
+                  <option value="all">Annotated or not</option>
+                  <option value="yes">Annotated</option>
+                  <option value="no">Not annotated</option>
+                </select>
+                <button className="ghost" onClick={refresh}>
+                  Refresh
+                </button>
+              </div>
+              <ImageGrid projectId={projectId} filter={filter} reloadKey={reloadKey} />
+            </>
+          )}
+          {tab === 'splits' && <SplitsPanel projectId={projectId} onChange={refresh} />}
+          {tab === 'versions' && <VersionsPanel projectId={projectId} onVersions={setVersions} />}
+          {tab === 'export' && <ExportPanel projectId={projectId} versions={versions} />}
+          {tab === 'models' && <ModelsPanel projectId={projectId} onAnnotated={refresh} />}
         </div>
         <aside className="side-column">
           <ClassesPanel projectId={projectId} classes={classes} onChange={load} />
-          <VersionsPanel projectId={projectId} />
         </aside>
       </div>
     </Layout>

@@ -1,0 +1,60 @@
+/**
+ * Import of a COCO zip of N generated JPEGs (default 10,000, 5 boxes each) through POST /api/projects/import, against
+ * the ingest throughput of the upload route (POST /api/projects/{id}/images, 50 files per request) on the same
+ * images, both in-process through Fastify's inject. Target: import ≥ 0.8× the upload route's images/s.
+ * Usage: npx tsx bench/import.ts [images=10000]
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { multipart } from '../test/helpers/multipart.js';
+import { buildZip } from '../test/helpers/zip-build.js';
+
+const count = Number(process.argv[2] ?? 10_000);
+const dataDir = await mkdtemp(join(tmpdir(), 'versa-bench-import-'));
+const versa = await buildApp(loadConfig({ DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL ?? '', LOG_LEVEL: 'silent', AUTH_ATTEMPTS_PER_MINUTE: '1000', MAX_UPLOAD_MB: '1000' }), { logger: false });
+const app = versa.app;
+try {
+  await app.inject({ method: 'POST', url: '/api/auth/register', payload: { email: 'bench@example.com', password: 'correct horse battery' } });
+  const login = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: 'bench@example.com', password: 'correct horse battery' } });
+  const authorization = `Bearer ${login.json().token}`;
+
+  // Distinct 320×240 photos-like JPEGs (noise), as both runs need different bytes per image.
+  const images: Buffer[] = [];
+  for (let i = 0; i < count; i++) {
+    images.push(await sharp({ create: { width: 320, height: 240, channels: 3, background: { r: i % 256, g: (i >> 8) % 256, b: 77 }, noise: { type: 'gaussian', mean: 100, sigma: 30 } } }).jpeg({ quality: 80 }).toBuffer());
+  }
+  const coco = {
+    categories: [{ id: 1, name: 'thing' }, { id: 2, name: 'other' }],
+    images: images.map((_, i) => ({ id: i + 1, file_name: `img_${i}.jpg`, width: 320, height: 240 })),
+    annotations: images.flatMap((_, i) => Array.from({ length: 5 }, (_, k) => ({ id: i * 5 + k + 1, image_id: i + 1, category_id: 1 + (k % 2), bbox: [10 + k * 20, 10, 30, 40], area: 1200, iscrowd: 0, segmentation: [] }))),
+  };
+  const zip = await buildZip([{ name: 'train/_annotations.coco.json', data: JSON.stringify(coco) }, ...images.map((data, i) => ({ name: `train/img_${i}.jpg`, data, compress: false }))]);
+
+  const project = (await app.inject({ method: 'POST', url: '/api/projects', headers: { authorization }, payload: { name: 'upload bench' } })).json();
+  let started = performance.now();
+  for (let i = 0; i < count; i += 50) {
+    const body = multipart(images.slice(i, i + 50).map((data, k) => ({ filename: `img_${i + k}.jpg`, data, contentType: 'image/jpeg' })));
+    const res = await app.inject({ method: 'POST', url: `/api/projects/${project.id}/images`, headers: { ...body.headers, authorization }, payload: body.payload });
+    if (res.statusCode !== 201) throw new Error(`upload: ${res.statusCode} ${res.body.slice(0, 200)}`);
+  }
+  const uploadSeconds = (performance.now() - started) / 1000;
+
+  const body = multipart([{ name: 'file', filename: 'bench.zip', data: zip, contentType: 'application/zip' }], { name: 'import bench' });
+  started = performance.now();
+  const res = await app.inject({ method: 'POST', url: '/api/projects/import', headers: { ...body.headers, authorization }, payload: body.payload });
+  const importSeconds = (performance.now() - started) / 1000;
+  if (res.statusCode !== 201) throw new Error(`import: ${res.statusCode} ${res.body.slice(0, 200)}`);
+
+  console.log('| route | images | annotations | seconds | images/s |');
+  console.log('|---|---|---|---|---|');
+  console.log(`| upload (50 per request) | ${count} | 0 | ${uploadSeconds.toFixed(2)} | ${(count / uploadSeconds).toFixed(0)} |`);
+  console.log(`| import (COCO zip) | ${res.json().image_count} | ${res.json().annotation_count} | ${importSeconds.toFixed(2)} | ${(count / importSeconds).toFixed(0)} |`);
+  console.log(`\nimport throughput = ${(uploadSeconds / importSeconds).toFixed(2)}× the upload route (target ≥ 0.8×)`);
+} finally {
+  await app.close();
+  await rm(dataDir, { recursive: true, force: true });
+}

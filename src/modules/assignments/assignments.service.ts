@@ -1,0 +1,69 @@
+import type { Caller } from '../../access/caller.js';
+import type { ProjectAccess } from '../../access/project-access.js';
+import { roleAllows } from '../../access/roles.js';
+import { NotFoundError, ValidationError } from '../../http/errors.js';
+import type { AssignmentsRepository } from './assignments.repository.js';
+import { toAssignmentOut, type AssignmentCreate, type AssignmentOut, type ProgressOut, type QueueItemOut } from './assignments.schemas.js';
+
+export class AssignmentsService {
+  constructor(
+    private readonly assignments: AssignmentsRepository,
+    private readonly access: ProjectAccess,
+  ) {}
+
+  /** Gives images to a member who can annotate; 422 for a non-member or an image outside the project. */
+  async assign(caller: Caller, projectId: number, input: AssignmentCreate): Promise<AssignmentOut[]> {
+    const project = await this.access.project(caller, projectId, 'assignments.write');
+    if ((input.image_ids === undefined) === (input.count === undefined)) throw ValidationError.at(['body'], 'Send exactly one of image_ids and count');
+    const assignee = { userId: input.user_id, isAdmin: false } as Caller;
+    const role = await this.access.roleOf(assignee, project);
+    if (!role) throw ValidationError.at(['body', 'user_id'], `User ${input.user_id} is not a member of project ${projectId}`);
+    if (!roleAllows(role, 'annotations.write')) throw ValidationError.at(['body', 'user_id'], `User ${input.user_id} is a ${role} and cannot annotate`);
+    let imageIds: number[];
+    if (input.image_ids) {
+      imageIds = [...new Set(input.image_ids)];
+      const found = await this.assignments.imagesInProject(projectId, imageIds);
+      const missing = input.image_ids.findIndex((id) => !found.has(id));
+      if (missing >= 0) throw ValidationError.at(['body', 'image_ids', missing], `Image ${input.image_ids[missing]} is not an image of project ${projectId}`);
+    } else {
+      imageIds = await this.assignments.unlabelledQueue(projectId, input.count!);
+    }
+    if (imageIds.length === 0) return [];
+    const rows = await this.assignments.assign(projectId, input.user_id, imageIds, caller.userId, new Date().toISOString());
+    return rows.map(toAssignmentOut);
+  }
+
+  async list(caller: Caller, projectId: number, userId?: number): Promise<AssignmentOut[]> {
+    await this.access.project(caller, projectId, 'project.read');
+    return (await this.assignments.list(projectId, userId)).map(toAssignmentOut);
+  }
+
+  async progress(caller: Caller, projectId: number): Promise<ProgressOut[]> {
+    await this.access.project(caller, projectId, 'project.read');
+    return this.assignments.progress(projectId);
+  }
+
+  async remove(caller: Caller, assignmentId: number): Promise<void> {
+    const row = await this.assignments.find(assignmentId);
+    await this.access.check(caller, row && { id: row.project_id, owner_id: row.owner_id }, 'assignments.write', `Assignment ${assignmentId} not found`);
+    await this.assignments.delete(assignmentId);
+  }
+
+  /** The caller's queue across projects: assigned images still to do, and submitted images sent back. */
+  async mine(caller: Caller): Promise<QueueItemOut[]> {
+    const items = await this.assignments.queue(caller.userId);
+    // Membership can end while rows remain (an org role lost); show only projects still visible.
+    const visible = new Map<number, boolean>();
+    const out: QueueItemOut[] = [];
+    for (const item of items) {
+      if (!visible.has(item.project_id)) {
+        visible.set(item.project_id, await this.access.project(caller, item.project_id, 'project.read').then(() => true, (err: unknown) => {
+          if (err instanceof NotFoundError) return false;
+          throw err;
+        }));
+      }
+      if (visible.get(item.project_id)) out.push(item);
+    }
+    return out;
+  }
+}

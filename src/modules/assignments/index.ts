@@ -1,0 +1,9 @@
+import type { FastifyInstance } from 'fastify';
+import type { ModuleDeps } from '../module-deps.js';
+import { AssignmentsRepository } from './assignments.repository.js';
+import { assignmentsRoutes } from './assignments.routes.js';
+import { AssignmentsService } from './assignments.service.js';
+
+export function registerAssignmentsModule(app: FastifyInstance, deps: ModuleDeps): void {
+  assignmentsRoutes(app, new AssignmentsService(new AssignmentsRepository(deps.db), deps.access));
+}

@@ -1,0 +1,117 @@
+import type { Db, Executor } from '../../db/database.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import type { AnnotationsRepository } from '../annotations/annotations.repository.js';
+import type { ClassesRepository } from '../classes/classes.repository.js';
+import type { ProjectsRepository } from '../projects/projects.repository.js';
+
+/** An image a model will run on: where its bytes are and its (oriented) size. */
+export interface ImageToAnnotate {
+  id: number;
+  project_id: number;
+  blob_key: string;
+  sha256: string;
+  width: number;
+  height: number;
+  annotation_count: number;
+}
+
+export interface NewAnnotation {
+  image_id: number;
+  project_id: number;
+  class_id: number;
+  annotation_type: string;
+  geometry: object;
+  confidence: number | null;
+  source: string;
+}
+
+const IMAGE_COLUMNS = ['id', 'project_id', 'blob_key', 'sha256', 'width', 'height', 'annotation_count'] as const;
+const ID_CHUNK = 1000;
+
+/**
+ * Reads images and classes and writes model output. Annotations and classes go through their own modules'
+ * repositories, so the image and project counters move exactly as when a person annotates.
+ */
+export class AutoAnnotateRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly annotations: AnnotationsRepository,
+    private readonly classRows: ClassesRepository,
+    private readonly projects: ProjectsRepository,
+  ) {}
+
+  /** The project's images in id order: the listed ones (those not in the project are left out) or all of them. */
+  async images(projectId: number, imageIds: number[] | undefined, onlyUnannotated: boolean): Promise<ImageToAnnotate[]> {
+    const query = () => {
+      let q = this.db.selectFrom('images').select(IMAGE_COLUMNS).where('project_id', '=', projectId);
+      if (onlyUnannotated) q = q.where('annotation_count', '=', 0);
+      return q.orderBy('id');
+    };
+    if (!imageIds) return query().execute();
+    const found: ImageToAnnotate[] = [];
+    const unique = [...new Set(imageIds)];
+    for (let i = 0; i < unique.length; i += ID_CHUNK) {
+      found.push(...(await query().where('id', 'in', unique.slice(i, i + ID_CHUNK)).execute()));
+    }
+    return found.sort((a, b) => a.id - b.id);
+  }
+
+  /** Ids of the listed images that are in the project, whatever their annotations. */
+  async imageIdsInProject(projectId: number, imageIds: number[]): Promise<Set<number>> {
+    const found = new Set<number>();
+    const unique = [...new Set(imageIds)];
+    for (let i = 0; i < unique.length; i += ID_CHUNK) {
+      const rows = await this.db.selectFrom('images').select('id').where('project_id', '=', projectId).where('id', 'in', unique.slice(i, i + ID_CHUNK)).execute();
+      for (const row of rows) found.add(row.id);
+    }
+    return found;
+  }
+
+  image(imageId: number): Promise<ImageToAnnotate | undefined> {
+    return this.db.selectFrom('images').select(IMAGE_COLUMNS).where('id', '=', imageId).executeTakeFirst();
+  }
+
+  async classes(projectId: number): Promise<{ id: number; name: string }[]> {
+    return this.db.selectFrom('classes').select(['id', 'name']).where('project_id', '=', projectId).orderBy('id').execute();
+  }
+
+  /**
+   * Creates a class with the project's counter, or returns the one a concurrent request created under that name.
+   */
+  async ensureClass(projectId: number, name: string, color: string): Promise<{ id: number; created: boolean }> {
+    try {
+      const row = await this.db.transaction().execute(async (tx) => {
+        const inserted = await this.classRows.insert({ project_id: projectId, name, color, created_at: new Date().toISOString() }, tx);
+        await this.projects.bumpCounters(projectId, { class_count: 1 }, tx);
+        return inserted;
+      });
+      return { id: row.id, created: true };
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      const existing = await this.db.selectFrom('classes').select('id').where('project_id', '=', projectId).where('name', '=', name).executeTakeFirstOrThrow();
+      return { id: existing.id, created: false };
+    }
+  }
+
+  /** Creates a class and counts it, inside the caller's transaction. */
+  async insertClass(projectId: number, name: string, color: string, tx: Executor): Promise<number> {
+    const row = await this.classRows.insert({ project_id: projectId, name, color, created_at: new Date().toISOString() }, tx);
+    await this.projects.bumpCounters(projectId, { class_count: 1 }, tx);
+    return row.id;
+  }
+
+  /** Inserts annotations and moves every counter, in the caller's transaction; returns the new ids in order. */
+  async insertAnnotations(rows: NewAnnotation[], tx: Executor): Promise<number[]> {
+    const ids: number[] = [];
+    const now = new Date().toISOString();
+    for (const row of rows) {
+      ids.push(await this.annotations.insert({ ...row, geometry: JSON.stringify(row.geometry), created_at: now, updated_at: now }, tx));
+      await this.annotations.bumpCounters(row.image_id, row.project_id, 1, tx);
+    }
+    return ids;
+  }
+
+  transaction<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(work);
+  }
+}

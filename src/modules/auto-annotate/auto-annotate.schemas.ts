@@ -1,0 +1,88 @@
+import { Type, type Static } from 'typebox';
+import { Id, Nullable, StringEnum } from '../../http/schemas.js';
+import { AnnotationOut } from '../annotations/annotations.schemas.js';
+
+/** More images than this run as a background job; fewer answer at once. */
+export const INLINE_IMAGE_LIMIT = 8;
+
+const ModelRef = Type.Union([Id, Type.String({ minLength: 1, maxLength: 200 })], {
+  description: "A registered model's id (any project you can read) or its name in this project",
+});
+
+export const YoloRequest = Type.Object(
+  {
+    model: ModelRef,
+    confidence: Type.Number({ minimum: 0, maximum: 1, default: 0.25, description: 'Detections scored lower are dropped' }),
+    iou: Type.Number({ minimum: 0, maximum: 1, default: 0.45, description: 'Overlap above which NMS drops the lower-scored box of a class' }),
+    image_ids: Type.Optional(Type.Array(Id, { minItems: 1, maxItems: 100_000, description: 'Images of this project to run on; all when absent' })),
+    only_unannotated: Type.Boolean({ default: false, description: 'Skip images that already have annotations' }),
+    create_missing_classes: Type.Boolean({
+      default: true,
+      description: 'Create project classes for predicted class names the project lacks (needs classes.write); when false such detections are skipped',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type YoloRequest = Static<typeof YoloRequest>;
+
+export const ImageAnnotationsOut = Type.Object({ image_id: Type.Integer(), annotations: Type.Array(AnnotationOut) });
+
+export const YoloResultOut = Type.Object({
+  created: Type.Integer({ description: 'Annotations created' }),
+  skipped: Type.Integer({ description: 'Detections dropped: class not in the project (with create_missing_classes false) or no area inside the image' }),
+  classes_created: Type.Array(Type.String()),
+  images: Type.Array(ImageAnnotationsOut),
+});
+export type YoloResultOut = Static<typeof YoloResultOut>;
+
+export const JobStartedOut = Type.Object({
+  job_id: Type.Integer(),
+  name: Type.String(),
+  status: StringEnum(['queued', 'running', 'succeeded', 'failed'] as const),
+  progress: Type.Number(),
+  image_count: Type.Integer(),
+  url: Type.String({ description: 'Follow the job here' }),
+});
+export type JobStartedOut = Static<typeof JobStartedOut>;
+
+const Point = Type.Tuple([Type.Number({ minimum: 0 }), Type.Number({ minimum: 0 })]);
+
+export const SamRequest = Type.Object(
+  {
+    image_id: Id,
+    class_id: Type.Optional(Id),
+    points: Type.Array(Point, { minItems: 1, maxItems: 64, description: '`[[x, y], …]` in image pixels (EXIF orientation applied)' }),
+    labels: Type.Array(Type.Union([Type.Literal(0), Type.Literal(1)]), { minItems: 1, maxItems: 64, description: 'Per point: 1 include, 0 exclude' }),
+    preview: Type.Boolean({ default: false, description: 'Return the mask without saving an annotation (class_id not needed)' }),
+    annotation_type: StringEnum(['polygon', 'mask'] as const, {
+      default: 'polygon',
+      description: 'What to save: the largest outer polygon of the mask (editable, no holes), or the exact mask as RLE',
+    }),
+    encoder_model: Type.Optional(ModelRef),
+    decoder_model: Type.Optional(ModelRef),
+  },
+  { additionalProperties: false },
+);
+export type SamRequest = Static<typeof SamRequest>;
+
+const Box = Type.Object({ x: Type.Number(), y: Type.Number(), width: Type.Number(), height: Type.Number() });
+
+export const SamOut = Type.Object({
+  image_id: Type.Integer(),
+  mask: Type.Object({
+    rle: Type.Object({ size: Type.Array(Type.Integer()), counts: Type.Array(Type.Integer()) }, { description: 'COCO uncompressed RLE, column-major, [height, width]' }),
+    polygons: Type.Array(Type.Array(Type.Tuple([Type.Number(), Type.Number()])), { description: 'Outer boundaries, largest first' }),
+    bbox: Box,
+    area: Type.Integer(),
+    score: Type.Number({ description: "The decoder's predicted IoU" }),
+  }),
+  annotation: Nullable(AnnotationOut),
+  embedding_cached: Type.Boolean({ description: 'The image embedding came from the cache (only the decoder ran)' }),
+});
+export type SamOut = Static<typeof SamOut>;
+
+export const PrecomputeRequest = Type.Object(
+  { encoder_model: Type.Optional(ModelRef) },
+  { additionalProperties: false },
+);
+export type PrecomputeRequest = Static<typeof PrecomputeRequest>;

@@ -1,0 +1,380 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Caller } from '../../access/caller.js';
+import type { ProjectAccess } from '../../access/project-access.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
+import { GeometryError, parseGeometry, type ImageSize } from '../../imaging/geometry.js';
+import { InferenceOverloadedError, UnsupportedModelError } from '../../inference/errors.js';
+import type { NamedDetection } from '../../inference/yolo-detector.js';
+import type { JobContext, JobQueue } from '../../jobs/job-queue.js';
+import type { BlobStore } from '../../storage/blob-store.js';
+import type { AnnotationsService } from '../annotations/annotations.service.js';
+import type { AnnotationOut } from '../annotations/annotations.schemas.js';
+import { paletteColor } from '../classes/classes.service.js';
+import { assertRunnable, sessionId, type ModelRuntime } from '../models/model-runtime.js';
+import type { ModelsRepository } from '../models/models.repository.js';
+import type { ModelRow, ModelTask } from '../models/models.schemas.js';
+import type { ProjectRow } from '../projects/projects.schemas.js';
+import type { AutoAnnotateRepository, ImageToAnnotate, NewAnnotation } from './auto-annotate.repository.js';
+import {
+  INLINE_IMAGE_LIMIT,
+  type JobStartedOut,
+  type PrecomputeRequest,
+  type SamOut,
+  type SamRequest,
+  type YoloRequest,
+  type YoloResultOut,
+} from './auto-annotate.schemas.js';
+
+export const YOLO_JOB = 'auto-annotate.yolo';
+export const SAM_PRECOMPUTE_JOB = 'auto-annotate.sam-precompute';
+
+interface YoloJobPayload {
+  projectId: number;
+  modelId: number;
+  imageIds: number[];
+  confidence: number;
+  iou: number;
+  createMissingClasses: boolean;
+}
+
+interface PrecomputePayload {
+  projectId: number;
+  encoderId: number;
+  decoderId: number;
+}
+
+/** Images decoded and run at once: sharp decodes the next image while the model runs on the current one. */
+const CONCURRENCY = 2;
+/** How often a background job retries a run refused because interactive requests fill the inference queue. */
+const OVERLOAD_RETRIES = 60;
+
+/** One detection turned into what will be stored, before classes are resolved. */
+interface PlannedAnnotation {
+  className: string;
+  annotation_type: 'bbox' | 'polygon';
+  geometry: object;
+  confidence: number;
+}
+
+export type YoloOutcome = { status: 200; body: YoloResultOut } | { status: 202; body: JobStartedOut };
+
+export class AutoAnnotateService {
+  constructor(
+    private readonly repository: AutoAnnotateRepository,
+    private readonly models: ModelsRepository,
+    private readonly runtime: ModelRuntime,
+    private readonly access: ProjectAccess,
+    private readonly blobs: BlobStore,
+    private readonly queue: JobQueue,
+    private readonly annotations: AnnotationsService,
+  ) {}
+
+  /**
+   * Runs a detector on the chosen images. Up to INLINE_IMAGE_LIMIT images answer at once with what was created (all
+   * of it in one transaction, after every image has run, so a failure leaves nothing); more become a job.
+   */
+  async yolo(caller: Caller, projectId: number, input: YoloRequest): Promise<YoloOutcome> {
+    const project = await this.access.project(caller, projectId, 'annotations.write');
+    const model = await this.resolveModel(caller, projectId, input.model, ['body', 'model']);
+    if (model.task !== 'detect' && model.task !== 'segment') {
+      throw ValidationError.at(['body', 'model'], `Model '${model.name}' is a ${model.task} model; auto-annotation needs a detect or segment model`);
+    }
+    assertRunnable(model);
+    if (input.image_ids) {
+      const inProject = await this.repository.imageIdsInProject(projectId, input.image_ids);
+      const foreign = input.image_ids.findIndex((id) => !inProject.has(id));
+      if (foreign !== -1) throw ValidationError.at(['body', 'image_ids', foreign], `Image ${input.image_ids[foreign]} is not in project ${projectId}`);
+    }
+    const images = await this.repository.images(projectId, input.image_ids, input.only_unannotated);
+    const names = JSON.parse(model.class_names) as string[];
+    if (input.create_missing_classes) await this.assertMayCreate(caller, project, names);
+    // Loads (and so checks) the model before anything is queued.
+    await this.runtime.detector(model);
+    if (images.length > INLINE_IMAGE_LIMIT) {
+      const payload: YoloJobPayload = {
+        projectId,
+        modelId: model.id,
+        imageIds: images.map((i) => i.id),
+        confidence: input.confidence,
+        iou: input.iou,
+        createMissingClasses: input.create_missing_classes,
+      };
+      const job = await this.queue.enqueue(YOLO_JOB, payload, { projectId, createdBy: caller.userId });
+      return { status: 202, body: jobStarted(job, images.length) };
+    }
+    const detections = await mapLimit(images, CONCURRENCY, async (image) => ({ image, planned: await this.detect(model, image, input) }));
+    const classes = await this.classIndex(projectId);
+    const missing = [...new Set(detections.flatMap((d) => d.planned.map((p) => p.className)))].filter((n) => !classes.has(key(n)));
+    if (input.create_missing_classes && missing.length > 0) await this.access.check(caller, project, 'classes.write', `Project ${projectId} not found`);
+    const source = `model:${model.id}`;
+    let skipped = 0;
+    const rows: NewAnnotation[] = [];
+    const created: string[] = input.create_missing_classes ? missing : [];
+    try {
+      const ids = await this.repository.transaction(async (tx) => {
+        for (const [i, name] of created.entries()) {
+          classes.set(key(name), await this.repository.insertClass(projectId, name, paletteColor(project.class_count + i), tx));
+        }
+        for (const { image, planned } of detections) {
+          for (const p of planned) {
+            const classId = classes.get(key(p.className));
+            if (classId === undefined) {
+              skipped++;
+              continue;
+            }
+            rows.push({ image_id: image.id, project_id: projectId, class_id: classId, annotation_type: p.annotation_type, geometry: p.geometry, confidence: p.confidence, source });
+          }
+        }
+        return this.repository.insertAnnotations(rows, tx);
+      });
+      const now = new Date().toISOString();
+      const byImage = new Map<number, AnnotationOut[]>(images.map((i) => [i.id, []]));
+      rows.forEach((row, i) => byImage.get(row.image_id)!.push({
+        id: ids[i],
+        image_id: row.image_id,
+        class_id: row.class_id,
+        annotation_type: row.annotation_type as AnnotationOut['annotation_type'],
+        geometry: row.geometry,
+        confidence: row.confidence,
+        source,
+        created_at: now,
+        updated_at: now,
+      }));
+      return {
+        status: 200,
+        body: { created: rows.length, skipped, classes_created: created, images: [...byImage].map(([image_id, annotations]) => ({ image_id, annotations })) },
+      };
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ConflictError('A class was created or images were deleted while annotating; try again');
+      throw err;
+    }
+  }
+
+  /** The background half of `yolo`: image by image, each committed on its own, with progress. */
+  async runYoloJob(ctx: JobContext<YoloJobPayload>): Promise<object> {
+    const { projectId, modelId, imageIds, createMissingClasses } = ctx.payload;
+    const model = await this.models.find(modelId);
+    if (!model) throw new Error(`Model ${modelId} was deleted before the job ran`);
+    const classes = await this.classIndex(projectId);
+    const source = `model:${model.id}`;
+    const classesCreated: string[] = [];
+    let created = 0;
+    let skipped = 0;
+    let done = 0;
+    const failed: { image_id: number; error: string }[] = [];
+    await forEachLimit(imageIds, CONCURRENCY, async (imageId) => {
+      const image = await this.repository.image(imageId);
+      if (image && image.project_id === projectId) {
+        try {
+          const planned = await retryOverload(() => this.detect(model, image, ctx.payload));
+          const rows: NewAnnotation[] = [];
+          for (const p of planned) {
+            let classId = classes.get(key(p.className));
+            if (classId === undefined && createMissingClasses) {
+              const ensured = await this.repository.ensureClass(projectId, p.className, paletteColor(classes.size));
+              classes.set(key(p.className), ensured.id);
+              if (ensured.created) classesCreated.push(p.className);
+              classId = ensured.id;
+            }
+            if (classId === undefined) skipped++;
+            else rows.push({ image_id: image.id, project_id: projectId, class_id: classId, annotation_type: p.annotation_type, geometry: p.geometry, confidence: p.confidence, source });
+          }
+          await this.repository.transaction((tx) => this.repository.insertAnnotations(rows, tx));
+          created += rows.length;
+        } catch (err) {
+          // One unreadable or vanished image does not sink the rest of the job.
+          if (failed.length < 100) failed.push({ image_id: imageId, error: err instanceof Error ? err.message : String(err) });
+        }
+      }
+      await ctx.progress(++done / imageIds.length);
+    });
+    return { created, skipped, images: imageIds.length, classes_created: classesCreated, failed };
+  }
+
+  /**
+   * SAM from clicks: the image's embedding comes from the cache or one encoder run, then the decoder runs for the
+   * points. Saves the mask as a polygon (default) or RLE mask annotation with source `sam`, unless `preview`.
+   */
+  async sam(caller: Caller, projectId: number, input: SamRequest): Promise<SamOut> {
+    await this.access.project(caller, projectId, 'annotations.write');
+    const image = await this.repository.image(input.image_id);
+    if (!image || image.project_id !== projectId) throw new NotFoundError(`Image ${input.image_id} not found in project ${projectId}`);
+    if (input.labels.length !== input.points.length) {
+      throw ValidationError.at(['body', 'labels'], `Give one label per point (${input.points.length} points, ${input.labels.length} labels)`);
+    }
+    const outside = input.points.findIndex(([x, y]) => x > image.width || y > image.height);
+    if (outside !== -1) throw ValidationError.at(['body', 'points', outside], `Point lies outside the ${image.width}×${image.height} image`);
+    if (!input.preview) {
+      if (input.class_id === undefined) throw ValidationError.at(['body', 'class_id'], 'Field required unless preview is true', 'missing');
+      const classes = await this.repository.classes(projectId);
+      if (!classes.some((c) => c.id === input.class_id)) {
+        throw ValidationError.at(['body', 'class_id'], `Class ${input.class_id} is not a class of project ${projectId}`);
+      }
+    }
+    const [encoder, decoder] = await this.samModels(caller, projectId, input.encoder_model, input.decoder_model);
+    const predictor = await this.runtime.sam(encoder, decoder);
+    let embedding = await this.runtime.embeddings.get(sessionId(encoder), image.sha256);
+    const cached = embedding !== null;
+    if (!embedding) embedding = await predictor.embed(await this.blobs.get(image.blob_key), image.sha256);
+    const mask = await predictor.predict(embedding, { points: input.points as [number, number][], labels: input.labels });
+    let annotation: AnnotationOut | null = null;
+    if (!input.preview) {
+      if (mask.area === 0 || mask.polygons.length === 0) throw ValidationError.at(['body', 'points'], 'The model found no object at these points');
+      annotation = await this.annotations.create(caller, image.id, {
+        class_id: input.class_id!,
+        annotation_type: input.annotation_type,
+        geometry: input.annotation_type === 'mask' ? { rle: mask.rle } : { points: mask.polygons[0] },
+        confidence: clamp01(mask.score),
+        source: 'sam',
+      });
+    }
+    return {
+      image_id: image.id,
+      mask: { rle: mask.rle, polygons: mask.polygons, bbox: mask.bbox, area: mask.area, score: mask.score },
+      annotation,
+      embedding_cached: cached,
+    };
+  }
+
+  /** Queues a job that computes and caches the SAM embedding of every image of the project. */
+  async precompute(caller: Caller, projectId: number, input: PrecomputeRequest): Promise<JobStartedOut> {
+    await this.access.project(caller, projectId, 'annotations.write');
+    const [encoder, decoder] = await this.samModels(caller, projectId, input.encoder_model, undefined);
+    await this.runtime.sam(encoder, decoder);
+    const images = await this.repository.images(projectId, undefined, false);
+    const payload: PrecomputePayload = { projectId, encoderId: encoder.id, decoderId: decoder.id };
+    const job = await this.queue.enqueue(SAM_PRECOMPUTE_JOB, payload, { projectId, createdBy: caller.userId });
+    return jobStarted(job, images.length);
+  }
+
+  async runPrecomputeJob(ctx: JobContext<PrecomputePayload>): Promise<object> {
+    const [encoder, decoder] = await Promise.all([this.models.find(ctx.payload.encoderId), this.models.find(ctx.payload.decoderId)]);
+    if (!encoder || !decoder) throw new Error('The SAM model was deleted before the job ran');
+    const predictor = await this.runtime.sam(encoder, decoder);
+    const images = await this.repository.images(ctx.payload.projectId, undefined, false);
+    let computed = 0;
+    let done = 0;
+    for (const image of images) {
+      if (!(await this.runtime.embeddings.get(sessionId(encoder), image.sha256))) {
+        await retryOverload(async () => predictor.embed(await this.blobs.get(image.blob_key), image.sha256)).then(() => computed++, () => undefined);
+      }
+      await ctx.progress(++done / images.length);
+    }
+    return { images: images.length, computed, cached: images.length - computed };
+  }
+
+  /** A model by id (any project the caller can read) or by name in this project. */
+  private async resolveModel(caller: Caller, projectId: number, ref: number | string, loc: (string | number)[]): Promise<ModelRow> {
+    if (typeof ref === 'number') {
+      const model = await this.models.find(ref);
+      if (!model) throw ValidationError.at(loc, `Model ${ref} not found`);
+      await this.access.check(caller, { id: model.project_id, owner_id: model.owner_id }, 'project.read', `Model ${ref} not found`).catch(() => {
+        throw ValidationError.at(loc, `Model ${ref} not found`);
+      });
+      return model;
+    }
+    const model = await this.models.findByName(projectId, ref.trim());
+    if (!model) throw ValidationError.at(loc, `No model named '${ref}' in project ${projectId}`);
+    return model;
+  }
+
+  private async samModels(caller: Caller, projectId: number, encoderRef?: number | string, decoderRef?: number | string): Promise<[ModelRow, ModelRow]> {
+    const pick = async (ref: number | string | undefined, task: ModelTask, field: string): Promise<ModelRow> => {
+      if (ref !== undefined) {
+        const model = await this.resolveModel(caller, projectId, ref, ['body', field]);
+        if (model.task !== task) throw ValidationError.at(['body', field], `Model '${model.name}' is a ${model.task} model, not a ${task}`);
+        return model;
+      }
+      const fallback = await this.models.findDefault(projectId, task);
+      if (!fallback) {
+        throw new UnsupportedModelError(`Project ${projectId} has no ${task} model; register a SAM encoder/decoder ONNX pair (see README) or name them in ${field}`);
+      }
+      return fallback;
+    };
+    return [await pick(encoderRef, 'sam-encoder', 'encoder_model'), await pick(decoderRef, 'sam-decoder', 'decoder_model')];
+  }
+
+  /** Needs classes.write up front when the model's known class names include ones the project lacks. */
+  private async assertMayCreate(caller: Caller, project: ProjectRow, names: string[]): Promise<void> {
+    const classes = await this.classIndex(project.id);
+    if (names.some((n) => !classes.has(key(n)))) await this.access.check(caller, project, 'classes.write', `Project ${project.id} not found`);
+  }
+
+  private async classIndex(projectId: number): Promise<Map<string, number>> {
+    return new Map((await this.repository.classes(projectId)).map((c) => [key(c.name), c.id]));
+  }
+
+  private async detect(model: ModelRow, image: ImageToAnnotate, options: { confidence: number; iou: number }): Promise<PlannedAnnotation[]> {
+    const detector = await this.runtime.detector(model);
+    const bytes = await this.blobs.get(image.blob_key);
+    const result = await detector.detect(bytes, { confidence: options.confidence, iou: options.iou });
+    const size = { width: image.width, height: image.height };
+    return result.detections.flatMap((d) => {
+      const planned = plan(d, model.task === 'segment', size);
+      return planned ? [planned] : [];
+    });
+  }
+}
+
+/** A detection as a polygon (segmentation models, largest outer boundary) or a box, cut to the image; null if empty. */
+function plan(detection: NamedDetection, segment: boolean, size: ImageSize): PlannedAnnotation | null {
+  const className = detection.className ?? `class_${detection.classId}`;
+  const confidence = clamp01(detection.confidence);
+  try {
+    if (segment && detection.polygons?.length) {
+      const points = detection.polygons[0].map(([x, y]) => [round(x), round(y)]);
+      return { className, annotation_type: 'polygon', geometry: parseGeometry('polygon', { points }, size), confidence };
+    }
+    const { x, y, width, height } = detection.box;
+    return { className, annotation_type: 'bbox', geometry: parseGeometry('bbox', { x: round(x), y: round(y), width: round(width), height: round(height) }, size), confidence };
+  } catch (err) {
+    if (err instanceof GeometryError) return null;
+    throw err;
+  }
+}
+
+/** Class names match case-insensitively, ignoring surrounding spaces. */
+const key = (name: string) => name.trim().toLowerCase();
+const round = (value: number) => Math.round(value * 100) / 100;
+const clamp01 = (value: number) => Math.min(1, Math.max(0, value));
+
+function jobStarted(job: { id: number; name: string; status: JobStartedOut['status']; progress: number }, imageCount: number): JobStartedOut {
+  return { job_id: job.id, name: job.name, status: job.status, progress: job.progress, image_count: imageCount, url: `/api/jobs/${job.id}` };
+}
+
+async function retryOverload<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      if (!(err instanceof InferenceOverloadedError) || attempt >= OVERLOAD_RETRIES) throw err;
+      await sleep(500);
+    }
+  }
+}
+
+async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  await forEachLimit(items.map((item, i) => [item, i] as const), limit, async ([item, i]) => {
+    results[i] = await work(item);
+  });
+  return results;
+}
+
+async function forEachLimit<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: unknown = null;
+  const lane = async () => {
+    while (next < items.length && failure === null) {
+      const item = items[next++];
+      try {
+        await work(item);
+      } catch (err) {
+        failure = err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  if (failure !== null) throw failure;
+}

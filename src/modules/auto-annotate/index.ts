@@ -1,0 +1,21 @@
+import type { FastifyInstance } from 'fastify';
+import { AnnotationsRepository } from '../annotations/annotations.repository.js';
+import { createAnnotationsService } from '../annotations/index.js';
+import { ClassesRepository } from '../classes/classes.repository.js';
+import type { ModelsModule } from '../models/index.js';
+import type { ModuleDeps } from '../module-deps.js';
+import { ProjectsRepository } from '../projects/projects.repository.js';
+import { AutoAnnotateRepository } from './auto-annotate.repository.js';
+import { autoAnnotateRoutes } from './auto-annotate.routes.js';
+import { AutoAnnotateService, SAM_PRECOMPUTE_JOB, YOLO_JOB } from './auto-annotate.service.js';
+
+/** Detector and SAM assistance on top of the model registry's runtime; registers its background jobs. */
+export function registerAutoAnnotateModule(app: FastifyInstance, deps: ModuleDeps, models: ModelsModule): void {
+  const annotationsRepository = new AnnotationsRepository(deps.db);
+  const repository = new AutoAnnotateRepository(deps.db, annotationsRepository, new ClassesRepository(deps.db), new ProjectsRepository(deps.db));
+  const annotations = createAnnotationsService(deps, annotationsRepository);
+  const service = new AutoAnnotateService(repository, models.repository, models.runtime, deps.access, deps.blobs, deps.queue, annotations);
+  deps.queue.register(YOLO_JOB, (ctx) => service.runYoloJob(ctx as Parameters<AutoAnnotateService['runYoloJob']>[0]));
+  deps.queue.register(SAM_PRECOMPUTE_JOB, (ctx) => service.runPrecomputeJob(ctx as Parameters<AutoAnnotateService['runPrecomputeJob']>[0]));
+  autoAnnotateRoutes(app, service);
+}

@@ -1,0 +1,51 @@
+import { Type, type Static } from 'typebox';
+import type { Selectable } from 'kysely';
+import type { ExportsTable } from '../../db/schema.js';
+import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+
+/** `coco_zip` (beyond the spec) is COCO with the images: per-split `_annotations.coco.json` beside them, Roboflow-style. */
+export const EXPORT_FORMATS = ['coco', 'coco_zip', 'yolo', 'jsonl', 'csv', 'voc', 'masks', 'folders'] as const;
+export type ExportFormatName = (typeof EXPORT_FORMATS)[number];
+
+export const ExportRequest = Type.Object(
+  {
+    format: StringEnum(EXPORT_FORMATS, {
+      description: '`coco` (one COCO JSON, each image with its `split`), `coco_zip` (COCO JSON per split with the images), '
+        + '`yolo` (zip: data.yaml, images/ and labels/ per split), `jsonl`, `csv`, `voc` (zip of Pascal VOC XML and images), '
+        + '`masks` (zip of PNG class-index masks), `folders` (zip, a folder per class, for classification)',
+    }),
+    version_id: Type.Optional(Nullable(Id)),
+    include_unannotated: Type.Boolean({ default: true, description: 'Whether images without annotations are exported (default true)' }),
+  },
+  { additionalProperties: false },
+);
+export type ExportRequest = Static<typeof ExportRequest>;
+
+export const ExportOut = Type.Object({
+  filename: Type.String(),
+  url: Type.String({ description: 'The download route, GET /api/exports/{filename}' }),
+  format: StringEnum(EXPORT_FORMATS),
+  size_bytes: Type.Integer(),
+  image_count: Type.Integer(),
+  annotation_count: Type.Integer(),
+  version_id: Nullable(Type.Integer()),
+  created_at: Timestamp,
+});
+export type ExportOut = Static<typeof ExportOut>;
+
+export const ExportFileParams = Type.Object({ filename: Type.String({ minLength: 1, maxLength: 255 }) });
+
+export type ExportRow = Selectable<ExportsTable>;
+
+export function toExportOut(row: ExportRow): ExportOut {
+  return {
+    filename: row.filename,
+    url: `/api/exports/${encodeURIComponent(row.filename)}`,
+    format: row.format as ExportFormatName,
+    size_bytes: Number(row.size_bytes),
+    image_count: row.image_count,
+    annotation_count: row.annotation_count,
+    version_id: row.version_id,
+    created_at: row.created_at,
+  };
+}

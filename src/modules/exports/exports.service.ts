@@ -1,0 +1,171 @@
+import { randomBytes } from 'node:crypto';
+import { PassThrough, type Readable } from 'node:stream';
+import type { Caller } from '../../access/caller.js';
+import type { ProjectAccess } from '../../access/project-access.js';
+import type { DatasetToWrite, ProjectType, Split, WriteStats } from '../../formats/dataset.js';
+import { FormatError } from '../../formats/format-error.js';
+import { WRITERS, type ExportWriter } from '../../formats/writers/index.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
+import type { BlobStore } from '../../storage/blob-store.js';
+import { projectBlobPrefix } from '../projects/projects.service.js';
+import { pagedItems, versionItems } from './export-dataset.js';
+import type { ExportsRepository } from './exports.repository.js';
+import { toExportOut, type ExportFormatName, type ExportOut, type ExportRequest } from './exports.schemas.js';
+
+/** An export file ready to be sent. */
+export interface ExportFile {
+  readonly filename: string;
+  readonly contentType: string;
+  readonly size: number;
+  open(): Readable;
+}
+
+/** `Factory Floor #2` → `factory-floor-2`: the readable part of an export's file name (never trusted for storage). */
+export function slugOf(name: string): string {
+  const slug = name
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+  return slug || 'project';
+}
+
+const EXPORT_FILENAME = /^[a-z0-9][a-z0-9-]*-[0-9a-f]{16}\.[a-z]+$/;
+
+/**
+ * `{project-slug}-{v3|project}-{format}-{random}.{ext}`: readable, and unguessable by its 64 random bits (the name
+ * is still checked against the caller's access on download).
+ */
+export function exportFilename(projectName: string, versionNumber: number | null, format: ExportFormatName, extension: string): string {
+  const what = versionNumber === null ? 'project' : `v${versionNumber}`;
+  return `${slugOf(projectName)}-${what}-${format.replace('_', '-')}-${randomBytes(8).toString('hex')}.${extension}`;
+}
+
+/**
+ * Exports are written inline: the request answers once the file is stored. The dataset streams from the database in
+ * pages into the writer and from the writer into the blob store, so memory stays flat whatever the size, and the
+ * reading yields between pages so the event loop keeps serving other requests while a large export runs.
+ */
+export class ExportsService {
+  constructor(
+    private readonly exports: ExportsRepository,
+    private readonly access: ProjectAccess,
+    private readonly blobs: BlobStore,
+  ) {}
+
+  async export(caller: Caller, projectId: number, input: ExportRequest): Promise<ExportOut> {
+    const project = await this.access.project(caller, projectId, 'export');
+    const version = input.version_id == null ? null : await this.readyVersion(projectId, input.version_id);
+    const writer = WRITERS[input.format];
+    const filename = exportFilename(project.name, version?.number ?? null, input.format, writer.extension);
+    const blobKey = `${projectBlobPrefix(projectId)}/exports/${filename}`;
+    const annotatedOnly = input.include_unannotated === false;
+    const controller = new AbortController();
+    const dataset: DatasetToWrite = version
+      ? {
+          classes: await this.exports.versionClasses(version.id),
+          projectType: project.project_type as ProjectType,
+          items: versionItems(
+            (split: Split) => ({
+              images: (cursor) => this.exports.versionImages(version.id, split, cursor),
+              annotations: (ids) => this.exports.versionAnnotations(ids),
+            }),
+            this.blobs,
+            annotatedOnly,
+            controller.signal,
+          ),
+        }
+      : {
+          classes: (await this.exports.projectClasses(projectId)).map((c) => c.name),
+          projectType: project.project_type as ProjectType,
+          items: pagedItems(
+            {
+              images: (cursor) => this.exports.projectImages(projectId, cursor),
+              annotations: (ids) => this.exports.projectAnnotations(projectId, ids),
+            },
+            this.blobs,
+            annotatedOnly,
+            controller.signal,
+          ),
+        };
+    const { stats, bytes } = await this.writeBlob(blobKey, writer, dataset, controller);
+    try {
+      const row = await this.exports.insert({
+        project_id: projectId,
+        version_id: version?.id ?? null,
+        format: input.format,
+        filename,
+        blob_key: blobKey,
+        size_bytes: bytes,
+        image_count: stats.imageCount,
+        annotation_count: stats.annotationCount,
+        include_unannotated: annotatedOnly ? 0 : 1,
+        created_by: caller.userId,
+        created_at: new Date().toISOString(),
+      });
+      return toExportOut(row);
+    } catch (error) {
+      await this.blobs.delete(blobKey);
+      throw error;
+    }
+  }
+
+  /** The file of an export, to a caller who may read its project; every other name is 404. */
+  async file(caller: Caller, filename: string): Promise<ExportFile> {
+    // Only names shaped like the ones exportFilename makes reach the database (a NUL byte, say, never does).
+    const row = EXPORT_FILENAME.test(filename) ? await this.exports.findByFilename(filename) : undefined;
+    await this.access.check(caller, row && { id: row.project_id, owner_id: row.owner_id }, 'project.read', `Export file "${filename}" not found`);
+    const found = row!;
+    const size = await this.blobs.size(found.blob_key);
+    if (size === null) throw new NotFoundError(`Export file "${filename}" not found`);
+    return {
+      filename: found.filename,
+      contentType: WRITERS[found.format as ExportFormatName]?.contentType ?? 'application/octet-stream',
+      size,
+      open: () => this.blobs.stream(found.blob_key),
+    };
+  }
+
+  private async readyVersion(projectId: number, versionId: number) {
+    const version = await this.exports.findVersion(versionId);
+    if (!version || version.project_id !== projectId) throw new NotFoundError(`Version ${versionId} not found in project ${projectId}`);
+    if (version.status !== 'ready') {
+      throw new ConflictError(`Version ${versionId} is ${version.status}; only a ready version can be exported`);
+    }
+    return version;
+  }
+
+  /**
+   * Streams the writer's output into the blob store. Either side failing fails both: the blob store writes to a
+   * temporary name and renames only a complete file, so a failed export leaves no file behind.
+   */
+  private async writeBlob(
+    key: string,
+    writer: ExportWriter,
+    dataset: DatasetToWrite,
+    controller: AbortController,
+  ): Promise<{ stats: WriteStats; bytes: number }> {
+    const output = new PassThrough({ highWaterMark: 1 << 20 });
+    const stored = this.blobs.putStream(key, output);
+    // A store that fails while the writer waits for `drain` would leave the writer waiting forever; racing it ends the export.
+    const storeFailed = stored.then(
+      () => new Promise<never>(() => undefined),
+      (error: unknown) => Promise.reject(error),
+    );
+    storeFailed.catch(() => undefined);
+    try {
+      const stats = await Promise.race([writer.write(dataset, output), storeFailed]);
+      return { stats, bytes: await stored };
+    } catch (error) {
+      controller.abort();
+      // Destroyed without the error: the blob store may not listen on the stream yet, and it only needs to stop.
+      output.destroy();
+      await stored.catch(() => undefined);
+      if (error instanceof FormatError) throw ValidationError.at(['body', 'format'], error.message);
+      throw error;
+    }
+  }
+}

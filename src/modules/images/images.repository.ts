@@ -1,0 +1,226 @@
+import type { Insertable } from 'kysely';
+import type { Db, Executor, Tx } from '../../db/database.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import type { ImagesTable, ReviewState } from '../../db/schema.js';
+import type { ProjectsRepository } from '../projects/projects.repository.js';
+import { IMAGE_OUT_COLUMNS, type ImageOutRow, type ImageRow, type Split } from './images.schemas.js';
+
+/** An image with the owner of its project: enough to check access and to validate geometry against its size. */
+export interface ImageWithOwner {
+  id: number;
+  project_id: number;
+  width: number;
+  height: number;
+  owner_id: number;
+}
+
+/** Finds an image with its project's owner in one query (for modules that act on images, such as annotations). */
+export function findImageWithOwner(db: Executor, imageId: number): Promise<ImageWithOwner | undefined> {
+  return db
+    .selectFrom('images')
+    .innerJoin('projects', 'projects.id', 'images.project_id')
+    .select(['images.id', 'images.project_id', 'images.width', 'images.height', 'projects.owner_id'])
+    .where('images.id', '=', imageId)
+    .executeTakeFirst();
+}
+
+/** Another writer stored the same bytes or took the same file name while a transaction ran; nothing was written. */
+export class ImageConflictError extends Error {
+  constructor() {
+    super('An image with the same bytes or file name was stored meanwhile');
+  }
+}
+
+/** Splits long IN lists and multi-row inserts well below both dialects' bound-parameter limits. */
+function chunks<T>(items: T[], size = 500): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+export interface ImagePageQuery {
+  split?: Split;
+  review_state?: ReviewState;
+  /** Only images assigned to this user (annotators of assigned-only projects). */
+  assigned_to?: number;
+  limit: number;
+  offset?: number;
+  after?: number;
+}
+
+/** What a deleted image leaves to clean up once its row is gone. */
+export interface DeletedImage {
+  id: number;
+  project_id: number;
+  sha256: string;
+  blob_key: string;
+  thumbnail_key: string;
+}
+
+export class ImagesRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly projects: ProjectsRepository,
+  ) {}
+
+  findWithOwner(id: number): Promise<(ImageRow & { owner_id: number }) | undefined> {
+    return this.db
+      .selectFrom('images')
+      .innerJoin('projects', 'projects.id', 'images.project_id')
+      .selectAll('images')
+      .select('projects.owner_id')
+      .where('images.id', '=', id)
+      .executeTakeFirst();
+  }
+
+  /** Several images with their projects' owners (unknown ids are simply absent). */
+  findManyWithOwner(ids: number[]): Promise<{ id: number; project_id: number; owner_id: number }[]> {
+    return this.db
+      .selectFrom('images')
+      .innerJoin('projects', 'projects.id', 'images.project_id')
+      .select(['images.id', 'images.project_id', 'projects.owner_id'])
+      .where('images.id', 'in', ids)
+      .execute();
+  }
+
+  findBySha(projectId: number, sha256: string, db: Executor = this.db): Promise<ImageOutRow | undefined> {
+    return db
+      .selectFrom('images')
+      .select(IMAGE_OUT_COLUMNS)
+      .where('project_id', '=', projectId)
+      .where('sha256', '=', sha256)
+      .executeTakeFirst();
+  }
+
+  findByFilename(projectId: number, filename: string): Promise<ImageRow | undefined> {
+    return this.db
+      .selectFrom('images')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .where('filename', '=', filename)
+      .executeTakeFirst();
+  }
+
+  async takenFilenames(projectId: number, filenames: string[], db: Executor = this.db): Promise<Set<string>> {
+    const taken = new Set<string>();
+    for (const chunk of chunks(filenames)) {
+      const rows = await db.selectFrom('images').select('filename').where('project_id', '=', projectId).where('filename', 'in', chunk).execute();
+      for (const row of rows) taken.add(row.filename);
+    }
+    return taken;
+  }
+
+  /**
+   * One page in id order. `after` seeks through the (project_id[, split], id) index. A deep `offset` first walks
+   * that index for the page's ids alone (it covers them), then reads only those rows.
+   */
+  async listPage(projectId: number, page: ImagePageQuery): Promise<ImageOutRow[]> {
+    let ids = this.filtered(projectId, page);
+    if (page.after !== undefined) ids = ids.where('id', '>', page.after);
+    if (!page.offset) return ids.select(IMAGE_OUT_COLUMNS).orderBy('id').limit(page.limit).execute();
+    const pageIds = ids.select('id').orderBy('id').limit(page.limit).offset(page.offset);
+    return this.db.selectFrom('images').select(IMAGE_OUT_COLUMNS).where('id', 'in', pageIds).orderBy('id').execute();
+  }
+
+  /** Rows in one split, counted on the (project_id, split, id) index. */
+  /** How many images of the project pass the listing's filters. */
+  async countFiltered(projectId: number, filters: Omit<ImagePageQuery, 'limit' | 'offset' | 'after'>): Promise<number> {
+    const row = await this.filtered(projectId, filters).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  private filtered(projectId: number, filters: Omit<ImagePageQuery, 'limit' | 'offset' | 'after'>) {
+    let query = this.db.selectFrom('images').where('images.project_id', '=', projectId);
+    if (filters.split) query = query.where('images.split', '=', filters.split);
+    if (filters.review_state) query = query.where('images.review_state', '=', filters.review_state);
+    if (filters.assigned_to !== undefined) {
+      const userId = filters.assigned_to;
+      query = query.where((eb) =>
+        eb.exists(eb.selectFrom('assignments').select('assignments.id').whereRef('assignments.image_id', '=', 'images.id').where('assignments.user_id', '=', userId)),
+      );
+    }
+    return query;
+  }
+
+  /**
+   * Runs `work` in one transaction. A unique constraint hit inside (another request stored the same bytes or took
+   * a file name meanwhile) rolls it back and surfaces as ImageConflictError, so the caller can look again and retry.
+   */
+  async transaction<T>(work: (trx: Tx) => Promise<T>): Promise<T> {
+    try {
+      return await this.db.transaction().execute(work);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ImageConflictError();
+      throw err;
+    }
+  }
+
+  async findByShas(projectId: number, sha256s: string[], db: Executor = this.db): Promise<ImageOutRow[]> {
+    const rows: ImageOutRow[] = [];
+    for (const chunk of chunks(sha256s)) {
+      rows.push(...(await db.selectFrom('images').select(IMAGE_OUT_COLUMNS).where('project_id', '=', projectId).where('sha256', 'in', chunk).execute()));
+    }
+    return rows;
+  }
+
+  /** Inserts the images of one project in the given order (so ids follow it) and counts them in the project. */
+  async insertManyCounted(projectId: number, values: Insertable<ImagesTable>[], db: Executor): Promise<ImageOutRow[]> {
+    const rows: ImageOutRow[] = [];
+    for (const chunk of chunks(values)) {
+      rows.push(...(await db.insertInto('images').values(chunk).returning(IMAGE_OUT_COLUMNS).execute()));
+    }
+    await this.projects.bumpCounters(projectId, { image_count: rows.length }, db);
+    return rows;
+  }
+
+  updateSplit(id: number, split: Split | null): Promise<ImageRow> {
+    return this.db.updateTable('images').set({ split }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  }
+
+  /**
+   * Deletes images of one project with their annotations and takes them off the project's counters, in one
+   * transaction. Ids that are not (or no longer) in the project are skipped.
+   */
+  async deleteCounted(projectId: number, ids: number[]): Promise<{ images: DeletedImage[]; deletedAnnotations: number }> {
+    return this.db.transaction().execute(async (trx) => {
+      const annotated = await trx
+        .selectFrom('annotations')
+        .select(['image_id', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('image_id', 'in', ids)
+        .where('project_id', '=', projectId)
+        .groupBy('image_id')
+        .execute();
+      const deletedAnnotations = annotated.reduce((sum, r) => sum + Number(r.n), 0);
+      if (deletedAnnotations > 0) {
+        await trx.deleteFrom('annotations').where('image_id', 'in', ids).where('project_id', '=', projectId).execute();
+      }
+      const images = await trx
+        .deleteFrom('images')
+        .where('project_id', '=', projectId)
+        .where('id', 'in', ids)
+        .returning(['id', 'project_id', 'sha256', 'blob_key', 'thumbnail_key'])
+        .execute();
+      await this.projects.bumpCounters(
+        projectId,
+        { image_count: -images.length, annotation_count: -deletedAnnotations, annotated_image_count: -annotated.length },
+        trx,
+      );
+      return { images, deletedAnnotations };
+    });
+  }
+
+  /** Whether a row of the project still refers to the blobs of these bytes. */
+  /** Whether an image row of the project, or a dataset version's frozen source, still refers to these bytes. */
+  async shaInUse(projectId: number, sha256: string, db: Executor = this.db): Promise<boolean> {
+    if ((await this.findBySha(projectId, sha256, db)) !== undefined) return true;
+    const frozen = await db
+      .selectFrom('version_sources')
+      .innerJoin('versions', 'versions.id', 'version_sources.version_id')
+      .select('version_sources.id')
+      .where('version_sources.sha256', '=', sha256)
+      .where('versions.project_id', '=', projectId)
+      .limit(1)
+      .executeTakeFirst();
+    return frozen !== undefined;
+  }
+}

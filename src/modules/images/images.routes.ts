@@ -1,0 +1,157 @@
+import { Type } from 'typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { callerOf } from '../../http/authenticate.js';
+import { sendPage } from '../../http/pagination.js';
+import { errors, IdParams } from '../../http/schemas.js';
+import { IMAGE_TYPES } from '../../imaging/image-type.js';
+import type { ImagesService, StoredFile } from './images.service.js';
+import {
+  ImageFileParams,
+  ImageListQuery,
+  ImageOut,
+  ImageParams,
+  ImagesBulkDeleteBody,
+  ImagesBulkDeleteOut,
+  ImageUpdate,
+  ImageUploadBody,
+  UploadInvalidOut,
+  UploadOut,
+  UploadRejectedOut,
+} from './images.schemas.js';
+import { uploadedFiles } from './upload-parts.js';
+
+/** A response of raw bytes, documented under its media types. */
+const Binary = (description: string, mediaTypes: readonly string[]) => ({
+  description,
+  content: Object.fromEntries(mediaTypes.map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
+});
+const IMAGE_MEDIA_TYPES = Object.values(IMAGE_TYPES).map((t) => t.mime);
+
+export function imagesRoutes(server: FastifyInstance, images: ImagesService): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['images'];
+
+  app.get('/api/projects/:id/images', {
+    schema: {
+      tags,
+      summary: "A project's images in upload order",
+      description: 'Paged with `limit` and `offset` or `after` (the last id of the previous page, fast at any depth). '
+        + 'The total is in `X-Total-Count`, the next page in `Link`.',
+      params: IdParams,
+      querystring: ImageListQuery,
+      response: { 200: Type.Array(ImageOut), ...errors(401, 404, 422) },
+    },
+  }, async (request, reply) => {
+    const page = await images.list(callerOf(request), request.params.id, request.query);
+    return sendPage(request, reply, page, request.query.limit);
+  });
+
+  app.post('/api/projects/:id/images', {
+    schema: {
+      tags,
+      summary: 'Upload images',
+      description: 'Multipart, one or more parts named `files`. JPEG, PNG, WebP, TIFF, GIF and AVIF are accepted, told by '
+        + 'their bytes. Each file gets an outcome: created, duplicate (identical bytes already in the project) or rejected '
+        + '(413 too large or too many pixels, 415 not an accepted type, 422 not decodable). Answers 201 when an image was '
+        + 'created, 200 when all were duplicates, and the first rejection status when every file was rejected.',
+      consumes: ['multipart/form-data'],
+      params: IdParams,
+      body: ImageUploadBody,
+      response: {
+        200: UploadOut,
+        201: UploadOut,
+        ...errors(400, 401, 403, 404),
+        413: UploadRejectedOut,
+        415: UploadRejectedOut,
+        422: UploadInvalidOut,
+      },
+    },
+    // The handler reads the parts as a stream, so the body schema only documents them; this placeholder satisfies it.
+    preValidation: async (request) => {
+      request.body = { files: [] };
+    },
+  }, async (request, reply) => {
+    const result = await images.upload(callerOf(request), request.params.id, uploadedFiles(request));
+    return reply.status(result.created > 0 ? 201 : 200).send(result);
+  });
+
+  app.get('/api/images/:image_id', {
+    schema: { tags, summary: 'One image', params: ImageParams, response: { 200: ImageOut, ...errors(401, 404, 422) } },
+  }, async (request) => images.get(callerOf(request), request.params.image_id));
+
+  app.patch('/api/images/:image_id', {
+    schema: {
+      tags,
+      summary: "Change an image's split",
+      params: ImageParams,
+      body: ImageUpdate,
+      response: { 200: ImageOut, ...errors(401, 403, 404, 422) },
+    },
+  }, async (request) => images.update(callerOf(request), request.params.image_id, request.body));
+
+  app.delete('/api/images/:image_id', {
+    schema: {
+      tags,
+      summary: 'Delete an image with its annotations and files',
+      description: 'The `X-Deleted-Annotations` header says how many annotations were deleted with it.',
+      params: ImageParams,
+      response: { 204: Type.Null(), ...errors(401, 403, 404, 422) },
+    },
+  }, async (request, reply) => {
+    const { deletedAnnotations } = await images.delete(callerOf(request), request.params.image_id);
+    return reply.status(204).header('X-Deleted-Annotations', String(deletedAnnotations)).send(null);
+  });
+
+  app.post('/api/images/bulk-delete', {
+    schema: {
+      tags,
+      summary: 'Delete several images',
+      description: 'With `project_id`, only images of that project are deleted; other ids are reported in `not_found`.',
+      body: ImagesBulkDeleteBody,
+      response: { 200: ImagesBulkDeleteOut, ...errors(401, 422) },
+    },
+  }, async (request) => images.bulkDelete(callerOf(request), request.body));
+
+  app.get('/api/projects/:id/images/file/:filename', {
+    schema: {
+      tags,
+      summary: 'The original bytes of an image, by its stored file name',
+      params: ImageFileParams,
+      response: { 200: Binary('The image exactly as uploaded', IMAGE_MEDIA_TYPES), 304: Type.Null(), ...errors(401, 404, 422) },
+    },
+  }, async (request, reply) => {
+    const file = await images.file(callerOf(request), request.params.id, request.params.filename);
+    // A file name can be reused after a delete, so clients revalidate (a cheap 304 while the bytes are the same).
+    return sendStoredFile(request, reply, file, 'private, no-cache');
+  });
+
+  app.get('/api/images/:image_id/thumbnail', {
+    schema: {
+      tags,
+      summary: 'WebP thumbnail of an image (upright, longest side 256)',
+      params: ImageParams,
+      response: { 200: Binary('WebP image', ['image/webp']), 304: Type.Null(), ...errors(401, 404, 422) },
+    },
+  }, async (request, reply) => {
+    const file = await images.thumbnail(callerOf(request), request.params.image_id);
+    // Image ids are never reused and a thumbnail never changes, so it may be cached for a day.
+    return sendStoredFile(request, reply, file, 'private, max-age=86400');
+  });
+}
+
+/** Streams a stored file; its ETag is the content hash, so a matching `If-None-Match` answers 304 without reading it. */
+function sendStoredFile(request: FastifyRequest, reply: FastifyReply, file: StoredFile, cacheControl: string) {
+  const etag = `"${file.etag}"`;
+  reply
+    .header('ETag', etag)
+    .header('Cache-Control', cacheControl)
+    .header('X-Content-Type-Options', 'nosniff');
+  const ifNoneMatch = request.headers['if-none-match'];
+  if (ifNoneMatch && ifNoneMatch.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')) {
+    return reply.status(304).send();
+  }
+  reply.type(file.mimeType).header('Content-Disposition', `inline; filename="${file.filename}"`);
+  if (file.size !== null) reply.header('Content-Length', String(file.size));
+  return reply.send(file.open());
+}

@@ -1,0 +1,377 @@
+import type { Readable } from 'node:stream';
+import type { Insertable } from 'kysely';
+import type { Caller } from '../../access/caller.js';
+import type { ProjectAccess } from '../../access/project-access.js';
+import { HttpError, NotFoundError, ValidationError } from '../../http/errors.js';
+import type { Page } from '../../http/pagination.js';
+import type { Tx } from '../../db/database.js';
+import type { ImagesTable } from '../../db/schema.js';
+import { identifyImage, ImageRejectedError, probeImage, type ImageRejectionReason } from '../../imaging/image-probe.js';
+import type { BlobStore } from '../../storage/blob-store.js';
+import { projectBlobPrefix } from '../projects/projects.service.js';
+import { ImageConflictError, type DeletedImage, type ImagesRepository } from './images.repository.js';
+import {
+  toImageOut,
+  type ImageListQuery,
+  type ImageOut,
+  type ImageOutRow,
+  type ImagesBulkDeleteBody,
+  type ImagesBulkDeleteOut,
+  type ImageUpdate,
+  type UploadOut,
+  type UploadResult,
+} from './images.schemas.js';
+import type { AssignmentScope } from '../assignments/assignment-scope.js';
+import type { LockGuard } from '../locks/lock-guard.js';
+import { storedFilenameCandidates } from './stored-filename.js';
+
+/** One file of an upload, read whole, with the hash of its bytes. */
+export interface IncomingFile {
+  readonly originalName: string;
+  readonly bytes: Buffer;
+  readonly sha256: string;
+  /** The part was cut off at the per-file size limit. */
+  readonly truncated: boolean;
+}
+
+/** A stored file ready to be sent: opened only when the client does not already hold this version. */
+export interface StoredFile {
+  readonly filename: string;
+  readonly mimeType: string;
+  readonly size: number | null;
+  readonly etag: string;
+  open(): Readable;
+}
+
+export interface ImagesServiceOptions {
+  readonly maxUploadBytes: number;
+  readonly maxImagePixels: number;
+  /** Files of one upload request decoded at the same time. */
+  readonly uploadConcurrency: number;
+}
+
+/** A file after the concurrent phase of an upload: refused, already in the project, or checked with its blobs written. */
+type PreparedFile =
+  | { originalName: string; outcome: 'rejected'; status: number; detail: string }
+  | { originalName: string; outcome: 'duplicate'; image: ImageOutRow }
+  | { originalName: string; outcome: 'stored'; image: Omit<Insertable<ImagesTable>, 'filename' | 'original_name' | 'created_at'> };
+
+type FileOutcome =
+  | { originalName: string; outcome: 'created' | 'duplicate'; image: ImageOutRow }
+  | { originalName: string; outcome: 'rejected'; status: number; detail: string };
+
+/** Attempts at recording an upload when concurrent requests keep taking the same bytes or names (PostgreSQL). */
+const COMMIT_ATTEMPTS = 3;
+
+const REJECTION_STATUS: Record<ImageRejectionReason, number> = {
+  empty: 422,
+  unsupported_type: 415,
+  too_many_pixels: 413,
+  undecodable: 422,
+};
+const REJECTION_CODE: Record<number, string> = {
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  422: 'invalid_image',
+};
+
+export const imageBlobKey = (projectId: number, sha256: string, ext: string) => `${projectBlobPrefix(projectId)}/images/${sha256}.${ext}`;
+export const thumbnailBlobKey = (projectId: number, sha256: string) => `${projectBlobPrefix(projectId)}/thumbs/${sha256}.webp`;
+
+const extensionOf = (key: string) => key.slice(key.lastIndexOf('.') + 1);
+const notFound = (imageId: number) => `Image ${imageId} not found`;
+
+export class ImagesService {
+  constructor(
+    private readonly images: ImagesRepository,
+    private readonly access: ProjectAccess,
+    private readonly blobs: BlobStore,
+    private readonly options: ImagesServiceOptions,
+    /** Locks refuse deletes by others; assigned-only projects bound what annotators see. */
+    private readonly teams: { locks: LockGuard; scope: AssignmentScope },
+  ) {}
+
+  async list(caller: Caller, projectId: number, query: ImageListQuery): Promise<Page<ImageOut>> {
+    const project = await this.access.project(caller, projectId, 'project.read');
+    const role = (await this.access.roleOf(caller, project))!;
+    const assignedTo = (await this.teams.scope.listingUser(caller, project, role)) ?? undefined;
+    const filters = { split: query.split, review_state: query.review_state, assigned_to: assignedTo };
+    const filtered = filters.split !== undefined || filters.review_state !== undefined || filters.assigned_to !== undefined;
+    const [rows, total] = await Promise.all([
+      this.images.listPage(projectId, { ...query, ...filters }),
+      // The unfiltered total is the project's counter, so listing never counts a large table.
+      filtered ? this.images.countFiltered(projectId, filters) : Promise.resolve(project.image_count),
+    ]);
+    return { items: rows.map(toImageOut), total };
+  }
+
+  /**
+   * Stores every acceptable file of the request and reports each file's outcome in request order. Files are read
+   * one after another from the request while up to `uploadConcurrency` of them are checked, decoded and written to
+   * blob storage; then every new image is recorded in one transaction, in request order (so ids follow it). A
+   * request that fails part-way (a malformed body, an unexpected error) records nothing and removes its blobs.
+   */
+  async upload(caller: Caller, projectId: number, files: AsyncIterable<IncomingFile>): Promise<UploadOut> {
+    await this.access.project(caller, projectId, 'images.write');
+    const tasks: Promise<PreparedFile>[] = [];
+    const running = new Set<Promise<void>>();
+    try {
+      for await (const file of files) {
+        const task = this.prepare(projectId, file);
+        tasks.push(task);
+        const done: Promise<void> = task.then(
+          () => void running.delete(done),
+          () => void running.delete(done),
+        );
+        running.add(done);
+        while (running.size >= this.options.uploadConcurrency) await Promise.race(running);
+      }
+    } catch (err) {
+      await this.discard(projectId, await Promise.allSettled(tasks));
+      throw err;
+    }
+    const settled = await Promise.allSettled(tasks);
+    const failure = settled.find((s) => s.status === 'rejected');
+    if (failure) {
+      await this.discard(projectId, settled);
+      throw failure.reason;
+    }
+    const prepared = settled.map((s) => (s as PromiseFulfilledResult<PreparedFile>).value);
+    if (prepared.length === 0) throw ValidationError.at(['body', 'files'], 'Field required: one or more file parts named "files"', 'missing');
+    let outcomes: FileOutcome[];
+    try {
+      outcomes = await this.record(projectId, prepared);
+    } catch (err) {
+      await this.discard(projectId, settled);
+      throw err;
+    }
+    return this.uploadReport(outcomes);
+  }
+
+  /** Checks, decodes and writes one file's blobs. Refusals are outcomes; anything thrown is unexpected. */
+  private async prepare(projectId: number, file: IncomingFile): Promise<PreparedFile> {
+    const { originalName, bytes, sha256 } = file;
+    if (file.truncated) {
+      const limit = Math.round(this.options.maxUploadBytes / (1024 * 1024));
+      return { originalName, outcome: 'rejected', status: 413, detail: `The file is larger than the limit of ${limit} MB per file` };
+    }
+    try {
+      const type = identifyImage(bytes);
+      // Known bytes are not decoded again.
+      const existing = await this.images.findBySha(projectId, sha256);
+      if (existing) return { originalName, outcome: 'duplicate', image: existing };
+      const probed = await probeImage(bytes, type, { maxPixels: this.options.maxImagePixels });
+      const blobKey = imageBlobKey(projectId, sha256, type.ext);
+      const thumbnailKey = thumbnailBlobKey(projectId, sha256);
+      const written = await Promise.allSettled([this.blobs.put(blobKey, bytes), this.blobs.put(thumbnailKey, probed.thumbnail)]);
+      const writeFailure = written.find((w) => w.status === 'rejected');
+      if (writeFailure) {
+        await this.deleteBlobsUnlessUsed(projectId, sha256, [blobKey, thumbnailKey]);
+        throw writeFailure.reason;
+      }
+      return {
+        originalName,
+        outcome: 'stored',
+        image: {
+          project_id: projectId,
+          width: probed.width,
+          height: probed.height,
+          split: null,
+          sha256,
+          mime_type: type.mime,
+          size_bytes: bytes.length,
+          blob_key: blobKey,
+          thumbnail_key: thumbnailKey,
+        },
+      };
+    } catch (err) {
+      if (err instanceof ImageRejectedError) return { originalName, outcome: 'rejected', status: REJECTION_STATUS[err.reason], detail: err.message };
+      throw err;
+    }
+  }
+
+  /** Records the stored files in one transaction, retried when a concurrent request took the same bytes or names. */
+  private async record(projectId: number, prepared: PreparedFile[]): Promise<FileOutcome[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const { outcomes, orphans } = await this.images.transaction((trx) => this.insertStored(projectId, prepared, trx));
+        // Blobs of files that found no free name are removed only once the transaction is final.
+        await Promise.all(orphans.map((o) => this.deleteBlobsUnlessUsed(projectId, o.sha256, [o.blob_key, o.thumbnail_key])));
+        return outcomes;
+      } catch (err) {
+        if (!(err instanceof ImageConflictError) || attempt === COMMIT_ATTEMPTS) throw err;
+      }
+    }
+  }
+
+  /**
+   * Bytes already in the project (stored meanwhile, or earlier in this request) become duplicates; the others get
+   * the first free stored name and are inserted together.
+   */
+  private async insertStored(projectId: number, prepared: PreparedFile[], trx: Tx) {
+    const stored = prepared.flatMap((p) => (p.outcome === 'stored' ? [p] : []));
+    const shas = [...new Set(stored.map((p) => p.image.sha256))];
+    const existing = new Map((await this.images.findByShas(projectId, shas, trx)).map((row) => [row.sha256, row]));
+    const candidates = new Map(stored.map((p) => [p, storedFilenameCandidates(p.originalName, extensionOf(p.image.blob_key), p.image.sha256)]));
+    const taken = await this.images.takenFilenames(projectId, [...candidates.values()].flat(), trx);
+
+    const now = new Date().toISOString();
+    const rows: Insertable<ImagesTable>[] = [];
+    const newBySha = new Map<string, string>();
+    const orphans: Extract<PreparedFile, { outcome: 'stored' }>['image'][] = [];
+    const plans = prepared.map((p) => {
+      if (p.outcome !== 'stored') return p;
+      const sha256 = p.image.sha256;
+      const before = existing.get(sha256);
+      if (before) return { originalName: p.originalName, outcome: 'duplicate' as const, image: before };
+      const sameAs = newBySha.get(sha256);
+      if (sameAs) return { originalName: p.originalName, outcome: 'duplicate-new' as const, filename: sameAs };
+      const filename = candidates.get(p)!.find((name) => !taken.has(name));
+      if (!filename) {
+        orphans.push(p.image);
+        return { originalName: p.originalName, outcome: 'rejected' as const, status: 409, detail: `No free file name for "${p.originalName}" in the project` };
+      }
+      taken.add(filename);
+      newBySha.set(sha256, filename);
+      rows.push({ ...p.image, filename, original_name: p.originalName.slice(0, 255), created_at: now });
+      return { originalName: p.originalName, outcome: 'created' as const, filename };
+    });
+    const inserted = new Map((await this.images.insertManyCounted(projectId, rows, trx)).map((row) => [row.filename, row]));
+
+    const outcomes: FileOutcome[] = [];
+    for (const plan of plans) {
+      if (plan.outcome === 'created') outcomes.push({ originalName: plan.originalName, outcome: 'created', image: inserted.get(plan.filename)! });
+      else if (plan.outcome === 'duplicate-new') outcomes.push({ originalName: plan.originalName, outcome: 'duplicate', image: inserted.get(plan.filename)! });
+      else outcomes.push(plan);
+    }
+    return { outcomes, orphans };
+  }
+
+  private uploadReport(outcomes: FileOutcome[]): UploadOut {
+    const results: UploadResult[] = outcomes.map((o) => {
+      if (o.outcome === 'rejected') return { original_name: o.originalName, outcome: o.outcome, status: o.status, detail: o.detail };
+      return {
+        original_name: o.originalName,
+        outcome: o.outcome,
+        status: o.outcome === 'created' ? 201 : 200,
+        image_id: o.image.id,
+        ...(o.outcome === 'duplicate' ? { detail: `Identical to image ${o.image.id} (${o.image.filename}) already in the project` } : {}),
+      };
+    });
+    const count = (outcome: FileOutcome['outcome']) => outcomes.filter((o) => o.outcome === outcome).length;
+    const rejected = count('rejected');
+    if (rejected === outcomes.length) {
+      const first = outcomes[0] as Extract<FileOutcome, { outcome: 'rejected' }>;
+      const detail = outcomes.length === 1 ? first.detail : `All ${outcomes.length} files were rejected; first: ${first.detail}`;
+      throw new HttpError(first.status, REJECTION_CODE[first.status] ?? 'rejected', detail, { results });
+    }
+    return {
+      images: outcomes.flatMap((o) => (o.outcome === 'rejected' ? [] : [toImageOut(o.image)])),
+      results,
+      created: count('created'),
+      duplicates: count('duplicate'),
+      rejected,
+    };
+  }
+
+  /** Removes the blobs a failed upload request wrote (unless some row refers to the same bytes). */
+  private async discard(projectId: number, settled: PromiseSettledResult<PreparedFile>[]): Promise<void> {
+    const stored = new Map<string, string[]>();
+    for (const s of settled) {
+      if (s.status === 'fulfilled' && s.value.outcome === 'stored') stored.set(s.value.image.sha256, [s.value.image.blob_key, s.value.image.thumbnail_key]);
+    }
+    await Promise.all([...stored].map(([sha256, keys]) => this.deleteBlobsUnlessUsed(projectId, sha256, keys)));
+  }
+
+  async get(caller: Caller, imageId: number): Promise<ImageOut> {
+    return toImageOut(await this.visibleImage(caller, imageId, 'project.read'));
+  }
+
+  async update(caller: Caller, imageId: number, input: ImageUpdate): Promise<ImageOut> {
+    await this.visibleImage(caller, imageId, 'images.write');
+    return toImageOut(await this.images.updateSplit(imageId, input.split));
+  }
+
+  /** Deletes the image with its annotations and files; returns how many annotations went with it. */
+  async delete(caller: Caller, imageId: number): Promise<{ deletedAnnotations: number }> {
+    const image = await this.visibleImage(caller, imageId, 'images.delete');
+    await this.teams.locks.assertWritable(caller, imageId);
+    const { images, deletedAnnotations } = await this.images.deleteCounted(image.project_id, [imageId]);
+    if (images.length === 0) throw new NotFoundError(notFound(imageId));
+    await this.deleteBlobsOf(images);
+    return { deletedAnnotations };
+  }
+
+  /** Deletes the listed images the caller may delete; the others are reported as not found and left alone. */
+  async bulkDelete(caller: Caller, input: ImagesBulkDeleteBody): Promise<ImagesBulkDeleteOut> {
+    const ids = [...new Set(input.ids)];
+    const found = await this.images.findManyWithOwner(ids);
+    const byProject = new Map<number, { owner_id: number; ids: number[] }>();
+    for (const image of found) {
+      if (input.project_id !== undefined && image.project_id !== input.project_id) continue;
+      const group = byProject.get(image.project_id) ?? { owner_id: image.owner_id, ids: [] };
+      group.ids.push(image.id);
+      byProject.set(image.project_id, group);
+    }
+    const deleted = new Set<number>();
+    let deletedAnnotations = 0;
+    for (const [projectId, group] of byProject) {
+      const allowed = await this.access
+        .check(caller, { id: projectId, owner_id: group.owner_id }, 'images.delete', `Project ${projectId} not found`)
+        .then(() => true, (err: unknown) => {
+          if (err instanceof HttpError && (err.statusCode === 403 || err.statusCode === 404)) return false;
+          throw err;
+        });
+      if (!allowed) continue;
+      const result = await this.images.deleteCounted(projectId, group.ids);
+      for (const image of result.images) deleted.add(image.id);
+      deletedAnnotations += result.deletedAnnotations;
+      await this.deleteBlobsOf(result.images);
+    }
+    return { deleted: deleted.size, deleted_annotations: deletedAnnotations, not_found: ids.filter((id) => !deleted.has(id)) };
+  }
+
+  /** The original bytes of an image, found by its stored name inside the project (the name never reaches storage). */
+  async file(caller: Caller, projectId: number, filename: string): Promise<StoredFile> {
+    await this.access.project(caller, projectId, 'project.read');
+    const image = await this.images.findByFilename(projectId, filename);
+    if (!image) throw new NotFoundError(`Image file "${filename}" not found in project ${projectId}`);
+    return {
+      filename: image.filename,
+      mimeType: image.mime_type,
+      size: Number(image.size_bytes),
+      etag: image.sha256,
+      open: () => this.blobs.stream(image.blob_key),
+    };
+  }
+
+  async thumbnail(caller: Caller, imageId: number): Promise<StoredFile> {
+    const image = await this.visibleImage(caller, imageId, 'project.read');
+    return {
+      filename: image.filename.replace(/\.[^.]+$/, '.webp'),
+      mimeType: 'image/webp',
+      size: null,
+      etag: image.sha256,
+      open: () => this.blobs.stream(image.thumbnail_key),
+    };
+  }
+
+  private async visibleImage(caller: Caller, imageId: number, permission: 'project.read' | 'images.write' | 'images.delete') {
+    const image = await this.images.findWithOwner(imageId);
+    const project = image && { id: image.project_id, owner_id: image.owner_id };
+    const role = await this.access.check(caller, project, permission, notFound(imageId));
+    await this.teams.scope.assertImage(caller, project!, role, imageId, notFound(imageId));
+    return image!;
+  }
+
+  private async deleteBlobsOf(images: DeletedImage[]): Promise<void> {
+    await Promise.all(images.map((i) => this.deleteBlobsUnlessUsed(i.project_id, i.sha256, [i.blob_key, i.thumbnail_key])));
+  }
+
+  /** Blobs are keyed by content, so they are removed only when no row of the project refers to those bytes. */
+  private async deleteBlobsUnlessUsed(projectId: number, sha256: string, keys: string[]): Promise<void> {
+    if (await this.images.shaInUse(projectId, sha256)) return;
+    await Promise.all(keys.map((key) => this.blobs.delete(key)));
+  }
+}

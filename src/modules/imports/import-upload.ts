@@ -1,0 +1,79 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { finished, pipeline } from 'node:stream/promises';
+import type { FastifyRequest } from 'fastify';
+import { READABLE_FORMATS } from '../../formats/readers/index.js';
+import { BadRequestError, ValidationError } from '../../http/errors.js';
+import { PROJECT_TYPES } from '../projects/projects.schemas.js';
+import type { ImportOptions } from './imports.schemas.js';
+
+export interface UploadedArchive {
+  /** The archive, spooled to disk (an upload can be far larger than memory). */
+  readonly path: string;
+  readonly originalName: string;
+  readonly options: ImportOptions;
+  /** Removes the spooled archive. */
+  cleanup(): Promise<void>;
+}
+
+const FILE_FIELD = 'file';
+
+/**
+ * Reads an import request: the part named `file` goes to a temporary file under `workDir` (at most `maxBytes`; more
+ * is 413), the text parts `name`, `project_type` and `format` are checked like a JSON body would be (422).
+ */
+export async function readImportUpload(request: FastifyRequest, workDir: string, maxBytes: number): Promise<UploadedArchive> {
+  if (!request.isMultipart()) {
+    throw ValidationError.at(['body', FILE_FIELD], 'Expected a multipart/form-data body with the archive in a part named "file"', 'missing');
+  }
+  await mkdir(workDir, { recursive: true });
+  const dir = await mkdtemp(join(workDir, 'upload-'));
+  const cleanup = () => rm(dir, { recursive: true, force: true });
+  const fields: Record<string, string> = {};
+  let originalName: string | null = null;
+  const path = join(dir, 'archive.zip');
+  try {
+    for await (const part of request.parts({ limits: { fileSize: maxBytes, files: 1 } })) {
+      if (part.type === 'field') {
+        fields[part.fieldname] = String(part.value);
+        continue;
+      }
+      if (part.fieldname !== FILE_FIELD || originalName !== null) {
+        part.file.resume();
+        await finished(part.file);
+        continue;
+      }
+      originalName = part.filename ?? '';
+      await pipeline(part.file, createWriteStream(path));
+    }
+    if (originalName === null) throw ValidationError.at(['body', FILE_FIELD], 'Field required: the archive in a part named "file"', 'missing');
+    return { path, originalName, options: parseFields(fields), cleanup };
+  } catch (err) {
+    await cleanup();
+    if (err instanceof ValidationError || (err as { statusCode?: number }).statusCode) throw err;
+    throw new BadRequestError(`Malformed multipart body: ${(err as Error).message}`);
+  }
+}
+
+function parseFields(fields: Record<string, string>): ImportOptions {
+  const options: ImportOptions = {};
+  const issues: { loc: string[]; msg: string; type: string }[] = [];
+  if (fields.name !== undefined) {
+    const name = fields.name.trim();
+    if (!name || name.length > 200) issues.push({ loc: ['body', 'name'], msg: 'must be 1 to 200 characters, not only spaces', type: 'value_error' });
+    else options.name = name;
+  }
+  if (fields.project_type !== undefined && fields.project_type !== '') {
+    if (!(PROJECT_TYPES as readonly string[]).includes(fields.project_type)) {
+      issues.push({ loc: ['body', 'project_type'], msg: `must be one of ${PROJECT_TYPES.join(', ')}`, type: 'enum' });
+    } else options.project_type = fields.project_type as ImportOptions['project_type'];
+  }
+  if (fields.format !== undefined && fields.format !== '') {
+    if (!(READABLE_FORMATS as readonly string[]).includes(fields.format)) {
+      issues.push({ loc: ['body', 'format'], msg: `must be one of ${READABLE_FORMATS.join(', ')}`, type: 'enum' });
+    } else options.format = fields.format as ImportOptions['format'];
+  }
+  if (issues.length > 0) throw new ValidationError(issues);
+  return options;
+}

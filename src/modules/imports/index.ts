@@ -1,0 +1,21 @@
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { ModuleDeps } from '../module-deps.js';
+import { ImportsRepository } from './imports.repository.js';
+import { importsRoutes } from './imports.routes.js';
+import { ImportsService } from './imports.service.js';
+
+export function registerImportsModule(app: FastifyInstance, deps: ModuleDeps): ImportsService {
+  const workDir = join(deps.config.dataDir, 'tmp');
+  const service = new ImportsService(new ImportsRepository(deps.db), deps.blobs, {
+    importRoot: deps.config.importRoot,
+    workDir,
+    maxImagePixels: deps.config.maxImagePixels,
+    maxImageBytes: deps.config.maxUploadBytes,
+    // A deeper window than uploads use: results are taken in dataset order, so one slow image must not idle the cores.
+    concurrency: Math.max(4, availableParallelism()),
+  }, app.log);
+  importsRoutes(app, service, { workDir, maxArchiveBytes: deps.config.maxImportBytes });
+  return service;
+}

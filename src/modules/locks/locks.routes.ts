@@ -1,0 +1,40 @@
+import { Type } from 'typebox';
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { callerOf } from '../../http/authenticate.js';
+import { errors } from '../../http/schemas.js';
+import { ImageParams } from '../images/images.schemas.js';
+import type { LocksService } from './locks.service.js';
+import { LockOrNull, LockOut, LockReleaseQuery } from './locks.schemas.js';
+
+export function locksRoutes(server: FastifyInstance, locks: LocksService): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['locks'];
+
+  app.get('/api/images/:image_id/lock', {
+    schema: { tags, summary: "An image's editing lock, or null", params: ImageParams, response: { 200: LockOrNull, ...errors(401, 404, 422) } },
+  }, async (request) => locks.get(callerOf(request), request.params.image_id));
+
+  app.post('/api/images/:image_id/lock', {
+    schema: {
+      tags,
+      summary: 'Take or renew the editing lock of an image',
+      description: 'A lock lasts 60 seconds; its holder renews it by posting again. While it holds, other users\' annotation writes and image deletes answer 409 naming the holder and expiry. Held by someone else: 409 with `lock`.',
+      params: ImageParams,
+      response: { 200: LockOut, ...errors(401, 403, 404, 409, 422) },
+    },
+  }, async (request) => locks.acquire(callerOf(request), request.params.image_id));
+
+  app.delete('/api/images/:image_id/lock', {
+    schema: {
+      tags,
+      summary: 'Release your lock, or break anyone\'s with force=true (project admins)',
+      params: ImageParams,
+      querystring: LockReleaseQuery,
+      response: { 204: Type.Null(), ...errors(401, 403, 404, 409, 422) },
+    },
+  }, async (request, reply) => {
+    await locks.release(callerOf(request), request.params.image_id, request.query.force ?? false);
+    return reply.status(204).send(null);
+  });
+}

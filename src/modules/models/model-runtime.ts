@@ -1,0 +1,123 @@
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import * as ort from 'onnxruntime-node';
+import { EmbeddingCache } from '../../inference/embedding-cache.js';
+import { UnsupportedModelError } from '../../inference/errors.js';
+import { SamPredictor } from '../../inference/sam.js';
+import { SessionPool } from '../../inference/session-pool.js';
+import type { ModelInfo } from '../../inference/tensor-data.js';
+import { YoloDetector } from '../../inference/yolo-detector.js';
+import type { BlobStore } from '../../storage/blob-store.js';
+import type { ModelRow } from './models.schemas.js';
+
+/** Memory for SAM embeddings held in process: 64 SAM ViT embeddings (4 MiB each). */
+const EMBEDDING_MEMORY_BYTES = 256 * 1024 * 1024;
+
+/**
+ * The process's inference machinery: one session pool (models loaded once, run on a worker thread) and the SAM
+ * embedding cache (memory + DATA_DIR/embeddings). Sessions are keyed by the weights' hash, so the same file
+ * registered in two projects loads once.
+ */
+export class ModelRuntime {
+  readonly pool = new SessionPool({ intraOpThreads: availableParallelism() });
+  readonly embeddings: EmbeddingCache;
+  private readonly detectors = new Map<string, Promise<YoloDetector>>();
+  private readonly predictors = new Map<string, Promise<SamPredictor>>();
+
+  constructor(
+    private readonly blobs: BlobStore,
+    dataDir: string,
+  ) {
+    this.embeddings = new EmbeddingCache({ maxBytes: EMBEDDING_MEMORY_BYTES, directory: join(dataDir, 'embeddings') });
+  }
+
+  /** Loads a weights file once to check it is a usable ONNX model and read its inputs, outputs and metadata. */
+  async inspect(path: string, sha256: string): Promise<ModelInfo> {
+    const id = `inspect-${sha256}`;
+    try {
+      return await this.pool.load(id, path);
+    } finally {
+      await this.pool.unload(id).catch(() => undefined);
+    }
+  }
+
+  detector(model: ModelRow): Promise<YoloDetector> {
+    assertRunnable(model);
+    const key = `${sessionId(model)}:${model.class_names}`;
+    let detector = this.detectors.get(key);
+    if (!detector) {
+      const names = JSON.parse(model.class_names) as string[];
+      detector = this.source(model).then((source) => YoloDetector.load(this.pool, sessionId(model), source, names.length > 0 ? names : undefined));
+      detector.catch(() => this.detectors.delete(key));
+      this.detectors.set(key, detector);
+    }
+    return detector;
+  }
+
+  sam(encoder: ModelRow, decoder: ModelRow): Promise<SamPredictor> {
+    assertRunnable(encoder);
+    assertRunnable(decoder);
+    const key = `${encoder.sha256}:${decoder.sha256}`;
+    let predictor = this.predictors.get(key);
+    if (!predictor) {
+      predictor = Promise.all([this.source(encoder), this.source(decoder)]).then(([encoderSource, decoderSource]) =>
+        SamPredictor.load(this.pool, this.embeddings, {
+          encoderId: sessionId(encoder),
+          encoderSource,
+          decoderId: sessionId(decoder),
+          decoderSource,
+        }),
+      );
+      predictor.catch(() => this.predictors.delete(key));
+      this.predictors.set(key, predictor);
+    }
+    return predictor;
+  }
+
+  /** Drops a deleted model's session and embeddings (when no other registration shares its weights). */
+  async forget(model: ModelRow): Promise<void> {
+    const id = sessionId(model);
+    for (const key of [...this.detectors.keys()]) if (key.startsWith(`${id}:`)) this.detectors.delete(key);
+    for (const key of [...this.predictors.keys()]) if (key.includes(model.sha256)) this.predictors.delete(key);
+    await this.pool.unload(id);
+    await this.embeddings.forgetModel(id);
+  }
+
+  device() {
+    const backends = ort.listSupportedBackends();
+    return {
+      // The inference worker creates CPU sessions; a CUDA build of onnxruntime is not what this package ships.
+      default_device: 'cpu' as const,
+      cuda_available: backends.some((b) => b.name === 'cuda' && b.bundled),
+      execution_providers: backends.map((b) => ({ name: b.name, bundled: b.bundled })),
+      inference_threads: this.pool.intraOpThreads,
+      cpu_count: availableParallelism(),
+      onnxruntime_version: ort.env.versions.node ?? ort.env.versions.common,
+    };
+  }
+
+  close(): Promise<void> {
+    this.detectors.clear();
+    this.predictors.clear();
+    return this.pool.close();
+  }
+
+  private async source(model: ModelRow): Promise<string | Uint8Array> {
+    if (model.path) return model.path;
+    return new Uint8Array(await this.blobs.get(model.blob_key!));
+  }
+}
+
+/** The session (and embedding cache) key of a model: its weights' hash, so identical files share one session. */
+export function sessionId(model: Pick<ModelRow, 'sha256'>): string {
+  return `m-${model.sha256.slice(0, 40)}`;
+}
+
+/** Only ONNX files are ever loaded: pickled PyTorch weights could run code, so they are never opened. */
+export function assertRunnable(model: ModelRow): void {
+  if (model.format !== 'onnx') {
+    throw new UnsupportedModelError(
+      `Model '${model.name}' is a ${model.format === 'pt' ? 'PyTorch .pt' : model.format} file, which Versa never loads; export it to ONNX (e.g. \`yolo export model=${model.format === 'pt' ? 'best.pt' : 'weights'} format=onnx\`) and register the .onnx file`,
+    );
+  }
+}

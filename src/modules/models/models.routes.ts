@@ -1,0 +1,101 @@
+import { Type } from 'typebox';
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { callerOf } from '../../http/authenticate.js';
+import { errors, IdParams } from '../../http/schemas.js';
+import type { ModelsService } from './models.service.js';
+import { DeviceOut, LifecycleUpdate, ModelListQuery, ModelOut, ModelParams, ModelRegister, ModelUploadBody, RunWeightsOut, UnprocessableOut } from './models.schemas.js';
+import { modelUploadParts } from './upload-parts.js';
+
+export function modelsRoutes(server: FastifyInstance, models: ModelsService, maxUploadBytes: number): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['models'];
+
+  app.get('/api/models', {
+    schema: {
+      tags,
+      summary: 'Registered models of the projects you can read, newest first',
+      querystring: ModelListQuery,
+      response: { 200: Type.Array(ModelOut), ...errors(401, 404, 422) },
+    },
+  }, async (request) => models.list(callerOf(request), request.query.project_id));
+
+  app.get('/api/projects/:id/models', {
+    schema: { tags, summary: "A project's registered models, newest first", params: IdParams, response: { 200: Type.Array(ModelOut), ...errors(401, 404, 422) } },
+  }, async (request) => models.listForProject(callerOf(request), request.params.id));
+
+  app.post('/api/projects/:id/models', {
+    schema: {
+      tags,
+      summary: 'Register a model file that is on the server',
+      description: '`path` must lie under MODELS_ROOT and `run_weights` under RUNS_ROOT (symlinks are resolved first); anything '
+        + 'else, or the root being unset, is 403. ONNX files are loaded once to check them and to read their task, input size '
+        + 'and class names (Ultralytics metadata); `.pt` files are only hashed, never opened. 409 when the project already has '
+        + 'a model of that name or that very file.',
+      params: IdParams,
+      body: ModelRegister,
+      response: { 201: ModelOut, ...errors(401, 403, 404, 409), 422: UnprocessableOut },
+    },
+  }, async (request, reply) => reply.status(201).send(await models.registerPath(callerOf(request), request.params.id, request.body)));
+
+  app.post('/api/projects/:id/models/upload', {
+    schema: {
+      tags,
+      summary: 'Upload and register a model file',
+      description: 'Multipart: the file in a part named `file`, optional text parts `name`, `task` and `class_names`. Limited to '
+        + 'MAX_MODEL_UPLOAD_MB (413 beyond). Checked like a registered path; 409 for a duplicate name or file.',
+      consumes: ['multipart/form-data'],
+      params: IdParams,
+      body: ModelUploadBody,
+      response: { 201: ModelOut, ...errors(400, 401, 403, 404, 409, 413), 422: UnprocessableOut },
+    },
+    // The handler streams the parts, so the body schema only documents them; this placeholder satisfies it.
+    preValidation: async (request) => {
+      request.body = { file: '' };
+    },
+  }, async (request, reply) =>
+    reply.status(201).send(await models.upload(callerOf(request), request.params.id, modelUploadParts(request, maxUploadBytes))));
+
+  app.get('/api/models/runs', {
+    schema: {
+      tags,
+      summary: 'Weights of training runs found under RUNS_ROOT',
+      description: 'Ultralytics-style `<task>/<run>/weights/{best,last}.{pt,onnx}`, directly under RUNS_ROOT or its `runs/` folder. '
+        + '403 when RUNS_ROOT is not set. Register one with `POST /api/projects/{id}/models {"run_weights": path}`.',
+      response: { 200: Type.Array(RunWeightsOut), ...errors(401, 403) },
+    },
+  }, async (request) => {
+    callerOf(request);
+    return models.runs();
+  });
+
+  app.delete('/api/models/:model_id', {
+    schema: { tags, summary: 'Delete a model (and its stored file, for uploads)', params: ModelParams, response: { 204: Type.Null(), ...errors(401, 403, 404, 422) } },
+  }, async (request, reply) => {
+    await models.delete(callerOf(request), request.params.model_id);
+    return reply.status(204).send(null);
+  });
+
+  app.patch('/api/models/:model_id/lifecycle', {
+    schema: {
+      tags,
+      summary: "Change a model's lifecycle stage",
+      description: 'development, staging, production or archived, in any order. One production model per project and task: '
+        + 'promoting one archives the previous. Every change is recorded with who and when in `lifecycle_history`.',
+      params: ModelParams,
+      body: LifecycleUpdate,
+      response: { 200: ModelOut, ...errors(401, 403, 404, 409, 422) },
+    },
+  }, async (request) => models.setLifecycle(callerOf(request), request.params.model_id, request.body.lifecycle));
+
+  app.get('/api/system/device', {
+    schema: {
+      tags: ['system'],
+      summary: 'Where inference runs: execution providers, CUDA availability, default device, threads',
+      response: { 200: DeviceOut, ...errors(401) },
+    },
+  }, async (request) => {
+    callerOf(request);
+    return models.device();
+  });
+}

@@ -1,0 +1,61 @@
+import { Type, type Static } from 'typebox';
+import type { Selectable } from 'kysely';
+import type { RevisionsTable } from '../../db/schema.js';
+import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+
+/** The fields of an annotation a revision records before and after a change. */
+export interface AnnotationState {
+  class_id: number;
+  annotation_type: string;
+  geometry: object;
+  confidence: number | null;
+  source: string;
+}
+
+const State = Type.Object(
+  {
+    class_id: Type.Integer(),
+    annotation_type: Type.String(),
+    geometry: Type.Object({}, { additionalProperties: true }),
+    confidence: Nullable(Type.Number()),
+    source: Type.String(),
+  },
+  { description: 'The annotation as it was' },
+);
+
+export const RevisionOut = Type.Object({
+  id: Type.Integer(),
+  annotation_id: Type.Integer(),
+  image_id: Type.Integer(),
+  action: StringEnum(['create', 'update', 'delete', 'revert'] as const, { description: '`revert` is a change made by reverting to an earlier revision' }),
+  before: Type.Union([State, Type.Null()], { description: 'null when the annotation did not exist before' }),
+  after: Type.Union([State, Type.Null()], { description: 'null when the change deleted it' }),
+  user_id: Nullable(Type.Integer()),
+  created_at: Timestamp,
+});
+export type RevisionOut = Static<typeof RevisionOut>;
+
+export const RevertBody = Type.Object(
+  { revision_id: Id },
+  { additionalProperties: false, description: "Restore the annotation to its state right after that revision (a revision of another annotation is 404)" },
+);
+
+export type RevisionRow = Selectable<RevisionsTable>;
+
+export function toRevisionOut(row: RevisionRow): RevisionOut {
+  return {
+    id: row.id,
+    annotation_id: row.annotation_id,
+    image_id: row.image_id,
+    action: row.action,
+    before: row.before === null ? null : JSON.parse(row.before),
+    after: row.after === null ? null : JSON.parse(row.after),
+    user_id: row.user_id,
+    created_at: row.created_at,
+  };
+}
+
+/** The JSON text a revision stores for an annotation's state (geometry is already JSON text in the row). */
+export function stateText(row: { class_id: number; annotation_type: string; geometry: string; confidence: number | null; source: string }): string {
+  return `{"class_id":${row.class_id},"annotation_type":${JSON.stringify(row.annotation_type)},"geometry":${row.geometry},"confidence":${JSON.stringify(row.confidence)},"source":${JSON.stringify(row.source)}}`;
+}

@@ -1,0 +1,219 @@
+/**
+ * The version generation job: reads the version's frozen snapshot, runs every source image through the pipeline
+ * (bounded concurrency), stores each output under projects/{pid}/versions/{number}/{split}/{filename} and writes
+ * the output rows in batches. Rerunning it (a retry, or a regenerate) first removes what an earlier run left, and
+ * produces the same bytes: every random choice comes from the version seed.
+ */
+import { createHash } from 'node:crypto';
+import sharp from 'sharp';
+import type { JobContext } from '../../jobs/job-queue.js';
+import {
+  executePlan,
+  outputsPerImage,
+  planOutputs,
+  type PipelineAnnotation,
+  type PipelineInput,
+  type Recipe,
+  type SourceDescriptor,
+} from '../../imaging/pipeline/index.js';
+import type { BlobStore } from '../../storage/blob-store.js';
+import { filenameStem } from '../images/stored-filename.js';
+import { fromPipeline, toPipeline, type FrozenAnnotation } from './output-geometry.js';
+import type { OutputRow, VersionSourceRow, VersionsRepository } from './versions.repository.js';
+import type { VersionRow } from './versions.schemas.js';
+
+export const GENERATE_JOB = 'versions.generate';
+export interface GeneratePayload {
+  version_id: number;
+}
+
+/** Source images processed at once: two keep both cores busy without queueing work in libvips' pool. */
+export const GENERATION_CONCURRENCY = 2;
+/** Output rows written per transaction. */
+const WRITE_BATCH = 100;
+/** Snapshot rows read per query. */
+const READ_PAGE = 128;
+const JPEG_QUALITY = 90;
+
+export const versionPrefix = (projectId: number, number: number) => `projects/${projectId}/versions/${number}`;
+
+export function recipeOf(version: VersionRow): Recipe {
+  return { preprocessing: JSON.parse(version.preprocessing_config), augmentation: JSON.parse(version.augmentation_config) };
+}
+
+/** Stopped because the version was deleted while it generated. */
+class VersionGone extends Error {}
+
+export class VersionGenerator {
+  constructor(
+    private readonly versions: VersionsRepository,
+    private readonly blobs: BlobStore,
+  ) {}
+
+  async run(ctx: JobContext<GeneratePayload>): Promise<unknown> {
+    const version = await this.versions.find(ctx.payload.version_id);
+    if (!version) return { skipped: 'version deleted' };
+    const prefix = versionPrefix(version.project_id, version.number);
+    try {
+      await this.versions.update(version.id, { status: 'generating', progress: 0, error: null, finished_at: null });
+      await this.versions.clearOutputs(version.id);
+      await this.blobs.deletePrefix(prefix);
+      const counts = await this.generate(version, prefix, ctx);
+      const image_counts = JSON.stringify(counts);
+      const finished = await this.versions.update(version.id, { status: 'ready', progress: 1, image_counts, finished_at: new Date().toISOString() });
+      if (!finished) throw new VersionGone();
+      return { version_id: version.id, image_counts: counts };
+    } catch (err) {
+      await this.versions.clearOutputs(version.id).catch(() => undefined);
+      await this.blobs.deletePrefix(prefix).catch(() => undefined);
+      if (err instanceof VersionGone) return { skipped: 'version deleted' };
+      const message = err instanceof Error ? err.message : String(err);
+      await this.versions.update(version.id, { status: 'failed', error: message, finished_at: new Date().toISOString() });
+      throw err;
+    }
+  }
+
+  private async generate(version: VersionRow, prefix: string, ctx: JobContext<GeneratePayload>) {
+    const recipe = recipeOf(version);
+    const classIndex = new Map((await this.versions.classes(version.id)).map((c) => [c.name, c.index]));
+    const summaries = await this.versions.sourceSummaries(version.id);
+    const pools = await this.mosaicPools(recipe, summaries);
+    const partner = async (imageId: number | string): Promise<PipelineInput<PipelineAnnotation>> => {
+      const source = await this.versions.sourceBySourceImage(version.id, Number(imageId));
+      if (!source) throw new Error(`mosaic partner ${imageId} is not in version ${version.id}`);
+      return { image: await this.sourceBytes(source), annotations: frozenAnnotations(source) };
+    };
+
+    const total = summaries.length;
+    let done = 0;
+    const pending: OutputRow[] = [];
+    const flush = async () => {
+      const batch = pending.splice(0);
+      await this.versions.insertOutputs(batch);
+      const progress = total === 0 ? 1 : done / total;
+      if (!(await this.versions.update(version.id, { progress }))) throw new VersionGone();
+      await ctx.progress(progress);
+    };
+
+    const sources = new SourceReader(this.versions, version.id);
+    const worker = async () => {
+      for (let source = await sources.next(); source; source = await sources.next()) {
+        pending.push(...(await this.renderSource(version, recipe, prefix, source, classIndex, pools.get(source.split), partner)));
+        done++;
+        if (pending.length >= WRITE_BATCH) await flush();
+      }
+    };
+    await Promise.all(Array.from({ length: GENERATION_CONCURRENCY }, worker));
+    await flush();
+
+    const counts = await this.versions.outputCounts(version.id);
+    const train = counts.train ?? 0;
+    const valid = counts.valid ?? 0;
+    const test = counts.test ?? 0;
+    return { train, valid, test, total: train + valid + test };
+  }
+
+  /** Every output of one source image: files stored, rows returned for the next batch write. */
+  private async renderSource(
+    version: VersionRow,
+    recipe: Recipe,
+    prefix: string,
+    source: VersionSourceRow,
+    classIndex: Map<string, number>,
+    pool: SourceDescriptor[] | undefined,
+    partner: (imageId: number | string) => Promise<PipelineInput<PipelineAnnotation>>,
+  ): Promise<OutputRow[]> {
+    const image = await this.sourceBytes(source);
+    const descriptor: SourceDescriptor = { id: source.source_image_id, width: source.width, height: source.height, orientation: await orientationOf(image) };
+    const annotations = frozenAnnotations(source);
+    const outputs = outputsPerImage(recipe, source.split);
+    const stem = `${filenameStem(source.filename)}-${source.source_image_id}`;
+    const rows: OutputRow[] = [];
+    for (let outputIndex = 0; outputIndex < outputs; outputIndex++) {
+      const plan = planOutputs({ recipe, seed: version.seed, source: descriptor, outputIndex, split: source.split, mosaicPool: pool });
+      const results = await executePlan({ image, annotations }, plan, { format: 'jpeg', quality: JPEG_QUALITY, partner });
+      for (const result of results) {
+        const filename = `${stem}${outputs > 1 ? `-a${outputIndex}` : ''}${result.tile ? `-r${result.tile.row}c${result.tile.column}` : ''}.jpg`;
+        await this.blobs.put(`${prefix}/${source.split}/${filename}`, result.image);
+        rows.push({
+          image: {
+            version_id: version.id,
+            split: source.split,
+            filename,
+            blob_key: `${prefix}/${source.split}/${filename}`,
+            width: result.width,
+            height: result.height,
+            source_image_id: source.source_image_id,
+            lineage: JSON.stringify(result.steps),
+            sha256: createHash('sha256').update(result.image).digest('hex'),
+          },
+          annotations: result.annotations.flatMap((a) => {
+            const index = classIndex.get(a.class_name);
+            if (index === undefined) return [];
+            const out = fromPipeline(a.geometry);
+            return [{ class_name: a.class_name, class_index: index, annotation_type: out.annotation_type, geometry: JSON.stringify(out.geometry) }];
+          }),
+        });
+      }
+    }
+    return rows;
+  }
+
+  private async sourceBytes(source: { source_image_id: number; blob_key: string }): Promise<Buffer> {
+    try {
+      return await this.blobs.get(source.blob_key);
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'ENOENT') throw err;
+      throw new Error(`The file of source image ${source.source_image_id} is gone (the image was deleted and no longer kept)`);
+    }
+  }
+
+  /** Per split, the images a mosaic may draw from; only read (orientation needs each file's header) when mosaics are on. */
+  private async mosaicPools(recipe: Recipe, summaries: { source_image_id: number; split: string; blob_key: string; width: number; height: number }[]) {
+    const pools = new Map<string, SourceDescriptor[]>();
+    if (!recipe.augmentation.enabled || recipe.augmentation.mosaic <= 0) return pools;
+    for (const s of summaries) {
+      const orientation = await orientationOf(await this.sourceBytes(s));
+      const list = pools.get(s.split) ?? [];
+      list.push({ id: s.source_image_id, width: s.width, height: s.height, orientation });
+      pools.set(s.split, list);
+    }
+    return pools;
+  }
+}
+
+async function orientationOf(image: Buffer): Promise<number> {
+  return (await sharp(image).metadata()).orientation ?? 1;
+}
+
+function frozenAnnotations(source: VersionSourceRow): PipelineAnnotation[] {
+  return (JSON.parse(source.annotations) as FrozenAnnotation[]).flatMap((a) => toPipeline(a) ?? []);
+}
+
+/** Reads the snapshot page by page as workers ask for sources; one query at a time. */
+class SourceReader {
+  private buffer: VersionSourceRow[] = [];
+  private after = 0;
+  private exhausted = false;
+  private loading: Promise<void> | null = null;
+
+  constructor(
+    private readonly versions: VersionsRepository,
+    private readonly versionId: number,
+  ) {}
+
+  async next(): Promise<VersionSourceRow | undefined> {
+    while (this.buffer.length === 0 && !this.exhausted) {
+      this.loading ??= this.load().finally(() => (this.loading = null));
+      await this.loading;
+    }
+    return this.buffer.shift();
+  }
+
+  private async load(): Promise<void> {
+    const page = await this.versions.sources(this.versionId, this.after, READ_PAGE);
+    if (page.length < READ_PAGE) this.exhausted = true;
+    if (page.length > 0) this.after = page[page.length - 1].id;
+    this.buffer.push(...page);
+  }
+}

@@ -1,0 +1,16 @@
+import type { FastifyInstance } from 'fastify';
+import type { ModuleDeps } from '../module-deps.js';
+import { GENERATE_JOB, VersionGenerator, type GeneratePayload } from './generation.js';
+import { VersionsRepository } from './versions.repository.js';
+import { versionsRoutes } from './versions.routes.js';
+import { VersionsService } from './versions.service.js';
+
+/** Dataset versions: routes, and the generation job handler on the shared queue. */
+export async function registerVersionsModule(app: FastifyInstance, deps: ModuleDeps): Promise<VersionsRepository> {
+  const repository = new VersionsRepository(deps.db);
+  await repository.failInterrupted();
+  const generator = new VersionGenerator(repository, deps.blobs);
+  deps.queue.register<GeneratePayload>(GENERATE_JOB, (ctx) => generator.run(ctx));
+  versionsRoutes(app, new VersionsService(repository, deps.access, deps.queue, deps.blobs));
+  return repository;
+}

@@ -1,0 +1,232 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { roleAllows, type Permission, type ProjectRole } from '../../src/access/roles.js';
+import { insertImageRow } from '../helpers/image-rows.js';
+import { startTestApp, type Client, type TestApp } from '../helpers/test-app.js';
+
+/**
+ * Every route of the app × every kind of caller → the status class they must get. The route list comes from the
+ * app itself (Versa.routes, collected by an onRoute hook), so a route added without a row here fails the test.
+ *
+ * Rules: `public` (no credentials needed), `user` (any signed-in caller), a project permission (members whose role
+ * has it pass; other members 403; everyone else 404; anonymous 401), `org-read`/`org-manage` (the fixture org's
+ * owner passes, its plain member (the viewer) reads but gets 403 on managing; everyone else 404). `public` routes
+ * must not answer 401 without credentials. `auth-only` rows are checked for 401 alone: their success needs data this test
+ * does not build (model files, versions, exports, jobs, multipart uploads) or would end the caller's session;
+ * their role checks are covered by their own modules' tests. "Pass" means the request got past authorization:
+ * 2xx, or a state answer such as 409 from an earlier persona's change; never 401, 403 or 404.
+ */
+type Rule = 'public' | 'user' | 'auth-only' | 'org-read' | 'org-manage' | Permission;
+
+interface Fixture {
+  projectId: number;
+  orgId: number;
+  classId: number;
+  imageId: number;
+  freshImageId: number;
+  annotationId: number;
+  revisionId: number;
+  reviewId: number;
+  assignmentId: number;
+  memberId: number;
+  spareUserId: number;
+}
+
+interface Row {
+  rule: Rule;
+  path?: (f: Fixture) => string;
+  body?: (f: Fixture) => unknown;
+}
+
+let seq = 0;
+const bbox = (f: Fixture) => ({ class_id: f.classId, annotation_type: 'bbox', geometry: { x: 1, y: 1, width: 5, height: 5 } });
+
+const MATRIX: Record<string, Row> = {
+  'GET /api/health': { rule: 'public' },
+  'GET /api/ready': { rule: 'public' },
+  'POST /api/auth/login': { rule: 'public' },
+  'POST /api/auth/register': { rule: 'public' },
+  'POST /api/auth/logout': { rule: 'auth-only' },
+  'GET /api/auth/me': { rule: 'user' },
+  'GET /api/auth/tokens': { rule: 'user' },
+  'POST /api/auth/tokens': { rule: 'user', body: () => ({ name: 'matrix' }) },
+  'DELETE /api/auth/tokens': { rule: 'auth-only' },
+  'DELETE /api/auth/tokens/:id': { rule: 'auth-only' },
+  'GET /api/identity/roles': { rule: 'user' },
+  'GET /api/stats': { rule: 'user' },
+  'GET /api/system/device': { rule: 'user' },
+  'GET /api/pipeline/defaults': { rule: 'user' },
+  'GET /api/models': { rule: 'user' },
+  'GET /api/models/runs': { rule: 'auth-only' },
+  'GET /api/assignments/mine': { rule: 'user' },
+  'GET /api/orgs': { rule: 'user' },
+  'POST /api/orgs': { rule: 'user', body: () => ({ name: 'matrix org' }) },
+  'GET /api/projects': { rule: 'user' },
+  'POST /api/projects': { rule: 'user', body: () => ({ name: 'matrix project' }) },
+  'POST /api/projects/bulk-delete': { rule: 'user', body: () => ({ ids: [2_000_000_000] }) },
+  'POST /api/images/bulk-delete': { rule: 'user', body: () => ({ ids: [2_000_000_000] }) },
+  'POST /api/projects/import': { rule: 'auth-only' },
+  'POST /api/projects/import/folder': { rule: 'auth-only' },
+
+  'GET /api/orgs/:id': { rule: 'org-read', path: (f) => `/api/orgs/${f.orgId}` },
+  'GET /api/orgs/:id/members': { rule: 'org-read', path: (f) => `/api/orgs/${f.orgId}/members` },
+  'POST /api/orgs/:id/members': { rule: 'org-manage', path: (f) => `/api/orgs/${f.orgId}/members`, body: (f) => ({ user_id: f.spareUserId, role: 'member' }) },
+  'PATCH /api/orgs/:id/members/:user_id': { rule: 'org-manage', path: (f) => `/api/orgs/${f.orgId}/members/${f.memberId}`, body: () => ({ role: 'admin' }) },
+  'DELETE /api/orgs/:id/members/:user_id': { rule: 'org-manage', path: (f) => `/api/orgs/${f.orgId}/members/${f.memberId}` },
+
+  'GET /api/projects/:id': { rule: 'project.read', path: (f) => `/api/projects/${f.projectId}` },
+  'PATCH /api/projects/:id': { rule: 'project.update', path: (f) => `/api/projects/${f.projectId}`, body: () => ({ description: 'changed' }) },
+  'DELETE /api/projects/:id': { rule: 'project.delete', path: (f) => `/api/projects/${f.projectId}` },
+  'GET /api/projects/:id/members': { rule: 'project.read', path: (f) => `/api/projects/${f.projectId}/members` },
+  'POST /api/projects/:id/members': { rule: 'project.members', path: (f) => `/api/projects/${f.projectId}/members`, body: (f) => ({ user_id: f.spareUserId, role: 'viewer' }) },
+  'PATCH /api/projects/:id/members/:user_id': { rule: 'project.members', path: (f) => `/api/projects/${f.projectId}/members/${f.memberId}`, body: () => ({ role: 'annotator' }) },
+  'DELETE /api/projects/:id/members/:user_id': { rule: 'project.members', path: (f) => `/api/projects/${f.projectId}/members/${f.memberId}` },
+  'GET /api/projects/:id/classes': { rule: 'project.read', path: (f) => `/api/projects/${f.projectId}/classes` },
+  'POST /api/projects/:id/classes': { rule: 'classes.write', path: (f) => `/api/projects/${f.projectId}/classes`, body: () => ({ name: `c${++seq}` }) },
+  'PATCH /api/classes/:class_id': { rule: 'classes.write', path: (f) => `/api/classes/${f.classId}`, body: () => ({ name: `r${++seq}` }) },
+  'DELETE /api/classes/:class_id': { rule: 'classes.write', path: (f) => `/api/classes/${f.classId}` },
+  'GET /api/projects/:id/images': { rule: 'project.read', path: (f) => `/api/projects/${f.projectId}/images` },
+  'POST /api/projects/:id/images': { rule: 'auth-only' },
+  'GET /api/projects/:id/images/file/:filename': { rule: 'auth-only' },
+  'GET /api/images/:image_id': { rule: 'project.read', path: (f) => `/api/images/${f.imageId}` },
+  'PATCH /api/images/:image_id': { rule: 'images.write', path: (f) => `/api/images/${f.imageId}`, body: () => ({ split: 'train' }) },
+  'DELETE /api/images/:image_id': { rule: 'images.delete', path: (f) => `/api/images/${f.imageId}` },
+  'GET /api/images/:image_id/thumbnail': { rule: 'auth-only' },
+  'GET /api/images/:image_id/annotations': { rule: 'project.read', path: (f) => `/api/images/${f.imageId}/annotations` },
+  'POST /api/images/:image_id/annotations': { rule: 'annotations.write', path: (f) => `/api/images/${f.imageId}/annotations`, body: bbox },
+  'GET /api/annotations/:id': { rule: 'project.read', path: (f) => `/api/annotations/${f.annotationId}` },
+  'PUT /api/annotations/:id': { rule: 'annotations.write', path: (f) => `/api/annotations/${f.annotationId}`, body: bbox },
+  'DELETE /api/annotations/:id': { rule: 'annotations.write', path: (f) => `/api/annotations/${f.annotationId}` },
+  'GET /api/annotations/:id/revisions': { rule: 'project.read', path: (f) => `/api/annotations/${f.annotationId}/revisions` },
+  'POST /api/annotations/:id/revert': { rule: 'annotations.write', path: (f) => `/api/annotations/${f.annotationId}/revert`, body: (f) => ({ revision_id: f.revisionId }) },
+  'GET /api/images/:image_id/revisions': { rule: 'project.read', path: (f) => `/api/images/${f.imageId}/revisions` },
+  'GET /api/images/:image_id/lock': { rule: 'project.read', path: (f) => `/api/images/${f.imageId}/lock` },
+  'POST /api/images/:image_id/lock': { rule: 'annotations.write', path: (f) => `/api/images/${f.imageId}/lock` },
+  'DELETE /api/images/:image_id/lock': { rule: 'locks.break', path: (f) => `/api/images/${f.imageId}/lock?force=true` },
+  'GET /api/projects/:id/assignments': { rule: 'project.read', path: (f) => `/api/projects/${f.projectId}/assignments` },
+  'POST /api/projects/:id/assignments': { rule: 'assignments.write', path: (f) => `/api/projects/${f.projectId}/assignments`, body: (f) => ({ user_id: f.memberId, image_ids: [f.freshImageId] }) },
+  'GET /api/projects/:id/assignments/progress': { rule: 'project.read', path: (f) => `/api/projects/${f.projectId}/assignments/progress` },
+  'DELETE /api/assignments/:id': { rule: 'assignments.write', path: (f) => `/api/assignments/${f.assignmentId}` },
+  'GET /api/projects/:id/reviews': { rule: 'project.read', path: (f) => `/api/projects/${f.projectId}/reviews` },
+  'POST /api/projects/:id/reviews': { rule: 'reviews.submit', path: (f) => `/api/projects/${f.projectId}/reviews`, body: (f) => ({ image_id: f.freshImageId }) },
+  'POST /api/projects/:id/reviews/batch': { rule: 'reviews.submit', path: (f) => `/api/projects/${f.projectId}/reviews/batch`, body: (f) => ({ image_ids: [f.freshImageId] }) },
+  'GET /api/reviews/:id': { rule: 'project.read', path: (f) => `/api/reviews/${f.reviewId}` },
+  'POST /api/reviews/:id/decide': { rule: 'reviews.decide', path: (f) => `/api/reviews/${f.reviewId}/decide`, body: () => ({ decision: 'approve' }) },
+  'GET /api/projects/:id/splits': { rule: 'project.read', path: (f) => `/api/projects/${f.projectId}/splits` },
+  'POST /api/projects/:id/splits': { rule: 'auth-only' },
+  'POST /api/projects/:id/export': { rule: 'auth-only' },
+  'GET /api/exports/:filename': { rule: 'auth-only' },
+  'GET /api/jobs/:id': { rule: 'auth-only' },
+  'GET /api/projects/:id/models': { rule: 'project.read', path: (f) => `/api/projects/${f.projectId}/models` },
+  'POST /api/projects/:id/models': { rule: 'auth-only' },
+  'POST /api/projects/:id/models/upload': { rule: 'auth-only' },
+  'DELETE /api/models/:model_id': { rule: 'auth-only' },
+  'PATCH /api/models/:model_id/lifecycle': { rule: 'auth-only' },
+  'POST /api/projects/:id/auto-annotate/sam': { rule: 'auth-only' },
+  'POST /api/projects/:id/auto-annotate/sam/precompute': { rule: 'auth-only' },
+  'POST /api/projects/:id/auto-annotate/yolo': { rule: 'auth-only' },
+  'GET /api/projects/:project_id/versions': { rule: 'project.read', path: (f) => `/api/projects/${f.projectId}/versions` },
+  'POST /api/projects/:project_id/versions': { rule: 'auth-only' },
+  'GET /api/projects/:project_id/versions/:version_id': { rule: 'auth-only' },
+  'DELETE /api/projects/:project_id/versions/:version_id': { rule: 'auth-only' },
+  'GET /api/projects/:project_id/versions/:version_id/images': { rule: 'auth-only' },
+  'GET /api/projects/:project_id/versions/:version_id/images/:image_id/file': { rule: 'auth-only' },
+  'POST /api/projects/:project_id/versions/:version_id/regenerate': { rule: 'auth-only' },
+  'GET /api/projects/:project_id/versions/:a/diff/:b': { rule: 'auth-only' },
+  'GET /api/versions/:id': { rule: 'auth-only' },
+};
+
+const MEMBER_ROLES = ['admin', 'reviewer', 'annotator', 'viewer'] as const;
+type Persona = 'owner' | (typeof MEMBER_ROLES)[number] | 'other-org' | 'stranger' | 'anonymous';
+/** Least privileged first, so that a destructive call by an allowed persona comes after every refusal. */
+const PERSONAS: Persona[] = ['anonymous', 'stranger', 'other-org', 'viewer', 'annotator', 'reviewer', 'admin', 'owner'];
+
+function expected(rule: Rule, persona: Persona): 'pass' | 401 | 403 | 404 {
+  if (rule === 'public') return 'pass';
+  if (persona === 'anonymous') return 401;
+  if (rule === 'user') return 'pass';
+  // In the fixture the owner owns the organization and the viewer is a plain member of it.
+  if (rule === 'org-read') return persona === 'owner' || persona === 'viewer' ? 'pass' : 404;
+  if (rule === 'org-manage') return persona === 'owner' ? 'pass' : persona === 'viewer' ? 403 : 404;
+  if (persona === 'other-org' || persona === 'stranger') return 404;
+  return roleAllows(persona as ProjectRole, rule as Permission) ? 'pass' : 403;
+}
+
+describe('authorization matrix', () => {
+  let t: TestApp;
+  const clients = {} as Record<Persona, Client>;
+  const ids = {} as Record<Persona, number>;
+  let spare: number;
+
+  before(async () => {
+    t = await startTestApp();
+    await t.user(); // the instance admin sees everything; not a persona
+    for (const persona of ['owner', ...MEMBER_ROLES, 'other-org', 'stranger'] as const) {
+      const user = await t.user();
+      clients[persona] = user;
+      ids[persona] = user.id;
+    }
+    clients.anonymous = t.client();
+    spare = (await t.user()).id;
+    const otherOrg = (await clients['other-org'].post('/api/orgs', { name: 'elsewhere' })).body.id as number;
+    assert.ok(otherOrg > 0);
+  });
+  after(() => t.close());
+
+  /** A project in the owner's organization with one member per role, a class, images, an annotation, a review. */
+  async function fixture(): Promise<Fixture> {
+    const owner = clients.owner;
+    const orgId = (await owner.post('/api/orgs', { name: `org ${++seq}` })).body.id as number;
+    await owner.post(`/api/orgs/${orgId}/members`, { user_id: ids.viewer, role: 'member' });
+    const projectId = (await owner.post('/api/projects', { name: `matrix ${seq}`, org_id: orgId })).body.id as number;
+    for (const role of MEMBER_ROLES) await owner.post(`/api/projects/${projectId}/members`, { user_id: ids[role], role });
+    const memberId = (await t.user()).id;
+    await owner.post(`/api/projects/${projectId}/members`, { user_id: memberId, role: 'annotator' });
+    await owner.post(`/api/orgs/${orgId}/members`, { user_id: memberId, role: 'member' });
+    const classId = (await owner.post(`/api/projects/${projectId}/classes`, { name: 'thing' })).body.id as number;
+    const imageId = await insertImageRow(t, projectId);
+    const freshImageId = await insertImageRow(t, projectId);
+    const annotationId = (await owner.post(`/api/images/${imageId}/annotations`, bbox({ classId } as Fixture))).body.id as number;
+    const revisionId = (await owner.get(`/api/annotations/${annotationId}/revisions`)).body[0].id as number;
+    const reviewId = (await owner.post(`/api/projects/${projectId}/reviews`, { image_id: imageId })).body.id as number;
+    const assignmentId = (await owner.post(`/api/projects/${projectId}/assignments`, { user_id: memberId, image_ids: [imageId] })).body[0].id as number;
+    return { projectId, orgId, classId, imageId, freshImageId, annotationId, revisionId, reviewId, assignmentId, memberId, spareUserId: spare };
+  }
+
+  it('has a row for every route of the app', () => {
+    const routes = t.versa.routes.filter((r) => r.url.startsWith('/api/')).map((r) => `${r.method} ${r.url}`);
+    const missing = routes.filter((key) => !(key in MATRIX));
+    assert.deepEqual(missing, [], `routes without a row in the authorization matrix: ${missing.join(', ')}`);
+    const stale = Object.keys(MATRIX).filter((key) => !routes.includes(key));
+    assert.deepEqual(stale, [], 'rows for routes that no longer exist');
+  });
+
+  it('answers every route × caller as the matrix says', async () => {
+    const failures: string[] = [];
+    let cells = 0;
+    for (const [key, row] of Object.entries(MATRIX)) {
+      const [method, url] = key.split(' ') as [string, string];
+      const checked = row.path || row.rule === 'user' || row.rule === 'public' ? PERSONAS : (['anonymous'] as Persona[]);
+      // Destructive routes get a fresh fixture for each persona that may succeed.
+      let f = await fixture();
+      for (const persona of checked) {
+        const want = expected(row.rule === 'auth-only' ? 'user' : row.rule, persona);
+        if (row.rule === 'public' && persona !== 'anonymous') continue;
+        if (method === 'DELETE' && want === 'pass') f = await fixture();
+        const path = row.path ? row.path(f) : url.replace(/:(\w+)/g, '1');
+        const body = row.body?.(f);
+        const res = await clients[persona].request({ method: method as 'GET', url: path, ...(body === undefined ? {} : { payload: body as object }) });
+        cells++;
+        const ok =
+          row.rule === 'public'
+            ? res.status !== 401 && res.status < 500
+            : want === 'pass'
+              ? ![401, 403, 404, 422].includes(res.status) && res.status < 500
+              : res.status === want;
+        if (!ok) failures.push(`${key} as ${persona}: expected ${want}, got ${res.status} ${JSON.stringify(res.body).slice(0, 160)}`);
+      }
+    }
+    assert.deepEqual(failures, []);
+    assert.ok(cells > 400, `only ${cells} cells checked`);
+  });
+});

@@ -1,0 +1,103 @@
+import { useState } from 'react';
+import { api, isMissingRoute } from '../api.js';
+import { ErrorBanner } from './layout.js';
+import type { Version } from './versions-panel.js';
+
+interface ExportResult {
+  filename: string;
+  url: string;
+  format: string;
+  size_bytes: number;
+  image_count: number;
+  annotation_count: number;
+}
+
+const FORMATS: [string, string][] = [
+  ['coco', 'COCO JSON'],
+  ['coco_zip', 'COCO with images (zip)'],
+  ['yolo', 'YOLO (zip)'],
+  ['jsonl', 'JSONL'],
+  ['csv', 'CSV'],
+  ['voc', 'Pascal VOC (zip)'],
+  ['masks', 'Segmentation masks (zip)'],
+  ['folders', 'Class folders (zip)'],
+];
+
+const size = (bytes: number) => (bytes < 1024 * 1024 ? `${Math.ceil(bytes / 1024)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`);
+
+/** Export the current annotations or a ready version in one of the server's formats, with a download link. */
+export function ExportPanel({ projectId, versions }: { projectId: number; versions: Version[] }) {
+  const [format, setFormat] = useState('coco');
+  const [versionId, setVersionId] = useState('');
+  const [includeUnannotated, setIncludeUnannotated] = useState(true);
+  const [exported, setExported] = useState<ExportResult | null>(null);
+  const [missing, setMissing] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  const run = async () => {
+    setError(null);
+    setExported(null);
+    setBusy(true);
+    try {
+      const body: Record<string, unknown> = { format, include_unannotated: includeUnannotated };
+      if (versionId) body.version_id = Number(versionId);
+      setExported(await api.post<ExportResult>(`/api/projects/${projectId}/export`, body));
+    } catch (e) {
+      if (isMissingRoute(e)) setMissing(true);
+      else setError((e as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (missing) return <p className="muted">Export is not available on this server yet.</p>;
+  return (
+    <section className="card" aria-label="Export">
+      <h3>Export</h3>
+      <form className="inline-form" onSubmit={(e) => (e.preventDefault(), void run())}>
+        <label className="small">
+          From
+          <select value={versionId} onChange={(e) => setVersionId(e.target.value)} aria-label="Version to export">
+            <option value="">Current project</option>
+            {versions
+              .filter((v) => v.status === 'ready')
+              .map((v) => (
+                <option key={v.id} value={v.id}>
+                  v{v.number} {v.name}
+                </option>
+              ))}
+          </select>
+        </label>
+        <label className="small">
+          Format
+          <select value={format} onChange={(e) => setFormat(e.target.value)} aria-label="Export format">
+            {FORMATS.map(([v, label]) => (
+              <option key={v} value={v}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="check small">
+          <input type="checkbox" checked={includeUnannotated} onChange={(e) => setIncludeUnannotated(e.target.checked)} />
+          Include unannotated images
+        </label>
+        <button type="submit" className="primary" disabled={busy}>
+          {busy ? 'Exporting…' : 'Export'}
+        </button>
+      </form>
+      <ErrorBanner message={error} onClose={() => setError(null)} />
+      {exported && (
+        <p data-testid="export-result">
+          <a href={exported.url} download={exported.filename}>
+            Download {exported.filename}
+          </a>{' '}
+          <span className="muted small">
+            ({exported.image_count} images, {exported.annotation_count} annotations, {size(exported.size_bytes)})
+          </span>
+        </p>
+      )}
+    </section>
+  );
+}

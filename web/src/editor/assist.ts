@@ -1,0 +1,33 @@
+import { api } from '../api.js';
+import type { Annotation } from '../types.js';
+import type { Point } from './geometry.js';
+
+/** A mask answered by POST /api/projects/{id}/auto-annotate/sam with `preview: true`. */
+export interface SamMask {
+  polygons: Point[][];
+  bbox: { x: number; y: number; width: number; height: number };
+  area: number;
+  score: number;
+}
+
+interface SamOut {
+  mask: SamMask;
+  embedding_cached: boolean;
+}
+
+export async function samPreview(projectId: number, imageId: number, points: Point[], labels: (0 | 1)[]): Promise<SamMask & { cached: boolean }> {
+  const res = await api.post<SamOut>(`/api/projects/${projectId}/auto-annotate/sam`, { image_id: imageId, points, labels, preview: true });
+  return { ...res.mask, cached: res.embedding_cached };
+}
+
+export interface DetectorResult {
+  created: number;
+  skipped: number;
+  classes_created: string[];
+  images: { image_id: number; annotations: Annotation[] }[];
+}
+
+/** Runs a detector on one image; the server saves what it finds and answers with it (one image never queues a job). */
+export function runDetector(projectId: number, imageId: number, model: number, confidence: number, iou = 0.45): Promise<DetectorResult> {
+  return api.post<DetectorResult>(`/api/projects/${projectId}/auto-annotate/yolo`, { model, confidence, iou, image_ids: [imageId] });
+}
