@@ -1,0 +1,92 @@
+/**
+ * Upload ingest (issue 2): N generated 1280×960 JPEGs (a) through a bare sharp loop doing the same work as an upload —
+ * sha256, header read, EXIF-oriented 256 px WebP thumbnail (same settings), original and thumbnail written to disk —
+ * four at a time so both cores are busy; (b) uploaded through the API of a server running as its own process, with
+ * a few requests in flight. Rounds alternate which side goes first. Target: API ≥ 0.9× the bare loop.
+ * Usage: npx tsx bench/ingest.ts [images=1000] [filesPerRequest=10] [requestsInFlight=4] [rounds=3]
+ */
+import { createHash } from 'node:crypto';
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { generateShapesImage } from '../src/synthetic/index.js';
+import { blobOf, median, startServer } from './lib/server.js';
+
+const count = Number(process.argv[2] ?? 1000);
+const perRequest = Number(process.argv[3] ?? 10);
+const inFlight = Number(process.argv[4] ?? 4);
+const rounds = Number(process.argv[5] ?? 3);
+
+console.log(`generating ${count} 1280×960 JPEGs…`);
+const images: Buffer[] = [];
+for (let i = 0; i < count; i++) images.push((await generateShapesImage({ seed: `ingest/${i}`, width: 1280, height: 960, masks: false })).data);
+const megabytes = images.reduce((sum, b) => sum + b.length, 0) / 1e6;
+console.log(`${megabytes.toFixed(1)} MB in all\n`);
+
+async function pool<T>(items: T[], concurrency: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) {
+        const index = next++;
+        await work(items[index], index);
+      }
+    }),
+  );
+}
+
+async function bareLoop(): Promise<number> {
+  const dir = await mkdtemp(join(tmpdir(), 'versa-bench-bare-'));
+  await mkdir(join(dir, 'thumbs'));
+  const start = performance.now();
+  await pool(images, 4, async (data) => {
+    const sha = createHash('sha256').update(data).digest('hex');
+    await sharp(data).metadata();
+    const thumb = await sharp(data).autoOrient().resize(256, 256, { fit: 'inside', withoutEnlargement: true }).webp({ effort: 2 }).toBuffer();
+    await writeFile(join(dir, `${sha}.jpg`), data);
+    await writeFile(join(dir, 'thumbs', `${sha}.webp`), thumb);
+  });
+  const seconds = (performance.now() - start) / 1000;
+  await rm(dir, { recursive: true, force: true });
+  return count / seconds;
+}
+
+async function throughApi(): Promise<number> {
+  const server = await startServer();
+  try {
+    const project = await server.api('POST', '/api/projects', { name: 'ingest bench' });
+    const batches: Buffer[][] = [];
+    for (let i = 0; i < images.length; i += perRequest) batches.push(images.slice(i, i + perRequest));
+    const start = performance.now();
+    await pool(batches, inFlight, async (batch, b) => {
+      const form = new FormData();
+      batch.forEach((data, k) => form.append('files', blobOf(data), `img-${b}-${k}.jpg`));
+      const res = await fetch(`${server.url}/api/projects/${project.id}/images`, { method: 'POST', headers: { authorization: `Bearer ${server.token}` }, body: form });
+      const body = await res.json();
+      if (res.status !== 201 || body.created !== batch.length) throw new Error(`upload answered ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
+    });
+    return count / ((performance.now() - start) / 1000);
+  } finally {
+    await server.stop();
+  }
+}
+
+const bare: number[] = [];
+const api: number[] = [];
+for (let round = 0; round < rounds; round++) {
+  if (round % 2 === 0) {
+    bare.push(await bareLoop());
+    api.push(await throughApi());
+  } else {
+    api.push(await throughApi());
+    bare.push(await bareLoop());
+  }
+}
+console.log('| round | bare sharp loop images/s | API upload images/s | ratio |');
+console.log('|---|---|---|---|');
+for (let i = 0; i < rounds; i++) console.log(`| ${i + 1} | ${bare[i].toFixed(1)} | ${api[i].toFixed(1)} | ${(api[i] / bare[i]).toFixed(2)} |`);
+console.log(
+  `\nmedian: bare ${median(bare).toFixed(1)} images/s, API ${median(api).toFixed(1)} images/s, ratio ${(median(api) / median(bare)).toFixed(2)} ` +
+    `(target ≥ 0.9; ${perRequest} files per request, ${inFlight} requests in flight)`,
+);
