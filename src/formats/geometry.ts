@@ -15,15 +15,6 @@ export function polygonBbox(points: Point[]): Box {
   return { x: minX, y: minY, width: maxX - minX, height: maxY - minY };
 }
 
-/** Shoelace area of a simple polygon. */
-export function polygonArea(points: Point[]): number {
-  let twice = 0;
-  for (let i = 0, j = points.length - 1; i < points.length; j = i++) {
-    twice += points[j][0] * points[i][1] - points[i][0] * points[j][1];
-  }
-  return Math.abs(twice) / 2;
-}
-
 /** Drops the repeated first point of an explicitly closed polygon (formats disagree on whether to repeat it). */
 export function openRing(points: Point[]): Point[] {
   if (points.length > 1) {

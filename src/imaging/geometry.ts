@@ -66,13 +66,18 @@ export function parseBox(geometry: Record<string, unknown>, size: ImageSize): Bo
   return clamped;
 }
 
-/** Area enclosed by a polygon (shoelace formula), whatever its winding. */
-export function polygonArea(points: readonly Point[]): number {
+/** Shoelace area; positive for loops that run clockwise on screen (y down). */
+export function signedPolygonArea(points: readonly Point[]): number {
   let twice = 0;
   for (let i = 0, j = points.length - 1; i < points.length; j = i++) {
     twice += points[j][0] * points[i][1] - points[i][0] * points[j][1];
   }
-  return Math.abs(twice) / 2;
+  return twice / 2;
+}
+
+/** Area enclosed by a polygon, whatever its winding. */
+export function polygonArea(points: readonly Point[]): number {
+  return Math.abs(signedPolygonArea(points));
 }
 
 const inside = (p: Point, size: ImageSize) => p[0] >= 0 && p[1] >= 0 && p[0] <= size.width && p[1] <= size.height;

@@ -1,6 +1,8 @@
 import type { Bitmap } from '../imaging/rle.js';
 
-export type Point = [x: number, y: number];
+import { signedPolygonArea, type Point } from '../imaging/geometry.js';
+
+export type { Point };
 
 export interface PolygonOptions {
   /** Douglas–Peucker tolerance in pixels; 0 keeps every corner. */
@@ -24,7 +26,7 @@ export function maskToPolygons(mask: Bitmap, options: PolygonOptions = {}): Poin
   const minArea = options.minArea ?? 1;
   const polygons: { points: Point[]; area: number }[] = [];
   for (const loop of traceBoundaries(mask)) {
-    const area = signedArea(loop);
+    const area = signedPolygonArea(loop);
     if (area < minArea) continue;
     const points = epsilon > 0 ? simplifyClosed(loop, epsilon) : loop;
     if (points.length >= 3) polygons.push({ points, area });
@@ -75,17 +77,6 @@ export function traceBoundaries(mask: Bitmap): Point[][] {
     }
   }
   return loops;
-}
-
-/** Shoelace area; positive for loops that run clockwise on screen (y down). */
-export function signedArea(points: readonly Point[]): number {
-  let twice = 0;
-  for (let i = 0; i < points.length; i++) {
-    const [x0, y0] = points[i];
-    const [x1, y1] = points[(i + 1) % points.length];
-    twice += x0 * y1 - x1 * y0;
-  }
-  return twice / 2;
 }
 
 /** Douglas–Peucker on a closed loop: split at the vertex farthest from the first, simplify both chains. */

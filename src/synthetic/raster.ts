@@ -5,7 +5,9 @@ export interface Span {
   x1: number;
 }
 
-export type Point = [x: number, y: number];
+import type { Point } from '../imaging/geometry.js';
+
+export type { Point };
 
 /**
  * The pixels a polygon covers, as row spans clipped to the image. A pixel is covered when its centre lies inside the
@@ -48,13 +50,3 @@ export function spansArea(spans: readonly Span[]): number {
   return area;
 }
 
-/** Shoelace area of a simple polygon. */
-export function polygonArea(points: readonly Point[]): number {
-  let twice = 0;
-  for (let i = 0; i < points.length; i++) {
-    const [ax, ay] = points[i];
-    const [bx, by] = points[(i + 1) % points.length];
-    twice += ax * by - bx * ay;
-  }
-  return Math.abs(twice) / 2;
-}

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import sharp from 'sharp';
 import { decodeRle, rleArea, rleBbox, rleProblem } from '../../src/imaging/rle.js';
-import { polygonArea } from '../../src/synthetic/raster.js';
+import { polygonArea } from '../../src/imaging/geometry.js';
 import {
   SHAPE_CLASSES,
   datasetImage,

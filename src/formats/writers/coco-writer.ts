@@ -7,7 +7,8 @@ import { finished, pipeline } from 'node:stream/promises';
 import { rleArea, rleBbox } from '../../imaging/rle.js';
 import type { Annotation, DatasetItem, DatasetToWrite, Split, WriteStats } from '../dataset.js';
 import { FormatError } from '../format-error.js';
-import { polygonArea, polygonBbox } from '../geometry.js';
+import { polygonArea } from '../../imaging/geometry.js';
+import { polygonBbox } from '../geometry.js';
 import { writeChunk, writeZip } from './zip-output.js';
 
 /** Strings are gathered up to this many characters before one write: one write per annotation would dominate. */

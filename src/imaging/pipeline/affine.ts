@@ -11,7 +11,9 @@ export interface Affine {
   f: number;
 }
 
-export type Point = [x: number, y: number];
+import type { Point } from '../geometry.js';
+
+export type { Point };
 
 export const IDENTITY: Affine = Object.freeze({ a: 1, b: 0, c: 0, d: 1, e: 0, f: 0 });
 

@@ -3,6 +3,7 @@
  * composed affine map, masks by inverse mapping (nearest neighbour), then clipped to the output; whatever keeps no
  * area inside the output is dropped.
  */
+import { polygonArea } from '../geometry.js';
 import type { Bitmap, Box } from '../rle.js';
 import { IDENTITY, apply, chain, invert, rotateAbout, scale, shearAbout, translate, type Affine, type Point } from './affine.js';
 import type { Size, Step, StepOf } from './steps.js';
@@ -152,7 +153,7 @@ export function transformGeometry(geometry: AnnotationGeometry, map: Affine, siz
     }
     case 'polygon': {
       const points = clipPolygon(geometry.points.map((p) => apply(map, p)), size);
-      return points.length >= 3 && Math.abs(polygonArea(points)) > MIN_AREA ? { type: 'polygon', points } : null;
+      return points.length >= 3 && polygonArea(points) > MIN_AREA ? { type: 'polygon', points } : null;
     }
     case 'mask': {
       const mask = transformMask(geometry.mask, map, size);
@@ -209,16 +210,6 @@ function lerpAt(p: Point, q: Point, axis: 0 | 1, value: number): Point {
   const out: Point = [p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])];
   out[axis] = value;
   return out;
-}
-
-export function polygonArea(points: readonly Point[]): number {
-  let twice = 0;
-  for (let i = 0; i < points.length; i++) {
-    const [x0, y0] = points[i];
-    const [x1, y1] = points[(i + 1) % points.length];
-    twice += x0 * y1 - x1 * y0;
-  }
-  return twice / 2;
 }
 
 /** Each output pixel takes the source pixel under its centre mapped back through `map` (nearest neighbour). */
