@@ -382,6 +382,67 @@ describe('images', () => {
       assert.equal(test.headers['x-total-count'], '0');
     });
 
+    it('filters by class and by annotated or not, composing with split, paging and the total', async () => {
+      const cat = (await alice.post(`/api/projects/${projectId}/classes`, { name: 'cat' })).body.id;
+      const dog = (await alice.post(`/api/projects/${projectId}/classes`, { name: 'dog' })).body.id;
+      const box = { x: 1, y: 1, width: 4, height: 4 };
+      // ids[0]: cat; ids[1]: cat and dog (twice); ids[3]: dog; ids[2] and ids[4]: nothing.
+      for (const [image, cls] of [[ids[0], cat], [ids[1], cat], [ids[1], dog], [ids[1], dog], [ids[3], dog]]) {
+        const res = await alice.post(`/api/images/${image}/annotations`, { class_id: cls, annotation_type: 'bbox', geometry: box });
+        assert.equal(res.status, 201, JSON.stringify(res.body));
+      }
+      const list = async (query: string) => {
+        const res = await alice.get(`/api/projects/${projectId}/images?${query}`);
+        assert.equal(res.status, 200, `${query}: ${JSON.stringify(res.body)}`);
+        return { ids: res.body.map((i: any) => i.id), total: Number(res.headers['x-total-count']), link: res.headers.link };
+      };
+      assert.deepEqual(await list(`class_id=${cat}`), { ids: [ids[0], ids[1]], total: 2, link: undefined });
+      assert.deepEqual(await list(`class_id=${dog}`), { ids: [ids[1], ids[3]], total: 2, link: undefined }, 'an image counts once');
+      assert.deepEqual(await list('annotated=true'), { ids: [ids[0], ids[1], ids[3]], total: 3, link: undefined });
+      assert.deepEqual(await list('annotated=false'), { ids: [ids[2], ids[4]], total: 2, link: undefined });
+      // ids[1] and ids[3] are in valid (the split test above).
+      assert.deepEqual(await list(`class_id=${cat}&split=valid`), { ids: [ids[1]], total: 1, link: undefined });
+      assert.deepEqual(await list('annotated=false&split=train'), { ids: [ids[4]], total: 1, link: undefined });
+      assert.deepEqual(await list(`class_id=${dog}&annotated=false`), { ids: [], total: 0, link: undefined });
+      assert.deepEqual(await list(`class_id=${dog}&review_state=unreviewed`), { ids: [ids[1], ids[3]], total: 2, link: undefined });
+      assert.deepEqual(await list(`class_id=${dog}&review_state=pending`), { ids: [], total: 0, link: undefined });
+      // Paging through a filtered list by cursor and by offset.
+      const first = await list('annotated=true&limit=2');
+      assert.deepEqual(first.ids, [ids[0], ids[1]]);
+      assert.equal(first.total, 3);
+      const next = /<([^>]+)>; rel="next"/.exec(String(first.link))![1];
+      assert.match(next, /annotated=true/);
+      const second = await alice.get(next);
+      assert.deepEqual(second.body.map((i: any) => i.id), [ids[3]]);
+      assert.equal(second.headers['x-total-count'], '3');
+      assert.deepEqual((await list(`class_id=${dog}&offset=1&limit=1`)).ids, [ids[3]]);
+      assert.deepEqual((await list(`annotated=false&after=${ids[2]}`)).ids, [ids[4]]);
+      // Deleting the last annotation of a class takes the image out of that class's list.
+      const dogOn3 = (await alice.get(`/api/images/${ids[3]}/annotations`)).body[0].id;
+      assert.equal((await alice.delete(`/api/annotations/${dogOn3}`)).status, 204);
+      assert.deepEqual(await list(`class_id=${dog}`), { ids: [ids[1]], total: 1, link: undefined });
+      assert.deepEqual((await list('annotated=false')).ids, [ids[2], ids[3], ids[4]]);
+    });
+
+    it('answers 404 for a class of another project or no class, 422 for a bad class id or annotated value', async () => {
+      const otherProject = await newProject(alice, 'other');
+      const foreign = (await alice.post(`/api/projects/${otherProject}/classes`, { name: 'foreign' })).body.id;
+      for (const classId of [foreign, 999999]) {
+        const res = await alice.get(`/api/projects/${projectId}/images?class_id=${classId}`);
+        assert.equal(res.status, 404, String(classId));
+        assert.match(res.body.detail, /class/i);
+      }
+      for (const query of ['class_id=0', 'class_id=abc', 'class_id=-3', 'class_id=1.5', 'annotated=maybe', 'annotated=']) {
+        const res = await alice.get(`/api/projects/${projectId}/images?${query}`);
+        assert.equal(res.status, 422, query);
+        assert.equal(res.body.detail[0].loc[0], 'query');
+      }
+      // A stranger still gets 404 for the project before any class is looked at.
+      const own = (await alice.get(`/api/projects/${projectId}/classes`)).body[0].id;
+      assert.equal((await bob.get(`/api/projects/${projectId}/images?class_id=${own}`)).status, 404);
+      assert.equal((await t.client().get(`/api/projects/${projectId}/images?annotated=true`)).status, 401);
+    });
+
     it('answers 422 for bad paging or split, 404 for foreign or unknown projects, 401 anonymously', async () => {
       for (const query of ['split=holdout', 'limit=0', 'limit=10001', 'offset=-1', 'after=abc']) {
         const res = await alice.get(`/api/projects/${projectId}/images?${query}`);

@@ -5,6 +5,7 @@ import { models } from './0002-models.js';
 import { versions } from './0003-versions.js';
 import { exportsMigration } from './0004-exports.js';
 import { teams } from './0005-teams.js';
+import { annotationClassImageIndex } from './0006-annotation-class-image-index.js';
 
 /** Every migration, in order. Names are stable forever: they are recorded in the database. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -14,5 +15,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0003-versions': versions(dialect),
     '0004-exports': exportsMigration(dialect),
     '0005-teams': teams(dialect),
+    '0006-annotation-class-image-index': annotationClassImageIndex(),
   };
 }

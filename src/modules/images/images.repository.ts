@@ -41,6 +41,10 @@ function chunks<T>(items: T[], size = 500): T[][] {
 export interface ImagePageQuery {
   split?: Split;
   review_state?: ReviewState;
+  /** Only images with at least one annotation of this class. */
+  class_id?: number;
+  /** Only images with (true) or without (false) annotations. */
+  annotated?: boolean;
   /** Only images assigned to this user (annotators of assigned-only projects). */
   assigned_to?: number;
   limit: number;
@@ -122,7 +126,6 @@ export class ImagesRepository {
     return this.db.selectFrom('images').select(IMAGE_OUT_COLUMNS).where('id', 'in', pageIds).orderBy('id').execute();
   }
 
-  /** Rows in one split, counted on the (project_id, split, id) index. */
   /** How many images of the project pass the listing's filters. */
   async countFiltered(projectId: number, filters: Omit<ImagePageQuery, 'limit' | 'offset' | 'after'>): Promise<number> {
     const row = await this.filtered(projectId, filters).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
@@ -133,6 +136,15 @@ export class ImagesRepository {
     let query = this.db.selectFrom('images').where('images.project_id', '=', projectId);
     if (filters.split) query = query.where('images.split', '=', filters.split);
     if (filters.review_state) query = query.where('images.review_state', '=', filters.review_state);
+    // The image's own annotation counter answers "annotated" without touching the annotations table.
+    if (filters.annotated !== undefined) query = query.where('images.annotation_count', filters.annotated ? '>' : '=', 0);
+    if (filters.class_id !== undefined) {
+      const classId = filters.class_id;
+      // One probe of the (class_id, image_id) index per image.
+      query = query.where((eb) =>
+        eb.exists(eb.selectFrom('annotations').select('annotations.id').whereRef('annotations.image_id', '=', 'images.id').where('annotations.class_id', '=', classId)),
+      );
+    }
     if (filters.assigned_to !== undefined) {
       const userId = filters.assigned_to;
       query = query.where((eb) =>
@@ -140,6 +152,12 @@ export class ImagesRepository {
       );
     }
     return query;
+  }
+
+  /** Whether the class belongs to the project (the list's class filter names only the project's own classes). */
+  async hasClass(projectId: number, classId: number): Promise<boolean> {
+    const row = await this.db.selectFrom('classes').select('id').where('id', '=', classId).where('project_id', '=', projectId).executeTakeFirst();
+    return row !== undefined;
   }
 
   /**

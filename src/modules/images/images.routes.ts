@@ -37,7 +37,9 @@ export function imagesRoutes(server: FastifyInstance, images: ImagesService): vo
       tags,
       summary: "A project's images in upload order",
       description: 'Paged with `limit` and `offset` or `after` (the last id of the previous page, fast at any depth). '
-        + 'The total is in `X-Total-Count`, the next page in `Link`.',
+        + 'The total is in `X-Total-Count`, the next page in `Link`. The filters `split`, `review_state`, `class_id` '
+        + '(images with at least one annotation of that class) and `annotated` (true/false) combine; the total counts '
+        + 'what they let through. A `class_id` that is not a class of this project is 404.',
       params: IdParams,
       querystring: ImageListQuery,
       response: { 200: Type.Array(ImageOut), ...errors(401, 404, 422) },

@@ -36,6 +36,12 @@ export const ImageListQuery = Type.Object({
   ...PageQuery.properties,
   split: Type.Optional(Split),
   review_state: Type.Optional(StringEnum(['unreviewed', 'pending', 'approved', 'rejected', 'changes'] as const)),
+  class_id: Type.Optional(Type.Integer({
+    minimum: 1,
+    maximum: 2_147_483_647,
+    description: 'Only images with at least one annotation of this class (a class of another project is 404)',
+  })),
+  annotated: Type.Optional(Type.Boolean({ description: 'true: only images with annotations; false: only images without' })),
 });
 export type ImageListQuery = Static<typeof ImageListQuery>;
 

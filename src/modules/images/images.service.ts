@@ -96,8 +96,11 @@ export class ImagesService {
     const project = await this.access.project(caller, projectId, 'project.read');
     const role = (await this.access.roleOf(caller, project))!;
     const assignedTo = (await this.teams.scope.listingUser(caller, project, role)) ?? undefined;
-    const filters = { split: query.split, review_state: query.review_state, assigned_to: assignedTo };
-    const filtered = filters.split !== undefined || filters.review_state !== undefined || filters.assigned_to !== undefined;
+    if (query.class_id !== undefined && !(await this.images.hasClass(projectId, query.class_id))) {
+      throw new NotFoundError('Class not found in this project');
+    }
+    const filters = { split: query.split, review_state: query.review_state, class_id: query.class_id, annotated: query.annotated, assigned_to: assignedTo };
+    const filtered = Object.values(filters).some((value) => value !== undefined);
     const [rows, total] = await Promise.all([
       this.images.listPage(projectId, { ...query, ...filters }),
       // The unfiltered total is the project's counter, so listing never counts a large table.
