@@ -7,6 +7,8 @@ import sharp from 'sharp';
 import { multipart } from '../helpers/multipart.js';
 import { startTestApp, type Client, type TestApp } from '../helpers/test-app.js';
 import { zipEntries } from '../helpers/zip-entries.js';
+import { pagedItems, versionItems } from '../../src/modules/exports/export-dataset.js';
+import { ExportsRepository } from '../../src/modules/exports/exports.repository.js';
 
 type User = Awaited<ReturnType<TestApp['user']>>;
 
@@ -295,5 +297,124 @@ describe('export of a dataset version', () => {
     await t.versa.deps.db.updateTable('versions').set({ status: 'ready' }).where('id', '=', versionId).execute();
     const other = (await ok(alice.post('/api/projects', { name: 'other' }), 201)).id;
     assert.equal((await alice.post(`/api/projects/${other}/export`, { format: 'coco', version_id: versionId })).status, 404);
+  });
+});
+
+describe('export paging', () => {
+  let t: TestApp;
+  let alice: User;
+  let projectId: number;
+  let versionId: number;
+  /** What each export must hold: per image (in id order), its annotations' class and x, in id order. */
+  const projectExpected: { fileName: string; boxes: string[] }[] = [];
+  const versionExpected: { fileName: string; split: string; boxes: string[] }[] = [];
+
+  before(async () => {
+    t = await startTestApp();
+    alice = await t.user();
+    const db = t.versa.deps.db;
+    const now = new Date().toISOString();
+    projectId = (await ok(alice.post('/api/projects', { name: 'paged' }), 201)).id;
+    const otherId = (await ok(alice.post('/api/projects', { name: 'interleaved' }), 201)).id;
+    const classOf = new Map<number, { id: number; name: string }[]>();
+    for (const project of [projectId, otherId]) {
+      const classes = [];
+      for (const name of ['a', 'b']) classes.push({ id: (await ok(alice.post(`/api/projects/${project}/classes`, { name }), 201)).id, name });
+      classOf.set(project, classes);
+    }
+    // Images of the two projects take turns, so every id range of one project holds the other's annotations too;
+    // annotation counts vary around the chunk sizes the test reads with.
+    for (let i = 0; i < 12; i++) {
+      for (const project of [projectId, otherId]) {
+        const count = (i * 5) % 7;
+        const image = await db
+          .insertInto('images')
+          .values({
+            project_id: project, filename: `p${project}-${i}.jpg`, original_name: 'x.jpg', width: 100, height: 100, split: 'train',
+            sha256: `${project}-${i}`, mime_type: 'image/jpeg', size_bytes: 1, blob_key: 'k', thumbnail_key: 'k', annotation_count: count, created_at: now,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        const boxes = [];
+        for (let k = 0; k < count; k++) {
+          const cls = classOf.get(project)![(i + k) % 2];
+          await db.insertInto('annotations').values({
+            image_id: image.id, project_id: project, class_id: cls.id, annotation_type: 'bbox',
+            geometry: JSON.stringify({ x: k, y: 0, width: 5, height: 5 }), confidence: null, source: 'manual', created_at: now, updated_at: now,
+          }).execute();
+          boxes.push(`${cls.name}@${k}`);
+        }
+        if (project === projectId) projectExpected.push({ fileName: `p${project}-${i}.jpg`, boxes });
+      }
+    }
+    versionId = (await db
+      .insertInto('versions')
+      .values({
+        project_id: projectId, number: 1, name: 'v1', notes: '', seed: 1, split_config: '{}', preprocessing_config: '{}',
+        augmentation_config: '{}', status: 'ready', image_counts: '{}', created_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow()).id;
+    const splits = ['train', 'valid', 'test'];
+    for (let i = 0; i < 15; i++) {
+      const split = splits[(i * 7) % 3];
+      const image = await db
+        .insertInto('version_images')
+        .values({ version_id: versionId, split, filename: `v-${i}.jpg`, blob_key: 'k', width: 100, height: 100, source_image_id: null, lineage: '[]', sha256: 'x' })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const boxes = [];
+      for (let k = 0; k < (i * 3) % 5; k++) {
+        await db.insertInto('version_annotations').values({
+          version_image_id: image.id, class_name: 'a', class_index: 0, annotation_type: 'bbox', geometry: JSON.stringify({ x: k, y: 0, width: 5, height: 5 }),
+        }).execute();
+        boxes.push(`a@${k}`);
+      }
+      versionExpected.push({ fileName: `v-${i}.jpg`, split, boxes });
+    }
+    versionExpected.sort((x, y) => splits.indexOf(x.split) - splits.indexOf(y.split));
+  });
+  after(() => t.close());
+
+  const summary = (item: { fileName: string; annotations: { className: string; geometry: unknown }[] }) => ({
+    fileName: item.fileName,
+    boxes: item.annotations.map((a) => `${a.className}@${(a.geometry as { x: number }).x}`),
+  });
+
+  it("reads every image with exactly its own annotations, whatever the page and chunk sizes", async () => {
+    const repository = new ExportsRepository(t.versa.deps.db);
+    const source = {
+      images: (cursor: Parameters<ExportsRepository['projectImages']>[1]) => repository.projectImages(projectId, cursor),
+      annotations: (cursor: Parameters<ExportsRepository['projectAnnotations']>[1]) => repository.projectAnnotations(projectId, cursor),
+    };
+    for (const sizes of [{ images: 1000, annotations: 5000 }, { images: 5, annotations: 3 }, { images: 1, annotations: 1 }, { images: 4, annotations: 6 }]) {
+      const items = [];
+      for await (const item of pagedItems(source, t.versa.deps.blobs, false, new AbortController().signal, sizes)) items.push(summary(item));
+      assert.deepEqual(items, projectExpected, JSON.stringify(sizes));
+      const annotated = [];
+      for await (const item of pagedItems(source, t.versa.deps.blobs, true, new AbortController().signal, sizes)) annotated.push(summary(item));
+      assert.deepEqual(annotated, projectExpected.filter((e) => e.boxes.length > 0), JSON.stringify(sizes));
+    }
+    const version = [];
+    const pages = (split: string) => ({
+      images: (cursor: Parameters<ExportsRepository['projectImages']>[1]) => repository.versionImages(versionId, split, cursor),
+      annotations: (cursor: Parameters<ExportsRepository['projectAnnotations']>[1]) => repository.versionAnnotations(versionId, split, cursor),
+    });
+    for await (const item of versionItems(pages, t.versa.deps.blobs, false, new AbortController().signal, { images: 2, annotations: 2 })) {
+      version.push({ ...summary(item), split: item.split });
+    }
+    assert.deepEqual(version, versionExpected);
+  });
+
+  it('exports the project with its own annotations only', async () => {
+    const out = await ok(alice.post(`/api/projects/${projectId}/export`, { format: 'coco' }));
+    assert.equal(out.image_count, projectExpected.length);
+    assert.equal(out.annotation_count, projectExpected.reduce((n, e) => n + e.boxes.length, 0));
+    const coco = JSON.parse((await alice.get(out.url)).raw.toString());
+    const names = new Map<number, string>(coco.categories.map((c: { id: number; name: string }) => [c.id, c.name]));
+    const files = new Map<number, string>(coco.images.map((i: { id: number; file_name: string }) => [i.id, i.file_name]));
+    const boxes = projectExpected.map((e) => ({ fileName: e.fileName, boxes: [] as string[] }));
+    for (const a of coco.annotations) boxes.find((b) => b.fileName === files.get(a.image_id))!.boxes.push(`${names.get(a.category_id)}@${a.bbox[0]}`);
+    assert.deepEqual(boxes, projectExpected);
   });
 });

@@ -14,6 +14,7 @@ export interface ExportImageRow {
 }
 
 export interface ExportAnnotationRow {
+  id: number;
   image_id: number;
   class_name: string;
   annotation_type: string;
@@ -24,6 +25,17 @@ export interface PageCursor {
   after: number;
   limit: number;
   annotatedOnly: boolean;
+}
+
+/**
+ * A chunk of the annotations of a page of images: those of images `from.imageId`..`lastImageId` that come after
+ * `from` in (image id, annotation id) order, at most `limit` of them. Chunks bound the rows one query reads however
+ * many annotations an image has.
+ */
+export interface AnnotationCursor {
+  from: { imageId: number; id: number };
+  lastImageId: number;
+  limit: number;
 }
 
 export class ExportsRepository {
@@ -59,17 +71,29 @@ export class ExportsRepository {
     return query.orderBy('id').limit(page.limit).execute();
   }
 
-  /** The annotations of some images of the project, in image then id order, with their class names. */
-  projectAnnotations(projectId: number, imageIds: number[]): Promise<ExportAnnotationRow[]> {
-    if (imageIds.length === 0) return Promise.resolve([]);
+  /**
+   * A chunk of the annotations of a range of the project's images, in image then id order, with their class names.
+   * The images are named by a subquery on the (project_id, id) index rather than by `annotations.project_id`, so the
+   * annotations are read along their (image_id, id) index in order: filtering on project_id lets SQLite scan every
+   * annotation of the project for each chunk, which made a 1M-annotation export quadratic.
+   */
+  projectAnnotations(projectId: number, cursor: AnnotationCursor): Promise<ExportAnnotationRow[]> {
     return this.db
       .selectFrom('annotations')
       .innerJoin('classes', 'classes.id', 'annotations.class_id')
-      .select(['annotations.image_id', 'classes.name as class_name', 'annotations.annotation_type', 'annotations.geometry'])
-      .where('annotations.project_id', '=', projectId)
-      .where('annotations.image_id', 'in', imageIds)
+      .select(['annotations.id', 'annotations.image_id', 'classes.name as class_name', 'annotations.annotation_type', 'annotations.geometry'])
+      .where('annotations.image_id', 'in', (eb) =>
+        eb
+          .selectFrom('images')
+          .select('images.id')
+          .where('images.project_id', '=', projectId)
+          .where('images.id', '>=', cursor.from.imageId)
+          .where('images.id', '<=', cursor.lastImageId),
+      )
+      .where((eb) => eb(eb.refTuple('annotations.image_id', 'annotations.id'), '>', eb.tuple(cursor.from.imageId, cursor.from.id)))
       .orderBy('annotations.image_id')
       .orderBy('annotations.id')
+      .limit(cursor.limit)
       .execute();
   }
 
@@ -96,14 +120,24 @@ export class ExportsRepository {
     return query.orderBy('id').limit(page.limit).execute();
   }
 
-  versionAnnotations(imageIds: number[]): Promise<ExportAnnotationRow[]> {
-    if (imageIds.length === 0) return Promise.resolve([]);
+  /** A chunk of the annotations of a range of a version's images of one split (see projectAnnotations). */
+  versionAnnotations(versionId: number, split: string, cursor: AnnotationCursor): Promise<ExportAnnotationRow[]> {
     return this.db
       .selectFrom('version_annotations')
-      .select(['version_image_id as image_id', 'class_name', 'annotation_type', 'geometry'])
-      .where('version_image_id', 'in', imageIds)
+      .select(['id', 'version_image_id as image_id', 'class_name', 'annotation_type', 'geometry'])
+      .where('version_image_id', 'in', (eb) =>
+        eb
+          .selectFrom('version_images')
+          .select('version_images.id')
+          .where('version_images.version_id', '=', versionId)
+          .where('version_images.split', '=', split)
+          .where('version_images.id', '>=', cursor.from.imageId)
+          .where('version_images.id', '<=', cursor.lastImageId),
+      )
+      .where((eb) => eb(eb.refTuple('version_image_id', 'id'), '>', eb.tuple(cursor.from.imageId, cursor.from.id)))
       .orderBy('version_image_id')
       .orderBy('id')
+      .limit(cursor.limit)
       .execute();
   }
 

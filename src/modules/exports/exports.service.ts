@@ -71,7 +71,7 @@ export class ExportsService {
           items: versionItems(
             (split: Split) => ({
               images: (cursor) => this.exports.versionImages(version.id, split, cursor),
-              annotations: (ids) => this.exports.versionAnnotations(ids),
+              annotations: (cursor) => this.exports.versionAnnotations(version.id, split, cursor),
             }),
             this.blobs,
             annotatedOnly,
@@ -84,7 +84,7 @@ export class ExportsService {
           items: pagedItems(
             {
               images: (cursor) => this.exports.projectImages(projectId, cursor),
-              annotations: (ids) => this.exports.projectAnnotations(projectId, ids),
+              annotations: (cursor) => this.exports.projectAnnotations(projectId, cursor),
             },
             this.blobs,
             annotatedOnly,
