@@ -9,7 +9,7 @@ import type { ModuleDeps } from '../../src/modules/module-deps.js';
 import { registerPagesModule } from '../../src/modules/pages/index.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
-const PAGES = ['/', '/login', '/projects/new', '/projects/7', '/projects/7/annotate', '/projects/7/upload'];
+const PAGES = ['/', '/login', '/projects/new', '/projects/7', '/projects/7/annotate', '/projects/7/upload', '/projects/7/review', '/queue'];
 const INDEX = '<!doctype html><title>Versa</title><script type="module" src="/static/assets/app-abc.js"></script>';
 
 /** The pages module alone, over a web/dist stand-in (it needs none of the other modules' dependencies). */

@@ -10,13 +10,24 @@ import './styles.css';
 
 // The editor is the heaviest page; the others load without it.
 const AnnotatePage = lazy(() => import('./pages/annotate-page.js'));
+// Team pages load on first use, so they add nothing to the editor's or the project page's download.
+const ReviewPage = lazy(() => import('./pages/review-page.js'));
+const QueuePage = lazy(() => import('./pages/queue-page.js'));
+
+const loading = <div className="page">Loading…</div>;
 
 function App() {
   const { path } = useLocation();
   if (path === '/login') return <LoginPage />;
   if (path === '/' || path === '') return <DashboardPage />;
   if (path === '/projects/new') return <NewProjectPage />;
-  const match = /^\/projects\/(\d+)(?:\/(annotate|upload))?\/?$/.exec(path);
+  if (path === '/queue')
+    return (
+      <Suspense fallback={loading}>
+        <QueuePage />
+      </Suspense>
+    );
+  const match = /^\/projects\/(\d+)(?:\/(annotate|upload|review))?\/?$/.exec(path);
   if (match) {
     const id = Number(match[1]);
     if (match[2] === 'annotate')
@@ -26,6 +37,12 @@ function App() {
         </Suspense>
       );
     if (match[2] === 'upload') return <UploadPage key={id} projectId={id} />;
+    if (match[2] === 'review')
+      return (
+        <Suspense fallback={loading}>
+          <ReviewPage key={id} projectId={id} />
+        </Suspense>
+      );
     return <ProjectPage key={id} projectId={id} />;
   }
   return <div className="page">Page not found.</div>;

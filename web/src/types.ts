@@ -39,8 +39,81 @@ export interface ImageRecord {
   height: number;
   split: Split | null;
   annotation_count: number;
+  review_state?: ReviewState;
   sha256?: string;
   created_at?: string;
+}
+
+export type ReviewState = 'unreviewed' | 'pending' | 'approved' | 'rejected' | 'changes';
+export const REVIEW_STATES: ReviewState[] = ['unreviewed', 'pending', 'approved', 'rejected', 'changes'];
+
+export type ProjectRole = 'owner' | 'admin' | 'reviewer' | 'annotator' | 'viewer';
+
+export interface Role {
+  name: ProjectRole;
+  description: string;
+  permissions: string[];
+}
+
+export interface Member {
+  user_id: number;
+  email: string;
+  display_name: string;
+  role: ProjectRole;
+  created_at: string;
+}
+
+export type Decision = 'approve' | 'reject' | 'changes';
+
+export interface Review {
+  id: number;
+  project_id: number;
+  image_id: number;
+  status: 'pending' | 'approved' | 'rejected' | 'changes';
+  comment: string;
+  submitted_by: number | null;
+  decided_by: number | null;
+  decided_at: string | null;
+  decision_comment: string;
+  created_at: string;
+}
+
+export interface Lock {
+  image_id: number;
+  user_id: number;
+  email: string;
+  display_name: string;
+  acquired_at: string;
+  expires_at: string;
+}
+
+export interface AnnotationState {
+  class_id: number;
+  annotation_type: string;
+  geometry: Record<string, unknown>;
+  confidence: number | null;
+  source: string;
+}
+
+export interface Revision {
+  id: number;
+  annotation_id: number;
+  image_id: number;
+  action: 'create' | 'update' | 'delete' | 'revert';
+  before: AnnotationState | null;
+  after: AnnotationState | null;
+  user_id: number | null;
+  created_at: string;
+}
+
+export interface QueueItem {
+  project_id: number;
+  image_id: number;
+  reason: 'assigned' | 'returned';
+  assignment_id: number | null;
+  review_state: ReviewState;
+  annotation_count: number;
+  review_comment: string | null;
 }
 
 export interface BboxGeometry {

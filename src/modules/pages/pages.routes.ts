@@ -11,6 +11,8 @@ export const PAGE_ROUTES = [
   '/projects/:project_id',
   '/projects/:project_id/annotate',
   '/projects/:project_id/upload',
+  '/projects/:project_id/review',
+  '/queue',
 ] as const;
 
 class FrontEndNotBuiltError extends HttpError {

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { request } from '../api.js';
 import { Link } from '../router.js';
-import type { ImageRecord } from '../types.js';
+import type { ImageRecord, ReviewState } from '../types.js';
 
 const CELL = 168;
 const GAP = 8;
@@ -10,6 +10,19 @@ const PAGE = 500;
 export interface GridFilter {
   split: string;
   annotated: 'all' | 'yes' | 'no';
+  /** A class id as a string, or '' for any class. */
+  classId: string;
+  reviewState: ReviewState | '';
+}
+
+export const NO_FILTER: GridFilter = { split: '', annotated: 'all', classId: '', reviewState: '' };
+
+/** The list route's query for a filter: the server filters, so the total and the cursor pages are the filtered ones. */
+function filterParams(filter: GridFilter, params: URLSearchParams): void {
+  if (filter.split) params.set('split', filter.split);
+  if (filter.annotated !== 'all') params.set('annotated', String(filter.annotated === 'yes'));
+  if (filter.classId) params.set('class_id', filter.classId);
+  if (filter.reviewState) params.set('review_state', filter.reviewState);
 }
 
 /**
@@ -20,6 +33,7 @@ export function ImageGrid({ projectId, filter, reloadKey }: { projectId: number;
   const [images, setImages] = useState<ImageRecord[]>([]);
   const [total, setTotal] = useState<number | null>(null);
   const [done, setDone] = useState(false);
+  const [error, setError] = useState<string | null>(null);
   const [scrollTop, setScrollTop] = useState(0);
   const [width, setWidth] = useState(800);
   const [height, setHeight] = useState(600);
@@ -28,18 +42,12 @@ export function ImageGrid({ projectId, filter, reloadKey }: { projectId: number;
   const cursor = useRef<number | null>(null);
   const generation = useRef(0);
 
-  const matches = useCallback(
-    (img: ImageRecord) =>
-      filter.annotated === 'all' || (filter.annotated === 'yes' ? img.annotation_count > 0 : img.annotation_count === 0),
-    [filter.annotated],
-  );
-
   const loadMore = useCallback(async () => {
     if (loading.current || done) return;
     loading.current = true;
     const gen = generation.current;
     const params = new URLSearchParams({ limit: String(PAGE) });
-    if (filter.split) params.set('split', filter.split);
+    filterParams(filter, params);
     if (cursor.current !== null) params.set('after', String(cursor.current));
     try {
       const res = await request<ImageRecord[]>('GET', `/api/projects/${projectId}/images?${params}`);
@@ -49,11 +57,16 @@ export function ImageGrid({ projectId, filter, reloadKey }: { projectId: number;
       if (count !== null) setTotal(Number(count));
       if (page.length > 0) cursor.current = page[page.length - 1].id;
       if (page.length < PAGE) setDone(true);
-      setImages((prev) => prev.concat(page.filter(matches)));
+      setImages((prev) => prev.concat(page));
+    } catch (e) {
+      if (gen === generation.current) {
+        setError((e as Error).message);
+        setDone(true);
+      }
     } finally {
       if (gen === generation.current) loading.current = false;
     }
-  }, [projectId, filter.split, matches, done]);
+  }, [projectId, filter, done]);
 
   useEffect(() => {
     generation.current++;
@@ -62,7 +75,8 @@ export function ImageGrid({ projectId, filter, reloadKey }: { projectId: number;
     setImages([]);
     setDone(false);
     setTotal(null);
-  }, [projectId, filter.split, filter.annotated, reloadKey]);
+    setError(null);
+  }, [projectId, filter, reloadKey]);
 
   useEffect(() => {
     const el = box.current;
@@ -101,6 +115,7 @@ export function ImageGrid({ projectId, filter, reloadKey }: { projectId: number;
         <img src={`/api/images/${img.id}/thumbnail`} alt={img.original_name} loading="lazy" />
         <span className="cell-label">
           {img.split ?? 'unassigned'} · {img.annotation_count} ann.
+          {img.review_state && img.review_state !== 'unreviewed' && <b className={`review-badge ${img.review_state}`}>{img.review_state}</b>}
         </span>
       </Link>,
     );
@@ -108,10 +123,12 @@ export function ImageGrid({ projectId, filter, reloadKey }: { projectId: number;
 
   return (
     <div className="image-grid" ref={box} onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}>
-      <div className="muted small grid-count">
-        {total === null ? 'Loading images…' : `${total} image${total === 1 ? '' : 's'}${filter.annotated !== 'all' ? ` (${images.length} loaded match the filter)` : ''}`}
+      <div className="muted small grid-count" data-testid="grid-count">
+        {error ?? (total === null ? 'Loading images…' : `${total} image${total === 1 ? '' : 's'}${isFiltered(filter) ? ' match the filters' : ''}`)}
       </div>
       <div style={{ position: 'relative', height: rows * (CELL + GAP) }}>{cells}</div>
     </div>
   );
 }
+
+export const isFiltered = (f: GridFilter) => f.split !== '' || f.annotated !== 'all' || f.classId !== '' || f.reviewState !== '';

@@ -31,6 +31,9 @@ export function Layout({ title, actions, children }: { title: ReactNode; actions
         <div className="crumb">{title}</div>
         <div className="spacer" />
         {actions}
+        <Link href="/queue" className="topbar-link">
+          My queue
+        </Link>
         {user && <span className="muted">{user.display_name || user.email}</span>}
         <button className="ghost" onClick={logout}>
           Log out

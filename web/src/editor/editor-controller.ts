@@ -60,6 +60,8 @@ export interface EditorState {
   canRedo: boolean;
   classifications: number[];
   sam: { points: number; busy: boolean; score: number | null; hasMask: boolean };
+  /** Another user holds the image's lock (or the role cannot edit): look, select, pan and zoom only. */
+  readOnly: boolean;
 }
 
 const HANDLE_PX = 5;
@@ -91,6 +93,8 @@ export class EditorController {
   /** Set by the page; SAM requests need it. */
   projectId: number | null = null;
   private sam: SamSession = { points: [], labels: [], mask: null, seq: 0, busy: false };
+  /** Why edits are refused right now (null: they are not). */
+  private readOnlyReason: string | null = null;
 
   constructor(
     readonly canvas: HTMLCanvasElement,
@@ -191,6 +195,7 @@ export class EditorController {
       canRedo: this.store?.canRedo ?? false,
       classifications,
       sam: { points: this.sam.points.length, busy: this.sam.busy, score: this.sam.mask?.score ?? null, hasMask: this.sam.mask !== null },
+      readOnly: this.readOnlyReason !== null,
     };
   }
 
@@ -199,6 +204,39 @@ export class EditorController {
   }
 
   // ---- commands (toolbar and keyboard) ----
+
+  /** Turns editing off (with the reason shown when someone tries) or back on. Drawing in progress is dropped. */
+  setReadOnly(reason: string | null): void {
+    if (reason === this.readOnlyReason) return;
+    this.readOnlyReason = reason;
+    if (reason !== null) {
+      this.polygon = [];
+      this.drag = null;
+      this.maskEdit = null;
+      this.resetSam();
+    }
+    this.emit();
+    this.requestPaint();
+  }
+
+  /** True (after saying why) when edits are refused. */
+  private blocked(): boolean {
+    if (this.readOnlyReason === null) return false;
+    this.onMessage(this.readOnlyReason);
+    return true;
+  }
+
+  /** Selects the annotation with this server id, if the open image has it. */
+  selectAnnotation(id: number): void {
+    for (const [key, ann] of this.store?.items ?? []) {
+      if (ann.id === id) {
+        this.selectedKey = key;
+        this.emit();
+        this.requestPaint();
+        return;
+      }
+    }
+  }
 
   setTool(tool: Tool): void {
     this.tool = tool;
@@ -213,32 +251,34 @@ export class EditorController {
     this.classId = classId;
     const selected = this.selectedKey !== null ? this.shapes.get(this.selectedKey) : undefined;
     if (this.tool === 'classification') this.toggleClassification(classId);
-    else if (selected && selected.ann.class_id !== classId && this.store) {
+    else if (selected && selected.ann.class_id !== classId && this.store && !this.blocked()) {
       this.store.update(this.selectedKey!, { class_id: classId, annotation_type: selected.ann.annotation_type, geometry: this.sendable(selected.ann) });
     }
     this.emit();
   }
 
   toggleClassification(classId: number): void {
-    if (!this.store) return;
+    if (!this.store || this.blocked()) return;
     for (const [key, s] of this.shapes)
       if (s.ann.annotation_type === 'classification' && s.ann.class_id === classId) return this.store.delete(key);
     this.store.create({ class_id: classId, annotation_type: 'classification', geometry: {} });
   }
 
   deleteSelected(): void {
-    if (this.selectedKey === null || !this.store) return;
+    if (this.selectedKey === null || !this.store || this.blocked()) return;
     this.store.delete(this.selectedKey);
     this.selectedKey = null;
     this.emit();
   }
 
   undo(): void {
+    if (this.blocked()) return;
     this.store?.undo();
     this.emit();
   }
 
   redo(): void {
+    if (this.blocked()) return;
     this.store?.redo();
     this.emit();
   }
@@ -351,6 +391,15 @@ export class EditorController {
     if (e.button === 1 || (e.button === 0 && this.spaceDown)) {
       e.preventDefault();
       this.drag = { kind: 'pan', sx, sy, tx: this.tx, ty: this.ty };
+      return;
+    }
+    if (this.readOnlyReason !== null) {
+      // Read-only: a click selects what is under it (to read its history), nothing moves.
+      if (e.button === 0) {
+        this.selectedKey = this.shapeAt(x, y);
+        this.emit();
+        this.requestPaint();
+      }
       return;
     }
     if (this.tool === 'sam' && (e.button === 0 || e.button === 2)) {
@@ -515,6 +564,7 @@ export class EditorController {
   /** Takes in annotations the server created (a detector run) as one undoable step. */
   adopt(annotations: Annotation[]): void {
     if (!this.store) return;
+    // The server saved them already (a detector run is refused by the lock like any write), so they are shown.
     const mine = annotations.filter((a) => a.image_id === this.store!.imageId);
     this.store.adopt(mine);
     this.emit();

@@ -1,12 +1,13 @@
-import { useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { api, request } from '../api.js';
-import { ErrorBanner } from '../components/layout.js';
+import { clock, useImageLock, type LockStatus } from '../components/image-lock.js';
+import { ErrorBanner, useUser } from '../components/layout.js';
 import { EditorController, type EditorState, type Tool } from '../editor/editor-controller.js';
 import { ImageLoader } from '../editor/image-loader.js';
 import { runDetector } from '../editor/assist.js';
 import { hasSam, isDetector, type Model } from '../models.js';
 import { Link, navigate } from '../router.js';
-import type { Annotation, ImageRecord, LabelClass, Project } from '../types.js';
+import type { Annotation, ImageRecord, LabelClass, Member, Project, Review } from '../types.js';
 
 const TOOLS: { tool: Tool; key: string; label: string }[] = [
   { tool: 'select', key: 'V', label: 'Select' },
@@ -49,6 +50,24 @@ declare global {
   }
 }
 
+// Only needed once a shape is selected; it loads then.
+const AnnotationHistory = lazy(() => import('../components/annotation-history.js').then((m) => ({ default: m.AnnotationHistory })));
+
+/** A number per annotation object: the store replaces the object on every change, so this changes with it. */
+const revisionKeys = new WeakMap<object, number>();
+let nextRevisionKey = 1;
+const changeKey = (ann: Annotation) => {
+  if (!revisionKeys.has(ann)) revisionKeys.set(ann, nextRevisionKey++);
+  return `${ann.id}:${revisionKeys.get(ann)}`;
+};
+
+const REVIEW_LABEL: Record<Review['status'], string> = {
+  pending: 'Waiting for review',
+  approved: 'Approved',
+  rejected: 'Rejected',
+  changes: 'Changes requested',
+};
+
 async function allImages(projectId: number): Promise<ImageRecord[]> {
   const out: ImageRecord[] = [];
   let after: number | null = null;
@@ -75,6 +94,10 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
   const [help, setHelp] = useState(false);
   const [loading, setLoading] = useState(false);
   const [models, setModels] = useState<Model[]>([]);
+  const [members, setMembers] = useState<Member[]>([]);
+  const [review, setReview] = useState<Review | null>(null);
+  const [submitting, setSubmitting] = useState(false);
+  const me = useUser();
   const switchMs = useRef(0);
   const firstPaintAt = useRef(0);
   const imagesRef = useRef<ImageRecord[]>([]);
@@ -90,6 +113,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
     loadClasses();
     // Without the models routes the assist tools simply do not show.
     api.get<Model[]>(`/api/projects/${projectId}/models`).then(setModels, () => setModels([]));
+    api.get<Member[]>(`/api/projects/${projectId}/members`).then(setMembers, () => undefined);
     allImages(projectId).then((list) => {
       imagesRef.current = list;
       setImages(list);
@@ -141,6 +165,65 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
   };
 
   const go = (delta: number) => open(indexRef.current + delta);
+
+  /** Opens the current image again with fresh annotations from the server (after a revert, or a lock handed over). */
+  const reloadCurrent = async (select?: number) => {
+    const img = imagesRef.current[indexRef.current];
+    if (!img) return;
+    await controller.current?.store?.settled();
+    loader.current.forget(img.id);
+    await open(indexRef.current);
+    if (select !== undefined) controller.current?.selectAnnotation(select);
+  };
+
+  const currentId = images && index >= 0 && images[index] ? images[index].id : null;
+  const lock = useImageLock(currentId);
+  const lockKind = useRef<LockStatus['kind']>('pending');
+  useEffect(() => {
+    const c = controller.current;
+    if (!c) return;
+    const before = lockKind.current;
+    lockKind.current = lock.kind;
+    if (lock.kind === 'theirs') c.setReadOnly(`Read only: ${lock.lock.display_name || lock.lock.email} is editing this image (lock until ${clock(lock.lock.expires_at)})`);
+    else if (lock.kind === 'view-only') c.setReadOnly('Read only: your role in this project cannot edit annotations');
+    else c.setReadOnly(null);
+    // The other user let go: what they saved is shown before this user edits on top of it.
+    if (before === 'theirs' && lock.kind === 'mine') void reloadCurrent();
+  }, [lock]);
+
+  useEffect(() => {
+    setReview(null);
+    if (currentId === null) return;
+    let live = true;
+    api.get<Review[]>(`/api/projects/${projectId}/reviews?image_id=${currentId}&limit=1000`).then(
+      (list) => live && setReview(list.at(-1) ?? null),
+      () => undefined,
+    );
+    return () => void (live = false);
+  }, [currentId]);
+
+  const submitForReview = async () => {
+    const img = imagesRef.current[indexRef.current];
+    if (!img) return;
+    setSubmitting(true);
+    try {
+      // Every change made so far is saved before the reviewer can see the image.
+      await controller.current?.store?.settled();
+      const created = await api.post<Review>(`/api/projects/${projectId}/reviews`, { image_id: img.id });
+      if (imagesRef.current[indexRef.current]?.id === img.id) setReview(created);
+      img.review_state = 'pending';
+    } catch (e) {
+      setMessage(`Submit for review: ${(e as Error).message}`);
+    } finally {
+      setSubmitting(false);
+    }
+  };
+
+  const userName = (id: number | null) => {
+    if (id !== null && id === me?.id) return 'you';
+    const m = members.find((x) => x.user_id === id);
+    return m ? m.display_name || m.email : id === null ? 'someone' : `user ${id}`;
+  };
 
   useEffect(() => {
     window.__versaEditor = {
@@ -258,6 +341,22 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
           {loading ? ' · loading…' : ''}
         </span>
         <div className="spacer" />
+        {current && <LockBadge status={lock} />}
+        {current && review && (
+          <span className={`review-badge ${review.status}`} data-testid="review-state" title={review.decision_comment || review.comment || undefined}>
+            {REVIEW_LABEL[review.status]}
+            {review.status !== 'pending' && review.status !== 'approved' && review.decision_comment ? `: ${review.decision_comment}` : ''}
+          </span>
+        )}
+        {current && (
+          <button
+            onClick={() => void submitForReview()}
+            disabled={submitting || review?.status === 'pending' || lock.kind === 'theirs' || lock.kind === 'view-only'}
+            title="Send this image to a reviewer"
+          >
+            {submitting ? 'Submitting…' : 'Submit for review'}
+          </button>
+        )}
         <button onClick={() => void go(-1)} disabled={index <= 0} title="Previous (A)">
           ‹ Prev
         </button>
@@ -299,6 +398,11 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
           {images?.length === 0 && (
             <div className="empty-stage">
               No images in this project. <Link href={`/projects/${projectId}/upload`}>Upload some</Link>.
+            </div>
+          )}
+          {state?.readOnly && lock.kind === 'theirs' && (
+            <div className="read-only-hint" data-testid="read-only-hint">
+              {lock.lock.display_name || lock.lock.email} is editing this image. You can look, select and read the history; editing opens when they leave.
             </div>
           )}
           {state?.tool === 'sam' && (
@@ -357,7 +461,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
               );
             })}
           </ul>
-          {detectors.length > 0 && current && (
+          {detectors.length > 0 && current && !state?.readOnly && (
             <DetectorAssist projectId={projectId} imageId={current.id} models={detectors} onResult={(anns, newClasses) => {
               if (newClasses) loadClasses();
               c?.adopt(anns);
@@ -378,9 +482,25 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
                   </option>
                 ))}
               </select>{' '}
-              <button className="danger small" onClick={() => c?.deleteSelected()}>
+              <button className="danger small" onClick={() => c?.deleteSelected()} disabled={state.readOnly}>
                 Delete
               </button>
+              <h3 className="history-title">History</h3>
+              {state.selected.id > 0 ? (
+                <Suspense fallback={<p className="muted small">Loading history…</p>}>
+                  <AnnotationHistory
+                    annotationId={state.selected.id}
+                    version={changeKey(state.selected)}
+                    classes={classes}
+                    userName={userName}
+                    readOnly={state.readOnly}
+                    onReverted={(id) => void reloadCurrent(id)}
+                    onError={setMessage}
+                  />
+                </Suspense>
+              ) : (
+                <p className="muted small">Saving…</p>
+              )}
             </div>
           ) : (
             <p className="muted small">Nothing selected</p>
@@ -441,4 +561,40 @@ function DetectorAssist({ projectId, imageId, models, onResult, onError }: {
       {last && <span className="muted small" data-testid="detector-result">{last}</span>}
     </div>
   );
+}
+
+/** Who holds the open image: this editor (renewed on a timer), someone else (read only), or nobody may edit. */
+function LockBadge({ status }: { status: LockStatus }) {
+  switch (status.kind) {
+    case 'mine':
+      return (
+        <span className="lock-badge mine" data-testid="lock-status" title={`Renewed automatically; expires ${clock(status.lock.expires_at)} if this editor closes`}>
+          Editing (locked by you)
+        </span>
+      );
+    case 'theirs':
+      return (
+        <span className="lock-badge theirs" data-testid="lock-status" role="status">
+          Locked by {status.lock.display_name || status.lock.email} until {clock(status.lock.expires_at)} · read only
+        </span>
+      );
+    case 'view-only':
+      return (
+        <span className="lock-badge theirs" data-testid="lock-status">
+          View only
+        </span>
+      );
+    case 'unknown':
+      return (
+        <span className="lock-badge" data-testid="lock-status" title={status.message}>
+          Lock unknown
+        </span>
+      );
+    default:
+      return (
+        <span className="lock-badge" data-testid="lock-status">
+          Taking lock…
+        </span>
+      );
+  }
 }

@@ -1,14 +1,17 @@
-import { useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { api } from '../api.js';
 import { ClassesPanel } from '../components/classes-panel.js';
 import { ExportPanel } from '../components/export-panel.js';
-import { ImageGrid, type GridFilter } from '../components/image-grid.js';
+import { ImageGrid, isFiltered, NO_FILTER, type GridFilter } from '../components/image-grid.js';
 import { ErrorBanner, Layout } from '../components/layout.js';
 import { ModelsPanel } from '../components/models-panel.js';
 import { SplitsPanel } from '../components/splits-panel.js';
 import { VersionsPanel, type Version } from '../components/versions-panel.js';
 import { Link, navigate, useLocation } from '../router.js';
-import type { LabelClass, Project } from '../types.js';
+import { REVIEW_STATES, type LabelClass, type Project, type ReviewState } from '../types.js';
+
+// Loaded when the tab is first opened, so the grid and the editor do not download it.
+const MembersPanel = lazy(() => import('../components/members-panel.js').then((m) => ({ default: m.MembersPanel })));
 
 const TABS = [
   ['images', 'Images'],
@@ -16,6 +19,7 @@ const TABS = [
   ['versions', 'Versions'],
   ['export', 'Export'],
   ['models', 'Models'],
+  ['members', 'Members'],
 ] as const;
 type Tab = (typeof TABS)[number][0];
 
@@ -25,7 +29,7 @@ export function ProjectPage({ projectId }: { projectId: number }) {
   const [project, setProject] = useState<Project | null>(null);
   const [classes, setClasses] = useState<LabelClass[]>([]);
   const [versions, setVersions] = useState<Version[]>([]);
-  const [filter, setFilter] = useState<GridFilter>({ split: '', annotated: 'all' });
+  const [filter, setFilter] = useState<GridFilter>(NO_FILTER);
   const [error, setError] = useState<string | null>(null);
   const [reloadKey, setReloadKey] = useState(0);
 
@@ -45,6 +49,9 @@ export function ProjectPage({ projectId }: { projectId: number }) {
       title={project?.name ?? `Project ${projectId}`}
       actions={
         <>
+          <Link href={`/projects/${projectId}/review`} className="button">
+            Review
+          </Link>
           <Link href={`/projects/${projectId}/upload`} className="button">
             Upload
           </Link>
@@ -93,6 +100,27 @@ export function ProjectPage({ projectId }: { projectId: number }) {
                   <option value="yes">Annotated</option>
                   <option value="no">Not annotated</option>
                 </select>
+                <select value={filter.classId} onChange={(e) => setFilter({ ...filter, classId: e.target.value })} aria-label="Class filter">
+                  <option value="">Any class</option>
+                  {classes.map((c) => (
+                    <option key={c.id} value={String(c.id)}>
+                      {c.name}
+                    </option>
+                  ))}
+                </select>
+                <select value={filter.reviewState} onChange={(e) => setFilter({ ...filter, reviewState: e.target.value as ReviewState | '' })} aria-label="Review state filter">
+                  <option value="">Any review state</option>
+                  {REVIEW_STATES.map((r) => (
+                    <option key={r} value={r}>
+                      {r === 'changes' ? 'changes requested' : r}
+                    </option>
+                  ))}
+                </select>
+                {isFiltered(filter) && (
+                  <button className="ghost" onClick={() => setFilter(NO_FILTER)}>
+                    Clear filters
+                  </button>
+                )}
                 <button className="ghost" onClick={refresh}>
                   Refresh
                 </button>
@@ -104,6 +132,11 @@ export function ProjectPage({ projectId }: { projectId: number }) {
           {tab === 'versions' && <VersionsPanel projectId={projectId} onVersions={setVersions} />}
           {tab === 'export' && <ExportPanel projectId={projectId} versions={versions} />}
           {tab === 'models' && <ModelsPanel projectId={projectId} onAnnotated={refresh} />}
+          {tab === 'members' && (
+            <Suspense fallback={<p className="muted">Loading members…</p>}>
+              <MembersPanel projectId={projectId} />
+            </Suspense>
+          )}
         </div>
         <aside className="side-column">
           <ClassesPanel projectId={projectId} classes={classes} onChange={load} />

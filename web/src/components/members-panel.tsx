@@ -1,0 +1,142 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { api } from '../api.js';
+import type { Member, ProjectRole, Role } from '../types.js';
+import { ErrorBanner, useUser } from './layout.js';
+
+/** Who works on the project and in which role: add by email, change a role, remove (or leave). */
+export function MembersPanel({ projectId }: { projectId: number }) {
+  const me = useUser();
+  const [members, setMembers] = useState<Member[] | null>(null);
+  const [roles, setRoles] = useState<Role[]>([]);
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<ProjectRole>('annotator');
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+
+  const load = () => api.get<Member[]>(`/api/projects/${projectId}/members`).then(setMembers, (e) => setError((e as Error).message));
+  useEffect(() => {
+    void load();
+    api.get<Role[]>('/api/identity/roles').then(setRoles, (e) => setError((e as Error).message));
+  }, [projectId]);
+
+  // The owner is the project's creator; the other roles can be given.
+  const assignable = roles.filter((r) => r.name !== 'owner');
+  const describe = (name: string) => roles.find((r) => r.name === name)?.description ?? '';
+
+  const act = async (fn: () => Promise<unknown>, done?: string) => {
+    setError(null);
+    setNotice(null);
+    try {
+      await fn();
+      if (done) setNotice(done);
+      await load();
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+
+  const add = (e: FormEvent) => {
+    e.preventDefault();
+    const who = email.trim();
+    void act(async () => {
+      await api.post(`/api/projects/${projectId}/members`, { email: who, role });
+      setEmail('');
+    }, `${who} added as ${role}`);
+  };
+
+  const remove = (m: Member) => {
+    const leaving = me?.id === m.user_id;
+    if (!confirm(leaving ? 'Leave this project?' : `Remove ${m.display_name || m.email} from the project?`)) return;
+    void act(async () => {
+      await api.delete(`/api/projects/${projectId}/members/${m.user_id}`);
+      if (leaving) location.assign('/');
+    }, `${m.email} removed`);
+  };
+
+  return (
+    <section className="card members" aria-label="Members">
+      <h3>Members</h3>
+      <ErrorBanner message={error} onClose={() => setError(null)} />
+      {notice && <p className="muted small" role="status">{notice}</p>}
+      {members === null ? (
+        <p className="muted">Loading members…</p>
+      ) : (
+        <table className="list">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Email</th>
+              <th>Role</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {members.map((m) => (
+              <tr key={m.user_id} data-member={m.email}>
+                <td>
+                  {m.display_name || '—'}
+                  {me?.id === m.user_id && <span className="muted small"> (you)</span>}
+                </td>
+                <td>{m.email}</td>
+                <td>
+                  {m.role === 'owner' ? (
+                    <span title={describe('owner')}>owner</span>
+                  ) : (
+                    <select
+                      value={m.role}
+                      aria-label={`Role of ${m.email}`}
+                      title={describe(m.role)}
+                      onChange={(e) => void act(() => api.patch(`/api/projects/${projectId}/members/${m.user_id}`, { role: e.target.value }), `${m.email} is now ${e.target.value}`)}
+                    >
+                      {assignable.map((r) => (
+                        <option key={r.name} value={r.name}>
+                          {r.name}
+                        </option>
+                      ))}
+                    </select>
+                  )}
+                </td>
+                <td>
+                  {m.role !== 'owner' && (
+                    <button className="ghost small" onClick={() => remove(m)} aria-label={`Remove ${m.email}`}>
+                      {me?.id === m.user_id ? 'Leave' : 'Remove'}
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <form className="inline-form" onSubmit={add} aria-label="Add member">
+        <label>
+          Email
+          <input type="email" required placeholder="colleague@example.com" value={email} onChange={(e) => setEmail(e.target.value)} name="member-email" />
+        </label>
+        <label>
+          Role
+          <select value={role} onChange={(e) => setRole(e.target.value as ProjectRole)} name="member-role">
+            {assignable.map((r) => (
+              <option key={r.name} value={r.name}>
+                {r.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit" className="primary">
+          Add member
+        </button>
+      </form>
+      {assignable.length > 0 && (
+        <dl className="role-catalog small">
+          {assignable.map((r) => (
+            <div key={r.name}>
+              <dt>{r.name}</dt>
+              <dd className="muted">{r.description}</dd>
+            </div>
+          ))}
+        </dl>
+      )}
+    </section>
+  );
+}
