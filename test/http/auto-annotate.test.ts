@@ -270,4 +270,105 @@ describe('auto-annotate', () => {
       assert.equal((await alice.post(`/api/projects/${empty}/auto-annotate/sam/precompute`, {})).status, 422);
     });
   });
+
+  describe('as a team: revisions, locks, assignments', () => {
+    let bob: User;
+    before(async () => {
+      bob = await t.user();
+    });
+    const revisionsOf = async (projectId: number) =>
+      t.versa.deps.db.selectFrom('revisions').selectAll().where('project_id', '=', projectId).orderBy('id').execute();
+    const teamProject = async (options: object = {}) => {
+      const projectId = (await alice.post('/api/projects', { name: 'team', ...options })).body.id as number;
+      assert.equal((await alice.post(`/api/projects/${projectId}/members`, { user_id: bob.id, role: 'annotator' })).status, 201);
+      return projectId;
+    };
+
+    it('writes a create revision by the caller for every annotation, and skips and reports images locked by others (inline)', async () => {
+      const projectId = await teamProject();
+      const model = await uploadModel(projectId, buildYoloModel('v8'), 'det.onnx');
+      const [free, held, own] = await uploadImages(projectId, await squareImages(3));
+      const lock = await bob.post(`/api/images/${held}/lock`);
+      assert.equal(lock.status, 200);
+      assert.equal((await alice.post(`/api/images/${own}/lock`)).status, 200); // the caller's own lock does not stop them
+      const res = await alice.post(`/api/projects/${projectId}/auto-annotate/yolo`, { model: model.id, confidence: 0.25, iou: 0.5 });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.deepEqual(res.body.locked, [{ image_id: held, user_id: bob.id, email: bob.email, expires_at: lock.body.expires_at }]);
+      assert.deepEqual(res.body.images.map((i: { image_id: number }) => i.image_id), [free, own]);
+      assert.equal(res.body.created, 4);
+      const rows = await annotationRows(projectId);
+      assert.deepEqual([...new Set(rows.map((r) => r.image_id))], [free, own]);
+      const revisions = await revisionsOf(projectId);
+      assert.deepEqual(revisions.map((r) => [r.annotation_id, r.action, r.user_id, r.before]), rows.map((r) => [r.id, 'create', alice.id, null]));
+      for (const [i, r] of revisions.entries()) {
+        assert.deepEqual(JSON.parse(r.after!), {
+          class_id: rows[i].class_id, annotation_type: 'bbox', geometry: JSON.parse(rows[i].geometry), confidence: rows[i].confidence, source: `model:${model.id}`,
+        });
+      }
+      // The history is what the revisions routes show, and a model's annotation reverts like any other.
+      const history = await bob.get(`/api/annotations/${rows[0].id}/revisions`);
+      assert.deepEqual(history.body.map((h: { action: string; user_id: number }) => [h.action, h.user_id]), [['create', alice.id]]);
+      assert.equal((await alice.get(`/api/images/${free}/revisions`)).headers['x-total-count'], '2');
+    });
+
+    it('skips and reports locked images in a background job, with revisions for what it created', async () => {
+      const projectId = await teamProject();
+      await uploadModel(projectId, buildYoloModel('end2end'), 'e2e.onnx');
+      const ids = (await uploadImages(projectId, await squareImages(10))).sort((a, b) => a - b);
+      await bob.post(`/api/images/${ids[3]}/lock`);
+      const res = await alice.post(`/api/projects/${projectId}/auto-annotate/yolo`, { model: 'e2e', confidence: 0.25, iou: 0.5 });
+      assert.equal(res.status, 202, JSON.stringify(res.body));
+      await t.versa.deps.queue.drain();
+      const job = (await alice.get(`/api/jobs/${res.body.job_id}`)).body;
+      assert.equal(job.status, 'succeeded', JSON.stringify(job));
+      assert.equal(job.result.created, 18);
+      assert.equal(job.result.locked_count, 1);
+      assert.deepEqual(job.result.locked.map((l: { image_id: number; email: string }) => [l.image_id, l.email]), [[ids[3], bob.email]]);
+      const rows = await annotationRows(projectId);
+      assert.ok(!rows.some((r) => r.image_id === ids[3]));
+      const revisions = await revisionsOf(projectId);
+      assert.deepEqual(revisions.map((r) => r.annotation_id).sort((a, b) => a - b), rows.map((r) => r.id));
+      assert.ok(revisions.every((r) => r.action === 'create' && r.user_id === alice.id));
+    });
+
+    it("refuses SAM's save on an image locked by another user (409 naming the holder), previews still answer", async () => {
+      const projectId = await teamProject();
+      await uploadModel(projectId, buildSamEncoder(), 'sam_encoder.onnx');
+      await uploadModel(projectId, buildSamDecoder(), 'sam_decoder.onnx');
+      const [imageId] = await uploadImages(projectId, [await squaresPng(256, 160, [RED])]);
+      const classId = (await alice.post(`/api/projects/${projectId}/classes`, { name: 'thing' })).body.id as number;
+      const url = `/api/projects/${projectId}/auto-annotate/sam`;
+      const lock = await bob.post(`/api/images/${imageId}/lock`);
+      const refused = await alice.post(url, { image_id: imageId, class_id: classId, points: [[40, 50]], labels: [1] });
+      assert.equal(refused.status, 409);
+      assert.match(refused.body.detail, new RegExp(`${bob.email} until ${lock.body.expires_at}`));
+      assert.equal(refused.body.lock.user_id, bob.id);
+      assert.equal((await alice.post(url, { image_id: imageId, points: [[40, 50]], labels: [1], preview: true })).status, 200);
+      assert.deepEqual(await annotationRows(projectId), []);
+      assert.deepEqual(await revisionsOf(projectId), []);
+      // The holder saves, with a revision naming them.
+      const saved = await bob.post(url, { image_id: imageId, class_id: classId, points: [[40, 50]], labels: [1] });
+      assert.equal(saved.status, 201, JSON.stringify(saved.body));
+      const revisions = await revisionsOf(projectId);
+      assert.deepEqual(revisions.map((r) => [r.annotation_id, r.action, r.user_id]), [[saved.body.annotation.id, 'create', bob.id]]);
+    });
+
+    it('keeps annotators of assigned-only projects to their images', async () => {
+      const projectId = await teamProject({ assigned_only: true });
+      await uploadModel(projectId, buildYoloModel('v8'), 'det.onnx');
+      const [mine, other] = await uploadImages(projectId, await squareImages(2));
+      await alice.post(`/api/projects/${projectId}/classes`, { name: 'red' });
+      await alice.post(`/api/projects/${projectId}/classes`, { name: 'green' });
+      await alice.post(`/api/projects/${projectId}/assignments`, { user_id: bob.id, image_ids: [mine] });
+      const url = `/api/projects/${projectId}/auto-annotate/yolo`;
+      const foreign = await bob.post(url, { model: 'det', confidence: 0.25, iou: 0.5, image_ids: [mine, other] });
+      assert.equal(foreign.status, 422);
+      assert.deepEqual(foreign.body.detail[0].loc, ['body', 'image_ids', 1]);
+      assert.deepEqual(await annotationRows(projectId), []);
+      const all = await bob.post(url, { model: 'det', confidence: 0.25, iou: 0.5 });
+      assert.equal(all.status, 200, JSON.stringify(all.body));
+      assert.deepEqual(all.body.images.map((i: { image_id: number }) => i.image_id), [mine]);
+      assert.deepEqual([...new Set((await annotationRows(projectId)).map((r) => r.image_id))], [mine]);
+    });
+  });
 });

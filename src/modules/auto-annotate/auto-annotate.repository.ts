@@ -25,6 +25,10 @@ export interface NewAnnotation {
   source: string;
 }
 
+/** The ids of the project's images assigned to a user. */
+const assignedImages = (db: Db, projectId: number, userId: number) =>
+  db.selectFrom('assignments').select('assignments.image_id').where('assignments.project_id', '=', projectId).where('assignments.user_id', '=', userId);
+
 const IMAGE_COLUMNS = ['id', 'project_id', 'blob_key', 'sha256', 'width', 'height', 'annotation_count'] as const;
 const ID_CHUNK = 1000;
 
@@ -40,11 +44,15 @@ export class AutoAnnotateRepository {
     private readonly projects: ProjectsRepository,
   ) {}
 
-  /** The project's images in id order: the listed ones (those not in the project are left out) or all of them. */
-  async images(projectId: number, imageIds: number[] | undefined, onlyUnannotated: boolean): Promise<ImageToAnnotate[]> {
+  /**
+   * The project's images in id order: the listed ones (those not in the project are left out) or all of them; only
+   * those assigned to `assignedTo` when given (annotators of assigned-only projects).
+   */
+  async images(projectId: number, imageIds: number[] | undefined, onlyUnannotated: boolean, assignedTo?: number): Promise<ImageToAnnotate[]> {
     const query = () => {
       let q = this.db.selectFrom('images').select(IMAGE_COLUMNS).where('project_id', '=', projectId);
       if (onlyUnannotated) q = q.where('annotation_count', '=', 0);
+      if (assignedTo !== undefined) q = q.where('id', 'in', assignedImages(this.db, projectId, assignedTo));
       return q.orderBy('id');
     };
     if (!imageIds) return query().execute();
@@ -56,12 +64,14 @@ export class AutoAnnotateRepository {
     return found.sort((a, b) => a.id - b.id);
   }
 
-  /** Ids of the listed images that are in the project, whatever their annotations. */
-  async imageIdsInProject(projectId: number, imageIds: number[]): Promise<Set<number>> {
+  /** Ids of the listed images that are in the project (and assigned to `assignedTo` when given), whatever their annotations. */
+  async imageIdsInProject(projectId: number, imageIds: number[], assignedTo?: number): Promise<Set<number>> {
     const found = new Set<number>();
     const unique = [...new Set(imageIds)];
     for (let i = 0; i < unique.length; i += ID_CHUNK) {
-      const rows = await this.db.selectFrom('images').select('id').where('project_id', '=', projectId).where('id', 'in', unique.slice(i, i + ID_CHUNK)).execute();
+      let query = this.db.selectFrom('images').select('id').where('project_id', '=', projectId).where('id', 'in', unique.slice(i, i + ID_CHUNK));
+      if (assignedTo !== undefined) query = query.where('id', 'in', assignedImages(this.db, projectId, assignedTo));
+      const rows = await query.execute();
       for (const row of rows) found.add(row.id);
     }
     return found;
@@ -101,9 +111,8 @@ export class AutoAnnotateRepository {
   }
 
   /** Inserts annotations and moves every counter, in the caller's transaction; returns the new ids in order. */
-  async insertAnnotations(rows: NewAnnotation[], tx: Executor): Promise<number[]> {
+  async insertAnnotations(rows: NewAnnotation[], now: string, tx: Executor): Promise<number[]> {
     const ids: number[] = [];
-    const now = new Date().toISOString();
     for (const row of rows) {
       ids.push(await this.annotations.insert({ ...row, geometry: JSON.stringify(row.geometry), created_at: now, updated_at: now }, tx));
       await this.annotations.bumpCounters(row.image_id, row.project_id, 1, tx);

@@ -27,11 +27,18 @@ export type YoloRequest = Static<typeof YoloRequest>;
 
 export const ImageAnnotationsOut = Type.Object({ image_id: Type.Integer(), annotations: Type.Array(AnnotationOut) });
 
+export const LockedImageOut = Type.Object(
+  { image_id: Type.Integer(), user_id: Type.Integer(), email: Type.String({ description: 'The holder' }), expires_at: Type.String() },
+  { description: 'An image another user had locked for editing: nothing was written to it' },
+);
+export type LockedImageOut = Static<typeof LockedImageOut>;
+
 export const YoloResultOut = Type.Object({
   created: Type.Integer({ description: 'Annotations created' }),
   skipped: Type.Integer({ description: 'Detections dropped: class not in the project (with create_missing_classes false) or no area inside the image' }),
   classes_created: Type.Array(Type.String()),
-  images: Type.Array(ImageAnnotationsOut),
+  images: Type.Array(ImageAnnotationsOut, { description: 'The images written to (locked ones are left out)' }),
+  locked: Type.Array(LockedImageOut, { description: 'Images skipped because another user holds their editing lock' }),
 });
 export type YoloResultOut = Static<typeof YoloResultOut>;
 

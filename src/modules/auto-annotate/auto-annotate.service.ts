@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
+import type { Executor } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
 import { GeometryError, parseGeometry, type ImageSize } from '../../imaging/geometry.js';
@@ -10,15 +11,21 @@ import type { JobContext, JobQueue } from '../../jobs/job-queue.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import type { AnnotationsService } from '../annotations/annotations.service.js';
 import type { AnnotationOut } from '../annotations/annotations.schemas.js';
+import type { AssignmentScope } from '../assignments/assignment-scope.js';
 import { paletteColor } from '../classes/classes.service.js';
+import type { LockGuard } from '../locks/lock-guard.js';
+import type { LockHolder } from '../locks/locks.repository.js';
 import { assertRunnable, sessionId, type ModelRuntime } from '../models/model-runtime.js';
 import type { ModelsRepository } from '../models/models.repository.js';
 import type { ModelRow, ModelTask } from '../models/models.schemas.js';
 import type { ProjectRow } from '../projects/projects.schemas.js';
+import type { NewRevision, RevisionsRepository } from '../revisions/revisions.repository.js';
+import { stateText } from '../revisions/revisions.schemas.js';
 import type { AutoAnnotateRepository, ImageToAnnotate, NewAnnotation } from './auto-annotate.repository.js';
 import {
   INLINE_IMAGE_LIMIT,
   type JobStartedOut,
+  type LockedImageOut,
   type PrecomputeRequest,
   type SamOut,
   type SamRequest,
@@ -31,6 +38,8 @@ export const SAM_PRECOMPUTE_JOB = 'auto-annotate.sam-precompute';
 
 interface YoloJobPayload {
   projectId: number;
+  /** Who started the job: its annotations' revisions name them, and their own locks do not stop it. */
+  userId?: number;
   modelId: number;
   imageIds: number[];
   confidence: number;
@@ -68,25 +77,34 @@ export class AutoAnnotateService {
     private readonly blobs: BlobStore,
     private readonly queue: JobQueue,
     private readonly annotations: AnnotationsService,
+    /**
+     * Model output is annotation writes like any other: each annotation gets a `create` revision naming the caller,
+     * images locked by another user are skipped and reported, annotators of assigned-only projects reach only their
+     * images.
+     */
+    private readonly teams: { locks: LockGuard; revisions: RevisionsRepository; scope: AssignmentScope },
   ) {}
 
   /**
    * Runs a detector on the chosen images. Up to INLINE_IMAGE_LIMIT images answer at once with what was created (all
-   * of it in one transaction, after every image has run, so a failure leaves nothing); more become a job.
+   * of it in one transaction, after every image has run, so a failure leaves nothing); more become a job. Either
+   * way an image another user has locked gets nothing and is reported in `locked` (the rest go ahead).
    */
   async yolo(caller: Caller, projectId: number, input: YoloRequest): Promise<YoloOutcome> {
     const project = await this.access.project(caller, projectId, 'annotations.write');
+    const role = (await this.access.roleOf(caller, project))!;
+    const assignedTo = (await this.teams.scope.listingUser(caller, project, role)) ?? undefined;
     const model = await this.resolveModel(caller, projectId, input.model, ['body', 'model']);
     if (model.task !== 'detect' && model.task !== 'segment') {
       throw ValidationError.at(['body', 'model'], `Model '${model.name}' is a ${model.task} model; auto-annotation needs a detect or segment model`);
     }
     assertRunnable(model);
     if (input.image_ids) {
-      const inProject = await this.repository.imageIdsInProject(projectId, input.image_ids);
+      const inProject = await this.repository.imageIdsInProject(projectId, input.image_ids, assignedTo);
       const foreign = input.image_ids.findIndex((id) => !inProject.has(id));
       if (foreign !== -1) throw ValidationError.at(['body', 'image_ids', foreign], `Image ${input.image_ids[foreign]} is not in project ${projectId}`);
     }
-    const images = await this.repository.images(projectId, input.image_ids, input.only_unannotated);
+    const images = await this.repository.images(projectId, input.image_ids, input.only_unannotated, assignedTo);
     const names = JSON.parse(model.class_names) as string[];
     if (input.create_missing_classes) await this.assertMayCreate(caller, project, names);
     // Loads (and so checks) the model before anything is queued.
@@ -94,6 +112,7 @@ export class AutoAnnotateService {
     if (images.length > INLINE_IMAGE_LIMIT) {
       const payload: YoloJobPayload = {
         projectId,
+        userId: caller.userId,
         modelId: model.id,
         imageIds: images.map((i) => i.id),
         confidence: input.confidence,
@@ -110,13 +129,21 @@ export class AutoAnnotateService {
     const source = `model:${model.id}`;
     let skipped = 0;
     const rows: NewAnnotation[] = [];
+    const locked: LockedImageOut[] = [];
     const created: string[] = input.create_missing_classes ? missing : [];
+    const now = new Date().toISOString();
     try {
       const ids = await this.repository.transaction(async (tx) => {
         for (const [i, name] of created.entries()) {
           classes.set(key(name), await this.repository.insertClass(projectId, name, paletteColor(project.class_count + i), tx));
         }
         for (const { image, planned } of detections) {
+          // Inside the write's transaction, as for a person's writes: a lock taken before the commit is seen.
+          const holder = await this.teams.locks.blockingHolder(caller.userId, image.id, tx);
+          if (holder) {
+            locked.push(lockedImage(image.id, holder));
+            continue;
+          }
           for (const p of planned) {
             const classId = classes.get(key(p.className));
             if (classId === undefined) {
@@ -126,10 +153,10 @@ export class AutoAnnotateService {
             rows.push({ image_id: image.id, project_id: projectId, class_id: classId, annotation_type: p.annotation_type, geometry: p.geometry, confidence: p.confidence, source });
           }
         }
-        return this.repository.insertAnnotations(rows, tx);
+        return this.insertWithRevisions(rows, caller.userId, now, tx);
       });
-      const now = new Date().toISOString();
-      const byImage = new Map<number, AnnotationOut[]>(images.map((i) => [i.id, []]));
+      const lockedIds = new Set(locked.map((l) => l.image_id));
+      const byImage = new Map<number, AnnotationOut[]>(images.filter((i) => !lockedIds.has(i.id)).map((i) => [i.id, []]));
       rows.forEach((row, i) => byImage.get(row.image_id)!.push({
         id: ids[i],
         image_id: row.image_id,
@@ -143,7 +170,13 @@ export class AutoAnnotateService {
       }));
       return {
         status: 200,
-        body: { created: rows.length, skipped, classes_created: created, images: [...byImage].map(([image_id, annotations]) => ({ image_id, annotations })) },
+        body: {
+          created: rows.length,
+          skipped,
+          classes_created: created,
+          images: [...byImage].map(([image_id, annotations]) => ({ image_id, annotations })),
+          locked,
+        },
       };
     } catch (err) {
       if (isUniqueViolation(err)) throw new ConflictError('A class was created or images were deleted while annotating; try again');
@@ -151,9 +184,14 @@ export class AutoAnnotateService {
     }
   }
 
-  /** The background half of `yolo`: image by image, each committed on its own, with progress. */
+  /**
+   * The background half of `yolo`: image by image, each committed on its own, with progress. An image locked by
+   * another user is skipped (before the model runs, and again inside the write) and reported in `locked`.
+   */
   async runYoloJob(ctx: JobContext<YoloJobPayload>): Promise<object> {
     const { projectId, modelId, imageIds, createMissingClasses } = ctx.payload;
+    // Jobs queued before the starter was recorded: nobody's lock is theirs, and revisions name no one.
+    const userId = ctx.payload.userId ?? null;
     const model = await this.models.find(modelId);
     if (!model) throw new Error(`Model ${modelId} was deleted before the job ran`);
     const classes = await this.classIndex(projectId);
@@ -163,9 +201,17 @@ export class AutoAnnotateService {
     let skipped = 0;
     let done = 0;
     const failed: { image_id: number; error: string }[] = [];
+    const locked: LockedImageOut[] = [];
+    let lockedCount = 0;
+    const skipLocked = (imageId: number, holder: LockHolder) => {
+      if (locked.length < 100) locked.push(lockedImage(imageId, holder));
+      lockedCount++;
+    };
     await forEachLimit(imageIds, CONCURRENCY, async (imageId) => {
       const image = await this.repository.image(imageId);
-      if (image && image.project_id === projectId) {
+      const holderFirst = image && image.project_id === projectId ? await this.teams.locks.blockingHolder(userId ?? 0, imageId) : null;
+      if (holderFirst) skipLocked(imageId, holderFirst);
+      else if (image && image.project_id === projectId) {
         try {
           const planned = await retryOverload(() => this.detect(model, image, ctx.payload));
           const rows: NewAnnotation[] = [];
@@ -180,8 +226,13 @@ export class AutoAnnotateService {
             if (classId === undefined) skipped++;
             else rows.push({ image_id: image.id, project_id: projectId, class_id: classId, annotation_type: p.annotation_type, geometry: p.geometry, confidence: p.confidence, source });
           }
-          await this.repository.transaction((tx) => this.repository.insertAnnotations(rows, tx));
-          created += rows.length;
+          const holder = await this.repository.transaction(async (tx) => {
+            const holderNow = await this.teams.locks.blockingHolder(userId ?? 0, image.id, tx);
+            if (!holderNow) await this.insertWithRevisions(rows, userId, new Date().toISOString(), tx);
+            return holderNow;
+          });
+          if (holder) skipLocked(image.id, holder);
+          else created += rows.length;
         } catch (err) {
           // One unreadable or vanished image does not sink the rest of the job.
           if (failed.length < 100) failed.push({ image_id: imageId, error: err instanceof Error ? err.message : String(err) });
@@ -189,7 +240,7 @@ export class AutoAnnotateService {
       }
       await ctx.progress(++done / imageIds.length);
     });
-    return { created, skipped, images: imageIds.length, classes_created: classesCreated, failed };
+    return { created, skipped, images: imageIds.length, classes_created: classesCreated, failed, locked_count: lockedCount, locked };
   }
 
   /**
@@ -197,9 +248,11 @@ export class AutoAnnotateService {
    * points. Saves the mask as a polygon (default) or RLE mask annotation with source `sam`, unless `preview`.
    */
   async sam(caller: Caller, projectId: number, input: SamRequest): Promise<SamOut> {
-    await this.access.project(caller, projectId, 'annotations.write');
+    const project = await this.access.project(caller, projectId, 'annotations.write');
     const image = await this.repository.image(input.image_id);
     if (!image || image.project_id !== projectId) throw new NotFoundError(`Image ${input.image_id} not found in project ${projectId}`);
+    const role = (await this.access.roleOf(caller, project))!;
+    await this.teams.scope.assertImage(caller, project, role, image.id, `Image ${input.image_id} not found in project ${projectId}`);
     if (input.labels.length !== input.points.length) {
       throw ValidationError.at(['body', 'labels'], `Give one label per point (${input.points.length} points, ${input.labels.length} labels)`);
     }
@@ -211,6 +264,8 @@ export class AutoAnnotateService {
       if (!classes.some((c) => c.id === input.class_id)) {
         throw ValidationError.at(['body', 'class_id'], `Class ${input.class_id} is not a class of project ${projectId}`);
       }
+      // Refused before the model runs; the save below checks again inside its transaction and writes the revision.
+      await this.teams.locks.assertWritable(caller, image.id);
     }
     const [encoder, decoder] = await this.samModels(caller, projectId, input.encoder_model, input.decoder_model);
     const predictor = await this.runtime.sam(encoder, decoder);
@@ -262,6 +317,23 @@ export class AutoAnnotateService {
       await ctx.progress(++done / images.length);
     }
     return { images: images.length, computed, cached: images.length - computed };
+  }
+
+  /** Inserts model output with a `create` revision per annotation (by `userId`), in the caller's transaction. */
+  private async insertWithRevisions(rows: NewAnnotation[], userId: number | null, now: string, tx: Executor): Promise<number[]> {
+    const ids = await this.repository.insertAnnotations(rows, now, tx);
+    const revisions: NewRevision[] = rows.map((row, i) => ({
+      annotation_id: ids[i],
+      image_id: row.image_id,
+      project_id: row.project_id,
+      action: 'create',
+      before: null,
+      after: stateText({ ...row, geometry: JSON.stringify(row.geometry) }),
+      user_id: userId,
+      created_at: now,
+    }));
+    await this.teams.revisions.insertMany(revisions, tx);
+    return ids;
   }
 
   /** A model by id (any project the caller can read) or by name in this project. */
@@ -332,6 +404,10 @@ function plan(detection: NamedDetection, segment: boolean, size: ImageSize): Pla
     if (err instanceof GeometryError) return null;
     throw err;
   }
+}
+
+function lockedImage(imageId: number, holder: LockHolder): LockedImageOut {
+  return { image_id: imageId, user_id: holder.user_id, email: holder.email, expires_at: holder.expires_at };
 }
 
 /** Class names match case-insensitively, ignoring surrounding spaces. */

@@ -36,7 +36,9 @@ export function classesRoutes(server: FastifyInstance, classes: ClassesService):
       description:
         'An unused class is deleted with 204. A class that annotations use answers 409 with `annotation_count` and ' +
         'changes nothing, unless `cascade=true`: then its annotations are deleted with it and the answer is 200 ' +
-        '`{deleted_annotations}` (also when there were none).',
+        '`{deleted_annotations}` (also when there were none); each deleted annotation gets a `delete` revision. ' +
+        'Cascading is refused with 409 naming the images and holders in `locks` when another user has locked an image ' +
+        'with such an annotation; nothing changes.',
       params: ClassParams,
       querystring: ClassDeleteQuery,
       response: { 200: ClassDeletedOut, 204: Type.Null(), ...errors(401, 403, 404, 422), 409: ClassInUseOut },

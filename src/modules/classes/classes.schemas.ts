@@ -40,8 +40,14 @@ export const ClassDeletedOut = Type.Object(
 );
 
 export const ClassInUseOut = Type.Object(
-  { detail: Type.String(), annotation_count: Type.Optional(Type.Integer({ description: 'Annotations that use the class' })) },
-  { description: 'Annotations use the class and `cascade=true` was not given; nothing was deleted' },
+  {
+    detail: Type.String(),
+    annotation_count: Type.Optional(Type.Integer({ description: 'Annotations that use the class' })),
+    locks: Type.Optional(Type.Array(Type.Object({ image_id: Type.Integer(), user_id: Type.Integer(), email: Type.String(), expires_at: Type.String() }), {
+      description: 'With `cascade=true`: the images with such annotations that other users have locked',
+    })),
+  },
+  { description: 'Annotations use the class and `cascade=true` was not given, or (cascading) images with its annotations are locked by other users; nothing was deleted' },
 );
 
 export type ClassRow = Selectable<ClassesTable>;

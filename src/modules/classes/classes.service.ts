@@ -3,7 +3,9 @@ import type { ProjectAccess } from '../../access/project-access.js';
 import type { Db } from '../../db/database.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
+import type { LockGuard } from '../locks/lock-guard.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
+import type { RevisionsRepository } from '../revisions/revisions.repository.js';
 import type { ClassesRepository, ClassWithOwner } from './classes.repository.js';
 import { toClassOut, type ClassCreate, type ClassOut, type ClassUpdate } from './classes.schemas.js';
 
@@ -21,6 +23,8 @@ export class ClassesService {
     private readonly classes: ClassesRepository,
     private readonly projects: ProjectsRepository,
     private readonly access: ProjectAccess,
+    /** A cascading delete removes annotations: it respects other users' locks and records each as a revision. */
+    private readonly teams: { locks: LockGuard; revisions: RevisionsRepository },
   ) {}
 
   async list(caller: Caller, projectId: number): Promise<ClassOut[]> {
@@ -65,8 +69,10 @@ export class ClassesService {
 
   /**
    * Deletes a class. One in use is refused with 409 and its annotation count, unless `cascade`, which deletes those
-   * annotations too and keeps the image and project counters right. Returns the number of annotations deleted when
-   * cascading, null otherwise.
+   * annotations too and keeps the image and project counters right, records a `delete` revision for each (the image's
+   * history shows what went, when and by whom), and is refused with 409 naming the
+   * images and holders when another user has locked an image with such an annotation. Returns the number of
+   * annotations deleted when cascading, null otherwise.
    */
   async delete(caller: Caller, classId: number, cascade: boolean): Promise<{ deleted_annotations: number } | null> {
     const found = await this.writable(caller, classId);
@@ -79,6 +85,10 @@ export class ClassesService {
     }
     try {
       const deletedAnnotations = await this.db.transaction().execute(async (tx) => {
+        if (cascade) {
+          await this.teams.locks.assertNoneLocked(caller, { classId }, tx);
+          await this.teams.revisions.insertDeletesOfClass(classId, caller.userId, new Date().toISOString(), tx);
+        }
         const removed = cascade ? await this.classes.deleteAnnotations(classId, tx) : { annotations: 0, emptiedImages: 0 };
         if (!(await this.classes.delete(classId, tx))) throw NotFoundError.of('Class', classId);
         await this.projects.bumpCounters(

@@ -291,8 +291,10 @@ export class ImagesService {
     return toImageOut(await this.visibleImage(caller, imageId, 'project.read'));
   }
 
+  /** Sets the split; another user's lock on the image refuses it (409 naming the holder). */
   async update(caller: Caller, imageId: number, input: ImageUpdate): Promise<ImageOut> {
     await this.visibleImage(caller, imageId, 'images.write');
+    await this.teams.locks.assertWritable(caller, imageId);
     return toImageOut(await this.images.updateSplit(imageId, input.split));
   }
 
@@ -306,7 +308,11 @@ export class ImagesService {
     return { deletedAnnotations };
   }
 
-  /** Deletes the listed images the caller may delete; the others are reported as not found and left alone. */
+  /**
+   * Deletes the listed images the caller may delete; the others are reported as not found and left alone. When any
+   * image to delete is locked by another user the whole request is refused (409 naming the images and holders) and
+   * nothing is deleted.
+   */
   async bulkDelete(caller: Caller, input: ImagesBulkDeleteBody): Promise<ImagesBulkDeleteOut> {
     const ids = [...new Set(input.ids)];
     const found = await this.images.findManyWithOwner(ids);
@@ -317,17 +323,21 @@ export class ImagesService {
       group.ids.push(image.id);
       byProject.set(image.project_id, group);
     }
-    const deleted = new Set<number>();
-    let deletedAnnotations = 0;
+    const allowed: [number, number[]][] = [];
     for (const [projectId, group] of byProject) {
-      const allowed = await this.access
+      const may = await this.access
         .check(caller, { id: projectId, owner_id: group.owner_id }, 'images.delete', `Project ${projectId} not found`)
         .then(() => true, (err: unknown) => {
           if (err instanceof HttpError && (err.statusCode === 403 || err.statusCode === 404)) return false;
           throw err;
         });
-      if (!allowed) continue;
-      const result = await this.images.deleteCounted(projectId, group.ids);
+      if (may) allowed.push([projectId, group.ids]);
+    }
+    await this.teams.locks.assertNoneLocked(caller, { imageIds: allowed.flatMap(([, groupIds]) => groupIds) });
+    const deleted = new Set<number>();
+    let deletedAnnotations = 0;
+    for (const [projectId, groupIds] of allowed) {
+      const result = await this.images.deleteCounted(projectId, groupIds);
       for (const image of result.images) deleted.add(image.id);
       deletedAnnotations += result.deletedAnnotations;
       await this.deleteBlobsOf(result.images);

@@ -1,7 +1,10 @@
 import type { Caller } from '../../access/caller.js';
 import type { Executor } from '../../db/database.js';
 import { ConflictError } from '../../http/errors.js';
-import type { LocksRepository } from './locks.repository.js';
+import type { LockHolder, LockScope, LocksRepository } from './locks.repository.js';
+
+/** Locks a bulk refusal names in its detail; the body's `locks` lists more. */
+const NAMED_IN_DETAIL = 5;
 
 /**
  * Refuses writes to an image that another user has locked and whose lock has not expired. Writers call it inside
@@ -11,10 +14,32 @@ export class LockGuard {
   constructor(private readonly locks: LocksRepository) {}
 
   async assertWritable(caller: Caller, imageId: number, db?: Executor): Promise<void> {
-    const holder = await this.locks.findHolder(imageId, db);
-    if (!holder || holder.user_id === caller.userId || holder.expires_at <= new Date().toISOString()) return;
+    const holder = await this.blockingHolder(caller.userId, imageId, db);
+    if (!holder) return;
     throw new ConflictError(`Image ${imageId} is locked by ${holder.email} until ${holder.expires_at}`, {
       lock: { image_id: imageId, user_id: holder.user_id, email: holder.email, expires_at: holder.expires_at },
+    });
+  }
+
+  /** The live lock of another user than `userId` on the image, or null when `userId` may write to it. */
+  async blockingHolder(userId: number, imageId: number, db?: Executor): Promise<LockHolder | null> {
+    const holder = await this.locks.findHolder(imageId, db);
+    if (!holder || holder.user_id === userId || holder.expires_at <= new Date().toISOString()) return null;
+    return holder;
+  }
+
+  /**
+   * For bulk writes (image bulk delete, split changes, cascading class delete): refuses the whole request with 409
+   * when any image it touches is locked by another user, naming the images and their holders, so nothing changes.
+   */
+  async assertNoneLocked(caller: Caller, scope: LockScope, db?: Executor): Promise<void> {
+    const held = await this.locks.heldByOthers(scope, caller.userId, new Date().toISOString(), db);
+    if (held.length === 0) return;
+    const named = held.slice(0, NAMED_IN_DETAIL).map((l) => `image ${l.image_id} by ${l.email} until ${l.expires_at}`).join(', ');
+    const more = held.length > NAMED_IN_DETAIL ? ` and ${held.length - NAMED_IN_DETAIL} more` : '';
+    const what = held.length === 1 ? 'An image is' : `${held.length} images are`;
+    throw new ConflictError(`${what} locked by other users (${named}${more}); nothing was changed`, {
+      locks: held.map((l) => ({ image_id: l.image_id, user_id: l.user_id, email: l.email, expires_at: l.expires_at })),
     });
   }
 }

@@ -9,6 +9,13 @@ export interface LockHolder {
   expires_at: string;
 }
 
+/** Which images a bulk write touches: listed ones, every image of a project, or the images a class annotates. */
+export type LockScope = { imageIds: readonly number[] } | { projectId: number } | { classId: number };
+
+/** Most locks a bulk refusal reports (the detail names fewer). */
+const MAX_REPORTED = 100;
+const ID_CHUNK = 500;
+
 export class LocksRepository {
   private readonly holder: PreparedQuery<{ imageId: number }, LockHolder>;
 
@@ -25,6 +32,31 @@ export class LocksRepository {
 
   async findHolder(imageId: number, db: Executor = this.db): Promise<LockHolder | undefined> {
     return (await this.holder.run({ imageId }, db)).rows[0];
+  }
+
+  /** Live locks held by users other than `userId` on the images of `scope`, by image id (at most MAX_REPORTED). */
+  async heldByOthers(scope: LockScope, userId: number, now: string, db: Executor = this.db): Promise<(LockHolder & { image_id: number })[]> {
+    const query = () =>
+      db
+        .selectFrom('image_locks')
+        .innerJoin('users', 'users.id', 'image_locks.user_id')
+        .select(['image_locks.image_id', 'image_locks.user_id', 'users.email', 'image_locks.expires_at'])
+        .where('image_locks.user_id', '!=', userId)
+        .where('image_locks.expires_at', '>', now)
+        .orderBy('image_locks.image_id')
+        .limit(MAX_REPORTED);
+    if ('projectId' in scope) {
+      return query().where('image_locks.image_id', 'in', (eb) => eb.selectFrom('images').select('images.id').where('images.project_id', '=', scope.projectId)).execute();
+    }
+    if ('classId' in scope) {
+      return query().where('image_locks.image_id', 'in', (eb) => eb.selectFrom('annotations').select('annotations.image_id').where('annotations.class_id', '=', scope.classId)).execute();
+    }
+    const found: (LockHolder & { image_id: number })[] = [];
+    const ids = [...new Set(scope.imageIds)];
+    for (let i = 0; i < ids.length && found.length < MAX_REPORTED; i += ID_CHUNK) {
+      found.push(...(await query().where('image_locks.image_id', 'in', ids.slice(i, i + ID_CHUNK)).execute()));
+    }
+    return found.sort((a, b) => a.image_id - b.image_id).slice(0, MAX_REPORTED);
   }
 
   find(imageId: number): Promise<LockOut | undefined> {

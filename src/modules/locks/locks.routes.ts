@@ -19,7 +19,11 @@ export function locksRoutes(server: FastifyInstance, locks: LocksService): void 
     schema: {
       tags,
       summary: 'Take or renew the editing lock of an image',
-      description: 'A lock lasts 60 seconds; its holder renews it by posting again. While it holds, other users\' annotation writes and image deletes answer 409 naming the holder and expiry. Held by someone else: 409 with `lock`.',
+      description: 'A lock lasts 60 seconds; its holder renews it by posting again. While it holds, other users\' writes to the image '
+        + '(annotations, reverts, SAM saves, split changes, deletes) answer 409 naming the holder and expiry; bulk writes that touch it '
+        + '(image bulk delete, re-splitting the project, a cascading class delete) are refused whole with `locks`; a detector run '
+        + 'skips it and reports it in `locked`. Held by someone else: 409 with `lock`. An image you cannot see (or, in '
+        + 'assigned-only projects, one not assigned to you as annotator) is 404.',
       params: ImageParams,
       response: { 200: LockOut, ...errors(401, 403, 404, 409, 422) },
     },

@@ -3,6 +3,7 @@ import type { ProjectAccess } from '../../access/project-access.js';
 import type { Permission } from '../../access/roles.js';
 import type { Db } from '../../db/database.js';
 import { ConflictError } from '../../http/errors.js';
+import type { AssignmentScope } from '../assignments/assignment-scope.js';
 import { findImageWithOwner } from '../images/images.repository.js';
 import type { LocksRepository } from './locks.repository.js';
 import type { LockOut } from './locks.schemas.js';
@@ -15,6 +16,8 @@ export class LocksService {
     private readonly db: Db,
     private readonly locks: LocksRepository,
     private readonly access: ProjectAccess,
+    /** An image outside an annotator's assignments (assigned-only projects) is not found for them. */
+    private readonly scope: AssignmentScope,
   ) {}
 
   /** The current lock, or null when there is none or it has expired. */
@@ -52,7 +55,9 @@ export class LocksService {
 
   private async image(caller: Caller, imageId: number, permission: Permission) {
     const image = await findImageWithOwner(this.db, imageId);
-    await this.access.check(caller, image && { id: image.project_id, owner_id: image.owner_id }, permission, `Image ${imageId} not found`);
+    const project = image && { id: image.project_id, owner_id: image.owner_id };
+    const role = await this.access.check(caller, project, permission, `Image ${imageId} not found`);
+    await this.scope.assertImage(caller, project!, role, imageId, `Image ${imageId} not found`);
     return image!;
   }
 }

@@ -1,11 +1,14 @@
-import type { Insertable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Db, Executor } from '../../db/database.js';
 import { PreparedQuery } from '../../db/prepared-query.js';
 import type { RevisionsTable } from '../../db/schema.js';
 import type { PageQuery } from '../../http/pagination.js';
 import type { RevisionRow } from './revisions.schemas.js';
 
-type NewRevision = Required<Omit<Insertable<RevisionsTable>, 'id'>>;
+export type NewRevision = Required<Omit<Insertable<RevisionsTable>, 'id'>>;
+
+/** Rows per multi-row insert: well under both dialects' bound-parameter limits (8 columns each). */
+const INSERT_CHUNK = 500;
 
 /** Revisions are written inside the annotation writes' own transactions, on their hot path: the insert is prepared. */
 export class RevisionsRepository {
@@ -18,6 +21,43 @@ export class RevisionsRepository {
 
   async insert(values: NewRevision, db: Executor): Promise<void> {
     await this.insertOne.run(values, db);
+  }
+
+  /** Several revisions at once (model output, bulk changes), in the caller's transaction. */
+  async insertMany(values: readonly NewRevision[], db: Executor): Promise<void> {
+    for (let i = 0; i < values.length; i += INSERT_CHUNK) {
+      await db.insertInto('revisions').values(values.slice(i, i + INSERT_CHUNK)).execute();
+    }
+  }
+
+  /**
+   * A `delete` revision for every annotation of a class, written in one statement before the class's annotations
+   * are deleted with it (in the same transaction). `before` is built in SQL exactly as `stateText` builds it.
+   */
+  async insertDeletesOfClass(classId: number, userId: number, now: string, db: Executor): Promise<void> {
+    const jsonString = (column: string) => sql`'"' || replace(replace(${sql.ref(column)}, '\\', '\\\\'), '"', '\\"') || '"'`;
+    const before = sql<string>`'{"class_id":' || cast(class_id as text) || ',"annotation_type":' || ${jsonString('annotation_type')}
+      || ',"geometry":' || geometry || ',"confidence":' || coalesce(cast(confidence as text), 'null')
+      || ',"source":' || ${jsonString('source')} || '}'`;
+    await db
+      .insertInto('revisions')
+      .columns(['annotation_id', 'image_id', 'project_id', 'action', 'before', 'after', 'user_id', 'created_at'])
+      .expression(
+        db
+          .selectFrom('annotations')
+          .select([
+            'id',
+            'image_id',
+            'project_id',
+            sql<string>`'delete'`.as('action'),
+            before.as('before'),
+            sql<null>`cast(null as text)`.as('after'),
+            sql<number>`cast(${userId} as integer)`.as('user_id'),
+            sql<string>`cast(${now} as text)`.as('created_at'),
+          ])
+          .where('class_id', '=', classId),
+      )
+      .execute();
   }
 
   /** The id of the annotation's newest revision, as the transaction sees it. */

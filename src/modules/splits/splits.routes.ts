@@ -19,10 +19,12 @@ export function splitsRoutes(server: FastifyInstance, splits: SplitsService): vo
       summary: 'Reassign every image to train / valid / test',
       description:
         'Percentages are integers adding up to 100 (else 422). The same seed over the same images gives the same split; ' +
-        'the seed used is in the answer. Rows are written 1,000 per transaction. Needs the `versions.write` permission.',
+        'the seed used is in the answer. Rows are written 1,000 per transaction. Needs the `versions.write` permission. ' +
+        'When another user holds an editing lock on any image of the project: 409 naming the images and holders in ' +
+        '`locks`, and nothing changes.',
       params: IdParams,
       querystring: SplitQuery,
-      response: { 200: SplitResultOut, ...errors(401, 403, 404, 422) },
+      response: { 200: SplitResultOut, ...errors(401, 403, 404, 409, 422) },
     },
   }, async (request) => splits.split(callerOf(request), request.params.id, request.query));
 }

@@ -3,6 +3,7 @@ import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
 import { ValidationError } from '../../http/errors.js';
 import type { BlobStore } from '../../storage/blob-store.js';
+import type { LockGuard } from '../locks/lock-guard.js';
 import { assignGrouped, assignRandom, assignStratified, zeroCounts, type SplitCounts, type SplitName, type SplitPercentages } from './assign.js';
 import { dHash, hashHalves, NEAR_DUPLICATE_MAX_DISTANCE } from './perceptual-hash.js';
 import type { SplitsRepository } from './splits.repository.js';
@@ -25,6 +26,8 @@ export class SplitsService {
     private readonly splits: SplitsRepository,
     private readonly access: ProjectAccess,
     private readonly blobs: BlobStore,
+    /** A split touches every image: another user's lock on any of them refuses it. */
+    private readonly locks: LockGuard,
   ) {}
 
   async counts(caller: Caller, projectId: number): Promise<SplitCountsOut> {
@@ -33,7 +36,12 @@ export class SplitsService {
     return { counts, unassigned, total: counts.train + counts.valid + counts.test + unassigned };
   }
 
-  /** Reassigns every image of the project to a split. */
+  /**
+   * Reassigns every image of the project to a split. When another user holds a lock on any image of the project the
+   * request is refused (409 naming the images and holders) and no split changes. The check comes right before the
+   * batched write, which never holds one long transaction; a lock taken during the write does not stop it (a split
+   * is image metadata the editor does not write, so no edit is lost).
+   */
   async split(caller: Caller, projectId: number, query: SplitQuery): Promise<SplitResultOut> {
     const percentages = { train: query.train, valid: query.valid, test: query.test };
     checkPercentages(percentages, ['query']);
@@ -56,6 +64,7 @@ export class SplitsService {
     } else {
       assignment = assignRandom(await this.splits.imageIds(projectId), percentages, seed);
     }
+    await this.locks.assertNoneLocked(caller, { projectId });
     await this.splits.assign(projectId, assignment);
     for (const split of assignment.values()) result.counts[split]++;
     return result;
