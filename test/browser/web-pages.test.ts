@@ -382,4 +382,161 @@ describe('web pages in Chromium', { skip: SKIP_REASON ?? false }, () => {
     await rm(modelDir, { recursive: true, force: true });
     assert.deepEqual(errors, []);
   });
+  it('filters the grid by class, adds members, submits for review, approves by keyboard, shows the lock to a second user', async () => {
+    const base = server.baseUrl;
+    const post = async <T>(url: string, data: unknown, status = 201): Promise<T> => {
+      const res = await page.request.post(base + url, { data: data as object });
+      assert.equal(res.status(), status, `${url}: ${await res.text()}`);
+      return (await res.json()) as T;
+    };
+    /** Signs the browser in as someone else (the session cookie is replaced). */
+    const signIn = (email: string) => post('/api/auth/login', { email, password: 'correct horse battery' }, 200);
+    /** Another user's API client, with a bearer token, while the browser stays signed in as it is. */
+    const asUser = async (email: string) => {
+      const token = (await post<{ token: string }>('/api/auth/login', { email, password: 'correct horse battery' }, 200)).token;
+      return async (method: string, url: string, body?: unknown) => {
+        const res = await fetch(base + url, {
+          method,
+          headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        const text = await res.text();
+        return { status: res.status, body: text ? JSON.parse(text) : null };
+      };
+    };
+    for (const email of ['ann@example.com', 'rita@example.com', 'olga@example.com']) {
+      await post('/api/auth/register', { email, password: 'correct horse battery', display_name: email.split('@')[0].replace(/^./, (c) => c.toUpperCase()) });
+    }
+    const ann = await asUser('ann@example.com');
+    const annId = (await ann('GET', '/api/auth/me')).body.id as number;
+    await signIn('olga@example.com');
+
+    // Olga's project: three images; the first has a cat, the second a dog, the third nothing.
+    const { id: projectId } = await post<{ id: number }>('/api/projects', { name: 'Team work' });
+    const files = await writeImages(imageDir);
+    const imageIds: number[] = [];
+    for (const file of files) {
+      const res = await page.request.post(`${base}/api/projects/${projectId}/images`, { multipart: { files: { name: file.split('/').pop()!, mimeType: 'image/png', buffer: await sharp(file).png().toBuffer() } } });
+      assert.equal(res.status(), 201, await res.text());
+      imageIds.push((await res.json()).images[0].id);
+    }
+    const { id: cat } = await post<{ id: number }>(`/api/projects/${projectId}/classes`, { name: 'cat' });
+    const { id: dog } = await post<{ id: number }>(`/api/projects/${projectId}/classes`, { name: 'dog' });
+    const { id: catBox } = await post<{ id: number }>(`/api/images/${imageIds[0]}/annotations`, { class_id: cat, annotation_type: 'bbox', geometry: { x: 40, y: 50, width: 80, height: 60 } });
+    await post(`/api/images/${imageIds[1]}/annotations`, { class_id: dog, annotation_type: 'bbox', geometry: { x: 70, y: 50, width: 80, height: 60 } });
+
+    // The grid, filtered by class (on the server: the count is the filtered total), then by "not annotated".
+    const gridIds = () => page.evaluate(() => Array.from(document.querySelectorAll<HTMLAnchorElement>('.grid-cell')).map((a) => Number(new URL(a.href).searchParams.get('image'))).sort((x, y) => x - y));
+    await page.goto(`${base}/projects/${projectId}`);
+    await until('all three images', async () => (await gridIds()).length === 3);
+    await page.getByLabel('Class filter').selectOption({ label: 'cat' });
+    await until('the cat image alone', async () => JSON.stringify(await gridIds()) === JSON.stringify([imageIds[0]]));
+    assert.match(await page.getByTestId('grid-count').innerText(), /^1 image matches the filters/);
+    await screenshot(page, '17-project-filter-class');
+    await page.getByLabel('Class filter').selectOption({ label: 'dog' });
+    await until('the dog image alone', async () => JSON.stringify(await gridIds()) === JSON.stringify([imageIds[1]]));
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await page.getByLabel('Annotated filter').selectOption('no');
+    await until('the unannotated image alone', async () => JSON.stringify(await gridIds()) === JSON.stringify([imageIds[2]]));
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+
+    // Members: add Ann as annotator and Rita as annotator, then make Rita a reviewer.
+    await page.getByRole('tab', { name: 'Members' }).click();
+    await page.locator('tr[data-member="olga@example.com"]').waitFor();
+    for (const email of ['ann@example.com', 'rita@example.com']) {
+      await page.fill('input[name=member-email]', email);
+      await page.locator('select[name=member-role]').selectOption('annotator');
+      await page.getByRole('button', { name: 'Add member' }).click();
+      await page.locator(`tr[data-member="${email}"]`).waitFor();
+    }
+    await page.getByLabel('Role of rita@example.com').selectOption('reviewer');
+    await page.getByText('rita@example.com is now reviewer').waitFor();
+    const members = await apiGet<{ email: string; role: string }[]>(`/api/projects/${projectId}/members`);
+    assert.deepEqual(Object.fromEntries(members.map((m) => [m.email, m.role])), { 'olga@example.com': 'owner', 'ann@example.com': 'annotator', 'rita@example.com': 'reviewer' });
+    await screenshot(page, '18-project-members');
+
+    // The editor takes the lock; a class change shows in the history, and reverting restores the class.
+    await page.goto(`${base}/projects/${projectId}/annotate?image=${imageIds[0]}`);
+    await until('the editor', () => page.evaluate(() => window.__versaEditor?.imageId() ?? undefined));
+    await page.getByTestId('lock-status').filter({ hasText: 'locked by you' }).waitFor();
+    assert.equal((await apiGet<{ email: string }>(`/api/images/${imageIds[0]}/lock`)).email, 'olga@example.com');
+    await page.keyboard.press('v');
+    const inside = await screenOf(page, 80, 80);
+    await page.mouse.click(inside.x, inside.y);
+    await page.keyboard.press('2');
+    await until('class changed', async () => (await apiGet<{ class_id: number }>(`/api/annotations/${catBox}`)).class_id === dog);
+    const history = page.getByTestId('annotation-history');
+    await until('two revisions', async () => (await history.locator('li').count()) === 2);
+    await history.locator('li[data-action="create"]').getByRole('button', { name: 'Revert to this' }).click();
+    await until('reverted', async () => (await apiGet<{ class_id: number }>(`/api/annotations/${catBox}`)).class_id === cat);
+    await until('the revert in the history', async () => (await page.getByTestId('annotation-history').locator('li[data-action="revert"]').count()) === 1);
+
+    // Submit for review from the editor.
+    await page.getByRole('button', { name: 'Submit for review' }).click();
+    await page.getByTestId('review-state').filter({ hasText: 'Waiting for review' }).waitFor();
+    assert.equal((await apiGet<{ review_state: string }>(`/api/images/${imageIds[0]}`)).review_state, 'pending');
+    await screenshot(page, '19-editor-history-submitted');
+    // Leaving the editor gives the lock back.
+    await page.getByRole('link', { name: 'Team work' }).click();
+    await page.waitForURL(`${base}/projects/${projectId}`);
+    await until('lock released', async () => (await apiGet<unknown>(`/api/images/${imageIds[0]}/lock`)) === null);
+
+    // Ann submits the dog image; Olga assigns her the third.
+    assert.equal((await ann('POST', `/api/projects/${projectId}/reviews`, { image_id: imageIds[1], comment: 'one dog' })).status, 201);
+    await post(`/api/projects/${projectId}/assignments`, { user_id: annId, image_ids: [imageIds[2]] });
+
+    // Rita reviews by keyboard: A approves the first; C without a comment asks for one, then Enter sends it back.
+    await signIn('rita@example.com');
+    await page.goto(`${base}/projects/${projectId}/review`);
+    await page.getByTestId('review-position').filter({ hasText: '1 of 2 waiting' }).waitFor();
+    await page.getByTestId('review-annotations').locator('rect').first().waitFor();
+    await screenshot(page, '20-review');
+    await page.keyboard.press('a');
+    await page.getByTestId('review-position').filter({ hasText: '1 of 1 waiting' }).waitFor();
+    const reviews = async () => apiGet<{ image_id: number; status: string; decided_by: number | null; decision_comment: string }[]>(`/api/projects/${projectId}/reviews`);
+    const first = (await reviews()).find((r) => r.image_id === imageIds[0])!;
+    assert.equal(first.status, 'approved');
+    assert.equal(first.decided_by, (await apiGet<{ id: number }>('/api/auth/me')).id);
+    assert.equal((await apiGet<{ review_state: string }>(`/api/images/${imageIds[0]}`)).review_state, 'approved');
+    await page.keyboard.press('c');
+    await page.getByRole('alert').filter({ hasText: 'Say what to change' }).waitFor();
+    await page.keyboard.type('Box the second dog too');
+    await page.keyboard.press('Enter');
+    await page.getByText('No reviews waiting').waitFor();
+    const second = (await reviews()).find((r) => r.image_id === imageIds[1])!;
+    assert.equal(second.status, 'changes');
+    assert.equal(second.decision_comment, 'Box the second dog too');
+    await screenshot(page, '21-review-done');
+
+    // Ann holds the third image: Rita's editor shows who, stays read only, and takes over once Ann lets go.
+    assert.equal((await ann('POST', `/api/images/${imageIds[2]}/lock`)).status, 200);
+    await page.goto(`${base}/projects/${projectId}/annotate?image=${imageIds[2]}`);
+    await until('the editor', () => page.evaluate(() => window.__versaEditor?.imageId() ?? undefined));
+    const lockStatus = page.getByTestId('lock-status');
+    await lockStatus.filter({ hasText: 'Locked by Ann' }).waitFor();
+    assert.match(await lockStatus.innerText(), /read only/);
+    await page.getByTestId('read-only-hint').waitFor();
+    await page.keyboard.press('b');
+    const from = await screenOf(page, 40, 40);
+    const to = await screenOf(page, 120, 100);
+    await page.mouse.move(from.x, from.y);
+    await page.mouse.down();
+    await page.mouse.move(to.x, to.y);
+    await page.mouse.up();
+    await screenshot(page, '22-editor-locked-by-another');
+    await page.waitForTimeout(300);
+    assert.deepEqual(await apiGet<unknown[]>(`/api/images/${imageIds[2]}/annotations`), [], 'nothing drawn while read only');
+    assert.equal((await ann('DELETE', `/api/images/${imageIds[2]}/lock`)).status, 204);
+    await until('the lock taken over', async () => (await lockStatus.innerText()).includes('locked by you'), 15_000);
+    assert.equal((await ann('GET', `/api/images/${imageIds[2]}/lock`)).body.email, 'rita@example.com');
+
+    // Ann's queue: the image sent back with the comment, and the assigned one.
+    await signIn('ann@example.com');
+    await page.goto(`${base}/queue`);
+    await page.locator(`li[data-queue-image="${imageIds[1]}"]`, { hasText: 'Box the second dog too' }).waitFor();
+    await page.locator(`li[data-queue-image="${imageIds[2]}"]`, { hasText: 'assigned' }).waitFor();
+    assert.equal(await page.locator('.queue-list li').count(), 2);
+    await screenshot(page, '23-my-queue');
+    assert.deepEqual(errors, []);
+  });
 });

@@ -124,7 +124,7 @@ export function ImageGrid({ projectId, filter, reloadKey }: { projectId: number;
   return (
     <div className="image-grid" ref={box} onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}>
       <div className="muted small grid-count" data-testid="grid-count">
-        {error ?? (total === null ? 'Loading images…' : `${total} image${total === 1 ? '' : 's'}${isFiltered(filter) ? ' match the filters' : ''}`)}
+        {error ?? (total === null ? 'Loading images…' : `${total} image${total === 1 ? '' : 's'}${isFiltered(filter) ? (total === 1 ? ' matches the filters' : ' match the filters') : ''}`)}
       </div>
       <div style={{ position: 'relative', height: rows * (CELL + GAP) }}>{cells}</div>
     </div>
