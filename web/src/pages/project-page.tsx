@@ -38,6 +38,10 @@ export function ProjectPage({ projectId }: { projectId: number }) {
     api.get<LabelClass[]>(`/api/projects/${projectId}/classes`).then(setClasses, (e) => setError((e as Error).message));
   };
   const refresh = () => (setReloadKey((k) => k + 1), load());
+  // A class deleted (or renamed away) while it filters the grid: drop that filter rather than show a 404.
+  useEffect(() => {
+    if (filter.classId && !classes.some((c) => String(c.id) === filter.classId)) setFilter((f) => ({ ...f, classId: '' }));
+  }, [classes]);
   useEffect(load, [projectId]);
   useEffect(() => {
     // Export offers the ready versions even when the Versions tab was never opened.
