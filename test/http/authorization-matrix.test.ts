@@ -113,7 +113,7 @@ const MATRIX: Record<string, Row> = {
   'GET /api/reviews/:id': { rule: 'project.read', path: (f) => `/api/reviews/${f.reviewId}` },
   'POST /api/reviews/:id/decide': { rule: 'reviews.decide', path: (f) => `/api/reviews/${f.reviewId}/decide`, body: () => ({ decision: 'approve' }) },
   'GET /api/projects/:id/splits': { rule: 'project.read', path: (f) => `/api/projects/${f.projectId}/splits` },
-  'POST /api/projects/:id/splits': { rule: 'auth-only' },
+  'POST /api/projects/:id/splits': { rule: 'versions.write', path: (f) => `/api/projects/${f.projectId}/splits?train=70&valid=20&test=10&seed=1` },
   'POST /api/projects/:id/export': { rule: 'auth-only' },
   'GET /api/exports/:filename': { rule: 'auth-only' },
   'GET /api/jobs/:id': { rule: 'auth-only' },
@@ -228,5 +228,6 @@ describe('authorization matrix', () => {
     }
     assert.deepEqual(failures, []);
     assert.ok(cells > 400, `only ${cells} cells checked`);
+    console.log(`authorization matrix: ${Object.keys(MATRIX).length} routes × ${PERSONAS.length} callers, ${cells} cells checked`);
   });
 });
