@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -102,6 +102,9 @@ describe('ZipWriter', () => {
     await zip.addStream('streams/stored.bin', chunksOf(random, 100_000));
     await zip.addStream('streams/deflated.json', Readable.from(chunksOf(text, 70_000)), { compress: true });
     await zip.addStream('streams/empty.bin', chunksOf(Buffer.alloc(0), 1));
+    await zip.addSource('sources/small.jpg', () => createReadStream(join(work, 'small.bin')));
+    await zip.addSource('sources/large.bin', () => Readable.from(chunksOf(random, 64 * 1024)));
+    await zip.addSource('sources/deflated.json', async () => chunksOf(text.subarray(0, 300_000), 50_000), { compress: true });
     return zip.finish();
   }
 
@@ -119,6 +122,9 @@ describe('ZipWriter', () => {
     ['streams/stored.bin', random, 0],
     ['streams/deflated.json', text, 8],
     ['streams/empty.bin', Buffer.alloc(0), 0],
+    ['sources/small.jpg', random.subarray(0, 150_000), 0],
+    ['sources/large.bin', random, 0],
+    ['sources/deflated.json', text.subarray(0, 300_000), 8],
   ];
 
   it('writes an archive yauzl reads back: names, contents, methods, CRCs and the fixed timestamp', async () => {
@@ -135,9 +141,9 @@ describe('ZipWriter', () => {
       assert.equal(entry.modified.toISOString(), '2020-01-01T00:00:00.000Z');
       assert.ok(entry.flags & 0x800, `${name}: UTF-8 flag`);
     }
-    // Sizes known up front go in the local header; only streams and large files need a data descriptor.
+    // Sizes known up front go in the local header; only streams and large files and sources need a data descriptor.
     const streamed = [...entries].filter(([, entry]) => entry.flags & 0x8).map(([name]) => name);
-    assert.deepEqual(streamed, ['images/large.jpg', 'docs/large.json', 'streams/stored.bin', 'streams/deflated.json', 'streams/empty.bin']);
+    assert.deepEqual(streamed, ['images/large.jpg', 'docs/large.json', 'streams/stored.bin', 'streams/deflated.json', 'streams/empty.bin', 'sources/large.bin']);
   });
 
   it('passes `unzip -t` (every local header and CRC checked by Info-ZIP)', { skip: !HAS_UNZIP && 'unzip is not installed' }, async () => {
@@ -269,6 +275,53 @@ describe('ZipWriter', () => {
     await Promise.all(adds);
     assert.deepEqual(accepted, [0, 1, 2, 3, 4, 5]);
     await zip.finish();
+  });
+
+  it('reads the sources of queued entries ahead, while an earlier entry waits for the output', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const path = next();
+    const file = createWriteStream(path);
+    const held = new Writable({ highWaterMark: 1, write: (chunk, encoding, callback) => void gate.then(() => file.write(chunk, encoding, callback)) });
+    held.on('finish', () => file.end());
+    const zip = new ZipWriter(held, 4, 1);
+    const read: number[] = [];
+    const adds = [0, 1, 2, 3].map((i) =>
+      zip.addSource(`${i}.bin`, async function* () {
+        yield Buffer.from(`part ${i}, `);
+        read.push(i);
+        yield Buffer.from('end');
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(read.sort(), [0, 1, 2, 3], 'every queued source was read before anything was written');
+    release();
+    await Promise.all(adds);
+    await zip.finish();
+    await new Promise((resolve) => file.once('close', resolve));
+    const entries = await readZip(path);
+    assert.deepEqual([...entries].map(([name, entry]) => `${name}=${entry.data}`), [0, 1, 2, 3].map((i) => `${i}.bin=part ${i}, end`));
+  });
+
+  it('a source that fails to open or read fails the archive, and a streamed one is released', async () => {
+    const zip = new ZipWriter(createWriteStream(next()));
+    await zip.addSource('missing.jpg', () => createReadStream(join(work, 'nope.jpg')));
+    await assert.rejects(zip.finish(), { code: 'ENOENT' });
+    zip.abort();
+
+    // The large source is opened and partly read ahead, but never written: the failure before it must close it.
+    const second = new ZipWriter(createWriteStream(next()));
+    const large = Readable.from(chunksOf(random, 64 * 1024));
+    await second.addBuffer('first.txt', 'ok');
+    await second.addSource('broken.bin', async function* () {
+      yield Buffer.from('partial');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      throw new Error('blob read failed');
+    });
+    await second.addSource('large.bin', () => large);
+    await assert.rejects(second.finish(), /blob read failed/);
+    second.abort();
+    assert.equal(large.destroyed, true);
   });
 
   it('writes entries in the order they were added, even when adds are not awaited', async () => {

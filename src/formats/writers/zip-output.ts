@@ -24,7 +24,7 @@ export class ZipOutput {
   async addImage(name: string, source: ImageSource): Promise<void> {
     const compress = !STORED.test(name);
     if ('path' in source) return this.zip.addFile(name, source.path, { compress });
-    return this.zip.addStream(name, await source.open(), { compress });
+    return this.zip.addSource(name, source.open, { compress });
   }
 
   /** Bytes already in memory (a label file, a rendered mask). */

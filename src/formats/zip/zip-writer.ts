@@ -13,8 +13,8 @@ import { unsafeEntryName } from './safe-extract.js';
  * offset passes 4 GiB. Every entry carries the same fixed timestamp and mode, so the same input always produces the
  * same bytes.
  *
- * Adds are queued and written strictly in call order. A few entries are prepared ahead (small files opened and read,
- * buffers deflated) while the current one is written, which hides file-system latency; each add resolves once the
+ * Adds are queued and written strictly in call order. A few entries are prepared ahead (small files and sources
+ * opened and read, buffers deflated) while the current one is written, which hides file-system latency; each add resolves once the
  * queue has room. The first failure of any entry fails the archive: the next add or `finish()` rejects with it.
  */
 
@@ -107,6 +107,16 @@ export class ZipWriter {
   /** A file from disk: read whole when small, streamed in chunks otherwise. */
   addFile(name: string, path: string, options: EntryOptions = {}): Promise<void> {
     return this.enqueue(name, () => prepareFile(path, options));
+  }
+
+  /**
+   * Bytes opened on demand (a blob, a zip entry), read ahead like a file: `open` is called now and, when the bytes
+   * end within 1 MiB, they are read while earlier entries are written and their header carries size and CRC; a
+   * longer source is streamed in its turn, after what was read ahead. Without this a blob store's images would each
+   * wait for their open and reads until the entry before them was written.
+   */
+  addSource(name: string, open: () => ByteSource | Promise<ByteSource>, options: EntryOptions = {}): Promise<void> {
+    return this.enqueue(name, () => prepareSource(open, options));
   }
 
   /**
@@ -222,7 +232,7 @@ export class ZipWriter {
     const start = this.offset;
     const counted = async function* (chunks: ByteSource) {
       for await (const chunk of chunks) {
-        const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+        const bytes = asBuffer(chunk);
         entry.crc = zlib.crc32(bytes, entry.crc);
         entry.size += bytes.length;
         yield bytes;
@@ -306,11 +316,42 @@ async function prepareFile(path: string, options: EntryOptions): Promise<Body> {
   }
 }
 
+async function prepareSource(open: () => ByteSource | Promise<ByteSource>, options: EntryOptions): Promise<Body> {
+  const source = await open();
+  const chunks = source[Symbol.asyncIterator]();
+  const head: Buffer[] = [];
+  let size = 0;
+  try {
+    while (size <= WHOLE_FILE_MAX) {
+      const next = await chunks.next();
+      if (next.done) return await prepareBuffer(head.length === 1 ? head[0] : Buffer.concat(head, size), options);
+      const bytes = asBuffer(next.value);
+      head.push(bytes);
+      size += bytes.length;
+    }
+  } catch (error) {
+    destroy(source);
+    throw error;
+  }
+  async function* rest(): AsyncGenerator<Buffer> {
+    yield* head.splice(0);
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield asBuffer(next.value);
+  }
+  return { kind: 'stream', source: rest(), compress: options.compress ?? false, size: null, release: async () => destroy(source) };
+}
+
+function asBuffer(chunk: Buffer | Uint8Array | string): Buffer {
+  return typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+}
+
+function destroy(source: ByteSource): void {
+  if ('destroy' in source && typeof source.destroy === 'function') (source as { destroy(): void }).destroy();
+}
+
 /** Releases what a prepared body holds: the file handle of a streamed file, a source left unread. */
 async function discard(body: Body): Promise<void> {
   if (body.kind !== 'stream') return;
-  const { source } = body;
-  if ('destroy' in source && typeof source.destroy === 'function') (source as { destroy(): void }).destroy();
+  destroy(body.source);
   const release = body.release;
   body.release = undefined;
   // Closing a file that was only read cannot lose data; its error is not worth failing an archive for.
