@@ -86,9 +86,10 @@ export function imagesRoutes(server: FastifyInstance, images: ImagesService): vo
     schema: {
       tags,
       summary: "Change an image's split",
+      description: "Another user's editing lock on the image: 409 naming the holder and expiry (`lock`).",
       params: ImageParams,
       body: ImageUpdate,
-      response: { 200: ImageOut, ...errors(401, 403, 404, 422) },
+      response: { 200: ImageOut, ...errors(401, 403, 404, 409, 422) },
     },
   }, async (request) => images.update(callerOf(request), request.params.image_id, request.body));
 
@@ -109,9 +110,11 @@ export function imagesRoutes(server: FastifyInstance, images: ImagesService): vo
     schema: {
       tags,
       summary: 'Delete several images',
-      description: 'With `project_id`, only images of that project are deleted; other ids are reported in `not_found`.',
+      description: 'With `project_id`, only images of that project are deleted; other ids are reported in `not_found`. '
+        + 'When another user holds the editing lock of any image that would be deleted: 409 naming the images and holders '
+        + 'in `locks`, and nothing is deleted.',
       body: ImagesBulkDeleteBody,
-      response: { 200: ImagesBulkDeleteOut, ...errors(401, 422) },
+      response: { 200: ImagesBulkDeleteOut, ...errors(401, 409, 422) },
     },
   }, async (request) => images.bulkDelete(callerOf(request), request.body));
 
