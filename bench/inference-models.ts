@@ -47,16 +47,25 @@ class Weights {
 }
 
 /**
- * Random weights leave the class logits near zero; this gain and bias spread them so that, as on a real image,
- * only a small share of the candidates passes 0.25 (NMS then has realistic work).
+ * Random weights leave the head's outputs nearly constant (every activation shrinks through the stack), so the
+ * head standardises them per level and channel over the grid before use, as a trained head's would vary: class
+ * logits become `CLASS_GAIN × z + CLASS_BIAS`, which puts about 1–2 % of the anchors above 0.25 on a photo-like
+ * image (a few hundred candidates, as a trained YOLOv8n shows on a busy picture), and boxes are centred near
+ * their anchor with sizes of one to several strides, so neighbouring candidates overlap and NMS has real work.
  */
-const CLASS_GAIN = 1000;
-const CLASS_BIAS = -7;
+export const CLASS_GAIN = 1.5;
+export const CLASS_BIAS = -6.5;
+
+function standardise(g: OnnxGraph, x: string): string {
+  const centred = g.op('Sub', [x, g.op('ReduceMean', [x], { axes: [2, 3], keepdims: 1 })]);
+  const variance = g.op('ReduceMean', [g.op('Mul', [centred, centred])], { axes: [2, 3], keepdims: 1 });
+  return g.op('Div', [centred, g.op('Sqrt', [g.op('Add', [variance, g.scalar(1e-12)])])]);
+}
 
 /**
  * A detector with YOLOv8n's interface and roughly its size: input [1, 3, S, S], conv backbone with SiLU down to
  * strides 8/16/32 (64/128/256 channels), a box branch and a class branch per level, output [1, 84, N]
- * (N = 8400 at S = 640). The class bias keeps only a few hundred candidates above 0.25, like a real image.
+ * (N = 8400 at S = 640) of boxes (cx, cy, w, h in input pixels) and class scores.
  */
 export function buildYolov8nLike(size = 640, seed = 8): { bytes: Uint8Array; params: number; gflops: number } {
   const g = new OnnxGraph('yolov8n-like');
@@ -80,11 +89,18 @@ export function buildYolov8nLike(size = 640, seed = 8): { bytes: Uint8Array; par
     const grid = size / stride;
     let box = w.conv(feature, channels, 64, 3, 1, grid);
     box = w.conv(box, 64, 64, 3, 1, grid);
-    box = g.op('Mul', [g.op('Sigmoid', [w.conv(box, 64, 4, 1, 1, grid, false)]), g.scalar(size)]);
+    const t = standardise(g, w.conv(box, 64, 4, 1, 1, grid, false));
+    // cx, cy: the anchor's centre moved by up to half a stride; w, h: 1.5–6 strides.
+    const anchors = g.floats(
+      Array.from({ length: 2 * grid * grid }, (_, i) => (i < grid * grid ? (i % grid) + 0.5 : Math.floor((i - grid * grid) / grid) + 0.5) * stride),
+      [1, 2, grid, grid],
+    );
+    const centre = g.op('Add', [anchors, g.op('Mul', [g.op('Tanh', [g.op('Slice', [t, g.ints([0]), g.ints([2]), g.ints([1])])]), g.scalar(stride / 2)])]);
+    const extent = g.op('Mul', [g.op('Add', [g.op('Mul', [g.op('Sigmoid', [g.op('Slice', [t, g.ints([2]), g.ints([4]), g.ints([1])])]), g.scalar(4.5)]), g.scalar(1.5)]), g.scalar(stride)]);
     let cls = w.conv(feature, channels, 80, 3, 1, grid);
     cls = w.conv(cls, 80, 80, 3, 1, grid);
-    cls = g.op('Sigmoid', [g.op('Add', [g.op('Mul', [w.conv(cls, 80, 80, 1, 1, grid, false), g.scalar(CLASS_GAIN)]), g.scalar(CLASS_BIAS)])]);
-    levels.push(g.op('Reshape', [g.op('Concat', [box, cls], { axis: 1 }), g.ints([1, 84, -1])]));
+    cls = g.op('Sigmoid', [g.op('Add', [g.op('Mul', [standardise(g, w.conv(cls, 80, 80, 1, 1, grid, false)), g.scalar(CLASS_GAIN)]), g.scalar(CLASS_BIAS)])]);
+    levels.push(g.op('Reshape', [g.op('Concat', [centre, extent, cls], { axis: 1 }), g.ints([1, 84, -1])]));
   }
   g.op('Concat', levels, { axis: 2 }, 'output0');
   const anchors = [8, 16, 32].reduce((n, s) => n + (size / s) ** 2, 0);

@@ -44,32 +44,49 @@ export async function orientedSize(image: Uint8Array, limitInputPixels?: number)
   }
 }
 
-/**
- * Decodes an image, applies its EXIF orientation, scales it to fit `width × height` keeping its aspect ratio and
- * pads the rest, like Ultralytics' LetterBox (centred, grey 114) or SAM's ResizeLongestSide (top-left, black).
- */
-export async function letterbox(image: Uint8Array, width: number, height: number, options: LetterboxOptions = {}): Promise<LetterboxedImage> {
-  const { width: originalWidth, height: originalHeight } = await orientedSize(image, options.limitInputPixels);
+/** Where an `originalWidth × originalHeight` image goes in a `width × height` input (pure geometry). */
+export function letterboxTransform(
+  originalWidth: number,
+  originalHeight: number,
+  width: number,
+  height: number,
+  align: 'center' | 'top-left' = 'center',
+): LetterboxTransform {
   const ratio = Math.min(width / originalWidth, height / originalHeight);
   const resizedWidth = Math.max(1, Math.min(width, Math.round(originalWidth * ratio)));
   const resizedHeight = Math.max(1, Math.min(height, Math.round(originalHeight * ratio)));
-  const centred = (options.align ?? 'center') === 'center';
+  const centred = align === 'center';
   // Ultralytics rounds the two halves of an odd padding with a 0.1 bias so the extra pixel goes right/bottom.
   const padLeft = centred ? Math.max(0, Math.round((width - resizedWidth) / 2 - 0.1)) : 0;
   const padTop = centred ? Math.max(0, Math.round((height - resizedHeight) / 2 - 0.1)) : 0;
-  const grey = options.padValue ?? (centred ? 114 : 0);
+  return {
+    originalWidth,
+    originalHeight,
+    inputWidth: width,
+    inputHeight: height,
+    resizedWidth,
+    resizedHeight,
+    scaleX: resizedWidth / originalWidth,
+    scaleY: resizedHeight / originalHeight,
+    padLeft,
+    padTop,
+  };
+}
+
+/**
+ * Decodes an image, applies its EXIF orientation and scales it to its letterboxed size, without the padding: one
+ * sharp pass, interleaved RGB bytes `resizedWidth × resizedHeight × 3`. The padding is cheaper to write straight
+ * into the model's tensor (`toInputTensor`) than to have sharp extend and copy the whole frame.
+ */
+export async function resizeForInput(image: Uint8Array, width: number, height: number, options: LetterboxOptions = {}): Promise<LetterboxedImage> {
+  const limitInputPixels = options.limitInputPixels ?? true;
+  const { width: originalWidth, height: originalHeight } = await orientedSize(image, options.limitInputPixels);
+  const transform = letterboxTransform(originalWidth, originalHeight, width, height, options.align);
   let raw: { data: Buffer; info: OutputInfo };
   try {
-    raw = await sharp(image, { limitInputPixels: options.limitInputPixels ?? true })
+    raw = await sharp(image, { limitInputPixels })
       .autoOrient()
-      .resize(resizedWidth, resizedHeight, { fit: 'fill', kernel: 'linear' })
-      .extend({
-        left: padLeft,
-        top: padTop,
-        right: width - resizedWidth - padLeft,
-        bottom: height - resizedHeight - padTop,
-        background: { r: grey, g: grey, b: grey, alpha: 1 },
-      })
+      .resize(transform.resizedWidth, transform.resizedHeight, { fit: 'fill', kernel: 'linear' })
       .removeAlpha()
       .toColourspace('srgb')
       .raw()
@@ -78,21 +95,23 @@ export async function letterbox(image: Uint8Array, width: number, height: number
     throw new UnreadableImageError(`The image could not be decoded: ${(error as Error).message}`);
   }
   const rgb = raw.info.channels === 3 ? new Uint8Array(raw.data.buffer, raw.data.byteOffset, raw.data.length) : toRgb(raw.data, raw.info.channels);
-  return {
-    rgb,
-    transform: {
-      originalWidth,
-      originalHeight,
-      inputWidth: width,
-      inputHeight: height,
-      resizedWidth,
-      resizedHeight,
-      scaleX: resizedWidth / originalWidth,
-      scaleY: resizedHeight / originalHeight,
-      padLeft,
-      padTop,
-    },
-  };
+  return { rgb, transform };
+}
+
+/**
+ * Decodes an image, applies its EXIF orientation, scales it to fit `width × height` keeping its aspect ratio and
+ * pads the rest, like Ultralytics' LetterBox (centred, grey 114) or SAM's ResizeLongestSide (top-left, black).
+ * Returns the whole padded frame as interleaved RGB (the inference path uses `resizeForInput` + `toInputTensor`).
+ */
+export async function letterbox(image: Uint8Array, width: number, height: number, options: LetterboxOptions = {}): Promise<LetterboxedImage> {
+  const { rgb: resized, transform } = await resizeForInput(image, width, height, options);
+  const grey = options.padValue ?? ((options.align ?? 'center') === 'center' ? 114 : 0);
+  const rgb = new Uint8Array(width * height * 3).fill(grey);
+  const rowBytes = transform.resizedWidth * 3;
+  for (let y = 0; y < transform.resizedHeight; y++) {
+    rgb.set(resized.subarray(y * rowBytes, (y + 1) * rowBytes), ((y + transform.padTop) * width + transform.padLeft) * 3);
+  }
+  return { rgb, transform };
 }
 
 function toRgb(data: Uint8Array, channels: number): Uint8Array {
@@ -127,6 +146,60 @@ export function toNchw(
     for (let y = 0; y < region.height; y++) {
       const row = y * width;
       for (let x = 0, i = c * plane + row, j = row * 3 + c; x < region.width; x++, i++, j += 3) out[i] = (rgb[j] - shift) * scale;
+    }
+  }
+  return out;
+}
+
+export interface InputTensorOptions {
+  /** Per-channel `(value - mean) / std` in 0–255 units (SAM); `value / 255` when absent (YOLO). */
+  normalise?: { mean: readonly number[]; std: readonly number[] };
+  /** Grey level of the padding before scaling; ignored with `normalise`, whose padding is 0 after normalising (SAM). */
+  padValue?: number;
+  /** A buffer of `3 × inputWidth × inputHeight` to fill instead of allocating one (it is overwritten entirely). */
+  into?: Float32Array;
+}
+
+/**
+ * The resized image of `resizeForInput` → the model's planar float32 NCHW `[1, 3, H, W]` input, padding included,
+ * in one pass over the pixels.
+ */
+export function toInputTensor(rgb: Uint8Array, t: LetterboxTransform, options: InputTensorOptions = {}): Float32Array {
+  const { inputWidth: width, inputHeight: height, resizedWidth, resizedHeight, padLeft, padTop } = t;
+  const plane = width * height;
+  const out = options.into ?? new Float32Array(plane * 3);
+  if (out.length !== plane * 3) throw new Error(`input buffer holds ${out.length} values; [1, 3, ${height}, ${width}] needs ${plane * 3}`);
+  const { normalise } = options;
+  // value × scale + shift per channel: `value / 255`, or `(value - mean) / std`.
+  const scale = [0, 1, 2].map((c) => (normalise ? 1 / normalise.std[c] : 1 / 255));
+  const shift = [0, 1, 2].map((c) => (normalise ? -normalise.mean[c] / normalise.std[c] : 0));
+  for (let c = 0; c < 3; c++) {
+    const pad = normalise ? 0 : Math.round(options.padValue ?? 114) * scale[c];
+    const base = c * plane;
+    // Padding: the rows above and below the image, and the columns beside it.
+    out.fill(pad, base, base + padTop * width);
+    out.fill(pad, base + (padTop + resizedHeight) * width, base + plane);
+    if (resizedWidth < width) {
+      for (let y = padTop; y < padTop + resizedHeight; y++) {
+        const row = base + y * width;
+        out.fill(pad, row, row + padLeft);
+        out.fill(pad, row + padLeft + resizedWidth, row + width);
+      }
+    }
+  }
+  const [sr, sg, sb] = scale;
+  const [hr, hg, hb] = shift;
+  const green = plane;
+  const blue = 2 * plane;
+  // One pass over the interleaved bytes writing the three planes (faster here than a pass per channel).
+  for (let y = 0; y < resizedHeight; y++) {
+    let i = (y + padTop) * width + padLeft;
+    let j = y * resizedWidth * 3;
+    const end = i + resizedWidth;
+    for (; i < end; i++, j += 3) {
+      out[i] = rgb[j] * sr + hr;
+      out[green + i] = rgb[j + 1] * sg + hg;
+      out[blue + i] = rgb[j + 2] * sb + hb;
     }
   }
   return out;

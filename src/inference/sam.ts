@@ -3,7 +3,6 @@ import { encodeRle, rleArea, rleBbox, type Bitmap, type Box, type Rle } from '..
 import { maskToPolygons, type Point, type PolygonOptions } from './contour.js';
 import type { CachedEmbedding, EmbeddingCache } from './embedding-cache.js';
 import { UnsupportedModelError } from './errors.js';
-import { letterbox, toNchw } from './letterbox.js';
 import type { SessionPool } from './session-pool.js';
 import type { ModelInfo, TensorData } from './tensor-data.js';
 
@@ -122,10 +121,14 @@ export class SamPredictor {
 
   private async encode(image: Uint8Array): Promise<CachedEmbedding> {
     const size = this.inputSize;
-    const { rgb, transform } = await letterbox(image, size, size, { align: 'top-left', padValue: 0 });
-    const region = { width: transform.resizedWidth, height: transform.resizedHeight };
-    const pixels = toNchw(rgb, size, size, { mean: SAM_PIXEL_MEAN, std: SAM_PIXEL_STD }, region);
-    const outputs = await this.pool.run(this.models.encoderId, { [this.encoderInput]: { type: 'float32', data: pixels, dims: [1, 3, size, size] } }, { transfer: true });
+    // SAM resizes the longest side to S, normalises, then pads bottom/right with zeros.
+    const { outputs, transform } = await this.pool.runImage(this.models.encoderId, image, {
+      inputName: this.encoderInput,
+      width: size,
+      height: size,
+      align: 'top-left',
+      normalise: { mean: SAM_PIXEL_MEAN, std: SAM_PIXEL_STD },
+    });
     const embedding = outputs.image_embeddings ?? Object.values(outputs)[0];
     return {
       dims: embedding.dims,

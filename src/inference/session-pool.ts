@@ -3,8 +3,10 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { InferenceOverloadedError, UnsupportedModelError } from './errors.js';
-import type { WorkerRequest, WorkerResponse, WorkerSettings } from './session-protocol.js';
+import { resizeForInput, type LetterboxOptions, type LetterboxTransform } from './letterbox.js';
+import type { ImageTensorSpec, WorkerRequest, WorkerResponse, WorkerSettings } from './session-protocol.js';
 import type { ModelInfo, TensorData } from './tensor-data.js';
+import type { YoloDecodeOptions, YoloDetection } from './yolo-decode.js';
 
 export interface SessionPoolOptions {
   /** Threads onnxruntime uses inside one run; defaults to every core. */
@@ -13,6 +15,8 @@ export interface SessionPoolOptions {
   maxPending?: number;
   /** The Retry-After given with an overload refusal. */
   retryAfterSeconds?: number;
+  /** Whether onnxruntime's idle threads spin between parallel sections. */
+  spinning?: boolean;
 }
 
 export interface RunOptions {
@@ -23,6 +27,12 @@ export interface RunOptions {
    * Leave it off for tensors the caller keeps, such as a cached embedding.
    */
   transfer?: boolean;
+}
+
+/** How an encoded image becomes a model's `[1, 3, height, width]` float input. */
+export interface ImageInput extends ImageTensorSpec, LetterboxOptions {
+  width: number;
+  height: number;
 }
 
 /** An error the worker reported for one request, as opposed to the worker itself failing. */
@@ -42,6 +52,7 @@ export class SessionPool {
   readonly intraOpThreads: number;
   private readonly maxPending: number;
   private readonly retryAfterSeconds: number;
+  private readonly spinning: boolean;
   private worker: Worker | null = null;
   private readonly models = new Map<string, Promise<ModelInfo>>();
   private readonly waiters = new Map<number, Waiter>();
@@ -52,6 +63,7 @@ export class SessionPool {
     this.intraOpThreads = options.intraOpThreads ?? availableParallelism();
     this.maxPending = options.maxPending ?? 8;
     this.retryAfterSeconds = options.retryAfterSeconds ?? 2;
+    this.spinning = options.spinning ?? true;
   }
 
   /** Runs accepted and not yet answered. */
@@ -80,18 +92,68 @@ export class SessionPool {
   }
 
   async run(modelId: string, feeds: Record<string, TensorData>, options: RunOptions = {}): Promise<Record<string, TensorData>> {
+    return this.admit(modelId, async () => {
+      const transfer = options.transfer ? [...new Set(Object.values(feeds).map((t) => t.data.buffer as ArrayBuffer))] : [];
+      const response = await this.request({ kind: 'run', id: 0, modelId, feeds, outputNames: options.outputNames }, transfer);
+      return (response.ok && response.outputs) || {};
+    });
+  }
+
+  /**
+   * Runs a model on an encoded image: decoded, EXIF-oriented and resized by sharp in libuv's thread pool (so it
+   * overlaps the run in progress), then made into the float input, run and answered on the worker.
+   */
+  async runImage(
+    modelId: string,
+    image: Uint8Array,
+    input: ImageInput,
+    outputNames?: string[],
+  ): Promise<{ outputs: Record<string, TensorData>; transform: LetterboxTransform }> {
+    return this.admit(modelId, async () => {
+      const { rgb, transform } = await resizeForInput(image, input.width, input.height, input);
+      const response = await this.imageRequest(modelId, rgb, transform, input, { kind: 'outputs', outputNames });
+      return { outputs: (response.ok && response.outputs) || {}, transform };
+    });
+  }
+
+  /** A YOLO detector on an encoded image: like `runImage`, with the outputs decoded (NMS included) on the worker. */
+  async detect(
+    modelId: string,
+    image: Uint8Array,
+    input: ImageInput,
+    decode: YoloDecodeOptions,
+  ): Promise<{ detections: YoloDetection[]; transform: LetterboxTransform }> {
+    return this.admit(modelId, async () => {
+      const { rgb, transform } = await resizeForInput(image, input.width, input.height, input);
+      const response = await this.imageRequest(modelId, rgb, transform, input, { kind: 'yolo', options: decode });
+      return { detections: (response.ok && response.detections) || [], transform };
+    });
+  }
+
+  /** Counts the call against the queue bound (refusing it when full) while it decodes, waits and runs. */
+  private async admit<T>(modelId: string, body: () => Promise<T>): Promise<T> {
     if (this.runs >= this.maxPending) throw new InferenceOverloadedError(this.retryAfterSeconds);
     const model = this.models.get(modelId);
     if (!model) throw new Error(`model ${modelId} is not loaded`);
     this.runs++;
     try {
       await model;
-      const transfer = options.transfer ? [...new Set(Object.values(feeds).map((t) => t.data.buffer as ArrayBuffer))] : [];
-      const response = await this.request({ kind: 'run', id: 0, modelId, feeds, outputNames: options.outputNames }, transfer);
-      return response.ok ? response.outputs! : {};
+      return await body();
     } finally {
       this.runs--;
     }
+  }
+
+  private async imageRequest(
+    modelId: string,
+    rgb: Uint8Array,
+    transform: LetterboxTransform,
+    input: ImageInput,
+    post: Extract<WorkerRequest, { kind: 'image' }>['post'],
+  ): Promise<WorkerResponse> {
+    const tensor: ImageTensorSpec = { inputName: input.inputName, normalise: input.normalise, padValue: input.padValue };
+    // The resized pixels are copied to the worker (a fraction of the float tensor's size): sharp's buffers may share memory.
+    return this.request({ kind: 'image', id: 0, modelId, rgb, transform, tensor, post }, []);
   }
 
   async unload(modelId: string): Promise<void> {
@@ -115,7 +177,10 @@ export class SessionPool {
     const id = this.nextId++;
     return new Promise<WorkerResponse>((resolve, reject) => {
       this.waiters.set(id, {
-        resolve: (response) => (response.ok ? resolve(response) : reject(new WorkerReportedError(response.message))),
+        resolve: (response) =>
+          response.ok
+            ? resolve(response)
+            : reject(response.unsupported ? new UnsupportedModelError(response.message) : new WorkerReportedError(response.message)),
         reject,
       });
       worker.ref();
@@ -127,7 +192,7 @@ export class SessionPool {
     if (this.worker) return this.worker;
     // Run from source (tsx) the worker is a .ts file beside this one; built, a .js file.
     const extension = extname(fileURLToPath(import.meta.url));
-    const settings: WorkerSettings = { intraOpThreads: this.intraOpThreads };
+    const settings: WorkerSettings = { intraOpThreads: this.intraOpThreads, spinning: this.spinning };
     const url = new URL(`./session-worker${extension}`, import.meta.url);
     // From source, the worker thread needs tsx's loader registered before it can import TypeScript.
     const worker = extension === '.ts'

@@ -2,16 +2,25 @@
  * The inference worker thread. onnxruntime-node's `session.run` runs the model synchronously on the calling
  * thread (its promise only defers the call), so sessions live here, never on the event loop's thread. Each model
  * is loaded once and reused; requests are answered in arrival order.
+ *
+ * Image runs arrive already decoded and resized (sharp does that in libuv's thread pool, driven from the event-loop
+ * thread, so the next image decodes while this thread is inside a run); here they become the model's float tensor,
+ * run, and for detectors are decoded to detections, so only small results cross back.
  */
 import { readFile } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
+import { UnsupportedModelError } from './errors.js';
+import { toInputTensor } from './letterbox.js';
 import { readOnnxMetadata } from './onnx-metadata.js';
 import type { ModelInfo, TensorData, ValueInfo } from './tensor-data.js';
 import type { WorkerRequest, WorkerResponse, WorkerSettings } from './session-protocol.js';
+import { decodeYolo } from './yolo-decode.js';
 
 const settings = workerData as WorkerSettings;
 const sessions = new Map<string, ort.InferenceSession>();
+/** Per model, the float input buffer image runs fill: runs are sequential, so one is enough and none is allocated per image. */
+const inputBuffers = new Map<string, Float32Array>();
 
 async function load(modelId: string, source: string | Uint8Array): Promise<ModelInfo> {
   const bytes = typeof source === 'string' ? new Uint8Array(await readFile(source)) : source;
@@ -26,10 +35,17 @@ async function load(modelId: string, source: string | Uint8Array): Promise<Model
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
+    extra: { session: { intra_op: { allow_spinning: settings.spinning ? '1' : '0' }, inter_op: { allow_spinning: settings.spinning ? '1' : '0' } } },
   });
-  await sessions.get(modelId)?.release();
+  await release(modelId);
   sessions.set(modelId, session);
   return { inputs: session.inputMetadata.map(describe), outputs: session.outputMetadata.map(describe), metadata };
+}
+
+async function release(modelId: string): Promise<void> {
+  await sessions.get(modelId)?.release();
+  sessions.delete(modelId);
+  inputBuffers.delete(modelId);
 }
 
 function describe(value: ort.InferenceSession.ValueMetadata): ValueInfo {
@@ -37,9 +53,13 @@ function describe(value: ort.InferenceSession.ValueMetadata): ValueInfo {
   return { name: value.name, type: value.type, dims: [...value.shape] };
 }
 
-async function run(modelId: string, feeds: Record<string, TensorData>, outputNames?: string[]): Promise<Record<string, TensorData>> {
+function sessionOf(modelId: string): ort.InferenceSession {
   const session = sessions.get(modelId);
   if (!session) throw new Error(`model ${modelId} is not loaded`);
+  return session;
+}
+
+async function run(session: ort.InferenceSession, feeds: Record<string, TensorData>, outputNames?: string[]): Promise<Record<string, TensorData>> {
   const inputs: Record<string, ort.Tensor> = {};
   for (const [name, tensor] of Object.entries(feeds)) inputs[name] = new ort.Tensor(tensor.type, tensor.data, tensor.dims);
   const results = outputNames ? await session.run(inputs, outputNames) : await session.run(inputs);
@@ -50,21 +70,42 @@ async function run(modelId: string, feeds: Record<string, TensorData>, outputNam
   return outputs;
 }
 
+async function runImage(request: Extract<WorkerRequest, { kind: 'image' }>): Promise<{ response: WorkerResponse; transfer: ArrayBuffer[] }> {
+  const session = sessionOf(request.modelId);
+  const { inputWidth: width, inputHeight: height } = request.transform;
+  let buffer = inputBuffers.get(request.modelId);
+  if (buffer?.length !== 3 * width * height) inputBuffers.set(request.modelId, (buffer = new Float32Array(3 * width * height)));
+  toInputTensor(request.rgb, request.transform, { into: buffer, normalise: request.tensor.normalise, padValue: request.tensor.padValue });
+  const feeds = { [request.tensor.inputName]: { type: 'float32' as const, data: buffer, dims: [1, 3, height, width] } };
+  if (request.post.kind === 'outputs') {
+    const outputs = await run(session, feeds, request.post.outputNames);
+    return { response: { id: request.id, ok: true, outputs }, transfer: transferable(outputs) };
+  }
+  const outputs = await run(session, feeds);
+  const ordered = session.outputNames.map((name) => outputs[name]);
+  const detections = decodeYolo(ordered, request.transform, request.post.options);
+  return { response: { id: request.id, ok: true, detections }, transfer: [] };
+}
+
+function transferable(outputs: Record<string, TensorData>): ArrayBuffer[] {
+  return [...new Set(Object.values(outputs).map((t) => t.data.buffer as ArrayBuffer))];
+}
+
 async function handle(request: WorkerRequest): Promise<{ response: WorkerResponse; transfer: ArrayBuffer[] }> {
   try {
     if (request.kind === 'load') {
       return { response: { id: request.id, ok: true, info: await load(request.modelId, request.source) }, transfer: [] };
     }
     if (request.kind === 'unload') {
-      await sessions.get(request.modelId)?.release();
-      sessions.delete(request.modelId);
+      await release(request.modelId);
       return { response: { id: request.id, ok: true }, transfer: [] };
     }
-    const outputs = await run(request.modelId, request.feeds, request.outputNames);
-    const transfer = Object.values(outputs).map((t) => t.data.buffer as ArrayBuffer);
-    return { response: { id: request.id, ok: true, outputs }, transfer: [...new Set(transfer)] };
+    if (request.kind === 'image') return await runImage(request);
+    const outputs = await run(sessionOf(request.modelId), request.feeds, request.outputNames);
+    return { response: { id: request.id, ok: true, outputs }, transfer: transferable(outputs) };
   } catch (error) {
-    return { response: { id: request.id, ok: false, message: error instanceof Error ? error.message : String(error) }, transfer: [] };
+    const message = error instanceof Error ? error.message : String(error);
+    return { response: { id: request.id, ok: false, message, unsupported: error instanceof UnsupportedModelError }, transfer: [] };
   }
 }
 

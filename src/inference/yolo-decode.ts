@@ -105,15 +105,21 @@ function classesOf(layout: YoloLayout, outputs: readonly TensorData[]): number {
   return classes;
 }
 
-/** v8/v11 `[1, 4 + nc (+ nm), N]`: best class per column, reading each class row contiguously. */
+/**
+ * v8/v11 `[1, 4 + nc (+ nm), N]`: best class per column, reading each class row contiguously. Only scores at or
+ * above the threshold are tracked (one compare per value for the great majority below it), so a column whose best
+ * class falls short never becomes a candidate.
+ */
 function transposedCandidates(data: Float32Array, rows: number, columns: number, classes: number, confidence: number): Candidate[] {
   const bestScore = new Float32Array(columns);
   const bestClass = new Int32Array(columns);
+  // Scores must also be positive (an all-zero column is no detection even at confidence 0).
+  const threshold = Math.max(confidence, Number.MIN_VALUE);
   for (let c = 0; c < classes; c++) {
     const offset = (4 + c) * columns;
     for (let i = 0; i < columns; i++) {
       const score = data[offset + i];
-      if (score > bestScore[i]) {
+      if (score >= threshold && score > bestScore[i]) {
         bestScore[i] = score;
         bestClass[i] = c;
       }
@@ -121,7 +127,7 @@ function transposedCandidates(data: Float32Array, rows: number, columns: number,
   }
   const candidates: Candidate[] = [];
   for (let i = 0; i < columns; i++) {
-    if (bestScore[i] < confidence || bestScore[i] <= 0) continue;
+    if (bestScore[i] === 0) continue;
     const cx = data[i];
     const cy = data[columns + i];
     const w = data[2 * columns + i];

@@ -1,9 +1,9 @@
 import { UnsupportedModelError } from './errors.js';
-import { letterbox, toNchw, type LetterboxOptions } from './letterbox.js';
+import type { LetterboxOptions } from './letterbox.js';
 import { parseUltralyticsMetadata } from './onnx-metadata.js';
 import type { SessionPool } from './session-pool.js';
 import type { ModelInfo } from './tensor-data.js';
-import { decodeYolo, type YoloDecodeOptions, type YoloDetection } from './yolo-decode.js';
+import type { YoloDecodeOptions, YoloDetection } from './yolo-decode.js';
 
 export interface NamedDetection extends YoloDetection {
   /** The class name from the model's metadata (or the names given at load), else null. */
@@ -47,8 +47,9 @@ export function detectorShape(info: ModelInfo, names?: string[]): DetectorShape 
 }
 
 /**
- * One loaded YOLO model: letterbox → run on the inference worker → decode. Pre-processing runs in sharp's thread
- * pool and the model on the inference worker, so callers may overlap several images.
+ * One loaded YOLO model: letterbox → run → decode. The image is decoded and resized in sharp's thread pool, and
+ * the float tensor, the run, the decoding and NMS happen on the inference worker, so the event loop does no
+ * per-pixel work and callers with two images in flight get the next image decoded during the current run.
  */
 export class YoloDetector {
   readonly shape: DetectorShape;
@@ -68,11 +69,12 @@ export class YoloDetector {
 
   async detect(image: Uint8Array, options: Omit<YoloDecodeOptions, 'classCount' | 'endToEnd'>, imageOptions?: LetterboxOptions): Promise<DetectionResult> {
     const { width, height, inputName, names } = this.shape;
-    const { rgb, transform } = await letterbox(image, width, height, imageOptions);
-    const tensor = { type: 'float32' as const, data: toNchw(rgb, width, height), dims: [1, 3, height, width] };
-    const outputs = await this.pool.run(this.modelId, { [inputName]: tensor }, { transfer: true });
-    const ordered = this.info.outputs.map((output) => outputs[output.name]);
-    const detections = decodeYolo(ordered, transform, { ...options, classCount: names?.length, endToEnd: this.shape.endToEnd });
+    const { detections, transform } = await this.pool.detect(
+      this.modelId,
+      image,
+      { ...imageOptions, inputName, width, height },
+      { ...options, classCount: names?.length, endToEnd: this.shape.endToEnd },
+    );
     return {
       width: transform.originalWidth,
       height: transform.originalHeight,

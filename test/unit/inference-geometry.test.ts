@@ -7,7 +7,7 @@ import { decodeRle, encodeRle, rleArea, type Bitmap } from '../../src/imaging/rl
 import { signedPolygonArea as signedArea } from '../../src/imaging/geometry.js';
 import { maskToPolygons, traceBoundaries } from '../../src/inference/contour.js';
 import { EmbeddingCache, type CachedEmbedding } from '../../src/inference/embedding-cache.js';
-import { letterbox, toInput, toNchw, toOriginal } from '../../src/inference/letterbox.js';
+import { letterbox, resizeForInput, toInput, toInputTensor, toNchw, toOriginal } from '../../src/inference/letterbox.js';
 import { nonMaxSuppression, type Candidate } from '../../src/inference/nms.js';
 import { parseNames, parseUltralyticsMetadata, readOnnxMetadata } from '../../src/inference/onnx-metadata.js';
 import { detectLayout } from '../../src/inference/yolo-decode.js';
@@ -151,6 +151,29 @@ describe('letterbox', () => {
 
   it('refuses bytes that are not an image with a 422', async () => {
     await assert.rejects(letterbox(new TextEncoder().encode('not an image'), 64, 64), { statusCode: 422 });
+  });
+
+  it('builds the model input from the unpadded resize: the same tensor as the padded frame, padding included', async () => {
+    const png = await squaresPng(90, 200, [{ x: 10, y: 30, width: 40, height: 50, colour: [200, 10, 90] }]);
+    const { rgb: frame } = await letterbox(png, 64, 48);
+    const { rgb, transform } = await resizeForInput(png, 64, 48);
+    assert.equal(rgb.length, transform.resizedWidth * transform.resizedHeight * 3);
+    assert.ok(transform.padLeft > 0 && transform.padTop === 0, 'pillarboxed: padding left and right');
+    const into = new Float32Array(3 * 64 * 48).fill(-1);
+    assert.equal(toInputTensor(rgb, transform, { into }), into);
+    assert.deepEqual(into, toNchw(frame, 64, 48));
+    assert.throws(() => toInputTensor(rgb, transform, { into: new Float32Array(10) }), /needs 9216/);
+  });
+
+  it('normalises like SAM and pads with zeros after normalising, bottom-right', async () => {
+    const png = await squaresPng(100, 50, [{ x: 0, y: 0, width: 100, height: 50, colour: [200, 10, 90] }]);
+    const normalise = { mean: [123.675, 116.28, 103.53], std: [58.395, 57.12, 57.375] };
+    const { rgb, transform } = await resizeForInput(png, 32, 32, { align: 'top-left' });
+    const tensor = toInputTensor(rgb, transform, { normalise });
+    const { rgb: frame } = await letterbox(png, 32, 32, { align: 'top-left', padValue: 0 });
+    assert.deepEqual(tensor, toNchw(frame, 32, 32, normalise, { width: transform.resizedWidth, height: transform.resizedHeight }));
+    assert.ok(Math.abs(tensor[0] - (200 - 123.675) / 58.395) < 1e-5);
+    assert.equal(tensor[31 * 32 + 5], 0, 'below the image: zero');
   });
 });
 

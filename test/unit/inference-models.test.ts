@@ -10,6 +10,7 @@ import type { Point } from '../../src/inference/contour.js';
 import type { YoloLayout } from '../../src/inference/yolo-decode.js';
 import { YoloDetector } from '../../src/inference/yolo-detector.js';
 import { buildSamDecoder, buildSamEncoder, SAM_TEST_SCORES } from '../helpers/onnx/sam-models.js';
+import { OnnxGraph } from '../helpers/onnx/onnx-graph.js';
 import { buildSlowModel } from '../helpers/onnx/slow-model.js';
 import { exifRotatedJpeg, squaresPng, type Square } from '../helpers/onnx/test-images.js';
 import { DUPLICATE_SCORE, V5_CLASS_PROBABILITY, buildYoloModel } from '../helpers/onnx/yolo-models.js';
@@ -153,6 +154,40 @@ describe('YOLO detectors on real onnxruntime', () => {
 
   it('refuses a model without an image input as a detector', async () => {
     await assert.rejects(YoloDetector.load(pool, 'not-a-detector', buildSlowModel(8, 1)), { statusCode: 422 });
+  });
+
+  it('answers 422, not a crash, when the outputs fit no YOLO layout (they are decoded on the inference worker)', async () => {
+    const g = new OnnxGraph('pooled-image');
+    g.op('AveragePool', [g.input('images', [1, 3, 32, 32])], { kernel_shape: [16, 16], strides: [16, 16] }, 'output0');
+    g.output('output0', [1, 3, 2, 2]);
+    const detector = await YoloDetector.load(pool, 'four-d-output', g.toBytes());
+    await assert.rejects(detector.detect(image, { confidence: 0.25, iou: 0.5 }), { statusCode: 422, message: /Unsupported YOLO output shape/ });
+  });
+
+  it('keeps images apart when several are in flight (one input buffer per model is reused between runs)', async () => {
+    const detector = await YoloDetector.load(pool, 'yolo-v8', buildYoloModel('v8'));
+    const moved: Square[] = [{ ...RED, x: 140, y: 70 }];
+    const images = [image, await squaresPng(200, 120, moved), await squaresPng(64, 64, [])];
+    const results = await Promise.all([0, 1, 2, 0, 1, 2].map((i) => detector.detect(images[i], { confidence: 0.25, iou: 0.5 })));
+    for (const i of [0, 3]) assert.deepEqual(results[i].detections.map((d) => d.className), ['red', 'green']);
+    for (const i of [1, 4]) {
+      assert.deepEqual(results[i].detections.map((d) => d.className), ['red']);
+      assertBox(results[i].detections[0].box, moved[0]);
+    }
+    for (const i of [2, 5]) assert.deepEqual([results[i].width, results[i].detections.length], [64, 0]);
+  });
+
+  it('counts image runs against the queue bound from the moment they arrive, decoding included', async () => {
+    const bounded = new SessionPool({ intraOpThreads: 1, maxPending: 2, retryAfterSeconds: 4 });
+    try {
+      const detector = await YoloDetector.load(bounded, 'yolo-v8', buildYoloModel('v8'));
+      const accepted = [detector.detect(image, { confidence: 0.25, iou: 0.5 }), detector.detect(image, { confidence: 0.25, iou: 0.5 })];
+      await assert.rejects(detector.detect(image, { confidence: 0.25, iou: 0.5 }), { statusCode: 503 });
+      for (const result of await Promise.all(accepted)) assert.equal(result.detections.length, 2);
+      assert.equal(bounded.pending, 0);
+    } finally {
+      await bounded.close();
+    }
   });
 });
 
