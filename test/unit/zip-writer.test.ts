@@ -298,7 +298,7 @@ describe('ZipWriter', () => {
     release();
     await Promise.all(adds);
     await zip.finish();
-    await new Promise((resolve) => file.once('close', resolve));
+    await new Promise<void>((resolve) => file.once('close', () => resolve()));
     const entries = await readZip(path);
     assert.deepEqual([...entries].map(([name, entry]) => `${name}=${entry.data}`), [0, 1, 2, 3].map((i) => `${i}.bin=part ${i}, end`));
   });
