@@ -10,10 +10,12 @@ import type { TensorData } from './tensor-data.js';
  * - `v5`: `[1, N, 5 + nc]` rows of cx, cy, w, h, objectness, class scores (confidence = objectness × class score);
  * - `v8` (also v11): `[1, 4 + nc, N]`, transposed: cx, cy, w, h, class scores;
  * - `end2end` (NMS inside the model, e.g. YOLOv10/YOLO26): `[1, N, 6]` rows of x1, y1, x2, y2, score, class;
- * - `v8-seg`: output0 `[1, 4 + nc + nm, N]` plus prototypes `[1, nm, mh, mw]`.
+ * - `v8-seg`: output0 `[1, 4 + nc + nm, N]` plus prototypes `[1, nm, mh, mw]`;
+ * - `end2end-seg` (YOLOv10/YOLO26 segmentation with NMS inside): `[1, N, 6 + nm]` rows of x1, y1, x2, y2, score,
+ *   class, mask coefficients, plus prototypes `[1, nm, mh, mw]`.
  * Boxes are in the letterboxed input's pixels.
  */
-export type YoloLayout = 'v5' | 'v8' | 'end2end' | 'v8-seg';
+export type YoloLayout = 'v5' | 'v8' | 'end2end' | 'v8-seg' | 'end2end-seg';
 
 export interface YoloDecodeOptions {
   /** Minimum confidence kept. */
@@ -48,7 +50,13 @@ export function detectLayout(outputs: readonly TensorData[], classCount?: number
     throw new UnsupportedModelError(`Unsupported YOLO output shape [${first?.dims.join(', ') ?? ''}]; expected [1, a, b]`);
   }
   const [, a, b] = first.dims;
-  if (second && second.dims.length === 4) return 'v8-seg';
+  if (second && second.dims.length === 4) {
+    const nm = second.dims[1];
+    if (endToEnd) return 'end2end-seg';
+    if (classCount !== undefined) return a === 4 + classCount + nm || b !== 6 + nm ? 'v8-seg' : 'end2end-seg';
+    // v8-seg has thousands of anchor columns; an end-to-end head a few hundred rows of 6 + nm values.
+    return b === 6 + nm && a > b ? 'end2end-seg' : 'v8-seg';
+  }
   if (endToEnd && b === 6) return 'end2end';
   if (classCount !== undefined) {
     if (a === 4 + classCount && b !== 5 + classCount) return 'v8';
@@ -69,7 +77,7 @@ export function decodeYolo(outputs: readonly TensorData[], transform: LetterboxT
   const data = output.data as Float32Array;
   const [, a, b] = output.dims;
   let kept: Candidate[];
-  if (layout === 'end2end') {
+  if (layout === 'end2end' || layout === 'end2end-seg') {
     kept = endToEndCandidates(data, a, b, options.confidence).sort((x, y) => y.score - x.score).slice(0, maxDetections);
   } else {
     const candidates =
@@ -89,7 +97,9 @@ export function decodeYolo(outputs: readonly TensorData[], transform: LetterboxT
       confidence: candidate.score,
       box: { x: x1, y: y1, width: x2 - x1, height: y2 - y1 },
     };
-    if (layout === 'v8-seg') detection.polygons = segmentPolygons(outputs, candidate, detection.box, transform, options.polygon);
+    if (layout === 'v8-seg' || layout === 'end2end-seg') {
+      detection.polygons = segmentPolygons(outputs, maskCoefficients(layout, outputs, candidate), detection.box, transform, options.polygon);
+    }
     detections.push(detection);
   }
   return detections;
@@ -171,6 +181,21 @@ function endToEndCandidates(data: Float32Array, rows: number, columns: number, c
   return candidates;
 }
 
+/** A candidate's mask coefficients: the last nm rows of its column (v8-seg) or the last nm values of its row. */
+function maskCoefficients(layout: YoloLayout, outputs: readonly TensorData[], candidate: Candidate): Float32Array {
+  const [, rows, columns] = outputs[0].dims;
+  const head = outputs[0].data as Float32Array;
+  const nm = outputs[1]?.dims.length === 4 ? outputs[1].dims[1] : 0;
+  if (nm < 1 || (layout === 'end2end-seg' ? columns : rows) < nm + (layout === 'end2end-seg' ? 6 : 5)) {
+    throw new UnsupportedModelError(`Output0 [${outputs[0].dims.join(', ')}] has no room for ${nm} mask coefficients`);
+  }
+  const coefficients = new Float32Array(nm);
+  for (let k = 0; k < nm; k++) {
+    coefficients[k] = layout === 'end2end-seg' ? head[candidate.index * columns + 6 + k] : head[(rows - nm + k) * columns + candidate.index];
+  }
+  return coefficients;
+}
+
 /**
  * The detection's mask: sigmoid(coefficients · prototypes) > 0.5, i.e. the linear combination > 0, cropped to the
  * box. It is evaluated at each original pixel's centre, mapped through the letterbox into the prototype grid and
@@ -179,16 +204,13 @@ function endToEndCandidates(data: Float32Array, rows: number, columns: number, c
  */
 function segmentPolygons(
   outputs: readonly TensorData[],
-  candidate: Candidate,
+  coefficients: Float32Array,
   box: Box,
   t: LetterboxTransform,
   polygon?: PolygonOptions,
 ): Point[][] {
-  const [, rows, columns] = outputs[0].dims;
-  const head = outputs[0].data as Float32Array;
   const protos = outputs[1].data as Float32Array;
   const [, nm, mh, mw] = outputs[1].dims;
-  const coefficientsAt = rows - nm;
   const gridX = (x: number) => ((x * t.scaleX + t.padLeft) * mw) / t.inputWidth - 0.5;
   const gridY = (y: number) => ((y * t.scaleY + t.padTop) * mh) / t.inputHeight - 0.5;
   const gx0 = Math.max(0, Math.floor(gridX(box.x)) - 1);
@@ -200,7 +222,7 @@ function segmentPolygons(
   if (regionWidth <= 0 || regionHeight <= 0) return [];
   const logits = new Float32Array(regionWidth * regionHeight);
   for (let k = 0; k < nm; k++) {
-    const coefficient = head[(coefficientsAt + k) * columns + candidate.index];
+    const coefficient = coefficients[k];
     if (coefficient === 0) continue;
     const plane = k * mh * mw;
     for (let gy = gy0; gy <= gy1; gy++) {

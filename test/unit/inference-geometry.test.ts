@@ -110,6 +110,10 @@ describe('YOLO layouts and metadata', () => {
     assert.equal(detectLayout([t([1, 25200, 85])]), 'v5');
     assert.equal(detectLayout([t([1, 300, 6])]), 'end2end');
     assert.equal(detectLayout([t([1, 116, 8400]), t([1, 32, 160, 160])]), 'v8-seg');
+    assert.equal(detectLayout([t([1, 300, 38]), t([1, 32, 160, 160])]), 'end2end-seg');
+    assert.equal(detectLayout([t([1, 300, 38]), t([1, 32, 160, 160])], 80), 'end2end-seg');
+    assert.equal(detectLayout([t([1, 38, 300]), t([1, 32, 160, 160])], 2), 'v8-seg');
+    assert.equal(detectLayout([t([1, 5, 38]), t([1, 32, 32, 32])], 2, true), 'end2end-seg');
     assert.equal(detectLayout([t([1, 25200, 6])], 1), 'v5');
     assert.equal(detectLayout([t([1, 25200, 6])], 1, true), 'end2end');
     assert.equal(detectLayout([t([1, 6, 4])], 2), 'v8');

@@ -99,8 +99,8 @@ describe('YOLO detectors on real onnxruntime', () => {
   });
   after(() => pool.close());
 
-  const expectedConfidence: Record<YoloLayout, number> = { v5: V5_CLASS_PROBABILITY, v8: 1, end2end: 1, 'v8-seg': 1 };
-  for (const layout of ['v5', 'v8', 'end2end', 'v8-seg'] as const) {
+  const expectedConfidence: Record<YoloLayout, number> = { v5: V5_CLASS_PROBABILITY, v8: 1, end2end: 1, 'v8-seg': 1, 'end2end-seg': 1 };
+  for (const layout of ['v5', 'v8', 'end2end', 'v8-seg', 'end2end-seg'] as const) {
     it(`${layout}: finds both squares with their class names, mapped back through the letterbox`, async () => {
       const detector = await YoloDetector.load(pool, `yolo-${layout}`, buildYoloModel(layout));
       const result = await detector.detect(image, { confidence: 0.25, iou: 0.5 });
@@ -111,7 +111,7 @@ describe('YOLO detectors on real onnxruntime', () => {
       assertBox(green.box, GREEN);
       assert.ok(Math.abs(red.confidence - expectedConfidence[layout]) < 0.01, String(red.confidence));
       assert.ok(Math.abs(green.confidence - expectedConfidence[layout] * 0.8) < 0.01, String(green.confidence));
-      if (layout === 'v8-seg') {
+      if (layout === 'v8-seg' || layout === 'end2end-seg') {
         assert.equal(red.polygons?.length, 1);
         assertBox(polygonBounds(red.polygons![0]), RED);
         assertBox(polygonBounds(green.polygons![0]), GREEN);
@@ -136,13 +136,13 @@ describe('YOLO detectors on real onnxruntime', () => {
   it('honours EXIF orientation: boxes and polygons land on the upright picture', async () => {
     const upright: Square[] = [{ ...RED, x: 20, y: 110, width: 40, height: 50 }];
     const jpeg = await exifRotatedJpeg(120, 200, upright);
-    for (const layout of ['v8', 'v8-seg'] as const) {
+    for (const layout of ['v8', 'v8-seg', 'end2end-seg'] as const) {
       const detector = await YoloDetector.load(pool, `yolo-${layout}`, buildYoloModel(layout));
       const result = await detector.detect(jpeg, { confidence: 0.25, iou: 0.5 });
       assert.deepEqual([result.width, result.height], [120, 200]);
       assert.equal(result.detections.length, 1);
       assertBox(result.detections[0].box, upright[0]);
-      if (layout === 'v8-seg') assertBox(polygonBounds(result.detections[0].polygons![0]), upright[0]);
+      if (layout !== 'v8') assertBox(polygonBounds(result.detections[0].polygons![0]), upright[0]);
     }
   });
 

@@ -49,6 +49,14 @@ export function buildYoloModel(layout: YoloLayout, size = { width: 128, height: 
     const rows = g.op('Concat', [x1, y1, x2, y2, score, classIds], { axis: 2 });
     g.op('Concat', [rows, g.floats(new Array(3 * 6).fill(0), [1, 3, 6])], { axis: 1 }, 'output0');
     g.output('output0', [1, nc + 3, 6]);
+  } else if (layout === 'end2end-seg') {
+    // YOLO26-style: NMS done, rows of x1, y1, x2, y2, score, class, then the mask coefficients.
+    const classIds = g.floats(ramp(nc, (i) => i), [1, nc, 1]);
+    const rows = g.op('Concat', [x1, y1, x2, y2, score, classIds, maskSelectors(g, nc)], { axis: 2 });
+    const width = 6 + MASK_COEFFICIENTS;
+    g.op('Concat', [rows, g.floats(new Array(3 * width).fill(0), [1, 3, width])], { axis: 1 }, 'output0');
+    g.output('output0', [1, nc + 3, width]);
+    prototypes(g, mask, W, H, 'output1');
   } else if (layout === 'v5') {
     const classProbabilities = g.floats(ramp(nc * nc, (i) => (Math.floor(i / nc) === i % nc ? V5_CLASS_PROBABILITY : 0)), [1, nc, nc]);
     const rows = g.op('Concat', [xywh, score, classProbabilities], { axis: 2 });
@@ -61,26 +69,36 @@ export function buildYoloModel(layout: YoloLayout, size = { width: 128, height: 
     g.op('Transpose', [g.op('Concat', [rows, dupes, empty(4 + nc)], { axis: 1 })], { perm: [0, 2, 1] }, 'output0');
     g.output('output0', [1, 4 + nc, 2 * nc + EMPTY_CANDIDATES]);
   } else {
-    // Prototype k < nc is class k's mask at a quarter of the input size as a steep logit; candidate rows select it.
-    const coefficients = g.floats(ramp(nc * MASK_COEFFICIENTS, (i) => (Math.floor(i / MASK_COEFFICIENTS) === i % MASK_COEFFICIENTS ? 1 : 0)), [1, nc, MASK_COEFFICIENTS]);
+    const coefficients = maskSelectors(g, nc);
     const rows = g.op('Concat', [xywh, classScores, coefficients], { axis: 2 });
     const dupes = g.op('Concat', [shifted, duplicate(classScores), coefficients], { axis: 2 });
     g.op('Transpose', [g.op('Concat', [rows, dupes, empty(4 + nc + MASK_COEFFICIENTS)], { axis: 1 })], { perm: [0, 2, 1] }, 'output0');
     g.output('output0', [1, 4 + nc + MASK_COEFFICIENTS, 2 * nc + EMPTY_CANDIDATES]);
-    const pooled = g.op('AveragePool', [mask], { kernel_shape: [4, 4], strides: [4, 4] });
-    const logits = g.op('Mul', [g.op('Sub', [pooled, g.scalar(0.5)]), g.scalar(20)]);
-    const [mh, mw] = [H / 4, W / 4];
-    const rest = g.floats(new Array((MASK_COEFFICIENTS - nc) * mh * mw).fill(-10), [1, MASK_COEFFICIENTS - nc, mh, mw]);
-    g.op('Concat', [logits, rest], { axis: 1 }, 'output1');
-    g.output('output1', [1, MASK_COEFFICIENTS, mh, mw]);
+    prototypes(g, mask, W, H, 'output1');
   }
   const metadata: Record<string, string> = {
     names: `{${TEST_CLASSES.map((name, i) => `${i}: '${name}'`).join(', ')}}`,
     imgsz: `[${H}, ${W}]`,
-    task: layout === 'v8-seg' ? 'segment' : 'detect',
+    task: layout === 'v8-seg' || layout === 'end2end-seg' ? 'segment' : 'detect',
   };
-  if (layout === 'end2end') metadata.end2end = 'True';
+  if (layout === 'end2end' || layout === 'end2end-seg') metadata.end2end = 'True';
   return g.toBytes({ metadata });
+}
+
+/** Mask coefficients per class row `[1, nc, nm]`: class k's row selects prototype k. */
+function maskSelectors(g: OnnxGraph, nc: number): string {
+  return g.floats(ramp(nc * MASK_COEFFICIENTS, (i) => (Math.floor(i / MASK_COEFFICIENTS) === i % MASK_COEFFICIENTS ? 1 : 0)), [1, nc, MASK_COEFFICIENTS]);
+}
+
+/** Prototypes `[1, nm, H/4, W/4]`: prototype k < nc is class k's pixel mask at a quarter of the input size as a steep logit. */
+function prototypes(g: OnnxGraph, mask: string, W: number, H: number, name: string): void {
+  const nc = TEST_CLASSES.length;
+  const pooled = g.op('AveragePool', [mask], { kernel_shape: [4, 4], strides: [4, 4] });
+  const logits = g.op('Mul', [g.op('Sub', [pooled, g.scalar(0.5)]), g.scalar(20)]);
+  const [mh, mw] = [H / 4, W / 4];
+  const rest = g.floats(new Array((MASK_COEFFICIENTS - nc) * mh * mw).fill(-10), [1, MASK_COEFFICIENTS - nc, mh, mw]);
+  g.op('Concat', [logits, rest], { axis: 1 }, name);
+  g.output(name, [1, MASK_COEFFICIENTS, mh, mw]);
 }
 
 function ramp(length: number, value: (i: number) => number): number[] {
