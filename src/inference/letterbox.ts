@@ -205,6 +205,34 @@ export function toInputTensor(rgb: Uint8Array, t: LetterboxTransform, options: I
   return out;
 }
 
+/**
+ * The resized image of `resizeForInput` as an interleaved `[H, W, 3]` input in 0–255 units, for models that
+ * normalise and pad inside (SAM encoders exported with their pre-processing). `padded`: the full input frame, the
+ * padding filled with `pad` (per channel); otherwise just the resized image, for inputs with free height and width.
+ */
+export function toHwcTensor(
+  rgb: Uint8Array,
+  t: LetterboxTransform,
+  options: { padded: boolean; pad?: readonly number[]; type: 'float32' | 'uint8' },
+): { data: Float32Array | Uint8Array; height: number; width: number } {
+  const width = options.padded ? t.inputWidth : t.resizedWidth;
+  const height = options.padded ? t.inputHeight : t.resizedHeight;
+  const data = options.type === 'uint8' ? new Uint8Array(width * height * 3) : new Float32Array(width * height * 3);
+  if (options.padded) {
+    const pad = options.pad ?? [0, 0, 0];
+    for (let i = 0; i < width * height * 3; i += 3) {
+      data[i] = pad[0];
+      data[i + 1] = pad[1];
+      data[i + 2] = pad[2];
+    }
+  }
+  const row = t.resizedWidth * 3;
+  const left = options.padded ? t.padLeft : 0;
+  const top = options.padded ? t.padTop : 0;
+  for (let y = 0; y < t.resizedHeight; y++) data.set(rgb.subarray(y * row, (y + 1) * row), ((y + top) * width + left) * 3);
+  return { data, height, width };
+}
+
 /** A point in the model input frame → the original (oriented) image's pixels, clamped to the image. */
 export function toOriginal(t: LetterboxTransform, x: number, y: number): [number, number] {
   return [clamp((x - t.padLeft) / t.scaleX, 0, t.originalWidth), clamp((y - t.padTop) / t.scaleY, 0, t.originalHeight)];

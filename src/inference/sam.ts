@@ -3,8 +3,9 @@ import { encodeRle, rleArea, rleBbox, type Bitmap, type Box, type Rle } from '..
 import { maskToPolygons, type Point, type PolygonOptions } from './contour.js';
 import type { CachedEmbedding, EmbeddingCache } from './embedding-cache.js';
 import { UnsupportedModelError } from './errors.js';
+import type { ImageTensorSpec } from './session-protocol.js';
 import type { SessionPool } from './session-pool.js';
-import type { ModelInfo, TensorData } from './tensor-data.js';
+import { imageInputLayout, type ModelInfo, type TensorData, type ValueInfo } from './tensor-data.js';
 
 /** SAM's pixel normalisation (0–255 units), from segment_anything's Sam module. */
 export const SAM_PIXEL_MEAN = [123.675, 116.28, 103.53] as const;
@@ -52,7 +53,7 @@ export class SamPredictor {
     private readonly pool: SessionPool,
     private readonly cache: EmbeddingCache,
     private readonly models: SamModels,
-    private readonly encoderInput: string,
+    private readonly encoderInput: EncoderInput,
     readonly inputSize: number,
     private readonly decoder: ModelInfo,
   ) {}
@@ -62,16 +63,11 @@ export class SamPredictor {
       pool.load(models.encoderId, models.encoderSource),
       pool.load(models.decoderId, models.decoderSource),
     ]);
-    const input = encoder.inputs[0];
-    const [batch, channels, height, width] = input?.dims ?? [];
-    if (encoder.inputs.length !== 1 || input.dims.length !== 4 || (typeof channels === 'number' && channels !== 3) || (typeof batch === 'number' && batch !== 1)) {
-      throw new UnsupportedModelError(`A SAM encoder needs one image input [1, 3, S, S]; this one has [${input?.dims.join(', ') ?? ''}]`);
-    }
-    const size = [height, width].find((d): d is number => typeof d === 'number') ?? 1024;
+    const input = encoderInputOf(encoder);
     const names = new Set(decoder.inputs.map((i) => i.name));
     const missing = DECODER_INPUTS.filter((name) => !names.has(name));
     if (missing.length > 0) throw new UnsupportedModelError(`Not a SAM decoder: missing input(s) ${missing.join(', ')}`);
-    return new SamPredictor(pool, cache, models, input.name, size, decoder);
+    return new SamPredictor(pool, cache, models, input, input.size, decoder);
   }
 
   /** The image's embedding: from the cache, or by running the encoder once (concurrent callers share the run). */
@@ -122,13 +118,7 @@ export class SamPredictor {
   private async encode(image: Uint8Array): Promise<CachedEmbedding> {
     const size = this.inputSize;
     // SAM resizes the longest side to S, normalises, then pads bottom/right with zeros.
-    const { outputs, transform } = await this.pool.runImage(this.models.encoderId, image, {
-      inputName: this.encoderInput,
-      width: size,
-      height: size,
-      align: 'top-left',
-      normalise: { mean: SAM_PIXEL_MEAN, std: SAM_PIXEL_STD },
-    });
+    const { outputs, transform } = await this.pool.runImage(this.models.encoderId, image, { ...this.encoderInput.tensor, width: size, height: size, align: 'top-left' });
     const embedding = outputs.image_embeddings ?? Object.values(outputs)[0];
     return {
       dims: embedding.dims,
@@ -168,6 +158,45 @@ export class SamPredictor {
       orig_im_size: { type: 'float32', data: Float32Array.from([embedding.originalHeight, embedding.originalWidth]), dims: [2] },
     };
   }
+}
+
+interface EncoderInput {
+  size: number;
+  tensor: ImageTensorSpec;
+}
+
+/**
+ * The encoder's image input: SAM's `[1, 3, S, S]` normalised and padded here, or the `[H, W, 3]` (or
+ * `[1, H, W, 3]`) 0–255 pixels of encoders exported with their pre-processing inside (normalise, pad), told apart
+ * by the input's shape. With free height and width S comes from the embedding grid (16 pixels a cell), else 1024.
+ */
+function encoderInputOf(encoder: ModelInfo): EncoderInput {
+  const input = encoder.inputs[0];
+  const shape = input && encoder.inputs.length === 1 ? imageInputLayout(input.dims) : null;
+  if (!shape || (shape.layout === 'hwc' && input.type !== 'float32' && input.type !== 'uint8')) {
+    throw new UnsupportedModelError(`A SAM encoder needs one image input [1, 3, S, S] or [H, W, 3]; this one has [${input?.dims.join(', ') ?? ''}]`);
+  }
+  const fixed = (d: number | string): d is number => typeof d === 'number' && d > 0;
+  const { height, width } = shape;
+  if (shape.layout === 'hwc') {
+    const padded = fixed(height) && fixed(width);
+    return {
+      size: padded ? Math.max(height, width) : (gridSize(encoder.outputs) ?? 1024),
+      // Padding of a fixed-size input is the pixel mean, so that it normalises to 0 inside the model as SAM's does.
+      tensor: { inputName: input.name, hwc: { batch: shape.batch, padded, pad: SAM_PIXEL_MEAN, type: input.type as 'float32' | 'uint8' } },
+    };
+  }
+  return {
+    size: [height, width].find(fixed) ?? gridSize(encoder.outputs) ?? 1024,
+    tensor: { inputName: input.name, normalise: { mean: SAM_PIXEL_MEAN, std: SAM_PIXEL_STD } },
+  };
+}
+
+/** S from an `image_embeddings [1, C, S/16, S/16]` output with a fixed grid. */
+function gridSize(outputs: ValueInfo[]): number | null {
+  const embedding = outputs.find((o) => o.name === 'image_embeddings') ?? outputs[0];
+  const side = embedding?.dims[3];
+  return typeof side === 'number' && side > 0 ? side * 16 : null;
 }
 
 export function sha256(bytes: Uint8Array): string {

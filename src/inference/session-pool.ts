@@ -151,7 +151,7 @@ export class SessionPool {
     input: ImageInput,
     post: Extract<WorkerRequest, { kind: 'image' }>['post'],
   ): Promise<WorkerResponse> {
-    const tensor: ImageTensorSpec = { inputName: input.inputName, normalise: input.normalise, padValue: input.padValue };
+    const tensor: ImageTensorSpec = { inputName: input.inputName, normalise: input.normalise, padValue: input.padValue, hwc: input.hwc };
     // The resized pixels are copied to the worker (a fraction of the float tensor's size): sharp's buffers may share memory.
     return this.request({ kind: 'image', id: 0, modelId, rgb, transform, tensor, post }, []);
   }

@@ -8,11 +8,22 @@ export interface WorkerSettings {
   spinning: boolean;
 }
 
-/** How the worker turns a resized image into a model's float input (see `toInputTensor`). */
+/**
+ * How the worker turns a resized image into a model's input: planar float `[1, 3, H, W]` (`toInputTensor`), or
+ * interleaved `[H, W, 3]` / `[1, H, W, 3]` pixels for models that normalise inside (`toHwcTensor`).
+ */
 export interface ImageTensorSpec {
   inputName: string;
   normalise?: { mean: readonly number[]; std: readonly number[] };
   padValue?: number;
+  hwc?: {
+    /** A leading batch dimension of 1. */
+    batch: boolean;
+    /** The input has fixed height and width: feed the padded frame, padding filled with `pad`. */
+    padded: boolean;
+    pad?: readonly number[];
+    type: 'float32' | 'uint8';
+  };
 }
 
 /** What the worker answers for an image run: the raw outputs, or YOLO detections decoded on the worker. */

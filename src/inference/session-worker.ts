@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
 import { UnsupportedModelError } from './errors.js';
-import { toInputTensor } from './letterbox.js';
+import { toHwcTensor, toInputTensor } from './letterbox.js';
 import { readOnnxMetadata } from './onnx-metadata.js';
 import type { ModelInfo, TensorData, ValueInfo } from './tensor-data.js';
 import type { WorkerRequest, WorkerResponse, WorkerSettings } from './session-protocol.js';
@@ -72,11 +72,7 @@ async function run(session: ort.InferenceSession, feeds: Record<string, TensorDa
 
 async function runImage(request: Extract<WorkerRequest, { kind: 'image' }>): Promise<{ response: WorkerResponse; transfer: ArrayBuffer[] }> {
   const session = sessionOf(request.modelId);
-  const { inputWidth: width, inputHeight: height } = request.transform;
-  let buffer = inputBuffers.get(request.modelId);
-  if (buffer?.length !== 3 * width * height) inputBuffers.set(request.modelId, (buffer = new Float32Array(3 * width * height)));
-  toInputTensor(request.rgb, request.transform, { into: buffer, normalise: request.tensor.normalise, padValue: request.tensor.padValue });
-  const feeds = { [request.tensor.inputName]: { type: 'float32' as const, data: buffer, dims: [1, 3, height, width] } };
+  const feeds = { [request.tensor.inputName]: imageTensor(request) };
   if (request.post.kind === 'outputs') {
     const outputs = await run(session, feeds, request.post.outputNames);
     return { response: { id: request.id, ok: true, outputs }, transfer: transferable(outputs) };
@@ -85,6 +81,18 @@ async function runImage(request: Extract<WorkerRequest, { kind: 'image' }>): Pro
   const ordered = session.outputNames.map((name) => outputs[name]);
   const detections = decodeYolo(ordered, request.transform, request.post.options);
   return { response: { id: request.id, ok: true, detections }, transfer: [] };
+}
+
+function imageTensor({ modelId, rgb, transform, tensor }: Extract<WorkerRequest, { kind: 'image' }>): TensorData {
+  if (tensor.hwc) {
+    const { data, height, width } = toHwcTensor(rgb, transform, tensor.hwc);
+    return { type: tensor.hwc.type, data, dims: tensor.hwc.batch ? [1, height, width, 3] : [height, width, 3] };
+  }
+  const { inputWidth: width, inputHeight: height } = transform;
+  let buffer = inputBuffers.get(modelId);
+  if (buffer?.length !== 3 * width * height) inputBuffers.set(modelId, (buffer = new Float32Array(3 * width * height)));
+  toInputTensor(rgb, transform, { into: buffer, normalise: tensor.normalise, padValue: tensor.padValue });
+  return { type: 'float32', data: buffer, dims: [1, 3, height, width] };
 }
 
 function transferable(outputs: Record<string, TensorData>): ArrayBuffer[] {

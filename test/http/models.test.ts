@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { multipart } from '../helpers/multipart.js';
-import { buildSamDecoder, buildSamEncoder } from '../helpers/onnx/sam-models.js';
+import { buildSamDecoder, buildSamEncoder, buildSamEncoderHwc } from '../helpers/onnx/sam-models.js';
 import { buildYoloModel, TEST_CLASSES } from '../helpers/onnx/yolo-models.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -114,6 +114,19 @@ describe('model registry', () => {
     assert.deepEqual(encoder.body.input_size, { width: 256, height: 256 });
     assert.equal(decoder.body.task, 'sam-decoder');
     assert.equal(decoder.body.input_size, null);
+  });
+
+  it('reads the input size of [1, H, W, 3] encoders (pre-processing inside) and of end-to-end segmentation exports', async () => {
+    const projectId = await project();
+    const fixed = await upload(alice, projectId, Buffer.from(buildSamEncoderHwc(512, { fixed: true, batch: true })), 'hwc_fixed.onnx');
+    assert.equal(fixed.body.task, 'sam-encoder');
+    assert.deepEqual(fixed.body.input_size, { width: 512, height: 512 });
+    const free = await upload(alice, projectId, Buffer.from(buildSamEncoderHwc(512)), 'hwc_free.onnx');
+    assert.equal(free.body.task, 'sam-encoder');
+    assert.equal(free.body.input_size, null);
+    const segment = await upload(alice, projectId, Buffer.from(buildYoloModel('end2end-seg')), 'yolo26-seg.onnx');
+    assert.equal(segment.body.task, 'segment');
+    assert.deepEqual(segment.body.input_size, { width: 128, height: 128 });
   });
 
   it('stores .pt weights without opening them', async () => {

@@ -9,7 +9,7 @@ import type { Box } from '../../src/imaging/rle.js';
 import type { Point } from '../../src/inference/contour.js';
 import type { YoloLayout } from '../../src/inference/yolo-decode.js';
 import { YoloDetector } from '../../src/inference/yolo-detector.js';
-import { buildSamDecoder, buildSamEncoder, SAM_TEST_SCORES } from '../helpers/onnx/sam-models.js';
+import { buildSamDecoder, buildSamEncoder, buildSamEncoderHwc, SAM_TEST_SCORES } from '../helpers/onnx/sam-models.js';
 import { OnnxGraph } from '../helpers/onnx/onnx-graph.js';
 import { buildSlowModel } from '../helpers/onnx/slow-model.js';
 import { exifRotatedJpeg, squaresPng, type Square } from '../helpers/onnx/test-images.js';
@@ -224,6 +224,27 @@ describe('SAM through its ONNX interface', () => {
     assertBox(onGreen.bbox, green, 1);
     const background = await sam.predict(embedding, { points: [[5, 5]], labels: [1] });
     assert.equal(background.area, 256 * 160 - onRed.area - onGreen.area);
+  });
+
+  it('takes encoders with their pre-processing inside ([H, W, 3] pixels, free or fixed size): the same embedding and masks', async () => {
+    const image = await squaresPng(256, 160, [red, green]);
+    const reference = await sam.embed(image);
+    const variants = [
+      { name: 'free', bytes: buildSamEncoderHwc() },
+      { name: 'fixed', bytes: buildSamEncoderHwc(1024, { fixed: true }) },
+      { name: 'batch', bytes: buildSamEncoderHwc(1024, { fixed: true, batch: true }) },
+    ];
+    for (const { name, bytes } of variants) {
+      const hwc = await SamPredictor.load(pool, new EmbeddingCache({ maxBytes: 32 << 20 }), { encoderId: `enc-hwc-${name}`, encoderSource: bytes, decoderId: 'dec', decoderSource: buildSamDecoder() });
+      assert.equal(hwc.inputSize, 1024);
+      const embedding = await hwc.embed(image);
+      assert.deepEqual(embedding.dims, reference.dims);
+      let largest = 0;
+      for (let i = 0; i < embedding.data.length; i++) largest = Math.max(largest, Math.abs(embedding.data[i] - reference.data[i]));
+      assert.ok(largest < 1e-3, `${name}: embedding differs by ${largest}`);
+      const onRed = await hwc.predict(embedding, { points: [[50, 55]], labels: [1] });
+      assertBox(onRed.bbox, red, 1);
+    }
   });
 
   it('runs the encoder once per image: repeated and concurrent requests share the cached embedding', async () => {

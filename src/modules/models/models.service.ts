@@ -7,7 +7,7 @@ import { isUniqueViolation } from '../../db/errors.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../http/errors.js';
 import { UnsupportedModelError } from '../../inference/errors.js';
 import { parseUltralyticsMetadata } from '../../inference/onnx-metadata.js';
-import type { ModelInfo } from '../../inference/tensor-data.js';
+import { imageInputLayout, type ModelInfo } from '../../inference/tensor-data.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { discoverRunWeights, fileUnderRoot, formatOf, hashFile, receiveToTemp, storedExtension, type ModelFile } from './model-files.js';
 import type { ModelRuntime } from './model-runtime.js';
@@ -273,7 +273,9 @@ export class ModelsService {
     const metadata = parseUltralyticsMetadata(info.metadata);
     const task = given.task ?? taskFrom(info, metadata.task);
     const input = info.inputs[0];
-    const dims = input?.dims.length === 4 ? [input.dims[2], input.dims[3]] : [];
+    // [1, C, H, W], or [H, W, 3] / [1, H, W, 3] for models that take interleaved pixels (SAM encoders with pre-processing).
+    const shape = input ? imageInputLayout(input.dims) : null;
+    const dims = shape ? [shape.height, shape.width] : input?.dims.length === 4 ? [input.dims[2], input.dims[3]] : [];
     const [height, width] = metadata.imgsz ?? dims.map((d) => (typeof d === 'number' && d > 0 ? d : null));
     const sized = task !== 'sam-decoder' && typeof width === 'number' && typeof height === 'number';
     return {

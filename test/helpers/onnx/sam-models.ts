@@ -9,11 +9,32 @@ export const SAM_TEST_SCORES = [0.2, 0.9, 0.5];
  */
 export function buildSamEncoder(size = 1024): Uint8Array {
   const g = new OnnxGraph('test-sam-encoder');
-  const image = g.input('image', [1, 3, size, size]);
+  embeddingsOf(g, g.input('image', [1, 3, size, size]), size);
+  return g.toBytes();
+}
+
+/**
+ * The same encoder exported with its pre-processing inside, as segment_anything-style `--use-preprocess` exports
+ * are: `input_image` [H, W, 3] of 0–255 pixels (the resized image; free H and W unless `fixed`), normalised with
+ * SAM's mean and std, made planar and padded bottom/right to S × S inside the model.
+ */
+export function buildSamEncoderHwc(size = 1024, options: { fixed?: boolean; batch?: boolean } = {}): Uint8Array {
+  const g = new OnnxGraph('test-sam-encoder-hwc');
+  const hw = options.fixed ? [size, size] : ['image_height', 'image_width'];
+  let image = g.input('input_image', options.batch ? [1, ...hw, 3] : [...hw, 3]);
+  if (options.batch) image = g.op('Squeeze', [image, g.ints([0])]);
+  const normalised = g.op('Div', [g.op('Sub', [image, g.floats([123.675, 116.28, 103.53], [3])]), g.floats([58.395, 57.12, 57.375], [3])]);
+  const planar = g.op('Transpose', [normalised], { perm: [2, 0, 1] });
+  const missing = g.op('Sub', [g.ints([size, size]), g.op('Slice', [g.op('Shape', [planar]), g.ints([1]), g.ints([3]), g.ints([0])])]);
+  const padded = g.op('Pad', [planar, g.op('Concat', [g.ints([0, 0, 0, 0]), missing], { axis: 0 })]);
+  embeddingsOf(g, g.op('Unsqueeze', [padded, g.ints([0])]), size);
+  return g.toBytes();
+}
+
+function embeddingsOf(g: OnnxGraph, image: string, size: number): void {
   const cells = g.op('AveragePool', [image], { kernel_shape: [16, 16], strides: [16, 16] });
   g.op('Pad', [cells, g.ints([0, 0, 0, 0, 0, 253, 0, 0])], {}, 'image_embeddings');
   g.output('image_embeddings', [1, 256, size / 16, size / 16]);
-  return g.toBytes();
 }
 
 /**
