@@ -15,16 +15,20 @@ export class LocalBlobStore implements BlobStore {
     return join(this.root, key);
   }
 
-  private async temp(key: string): Promise<{ final: string; temp: string }> {
+  private temp(key: string): { final: string; temp: string } {
     const final = this.path(key);
-    await mkdir(dirname(final), { recursive: true });
     return { final, temp: `${final}.${randomBytes(6).toString('hex')}.tmp` };
   }
 
   async put(key: string, data: Buffer | Uint8Array): Promise<void> {
-    const { final, temp } = await this.temp(key);
+    const { final, temp } = this.temp(key);
     try {
-      await writeFile(temp, data);
+      // Most blobs go into folders that exist already (two per uploaded image): make the folder only when missing.
+      await writeFile(temp, data).catch(async (err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+        await mkdir(dirname(final), { recursive: true });
+        await writeFile(temp, data);
+      });
       await rename(temp, final);
     } catch (err) {
       await rm(temp, { force: true });
@@ -33,7 +37,8 @@ export class LocalBlobStore implements BlobStore {
   }
 
   async putStream(key: string, data: Readable): Promise<number> {
-    const { final, temp } = await this.temp(key);
+    const { final, temp } = this.temp(key);
+    await mkdir(dirname(final), { recursive: true });
     let bytes = 0;
     data.on('data', (chunk: Buffer) => (bytes += chunk.length));
     try {
