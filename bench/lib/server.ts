@@ -10,6 +10,8 @@ import { join } from 'node:path';
  */
 export interface BenchServer {
   url: string;
+  /** The server process's id (to read its CPU time from /proc). */
+  pid: number;
   dataDir: string;
   token: string;
   stop(): Promise<void>;
@@ -30,7 +32,9 @@ async function freePort(): Promise<number> {
 export async function startServer(env: Record<string, string> = {}, dataDir?: string): Promise<BenchServer> {
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'versa-bench-')));
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  // BENCH_SERVER_NODE_ARGS passes flags to the server's node only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/server.ts'], {
     env: { ...process.env, PORT: String(port), DATA_DIR: dir, LOG_LEVEL: 'warn', AUTH_ATTEMPTS_PER_MINUTE: '100000', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -57,6 +61,7 @@ export async function startServer(env: Record<string, string> = {}, dataDir?: st
   const { token } = await json('POST', '/api/auth/login', { email: 'bench@versa.local', password: 'bench-password' });
   return {
     url,
+    pid: child.pid!,
     dataDir: dir,
     token,
     api: (method, path, body) => json(method, path, body, token),
