@@ -366,6 +366,15 @@ describe('images', () => {
       assert.equal(pastEnd.headers['x-total-count'], '5');
     });
 
+    it('answers every offset with the same page whether it walks the index forwards or backwards', async () => {
+      for (let offset = 0; offset <= 6; offset++) {
+        for (const limit of [1, 2, 4]) {
+          const page = await alice.get(`/api/projects/${projectId}/images?limit=${limit}&offset=${offset}`);
+          assert.deepEqual(page.body.map((i: any) => i.id), ids.slice(offset, offset + limit), `offset ${offset}, limit ${limit}`);
+        }
+      }
+    });
+
     it('filters by split, counting only that split', async () => {
       assert.equal((await alice.patch(`/api/images/${ids[1]}`, { split: 'valid' })).status, 200);
       assert.equal((await alice.patch(`/api/images/${ids[3]}`, { split: 'valid' })).status, 200);

@@ -116,13 +116,22 @@ export class ImagesRepository {
 
   /**
    * One page in id order. `after` seeks through the (project_id[, split], id) index. A deep `offset` first walks
-   * that index for the page's ids alone (it covers them), then reads only those rows.
+   * that index for the page's ids alone (it covers them), then reads only those rows. `total`, when given, is how
+   * many rows the filters match.
    */
-  async listPage(projectId: number, page: ImagePageQuery): Promise<ImageOutRow[]> {
+  async listPage(projectId: number, page: ImagePageQuery, total?: number): Promise<ImageOutRow[]> {
     let ids = this.filtered(projectId, page);
     if (page.after !== undefined) ids = ids.where('id', '>', page.after);
     if (!page.offset) return ids.select(IMAGE_OUT_COLUMNS).orderBy('id').limit(page.limit).execute();
-    const pageIds = ids.select('id').orderBy('id').limit(page.limit).offset(page.offset);
+    let pageIds = ids.select('id').orderBy('id').limit(page.limit).offset(page.offset);
+    // Past the middle, the page is closer to the end: walk the index backwards (offset 900,000 of 1,000,000 reads
+    // 100,000 entries instead of 900,000). Needs the total of what the filters match, so only when it is known.
+    if (total !== undefined && page.after === undefined && page.offset > total / 2) {
+      const remaining = total - page.offset;
+      if (remaining <= 0) return [];
+      const take = Math.min(page.limit, remaining);
+      pageIds = ids.select('id').orderBy('id', 'desc').limit(take).offset(remaining - take);
+    }
     return this.db.selectFrom('images').select(IMAGE_OUT_COLUMNS).where('id', 'in', pageIds).orderBy('id').execute();
   }
 

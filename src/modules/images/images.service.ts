@@ -102,7 +102,7 @@ export class ImagesService {
     const filters = { split: query.split, review_state: query.review_state, class_id: query.class_id, annotated: query.annotated, assigned_to: assignedTo };
     const filtered = Object.values(filters).some((value) => value !== undefined);
     const [rows, total] = await Promise.all([
-      this.images.listPage(projectId, { ...query, ...filters }),
+      this.images.listPage(projectId, { ...query, ...filters }, filtered ? undefined : project.image_count),
       // The unfiltered total is the project's counter, so listing never counts a large table.
       filtered ? this.images.countFiltered(projectId, filters) : Promise.resolve(project.image_count),
     ]);
