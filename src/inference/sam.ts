@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { encodeRle, rleArea, rleBbox, type Bitmap, type Box, type Rle } from '../imaging/rle.js';
-import { maskToPolygons, type Point, type PolygonOptions } from './contour.js';
+import type { Box } from '../imaging/rle.js';
+import type { PolygonOptions } from './contour.js';
+import type { SamMask } from './sam-mask.js';
 import type { CachedEmbedding, EmbeddingCache } from './embedding-cache.js';
 import { UnsupportedModelError } from './errors.js';
 import type { ImageTensorSpec } from './session-protocol.js';
@@ -22,16 +23,7 @@ export interface SamPrompt {
   box?: Box;
 }
 
-export interface SamMask {
-  /** COCO uncompressed RLE (column-major) at the original image size. */
-  rle: Rle;
-  bbox: Box;
-  area: number;
-  /** Outer boundaries in original pixels, largest first. */
-  polygons: Point[][];
-  /** The decoder's predicted IoU of the chosen mask. */
-  score: number;
-}
+export type { SamMask } from './sam-mask.js';
 
 export interface SamModels {
   encoderId: string;
@@ -48,6 +40,8 @@ export interface SamModels {
  */
 export class SamPredictor {
   private readonly inFlight = new Map<string, Promise<CachedEmbedding>>();
+  /** Names the worker keeps an embedding under, so repeated clicks on one image send it once. */
+  private readonly embeddingKeys = new WeakMap<CachedEmbedding, string>();
 
   private constructor(
     private readonly pool: SessionPool,
@@ -89,30 +83,18 @@ export class SamPredictor {
 
   /** The best of the decoder's masks for the prompt (highest predicted IoU), thresholded at logit 0. */
   async predict(embedding: CachedEmbedding, prompt: SamPrompt, polygon?: PolygonOptions): Promise<SamMask> {
-    const feeds = this.decoderFeeds(embedding, prompt);
-    const outputs = await this.pool.run(this.models.decoderId, feeds, { transfer: false });
-    const masksName = this.decoder.outputs.find((o) => o.name === 'masks')?.name ?? this.decoder.outputs[0].name;
-    const scoresName = this.decoder.outputs.find((o) => o.name === 'iou_predictions')?.name ?? this.decoder.outputs[1]?.name;
-    const masks = outputs[masksName];
-    const scores = (scoresName ? outputs[scoresName]?.data : undefined) as Float32Array | undefined;
-    const [, count, height, width] = masks.dims;
-    if (masks.dims.length !== 4 || height !== embedding.originalHeight || width !== embedding.originalWidth) {
-      throw new UnsupportedModelError(`SAM decoder returned masks [${masks.dims.join(', ')}]; expected [1, K, ${embedding.originalHeight}, ${embedding.originalWidth}]`);
-    }
-    let best = 0;
-    for (let k = 1; k < count; k++) if (scores && scores[k] > scores[best]) best = k;
-    const plane = width * height;
-    const logits = (masks.data as Float32Array).subarray(best * plane, (best + 1) * plane);
-    const bitmap: Bitmap = { width, height, data: new Uint8Array(plane) };
-    for (let i = 0; i < plane; i++) if (logits[i] > 0) bitmap.data[i] = 1;
-    const rle = encodeRle(bitmap);
-    return {
-      rle,
-      bbox: rleBbox(rle) ?? { x: 0, y: 0, width: 0, height: 0 },
-      area: rleArea(rle),
-      polygons: maskToPolygons(bitmap, polygon),
-      score: scores ? scores[best] : 0,
-    };
+    const { image_embeddings: data, ...feeds } = this.decoderFeeds(embedding, prompt);
+    const masks = this.decoder.outputs.find((o) => o.name === 'masks')?.name ?? this.decoder.outputs[0].name;
+    const scores = this.decoder.outputs.find((o) => o.name === 'iou_predictions')?.name ?? this.decoder.outputs[1]?.name;
+    let key = this.embeddingKeys.get(embedding);
+    if (key === undefined) this.embeddingKeys.set(embedding, (key = `${this.models.encoderId}#${nextEmbeddingKey++}`));
+    return this.pool.samMask(this.models.decoderId, feeds, { name: 'image_embeddings', key, data }, {
+      masks,
+      scores,
+      width: embedding.originalWidth,
+      height: embedding.originalHeight,
+      polygon,
+    });
   }
 
   private async encode(image: Uint8Array): Promise<CachedEmbedding> {
@@ -198,6 +180,8 @@ function gridSize(outputs: ValueInfo[]): number | null {
   const side = embedding?.dims[3];
   return typeof side === 'number' && side > 0 ? side * 16 : null;
 }
+
+let nextEmbeddingKey = 1;
 
 export function sha256(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');

@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { InferenceOverloadedError, UnsupportedModelError } from './errors.js';
 import { resizeForInput, type LetterboxOptions, type LetterboxTransform } from './letterbox.js';
-import type { ImageTensorSpec, WorkerRequest, WorkerResponse, WorkerSettings } from './session-protocol.js';
+import type { SamMask, SamMaskSpec } from './sam-mask.js';
+import { RESIDENT_FEEDS, type ImageTensorSpec, type WorkerRequest, type WorkerResponse, type WorkerSettings } from './session-protocol.js';
 import type { ModelInfo, TensorData } from './tensor-data.js';
 import type { YoloDecodeOptions, YoloDetection } from './yolo-decode.js';
 
@@ -15,8 +16,6 @@ export interface SessionPoolOptions {
   maxPending?: number;
   /** The Retry-After given with an overload refusal. */
   retryAfterSeconds?: number;
-  /** Whether onnxruntime's idle threads spin between parallel sections. */
-  spinning?: boolean;
 }
 
 export interface RunOptions {
@@ -52,10 +51,11 @@ export class SessionPool {
   readonly intraOpThreads: number;
   private readonly maxPending: number;
   private readonly retryAfterSeconds: number;
-  private readonly spinning: boolean;
   private worker: Worker | null = null;
   private readonly models = new Map<string, Promise<ModelInfo>>();
   private readonly waiters = new Map<number, Waiter>();
+  /** Keys of the feeds the worker keeps, least recently used first: the worker's list, from the same requests. */
+  private readonly resident = new Set<string>();
   private nextId = 1;
   private runs = 0;
 
@@ -63,7 +63,6 @@ export class SessionPool {
     this.intraOpThreads = options.intraOpThreads ?? availableParallelism();
     this.maxPending = options.maxPending ?? 8;
     this.retryAfterSeconds = options.retryAfterSeconds ?? 2;
-    this.spinning = options.spinning ?? true;
   }
 
   /** Runs accepted and not yet answered. */
@@ -96,6 +95,39 @@ export class SessionPool {
       const transfer = options.transfer ? [...new Set(Object.values(feeds).map((t) => t.data.buffer as ArrayBuffer))] : [];
       const response = await this.request({ kind: 'run', id: 0, modelId, feeds, outputNames: options.outputNames }, transfer);
       return (response.ok && response.outputs) || {};
+    });
+  }
+
+  /**
+   * Runs a SAM decoder and answers the best mask, made on the worker. `embedding` is a large feed that repeats
+   * between calls (one image, many clicks): the worker keeps it under `embeddingKey`, so it crosses once, not per click.
+   */
+  async samMask(
+    modelId: string,
+    feeds: Record<string, TensorData>,
+    embedding: { name: string; key: string; data: TensorData },
+    spec: SamMaskSpec,
+  ): Promise<SamMask> {
+    return this.admit(modelId, async () => {
+      const sent: Record<string, TensorData | { resident: string }> = { ...feeds };
+      let keep: Record<string, string> | undefined;
+      if (this.resident.has(embedding.key)) {
+        sent[embedding.name] = { resident: embedding.key };
+        this.resident.delete(embedding.key);
+      } else {
+        sent[embedding.name] = embedding.data;
+        keep = { [embedding.name]: embedding.key };
+      }
+      this.resident.add(embedding.key);
+      if (this.resident.size > RESIDENT_FEEDS) this.resident.delete(this.resident.values().next().value!);
+      try {
+        const response = await this.request({ kind: 'run', id: 0, modelId, feeds: sent, keep, samMask: spec }, []);
+        return (response.ok && response.mask) || Promise.reject(new Error('the inference worker sent no mask'));
+      } catch (error) {
+        // Whatever went wrong, the next call sends the embedding again rather than trusting the worker still has it.
+        this.resident.delete(embedding.key);
+        throw error;
+      }
     });
   }
 
@@ -168,6 +200,7 @@ export class SessionPool {
     const worker = this.worker;
     this.worker = null;
     this.models.clear();
+    this.resident.clear();
     this.failAll(new Error('the session pool was closed'));
     await worker?.terminate();
   }
@@ -192,7 +225,7 @@ export class SessionPool {
     if (this.worker) return this.worker;
     // Run from source (tsx) the worker is a .ts file beside this one; built, a .js file.
     const extension = extname(fileURLToPath(import.meta.url));
-    const settings: WorkerSettings = { intraOpThreads: this.intraOpThreads, spinning: this.spinning };
+    const settings: WorkerSettings = { intraOpThreads: this.intraOpThreads };
     const url = new URL(`./session-worker${extension}`, import.meta.url);
     // From source, the worker thread needs tsx's loader registered before it can import TypeScript.
     const worker = extension === '.ts'
@@ -206,9 +239,10 @@ export class SessionPool {
     });
     const fail = (error: Error) => {
       if (this.worker !== worker) return;
-      // A dead worker took its sessions with it: forget them so the next load starts a fresh worker.
+      // A dead worker took its sessions and kept feeds with it: forget them so the next load starts a fresh worker.
       this.worker = null;
       this.models.clear();
+      this.resident.clear();
       this.failAll(error);
     };
     worker.on('error', fail);

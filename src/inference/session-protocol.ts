@@ -1,11 +1,17 @@
 import type { LetterboxTransform } from './letterbox.js';
+import type { SamMask, SamMaskSpec } from './sam-mask.js';
 import type { ModelInfo, TensorData } from './tensor-data.js';
 import type { YoloDecodeOptions, YoloDetection } from './yolo-decode.js';
+
+/**
+ * How many kept feeds (SAM image embeddings, 4 MiB each) the worker holds, least recently used dropped first. The
+ * pool mirrors the same list from the same sequence of requests, so it knows which keys it may name.
+ */
+export const RESIDENT_FEEDS = 4;
 
 /** Messages between SessionPool (event-loop thread) and the inference worker thread. */
 export interface WorkerSettings {
   intraOpThreads: number;
-  spinning: boolean;
 }
 
 /**
@@ -32,7 +38,18 @@ export type ImagePostprocess = { kind: 'outputs'; outputNames?: string[] } | { k
 export type WorkerRequest =
   | { kind: 'load'; id: number; modelId: string; source: string | Uint8Array }
   | { kind: 'unload'; id: number; modelId: string }
-  | { kind: 'run'; id: number; modelId: string; feeds: Record<string, TensorData>; outputNames?: string[] }
+  | {
+      kind: 'run';
+      id: number;
+      modelId: string;
+      /** A feed is its data, or the key of data an earlier request asked the worker to keep (see `RESIDENT_FEEDS`). */
+      feeds: Record<string, TensorData | { resident: string }>;
+      /** Feeds sent with data that the worker keeps under a key, so later requests can name them instead. */
+      keep?: Record<string, string>;
+      outputNames?: string[];
+      /** Answer a SAM mask made from the outputs instead of the outputs. */
+      samMask?: SamMaskSpec;
+    }
   | {
       kind: 'image';
       id: number;
@@ -45,6 +62,6 @@ export type WorkerRequest =
     };
 
 export type WorkerResponse =
-  | { id: number; ok: true; info?: ModelInfo; outputs?: Record<string, TensorData>; detections?: YoloDetection[] }
+  | { id: number; ok: true; info?: ModelInfo; outputs?: Record<string, TensorData>; detections?: YoloDetection[]; mask?: SamMask }
   /** `unsupported`: the model's outputs are not what the post-processing understands (a 422, not a crash). */
   | { id: number; ok: false; message: string; unsupported?: boolean };

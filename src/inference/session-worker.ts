@@ -14,11 +14,14 @@ import { UnsupportedModelError } from './errors.js';
 import { toHwcTensor, toInputTensor } from './letterbox.js';
 import { readOnnxMetadata } from './onnx-metadata.js';
 import type { ModelInfo, TensorData, ValueInfo } from './tensor-data.js';
-import type { WorkerRequest, WorkerResponse, WorkerSettings } from './session-protocol.js';
+import { samMaskFromOutputs } from './sam-mask.js';
+import { RESIDENT_FEEDS, type WorkerRequest, type WorkerResponse, type WorkerSettings } from './session-protocol.js';
 import { decodeYolo } from './yolo-decode.js';
 
 const settings = workerData as WorkerSettings;
 const sessions = new Map<string, ort.InferenceSession>();
+/** Feeds kept for later requests by key, least recently used first (the pool mirrors this list). */
+const resident = new Map<string, TensorData>();
 /** Per model, the float input buffer image runs fill: runs are sequential, so one is enough and none is allocated per image. */
 const inputBuffers = new Map<string, Float32Array>();
 
@@ -35,7 +38,6 @@ async function load(modelId: string, source: string | Uint8Array): Promise<Model
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
-    extra: { session: { intra_op: { allow_spinning: settings.spinning ? '1' : '0' }, inter_op: { allow_spinning: settings.spinning ? '1' : '0' } } },
   });
   await release(modelId);
   sessions.set(modelId, session);
@@ -95,6 +97,27 @@ function imageTensor({ modelId, rgb, transform, tensor }: Extract<WorkerRequest,
   return { type: 'float32', data: buffer, dims: [1, 3, height, width] };
 }
 
+function residentFeeds(request: Extract<WorkerRequest, { kind: 'run' }>): Record<string, TensorData> {
+  const feeds: Record<string, TensorData> = {};
+  for (const [name, feed] of Object.entries(request.feeds)) {
+    if ('resident' in feed) {
+      const kept = resident.get(feed.resident);
+      if (!kept) throw new Error(`kept feed ${feed.resident} is not here`);
+      feeds[name] = kept;
+      resident.delete(feed.resident);
+      resident.set(feed.resident, kept);
+    } else {
+      feeds[name] = feed;
+      const key = request.keep?.[name];
+      if (key === undefined) continue;
+      resident.delete(key);
+      resident.set(key, feed);
+      if (resident.size > RESIDENT_FEEDS) resident.delete(resident.keys().next().value!);
+    }
+  }
+  return feeds;
+}
+
 function transferable(outputs: Record<string, TensorData>): ArrayBuffer[] {
   return [...new Set(Object.values(outputs).map((t) => t.data.buffer as ArrayBuffer))];
 }
@@ -109,7 +132,10 @@ async function handle(request: WorkerRequest): Promise<{ response: WorkerRespons
       return { response: { id: request.id, ok: true }, transfer: [] };
     }
     if (request.kind === 'image') return await runImage(request);
-    const outputs = await run(sessionOf(request.modelId), request.feeds, request.outputNames);
+    // Kept feeds first: the pool counts them as kept whatever becomes of this run.
+    const feeds = residentFeeds(request);
+    const outputs = await run(sessionOf(request.modelId), feeds, request.outputNames);
+    if (request.samMask) return { response: { id: request.id, ok: true, mask: samMaskFromOutputs(outputs, request.samMask) }, transfer: [] };
     return { response: { id: request.id, ok: true, outputs }, transfer: transferable(outputs) };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

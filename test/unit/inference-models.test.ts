@@ -247,6 +247,17 @@ describe('SAM through its ONNX interface', () => {
     }
   });
 
+  it('sends each embedding to the worker once while it is kept there: clicks across more images than it keeps stay right', async () => {
+    const squares = [0, 1, 2, 3, 4, 5].map((i): Square => ({ x: 8 + i * 36, y: 20 + (i % 3) * 36, width: 28, height: 24, colour: [255, 0, 0] }));
+    const embeddings = [];
+    for (const square of squares) embeddings.push(await sam.embed(await squaresPng(256, 160, [square])));
+    // Forwards, backwards and again: the first clicks send the embedding, repeats name it, evicted ones are sent again.
+    for (const order of [[0, 1, 2, 3, 4, 5], [5, 4, 3, 2, 1, 0], [0, 0, 5, 2, 2, 1]]) {
+      const masks = await Promise.all(order.map((i) => sam.predict(embeddings[i], { points: [[squares[i].x + 10, squares[i].y + 10]], labels: [1] })));
+      masks.forEach((mask, n) => assertBox(mask.bbox, squares[order[n]], 1));
+    }
+  });
+
   it('runs the encoder once per image: repeated and concurrent requests share the cached embedding', async () => {
     const image = await squaresPng(256, 160, [green]);
     const before = cache.stats();
