@@ -28,7 +28,7 @@ export interface RunOptions {
   transfer?: boolean;
 }
 
-/** How an encoded image becomes a model's `[1, 3, height, width]` float input. */
+/** How an encoded image becomes a model's input of `width × height` pixels (see ImageTensorSpec for the layouts). */
 export interface ImageInput extends ImageTensorSpec, LetterboxOptions {
   width: number;
   height: number;
@@ -100,7 +100,7 @@ export class SessionPool {
 
   /**
    * Runs a SAM decoder and answers the best mask, made on the worker. `embedding` is a large feed that repeats
-   * between calls (one image, many clicks): the worker keeps it under `embeddingKey`, so it crosses once, not per click.
+   * between calls (one image, many clicks): the worker keeps it under `embedding.key`, so it crosses once, not per click.
    */
   async samMask(
     modelId: string,
