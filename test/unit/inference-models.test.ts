@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeRle } from '../../src/imaging/rle.js';
-import { EmbeddingCache } from '../../src/inference/embedding-cache.js';
+import { EmbeddingCache, type CachedEmbedding } from '../../src/inference/embedding-cache.js';
 import { InferenceOverloadedError } from '../../src/inference/errors.js';
 import { SamPredictor, sha256 } from '../../src/inference/sam.js';
 import { SessionPool } from '../../src/inference/session-pool.js';
@@ -249,7 +249,7 @@ describe('SAM through its ONNX interface', () => {
 
   it('sends each embedding to the worker once while it is kept there: clicks across more images than it keeps stay right', async () => {
     const squares = [0, 1, 2, 3, 4, 5].map((i): Square => ({ x: 8 + i * 36, y: 20 + (i % 3) * 36, width: 28, height: 24, colour: [255, 0, 0] }));
-    const embeddings = [];
+    const embeddings: CachedEmbedding[] = [];
     for (const square of squares) embeddings.push(await sam.embed(await squaresPng(256, 160, [square])));
     // Forwards, backwards and again: the first clicks send the embedding, repeats name it, evicted ones are sent again.
     for (const order of [[0, 1, 2, 3, 4, 5], [5, 4, 3, 2, 1, 0], [0, 0, 5, 2, 2, 1]]) {
