@@ -4,8 +4,7 @@
  * Usage: npx tsx bench/annotations.ts [seconds=10] [connections=32] [runs=3]
  */
 import autocannon from 'autocannon';
-import { generateShapesImage } from '../src/synthetic/index.js';
-import { blobOf, median, startServer } from './lib/server.js';
+import { median, startServer } from './lib/server.js';
 
 const seconds = Number(process.argv[2] ?? 10);
 const connections = Number(process.argv[3] ?? 32);
@@ -15,13 +14,7 @@ const server = await startServer();
 try {
   const project = await server.api('POST', '/api/projects', { name: 'annotation bench' });
   const cls = await server.api('POST', `/api/projects/${project.id}/classes`, { name: 'box' });
-  const image = await generateShapesImage({ seed: 1, width: 1280, height: 960, masks: false });
-  const form = new FormData();
-  form.append('files', blobOf(image.data), 'bench.jpg');
-  const upload = await fetch(`${server.url}/api/projects/${project.id}/images`, {
-    method: 'POST', headers: { authorization: `Bearer ${server.token}` }, body: form,
-  });
-  const imageId = (await upload.json()).images[0].id;
+  const imageId = await server.uploadImage(project.id);
   const body = JSON.stringify({ class_id: cls.id, annotation_type: 'bbox', geometry: { x: 10, y: 20, width: 100, height: 80 } });
 
   const results: { rps: number; p99: number; p50: number; errors: number }[] = [];

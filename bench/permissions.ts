@@ -21,8 +21,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { generateShapesImage } from '../src/synthetic/index.js';
-import { blobOf, median, percentile, startServer, type BenchServer } from './lib/server.js';
+import { median, percentile, startServer, type BenchServer } from './lib/server.js';
 
 const seconds = Number(process.argv[2] ?? 5);
 const connections = Number(process.argv[3] ?? 16);
@@ -50,13 +49,7 @@ async function prepare(mode: Mode): Promise<Target> {
   });
   const project = await server.api('POST', '/api/projects', { name: `permissions bench (${mode})`, assigned_only: true });
   const cls = await server.api('POST', `/api/projects/${project.id}/classes`, { name: 'box' });
-  const image = await generateShapesImage({ seed: 1, width: 1280, height: 960, masks: false });
-  const form = new FormData();
-  form.append('files', blobOf(image.data), 'bench.jpg');
-  const upload = await fetch(`${server.url}/api/projects/${project.id}/images`, {
-    method: 'POST', headers: { authorization: `Bearer ${server.token}` }, body: form,
-  });
-  const imageId = (await upload.json()).images[0].id;
+  const imageId = await server.uploadImage(project.id);
   const email = 'annotator@versa.local';
   const password = 'bench-password';
   const user = await server.api('POST', '/api/auth/register', { email, password });

@@ -3,6 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { generateShapesImage } from '../../src/synthetic/index.js';
 
 /**
  * Starts Versa as a separate process (so the server and the load generator each have a core) on a free port with a
@@ -16,6 +17,8 @@ export interface BenchServer {
   token: string;
   stop(): Promise<void>;
   api<T = any>(method: string, path: string, body?: unknown): Promise<T>;
+  /** Uploads one generated 1280×960 JPEG into the project; resolves with the new image's id. */
+  uploadImage(projectId: number): Promise<number>;
 }
 
 async function freePort(): Promise<number> {
@@ -65,6 +68,14 @@ export async function startServer(env: Record<string, string> = {}, dataDir?: st
     dataDir: dir,
     token,
     api: (method, path, body) => json(method, path, body, token),
+    uploadImage: async (projectId) => {
+      const image = await generateShapesImage({ seed: 1, width: 1280, height: 960, masks: false });
+      const form = new FormData();
+      form.append('files', blobOf(image.data), 'bench.jpg');
+      const res = await fetch(`${url}/api/projects/${projectId}/images`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+      if (!res.ok) throw new Error(`upload → ${res.status} ${await res.text()}`);
+      return (await res.json()).images[0].id;
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         child.once('exit', () => resolve());
