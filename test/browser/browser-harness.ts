@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,9 +46,31 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
-/** Builds web/dist when it is missing, through the same script as `npm run build:web`. */
+/** Newest modification time of the files under `dir` (0 when it does not exist). */
+function newestChange(dir: string): number {
+  let newest = 0;
+  try {
+    for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+      if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+    }
+  } catch {
+    return 0;
+  }
+  return newest;
+}
+
+/**
+ * Builds web/dist, through the same script as `npm run build:web`, when it is missing or older than a file of the
+ * front end's source (a stale build would test yesterday's pages).
+ */
 export function ensureWebBuilt(): void {
-  if (existsSync('web/dist/index.html')) return;
+  let built = 0;
+  try {
+    built = statSync('web/dist/index.html').mtimeMs;
+  } catch {
+    built = 0;
+  }
+  if (built > 0 && built >= Math.max(newestChange('web/src'), statSync('web/index.html').mtimeMs)) return;
   const res = spawnSync(process.execPath, ['scripts/build-web.mjs'], { stdio: 'inherit' });
   if (res.status !== 0) throw new Error('npm run build:web failed');
 }

@@ -49,9 +49,10 @@ export function SplitsPanel({ projectId, onChange }: { projectId: number; onChan
       const q = new URLSearchParams({ train: String(percent.train), valid: String(percent.valid), test: String(percent.test), strategy });
       if (seed !== '') q.set('seed', seed);
       const res = await api.post<SplitResult>(`/api/projects/${projectId}/splits?${q}`);
+      // The counts are read again before the result shows, so the two never disagree on screen.
+      await load();
       setResult(res);
       setSeed(String(res.seed));
-      await load();
       onChange();
     } catch (e) {
       setError((e as Error).message);
