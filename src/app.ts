@@ -40,6 +40,7 @@ import { PlatformService, type ReadinessProbe } from './modules/platform/platfor
 import { ProjectsRepository } from './modules/projects/projects.repository.js';
 import { projectsRoutes } from './modules/projects/projects.routes.js';
 import { ProjectsService } from './modules/projects/projects.service.js';
+import { configureSharp } from './imaging/sharp-config.js';
 import { LocalBlobStore } from './storage/local-blob-store.js';
 import { VERSION } from './version.js';
 
@@ -64,6 +65,7 @@ export interface BuildOptions {
 
 /** The composition root: wires database, storage, queue, services and routes. No globals. */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<Versa> {
+  configureSharp();
   const database = options.database ?? (await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl }));
   const app = Fastify({
     logger: options.logger === false ? false : { level: config.logLevel },
