@@ -1,4 +1,4 @@
-import { useRef, useState, type DragEvent } from 'react';
+import { useEffect, useRef, useState, type DragEvent } from 'react';
 import { ApiError, upload } from '../api.js';
 import { Layout } from '../components/layout.js';
 import { Link } from '../router.js';
@@ -92,6 +92,12 @@ export function UploadPage({ projectId }: { projectId: number }) {
     setItems(itemsRef.current);
     pump();
   };
+
+  // Files that failed for want of a network go again by themselves once the browser is back online.
+  useEffect(() => {
+    window.addEventListener('online', retryFailed);
+    return () => window.removeEventListener('online', retryFailed);
+  });
 
   const count = (s: State) => items.filter((i) => i.state === s).length;
 
