@@ -4,6 +4,7 @@
  *      during the export, and the longest event-loop stall (monitorEventLoopDelay) — targets < 10 s, < 500 MB, < 50 ms.
  *   2. YOLO zip of M images (default 2,000 distinct ~150 KB JPEG blobs) against `zip -0 -r` over the same blob files
  *      (target ≥ 0.8× zip's speed). Medians of `rounds`, alternating which goes first.
+ * Runs under the server's node flags (bench/lib/server.ts, SERVER_NODE_FLAGS), re-starting itself with them if needed.
  * SQLite by default; DATABASE_URL=postgres://… runs it on PostgreSQL (a fresh schema would be needed; use a fresh db).
  * Usage: npx tsx bench/export.ts [images=100000] [zipImages=2000] [rounds=3]
  */
@@ -21,6 +22,10 @@ import { loadConfig } from '../src/config.js';
 import type { Db } from '../src/db/database.js';
 import { ExportsRepository } from '../src/modules/exports/exports.repository.js';
 import { ExportsService } from '../src/modules/exports/exports.service.js';
+import { withServerNodeFlags } from './lib/server.js';
+
+// The service runs in this process, so this process gets the server's node flags.
+await withServerNodeFlags();
 
 const imageCount = Number(process.argv[2] ?? 100_000);
 const zipImages = Number(process.argv[3] ?? 2_000);
