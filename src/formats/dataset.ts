@@ -1,4 +1,5 @@
 import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { Box, Rle } from '../imaging/rle.js';
 
@@ -60,6 +61,8 @@ export async function openImage(source: ImageSource): Promise<Readable> {
 }
 
 export async function readImage(source: ImageSource): Promise<Buffer> {
+  // A file is read in one piece of its exact size: no chunks to join (imports read every image this way).
+  if ('path' in source) return readFile(source.path);
   const chunks: Buffer[] = [];
   for await (const chunk of await openImage(source)) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
