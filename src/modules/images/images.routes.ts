@@ -28,7 +28,7 @@ const Binary = (description: string, mediaTypes: readonly string[]) => ({
 });
 const IMAGE_MEDIA_TYPES = Object.values(IMAGE_TYPES).map((t) => t.mime);
 
-export function imagesRoutes(server: FastifyInstance, images: ImagesService): void {
+export function imagesRoutes(server: FastifyInstance, images: ImagesService, maxUploadBytes: number): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['images'];
 
@@ -74,7 +74,7 @@ export function imagesRoutes(server: FastifyInstance, images: ImagesService): vo
       request.body = { files: [] };
     },
   }, async (request, reply) => {
-    const result = await images.upload(callerOf(request), request.params.id, uploadedFiles(request));
+    const result = await images.upload(callerOf(request), request.params.id, uploadedFiles(request, maxUploadBytes));
     return reply.status(result.created > 0 ? 201 : 200).send(result);
   });
 

@@ -22,5 +22,5 @@ export function registerImagesModule(app: FastifyInstance, deps: ModuleDeps): vo
     locks: new LockGuard(new LocksRepository(deps.db)),
     scope: new AssignmentScope(deps.access, new AssignmentsRepository(deps.db)),
   });
-  imagesRoutes(app, service);
+  imagesRoutes(app, service, deps.config.maxUploadBytes);
 }
