@@ -7,7 +7,7 @@ import { decodeRle, encodeRle, rleArea, type Bitmap } from '../../src/imaging/rl
 import { signedPolygonArea as signedArea } from '../../src/imaging/geometry.js';
 import { maskToPolygons, traceBoundaries } from '../../src/inference/contour.js';
 import { EmbeddingCache, type CachedEmbedding } from '../../src/inference/embedding-cache.js';
-import { letterbox, resizeForInput, toInput, toInputTensor, toNchw, toOriginal } from '../../src/inference/letterbox.js';
+import { letterbox, letterboxTransform, resizeForInput, toInput, toInputTensor, toNchw, toOriginal } from '../../src/inference/letterbox.js';
 import { nonMaxSuppression, type Candidate } from '../../src/inference/nms.js';
 import { parseNames, parseUltralyticsMetadata, readOnnxMetadata } from '../../src/inference/onnx-metadata.js';
 import { detectLayout } from '../../src/inference/yolo-decode.js';
@@ -178,6 +178,19 @@ describe('letterbox', () => {
     assert.deepEqual(tensor, toNchw(frame, 32, 32, normalise, { width: transform.resizedWidth, height: transform.resizedHeight }));
     assert.ok(Math.abs(tensor[0] - (200 - 123.675) / 58.395) < 1e-5);
     assert.equal(tensor[31 * 32 + 5], 0, 'below the image: zero');
+  });
+
+  it('reads pixels a word at a time without changing a value, at any row width and byte offset', () => {
+    for (const [width, height] of [[7, 5], [8, 3], [13, 11], [1, 4]]) {
+      for (const offset of [0, 1, 2, 3]) {
+        const bytes = new Uint8Array(offset + width * height * 3).map((_, i) => (i * 37 + offset) % 256);
+        const rgb = bytes.subarray(offset);
+        const t = letterboxTransform(width, height, 16, 16);
+        const padded = new Uint8Array(16 * 16 * 3).fill(114);
+        for (let y = 0; y < height; y++) padded.set(rgb.subarray(y * width * 3, (y + 1) * width * 3), ((y + t.padTop) * 16 + t.padLeft) * 3);
+        assert.deepEqual(toInputTensor(rgb, { ...t, resizedWidth: width, resizedHeight: height }), toNchw(padded, 16, 16), `${width}×${height} at +${offset}`);
+      }
+    }
   });
 });
 

@@ -53,8 +53,6 @@ interface PrecomputePayload {
   decoderId: number;
 }
 
-/** Images decoded and run at once: sharp decodes the next image while the model runs on the current one. */
-const CONCURRENCY = 2;
 /** How often a background job retries a run refused because interactive requests fill the inference queue. */
 const OVERLOAD_RETRIES = 60;
 
@@ -122,7 +120,9 @@ export class AutoAnnotateService {
       const job = await this.queue.enqueue(YOLO_JOB, payload, { projectId, createdBy: caller.userId });
       return { status: 202, body: jobStarted(job, images.length) };
     }
-    const detections = await mapLimit(images, CONCURRENCY, async (image) => ({ image, planned: await this.detect(model, image, input) }));
+    const batch = images.length > 1;
+    const inFlight = batch ? this.runtime.batchInFlight : 1;
+    const detections = await mapLimit(images, inFlight, async (image) => ({ image, planned: await this.detect(model, image, input, batch) }));
     const classes = await this.classIndex(projectId);
     const missing = [...new Set(detections.flatMap((d) => d.planned.map((p) => p.className)))].filter((n) => !classes.has(key(n)));
     if (input.create_missing_classes && missing.length > 0) await this.access.check(caller, project, 'classes.write', `Project ${projectId} not found`);
@@ -207,13 +207,13 @@ export class AutoAnnotateService {
       if (locked.length < 100) locked.push(lockedImage(imageId, holder));
       lockedCount++;
     };
-    await forEachLimit(imageIds, CONCURRENCY, async (imageId) => {
+    await forEachLimit(imageIds, this.runtime.batchInFlight, async (imageId) => {
       const image = await this.repository.image(imageId);
       const holderFirst = image && image.project_id === projectId ? await this.teams.locks.blockingHolder(userId ?? 0, imageId) : null;
       if (holderFirst) skipLocked(imageId, holderFirst);
       else if (image && image.project_id === projectId) {
         try {
-          const planned = await retryOverload(() => this.detect(model, image, ctx.payload));
+          const planned = await retryOverload(() => this.detect(model, image, ctx.payload, true));
           const rows: NewAnnotation[] = [];
           for (const p of planned) {
             let classId = classes.get(key(p.className));
@@ -377,8 +377,8 @@ export class AutoAnnotateService {
     return new Map((await this.repository.classes(projectId)).map((c) => [key(c.name), c.id]));
   }
 
-  private async detect(model: ModelRow, image: ImageToAnnotate, options: { confidence: number; iou: number }): Promise<PlannedAnnotation[]> {
-    const detector = await this.runtime.detector(model);
+  private async detect(model: ModelRow, image: ImageToAnnotate, options: { confidence: number; iou: number }, batch: boolean): Promise<PlannedAnnotation[]> {
+    const detector = await this.runtime.detector(model, batch);
     const bytes = await this.blobs.get(image.blob_key);
     const result = await detector.detect(bytes, { confidence: options.confidence, iou: options.iou });
     const size = { width: image.width, height: image.height };

@@ -4,7 +4,7 @@ import * as ort from 'onnxruntime-node';
 import { EmbeddingCache } from '../../inference/embedding-cache.js';
 import { UnsupportedModelError } from '../../inference/errors.js';
 import { SamPredictor } from '../../inference/sam.js';
-import { SessionPool } from '../../inference/session-pool.js';
+import { batchPoolShape, SessionPool } from '../../inference/session-pool.js';
 import type { ModelInfo } from '../../inference/tensor-data.js';
 import { YoloDetector } from '../../inference/yolo-detector.js';
 import type { BlobStore } from '../../storage/blob-store.js';
@@ -14,12 +14,17 @@ import type { ModelRow } from './models.schemas.js';
 const EMBEDDING_MEMORY_BYTES = 256 * 1024 * 1024;
 
 /**
- * The process's inference machinery: one session pool (models loaded once, run on a worker thread) and the SAM
- * embedding cache (memory + DATA_DIR/embeddings). Sessions are keyed by the weights' hash, so the same file
- * registered in two projects loads once.
+ * The process's inference machinery: two session pools and the SAM embedding cache (memory + DATA_DIR/embeddings).
+ * `pool` runs one request at a time with every core (quickest answer: SAM clicks, a detector on the image in the
+ * editor); `batchPool` runs a lane per core (most images per second: auto-annotate over many images). Its workers
+ * and sessions are made only once a batch runs. Sessions are keyed by the weights' hash, so the same file
+ * registered in two projects loads once per pool.
  */
 export class ModelRuntime {
   readonly pool = new SessionPool({ intraOpThreads: availableParallelism() });
+  readonly batchPool: SessionPool;
+  /** Images a batch keeps in flight: two per lane, so each lane has its next image decoded when a run ends. */
+  readonly batchInFlight: number;
   readonly embeddings: EmbeddingCache;
   private readonly detectors = new Map<string, Promise<YoloDetector>>();
   private readonly predictors = new Map<string, Promise<SamPredictor>>();
@@ -28,6 +33,9 @@ export class ModelRuntime {
     private readonly blobs: BlobStore,
     dataDir: string,
   ) {
+    const shape = batchPoolShape();
+    this.batchInFlight = 2 * shape.lanes;
+    this.batchPool = new SessionPool({ ...shape, maxPending: 4 * shape.lanes });
     this.embeddings = new EmbeddingCache({ maxBytes: EMBEDDING_MEMORY_BYTES, directory: join(dataDir, 'embeddings') });
   }
 
@@ -41,13 +49,15 @@ export class ModelRuntime {
     }
   }
 
-  detector(model: ModelRow): Promise<YoloDetector> {
+  /** A loaded detector, in the pool for single images or (`batch`) the one for many. */
+  detector(model: ModelRow, batch = false): Promise<YoloDetector> {
     assertRunnable(model);
-    const key = `${sessionId(model)}:${model.class_names}`;
+    const key = `${sessionId(model)}:${batch ? 'batch' : 'single'}:${model.class_names}`;
     let detector = this.detectors.get(key);
     if (!detector) {
       const names = JSON.parse(model.class_names) as string[];
-      detector = this.source(model).then((source) => YoloDetector.load(this.pool, sessionId(model), source, names.length > 0 ? names : undefined));
+      const pool = batch ? this.batchPool : this.pool;
+      detector = this.source(model).then((source) => YoloDetector.load(pool, sessionId(model), source, names.length > 0 ? names : undefined));
       detector.catch(() => this.detectors.delete(key));
       this.detectors.set(key, detector);
     }
@@ -79,7 +89,7 @@ export class ModelRuntime {
     const id = sessionId(model);
     for (const key of [...this.detectors.keys()]) if (key.startsWith(`${id}:`)) this.detectors.delete(key);
     for (const key of [...this.predictors.keys()]) if (key.includes(model.sha256)) this.predictors.delete(key);
-    await this.pool.unload(id);
+    await Promise.all([this.pool.unload(id), this.batchPool.unload(id)]);
     await this.embeddings.forgetModel(id);
   }
 
@@ -91,6 +101,7 @@ export class ModelRuntime {
       cuda_available: backends.some((b) => b.name === 'cuda' && b.bundled),
       execution_providers: backends.map((b) => ({ name: b.name, bundled: b.bundled })),
       inference_threads: this.pool.intraOpThreads,
+      batch_lanes: this.batchPool.laneCount,
       cpu_count: availableParallelism(),
       onnxruntime_version: ort.env.versions.node ?? ort.env.versions.common,
     };
@@ -99,7 +110,7 @@ export class ModelRuntime {
   close(): Promise<void> {
     this.detectors.clear();
     this.predictors.clear();
-    return this.pool.close();
+    return Promise.all([this.pool.close(), this.batchPool.close()]).then(() => undefined);
   }
 
   private async source(model: ModelRow): Promise<string | Uint8Array> {

@@ -107,6 +107,7 @@ export const DeviceOut = Type.Object({
   cuda_available: Type.Boolean(),
   execution_providers: Type.Array(ExecutionProviderOut),
   inference_threads: Type.Integer({ description: 'Threads one model run uses' }),
+  batch_lanes: Type.Integer({ description: 'Runs an auto-annotate job keeps going at once, each on its own worker with inference_threads / batch_lanes threads' }),
   cpu_count: Type.Integer(),
   onnxruntime_version: Type.String(),
 });
