@@ -81,8 +81,8 @@ function cpuMs(pid: number): number {
  */
 const written: string[] = [];
 
-/** Both sides do a few images untimed first, so neither pays its JIT and first-use costs inside the clock. */
-const WARM_UP = 40;
+/** Both sides do 200 images untimed first, so neither pays its JIT and first-use costs inside the clock (the server has far more code to optimise than the bare loop; a running service is warm). */
+const WARM_UP = 200;
 /**
  * The sides take turns in blocks of this many images within a round, on the same server, so a slow drift of the
  * machine (page cache filling, a neighbour's load) hits both alike; whole-run turns gave per-round ratios from
