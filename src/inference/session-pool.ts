@@ -87,6 +87,11 @@ export class SessionPool {
     return this.runs;
   }
 
+  /** Requests each lane has outstanding (loads included), for monitoring and tests. */
+  laneLoad(): number[] {
+    return this.lanes.map((lane) => lane.outstanding);
+  }
+
   isLoaded(modelId: string): boolean {
     return this.models.has(modelId);
   }

@@ -90,6 +90,37 @@ describe('session pool', () => {
   });
 });
 
+describe('session pool with lanes', () => {
+  const slowInput = () => ({ x: { type: 'float32' as const, data: new Float32Array(384 * 384).fill(1), dims: [384, 384] } });
+
+  it('loads a model in every lane, spreads concurrent runs over them and answers as one lane does', async () => {
+    const lanes = new SessionPool({ lanes: 2, intraOpThreads: 1 });
+    const single = new SessionPool({ intraOpThreads: 1 });
+    try {
+      await lanes.load('slow', buildSlowModel());
+      const runs = [lanes.run('slow', slowInput()), lanes.run('slow', slowInput()), lanes.run('slow', slowInput())];
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(lanes.laneLoad(), [2, 1]);
+      for (const outputs of await Promise.all(runs)) assert.deepEqual(outputs.y.dims, [384, 384]);
+      assert.deepEqual(lanes.laneLoad(), [0, 0]);
+
+      const image = await squaresPng(200, 120, [RED, GREEN]);
+      const [onLanes, onOne] = await Promise.all(
+        [lanes, single].map(async (pool) => {
+          const detector = await YoloDetector.load(pool, 'det', buildYoloModel('v8'));
+          return Promise.all([1, 2, 3, 4].map(() => detector.detect(image, { confidence: 0.25, iou: 0.5 })));
+        }),
+      );
+      assert.deepEqual(onLanes, onOne);
+      assert.equal(onLanes[0].detections.length, 2);
+      await lanes.unload('det');
+      assert.equal(lanes.isLoaded('det'), false);
+    } finally {
+      await Promise.all([lanes.close(), single.close()]);
+    }
+  });
+});
+
 describe('YOLO detectors on real onnxruntime', () => {
   let pool: SessionPool;
   let image: Buffer;
