@@ -36,24 +36,37 @@ export interface Client {
   delete<T = any>(url: string, body?: unknown): Promise<Response<T>>;
 }
 
+/**
+ * Test files create and drop schemas in one PostgreSQL database at the same time, and Kysely's migrator introspects
+ * the tables of every schema (pg_get_serial_sequence on each), which fails with "schema … does not exist" when
+ * another file drops its schema meanwhile. Migrating and dropping therefore take turns, under this advisory lock.
+ */
+const SCHEMA_LOCK = 7_270_001;
+
+async function withSchemaLock<T>(url: string, body: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('select pg_advisory_lock($1)', [SCHEMA_LOCK]);
+    return await body(client);
+  } finally {
+    await client.end();
+  }
+}
+
 /** Opens a fresh database for one test file: a new SQLite file, or a new schema when DATABASE_URL is set. */
 export async function openTestDatabase(dataDir: string): Promise<{ database: DatabaseHandle; drop: () => Promise<void> }> {
   const url = process.env.DATABASE_URL;
   if (!url) return { database: await openDatabase({ dataDir, databaseUrl: null }), drop: async () => {} };
   const schema = `t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
-  const database = await openDatabase({ dataDir, databaseUrl: url, pgSchema: schema });
+  // The lock is a session lock: ending the client releases it.
+  const database = await withSchemaLock(url, async (client) => {
+    await client.query(`create schema ${schema}`);
+    return openDatabase({ dataDir, databaseUrl: url, pgSchema: schema });
+  });
   return {
     database,
-    drop: async () => {
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await client.query(`drop schema if exists ${schema} cascade`);
-      await client.end();
-    },
+    drop: () => withSchemaLock(url, async (client) => void (await client.query(`drop schema if exists ${schema} cascade`))),
   };
 }
 
