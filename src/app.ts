@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
-import multipart from '@fastify/multipart';
 import { AccessRepository } from './access/access.repository.js';
 import { OrgAccess } from './access/org-access.js';
 import { ProjectAccess } from './access/project-access.js';
@@ -9,6 +8,7 @@ import type { Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/database.js';
 import { registerAuthentication } from './http/authenticate.js';
 import { registerErrorHandler } from './http/error-handler.js';
+import { registerMultipartBodies } from './http/multipart-request.js';
 import { registerOpenApi } from './http/openapi.js';
 import { BullmqQueue } from './jobs/bullmq-queue.js';
 import { InProcessQueue } from './jobs/in-process-queue.js';
@@ -107,9 +107,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   registerErrorHandler(app);
   await app.register(cookie);
-  await app.register(multipart, {
-    limits: { fileSize: config.maxUploadBytes, files: 1000, fields: 50, fieldSize: 1024 * 1024, parts: 1100 },
-  });
+  registerMultipartBodies(app);
   registerAuthentication(app, auth);
   await registerOpenApi(app, VERSION);
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { PayloadTooLargeError } from './errors.js';
+import { Readable } from 'node:stream';
+import { BadRequestError, PayloadTooLargeError } from './errors.js';
 
 /** A file part of a multipart/form-data body, read whole and hashed as it arrived. */
 export interface MultipartFile {
@@ -13,15 +14,52 @@ export interface MultipartFile {
   readonly truncated: boolean;
 }
 
+/** Files, fields (non-file parts) and parts per body: more is a 413. */
+interface PartLimits {
+  readonly files: number;
+  readonly fields: number;
+  readonly parts: number;
+}
+
 export interface MultipartOptions {
   /** Only the file parts of this field are read; every other part is skipped. */
   readonly field: string;
-  /** Bytes per file; files, fields (non-file parts) and parts per body: more is a 413. */
-  readonly limits: { readonly fileSize: number; readonly files: number; readonly fields: number; readonly parts: number };
+  /** Bytes per file, and the counts per body. */
+  readonly limits: PartLimits & { readonly fileSize: number };
+}
+
+/** A file part of a multipart/form-data body, its bytes streamed as the body arrives. */
+export interface StreamedFile {
+  readonly name: string;
+  /** The client's file name reduced to its base name; '' when the part has none. */
+  readonly filename: string;
+  /** Ends with the part; destroyed with the error that fails the body. */
+  readonly stream: Readable;
+}
+
+export interface StreamOptions {
+  /** Bytes per file and per field, and the counts per body: more is a 413. */
+  readonly limits: PartLimits & { readonly fileSize: number; readonly fieldSize: number };
+  /** The message of the 413 for a file over `limits.fileSize`. */
+  readonly fileTooLarge: string;
 }
 
 /** The body is not well-formed multipart/form-data. */
 export class MalformedMultipartError extends Error {}
+
+/** A part's name and, for a file part, its file name. */
+interface PartHead {
+  readonly name: string;
+  /** Undefined for a field. */
+  readonly filename: string | undefined;
+}
+
+/** Where a part's bytes go: `write` returns a promise when the parse must wait before writing more. */
+interface PartSink<T> {
+  write(bytes: Buffer): Promise<unknown> | void;
+  /** What the part is, yielded by the parse when it is not undefined. */
+  end(): T | undefined;
+}
 
 const MAX_HEADER_BYTES = 16 * 1024;
 const CR = 0x0d;
@@ -35,17 +73,72 @@ const PARAMETER = /;\s*([^\s;=]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"[^;]*|([^;]*))/y;
 
 /**
  * The file parts of `field` in a multipart/form-data body, in order, each yielded as soon as its closing delimiter
- * arrives. Delimiters are found with `Buffer.indexOf` in the chunks as they come, also when split across chunks;
- * a wanted file is hashed chunk by chunk and copied once, from views of the chunks, when it is complete.
+ * arrives. A wanted file is hashed chunk by chunk and copied once, from views of the chunks, when it is complete.
  */
-export async function* multipartFiles(body: AsyncIterable<Buffer>, contentType: string | undefined, options: MultipartOptions): AsyncGenerator<MultipartFile> {
+export function multipartFiles(body: AsyncIterable<Buffer>, contentType: string | undefined, { field, limits }: MultipartOptions): AsyncGenerator<MultipartFile> {
+  return parseParts(body, contentType, limits, (part) =>
+    part.filename !== undefined && part.name === field ? new FilePart(baseName(part.filename), limits.fileSize) : undefined);
+}
+
+/**
+ * Reads a multipart/form-data body to its end: returns the text fields by name (the last of each) and hands each file
+ * part to `onFile` as soon as its headers arrive. The parse fills the file's stream only as fast as it is read, and
+ * moves on to the next part once `onFile` has settled; what `onFile` leaves unread is dropped. `onFile`'s own error
+ * fails the read as it is; a malformed body is a 400, a limit a 413 (then the stream is destroyed with that error).
+ */
+export async function readMultipart(
+  body: AsyncIterable<Buffer>,
+  contentType: string | undefined,
+  { limits, fileTooLarge }: StreamOptions,
+  onFile: (file: StreamedFile) => Promise<void>,
+): Promise<Record<string, string>> {
+  const fields: Record<string, string> = Object.create(null);
+  let file: FileStream | undefined;
+  const open = (part: PartHead) => part.filename === undefined
+    ? new FieldValue(part.name, limits.fieldSize, fields)
+    : (file = new FileStream({ name: part.name, filename: baseName(part.filename) }, limits.fileSize, fileTooLarge, onFile));
+  try {
+    for await (const handled of parseParts(body, contentType, limits, open)) await handled;
+    return fields;
+  } catch (err) {
+    if (file?.failed) throw err;
+    const error = multipartError(err);
+    file?.stream.destroy(error);
+    // The reader removes what it wrote before the error reply goes out.
+    await file?.handled.catch(() => {});
+    throw error;
+  }
+}
+
+/** A multipart parse's error as the reply gives it: the limits' errors carry a status, the others mean a malformed body. */
+export function multipartError(err: unknown): Error {
+  if ((err as { statusCode?: number }).statusCode) return err as Error;
+  return new BadRequestError(`Malformed multipart body: ${(err as Error).message}`);
+}
+
+/** Whether a Content-Type is multipart/form-data (parameters aside), as Fastify matches its body parsers. */
+export function isMultipartFormData(contentType: string | undefined): boolean {
+  return headerParameters(contentType ?? '').type === 'multipart/form-data';
+}
+
+/**
+ * The parts of a multipart/form-data body, in order: `open` gives each part's sink (none: skipped), and what a sink
+ * ends with is yielded when the part's closing delimiter arrives. Delimiters are found with `Buffer.indexOf` in the
+ * chunks as they come, also when split across chunks; sinks get views of the chunks.
+ */
+async function* parseParts<T>(
+  body: AsyncIterable<Buffer>,
+  contentType: string | undefined,
+  limits: PartLimits,
+  open: (part: PartHead) => PartSink<T> | undefined,
+): AsyncGenerator<T> {
   const boundary = headerParameters(contentType ?? '').params.get('boundary');
   if (!boundary || !BOUNDARY.test(boundary)) throw new MalformedMultipartError('the Content-Type has no valid boundary');
   const dashBoundary = Buffer.from(`--${boundary}`);
   const delimiter = Buffer.from(`\r\n--${boundary}`);
   const counts = { parts: 0, files: 0, fields: 0 };
   let state: 'start' | 'preamble' | 'headers' | 'body' | 'done' = 'start';
-  let file: FilePart | undefined;
+  let sink: PartSink<T> | undefined;
   let rest: Buffer | undefined;
   let received = 0;
 
@@ -61,14 +154,17 @@ export async function* multipartFiles(body: AsyncIterable<Buffer>, contentType: 
         const end = buf.indexOf(delimiter, pos);
         if (end === -1) {
           const keep = buf.length - partialDelimiterLength(buf, pos, delimiter);
-          file?.add(buf.subarray(pos, keep));
+          const wait = keep > pos ? sink?.write(buf.subarray(pos, keep)) : undefined;
           keepFrom(keep);
+          if (wait) await wait;
           break;
         }
-        if (file) {
-          file.add(buf.subarray(pos, end));
-          yield file.done();
-          file = undefined;
+        if (sink) {
+          const wait = end > pos ? sink.write(buf.subarray(pos, end)) : undefined;
+          if (wait) await wait;
+          const part = sink.end();
+          sink = undefined;
+          if (part !== undefined) yield part;
         }
         pos = end + delimiter.length;
         state = 'headers';
@@ -90,7 +186,8 @@ export async function* multipartFiles(body: AsyncIterable<Buffer>, contentType: 
           keepFrom(pos);
           break;
         }
-        file = openPart(buf.toString('utf8', pos, end), options, counts);
+        const part = readPartHead(buf.toString('utf8', pos, end), limits, counts);
+        sink = part && open(part);
         pos = end + HEADER_END.length;
         state = 'body';
       } else if (state === 'preamble') {
@@ -131,8 +228,8 @@ function headerParameters(value: string): { type: string; params: Map<string, st
   return { type: (semicolon === -1 ? value : value.slice(0, semicolon)).trim().toLowerCase(), params };
 }
 
-/** Reads a part's header block (after the delimiter, up to the blank line): the reader of a wanted file, if it is one. */
-function openPart(block: string, { field, limits }: MultipartOptions, counts: { parts: number; files: number; fields: number }): FilePart | undefined {
+/** Reads a part's header block (after the delimiter, up to the blank line), counting it: undefined when not form data. */
+function readPartHead(block: string, limits: PartLimits, counts: { parts: number; files: number; fields: number }): PartHead | undefined {
   if (++counts.parts > limits.parts) throw new PayloadTooLargeError('reach parts limit');
   // Folded lines are joined; the first line, after the delimiter, may hold only transport padding.
   const [padding, ...lines] = block.replace(/\r\n(?=[ \t])/g, '').split('\r\n');
@@ -148,18 +245,19 @@ function openPart(block: string, { field, limits }: MultipartOptions, counts: { 
   }
   const { type, params } = headerParameters(disposition ?? '');
   if (type !== 'form-data') return undefined;
+  const name = params.get('name') ?? '';
   const filename = extendedValue(params.get('filename*')) ?? params.get('filename');
   // As busboy decides: a part is a file when it has a file name or is declared as raw bytes.
   if (filename !== undefined || headerParameters(contentType ?? '').type === 'application/octet-stream') {
     if (++counts.files > limits.files) throw new PayloadTooLargeError('reach files limit');
-    return params.get('name') === field ? new FilePart(baseName(filename ?? ''), limits.fileSize) : undefined;
+    return { name, filename: filename ?? '' };
   }
   if (++counts.fields > limits.fields) throw new PayloadTooLargeError('reach fields limit');
-  return undefined;
+  return { name, filename: undefined };
 }
 
 /** The bytes of a wanted file part as views of the chunks they arrived in, hashed as they come. */
-class FilePart {
+class FilePart implements PartSink<MultipartFile> {
   private readonly hash = createHash('sha256');
   private readonly views: Buffer[] = [];
   private length = 0;
@@ -167,7 +265,7 @@ class FilePart {
   constructor(private readonly filename: string, private readonly maxBytes: number) {}
 
   /** Past the size limit, bytes are only counted. */
-  add(view: Buffer): void {
+  write(view: Buffer): void {
     this.length += view.length;
     if (this.length > this.maxBytes) {
       this.views.length = 0;
@@ -177,10 +275,71 @@ class FilePart {
     }
   }
 
-  done(): MultipartFile {
+  end(): MultipartFile {
     const { filename } = this;
     if (this.length > this.maxBytes) return { filename, bytes: EMPTY, sha256: EMPTY_SHA256, truncated: true };
     return { filename, bytes: Buffer.concat(this.views, this.length), sha256: this.hash.digest('hex'), truncated: false };
+  }
+}
+
+/** A text field's value, stored in `fields` when the part ends; one over `maxBytes` is a 413. */
+class FieldValue implements PartSink<never> {
+  private readonly views: Buffer[] = [];
+  private length = 0;
+
+  constructor(private readonly name: string, private readonly maxBytes: number, private readonly fields: Record<string, string>) {}
+
+  write(view: Buffer): void {
+    this.length += view.length;
+    if (this.length > this.maxBytes) throw new PayloadTooLargeError(`The field "${this.name}" is larger than ${this.maxBytes} bytes`);
+    this.views.push(view);
+  }
+
+  end(): undefined {
+    this.fields[this.name] = Buffer.concat(this.views, this.length).toString('utf8');
+    return undefined;
+  }
+}
+
+/**
+ * A file part's bytes pushed into a stream as they arrive: the parse waits while the stream's buffer is full, so a
+ * file of any size passes through a bounded buffer. The part's end yields the settling of `onFile`.
+ */
+class FileStream implements PartSink<Promise<void>> {
+  readonly stream = new Readable({ read: () => this.wake() });
+  readonly handled: Promise<void>;
+  /** `onFile` failed: its error is the read's. */
+  failed = false;
+  private length = 0;
+  private resume: (() => void) | undefined;
+
+  constructor(head: Omit<StreamedFile, 'stream'>, private readonly maxBytes: number, private readonly tooLarge: string, onFile: (file: StreamedFile) => Promise<void>) {
+    this.stream.on('close', () => this.wake());
+    // The reader sees the stream's errors through its own listeners; this one keeps an unread stream's from crashing.
+    this.stream.on('error', () => {});
+    this.handled = onFile({ ...head, stream: this.stream });
+    this.handled.then(() => this.stream.resume(), () => {
+      this.failed = true;
+      this.stream.destroy();
+    });
+  }
+
+  write(view: Buffer): Promise<unknown> | void {
+    this.length += view.length;
+    if (this.length > this.maxBytes) throw new PayloadTooLargeError(this.tooLarge);
+    // Destroyed by the reader: its failure ends the parse, else the rest of the part is dropped.
+    if (this.stream.destroyed) return this.handled;
+    if (!this.stream.push(view)) return new Promise<void>((resolve) => (this.resume = resolve));
+  }
+
+  end(): Promise<void> {
+    this.stream.push(null);
+    return this.handled;
+  }
+
+  private wake(): void {
+    this.resume?.();
+    this.resume = undefined;
   }
 }
 

@@ -212,6 +212,7 @@ describe('import limits', () => {
     const zip = await buildZip([...(await yoloDataset()), { name: 'train/labels/noise.txt', data: Buffer.from(Array.from({ length: 1_200_000 }, (_, i) => (i * 7919) % 251)), compress: false }]);
     const res = await importZip(alice, zip);
     assert.equal(res.status, 413, JSON.stringify(res.body));
+    assert.equal(res.body.detail, 'request file too large');
     await assertNothingLeft(t, alice.id, 0);
   });
 });

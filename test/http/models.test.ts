@@ -161,6 +161,7 @@ describe('model registry', () => {
     assert.equal(badNames.status, 422);
     const tooLarge = await upload(alice, projectId, Buffer.alloc(1024 * 1024 + 10, 1), 'huge.onnx');
     assert.equal(tooLarge.status, 413);
+    assert.equal(tooLarge.body.detail, 'The model file is larger than the 1 MiB limit (MAX_MODEL_UPLOAD_MB)');
     assert.equal((await upload(mallory, projectId, v8)).status, 404);
     assert.equal((await upload(alice, 999_999, v8)).status, 404);
     const anonymous = await t.client().request({ method: 'POST', url: `/api/projects/${projectId}/models/upload`, ...multipart([{ name: 'file', filename: 'a.onnx', data: v8 }]) });

@@ -2,10 +2,14 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
+import { pipeline } from 'node:stream/promises';
 import { describe, it } from 'node:test';
-import { PayloadTooLargeError } from '../../src/http/errors.js';
-import { MalformedMultipartError, multipartFiles, type MultipartOptions } from '../../src/http/multipart.js';
+import { BadRequestError, PayloadTooLargeError } from '../../src/http/errors.js';
+import {
+  isMultipartFormData, MalformedMultipartError, multipartFiles, readMultipart, type MultipartOptions, type StreamedFile, type StreamOptions,
+} from '../../src/http/multipart.js';
 import { Random } from '../../src/lib/random.js';
 
 const OPTIONS: MultipartOptions = { field: 'files', limits: { fileSize: 1024, files: 1000, fields: 50, parts: 1100 } };
@@ -242,5 +246,134 @@ describe('multipartFiles', () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+});
+
+describe('readMultipart', () => {
+  const STREAM: StreamOptions = { limits: { fileSize: 1024, fieldSize: 16, files: 3, fields: 3, parts: 10 }, fileTooLarge: 'the file is too large' };
+  const CONTENT_TYPE = 'multipart/form-data; boundary=XyZ';
+
+  /** The fields and the files (read whole, as text) of a body; files of the field `skip` are left unread. */
+  async function read(source: Buffer | AsyncIterable<Buffer>, options = STREAM) {
+    const files: { name: string; filename: string; content: string }[] = [];
+    const fields = await readMultipart(Buffer.isBuffer(source) ? chunks(source) : source, CONTENT_TYPE, options, async (file) => {
+      if (file.name !== 'skip') files.push({ name: file.name, filename: file.filename, content: (await buffer(file.stream)).toString('latin1') });
+    });
+    return { fields: { ...fields }, files };
+  }
+
+  /** The body in 64 KiB chunks, counting the bytes the parse has pulled from it. */
+  function counted(body: Buffer) {
+    const count = { pulled: 0 };
+    async function* pull() {
+      for (let at = 0; at < body.length; at += 64 * 1024) {
+        count.pulled = Math.min(at + 64 * 1024, body.length);
+        yield body.subarray(at, at + 64 * 1024);
+      }
+    }
+    return Object.assign(count, { chunks: pull() });
+  }
+
+  const field = (name: string, value: string) => filePart(value, `form-data; name="${name}"`);
+  const fileOf = (name: string, filename: string, content: string) => filePart(content, `form-data; name="${name}"; filename="${filename}"`);
+
+  it('returns the text fields (the last of each name) and streams each file part, skipping those left unread', async () => {
+    const body = raw(field('name', 'first'), fileOf('skip', 'a.bin', 'never read'), fileOf('file', 'dir/w.onnx', 'weights'), field('name', 'caf\xc3\xa9'), field('task', ''));
+    const expected = { fields: { name: 'café', task: '' }, files: [{ name: 'file', filename: 'w.onnx', content: 'weights' }] };
+    assert.deepEqual(await read(body), expected);
+    assert.deepEqual(await read(Buffer.alloc(0)), { fields: {}, files: [] });
+  });
+
+  it('finds delimiters split at every byte position', async () => {
+    const body = raw(field('name', 'n\r\n--Xy'), fileOf('file', 'a.bin', '\r\n--Xy\r\r\n-'), fileOf('skip', 'b.bin', 'skipped'), fileOf('file', 'c.bin', ''), field('format', 'coco'));
+    const expected = await read(body);
+    assert.deepEqual(expected, {
+      fields: { name: 'n\r\n--Xy', format: 'coco' },
+      files: [{ name: 'file', filename: 'a.bin', content: '\r\n--Xy\r\r\n-' }, { name: 'file', filename: 'c.bin', content: '' }],
+    });
+    for (let cut = 0; cut <= body.length; cut++) assert.deepEqual(await read(chunks(body, [cut])), expected, `cut at ${cut}`);
+    assert.deepEqual(await read(chunks(body, Array.from({ length: body.length }, (_, i) => i))), expected);
+  });
+
+  it('streams a large file with backpressure: a slow reader holds the parse back, nothing is buffered whole', async () => {
+    const content = Buffer.alloc(8 * 1024 * 1024, 'x');
+    const body = counted(Buffer.concat([Buffer.from(`--XyZ\r\n${fileOf('file', 'big.bin', '')}`), content, Buffer.from('\r\n--XyZ--\r\n')]));
+    const options = { ...STREAM, limits: { ...STREAM.limits, fileSize: content.length } };
+    let written = 0;
+    let mostAhead = 0;
+    const hash = createHash('sha256');
+    const slowSink = new Writable({
+      highWaterMark: 1,
+      write(chunk: Buffer, _encoding, done) {
+        hash.update(chunk);
+        written += chunk.length;
+        mostAhead = Math.max(mostAhead, body.pulled - written);
+        setImmediate(done);
+      },
+    });
+    await readMultipart(body.chunks, CONTENT_TYPE, options, (file) => pipeline(file.stream, slowSink));
+    assert.equal(written, content.length);
+    assert.equal(hash.digest('hex'), createHash('sha256').update(content).digest('hex'));
+    assert.ok(mostAhead < 256 * 1024, `the parse ran ${mostAhead} bytes ahead of the reader`);
+  });
+
+  it('fails with 413 as soon as a file passes the size limit, destroying its stream with that error', async () => {
+    const body = counted(raw(fileOf('file', 'big.bin', 'y'.repeat(4 * 1024 * 1024))));
+    let readerError: unknown;
+    const reading = readMultipart(body.chunks, CONTENT_TYPE, { ...STREAM, limits: { ...STREAM.limits, fileSize: 100_000 } }, async (file) => {
+      await buffer(file.stream).catch((err: unknown) => (readerError = err));
+    });
+    await assert.rejects(reading, (err) => err instanceof PayloadTooLargeError && err.message === 'the file is too large');
+    assert.ok(readerError instanceof PayloadTooLargeError);
+    assert.ok(body.pulled <= 3 * 64 * 1024, `read ${body.pulled} bytes`);
+  });
+
+  it('refuses a field over the field size and more files, fields or parts than the limits with 413', async () => {
+    const tooLarge = async (body: Buffer, message: RegExp) =>
+      assert.rejects(read(body), (err) => err instanceof PayloadTooLargeError && message.test(err.message));
+    await tooLarge(raw(field('name', 'x'.repeat(17))), /^The field "name" is larger than 16 bytes$/);
+    await tooLarge(raw(...Array.from({ length: 4 }, () => fileOf('skip', 'a.bin', 'x'))), /^reach files limit$/);
+    await tooLarge(raw(...Array.from({ length: 4 }, () => field('name', 'x'))), /^reach fields limit$/);
+    await tooLarge(raw(...Array.from({ length: 11 }, () => filePart('x', 'attachment'))), /^reach parts limit$/);
+    assert.deepEqual((await read(raw(field('name', 'x'.repeat(16))))).fields, { name: 'x'.repeat(16) });
+  });
+
+  it('refuses a malformed body with 400, destroying the stream of the file it cuts short', async () => {
+    const malformed = async (body: Buffer | AsyncIterable<Buffer>, message: RegExp, contentType = CONTENT_TYPE) => {
+      let readerError: unknown;
+      const reading = readMultipart(Buffer.isBuffer(body) ? chunks(body) : body, contentType, STREAM, async (file) => {
+        await buffer(file.stream).catch((err: unknown) => (readerError = err));
+      });
+      await assert.rejects(reading, (err) => err instanceof BadRequestError && err.statusCode === 400 && message.test(err.message));
+      return readerError;
+    };
+    const whole = raw(fileOf('file', 'a.bin', 'content'));
+    const cut = await malformed(whole.subarray(0, whole.indexOf('--XyZ--')), /^Malformed multipart body: the body ends before the closing boundary delimiter$/);
+    assert.ok(cut instanceof BadRequestError);
+    await malformed(whole, /no valid boundary/, 'multipart/form-data');
+    await malformed(Buffer.from('garbage'), /no boundary delimiter/);
+    await malformed(Buffer.from(`--XyZ\r\nnot a header\r\n\r\nx\r\n--XyZ--`), /malformed part header/);
+    const reset = await malformed((async function* () {
+      yield Buffer.from(`--XyZ\r\n${fileOf('file', 'a.bin', 'the start')}`);
+      throw new Error('connection reset');
+    })(), /^Malformed multipart body: connection reset$/);
+    assert.ok(reset instanceof BadRequestError);
+  });
+
+  it("fails with the reader's own error, unchanged, and stops reading the body", async () => {
+    const body = counted(raw(fileOf('file', 'big.bin', 'z'.repeat(4 * 1024 * 1024))));
+    const diskFull = new Error('ENOSPC: no space left on device');
+    const failingSink = new Writable({ write: (_chunk, _encoding, done) => done(diskFull) });
+    await assert.rejects(readMultipart(body.chunks, CONTENT_TYPE, { ...STREAM, limits: { ...STREAM.limits, fileSize: 1e9 } }, (file: StreamedFile) =>
+      pipeline(file.stream, failingSink)), (err) => err === diskFull);
+    assert.ok(body.pulled <= 3 * 64 * 1024, `read ${body.pulled} bytes`);
+  });
+
+  it('tells multipart/form-data content types as Fastify matches them', () => {
+    assert.equal(isMultipartFormData('multipart/form-data; boundary=x'), true);
+    assert.equal(isMultipartFormData('Multipart/Form-Data'), true);
+    assert.equal(isMultipartFormData('multipart/mixed; boundary=x'), false);
+    assert.equal(isMultipartFormData('application/json'), false);
+    assert.equal(isMultipartFormData(undefined), false);
   });
 });

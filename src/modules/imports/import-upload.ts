@@ -1,10 +1,11 @@
 import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { finished, pipeline } from 'node:stream/promises';
+import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
 import { READABLE_FORMATS } from '../../formats/readers/index.js';
-import { BadRequestError, ValidationError } from '../../http/errors.js';
+import { ValidationError } from '../../http/errors.js';
+import { FORM_LIMITS, isMultipart, readMultipartRequest } from '../../http/multipart-request.js';
 import { PROJECT_TYPES } from '../projects/projects.schemas.js';
 import type { ImportOptions } from './imports.schemas.js';
 
@@ -24,35 +25,27 @@ const FILE_FIELD = 'file';
  * is 413), the text parts `name`, `project_type` and `format` are checked like a JSON body would be (422).
  */
 export async function readImportUpload(request: FastifyRequest, workDir: string, maxBytes: number): Promise<UploadedArchive> {
-  if (!request.isMultipart()) {
+  if (!isMultipart(request)) {
     throw ValidationError.at(['body', FILE_FIELD], 'Expected a multipart/form-data body with the archive in a part named "file"', 'missing');
   }
   await mkdir(workDir, { recursive: true });
   const dir = await mkdtemp(join(workDir, 'upload-'));
   const cleanup = () => rm(dir, { recursive: true, force: true });
-  const fields: Record<string, string> = {};
   let originalName: string | null = null;
   const path = join(dir, 'archive.zip');
   try {
-    for await (const part of request.parts({ limits: { fileSize: maxBytes, files: 1 } })) {
-      if (part.type === 'field') {
-        fields[part.fieldname] = String(part.value);
-        continue;
-      }
-      if (part.fieldname !== FILE_FIELD || originalName !== null) {
-        part.file.resume();
-        await finished(part.file);
-        continue;
-      }
-      originalName = part.filename ?? '';
-      await pipeline(part.file, createWriteStream(path));
-    }
-    if (originalName === null) throw ValidationError.at(['body', FILE_FIELD], 'Field required: the archive in a part named "file"', 'missing');
-    return { path, originalName, options: parseFields(fields), cleanup };
+    const limits = { ...FORM_LIMITS, fileSize: maxBytes, files: 1 };
+    const fields = await readMultipartRequest(request, { limits, fileTooLarge: 'request file too large' }, async (file) => {
+      if (file.name !== FILE_FIELD || originalName !== null) return;
+      originalName = file.filename;
+      await pipeline(file.stream, createWriteStream(path));
+    });
+    const archiveName = originalName as string | null;
+    if (archiveName === null) throw ValidationError.at(['body', FILE_FIELD], 'Field required: the archive in a part named "file"', 'missing');
+    return { path, originalName: archiveName, options: parseFields(fields), cleanup };
   } catch (err) {
     await cleanup();
-    if (err instanceof ValidationError || (err as { statusCode?: number }).statusCode) throw err;
-    throw new BadRequestError(`Malformed multipart body: ${(err as Error).message}`);
+    throw err;
   }
 }
 

@@ -5,7 +5,7 @@ import { callerOf } from '../../http/authenticate.js';
 import { errors, IdParams } from '../../http/schemas.js';
 import type { ModelsService } from './models.service.js';
 import { DeviceOut, LifecycleUpdate, ModelListQuery, ModelOut, ModelParams, ModelRegister, ModelUploadBody, RunWeightsOut, UnprocessableOut } from './models.schemas.js';
-import { modelUploadParts } from './upload-parts.js';
+import { modelUploadForm } from './upload-parts.js';
 
 export function modelsRoutes(server: FastifyInstance, models: ModelsService, maxUploadBytes: number): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
@@ -54,7 +54,7 @@ export function modelsRoutes(server: FastifyInstance, models: ModelsService, max
       request.body = { file: '' };
     },
   }, async (request, reply) =>
-    reply.status(201).send(await models.upload(callerOf(request), request.params.id, modelUploadParts(request, maxUploadBytes))));
+    reply.status(201).send(await models.upload(callerOf(request), request.params.id, modelUploadForm(request, maxUploadBytes))));
 
   app.get('/api/models/runs', {
     schema: {

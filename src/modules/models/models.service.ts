@@ -12,7 +12,7 @@ import type { BlobStore } from '../../storage/blob-store.js';
 import { discoverRunWeights, fileUnderRoot, formatOf, hashFile, receiveToTemp, storedExtension, type ModelFile } from './model-files.js';
 import type { ModelRuntime } from './model-runtime.js';
 import type { ModelsRepository, ModelWithOwner } from './models.repository.js';
-import { skip, type UploadPart } from './upload-parts.js';
+import type { UploadForm } from './upload-parts.js';
 import {
   MODEL_TASKS,
   toModelOut,
@@ -83,20 +83,17 @@ export class ModelsService {
    * Registers an uploaded file (part `file`, text parts name/task/class_names): spooled to disk while hashed, checked,
    * then stored under `projects/{id}/models/{sha256}.{ext}`. Nothing is left behind when any step fails.
    */
-  async upload(caller: Caller, projectId: number, parts: AsyncIterable<UploadPart>): Promise<ModelOut> {
+  async upload(caller: Caller, projectId: number, form: UploadForm): Promise<ModelOut> {
     await this.access.project(caller, projectId, 'models.write');
     let file: ModelFile | null = null;
     let blobKey: string | null = null;
     try {
       let filename = '';
-      const fields: Record<string, string> = {};
-      for await (const part of parts) {
-        if (part.kind === 'field') fields[part.name] = part.value;
-        else if (part.name === 'file' && !file) {
-          filename = part.filename;
-          file = await receiveToTemp(this.options.uploadDir, part.stream);
-        } else await skip(part.stream);
-      }
+      const fields = await form(async (part) => {
+        if (part.name !== 'file' || file) return;
+        filename = part.filename;
+        file = await receiveToTemp(this.options.uploadDir, part.stream);
+      });
       const received = file as ModelFile | null;
       if (!received) throw ValidationError.at(['body', 'file'], 'Expected a file part named "file"', 'missing');
       if (received.sizeBytes === 0) throw ValidationError.at(['body', 'file'], 'The file is empty');

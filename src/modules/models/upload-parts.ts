@@ -1,36 +1,24 @@
-import { finished } from 'node:stream/promises';
-import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
-import { BadRequestError, PayloadTooLargeError, ValidationError } from '../../http/errors.js';
-
-export type UploadPart =
-  | { kind: 'field'; name: string; value: string }
-  | { kind: 'file'; name: string; filename: string; stream: Readable };
+import { ValidationError } from '../../http/errors.js';
+import type { StreamedFile } from '../../http/multipart.js';
+import { FORM_LIMITS, isMultipart, readMultipartRequest } from '../../http/multipart-request.js';
 
 /**
- * The parts of a multipart model upload in order, with the model's own size limit (weights are larger than
- * images). A file part must be consumed (or drained with `skip`) before the next part arrives. Nothing is read
- * until the consumer iterates, so access is checked first.
+ * Reads a model upload: hands each file part to `onFile` as a stream, which `onFile` reads (or leaves, to skip the
+ * part) before the parse moves on, and returns the text fields by name.
  */
-export async function* modelUploadParts(request: FastifyRequest, maxBytes: number): AsyncGenerator<UploadPart> {
-  if (!request.isMultipart()) {
-    throw ValidationError.at(['body', 'file'], 'Expected a multipart/form-data body with a file part named "file"', 'missing');
-  }
-  try {
-    for await (const part of request.parts({ limits: { fileSize: maxBytes, files: 1 } })) {
-      if (part.type === 'file') yield { kind: 'file', name: part.fieldname, filename: part.filename ?? '', stream: part.file };
-      else yield { kind: 'field', name: part.fieldname, value: String(part.value) };
-    }
-  } catch (err) {
-    const { statusCode: status, code } = err as { statusCode?: number; code?: string };
-    if (code === 'FST_REQ_FILE_TOO_LARGE') throw new PayloadTooLargeError(`The model file is larger than the ${Math.round(maxBytes / 1024 / 1024)} MiB limit (MAX_MODEL_UPLOAD_MB)`);
-    if (status) throw err;
-    throw new BadRequestError(`Malformed multipart body: ${(err as Error).message}`);
-  }
-}
+export type UploadForm = (onFile: (file: StreamedFile) => Promise<void>) => Promise<Record<string, string>>;
 
-/** Reads a part the upload does not use, so the parser can move on. */
-export async function skip(stream: Readable): Promise<void> {
-  stream.resume();
-  await finished(stream);
+/**
+ * A multipart model upload, with the model's own size limit (weights are larger than images). Nothing is read until
+ * the form is read, so access is checked first.
+ */
+export function modelUploadForm(request: FastifyRequest, maxBytes: number): UploadForm {
+  return async (onFile) => {
+    if (!isMultipart(request)) {
+      throw ValidationError.at(['body', 'file'], 'Expected a multipart/form-data body with a file part named "file"', 'missing');
+    }
+    const fileTooLarge = `The model file is larger than the ${Math.round(maxBytes / 1024 / 1024)} MiB limit (MAX_MODEL_UPLOAD_MB)`;
+    return readMultipartRequest(request, { limits: { ...FORM_LIMITS, fileSize: maxBytes, files: 1 }, fileTooLarge }, onFile);
+  };
 }
