@@ -197,8 +197,8 @@ export function toInputTensor(rgb: Uint8Array, t: LetterboxTransform, options: I
   const b = out.subarray(2 * plane);
   // Four pixels (12 bytes) are read as three 32-bit words where the bytes allow it: 1.7× faster than byte reads
   // (2.1 → 1.2 ms for 640 × 640, which is 1.5% of a YOLOv8n-sized run on one core).
-  const words = LITTLE_ENDIAN ? new Uint32Array(rgb.buffer, rgb.byteOffset - (rgb.byteOffset & 3), (rgb.byteOffset & 3) + rgb.length >> 2) : null;
   const skew = rgb.byteOffset & 3;
+  const words = LITTLE_ENDIAN ? new Uint32Array(rgb.buffer, rgb.byteOffset - skew, (skew + rgb.length) >> 2) : null;
   for (let y = 0; y < resizedHeight; y++) {
     let i = (y + padTop) * width + padLeft;
     let j = y * resizedWidth * 3;

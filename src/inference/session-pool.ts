@@ -47,9 +47,10 @@ export interface ImageInput extends ImageTensorSpec, LetterboxOptions {
  * YOLOv8n-sized bench model runs at the same images/s bare either way (1 × 2 threads or 2 × 1), but end to end two
  * single-threaded lanes lose far less to pre- and post-processing (bench/inference.ts).
  */
-export function batchPoolShape(cores = availableParallelism()): { lanes: number; intraOpThreads: number } {
+export function batchPoolShape(cores = availableParallelism()): Required<Pick<SessionPoolOptions, 'lanes' | 'intraOpThreads' | 'maxPending'>> {
   const lanes = Math.min(4, cores);
-  return { lanes, intraOpThreads: Math.max(1, Math.floor(cores / lanes)) };
+  // Room for a job's two images per lane in flight, and as many again from other callers.
+  return { lanes, intraOpThreads: Math.max(1, Math.floor(cores / lanes)), maxPending: 4 * lanes };
 }
 
 /** An error the worker reported for one request, as opposed to the worker itself failing. */
@@ -67,7 +68,6 @@ interface Waiter {
  */
 export class SessionPool {
   readonly intraOpThreads: number;
-  readonly laneCount: number;
   private readonly maxPending: number;
   private readonly retryAfterSeconds: number;
   private readonly lanes: Lane[];
@@ -78,8 +78,11 @@ export class SessionPool {
     this.intraOpThreads = options.intraOpThreads ?? availableParallelism();
     this.maxPending = options.maxPending ?? 8;
     this.retryAfterSeconds = options.retryAfterSeconds ?? 2;
-    this.laneCount = Math.max(1, options.lanes ?? 1);
-    this.lanes = Array.from({ length: this.laneCount }, () => new Lane({ intraOpThreads: this.intraOpThreads }, () => this.laneLost()));
+    this.lanes = Array.from({ length: Math.max(1, options.lanes ?? 1) }, () => new Lane({ intraOpThreads: this.intraOpThreads }, () => this.laneLost()));
+  }
+
+  get laneCount(): number {
+    return this.lanes.length;
   }
 
   /** Runs accepted and not yet answered. */

@@ -105,8 +105,10 @@ export class AutoAnnotateService {
     const images = await this.repository.images(projectId, input.image_ids, input.only_unannotated, assignedTo);
     const names = JSON.parse(model.class_names) as string[];
     if (input.create_missing_classes) await this.assertMayCreate(caller, project, names);
-    // Loads (and so checks) the model before anything is queued.
-    await this.runtime.detector(model);
+    // Many images run on the batch pool, one on the single-image pool: the model is loaded (and so checked) in the
+    // pool that will run it, before anything is queued.
+    const batch = images.length > 1;
+    await this.runtime.detector(model, batch);
     if (images.length > INLINE_IMAGE_LIMIT) {
       const payload: YoloJobPayload = {
         projectId,
@@ -120,7 +122,6 @@ export class AutoAnnotateService {
       const job = await this.queue.enqueue(YOLO_JOB, payload, { projectId, createdBy: caller.userId });
       return { status: 202, body: jobStarted(job, images.length) };
     }
-    const batch = images.length > 1;
     const inFlight = batch ? this.runtime.batchInFlight : 1;
     const detections = await mapLimit(images, inFlight, async (image) => ({ image, planned: await this.detect(model, image, input, batch) }));
     const classes = await this.classIndex(projectId);

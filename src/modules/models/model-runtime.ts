@@ -22,9 +22,7 @@ const EMBEDDING_MEMORY_BYTES = 256 * 1024 * 1024;
  */
 export class ModelRuntime {
   readonly pool = new SessionPool({ intraOpThreads: availableParallelism() });
-  readonly batchPool: SessionPool;
-  /** Images a batch keeps in flight: two per lane, so each lane has its next image decoded when a run ends. */
-  readonly batchInFlight: number;
+  readonly batchPool = new SessionPool(batchPoolShape());
   readonly embeddings: EmbeddingCache;
   private readonly detectors = new Map<string, Promise<YoloDetector>>();
   private readonly predictors = new Map<string, Promise<SamPredictor>>();
@@ -33,9 +31,6 @@ export class ModelRuntime {
     private readonly blobs: BlobStore,
     dataDir: string,
   ) {
-    const shape = batchPoolShape();
-    this.batchInFlight = 2 * shape.lanes;
-    this.batchPool = new SessionPool({ ...shape, maxPending: 4 * shape.lanes });
     this.embeddings = new EmbeddingCache({ maxBytes: EMBEDDING_MEMORY_BYTES, directory: join(dataDir, 'embeddings') });
   }
 
@@ -47,6 +42,11 @@ export class ModelRuntime {
     } finally {
       await this.pool.unload(id).catch(() => undefined);
     }
+  }
+
+  /** Images a batch keeps in flight: two per lane, so each lane has its next image decoded when a run ends. */
+  get batchInFlight(): number {
+    return 2 * this.batchPool.laneCount;
   }
 
   /** A loaded detector, in the pool for single images or (`batch`) the one for many. */
