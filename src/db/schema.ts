@@ -87,6 +87,8 @@ export interface AnnotationsTable {
   geometry: string;
   confidence: number | null;
   source: string;
+  /** `accepted` (a person drew or accepted it) or `suggested` (model output awaiting a person's decision). */
+  status: Generated<'accepted' | 'suggested'>;
   created_at: string;
   updated_at: string;
 }
@@ -272,6 +274,19 @@ export interface ProjectMembersTable {
   created_at: string;
 }
 
+export interface InvitationsTable {
+  id: Generated<number>;
+  project_id: number;
+  email: string;
+  role: 'admin' | 'reviewer' | 'annotator' | 'viewer';
+  token_hash: string;
+  invited_by: number | null;
+  created_at: string;
+  expires_at: string;
+  accepted_at: string | null;
+  accepted_by: number | null;
+}
+
 export interface AssignmentsTable {
   id: Generated<number>;
   project_id: number;
@@ -336,6 +351,7 @@ export interface Database {
   orgs: OrgsTable;
   org_members: OrgMembersTable;
   project_members: ProjectMembersTable;
+  invitations: InvitationsTable;
   assignments: AssignmentsTable;
   reviews: ReviewsTable;
   image_locks: ImageLocksTable;

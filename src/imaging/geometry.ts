@@ -145,9 +145,14 @@ export interface MaskGeometry {
   rle: Rle;
   /** Tight box around the foreground, computed here; a client's own `bbox` is ignored. */
   bbox: Box;
+  /** A crowd region (COCO `iscrowd: 1`, e.g. from a crowd annotation that came in); absent for an object's mask. */
+  crowd?: true;
 }
 
-/** `{rle: {size: [height, width], counts}}`: COCO uncompressed RLE the size of the image, not empty. */
+/**
+ * `{rle: {size: [height, width], counts}, crowd?: true}`: COCO uncompressed RLE the size of the image, not empty.
+ * `crowd: true` marks a crowd region, exported to COCO with `iscrowd: 1`; a drawn mask is an instance (`iscrowd: 0`).
+ */
 export function parseMask(geometry: Record<string, unknown>, size: ImageSize): MaskGeometry {
   const rle = geometry.rle as Record<string, unknown> | undefined;
   if (rle === undefined) throw new GeometryError(['rle'], 'Field required');
@@ -170,7 +175,8 @@ export function parseMask(geometry: Record<string, unknown>, size: ImageSize): M
   if (problem) throw new GeometryError(['rle', 'counts'], problem);
   const bbox = rleBbox(value);
   if (!bbox) throw new GeometryError(['rle', 'counts'], 'the mask has no foreground pixels');
-  return { rle: value, bbox };
+  if (geometry.crowd !== undefined && typeof geometry.crowd !== 'boolean') throw new GeometryError(['crowd'], 'must be a boolean');
+  return geometry.crowd === true ? { rle: value, bbox, crowd: true } : { rle: value, bbox };
 }
 
 export const ANNOTATION_TYPES = ['bbox', 'polygon', 'mask', 'classification'] as const;

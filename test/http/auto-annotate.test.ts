@@ -302,7 +302,7 @@ describe('auto-annotate', () => {
       assert.deepEqual(revisions.map((r) => [r.annotation_id, r.action, r.user_id, r.before]), rows.map((r) => [r.id, 'create', alice.id, null]));
       for (const [i, r] of revisions.entries()) {
         assert.deepEqual(JSON.parse(r.after!), {
-          class_id: rows[i].class_id, annotation_type: 'bbox', geometry: JSON.parse(rows[i].geometry), confidence: rows[i].confidence, source: `model:${model.id}`,
+          class_id: rows[i].class_id, annotation_type: 'bbox', geometry: JSON.parse(rows[i].geometry), confidence: rows[i].confidence, source: `model:${model.id}`, status: 'suggested',
         });
       }
       // The history is what the revisions routes show, and a model's annotation reverts like any other.

@@ -134,6 +134,7 @@ describe('dataset writers', () => {
           { type: 'polygon', className: 'dog', geometry: { points: [[0, 0], [10, 0], [10, 10]] } },
           { type: 'mask', className: 'cat', geometry: { rle: encodeRle({ width: 100, height: 50, data: bitmap }) } },
           { type: 'classification', className: 'cat', geometry: {} },
+          { type: 'mask', className: 'dog', geometry: { rle: encodeRle({ width: 100, height: 50, data: bitmap }), crowd: true } as never },
         ],
       },
       { split: null, fileName: 'b.jpg', source, width: 100, height: 50, annotations: [] },
@@ -148,13 +149,15 @@ describe('dataset writers', () => {
       { id: 1, file_name: 'a "quoted".jpg', width: 100, height: 50, split: 'train' },
       { id: 2, file_name: 'b.jpg', width: 100, height: 50 },
     ]);
-    assert.equal(doc.annotations.length, 3, 'image-level labels have no COCO form');
+    assert.equal(doc.annotations.length, 4, 'image-level labels have no COCO form');
     assert.deepEqual(doc.annotations[0], { id: 1, image_id: 1, category_id: 1, bbox: [1.23, 2, 10, 5], area: 50, segmentation: [], iscrowd: 0 });
     assert.deepEqual(doc.annotations[1], { id: 2, image_id: 1, category_id: 2, bbox: [0, 0, 10, 10], area: 50, segmentation: [[0, 0, 10, 0, 10, 10]], iscrowd: 0 });
     assert.deepEqual(doc.annotations[2].bbox, [30, 10, 5, 10]);
     assert.equal(doc.annotations[2].area, 50);
-    assert.equal(doc.annotations[2].iscrowd, 1);
+    assert.equal(doc.annotations[2].iscrowd, 0, 'a drawn mask is a normal instance, not a crowd region');
     assert.deepEqual(doc.annotations[2].segmentation.size, [50, 100]);
+    assert.deepEqual(doc.annotations[2].segmentation.counts, encodeRle({ width: 100, height: 50, data: bitmap }).counts, 'uncompressed RLE');
+    assert.equal(doc.annotations[3].iscrowd, 1, 'only a mask marked as a crowd region keeps iscrowd 1');
   });
 
   it('COCO JSON with many annotations is one valid document (batched writes)', async () => {

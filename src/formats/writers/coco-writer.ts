@@ -116,8 +116,10 @@ export class CocoDocumentWriter {
       case 'mask': {
         const rle = annotation.geometry.rle;
         const box = rleBbox(rle) ?? { x: 0, y: 0, width: 0, height: 0 };
-        // Uncompressed RLE is COCO's crowd encoding; iscrowd 1 is how COCO tools recognise it.
-        return `${head},"bbox":[${box.x},${box.y},${box.width},${box.height}],"area":${rleArea(rle)},"segmentation":{"size":[${rle.size[0]},${rle.size[1]}],"counts":[${rle.counts.join(',')}]},"iscrowd":1}`;
+        // A drawn mask is one object: a normal instance (iscrowd 0) with its uncompressed RLE, which pycocotools,
+        // detectron2 and mmdetection read for iscrowd 0 as well. Only a mask marked as a crowd region keeps iscrowd 1.
+        const crowd = (annotation.geometry as { crowd?: boolean }).crowd === true ? 1 : 0;
+        return `${head},"bbox":[${box.x},${box.y},${box.width},${box.height}],"area":${rleArea(rle)},"segmentation":{"size":[${rle.size[0]},${rle.size[1]}],"counts":[${rle.counts.join(',')}]},"iscrowd":${crowd}}`;
       }
     }
   }

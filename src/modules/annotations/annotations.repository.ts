@@ -42,7 +42,7 @@ export class AnnotationsRepository {
         .select(['images.project_id', 'projects.owner_id', 'images.width', 'images.height', 'classes.id as class_id'])
         .where('images.id', '=', p.imageId),
     );
-    const columns = ['image_id', 'project_id', 'class_id', 'annotation_type', 'geometry', 'confidence', 'source', 'created_at', 'updated_at'] as const;
+    const columns = ['image_id', 'project_id', 'class_id', 'annotation_type', 'geometry', 'confidence', 'source', 'status', 'created_at', 'updated_at'] as const;
     this.insertOne = new PreparedQuery(db, columns, (p) =>
       db.insertInto('annotations').values(p).returning('id'),
     );
@@ -116,6 +116,29 @@ export class AnnotationsRepository {
     query = query.orderBy('id').limit(page.limit);
     if (page.offset) query = query.offset(page.offset);
     return query.execute();
+  }
+
+  /** The image's suggestions (of one source when given), oldest first, as the transaction sees them. */
+  suggestions(imageId: number, source: string | undefined, db: Executor = this.db): Promise<AnnotationRow[]> {
+    let query = db.selectFrom('annotations').selectAll().where('image_id', '=', imageId).where('status', '=', 'suggested');
+    if (source !== undefined) query = query.where('source', '=', source);
+    return query.orderBy('id').execute();
+  }
+
+  /** The accepted annotations of these images (what a model re-run must not add again). */
+  async accepted(imageIds: readonly number[], db: Executor = this.db): Promise<Pick<AnnotationRow, 'image_id' | 'class_id' | 'annotation_type' | 'geometry'>[]> {
+    const rows: Pick<AnnotationRow, 'image_id' | 'class_id' | 'annotation_type' | 'geometry'>[] = [];
+    for (let i = 0; i < imageIds.length; i += 1000) {
+      rows.push(
+        ...(await db
+          .selectFrom('annotations')
+          .select(['image_id', 'class_id', 'annotation_type', 'geometry'])
+          .where('image_id', 'in', imageIds.slice(i, i + 1000))
+          .where('status', '=', 'accepted')
+          .execute()),
+      );
+    }
+    return rows;
   }
 
   async insert(values: NewAnnotation, db: Executor = this.db): Promise<number> {

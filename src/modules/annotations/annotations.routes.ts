@@ -5,7 +5,7 @@ import { callerOf } from '../../http/authenticate.js';
 import { PageQuery, sendPage } from '../../http/pagination.js';
 import { errors, IdParams } from '../../http/schemas.js';
 import type { AnnotationsService } from './annotations.service.js';
-import { AnnotationCreate, AnnotationOut, ImageParams } from './annotations.schemas.js';
+import { AnnotationCreate, AnnotationOut, ImageParams, PredictionsDecisionOut, PredictionsFilter } from './annotations.schemas.js';
 
 export function annotationsRoutes(server: FastifyInstance, annotations: AnnotationsService): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
@@ -57,4 +57,40 @@ export function annotationsRoutes(server: FastifyInstance, annotations: Annotati
     await annotations.delete(callerOf(request), request.params.id);
     return reply.status(204).send(null);
   });
+
+  app.post('/api/annotations/:id/accept', {
+    schema: {
+      tags,
+      summary: 'Accept a suggested annotation (model prediction)',
+      description: 'It becomes `accepted` (exported, versioned); an `update` revision records it. 409 when it is not a suggestion.',
+      params: IdParams,
+      response: { 200: AnnotationOut, ...errors(401, 403, 404, 409, 422) },
+    },
+  }, async (request) => annotations.accept(callerOf(request), request.params.id));
+
+  app.post('/api/annotations/:id/reject', {
+    schema: {
+      tags,
+      summary: 'Reject a suggested annotation (model prediction)',
+      description: 'Deletes it (a `delete` revision keeps it for revert). 409 when it is not a suggestion: delete accepted annotations with DELETE.',
+      params: IdParams,
+      response: { 204: Type.Null(), ...errors(401, 403, 404, 409, 422) },
+    },
+  }, async (request, reply) => {
+    await annotations.reject(callerOf(request), request.params.id);
+    return reply.status(204).send(null);
+  });
+
+  for (const decision of ['accept', 'reject'] as const) {
+    app.post(`/api/images/:image_id/predictions/${decision}-all`, {
+      schema: {
+        tags,
+        summary: decision === 'accept' ? "Accept every suggestion on an image" : 'Reject (delete) every suggestion on an image',
+        description: 'All suggestions, or those of `source` (e.g. `model:3`), in one transaction.',
+        params: ImageParams,
+        body: PredictionsFilter,
+        response: { 200: PredictionsDecisionOut, ...errors(401, 403, 404, 409, 422) },
+      },
+    }, async (request) => annotations.decideAll(callerOf(request), request.params.image_id, decision, request.body.source));
+  }
 }

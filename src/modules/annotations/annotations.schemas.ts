@@ -6,6 +6,13 @@ import { ANNOTATION_TYPES, type AnnotationType as AnnotationTypeName } from '../
 
 export const AnnotationType = StringEnum(ANNOTATION_TYPES);
 
+export const ANNOTATION_STATUSES = ['accepted', 'suggested'] as const;
+export type AnnotationStatus = (typeof ANNOTATION_STATUSES)[number];
+export const AnnotationStatusSchema = StringEnum(ANNOTATION_STATUSES, {
+  description: '`accepted`: drawn or accepted by a person. `suggested`: model output awaiting a person\'s accept or reject; '
+    + 'exports and versions leave suggestions out unless asked (`include_predictions`).',
+});
+
 export const SOURCE_PATTERN = '^(manual|yolo|sam|import|model:[A-Za-z0-9._-]{1,100})$';
 
 const GEOMETRY_DESCRIPTION = [
@@ -32,6 +39,7 @@ export const AnnotationCreate = Type.Object(
         description: '`manual` (default), `yolo`, `sam`, `import` or `model:<id>`',
       }),
     ),
+    status: Type.Optional(AnnotationStatusSchema),
   },
   { additionalProperties: false },
 );
@@ -45,6 +53,7 @@ export const AnnotationOut = Type.Object({
   geometry: Geometry,
   confidence: Nullable(Type.Number()),
   source: Type.String(),
+  status: AnnotationStatusSchema,
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -63,7 +72,25 @@ export function toAnnotationOut(row: AnnotationRow): AnnotationOut {
     geometry: JSON.parse(row.geometry),
     confidence: row.confidence,
     source: row.source,
+    status: row.status,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
 }
+
+export const PredictionsFilter = Type.Object(
+  {
+    source: Type.Optional(Type.String({ pattern: SOURCE_PATTERN, description: "Only this source's suggestions (e.g. `model:3`); default all" })),
+  },
+  { additionalProperties: false },
+);
+export type PredictionsFilter = Static<typeof PredictionsFilter>;
+
+export const PredictionsDecisionOut = Type.Object({
+  image_id: Type.Integer(),
+  /** How many suggestions were accepted (or rejected and deleted). */
+  count: Type.Integer(),
+  /** The accepted annotations (empty for a reject). */
+  annotations: Type.Array(AnnotationOut),
+});
+export type PredictionsDecisionOut = Static<typeof PredictionsDecisionOut>;

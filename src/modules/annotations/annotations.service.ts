@@ -10,7 +10,8 @@ import type { RevisionsRepository } from '../revisions/revisions.repository.js';
 import { stateText } from '../revisions/revisions.schemas.js';
 import type { AssignmentScope } from '../assignments/assignment-scope.js';
 import type { AnnotationsRepository, ImageTarget } from './annotations.repository.js';
-import { toAnnotationOut, type AnnotationCreate, type AnnotationOut } from './annotations.schemas.js';
+import { toAnnotationOut, type AnnotationCreate, type AnnotationOut, type AnnotationRow, type PredictionsDecisionOut } from './annotations.schemas.js';
+import type { Executor } from '../../db/database.js';
 
 export class AnnotationsService {
   constructor(
@@ -56,6 +57,7 @@ export class AnnotationsService {
       geometry,
       confidence: input.confidence ?? null,
       source: input.source ?? 'manual',
+      status: input.status ?? 'accepted',
       created_at: now,
       updated_at: now,
     };
@@ -68,6 +70,7 @@ export class AnnotationsService {
         geometry: JSON.stringify(geometry),
         confidence: out.confidence,
         source: out.source,
+        status: out.status,
         created_at: now,
         updated_at: now,
       };
@@ -88,7 +91,10 @@ export class AnnotationsService {
     return out;
   }
 
-  /** Replaces an annotation's class, type, geometry, confidence and source; it stays on its image. */
+  /**
+   * Replaces an annotation's class, type, geometry, confidence and source; it stays on its image. A person editing a
+   * suggestion takes it over: it becomes accepted unless the body says `status: "suggested"`.
+   */
   async replace(caller: Caller, id: number, input: AnnotationCreate): Promise<AnnotationOut> {
     const target = await this.annotations.findAnnotationTarget(id, input.class_id);
     const image = await this.writable(caller, target, target?.image_id, `Annotation ${id} not found`, input);
@@ -98,6 +104,7 @@ export class AnnotationsService {
       geometry: JSON.stringify(validGeometry(input, image)),
       confidence: input.confidence ?? null,
       source: input.source ?? 'manual',
+      status: input.status ?? 'accepted',
       updated_at: new Date().toISOString(),
     };
     let row;
@@ -153,6 +160,87 @@ export class AnnotationsService {
         tx,
       );
     });
+  }
+
+  /** Accepts one suggestion: it becomes a person's annotation (an `update` revision records the change of status). */
+  async accept(caller: Caller, id: number): Promise<AnnotationOut> {
+    const row = await this.decidable(caller, id);
+    const accepted = await this.writes.run(async (tx) => {
+      await this.locks.assertWritable(caller, row.image_id, tx);
+      const [updated] = await this.setAccepted([await this.stillSuggested(id, tx)], caller, tx);
+      return updated;
+    });
+    return toAnnotationOut(accepted);
+  }
+
+  /** Rejects one suggestion: it is deleted (a `delete` revision keeps it, so it can be reverted). */
+  async reject(caller: Caller, id: number): Promise<void> {
+    const row = await this.decidable(caller, id);
+    await this.writes.run(async (tx) => {
+      await this.locks.assertWritable(caller, row.image_id, tx);
+      await this.deleteRows([await this.stillSuggested(id, tx)], caller, tx);
+    });
+  }
+
+  /** Accepts (or rejects) every suggestion on an image, or those of one source, in one transaction. */
+  async decideAll(caller: Caller, imageId: number, decision: 'accept' | 'reject', source: string | undefined): Promise<PredictionsDecisionOut> {
+    const image = await this.annotations.findImage(imageId);
+    const project = image && { id: image.project_id, owner_id: image.owner_id };
+    const role = await this.access.check(caller, project, 'annotations.write', `Image ${imageId} not found`);
+    await this.scope.assertImage(caller, project!, role, imageId, `Image ${imageId} not found`);
+    return this.writes.run(async (tx) => {
+      await this.locks.assertWritable(caller, imageId, tx);
+      const rows = await this.annotations.suggestions(imageId, source, tx);
+      if (decision === 'reject') {
+        await this.deleteRows(rows, caller, tx);
+        return { image_id: imageId, count: rows.length, annotations: [] };
+      }
+      const accepted = await this.setAccepted(rows, caller, tx);
+      return { image_id: imageId, count: accepted.length, annotations: accepted.map(toAnnotationOut) };
+    });
+  }
+
+  /** The annotation's row when the caller may decide on it; 409 when it is not a suggestion. */
+  private async decidable(caller: Caller, id: number): Promise<AnnotationRow> {
+    const row = await this.annotations.find(id);
+    const project = row && { id: row.project_id, owner_id: row.owner_id };
+    const role = await this.access.check(caller, project, 'annotations.write', `Annotation ${id} not found`);
+    await this.scope.assertImage(caller, project!, role, row!.image_id, `Annotation ${id} not found`);
+    if (row!.status !== 'suggested') throw new ConflictError(`Annotation ${id} is not a suggestion (it is already accepted)`);
+    return row!;
+  }
+
+  private async stillSuggested(id: number, tx: Executor): Promise<AnnotationRow> {
+    const row = await this.annotations.findIn(id, tx);
+    if (!row) throw NotFoundError.of('Annotation', id);
+    if (row.status !== 'suggested') throw new ConflictError(`Annotation ${id} is not a suggestion (it is already accepted)`);
+    return row;
+  }
+
+  private async setAccepted(rows: AnnotationRow[], caller: Caller, tx: Executor): Promise<AnnotationRow[]> {
+    const now = new Date().toISOString();
+    const out: AnnotationRow[] = [];
+    for (const before of rows) {
+      const updated = (await this.annotations.update(before.id, { status: 'accepted', updated_at: now }, tx))!;
+      await this.revisions.insert(
+        { annotation_id: before.id, image_id: before.image_id, project_id: before.project_id, action: 'update', before: stateText(before), after: stateText(updated), user_id: caller.userId, created_at: now },
+        tx,
+      );
+      out.push(updated);
+    }
+    return out;
+  }
+
+  private async deleteRows(rows: AnnotationRow[], caller: Caller, tx: Executor): Promise<void> {
+    const now = new Date().toISOString();
+    for (const row of rows) {
+      await this.annotations.delete(row.id, tx);
+      await this.annotations.bumpCounters(row.image_id, row.project_id, -1, tx);
+      await this.revisions.insert(
+        { annotation_id: row.id, image_id: row.image_id, project_id: row.project_id, action: 'delete', before: stateText(row), after: null, user_id: caller.userId, created_at: now },
+        tx,
+      );
+    }
   }
 
   /** 404 when the image (or annotation) is hidden or missing, 403 without the right, 422 for a foreign class. */

@@ -1,6 +1,7 @@
 import type { Db, Executor } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { AnnotationsRepository } from '../annotations/annotations.repository.js';
+import type { AnnotationRow } from '../annotations/annotations.schemas.js';
 import type { ClassesRepository } from '../classes/classes.repository.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 
@@ -23,7 +24,11 @@ export interface NewAnnotation {
   geometry: object;
   confidence: number | null;
   source: string;
+  status: 'accepted' | 'suggested';
 }
+
+/** What a re-run compares its detections with, and what it replaces. */
+export type ExistingAnnotation = Pick<AnnotationRow, 'image_id' | 'class_id' | 'annotation_type' | 'geometry'>;
 
 /** The ids of the project's images assigned to a user. */
 const assignedImages = (db: Db, projectId: number, userId: number) =>
@@ -118,6 +123,24 @@ export class AutoAnnotateRepository {
       await this.annotations.bumpCounters(row.image_id, row.project_id, 1, tx);
     }
     return ids;
+  }
+
+  /** The accepted annotations of these images: a re-run skips detections that match one of them. */
+  accepted(imageIds: readonly number[], tx: Executor): Promise<ExistingAnnotation[]> {
+    return this.annotations.accepted(imageIds, tx);
+  }
+
+  /**
+   * Deletes the image's open suggestions from `source` (a re-run of the same model replaces them) and moves the
+   * counters; returns the deleted rows for their revisions.
+   */
+  async deleteSuggestions(imageId: number, source: string, tx: Executor): Promise<AnnotationRow[]> {
+    const rows = await this.annotations.suggestions(imageId, source, tx);
+    for (const row of rows) {
+      await this.annotations.delete(row.id, tx);
+      await this.annotations.bumpCounters(row.image_id, row.project_id, -1, tx);
+    }
+    return rows;
   }
 
   transaction<T>(work: (tx: Executor) => Promise<T>): Promise<T> {

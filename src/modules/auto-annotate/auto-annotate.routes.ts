@@ -15,7 +15,7 @@ export function autoAnnotateRoutes(server: FastifyInstance, service: AutoAnnotat
       tags,
       summary: 'Annotate images with a registered detector or segmentation model',
       description: `Runs the model on \`image_ids\` (default: every image, or only unannotated ones). Boxes (detect) or `
-        + `polygons (segment) are in original pixels, EXIF orientation applied; annotations get source \`model:<id>\` and `
+        + `polygons (segment) are in original pixels, EXIF orientation applied; annotations are suggestions (\`status: "suggested"\`; re-runs replace the same model's open suggestions) with source \`model:<id>\` and `
         + `the detection's confidence. Predicted class names map to project classes by name (case-insensitive). Up to `
         + `${INLINE_IMAGE_LIMIT} images answer 200 with what was created; more answer 202 with a job to follow at `
         + `\`/api/jobs/{id}\`. \`.pt\` weights answer 422 (export them to ONNX); a busy inference queue 503 with Retry-After.`,

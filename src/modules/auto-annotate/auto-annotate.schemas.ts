@@ -34,7 +34,9 @@ export const LockedImageOut = Type.Object(
 export type LockedImageOut = Static<typeof LockedImageOut>;
 
 export const YoloResultOut = Type.Object({
-  created: Type.Integer({ description: 'Annotations created' }),
+  created: Type.Integer({ description: 'Suggestions created (status `suggested`; accept or reject them)' }),
+  replaced: Type.Integer({ description: "This model's earlier open suggestions on these images, deleted and replaced by this run" }),
+  matched: Type.Integer({ description: 'Detections left out because an accepted annotation of the same class already covers them (box IoU ≥ 0.5)' }),
   skipped: Type.Integer({ description: 'Detections dropped: class not in the project (with create_missing_classes false) or no area inside the image' }),
   classes_created: Type.Array(Type.String()),
   images: Type.Array(ImageAnnotationsOut, { description: 'The images written to (locked ones are left out)' }),

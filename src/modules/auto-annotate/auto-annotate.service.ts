@@ -21,7 +21,7 @@ import type { ModelRow, ModelTask } from '../models/models.schemas.js';
 import type { ProjectRow } from '../projects/projects.schemas.js';
 import type { NewRevision, RevisionsRepository } from '../revisions/revisions.repository.js';
 import { stateText } from '../revisions/revisions.schemas.js';
-import type { AutoAnnotateRepository, ImageToAnnotate, NewAnnotation } from './auto-annotate.repository.js';
+import type { AutoAnnotateRepository, ExistingAnnotation, ImageToAnnotate, NewAnnotation } from './auto-annotate.repository.js';
 import {
   INLINE_IMAGE_LIMIT,
   type JobStartedOut,
@@ -129,6 +129,8 @@ export class AutoAnnotateService {
     if (input.create_missing_classes && missing.length > 0) await this.access.check(caller, project, 'classes.write', `Project ${projectId} not found`);
     const source = `model:${model.id}`;
     let skipped = 0;
+    let replaced = 0;
+    let matched = 0;
     const rows: NewAnnotation[] = [];
     const locked: LockedImageOut[] = [];
     const created: string[] = input.create_missing_classes ? missing : [];
@@ -138,6 +140,7 @@ export class AutoAnnotateService {
         for (const [i, name] of created.entries()) {
           classes.set(key(name), await this.repository.insertClass(projectId, name, paletteColor(project.class_count + i), tx));
         }
+        const accepted = await this.repository.accepted(detections.map((d) => d.image.id), tx);
         for (const { image, planned } of detections) {
           // Inside the write's transaction, as for a person's writes: a lock taken before the commit is seen.
           const holder = await this.teams.locks.blockingHolder(caller.userId, image.id, tx);
@@ -145,13 +148,19 @@ export class AutoAnnotateService {
             locked.push(lockedImage(image.id, holder));
             continue;
           }
+          replaced += await this.replaceSuggestions(image.id, source, caller.userId, now, tx);
+          const kept = accepted.filter((a) => a.image_id === image.id);
           for (const p of planned) {
             const classId = classes.get(key(p.className));
             if (classId === undefined) {
               skipped++;
               continue;
             }
-            rows.push({ image_id: image.id, project_id: projectId, class_id: classId, annotation_type: p.annotation_type, geometry: p.geometry, confidence: p.confidence, source });
+            if (matchesAccepted(classId, p.geometry, kept)) {
+              matched++;
+              continue;
+            }
+            rows.push({ image_id: image.id, project_id: projectId, class_id: classId, annotation_type: p.annotation_type, geometry: p.geometry, confidence: p.confidence, source, status: 'suggested' });
           }
         }
         return this.insertWithRevisions(rows, caller.userId, now, tx);
@@ -166,6 +175,7 @@ export class AutoAnnotateService {
         geometry: row.geometry,
         confidence: row.confidence,
         source,
+        status: row.status,
         created_at: now,
         updated_at: now,
       }));
@@ -174,6 +184,8 @@ export class AutoAnnotateService {
         body: {
           created: rows.length,
           skipped,
+          replaced,
+          matched,
           classes_created: created,
           images: [...byImage].map(([image_id, annotations]) => ({ image_id, annotations })),
           locked,
@@ -200,6 +212,8 @@ export class AutoAnnotateService {
     const classesCreated: string[] = [];
     let created = 0;
     let skipped = 0;
+    let replaced = 0;
+    let matched = 0;
     let done = 0;
     const failed: { image_id: number; error: string }[] = [];
     const locked: LockedImageOut[] = [];
@@ -225,15 +239,24 @@ export class AutoAnnotateService {
               classId = ensured.id;
             }
             if (classId === undefined) skipped++;
-            else rows.push({ image_id: image.id, project_id: projectId, class_id: classId, annotation_type: p.annotation_type, geometry: p.geometry, confidence: p.confidence, source });
+            else rows.push({ image_id: image.id, project_id: projectId, class_id: classId, annotation_type: p.annotation_type, geometry: p.geometry, confidence: p.confidence, source, status: 'suggested' });
           }
-          const holder = await this.repository.transaction(async (tx) => {
+          const outcome = await this.repository.transaction(async (tx) => {
             const holderNow = await this.teams.locks.blockingHolder(userId ?? 0, image.id, tx);
-            if (!holderNow) await this.insertWithRevisions(rows, userId, new Date().toISOString(), tx);
-            return holderNow;
+            if (holderNow) return { holder: holderNow, kept: [] as NewAnnotation[], replacedNow: 0 };
+            const now = new Date().toISOString();
+            const replacedNow = await this.replaceSuggestions(image.id, source, userId, now, tx);
+            const accepted = await this.repository.accepted([image.id], tx);
+            const kept = rows.filter((r) => !matchesAccepted(r.class_id, r.geometry, accepted));
+            await this.insertWithRevisions(kept, userId, now, tx);
+            return { holder: null, kept, replacedNow };
           });
-          if (holder) skipLocked(image.id, holder);
-          else created += rows.length;
+          if (outcome.holder) skipLocked(image.id, outcome.holder);
+          else {
+            created += outcome.kept.length;
+            matched += rows.length - outcome.kept.length;
+            replaced += outcome.replacedNow;
+          }
         } catch (err) {
           // One unreadable or vanished image does not sink the rest of the job.
           if (failed.length < 100) failed.push({ image_id: imageId, error: err instanceof Error ? err.message : String(err) });
@@ -241,7 +264,7 @@ export class AutoAnnotateService {
       }
       await ctx.progress(++done / imageIds.length);
     });
-    return { created, skipped, images: imageIds.length, classes_created: classesCreated, failed, locked_count: lockedCount, locked };
+    return { created, skipped, replaced, matched, images: imageIds.length, classes_created: classesCreated, failed, locked_count: lockedCount, locked };
   }
 
   /**
@@ -283,6 +306,7 @@ export class AutoAnnotateService {
         geometry: input.annotation_type === 'mask' ? { rle: mask.rle } : { points: mask.polygons[0] },
         confidence: clamp01(mask.score),
         source: 'sam',
+        status: 'suggested',
       });
     }
     return {
@@ -318,6 +342,16 @@ export class AutoAnnotateService {
       await ctx.progress(++done / images.length);
     }
     return { images: images.length, computed, cached: images.length - computed };
+  }
+
+  /** Deletes the image's open suggestions from `source` with a `delete` revision each; returns how many. */
+  private async replaceSuggestions(imageId: number, source: string, userId: number | null, now: string, tx: Executor): Promise<number> {
+    const deleted = await this.repository.deleteSuggestions(imageId, source, tx);
+    await this.teams.revisions.insertMany(
+      deleted.map((row) => ({ annotation_id: row.id, image_id: row.image_id, project_id: row.project_id, action: 'delete', before: stateText(row), after: null, user_id: userId, created_at: now })),
+      tx,
+    );
+    return deleted.length;
   }
 
   /** Inserts model output with a `create` revision per annotation (by `userId`), in the caller's transaction. */
@@ -405,6 +439,44 @@ function plan(detection: NamedDetection, segment: boolean, size: ImageSize): Pla
     if (err instanceof GeometryError) return null;
     throw err;
   }
+}
+
+/** Detections that overlap an accepted annotation of the same class this much (box IoU) are not suggested again. */
+export const RERUN_MATCH_IOU = 0.5;
+
+function matchesAccepted(classId: number, geometry: object, accepted: readonly ExistingAnnotation[]): boolean {
+  const box = boxOf(geometry);
+  if (!box) return false;
+  return accepted.some((a) => {
+    if (a.class_id !== classId) return false;
+    const other = boxOf(JSON.parse(a.geometry));
+    return other !== null && boxIou(box, other) >= RERUN_MATCH_IOU;
+  });
+}
+
+type Rect = { x: number; y: number; width: number; height: number };
+
+/** The box of a bbox, polygon or mask geometry (masks carry theirs); null for classifications. */
+function boxOf(geometry: object): Rect | null {
+  const g = geometry as { x?: number; points?: [number, number][]; bbox?: Rect };
+  if (typeof g.x === 'number') return g as Rect;
+  if (g.bbox) return g.bbox;
+  if (g.points?.length) {
+    const xs = g.points.map((p) => p[0]);
+    const ys = g.points.map((p) => p[1]);
+    const x = Math.min(...xs);
+    const y = Math.min(...ys);
+    return { x, y, width: Math.max(...xs) - x, height: Math.max(...ys) - y };
+  }
+  return null;
+}
+
+function boxIou(a: Rect, b: Rect): number {
+  const w = Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x);
+  const h = Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y);
+  if (w <= 0 || h <= 0) return 0;
+  const inter = w * h;
+  return inter / (a.width * a.height + b.width * b.height - inter);
 }
 
 function lockedImage(imageId: number, holder: LockHolder): LockedImageOut {

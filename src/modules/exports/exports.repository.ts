@@ -77,8 +77,8 @@ export class ExportsRepository {
    * annotations are read along their (image_id, id) index in order: filtering on project_id lets SQLite scan every
    * annotation of the project for each chunk, which made a 1M-annotation export quadratic.
    */
-  projectAnnotations(projectId: number, cursor: AnnotationCursor): Promise<ExportAnnotationRow[]> {
-    return this.db
+  projectAnnotations(projectId: number, cursor: AnnotationCursor, includeSuggested = false): Promise<ExportAnnotationRow[]> {
+    let query = this.db
       .selectFrom('annotations')
       .innerJoin('classes', 'classes.id', 'annotations.class_id')
       .select(['annotations.id', 'annotations.image_id', 'classes.name as class_name', 'annotations.annotation_type', 'annotations.geometry'])
@@ -90,11 +90,9 @@ export class ExportsRepository {
           .where('images.id', '>=', cursor.from.imageId)
           .where('images.id', '<=', cursor.lastImageId),
       )
-      .where((eb) => eb(eb.refTuple('annotations.image_id', 'annotations.id'), '>', eb.tuple(cursor.from.imageId, cursor.from.id)))
-      .orderBy('annotations.image_id')
-      .orderBy('annotations.id')
-      .limit(cursor.limit)
-      .execute();
+      .where((eb) => eb(eb.refTuple('annotations.image_id', 'annotations.id'), '>', eb.tuple(cursor.from.imageId, cursor.from.id)));
+    if (!includeSuggested) query = query.where('annotations.status', '=', 'accepted');
+    return query.orderBy('annotations.image_id').orderBy('annotations.id').limit(cursor.limit).execute();
   }
 
   findVersion(versionId: number): Promise<Pick<VersionsTable, 'project_id' | 'number' | 'status'> & { id: number } | undefined> {

@@ -16,6 +16,13 @@ export const ExportRequest = Type.Object(
     }),
     version_id: Type.Optional(Nullable(Id)),
     include_unannotated: Type.Boolean({ default: true, description: 'Whether images without annotations are exported (default true)' }),
+    include_predictions: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: 'Also export model suggestions nobody has accepted yet (`status: "suggested"`); default false. '
+          + 'A version export holds what the version froze.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

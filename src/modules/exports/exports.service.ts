@@ -84,7 +84,7 @@ export class ExportsService {
           items: pagedItems(
             {
               images: (cursor) => this.exports.projectImages(projectId, cursor),
-              annotations: (cursor) => this.exports.projectAnnotations(projectId, cursor),
+              annotations: (cursor) => this.exports.projectAnnotations(projectId, cursor, input.include_predictions === true),
             },
             this.blobs,
             annotatedOnly,

@@ -10,6 +10,8 @@ export interface AnnotationState {
   geometry: object;
   confidence: number | null;
   source: string;
+  /** Absent in revisions written before annotations had a status (they were all accepted). */
+  status?: 'accepted' | 'suggested';
 }
 
 const State = Type.Object(
@@ -19,6 +21,7 @@ const State = Type.Object(
     geometry: Type.Object({}, { additionalProperties: true }),
     confidence: Nullable(Type.Number()),
     source: Type.String(),
+    status: Type.Optional(StringEnum(['accepted', 'suggested'] as const, { description: '`suggested` while a model prediction awaited a decision' })),
   },
   { description: 'The annotation as it was' },
 );
@@ -56,6 +59,7 @@ export function toRevisionOut(row: RevisionRow): RevisionOut {
 }
 
 /** The JSON text a revision stores for an annotation's state (geometry is already JSON text in the row). */
-export function stateText(row: { class_id: number; annotation_type: string; geometry: string; confidence: number | null; source: string }): string {
-  return `{"class_id":${row.class_id},"annotation_type":${JSON.stringify(row.annotation_type)},"geometry":${row.geometry},"confidence":${JSON.stringify(row.confidence)},"source":${JSON.stringify(row.source)}}`;
+export function stateText(row: { class_id: number; annotation_type: string; geometry: string; confidence: number | null; source: string; status?: string }): string {
+  const status = row.status === undefined ? '' : `,"status":${JSON.stringify(row.status)}`;
+  return `{"class_id":${row.class_id},"annotation_type":${JSON.stringify(row.annotation_type)},"geometry":${row.geometry},"confidence":${JSON.stringify(row.confidence)},"source":${JSON.stringify(row.source)}${status}}`;
 }

@@ -69,7 +69,7 @@ export class RevisionsService {
           return this.insertRevision({ ...base, before: stateText(current), after: stateText(updated) }, tx);
         }
         await this.annotations.reinsert(
-          { id: annotationId, image_id: revision.image_id, project_id: revision.project_id, ...fields, created_at: now, updated_at: now },
+          { id: annotationId, image_id: revision.image_id, project_id: revision.project_id, ...fields, status: fields.status ?? 'accepted', created_at: now, updated_at: now },
           tx,
         );
         await this.annotations.bumpCounters(revision.image_id, revision.project_id, 1, tx);

@@ -66,12 +66,14 @@ export class VersionsRepository {
       .execute();
   }
 
-  projectAnnotations(tx: Executor, projectId: number): Promise<SourceAnnotation[]> {
-    return tx
+  projectAnnotations(tx: Executor, projectId: number, includeSuggested = false): Promise<SourceAnnotation[]> {
+    let query = tx
       .selectFrom('annotations')
       .innerJoin('classes', 'classes.id', 'annotations.class_id')
       .select(['annotations.image_id', 'classes.name as class_name', 'annotations.annotation_type', 'annotations.geometry'])
-      .where('annotations.project_id', '=', projectId)
+      .where('annotations.project_id', '=', projectId);
+    if (!includeSuggested) query = query.where('annotations.status', '=', 'accepted');
+    return query
       .orderBy('annotations.image_id')
       .orderBy('annotations.id')
       .execute();

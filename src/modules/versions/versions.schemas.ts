@@ -32,6 +32,9 @@ export const VersionCreate = Type.Object(
     preprocessing_config: Type.Optional(Nullable(Config('null or {} = the defaults of GET /api/pipeline/defaults; options given override them'))),
     augmentation_config: Type.Optional(Nullable(Config('null or {} = augmentation off; giving any option turns it on unless `enabled` is false'))),
     seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4_294_967_295, description: 'Drawn at random when left out' })),
+    include_predictions: Type.Optional(
+      Type.Boolean({ default: false, description: 'Also freeze model suggestions nobody has accepted yet (default false: accepted annotations only)' }),
+    ),
   },
   { additionalProperties: false },
 );

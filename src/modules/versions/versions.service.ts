@@ -53,7 +53,7 @@ export class VersionsService {
     const version = await this.versions.transaction(async (tx) => {
       const number = await this.versions.nextNumber(tx, projectId);
       const images = await this.versions.projectImages(tx, projectId);
-      const annotations = await this.versions.projectAnnotations(tx, projectId);
+      const annotations = await this.versions.projectAnnotations(tx, projectId, input.include_predictions === true);
       const classes = await this.versions.projectClasses(tx, projectId);
       const row = await this.versions.insert(tx, {
         project_id: projectId,
