@@ -27,6 +27,7 @@ import { registerJobsModule } from './modules/jobs/index.js';
 import { registerAssignmentsModule } from './modules/assignments/index.js';
 import { registerLocksModule } from './modules/locks/index.js';
 import { registerMembersModule } from './modules/members/index.js';
+import { registerInvitationsModule } from './modules/invitations/index.js';
 import { registerModelsModule } from './modules/models/index.js';
 import { registerOrgsModule } from './modules/orgs/index.js';
 import { registerReviewsModule } from './modules/reviews/index.js';
@@ -124,6 +125,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerImportsModule(app, deps);
   registerAutoAnnotateModule(app, deps, registerModelsModule(app, deps));
   registerMembersModule(app, deps);
+  registerInvitationsModule(app, deps, auth);
   registerOrgsModule(app, deps);
   registerAssignmentsModule(app, deps);
   registerReviewsModule(app, deps);
