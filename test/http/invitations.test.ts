@@ -103,3 +103,28 @@ describe('invitations', () => {
     assert.equal((await alice.delete('/api/invitations/999999')).status, 404);
   });
 });
+
+describe('my-access', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+    await t.user();
+  });
+  after(() => t.close());
+
+  it("answers the caller's role and permissions; 401, 404, 422", async () => {
+    const alice = await t.user();
+    const viewer = await t.user();
+    const stranger = await t.user();
+    const projectId = (await alice.post('/api/projects', { name: 'p' })).body.id as number;
+    await alice.post(`/api/projects/${projectId}/members`, { email: viewer.email, role: 'viewer' });
+    const own = await alice.get(`/api/projects/${projectId}/my-access`);
+    assert.equal(own.body.role, 'owner');
+    assert.ok(own.body.permissions.includes('project.members'));
+    const view = await viewer.get(`/api/projects/${projectId}/my-access`);
+    assert.deepEqual(view.body, { role: 'viewer', permissions: ['project.read', 'export'] });
+    assert.equal((await t.client().get(`/api/projects/${projectId}/my-access`)).status, 401);
+    assert.equal((await stranger.get(`/api/projects/${projectId}/my-access`)).status, 404);
+    assert.equal((await alice.get('/api/projects/x/my-access')).status, 422);
+  });
+});

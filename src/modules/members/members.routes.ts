@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { callerOf } from '../../http/authenticate.js';
 import { errors, IdParams } from '../../http/schemas.js';
 import type { MembersService } from './members.service.js';
-import { MemberCreate, MemberOut, MemberParams, MemberUpdate, RoleOut } from './members.schemas.js';
+import { MemberCreate, MemberOut, MemberParams, MemberUpdate, MyAccessOut, RoleOut } from './members.schemas.js';
 
 export function membersRoutes(server: FastifyInstance, members: MembersService): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
@@ -16,6 +16,16 @@ export function membersRoutes(server: FastifyInstance, members: MembersService):
     callerOf(request);
     return members.roles();
   });
+
+  app.get('/api/projects/:id/my-access', {
+    schema: {
+      tags,
+      summary: "The caller's role in the project and its permissions",
+      description: 'Pages use it to hide or disable (with the reason) what the caller may not do, instead of offering it and answering 403.',
+      params: IdParams,
+      response: { 200: MyAccessOut, ...errors(401, 404, 422) },
+    },
+  }, async (request) => members.myAccess(callerOf(request), request.params.id));
 
   app.get('/api/projects/:id/members', {
     schema: { tags, summary: "A project's owner and members", params: IdParams, response: { 200: Type.Array(MemberOut), ...errors(401, 404, 422) } },

@@ -36,3 +36,9 @@ export const MemberOut = Type.Object({
 export type MemberOut = Static<typeof MemberOut>;
 
 export const MemberParams = Type.Object({ id: Id, user_id: Id });
+
+export const MyAccessOut = Type.Object({
+  role: StringEnum(PROJECT_ROLES, { description: 'The strongest of membership, organization role and ownership (instance admins: owner)' }),
+  permissions: Type.Array(StringEnum(PERMISSIONS)),
+});
+export type MyAccessOut = Static<typeof MyAccessOut>;

@@ -4,7 +4,7 @@ import { ROLE_CATALOG } from '../../access/roles.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
 import type { MembersRepository, UserRef } from './members.repository.js';
-import type { MemberCreate, MemberOut, MemberUpdate } from './members.schemas.js';
+import type { MemberCreate, MemberOut, MemberUpdate, MyAccessOut } from './members.schemas.js';
 
 export class MembersService {
   constructor(
@@ -14,6 +14,13 @@ export class MembersService {
 
   roles() {
     return ROLE_CATALOG.map((role) => ({ name: role.name, description: role.description, permissions: [...role.permissions] }));
+  }
+
+  /** The caller's own role in the project and what it permits: pages hide or disable what the caller cannot do. */
+  async myAccess(caller: Caller, projectId: number): Promise<MyAccessOut> {
+    const project = await this.access.project(caller, projectId, 'project.read');
+    const role = (await this.access.roleOf(caller, project))!;
+    return { role, permissions: [...(ROLE_CATALOG.find((r) => r.name === role)?.permissions ?? [])] };
   }
 
   /** The owner first, then the members in the order they joined. Anyone who sees the project sees who works on it. */
