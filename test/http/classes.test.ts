@@ -33,20 +33,20 @@ describe('classes', () => {
     assert.equal(car.status, 201);
     assert.equal(car.body.project_id, id);
     assert.equal(car.body.name, 'car');
-    assert.equal(car.body.color, '#4e79a7');
+    assert.equal(car.body.color, '#ec1313');
     assert.equal(car.body.annotation_count, 0);
     assert.ok(Date.parse(car.body.created_at));
     const person = await alice.post(`/api/projects/${id}/classes`, { name: '  person ' });
     assert.equal(person.body.name, 'person');
-    assert.equal(person.body.color, '#f28e2b');
+    assert.equal(person.body.color, '#932110');
     const sign = await alice.post(`/api/projects/${id}/classes`, { name: 'sign', color: '#AABBCC' });
     assert.equal(sign.body.color, '#aabbcc');
 
     const list = await alice.get(`/api/projects/${id}/classes`);
     assert.equal(list.status, 200);
     assert.deepEqual(list.body.map((c: any) => [c.id, c.name, c.color, c.annotation_count]), [
-      [car.body.id, 'car', '#4e79a7', 0],
-      [person.body.id, 'person', '#f28e2b', 0],
+      [car.body.id, 'car', '#ec1313', 0],
+      [person.body.id, 'person', '#932110', 0],
       [sign.body.id, 'sign', '#aabbcc', 0],
     ]);
     assert.equal((await project(id)).class_count, 3);

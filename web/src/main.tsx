@@ -13,6 +13,8 @@ const AnnotatePage = lazy(() => import('./pages/annotate-page.js'));
 // Team pages load on first use, so they add nothing to the editor's or the project page's download.
 const ReviewPage = lazy(() => import('./pages/review-page.js'));
 const QueuePage = lazy(() => import('./pages/queue-page.js'));
+const AssignPage = lazy(() => import('./pages/assign-page.js'));
+const InvitePage = lazy(() => import('./pages/invite-page.js').then((m) => ({ default: m.InvitePage })));
 
 const loading = <div className="page">Loading…</div>;
 
@@ -27,13 +29,26 @@ function App() {
         <QueuePage />
       </Suspense>
     );
-  const match = /^\/projects\/(\d+)(?:\/(annotate|upload|review))?\/?$/.exec(path);
+  const invite = /^\/invite\/([A-Za-z0-9_-]+)$/.exec(path);
+  if (invite)
+    return (
+      <Suspense fallback={loading}>
+        <InvitePage token={invite[1]} />
+      </Suspense>
+    );
+  const match = /^\/projects\/(\d+)(?:\/(annotate|upload|review|assign))?\/?$/.exec(path);
   if (match) {
     const id = Number(match[1]);
     if (match[2] === 'annotate')
       return (
         <Suspense fallback={<div className="page">Loading editor…</div>}>
           <AnnotatePage key={id} projectId={id} />
+        </Suspense>
+      );
+    if (match[2] === 'assign')
+      return (
+        <Suspense fallback={loading}>
+          <AssignPage key={id} projectId={id} />
         </Suspense>
       );
     if (match[2] === 'upload') return <UploadPage key={id} projectId={id} />;

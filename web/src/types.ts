@@ -144,6 +144,8 @@ export interface Annotation {
   geometry: BboxGeometry | PolygonGeometry | MaskGeometry | Record<string, never>;
   confidence: number | null;
   source: string;
+  /** `suggested`: a model prediction awaiting accept or reject (older servers omit it: accepted). */
+  status?: 'accepted' | 'suggested';
 }
 
 export interface Stats {

@@ -9,10 +9,18 @@ import type { RevisionsRepository } from '../revisions/revisions.repository.js';
 import type { ClassesRepository, ClassWithOwner } from './classes.repository.js';
 import { toClassOut, type ClassCreate, type ClassOut, type ClassUpdate } from './classes.schemas.js';
 
-/** Colours for classes created without one, taken in turn by class index: distinct neighbours, readable on images. */
+/**
+ * Colours for classes created without one, taken in turn by class index: 48 distinct colours (16 hues in three
+ * lightness bands, neighbours far apart), so projects with up to 48 classes never repeat one (chess had two oranges).
+ * web/src/editor/palette.ts holds the same list.
+ */
 export const CLASS_PALETTE = [
-  '#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac',
-  '#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#bcbd22', '#7f7f7f',
+  '#ec1313', '#932110', '#ec9679', '#13ec9b', '#109372', '#79ecde', '#ec13b6', '#931062',
+  '#ec79b3', '#2eec13', '#109310', '#79ec87', '#7f13ec', '#621093', '#cf79ec', '#d1ec13',
+  '#729310', '#c1ec79', '#1349ec', '#102193', '#7979ec', '#ec6413', '#935210', '#ecc179',
+  '#13ecec', '#108393', '#79cfec', '#ec1364', '#931031', '#ec7987', '#13ec49', '#109341',
+  '#79ecb3', '#d113ec', '#931093', '#ec79de', '#80ec13', '#419310', '#96ec79', '#2e13ec',
+  '#311093', '#a479ec', '#ecb613', '#938310', '#ecec79', '#139bec', '#105293', '#79a4ec',
 ] as const;
 
 export const paletteColor = (index: number): string => CLASS_PALETTE[index % CLASS_PALETTE.length];

@@ -12,6 +12,8 @@ export const PAGE_ROUTES = [
   '/projects/:project_id/annotate',
   '/projects/:project_id/upload',
   '/projects/:project_id/review',
+  '/projects/:project_id/assign',
+  '/invite/:token',
   '/queue',
 ] as const;
 

@@ -1,51 +1,46 @@
-import type { Annotation, BboxGeometry, ImageRecord, LabelClass, MaskGeometry, PolygonGeometry } from '../types.js';
+import type { Annotation, ImageRecord, LabelClass } from '../types.js';
+
+import { ShapesOverlay } from './shapes-overlay.js';
 
 /**
- * An image with its annotations drawn over it, read-only: boxes and polygons as SVG in image pixels (so they scale
- * with the picture), masks by their bounding box, image-level classes as chips.
+ * An image with its annotations drawn over it, read-only, exactly as stored (masks pixel for pixel), at the image's
+ * aspect ratio; each shape carries its class name, and model predictions are dashed and marked ("accepted
+ * prediction" or "suggestion" with the confidence) so a reviewer sees what a person drew and what a model proposed.
  */
 export function AnnotatedImage({ image, annotations, classes }: { image: ImageRecord; annotations: Annotation[]; classes: LabelClass[] }) {
   const byId = new Map(classes.map((c) => [c.id, c]));
   const color = (id: number) => byId.get(id)?.color ?? '#ff00ff';
-  const stroke = Math.max(1.5, Math.max(image.width, image.height) / 400);
   const tags = annotations.filter((a) => a.annotation_type === 'classification');
+  const fromModel = (a: Annotation) => a.source !== 'manual' && a.source !== 'import';
+  const shapes = annotations
+    .filter((a) => a.annotation_type !== 'classification')
+    .map((a) => {
+      const name = byId.get(a.class_id)?.name ?? `class ${a.class_id}`;
+      const model = fromModel(a);
+      const conf = a.confidence == null ? '' : ` ${Math.round(a.confidence * 100)}%`;
+      const label = !model ? name : a.status === 'suggested' ? `${name}${conf} · suggestion` : `${name}${conf} · accepted prediction`;
+      return { key: a.id, type: a.annotation_type, geometry: a.geometry, color: color(a.class_id), label, dashed: model };
+    });
+  const accepted = annotations.filter((a) => fromModel(a) && a.status !== 'suggested').length;
+  const suggested = annotations.filter((a) => a.status === 'suggested').length;
   return (
     <figure className="annotated-image">
-      <div className="annotated-frame" style={{ aspectRatio: `${image.width} / ${image.height}` }}>
-        <img src={`/api/projects/${image.project_id}/images/file/${encodeURIComponent(image.filename)}`} alt={image.original_name} />
-        <svg viewBox={`0 0 ${image.width} ${image.height}`} preserveAspectRatio="none" aria-label="Annotations" data-testid="review-annotations">
-          {annotations.map((a) => {
-            const c = color(a.class_id);
-            if (a.annotation_type === 'polygon') {
-              const pts = (a.geometry as PolygonGeometry).points.map((p) => p.join(',')).join(' ');
-              return <polygon key={a.id} points={pts} fill={c} fillOpacity={0.2} stroke={c} strokeWidth={stroke} />;
-            }
-            const box = a.annotation_type === 'mask' ? (a.geometry as MaskGeometry).bbox : a.annotation_type === 'bbox' ? (a.geometry as BboxGeometry) : undefined;
-            if (!box) return null;
-            return (
-              <rect
-                key={a.id}
-                x={box.x}
-                y={box.y}
-                width={box.width}
-                height={box.height}
-                fill={c}
-                fillOpacity={a.annotation_type === 'mask' ? 0.3 : 0.08}
-                stroke={c}
-                strokeWidth={stroke}
-                strokeDasharray={a.annotation_type === 'mask' ? `${stroke * 3} ${stroke * 2}` : undefined}
-              />
-            );
-          })}
-        </svg>
-      </div>
-      {tags.length > 0 && (
+      <ShapesOverlay
+        src={`/api/projects/${image.project_id}/images/file/${encodeURIComponent(image.filename)}`}
+        alt={image.original_name}
+        width={image.width}
+        height={image.height}
+        shapes={shapes}
+      />
+      {(tags.length > 0 || accepted > 0 || suggested > 0) && (
         <figcaption>
           {tags.map((t) => (
             <span key={t.id} className="chip" style={{ borderColor: color(t.class_id) }}>
               {byId.get(t.class_id)?.name ?? `class ${t.class_id}`}
             </span>
           ))}
+          {accepted > 0 && <span className="chip" data-testid="accepted-predictions">{accepted} accepted model prediction{accepted === 1 ? '' : 's'} (dashed)</span>}
+          {suggested > 0 && <span className="chip" data-testid="open-suggestions">{suggested} suggestion{suggested === 1 ? '' : 's'} not yet accepted</span>}
         </figcaption>
       )}
     </figure>

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { ApiError, api } from '../api.js';
 import type { LabelClass } from '../types.js';
 import { ErrorBanner } from './layout.js';
+import { useProjectAccess } from './project-access.js';
 
 interface PendingDelete {
   cls: LabelClass;
@@ -16,6 +17,8 @@ export function ClassesPanel({ projectId, classes, onChange }: { projectId: numb
   const [editName, setEditName] = useState('');
   const [pending, setPending] = useState<PendingDelete | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // Classes are shown to everyone; changing them needs classes.write (otherwise no controls, and the reason).
+  const denied = useProjectAccess(projectId).why('classes.write');
 
   const act = async (fn: () => Promise<unknown>) => {
     setError(null);
@@ -60,6 +63,8 @@ export function ClassesPanel({ projectId, classes, onChange }: { projectId: numb
               type="color"
               value={c.color}
               aria-label={`Colour of ${c.name}`}
+              disabled={!!denied}
+              title={denied}
               onChange={(e) => void act(() => api.patch(`/api/classes/${c.id}`, { color: e.target.value }))}
             />
             <span className="key">{i < 9 ? i + 1 : ''}</span>
@@ -74,16 +79,20 @@ export function ClassesPanel({ projectId, classes, onChange }: { projectId: numb
                 <input autoFocus value={editName} onChange={(e) => setEditName(e.target.value)} aria-label="New class name" />
               </form>
             ) : (
-              <span className="class-name" onDoubleClick={() => (setEditing(c.id), setEditName(c.name))}>
+              <span className="class-name" onDoubleClick={() => !denied && (setEditing(c.id), setEditName(c.name))}>
                 {c.name}
               </span>
             )}
-            <button className="ghost small" onClick={() => (setEditing(c.id), setEditName(c.name))}>
-              Rename
-            </button>
-            <button className="ghost small" onClick={() => void remove(c)} aria-label={`Delete ${c.name}`}>
-              Delete
-            </button>
+            {!denied && (
+              <>
+                <button className="ghost small" onClick={() => (setEditing(c.id), setEditName(c.name))}>
+                  Rename
+                </button>
+                <button className="ghost small" onClick={() => void remove(c)} aria-label={`Delete ${c.name}`}>
+                  Delete
+                </button>
+              </>
+            )}
           </li>
         ))}
       </ul>
@@ -109,11 +118,15 @@ export function ClassesPanel({ projectId, classes, onChange }: { projectId: numb
           </button>
         </div>
       )}
-      <form className="inline-form" onSubmit={add}>
-        <input type="color" value={color ?? '#888888'} onChange={(e) => setColor(e.target.value)} aria-label="New class colour" />
-        <input placeholder="New class" required value={name} onChange={(e) => setName(e.target.value)} aria-label="New class name" />
-        <button type="submit">Add</button>
-      </form>
+      {denied ? (
+        <p className="muted small" data-testid="classes-denied">{denied}</p>
+      ) : (
+        <form className="inline-form" onSubmit={add}>
+          <input type="color" value={color ?? '#888888'} onChange={(e) => setColor(e.target.value)} aria-label="New class colour" />
+          <input placeholder="New class" required value={name} onChange={(e) => setName(e.target.value)} aria-label="New class name" />
+          <button type="submit">Add</button>
+        </form>
+      )}
       <ErrorBanner message={error} onClose={() => setError(null)} />
     </section>
   );

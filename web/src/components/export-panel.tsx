@@ -26,9 +26,11 @@ const FORMATS: [string, string][] = [
 const size = (bytes: number) => (bytes < 1024 * 1024 ? `${Math.ceil(bytes / 1024)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`);
 
 /** Export the current annotations or a ready version in one of the server's formats, with a download link. */
-export function ExportPanel({ projectId, versions }: { projectId: number; versions: Version[] }) {
+export function ExportPanel({ projectId, versions, initialVersion = '' }: { projectId: number; versions: Version[]; initialVersion?: string }) {
   const [format, setFormat] = useState('coco');
-  const [versionId, setVersionId] = useState('');
+  // Defaults to the version the user was looking at (the Versions tab's "Export vN" link), else the current project.
+  const [versionId, setVersionId] = useState(initialVersion);
+  const [includePredictions, setIncludePredictions] = useState(false);
   const [includeUnannotated, setIncludeUnannotated] = useState(true);
   const [exported, setExported] = useState<ExportResult | null>(null);
   const [missing, setMissing] = useState(false);
@@ -42,6 +44,7 @@ export function ExportPanel({ projectId, versions }: { projectId: number; versio
     try {
       const body: Record<string, unknown> = { format, include_unannotated: includeUnannotated };
       if (versionId) body.version_id = Number(versionId);
+      else if (includePredictions) body.include_predictions = true;
       setExported(await api.post<ExportResult>(`/api/projects/${projectId}/export`, body));
     } catch (e) {
       if (isMissingRoute(e)) setMissing(true);
@@ -83,6 +86,10 @@ export function ExportPanel({ projectId, versions }: { projectId: number; versio
           <input type="checkbox" checked={includeUnannotated} onChange={(e) => setIncludeUnannotated(e.target.checked)} />
           Include unannotated images
         </label>
+        <label className="check small" title={versionId ? 'A version holds what it froze' : undefined}>
+          <input type="checkbox" checked={includePredictions && !versionId} disabled={!!versionId} onChange={(e) => setIncludePredictions(e.target.checked)} />
+          Include unaccepted model suggestions
+        </label>
         <button type="submit" className="primary" disabled={busy}>
           {busy ? 'Exporting…' : 'Export'}
         </button>
@@ -90,7 +97,7 @@ export function ExportPanel({ projectId, versions }: { projectId: number; versio
       <ErrorBanner message={error} onClose={() => setError(null)} />
       {exported && (
         <p data-testid="export-result">
-          <a href={exported.url} download={exported.filename}>
+          <a href={exported.url} download={exported.filename} className="whole-name" data-testid="export-filename">
             Download {exported.filename}
           </a>{' '}
           <span className="muted small">

@@ -29,7 +29,13 @@ function filterParams(filter: GridFilter, params: URLSearchParams): void {
  * A virtualised thumbnail grid: only the rows in (and just around) the viewport exist in the DOM, and pages of
  * images are fetched by `after` cursor as the user scrolls, so 100k images scroll like 100.
  */
-export function ImageGrid({ projectId, filter, reloadKey }: { projectId: number; filter: GridFilter; reloadKey: number }) {
+/** Clicking a cell toggles it in `selection` instead of opening the editor (the assignment page). */
+export interface GridSelection {
+  selected: ReadonlySet<number>;
+  toggle(id: number): void;
+}
+
+export function ImageGrid({ projectId, filter, reloadKey, selection, scrollKey }: { projectId: number; filter: GridFilter; reloadKey: number; selection?: GridSelection; scrollKey?: string }) {
   const [images, setImages] = useState<ImageRecord[]>([]);
   const [total, setTotal] = useState<number | null>(null);
   const [done, setDone] = useState(false);
@@ -41,6 +47,8 @@ export function ImageGrid({ projectId, filter, reloadKey }: { projectId: number;
   const loading = useRef(false);
   const cursor = useRef<number | null>(null);
   const generation = useRef(0);
+  // Coming back from the editor: scroll to where the grid was (kept per project and filter for the session).
+  const restore = useRef<number | null>(scrollKey ? Number(sessionStorage.getItem(scrollKey) ?? 0) || null : null);
 
   const loadMore = useCallback(async () => {
     if (loading.current || done) return;
@@ -104,13 +112,36 @@ export function ImageGrid({ projectId, filter, reloadKey }: { projectId: number;
     const img = images[i];
     const row = Math.floor(i / columns);
     const col = i % columns;
+    const style = { transform: `translate(${col * (CELL + GAP)}px, ${row * (CELL + GAP)}px)` };
+    if (selection) {
+      const on = selection.selected.has(img.id);
+      cells.push(
+        <button
+          key={img.id}
+          type="button"
+          className={`grid-cell selectable${on ? ' selected' : ''}`}
+          aria-pressed={on}
+          data-image-id={img.id}
+          title={img.original_name}
+          style={style}
+          onClick={() => selection.toggle(img.id)}
+        >
+          <img src={`/api/images/${img.id}/thumbnail`} alt={img.original_name} loading="lazy" />
+          <span className="cell-label">
+            {on ? '✓ ' : ''}
+            {img.original_name}
+          </span>
+        </button>,
+      );
+      continue;
+    }
     cells.push(
       <Link
         key={img.id}
-        href={`/projects/${projectId}/annotate?image=${img.id}`}
+        href={`/projects/${projectId}/annotate?${gridQuery(filter, img.id, i)}`}
         className="grid-cell"
         title={img.original_name}
-        style={{ transform: `translate(${col * (CELL + GAP)}px, ${row * (CELL + GAP)}px)` }}
+        style={style}
       >
         <img src={`/api/images/${img.id}/thumbnail`} alt={img.original_name} loading="lazy" />
         <span className="cell-label">
@@ -121,8 +152,23 @@ export function ImageGrid({ projectId, filter, reloadKey }: { projectId: number;
     );
   }
 
+  useEffect(() => {
+    const el = box.current;
+    if (!el || restore.current === null) return;
+    if (el.scrollHeight - el.clientHeight >= restore.current || done) {
+      el.scrollTop = restore.current;
+      setScrollTop(el.scrollTop);
+      restore.current = null;
+    }
+  }, [images.length, done]);
+
+  const onScroll = (top: number) => {
+    setScrollTop(top);
+    if (scrollKey) sessionStorage.setItem(scrollKey, String(Math.round(top)));
+  };
+
   return (
-    <div className="image-grid" ref={box} onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}>
+    <div className="image-grid" ref={box} onScroll={(e) => onScroll(e.currentTarget.scrollTop)}>
       <div className="muted small grid-count" data-testid="grid-count">
         {error ?? (total === null ? 'Loading images…' : `${total} image${total === 1 ? '' : 's'}${isFiltered(filter) ? (total === 1 ? ' matches the filters' : ' match the filters') : ''}`)}
       </div>
@@ -132,3 +178,35 @@ export function ImageGrid({ projectId, filter, reloadKey }: { projectId: number;
 }
 
 export const isFiltered = (f: GridFilter) => f.split !== '' || f.annotated !== 'all' || f.classId !== '' || f.reviewState !== '';
+
+/** The grid filter as URL query parameters (kept in the project page's URL and handed to the editor). */
+export function filterToQuery(filter: GridFilter, params = new URLSearchParams()): URLSearchParams {
+  if (filter.split) params.set('split', filter.split);
+  if (filter.annotated !== 'all') params.set('annotated', filter.annotated);
+  if (filter.classId) params.set('class', filter.classId);
+  if (filter.reviewState) params.set('review', filter.reviewState);
+  return params;
+}
+
+export function filterFromQuery(query: URLSearchParams): GridFilter {
+  const annotated = query.get('annotated');
+  return {
+    split: ['train', 'valid', 'test', 'none'].includes(query.get('split') ?? '') ? query.get('split')! : '',
+    annotated: annotated === 'yes' || annotated === 'no' ? annotated : 'all',
+    classId: /^\d+$/.test(query.get('class') ?? '') ? query.get('class')! : '',
+    reviewState: (['unreviewed', 'pending', 'approved', 'rejected', 'changes'] as const).find((r) => r === query.get('review')) ?? '',
+  };
+}
+
+/** The editor's query for an image opened from the grid: the image, its position in the list and the filter. */
+function gridQuery(filter: GridFilter, imageId: number, index: number): string {
+  const params = new URLSearchParams({ image: String(imageId), pos: String(index) });
+  return filterToQuery(filter, params).toString();
+}
+
+/** The list route's query string for a filter (the editor pages through the same filtered list). */
+export function listQuery(filter: GridFilter): URLSearchParams {
+  const params = new URLSearchParams();
+  filterParams(filter, params);
+  return params;
+}

@@ -2,6 +2,16 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { api } from '../api.js';
 import type { Member, ProjectRole, Role } from '../types.js';
 import { ErrorBanner, useUser } from './layout.js';
+import { useProjectAccess } from './project-access.js';
+
+interface Invitation {
+  id: number;
+  email: string;
+  role: ProjectRole;
+  status: 'pending' | 'accepted' | 'expired';
+  expires_at: string;
+  url?: string;
+}
 
 /** Who works on the project and in which role: add by email, change a role, remove (or leave). */
 export function MembersPanel({ projectId }: { projectId: number }) {
@@ -12,8 +22,16 @@ export function MembersPanel({ projectId }: { projectId: number }) {
   const [role, setRole] = useState<ProjectRole>('annotator');
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const { can, why } = useProjectAccess(projectId);
+  const manage = why('project.members');
+  const [invitations, setInvitations] = useState<Invitation[]>([]);
+  const [link, setLink] = useState<Invitation | null>(null);
 
   const load = () => api.get<Member[]>(`/api/projects/${projectId}/members`).then(setMembers, (e) => setError((e as Error).message));
+  const loadInvitations = () => api.get<Invitation[]>(`/api/projects/${projectId}/invitations`).then(setInvitations, () => undefined);
+  useEffect(() => {
+    if (can('project.members')) void loadInvitations();
+  }, [projectId, can('project.members')]);
   useEffect(() => {
     void load();
     api.get<Role[]>('/api/identity/roles').then(setRoles, (e) => setError((e as Error).message));
@@ -42,6 +60,17 @@ export function MembersPanel({ projectId }: { projectId: number }) {
       await api.post(`/api/projects/${projectId}/members`, { email: who, role });
       setEmail('');
     }, `${who} added as ${role}`);
+  };
+
+  /** Someone without an account: an invitation link to share (no e-mail is sent). */
+  const invite = () => {
+    const who = email.trim();
+    void act(async () => {
+      const out = await api.post<Invitation>(`/api/projects/${projectId}/invitations`, { email: who, role });
+      setLink(out);
+      setEmail('');
+      await loadInvitations();
+    }, `Invitation for ${who} created: share the link below`);
   };
 
   const remove = (m: Member) => {
@@ -85,7 +114,8 @@ export function MembersPanel({ projectId }: { projectId: number }) {
                     <select
                       value={m.role}
                       aria-label={`Role of ${m.email}`}
-                      title={describe(m.role)}
+                      title={manage ?? describe(m.role)}
+                      disabled={!!manage}
                       onChange={(e) => void act(() => api.patch(`/api/projects/${projectId}/members/${m.user_id}`, { role: e.target.value }), `${m.email} is now ${e.target.value}`)}
                     >
                       {assignable.map((r) => (
@@ -97,7 +127,7 @@ export function MembersPanel({ projectId }: { projectId: number }) {
                   )}
                 </td>
                 <td>
-                  {m.role !== 'owner' && (
+                  {m.role !== 'owner' && (me?.id === m.user_id || !manage) && (
                     <button className="ghost small" onClick={() => remove(m)} aria-label={`Remove ${m.email}`}>
                       {me?.id === m.user_id ? 'Leave' : 'Remove'}
                     </button>
@@ -108,25 +138,66 @@ export function MembersPanel({ projectId }: { projectId: number }) {
           </tbody>
         </table>
       )}
-      <form className="inline-form" onSubmit={add} aria-label="Add member">
-        <label>
-          Email
-          <input type="email" required placeholder="colleague@example.com" value={email} onChange={(e) => setEmail(e.target.value)} name="member-email" />
-        </label>
-        <label>
-          Role
-          <select value={role} onChange={(e) => setRole(e.target.value as ProjectRole)} name="member-role">
-            {assignable.map((r) => (
-              <option key={r.name} value={r.name}>
-                {r.name}
-              </option>
+      {manage ? (
+        <p className="muted small" data-testid="members-denied">{manage}</p>
+      ) : (
+        <form className="inline-form" onSubmit={add} aria-label="Add member">
+          <label>
+            Email
+            <input type="email" required placeholder="colleague@example.com" value={email} onChange={(e) => setEmail(e.target.value)} name="member-email" />
+          </label>
+          <label>
+            Role
+            <select value={role} onChange={(e) => setRole(e.target.value as ProjectRole)} name="member-role">
+              {assignable.map((r) => (
+                <option key={r.name} value={r.name}>
+                  {r.name}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button type="submit" className="primary">
+            Add member
+          </button>
+          <button type="button" onClick={invite} disabled={!email.trim()} title="For someone without an account: creates a link to share">
+            Invite by link
+          </button>
+        </form>
+      )}
+      {link?.url && (
+        <p className="invite-link" data-testid="invite-link">
+          Share this link with {link.email} (works once, until {new Date(link.expires_at).toLocaleString()}):{' '}
+          <input readOnly className="whole-name" value={`${location.origin}${link.url}`} onFocus={(e) => e.currentTarget.select()} aria-label="Invitation link" size={60} />
+        </p>
+      )}
+      {!manage && invitations.length > 0 && (
+        <table className="list" aria-label="Invitations">
+          <thead>
+            <tr>
+              <th>Invited</th>
+              <th>Role</th>
+              <th>Status</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {invitations.map((inv) => (
+              <tr key={inv.id} data-invitation={inv.email}>
+                <td>{inv.email}</td>
+                <td>{inv.role}</td>
+                <td>{inv.status}</td>
+                <td>
+                  {inv.status === 'pending' && (
+                    <button className="ghost small" onClick={() => void act(async () => (await api.delete(`/api/invitations/${inv.id}`), await loadInvitations()), `Invitation for ${inv.email} revoked`)}>
+                      Revoke
+                    </button>
+                  )}
+                </td>
+              </tr>
             ))}
-          </select>
-        </label>
-        <button type="submit" className="primary">
-          Add member
-        </button>
-      </form>
+          </tbody>
+        </table>
+      )}
       {assignable.length > 0 && (
         <dl className="role-catalog small">
           {assignable.map((r) => (

@@ -1,4 +1,9 @@
 import { useEffect, useState } from 'react';
+import { Link } from '../router.js';
+import { classColor } from '../editor/palette.js';
+import { describeStep, ShapesOverlay } from './shapes-overlay.js';
+
+const colorOf = (name: string) => classColor(name);
 import { api, isMissingRoute } from '../api.js';
 import { ProgressBar, useJob } from '../jobs.js';
 import { ErrorBanner } from './layout.js';
@@ -32,7 +37,7 @@ interface VersionImage {
   height: number;
   source_image_id: number | null;
   lineage: unknown[];
-  annotations: { class_name: string }[];
+  annotations: { class_name: string; annotation_type: string; geometry: unknown }[];
   file_url: string;
 }
 
@@ -207,6 +212,9 @@ function VersionImages({ projectId, version }: { projectId: number; version: Ver
       <h3>
         Images of v{version.number} {version.name}
       </h3>
+      <Link className="button small" href={`/projects/${projectId}?tab=export&version=${version.id}`}>
+        Export v{version.number}
+      </Link>
       <ErrorBanner message={error} onClose={() => setError(null)} />
       <select value={split} onChange={(e) => setSplit(e.target.value)} aria-label="Version split">
         <option value="">All splits</option>
@@ -229,20 +237,24 @@ function VersionImages({ projectId, version }: { projectId: number; version: Ver
         </ul>
         {picked && (
           <div className="lineage" data-testid="lineage">
-            <img src={picked.file_url} alt={picked.filename} />
+            <ShapesOverlay
+              src={picked.file_url}
+              alt={picked.filename}
+              width={picked.width}
+              height={picked.height}
+              maxHeight="60vh"
+              shapes={picked.annotations.map((a, i) => ({ key: i, type: a.annotation_type, geometry: a.geometry, color: colorOf(a.class_name), label: a.class_name }))}
+            />
             <p className="small">
-              {picked.width}×{picked.height} · {picked.split} · from source image {picked.source_image_id ?? '(deleted)'}
+              {picked.width}×{picked.height} · {picked.split} · {picked.annotations.length} annotation{picked.annotations.length === 1 ? '' : 's'} · from source image {picked.source_image_id ?? '(deleted)'}
             </p>
-            <h4>Lineage</h4>
-            <ol className="small">
-              {picked.lineage.map((step, i) => {
-                const { op, ...params } = (step ?? {}) as { op?: string } & Record<string, unknown>;
-                return (
-                  <li key={i}>
-                    <b>{op ?? 'step'}</b> <code>{JSON.stringify(params)}</code>
-                  </li>
-                );
-              })}
+            <h4>How it was made</h4>
+            <ol className="small" data-testid="lineage-steps">
+              {picked.lineage.map((step, i) => (
+                <li key={i} title={JSON.stringify(step)}>
+                  {describeStep(step)}
+                </li>
+              ))}
             </ol>
           </div>
         )}

@@ -2,7 +2,8 @@ import { lazy, Suspense, useEffect, useState } from 'react';
 import { api } from '../api.js';
 import { ClassesPanel } from '../components/classes-panel.js';
 import { ExportPanel } from '../components/export-panel.js';
-import { ImageGrid, isFiltered, NO_FILTER, type GridFilter } from '../components/image-grid.js';
+import { filterFromQuery, filterToQuery, ImageGrid, isFiltered, NO_FILTER, type GridFilter } from '../components/image-grid.js';
+import { useProjectAccess } from '../components/project-access.js';
 import { ErrorBanner, Layout } from '../components/layout.js';
 import { ModelsPanel } from '../components/models-panel.js';
 import { SplitsPanel } from '../components/splits-panel.js';
@@ -29,7 +30,14 @@ export function ProjectPage({ projectId }: { projectId: number }) {
   const [project, setProject] = useState<Project | null>(null);
   const [classes, setClasses] = useState<LabelClass[]>([]);
   const [versions, setVersions] = useState<Version[]>([]);
-  const [filter, setFilter] = useState<GridFilter>(NO_FILTER);
+  // The grid's filters live in the URL: opening an image and coming Back returns to the same filters (and scroll).
+  const filter = filterFromQuery(query);
+  const setFilter = (next: GridFilter) => {
+    const params = filterToQuery(next);
+    if (tab !== 'images') params.set('tab', tab);
+    navigate(`/projects/${projectId}${params.size ? `?${params}` : ''}`, true);
+  };
+  const { why } = useProjectAccess(projectId);
   const [error, setError] = useState<string | null>(null);
   const [reloadKey, setReloadKey] = useState(0);
 
@@ -40,7 +48,7 @@ export function ProjectPage({ projectId }: { projectId: number }) {
   const refresh = () => (setReloadKey((k) => k + 1), load());
   // A class deleted (or renamed away) while it filters the grid: drop that filter rather than show a 404.
   useEffect(() => {
-    if (filter.classId && !classes.some((c) => String(c.id) === filter.classId)) setFilter((f) => ({ ...f, classId: '' }));
+    if (filter.classId && classes.length > 0 && !classes.some((c) => String(c.id) === filter.classId)) setFilter({ ...filter, classId: '' });
   }, [classes]);
   useEffect(load, [projectId]);
   useEffect(() => {
@@ -56,12 +64,15 @@ export function ProjectPage({ projectId }: { projectId: number }) {
           <Link href={`/projects/${projectId}/review`} className="button">
             Review
           </Link>
-          <Link href={`/projects/${projectId}/upload`} className="button">
+          <Link href={`/projects/${projectId}/assign`} className="button">
+            Assign
+          </Link>
+          <GatedLink href={`/projects/${projectId}/upload`} reason={why('images.write')}>
             Upload
-          </Link>
-          <Link href={`/projects/${projectId}/annotate`} className="button primary">
+          </GatedLink>
+          <GatedLink href={`/projects/${projectId}/annotate`} reason={why('annotations.write')} primary>
             Annotate
-          </Link>
+          </GatedLink>
         </>
       }
     >
@@ -82,7 +93,7 @@ export function ProjectPage({ projectId }: { projectId: number }) {
             role="tab"
             aria-selected={tab === t}
             className={tab === t ? 'active' : ''}
-            onClick={() => navigate(`/projects/${projectId}${t === 'images' ? '' : `?tab=${t}`}`, true)}
+            onClick={() => navigate(`/projects/${projectId}${t === 'images' ? (isFiltered(filter) ? `?${filterToQuery(filter)}` : '') : `?tab=${t}`}`, true)}
           >
             {label}
           </button>
@@ -129,12 +140,12 @@ export function ProjectPage({ projectId }: { projectId: number }) {
                   Refresh
                 </button>
               </div>
-              <ImageGrid projectId={projectId} filter={filter} reloadKey={reloadKey} />
+              <ImageGrid projectId={projectId} filter={filter} reloadKey={reloadKey} scrollKey={`grid:${projectId}:${filterToQuery(filter)}`} />
             </>
           )}
           {tab === 'splits' && <SplitsPanel projectId={projectId} onChange={refresh} />}
           {tab === 'versions' && <VersionsPanel projectId={projectId} onVersions={setVersions} />}
-          {tab === 'export' && <ExportPanel projectId={projectId} versions={versions} />}
+          {tab === 'export' && <ExportPanel projectId={projectId} versions={versions} initialVersion={query.get('version') ?? ''} />}
           {tab === 'models' && <ModelsPanel projectId={projectId} onAnnotated={refresh} />}
           {tab === 'members' && (
             <Suspense fallback={<p className="muted">Loading members…</p>}>
@@ -147,5 +158,21 @@ export function ProjectPage({ projectId }: { projectId: number }) {
         </aside>
       </div>
     </Layout>
+  );
+}
+
+/** A link the caller's role may not follow: shown disabled with the reason instead of leading to a 403. */
+function GatedLink({ href, reason, primary, children }: { href: string; reason: string | undefined; primary?: boolean; children: string }) {
+  if (reason) {
+    return (
+      <button className={primary ? 'primary' : ''} disabled title={reason} aria-label={`${children} (${reason})`}>
+        {children}
+      </button>
+    );
+  }
+  return (
+    <Link href={href} className={`button${primary ? ' primary' : ''}`}>
+      {children}
+    </Link>
   );
 }
