@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { api } from '../api.js';
 import { AnnotatedImage, classSummary } from '../components/annotated-image.js';
+import { useProjectAccess } from '../components/project-access.js';
 import { ErrorBanner, Layout } from '../components/layout.js';
 import { Link } from '../router.js';
 import type { Annotation, Decision, ImageRecord, LabelClass, Member, Project, Review } from '../types.js';
@@ -25,6 +26,7 @@ interface Shown {
  */
 export default function ReviewPage({ projectId }: { projectId: number }) {
   const [project, setProject] = useState<Project | null>(null);
+  const decideDenied = useProjectAccess(projectId).why('reviews.decide');
   const [classes, setClasses] = useState<LabelClass[]>([]);
   const [members, setMembers] = useState<Member[]>([]);
   const [queue, setQueue] = useState<Review[] | null>(null);
@@ -65,6 +67,7 @@ export default function ReviewPage({ projectId }: { projectId: number }) {
   };
 
   const decide = async (decision: Decision) => {
+    if (decideDenied) return;
     if (!current || busy) return;
     const text = comment.trim();
     if (decision === 'changes' && !text) {
@@ -163,9 +166,10 @@ export default function ReviewPage({ projectId }: { projectId: number }) {
               Comment <span className="muted">(needed to request changes)</span>
               <textarea ref={commentBox} value={comment} onChange={(e) => setComment(e.target.value)} rows={3} name="review-comment" placeholder="Press / to write, Enter to send back for changes" />
             </label>
+            {decideDenied && <p className="muted small" data-testid="decide-denied">{decideDenied}</p>}
             <div className="decisions">
               {DECISIONS.map((d) => (
-                <button key={d.decision} className={d.className} disabled={busy} onClick={() => void decide(d.decision)} title={`${d.label} (${d.key})`}>
+                <button key={d.decision} className={d.className} disabled={busy || !!decideDenied} onClick={() => void decide(d.decision)} title={decideDenied ?? `${d.label} (${d.key})`}>
                   {d.label} <kbd>{d.key}</kbd>
                 </button>
               ))}

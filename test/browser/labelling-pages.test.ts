@@ -1,0 +1,181 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import sharp from 'sharp';
+import type { Page } from 'playwright-core';
+import { encodeRle } from '../../src/imaging/rle.js';
+import { SKIP_REASON, ensureWebBuilt, launchBrowser, screenshot, startServer, until, type Browser, type LiveServer } from './browser-harness.js';
+
+/** A 400×200 image (wide: 2:1), different per seed so uploads are not merged. */
+const wideImage = (seed: number) =>
+  sharp({ create: { width: 400, height: 200, channels: 3, background: { r: 30 + seed * 20, g: 90, b: 160 } } }).png().toBuffer();
+
+describe('labelling pages in Chromium: invitations, role-gated controls, assignment, review drawing, grid filters', { skip: SKIP_REASON ?? false }, () => {
+  let server: LiveServer;
+  let browser: Browser;
+  let page: Page;
+  const errors: string[] = [];
+
+  before(async () => {
+    ensureWebBuilt();
+    server = await startServer();
+    browser = await launchBrowser();
+    page = browser.page;
+    page.on('pageerror', (e) => errors.push(e.message));
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  const base = () => server.baseUrl;
+  const call = async <T>(method: 'get' | 'post', url: string, data?: unknown, status = method === 'post' ? 201 : 200): Promise<T> => {
+    const res = method === 'get' ? await page.request.get(base() + url) : await page.request.post(base() + url, { data: (data ?? {}) as object });
+    assert.equal(res.status(), status, `${url}: ${await res.text()}`);
+    return (await res.json()) as T;
+  };
+  const signIn = (email: string) => call('post', '/api/auth/login', { email, password: 'correct horse battery' }, 200);
+
+  let projectId = 0;
+  let imageIds: number[] = [];
+  let classIds: number[] = [];
+
+  it('sets up an owner with a project of wide images', async () => {
+    await call('post', '/api/auth/register', { email: 'admin@example.com', password: 'correct horse battery' });
+    await call('post', '/api/auth/register', { email: 'olga@example.com', password: 'correct horse battery', display_name: 'Olga' });
+    await signIn('olga@example.com');
+    projectId = (await call<{ id: number }>('post', '/api/projects', { name: 'Labelling' })).id;
+    for (let i = 0; i < 4; i++) {
+      const res = await page.request.post(`${base()}/api/projects/${projectId}/images`, { multipart: { files: { name: `wide-${i}.png`, mimeType: 'image/png', buffer: await wideImage(i) } } });
+      assert.equal(res.status(), 201, await res.text());
+      imageIds.push((await res.json()).images[0].id);
+    }
+    classIds = [(await call<{ id: number }>('post', `/api/projects/${projectId}/classes`, { name: 'cat' })).id, (await call<{ id: number }>('post', `/api/projects/${projectId}/classes`, { name: 'dog' })).id];
+  });
+
+  it('invites by link: the invitee makes an account from the link and joins with the role; a viewer sees disabled controls with reasons', async () => {
+    await page.goto(`${base()}/projects/${projectId}?tab=members`);
+    await page.locator('tr[data-member="olga@example.com"]').waitFor();
+    await page.fill('input[name=member-email]', 'vera@example.com');
+    await page.locator('select[name=member-role]').selectOption('viewer');
+    await page.getByRole('button', { name: 'Invite by link' }).click();
+    const link = await page.getByLabel('Invitation link').inputValue();
+    assert.match(link, new RegExp(`^${base()}/invite/[A-Za-z0-9_-]+$`));
+    await page.locator('tr[data-invitation="vera@example.com"]').filter({ hasText: 'pending' }).waitFor();
+    await screenshot(page, 'label-01-invite-link');
+
+    // The invitee, signed out, opens the link, chooses a password and lands in the project.
+    await page.context().clearCookies();
+    await page.goto(link);
+    await page.getByText('You are invited to').waitFor();
+    assert.equal(await page.locator('input[name=email]').inputValue(), 'vera@example.com');
+    await page.fill('input[name=password]', 'vera long password');
+    await page.getByRole('button', { name: 'Create account and join' }).click();
+    await page.waitForURL(`${base()}/projects/${projectId}`);
+    const me = await call<{ email: string }>('get', '/api/auth/me');
+    assert.equal(me.email, 'vera@example.com');
+    assert.equal((await call<{ role: string }>('get', `/api/projects/${projectId}/my-access`)).role, 'viewer');
+
+    // As a viewer: Annotate and Upload are disabled with the reason; class and member changes are not offered.
+    const annotate = page.getByRole('button', { name: /^Annotate/ });
+    await annotate.waitFor();
+    assert.equal(await annotate.isDisabled(), true);
+    assert.match((await annotate.getAttribute('title')) ?? '', /Viewers cannot annotate \(you are viewer\)/);
+    assert.equal(await page.getByRole('button', { name: /^Upload/ }).isDisabled(), true);
+    assert.match(await page.getByTestId('classes-denied').innerText(), /Only project admins change classes/);
+    assert.equal(await page.getByRole('button', { name: 'Add' }).count(), 0, 'no Add class button is offered');
+    await page.getByRole('tab', { name: 'Members' }).click();
+    assert.match(await page.getByTestId('members-denied').innerText(), /Only project admins manage members/);
+    assert.equal(await page.getByRole('button', { name: 'Add member' }).count(), 0);
+    assert.equal(await page.getByLabel('Role of olga@example.com').count(), 0, 'the owner has no role select');
+    await screenshot(page, 'label-02-viewer-gated');
+    // The invitation link is spent.
+    assert.equal((await page.request.get(`${base()}/api/invitations/${link.split('/').pop()}`)).status(), 404);
+  });
+
+  it('assigns by grid selection and by count, and shows progress per person', async () => {
+    await signIn('olga@example.com');
+    await call('post', '/api/auth/register', { email: 'ann@example.com', password: 'correct horse battery', display_name: 'Ann' });
+    await call('post', `/api/projects/${projectId}/members`, { email: 'ann@example.com', role: 'annotator' });
+    await page.goto(`${base()}/projects/${projectId}/assign`);
+    await page.locator('.grid-cell.selectable').first().waitFor();
+    await page.getByLabel('Assignee').selectOption({ label: 'Ann (annotator)' });
+    await page.locator(`.grid-cell[data-image-id="${imageIds[0]}"]`).click();
+    await page.locator(`.grid-cell[data-image-id="${imageIds[2]}"]`).click();
+    assert.equal(await page.locator('.grid-cell.selected').count(), 2);
+    await page.getByRole('button', { name: 'Assign 2 selected' }).click();
+    await page.locator('tr[data-person="ann@example.com"]').waitFor();
+    const assigned = await call<{ image_id: number; user_id: number }[]>('get', `/api/projects/${projectId}/assignments`);
+    assert.deepEqual(assigned.map((a) => a.image_id).sort((a, b) => a - b), [imageIds[0], imageIds[2]]);
+    assert.equal(await page.locator('tr[data-person="ann@example.com"] td').nth(1).innerText(), '2');
+    // By count: one more of the unassigned, unlabelled images.
+    await page.getByLabel('Image count').fill('1');
+    await page.getByRole('button', { name: 'Assign 1 unlabelled' }).click();
+    await until('three assigned', async () => (await page.locator('tr[data-person="ann@example.com"] td').nth(1).innerText()) === '3');
+    assert.equal((await call<unknown[]>('get', `/api/projects/${projectId}/assignments`)).length, 3);
+    await screenshot(page, 'label-03-assign');
+  });
+
+  it('the review page keeps the aspect ratio and draws masks pixel for pixel, polygons as stored, accepted predictions marked', async () => {
+    const [imageId] = imageIds;
+    const bitmap = new Uint8Array(400 * 200);
+    for (let y = 20; y < 60; y++) for (let x = 300; x < 340; x++) if ((x + y) % 2 === 0 || y < 40) bitmap[y * 400 + x] = 1;
+    const rle = encodeRle({ width: 400, height: 200, data: bitmap });
+    await call('post', `/api/images/${imageId}/annotations`, { class_id: classIds[0], annotation_type: 'mask', geometry: { rle } });
+    const polygon = [[20, 20], [120, 30], [60, 150]];
+    await call('post', `/api/images/${imageId}/annotations`, { class_id: classIds[1], annotation_type: 'polygon', geometry: { points: polygon } });
+    const predicted = await call<{ id: number }>('post', `/api/images/${imageId}/annotations`, { class_id: classIds[0], annotation_type: 'bbox', geometry: { x: 150, y: 100, width: 60, height: 40 }, confidence: 0.9, source: 'model:1', status: 'suggested' });
+    await call('post', `/api/annotations/${predicted.id}/accept`, {}, 200);
+    await call('post', `/api/projects/${projectId}/reviews`, { image_id: imageId });
+    await page.goto(`${base()}/projects/${projectId}/review`);
+    const frame = page.getByTestId('shapes-frame');
+    await frame.waitFor();
+    await page.locator('[data-shape="mask"]').waitFor();
+    const box = (await frame.boundingBox())!;
+    assert.ok(Math.abs(box.width / box.height - 2) < 0.02, `drawn at 2:1, got ${box.width}×${box.height}`);
+    // The polygon is drawn with the stored points, filled.
+    assert.equal(await page.locator('[data-shape="polygon"]').getAttribute('points'), polygon.map((p) => p.join(',')).join(' '));
+    // The mask image holds exactly the stored pixels.
+    const drawn = await page.evaluate(async () => {
+      const el = document.querySelector('[data-shape="mask"]')!;
+      const img = new Image();
+      img.src = el.getAttribute('href')!;
+      await img.decode();
+      const c = document.createElement('canvas');
+      c.width = img.width;
+      c.height = img.height;
+      const ctx = c.getContext('2d')!;
+      ctx.drawImage(img, 0, 0);
+      const data = ctx.getImageData(0, 0, c.width, c.height).data;
+      const on: number[] = [];
+      for (let i = 0; i < c.width * c.height; i++) if (data[i * 4 + 3] > 0) on.push(i);
+      return { width: c.width, height: c.height, on };
+    });
+    const expected: number[] = [];
+    bitmap.forEach((v, i) => v && expected.push(i));
+    assert.equal(drawn.width, 400);
+    assert.equal(drawn.height, 200);
+    assert.deepEqual(drawn.on, expected, 'every mask pixel and only those');
+    const labels = await page.locator('[data-label]').evaluateAll((els) => els.map((e) => e.getAttribute('data-label')));
+    assert.deepEqual(labels.sort(), ['cat', 'cat 90% · accepted prediction', 'dog']);
+    assert.match(await page.getByTestId('accepted-predictions').innerText(), /1 accepted model prediction/);
+    await screenshot(page, 'label-04-review-drawn');
+  });
+
+  it('grid filters live in the URL: opening an image and going Back returns to the same filter', async () => {
+    await page.goto(`${base()}/projects/${projectId}`);
+    await page.locator('.grid-cell').first().waitFor();
+    await page.getByLabel('Class filter').selectOption({ label: 'dog' });
+    await until('the filter in the URL', async () => new URL(page.url()).searchParams.get('class') === String(classIds[1]));
+    await until('one image', async () => (await page.locator('.grid-cell').count()) === 1);
+    const href = await page.locator('.grid-cell').first().getAttribute('href');
+    assert.match(href ?? '', new RegExp(`image=${imageIds[0]}.*class=${classIds[1]}`), 'the editor link carries the filter');
+    await page.locator('.grid-cell').first().click();
+    await page.waitForURL(/\/annotate\?/);
+    await page.goBack();
+    await until('back on the filtered grid', async () => (await page.locator('.grid-cell').count()) === 1);
+    assert.equal(await page.getByLabel('Class filter').inputValue(), String(classIds[1]));
+    assert.deepEqual(errors, []);
+  });
+});
