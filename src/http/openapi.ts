@@ -7,6 +7,10 @@ import swaggerUi from '@fastify/swagger-ui';
 const require = createRequire(import.meta.url);
 const REDOC_BUNDLE = require.resolve('redoc/bundles/redoc.standalone.js');
 
+const REDOC_CDN_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
+/** A plain local stand-in for ReDoc's footer logo. */
+const REDOC_LOGO = '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#32329f"/></svg>';
+
 const REDOC_PAGE = `<!doctype html>
 <html><head><meta charset="utf-8"><title>Versa API — ReDoc</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"></head>
@@ -42,7 +46,14 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
   const hide = { schema: { hide: true }, config: { public: true } };
   app.get('/openapi.json', hide, async () => app.swagger());
   app.get('/redoc', hide, async (_request, reply) => reply.type('text/html').send(REDOC_PAGE));
-  app.get('/redoc/redoc.standalone.js', hide, async (_request, reply) =>
-    reply.type('application/javascript').header('Cache-Control', 'public, max-age=86400').send(await readFile(REDOC_BUNDLE)),
+  // The bundle's footer logo points at a CDN (cdn.redoc.ly), which the page's CSP refuses and which an offline
+  // instance cannot reach: it is served from here instead.
+  let bundle: string | null = null;
+  app.get('/redoc/redoc.standalone.js', hide, async (_request, reply) => {
+    bundle ??= (await readFile(REDOC_BUNDLE, 'utf8')).replaceAll(REDOC_CDN_LOGO, '/redoc/logo-mini.svg');
+    return reply.type('application/javascript').header('Cache-Control', 'public, max-age=86400').send(bundle);
+  });
+  app.get('/redoc/logo-mini.svg', hide, async (_request, reply) =>
+    reply.type('image/svg+xml').header('Cache-Control', 'public, max-age=86400').send(REDOC_LOGO),
   );
 }

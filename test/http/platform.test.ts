@@ -63,6 +63,12 @@ describe('platform', () => {
     const bundle = await t.client().get('/redoc/redoc.standalone.js');
     assert.equal(bundle.status, 200);
     assert.ok(bundle.raw.length > 100_000);
+    // No asset of the page comes from a CDN (the footer logo used to: the CSP refused it).
+    assert.doesNotMatch(bundle.raw.toString('utf8'), /cdn\.redoc\.ly/);
+    assert.match(bundle.raw.toString('utf8'), /\/redoc\/logo-mini\.svg/);
+    const logo = await t.client().get('/redoc/logo-mini.svg');
+    assert.equal(logo.status, 200);
+    assert.match(String(logo.headers['content-type']), /image\/svg\+xml/);
   });
 
   it('answers unknown API routes with 401 for anonymous callers and 404 with detail for authenticated ones', async () => {
