@@ -182,6 +182,49 @@ export class VersionGenerator {
   }
 }
 
+/** One output of a recipe preview: the image (JPEG) with its annotations in output pixels, and its lineage. */
+export interface PreviewOutput {
+  image: Buffer;
+  width: number;
+  height: number;
+  steps: unknown[];
+  annotations: { class_name: string; annotation_type: string; geometry: object }[];
+}
+
+/**
+ * The first outputs a recipe gives for one image, rendered exactly as generation would for a training image with
+ * this seed (mosaics have no partners here, so they are left out), up to `limit` outputs; nothing is stored.
+ */
+export async function previewOutputs(
+  recipe: Recipe,
+  seed: number,
+  source: { id: number; width: number; height: number; image: Buffer },
+  annotations: FrozenAnnotation[],
+  limit: number,
+): Promise<PreviewOutput[]> {
+  const descriptor: SourceDescriptor = { id: source.id, width: source.width, height: source.height, orientation: await orientationOf(source.image) };
+  const input = { image: source.image, annotations: annotations.flatMap((a) => toPipeline(a) ?? []) };
+  const outputs: PreviewOutput[] = [];
+  const perImage = outputsPerImage(recipe, 'train');
+  for (let outputIndex = 0; outputIndex < perImage && outputs.length < limit; outputIndex++) {
+    const plan = planOutputs({ recipe, seed, source: descriptor, outputIndex, split: 'train', mosaicPool: undefined });
+    for (const result of await executePlan(input, plan, { format: 'jpeg', quality: JPEG_QUALITY })) {
+      if (outputs.length >= limit) break;
+      outputs.push({
+        image: result.image,
+        width: result.width,
+        height: result.height,
+        steps: result.steps,
+        annotations: result.annotations.map((a) => {
+          const out = fromPipeline(a.geometry);
+          return { class_name: a.class_name, annotation_type: out.annotation_type, geometry: out.geometry as object };
+        }),
+      });
+    }
+  }
+  return outputs;
+}
+
 async function orientationOf(image: Buffer): Promise<number> {
   return (await sharp(image).metadata()).orientation ?? 1;
 }

@@ -79,6 +79,25 @@ export class VersionsRepository {
       .execute();
   }
 
+  /** The image a recipe preview renders: the given one, else the project's first annotated image (else its first). */
+  async previewImage(projectId: number, imageId: number | undefined): Promise<{ id: number; blob_key: string; width: number; height: number } | undefined> {
+    const base = () => this.db.selectFrom('images').select(['id', 'blob_key', 'width', 'height']).where('project_id', '=', projectId);
+    if (imageId !== undefined) return base().where('id', '=', imageId).executeTakeFirst();
+    return (await base().where('annotation_count', '>', 0).orderBy('id').limit(1).executeTakeFirst()) ?? base().orderBy('id').limit(1).executeTakeFirst();
+  }
+
+  /** One image's accepted annotations with their class names (what a version would freeze of it). */
+  imageAnnotations(imageId: number): Promise<SourceAnnotation[]> {
+    return this.db
+      .selectFrom('annotations')
+      .innerJoin('classes', 'classes.id', 'annotations.class_id')
+      .select(['annotations.image_id', 'classes.name as class_name', 'annotations.annotation_type', 'annotations.geometry'])
+      .where('annotations.image_id', '=', imageId)
+      .where('annotations.status', '=', 'accepted')
+      .orderBy('annotations.id')
+      .execute();
+  }
+
   projectClasses(tx: Executor, projectId: number): Promise<{ name: string; color: string }[]> {
     return tx.selectFrom('classes').select(['name', 'color']).where('project_id', '=', projectId).orderBy('id').execute();
   }

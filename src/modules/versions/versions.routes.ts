@@ -15,6 +15,8 @@ import {
   VersionImagesQuery,
   VersionOut,
   VersionParams,
+  VersionPreviewOut,
+  VersionPreviewRequest,
 } from './versions.schemas.js';
 import type { VersionsService } from './versions.service.js';
 
@@ -58,6 +60,18 @@ export function versionsRoutes(server: FastifyInstance, versions: VersionsServic
       response: { 201: VersionOut, ...errors(401, 403, 404, 422) },
     },
   }, async (request, reply) => reply.status(201).send(await versions.create(callerOf(request), request.params.project_id, request.body)));
+
+  app.post('/api/projects/:project_id/versions/preview', {
+    schema: {
+      tags,
+      summary: "Preview a recipe's outputs for one image before generating",
+      description: 'Renders the first outputs (default 4, at most 8) a recipe gives for `image_id` (default: the first annotated image) '
+        + 'as a training image, with the annotations moved along; nothing is stored. Mosaic partners are left out.',
+      params: ProjectParams,
+      body: VersionPreviewRequest,
+      response: { 200: VersionPreviewOut, ...errors(401, 403, 404, 422) },
+    },
+  }, async (request) => versions.preview(callerOf(request), request.params.project_id, request.body));
 
   app.get('/api/projects/:project_id/versions/:version_id', {
     schema: { tags, summary: 'A version', params: VersionParams, response: { 200: VersionOut, ...errors(401, 404, 422) } },

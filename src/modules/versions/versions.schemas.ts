@@ -135,3 +135,29 @@ export type VersionDiffOut = Static<typeof VersionDiffOut>;
 
 export type VersionRow = Selectable<VersionsTable>;
 export type VersionImageRow = Selectable<VersionImagesTable>;
+
+export const VersionPreviewRequest = Type.Object(
+  {
+    image_id: Type.Optional(Id),
+    preprocessing_config: Type.Optional(Nullable(Config('As for creating a version'))),
+    augmentation_config: Type.Optional(Nullable(Config('As for creating a version'))),
+    seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4_294_967_295, default: 0 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 8, default: 4, description: 'Outputs to render (at most 8)' })),
+  },
+  { additionalProperties: false },
+);
+export type VersionPreviewRequest = Static<typeof VersionPreviewRequest>;
+
+export const VersionPreviewOut = Type.Object({
+  image_id: Type.Integer({ description: 'The source image rendered' }),
+  outputs: Type.Array(
+    Type.Object({
+      data_url: Type.String({ description: 'The output image as a data: URL (JPEG)' }),
+      width: Type.Integer(),
+      height: Type.Integer(),
+      lineage: Type.Array(Type.Unknown()),
+      annotations: Type.Array(Type.Object({ class_name: Type.String(), annotation_type: Type.String(), geometry: Type.Object({}, { additionalProperties: true }) })),
+    }),
+  ),
+});
+export type VersionPreviewOut = Static<typeof VersionPreviewOut>;

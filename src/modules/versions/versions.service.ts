@@ -9,9 +9,9 @@ import { thumbnailBlobKey } from '../images/images.service.js';
 import { assignRandom, SPLIT_NAMES, type SplitName } from '../splits/assign.js';
 import { checkPercentages, randomSeed } from '../splits/splits.service.js';
 import { diffVersions } from './diff.js';
-import { GENERATE_JOB, versionPrefix, type GeneratePayload } from './generation.js';
+import { GENERATE_JOB, previewOutputs, versionPrefix, type GeneratePayload } from './generation.js';
 import type { SourceAnnotation, SourceImage, VersionsRepository } from './versions.repository.js';
-import type { SplitConfig, VersionCreate, VersionDiffOut, VersionImageOut, VersionImagesQuery, VersionOut, VersionRow } from './versions.schemas.js';
+import type { SplitConfig, VersionCreate, VersionPreviewOut, VersionPreviewRequest, VersionDiffOut, VersionImageOut, VersionImagesQuery, VersionOut, VersionRow } from './versions.schemas.js';
 
 const DEFAULT_SPLIT: SplitConfig = { train: 70, valid: 20, test: 10 };
 
@@ -35,6 +35,34 @@ export class VersionsService {
 
   async get(caller: Caller, projectId: number | null, versionId: number): Promise<VersionOut> {
     return this.out(await this.visible(caller, projectId, versionId, 'project.read'));
+  }
+
+  /**
+   * Renders the first outputs of a recipe for one image (as a training image), with their annotations, before
+   * anything is generated: nothing is stored. Needs versions.write, like creating the version it previews.
+   */
+  async preview(caller: Caller, projectId: number, input: VersionPreviewRequest): Promise<VersionPreviewOut> {
+    const parsed = parseRecipe(emptyAsNull(input.preprocessing_config), emptyAsNull(input.augmentation_config));
+    if (parsed.recipe === null) throw new ValidationError(parsed.issues);
+    await this.access.project(caller, projectId, 'versions.write');
+    const image = await this.versions.previewImage(projectId, input.image_id);
+    if (!image) {
+      if (input.image_id !== undefined) throw ValidationError.at(['body', 'image_id'], `Image ${input.image_id} is not in project ${projectId}`);
+      throw ValidationError.at(['body'], 'The project has no images to preview');
+    }
+    const annotations = (await this.versions.imageAnnotations(image.id)).map((a) => ({ class_name: a.class_name, annotation_type: a.annotation_type, geometry: JSON.parse(a.geometry) }));
+    const bytes = await this.blobs.get(image.blob_key);
+    const outputs = await previewOutputs(parsed.recipe, input.seed ?? 0, { ...image, image: bytes }, annotations, input.limit ?? 4);
+    return {
+      image_id: image.id,
+      outputs: outputs.map((o) => ({
+        data_url: `data:image/jpeg;base64,${o.image.toString('base64')}`,
+        width: o.width,
+        height: o.height,
+        lineage: o.steps,
+        annotations: o.annotations as VersionPreviewOut['outputs'][number]['annotations'],
+      })),
+    };
   }
 
   /**

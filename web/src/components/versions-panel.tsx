@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { Link } from '../router.js';
 import { classColor } from '../editor/palette.js';
 import { describeStep, ShapesOverlay } from './shapes-overlay.js';
+import { useProjectAccess } from './project-access.js';
 
 const colorOf = (name: string) => classColor(name);
 import { api, isMissingRoute } from '../api.js';
@@ -125,6 +126,11 @@ function VersionRow({ version: v, onFinished, onOpen, opened }: { version: Versi
   );
 }
 
+interface PreviewOut {
+  image_id: number;
+  outputs: { data_url: string; width: number; height: number; lineage: unknown[]; annotations: { class_name: string; annotation_type: string; geometry: unknown }[] }[];
+}
+
 function CreateVersion({ projectId, nextNumber, onCreated, onError }: { projectId: number; nextNumber: number; onCreated: () => void; onError: (m: string) => void }) {
   const [defaults, setDefaults] = useState<PipelineDefaults | null>(null);
   const [name, setName] = useState('');
@@ -133,9 +139,22 @@ function CreateVersion({ projectId, nextNumber, onCreated, onError }: { projectI
   const [pre, setPre] = useState<Changes>({});
   const [aug, setAug] = useState<Changes>({});
   const [busy, setBusy] = useState(false);
+  const [sources, setSources] = useState<{ counts: Record<'train' | 'valid' | 'test', number>; unassigned: number } | null>(null);
+  const denied = useProjectAccess(projectId).why('versions.write');
+  const [preview, setPreview] = useState<PreviewOut | null>(null);
+  const runPreview = async () => {
+    try {
+      const body: Record<string, unknown> = { preprocessing_config: nest(pre), augmentation_config: nest(aug) };
+      if (seed !== '') body.seed = Number(seed);
+      setPreview(await api.post<PreviewOut>(`/api/projects/${projectId}/versions/preview`, body));
+    } catch (e) {
+      onError((e as Error).message);
+    }
+  };
 
   useEffect(() => {
     api.get<PipelineDefaults>('/api/pipeline/defaults').then(setDefaults, (e) => onError((e as Error).message));
+    api.get<{ counts: Record<'train' | 'valid' | 'test', number>; unassigned: number }>(`/api/projects/${projectId}/splits`).then(setSources, () => undefined);
   }, []);
 
   const sum = split.train + split.valid + split.test;
@@ -188,9 +207,28 @@ function CreateVersion({ projectId, nextNumber, onCreated, onError }: { projectI
       ) : (
         <p className="muted small">Loading the pipeline options…</p>
       )}
-      <button type="submit" className="primary" disabled={busy || sum !== 100}>
+      {sources && sum === 100 && (
+        <p className="small" data-testid="expected-output">
+          Expected output: <b>{expectedOutputs(sources, split, pre, aug).total}</b> images ({(['train', 'valid', 'test'] as const).map((k) => `${k} ${expectedOutputs(sources, split, pre, aug)[k]}`).join(', ')})
+        </p>
+      )}
+      {denied && <p className="muted small">{denied}</p>}
+      <button type="button" disabled={!!denied} title={denied ?? 'Render the first outputs of one image with its boxes, before generating'} onClick={() => void runPreview()}>
+        Preview
+      </button>{' '}
+      <button type="submit" className="primary" disabled={busy || sum !== 100 || !!denied} title={denied}>
         Create version
       </button>
+      {preview && (
+        <div className="version-preview" data-testid="recipe-preview">
+          {preview.outputs.map((o, i) => (
+            <figure key={i}>
+              <ShapesOverlay src={o.data_url} alt={`Preview ${i + 1}`} width={o.width} height={o.height} maxHeight="220px" shapes={o.annotations.map((a, k) => ({ key: k, type: a.annotation_type, geometry: a.geometry, color: colorOf(a.class_name), label: a.class_name }))} />
+              <figcaption className="small muted">{o.lineage.map(describeStep).join(' → ')}</figcaption>
+            </figure>
+          ))}
+        </div>
+      )}
     </form>
   );
 }
@@ -311,4 +349,31 @@ function VersionDiff({ projectId, versions }: { projectId: number; versions: Ver
       )}
     </div>
   );
+}
+
+/**
+ * The output image count a recipe will give, before generating: the source images per split (unassigned ones spread
+ * by the percentages, as the server does up to rounding), times the augmented outputs per image on augmented splits,
+ * times the tiles.
+ */
+export function expectedOutputs(
+  sources: { counts: Record<'train' | 'valid' | 'test', number>; unassigned: number },
+  split: Record<'train' | 'valid' | 'test', number>,
+  pre: Changes,
+  aug: Changes,
+): Record<'train' | 'valid' | 'test' | 'total', number> {
+  const augOn = aug['enabled'] === undefined ? Object.keys(aug).some((k) => k !== 'enabled') : aug['enabled'] === true;
+  const per = Number(aug['outputs_per_image'] ?? 3);
+  const applyTo = String(aug['apply_to'] ?? 'train');
+  const augmented = (k: string) => augOn && (applyTo === 'all' || k === 'train' || (applyTo === 'train_valid' && k === 'valid'));
+  const tiles = pre['tile.enabled'] === true ? Number(pre['tile.rows'] ?? 2) * Number(pre['tile.columns'] ?? 2) : 1;
+  const out = { train: 0, valid: 0, test: 0, total: 0 };
+  let spread = 0;
+  for (const k of ['train', 'valid', 'test'] as const) {
+    const share = k === 'test' ? sources.unassigned - spread : Math.round((sources.unassigned * split[k]) / 100);
+    spread += share;
+    out[k] = (sources.counts[k] + share) * (augmented(k) ? per : 1) * tiles;
+    out.total += out[k];
+  }
+  return out;
 }
