@@ -154,6 +154,15 @@ describe('web pages in Chromium', { skip: SKIP_REASON ?? false }, () => {
     assert.ok(Math.abs(box.geometry.x! - 40) < 2 && Math.abs(box.geometry.y! - 50) < 2, JSON.stringify(box.geometry));
     assert.ok(Math.abs(box.geometry.width! - 80) < 2 && Math.abs(box.geometry.height! - 60) < 2, JSON.stringify(box.geometry));
 
+    // A tiny accidental drag (5 screen pixels) saves nothing and says why.
+    const flick = await screenOf(page, 200, 180);
+    await page.mouse.move(flick.x, flick.y);
+    await page.mouse.down();
+    await page.mouse.move(flick.x + 5, flick.y + 5);
+    await page.mouse.up();
+    await page.getByText(/Box not saved: drag at least 8 screen pixels/).waitFor();
+    assert.equal((await apiGet<Ann[]>(`/api/images/${firstId}/annotations`)).length, 1, 'the flick stored no box');
+
     // Draw a polygon: P, four clicks, Enter.
     await page.keyboard.press('p');
     for (const [x, y] of [[180, 40], [260, 60], [250, 150], [170, 130]]) {
@@ -169,10 +178,21 @@ describe('web pages in Chromium', { skip: SKIP_REASON ?? false }, () => {
     assert.equal(polygon.class_id, car.id);
     await screenshot(page, '05-editor-box-polygon');
 
-    // The new polygon is selected: key 2 moves it to the second class.
+    // The new polygon is not left selected: key 2 picks the class of the next shape and does not relabel it.
     const classOfPolygon = async () => (await apiGet<Ann>(`/api/annotations/${polygon.id}`)).class_id;
     await page.keyboard.press('2');
+    await until('the active class shown', async () => (await page.getByTestId('active-class').innerText()).includes('person'));
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(await classOfPolygon(), car.id, 'a class key after drawing does not silently relabel the fresh shape');
+    // Selecting it explicitly, then a class key, changes its class, said on screen.
+    await page.keyboard.press('1');
+    await page.keyboard.press('v');
+    const insidePolygon = await screenOf(page, 215, 95);
+    await page.mouse.click(insidePolygon.x, insidePolygon.y);
+    await page.getByTestId('selected-class').waitFor();
+    await page.keyboard.press('2');
     await until('class changed', async () => (await classOfPolygon()) === person.id);
+    await page.getByText('Class changed: car → person').waitFor();
 
     // Undo the class change, then redo it.
     await page.keyboard.press('Control+z');

@@ -67,6 +67,9 @@ export interface EditorState {
 const HANDLE_PX = 5;
 
 /** The canvas editor: view transform, drawing of visible shapes, tools and pointer/keyboard-driven edits. */
+/** A box drag shorter than this on screen (either side) is an accident, not a box: nothing is saved. */
+export const MIN_DRAG_PX = 8;
+
 export class EditorController {
   private ctx: CanvasRenderingContext2D;
   image: LoadedImage | null = null;
@@ -252,7 +255,11 @@ export class EditorController {
     const selected = this.selectedKey !== null ? this.shapes.get(this.selectedKey) : undefined;
     if (this.tool === 'classification') this.toggleClassification(classId);
     else if (selected && selected.ann.class_id !== classId && this.store && !this.blocked()) {
+      // An explicit change of the selected shape's class: said on screen, and undoable like any edit.
+      const from = this.classes.get(selected.ann.class_id)?.name ?? `class ${selected.ann.class_id}`;
+      const to = this.classes.get(classId)?.name ?? `class ${classId}`;
       this.store.update(this.selectedKey!, { class_id: classId, annotation_type: selected.ann.annotation_type, geometry: this.sendable(selected.ann) });
+      this.onMessage(`Class changed: ${from} → ${to} (Ctrl+Z undoes)`);
     }
     this.emit();
   }
@@ -304,10 +311,14 @@ export class EditorController {
     return ann.geometry;
   }
 
+  /**
+   * Saves a drawn shape. It is not left selected: the next class key chooses the class of the next shape ("pick a
+   * label, then draw") instead of silently relabelling this one; click a shape to select it and change its class.
+   */
   private newShape(data: Draft): void {
     if (!this.store) return;
-    const ref = this.store.create(data);
-    this.selectedKey = ref.key;
+    this.store.create(data);
+    this.selectedKey = null;
     this.emit();
   }
 
@@ -476,6 +487,9 @@ export class EditorController {
         // A click, not a drag: select what is under it.
         this.selectedKey = this.shapeAt(d.x0, d.y0);
         this.emit();
+      } else if (Math.abs(sx - d.sx) < MIN_DRAG_PX || Math.abs(sy - d.sy) < MIN_DRAG_PX) {
+        // An accidental flick, not a box: nothing is saved, and the user is told why.
+        this.onMessage(`Box not saved: drag at least ${MIN_DRAG_PX} screen pixels in both directions`);
       } else {
         const g = clampBox(d.x0, d.y0, d.x1, d.y1, W, H);
         if (g.width >= 1 && g.height >= 1) this.createWithClass({ annotation_type: 'bbox', geometry: g });

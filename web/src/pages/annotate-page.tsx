@@ -376,6 +376,18 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
             </button>
           ))}
           <hr />
+          {(() => {
+            // The class new shapes get, always shown; with a shape selected, a class key changes that shape instead.
+            const active = classes.find((k) => k.id === state?.classId);
+            const sel = state?.selected ? classes.find((k) => k.id === state.selected!.class_id) : undefined;
+            return (
+              <div className="active-class small" data-testid="active-class">
+                <span>New shapes:</span>{' '}
+                <b style={{ borderLeft: `10px solid ${active?.color ?? '#999'}`, paddingLeft: 4 }}>{active?.name ?? 'no class'}</b>
+                {state?.selected && <div className="muted" data-testid="selected-class">Selected: {sel?.name ?? '?'} (1–9 changes it)</div>}
+              </div>
+            );
+          })()}
           <button onClick={() => c?.undo()} disabled={!state?.canUndo} title="Undo (Ctrl+Z)">
             Undo
           </button>
