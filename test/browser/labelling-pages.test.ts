@@ -178,4 +178,51 @@ describe('labelling pages in Chromium: invitations, role-gated controls, assignm
     assert.equal(await page.getByLabel('Class filter').inputValue(), String(classIds[1]));
     assert.deepEqual(errors, []);
   });
+
+  it('the editor follows the project type, fills polygons, draws class labels on shapes and keeps class colours distinct', async () => {
+    await signIn('olga@example.com');
+    const seg = (await call<{ id: number }>('post', '/api/projects', { name: 'Seg', project_type: 'instance_segmentation' })).id;
+    const grey = await sharp({ create: { width: 400, height: 200, channels: 3, background: { r: 128, g: 128, b: 128 } } }).png().toBuffer();
+    const res = await page.request.post(`${base()}/api/projects/${seg}/images`, { multipart: { files: { name: 'grey.png', mimeType: 'image/png', buffer: grey } } });
+    const imageId = (await res.json()).images[0].id as number;
+    // Two classes given the same colour (as older projects had): the editor still draws them apart.
+    const a = (await call<{ id: number }>('post', `/api/projects/${seg}/classes`, { name: 'black-bishop', color: '#f28e2b' })).id;
+    const b = (await call<{ id: number }>('post', `/api/projects/${seg}/classes`, { name: 'white-queen', color: '#f28e2b' })).id;
+    await call('post', `/api/images/${imageId}/annotations`, { class_id: a, annotation_type: 'polygon', geometry: { points: [[40, 60], [160, 60], [160, 180], [40, 180]] } });
+    await call('post', `/api/images/${imageId}/annotations`, { class_id: b, annotation_type: 'polygon', geometry: { points: [[240, 60], [360, 60], [360, 180], [240, 180]] } });
+    await page.goto(`${base()}/projects/${seg}/annotate?image=${imageId}`);
+    await until('the editor', () => page.evaluate(() => window.__versaEditor?.imageId() ?? undefined));
+    await until('polygon tool active', async () => (await page.locator('[data-tool="polygon"]').getAttribute('class')) === 'active');
+    await until('shapes loaded', () => page.evaluate(() => (window.__versaEditor!.controller.store?.items.size ?? 0) === 2));
+    await new Promise((r) => setTimeout(r, 300));
+    const pixel = (x: number, y: number) =>
+      page.evaluate(([ix, iy]) => {
+        const c = window.__versaEditor!.controller;
+        const dpr = window.devicePixelRatio || 1;
+        const d = c.canvas.getContext('2d')!.getImageData(Math.round((c.tx + ix * c.scale) * dpr), Math.round((c.ty + iy * c.scale) * dpr), 1, 1).data;
+        return [d[0], d[1], d[2]];
+      }, [x, y]);
+    const inA = await pixel(100, 150);
+    const inB = await pixel(300, 150);
+    const outside = await pixel(200, 190);
+    assert.ok(Math.abs(outside[0] - 128) < 6 && Math.abs(outside[2] - 128) < 6, `outside the shapes the image shows: ${outside}`);
+    assert.ok(Math.abs(inA[0] - 128) + Math.abs(inA[1] - 128) + Math.abs(inA[2] - 128) > 30, `polygon A is filled: ${inA}`);
+    assert.ok(Math.abs(inA[0] - inB[0]) + Math.abs(inA[1] - inB[1]) + Math.abs(inA[2] - inB[2]) > 30, `two classes, two colours: ${inA} vs ${inB}`);
+    // The label backing sits just above the polygon's top-left corner: darker than the grey image.
+    const labelArea = await page.evaluate(() => {
+      const c = window.__versaEditor!.controller;
+      const dpr = window.devicePixelRatio || 1;
+      const x0 = Math.round((c.tx + 40 * c.scale) * dpr), y1 = Math.round((c.ty + 60 * c.scale) * dpr);
+      const d = c.canvas.getContext('2d')!.getImageData(x0, y1 - Math.round(12 * dpr), Math.round(60 * dpr), Math.round(12 * dpr)).data;
+      let dark = 0, coloured = 0;
+      for (let i = 0; i < d.length; i += 4) {
+        if (d[i] < 70 && d[i + 1] < 70 && d[i + 2] < 70) dark++;
+        else if (Math.abs(d[i] - d[i + 2]) > 40) coloured++;
+      }
+      return { dark, coloured };
+    });
+    assert.ok(labelArea.dark > 50 && labelArea.coloured > 5, `a class label (dark backing, coloured text) is drawn on the shape: ${JSON.stringify(labelArea)}`);
+    await screenshot(page, 'label-05-editor-seg');
+    assert.deepEqual(errors, []);
+  });
 });

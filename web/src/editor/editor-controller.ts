@@ -1,3 +1,4 @@
+import { displayColors } from './palette.js';
 import type { Annotation, BboxGeometry, LabelClass, MaskGeometry } from '../types.js';
 import { AnnotationStore, type Draft } from './annotation-store.js';
 import { samPreview, type SamMask } from './assist.js';
@@ -123,6 +124,8 @@ export class EditorController {
 
   setClasses(classes: LabelClass[]): void {
     this.classes = new Map(classes.map((c) => [c.id, c]));
+    // Every class drawn in a colour of its own (older projects repeated palette colours).
+    this.drawColors = displayColors(classes);
     if (this.classId === null || !this.classes.has(this.classId)) this.classId = classes[0]?.id ?? null;
     for (const s of this.shapes.values()) if (s.bitmap) s.maskCanvas = undefined;
     this.version++;
@@ -130,8 +133,10 @@ export class EditorController {
     this.requestPaint();
   }
 
+  private drawColors = new Map<number, string>();
+
   private colorOf(classId: number): string {
-    return this.classes.get(classId)?.color ?? '#ff00ff';
+    return this.drawColors.get(classId) ?? this.classes.get(classId)?.color ?? '#ff00ff';
   }
 
   // ---- image and annotations ----
@@ -850,6 +855,7 @@ export class EditorController {
     this.visible.length = 0;
     this.index.query(view, this.visible);
     const paths = new Map<number, Path2D>();
+    const polygonFills = new Map<number, Path2D>();
     ctx.globalAlpha = 0.55;
     for (const key of this.visible) {
       const shape = this.shapes.get(key)!;
@@ -870,14 +876,50 @@ export class EditorController {
         path.moveTo(pts[0][0] + dx, pts[0][1] + dy);
         for (let i = 1; i < pts.length; i++) path.lineTo(pts[i][0] + dx, pts[i][1] + dy);
         path.closePath();
+        let fill = polygonFills.get(ann.class_id);
+        if (!fill) polygonFills.set(ann.class_id, (fill = new Path2D()));
+        fill.moveTo(pts[0][0] + dx, pts[0][1] + dy);
+        for (let i = 1; i < pts.length; i++) fill.lineTo(pts[i][0] + dx, pts[i][1] + dy);
+        fill.closePath();
       }
     }
     if (this.maskEdit) ctx.drawImage(this.maskEdit.canvas, 0, 0);
+    // Polygons are filled, semi-transparent, so a segmentation reads as regions, not outlines.
+    ctx.globalAlpha = 0.25;
+    for (const [classId, path] of polygonFills) {
+      ctx.fillStyle = this.colorOf(classId);
+      ctx.fill(path);
+    }
     ctx.globalAlpha = 1;
     ctx.lineWidth = 1.5 / s;
     for (const [classId, path] of paths) {
       ctx.strokeStyle = this.colorOf(classId);
       ctx.stroke(path);
+    }
+    this.drawLabels(ctx, s);
+  }
+
+  /**
+   * The class name (with the confidence of model output) on each visible shape large enough on screen to carry it,
+   * in the class's colour on a dark backing; suggestions not yet accepted are marked with "?".
+   */
+  private drawLabels(ctx: CanvasRenderingContext2D, s: number): void {
+    const size = 12 / s;
+    ctx.font = `${size}px sans-serif`;
+    ctx.textBaseline = 'bottom';
+    for (const key of this.visible) {
+      const shape = this.shapes.get(key)!;
+      const ann = shape.ann;
+      if (ann.annotation_type === 'classification' || shape.bounds.width * s < 24) continue;
+      const name = this.classes.get(ann.class_id)?.name ?? `class ${ann.class_id}`;
+      const conf = ann.confidence != null && ann.source !== 'manual' ? ` ${Math.round(ann.confidence * 100)}%` : '';
+      const text = `${name}${conf}${ann.status === 'suggested' ? ' ?' : ''}`;
+      const x = shape.bounds.x, y = Math.max(size, shape.bounds.y);
+      const w = ctx.measureText(text).width + 4 / s;
+      ctx.fillStyle = 'rgba(0,0,0,0.6)';
+      ctx.fillRect(x, y - size - 2 / s, w, size + 2 / s);
+      ctx.fillStyle = this.colorOf(ann.class_id);
+      ctx.fillText(text, x + 2 / s, y);
     }
   }
 

@@ -109,7 +109,12 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
     controller.current = c;
     const resize = new ResizeObserver(() => c.requestPaint());
     resize.observe(canvas.current!);
-    api.get<Project>(`/api/projects/${projectId}`).then(setProject, (e) => setMessage((e as Error).message));
+    api.get<Project>(`/api/projects/${projectId}`).then((p) => {
+      setProject(p);
+      // The tool follows the project type: classification opens on its class choices (one key sets the label),
+      // segmentation in polygon mode, detection with the box.
+      c.setTool(toolForProject(p.project_type));
+    }, (e) => setMessage((e as Error).message));
     loadClasses();
     // Without the models routes the assist tools simply do not show.
     api.get<Model[]>(`/api/projects/${projectId}/models`).then(setModels, () => setModels([]));
@@ -609,4 +614,11 @@ function LockBadge({ status }: { status: LockStatus }) {
         </span>
       );
   }
+}
+
+/** The tool an editor opens with for a project type. */
+export function toolForProject(type: Project['project_type']): 'box' | 'polygon' | 'classification' {
+  if (type === 'classification') return 'classification';
+  if (type === 'instance_segmentation' || type === 'semantic_segmentation') return 'polygon';
+  return 'box';
 }
