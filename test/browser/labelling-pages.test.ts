@@ -225,4 +225,28 @@ describe('labelling pages in Chromium: invitations, role-gated controls, assignm
     await screenshot(page, 'label-05-editor-seg');
     assert.deepEqual(errors, []);
   });
+
+  it('predictions are reviewed keyboard-first in the editor: Tab, Y accepts, Ctrl+Z undoes, Shift+N rejects the rest', async () => {
+    const imageId = imageIds[3];
+    const make = (x: number) => call<{ id: number }>('post', `/api/images/${imageId}/annotations`, { class_id: classIds[0], annotation_type: 'bbox', geometry: { x, y: 50, width: 60, height: 60 }, confidence: 0.7, source: 'model:1', status: 'suggested' });
+    const ids = [(await make(20)).id, (await make(150)).id, (await make(280)).id];
+    const statusOf = async (id: number) => {
+      const res = await page.request.get(`${base()}/api/annotations/${id}`);
+      return res.status() === 404 ? 'gone' : ((await res.json()) as { status: string }).status;
+    };
+    await page.goto(`${base()}/projects/${projectId}/annotate?image=${imageId}`);
+    await until('the editor', () => page.evaluate(() => (window.__versaEditor?.controller.store?.items.size ?? 0) === 3));
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('y');
+    await until('first accepted', async () => (await statusOf(ids[0])) === 'accepted');
+    await page.keyboard.press('Control+z');
+    await until('accept undone', async () => (await statusOf(ids[0])) === 'suggested');
+    await page.keyboard.press('Control+Shift+z');
+    await until('accept redone', async () => (await statusOf(ids[0])) === 'accepted');
+    await page.keyboard.press('Shift+N');
+    await until('the rest rejected', async () => (await statusOf(ids[1])) === 'gone' && (await statusOf(ids[2])) === 'gone');
+    assert.equal(await statusOf(ids[0]), 'accepted', 'the accepted one stays');
+    await page.getByText('2 suggestions rejected').waitFor();
+    assert.deepEqual(errors, []);
+  });
 });

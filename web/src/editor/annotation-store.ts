@@ -9,8 +9,11 @@ export interface Ref {
   pending: Promise<unknown>;
 }
 
-/** What is sent to the API; `source` and `confidence` travel with it so an undone model prediction comes back as one. */
-export type Draft = Pick<Annotation, 'class_id' | 'annotation_type' | 'geometry'> & Partial<Pick<Annotation, 'source' | 'confidence'>>;
+/**
+ * What is sent to the API; `source`, `confidence` and `status` travel with it so an undone model prediction comes
+ * back as one (and undoing an accept makes it a suggestion again).
+ */
+export type Draft = Pick<Annotation, 'class_id' | 'annotation_type' | 'geometry'> & Partial<Pick<Annotation, 'source' | 'confidence' | 'status'>>;
 
 type Command =
   | { kind: 'create'; ref: Ref; data: Draft }
@@ -31,6 +34,7 @@ const draftOf = (a: Annotation | Draft): Draft => ({
   geometry: a.geometry,
   source: a.source,
   confidence: a.confidence,
+  status: a.status,
 });
 
 /**
@@ -71,7 +75,7 @@ export class AnnotationStore {
   }
 
   private body(d: Draft) {
-    return { class_id: d.class_id, annotation_type: d.annotation_type, geometry: d.geometry, confidence: d.confidence ?? null, source: d.source ?? 'manual' };
+    return { class_id: d.class_id, annotation_type: d.annotation_type, geometry: d.geometry, confidence: d.confidence ?? null, source: d.source ?? 'manual', status: d.status ?? 'accepted' };
   }
 
   private queue(ref: Ref, op: () => Promise<void>, rollback: (err: Error) => void): Promise<void> {

@@ -269,6 +269,48 @@ export class EditorController {
     this.emit();
   }
 
+  /**
+   * Accepts (or rejects) the selected suggestion, then selects the next one, so a run of predictions is reviewed
+   * with two keys. Both are edits of the store: undo and redo cover them (an undone accept is a suggestion again).
+   */
+  decideSelected(accept: boolean): void {
+    const key = this.selectedKey;
+    const s = key !== null ? this.shapes.get(key) : undefined;
+    if (!s || !this.store || this.blocked()) return;
+    if (s.ann.status !== 'suggested') {
+      this.onMessage('The selected shape is not a suggestion');
+      return;
+    }
+    if (accept) this.store.update(key!, { class_id: s.ann.class_id, annotation_type: s.ann.annotation_type, geometry: this.sendable(s.ann), source: s.ann.source, confidence: s.ann.confidence, status: 'accepted' });
+    else this.store.delete(key!);
+    this.selectNextSuggestion();
+  }
+
+  /** Accepts or rejects every open suggestion of the image (each an undoable edit). */
+  decideAll(accept: boolean): number {
+    if (!this.store || this.blocked()) return 0;
+    let n = 0;
+    for (const [key, s] of [...this.shapes]) {
+      if (s.ann.status !== 'suggested') continue;
+      if (accept) this.store.update(key, { class_id: s.ann.class_id, annotation_type: s.ann.annotation_type, geometry: this.sendable(s.ann), source: s.ann.source, confidence: s.ann.confidence, status: 'accepted' });
+      else this.store.delete(key);
+      n++;
+    }
+    this.selectedKey = null;
+    this.onMessage(`${n} suggestion${n === 1 ? '' : 's'} ${accept ? 'accepted' : 'rejected'} (Ctrl+Z undoes)`);
+    this.emit();
+    this.requestPaint();
+    return n;
+  }
+
+  /** Selects the next open suggestion after the selected shape (Tab), wrapping around. */
+  selectNextSuggestion(): void {
+    const keys = [...this.shapes].filter(([, s]) => s.ann.status === 'suggested').map(([k]) => k).sort((x, y) => x - y);
+    this.selectedKey = keys.find((k) => this.selectedKey === null || k > this.selectedKey) ?? keys[0] ?? null;
+    this.emit();
+    this.requestPaint();
+  }
+
   toggleClassification(classId: number): void {
     if (!this.store || this.blocked()) return;
     for (const [key, s] of this.shapes)

@@ -272,6 +272,23 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
       const tool = TOOLS.find((t) => t.key === key.toUpperCase() && (t.tool !== 'sam' || samRef.current));
       if (tool) return c.setTool(tool.tool);
       switch (key) {
+        // Predictions, keyboard-first: Tab to the next suggestion, Y accepts, N rejects; Shift for all of them.
+        case 'Tab':
+          e.preventDefault();
+          c.selectNextSuggestion();
+          return;
+        case 'y':
+          c.decideSelected(true);
+          return;
+        case 'n':
+          c.decideSelected(false);
+          return;
+        case 'Y':
+          c.decideAll(true);
+          return;
+        case 'N':
+          c.decideAll(false);
+          return;
         case 'Delete':
           c.deleteSelected();
           break;
