@@ -249,4 +249,69 @@ describe('labelling pages in Chromium: invitations, role-gated controls, assignm
     await page.getByText('2 suggestions rejected').waitFor();
     assert.deepEqual(errors, []);
   });
+
+  it('the objects sidebar lists every shape (virtualised), selects in sync with the canvas, hides, locks and changes class undoably', async () => {
+    const imageId = imageIds[1];
+    const made: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      made.push((await call<{ id: number }>('post', `/api/images/${imageId}/annotations`, { class_id: classIds[i % 2], annotation_type: 'bbox', geometry: { x: (i % 20) * 19 + 1, y: Math.floor(i / 20) * 19 + 1, width: 15, height: 15 } })).id);
+    }
+    await page.goto(`${base()}/projects/${projectId}/annotate?image=${imageId}`);
+    await until('shapes loaded', () => page.evaluate(() => (window.__versaEditor?.controller.store?.items.size ?? 0) === 200));
+    const panel = page.getByTestId('objects-panel');
+    await until('the count', async () => (await panel.locator('.objects-head').innerText()).includes('200'));
+    const domRows = await panel.locator('.object-row').count();
+    assert.ok(domRows > 5 && domRows < 60, `only a screenful of rows exists in the DOM: ${domRows}`);
+    // Filter by class.
+    await page.getByLabel('Objects class filter').selectOption({ label: 'dog' });
+    await until('filtered', async () => (await panel.locator('.objects-head').innerText()).includes('100 of 200'));
+    await page.getByLabel('Objects class filter').selectOption('');
+    // Selecting a row selects the shape on the canvas; arrow keys move the selection.
+    await panel.locator('.object-row').first().click();
+    const selectedId = () => page.evaluate(() => {
+      const c = window.__versaEditor!.controller as unknown as { selectedKey: number | null; store: { items: Map<number, { id: number }> } };
+      return c.selectedKey === null ? null : c.store.items.get(c.selectedKey)!.id;
+    });
+    assert.equal(await selectedId(), made[0]);
+    await page.keyboard.press('ArrowDown');
+    assert.equal(await selectedId(), made[1]);
+    assert.equal(await panel.locator('.object-row.selected').getAttribute('data-object-key') !== null, true);
+    // Class change from the list: saved, announced, undone by Ctrl+Z.
+    const row = panel.locator('.object-row.selected');
+    await row.locator('select').selectOption({ label: 'cat' });
+    const classOf = async (id: number) => ((await call<{ class_id: number }>('get', `/api/annotations/${id}`)) as { class_id: number }).class_id;
+    await until('class changed', async () => (await classOf(made[1])) === classIds[0]);
+    await page.getByText('Class changed: dog → cat').waitFor();
+    await page.locator('canvas').first().focus().catch(() => undefined);
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await page.keyboard.press('Control+z');
+    await until('class change undone', async () => (await classOf(made[1])) === classIds[1]);
+    // Lock the first shape: a click on it on the canvas no longer selects it. Hide it: it is no longer drawn.
+    await panel.locator('.object-row').first().getByRole('button', { name: 'Lock' }).click();
+    const centre = await page.evaluate(() => {
+      const c = window.__versaEditor!.controller;
+      const r = c.canvas.getBoundingClientRect();
+      return { x: r.left + c.tx + 8.5 * c.scale, y: r.top + c.ty + 8.5 * c.scale };
+    });
+    await page.keyboard.press('v');
+    await page.mouse.click(centre.x, centre.y);
+    assert.notEqual(await selectedId(), made[0], 'a locked shape is not picked on the canvas');
+    const before = await page.evaluate(([x, y]) => {
+      const c = window.__versaEditor!.controller;
+      const dpr = window.devicePixelRatio || 1;
+      const r = c.canvas.getBoundingClientRect();
+      return Array.from(c.canvas.getContext('2d')!.getImageData(Math.round((x - r.left) * dpr), Math.round((y - r.top) * dpr - (7 * c.scale) * dpr), 1, 1).data);
+    }, [centre.x, centre.y]);
+    await panel.locator('.object-row').first().getByRole('button', { name: 'Hide' }).click();
+    await new Promise((r) => setTimeout(r, 200));
+    const after = await page.evaluate(([x, y]) => {
+      const c = window.__versaEditor!.controller;
+      const dpr = window.devicePixelRatio || 1;
+      const r = c.canvas.getBoundingClientRect();
+      return Array.from(c.canvas.getContext('2d')!.getImageData(Math.round((x - r.left) * dpr), Math.round((y - r.top) * dpr - (7 * c.scale) * dpr), 1, 1).data);
+    }, [centre.x, centre.y]);
+    assert.notDeepEqual(after, before, 'hiding the shape changes what is drawn at its edge');
+    await screenshot(page, 'label-06-objects-panel');
+    assert.deepEqual(errors, []);
+  });
 });

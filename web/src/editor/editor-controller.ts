@@ -153,6 +153,8 @@ export class EditorController {
     this.index = new GridIndex(image.width, image.height);
     for (const [key, ann] of this.store.items) this.addShape(key, ann);
     this.selectedKey = null;
+    this.hidden.clear();
+    this.locked.clear();
     this.polygon = [];
     this.maskEdit = null;
     this.drag = null;
@@ -232,6 +234,54 @@ export class EditorController {
     if (this.readOnlyReason === null) return false;
     this.onMessage(this.readOnlyReason);
     return true;
+  }
+
+  /** Shapes hidden from the canvas, and shapes locked against pointer edits (objects list; per image, not saved). */
+  readonly hidden = new Set<number>();
+  readonly locked = new Set<number>();
+
+  /** Selects a shape by its store key (the objects list); null clears the selection. */
+  selectKey(key: number | null): void {
+    this.selectedKey = key !== null && this.shapes.has(key) ? key : null;
+    this.emit();
+    this.requestPaint();
+  }
+
+  toggleHidden(key: number): void {
+    if (this.hidden.has(key)) this.hidden.delete(key);
+    else {
+      this.hidden.add(key);
+      if (this.selectedKey === key) this.selectedKey = null;
+    }
+    this.version++;
+    this.emit();
+    this.requestPaint();
+  }
+
+  toggleLocked(key: number): void {
+    if (this.locked.has(key)) this.locked.delete(key);
+    else this.locked.add(key);
+    this.emit();
+  }
+
+  /** Moves one shape to a class: an explicit, undoable edit, said on screen. */
+  changeClass(key: number, classId: number): void {
+    const s = this.shapes.get(key);
+    if (!s || !this.store || this.blocked() || s.ann.class_id === classId) return;
+    if (this.locked.has(key)) return this.onMessage('The shape is locked: unlock it in the objects list first');
+    const from = this.classes.get(s.ann.class_id)?.name ?? `class ${s.ann.class_id}`;
+    const to = this.classes.get(classId)?.name ?? `class ${classId}`;
+    this.store.update(key, { class_id: classId, annotation_type: s.ann.annotation_type, geometry: this.sendable(s.ann) });
+    this.onMessage(`Class changed: ${from} → ${to} (Ctrl+Z undoes)`);
+  }
+
+  /** Deletes one shape by key (the objects list). */
+  deleteKey(key: number): void {
+    if (!this.store || this.blocked() || !this.shapes.has(key)) return;
+    if (this.locked.has(key)) return this.onMessage('The shape is locked: unlock it in the objects list first');
+    this.store.delete(key);
+    if (this.selectedKey === key) this.selectedKey = null;
+    this.emit();
   }
 
   /** Selects the annotation with this server id, if the open image has it. */
@@ -420,6 +470,8 @@ export class EditorController {
     let bestArea = Infinity;
     for (const key of this.index.queryPoint(x, y, slack)) {
       const s = this.shapes.get(key)!;
+      // Hidden and locked shapes are out of reach of the pointer (the objects list still selects them).
+      if (this.hidden.has(key) || this.locked.has(key)) continue;
       if (!hits(s.ann, s.bounds, s.bitmap, x, y, slack)) continue;
       const area = s.bounds.width * s.bounds.height;
       if (area < bestArea) {
@@ -900,6 +952,7 @@ export class EditorController {
     const polygonFills = new Map<number, Path2D>();
     ctx.globalAlpha = 0.55;
     for (const key of this.visible) {
+      if (this.hidden.has(key)) continue;
       const shape = this.shapes.get(key)!;
       const ann = shape.ann;
       if (ann.annotation_type === 'mask') {
@@ -952,7 +1005,7 @@ export class EditorController {
     for (const key of this.visible) {
       const shape = this.shapes.get(key)!;
       const ann = shape.ann;
-      if (ann.annotation_type === 'classification' || shape.bounds.width * s < 24) continue;
+      if (this.hidden.has(key) || ann.annotation_type === 'classification' || shape.bounds.width * s < 24) continue;
       const name = this.classes.get(ann.class_id)?.name ?? `class ${ann.class_id}`;
       const conf = ann.confidence != null && ann.source !== 'manual' ? ` ${Math.round(ann.confidence * 100)}%` : '';
       const text = `${name}${conf}${ann.status === 'suggested' ? ' ?' : ''}`;

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState, useMemo } from 'react';
 import { api, request } from '../api.js';
 import { clock, useImageLock, type LockStatus } from '../components/image-lock.js';
 import { ErrorBanner, useUser } from '../components/layout.js';
@@ -6,6 +6,8 @@ import { EditorController, type EditorState, type Tool } from '../editor/editor-
 import { ImageLoader } from '../editor/image-loader.js';
 import { runDetector } from '../editor/assist.js';
 import { hasSam, isDetector, type Model } from '../models.js';
+import { displayColors } from '../editor/palette.js';
+import { ObjectsPanel } from '../components/objects-panel.js';
 import { Link, navigate } from '../router.js';
 import type { Annotation, ImageRecord, LabelClass, Member, Project, Review } from '../types.js';
 
@@ -87,6 +89,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
   const loader = useRef(new ImageLoader(projectId));
   const [project, setProject] = useState<Project | null>(null);
   const [classes, setClasses] = useState<LabelClass[]>([]);
+  const drawColors = useMemo(() => displayColors(classes), [classes]);
   const [images, setImages] = useState<ImageRecord[] | null>(null);
   const [index, setIndex] = useState(-1);
   const [state, setState] = useState<EditorState | null>(null);
@@ -487,7 +490,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
               const checked = state?.classifications.includes(cls.id) ?? false;
               return (
                 <li key={cls.id} className={state?.classId === cls.id ? 'active' : ''} onClick={() => c?.pickClass(cls.id)} data-class-id={cls.id}>
-                  <span className="swatch" style={{ background: cls.color }} />
+                  <span className="swatch" style={{ background: drawColors.get(cls.id) ?? cls.color }} />
                   <span className="key">{i < 9 ? i + 1 : ''}</span>
                   <span className="class-name">{cls.name}</span>
                   {state?.tool === 'classification' && <span>{checked ? '✓' : ''}</span>}
@@ -501,6 +504,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
               c?.adopt(anns);
             }} onError={setMessage} />
           )}
+          <ObjectsPanel controller={c ?? null} classes={classes} selectedKey={state?.selectedKey ?? null} colors={drawColors} />
           <h3>Selection</h3>
           {state?.selected ? (
             <div className="small">
