@@ -176,6 +176,21 @@ describe('labelling pages in Chromium: invitations, role-gated controls, assignm
     await page.goBack();
     await until('back on the filtered grid', async () => (await page.locator('.grid-cell').count()) === 1);
     assert.equal(await page.getByLabel('Class filter').inputValue(), String(classIds[1]));
+
+    // Not annotated: three images. The editor counts and steps inside the filter, and its crumb returns to it.
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await page.getByLabel('Annotated filter').selectOption('no');
+    await until('three images', async () => (await page.locator('.grid-cell').count()) === 3);
+    await page.locator('.grid-cell').nth(1).click();
+    await until('position 2 / 3', async () => (await page.getByTestId('image-position').innerText()).startsWith('2 / 3'));
+    await until('the second unannotated image', async () => (await page.evaluate(() => window.__versaEditor?.imageId() ?? null)) === imageIds[2]);
+    await page.keyboard.press('d');
+    await until('position 3 / 3', async () => (await page.getByTestId('image-position').innerText()).startsWith('3 / 3'));
+    await until('the third unannotated image', async () => (await page.evaluate(() => window.__versaEditor?.imageId() ?? null)) === imageIds[3]);
+    assert.equal(new URL(page.url()).searchParams.get('annotated'), 'no', 'the filter stays in the editor URL');
+    await page.getByTestId('back-to-grid').click();
+    await until('the filtered grid again', async () => (await page.locator('.grid-cell').count()) === 3);
+    assert.equal(await page.getByLabel('Annotated filter').inputValue(), 'no');
     assert.deepEqual(errors, []);
   });
 

@@ -8,6 +8,7 @@ import { runDetector } from '../editor/assist.js';
 import { hasSam, isDetector, type Model } from '../models.js';
 import { displayColors } from '../editor/palette.js';
 import { ObjectsPanel } from '../components/objects-panel.js';
+import { filterFromQuery, filterToQuery, isFiltered, listQuery } from '../components/image-grid.js';
 import { Link, navigate } from '../router.js';
 import type { Annotation, ImageRecord, LabelClass, Member, Project, Review } from '../types.js';
 
@@ -70,11 +71,15 @@ const REVIEW_LABEL: Record<Review['status'], string> = {
   changes: 'Changes requested',
 };
 
+/** The grid filter the editor was opened with (kept in its URL): Next and Previous stay inside it. */
+const gridFilter = () => filterFromQuery(new URLSearchParams(location.search));
+
 async function allImages(projectId: number): Promise<ImageRecord[]> {
   const out: ImageRecord[] = [];
   let after: number | null = null;
+  const filter = listQuery(gridFilter()).toString();
   for (;;) {
-    const q: string = after === null ? '' : `&after=${after}`;
+    const q: string = (after === null ? '' : `&after=${after}`) + (filter ? `&${filter}` : '');
     const page: ImageRecord[] = (await request<ImageRecord[]>('GET', `/api/projects/${projectId}/images?limit=10000${q}`)).data;
     out.push(...page);
     if (page.length < 10000) return out;
@@ -163,7 +168,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
       c.paint();
       switchMs.current = performance.now() - started;
       firstPaintAt.current ||= performance.now();
-      history.replaceState(null, '', `/projects/${projectId}/annotate?image=${list[at].id}`);
+      history.replaceState(null, '', `/projects/${projectId}/annotate?${filterToQuery(gridFilter(), new URLSearchParams({ image: String(list[at].id) }))}`);
       if (at + 1 < list.length) void loader.current.load(list[at + 1]).catch(() => undefined);
     } catch (e) {
       setMessage(`Could not open ${list[at].original_name}: ${(e as Error).message}`);
@@ -358,7 +363,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
         <Link href="/" className="brand">
           Versa
         </Link>
-        <Link href={`/projects/${projectId}`} className="crumb">
+        <Link href={`/projects/${projectId}${isFiltered(gridFilter()) ? `?${filterToQuery(gridFilter())}` : ''}`} className="crumb" data-testid="back-to-grid">
           {project?.name ?? `Project ${projectId}`}
         </Link>
         <span className="muted small" data-testid="image-position">
