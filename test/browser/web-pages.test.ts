@@ -325,10 +325,19 @@ describe('web pages in Chromium', { skip: SKIP_REASON ?? false }, () => {
     await page.locator('.version-image-list button').first().click();
     // Flips are drawn at random per output, so the page shows whatever steps the first output went through.
     await page.getByTestId('lineage').locator('li').first().waitFor();
-    const outputs = await apiGet<{ filename: string; lineage: { op: string }[] }[]>(`/api/projects/${projectId}/versions/${v1.id}/images`);
+    const outputs = await apiGet<{ filename: string; lineage: { op: string }[]; annotations: { annotation_type: string }[] }[]>(`/api/projects/${projectId}/versions/${v1.id}/images`);
     const firstName = await page.locator('.version-image-list button').first().innerText();
     const first = outputs.find((o) => o.filename === firstName)!;
-    assert.deepEqual(await page.getByTestId('lineage').locator('li b').allInnerTexts(), first.lineage.map((step) => step.op));
+    // Each step is a readable sentence, with the exact step as its tooltip.
+    const steps = page.getByTestId('lineage-steps').locator('li');
+    assert.deepEqual((await steps.evaluateAll((els) => els.map((e) => JSON.parse(e.getAttribute('title')!).op))), first.lineage.map((step) => step.op));
+    const texts = await steps.allInnerTexts();
+    if (first.lineage[0]?.op === 'resize') assert.match(texts[0], /^Resized to \d+×\d+/);
+    // The preview draws the output's boxes over it.
+    assert.equal(
+      await page.getByTestId('lineage').locator('svg [data-shape]').count(),
+      first.annotations.filter((a) => a.annotation_type !== 'classification').length,
+    );
     await screenshot(page, '12-version-lineage');
 
     // A second version without augmentation, and the diff between them.
