@@ -238,6 +238,20 @@ describe('labelling pages in Chromium: invitations, role-gated controls, assignm
     });
     assert.ok(labelArea.dark > 50 && labelArea.coloured > 5, `a class label (dark backing, coloured text) is drawn on the shape: ${JSON.stringify(labelArea)}`);
     await screenshot(page, 'label-05-editor-seg');
+    // The minimap never covers the image's corner: hidden at fit, and off the image's bottom-right corner when zoomed.
+    assert.equal(await page.locator('canvas.minimap').isVisible(), false, 'no minimap while the whole image is in view');
+    const canvasBox = (await page.locator('canvas').first().boundingBox())!;
+    await page.mouse.move(canvasBox.x + canvasBox.width * 0.7, canvasBox.y + canvasBox.height * 0.7);
+    for (let i = 0; i < 4; i++) await page.mouse.wheel(0, -300);
+    await until('the minimap shown when zoomed in', () => page.locator('canvas.minimap').isVisible());
+    const overlap = await page.evaluate(() => {
+      const c = window.__versaEditor!.controller as unknown as { canvas: HTMLCanvasElement; tx: number; ty: number; scale: number; image: { width: number; height: number } };
+      const r = c.canvas.getBoundingClientRect();
+      const m = document.querySelector('canvas.minimap')!.getBoundingClientRect();
+      const corners = [[0, 0], [c.image.width, 0], [0, c.image.height], [c.image.width, c.image.height]].map(([x, y]) => [r.left + c.tx + x * c.scale, r.top + c.ty + y * c.scale]);
+      return corners.filter(([x, y]) => x >= m.left && x <= m.right && y >= m.top && y <= m.bottom).length;
+    });
+    assert.equal(overlap, 0, 'no corner of the image lies under the minimap');
     assert.deepEqual(errors, []);
   });
 

@@ -1115,7 +1115,37 @@ export class EditorController {
     this.minimapBase = base;
   }
 
+  /**
+   * The minimap never covers the image's corners: it is hidden while the whole image is in view (nothing to
+   * navigate), and when the image's bottom-right corner would fall under it, it moves to the bottom-left.
+   */
+  private placeMinimap(): void {
+    if (!this.minimap || !this.image) return;
+    const { width, height } = this.canvasSize();
+    const x0 = this.tx, y0 = this.ty, x1 = this.tx + this.image.width * this.scale, y1 = this.ty + this.image.height * this.scale;
+    const whole = x0 >= -0.5 && y0 >= -0.5 && x1 <= width + 0.5 && y1 <= height + 0.5;
+    const style = this.minimap.style;
+    // Written only when they change: a paint per frame must not force a layout per frame.
+    const display = whole ? 'none' : '';
+    if (style.display !== display) style.display = display;
+    if (whole) return;
+    if (!this.minimapSize && this.minimap.offsetWidth > 0) this.minimapSize = { w: this.minimap.offsetWidth, h: this.minimap.offsetHeight };
+    const m = this.minimapSize ?? { w: 180, h: 135 };
+    const under = (cx: number, cy: number, left: boolean) => {
+      const rx0 = left ? 12 : width - 12 - m.w, ry0 = height - 12 - m.h;
+      return cx >= rx0 && cx <= rx0 + m.w && cy >= ry0 && cy <= ry0 + m.h;
+    };
+    const left = under(x1, y1, false) && !under(x0, y1, true);
+    if (style.left !== (left ? '12px' : '')) {
+      style.left = left ? '12px' : '';
+      style.right = left ? 'auto' : '';
+    }
+  }
+
+  private minimapSize: { w: number; h: number } | null = null;
+
   private paintMinimapView(): void {
+    this.placeMinimap();
     if (!this.minimap || !this.image || !this.minimapBase) return;
     const ctx = this.minimap.getContext('2d')!;
     ctx.drawImage(this.minimapBase, 0, 0);
