@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import { AccessRepository } from './access/access.repository.js';
+import { ImageLookup } from './access/image-lookup.repository.js';
 import { OrgAccess } from './access/org-access.js';
 import { ProjectAccess } from './access/project-access.js';
 import type { Config } from './config.js';
@@ -15,31 +16,41 @@ import { InProcessQueue } from './jobs/in-process-queue.js';
 import type { JobQueue } from './jobs/job-queue.js';
 import { JobsRepository } from './jobs/jobs.repository.js';
 import { connectRedis, pingRedis } from './jobs/redis.js';
+import { WriteBatcher } from './db/write-batcher.js';
+import { AnnotationsRepository } from './modules/annotations/annotations.repository.js';
+import { AnnotationsService } from './modules/annotations/annotations.service.js';
 import { registerAnnotationsModule } from './modules/annotations/index.js';
+import { AssignmentScope } from './modules/assignments/assignment-scope.js';
+import { AssignmentsRepository } from './modules/assignments/assignments.repository.js';
+import { registerAssignmentsModule } from './modules/assignments/index.js';
+import { registerAuthModule } from './modules/auth/index.js';
 import { registerAutoAnnotateModule } from './modules/auto-annotate/index.js';
-import { authRoutes } from './modules/auth/auth.routes.js';
-import { AuthService } from './modules/auth/auth.service.js';
+import { ClassesRepository } from './modules/classes/classes.repository.js';
 import { registerClassesModule } from './modules/classes/index.js';
 import { registerExportsModule } from './modules/exports/index.js';
-import { registerImportsModule } from './modules/imports/index.js';
 import { registerImagesModule } from './modules/images/index.js';
+import { registerImportsModule } from './modules/imports/index.js';
 import { registerJobsModule } from './modules/jobs/index.js';
-import { registerAssignmentsModule } from './modules/assignments/index.js';
 import { registerLocksModule } from './modules/locks/index.js';
+import { LockGuard } from './modules/locks/lock-guard.js';
+import { LocksRepository } from './modules/locks/locks.repository.js';
 import { registerMembersModule } from './modules/members/index.js';
 import { registerModelsModule } from './modules/models/index.js';
+import { ModelRuntime } from './modules/models/model-runtime.js';
+import { ModelsRepository } from './modules/models/models.repository.js';
+import type { ModuleDeps, SharedServices } from './modules/module-deps.js';
 import { registerOrgsModule } from './modules/orgs/index.js';
+import { registerPagesModule } from './modules/pages/index.js';
+import { registerPlatformModule } from './modules/platform/index.js';
+import type { ReadinessProbe } from './modules/platform/platform.service.js';
+import { registerProjectsModule } from './modules/projects/index.js';
+import { ProjectsRepository } from './modules/projects/projects.repository.js';
+import { ProjectsService } from './modules/projects/projects.service.js';
 import { registerReviewsModule } from './modules/reviews/index.js';
 import { registerRevisionsModule } from './modules/revisions/index.js';
-import type { ModuleDeps } from './modules/module-deps.js';
-import { registerPagesModule } from './modules/pages/index.js';
+import { RevisionsRepository } from './modules/revisions/revisions.repository.js';
 import { registerSplitsModule } from './modules/splits/index.js';
 import { registerVersionsModule } from './modules/versions/index.js';
-import { platformRoutes } from './modules/platform/platform.routes.js';
-import { PlatformService, type ReadinessProbe } from './modules/platform/platform.service.js';
-import { ProjectsRepository } from './modules/projects/projects.repository.js';
-import { projectsRoutes } from './modules/projects/projects.routes.js';
-import { ProjectsService } from './modules/projects/projects.service.js';
 import { configureSharp } from './imaging/sharp-config.js';
 import { LocalBlobStore } from './storage/local-blob-store.js';
 import { VERSION } from './version.js';
@@ -92,10 +103,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const accessRepository = new AccessRepository(db);
   const access = new ProjectAccess(projectsRepository, accessRepository);
   const orgAccess = new OrgAccess(accessRepository);
-  const deps: ModuleDeps = { config, db, blobs, queue, access, orgAccess };
 
-  const auth = new AuthService(db, config.authAttemptsPerMinute);
-  const projects = new ProjectsService(projectsRepository, access, orgAccess, blobs);
   const probes: ReadinessProbe[] = [{ name: 'database', check: () => database.ping() }];
   if (config.redisUrl) {
     const redis = connectRedis(config.redisUrl);
@@ -103,17 +111,39 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     app.addHook('onClose', () => void redis.disconnect());
     probes.push({ name: 'redis', check: () => pingRedis(redis) });
   }
-  const platform = new PlatformService(VERSION, projects, probes);
+
+  // Every piece more than one module uses, built exactly once (see SharedServices).
+  const locks = new LockGuard(new LocksRepository(db));
+  const scope = new AssignmentScope(access, new AssignmentsRepository(db));
+  const revisions = new RevisionsRepository(db);
+  const annotationsRepository = new AnnotationsRepository(db);
+  const models = { runtime: new ModelRuntime(blobs, config.dataDir), repository: new ModelsRepository(db) };
+  app.addHook('onClose', () => models.runtime.close());
+  const services: SharedServices = {
+    locks,
+    scope,
+    images: new ImageLookup(db),
+    revisions,
+    annotations: new AnnotationsService(new WriteBatcher(db), annotationsRepository, access, locks, revisions, scope),
+    annotationsRepository,
+    classesRepository: new ClassesRepository(db),
+    projectsRepository,
+    projects: new ProjectsService(projectsRepository, access, orgAccess, blobs),
+    models,
+    probes,
+  };
+  const deps: ModuleDeps = { config, db, blobs, queue, access, orgAccess, services };
 
   registerErrorHandler(app);
   await app.register(cookie);
   registerMultipartBodies(app);
-  registerAuthentication(app, auth);
   await registerOpenApi(app, VERSION);
 
-  authRoutes(app, auth);
-  projectsRoutes(app, projects);
-  platformRoutes(app, platform);
+  // Every module has the same entry: register<Name>Module(app, deps), returning what it offers others.
+  const authenticator = registerAuthModule(app, deps);
+  registerAuthentication(app, authenticator);
+  registerProjectsModule(app, deps);
+  registerPlatformModule(app, deps);
   registerClassesModule(app, deps);
   registerImagesModule(app, deps);
   registerAnnotationsModule(app, deps);
@@ -122,7 +152,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerJobsModule(app, deps);
   registerExportsModule(app, deps);
   registerImportsModule(app, deps);
-  registerAutoAnnotateModule(app, deps, registerModelsModule(app, deps));
+  registerModelsModule(app, deps);
+  registerAutoAnnotateModule(app, deps);
   registerMembersModule(app, deps);
   registerOrgsModule(app, deps);
   registerAssignmentsModule(app, deps);

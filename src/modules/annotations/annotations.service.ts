@@ -1,4 +1,7 @@
+import type { Insertable } from 'kysely';
 import type { Caller } from '../../access/caller.js';
+import type { Executor } from '../../db/database.js';
+import type { RevisionsTable } from '../../db/schema.js';
 import type { ProjectAccess } from '../../access/project-access.js';
 import { isForeignKeyViolation } from '../../db/errors.js';
 import type { WriteBatcher } from '../../db/write-batcher.js';
@@ -6,11 +9,17 @@ import { ConflictError, NotFoundError, ValidationError } from '../../http/errors
 import type { Page, PageQuery } from '../../http/pagination.js';
 import { GeometryError, parseGeometry, type ImageSize } from '../../imaging/geometry.js';
 import type { LockGuard } from '../locks/lock-guard.js';
-import type { RevisionsRepository } from '../revisions/revisions.repository.js';
-import { stateText } from '../revisions/revisions.schemas.js';
 import type { AssignmentScope } from '../assignments/assignment-scope.js';
 import type { AnnotationsRepository, ImageTarget } from './annotations.repository.js';
-import { toAnnotationOut, type AnnotationCreate, type AnnotationOut } from './annotations.schemas.js';
+import { stateText, toAnnotationOut, type AnnotationCreate, type AnnotationOut } from './annotations.schemas.js';
+
+/**
+ * Where annotation writes append their revisions, in the write's own transaction. Owned here so that annotations
+ * never import the revisions module (which reads annotations to revert them); the revisions repository implements it.
+ */
+export interface RevisionWriter {
+  insert(values: Required<Omit<Insertable<RevisionsTable>, 'id'>>, db: Executor): Promise<void>;
+}
 
 export class AnnotationsService {
   constructor(
@@ -21,7 +30,7 @@ export class AnnotationsService {
     /** Another user's live lock on the image refuses the write (checked inside the write's transaction). */
     private readonly locks: LockGuard,
     /** Every change writes a revision in the same unit of work. */
-    private readonly revisions: RevisionsRepository,
+    private readonly revisions: RevisionWriter,
     /** Annotators of assigned-only projects write only on their images. */
     private readonly scope: AssignmentScope,
   ) {}

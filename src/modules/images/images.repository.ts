@@ -5,25 +5,6 @@ import type { ImagesTable, ReviewState } from '../../db/schema.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import { IMAGE_OUT_COLUMNS, type ImageOutRow, type ImageRow, type Split } from './images.schemas.js';
 
-/** An image with the owner of its project: enough to check access and to validate geometry against its size. */
-export interface ImageWithOwner {
-  id: number;
-  project_id: number;
-  width: number;
-  height: number;
-  owner_id: number;
-}
-
-/** Finds an image with its project's owner in one query (for modules that act on images, such as annotations). */
-export function findImageWithOwner(db: Executor, imageId: number): Promise<ImageWithOwner | undefined> {
-  return db
-    .selectFrom('images')
-    .innerJoin('projects', 'projects.id', 'images.project_id')
-    .select(['images.id', 'images.project_id', 'images.width', 'images.height', 'projects.owner_id'])
-    .where('images.id', '=', imageId)
-    .executeTakeFirst();
-}
-
 /** Another writer stored the same bytes or took the same file name while a transaction ran; nothing was written. */
 export class ImageConflictError extends Error {
   constructor() {

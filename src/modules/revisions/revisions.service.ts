@@ -6,7 +6,7 @@ import { ConflictError, NotFoundError } from '../../http/errors.js';
 import type { Page, PageQuery } from '../../http/pagination.js';
 import type { AnnotationsRepository } from '../annotations/annotations.repository.js';
 import type { AssignmentScope } from '../assignments/assignment-scope.js';
-import { findImageWithOwner } from '../images/images.repository.js';
+import type { ImageLookup } from '../../access/image-lookup.repository.js';
 import type { LockGuard } from '../locks/lock-guard.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { RevisionsRepository } from './revisions.repository.js';
@@ -21,6 +21,7 @@ export class RevisionsService {
     private readonly access: ProjectAccess,
     private readonly locks: LockGuard,
     private readonly scope: AssignmentScope,
+    private readonly images: ImageLookup,
   ) {}
 
   /** An annotation's history, oldest first; still there after the annotation was deleted. */
@@ -32,7 +33,7 @@ export class RevisionsService {
   }
 
   async forImage(caller: Caller, imageId: number, page: PageQuery): Promise<Page<RevisionOut>> {
-    const image = await findImageWithOwner(this.db, imageId);
+    const image = await this.images.findWithOwner(imageId);
     const project = image && { id: image.project_id, owner_id: image.owner_id };
     const role = await this.access.check(caller, project, 'project.read', `Image ${imageId} not found`);
     await this.scope.assertImage(caller, project!, role, imageId, `Image ${imageId} not found`);
