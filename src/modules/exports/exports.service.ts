@@ -7,7 +7,7 @@ import { FormatError } from '../../formats/format-error.js';
 import { WRITERS, type ExportWriter } from '../../formats/writers/index.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
 import type { BlobStore } from '../../storage/blob-store.js';
-import { projectBlobPrefix } from '../projects/projects.service.js';
+import { exportBlobKey } from '../../storage/keys.js';
 import { pagedItems, versionItems } from './export-dataset.js';
 import type { ExportsRepository } from './exports.repository.js';
 import { toExportOut, type ExportFormatName, type ExportOut, type ExportRequest } from './exports.schemas.js';
@@ -61,7 +61,7 @@ export class ExportsService {
     const version = input.version_id == null ? null : await this.readyVersion(projectId, input.version_id);
     const writer = WRITERS[input.format];
     const filename = exportFilename(project.name, version?.number ?? null, input.format, writer.extension);
-    const blobKey = `${projectBlobPrefix(projectId)}/exports/${filename}`;
+    const blobKey = exportBlobKey(projectId, filename);
     const annotatedOnly = input.include_unannotated === false;
     const controller = new AbortController();
     const dataset: DatasetToWrite = version

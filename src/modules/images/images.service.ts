@@ -8,7 +8,8 @@ import type { Tx } from '../../db/database.js';
 import type { ImagesTable } from '../../db/schema.js';
 import { identifyImage, ImageRejectedError, probeImage, type ImageRejectionReason } from '../../imaging/image-probe.js';
 import type { BlobStore } from '../../storage/blob-store.js';
-import { projectBlobPrefix } from '../projects/projects.service.js';
+import { imageBlobKey, thumbnailBlobKey } from '../../storage/keys.js';
+import { deleteImageFiles } from '../../storage/lifecycle.js';
 import { ImageConflictError, type DeletedImage, type ImagesRepository } from './images.repository.js';
 import {
   toImageOut,
@@ -76,8 +77,8 @@ const REJECTION_CODE: Record<number, string> = {
   422: 'invalid_image',
 };
 
-export const imageBlobKey = (projectId: number, sha256: string, ext: string) => `${projectBlobPrefix(projectId)}/images/${sha256}.${ext}`;
-export const thumbnailBlobKey = (projectId: number, sha256: string) => `${projectBlobPrefix(projectId)}/thumbs/${sha256}.webp`;
+/** Kept for callers not yet moved to src/storage (the imports service). */
+export { imageBlobKey, thumbnailBlobKey } from '../../storage/keys.js';
 
 const extensionOf = (key: string) => key.slice(key.lastIndexOf('.') + 1);
 const notFound = (imageId: number) => `Image ${imageId} not found`;
@@ -170,7 +171,7 @@ export class ImagesService {
       const written = await Promise.allSettled([this.blobs.put(blobKey, bytes), this.blobs.put(thumbnailKey, probed.thumbnail)]);
       const writeFailure = written.find((w) => w.status === 'rejected');
       if (writeFailure) {
-        await this.deleteBlobsUnlessUsed(projectId, sha256, [blobKey, thumbnailKey]);
+        await this.deleteBlobsUnlessUsed(projectId, sha256, blobKey);
         throw writeFailure.reason;
       }
       return {
@@ -200,7 +201,7 @@ export class ImagesService {
       try {
         const { outcomes, orphans } = await this.images.transaction((trx) => this.insertStored(projectId, prepared, trx));
         // Blobs of files that found no free name are removed only once the transaction is final.
-        await Promise.all(orphans.map((o) => this.deleteBlobsUnlessUsed(projectId, o.sha256, [o.blob_key, o.thumbnail_key])));
+        await Promise.all(orphans.map((o) => this.deleteBlobsUnlessUsed(projectId, o.sha256, o.blob_key)));
         return outcomes;
       } catch (err) {
         if (!(err instanceof ImageConflictError) || attempt === COMMIT_ATTEMPTS) throw err;
@@ -280,11 +281,11 @@ export class ImagesService {
 
   /** Removes the blobs a failed upload request wrote (unless some row refers to the same bytes). */
   private async discard(projectId: number, settled: PromiseSettledResult<PreparedFile>[]): Promise<void> {
-    const stored = new Map<string, string[]>();
+    const stored = new Map<string, string>();
     for (const s of settled) {
-      if (s.status === 'fulfilled' && s.value.outcome === 'stored') stored.set(s.value.image.sha256, [s.value.image.blob_key, s.value.image.thumbnail_key]);
+      if (s.status === 'fulfilled' && s.value.outcome === 'stored') stored.set(s.value.image.sha256, s.value.image.blob_key);
     }
-    await Promise.all([...stored].map(([sha256, keys]) => this.deleteBlobsUnlessUsed(projectId, sha256, keys)));
+    await Promise.all([...stored].map(([sha256, blobKey]) => this.deleteBlobsUnlessUsed(projectId, sha256, blobKey)));
   }
 
   async get(caller: Caller, imageId: number): Promise<ImageOut> {
@@ -379,12 +380,12 @@ export class ImagesService {
   }
 
   private async deleteBlobsOf(images: DeletedImage[]): Promise<void> {
-    await Promise.all(images.map((i) => this.deleteBlobsUnlessUsed(i.project_id, i.sha256, [i.blob_key, i.thumbnail_key])));
+    await Promise.all(images.map((i) => this.deleteBlobsUnlessUsed(i.project_id, i.sha256, i.blob_key)));
   }
 
   /** Blobs are keyed by content, so they are removed only when no row of the project refers to those bytes. */
-  private async deleteBlobsUnlessUsed(projectId: number, sha256: string, keys: string[]): Promise<void> {
+  private async deleteBlobsUnlessUsed(projectId: number, sha256: string, blobKey: string): Promise<void> {
     if (await this.images.shaInUse(projectId, sha256)) return;
-    await Promise.all(keys.map((key) => this.blobs.delete(key)));
+    await deleteImageFiles(this.blobs, { project_id: projectId, sha256, blob_key: blobKey });
   }
 }

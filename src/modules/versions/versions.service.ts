@@ -5,11 +5,11 @@ import { ConflictError, NotFoundError, ValidationError } from '../../http/errors
 import { parseRecipe, pipelineDefaults, type Recipe } from '../../imaging/pipeline/index.js';
 import type { JobQueue } from '../../jobs/job-queue.js';
 import type { BlobStore } from '../../storage/blob-store.js';
-import { thumbnailBlobKey } from '../images/images.service.js';
+import { deleteImageFiles, deleteVersionFiles } from '../../storage/lifecycle.js';
 import { assignRandom, SPLIT_NAMES, type SplitName } from '../splits/assign.js';
 import { checkPercentages, randomSeed } from '../splits/splits.service.js';
 import { diffVersions } from './diff.js';
-import { GENERATE_JOB, versionPrefix, type GeneratePayload } from './generation.js';
+import { GENERATE_JOB, type GeneratePayload } from './generation.js';
 import type { SourceAnnotation, SourceImage, VersionsRepository } from './versions.repository.js';
 import type { SplitConfig, VersionCreate, VersionDiffOut, VersionImageOut, VersionImagesQuery, VersionOut, VersionRow } from './versions.schemas.js';
 
@@ -103,12 +103,11 @@ export class VersionsService {
     const sources = await this.versions.sourceSummaries(version.id);
     await this.versions.delete(version.id);
     // A generation still running notices the version is gone at its next batch and removes what it wrote.
-    await this.blobs.deletePrefix(versionPrefix(version.project_id, version.number));
+    await deleteVersionFiles(this.blobs, version.project_id, version.number);
     // Source files kept only for this version (their image was deleted since) go with it.
     const unique = [...new Map(sources.map((s) => [s.sha256, { sha256: s.sha256, blob_key: s.blob_key }])).values()];
     for (const source of await this.versions.unheldSources(version.project_id, unique)) {
-      await this.blobs.delete(source.blob_key);
-      await this.blobs.delete(thumbnailBlobKey(version.project_id, source.sha256));
+      await deleteImageFiles(this.blobs, { project_id: version.project_id, sha256: source.sha256, blob_key: source.blob_key });
     }
   }
 
