@@ -16,6 +16,7 @@ import { InProcessQueue } from './jobs/in-process-queue.js';
 import type { JobQueue } from './jobs/job-queue.js';
 import { JobsRepository } from './jobs/jobs.repository.js';
 import { connectRedis, pingRedis } from './jobs/redis.js';
+import { transactionsOf } from './db/transactions.js';
 import { WriteBatcher } from './db/write-batcher.js';
 import { AnnotationsRepository } from './modules/annotations/annotations.repository.js';
 import { AnnotationsService } from './modules/annotations/annotations.service.js';
@@ -132,7 +133,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     models,
     probes,
   };
-  const deps: ModuleDeps = { config, db, blobs, queue, access, orgAccess, services };
+  const deps: ModuleDeps = { config, db, transactions: transactionsOf(db), blobs, queue, access, orgAccess, services };
 
   registerErrorHandler(app);
   await app.register(cookie);

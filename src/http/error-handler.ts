@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { DatabaseConflictError } from '../db/errors.js';
 import { HttpError, ValidationError, type ValidationIssue } from './errors.js';
 
 const CONTEXT_TO_LOC: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
@@ -40,6 +41,11 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (error instanceof HttpError) {
       if (error.headers) reply.headers(error.headers);
       return reply.status(error.statusCode).send({ detail: error.message, ...error.extra });
+    }
+    // A constraint failure no service worded: another request changed the same rows at the same time.
+    if (error instanceof DatabaseConflictError) {
+      request.log.info({ err: error }, 'unhandled database conflict');
+      return reply.status(409).send({ detail: 'The change conflicts with another one made at the same time; try again' });
     }
     // Fastify's own client errors (malformed JSON, bad content type, body too large…) keep their 4xx status.
     const status = error.statusCode ?? 500;

@@ -3,6 +3,7 @@ import type { OrgAccess } from '../access/org-access.js';
 import type { ProjectAccess } from '../access/project-access.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
+import type { Transactions } from '../db/transactions.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { AnnotationsRepository } from './annotations/annotations.repository.js';
@@ -52,6 +53,8 @@ export interface SharedServices {
 export interface ModuleDeps {
   readonly config: Config;
   readonly db: Db;
+  /** For services whose unit of work spans repositories (see src/db/transactions.ts). */
+  readonly transactions: Transactions;
   readonly blobs: BlobStore;
   readonly queue: JobQueue;
   readonly access: ProjectAccess;

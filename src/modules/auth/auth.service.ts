@@ -2,6 +2,7 @@ import type { Caller } from '../../access/caller.js';
 import type { Db } from '../../db/database.js';
 import type { TokenScope } from '../../db/schema.js';
 import { isUniqueViolation } from '../../db/errors.js';
+import { transactionsOf } from '../../db/transactions.js';
 import { ConflictError, NotFoundError, UnauthorizedError } from '../../http/errors.js';
 import { RateLimiter } from '../../http/rate-limiter.js';
 import { AuthRepository, type TokenRow } from './auth.repository.js';
@@ -45,14 +46,9 @@ export class AuthService {
     const email = input.email.trim().toLowerCase();
     const password_hash = await hashPassword(input.password);
     try {
-      const user = await this.db.transaction().execute(async (tx) => {
+      const user = await transactionsOf(this.db).run(async (tx) => {
         // The first account of an instance claims the admin flag; the settings key makes that race-free.
-        const claimed = await tx
-          .insertInto('settings')
-          .values({ key: 'first_admin_claimed', value: email })
-          .onConflict((oc) => oc.column('key').doNothing())
-          .returning('key')
-          .executeTakeFirst();
+        const claimed = await this.repo.claimFirstAdmin(email, tx);
         return this.repo.insertUser(
           {
             email,

@@ -5,7 +5,7 @@ import { ClassesService } from './classes.service.js';
 
 export function registerClassesModule(app: FastifyInstance, deps: ModuleDeps): void {
   const { services } = deps;
-  const service = new ClassesService(deps.db, services.classesRepository, services.projectsRepository, deps.access, {
+  const service = new ClassesService(deps.transactions, services.classesRepository, services.projectsRepository, deps.access, {
     locks: services.locks,
     revisions: services.revisions,
   });

@@ -6,7 +6,7 @@ import { RevisionsService } from './revisions.service.js';
 export function registerRevisionsModule(app: FastifyInstance, deps: ModuleDeps): void {
   const { services } = deps;
   const service = new RevisionsService(
-    deps.db,
+    deps.transactions,
     services.revisions,
     services.annotationsRepository,
     services.projectsRepository,

@@ -1,6 +1,6 @@
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
-import type { Db } from '../../db/database.js';
+import type { Transactions } from '../../db/transactions.js';
 import { isForeignKeyViolation } from '../../db/errors.js';
 import { ConflictError, NotFoundError } from '../../http/errors.js';
 import type { Page, PageQuery } from '../../http/pagination.js';
@@ -14,7 +14,7 @@ import { stateText, toRevisionOut, type AnnotationState, type RevisionOut } from
 
 export class RevisionsService {
   constructor(
-    private readonly db: Db,
+    private readonly transactions: Transactions,
     private readonly revisions: RevisionsRepository,
     private readonly annotations: AnnotationsRepository,
     private readonly projects: ProjectsRepository,
@@ -54,7 +54,7 @@ export class RevisionsService {
     const target = revision.after === null ? null : (JSON.parse(revision.after) as AnnotationState);
     const now = new Date().toISOString();
     try {
-      const id = await this.db.transaction().execute(async (tx) => {
+      const id = await this.transactions.run(async (tx) => {
         await this.locks.assertWritable(caller, revision.image_id, tx);
         const current = await this.annotations.findIn(annotationId, tx);
         const base = { annotation_id: annotationId, image_id: revision.image_id, project_id: revision.project_id, action: 'revert' as const, user_id: caller.userId, created_at: now };
