@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Caller } from '../access/caller.js';
+import type { Caller } from './caller.js';
 import { ForbiddenError, UnauthorizedError } from './errors.js';
 
 export const SESSION_COOKIE = 'versa_session';

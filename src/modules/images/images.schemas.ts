@@ -29,7 +29,7 @@ export const ImageOut = Type.Object({
 });
 export type ImageOut = Static<typeof ImageOut>;
 
-export const ImageParams = Type.Object({ image_id: Id });
+export { ImageParams } from '../../http/schemas.js';
 export const ImageFileParams = Type.Object({ id: Id, filename: Type.String({ minLength: 1, maxLength: 255 }) });
 
 export const ImageListQuery = Type.Object({
