@@ -17,6 +17,12 @@ export interface Config {
   readonly importRoot: string | null;
   /** Largest dataset archive accepted by the import route. */
   readonly maxImportBytes: number;
+  /** Annotations one import may carry (all label files together); more is 413. */
+  readonly maxImportAnnotations: number;
+  /** Entries one import archive may have (and images one dataset may list); more is 413. */
+  readonly maxImportEntries: number;
+  /** An importing project whose importer has not written for this long is taken as abandoned and removed. */
+  readonly importStaleSeconds: number;
   readonly modelsRoot: string | null;
   /** Largest model file accepted by upload (weights are far larger than images). */
   readonly maxModelUploadBytes: number;
@@ -71,6 +77,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxImagePixels: int(env, 'MAX_IMAGE_MEGAPIXELS', 100, 1, 10_000) * 1_000_000,
     importRoot: optionalPath(env, 'IMPORT_ROOT'),
     maxImportBytes: int(env, 'MAX_IMPORT_MB', 10_240, 1, 1_000_000) * 1024 * 1024,
+    maxImportAnnotations: int(env, 'MAX_IMPORT_ANNOTATIONS', 2_000_000, 1, 1_000_000_000),
+    maxImportEntries: int(env, 'MAX_IMPORT_ENTRIES', 100_000, 1, 100_000_000),
+    importStaleSeconds: int(env, 'IMPORT_STALE_SECONDS', 120, 1, 86_400),
     modelsRoot: optionalPath(env, 'MODELS_ROOT'),
     maxModelUploadBytes: int(env, 'MAX_MODEL_UPLOAD_MB', 4096, 1, 100_000) * 1024 * 1024,
     runsRoot: optionalPath(env, 'RUNS_ROOT'),

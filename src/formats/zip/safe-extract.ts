@@ -3,6 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { crc32 } from 'node:zlib';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { FormatError } from '../format-error.js';
 
@@ -111,6 +112,10 @@ export async function safeExtractZip(zipPath: string, destination: string, limit
       } else {
         await pipeline(stream, budget.counter(), createWriteStream(target, { flags: 'wx' }));
       }
+      // yauzl checks sizes but not checksums: a damaged entry would otherwise import as a corrupted image.
+      if (budget.crc !== entry.crc32) {
+        throw new FormatError(`zip entry "${name}" is damaged (CRC-32 mismatch)`, 'unsafe_archive');
+      }
       total += budget.bytes;
       files++;
     }
@@ -135,9 +140,14 @@ function printable(name: string): string {
   return name.replace(/[\0-\x1f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 
-/** Counts an entry's decompressed bytes as they stream and fails the extraction the moment a limit is crossed. */
+/**
+ * Counts an entry's decompressed bytes (and their CRC-32) as they stream and fails the extraction the moment a limit
+ * is crossed.
+ */
 class EntryBudget {
   bytes = 0;
+  /** CRC-32 of the bytes counted so far. */
+  crc = 0;
 
   constructor(
     private readonly name: string,
@@ -149,6 +159,7 @@ class EntryBudget {
   /** Counts a chunk; throws FormatError when it crosses a limit. */
   count(chunk: Buffer): Buffer {
     this.bytes += chunk.length;
+    this.crc = crc32(chunk, this.crc);
     if (this.bytes > this.limit.maxEntryBytes) {
       throw new FormatError(`zip entry "${this.name}" is larger than ${this.limit.maxEntryBytes} bytes`, 'archive_too_large');
     }
