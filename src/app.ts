@@ -26,6 +26,7 @@ import { registerImagesModule } from './modules/images/index.js';
 import { registerJobsModule } from './modules/jobs/index.js';
 import { registerAssignmentsModule } from './modules/assignments/index.js';
 import { registerLocksModule } from './modules/locks/index.js';
+import { registerMaintenanceModule } from './modules/maintenance/index.js';
 import { registerMembersModule } from './modules/members/index.js';
 import { registerModelsModule } from './modules/models/index.js';
 import { registerOrgsModule } from './modules/orgs/index.js';
@@ -82,7 +83,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const db = database.db;
   const blobs = new LocalBlobStore(join(config.dataDir, 'blobs'));
   const jobs = new JobsRepository(db);
-  await jobs.failInterrupted();
+  // The in-process queue's jobs die with their process. With Redis, other workers' jobs are alive, and BullMQ's own
+  // stalled-job check (a lock each worker renews) re-queues those whose worker died: no start-up sweep there.
+  if (!config.redisUrl) await jobs.failInterrupted();
   const queue: JobQueue = config.redisUrl
     ? new BullmqQueue(jobs, app.log, { redisUrl: config.redisUrl, prefix: config.queuePrefix, work: config.role !== 'api' })
     : new InProcessQueue(jobs, app.log, 1);
@@ -129,6 +132,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerReviewsModule(app, deps);
   registerLocksModule(app, deps);
   registerRevisionsModule(app, deps);
+  registerMaintenanceModule(app, deps);
   await registerPagesModule(app, deps);
 
   return { app, routes, database, deps };

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { mkdir, realpath } from 'node:fs/promises';
+import { mkdir, realpath, utimes } from 'node:fs/promises';
 import { setImmediate } from 'node:timers/promises';
 import type { Insertable } from 'kysely';
 import type { AnnotationsTable } from '../../db/schema.js';
-import { basename, isAbsolute, relative, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, relative, resolve } from 'node:path';
 import type { Caller } from '../../access/caller.js';
 import type { Annotation, DatasetItem, DatasetSource } from '../../formats/dataset.js';
 import { readImage, stemOf } from '../../formats/dataset.js';
@@ -42,7 +42,7 @@ export interface ImportsServiceOptions {
 /** Images written per transaction. */
 const BATCH_IMAGES = 200;
 /** Annotations written per transaction; the event loop gets a turn between two. */
-const BATCH_ANNOTATIONS = 2_000;
+const BATCH_ANNOTATIONS = 500;
 
 /** An image checked, decoded and stored, waiting for its rows. */
 interface PreparedImage<T extends DatasetItem = DatasetItem> {
@@ -90,10 +90,17 @@ export class ImportsService {
         limits: { maxEntries: this.options.maxEntries },
         datasetLimits: this.datasetLimits(),
       }).catch((error) => mapFormatError(error, this.options.workDir));
+      // The start-up sweep of another process removes temporary folders not written for a while: keep these fresh.
+      const touch = setInterval(() => {
+        const now = new Date();
+        for (const dir of [source.dir, dirname(upload.path)]) void utimes(dir, now, now).catch(() => undefined);
+      }, (this.options.staleSeconds * 1000) / 4);
+      touch.unref();
       try {
         const fallbackName = stemOf(basename(upload.originalName.replace(/\\/g, '/'))).trim() || 'Imported dataset';
         return await this.importDataset(caller, source, upload.options, fallbackName, null).catch((error) => mapFormatError(error, source.dir));
       } finally {
+        clearInterval(touch);
         await source.cleanup();
       }
     } finally {

@@ -20,5 +20,9 @@ export function registerImportsModule(app: FastifyInstance, deps: ModuleDeps): I
     staleSeconds: deps.config.importStaleSeconds,
   }, app.log);
   importsRoutes(app, service, { workDir, maxArchiveBytes: deps.config.maxImportBytes });
+  // Imports killed with their process are removed before this one serves (those of live processes are fresh).
+  app.addHook('onReady', async () => {
+    await service.recoverAbandoned();
+  });
   return service;
 }

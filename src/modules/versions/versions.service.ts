@@ -84,10 +84,10 @@ export class VersionsService {
   /** Generates the version again from its snapshot and seed: the same files, byte for byte. */
   async regenerate(caller: Caller, projectId: number, versionId: number): Promise<VersionOut> {
     const version = await this.visible(caller, projectId, versionId, 'versions.write');
-    if (version.status === 'pending' || version.status === 'generating') {
+    // Claimed in one statement: of two regenerations at once, one is 409 (never two generations of one version).
+    if (!(await this.versions.claimRegeneration(version.id))) {
       throw new ConflictError(`Version ${version.number} is still generating`);
     }
-    await this.versions.update(version.id, { status: 'pending', progress: 0, error: null, finished_at: null });
     return this.out(await this.enqueue({ ...version, status: 'pending' }, caller));
   }
 
