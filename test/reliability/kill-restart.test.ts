@@ -17,7 +17,7 @@ async function noise(i: number, width = 320, height = 240): Promise<Buffer> {
 }
 
 async function post(server: ServerProcess, path: string, body: { payload: Buffer; headers: Record<string, string> }, token: string): Promise<number> {
-  const res = await fetch(server.url + path, { method: 'POST', headers: { ...body.headers, authorization: `Bearer ${token}` }, body: body.payload });
+  const res = await fetch(server.url + path, { method: 'POST', headers: { ...body.headers, authorization: `Bearer ${token}` }, body: new Uint8Array(body.payload) });
   await res.arrayBuffer();
   return res.status;
 }

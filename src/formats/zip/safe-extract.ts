@@ -16,6 +16,8 @@ export interface ZipLimits {
   maxRatio: number;
   /** Small entries may compress extremely well (a blank label file); the ratio is only judged above this size. */
   ratioFloorBytes: number;
+  /** The setting that sets `maxEntries`, named in the refusal. */
+  entriesSetting?: string;
 }
 
 export const DEFAULT_ZIP_LIMITS: ZipLimits = {
@@ -64,7 +66,8 @@ export async function safeExtractZip(zipPath: string, destination: string, limit
   }
   if (zip.entryCount > limit.maxEntries) {
     zip.close();
-    throw new FormatError(`archive has ${zip.entryCount} entries, more than the limit of ${limit.maxEntries}`, 'archive_too_large');
+    const setting = limit.entriesSetting ? ` (${limit.entriesSetting})` : '';
+    throw new FormatError(`archive has ${zip.entryCount} entries, more than the limit of ${limit.maxEntries}${setting}`, 'archive_too_large');
   }
   let files = 0;
   let total = 0;

@@ -87,7 +87,7 @@ export class ImportsService {
       const source = await readDatasetZip(upload.path, {
         format: upload.options.format,
         workDir: this.options.workDir,
-        limits: { maxEntries: this.options.maxEntries },
+        limits: { maxEntries: this.options.maxEntries, entriesSetting: 'MAX_IMPORT_ENTRIES' },
         datasetLimits: this.datasetLimits(),
       }).catch((error) => mapFormatError(error, this.options.workDir));
       // The start-up sweep of another process removes temporary folders not written for a while: keep these fresh.
@@ -417,7 +417,8 @@ function storedGeometry(annotation: Annotation, size: { width: number; height: n
  * Messages name files by their path in the dataset: the server's folder they were extracted to (`dir`) is cut out.
  */
 function mapFormatError(error: unknown, dir: string | null): never {
-  const scrub = (message: string) => (dir ? message.split(`${dir}/`).join('').split(dir).join('.') : message);
+  // Readers name files by their last folders at most; the extraction folder's own name goes too.
+  const scrub = (message: string) => (dir ? message.split(`${dir}/`).join('').split(dir).join('.').split(`${basename(dir)}/`).join('') : message);
   if (error instanceof FormatError) {
     if (error.code === 'archive_too_large') throw new PayloadTooLargeError(scrub(error.message));
     throw new HttpError(422, error.code, scrub(error.message));
