@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/database.js';
 import { registerAuthentication } from './http/authenticate.js';
 import { registerErrorHandler } from './http/error-handler.js';
+import { registerInputGuard } from './http/input-guard.js';
 import { registerMultipartBodies } from './http/multipart-request.js';
 import { registerOpenApi } from './http/openapi.js';
 import { BullmqQueue } from './jobs/bullmq-queue.js';
@@ -109,6 +110,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const platform = new PlatformService(VERSION, projects, probes);
 
   registerErrorHandler(app);
+  registerInputGuard(app);
   await app.register(cookie);
   registerMultipartBodies(app);
   registerAuthentication(app, auth);

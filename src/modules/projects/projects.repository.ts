@@ -1,4 +1,4 @@
-import type { Insertable, Updateable } from 'kysely';
+import { sql, type Insertable, type SqlBool, type Updateable } from 'kysely';
 import { projectVisibleTo } from '../../access/access.repository.js';
 import type { Executor } from '../../db/database.js';
 import type { ProjectsTable } from '../../db/schema.js';
@@ -18,7 +18,8 @@ export class ProjectsRepository {
   list(viewerId: number | null, search?: string): Promise<ProjectRow[]> {
     let query = this.db.selectFrom('projects').selectAll().where('status', '=', 'ready').orderBy('id', 'desc');
     if (viewerId !== null) query = query.where(projectVisibleTo(viewerId));
-    if (search) query = query.where((eb) => eb(eb.fn('lower', ['name']), 'like', `%${search.toLowerCase().replace(/[%_\\]/g, '')}%`));
+    // `%` and `_` in the search are the characters themselves, not wildcards (escaped, on both databases).
+    if (search) query = query.where(sql<SqlBool>`lower(name) like ${`%${search.toLowerCase().replace(/[%_\\]/g, (c) => `\\${c}`)}%`} escape '\\'`);
     return query.execute();
   }
 
