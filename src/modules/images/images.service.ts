@@ -361,9 +361,11 @@ export class ImagesService {
 
   /** The original bytes of an image, found by its stored name inside the project (the name never reaches storage). */
   async file(caller: Caller, projectId: number, filename: string): Promise<StoredFile> {
-    await this.access.project(caller, projectId, 'project.read');
+    const project = await this.access.project(caller, projectId, 'project.read');
     const image = await this.images.findByFilename(projectId, filename);
     if (!image) throw new NotFoundError(`Image file "${filename}" not found in project ${projectId}`);
+    const role = (await this.access.roleOf(caller, project))!;
+    await this.teams.scope.assertImage(caller, project, role, image.id, `Image file "${filename}" not found in project ${projectId}`);
     return {
       filename: image.filename,
       mimeType: image.mime_type,

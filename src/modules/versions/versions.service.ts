@@ -125,6 +125,7 @@ export class VersionsService {
   }
 
   async images(caller: Caller, projectId: number, versionId: number, query: VersionImagesQuery): Promise<{ items: VersionImageOut[]; total: number }> {
+    await this.access.wholeProject(caller, projectId, 'project.read');
     const version = await this.visible(caller, projectId, versionId, 'project.read');
     const page = await this.versions.images(version.id, query);
     const annotations = await this.versions.annotationsOf(page.items.map((i) => i.id));
@@ -147,6 +148,7 @@ export class VersionsService {
   }
 
   async imageFile(caller: Caller, projectId: number, versionId: number, imageId: number): Promise<{ stream: Readable; size: number | null; filename: string }> {
+    await this.access.wholeProject(caller, projectId, 'project.read');
     const version = await this.visible(caller, projectId, versionId, 'project.read');
     const image = await this.versions.findImage(version.id, imageId);
     if (!image) throw NotFoundError.of('Version image', imageId);
