@@ -72,7 +72,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const app = Fastify({
     logger: options.logger === false ? false : { level: config.logLevel },
     bodyLimit: 16 * 1024 * 1024,
-    trustProxy: false,
+    // X-Forwarded-For is believed only from the configured proxies (TRUST_PROXY); otherwise the client is the peer.
+    trustProxy: config.trustProxy,
     ajv: { customOptions: { allErrors: true } },
   });
   app.addHook('onClose', () => database.close());

@@ -29,6 +29,11 @@ export interface Config {
   readonly runsRoot: string | null;
   /** Login and register attempts allowed per client IP per minute; failed logins per account are a fifth of it. */
   readonly authAttemptsPerMinute: number;
+  /**
+   * Proxies whose X-Forwarded-For is believed (Fastify's trustProxy): false (the default: the client address is the
+   * connection's) or the proxies' addresses/CIDRs (TRUST_PROXY, comma-separated).
+   */
+  readonly trustProxy: false | string[];
   readonly logLevel: string;
 }
 
@@ -47,6 +52,16 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number
 function optionalPath(env: NodeJS.ProcessEnv, name: string): string | null {
   const raw = env[name];
   return raw ? resolve(raw) : null;
+}
+
+function trustProxy(raw: string | undefined): false | string[] {
+  if (!raw || raw === 'false') return false;
+  if (raw === 'true') throw new ConfigError('TRUST_PROXY=true would believe X-Forwarded-For from anyone: give the proxy addresses');
+  const list = raw.split(',').map((part) => part.trim()).filter(Boolean);
+  if (list.some((part) => !/^[0-9a-fA-F:.]+(\/\d{1,3})?$|^(loopback|linklocal|uniquelocal)$/.test(part))) {
+    throw new ConfigError(`TRUST_PROXY must be addresses or CIDRs separated by commas, got "${raw}"`);
+  }
+  return list;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -84,6 +99,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxModelUploadBytes: int(env, 'MAX_MODEL_UPLOAD_MB', 4096, 1, 100_000) * 1024 * 1024,
     runsRoot: optionalPath(env, 'RUNS_ROOT'),
     authAttemptsPerMinute: int(env, 'AUTH_ATTEMPTS_PER_MINUTE', 30, 1, 1_000_000),
+    trustProxy: trustProxy(env.TRUST_PROXY),
     logLevel: env.LOG_LEVEL || 'info',
   });
 }
