@@ -7,7 +7,7 @@ import { ProjectAccess } from './access/project-access.js';
 import type { Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/database.js';
 import { registerAuthentication } from './http/authenticate.js';
-import { registerErrorHandler } from './http/error-handler.js';
+import { clientErrorHandler, registerErrorHandler } from './http/error-handler.js';
 import { registerInputGuard } from './http/input-guard.js';
 import { registerMultipartBodies } from './http/multipart-request.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -75,6 +75,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // X-Forwarded-For is believed only from the configured proxies (TRUST_PROXY); otherwise the client is the peer.
     trustProxy: config.trustProxy,
     ajv: { customOptions: { allErrors: true } },
+    clientErrorHandler,
   });
   app.addHook('onClose', () => database.close());
   const routes: RouteEntry[] = [];

@@ -5,6 +5,7 @@
  * literal, and a cookie-authenticated write whose Origin has another scheme is refused.
  */
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -83,5 +84,35 @@ describe('hostile input', () => {
     assert.equal(other.status, 403);
     const same = await t.client().request({ method: 'POST', url: '/api/projects', payload: { name: 'x' }, headers: { ...headers, origin: 'http://versa.example' } });
     assert.equal(same.status, 201);
+  });
+
+  it('/redoc loads nothing from elsewhere and may not be framed', async () => {
+    const res = await t.client().get('/redoc');
+    assert.equal(res.status, 200);
+    const csp = String(res.headers['content-security-policy']);
+    assert.match(csp, /default-src 'none'/);
+    assert.match(csp, /frame-ancestors 'none'/);
+    assert.equal(res.headers['x-frame-options'], 'DENY');
+    assert.doesNotMatch(res.body, /https?:\/\//);
+  });
+
+  it('a malformed or cut-off request is answered in the {detail} shape', async () => {
+    const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = Number(new URL(address).port);
+    const raw = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.write(request));
+        let data = '';
+        socket.on('data', (chunk) => (data += chunk.toString()));
+        socket.on('end', () => resolve(data));
+        socket.on('close', () => resolve(data));
+        socket.on('error', reject);
+        setTimeout(() => socket.destroy(), 3000);
+      });
+    const malformed = await raw('POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n');
+    assert.match(malformed, /^HTTP\/1\.1 400/);
+    const body = JSON.parse(malformed.slice(malformed.indexOf('\r\n\r\n') + 4));
+    assert.equal(typeof body.detail, 'string');
+    assert.equal(body.error, undefined);
   });
 });
