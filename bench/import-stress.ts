@@ -17,12 +17,20 @@ const rounds = Number(process.argv[3] ?? 3);
 
 async function buildZip(n: number): Promise<Buffer> {
   const image = await sharp({ create: { width: 32, height: 32, channels: 3, background: { r: 90, g: 120, b: 200 } } }).png().toBuffer();
-  const parts: string[] = ['{"images":[{"id":1,"file_name":"a.png","width":32,"height":32}],"categories":[{"id":1,"name":"box"}],"annotations":['];
-  for (let i = 0; i < n; i++) parts.push(`${i ? ',' : ''}{"id":${i + 1},"image_id":1,"category_id":1,"bbox":[${i % 20},${i % 17},5,6],"area":30,"iscrowd":0,"segmentation":[]}`);
-  parts.push(']}');
+  // Built in pieces: past ~5M boxes the document is longer than a JavaScript string may be.
+  const pieces: Buffer[] = [Buffer.from('{"images":[{"id":1,"file_name":"a.png","width":32,"height":32}],"categories":[{"id":1,"name":"box"}],"annotations":[')];
+  let parts: string[] = [];
+  for (let i = 0; i < n; i++) {
+    parts.push(`${i ? ',' : ''}{"id":${i + 1},"image_id":1,"category_id":1,"bbox":[${i % 20},${i % 17},5,6],"area":30,"iscrowd":0,"segmentation":[]}`);
+    if (parts.length === 100_000) {
+      pieces.push(Buffer.from(parts.join('')));
+      parts = [];
+    }
+  }
+  pieces.push(Buffer.from(`${parts.join('')}]}`));
   const zip = new yazl.ZipFile();
   zip.addBuffer(image, 'images/a.png');
-  zip.addBuffer(Buffer.from(parts.join('')), 'annotations.json');
+  zip.addBuffer(Buffer.concat(pieces), 'annotations.json');
   zip.end();
   const chunks: Buffer[] = [];
   for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
