@@ -17,14 +17,26 @@ export class StoredFiles {
     private readonly tempRoot: string,
   ) {}
 
-  /** Removes every entry of the temporary area not written since `cutoff`; returns how many. */
-  async removeStaleTemporary(cutoff: number): Promise<number> {
+  /**
+   * Removes what in the temporary area was not written since `cutoff`; returns how many files and folders. A folder
+   * written since (a live import touches its folders) is left whole; in an older one, only old entries go (a folder
+   * shared by many requests, such as model-uploads, keeps the spool files of uploads in flight), and it goes itself
+   * once empty.
+   */
+  async removeStaleTemporary(cutoff: number, dir = this.tempRoot): Promise<number> {
     let removed = 0;
-    for (const name of await names(this.tempRoot)) {
-      const path = join(this.tempRoot, name);
+    for (const name of await names(dir)) {
+      const path = join(dir, name);
       const info = await stat(path).catch(() => null);
-      if (info && info.mtimeMs < cutoff) {
-        await rm(path, { recursive: true, force: true });
+      if (!info || info.mtimeMs >= cutoff) continue;
+      if (info.isDirectory()) {
+        removed += await this.removeStaleTemporary(cutoff, path);
+        if ((await names(path)).length === 0) {
+          await rm(path, { recursive: true, force: true });
+          removed++;
+        }
+      } else {
+        await rm(path, { force: true });
         removed++;
       }
     }
