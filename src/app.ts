@@ -8,7 +8,8 @@ import { ProjectAccess } from './access/project-access.js';
 import type { Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/database.js';
 import { registerAuthentication } from './http/authenticate.js';
-import { registerErrorHandler } from './http/error-handler.js';
+import { clientErrorHandler, registerErrorHandler } from './http/error-handler.js';
+import { registerInputGuard } from './http/input-guard.js';
 import { registerMultipartBodies } from './http/multipart-request.js';
 import { registerOpenApi } from './http/openapi.js';
 import { BullmqQueue } from './jobs/bullmq-queue.js';
@@ -35,6 +36,7 @@ import { registerJobsModule } from './modules/jobs/index.js';
 import { registerLocksModule } from './modules/locks/index.js';
 import { LockGuard } from './modules/locks/lock-guard.js';
 import { LocksRepository } from './modules/locks/locks.repository.js';
+import { registerMaintenanceModule } from './modules/maintenance/index.js';
 import { registerMembersModule } from './modules/members/index.js';
 import { registerModelsModule } from './modules/models/index.js';
 import { ModelRuntime } from './modules/models/model-runtime.js';
@@ -82,8 +84,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const app = Fastify({
     logger: options.logger === false ? false : { level: config.logLevel },
     bodyLimit: 16 * 1024 * 1024,
-    trustProxy: false,
+    // X-Forwarded-For is believed only from the configured proxies (TRUST_PROXY); otherwise the client is the peer.
+    trustProxy: config.trustProxy,
     ajv: { customOptions: { allErrors: true } },
+    clientErrorHandler,
   });
   app.addHook('onClose', () => database.close());
   const routes: RouteEntry[] = [];
@@ -94,7 +98,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const db = database.db;
   const blobs = new LocalBlobStore(join(config.dataDir, 'blobs'));
   const jobs = new JobsRepository(db);
-  await jobs.failInterrupted();
+  // The in-process queue's jobs die with their process. With Redis, other workers' jobs are alive, and BullMQ's own
+  // stalled-job check (a lock each worker renews) re-queues those whose worker died: no start-up sweep there.
+  if (!config.redisUrl) await jobs.failInterrupted();
   const queue: JobQueue = config.redisUrl
     ? new BullmqQueue(jobs, app.log, { redisUrl: config.redisUrl, prefix: config.queuePrefix, work: config.role !== 'api' })
     : new InProcessQueue(jobs, app.log, 1);
@@ -136,6 +142,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const deps: ModuleDeps = { config, db, transactions: transactionsOf(db), blobs, queue, access, orgAccess, services };
 
   registerErrorHandler(app);
+  registerInputGuard(app);
   await app.register(cookie);
   registerMultipartBodies(app);
   await registerOpenApi(app, VERSION);
@@ -161,6 +168,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerReviewsModule(app, deps);
   registerLocksModule(app, deps);
   registerRevisionsModule(app, deps);
+  registerMaintenanceModule(app, deps);
   await registerPagesModule(app, deps);
 
   return { app, routes, database, deps };

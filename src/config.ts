@@ -17,12 +17,23 @@ export interface Config {
   readonly importRoot: string | null;
   /** Largest dataset archive accepted by the import route. */
   readonly maxImportBytes: number;
+  /** Annotations one import may carry (all label files together); more is 413. */
+  readonly maxImportAnnotations: number;
+  /** Entries one import archive may have (and images one dataset may list); more is 413. */
+  readonly maxImportEntries: number;
+  /** An importing project whose importer has not written for this long is taken as abandoned and removed. */
+  readonly importStaleSeconds: number;
   readonly modelsRoot: string | null;
   /** Largest model file accepted by upload (weights are far larger than images). */
   readonly maxModelUploadBytes: number;
   readonly runsRoot: string | null;
   /** Login and register attempts allowed per client IP per minute; failed logins per account are a fifth of it. */
   readonly authAttemptsPerMinute: number;
+  /**
+   * Proxies whose X-Forwarded-For is believed (Fastify's trustProxy): false (the default: the client address is the
+   * connection's) or the proxies' addresses/CIDRs (TRUST_PROXY, comma-separated).
+   */
+  readonly trustProxy: false | string[];
   readonly logLevel: string;
 }
 
@@ -41,6 +52,16 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number
 function optionalPath(env: NodeJS.ProcessEnv, name: string): string | null {
   const raw = env[name];
   return raw ? resolve(raw) : null;
+}
+
+function trustProxy(raw: string | undefined): false | string[] {
+  if (!raw || raw === 'false') return false;
+  if (raw === 'true') throw new ConfigError('TRUST_PROXY=true would believe X-Forwarded-For from anyone: give the proxy addresses');
+  const list = raw.split(',').map((part) => part.trim()).filter(Boolean);
+  if (list.some((part) => !/^[0-9a-fA-F:.]+(\/\d{1,3})?$|^(loopback|linklocal|uniquelocal)$/.test(part))) {
+    throw new ConfigError(`TRUST_PROXY must be addresses or CIDRs separated by commas, got "${raw}"`);
+  }
+  return list;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -71,10 +92,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxImagePixels: int(env, 'MAX_IMAGE_MEGAPIXELS', 100, 1, 10_000) * 1_000_000,
     importRoot: optionalPath(env, 'IMPORT_ROOT'),
     maxImportBytes: int(env, 'MAX_IMPORT_MB', 10_240, 1, 1_000_000) * 1024 * 1024,
+    maxImportAnnotations: int(env, 'MAX_IMPORT_ANNOTATIONS', 2_000_000, 1, 1_000_000_000),
+    maxImportEntries: int(env, 'MAX_IMPORT_ENTRIES', 100_000, 1, 100_000_000),
+    importStaleSeconds: int(env, 'IMPORT_STALE_SECONDS', 120, 1, 86_400),
     modelsRoot: optionalPath(env, 'MODELS_ROOT'),
     maxModelUploadBytes: int(env, 'MAX_MODEL_UPLOAD_MB', 4096, 1, 100_000) * 1024 * 1024,
     runsRoot: optionalPath(env, 'RUNS_ROOT'),
     authAttemptsPerMinute: int(env, 'AUTH_ATTEMPTS_PER_MINUTE', 30, 1, 1_000_000),
+    trustProxy: trustProxy(env.TRUST_PROXY),
     logLevel: env.LOG_LEVEL || 'info',
   });
 }

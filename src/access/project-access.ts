@@ -84,6 +84,19 @@ export class ProjectAccess {
     return grant?.assigned_only ? caller.userId : null;
   }
 
+  /**
+   * Loads a project whose every image the caller must be able to read (version outputs, exports): an annotator kept
+   * to their assignments sees the project but not the whole of it (403).
+   */
+  async wholeProject(caller: Caller, projectId: number, permission: Permission): Promise<ProjectRecord> {
+    const project = await this.project(caller, projectId, permission);
+    const role = (await this.roleOf(caller, project))!;
+    if ((await this.assignedOnlyUser(caller, project, role)) !== null) {
+      throw new ForbiddenError(`Annotators of project ${projectId} see only the images assigned to them, not the whole project`);
+    }
+    return project;
+  }
+
   /** Whose projects a listing shows: null when the caller sees every project (instance admins), else their user id. */
   listingViewer(caller: Caller): number | null {
     return caller.isAdmin ? null : caller.userId;

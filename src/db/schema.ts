@@ -46,6 +46,8 @@ export interface ProjectsTable {
   org_id: ColumnType<number | null, number | null | undefined, number | null>;
   /** 1: annotators see and edit only the images assigned to them. */
   assigned_only: ColumnType<number, number | undefined, number>;
+  /** `importing` while an import writes it (hidden from every reader), else `ready`. */
+  status: ColumnType<'ready' | 'importing', 'ready' | 'importing' | undefined, 'ready' | 'importing'>;
 }
 
 export interface ClassesTable {

@@ -42,6 +42,15 @@ export interface DatasetSource {
   /** Class names in order (the order writers use for class indices). */
   classes: string[];
   items(): AsyncIterable<DatasetItem>;
+  /**
+   * Readers whose labels are not stored beside each image (COCO: one list for the whole dataset) also offer them
+   * apart, so that a consumer never holds every label at once: `items` without annotations, each with a key, and
+   * `annotations` streamed one at a time under those keys.
+   */
+  labelsApart?(): {
+    items(): AsyncIterable<DatasetItem & { key: string }>;
+    annotations(): AsyncIterable<{ itemKey: string; annotation: Annotation }>;
+  };
 }
 
 /** What writers consume. */

@@ -60,7 +60,8 @@ function assertSameSite(request: FastifyRequest): void {
   if (origin && origin !== 'null') {
     let same = false;
     try {
-      same = new URL(origin).host === new URL(`${request.protocol}://${request.headers.host}`).host;
+      // Scheme, host and port: http://site is another origin than https://site (a network attacker can serve it).
+      same = new URL(origin).origin === new URL(`${request.protocol}://${request.headers.host}`).origin;
     } catch {
       // An unparsable Origin or Host is treated as cross-site.
     }

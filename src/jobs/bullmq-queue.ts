@@ -61,6 +61,12 @@ export class BullmqQueue implements JobQueue {
         concurrency: this.options.concurrency ?? 1,
       });
       this.worker.on('error', (err) => this.log.error({ err }, 'job worker error'));
+      // A job whose worker died is re-run once by BullMQ's stalled check; past that BullMQ fails it without running
+      // the handler, so the record is closed here.
+      this.worker.on('failed', (job, err) => {
+        if (!job || !/stalled/i.test(err.message)) return;
+        void this.jobs.finish(Number(job.data.jobId), { error: `its worker stopped: ${err.message}` }).catch(() => undefined);
+      });
     }
   }
 

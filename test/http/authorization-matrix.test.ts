@@ -230,4 +230,35 @@ describe('authorization matrix', () => {
     assert.ok(cells > 400, `only ${cells} cells checked`);
     console.log(`authorization matrix: ${Object.keys(MATRIX).length} routes × ${PERSONAS.length} callers, ${cells} cells checked`);
   });
+
+  /**
+   * The same rows for an annotator of an assigned-only project whose assignment is `freshImageId` only: they are an
+   * annotator everywhere, except that the unassigned image (`imageId`) and everything on it (its annotation,
+   * revisions, review, lock) does not exist for them (404). Exports and version outputs, which hold the whole
+   * project, are 403 for them (test/reliability/assigned-only-reads.test.ts).
+   */
+  it('answers every route as an assigned-only annotator: unassigned images and what is on them are 404', async () => {
+    const assigned = await t.user();
+    const failures: string[] = [];
+    let cells = 0;
+    for (const [key, row] of Object.entries(MATRIX)) {
+      if (!row.path || row.rule === 'public' || row.rule === 'user' || row.rule === 'org-read' || row.rule === 'org-manage') continue;
+      const [method] = key.split(' ') as [string, string];
+      const f = await fixture();
+      await clients.owner.patch(`/api/projects/${f.projectId}`, { assigned_only: true });
+      await clients.owner.post(`/api/projects/${f.projectId}/members`, { user_id: assigned.id, role: 'annotator' });
+      await clients.owner.post(`/api/projects/${f.projectId}/assignments`, { user_id: assigned.id, image_ids: [f.freshImageId] });
+      const path = row.path(f);
+      const onUnassigned = [`/images/${f.imageId}`, `/annotations/${f.annotationId}`, `/reviews/${f.reviewId}`].some((part) => path.includes(part) && !path.includes(`${part}0`));
+      const asAnnotator = expected(row.rule, 'annotator');
+      const want = asAnnotator === 'pass' && onUnassigned ? 404 : asAnnotator;
+      const body = row.body?.(f);
+      const res = await assigned.request({ method: method as 'GET', url: path, ...(body === undefined ? {} : { payload: body as object }) });
+      cells++;
+      const ok = want === 'pass' ? ![401, 403, 404, 422].includes(res.status) && res.status < 500 : res.status === want;
+      if (!ok) failures.push(`${key} as assigned-only annotator: expected ${want}, got ${res.status} ${JSON.stringify(res.body).slice(0, 160)}`);
+    }
+    assert.deepEqual(failures, []);
+    assert.ok(cells >= 39, `only ${cells} cells checked`);
+  });
 });

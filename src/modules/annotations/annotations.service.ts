@@ -31,20 +31,24 @@ export class AnnotationsService {
     private readonly locks: LockGuard,
     /** Every change writes a revision in the same unit of work. */
     private readonly revisions: RevisionWriter,
-    /** Annotators of assigned-only projects write only on their images. */
+    /** Annotators of assigned-only projects read and write only their images. */
     private readonly scope: AssignmentScope,
   ) {}
 
   async listForImage(caller: Caller, imageId: number, page: PageQuery): Promise<Page<AnnotationOut>> {
     const image = await this.annotations.findImage(imageId);
-    await this.access.check(caller, image && { id: image.project_id, owner_id: image.owner_id }, 'project.read', `Image ${imageId} not found`);
+    const project = image && { id: image.project_id, owner_id: image.owner_id };
+    const role = await this.access.check(caller, project, 'project.read', `Image ${imageId} not found`);
+    await this.scope.assertImage(caller, project!, role, imageId, `Image ${imageId} not found`);
     const rows = await this.annotations.listForImage(imageId, page);
     return { items: rows.map(toAnnotationOut), total: image!.annotation_count };
   }
 
   async get(caller: Caller, id: number): Promise<AnnotationOut> {
     const row = await this.annotations.find(id);
-    await this.access.check(caller, row && { id: row.project_id, owner_id: row.owner_id }, 'project.read', `Annotation ${id} not found`);
+    const project = row && { id: row.project_id, owner_id: row.owner_id };
+    const role = await this.access.check(caller, project, 'project.read', `Annotation ${id} not found`);
+    await this.scope.assertImage(caller, project!, role, row!.image_id, `Annotation ${id} not found`);
     return toAnnotationOut(row!);
   }
 

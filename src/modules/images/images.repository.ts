@@ -1,6 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { Db, Executor, Tx } from '../../db/database.js';
-import { isUniqueViolation } from '../../db/errors.js';
+import { isUniqueViolation, retryOnConflict } from '../../db/errors.js';
 import type { ImagesTable, ReviewState } from '../../db/schema.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import { IMAGE_OUT_COLUMNS, type ImageOutRow, type ImageRow, type Split } from './images.schemas.js';
@@ -190,7 +190,16 @@ export class ImagesRepository {
    * transaction. Ids that are not (or no longer) in the project are skipped.
    */
   async deleteCounted(projectId: number, ids: number[]): Promise<{ images: DeletedImage[]; deletedAnnotations: number }> {
-    return this.db.transaction().execute(async (trx) => {
+    const sorted = [...new Set(ids)].sort((a, b) => a - b);
+    // Rolled back by a deadlock or serialization failure (PostgreSQL), it simply runs again.
+    return retryOnConflict(() => this.db.transaction().execute(async (trx) => {
+      // The images are locked first, in id order (an update that changes nothing), like annotation writes lock their
+      // image before the project: concurrent deletes then never wait on each other in a cycle, and no annotation can
+      // be added to or removed from these images between the count below and the delete.
+      if (sorted.length > 0) {
+        await trx.updateTable('images').set((eb) => ({ annotation_count: eb.ref('annotation_count') })).where('project_id', '=', projectId).where('id', 'in', sorted).execute();
+      }
+      ids = sorted;
       const annotated = await trx
         .selectFrom('annotations')
         .select(['image_id', (eb) => eb.fn.countAll<number>().as('n')])
@@ -214,7 +223,7 @@ export class ImagesRepository {
         trx,
       );
       return { images, deletedAnnotations };
-    });
+    }));
   }
 
   /** Whether a row of the project still refers to the blobs of these bytes. */

@@ -1,3 +1,4 @@
+import { BlobClaims, type BlobClaimSession } from '../../storage/blob-claims.js';
 import type { Readable } from 'node:stream';
 import type { Insertable } from 'kysely';
 import type { Caller } from '../../access/caller.js';
@@ -9,7 +10,6 @@ import type { ImagesTable } from '../../db/schema.js';
 import { identifyImage, ImageRejectedError, probeImage, type ImageRejectionReason } from '../../imaging/image-probe.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { imageBlobKey, thumbnailBlobKey } from '../../storage/keys.js';
-import { deleteImageFiles } from '../../storage/lifecycle.js';
 import { ImageConflictError, type DeletedImage, type ImagesRepository } from './images.repository.js';
 import {
   toImageOut,
@@ -93,6 +93,9 @@ export class ImagesService {
     private readonly teams: { locks: LockGuard; scope: AssignmentScope },
   ) {}
 
+  /** Content-addressed files that uploads of this process are writing now (see BlobClaims). */
+  private readonly claims = new BlobClaims();
+
   async list(caller: Caller, projectId: number, query: ImageListQuery): Promise<Page<ImageOut>> {
     const project = await this.access.project(caller, projectId, 'project.read');
     const role = (await this.access.roleOf(caller, project))!;
@@ -118,11 +121,20 @@ export class ImagesService {
    */
   async upload(caller: Caller, projectId: number, files: AsyncIterable<IncomingFile>): Promise<UploadOut> {
     await this.access.project(caller, projectId, 'images.write');
+    const claims = this.claims.session();
+    try {
+      return await this.uploadHolding(projectId, files, claims);
+    } finally {
+      claims.release();
+    }
+  }
+
+  private async uploadHolding(projectId: number, files: AsyncIterable<IncomingFile>, claims: BlobClaimSession): Promise<UploadOut> {
     const tasks: Promise<PreparedFile>[] = [];
     const running = new Set<Promise<void>>();
     try {
       for await (const file of files) {
-        const task = this.prepare(projectId, file);
+        const task = this.prepare(projectId, file, claims);
         tasks.push(task);
         const done: Promise<void> = task.then(
           () => void running.delete(done),
@@ -132,29 +144,29 @@ export class ImagesService {
         while (running.size >= this.options.uploadConcurrency) await Promise.race(running);
       }
     } catch (err) {
-      await this.discard(projectId, await Promise.allSettled(tasks));
+      await this.discard(projectId, await Promise.allSettled(tasks), claims);
       throw err;
     }
     const settled = await Promise.allSettled(tasks);
     const failure = settled.find((s) => s.status === 'rejected');
     if (failure) {
-      await this.discard(projectId, settled);
+      await this.discard(projectId, settled, claims);
       throw failure.reason;
     }
     const prepared = settled.map((s) => (s as PromiseFulfilledResult<PreparedFile>).value);
     if (prepared.length === 0) throw ValidationError.at(['body', 'files'], 'Field required: one or more file parts named "files"', 'missing');
     let outcomes: FileOutcome[];
     try {
-      outcomes = await this.record(projectId, prepared);
+      outcomes = await this.record(projectId, prepared, claims);
     } catch (err) {
-      await this.discard(projectId, settled);
+      await this.discard(projectId, settled, claims);
       throw err;
     }
     return this.uploadReport(outcomes);
   }
 
   /** Checks, decodes and writes one file's blobs. Refusals are outcomes; anything thrown is unexpected. */
-  private async prepare(projectId: number, file: IncomingFile): Promise<PreparedFile> {
+  private async prepare(projectId: number, file: IncomingFile, claims: BlobClaimSession): Promise<PreparedFile> {
     const { originalName, bytes, sha256 } = file;
     if (file.truncated) {
       const limit = Math.round(this.options.maxUploadBytes / (1024 * 1024));
@@ -168,10 +180,11 @@ export class ImagesService {
       const probed = await probeImage(bytes, type, { maxPixels: this.options.maxImagePixels });
       const blobKey = imageBlobKey(projectId, sha256, type.ext);
       const thumbnailKey = thumbnailBlobKey(projectId, sha256);
+      claims.hold([blobKey, thumbnailKey]);
       const written = await Promise.allSettled([this.blobs.put(blobKey, bytes), this.blobs.put(thumbnailKey, probed.thumbnail)]);
       const writeFailure = written.find((w) => w.status === 'rejected');
       if (writeFailure) {
-        await this.deleteBlobsUnlessUsed(projectId, sha256, blobKey);
+        await this.deleteBlobsUnlessUsed(projectId, sha256, [blobKey, thumbnailKey], claims);
         throw writeFailure.reason;
       }
       return {
@@ -196,12 +209,12 @@ export class ImagesService {
   }
 
   /** Records the stored files in one transaction, retried when a concurrent request took the same bytes or names. */
-  private async record(projectId: number, prepared: PreparedFile[]): Promise<FileOutcome[]> {
+  private async record(projectId: number, prepared: PreparedFile[], claims: BlobClaimSession): Promise<FileOutcome[]> {
     for (let attempt = 1; ; attempt++) {
       try {
         const { outcomes, orphans } = await this.images.transaction((trx) => this.insertStored(projectId, prepared, trx));
         // Blobs of files that found no free name are removed only once the transaction is final.
-        await Promise.all(orphans.map((o) => this.deleteBlobsUnlessUsed(projectId, o.sha256, o.blob_key)));
+        await Promise.all(orphans.map((o) => this.deleteBlobsUnlessUsed(projectId, o.sha256, [o.blob_key, o.thumbnail_key], claims)));
         return outcomes;
       } catch (err) {
         if (!(err instanceof ImageConflictError) || attempt === COMMIT_ATTEMPTS) throw err;
@@ -280,12 +293,12 @@ export class ImagesService {
   }
 
   /** Removes the blobs a failed upload request wrote (unless some row refers to the same bytes). */
-  private async discard(projectId: number, settled: PromiseSettledResult<PreparedFile>[]): Promise<void> {
-    const stored = new Map<string, string>();
+  private async discard(projectId: number, settled: PromiseSettledResult<PreparedFile>[], claims: BlobClaimSession): Promise<void> {
+    const stored = new Map<string, string[]>();
     for (const s of settled) {
-      if (s.status === 'fulfilled' && s.value.outcome === 'stored') stored.set(s.value.image.sha256, s.value.image.blob_key);
+      if (s.status === 'fulfilled' && s.value.outcome === 'stored') stored.set(s.value.image.sha256, [s.value.image.blob_key, s.value.image.thumbnail_key]);
     }
-    await Promise.all([...stored].map(([sha256, blobKey]) => this.deleteBlobsUnlessUsed(projectId, sha256, blobKey)));
+    await Promise.all([...stored].map(([sha256, keys]) => this.deleteBlobsUnlessUsed(projectId, sha256, keys, claims)));
   }
 
   async get(caller: Caller, imageId: number): Promise<ImageOut> {
@@ -348,9 +361,11 @@ export class ImagesService {
 
   /** The original bytes of an image, found by its stored name inside the project (the name never reaches storage). */
   async file(caller: Caller, projectId: number, filename: string): Promise<StoredFile> {
-    await this.access.project(caller, projectId, 'project.read');
+    const project = await this.access.project(caller, projectId, 'project.read');
     const image = await this.images.findByFilename(projectId, filename);
     if (!image) throw new NotFoundError(`Image file "${filename}" not found in project ${projectId}`);
+    const role = (await this.access.roleOf(caller, project))!;
+    await this.teams.scope.assertImage(caller, project, role, image.id, `Image file "${filename}" not found in project ${projectId}`);
     return {
       filename: image.filename,
       mimeType: image.mime_type,
@@ -380,12 +395,15 @@ export class ImagesService {
   }
 
   private async deleteBlobsOf(images: DeletedImage[]): Promise<void> {
-    await Promise.all(images.map((i) => this.deleteBlobsUnlessUsed(i.project_id, i.sha256, i.blob_key)));
+    await Promise.all(images.map((i) => this.deleteBlobsUnlessUsed(i.project_id, i.sha256, [i.blob_key, i.thumbnail_key])));
   }
 
-  /** Blobs are keyed by content, so they are removed only when no row of the project refers to those bytes. */
-  private async deleteBlobsUnlessUsed(projectId: number, sha256: string, blobKey: string): Promise<void> {
+  /**
+   * Blobs are keyed by content, so they are removed only when no row of the project refers to those bytes and no
+   * other request of this process is writing them (its row may be about to commit).
+   */
+  private async deleteBlobsUnlessUsed(projectId: number, sha256: string, keys: string[], claims?: BlobClaimSession): Promise<void> {
     if (await this.images.shaInUse(projectId, sha256)) return;
-    await deleteImageFiles(this.blobs, { project_id: projectId, sha256, blob_key: blobKey });
+    await Promise.all(keys.filter((key) => !this.claims.anyHeld(key, claims)).map((key) => this.blobs.delete(key)));
   }
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
@@ -81,7 +82,7 @@ export class ModelsService {
 
   /**
    * Registers an uploaded file (part `file`, text parts name/task/class_names): spooled to disk while hashed, checked,
-   * then stored under `projects/{id}/models/{sha256}.{ext}`. Nothing is left behind when any step fails.
+   * then stored under `projects/{id}/models/{sha256}-{random}.{ext}`. Nothing is left behind when any step fails.
    */
   async upload(caller: Caller, projectId: number, form: UploadForm): Promise<ModelOut> {
     await this.access.project(caller, projectId, 'models.write');
@@ -101,7 +102,9 @@ export class ModelsService {
       const described = await this.describe(received, filename, given);
       const name = given.name ?? (basename(filename, extname(filename)).trim() || `model-${received.sha256.slice(0, 8)}`);
       await this.assertNew(projectId, name, received.sha256);
-      blobKey = `projects/${projectId}/models/${received.sha256}.${storedExtension(described.format)}`;
+      // A name of its own, not the bare hash: a concurrent upload of the same bytes that is refused (409) removes only
+      // the file it wrote itself, never the one the winner's row points to.
+      blobKey = `projects/${projectId}/models/${received.sha256}-${randomBytes(6).toString('hex')}.${storedExtension(described.format)}`;
       await this.blobs.putStream(blobKey, createReadStream(received.path));
       const out = await this.insert(caller, projectId, { name, described, file: received, source: 'upload', path: null, blobKey });
       blobKey = null;

@@ -8,7 +8,9 @@ import { VersionsService } from './versions.service.js';
 /** Dataset versions: routes, and the generation job handler on the shared queue. */
 export async function registerVersionsModule(app: FastifyInstance, deps: ModuleDeps): Promise<VersionsRepository> {
   const repository = new VersionsRepository(deps.db);
-  await repository.failInterrupted();
+  // Only the in-process queue's generations die with this process; with Redis, BullMQ's stalled-job check hands a
+  // generation whose worker died to another worker (it starts over), and other workers' generations are alive.
+  if (!deps.config.redisUrl) await repository.failInterrupted();
   const generator = new VersionGenerator(repository, deps.blobs);
   deps.queue.register<GeneratePayload>(GENERATE_JOB, (ctx) => generator.run(ctx));
   versionsRoutes(app, new VersionsService(repository, deps.access, deps.queue, deps.blobs));

@@ -84,10 +84,10 @@ export class VersionsService {
   /** Generates the version again from its snapshot and seed: the same files, byte for byte. */
   async regenerate(caller: Caller, projectId: number, versionId: number): Promise<VersionOut> {
     const version = await this.visible(caller, projectId, versionId, 'versions.write');
-    if (version.status === 'pending' || version.status === 'generating') {
+    // Claimed in one statement: of two regenerations at once, one is 409 (never two generations of one version).
+    if (!(await this.versions.claimRegeneration(version.id))) {
       throw new ConflictError(`Version ${version.number} is still generating`);
     }
-    await this.versions.update(version.id, { status: 'pending', progress: 0, error: null, finished_at: null });
     return this.out(await this.enqueue({ ...version, status: 'pending' }, caller));
   }
 
@@ -124,6 +124,7 @@ export class VersionsService {
   }
 
   async images(caller: Caller, projectId: number, versionId: number, query: VersionImagesQuery): Promise<{ items: VersionImageOut[]; total: number }> {
+    await this.access.wholeProject(caller, projectId, 'project.read');
     const version = await this.visible(caller, projectId, versionId, 'project.read');
     const page = await this.versions.images(version.id, query);
     const annotations = await this.versions.annotationsOf(page.items.map((i) => i.id));
@@ -146,6 +147,7 @@ export class VersionsService {
   }
 
   async imageFile(caller: Caller, projectId: number, versionId: number, imageId: number): Promise<{ stream: Readable; size: number | null; filename: string }> {
+    await this.access.wholeProject(caller, projectId, 'project.read');
     const version = await this.visible(caller, projectId, versionId, 'project.read');
     const image = await this.versions.findImage(version.id, imageId);
     if (!image) throw NotFoundError.of('Version image', imageId);
