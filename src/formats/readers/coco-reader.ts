@@ -26,6 +26,15 @@ interface CocoAnnotation {
   bbox?: number[];
   segmentation?: number[][] | number[] | { size: [number, number]; counts: number[] | string };
 }
+/** Which files to read, as resolved by the layout detection (official COCO: annotations/instances_<split>.json). */
+export interface CocoLayout {
+  files: string[];
+  /** Split per file, when its name says it (instances_val2017.json → valid). */
+  splitOf?: Record<string, Split | null>;
+  /** Folders (relative to the root) to look for a file's images in, beside the usual places. */
+  imageDirs?: Record<string, string[]>;
+}
+
 interface CocoDocument {
   images: CocoImage[];
   annotations: CocoAnnotation[];
@@ -62,8 +71,8 @@ export async function findCocoFiles(root: string): Promise<string[]> {
  * rectangle is a box; multi-part polygons become one polygon per part; RLE (list or compressed string) is a mask.
  * Each document is parsed whole (JSON has no cheap streaming parse), one split file at a time.
  */
-export async function readCoco(root: string): Promise<DatasetSource> {
-  const files = await findCocoFiles(root);
+export async function readCoco(root: string, layout?: CocoLayout): Promise<DatasetSource> {
+  const files = layout?.files ?? (await findCocoFiles(root));
   if (files.length === 0) throw new FormatError('no COCO annotation file (a .json with images, annotations and categories) found');
   const classes: string[] = [];
   let shapes = 0;
@@ -94,9 +103,9 @@ export async function readCoco(root: string): Promise<DatasetSource> {
         if (list) list.push(annotation);
         else byImage.set(annotation.image_id, [annotation]);
       }
-      const folderSplit = splitFromName(dirname(file).split('/').pop() ?? '');
+      const folderSplit = layout?.splitOf?.[file] ?? splitFromName(dirname(file).split('/').pop() ?? '');
       for (const image of doc.images) {
-        const path = await locateImage(root, file, image.file_name);
+        const path = await locateImage(root, file, image.file_name, layout?.imageDirs?.[file]);
         const size = image.width && image.height ? { width: image.width, height: image.height } : await imageSize(path);
         const split = folderSplit ?? (image.split ? splitFromName(image.split) : null) ?? splitOfPath(image.file_name);
         yield {
@@ -235,14 +244,14 @@ export function decodeCompressedCounts(text: string): number[] {
  * The file an image entry names. `file_name` is relative to the JSON's folder (Roboflow), to an `images/` folder
  * beside it, or to the dataset root; names that climb out of the dataset are refused.
  */
-async function locateImage(root: string, file: string, fileName: string): Promise<string> {
+async function locateImage(root: string, file: string, fileName: string, imageDirs: string[] = []): Promise<string> {
   const clean = fileName.replace(/\\/g, '/');
   if (clean.startsWith('/') || clean.split('/').includes('..')) {
     throw new FormatError(`${file}: image file_name "${fileName}" leaves the dataset folder`);
   }
   const jsonDir = join(root, dirname(file));
   const base = clean.split('/').pop()!;
-  const candidates = [join(jsonDir, clean), join(jsonDir, 'images', clean), join(root, clean), join(root, 'images', clean), join(jsonDir, base)];
+  const candidates = [join(jsonDir, clean), join(jsonDir, 'images', clean), join(root, clean), join(root, 'images', clean), join(jsonDir, base), ...imageDirs.map((dir) => join(root, dir, clean))];
   for (const candidate of candidates) if (await exists(candidate)) return candidate;
   throw new FormatError(`${file}: image "${fileName}" is listed but its file is not in the dataset (looked in ${relative(root, jsonDir) || '.'})`);
 }
