@@ -359,6 +359,12 @@ const ROUND_TRIPS: { folder: string; format: string; projectType: string; images
   { folder: 'fresh-rotten-cls', format: 'folders', projectType: 'classification', images: 18 },
   { folder: 'plants-semantic-masks', format: 'masks', projectType: 'semantic_segmentation', images: 9 },
   { folder: 'indoor-semantic-masks', format: 'masks', projectType: 'semantic_segmentation', images: 7 },
+  // The interchange formats, each through the import route again (CreateML and LabelMe keep no class list, so
+  // unused classes are lost: covered with used classes only in test/unit/formats-writers.test.ts).
+  { folder: 'toy-cars-yolo-seg', format: 'cvat', projectType: 'instance_segmentation', images: 6 },
+  { folder: 'indoor-semantic-masks', format: 'datumaro', projectType: 'semantic_segmentation', images: 7 },
+  { folder: 'fresh-rotten-cls', format: 'labelme', projectType: 'classification', images: 18 },
+  { folder: 'indian-vehicles-yolo', format: 'yolo_ultralytics', projectType: 'object_detection', images: 7 },
 ];
 
 describe('round trip on real samples of the shared datasets: import → export → import', () => {

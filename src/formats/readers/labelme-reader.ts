@@ -25,6 +25,7 @@ interface LabelMeShape {
   label?: string;
   points?: number[][];
   shape_type?: string;
+  mask?: string;
 }
 
 /**
@@ -70,7 +71,7 @@ export async function readLabelMe(root: string, scan?: DatasetScan): Promise<Dat
 async function annotationsOf(root: string, s: DatasetScan, file: string, kind: 'json' | 'xml'): Promise<{ image: string; list: Annotation[] }> {
   const text = await readFile(join(root, file), 'utf8');
   if (kind === 'json') {
-    let doc: { imagePath?: string; shapes?: LabelMeShape[] };
+    let doc: { imagePath?: string; shapes?: LabelMeShape[]; flags?: Record<string, unknown>; imageWidth?: number; imageHeight?: number };
     try {
       doc = JSON.parse(text);
     } catch (error) {
@@ -87,8 +88,12 @@ async function annotationsOf(root: string, s: DatasetScan, file: string, kind: '
         if (box.width > 0 && box.height > 0) list.push({ type: 'bbox', className, geometry: box });
       } else if ((shape.shape_type ?? 'polygon') === 'polygon' && points.length >= 3) {
         list.push({ type: 'polygon', className, geometry: { points: openRing(points) } });
+      } else if (shape.shape_type === 'mask' && typeof shape.mask === 'string' && points.length >= 1) {
+        list.push({ type: 'mask', className, geometry: { rle: await labelMeMask(shape.mask, points[0], await imageSize(image), file) } });
       }
     }
+    // Image-level labels: flags set to true.
+    for (const [name, on] of Object.entries(doc.flags ?? {})) if (on === true && name.trim()) list.push({ type: 'classification', className: name.trim(), geometry: {} });
     return { image, list };
   }
   let doc: { annotation?: { filename?: string; folder?: string; object?: any[] } };
@@ -126,4 +131,24 @@ async function annotationsOf(root: string, s: DatasetScan, file: string, kind: '
     }
   }
   return { image, list };
+}
+
+/** labelme ≥ 5.3 mask shape: a PNG (base64) of the mask inside its box, placed at the box's first corner. */
+async function labelMeMask(base64: string, [left, top]: Point, size: { width: number; height: number }, file: string) {
+  try {
+    const { data, info } = await sharp(Buffer.from(base64, 'base64')).extractChannel(0).raw().toBuffer({ resolveWithObject: true });
+    const bitmap = new Uint8Array(size.width * size.height);
+    const x0 = Math.round(left);
+    const y0 = Math.round(top);
+    for (let y = 0; y < info.height; y++) {
+      for (let x = 0; x < info.width; x++) {
+        const tx = x0 + x;
+        const ty = y0 + y;
+        if (data[y * info.width + x] > 127 && tx >= 0 && ty >= 0 && tx < size.width && ty < size.height) bitmap[ty * size.width + tx] = 1;
+      }
+    }
+    return encodeRle({ width: size.width, height: size.height, data: bitmap });
+  } catch (error) {
+    throw new FormatError(`${file}: a mask shape's PNG cannot be read: ${(error as Error).message}`);
+  }
 }

@@ -93,9 +93,13 @@ export function splitOfPath(path: string): Split | null {
   return null;
 }
 
-/** Segmentation when any outline or mask is present, detection when boxes are, else classification. */
+/**
+ * Instance segmentation when outlines are present, semantic segmentation when masks are the only shapes, detection
+ * when boxes are, else classification.
+ */
 export function projectTypeOf(annotations: Iterable<Annotation['type']>): ProjectType {
   const seen = new Set(annotations);
+  if (seen.has('mask') && !seen.has('polygon') && !seen.has('bbox')) return 'semantic_segmentation';
   if (seen.has('polygon') || seen.has('mask')) return 'instance_segmentation';
   if (seen.has('bbox')) return 'object_detection';
   if (seen.has('classification')) return 'classification';
