@@ -166,6 +166,22 @@ describe('import of a dataset archive', () => {
     await assertNothingLeft(t, bob.id, before);
   });
 
+  it('a zip holding two layouts is 422 naming both and the format values; format picks one (201)', async () => {
+    const before = (await t.versa.deps.db.selectFrom('projects').select('id').where('owner_id', '=', bob.id).execute()).length;
+    const coco = { images: [{ id: 1, file_name: 'one.jpg', width: 100, height: 50 }], annotations: [], categories: [{ id: 1, name: 'cat' }] };
+    const both = await buildZip([...(await yoloDataset()), { name: 'train/images/_annotations.coco.json', data: JSON.stringify(coco) }]);
+    const ambiguous = await importZip(bob, both);
+    assert.equal(ambiguous.status, 422, JSON.stringify(ambiguous.body));
+    const detail = JSON.stringify(ambiguous.body.detail);
+    assert.match(detail, /ambiguous dataset layout/);
+    assert.match(detail, /data\.yaml \(format=yolo\)/);
+    assert.match(detail, /_annotations\.coco\.json \(format=coco\)/);
+    await assertNothingLeft(t, bob.id, before);
+    const chosen = await importZip(bob, both, { format: 'yolo' });
+    assert.equal(chosen.status, 201, JSON.stringify(chosen.body));
+    assert.equal(chosen.body.annotation_count, 3);
+  });
+
   it('stops a zip bomb (413) and an image that is not an image (415), leaving nothing', async () => {
     const before = (await t.versa.deps.db.selectFrom('projects').select('id').where('owner_id', '=', bob.id).execute()).length;
     const bomb = await buildZip([...(await yoloDataset()), { name: 'train/labels/zeros.txt', data: Buffer.alloc(4 * 1024 * 1024) }]);
