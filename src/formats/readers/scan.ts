@@ -51,7 +51,10 @@ export async function head(path: string, bytes = 65536): Promise<string> {
  * first; then the base name anywhere in the dataset when it is unique. Never leaves the dataset.
  */
 export function findImage(scan: DatasetScan, reference: string, preferDirs: string[] = []): string | null {
-  const clean = reference.replace(/\\/g, '/').replace(/[?#].*$/, '').replace(/^[a-z]+:\/\/[^/]*/i, '');
+  // Label Studio's local storage serves files as `/data/local-files/?d=<path>`: the path is in the query.
+  const local = /[?&]d=([^&#]+)/.exec(reference);
+  const target = local ? decodeURIComponent(local[1]) : reference;
+  const clean = target.replace(/\\/g, '/').replace(/[?#].*$/, '').replace(/^[a-z]+:\/\/[^/]*/i, '');
   const parts = clean.split('/').filter((p) => p !== '' && p !== '.');
   if (parts.includes('..') || parts.length === 0) return null;
   const wanted = parts.join('/');
