@@ -242,6 +242,29 @@ describe('layout detection never guesses', () => {
     assert.equal((await readDataset(root, 'folders')).projectType, 'classification');
   });
 
+  it('CVAT Segmentation mask 1.1: colours from labelmap.txt, one mask per class; an unknown colour is an error', async () => {
+    const root = await fresh();
+    await mkdir(join(root, 'SegmentationClass'), { recursive: true });
+    await mkdir(join(root, 'JPEGImages'));
+    await mkdir(join(root, 'ImageSets/Segmentation'), { recursive: true });
+    await writeFile(join(root, 'labelmap.txt'), '# label:color_rgb:parts:actions\nbackground:0,0,0::\ncat:250,50,83::\ndog:36,179,83::\n');
+    await writeFile(join(root, 'ImageSets/Segmentation/default.txt'), 'a\n');
+    await sharp({ create: { width: 8, height: 4, channels: 3, background: '#808080' } }).jpeg().toFile(join(root, 'JPEGImages/a.jpg'));
+    const pixels = Buffer.alloc(8 * 4 * 3);
+    const paint = (i: number, rgb: number[]) => pixels.set(rgb, i * 3);
+    [0, 1, 8, 9].forEach((i) => paint(i, [250, 50, 83]));
+    [30, 31].forEach((i) => paint(i, [36, 179, 83]));
+    await sharp(pixels, { raw: { width: 8, height: 4, channels: 3 } }).png().toFile(join(root, 'SegmentationClass/a.png'));
+    const source = await readDataset(root);
+    assert.equal(source.format, 'voc_masks');
+    assert.deepEqual(source.classes, ['cat', 'dog']);
+    const [item] = await collect(source);
+    assert.deepEqual(item.annotations.map((a) => [a.className, a.type === 'mask' ? rleArea(a.geometry.rle) : 0]), [['cat', 4], ['dog', 2]]);
+    paint(5, [1, 2, 3]);
+    await sharp(pixels, { raw: { width: 8, height: 4, channels: 3 } }).png().toFile(join(root, 'SegmentationClass/a.png'));
+    await assert.rejects(async () => collect(await readDataset(root)), /colour 1,2,3 is not in the label map/);
+  });
+
   it('plain images: no annotations, splits from folder names; format=images forces it', async () => {
     const root = await fresh();
     await cp(join(SHARED, 'indian-vehicles-yolo/valid/images'), join(root, 'valid'), { recursive: true });
