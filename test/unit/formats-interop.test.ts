@@ -35,6 +35,22 @@ describe('readers for other tools’ exports (real files)', () => {
     assert.deepEqual(items[0].annotations[0].geometry, { x: 2, y: 2, width: 3, height: 1 });
   });
 
+  it('official COCO layout with <split>2017/ image folders (instances_val2017.json → valid)', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'versa-coco2017-'));
+    try {
+      await mkdir(join(root, 'annotations'));
+      for (const [from, to] of [['train', 'train2017'], ['val', 'val2017']]) {
+        await cp(join(INTEROP, `coco-official/images/${from}`), join(root, to), { recursive: true });
+        await cp(join(INTEROP, `coco-official/annotations/instances_${from}.json`), join(root, `annotations/instances_${to}.json`));
+        await cp(join(INTEROP, `coco-official/annotations/captions_${from}.json`), join(root, `annotations/captions_${to}.json`));
+      }
+      const items = await collect(await readDataset(root));
+      assert.deepEqual(summary(items), [['train', 'a.jpg', ['bbox:b']], ['valid', 'b.jpg', ['bbox:a', 'mask:b']]]);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
   it('official COCO layout with only captions / panoptic files is refused with a message saying why', async () => {
     const root = await mkdtemp(join(tmpdir(), 'versa-coco-'));
     try {
