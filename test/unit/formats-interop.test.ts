@@ -84,6 +84,18 @@ describe('readers for other tools’ exports (real files)', () => {
     assert.deepEqual(items[1].annotations[0].geometry, { points: [[1, 2], [3, 4], [6, 5]] });
   });
 
+  it('CVAT for video 1.1 (tracks) is refused with a message saying what to export instead', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'versa-cvat-video-'));
+    try {
+      await writeFile(join(root, 'annotations.xml'), '<?xml version="1.0"?>\n<annotations><version>1.1</version><track id="0" label="car"><box frame="0" xtl="1" ytl="1" xbr="5" ybr="5" outside="0" occluded="0" keyframe="1"/></track></annotations>');
+      await mkdir(join(root, 'images'));
+      await sharp({ create: { width: 8, height: 4, channels: 3, background: '#000' } }).png().toFile(join(root, 'images/frame_000000.png'));
+      await assert.rejects(readDataset(root), /CVAT for video 1\.1 \(tracks\): export the task as "CVAT for images 1\.1"/);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
   it('CVAT YOLO 1.1 (obj.data, obj.names, obj_train_data/) is YOLO detection, not classification by folder', async () => {
     const root = join(INTEROP, 'cvat-yolo-1.1');
     assert.equal(await detectFormat(root), 'yolo');

@@ -41,6 +41,9 @@ export async function readCvat(root: string, scan?: DatasetScan): Promise<Datase
   for (const f of s.files.filter((p) => p.toLowerCase().endsWith('.xml'))) if (await looksLikeCvatXml(join(root, f))) files.push(f);
   if (files.length === 0) throw new FormatError('no CVAT for images XML (annotations.xml) found');
   const docs = await Promise.all(files.map(async (file) => ({ file, doc: await parse(root, file) })));
+  for (const { file, doc } of docs) {
+    if (!doc.image && doc.track) throw new FormatError(`${file} is CVAT for video 1.1 (tracks): export the task as "CVAT for images 1.1" to import it`);
+  }
   const classes: string[] = [];
   const types: Annotation['type'][] = [];
   for (const { doc } of docs) {
