@@ -182,6 +182,16 @@ describe('import of a dataset archive', () => {
     assert.equal(chosen.body.annotation_count, 3);
   });
 
+  it('a zip of plain images (no annotation file) imports the images unannotated (201)', async () => {
+    const zip = await buildZip([
+      { name: 'holiday/train/a.jpg', data: await picture(30, 20) },
+      { name: 'holiday/train/b.png', data: await picture(20, 30, 'png') },
+    ]);
+    const res = await importZip(bob, zip, { project_type: 'object_detection' });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.deepEqual([res.body.image_count, res.body.annotation_count, res.body.class_count], [2, 0, 0]);
+  });
+
   it('stops a zip bomb (413) and an image that is not an image (415), leaving nothing', async () => {
     const before = (await t.versa.deps.db.selectFrom('projects').select('id').where('owner_id', '=', bob.id).execute()).length;
     const bomb = await buildZip([...(await yoloDataset()), { name: 'train/labels/zeros.txt', data: Buffer.alloc(4 * 1024 * 1024) }]);

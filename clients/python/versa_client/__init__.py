@@ -22,7 +22,7 @@ import urllib.parse
 import urllib.request
 import uuid
 
-__all__ = ["Versa", "VersaError", "IMAGE_EXTENSIONS"]
+__all__ = ["Versa", "VersaError", "IMAGE_EXTENSIONS", "print_progress"]
 __version__ = "0.1.0"
 
 IMAGE_EXTENSIONS = {".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff", ".gif", ".avif", ".bmp"}
