@@ -12,7 +12,20 @@ export const SPLITS: readonly Split[] = ['train', 'valid', 'test'];
 
 export type ProjectType = 'object_detection' | 'instance_segmentation' | 'classification' | 'semantic_segmentation';
 
-export type FormatName = 'coco' | 'yolo' | 'voc' | 'folders' | 'masks';
+export type FormatName =
+  | 'coco'
+  | 'yolo'
+  | 'voc'
+  | 'folders'
+  | 'masks'
+  | 'voc_masks'
+  | 'cvat'
+  | 'datumaro'
+  | 'labelme'
+  | 'labelstudio'
+  | 'createml'
+  | 'multilabel_csv'
+  | 'images';
 
 export type Point = [x: number, y: number];
 

@@ -29,6 +29,15 @@ interface CocoAnnotation {
   bbox?: number[];
   segmentation?: number[][] | number[] | { size: [number, number]; counts: number[] | string };
 }
+/** Which files to read, as resolved by the layout detection (official COCO: annotations/instances_<split>.json). */
+export interface CocoLayout {
+  files: string[];
+  /** Split per file, when its name says it (instances_val2017.json → valid). */
+  splitOf?: Record<string, Split | null>;
+  /** Folders (relative to the root) to look for a file's images in, beside the usual places. */
+  imageDirs?: Record<string, string[]>;
+}
+
 /** What a reader may hold for one archive; past either limit the dataset is refused (413) before anything is stored. */
 export interface DatasetLimits {
   /** Annotations over all label files. */
@@ -86,8 +95,8 @@ export async function findCocoFiles(root: string): Promise<string[]> {
  * one at a time. `labelsApart()` hands them out that way (the import stores the images, then the annotations, and
  * holds neither list); `items()` groups them by image for small datasets (tests, conversions).
  */
-export async function readCoco(root: string, limits: DatasetLimits = DEFAULT_DATASET_LIMITS): Promise<DatasetSource> {
-  const files = await findCocoFiles(root);
+export async function readCoco(root: string, limits: DatasetLimits = DEFAULT_DATASET_LIMITS, layout?: CocoLayout): Promise<DatasetSource> {
+  const files = layout?.files ?? (await findCocoFiles(root));
   if (files.length === 0) throw new FormatError('no COCO annotation file (a .json with images, annotations and categories) found');
   const classes: string[] = [];
   const scans: CocoScan[] = [];
@@ -104,9 +113,9 @@ export async function readCoco(root: string, limits: DatasetLimits = DEFAULT_DAT
   /** The images in document order, each with the key its annotations are streamed under, without annotations. */
   async function* bareItems(): AsyncGenerator<DatasetItem & { key: string }> {
     for (const { file, images } of scans) {
-      const folderSplit = splitFromName(dirname(file).split('/').pop() ?? '');
+      const folderSplit = layout?.splitOf?.[file] ?? splitFromName(dirname(file).split('/').pop() ?? '');
       for (const image of images) {
-        const path = await locateImage(root, file, image.file_name);
+        const path = await locateImage(root, file, image.file_name, layout?.imageDirs?.[file]);
         const size = image.width && image.height ? { width: image.width, height: image.height } : await imageSize(path);
         const split = folderSplit ?? (image.split ? splitFromName(image.split) : null) ?? splitOfPath(image.file_name);
         yield { key: itemKey(file, image.id), split, fileName: image.file_name.split('/').pop()!, source: { path }, ...size, annotations: [] };
@@ -124,7 +133,7 @@ export async function readCoco(root: string, limits: DatasetLimits = DEFAULT_DAT
       const sizeOf = async (image: CocoImage) => {
         if (image.width && image.height) return { width: image.width, height: image.height };
         let size = measured.get(image.id);
-        if (!size) measured.set(image.id, (size = await imageSize(await locateImage(root, file, image.file_name))));
+        if (!size) measured.set(image.id, (size = await imageSize(await locateImage(root, file, image.file_name, layout?.imageDirs?.[file]))));
         return size;
       };
       for await (const { section, value } of cocoValues(root, file)) {
@@ -341,14 +350,14 @@ export function decodeCompressedCounts(text: string): number[] {
  * The file an image entry names. `file_name` is relative to the JSON's folder (Roboflow), to an `images/` folder
  * beside it, or to the dataset root; names that climb out of the dataset are refused.
  */
-async function locateImage(root: string, file: string, fileName: string): Promise<string> {
+async function locateImage(root: string, file: string, fileName: string, imageDirs: string[] = []): Promise<string> {
   const clean = fileName.replace(/\\/g, '/');
   if (clean.startsWith('/') || clean.split('/').includes('..')) {
     throw new FormatError(`${file}: image file_name "${fileName}" leaves the dataset folder`);
   }
   const jsonDir = join(root, dirname(file));
   const base = clean.split('/').pop()!;
-  const candidates = [join(jsonDir, clean), join(jsonDir, 'images', clean), join(root, clean), join(root, 'images', clean), join(jsonDir, base)];
+  const candidates = [join(jsonDir, clean), join(jsonDir, 'images', clean), join(root, clean), join(root, 'images', clean), join(jsonDir, base), ...imageDirs.map((dir) => join(root, dir, clean))];
   for (const candidate of candidates) if (await exists(candidate)) return candidate;
   throw new FormatError(`${file}: image "${fileName}" is listed but its file is not in the dataset (looked in ${relative(root, jsonDir) || '.'})`);
 }

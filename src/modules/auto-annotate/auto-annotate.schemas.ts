@@ -52,7 +52,8 @@ export const JobStartedOut = Type.Object({
 });
 export type JobStartedOut = Static<typeof JobStartedOut>;
 
-const Point = Type.Tuple([Type.Number({ minimum: 0 }), Type.Number({ minimum: 0 })]);
+/** `[x, y]`: an array of exactly two numbers (OpenAPI 3.0 has no tuple form; `items` must be one schema). */
+const Point = Type.Array(Type.Number({ minimum: 0 }), { minItems: 2, maxItems: 2, description: '[x, y]' });
 
 export const SamRequest = Type.Object(
   {
@@ -78,7 +79,7 @@ export const SamOut = Type.Object({
   image_id: Type.Integer(),
   mask: Type.Object({
     rle: Type.Object({ size: Type.Array(Type.Integer()), counts: Type.Array(Type.Integer()) }, { description: 'COCO uncompressed RLE, column-major, [height, width]' }),
-    polygons: Type.Array(Type.Array(Type.Tuple([Type.Number(), Type.Number()])), { description: 'Outer boundaries, largest first' }),
+    polygons: Type.Array(Type.Array(Type.Array(Type.Number(), { minItems: 2, maxItems: 2, description: '[x, y]' })), { description: 'Outer boundaries, largest first' }),
     bbox: Box,
     area: Type.Integer(),
     score: Type.Number({ description: "The decoder's predicted IoU" }),
