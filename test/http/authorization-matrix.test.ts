@@ -115,6 +115,7 @@ const MATRIX: Record<string, Row> = {
   'GET /api/projects/:id/splits': { rule: 'project.read', path: (f) => `/api/projects/${f.projectId}/splits` },
   'POST /api/projects/:id/splits': { rule: 'versions.write', path: (f) => `/api/projects/${f.projectId}/splits?train=70&valid=20&test=10&seed=1` },
   'POST /api/projects/:id/export': { rule: 'auth-only' },
+  'POST /api/projects/:id/readiness': { rule: 'project.read', path: (f) => `/api/projects/${f.projectId}/readiness`, body: () => ({}) },
   'GET /api/exports/:filename': { rule: 'auth-only' },
   'GET /api/jobs/:id': { rule: 'auth-only' },
   'GET /api/projects/:id/models': { rule: 'project.read', path: (f) => `/api/projects/${f.projectId}/models` },
