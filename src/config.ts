@@ -24,6 +24,8 @@ export interface Config {
   /** Login and register attempts allowed per client IP per minute; failed logins per account are a fifth of it. */
   readonly authAttemptsPerMinute: number;
   readonly logLevel: string;
+  /** Measure quality features (blur, brightness, …) from each upload's thumbnail at ingest; else on first report. */
+  readonly ingestFeatures: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -76,5 +78,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runsRoot: optionalPath(env, 'RUNS_ROOT'),
     authAttemptsPerMinute: int(env, 'AUTH_ATTEMPTS_PER_MINUTE', 30, 1, 1_000_000),
     logLevel: env.LOG_LEVEL || 'info',
+    ingestFeatures: int(env, 'INGEST_FEATURES', 1, 0, 1) === 1,
   });
 }

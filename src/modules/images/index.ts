@@ -6,6 +6,8 @@ import { LockGuard } from '../locks/lock-guard.js';
 import { LocksRepository } from '../locks/locks.repository.js';
 import type { ModuleDeps } from '../module-deps.js';
 import { ProjectsRepository } from '../projects/projects.repository.js';
+import { ImageFeaturesRepository } from '../quality/image-features.repository.js';
+import { ImageFeatureRecorder } from '../quality/image-features.service.js';
 import { ImagesRepository } from './images.repository.js';
 import { imagesRoutes } from './images.routes.js';
 import { ImagesService } from './images.service.js';
@@ -21,6 +23,6 @@ export function registerImagesModule(app: FastifyInstance, deps: ModuleDeps): vo
   }, {
     locks: new LockGuard(new LocksRepository(deps.db)),
     scope: new AssignmentScope(deps.access, new AssignmentsRepository(deps.db)),
-  });
+  }, deps.config.ingestFeatures ? new ImageFeatureRecorder(new ImageFeaturesRepository(deps.db), deps.blobs) : undefined);
   imagesRoutes(app, service, deps.config.maxUploadBytes);
 }
