@@ -6,18 +6,26 @@ import { ImageFeatureRecorder } from './image-features.service.js';
 import { ProfileRepository } from './profile.repository.js';
 import { ProfileService } from './profile.service.js';
 import { QualityRepository } from './quality.repository.js';
-import { qualityRoutes } from './quality.routes.js';
+import { cleaningRoutes, qualityRoutes } from './quality.routes.js';
+import { CleaningRepository } from './cleaning.repository.js';
+import { CleaningService } from './cleaning.service.js';
+import { cleaningCatalog } from './cleaning-actions.js';
+import { LockGuard } from '../locks/lock-guard.js';
+import { LocksRepository } from '../locks/locks.repository.js';
+import { RevisionsRepository } from '../revisions/revisions.repository.js';
 import { QualityService } from './quality.service.js';
 import { ReadinessEvaluator } from './readiness.js';
 
 export { ReadinessEvaluator, evaluateReadiness, READINESS_RULES, ADAPTER_TASKS, type ReadinessOut, type ReadinessConfig } from './readiness.js';
 export { checkCatalog, checksOf, registerChecks } from './catalog.js';
 export { ImageFeatureRecorder } from './image-features.service.js';
+export { cleaningCatalog, cleaningActionsOf, registerCleaningActions } from './cleaning-actions.js';
 
 /** What the quality module offers the others: the training gate's evaluator and the catalogs. */
 export interface QualityModule {
   readonly readiness: ReadinessEvaluator;
   readonly checkCatalog: typeof checkCatalog;
+  readonly cleaningCatalog: typeof cleaningCatalog;
 }
 
 export function registerQualityModule(app: FastifyInstance, deps: ModuleDeps): QualityModule {
@@ -27,5 +35,7 @@ export function registerQualityModule(app: FastifyInstance, deps: ModuleDeps): Q
   const readiness = new ReadinessEvaluator(deps.access, profile);
   const quality = new QualityService(deps.access, new QualityRepository(deps.db), features, recorder, new ProfileService(profile));
   qualityRoutes(app, { readiness, quality });
-  return { readiness, checkCatalog };
+  const locks = new LockGuard(new LocksRepository(deps.db));
+  cleaningRoutes(app, new CleaningService(deps.access, new CleaningRepository(deps.db), quality, new RevisionsRepository(deps.db), locks, deps.blobs));
+  return { readiness, checkCatalog, cleaningCatalog };
 }
