@@ -124,6 +124,7 @@ const MATRIX: Record<string, Row> = {
   'POST /api/projects/:id/cleaning': { rule: 'images.delete', path: (f) => `/api/projects/${f.projectId}/cleaning`, body: () => ({ actions: [{ id: 'drop_tiny_annotations', params: { min_area: 0, min_side: 0 } }] }) },
   'GET /api/projects/:id/cleaning/runs': { rule: 'project.read', path: (f) => `/api/projects/${f.projectId}/cleaning/runs` },
   'POST /api/cleaning-runs/:id/revert': { rule: 'auth-only' },
+  'GET /api/projects/:id/canonical': { rule: 'export', path: (f) => `/api/projects/${f.projectId}/canonical?format=json` },
   'POST /api/projects/:id/readiness': { rule: 'project.read', path: (f) => `/api/projects/${f.projectId}/readiness`, body: () => ({}) },
   'GET /api/exports/:filename': { rule: 'auth-only' },
   'GET /api/jobs/:id': { rule: 'auth-only' },

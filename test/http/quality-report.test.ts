@@ -157,3 +157,64 @@ describe('quality report and profile', () => {
     assert.equal((await stranger.post(`/api/projects/${projectId}/quality`, {})).status, 404);
   });
 });
+
+describe('canonical export', () => {
+  let t: TestApp;
+  let owner: Client;
+  let token: string;
+  let stranger: Client;
+  let projectId: number;
+
+  before(async () => {
+    t = await startTestApp();
+    owner = await t.user();
+    stranger = await t.user();
+    token = (owner as Client & { token: string }).token;
+    projectId = await createProject(owner, 'canonical');
+    const images = await uploadImages(owner, projectId, [
+      { name: 'one.jpg', data: await smoothImage(1) },
+      { name: 'two.jpg', data: await smoothImage(2) },
+    ]);
+    const cat = await createClass(owner, projectId, 'cat "quoted"');
+    await addBox(owner, images[0].id, cat, { x: 1, y: 2, width: 3, height: 4 });
+    await t.versa.deps.db.updateTable('images').set({ split: 'valid' }).where('id', '=', images[1].id).execute();
+  });
+  after(() => t.close());
+
+  it('streams one universal record per image as JSON Lines, and as one JSON document', async () => {
+    // The test client would parse any content type that mentions json: read the raw lines.
+    const res = await t.app.inject({ method: 'GET', url: `/api/projects/${projectId}/canonical`, headers: { authorization: `Bearer ${token}` } });
+    assert.equal(res.statusCode, 200);
+    assert.match(String(res.headers['content-type']), /application\/x-ndjson/);
+    const lines = res.body.trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(lines.length, 2);
+    const [first, second] = lines;
+    assert.deepEqual(Object.keys(first).sort(), ['annotations', 'id', 'label', 'media', 'metadata', 'modality', 'spans', 'split', 'value']);
+    assert.equal(first.modality, 'image');
+    assert.equal(first.split, null);
+    assert.equal(second.split, 'valid');
+    assert.equal(first.media.width, 160);
+    assert.match(first.media.uri, /\/images\/file\//);
+    assert.deepEqual(first.annotations.map((a: any) => [a.label, a.type, a.geometry]), [['cat "quoted"', 'bbox', { x: 1, y: 2, width: 3, height: 4 }]]);
+    assert.deepEqual(second.annotations, []);
+
+    const json = await owner.get(`/api/projects/${projectId}/canonical?format=json`);
+    assert.match(String(json.headers['content-type']), /application\/json/);
+    assert.deepEqual(json.body, lines);
+    const valid = await owner.get(`/api/projects/${projectId}/canonical?format=json&split=valid`);
+    assert.deepEqual(valid.body.map((r: any) => r.id), [second.id]);
+  });
+
+  it('documents the record schema in the OpenAPI document', async () => {
+    const doc = (await t.client().get('/openapi.json')).body;
+    const content = doc.paths['/api/projects/{id}/canonical'].get.responses['200'].content;
+    const schema = content['application/x-ndjson'].schema;
+    assert.deepEqual(Object.keys(schema.properties).sort(), ['annotations', 'id', 'label', 'media', 'metadata', 'modality', 'spans', 'split', 'value']);
+  });
+
+  it('401, 404, 422', async () => {
+    assert.equal((await t.client().get(`/api/projects/${projectId}/canonical`)).status, 401);
+    assert.equal((await stranger.get(`/api/projects/${projectId}/canonical`)).status, 404);
+    assert.equal((await owner.get(`/api/projects/${projectId}/canonical?format=xml`)).status, 422);
+  });
+});

@@ -6,7 +6,9 @@ import { ImageFeatureRecorder } from './image-features.service.js';
 import { ProfileRepository } from './profile.repository.js';
 import { ProfileService } from './profile.service.js';
 import { QualityRepository } from './quality.repository.js';
-import { cleaningRoutes, qualityRoutes } from './quality.routes.js';
+import { canonicalRoutes, cleaningRoutes, qualityRoutes } from './quality.routes.js';
+import { CanonicalRepository } from './canonical.repository.js';
+import { CanonicalService } from './canonical.service.js';
 import { CleaningRepository } from './cleaning.repository.js';
 import { CleaningService } from './cleaning.service.js';
 import { cleaningCatalog } from './cleaning-actions.js';
@@ -37,5 +39,6 @@ export function registerQualityModule(app: FastifyInstance, deps: ModuleDeps): Q
   qualityRoutes(app, { readiness, quality });
   const locks = new LockGuard(new LocksRepository(deps.db));
   cleaningRoutes(app, new CleaningService(deps.access, new CleaningRepository(deps.db), quality, new RevisionsRepository(deps.db), locks, deps.blobs));
+  canonicalRoutes(app, new CanonicalService(deps.access, new CanonicalRepository(deps.db)));
   return { readiness, checkCatalog, cleaningCatalog };
 }

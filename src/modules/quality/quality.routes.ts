@@ -6,8 +6,11 @@ import { errors, IdParams } from '../../http/schemas.js';
 import { checkCatalog } from './catalog.js';
 import { cleaningCatalog } from './cleaning-actions.js';
 import { REVERT_WINDOW_DAYS, type CleaningService } from './cleaning.service.js';
+import type { CanonicalService } from './canonical.service.js';
 import {
   ActionOut,
+  CanonicalQuery,
+  CanonicalRecord,
   CheckOut,
   CleaningApplyBody,
   CleaningApplyOut,
@@ -161,4 +164,36 @@ export function cleaningRoutes(server: FastifyInstance, cleaning: CleaningServic
       response: { 200: CleaningRunOut, ...errors(401, 403, 404, 409, 422) },
     },
   }, async (request) => cleaning.revert(callerOf(request), request.params.id));
+}
+
+export function canonicalRoutes(server: FastifyInstance, canonical: CanonicalService): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  app.get('/api/projects/:id/canonical', {
+    schema: {
+      tags: ['quality'],
+      summary: 'Canonical export: the universal record schema',
+      description:
+        'One `CanonicalRecord` per image (and, once samples land, per sample): `{id, modality, split, media, annotations, ' +
+        'label, spans, value, metadata}`, the form other tools and pipelines read without knowing Versa\'s tables. Streams ' +
+        'JSON Lines (`application/x-ndjson`, one record per line) straight from the database; `?format=json` streams one ' +
+        'JSON array instead. Needs the `export` permission (every role).',
+      params: IdParams,
+      querystring: CanonicalQuery,
+      response: {
+        200: {
+          description: 'The records, in image id order',
+          content: {
+            'application/x-ndjson': { schema: CanonicalRecord },
+            'application/json': { schema: Type.Array(CanonicalRecord) },
+          },
+        },
+        ...errors(401, 404, 422),
+      },
+    },
+  }, async (request, reply) => {
+    const out = await canonical.stream(callerOf(request), request.params.id, request.query);
+    reply.header('content-type', out.contentType).header('cache-control', 'private, no-store');
+    // The body is a stream of the documented records; the type provider only knows object bodies.
+    return reply.send(out.body as never);
+  });
 }
