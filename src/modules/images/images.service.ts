@@ -102,7 +102,8 @@ export class ImagesService {
     if (query.class_id !== undefined && !(await this.images.hasClass(projectId, query.class_id))) {
       throw new NotFoundError('Class not found in this project');
     }
-    const filters = { split: query.split, review_state: query.review_state, class_id: query.class_id, annotated: query.annotated, assigned_to: assignedTo };
+    const ids = query.ids?.split(',').map(Number);
+    const filters = { split: query.split, review_state: query.review_state, class_id: query.class_id, annotated: query.annotated, assigned_to: assignedTo, ids };
     const filtered = Object.values(filters).some((value) => value !== undefined);
     const [rows, total] = await Promise.all([
       this.images.listPage(projectId, { ...query, ...filters }, filtered ? undefined : project.image_count),
