@@ -115,8 +115,15 @@ async function seedProject(db: Db, ownerId: number, images: number, perImage: nu
   for (const className of CLASSES) {
     classIds.push((await db.insertInto('classes').values({ project_id: project.id, name: className, color: '#000000', created_at: now }).returning('id').executeTakeFirstOrThrow()).id);
   }
+  // splitmix32: every bit well mixed (an LCG's low bits repeat with short periods and made most hashes collide).
   let state = 12345;
-  const rand = () => (state = (state * 1103515245 + 12345) >>> 0);
+  const rand = () => {
+    state = (state + 0x9e3779b9) | 0;
+    let z = state;
+    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
+    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
+    return (z ^ (z >>> 16)) >>> 0;
+  };
   let previousHash = '';
   const BATCH = 2_000;
   for (let first = 1; first <= images; first += BATCH) {
@@ -141,7 +148,7 @@ async function seedProject(db: Db, ownerId: number, images: number, perImage: nu
         }
         const hash = id % 50 === 0 && previousHash ? previousHash : rand().toString(16).padStart(8, '0') + rand().toString(16).padStart(8, '0');
         previousHash = hash;
-        featureRows.push({ image_id: id, sha256: `sha-${id - 0}`, readable: 1, truncated: 0, blur: rand() % 500, brightness: rand() % 256, entropy: (rand() % 800) / 100, grayscale: rand() % 20 === 0 ? 1 : 0, pixel_hash: `p${rand() % (images * 2)}` });
+        featureRows.push({ image_id: id, sha256: `sha-${id - 0}`, readable: 1, truncated: 0, blur: rand() % 500, brightness: 20 + (rand() % 220), entropy: (rand() % 800) / 100, grayscale: rand() % 20 === 0 ? 1 : 0, pixel_hash: `p${rand() % (images * 2)}` });
         hashRows.push({ image_id: id, sha256: `sha-${id}`, dhash: hash });
       }
       for (let k = 0; k < annotations.length; k += 1_000) await trx.insertInto('annotations').values(annotations.slice(k, k + 1_000)).execute();

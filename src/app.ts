@@ -123,14 +123,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerJobsModule(app, deps);
   registerExportsModule(app, deps);
   registerImportsModule(app, deps);
-  registerAutoAnnotateModule(app, deps, registerModelsModule(app, deps));
+  const models = registerModelsModule(app, deps);
+  registerAutoAnnotateModule(app, deps, models);
   registerMembersModule(app, deps);
   registerOrgsModule(app, deps);
   registerAssignmentsModule(app, deps);
   registerReviewsModule(app, deps);
   registerLocksModule(app, deps);
   registerRevisionsModule(app, deps);
-  registerQualityModule(app, deps);
+  registerQualityModule(app, deps, models);
   await registerPagesModule(app, deps);
 
   return { app, routes, database, deps };

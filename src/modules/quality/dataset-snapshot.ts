@@ -4,6 +4,7 @@
  */
 import { hashHalves } from '../splits/perceptual-hash.js';
 import type { MeasuredImageRow } from './image-features.repository.js';
+import type { Prediction } from './model-predictions.js';
 import { nearDuplicateGroups } from './near-duplicates.js';
 
 export const ANNOTATION_TYPES = ['bbox', 'polygon', 'mask', 'classification'] as const;
@@ -129,7 +130,15 @@ export function iou(a: AnnotationColumns, i: number, j: number): number {
   return union <= 0 ? 0 : inter / union;
 }
 
+/** A detector's predictions per image index, for the model-assisted checks. */
+export interface SnapshotPredictions {
+  model: string;
+  byImage: Prediction[][];
+}
+
 export class DatasetSnapshot {
+  /** Set by the report when a model-assisted check runs and the project has a detector. */
+  predictions?: SnapshotPredictions;
   /** Image index → its annotations' indexes (start..end in `order`). */
   readonly annotationStart: Int32Array;
   readonly order: Int32Array;

@@ -38,6 +38,7 @@ export interface MeasuredImageRow {
   height: number;
   annotation_count: number;
   sha256: string;
+  blob_key: string;
   readable: number | null;
   truncated: number | null;
   blur: number | null;
@@ -117,6 +118,7 @@ export class ImageFeaturesRepository {
         'images.height',
         'images.annotation_count',
         'images.sha256',
+        'images.blob_key',
         'image_features.readable',
         'image_features.truncated',
         'image_features.blur',

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import type { ModelsModule } from '../models/index.js';
 import type { ModuleDeps } from '../module-deps.js';
+import { DetectorPredictions } from './model-predictions.js';
 import { checkCatalog } from './catalog.js';
 import { ImageFeaturesRepository } from './image-features.repository.js';
 import { ImageFeatureRecorder } from './image-features.service.js';
@@ -30,12 +32,14 @@ export interface QualityModule {
   readonly cleaningCatalog: typeof cleaningCatalog;
 }
 
-export function registerQualityModule(app: FastifyInstance, deps: ModuleDeps): QualityModule {
+/** `models` gives the model-assisted checks their detector (the models module's runtime and registry). */
+export function registerQualityModule(app: FastifyInstance, deps: ModuleDeps, models?: ModelsModule): QualityModule {
   const profile = new ProfileRepository(deps.db);
   const features = new ImageFeaturesRepository(deps.db);
   const recorder = new ImageFeatureRecorder(features, deps.blobs);
   const readiness = new ReadinessEvaluator(deps.access, profile);
-  const quality = new QualityService(deps.access, new QualityRepository(deps.db), features, recorder, new ProfileService(profile));
+  const predictions = models ? new DetectorPredictions(models.repository, models.runtime, deps.blobs) : undefined;
+  const quality = new QualityService(deps.access, new QualityRepository(deps.db), features, recorder, new ProfileService(profile), predictions);
   qualityRoutes(app, { readiness, quality });
   const locks = new LockGuard(new LocksRepository(deps.db));
   cleaningRoutes(app, new CleaningService(deps.access, new CleaningRepository(deps.db), quality, new RevisionsRepository(deps.db), locks, deps.blobs));

@@ -5,6 +5,7 @@ import './catalog.js';
 import { AnnotationColumns, DatasetSnapshot } from './dataset-snapshot.js';
 import type { ImageFeaturesRepository } from './image-features.repository.js';
 import type { ImageFeatureRecorder } from './image-features.service.js';
+import type { PredictionSource } from './model-predictions.js';
 import type { ProfileService } from './profile.service.js';
 import type { QualityRepository } from './quality.repository.js';
 import type { CheckResultOut, Modality, ProfileOut, QualityBody, QualityReportOut } from './quality.schemas.js';
@@ -22,6 +23,8 @@ export class QualityService {
     private readonly features: ImageFeaturesRepository,
     private readonly recorder: ImageFeatureRecorder,
     private readonly profiles: ProfileService,
+    /** The detector behind the model-assisted checks (absent: they are skipped). */
+    private readonly predictions?: PredictionSource,
   ) {}
 
   async profile(caller: Caller, projectId: number): Promise<ProfileOut> {
@@ -39,9 +42,17 @@ export class QualityService {
     const params = new Map(chosen.map((c) => [c.id, resolveParams(c.params, body.params?.[c.id] as Record<string, unknown> | undefined, ['body', 'params', c.id])]));
 
     const { snapshot, computed } = await this.snapshot(projectId);
+    // Model-assisted checks run a detector over every image: only when asked for by id.
+    const assisted = chosen.filter((c) => c.requires === 'detector' && body.checks?.includes(c.id));
+    let skipped: string | undefined = 'Runs only when requested by id (it runs a detector over every image)';
+    if (assisted.length > 0) skipped = await this.predict(projectId, snapshot, assisted.map((c) => params.get(c.id)!));
     const checks: CheckResultOut[] = [];
     const affected = new Set<number>();
     for (const check of chosen) {
+      if (check.requires === 'detector' && skipped !== undefined) {
+        checks.push({ id: check.id, title: check.title, severity: check.severity, count: 0, message: skipped, items: [], image_ids: [], skipped });
+        continue;
+      }
       const result = await this.runCheck(check, snapshot, params.get(check.id)!);
       checks.push(result);
       if (check.severity !== 'info') for (const id of result.image_ids ?? []) affected.add(id);
@@ -54,6 +65,21 @@ export class QualityService {
       features: { computed },
       checks,
     };
+  }
+
+  /** Sets the snapshot's predictions; returns why the model-assisted checks are skipped, or undefined. */
+  private async predict(projectId: number, snapshot: DatasetSnapshot, params: ParamValues[]): Promise<string | undefined> {
+    if (!this.predictions) return 'No detector runtime in this process';
+    const modelId = params.map((p) => p.model_id as number).find((id) => id > 0);
+    const model = await this.predictions.detector(projectId, modelId);
+    if (!model) return modelId ? `Model ${modelId} is not a detector of this project` : 'The project has no registered detector';
+    const confidence = Math.min(...params.map((p) => p.min_confidence as number));
+    const readable = snapshot.images.map((image, i) => ({ image, i })).filter(({ image }) => image.readable !== 0);
+    const predicted = await this.predictions.predict(model, readable.map(({ image }) => image), confidence);
+    const byImage = snapshot.images.map(() => [] as (typeof predicted)[number]);
+    readable.forEach(({ i }, k) => (byImage[i] = predicted[k]));
+    snapshot.predictions = { model: model.name, byImage };
+    return undefined;
   }
 
   /** Loads what the checks and the cleaning planner read, measuring images the feature cache lacks first. */
