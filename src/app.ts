@@ -52,6 +52,7 @@ import { ProjectsService } from './modules/projects/projects.service.js';
 import { registerReviewsModule } from './modules/reviews/index.js';
 import { registerRevisionsModule } from './modules/revisions/index.js';
 import { RevisionsRepository } from './modules/revisions/revisions.repository.js';
+import { registerQualityModule } from './modules/quality/index.js';
 import { registerSplitsModule } from './modules/splits/index.js';
 import { registerVersionsModule } from './modules/versions/index.js';
 import { configureSharp } from './imaging/sharp-config.js';
@@ -169,6 +170,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerLocksModule(app, deps);
   registerRevisionsModule(app, deps);
   registerMaintenanceModule(app, deps);
+  const quality = registerQualityModule(app, deps, deps.services.models);
   await registerPagesModule(app, deps);
 
   return { app, routes, database, deps };

@@ -35,6 +35,8 @@ export interface Config {
    */
   readonly trustProxy: false | string[];
   readonly logLevel: string;
+  /** Measure quality features (blur, brightness, …) from each upload's thumbnail at ingest; else on first report. */
+  readonly ingestFeatures: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -101,5 +103,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authAttemptsPerMinute: int(env, 'AUTH_ATTEMPTS_PER_MINUTE', 30, 1, 1_000_000),
     trustProxy: trustProxy(env.TRUST_PROXY),
     logLevel: env.LOG_LEVEL || 'info',
+    ingestFeatures: int(env, 'INGEST_FEATURES', 1, 0, 1) === 1,
   });
 }

@@ -316,6 +316,54 @@ export interface RevisionsTable {
   created_at: string;
 }
 
+/** Per-image quality features, measured once from the thumbnail; valid while sha256 matches the image's. */
+export interface ImageFeaturesTable {
+  image_id: number;
+  sha256: string;
+  /** 0 when the stored thumbnail (made at upload) cannot be decoded. */
+  readable: number;
+  /** 1 when the original file lacks its format's end marker (a cut-off JPEG or PNG). */
+  truncated: number;
+  /** Variance of the Laplacian of the grey thumbnail: low is blurry. */
+  blur: number;
+  /** Mean grey level, 0–255. */
+  brightness: number;
+  /** Shannon entropy of the grey histogram, 0–8 bits. */
+  entropy: number;
+  /** 1 when every pixel's channels are (nearly) equal. */
+  grayscale: number;
+  /** SHA-1 of the thumbnail's decoded pixels: equal for the same picture in different encodings. */
+  pixel_hash: string;
+}
+
+export type CleaningRunStatus = 'applied' | 'reverted' | 'expired';
+
+export interface CleaningRunsTable {
+  id: Generated<number>;
+  project_id: number;
+  user_id: number | null;
+  /** JSON text: the actions as requested, with their defaulted params. */
+  actions: string;
+  /** JSON text: {change kind: count}. */
+  summary: string;
+  status: CleaningRunStatus;
+  created_at: string;
+  /** After this the run can no longer be reverted and the blobs of the images it deleted are removed. */
+  revertible_until: string;
+  reverted_at: string | null;
+  reverted_by: number | null;
+}
+
+/** One row a cleaning run changed: its state before and after (JSON text; null where it did not exist). */
+export interface CleaningRunRecordsTable {
+  id: Generated<number>;
+  run_id: number;
+  kind: 'image' | 'annotation' | 'class';
+  ref_id: number;
+  before: string | null;
+  after: string | null;
+}
+
 export interface Database {
   users: UsersTable;
   tokens: TokensTable;
@@ -342,4 +390,7 @@ export interface Database {
   reviews: ReviewsTable;
   image_locks: ImageLocksTable;
   revisions: RevisionsTable;
+  image_features: ImageFeaturesTable;
+  cleaning_runs: CleaningRunsTable;
+  cleaning_run_records: CleaningRunRecordsTable;
 }

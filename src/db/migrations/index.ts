@@ -7,6 +7,7 @@ import { exportsMigration } from './0004-exports.js';
 import { teams } from './0005-teams.js';
 import { annotationClassImageIndex } from './0006-annotation-class-image-index.js';
 import { projectStatus } from './0007-project-status.js';
+import { quality } from './0009-quality.js';
 
 /** Every migration, in order. Names are stable forever: they are recorded in the database. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -18,5 +19,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0005-teams': teams(dialect),
     '0006-annotation-class-image-index': annotationClassImageIndex(),
     '0007-project-status': projectStatus(),
+    '0009-quality': quality(dialect),
   };
 }

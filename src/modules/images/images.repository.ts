@@ -28,6 +28,8 @@ export interface ImagePageQuery {
   annotated?: boolean;
   /** Only images assigned to this user (annotators of assigned-only projects). */
   assigned_to?: number;
+  /** Only these images (e.g. those a quality check flagged). */
+  ids?: number[];
   limit: number;
   offset?: number;
   after?: number;
@@ -125,6 +127,7 @@ export class ImagesRepository {
   private filtered(projectId: number, filters: Omit<ImagePageQuery, 'limit' | 'offset' | 'after'>) {
     let query = this.db.selectFrom('images').where('images.project_id', '=', projectId);
     if (filters.split) query = query.where('images.split', '=', filters.split);
+    if (filters.ids) query = query.where('images.id', 'in', filters.ids.length ? filters.ids : [0]);
     if (filters.review_state) query = query.where('images.review_state', '=', filters.review_state);
     // The image's own annotation counter answers "annotated" without touching the annotations table.
     if (filters.annotated !== undefined) query = query.where('images.annotation_count', filters.annotated ? '>' : '=', 0);

@@ -25,6 +25,7 @@ import {
 import type { AssignmentScope } from '../assignments/assignment-scope.js';
 import type { LockGuard } from '../locks/lock-guard.js';
 import { storedFilenameCandidates } from './stored-filename.js';
+import type { ImageFeatureRecorder, MeasuredFile } from '../quality/image-features.service.js';
 
 /** One file of an upload, read whole, with the hash of its bytes. */
 export interface IncomingFile {
@@ -55,7 +56,7 @@ export interface ImagesServiceOptions {
 type PreparedFile =
   | { originalName: string; outcome: 'rejected'; status: number; detail: string }
   | { originalName: string; outcome: 'duplicate'; image: ImageOutRow }
-  | { originalName: string; outcome: 'stored'; image: Omit<Insertable<ImagesTable>, 'filename' | 'original_name' | 'created_at'> };
+  | { originalName: string; outcome: 'stored'; image: Omit<Insertable<ImagesTable>, 'filename' | 'original_name' | 'created_at'>; measured?: MeasuredFile };
 
 type FileOutcome =
   | { originalName: string; outcome: 'created' | 'duplicate'; image: ImageOutRow }
@@ -91,6 +92,8 @@ export class ImagesService {
     private readonly options: ImagesServiceOptions,
     /** Locks refuse deletes by others; assigned-only projects bound what annotators see. */
     private readonly teams: { locks: LockGuard; scope: AssignmentScope },
+    /** Quality features measured from the thumbnail while it is in memory (the quality module's cache). */
+    private readonly features?: ImageFeatureRecorder,
   ) {}
 
   /** Content-addressed files that uploads of this process are writing now (see BlobClaims). */
@@ -103,7 +106,8 @@ export class ImagesService {
     if (query.class_id !== undefined && !(await this.images.hasClass(projectId, query.class_id))) {
       throw new NotFoundError('Class not found in this project');
     }
-    const filters = { split: query.split, review_state: query.review_state, class_id: query.class_id, annotated: query.annotated, assigned_to: assignedTo };
+    const ids = query.ids?.split(',').map(Number);
+    const filters = { split: query.split, review_state: query.review_state, class_id: query.class_id, annotated: query.annotated, assigned_to: assignedTo, ids };
     const filtered = Object.values(filters).some((value) => value !== undefined);
     const [rows, total] = await Promise.all([
       this.images.listPage(projectId, { ...query, ...filters }, filtered ? undefined : project.image_count),
@@ -162,6 +166,7 @@ export class ImagesService {
       await this.discard(projectId, settled, claims);
       throw err;
     }
+    await this.recordFeatures(prepared, outcomes);
     return this.uploadReport(outcomes);
   }
 
@@ -178,6 +183,7 @@ export class ImagesService {
       const existing = await this.images.findBySha(projectId, sha256);
       if (existing) return { originalName, outcome: 'duplicate', image: existing };
       const probed = await probeImage(bytes, type, { maxPixels: this.options.maxImagePixels });
+      const measured = await this.features?.measure(bytes, type.mime, probed.thumbnail);
       const blobKey = imageBlobKey(projectId, sha256, type.ext);
       const thumbnailKey = thumbnailBlobKey(projectId, sha256);
       claims.hold([blobKey, thumbnailKey]);
@@ -201,11 +207,23 @@ export class ImagesService {
           blob_key: blobKey,
           thumbnail_key: thumbnailKey,
         },
+        measured,
       };
     } catch (err) {
       if (err instanceof ImageRejectedError) return { originalName, outcome: 'rejected', status: REJECTION_STATUS[err.reason], detail: err.message };
       throw err;
     }
+  }
+
+  /** Caches the features of the images this upload created; a failure only leaves them to be measured later. */
+  private async recordFeatures(prepared: PreparedFile[], outcomes: FileOutcome[]): Promise<void> {
+    if (!this.features) return;
+    const measured = new Map(prepared.flatMap((p) => (p.outcome === 'stored' && p.measured ? [[p.image.sha256, p.measured] as const] : [])));
+    const created = outcomes.flatMap((o) => {
+      const m = o.outcome === 'created' ? measured.get(o.image.sha256) : undefined;
+      return m && o.outcome === 'created' ? [{ id: o.image.id, sha256: o.image.sha256, measured: m }] : [];
+    });
+    await this.features.record(created).catch(() => undefined);
   }
 
   /** Records the stored files in one transaction, retried when a concurrent request took the same bytes or names. */

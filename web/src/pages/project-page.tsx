@@ -12,6 +12,8 @@ import { REVIEW_STATES, type LabelClass, type Project, type ReviewState } from '
 
 // Loaded when the tab is first opened, so the grid and the editor do not download it.
 const MembersPanel = lazy(() => import('../components/members-panel.js').then((m) => ({ default: m.MembersPanel })));
+// The Health tab brings the charting library; only those who open it download it.
+const HealthPanel = lazy(() => import('../components/health-panel.js').then((m) => ({ default: m.HealthPanel })));
 
 const TABS = [
   ['images', 'Images'],
@@ -19,6 +21,7 @@ const TABS = [
   ['versions', 'Versions'],
   ['export', 'Export'],
   ['models', 'Models'],
+  ['health', 'Health'],
   ['members', 'Members'],
 ] as const;
 type Tab = (typeof TABS)[number][0];
@@ -120,6 +123,11 @@ export function ProjectPage({ projectId }: { projectId: number }) {
                     </option>
                   ))}
                 </select>
+                {filter.ids && (
+                  <span className="filter-chip" data-testid="ids-filter">
+                    {filter.ids.label}
+                  </span>
+                )}
                 {isFiltered(filter) && (
                   <button className="ghost" onClick={() => setFilter(NO_FILTER)}>
                     Clear filters
@@ -136,6 +144,18 @@ export function ProjectPage({ projectId }: { projectId: number }) {
           {tab === 'versions' && <VersionsPanel projectId={projectId} onVersions={setVersions} />}
           {tab === 'export' && <ExportPanel projectId={projectId} versions={versions} />}
           {tab === 'models' && <ModelsPanel projectId={projectId} onAnnotated={refresh} />}
+          {tab === 'health' && (
+            <Suspense fallback={<p className="muted">Loading health…</p>}>
+              <HealthPanel
+                projectId={projectId}
+                onCleaned={refresh}
+                onShowImages={(ids, label) => {
+                  setFilter({ ...NO_FILTER, ids: { ids: [...ids].sort((a, b) => a - b), label } });
+                  navigate(`/projects/${projectId}`, true);
+                }}
+              />
+            </Suspense>
+          )}
           {tab === 'members' && (
             <Suspense fallback={<p className="muted">Loading members…</p>}>
               <MembersPanel projectId={projectId} />
