@@ -33,6 +33,7 @@ import { registerReviewsModule } from './modules/reviews/index.js';
 import { registerRevisionsModule } from './modules/revisions/index.js';
 import type { ModuleDeps } from './modules/module-deps.js';
 import { registerPagesModule } from './modules/pages/index.js';
+import { registerSamplesModule } from './modules/samples/index.js';
 import { registerSplitsModule } from './modules/splits/index.js';
 import { registerVersionsModule } from './modules/versions/index.js';
 import { platformRoutes } from './modules/platform/platform.routes.js';
@@ -129,6 +130,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerReviewsModule(app, deps);
   registerLocksModule(app, deps);
   registerRevisionsModule(app, deps);
+  registerSamplesModule(app, deps);
   await registerPagesModule(app, deps);
 
   return { app, routes, database, deps };
