@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
 import { parseFile } from 'music-metadata';
+import { readMp4Facts } from './mp4-header.js';
 
 /** A media container told by its bytes; the extension of the stored file comes from here, never from the name. */
 export interface MediaType {
@@ -62,6 +63,12 @@ export async function probeMediaFile(path: string, kind: 'audio' | 'video'): Pro
   const type = identifyMedia(head.subarray(0, read));
   if (!type) throw new MediaRejectedError(`is not an accepted ${kind} file (WAV, MP3, FLAC, OGG, MP4/M4A, WebM${kind === 'video' ? ', MOV' : ''}) by its content`);
   if (!type.kinds.includes(kind)) throw new MediaRejectedError(`is a ${type.container} file, which holds no ${kind}`);
+  if (type.container === 'mp4' || type.container === 'mov') {
+    // music-metadata times audio tracks only; the movie header gives the duration of any file, and the frame rate.
+    const mp4 = await readMp4Facts(path);
+    if (kind === 'video' && !mp4.hasVideo) throw new MediaRejectedError('is an MP4 file without a video track');
+    if (kind === 'video') return { type, durationS: mp4.durationS, sampleRate: null, fps: mp4.fps, channels: null };
+  }
   let format: Awaited<ReturnType<typeof parseFile>>['format'];
   try {
     ({ format } = await parseFile(path, { duration: true, skipCovers: true }));

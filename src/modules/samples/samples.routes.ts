@@ -245,7 +245,7 @@ function sendMedia(request: FastifyRequest, reply: FastifyReply, file: SampleFil
       }
     }
     if (!(start <= end) || start >= file.size) {
-      return reply.status(416).header('Content-Range', `bytes */${file.size}`).send({ detail: `Range "${range}" is not satisfiable (size ${file.size})` });
+      return reply.status(416).type('application/json').header('Content-Range', `bytes */${file.size}`).send({ detail: `Range "${range}" is not satisfiable (size ${file.size})` });
     }
     reply.status(206).header('Content-Range', `bytes ${start}-${end}/${file.size}`).header('Content-Length', String(end - start + 1));
     return reply.send(file.open({ start, end }));

@@ -72,11 +72,12 @@ export const SampleCreate = Type.Object({
   value: Type.Optional(Value),
   split: Type.Optional(Nullable(Split)),
   metadata: Type.Optional(Nullable(Metadata)),
-}, { additionalProperties: false });
+});
 export type SampleCreate = Static<typeof SampleCreate>;
 export const SampleCreateBody = Type.Union([
   SampleCreate,
-  Type.Object({ items: Type.Array(SampleCreate, { minItems: 1, maxItems: 10_000 }) }, { additionalProperties: false }),
+  // No `additionalProperties: false` in the union's members: Fastify's validator would strip one member's fields while trying the other.
+  Type.Object({ items: Type.Array(SampleCreate, { minItems: 1, maxItems: 10_000 }) }),
 ]);
 export type SampleCreateBody = Static<typeof SampleCreateBody>;
 export const SampleCreateManyOut = Type.Object({ created: Type.Integer(), items: Type.Array(SampleOut) });
