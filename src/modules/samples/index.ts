@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { WriteBatcher } from '../../db/write-batcher.js';
 import { ExportsRepository } from '../exports/exports.repository.js';
 import type { ModuleDeps } from '../module-deps.js';
 import { ProjectsRepository } from '../projects/projects.repository.js';
@@ -17,7 +18,7 @@ export function registerSamplesModule(app: FastifyInstance, deps: ModuleDeps): S
     maxImportBytes: deps.config.maxImportBytes,
     maxImportSamples: 10_000_000,
     maxMediaFiles: 100_000,
-  });
+  }, new WriteBatcher(deps.db));
   const adapters = new SampleAdapters(repository, new ExportsRepository(deps.db), deps.access, deps.blobs, workDir);
   samplesRoutes(app, service, adapters, { workDir, maxImportBytes: deps.config.maxImportBytes });
   return service;

@@ -64,14 +64,20 @@ export async function* readTextSamples(path: string, fields: TextFields, isJsonl
       if (typeof label === 'string' && label.startsWith('[')) label = parseCell(line, fields.label, label);
     }
     if (spans === '') spans = null;
-    const { [fields.text]: _t, [fields.label]: _l, [fields.spans]: _s, entities: _e, split, ...rest } = record;
+    // Other fields of a JSONL line are kept as metadata (a loop: rest destructuring with computed keys is slow).
+    let extra: Record<string, unknown> | null = null;
+    if (!fromCsv) {
+      for (const key in record) {
+        if (key !== fields.text && key !== fields.label && key !== fields.spans && key !== 'entities' && key !== 'split') (extra ??= {})[key] = record[key];
+      }
+    }
     const data = { text };
     return {
       line,
       modality: 'text',
-      split: splitOf(line, split),
+      split: splitOf(line, record.split),
       data: JSON.stringify(data),
-      metadata: fromCsv ? null : metadataOf(rest),
+      metadata: extra && JSON.stringify(extra),
       ...rule(line, () => storedLabels('text', data, { label, spans })),
     };
   };

@@ -1,5 +1,6 @@
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { sql, type CompiledQuery, type Insertable, type Selectable } from 'kysely';
 import type { Db, Executor } from '../../db/database.js';
+import { PreparedQuery } from '../../db/prepared-query.js';
 import type { SampleModality, SamplesTable } from '../../db/schema.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { SplitName } from '../splits/assign.js';
@@ -7,12 +8,24 @@ import type { SplitName } from '../splits/assign.js';
 export type SampleRow = Selectable<SamplesTable>;
 export type SampleInsert = Insertable<SamplesTable>;
 export type SampleWithOwner = SampleRow & { owner_id: number };
+export interface SampleLockRow {
+  sample_id: number;
+  user_id: number;
+  email: string;
+  acquired_at: string;
+  expires_at: string;
+}
 
 export interface SampleFilters {
   modality?: SampleModality;
   split?: SplitName;
   label?: string;
 }
+
+/** Every column an import writes, in the order of the insert template's parameters. */
+const INSERT_COLUMNS = [
+  'project_id', 'modality', 'split', 'data', 'label', 'labels', 'spans', 'value', 'metadata', 'labelled', 'blob_key', 'sha256', 'created_at', 'updated_at',
+] as const satisfies readonly (keyof SampleInsert)[];
 
 /** Rows per multi-row insert: well below both dialects' bound-parameter limits (15 columns each). */
 const INSERT_CHUNK = 400;
@@ -31,16 +44,23 @@ export class SamplesRepository {
   constructor(
     private readonly db: Db,
     private readonly projects: ProjectsRepository,
-  ) {}
+  ) {
+    this.withOwner = new PreparedQuery(db, ['id'], (p) =>
+      db.selectFrom('samples').innerJoin('projects', 'projects.id', 'samples.project_id').selectAll('samples').select('projects.owner_id').where('samples.id', '=', p.id));
+    this.lock = new PreparedQuery(db, ['id'], (p) =>
+      db
+        .selectFrom('sample_locks')
+        .innerJoin('users', 'users.id', 'sample_locks.user_id')
+        .select(['sample_locks.sample_id', 'sample_locks.user_id', 'users.email', 'sample_locks.acquired_at', 'sample_locks.expires_at'])
+        .where('sample_locks.sample_id', '=', p.id));
+  }
 
-  findWithOwner(id: number, db: Executor = this.db): Promise<SampleWithOwner | undefined> {
-    return db
-      .selectFrom('samples')
-      .innerJoin('projects', 'projects.id', 'samples.project_id')
-      .selectAll('samples')
-      .select('projects.owner_id')
-      .where('samples.id', '=', id)
-      .executeTakeFirst();
+  /** Asked by every sample route (a PATCH on the hot path), so it is prepared once. */
+  private readonly withOwner: PreparedQuery<{ id: number }, SampleWithOwner>;
+  private readonly lock: PreparedQuery<{ id: number }, SampleLockRow>;
+
+  async findWithOwner(id: number, db: Executor = this.db): Promise<SampleWithOwner | undefined> {
+    return (await this.withOwner.run({ id }, db)).rows[0];
   }
 
   /** One page in id order; `after` seeks through the (project_id[, filter], id) indexes. */
@@ -76,14 +96,36 @@ export class SamplesRepository {
     return out;
   }
 
-  /** Like insertMany, returning only the new ids (imports insert many rows and need only these). */
+  /**
+   * Like insertMany, returning only the new ids (imports insert many rows and need only these). Full chunks reuse
+   * one compiled statement with new parameters: building a 400-row insert with Kysely costs more than running it.
+   */
   async insertManyIds(projectId: number, rows: SampleInsert[], db: Executor): Promise<number[]> {
     const ids: number[] = [];
     for (const chunk of chunks(rows, INSERT_CHUNK)) {
-      for (const r of await db.insertInto('samples').values(chunk).returning('id').execute()) ids.push(r.id);
+      const result = chunk.length === INSERT_CHUNK
+        ? await db.executeQuery<{ id: number }>({ ...this.insertTemplate(), parameters: chunk.flatMap((row) => INSERT_COLUMNS.map((c) => row[c] ?? null)) })
+        : { rows: await db.insertInto('samples').values(chunk).returning('id').execute() };
+      for (const r of result.rows) ids.push(r.id);
     }
     await this.bumpCounters(projectId, rows, db);
     return ids;
+  }
+
+  private template: CompiledQuery<{ id: number }> | null = null;
+
+  /** An insert of INSERT_CHUNK rows returning their ids, its parameters row by row in INSERT_COLUMNS order. */
+  private insertTemplate(): CompiledQuery<{ id: number }> {
+    if (this.template) return this.template;
+    const marker = (r: number, c: number) => `\u0000${r}:${c}`;
+    const rows = Array.from({ length: INSERT_CHUNK }, (_, r) => Object.fromEntries(INSERT_COLUMNS.map((column, c) => [column, marker(r, c)])) as unknown as SampleInsert);
+    const compiled = this.db.insertInto('samples').values(rows).returning('id').compile();
+    // The statement must take its parameters exactly row by row, column by column, as insertManyIds passes them.
+    compiled.parameters.forEach((value, i) => {
+      if (value !== marker(Math.floor(i / INSERT_COLUMNS.length), i % INSERT_COLUMNS.length)) throw new Error('unexpected parameter order in the sample insert');
+    });
+    this.template = compiled;
+    return compiled;
   }
 
   private async bumpCounters(projectId: number, rows: SampleInsert[], db: Executor) {
@@ -218,13 +260,8 @@ export class SamplesRepository {
 
   // Locks and label history of samples.
 
-  findLock(sampleId: number, db: Executor = this.db) {
-    return db
-      .selectFrom('sample_locks')
-      .innerJoin('users', 'users.id', 'sample_locks.user_id')
-      .select(['sample_locks.sample_id', 'sample_locks.user_id', 'users.email', 'sample_locks.acquired_at', 'sample_locks.expires_at'])
-      .where('sample_locks.sample_id', '=', sampleId)
-      .executeTakeFirst();
+  async findLock(sampleId: number, db: Executor = this.db): Promise<SampleLockRow | undefined> {
+    return (await this.lock.run({ id: sampleId }, db)).rows[0];
   }
 
   /** Takes or renews the lock in one statement; false when another user's live lock holds it. */

@@ -6,6 +6,7 @@ import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
 import type { Permission } from '../../access/roles.js';
 import type { SampleModality } from '../../db/schema.js';
+import type { WriteBatcher } from '../../db/write-batcher.js';
 import { LineError } from '../../formats/samples/line-reader.js';
 import { safeExtractZip, unsafeEntryName } from '../../formats/zip/safe-extract.js';
 import { FormatError } from '../../formats/format-error.js';
@@ -89,6 +90,7 @@ export class SamplesService {
     private readonly access: ProjectAccess,
     private readonly blobs: BlobStore,
     private readonly options: SamplesServiceOptions,
+    private readonly writes: WriteBatcher,
   ) {}
 
   async list(caller: Caller, projectId: number, query: SampleListQuery): Promise<Page<SampleOut>> {
@@ -163,15 +165,17 @@ export class SamplesService {
       throw err;
     }
     const { classNames, ...stored } = labels;
-    const row = await this.samples.transaction(async (trx) => {
+    if (classNames.length > 0) {
+      const known = new Set(await this.samples.classNamesIn(sample.project_id, classNames));
+      const unknown = classNames.filter((n) => !known.has(n));
+      if (unknown.length > 0) throw ValidationError.at(['body', input.spans !== undefined && input.label === undefined ? 'spans' : 'label'], `not a class of this project: ${unknown.join(', ')}`);
+    }
+    // Group commit: label edits from many annotators share transactions. The lock is checked inside the write's
+    // transaction, so a lock taken before the write commits is seen.
+    const row = await this.writes.run(async (trx) => {
       const lock = await this.samples.findLock(sampleId, trx);
       if (lock && lock.user_id !== caller.userId && lock.expires_at > new Date().toISOString()) {
         throw new ConflictError(`Sample ${sampleId} is locked by ${lock.email} until ${lock.expires_at}`, { lock });
-      }
-      if (classNames.length > 0) {
-        const known = new Set(await this.samples.classNamesIn(sample.project_id, classNames, trx));
-        const unknown = classNames.filter((n) => !known.has(n));
-        if (unknown.length > 0) throw ValidationError.at(['body', input.spans !== undefined && input.label === undefined ? 'spans' : 'label'], `not a class of this project: ${unknown.join(', ')}`);
       }
       const updated = await this.samples.update(sample, { ...stored, ...(input.split !== undefined ? { split: input.split } : {}) }, trx);
       const snapshot = (s: SampleOut) => JSON.stringify({ label: s.label, spans: s.spans, value: s.value, split: s.split });
