@@ -19,6 +19,8 @@ export interface Project {
   annotated_image_count: number;
   annotation_count: number;
   class_count: number;
+  sample_count?: number;
+  labelled_sample_count?: number;
 }
 
 export interface LabelClass {
@@ -168,3 +170,23 @@ export interface UploadResponse {
   duplicates: number;
   rejected: number;
 }
+
+export type SampleModality = 'text' | 'tabular' | 'audio' | 'video' | 'llm';
+export interface TextSpan { start: number; end: number; label: string }
+export interface TimeSegment { start_s: number; end_s: number; label: string }
+export interface LlmValue { rating?: number; preference?: 'chosen' | 'rejected' | 'tie' }
+export interface Sample {
+  id: number;
+  project_id: number;
+  modality: SampleModality;
+  split: 'train' | 'valid' | 'test' | null;
+  data: Record<string, any>;
+  label: string | string[] | null;
+  spans: (TextSpan | TimeSegment)[] | null;
+  value: number | string | LlmValue | null;
+  metadata: Record<string, unknown> | null;
+  created_at: string;
+  updated_at: string;
+}
+/** What a sample view may change; the page sends it as a PATCH. */
+export type SamplePatch = Partial<Pick<Sample, 'label' | 'spans' | 'value' | 'split'>>;
