@@ -324,6 +324,9 @@ describe('samples', () => {
     assert.equal(patched.status, 200, JSON.stringify(patched.body));
     assert.equal(patched.body.label, 'neg');
     assert.equal(patched.body.split, 'valid');
+    const media = (await owner.post(`/api/projects/${p}/samples`, { modality: 'text', data: { text: 'x' } })).body;
+    const segmentOnText = await owner.patch(`/api/samples/${media.id}`, { spans: [{ start_s: 0, end_s: 1, label: 'pos' }] });
+    assert.equal(segmentOnText.status, 422, 'time segments are not spans of a text');
     const unknown = await owner.patch(`/api/samples/${s.id}`, { label: 'never-made' });
     assert.equal(unknown.status, 422);
     const outside = await owner.patch(`/api/samples/${s.id}`, { spans: [{ start: 0, end: 99, label: 'pos' }] });

@@ -20,12 +20,14 @@ export const TextSpan = Type.Object({
   start: Type.Integer({ minimum: 0, description: 'UTF-16 code unit offset into data.text (as JavaScript counts)' }),
   end: Type.Integer({ minimum: 1 }),
   label: ClassName,
-}, { additionalProperties: false });
+});
 export const TimeSegment = Type.Object({
   start_s: Type.Number({ minimum: 0 }),
   end_s: Type.Number({ minimum: 0 }),
   label: ClassName,
-}, { additionalProperties: false });
+});
+// No `additionalProperties: false` on the span shapes: Fastify's validator would strip one member's fields while
+// trying the other member of the union. The service keeps only the fields of the sample's kind of span.
 export const Spans = Nullable(Type.Array(Type.Union([TextSpan, TimeSegment]), {
   maxItems: 10_000,
   description: 'Text: character spans `{start, end, label}`; audio and video: time segments `{start_s, end_s, label}`',
@@ -36,7 +38,7 @@ export type TimeSegment = Static<typeof TimeSegment>;
 export const LlmValue = Type.Object({
   rating: Type.Optional(Type.Integer({ minimum: 1, maximum: 10 })),
   preference: Type.Optional(StringEnum(['chosen', 'rejected', 'tie'] as const, { description: 'Which response the annotator prefers' })),
-}, { additionalProperties: false });
+});
 export const Value = Nullable(Type.Union([Type.Number(), Type.String({ maxLength: 100_000 }), LlmValue], {
   description: 'Tabular regression target (number), audio transcript (string), LLM rating/preference (object)',
 }));

@@ -22,7 +22,9 @@ export function SampleAudio({ sample, classes, readOnly, save }: SampleViewProps
     const regions = RegionsPlugin.create();
     const ws = WaveSurfer.create({ container: host.current!, url: sample.data.file_url, height: 96, waveColor: '#8fa3c7', progressColor: '#2f5fb3', plugins: [regions], fetchParams: { credentials: 'same-origin' } });
     surfer.current = ws;
+    ws.on('error', (err) => host.current?.setAttribute('data-error', String(err)));
     ws.on('decode', () => {
+      host.current?.setAttribute('data-ready', 'true');
       for (const s of segments) regions.addRegion({ start: s.start_s, end: s.end_s, color: `${colorOf(classes, s.label)}44`, drag: false, resize: false, content: s.label });
     });
     if (!readOnly) regions.enableDragSelection({ color: 'rgba(47, 95, 179, 0.2)' });

@@ -1,4 +1,4 @@
-import { useRef } from 'react';
+import { useEffect, useRef } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { LabelClass, Sample, SamplePatch } from '../../types.js';
 
@@ -22,7 +22,10 @@ export function SampleTable({ rows, total, classes, readOnly, onChange, onNearEn
   const columns = rows.length > 0 ? Object.keys(rows[0].data.row ?? {}) : [];
   const regression = rows.some((r) => typeof r.value === 'number');
   const items = virtualizer.getVirtualItems();
-  if (items.length > 0 && items[items.length - 1].index >= rows.length - 50 && rows.length < total) onNearEnd();
+  const lastShown = items.length > 0 ? items[items.length - 1].index : -1;
+  useEffect(() => {
+    if (lastShown >= rows.length - 50 && rows.length < total) onNearEnd();
+  }, [lastShown, rows.length, total]);
   const template = `70px repeat(${columns.length}, minmax(90px, 1fr)) 70px 150px`;
 
   return (
