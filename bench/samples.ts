@@ -9,8 +9,9 @@
  * Usage: npx tsx bench/samples.ts [samples=1000000] [runs=1] [patchSeconds=10]
  */
 import { once } from 'node:events';
-import { createReadStream, createWriteStream, openAsBlob } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -59,14 +60,31 @@ async function peakRssMb(pid: number): Promise<number> {
   return Number(/VmHWM:\s+(\d+)/.exec(status)![1]) / 1024;
 }
 
+/** Streams the file as multipart over node:http (fetch gives up on a response that takes over 300 s). */
 async function importFile(server: BenchServer, projectId: number, kind: 'text' | 'tabular', path: string): Promise<number> {
-  const form = new FormData();
-  form.append(kind === 'tabular' ? 'target' : 'text_field', kind === 'tabular' ? 'label' : 'text');
-  form.append('file', await openAsBlob(path), kind === 'tabular' ? 'rows.csv' : 'texts.jsonl');
+  const boundary = `----versa-bench-${process.pid}`;
+  const field = kind === 'tabular' ? ['target', 'label'] : ['text_field', 'text'];
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field[0]}"\r\n\r\n${field[1]}\r\n`
+    + `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="data"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const size = head.length + (await stat(path)).size + tail.length;
   const start = performance.now();
-  const res = await fetch(`${server.url}/api/projects/${projectId}/import/${kind}`, { method: 'POST', headers: { authorization: `Bearer ${server.token}` }, body: form });
-  const body = await res.text();
-  if (res.status !== 201) throw new Error(`import ${kind} → ${res.status} ${body.slice(0, 500)}`);
+  const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = httpRequest(`${server.url}/api/projects/${projectId}/import/${kind}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.token}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(size) },
+    }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    req.write(head);
+    const file = createReadStream(path);
+    file.on('error', reject);
+    file.on('end', () => req.end(tail));
+    file.pipe(req, { end: false });
+  });
+  if (status !== 201) throw new Error(`import ${kind} → ${status} ${body.slice(0, 500)}`);
   return (performance.now() - start) / 1000;
 }
 

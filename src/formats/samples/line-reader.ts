@@ -12,10 +12,11 @@ export class LineError extends Error {
 }
 
 /**
- * The lines of a UTF-8 file with their 1-based numbers, read in chunks (never the whole file). A line longer than
- * `maxLineBytes` is a LineError; `\r\n` endings and a leading BOM are accepted; blank lines are skipped.
+ * The lines of a UTF-8 file with their 1-based numbers, read in chunks (never the whole file) and yielded a chunk's
+ * worth at a time (a million lines cost a thousand awaits, not a million). A line longer than `maxLineBytes` is a
+ * LineError; `\r\n` endings and a leading BOM are accepted; blank lines are skipped.
  */
-export async function* readLines(path: string, maxLineBytes: number): AsyncGenerator<{ line: number; text: string }> {
+export async function* readLines(path: string, maxLineBytes: number): AsyncGenerator<{ line: number; text: string }[]> {
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let line = 0;
@@ -37,15 +38,17 @@ export async function* readLines(path: string, maxLineBytes: number): AsyncGener
     return decode(bytes, line);
   };
   for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+    const batch: { line: number; text: string }[] = [];
     let start = 0;
     for (;;) {
       const nl = chunk.indexOf(0x0a, start);
       if (nl === -1) break;
       if (pendingBytes + nl - start > maxLineBytes) throw new LineError(line + 1, `is longer than ${maxLineBytes} bytes`);
       const text = finish(chunk.subarray(start, nl));
-      if (text.trim() !== '') yield { line, text };
+      if (text.trim() !== '') batch.push({ line, text });
       start = nl + 1;
     }
+    if (batch.length > 0) yield batch;
     if (start < chunk.length) {
       pending.push(chunk.subarray(start));
       pendingBytes += chunk.length - start;
@@ -54,7 +57,7 @@ export async function* readLines(path: string, maxLineBytes: number): AsyncGener
   }
   if (pendingBytes > 0) {
     const text = finish(Buffer.alloc(0));
-    if (text.trim() !== '') yield { line, text };
+    if (text.trim() !== '') yield [{ line, text }];
   }
 }
 

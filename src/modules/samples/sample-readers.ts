@@ -52,7 +52,7 @@ export interface TextFields {
 }
 
 /** JSONL (a file whose first character is `{`) or CSV with a header; field names as configured. */
-export async function* readTextSamples(path: string, fields: TextFields, isJsonl: boolean): AsyncGenerator<ReadSample> {
+export async function* readTextSamples(path: string, fields: TextFields, isJsonl: boolean): AsyncGenerator<ReadSample[]> {
   const toSample = (line: number, record: Record<string, unknown>, fromCsv: boolean): ReadSample => {
     const text = record[fields.text];
     if (typeof text !== 'string' || text.length === 0) throw new LineError(line, `has no text in the field "${fields.text}"`);
@@ -82,7 +82,7 @@ export async function* readTextSamples(path: string, fields: TextFields, isJsonl
     };
   };
   if (isJsonl) {
-    for await (const { line, text } of readLines(path, MAX_LINE_BYTES)) yield toSample(line, parseJsonLine(line, text), false);
+    for await (const lines of readLines(path, MAX_LINE_BYTES)) yield lines.map(({ line, text }) => toSample(line, parseJsonLine(line, text), false));
     return;
   }
   let header: string[] | null = null;
@@ -96,7 +96,7 @@ export async function* readTextSamples(path: string, fields: TextFields, isJsonl
     }
     const record: Record<string, unknown> = {};
     header.forEach((name, i) => (record[name] = cells[i]));
-    yield toSample(line, record, true);
+    yield [toSample(line, record, true)];
   }
 }
 
@@ -161,7 +161,7 @@ export async function inferTabularSchema(path: string, target: string, task?: 'c
 }
 
 /** Second pass: the rows, typed by the schema, the target as label (classification) or value (regression). */
-export async function* readTabularSamples(path: string, schema: TabularSchema): AsyncGenerator<ReadSample> {
+export async function* readTabularSamples(path: string, schema: TabularSchema): AsyncGenerator<ReadSample[]> {
   let first = true;
   const targetIndex = schema.columns.findIndex(([name]) => name === schema.target);
   for await (const { line, cells } of readCsvRecords(path, { maxRecordBytes: MAX_LINE_BYTES, maxColumns: MAX_COLUMNS })) {
@@ -175,7 +175,7 @@ export async function* readTabularSamples(path: string, schema: TabularSchema): 
     const labels = schema.task === 'classification'
       ? { label: t === '' ? null : t }
       : { value: t === '' ? null : Number(t) };
-    yield { line, modality: 'tabular', split: null, data: JSON.stringify({ row }), metadata: null, ...rule(line, () => storedLabels('tabular', { row }, labels)) };
+    yield [{ line, modality: 'tabular', split: null, data: JSON.stringify({ row }), metadata: null, ...rule(line, () => storedLabels('tabular', { row }, labels)) }];
   }
 }
 
@@ -201,14 +201,14 @@ export async function* readJsonlSamples(
   path: string,
   modality: 'audio' | 'video' | 'llm',
   media: (line: number, name: unknown) => Promise<{ path: string; name: string; facts: MediaFacts }>,
-): AsyncGenerator<ReadSample> {
-  for await (const { line, text } of readLines(path, MAX_LINE_BYTES)) {
+): AsyncGenerator<ReadSample[]> {
+  for await (const lines of readLines(path, MAX_LINE_BYTES)) for (const { line, text } of lines) {
     const record = parseJsonLine(line, text);
     if (modality === 'llm') {
       const { prompt, response, chosen, rejected, messages, label, rating, value, split, ...rest } = record;
       const data = rule(line, () => normaliseLlm({ prompt, response, chosen, rejected, messages }));
       const v = value ?? (rating === undefined ? undefined : { rating });
-      yield { line, modality, split: splitOf(line, split), data: JSON.stringify(data), metadata: metadataOf(rest), ...rule(line, () => storedLabels('llm', data, { label, value: v })) };
+      yield [{ line, modality, split: splitOf(line, split), data: JSON.stringify(data), metadata: metadataOf(rest), ...rule(line, () => storedLabels('llm', data, { label, value: v })) }];
       continue;
     }
     const { file, audio, video, label, segments, spans, transcript, value, split, ...rest } = record;
@@ -220,7 +220,7 @@ export async function* readJsonlSamples(
     if (f.channels !== null && modality === 'audio') data.channels = f.channels;
     if (f.fps !== null) data.fps = f.fps;
     const v = value ?? transcript;
-    yield {
+    yield [{
       line,
       modality,
       split: splitOf(line, split),
@@ -228,7 +228,7 @@ export async function* readJsonlSamples(
       metadata: metadataOf(rest),
       media: { path: found.path, name: found.name },
       ...rule(line, () => storedLabels(modality, data, { label, spans: segments ?? spans, value: v })),
-    };
+    }];
   }
 }
 

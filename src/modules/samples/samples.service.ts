@@ -307,14 +307,17 @@ export class SamplesService {
    * Checks every row (first pass), then creates the classes and stores media and rows in batches (second pass).
    * A failure in the second pass removes what it wrote, so the import leaves nothing behind either way.
    */
-  private async store(projectId: number, read: () => AsyncGenerator<ReadSample>, knownClasses: string[] = [], file?: string): Promise<{ created: number; classes: string[] }> {
+  private async store(projectId: number, read: () => AsyncGenerator<ReadSample[]>, knownClasses: string[] = [], file?: string): Promise<{ created: number; classes: string[] }> {
     const classes = new Set<string>(knownClasses);
     let count = 0;
     try {
-      for await (const sample of read()) {
-        for (const name of sample.classNames) classes.add(name);
-        if (++count > this.options.maxImportSamples) throw new PayloadTooLargeError(`An import may create at most ${this.options.maxImportSamples} samples`);
-        if (classes.size > 10_000) throw new LineError(sample.line, 'brings the number of classes over 10,000');
+      for await (const samples of read()) {
+        for (const sample of samples) {
+          for (const name of sample.classNames) classes.add(name);
+          if (classes.size > 10_000) throw new LineError(sample.line, 'brings the number of classes over 10,000');
+        }
+        count += samples.length;
+        if (count > this.options.maxImportSamples) throw new PayloadTooLargeError(`An import may create at most ${this.options.maxImportSamples} samples`);
       }
     } catch (err) {
       if (err instanceof LineError) throw lineIssue(err, file);
@@ -334,11 +337,26 @@ export class SamplesService {
         batch = [];
         for (const id of await this.samples.transaction((trx) => this.samples.insertManyIds(projectId, rows, trx))) ids.push(id);
       };
-      for await (const sample of read()) {
-        const { line: _line, classNames: _c, media, ...stored } = sample;
-        const row: SampleInsert = { ...stored, project_id: projectId, created_at: now, updated_at: now };
+      for await (const samples of read()) for (const sample of samples) {
+        const media = sample.media;
+        const row: SampleInsert = {
+          project_id: projectId,
+          modality: sample.modality,
+          split: sample.split,
+          data: sample.data,
+          label: sample.label,
+          labels: sample.labels,
+          spans: sample.spans,
+          value: sample.value,
+          metadata: sample.metadata,
+          labelled: sample.labelled,
+          blob_key: null,
+          sha256: null,
+          created_at: now,
+          updated_at: now,
+        };
         if (media) {
-          const facts = JSON.parse(stored.data) as { mime_type: string };
+          const facts = JSON.parse(sample.data) as { mime_type: string };
           const sha256 = await sha256OfFile(media.path);
           const ext = extensionOf(facts.mime_type);
           const key = sampleBlobKey(projectId, sha256, ext);
