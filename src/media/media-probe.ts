@@ -1,5 +1,6 @@
-import { open } from 'node:fs/promises';
-import { parseFile } from 'music-metadata';
+import { open, stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { parseStream } from 'music-metadata';
 import { readMp4Facts } from './mp4-header.js';
 
 /** A media container told by its bytes; the extension of the stored file comes from here, never from the name. */
@@ -69,11 +70,15 @@ export async function probeMediaFile(path: string, kind: 'audio' | 'video'): Pro
     if (kind === 'video' && !mp4.hasVideo) throw new MediaRejectedError('is an MP4 file without a video track');
     if (kind === 'video') return { type, durationS: mp4.durationS, sampleRate: null, fps: mp4.fps, channels: null };
   }
-  let format: Awaited<ReturnType<typeof parseFile>>['format'];
+  let format: Awaited<ReturnType<typeof parseStream>>['format'];
+  // The parser is chosen by the sniffed type, never by the file's name (parseFile would go by the extension).
+  const stream = createReadStream(path);
   try {
-    ({ format } = await parseFile(path, { duration: true, skipCovers: true }));
+    ({ format } = await parseStream(stream, { mimeType: type.mime, size: (await handleSize(path)) }, { duration: true, skipCovers: true }));
   } catch (err) {
     throw new MediaRejectedError(`could not be read as ${type.container}: ${(err as Error).message}`);
+  } finally {
+    stream.destroy();
   }
   const video = format.trackInfo?.find((t) => t.video);
   const duration = typeof format.duration === 'number' && Number.isFinite(format.duration) ? Math.round(format.duration * 1000) / 1000 : null;
@@ -90,3 +95,5 @@ export async function probeMediaFile(path: string, kind: 'audio' | 'video'): Pro
 function frameRate(video: { frameRate?: number } | undefined): number | null {
   return typeof video?.frameRate === 'number' && video.frameRate > 0 ? video.frameRate : null;
 }
+
+const handleSize = async (path: string) => (await stat(path)).size;

@@ -10,7 +10,13 @@ import { samplesRoutes } from './samples.routes.js';
 import { SamplesService } from './samples.service.js';
 
 /** Text, tabular, audio, video and LLM samples: routes, imports, splits, adapters, locks and label history. */
-export function registerSamplesModule(app: FastifyInstance, deps: ModuleDeps): SamplesService {
+/** What the module offers others: the samples service, and the adapters (the tabular trainer reads their folder). */
+export interface SamplesModule {
+  readonly samples: SamplesService;
+  readonly adapters: SampleAdapters;
+}
+
+export function registerSamplesModule(app: FastifyInstance, deps: ModuleDeps): SamplesModule {
   const workDir = join(deps.config.dataDir, 'tmp');
   const repository = new SamplesRepository(deps.db, new ProjectsRepository(deps.db));
   const service = new SamplesService(repository, deps.access, deps.blobs, {
@@ -21,5 +27,5 @@ export function registerSamplesModule(app: FastifyInstance, deps: ModuleDeps): S
   }, new WriteBatcher(deps.db));
   const adapters = new SampleAdapters(repository, new ExportsRepository(deps.db), deps.access, deps.blobs, workDir);
   samplesRoutes(app, service, adapters, { workDir, maxImportBytes: deps.config.maxImportBytes });
-  return service;
+  return { samples: service, adapters };
 }

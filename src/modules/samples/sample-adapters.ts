@@ -80,6 +80,15 @@ export class SampleAdapters {
     }
   }
 
+  /**
+   * Writes the tabular training folder (`train.csv`, `valid.csv`, `test.csv`, `schema.json`) into `dir`, for a
+   * trainer that reads it in place (the `train` branch's tabular adapter); the caller needs export access.
+   */
+  async writeTabularFolder(caller: Caller, projectId: number, dir: string): Promise<{ name: string; path: string; samples: number }[]> {
+    await this.access.project(caller, projectId, 'export');
+    return (await this.tabular(projectId, dir)).map(({ name, path, samples }) => ({ name, path, samples }));
+  }
+
   /** Samples of a split: unsplit samples are left out, unless none has a split (then all are training data). */
   private async splitOf(projectId: number, modality: Modality): Promise<(row: SampleRow) => SplitName | null> {
     let anySplit = false;
