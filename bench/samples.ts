@@ -54,10 +54,10 @@ function tabularLine(i: number): string {
   return cells.join(',');
 }
 
-/** Peak resident set size of a process so far (VmHWM), in MB. */
-async function peakRssMb(pid: number): Promise<number> {
+/** Peak resident set size of a process so far (VmHWM), or the current one (VmRSS), in MB. */
+async function rssMb(pid: number, which: 'VmHWM' | 'VmRSS' = 'VmHWM'): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmHWM:\s+(\d+)/.exec(status)![1]) / 1024;
+  return Number(new RegExp(`${which}:\\s+(\\d+)`).exec(status)![1]) / 1024;
 }
 
 /** Streams the file as multipart over node:http (fetch gives up on a response that takes over 300 s). */
@@ -101,7 +101,7 @@ const csvPath = join(dir, `versa-bench-rows-${process.pid}.csv`);
 await writeFileLines(jsonlPath, n, textLine);
 await writeFileLines(csvPath, n, tabularLine, [...Array.from({ length: 19 }, (_, c) => `f${c}`), 'label'].join(','));
 
-const text: { s: number; baseline: number; rss: number }[] = [];
+const text: { s: number; baseline: number; rss: number; idle: number }[] = [];
 const tabular: { s: number; rss: number }[] = [];
 let last: { server: BenchServer; projectId: number } | null = null;
 try {
@@ -109,18 +109,19 @@ try {
     const server = await startServer();
     const project = await server.api('POST', '/api/projects', { name: 'samples bench' });
     const baseline = await parseBaseline(jsonlPath);
+    const idle = await rssMb(server.pid, 'VmRSS');
     const s = await importFile(server, project.id, 'text', jsonlPath);
-    text.push({ s, baseline, rss: await peakRssMb(server.pid) });
+    text.push({ s, baseline, rss: await rssMb(server.pid), idle });
     const tabularProject = await server.api('POST', '/api/projects', { name: 'tabular bench' });
     const ts = await importFile(server, tabularProject.id, 'tabular', csvPath);
-    tabular.push({ s: ts, rss: await peakRssMb(server.pid) });
+    tabular.push({ s: ts, rss: await rssMb(server.pid) });
     if (last) await last.server.stop();
     last = { server, projectId: project.id };
   }
   console.log(`## imports (${n.toLocaleString('en')} samples)\n`);
-  console.log('| run | text JSONL s | read+parse baseline s | ratio | tabular CSV ×20 s | server peak RSS MB |');
-  console.log('|---|---|---|---|---|---|');
-  text.forEach((r, i) => console.log(`| ${i + 1} | ${r.s.toFixed(1)} | ${r.baseline.toFixed(1)} | ${(r.s / r.baseline).toFixed(1)}× | ${tabular[i].s.toFixed(1)} | ${tabular[i].rss.toFixed(0)} |`));
+  console.log('| run | text JSONL s | read+parse baseline s | ratio | tabular CSV ×20 s | server RSS before MB | peak after text MB | peak after tabular MB |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  text.forEach((r, i) => console.log(`| ${i + 1} | ${r.s.toFixed(1)} | ${r.baseline.toFixed(1)} | ${(r.s / r.baseline).toFixed(1)}× | ${tabular[i].s.toFixed(1)} | ${r.idle.toFixed(0)} | ${r.rss.toFixed(0)} | ${tabular[i].rss.toFixed(0)} |`));
   console.log(`\nmedian: text ${median(text.map((r) => r.s)).toFixed(1)} s (target < 20 s), tabular ${median(tabular.map((r) => r.s)).toFixed(1)} s (target < 30 s), peak RSS ${Math.max(...tabular.map((r) => r.rss)).toFixed(0)} MB (target < 500 MB)\n`);
 
   const { server, projectId } = last!;

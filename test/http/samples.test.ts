@@ -157,6 +157,9 @@ describe('samples', () => {
     const unknown = await upload(owner, `/api/projects/${p}/import/text`, csv, { text_field: 'body', label_field: 'nope' });
     assert.equal(unknown.status, 422);
     assert.match(unknown.body.detail[0].msg, /nope/);
+    const quoted = await upload(owner, `/api/projects/${p}/import/text`, 'text,label\na,b\nc "d" e,f\n');
+    assert.equal(quoted.status, 422);
+    assert.equal(quoted.body.detail[0].loc.at(-1), 3);
     const ragged = await upload(owner, `/api/projects/${p}/import/text`, 'text,label\na,b\nc,d,e\n');
     assert.equal(ragged.status, 422);
     assert.equal(ragged.body.detail[0].loc.at(-1), 3);

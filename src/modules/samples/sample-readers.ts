@@ -86,17 +86,21 @@ export async function* readTextSamples(path: string, fields: TextFields, isJsonl
     return;
   }
   let header: string[] | null = null;
-  for await (const { line, cells } of readCsvRecords(path, { maxRecordBytes: MAX_LINE_BYTES, maxColumns: MAX_COLUMNS })) {
-    if (!header) {
-      header = cells;
-      if (!header.includes(fields.text)) throw new LineError(line, `has no column "${fields.text}" (columns: ${header.join(', ')})`);
-      if (fields.explicit.label && !header.includes(fields.label)) throw new LineError(line, `has no column "${fields.label}"`);
-      if (fields.explicit.spans && !header.includes(fields.spans)) throw new LineError(line, `has no column "${fields.spans}"`);
-      continue;
+  for await (const records of readCsvRecords(path, { maxRecordBytes: MAX_LINE_BYTES, maxColumns: MAX_COLUMNS })) {
+    const out: ReadSample[] = [];
+    for (const { line, cells } of records) {
+      if (!header) {
+        header = cells;
+        if (!header.includes(fields.text)) throw new LineError(line, `has no column "${fields.text}" (columns: ${header.join(', ')})`);
+        if (fields.explicit.label && !header.includes(fields.label)) throw new LineError(line, `has no column "${fields.label}"`);
+        if (fields.explicit.spans && !header.includes(fields.spans)) throw new LineError(line, `has no column "${fields.spans}"`);
+        continue;
+      }
+      const record: Record<string, unknown> = {};
+      header.forEach((name, i) => (record[name] = cells[i]));
+      out.push(toSample(line, record, true));
     }
-    const record: Record<string, unknown> = {};
-    header.forEach((name, i) => (record[name] = cells[i]));
-    yield [toSample(line, record, true)];
+    if (out.length > 0) yield out;
   }
 }
 
@@ -124,7 +128,7 @@ export async function inferTabularSchema(path: string, target: string, task?: 'c
   let rows = 0;
   let targetIndex = -1;
   const targetValues = new Set<string>();
-  for await (const { line, cells } of readCsvRecords(path, { maxRecordBytes: MAX_LINE_BYTES, maxColumns: MAX_COLUMNS })) {
+  for await (const records of readCsvRecords(path, { maxRecordBytes: MAX_LINE_BYTES, maxColumns: MAX_COLUMNS })) for (const { line, cells } of records) {
     if (!header) {
       header = cells.map((c) => c.trim());
       const seen = new Set<string>();
@@ -164,18 +168,22 @@ export async function inferTabularSchema(path: string, target: string, task?: 'c
 export async function* readTabularSamples(path: string, schema: TabularSchema): AsyncGenerator<ReadSample[]> {
   let first = true;
   const targetIndex = schema.columns.findIndex(([name]) => name === schema.target);
-  for await (const { line, cells } of readCsvRecords(path, { maxRecordBytes: MAX_LINE_BYTES, maxColumns: MAX_COLUMNS })) {
-    if (first) {
-      first = false;
-      continue;
+  for await (const records of readCsvRecords(path, { maxRecordBytes: MAX_LINE_BYTES, maxColumns: MAX_COLUMNS })) {
+    const out: ReadSample[] = [];
+    for (const { line, cells } of records) {
+      if (first) {
+        first = false;
+        continue;
+      }
+      const row: Record<string, unknown> = {};
+      for (let i = 0; i < cells.length; i++) if (i !== targetIndex) row[schema.columns[i][0]] = convertCell(cells[i], schema.columns[i][1]);
+      const t = cells[targetIndex];
+      const labels = schema.task === 'classification'
+        ? { label: t === '' ? null : t }
+        : { value: t === '' ? null : Number(t) };
+      out.push({ line, modality: 'tabular', split: null, data: JSON.stringify({ row }), metadata: null, ...rule(line, () => storedLabels('tabular', { row }, labels)) });
     }
-    const row: Record<string, unknown> = {};
-    for (let i = 0; i < cells.length; i++) if (i !== targetIndex) row[schema.columns[i][0]] = convertCell(cells[i], schema.columns[i][1]);
-    const t = cells[targetIndex];
-    const labels = schema.task === 'classification'
-      ? { label: t === '' ? null : t }
-      : { value: t === '' ? null : Number(t) };
-    yield [{ line, modality: 'tabular', split: null, data: JSON.stringify({ row }), metadata: null, ...rule(line, () => storedLabels('tabular', { row }, labels)) }];
+    if (out.length > 0) yield out;
   }
 }
 
