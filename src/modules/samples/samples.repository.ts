@@ -8,6 +8,17 @@ import type { SplitName } from '../splits/assign.js';
 export type SampleRow = Selectable<SamplesTable>;
 export type SampleInsert = Insertable<SamplesTable>;
 export type SampleWithOwner = SampleRow & { owner_id: number };
+/** The columns a label edit sets. */
+export type LabelColumns = Pick<SampleRow, 'label' | 'labels' | 'spans' | 'value' | 'labelled' | 'split'>;
+type RevisionValues = {
+  sample_id: number;
+  project_id: number;
+  before: string;
+  after: string;
+  user_id: number;
+  created_at: string;
+};
+
 export interface SampleLockRow {
   sample_id: number;
   user_id: number;
@@ -53,11 +64,27 @@ export class SamplesRepository {
         .innerJoin('users', 'users.id', 'sample_locks.user_id')
         .select(['sample_locks.sample_id', 'sample_locks.user_id', 'users.email', 'sample_locks.acquired_at', 'sample_locks.expires_at'])
         .where('sample_locks.sample_id', '=', p.id));
+    this.className = new PreparedQuery(db, ['projectId', 'name'], (p) =>
+      db.selectFrom('classes').select('name').where('project_id', '=', p.projectId).where('name', '=', p.name));
+    this.updateLabels = new PreparedQuery(db, ['id', 'label', 'labels', 'spans', 'value', 'labelled', 'split', 'updated_at'], (p) =>
+      db
+        .updateTable('samples')
+        .set({ label: p.label, labels: p.labels, spans: p.spans, value: p.value, labelled: p.labelled, split: p.split, updated_at: p.updated_at })
+        .where('id', '=', p.id)
+        .returningAll());
+    this.revision = new PreparedQuery<RevisionValues, { id: number }>(db, ['sample_id', 'project_id', 'before', 'after', 'user_id', 'created_at'], (p) =>
+      db
+        .insertInto('sample_revisions')
+        .values({ sample_id: p.sample_id, project_id: p.project_id, before: p.before, after: p.after, user_id: p.user_id, created_at: p.created_at, action: 'update' })
+        .returning('id'));
   }
 
   /** Asked by every sample route (a PATCH on the hot path), so it is prepared once. */
   private readonly withOwner: PreparedQuery<{ id: number }, SampleWithOwner>;
   private readonly lock: PreparedQuery<{ id: number }, SampleLockRow>;
+  private readonly className: PreparedQuery<{ projectId: number; name: string }, { name: string }>;
+  private readonly updateLabels: PreparedQuery<LabelColumns & { id: number; updated_at: string }, SampleRow>;
+  private readonly revision: PreparedQuery<RevisionValues, { id: number }>;
 
   async findWithOwner(id: number, db: Executor = this.db): Promise<SampleWithOwner | undefined> {
     return (await this.withOwner.run({ id }, db)).rows[0];
@@ -148,14 +175,12 @@ export class SamplesRepository {
     return keys;
   }
 
-  /** Updates a sample's labels or split and keeps the project's labelled counter in step. */
-  async update(sample: SampleRow, values: Partial<Pick<SampleRow, 'label' | 'labels' | 'spans' | 'value' | 'labelled' | 'split'>>, db: Executor): Promise<SampleRow> {
-    const row = await db
-      .updateTable('samples')
-      .set({ ...values, updated_at: new Date().toISOString() })
-      .where('id', '=', sample.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+  /**
+   * Sets a sample's labels and split (all of them: the statement is prepared once) and keeps the project's labelled
+   * counter in step.
+   */
+  async update(sample: SampleRow, values: LabelColumns, db: Executor): Promise<SampleRow> {
+    const row = (await this.updateLabels.run({ ...values, id: sample.id, updated_at: new Date().toISOString() }, db)).rows[0];
     if (row.labelled !== sample.labelled) await this.projects.bumpCounters(sample.project_id, { labelled_sample_count: row.labelled - sample.labelled }, db);
     return row;
   }
@@ -229,6 +254,7 @@ export class SamplesRepository {
   }
 
   async classNamesIn(projectId: number, names: string[], db: Executor = this.db): Promise<string[]> {
+    if (names.length === 1) return (await this.className.run({ projectId, name: names[0] }, db)).rows.map((r) => r.name);
     const rows = await db.selectFrom('classes').select('name').where('project_id', '=', projectId).where('name', 'in', names).execute();
     return rows.map((r) => r.name);
   }
@@ -290,8 +316,8 @@ export class SamplesRepository {
     return Number((await query.executeTakeFirst()).numDeletedRows) > 0;
   }
 
-  async addRevision(values: { sample_id: number; project_id: number; before: string; after: string; user_id: number }, db: Executor): Promise<void> {
-    await db.insertInto('sample_revisions').values({ ...values, action: 'update', created_at: new Date().toISOString() }).execute();
+  async addRevision(values: Omit<RevisionValues, 'created_at'>, db: Executor): Promise<void> {
+    await this.revision.run({ ...values, created_at: new Date().toISOString() }, db);
   }
 
   revisions(sampleId: number) {

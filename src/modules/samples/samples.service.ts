@@ -177,7 +177,14 @@ export class SamplesService {
       if (lock && lock.user_id !== caller.userId && lock.expires_at > new Date().toISOString()) {
         throw new ConflictError(`Sample ${sampleId} is locked by ${lock.email} until ${lock.expires_at}`, { lock });
       }
-      const updated = await this.samples.update(sample, { ...stored, ...(input.split !== undefined ? { split: input.split } : {}) }, trx);
+      const updated = await this.samples.update(sample, {
+        label: stored.label,
+        labels: stored.labels,
+        spans: stored.spans,
+        value: stored.value,
+        labelled: stored.labelled,
+        split: input.split !== undefined ? input.split : sample.split,
+      }, trx);
       const snapshot = (s: SampleOut) => JSON.stringify({ label: s.label, spans: s.spans, value: s.value, split: s.split });
       await this.samples.addRevision({ sample_id: sampleId, project_id: sample.project_id, before: snapshot(current), after: snapshot(toSampleOut(updated)), user_id: caller.userId }, trx);
       return updated;
