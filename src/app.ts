@@ -53,6 +53,7 @@ import { registerReviewsModule } from './modules/reviews/index.js';
 import { registerRevisionsModule } from './modules/revisions/index.js';
 import { RevisionsRepository } from './modules/revisions/revisions.repository.js';
 import { registerQualityModule } from './modules/quality/index.js';
+import { registerSamplesModule } from './modules/samples/index.js';
 import { registerSplitsModule } from './modules/splits/index.js';
 import { registerVersionsModule } from './modules/versions/index.js';
 import { configureSharp } from './imaging/sharp-config.js';
@@ -171,6 +172,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerRevisionsModule(app, deps);
   registerMaintenanceModule(app, deps);
   const quality = registerQualityModule(app, deps, deps.services.models);
+  registerSamplesModule(app, deps);
   await registerPagesModule(app, deps);
 
   return { app, routes, database, deps };

@@ -48,6 +48,9 @@ export interface ProjectsTable {
   assigned_only: ColumnType<number, number | undefined, number>;
   /** `importing` while an import writes it (hidden from every reader), else `ready`. */
   status: ColumnType<'ready' | 'importing', 'ready' | 'importing' | undefined, 'ready' | 'importing'>;
+  sample_count: ColumnType<number, number | undefined, number>;
+  /** Samples with a label, spans or a value. */
+  labelled_sample_count: ColumnType<number, number | undefined, number>;
 }
 
 export interface ClassesTable {
@@ -364,6 +367,61 @@ export interface CleaningRunRecordsTable {
   after: string | null;
 }
 
+export type SampleModality = 'text' | 'tabular' | 'audio' | 'video' | 'llm';
+
+export interface SamplesTable {
+  id: Generated<number>;
+  project_id: number;
+  modality: SampleModality;
+  split: string | null;
+  /** JSON text: the modality's content ({text}, {row}, {file, duration_s, …}, {prompt, …}). */
+  data: string;
+  /** The single class name, or the first of a multi-label sample. */
+  label: string | null;
+  /** JSON text: every class name of a multi-label sample; null for single-label ones. */
+  labels: string | null;
+  /** JSON text: character spans (text) or time segments (audio, video). */
+  spans: string | null;
+  /** JSON text: regression target, transcript or LLM rating/preference. */
+  value: string | null;
+  /** JSON text. */
+  metadata: string | null;
+  /** 1 when the sample has a label, spans or a value (the project's labelled counter counts these). */
+  labelled: ColumnType<number, number | undefined, number>;
+  /** Media samples: the stored bytes (content-addressed) and their hash. */
+  blob_key: string | null;
+  sha256: string | null;
+  review_state: ColumnType<ReviewState, ReviewState | undefined, ReviewState>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SampleLocksTable {
+  sample_id: number;
+  user_id: number;
+  acquired_at: string;
+  expires_at: string;
+}
+
+export interface SampleRevisionsTable {
+  id: Generated<number>;
+  sample_id: number;
+  project_id: number;
+  action: 'update';
+  /** JSON text of {label, spans, value, split} before and after. */
+  before: string | null;
+  after: string | null;
+  user_id: number | null;
+  created_at: string;
+}
+
+/** JSON text `schema`: for tabular, {target, task, columns: [[name, type]], classes}. */
+export interface SampleSchemasTable {
+  project_id: number;
+  modality: SampleModality;
+  schema: string;
+}
+
 export interface Database {
   users: UsersTable;
   tokens: TokensTable;
@@ -393,4 +451,8 @@ export interface Database {
   image_features: ImageFeaturesTable;
   cleaning_runs: CleaningRunsTable;
   cleaning_run_records: CleaningRunRecordsTable;
+  samples: SamplesTable;
+  sample_locks: SampleLocksTable;
+  sample_revisions: SampleRevisionsTable;
+  sample_schemas: SampleSchemasTable;
 }

@@ -55,8 +55,8 @@ export class LocalBlobStore implements BlobStore {
     return readFile(this.path(key));
   }
 
-  stream(key: string): Readable {
-    return createReadStream(this.path(key));
+  stream(key: string, range?: { start: number; end: number }): Readable {
+    return createReadStream(this.path(key), range);
   }
 
   async size(key: string): Promise<number | null> {

@@ -145,6 +145,20 @@ const MATRIX: Record<string, Row> = {
   'POST /api/projects/:project_id/versions/:version_id/regenerate': { rule: 'auth-only' },
   'GET /api/projects/:project_id/versions/:a/diff/:b': { rule: 'auth-only' },
   'GET /api/versions/:id': { rule: 'auth-only' },
+  'GET /api/projects/:id/samples': { rule: 'project.read', path: (f) => `/api/projects/${f.projectId}/samples` },
+  'POST /api/projects/:id/samples': { rule: 'images.write', path: (f) => `/api/projects/${f.projectId}/samples`, body: () => ({ modality: 'text', data: { text: 'matrix' } }) },
+  'GET /api/samples/:sample_id': { rule: 'auth-only' },
+  'PATCH /api/samples/:sample_id': { rule: 'auth-only' },
+  'GET /api/samples/:sample_id/file': { rule: 'auth-only' },
+  'GET /api/samples/:sample_id/lock': { rule: 'auth-only' },
+  'POST /api/samples/:sample_id/lock': { rule: 'auth-only' },
+  'DELETE /api/samples/:sample_id/lock': { rule: 'auth-only' },
+  'GET /api/samples/:sample_id/revisions': { rule: 'auth-only' },
+  'POST /api/projects/:id/import/text': { rule: 'auth-only' },
+  'POST /api/projects/:id/import/tabular': { rule: 'auth-only' },
+  'POST /api/projects/:id/import/jsonl': { rule: 'auth-only' },
+  'POST /api/projects/:id/samples/splits': { rule: 'versions.write', path: (f) => `/api/projects/${f.projectId}/samples/splits`, body: () => ({ train: 80, valid: 10, test: 10 }) },
+  'POST /api/projects/:id/adapters/prepare': { rule: 'auth-only' },
 };
 
 const MEMBER_ROLES = ['admin', 'reviewer', 'annotator', 'viewer'] as const;

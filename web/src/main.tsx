@@ -13,6 +13,8 @@ const AnnotatePage = lazy(() => import('./pages/annotate-page.js'));
 // Team pages load on first use, so they add nothing to the editor's or the project page's download.
 const ReviewPage = lazy(() => import('./pages/review-page.js'));
 const QueuePage = lazy(() => import('./pages/queue-page.js'));
+// Sample labelling (text, tabular, audio, video, LLM) brings wavesurfer.js and the virtual list only when opened.
+const SamplesPage = lazy(() => import('./pages/samples-page.js'));
 
 const loading = <div className="page">Loading…</div>;
 
@@ -27,13 +29,19 @@ function App() {
         <QueuePage />
       </Suspense>
     );
-  const match = /^\/projects\/(\d+)(?:\/(annotate|upload|review))?\/?$/.exec(path);
+  const match = /^\/projects\/(\d+)(?:\/(annotate|upload|review|samples))?\/?$/.exec(path);
   if (match) {
     const id = Number(match[1]);
     if (match[2] === 'annotate')
       return (
         <Suspense fallback={<div className="page">Loading editor…</div>}>
           <AnnotatePage key={id} projectId={id} />
+        </Suspense>
+      );
+    if (match[2] === 'samples')
+      return (
+        <Suspense fallback={loading}>
+          <SamplesPage key={id} projectId={id} />
         </Suspense>
       );
     if (match[2] === 'upload') return <UploadPage key={id} projectId={id} />;

@@ -88,3 +88,23 @@ export type Stats = ResponseOf<'/api/stats', 'get'>;
 export type UploadResult = UploadResponse['results'][number];
 
 export type UploadResponse = ResponseOf<'/api/projects/{id}/images', 'post'>;
+
+export type SampleModality = 'text' | 'tabular' | 'audio' | 'video' | 'llm';
+export interface TextSpan { start: number; end: number; label: string }
+export interface TimeSegment { start_s: number; end_s: number; label: string }
+export interface LlmValue { rating?: number; preference?: 'chosen' | 'rejected' | 'tie' }
+export interface Sample {
+  id: number;
+  project_id: number;
+  modality: SampleModality;
+  split: 'train' | 'valid' | 'test' | null;
+  data: Record<string, any>;
+  label: string | string[] | null;
+  spans: (TextSpan | TimeSegment)[] | null;
+  value: number | string | LlmValue | null;
+  metadata: Record<string, unknown> | null;
+  created_at: string;
+  updated_at: string;
+}
+/** What a sample view may change; the page sends it as a PATCH. */
+export type SamplePatch = Partial<Pick<Sample, 'label' | 'spans' | 'value' | 'split'>>;

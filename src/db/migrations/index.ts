@@ -8,6 +8,7 @@ import { teams } from './0005-teams.js';
 import { annotationClassImageIndex } from './0006-annotation-class-image-index.js';
 import { projectStatus } from './0007-project-status.js';
 import { quality } from './0009-quality.js';
+import { samples } from './0010-samples.js';
 
 /** Every migration, in order. Names are stable forever: they are recorded in the database. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -20,5 +21,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0006-annotation-class-image-index': annotationClassImageIndex(),
     '0007-project-status': projectStatus(),
     '0009-quality': quality(dialect),
+    '0010-samples': samples(dialect),
   };
 }

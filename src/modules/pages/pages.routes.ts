@@ -12,6 +12,7 @@ export const PAGE_ROUTES = [
   '/projects/:project_id/annotate',
   '/projects/:project_id/upload',
   '/projects/:project_id/review',
+  '/projects/:project_id/samples',
   '/queue',
 ] as const;
 

@@ -4,7 +4,7 @@ import type { Executor } from '../../db/database.js';
 import type { ProjectsTable } from '../../db/schema.js';
 import type { ProjectRow } from './projects.schemas.js';
 
-export type CounterColumn = 'image_count' | 'annotated_image_count' | 'annotation_count' | 'class_count';
+export type CounterColumn = 'image_count' | 'annotated_image_count' | 'annotation_count' | 'class_count' | 'sample_count' | 'labelled_sample_count';
 
 export class ProjectsRepository {
   constructor(private readonly db: Executor) {}
@@ -55,6 +55,8 @@ export class ProjectsRepository {
         eb.fn.coalesce(eb.fn.sum<number>('image_count'), eb.lit(0)).as('total_images'),
         eb.fn.coalesce(eb.fn.sum<number>('annotated_image_count'), eb.lit(0)).as('annotated_images'),
         eb.fn.coalesce(eb.fn.sum<number>('annotation_count'), eb.lit(0)).as('total_annotations'),
+        eb.fn.coalesce(eb.fn.sum<number>('sample_count'), eb.lit(0)).as('total_samples'),
+        eb.fn.coalesce(eb.fn.sum<number>('labelled_sample_count'), eb.lit(0)).as('labelled_samples'),
       ])
       .where('status', '=', 'ready');
     if (viewerId !== null) query = query.where(projectVisibleTo(viewerId));
@@ -64,6 +66,8 @@ export class ProjectsRepository {
       total_images: Number(row.total_images),
       annotated_images: Number(row.annotated_images),
       total_annotations: Number(row.total_annotations),
+      total_samples: Number(row.total_samples),
+      labelled_samples: Number(row.labelled_samples),
     };
   }
 }

@@ -56,6 +56,9 @@ export function ProjectPage({ projectId }: { projectId: number }) {
       title={project?.name ?? `Project ${projectId}`}
       actions={
         <>
+          <Link href={`/projects/${projectId}/samples`} className="button">
+            Samples
+          </Link>
           <Link href={`/projects/${projectId}/review`} className="button">
             Review
           </Link>
@@ -75,6 +78,7 @@ export function ProjectPage({ projectId }: { projectId: number }) {
           <div><b>{project.annotated_image_count}</b> annotated</div>
           <div><b>{project.annotation_count}</b> annotations</div>
           <div><b>{project.class_count}</b> classes</div>
+          {!!project.sample_count && <div><b>{project.sample_count}</b> samples ({project.labelled_sample_count} labelled)</div>}
           <div className="muted">{project.project_type.replace(/_/g, ' ')}</div>
         </section>
       )}
