@@ -33,6 +33,8 @@ import { registerReviewsModule } from './modules/reviews/index.js';
 import { registerRevisionsModule } from './modules/revisions/index.js';
 import type { ModuleDeps } from './modules/module-deps.js';
 import { registerPagesModule } from './modules/pages/index.js';
+import { registerPipelinesModule, WebhookSender } from './modules/pipelines/index.js';
+import { registerPluginsModule } from './modules/plugins/index.js';
 import { registerSplitsModule } from './modules/splits/index.js';
 import { registerVersionsModule } from './modules/versions/index.js';
 import { platformRoutes } from './modules/platform/platform.routes.js';
@@ -41,6 +43,9 @@ import { ProjectsRepository } from './modules/projects/projects.repository.js';
 import { projectsRoutes } from './modules/projects/projects.routes.js';
 import { ProjectsService } from './modules/projects/projects.service.js';
 import { configureSharp } from './imaging/sharp-config.js';
+import { registerBuiltinPlugins } from './plugins/builtin-catalog.js';
+import { loadPluginDirectory } from './plugins/plugin-loader.js';
+import { PluginRegistry } from './plugins/plugin-registry.js';
 import { LocalBlobStore } from './storage/local-blob-store.js';
 import { VERSION } from './version.js';
 
@@ -92,7 +97,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const accessRepository = new AccessRepository(db);
   const access = new ProjectAccess(projectsRepository, accessRepository);
   const orgAccess = new OrgAccess(accessRepository);
-  const deps: ModuleDeps = { config, db, blobs, queue, access, orgAccess };
+  // One plugin registry: Versa's own catalogs now, pipeline step types as that module registers, PLUGINS_DIR last.
+  const plugins = new PluginRegistry();
+  registerBuiltinPlugins(plugins);
+  const deps: ModuleDeps = { config, db, blobs, queue, access, orgAccess, plugins };
 
   const auth = new AuthService(db, config.authAttemptsPerMinute);
   const projects = new ProjectsService(projectsRepository, access, orgAccess, blobs);
@@ -118,17 +126,29 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerImagesModule(app, deps);
   registerAnnotationsModule(app, deps);
   registerSplitsModule(app, deps);
-  await registerVersionsModule(app, deps);
+  const versions = await registerVersionsModule(app, deps);
   registerJobsModule(app, deps);
-  registerExportsModule(app, deps);
+  const exportsService = registerExportsModule(app, deps);
   registerImportsModule(app, deps);
-  registerAutoAnnotateModule(app, deps, registerModelsModule(app, deps));
+  const models = registerModelsModule(app, deps);
+  const autoAnnotate = registerAutoAnnotateModule(app, deps, models);
   registerMembersModule(app, deps);
   registerOrgsModule(app, deps);
   registerAssignmentsModule(app, deps);
-  registerReviewsModule(app, deps);
+  const reviews = registerReviewsModule(app, deps);
   registerLocksModule(app, deps);
   registerRevisionsModule(app, deps);
+  // Quality checks, cleaning actions and training are wired here when their modules exist (ports quality, cleaning, training).
+  await registerPipelinesModule(app, deps, {
+    detector: autoAnnotate,
+    models: models.repository,
+    reviews,
+    versions: versions.service,
+    exports: exportsService,
+    webhook: new WebhookSender(config.webhookAllowlist),
+  });
+  registerPluginsModule(app, plugins);
+  await loadPluginDirectory(plugins, config.pluginsDir, app.log);
   await registerPagesModule(app, deps);
 
   return { app, routes, database, deps };

@@ -24,6 +24,10 @@ export interface Config {
   /** Login and register attempts allowed per client IP per minute; failed logins per account are a fifth of it. */
   readonly authAttemptsPerMinute: number;
   readonly logLevel: string;
+  /** Folder of third-party plugin modules loaded at start-up; null loads none. */
+  readonly pluginsDir: string | null;
+  /** URL prefixes a pipeline's webhook step may POST to; empty refuses every webhook. */
+  readonly webhookAllowlist: readonly string[];
 }
 
 export class ConfigError extends Error {}
@@ -36,6 +40,23 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number
     throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
   }
   return value;
+}
+
+/** Comma-separated http(s) URL prefixes, normalised (`https://host/path/`). */
+function urlPrefixes(env: NodeJS.ProcessEnv, name: string): string[] {
+  const raw = env[name];
+  if (!raw) return [];
+  return raw.split(',').map((s) => s.trim()).filter(Boolean).map((entry) => {
+    let url: URL;
+    try {
+      url = new URL(entry);
+    } catch {
+      throw new ConfigError(`${name} must list http(s) URLs separated by commas, got "${entry}"`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} entries must be http or https URLs, got "${entry}"`);
+    if (url.username || url.password || url.search || url.hash) throw new ConfigError(`${name} entries may not carry credentials, a query or a fragment: "${entry}"`);
+    return url.href;
+  });
 }
 
 function optionalPath(env: NodeJS.ProcessEnv, name: string): string | null {
@@ -76,5 +97,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runsRoot: optionalPath(env, 'RUNS_ROOT'),
     authAttemptsPerMinute: int(env, 'AUTH_ATTEMPTS_PER_MINUTE', 30, 1, 1_000_000),
     logLevel: env.LOG_LEVEL || 'info',
+    pluginsDir: optionalPath(env, 'PLUGINS_DIR'),
+    webhookAllowlist: Object.freeze(urlPrefixes(env, 'WEBHOOK_ALLOWLIST')),
   });
 }
