@@ -29,7 +29,7 @@ function assertSize(text: string): void {
 export function parseYaml(text: string): ParsedText & { document: Document } {
   assertSize(text);
   const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const document = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: true });
   if (document.errors.length > 0) {
     const first = document.errors[0];
     const pos = first.linePos?.[0];
