@@ -12,6 +12,8 @@ import { REVIEW_STATES, type LabelClass, type Project, type ReviewState } from '
 
 // Loaded when the tab is first opened, so the grid and the editor do not download it.
 const MembersPanel = lazy(() => import('../components/members-panel.js').then((m) => ({ default: m.MembersPanel })));
+// CodeMirror is only downloaded when the Pipelines tab opens.
+const PipelinesPanel = lazy(() => import('../components/pipelines-panel.js').then((m) => ({ default: m.PipelinesPanel })));
 
 const TABS = [
   ['images', 'Images'],
@@ -19,6 +21,7 @@ const TABS = [
   ['versions', 'Versions'],
   ['export', 'Export'],
   ['models', 'Models'],
+  ['pipelines', 'Pipelines'],
   ['members', 'Members'],
 ] as const;
 type Tab = (typeof TABS)[number][0];
@@ -136,6 +139,11 @@ export function ProjectPage({ projectId }: { projectId: number }) {
           {tab === 'versions' && <VersionsPanel projectId={projectId} onVersions={setVersions} />}
           {tab === 'export' && <ExportPanel projectId={projectId} versions={versions} />}
           {tab === 'models' && <ModelsPanel projectId={projectId} onAnnotated={refresh} />}
+          {tab === 'pipelines' && (
+            <Suspense fallback={<p className="muted">Loading pipelines…</p>}>
+              <PipelinesPanel projectId={projectId} />
+            </Suspense>
+          )}
           {tab === 'members' && (
             <Suspense fallback={<p className="muted">Loading members…</p>}>
               <MembersPanel projectId={projectId} />
