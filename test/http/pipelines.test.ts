@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -15,9 +17,23 @@ describe('pipelines', () => {
   let mallory: User;
   let annie: User;
   let projectId: number;
+  let hooks: Server;
+  let hookUrl: string;
+  const received: { url: string; body: any }[] = [];
 
   before(async () => {
-    t = await startTestApp({ WEBHOOK_ALLOWLIST: 'https://hooks.example.com/versa/' });
+    // A local receiver stands in for the operator's webhook endpoint (no request leaves the machine).
+    hooks = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        received.push({ url: req.url!, body: JSON.parse(body) });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => hooks.listen(0, '127.0.0.1', resolve));
+    hookUrl = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hooks/`;
+    t = await startTestApp({ WEBHOOK_ALLOWLIST: `https://hooks.example.com/versa/,${hookUrl}` });
     await t.user(); // the first account is instance admin; keep it out of the way
     alice = await t.user();
     mallory = await t.user();
@@ -26,7 +42,10 @@ describe('pipelines', () => {
     const added = await alice.post(`/api/projects/${projectId}/members`, { user_id: annie.id, role: 'annotator' });
     assert.equal(added.status, 201, JSON.stringify(added.body));
   });
-  after(() => t.close());
+  after(async () => {
+    await t.close();
+    await new Promise((resolve) => hooks.close(resolve));
+  });
 
   const waitForRun = async (client: User, runId: number) => {
     await t.versa.deps.queue.drain();
@@ -332,5 +351,38 @@ describe('pipelines', () => {
     assert.equal(done.status, 'cancelled');
     assert.deepEqual(done.steps.map((s: { status: string }) => s.status), ['cancelled', 'cancelled']);
     assert.equal((await alice.post(`/api/pipeline-runs/${run.id}/cancel`)).status, 409);
+  });
+
+  it('shares global pipelines: anyone reads and runs them on their own projects; only the creator changes them', async () => {
+    const global = await alice.post('/api/pipelines', { definition: { name: 'count', steps: [{ id: 's', type: 'select_images' }, { id: 'r', type: 'report', needs: ['s'] }] } });
+    assert.equal(global.status, 201);
+    assert.equal(global.body.project_id, null);
+    assert.equal((await mallory.get(`/api/pipelines/${global.body.id}`)).status, 200);
+    assert.ok((await mallory.get('/api/pipelines')).body.some((p: { id: number }) => p.id === global.body.id));
+    assert.equal((await mallory.put(`/api/pipelines/${global.body.id}`, { name: 'mine' })).status, 403);
+    assert.equal((await mallory.post(`/api/pipelines/${global.body.id}/run`, {})).status, 422, 'a global pipeline needs project_id');
+    assert.equal((await mallory.post(`/api/pipelines/${global.body.id}/run`, { project_id: projectId })).status, 404);
+    const own = (await mallory.post('/api/projects', { name: 'mallory' })).body.id;
+    await uploadImages(mallory, own, [await ppeImage(5, { helmet: true, vest: true })]);
+    const run = await waitForRun(mallory, (await mallory.post(`/api/pipelines/${global.body.id}/run`, { project_id: own })).body.id);
+    assert.equal(run.status, 'succeeded');
+    assert.equal(run.outputs.report.images, 1);
+    assert.equal((await alice.get(`/api/pipeline-runs/${run.id}`)).status, 404, "another user's run on their project stays hidden");
+    assert.equal((await alice.get(`/api/pipelines/${global.body.id}/runs`)).headers['x-total-count'], '0');
+    assert.equal((await mallory.get(`/api/pipelines/${global.body.id}/runs`)).headers['x-total-count'], '1');
+  });
+
+  it('posts the run summary and report to an allowlisted webhook', async () => {
+    const definition = { name: 'hook', steps: [{ id: 's', type: 'select_images' }, { id: 'r', type: 'report', needs: ['s'] }, { id: 'w', type: 'webhook', needs: ['r'], params: { url: `${hookUrl}runs` } }] };
+    const pipeline = (await alice.post('/api/pipelines', { project_id: projectId, definition })).body;
+    const run = await waitForRun(alice, (await alice.post(`/api/pipelines/${pipeline.id}/run`, {})).body.id);
+    assert.equal(run.status, 'succeeded', JSON.stringify(run));
+    assert.equal(run.outputs.w.status, 204);
+    assert.equal(received.length, 1);
+    assert.equal(received[0].url, '/hooks/runs');
+    assert.equal(received[0].body.run_id, run.id);
+    assert.equal(received[0].body.report.images, run.outputs.report.images);
+    assert.deepEqual(received[0].body.summary.steps.map((s: { id: string; status: string }) => [s.id, s.status]), [['s', 'succeeded'], ['r', 'succeeded'], ['w', 'running']]);
+    assert.equal((await alice.put(`/api/pipelines/${pipeline.id}`, { definition: { ...definition, steps: [{ id: 'w', type: 'webhook', params: { url: 'http://127.0.0.1:1/elsewhere' } }] } })).status, 422);
   });
 });

@@ -65,9 +65,10 @@ export class PipelineRunner {
         }
         const input: StepData = {};
         for (const need of needsOf.get(index) ?? []) mergeInto(input, data.get(need) ?? {});
-        input.summary = { steps: steps.map((s) => ({ id: s.id, type: s.type, status: s.status, outputs: s.outputs })) };
         state.status = 'running';
         state.started_at = new Date().toISOString();
+        // What a webhook posts: the run so far.
+        input.summary = { run_id: runId, pipeline_id: row.pipeline_id, steps: steps.map((s) => ({ id: s.id, type: s.type, status: s.status, outputs: s.outputs, error: s.error })) };
         stepFraction = 0;
         await save(true);
         const t0 = performance.now();

@@ -112,10 +112,12 @@ export class PipelinesService {
   async create(caller: Caller, input: PipelineCreate): Promise<PipelineOut> {
     const projectId = input.project_id ?? null;
     if (projectId !== null) await this.access.project(caller, projectId, 'project.update');
-    const empty = !input.definition || Object.keys(input.definition).length === 0 || (Array.isArray(input.definition.steps) && input.definition.steps.length === 0 && Object.keys(input.definition).every((k) => k === 'steps' || k === 'name' || k === 'description'));
-    const definition = empty ? { ...ppeExample(), ...(input.definition?.name ? { name: input.definition.name as string } : {}) } : input.definition!;
-    if (input.name !== undefined) (definition as { name?: unknown }).name = input.name;
-    if (input.description !== undefined) (definition as { description?: unknown }).description = input.description;
+    const given = input.definition ?? null;
+    // Empty: absent, null, {} or no steps. The example then keeps a name or description given with it.
+    const empty = given === null || Object.keys(given).length === 0 || (Array.isArray(given.steps) && given.steps.length === 0);
+    const definition: Record<string, unknown> = empty ? { ...ppeExample(), ...pick(given, ['name', 'description']) } : { ...given! };
+    if (input.name !== undefined) definition.name = input.name;
+    if (input.description !== undefined) definition.description = input.description;
     const valid = this.assertValid(definition, ['body', 'definition']);
     return this.toOut(await this.repository.create({ project_id: projectId, name: valid.name, description: valid.description ?? '', definition: JSON.stringify(valid), yaml_source: null, created_by: caller.userId }));
   }
@@ -298,6 +300,10 @@ export class PipelinesService {
       finished_at: row.finished_at,
     };
   }
+}
+
+function pick(value: Record<string, unknown> | null, keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.flatMap((k) => (typeof value?.[k] === 'string' ? [[k, value[k]]] : [])));
 }
 
 function out(problems: Located[]): ValidationOut {
