@@ -54,9 +54,14 @@ import { registerRevisionsModule } from './modules/revisions/index.js';
 import { RevisionsRepository } from './modules/revisions/revisions.repository.js';
 import { registerQualityModule } from './modules/quality/index.js';
 import { registerSamplesModule } from './modules/samples/index.js';
+import { registerPipelinesModule, WebhookSender } from './modules/pipelines/index.js';
+import { registerPluginsModule } from './modules/plugins/index.js';
 import { registerSplitsModule } from './modules/splits/index.js';
 import { registerVersionsModule } from './modules/versions/index.js';
 import { configureSharp } from './imaging/sharp-config.js';
+import { registerBuiltinPlugins } from './plugins/builtin-catalog.js';
+import { loadPluginDirectory } from './plugins/plugin-loader.js';
+import { PluginRegistry } from './plugins/plugin-registry.js';
 import { LocalBlobStore } from './storage/local-blob-store.js';
 import { VERSION } from './version.js';
 
@@ -112,6 +117,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const accessRepository = new AccessRepository(db);
   const access = new ProjectAccess(projectsRepository, accessRepository);
   const orgAccess = new OrgAccess(accessRepository);
+  // One plugin registry: Versa's own catalogs now, pipeline step types as that module registers, PLUGINS_DIR last.
+  const plugins = new PluginRegistry();
+  registerBuiltinPlugins(plugins);
 
   const probes: ReadinessProbe[] = [{ name: 'database', check: () => database.ping() }];
   if (config.redisUrl) {
@@ -141,7 +149,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     models,
     probes,
   };
-  const deps: ModuleDeps = { config, db, transactions: transactionsOf(db), blobs, queue, access, orgAccess, services };
+  const deps: ModuleDeps = { config, db, transactions: transactionsOf(db), blobs, queue, access, orgAccess, services, plugins };
 
   registerErrorHandler(app);
   registerInputGuard(app);
@@ -158,21 +166,32 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerImagesModule(app, deps);
   registerAnnotationsModule(app, deps);
   registerSplitsModule(app, deps);
-  await registerVersionsModule(app, deps);
+  const versions = await registerVersionsModule(app, deps);
   registerJobsModule(app, deps);
-  registerExportsModule(app, deps);
+  const exportsService = registerExportsModule(app, deps);
   registerImportsModule(app, deps);
   registerModelsModule(app, deps);
-  registerAutoAnnotateModule(app, deps);
+  const autoAnnotate = registerAutoAnnotateModule(app, deps);
   registerMembersModule(app, deps);
   registerOrgsModule(app, deps);
   registerAssignmentsModule(app, deps);
-  registerReviewsModule(app, deps);
+  const reviews = registerReviewsModule(app, deps);
   registerLocksModule(app, deps);
   registerRevisionsModule(app, deps);
   registerMaintenanceModule(app, deps);
   const quality = registerQualityModule(app, deps, deps.services.models);
   registerSamplesModule(app, deps);
+  // Quality checks, cleaning actions and training are wired here when their modules exist (ports quality, cleaning, training).
+  await registerPipelinesModule(app, deps, {
+    detector: autoAnnotate,
+    models: deps.services.models.repository,
+    reviews,
+    versions: versions.service,
+    exports: exportsService,
+    webhook: new WebhookSender(config.webhookAllowlist),
+  });
+  registerPluginsModule(app, plugins);
+  await loadPluginDirectory(plugins, config.pluginsDir, app.log);
   await registerPagesModule(app, deps);
 
   return { app, routes, database, deps };

@@ -37,6 +37,10 @@ export interface Config {
   readonly logLevel: string;
   /** Measure quality features (blur, brightness, …) from each upload's thumbnail at ingest; else on first report. */
   readonly ingestFeatures: boolean;
+  /** Folder of third-party plugin modules loaded at start-up; null loads none. */
+  readonly pluginsDir: string | null;
+  /** URL prefixes a pipeline's webhook step may POST to; empty refuses every webhook. */
+  readonly webhookAllowlist: readonly string[];
 }
 
 export class ConfigError extends Error {}
@@ -49,6 +53,23 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number
     throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
   }
   return value;
+}
+
+/** Comma-separated http(s) URL prefixes, normalised (`https://host/path/`). */
+function urlPrefixes(env: NodeJS.ProcessEnv, name: string): string[] {
+  const raw = env[name];
+  if (!raw) return [];
+  return raw.split(',').map((s) => s.trim()).filter(Boolean).map((entry) => {
+    let url: URL;
+    try {
+      url = new URL(entry);
+    } catch {
+      throw new ConfigError(`${name} must list http(s) URLs separated by commas, got "${entry}"`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} entries must be http or https URLs, got "${entry}"`);
+    if (url.username || url.password || url.search || url.hash) throw new ConfigError(`${name} entries may not carry credentials, a query or a fragment: "${entry}"`);
+    return url.href;
+  });
 }
 
 function optionalPath(env: NodeJS.ProcessEnv, name: string): string | null {
@@ -104,5 +125,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: trustProxy(env.TRUST_PROXY),
     logLevel: env.LOG_LEVEL || 'info',
     ingestFeatures: int(env, 'INGEST_FEATURES', 1, 0, 1) === 1,
+    pluginsDir: optionalPath(env, 'PLUGINS_DIR'),
+    webhookAllowlist: Object.freeze(urlPrefixes(env, 'WEBHOOK_ALLOWLIST')),
   });
 }

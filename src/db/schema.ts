@@ -455,4 +455,52 @@ export interface Database {
   sample_locks: SampleLocksTable;
   sample_revisions: SampleRevisionsTable;
   sample_schemas: SampleSchemasTable;
+  pipelines: PipelinesTable;
+  pipeline_runs: PipelineRunsTable;
+  pipeline_run_writes: PipelineRunWritesTable;
+}
+
+export interface PipelinesTable {
+  id: Generated<number>;
+  project_id: number | null;
+  name: string;
+  description: string;
+  /** JSON text of the definition `{name, description?, steps}`. */
+  definition: string;
+  yaml_source: string | null;
+  created_by: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type PipelineRunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+
+export interface PipelineRunsTable {
+  id: Generated<number>;
+  pipeline_id: number;
+  project_id: number;
+  version_id: number | null;
+  status: PipelineRunStatus;
+  /** JSON text: the definition as it was when the run started. */
+  definition: string;
+  /** JSON text: per-step status, timings, counts and outputs. */
+  steps: string;
+  /** JSON text. */
+  outputs: ColumnType<string, string | undefined, string>;
+  error: string | null;
+  progress: ColumnType<number, number | undefined, number>;
+  eta_seconds: number | null;
+  job_id: number | null;
+  created_by: number | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+/** One record a run wrote: `kind` is annotation, review, version or export. */
+export interface PipelineRunWritesTable {
+  run_id: number;
+  step_id: string;
+  kind: string;
+  object_id: number;
 }

@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Transactions } from '../db/transactions.js';
 import type { JobQueue } from '../jobs/job-queue.js';
+import type { PluginRegistry } from '../plugins/plugin-registry.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { AnnotationsRepository } from './annotations/annotations.repository.js';
 import type { AnnotationsService } from './annotations/annotations.service.js';
@@ -60,4 +61,6 @@ export interface ModuleDeps {
   readonly access: ProjectAccess;
   readonly orgAccess: OrgAccess;
   readonly services: SharedServices;
+  /** The one plugin registry: built-in catalogs, pipeline step types, PLUGINS_DIR plugins. */
+  readonly plugins: PluginRegistry;
 }

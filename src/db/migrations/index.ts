@@ -9,6 +9,7 @@ import { annotationClassImageIndex } from './0006-annotation-class-image-index.j
 import { projectStatus } from './0007-project-status.js';
 import { quality } from './0009-quality.js';
 import { samples } from './0010-samples.js';
+import { pipelines } from './0011-pipelines.js';
 
 /** Every migration, in order. Names are stable forever: they are recorded in the database. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -22,5 +23,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0007-project-status': projectStatus(),
     '0009-quality': quality(dialect),
     '0010-samples': samples(dialect),
+    '0011-pipelines': pipelines(dialect),
   };
 }

@@ -4,6 +4,9 @@ import { ReviewsRepository } from './reviews.repository.js';
 import { reviewsRoutes } from './reviews.routes.js';
 import { ReviewsService } from './reviews.service.js';
 
-export function registerReviewsModule(app: FastifyInstance, deps: ModuleDeps): void {
-  reviewsRoutes(app, new ReviewsService(new ReviewsRepository(deps.db), deps.access, deps.services.scope));
+/** Review routes; returns the service (pipelines put images in the review queue through it). */
+export function registerReviewsModule(app: FastifyInstance, deps: ModuleDeps): ReviewsService {
+  const service = new ReviewsService(new ReviewsRepository(deps.db), deps.access, deps.services.scope);
+  reviewsRoutes(app, service);
+  return service;
 }

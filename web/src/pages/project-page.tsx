@@ -14,6 +14,8 @@ import { REVIEW_STATES, type LabelClass, type Project, type ReviewState } from '
 const MembersPanel = lazy(() => import('../components/members-panel.js').then((m) => ({ default: m.MembersPanel })));
 // The Health tab brings the charting library; only those who open it download it.
 const HealthPanel = lazy(() => import('../components/health-panel.js').then((m) => ({ default: m.HealthPanel })));
+// CodeMirror is only downloaded when the Pipelines tab opens.
+const PipelinesPanel = lazy(() => import('../components/pipelines-panel.js').then((m) => ({ default: m.PipelinesPanel })));
 
 const TABS = [
   ['images', 'Images'],
@@ -22,6 +24,7 @@ const TABS = [
   ['export', 'Export'],
   ['models', 'Models'],
   ['health', 'Health'],
+  ['pipelines', 'Pipelines'],
   ['members', 'Members'],
 ] as const;
 type Tab = (typeof TABS)[number][0];
@@ -158,6 +161,11 @@ export function ProjectPage({ projectId }: { projectId: number }) {
                   navigate(`/projects/${projectId}`, true);
                 }}
               />
+            </Suspense>
+          )}
+          {tab === 'pipelines' && (
+            <Suspense fallback={<p className="muted">Loading pipelines…</p>}>
+              <PipelinesPanel projectId={projectId} />
             </Suspense>
           )}
           {tab === 'members' && (
