@@ -28,6 +28,7 @@ import { registerAssignmentsModule } from './modules/assignments/index.js';
 import { registerLocksModule } from './modules/locks/index.js';
 import { registerMembersModule } from './modules/members/index.js';
 import { registerModelsModule } from './modules/models/index.js';
+import { registerTrainingModule } from './modules/training/index.js';
 import { registerOrgsModule } from './modules/orgs/index.js';
 import { registerReviewsModule } from './modules/reviews/index.js';
 import { registerRevisionsModule } from './modules/revisions/index.js';
@@ -122,7 +123,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerJobsModule(app, deps);
   registerExportsModule(app, deps);
   registerImportsModule(app, deps);
-  registerAutoAnnotateModule(app, deps, registerModelsModule(app, deps));
+  const models = registerModelsModule(app, deps);
+  registerAutoAnnotateModule(app, deps, models);
+  await registerTrainingModule(app, deps, models);
   registerMembersModule(app, deps);
   registerOrgsModule(app, deps);
   registerAssignmentsModule(app, deps);

@@ -6,6 +6,7 @@ import { versions } from './0003-versions.js';
 import { exportsMigration } from './0004-exports.js';
 import { teams } from './0005-teams.js';
 import { annotationClassImageIndex } from './0006-annotation-class-image-index.js';
+import { training } from './0008-training.js';
 
 /** Every migration, in order. Names are stable forever: they are recorded in the database. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -16,5 +17,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0004-exports': exportsMigration(dialect),
     '0005-teams': teams(dialect),
     '0006-annotation-class-image-index': annotationClassImageIndex(),
+    '0008-training': training(dialect),
   };
 }

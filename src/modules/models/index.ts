@@ -9,6 +9,7 @@ import { ModelsService } from './models.service.js';
 export interface ModelsModule {
   readonly runtime: ModelRuntime;
   readonly repository: ModelsRepository;
+  readonly service: ModelsService;
 }
 
 /** The model registry; returns the inference runtime and repository for the auto-annotate module. */
@@ -22,5 +23,5 @@ export function registerModelsModule(app: FastifyInstance, deps: ModuleDeps): Mo
     uploadDir: join(deps.config.dataDir, 'tmp', 'model-uploads'),
   });
   modelsRoutes(app, service, deps.config.maxModelUploadBytes);
-  return { runtime, repository };
+  return { runtime, repository, service };
 }
