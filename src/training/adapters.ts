@@ -29,10 +29,10 @@ export interface AdapterSpec {
 
 const torchMissing = (probe: PythonProbe): string | null => {
   if (probe.error) return `${probe.error}. Set PYTHON to an interpreter with PyTorch, or install it: apt-get install -y python3-torch python3-torchvision`;
-  if (!probe.numpy || !probe.PIL) return 'numpy and Pillow are missing: apt-get install -y python3-numpy python3-pil';
   if (!probe.torch || !probe.torchvision) {
     return `PyTorch is not installed for ${probe.python ? `Python ${probe.python}` : 'this interpreter'}: apt-get install -y python3-torch python3-torchvision (or pip install torch torchvision), or point PYTHON at an interpreter that has it`;
   }
+  if (!probe.numpy || !probe.PIL) return 'numpy and Pillow are missing: apt-get install -y python3-numpy python3-pil';
   return null;
 };
 

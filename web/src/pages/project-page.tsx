@@ -13,11 +13,17 @@ import { REVIEW_STATES, type LabelClass, type Project, type ReviewState } from '
 // Loaded when the tab is first opened, so the grid and the editor do not download it.
 const MembersPanel = lazy(() => import('../components/members-panel.js').then((m) => ({ default: m.MembersPanel })));
 
+// Training pages carry the charting library: loaded when their tab is first opened.
+const TrainingPanel = lazy(() => import('../components/training-panel.js').then((m) => ({ default: m.TrainingPanel })));
+const ExperimentsPanel = lazy(() => import('../components/training-panel.js').then((m) => ({ default: m.ExperimentsPanel })));
+
 const TABS = [
   ['images', 'Images'],
   ['splits', 'Splits'],
   ['versions', 'Versions'],
   ['export', 'Export'],
+  ['training', 'Train'],
+  ['experiments', 'Experiments'],
   ['models', 'Models'],
   ['members', 'Members'],
 ] as const;
@@ -135,6 +141,16 @@ export function ProjectPage({ projectId }: { projectId: number }) {
           {tab === 'splits' && <SplitsPanel projectId={projectId} onChange={refresh} />}
           {tab === 'versions' && <VersionsPanel projectId={projectId} onVersions={setVersions} />}
           {tab === 'export' && <ExportPanel projectId={projectId} versions={versions} />}
+          {tab === 'training' && (
+            <Suspense fallback={<p className="muted">Loading…</p>}>
+              <TrainingPanel projectId={projectId} versions={versions} initialVersion={Number(query.get('version')) || undefined} />
+            </Suspense>
+          )}
+          {tab === 'experiments' && (
+            <Suspense fallback={<p className="muted">Loading…</p>}>
+              <ExperimentsPanel projectId={projectId} />
+            </Suspense>
+          )}
           {tab === 'models' && <ModelsPanel projectId={projectId} onAnnotated={refresh} />}
           {tab === 'members' && (
             <Suspense fallback={<p className="muted">Loading members…</p>}>
