@@ -134,13 +134,16 @@ export class ModelsService {
    * Registers the ONNX file a Versa training run wrote (source `training_run`, lifecycle development) with the run's
    * experiment, version and metrics. The caller (the training job) has checked permissions when the run started.
    */
-  async registerTrained(userId: number | null, projectId: number, input: TrainedModel): Promise<ModelOut> {
+  async registerTrained(userId: number | null, projectId: number, input: TrainedModel): Promise<{ model: ModelOut; created: boolean }> {
     const file = await hashFile(input.path);
+    // A deterministic run can export the very same file again: the experiment then names the model already registered.
+    const same = await this.models.findBySha(projectId, file.sha256);
+    if (same) return { model: (await this.withHistory([same]))[0], created: false };
     const described = await this.describe(file, basename(input.path), { task: input.task, class_names: input.classNames });
     let name = input.name;
     if (await this.models.findByName(projectId, name)) name = `${name}-exp${input.experimentId}`;
     const caller = { userId: userId ?? 0 } as Caller;
-    return this.insert(caller, projectId, {
+    const model = await this.insert(caller, projectId, {
       name,
       described,
       file,
@@ -149,6 +152,7 @@ export class ModelsService {
       blobKey: null,
       trained: { experimentId: input.experimentId, versionId: input.versionId, metrics: input.metrics },
     }, userId);
+    return { model, created: true };
   }
 
   /** Removes a registration made by a training run that then failed to record itself (nothing half-registered). */

@@ -227,6 +227,7 @@ export class TrainingService {
     let latest: Record<string, number | null> = {};
     let epoch = 0;
     let modelId: number | null = null;
+    let registered = false;
     await this.repository.update(experiment.id, { status: 'running' });
     try {
       await rm(runDir, { recursive: true, force: true });
@@ -270,7 +271,7 @@ export class TrainingService {
       const effective = { ...params, ...(final.params ?? {}) };
       if (adapter.modelTask && final.artifacts?.onnx) {
         const names = (await this.repository.versionClasses(experiment.version_id!)).map((c) => c.name);
-        const model = await this.models.registerTrained(experiment.created_by, experiment.project_id, {
+        const { model, created } = await this.models.registerTrained(experiment.created_by, experiment.project_id, {
           path: join(runDir, final.artifacts.onnx),
           name: experiment.name,
           task: adapter.modelTask,
@@ -280,6 +281,7 @@ export class TrainingService {
           metrics,
         });
         modelId = model.id;
+        registered = created;
       }
       try {
         await this.repository.update(experiment.id, {
@@ -296,7 +298,7 @@ export class TrainingService {
           duration_s: (Date.now() - started) / 1000,
         });
       } catch (err) {
-        if (modelId !== null) await this.models.unregisterTrained(modelId);
+        if (modelId !== null && registered) await this.models.unregisterTrained(modelId);
         throw err;
       }
       return { experiment_id: experiment.id, model_id: modelId, metrics };
