@@ -42,6 +42,7 @@ import { registerModelsModule } from './modules/models/index.js';
 import { ModelRuntime } from './modules/models/model-runtime.js';
 import { ModelsRepository } from './modules/models/models.repository.js';
 import type { ModuleDeps, SharedServices } from './modules/module-deps.js';
+import { registerTrainingModule } from './modules/training/index.js';
 import { registerOrgsModule } from './modules/orgs/index.js';
 import { registerPagesModule } from './modules/pages/index.js';
 import { registerPlatformModule } from './modules/platform/index.js';
@@ -170,7 +171,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerJobsModule(app, deps);
   const exportsService = registerExportsModule(app, deps);
   registerImportsModule(app, deps);
-  registerModelsModule(app, deps);
+  const models = registerModelsModule(app, deps);
   const autoAnnotate = registerAutoAnnotateModule(app, deps);
   registerMembersModule(app, deps);
   registerOrgsModule(app, deps);
@@ -181,6 +182,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerMaintenanceModule(app, deps);
   const quality = registerQualityModule(app, deps, deps.services.models);
   registerSamplesModule(app, deps);
+  await registerTrainingModule(app, deps, models, quality.readiness);
   // Quality checks, cleaning actions and training are wired here when their modules exist (ports quality, cleaning, training).
   await registerPipelinesModule(app, deps, {
     detector: autoAnnotate,

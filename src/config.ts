@@ -27,6 +27,8 @@ export interface Config {
   /** Largest model file accepted by upload (weights are far larger than images). */
   readonly maxModelUploadBytes: number;
   readonly runsRoot: string | null;
+  /** The Python interpreter trainers run with (PYTHON; default /usr/bin/python3, which sees Debian's torch). */
+  readonly python: string;
   /** Login and register attempts allowed per client IP per minute; failed logins per account are a fifth of it. */
   readonly authAttemptsPerMinute: number;
   /**
@@ -121,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     modelsRoot: optionalPath(env, 'MODELS_ROOT'),
     maxModelUploadBytes: int(env, 'MAX_MODEL_UPLOAD_MB', 4096, 1, 100_000) * 1024 * 1024,
     runsRoot: optionalPath(env, 'RUNS_ROOT'),
+    python: env.PYTHON || '/usr/bin/python3',
     authAttemptsPerMinute: int(env, 'AUTH_ATTEMPTS_PER_MINUTE', 30, 1, 1_000_000),
     trustProxy: trustProxy(env.TRUST_PROXY),
     logLevel: env.LOG_LEVEL || 'info',

@@ -99,8 +99,12 @@ export interface AnnotationsTable {
 export interface JobsTable {
   id: Generated<number>;
   name: string;
-  status: 'queued' | 'running' | 'succeeded' | 'failed';
+  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
   progress: number;
+  message: Generated<string | null>;
+  eta_seconds: Generated<number | null>;
+  /** 1 once cancel was asked for: the process running the job polls it and aborts the job's signal. */
+  cancel_requested: Generated<number>;
   /** JSON text. */
   payload: string;
   /** JSON text. */
@@ -133,6 +137,12 @@ export interface ModelsTable {
   blob_key: string | null;
   created_by: number | null;
   created_at: string;
+  /** Set for models a Versa training run registered. */
+  experiment_id: Generated<number | null>;
+  /** The dataset version a trained model learnt from (not named version_id: models never block deleting a version). */
+  trained_version_id: Generated<number | null>;
+  /** JSON text: the run's final metrics. */
+  metrics: Generated<string | null>;
 }
 
 export interface ModelLifecycleEventsTable {
@@ -143,6 +153,39 @@ export interface ModelLifecycleEventsTable {
   changed_by: number | null;
   changed_at: string;
   reason: string | null;
+}
+
+export interface ExperimentsTable {
+  id: Generated<number>;
+  project_id: number;
+  /** The dataset version trained on; blocks deleting that version while the experiment exists. */
+  version_id: number | null;
+  job_id: number | null;
+  model_id: number | null;
+  name: string;
+  /** JSON text: string[]. */
+  tags: string;
+  notes: string;
+  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+  adapter: string;
+  /** JSON text: every effective parameter. */
+  params: string;
+  /** JSON text: latest (while running) or final metrics. */
+  metrics: string;
+  /** JSON text: per-epoch rows. */
+  history: string;
+  /** JSON text: per-class rows. */
+  per_class: string;
+  /** JSON text: environment, artifacts, confusion matrix, recipe. */
+  extra: string;
+  best_epoch: number | null;
+  epoch: number;
+  error: string | null;
+  run_dir: string | null;
+  created_by: number | null;
+  created_at: string;
+  finished_at: string | null;
+  duration_s: number | null;
 }
 
 export type VersionStatus = 'pending' | 'generating' | 'ready' | 'failed';
@@ -430,6 +473,7 @@ export interface Database {
   images: ImagesTable;
   annotations: AnnotationsTable;
   jobs: JobsTable;
+  experiments: ExperimentsTable;
   settings: SettingsTable;
   models: ModelsTable;
   model_lifecycle_events: ModelLifecycleEventsTable;

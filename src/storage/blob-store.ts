@@ -17,6 +17,8 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   /** Removes every object whose key starts with `prefix/`. */
   deletePrefix(prefix: string): Promise<void>;
+  /** The object's file on this machine, for stores that keep files (trainers hard-link them); absent otherwise. */
+  localPath?(key: string): string;
 }
 
 const KEY = /^[a-z0-9_-]+(\/[a-zA-Z0-9_-][a-zA-Z0-9_.-]*)*$/;

@@ -10,6 +10,10 @@ import { assertBlobKey, type BlobStore } from './blob-store.js';
 export class LocalBlobStore implements BlobStore {
   constructor(private readonly root: string) {}
 
+  localPath(key: string): string {
+    return this.path(key);
+  }
+
   private path(key: string): string {
     assertBlobKey(key);
     return join(this.root, key);

@@ -213,6 +213,7 @@ describe('model registry', () => {
     assert.deepEqual(runs.body.map((r: { path: string }) => r.path), ['runs/detect/train3/weights/best.pt', 'runs/detect/train3/weights/last.onnx']);
     assert.deepEqual({ ...runs.body[1], modified_at: undefined }, {
       path: 'runs/detect/train3/weights/last.onnx', task: 'detect', run: 'train3', file: 'last.onnx', format: 'onnx', size_bytes: v5.length, modified_at: undefined,
+      source: 'runs_root', metrics: null, // no results.csv in this run folder
     });
     const projectId = await project();
     const res = await alice.post(`/api/projects/${projectId}/models`, { run_weights: runs.body[1].path });

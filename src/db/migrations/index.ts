@@ -7,6 +7,7 @@ import { exportsMigration } from './0004-exports.js';
 import { teams } from './0005-teams.js';
 import { annotationClassImageIndex } from './0006-annotation-class-image-index.js';
 import { projectStatus } from './0007-project-status.js';
+import { training } from './0008-training.js';
 import { quality } from './0009-quality.js';
 import { samples } from './0010-samples.js';
 import { pipelines } from './0011-pipelines.js';
@@ -21,6 +22,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0005-teams': teams(dialect),
     '0006-annotation-class-image-index': annotationClassImageIndex(),
     '0007-project-status': projectStatus(),
+    '0008-training': training(dialect),
     '0009-quality': quality(dialect),
     '0010-samples': samples(dialect),
     '0011-pipelines': pipelines(dialect),

@@ -45,7 +45,7 @@ export type YoloResultOut = Static<typeof YoloResultOut>;
 export const JobStartedOut = Type.Object({
   job_id: Type.Integer(),
   name: Type.String(),
-  status: StringEnum(['queued', 'running', 'succeeded', 'failed'] as const),
+  status: StringEnum(['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const),
   progress: Type.Number(),
   image_count: Type.Integer(),
   url: Type.String({ description: 'Follow the job here' }),

@@ -59,7 +59,7 @@ const OVERLOAD_RETRIES = 60;
 /** One detection turned into what will be stored, before classes are resolved. */
 export interface PlannedAnnotation {
   className: string;
-  annotation_type: 'bbox' | 'polygon';
+  annotation_type: 'bbox' | 'polygon' | 'classification';
   geometry: object;
   confidence: number;
 }
@@ -93,8 +93,8 @@ export class AutoAnnotateService {
     const role = (await this.access.roleOf(caller, project))!;
     const assignedTo = (await this.teams.scope.listingUser(caller, project, role)) ?? undefined;
     const model = await this.resolveModel(caller, projectId, input.model, ['body', 'model']);
-    if (model.task !== 'detect' && model.task !== 'segment') {
-      throw ValidationError.at(['body', 'model'], `Model '${model.name}' is a ${model.task} model; auto-annotation needs a detect or segment model`);
+    if (model.task !== 'detect' && model.task !== 'segment' && model.task !== 'classify') {
+      throw ValidationError.at(['body', 'model'], `Model '${model.name}' is a ${model.task} model; auto-annotation needs a detect, segment or classify model`);
     }
     assertRunnable(model);
     if (input.image_ids) {
@@ -108,7 +108,8 @@ export class AutoAnnotateService {
     // Many images run on the batch pool, one on the single-image pool: the model is loaded (and so checked) in the
     // pool that will run it, before anything is queued.
     const batch = images.length > 1;
-    await this.runtime.detector(model, batch);
+    if (model.task === 'classify') await this.runtime.classifier(model, batch);
+    else await this.runtime.detector(model, batch);
     if (images.length > INLINE_IMAGE_LIMIT) {
       const payload: YoloJobPayload = {
         projectId,
@@ -451,6 +452,13 @@ export class AutoAnnotateService {
   }
 
   private async detect(model: ModelRow, image: ImageToAnnotate, options: { confidence: number; iou: number }, batch: boolean): Promise<PlannedAnnotation[]> {
+    if (model.task === 'classify') {
+      // A classifier labels the whole image: one `classification` annotation with its top class, when confident enough.
+      const classifier = await this.runtime.classifier(model, batch);
+      const top = await classifier.classify(await this.blobs.get(image.blob_key));
+      if (top.confidence < options.confidence) return [];
+      return [{ className: top.className ?? `class_${top.classId}`, annotation_type: 'classification', geometry: {}, confidence: clamp01(top.confidence) }];
+    }
     const detector = await this.runtime.detector(model, batch);
     const bytes = await this.blobs.get(image.blob_key);
     const result = await detector.detect(bytes, { confidence: options.confidence, iou: options.iou });

@@ -10,6 +10,7 @@ import { UnsupportedModelError } from '../../inference/errors.js';
 import { parseUltralyticsMetadata } from '../../inference/onnx-metadata.js';
 import { imageInputLayout, type ModelInfo } from '../../inference/tensor-data.js';
 import type { BlobStore } from '../../storage/blob-store.js';
+import { runMetrics } from './run-metrics.js';
 import { discoverRunWeights, fileUnderRoot, formatOf, hashFile, receiveToTemp, storedExtension, type ModelFile } from './model-files.js';
 import type { ModelRuntime } from './model-runtime.js';
 import type { ModelsRepository, ModelWithOwner } from './models.repository.js';
@@ -44,7 +45,23 @@ interface Described {
   classNames: string[];
 }
 
+/** A trained model to register (see registerTrained). */
+export interface TrainedModel {
+  path: string;
+  name: string;
+  task: ModelTask;
+  classNames: string[];
+  experimentId: number;
+  versionId: number | null;
+  metrics: Record<string, unknown>;
+}
+
+/** Lists run weights produced elsewhere (Versa's training runs) for `GET /api/models/runs`. */
+export type RunSource = (caller: Caller) => Promise<RunWeightsOut[]>;
+
 export class ModelsService {
+  private readonly runSources: RunSource[] = [];
+
   constructor(
     private readonly models: ModelsRepository,
     private readonly access: ProjectAccess,
@@ -116,6 +133,41 @@ export class ModelsService {
     }
   }
 
+  /**
+   * Registers the ONNX file a Versa training run wrote (source `training_run`, lifecycle development) with the run's
+   * experiment, version and metrics. The caller (the training job) has checked permissions when the run started.
+   */
+  async registerTrained(userId: number | null, projectId: number, input: TrainedModel): Promise<{ model: ModelOut; created: boolean }> {
+    const file = await hashFile(input.path);
+    // A deterministic run can export the very same file again: the experiment then names the model already registered.
+    const same = await this.models.findBySha(projectId, file.sha256);
+    if (same) return { model: (await this.withHistory([same]))[0], created: false };
+    const described = await this.describe(file, basename(input.path), { task: input.task, class_names: input.classNames });
+    let name = input.name;
+    if (await this.models.findByName(projectId, name)) name = `${name}-exp${input.experimentId}`;
+    const caller = { userId: userId ?? 0 } as Caller;
+    const model = await this.insert(caller, projectId, {
+      name,
+      described,
+      file,
+      source: 'training_run',
+      path: input.path,
+      blobKey: null,
+      trained: { experimentId: input.experimentId, versionId: input.versionId, metrics: input.metrics },
+    }, userId);
+    return { model, created: true };
+  }
+
+  /** Removes a registration made by a training run that then failed to record itself (nothing half-registered). */
+  async unregisterTrained(modelId: number): Promise<void> {
+    await this.models.delete(modelId);
+  }
+
+  /** Versa's own training runs as run weights (listed by the training module), besides RUNS_ROOT's folders. */
+  addRunSource(source: RunSource): void {
+    this.runSources.push(source);
+  }
+
   async delete(caller: Caller, modelId: number): Promise<void> {
     const model = await this.writable(caller, modelId);
     if (!(await this.models.delete(modelId))) throw NotFoundError.of('Model', modelId);
@@ -165,17 +217,28 @@ export class ModelsService {
     return this.get(modelId);
   }
 
-  async runs(): Promise<RunWeightsOut[]> {
+  /**
+   * Run weights: Ultralytics-style folders under RUNS_ROOT (with their metrics from results.csv) and Versa's own
+   * training runs the caller can see. 403 when RUNS_ROOT is not set (as before Versa trained).
+   */
+  async runs(caller: Caller): Promise<RunWeightsOut[]> {
     if (!this.options.runsRoot) throw new ForbiddenError('Training run discovery is disabled: RUNS_ROOT is not set');
-    return (await discoverRunWeights(this.options.runsRoot)).map((w) => ({
-      path: w.path,
-      task: w.task,
-      run: w.run,
-      file: w.file,
-      format: w.format,
-      size_bytes: w.sizeBytes,
-      modified_at: w.modifiedAt,
-    }));
+    const found: RunWeightsOut[] = [];
+    for (const w of await discoverRunWeights(this.options.runsRoot)) {
+      found.push({
+        path: w.path,
+        task: w.task,
+        run: w.run,
+        file: w.file,
+        format: w.format,
+        size_bytes: w.sizeBytes,
+        modified_at: w.modifiedAt,
+        source: 'runs_root',
+        metrics: await runMetrics(join(this.options.runsRoot, w.path, '..', '..', 'results.csv')),
+      });
+    }
+    for (const source of this.runSources) found.push(...(await source(caller)));
+    return found;
   }
 
   device(): DeviceOut {
@@ -212,7 +275,16 @@ export class ModelsService {
   private async insert(
     caller: Caller,
     projectId: number,
-    model: { name: string; described: Described; file: ModelFile; source: ModelSource; path: string | null; blobKey: string | null },
+    model: {
+      name: string;
+      described: Described;
+      file: ModelFile;
+      source: ModelSource;
+      path: string | null;
+      blobKey: string | null;
+      trained?: { experimentId: number; versionId: number | null; metrics: Record<string, unknown> };
+    },
+    createdBy: number | null = caller.userId,
   ): Promise<ModelOut> {
     await this.assertNew(projectId, model.name, model.file.sha256);
     const now = new Date().toISOString();
@@ -232,14 +304,17 @@ export class ModelsService {
           source: model.source,
           path: model.path,
           blob_key: model.blobKey,
-          created_by: caller.userId,
+          created_by: createdBy,
           created_at: now,
+          experiment_id: model.trained?.experimentId ?? null,
+          trained_version_id: model.trained?.versionId ?? null,
+          metrics: model.trained ? JSON.stringify(model.trained.metrics) : null,
         }, tx);
         await this.models.recordEvent({
           model_id: inserted.id,
           from_lifecycle: null,
           to_lifecycle: 'development',
-          changed_by: caller.userId,
+          changed_by: createdBy,
           changed_at: now,
           reason: `Registered (${model.source})`,
         }, tx);

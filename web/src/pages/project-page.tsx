@@ -17,11 +17,17 @@ const HealthPanel = lazy(() => import('../components/health-panel.js').then((m) 
 // CodeMirror is only downloaded when the Pipelines tab opens.
 const PipelinesPanel = lazy(() => import('../components/pipelines-panel.js').then((m) => ({ default: m.PipelinesPanel })));
 
+// Training pages carry the charting library: loaded when their tab is first opened.
+const TrainingPanel = lazy(() => import('../components/training-panel.js').then((m) => ({ default: m.TrainingPanel })));
+const ExperimentsPanel = lazy(() => import('../components/training-panel.js').then((m) => ({ default: m.ExperimentsPanel })));
+
 const TABS = [
   ['images', 'Images'],
   ['splits', 'Splits'],
   ['versions', 'Versions'],
   ['export', 'Export'],
+  ['training', 'Train'],
+  ['experiments', 'Experiments'],
   ['models', 'Models'],
   ['health', 'Health'],
   ['pipelines', 'Pipelines'],
@@ -150,6 +156,16 @@ export function ProjectPage({ projectId }: { projectId: number }) {
           {tab === 'splits' && <SplitsPanel projectId={projectId} onChange={refresh} />}
           {tab === 'versions' && <VersionsPanel projectId={projectId} onVersions={setVersions} />}
           {tab === 'export' && <ExportPanel projectId={projectId} versions={versions} />}
+          {tab === 'training' && (
+            <Suspense fallback={<p className="muted">Loading…</p>}>
+              <TrainingPanel projectId={projectId} versions={versions} initialVersion={Number(query.get('version')) || undefined} />
+            </Suspense>
+          )}
+          {tab === 'experiments' && (
+            <Suspense fallback={<p className="muted">Loading…</p>}>
+              <ExperimentsPanel projectId={projectId} />
+            </Suspense>
+          )}
           {tab === 'models' && <ModelsPanel projectId={projectId} onAnnotated={refresh} />}
           {tab === 'health' && (
             <Suspense fallback={<p className="muted">Loading health…</p>}>
