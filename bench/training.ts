@@ -161,9 +161,10 @@ async function writeJson(dir: string, value: unknown): Promise<string> {
 async function trainingService(t: Awaited<ReturnType<typeof startTestApp>>): Promise<TrainingService> {
   const { TrainingRepository } = await import('../src/modules/training/training.repository.js');
   const { JobsRepository } = await import('../src/jobs/jobs.repository.js');
-  const { ProvisionalReadiness } = await import('../src/training/provisional-readiness.js');
+  const { ReadinessEvaluator } = await import('../src/modules/quality/readiness.js');
+  const { ProfileRepository } = await import('../src/modules/quality/profile.repository.js');
   const deps = t.versa.deps;
-  return new TrainingService(new TrainingRepository(deps.db), new JobsRepository(deps.db), deps.access, deps.queue, deps.blobs, null as never, new ProvisionalReadiness(deps.db, deps.access), {
+  return new TrainingService(new TrainingRepository(deps.db), new JobsRepository(deps.db), deps.access, deps.queue, deps.blobs, null as never, new ReadinessEvaluator(deps.access, new ProfileRepository(deps.db)), {
     dataDir: deps.config.dataDir,
     python: deps.config.python,
   });

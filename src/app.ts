@@ -171,7 +171,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerJobsModule(app, deps);
   const exportsService = registerExportsModule(app, deps);
   registerImportsModule(app, deps);
-  const models = registerModelsModule(app, deps);
+  const modelsModule = registerModelsModule(app, deps);
   const autoAnnotate = registerAutoAnnotateModule(app, deps);
   registerMembersModule(app, deps);
   registerOrgsModule(app, deps);
@@ -180,9 +180,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerLocksModule(app, deps);
   registerRevisionsModule(app, deps);
   registerMaintenanceModule(app, deps);
-  const quality = registerQualityModule(app, deps, deps.services.models);
+  const quality = registerQualityModule(app, deps);
   registerSamplesModule(app, deps);
-  await registerTrainingModule(app, deps, models, quality.readiness);
+  await registerTrainingModule(app, deps, modelsModule.service, quality.readiness);
   // Quality checks, cleaning actions and training are wired here when their modules exist (ports quality, cleaning, training).
   await registerPipelinesModule(app, deps, {
     detector: autoAnnotate,

@@ -1,17 +1,9 @@
 import { Type, type TSchema } from 'typebox';
-import { READABLE_FORMATS } from '../formats/readers/index.js';
+import { FORMAT_DESCRIPTIONS, READABLE_FORMATS } from '../formats/readers/index.js';
 import { WRITERS, type ExportFormat } from '../formats/writers/index.js';
 import { AugmentationConfig, PreprocessingConfig } from '../imaging/pipeline/recipe.js';
 import { VERSION } from '../version.js';
 import type { JsonSchema, Plugin, PluginRegistry, PluginType } from './plugin-registry.js';
-
-const IMPORTER_TITLES: Record<string, string> = {
-  coco: 'COCO JSON (one file, or Roboflow per-split folders)',
-  yolo: 'YOLO (detection and segmentation labels, data.yaml)',
-  voc: 'Pascal VOC XML',
-  folders: 'Class-per-folder (classification)',
-  masks: 'PNG class-index masks',
-};
 
 const EXPORTER_TITLES: Record<ExportFormat, string> = {
   coco: 'COCO JSON (one file, each image with its split)',
@@ -22,6 +14,11 @@ const EXPORTER_TITLES: Record<ExportFormat, string> = {
   voc: 'Pascal VOC XML with the images (zip)',
   masks: 'PNG class-index masks (zip)',
   folders: 'A folder per class (zip, classification)',
+  yolo_ultralytics: 'Ultralytics YOLO: a data.yaml that `yolo train` reads as is (zip)',
+  cvat: 'CVAT for images 1.1 XML with the images (zip)',
+  datumaro: 'Datumaro 1.0 JSON with the images (zip)',
+  labelme: 'LabelMe JSON per image with the images (zip)',
+  createml: 'CreateML JSON with the images (zip)',
 };
 
 const ImporterParams = Type.Object(
@@ -79,7 +76,7 @@ function titleOf(name: string): string {
  */
 export function builtinPlugins(): Plugin[] {
   return [
-    ...READABLE_FORMATS.map((f) => builtin('importer', f, IMPORTER_TITLES[f] ?? f, `Reads a ${IMPORTER_TITLES[f] ?? f} dataset (archive or folder) into a new project`, ImporterParams)),
+    ...READABLE_FORMATS.map((f) => builtin('importer', f, f, `Reads ${FORMAT_DESCRIPTIONS[f]} (archive or folder) into a new project`, ImporterParams)),
     ...(Object.keys(WRITERS) as ExportFormat[]).map((f) =>
       builtin('exporter', f, EXPORTER_TITLES[f], `Writes a project or dataset version as ${EXPORTER_TITLES[f]}`, ExporterParams)),
     ...optionPlugins('preprocessing', PreprocessingConfig as unknown as { properties: Record<string, TSchema> }, 'Preprocessing'),

@@ -27,7 +27,7 @@ export interface ReadinessOptions {
 
 /**
  * Decides whether a project's data is ready to train on. Training depends on this interface only; the data-quality
- * module provides the real evaluator at merge (the provisional one in provisional-readiness.ts stands in until then).
+ * module provides the evaluator (src/modules/quality/readiness.ts), handed over in app.ts.
  */
 export interface ReadinessEvaluator {
   evaluate(caller: Caller, projectId: number, options: ReadinessOptions): Promise<ReadinessOut>;

@@ -1542,6 +1542,604 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/cleaning-runs/{id}/revert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revert a cleaning run as a whole
+         * @description Puts back every image, annotation and class the run deleted (under their old ids) and every change it made, in one transaction, with `revert` revisions. Refused (409) when the run is not `applied`, its window has passed, or any row it touched changed since (nothing changes then). Reviews and assignments of deleted images do not come back. Needs the `images.delete` permission (project admins and owners); viewers get 403.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            actions: {
+                                id: string;
+                                params: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            /** Format: date-time */
+                            created_at: string;
+                            id: number;
+                            project_id: number;
+                            /** Format: date-time */
+                            reverted_at: string | null;
+                            /** Format: date-time */
+                            revertible_until: string;
+                            /** @enum {string} */
+                            status: "applied" | "reverted" | "expired";
+                            summary: {
+                                [key: string]: number;
+                            };
+                            user_id: number | null;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Conflicts with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cleaning/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Cleaning action catalog
+         * @description Every cleaning action with its parameters (type, default, range); `?modality=` keeps one modality.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only the entries of this modality */
+                    modality?: "image" | "text" | "tabular" | "audio" | "video" | "llm";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            description: string;
+                            id: string;
+                            /** @enum {string} */
+                            modality: "image" | "text" | "tabular" | "audio" | "video" | "llm";
+                            /** @description Parameters by name: type, default, range */
+                            params: {
+                                [key: string]: {
+                                    default: unknown;
+                                    description: string;
+                                    enum?: string[];
+                                    max?: number;
+                                    min?: number;
+                                    /** @enum {string} */
+                                    type: "integer" | "number" | "boolean" | "string" | "integer[]";
+                                };
+                            };
+                            title: string;
+                        }[];
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/experiments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An experiment with its per-epoch history, per-class metrics, confusion matrix, environment and artifacts */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            adapter: string;
+                            artifacts: {
+                                [key: string]: string;
+                            };
+                            best_epoch: number | null;
+                            /** @description Classifiers: rows true class, columns predicted */
+                            confusion: number[][] | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            duration_s: number | null;
+                            /** @description Python, torch, device, threads */
+                            environment: {
+                                [key: string]: unknown;
+                            };
+                            epoch: number;
+                            error: string | null;
+                            /** Format: date-time */
+                            finished_at: string | null;
+                            /** @description [{epoch, <metric>: number, …}] */
+                            history: {
+                                [key: string]: unknown;
+                            }[];
+                            id: number;
+                            job_id: number | null;
+                            /** @description Detection `map50, map50_95, precision, recall`; classification `accuracy, top5`; tabular `accuracy, f1` or `rmse, r2`; losses `train_loss, val_loss`; `test_*` for the test split */
+                            metrics: {
+                                [key: string]: number | null;
+                            };
+                            model_id: number | null;
+                            name: string;
+                            notes: string;
+                            /** @description Every effective training parameter, defaults included */
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            /** @description [{class_id, name, <metric>: number, …}] */
+                            per_class: {
+                                [key: string]: unknown;
+                            }[];
+                            project_id: number;
+                            /** @description The version's split, preprocessing and augmentation */
+                            recipe: {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                            tags: string[];
+                            version_id: number | null;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Rename, tag or annotate an experiment */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name?: string;
+                        notes?: string;
+                        tags?: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            adapter: string;
+                            best_epoch: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            duration_s: number | null;
+                            epoch: number;
+                            error: string | null;
+                            /** Format: date-time */
+                            finished_at: string | null;
+                            id: number;
+                            job_id: number | null;
+                            /** @description Detection `map50, map50_95, precision, recall`; classification `accuracy, top5`; tabular `accuracy, f1` or `rmse, r2`; losses `train_loss, val_loss`; `test_*` for the test split */
+                            metrics: {
+                                [key: string]: number | null;
+                            };
+                            model_id: number | null;
+                            name: string;
+                            notes: string;
+                            /** @description Every effective training parameter, defaults included */
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            project_id: number;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                            tags: string[];
+                            version_id: number | null;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/experiments/compare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Experiments side by side: params and metrics per experiment in the order given, with their histories */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        ids: number[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            experiments: {
+                                adapter: string;
+                                artifacts: {
+                                    [key: string]: string;
+                                };
+                                best_epoch: number | null;
+                                /** @description Classifiers: rows true class, columns predicted */
+                                confusion: number[][] | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                duration_s: number | null;
+                                /** @description Python, torch, device, threads */
+                                environment: {
+                                    [key: string]: unknown;
+                                };
+                                epoch: number;
+                                error: string | null;
+                                /** Format: date-time */
+                                finished_at: string | null;
+                                /** @description [{epoch, <metric>: number, …}] */
+                                history: {
+                                    [key: string]: unknown;
+                                }[];
+                                id: number;
+                                job_id: number | null;
+                                /** @description Detection `map50, map50_95, precision, recall`; classification `accuracy, top5`; tabular `accuracy, f1` or `rmse, r2`; losses `train_loss, val_loss`; `test_*` for the test split */
+                                metrics: {
+                                    [key: string]: number | null;
+                                };
+                                model_id: number | null;
+                                name: string;
+                                notes: string;
+                                /** @description Every effective training parameter, defaults included */
+                                params: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description [{class_id, name, <metric>: number, …}] */
+                                per_class: {
+                                    [key: string]: unknown;
+                                }[];
+                                project_id: number;
+                                /** @description The version's split, preprocessing and augmentation */
+                                recipe: {
+                                    [key: string]: unknown;
+                                };
+                                /** @enum {string} */
+                                status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                                tags: string[];
+                                version_id: number | null;
+                            }[];
+                            metrics: {
+                                [key: string]: (number | null)[];
+                            };
+                            /** @description name → value per experiment, in the order given */
+                            params: {
+                                [key: string]: unknown[];
+                            };
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/exports/{filename}": {
         parameters: {
             query?: never;
@@ -2867,7 +3465,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A background job: status, progress, result or error */
+        /** A background job: status, progress, message, ETA, result or error */
         get: {
             parameters: {
                 query?: never;
@@ -2889,9 +3487,16 @@ export interface paths {
                             /** Format: date-time */
                             created_at: string;
                             error: string | null;
+                            /** @description Seconds left, when the job can tell */
+                            eta_seconds: number | null;
                             /** Format: date-time */
                             finished_at: string | null;
                             id: number;
+                            /** @description What the job does: `train`, `versions.generate`, `auto-annotate.yolo`, … */
+                            kind: string;
+                            /** @description What the job is doing now */
+                            message: string | null;
+                            /** @description The same as `kind` (kept for older clients) */
                             name: string;
                             progress: number;
                             project_id: number | null;
@@ -2900,7 +3505,7 @@ export interface paths {
                             /** Format: date-time */
                             started_at: string | null;
                             /** @enum {string} */
-                            status: "queued" | "running" | "succeeded" | "failed";
+                            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
                         };
                     };
                 };
@@ -2955,6 +3560,137 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/jobs/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a queued or running job
+         * @description A queued job is cancelled at once. A running job is stopped by the process running it (a training child gets SIGTERM, then SIGKILL) and its partial output is removed; the answer waits up to 15 s for that and shows the job as it then is. 409 when the job has already finished; 403 for read-only members.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            created_at: string;
+                            error: string | null;
+                            /** @description Seconds left, when the job can tell */
+                            eta_seconds: number | null;
+                            /** Format: date-time */
+                            finished_at: string | null;
+                            id: number;
+                            /** @description What the job does: `train`, `versions.generate`, `auto-annotate.yolo`, … */
+                            kind: string;
+                            /** @description What the job is doing now */
+                            message: string | null;
+                            /** @description The same as `kind` (kept for older clients) */
+                            name: string;
+                            progress: number;
+                            project_id: number | null;
+                            /** @description What the job produced, once it succeeded */
+                            result: unknown;
+                            /** Format: date-time */
+                            started_at: string | null;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Conflicts with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/models": {
         parameters: {
             query?: never;
@@ -2987,6 +3723,8 @@ export interface paths {
                             /** Format: date-time */
                             created_at: string;
                             created_by: number | null;
+                            /** @description The training experiment that produced it */
+                            experiment_id: number | null;
                             /** @enum {string} */
                             format: "onnx" | "pt" | "other";
                             id: number;
@@ -3008,6 +3746,10 @@ export interface paths {
                                 /** @enum {string} */
                                 to: "development" | "staging" | "production" | "archived";
                             }[];
+                            /** @description Its training run's final metrics */
+                            metrics: {
+                                [key: string]: number | null;
+                            } | null;
                             name: string;
                             /** @description The file, for models registered from a path or a training run */
                             path: string | null;
@@ -3018,6 +3760,8 @@ export interface paths {
                             source: "upload" | "path" | "training_run";
                             /** @enum {string} */
                             task: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder";
+                            /** @description The dataset version it was trained on */
+                            version_id: number | null;
                         }[];
                     };
                 };
@@ -3210,6 +3954,8 @@ export interface paths {
                             /** Format: date-time */
                             created_at: string;
                             created_by: number | null;
+                            /** @description The training experiment that produced it */
+                            experiment_id: number | null;
                             /** @enum {string} */
                             format: "onnx" | "pt" | "other";
                             id: number;
@@ -3231,6 +3977,10 @@ export interface paths {
                                 /** @enum {string} */
                                 to: "development" | "staging" | "production" | "archived";
                             }[];
+                            /** @description Its training run's final metrics */
+                            metrics: {
+                                [key: string]: number | null;
+                            } | null;
                             name: string;
                             /** @description The file, for models registered from a path or a training run */
                             path: string | null;
@@ -3241,6 +3991,8 @@ export interface paths {
                             source: "upload" | "path" | "training_run";
                             /** @enum {string} */
                             task: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder";
+                            /** @description The dataset version it was trained on */
+                            version_id: number | null;
                         };
                     };
                 };
@@ -3323,8 +4075,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Weights of training runs found under RUNS_ROOT
-         * @description Ultralytics-style `<task>/<run>/weights/{best,last}.{pt,onnx}`, directly under RUNS_ROOT or its `runs/` folder. 403 when RUNS_ROOT is not set. Register one with `POST /api/projects/{id}/models {"run_weights": path}`.
+         * Weights of training runs: Ultralytics run folders under RUNS_ROOT and Versa's own training runs
+         * @description Ultralytics-style `<task>/<run>/weights/{best,last}.{pt,onnx}`, directly under RUNS_ROOT or its `runs/` folder, with the last epoch's metrics from the run's results.csv; and Versa's training runs of projects you can read (`source: versa`, already registered as `model_id`). 403 when RUNS_ROOT is not set. Register a RUNS_ROOT one with `POST /api/projects/{id}/models {"run_weights": path}`.
          */
         get: {
             parameters: {
@@ -3342,16 +4094,28 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            experiment_id?: number;
                             file: string;
                             /** @enum {string} */
                             format: "onnx" | "pt" | "other";
+                            /** @description The last epoch's metrics (results.csv), or the run's final metrics */
+                            metrics?: {
+                                [key: string]: number | null;
+                            } | null;
+                            model_id?: number | null;
                             /** Format: date-time */
                             modified_at: string;
                             /** @description Relative to RUNS_ROOT; pass it as `run_weights` to register the file */
                             path: string;
+                            project_id?: number;
                             /** @description The run's name */
                             run: string;
                             size_bytes: number;
+                            /**
+                             * @description A folder under RUNS_ROOT, or a Versa training run
+                             * @enum {string}
+                             */
+                            source?: "runs_root" | "versa";
                             /** @description The run folder's task directory (detect, segment, …) */
                             task: string;
                         }[];
@@ -4020,6 +4784,278 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/pipeline-runs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One run: status, progress with ETA, per-step status, timings and outputs */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            created_at: string;
+                            created_by: number | null;
+                            error: string | null;
+                            eta_seconds: number | null;
+                            /** Format: date-time */
+                            finished_at: string | null;
+                            id: number;
+                            job_id: number | null;
+                            /** @description Each step's outputs by step id; `report` when a report step ran */
+                            outputs: {
+                                [key: string]: unknown;
+                            };
+                            pipeline_id: number;
+                            /** @description In [0, 1] */
+                            progress: number;
+                            project_id: number;
+                            /** Format: date-time */
+                            started_at: string | null;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                            steps: {
+                                duration_ms: number | null;
+                                error: string | null;
+                                /** Format: date-time */
+                                finished_at: string | null;
+                                id: string;
+                                /** @description Counts and small results of the step */
+                                outputs: {
+                                    [key: string]: unknown;
+                                };
+                                progress: number;
+                                /** Format: date-time */
+                                started_at: string | null;
+                                /** @enum {string} */
+                                status: "pending" | "running" | "succeeded" | "failed" | "skipped" | "cancelled";
+                                type: string;
+                            }[];
+                            version_id: number | null;
+                            /** @description Records this run wrote, by kind (annotation, review, version, export) */
+                            writes: {
+                                [key: string]: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pipeline-runs/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a queued or running run (it stops at its next image; what it wrote stays recorded) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            created_at: string;
+                            created_by: number | null;
+                            error: string | null;
+                            eta_seconds: number | null;
+                            /** Format: date-time */
+                            finished_at: string | null;
+                            id: number;
+                            job_id: number | null;
+                            /** @description Each step's outputs by step id; `report` when a report step ran */
+                            outputs: {
+                                [key: string]: unknown;
+                            };
+                            pipeline_id: number;
+                            /** @description In [0, 1] */
+                            progress: number;
+                            project_id: number;
+                            /** Format: date-time */
+                            started_at: string | null;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                            steps: {
+                                duration_ms: number | null;
+                                error: string | null;
+                                /** Format: date-time */
+                                finished_at: string | null;
+                                id: string;
+                                /** @description Counts and small results of the step */
+                                outputs: {
+                                    [key: string]: unknown;
+                                };
+                                progress: number;
+                                /** Format: date-time */
+                                started_at: string | null;
+                                /** @enum {string} */
+                                status: "pending" | "running" | "succeeded" | "failed" | "skipped" | "cancelled";
+                                type: string;
+                            }[];
+                            version_id: number | null;
+                            /** @description Records this run wrote, by kind (annotation, review, version, export) */
+                            writes: {
+                                [key: string]: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Conflicts with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/pipeline/defaults": {
         parameters: {
             query?: never;
@@ -4085,6 +5121,1651 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/pipelines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A project's pipelines, or the global ones and those of every project you can see */
+        get: {
+            parameters: {
+                query?: {
+                    project_id?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            created_at: string;
+                            created_by: number | null;
+                            /** @description A DAG of steps: each step runs after the steps it `needs` and receives their data */
+                            definition: {
+                                description?: string;
+                                name: string;
+                                steps: {
+                                    /** @description Unique within the pipeline; other steps name it in `needs` */
+                                    id: string;
+                                    /** @description Steps that run before this one and whose data it receives */
+                                    needs?: string[];
+                                    /** @description Checked against the step type's params_schema */
+                                    params?: {
+                                        [key: string]: unknown;
+                                    };
+                                    /** @description A step type from GET /api/pipelines/step-types */
+                                    type: string;
+                                }[];
+                            };
+                            description: string;
+                            id: number;
+                            name: string;
+                            /** @description Null for a global pipeline */
+                            project_id: number | null;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description Whether a step writes to the project (only project admins run it) */
+                            writes_data: boolean;
+                        }[];
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a pipeline (project admins; `project_id` absent: a global pipeline)
+         * @description An absent or empty definition is replaced by the protective-equipment example. Problems are 422 with their paths.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Absent, null or empty: the protective-equipment example */
+                        definition?: {
+                            [key: string]: unknown;
+                        } | (never | null);
+                        description?: string;
+                        /** @description Defaults to the definition's name */
+                        name?: string;
+                        project_id?: number | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            created_at: string;
+                            created_by: number | null;
+                            /** @description A DAG of steps: each step runs after the steps it `needs` and receives their data */
+                            definition: {
+                                description?: string;
+                                name: string;
+                                steps: {
+                                    /** @description Unique within the pipeline; other steps name it in `needs` */
+                                    id: string;
+                                    /** @description Steps that run before this one and whose data it receives */
+                                    needs?: string[];
+                                    /** @description Checked against the step type's params_schema */
+                                    params?: {
+                                        [key: string]: unknown;
+                                    };
+                                    /** @description A step type from GET /api/pipelines/step-types */
+                                    type: string;
+                                }[];
+                            };
+                            description: string;
+                            id: number;
+                            name: string;
+                            /** @description Null for a global pipeline */
+                            project_id: number | null;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description Whether a step writes to the project (only project admins run it) */
+                            writes_data: boolean;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string | {
+                                column?: number;
+                                line?: number;
+                                loc: (string | number)[];
+                                msg: string;
+                                path?: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pipelines/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One pipeline */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            created_at: string;
+                            created_by: number | null;
+                            /** @description A DAG of steps: each step runs after the steps it `needs` and receives their data */
+                            definition: {
+                                description?: string;
+                                name: string;
+                                steps: {
+                                    /** @description Unique within the pipeline; other steps name it in `needs` */
+                                    id: string;
+                                    /** @description Steps that run before this one and whose data it receives */
+                                    needs?: string[];
+                                    /** @description Checked against the step type's params_schema */
+                                    params?: {
+                                        [key: string]: unknown;
+                                    };
+                                    /** @description A step type from GET /api/pipelines/step-types */
+                                    type: string;
+                                }[];
+                            };
+                            description: string;
+                            id: number;
+                            name: string;
+                            /** @description Null for a global pipeline */
+                            project_id: number | null;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description Whether a step writes to the project (only project admins run it) */
+                            writes_data: boolean;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        /** Change a pipeline (its definition as JSON or YAML, its name, its description) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            /** @description At most one of `definition` and `yaml` */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description A pipeline definition `{name, description?, steps: [{id, type, params?, needs?}]}` */
+                        definition?: {
+                            [key: string]: unknown;
+                        };
+                        description?: string;
+                        name?: string;
+                        /** @description The definition as YAML text (kept with its comments) */
+                        yaml?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            created_at: string;
+                            created_by: number | null;
+                            /** @description A DAG of steps: each step runs after the steps it `needs` and receives their data */
+                            definition: {
+                                description?: string;
+                                name: string;
+                                steps: {
+                                    /** @description Unique within the pipeline; other steps name it in `needs` */
+                                    id: string;
+                                    /** @description Steps that run before this one and whose data it receives */
+                                    needs?: string[];
+                                    /** @description Checked against the step type's params_schema */
+                                    params?: {
+                                        [key: string]: unknown;
+                                    };
+                                    /** @description A step type from GET /api/pipelines/step-types */
+                                    type: string;
+                                }[];
+                            };
+                            description: string;
+                            id: number;
+                            name: string;
+                            /** @description Null for a global pipeline */
+                            project_id: number | null;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description Whether a step writes to the project (only project admins run it) */
+                            writes_data: boolean;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string | {
+                                column?: number;
+                                line?: number;
+                                loc: (string | number)[];
+                                msg: string;
+                                path?: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Delete a pipeline with its run history */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pipelines/{id}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a pipeline in the background
+         * @description Answers 202 with the run; follow it at GET /api/pipeline-runs/{id}. A pipeline that writes data needs a project admin. The definition is checked against the project first (models, classes, versions): problems are 422.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            /** @description project_id is required for a global pipeline; it defaults to the pipeline's project */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        project_id?: number;
+                        version_id?: number | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            created_at: string;
+                            created_by: number | null;
+                            error: string | null;
+                            eta_seconds: number | null;
+                            /** Format: date-time */
+                            finished_at: string | null;
+                            id: number;
+                            job_id: number | null;
+                            /** @description Each step's outputs by step id; `report` when a report step ran */
+                            outputs: {
+                                [key: string]: unknown;
+                            };
+                            pipeline_id: number;
+                            /** @description In [0, 1] */
+                            progress: number;
+                            project_id: number;
+                            /** Format: date-time */
+                            started_at: string | null;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                            steps: {
+                                duration_ms: number | null;
+                                error: string | null;
+                                /** Format: date-time */
+                                finished_at: string | null;
+                                id: string;
+                                /** @description Counts and small results of the step */
+                                outputs: {
+                                    [key: string]: unknown;
+                                };
+                                progress: number;
+                                /** Format: date-time */
+                                started_at: string | null;
+                                /** @enum {string} */
+                                status: "pending" | "running" | "succeeded" | "failed" | "skipped" | "cancelled";
+                                type: string;
+                            }[];
+                            version_id: number | null;
+                            /** @description Records this run wrote, by kind (annotation, review, version, export) */
+                            writes: {
+                                [key: string]: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string | {
+                                column?: number;
+                                line?: number;
+                                loc: (string | number)[];
+                                msg: string;
+                                path?: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pipelines/{id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A pipeline's runs, newest first */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Last id of the previous page (fast deep paging) */
+                    after?: number;
+                    limit: number;
+                    offset?: number;
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            created_at: string;
+                            created_by: number | null;
+                            error: string | null;
+                            eta_seconds: number | null;
+                            /** Format: date-time */
+                            finished_at: string | null;
+                            id: number;
+                            job_id: number | null;
+                            /** @description Each step's outputs by step id; `report` when a report step ran */
+                            outputs: {
+                                [key: string]: unknown;
+                            };
+                            pipeline_id: number;
+                            /** @description In [0, 1] */
+                            progress: number;
+                            project_id: number;
+                            /** Format: date-time */
+                            started_at: string | null;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                            steps: {
+                                duration_ms: number | null;
+                                error: string | null;
+                                /** Format: date-time */
+                                finished_at: string | null;
+                                id: string;
+                                /** @description Counts and small results of the step */
+                                outputs: {
+                                    [key: string]: unknown;
+                                };
+                                progress: number;
+                                /** Format: date-time */
+                                started_at: string | null;
+                                /** @enum {string} */
+                                status: "pending" | "running" | "succeeded" | "failed" | "skipped" | "cancelled";
+                                type: string;
+                            }[];
+                            version_id: number | null;
+                            /** @description Records this run wrote, by kind (annotation, review, version, export) */
+                            writes: {
+                                [key: string]: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pipelines/{id}/yaml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The pipeline as YAML (the text it was saved from, comments included, while it matches the definition) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description application/yaml */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pipelines/example": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The protective-equipment check: select → detect person/helmet/vest → rule → flag for review → report */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A DAG of steps: each step runs after the steps it `needs` and receives their data */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            description?: string;
+                            name: string;
+                            steps: {
+                                /** @description Unique within the pipeline; other steps name it in `needs` */
+                                id: string;
+                                /** @description Steps that run before this one and whose data it receives */
+                                needs?: string[];
+                                /** @description Checked against the step type's params_schema */
+                                params?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description A step type from GET /api/pipelines/step-types */
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pipelines/from-yaml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a pipeline from YAML (kept with its comments for GET …/yaml) */
+        post: {
+            parameters: {
+                query?: {
+                    project_id?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description The pipeline definition as YAML (`Content-Type: application/yaml` or `text/plain`) */
+            requestBody: {
+                content: {
+                    "application/json": string;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            created_at: string;
+                            created_by: number | null;
+                            /** @description A DAG of steps: each step runs after the steps it `needs` and receives their data */
+                            definition: {
+                                description?: string;
+                                name: string;
+                                steps: {
+                                    /** @description Unique within the pipeline; other steps name it in `needs` */
+                                    id: string;
+                                    /** @description Steps that run before this one and whose data it receives */
+                                    needs?: string[];
+                                    /** @description Checked against the step type's params_schema */
+                                    params?: {
+                                        [key: string]: unknown;
+                                    };
+                                    /** @description A step type from GET /api/pipelines/step-types */
+                                    type: string;
+                                }[];
+                            };
+                            description: string;
+                            id: number;
+                            name: string;
+                            /** @description Null for a global pipeline */
+                            project_id: number | null;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description Whether a step writes to the project (only project admins run it) */
+                            writes_data: boolean;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string | {
+                                column?: number;
+                                line?: number;
+                                loc: (string | number)[];
+                                msg: string;
+                                path?: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pipelines/step-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Pipeline step types, each with the JSON Schema of its params and the data it takes and gives */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            available: boolean;
+                            builtin: boolean;
+                            description: string;
+                            inputs: ("images" | "detections" | "violations" | "annotations" | "reviews" | "report" | "version" | "export" | "model")[];
+                            outputs: ("images" | "detections" | "violations" | "annotations" | "reviews" | "report" | "version" | "export" | "model")[];
+                            /** @description JSON Schema of `params` */
+                            params_schema: {
+                                [key: string]: unknown;
+                            };
+                            /** @description Why the step cannot run here */
+                            reason: string | null;
+                            title: string;
+                            type: string;
+                            /** @description Writes to the project */
+                            writes: boolean;
+                        }[];
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pipelines/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a JSON definition; every problem with its path
+         * @description With `project_id`, also checks the models, classes and versions the steps name against that project. Malformed JSON is 422 with its line and column.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    project_id?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description A pipeline definition */
+            requestBody: {
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errors: {
+                                /** @description Column in the YAML text (1-based) */
+                                column?: number;
+                                /** @description Line in the YAML text (1-based), when validated from YAML */
+                                line?: number;
+                                message: string;
+                                /** @description Where, e.g. `steps[1].params.model_id` */
+                                path: string;
+                            }[];
+                            valid: boolean;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string | {
+                                column?: number;
+                                line?: number;
+                                loc: (string | number)[];
+                                msg: string;
+                                path?: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pipelines/validate-yaml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a YAML definition; every problem with its path, line and column
+         * @description Malformed YAML is 422 with its line and column; aliases that expand past the limit (billion laughs) are refused.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    project_id?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description The pipeline definition as YAML (`Content-Type: application/yaml` or `text/plain`) */
+            requestBody: {
+                content: {
+                    "application/json": string;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errors: {
+                                /** @description Column in the YAML text (1-based) */
+                                column?: number;
+                                /** @description Line in the YAML text (1-based), when validated from YAML */
+                                line?: number;
+                                message: string;
+                                /** @description Where, e.g. `steps[1].params.model_id` */
+                                path: string;
+                            }[];
+                            valid: boolean;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string | {
+                                column?: number;
+                                line?: number;
+                                loc: (string | number)[];
+                                msg: string;
+                                path?: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/plugins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every plugin (importers, exporters, preprocessing, augmentation, checks, cleaning, detectors, trainers, pipeline steps)
+         * @description Third-party plugins from PLUGINS_DIR that failed to load are listed with `status: failed` and their `error`.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    plugin_type?: "importer" | "exporter" | "preprocessing" | "augmentation" | "quality_check" | "cleaning_action" | "detector" | "training_adapter" | "pipeline_step";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            builtin: boolean;
+                            /** @description JSON Schema of the parameters */
+                            config_schema: {
+                                [key: string]: unknown;
+                            };
+                            description: string;
+                            /** @description Why a third-party plugin failed to load */
+                            error: string | null;
+                            name: string;
+                            /** @description The file in PLUGINS_DIR a third-party plugin came from */
+                            source: string | null;
+                            /** @enum {string} */
+                            status: "loaded" | "failed";
+                            title: string;
+                            /** @description One of importer, exporter, preprocessing, augmentation, quality_check, cleaning_action, detector, training_adapter, pipeline_step */
+                            type: string;
+                            version: string;
+                        }[];
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/plugins/{type}/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One plugin with the JSON Schema of its parameters */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                    type: "importer" | "exporter" | "preprocessing" | "augmentation" | "quality_check" | "cleaning_action" | "detector" | "training_adapter" | "pipeline_step";
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            builtin: boolean;
+                            /** @description JSON Schema of the parameters */
+                            config_schema: {
+                                [key: string]: unknown;
+                            };
+                            description: string;
+                            /** @description Why a third-party plugin failed to load */
+                            error: string | null;
+                            name: string;
+                            /** @description The file in PLUGINS_DIR a third-party plugin came from */
+                            source: string | null;
+                            /** @enum {string} */
+                            status: "loaded" | "failed";
+                            title: string;
+                            /** @description One of importer, exporter, preprocessing, augmentation, quality_check, cleaning_action, detector, training_adapter, pipeline_step */
+                            type: string;
+                            version: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects": {
         parameters: {
             query?: never;
@@ -4122,12 +6803,16 @@ export interface paths {
                             description: string;
                             id: number;
                             image_count: number;
+                            /** @description Samples with a label, spans or a value */
+                            labelled_sample_count: number;
                             location: string;
                             name: string;
                             org_id: number | null;
                             owner_id: number;
                             /** @enum {string} */
                             project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                            /** @description Text, tabular, audio, video and LLM samples */
+                            sample_count: number;
                             /** Format: date-time */
                             updated_at: string;
                         }[];
@@ -4205,12 +6890,16 @@ export interface paths {
                             description: string;
                             id: number;
                             image_count: number;
+                            /** @description Samples with a label, spans or a value */
+                            labelled_sample_count: number;
                             location: string;
                             name: string;
                             org_id: number | null;
                             owner_id: number;
                             /** @enum {string} */
                             project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                            /** @description Text, tabular, audio, video and LLM samples */
+                            sample_count: number;
                             /** Format: date-time */
                             updated_at: string;
                         };
@@ -4288,12 +6977,16 @@ export interface paths {
                             description: string;
                             id: number;
                             image_count: number;
+                            /** @description Samples with a label, spans or a value */
+                            labelled_sample_count: number;
                             location: string;
                             name: string;
                             org_id: number | null;
                             owner_id: number;
                             /** @enum {string} */
                             project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                            /** @description Text, tabular, audio, video and LLM samples */
+                            sample_count: number;
                             /** Format: date-time */
                             updated_at: string;
                         };
@@ -4464,12 +7157,16 @@ export interface paths {
                             description: string;
                             id: number;
                             image_count: number;
+                            /** @description Samples with a label, spans or a value */
+                            labelled_sample_count: number;
                             location: string;
                             name: string;
                             org_id: number | null;
                             owner_id: number;
                             /** @enum {string} */
                             project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                            /** @description Text, tabular, audio, video and LLM samples */
+                            sample_count: number;
                             /** Format: date-time */
                             updated_at: string;
                         };
@@ -4531,6 +7228,131 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/api/projects/{id}/adapters/prepare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Write the samples in a training layout
+         * @description `tabular`: `train.csv`, `valid.csv`, `test.csv` (header row, missing values empty, formula-like cells neutralised) and `schema.json` `{target, task, columns, classes}`. `hub`: a zip that `datasets.load_dataset(path)` loads once extracted — one JSONL per split and a README.md card with YAML front matter (features, splits, class names). Samples without a split are left out unless none has one. Files download through `GET /api/exports/{filename}`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        adapter: "tabular" | "hub";
+                        /** @enum {string} */
+                        modality?: "text" | "tabular" | "audio" | "video" | "llm";
+                        version_id?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            adapter: string;
+                            files: {
+                                name: string;
+                                size_bytes: number;
+                                url: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Conflicts with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/projects/{id}/assignments": {
@@ -4852,10 +7674,7 @@ export interface paths {
                         /** @description Per point: 1 include, 0 exclude */
                         labels: (0 | 1)[];
                         /** @description `[[x, y], …]` in image pixels (EXIF orientation applied) */
-                        points: [
-                            number,
-                            number
-                        ][];
+                        points: number[][];
                         /**
                          * @description Return the mask without saving an annotation (class_id not needed)
                          * @default false
@@ -4908,10 +7727,7 @@ export interface paths {
                                     y: number;
                                 };
                                 /** @description Outer boundaries, largest first */
-                                polygons: [
-                                    number,
-                                    number
-                                ][][];
+                                polygons: number[][][];
                                 /** @description COCO uncompressed RLE, column-major, [height, width] */
                                 rle: {
                                     counts: number[];
@@ -4966,10 +7782,7 @@ export interface paths {
                                     y: number;
                                 };
                                 /** @description Outer boundaries, largest first */
-                                polygons: [
-                                    number,
-                                    number
-                                ][][];
+                                polygons: number[][][];
                                 /** @description COCO uncompressed RLE, column-major, [height, width] */
                                 rle: {
                                     counts: number[];
@@ -5111,7 +7924,7 @@ export interface paths {
                             name: string;
                             progress: number;
                             /** @enum {string} */
-                            status: "queued" | "running" | "succeeded" | "failed";
+                            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
                             /** @description Follow the job here */
                             url: string;
                         };
@@ -5297,7 +8110,7 @@ export interface paths {
                             name: string;
                             progress: number;
                             /** @enum {string} */
-                            status: "queued" | "running" | "succeeded" | "failed";
+                            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
                             /** @description Follow the job here */
                             url: string;
                         };
@@ -5387,6 +8200,179 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/canonical": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Canonical export: the universal record schema
+         * @description One `CanonicalRecord` per image (and, once samples land, per sample): `{id, modality, split, media, annotations, label, spans, value, metadata}`, the form other tools and pipelines read without knowing Versa's tables. Streams JSON Lines (`application/x-ndjson`, one record per line) straight from the database; `?format=json` streams one JSON array instead. Needs the `export` permission (every role).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description jsonl: one record per line (application/x-ndjson); json: one array document */
+                    format?: "jsonl" | "json";
+                    split?: "train" | "valid" | "test";
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The records, in image id order */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            annotations: {
+                                class_id: number;
+                                confidence: number | null;
+                                /** @description In pixels of the original image, as in AnnotationOut */
+                                geometry: unknown;
+                                id: number;
+                                /** @description Class name */
+                                label: string;
+                                source: string;
+                                /** @description bbox | polygon | mask | classification */
+                                type: string;
+                            }[];
+                            /** @description "image:<id>" or "sample:<id>": unique across modalities */
+                            id: string;
+                            /** @description The record-level label (classification), else null */
+                            label: string | null;
+                            /** @description The record's file (images, audio, video); null for text and tabular records */
+                            media: {
+                                filename?: string;
+                                height?: number;
+                                mime_type: string;
+                                sha256: string;
+                                size_bytes?: number;
+                                /** @description Where the bytes are served (relative to the server) */
+                                uri: string;
+                                width?: number;
+                            } | null;
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            modality: "image" | "text" | "tabular" | "audio" | "video" | "llm";
+                            /** @description Text spans (samples); null for images */
+                            spans: {
+                                end: number;
+                                label: string;
+                                start: number;
+                            }[] | null;
+                            /** @enum {string|null} */
+                            split: "train" | "valid" | "test" | null;
+                            /** @description The record's own content where it has one: text, a row of columns, a prompt/response; null for images */
+                            value: unknown;
+                        }[];
+                        "application/x-ndjson": {
+                            annotations: {
+                                class_id: number;
+                                confidence: number | null;
+                                /** @description In pixels of the original image, as in AnnotationOut */
+                                geometry: unknown;
+                                id: number;
+                                /** @description Class name */
+                                label: string;
+                                source: string;
+                                /** @description bbox | polygon | mask | classification */
+                                type: string;
+                            }[];
+                            /** @description "image:<id>" or "sample:<id>": unique across modalities */
+                            id: string;
+                            /** @description The record-level label (classification), else null */
+                            label: string | null;
+                            /** @description The record's file (images, audio, video); null for text and tabular records */
+                            media: {
+                                filename?: string;
+                                height?: number;
+                                mime_type: string;
+                                sha256: string;
+                                size_bytes?: number;
+                                /** @description Where the bytes are served (relative to the server) */
+                                uri: string;
+                                width?: number;
+                            } | null;
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            modality: "image" | "text" | "tabular" | "audio" | "video" | "llm";
+                            /** @description Text spans (samples); null for images */
+                            spans: {
+                                end: number;
+                                label: string;
+                                start: number;
+                            }[] | null;
+                            /** @enum {string|null} */
+                            split: "train" | "valid" | "test" | null;
+                            /** @description The record's own content where it has one: text, a row of columns, a prompt/response; null for images */
+                            value: unknown;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -5595,6 +8581,472 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{id}/cleaning": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply cleaning actions
+         * @description Makes exactly the changes a preview of the same actions shows, in one transaction: revisions for every annotation it changes, counters kept right, and a cleaning run that records every row before and after so it can be reverted (`POST /api/cleaning-runs/{id}/revert`) for 7 days; the files of deleted images are kept until then. A `preview_token` from before a later change to the project → 409; another user's lock on a touched image → 409 naming the images and holders in `locks`; in both cases, and on any failure, nothing changes. Needs the `images.delete` permission (project admins and owners); viewers get 403.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        actions: {
+                            id: string;
+                            params?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        /** @description From the preview: refused (409) when the project changed since */
+                        preview_token?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            cleaning_run_id: number;
+                            summary: {
+                                [key: string]: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Conflicts with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/cleaning/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dry-run cleaning actions
+         * @description Lists every change the actions would make (in the order given; later actions skip what earlier ones deleted) and a `preview_token`: a hash of the actions, the changes and the state of every row they touch. Changes nothing. Unknown action ids or params, and values out of range, are 422 naming the valid ones. Needs the `images.delete` permission (project admins and owners); viewers get 403.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        actions: {
+                            id: string;
+                            params?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Every change the apply would make */
+                            changes: {
+                                action: string;
+                                annotation_id?: number;
+                                class_id?: number;
+                                detail: string;
+                                image_id?: number;
+                                /** @enum {string} */
+                                kind: "delete_image" | "delete_annotation" | "update_annotation" | "move_image" | "mark_image" | "delete_class" | "rename_class";
+                                sample_id?: number;
+                            }[];
+                            preview_token: string;
+                            /** @description Count per change kind */
+                            summary: {
+                                [key: string]: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/cleaning/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Cleaning history
+         * @description The project's last 100 cleaning runs, newest first. Needs `project.read`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            actions: {
+                                id: string;
+                                params: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            /** Format: date-time */
+                            created_at: string;
+                            id: number;
+                            project_id: number;
+                            /** Format: date-time */
+                            reverted_at: string | null;
+                            /** Format: date-time */
+                            revertible_until: string;
+                            /** @enum {string} */
+                            status: "applied" | "reverted" | "expired";
+                            summary: {
+                                [key: string]: number;
+                            };
+                            user_id: number | null;
+                        }[];
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/experiments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A project's experiments, newest first (filters: status, adapter, version_id, tag) */
+        get: {
+            parameters: {
+                query: {
+                    adapter?: string;
+                    limit: number;
+                    offset: number;
+                    status?: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                    tag?: string;
+                    version_id?: number;
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            adapter: string;
+                            best_epoch: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            duration_s: number | null;
+                            epoch: number;
+                            error: string | null;
+                            /** Format: date-time */
+                            finished_at: string | null;
+                            id: number;
+                            job_id: number | null;
+                            /** @description Detection `map50, map50_95, precision, recall`; classification `accuracy, top5`; tabular `accuracy, f1` or `rmse, r2`; losses `train_loss, val_loss`; `test_*` for the test split */
+                            metrics: {
+                                [key: string]: number | null;
+                            };
+                            model_id: number | null;
+                            name: string;
+                            notes: string;
+                            /** @description Every effective training parameter, defaults included */
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            project_id: number;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                            tags: string[];
+                            version_id: number | null;
+                        }[];
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{id}/export": {
         parameters: {
             query?: never;
@@ -5621,10 +9073,10 @@ export interface paths {
                 content: {
                     "application/json": {
                         /**
-                         * @description `coco` (one COCO JSON, each image with its `split`), `coco_zip` (COCO JSON per split with the images), `yolo` (zip: data.yaml, images/ and labels/ per split), `jsonl`, `csv`, `voc` (zip of Pascal VOC XML and images), `masks` (zip of PNG class-index masks), `folders` (zip, a folder per class, for classification)
+                         * @description `coco` (one COCO JSON, each image with its `split`), `coco_zip` (COCO JSON per split with the images), `yolo` (zip: data.yaml, images/ and labels/ per split), `jsonl`, `csv`, `voc` (zip of Pascal VOC XML and images), `masks` (zip of PNG class-index masks), `folders` (zip, a folder per class, for classification), `yolo_ultralytics` (zip: images/{train,val,test}, labels/…, a data.yaml `yolo train data=data.yaml` reads as is), `cvat` (CVAT for images 1.1 XML + images), `datumaro` (Datumaro JSON + images), `labelme` (LabelMe JSON per image), `createml` (CreateML JSON per split + images)
                          * @enum {string}
                          */
-                        format: "coco" | "coco_zip" | "yolo" | "jsonl" | "csv" | "voc" | "masks" | "folders";
+                        format: "coco" | "coco_zip" | "yolo" | "yolo_ultralytics" | "jsonl" | "csv" | "voc" | "masks" | "folders" | "cvat" | "datumaro" | "labelme" | "createml";
                         /**
                          * @description Whether images without annotations are exported (default true)
                          * @default true
@@ -5647,7 +9099,7 @@ export interface paths {
                             created_at: string;
                             filename: string;
                             /** @enum {string} */
-                            format: "coco" | "coco_zip" | "yolo" | "jsonl" | "csv" | "voc" | "masks" | "folders";
+                            format: "coco" | "coco_zip" | "yolo" | "yolo_ultralytics" | "jsonl" | "csv" | "voc" | "masks" | "folders" | "cvat" | "datumaro" | "labelme" | "createml";
                             image_count: number;
                             size_bytes: number;
                             /** @description The download route, GET /api/exports/{filename} */
@@ -5751,6 +9203,8 @@ export interface paths {
                     annotated?: boolean;
                     /** @description Only images with at least one annotation of this class (a class of another project is 404) */
                     class_id?: number;
+                    /** @description Only these images: up to 1,000 comma-separated ids (the quality report's `image_ids`, a page at a time) */
+                    ids?: string;
                     limit: number;
                     offset?: number;
                     review_state?: "unreviewed" | "pending" | "approved" | "rejected" | "changes";
@@ -6202,6 +9656,447 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{id}/import/jsonl": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import audio, video or LLM samples from JSONL (or a zip of JSONL and media)
+         * @description Multipart: `file` is a JSONL file, or a zip holding one `.jsonl` and the media files its lines name (`file`); text part `modality` (audio, video, llm). Media are recognised by their bytes (WAV, MP3, FLAC, OGG, MP4/M4A, WebM, MOV), never their names, and probed for duration (and sample rate / fps where the container says). Lines: audio/video `{file, label?, segments?: [{start_s, end_s, label}], transcript?, split?}`; llm `{prompt?, response?, chosen?, rejected?, messages?, label?, rating?, split?}`; other fields go to `metadata`. A missing file, or one that is not the modality's media, is 422 naming the line and file. All or nothing: the file is checked whole before anything is stored, and a bad line answers 422 naming its line number (`loc` ends with it) while nothing is stored. Class names new to the project become classes. Nothing in the file is ever evaluated (CSV cells are text, JSON is parsed).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "multipart/form-data": {
+                        /** Format: binary */
+                        file: string;
+                        /** @enum {string} */
+                        modality: "audio" | "video" | "llm";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Class names the import used (new ones were created) */
+                            classes?: string[];
+                            /** @description Tabular: inferred column types */
+                            columns?: {
+                                [key: string]: "integer" | "number" | "boolean" | "category" | "text" | "date";
+                            };
+                            created: number;
+                            /** @enum {string} */
+                            modality: "text" | "tabular" | "audio" | "video" | "llm";
+                            target?: string;
+                            /** @enum {string} */
+                            task?: "classification" | "regression";
+                        };
+                    };
+                };
+                /** @description Malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/import/tabular": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import tabular samples from CSV
+         * @description Multipart: the CSV in `file`, the text part `target` (the label column) and optionally `task`. Column types (integer, number, boolean, category, text, date) are inferred; empty cells are null. A numeric target with many values is a regression target (stored as `value`), otherwise its values are classes (`label`). A later import into the same project must have the same columns and target. Ragged rows are 422 naming the line. All or nothing: the file is checked whole before anything is stored, and a bad line answers 422 naming its line number (`loc` ends with it) while nothing is stored. Class names new to the project become classes. Nothing in the file is ever evaluated (CSV cells are text, JSON is parsed).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "multipart/form-data": {
+                        /** Format: binary */
+                        file: string;
+                        /** @description The label column */
+                        target: string;
+                        /**
+                         * @description Default: inferred from the target column
+                         * @enum {string}
+                         */
+                        task?: "classification" | "regression";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Class names the import used (new ones were created) */
+                            classes?: string[];
+                            /** @description Tabular: inferred column types */
+                            columns?: {
+                                [key: string]: "integer" | "number" | "boolean" | "category" | "text" | "date";
+                            };
+                            created: number;
+                            /** @enum {string} */
+                            modality: "text" | "tabular" | "audio" | "video" | "llm";
+                            target?: string;
+                            /** @enum {string} */
+                            task?: "classification" | "regression";
+                        };
+                    };
+                };
+                /** @description Malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/import/text": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import text samples from JSONL or CSV
+         * @description Multipart: the data in the part `file` (JSONL when it starts with `{`, otherwise CSV with a header); text parts `text_field` (default `text`), `label_field` (`label`; a list is multi-label), `spans_field` (`spans`: `[{start, end, label}]` or `[[start, end, label]]`; `entities` is read too). A named field missing from the CSV header is 422. All or nothing: the file is checked whole before anything is stored, and a bad line answers 422 naming its line number (`loc` ends with it) while nothing is stored. Class names new to the project become classes. Nothing in the file is ever evaluated (CSV cells are text, JSON is parsed).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "multipart/form-data": {
+                        /** Format: binary */
+                        file: string;
+                        /** @default label */
+                        label_field?: string;
+                        /**
+                         * @description `entities` ([[start, end, label]]) is read too
+                         * @default spans
+                         */
+                        spans_field?: string;
+                        /** @default text */
+                        text_field?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Class names the import used (new ones were created) */
+                            classes?: string[];
+                            /** @description Tabular: inferred column types */
+                            columns?: {
+                                [key: string]: "integer" | "number" | "boolean" | "category" | "text" | "date";
+                            };
+                            created: number;
+                            /** @enum {string} */
+                            modality: "text" | "tabular" | "audio" | "video" | "llm";
+                            target?: string;
+                            /** @enum {string} */
+                            task?: "classification" | "regression";
+                        };
+                    };
+                };
+                /** @description Malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{id}/members": {
         parameters: {
             query?: never;
@@ -6232,8 +10127,14 @@ export interface paths {
                             created_at: string;
                             display_name: string;
                             email: string;
+                            org_id?: number;
                             /** @enum {string} */
                             role: "owner" | "admin" | "reviewer" | "annotator" | "viewer";
+                            /**
+                             * @description Where the access comes from: the project's creator, a membership, or the role of an owner/admin of the project's organization (listed with `org_id`; removed by moving the project out of it)
+                             * @enum {string}
+                             */
+                            source?: "owner" | "member" | "organization";
                             user_id: number;
                         }[];
                     };
@@ -6321,8 +10222,14 @@ export interface paths {
                             created_at: string;
                             display_name: string;
                             email: string;
+                            org_id?: number;
                             /** @enum {string} */
                             role: "owner" | "admin" | "reviewer" | "annotator" | "viewer";
+                            /**
+                             * @description Where the access comes from: the project's creator, a membership, or the role of an owner/admin of the project's organization (listed with `org_id`; removed by moving the project out of it)
+                             * @enum {string}
+                             */
+                            source?: "owner" | "member" | "organization";
                             user_id: number;
                         };
                     };
@@ -6540,8 +10447,14 @@ export interface paths {
                             created_at: string;
                             display_name: string;
                             email: string;
+                            org_id?: number;
                             /** @enum {string} */
                             role: "owner" | "admin" | "reviewer" | "annotator" | "viewer";
+                            /**
+                             * @description Where the access comes from: the project's creator, a membership, or the role of an owner/admin of the project's organization (listed with `org_id`; removed by moving the project out of it)
+                             * @enum {string}
+                             */
+                            source?: "owner" | "member" | "organization";
                             user_id: number;
                         };
                     };
@@ -6649,6 +10562,8 @@ export interface paths {
                             /** Format: date-time */
                             created_at: string;
                             created_by: number | null;
+                            /** @description The training experiment that produced it */
+                            experiment_id: number | null;
                             /** @enum {string} */
                             format: "onnx" | "pt" | "other";
                             id: number;
@@ -6670,6 +10585,10 @@ export interface paths {
                                 /** @enum {string} */
                                 to: "development" | "staging" | "production" | "archived";
                             }[];
+                            /** @description Its training run's final metrics */
+                            metrics: {
+                                [key: string]: number | null;
+                            } | null;
                             name: string;
                             /** @description The file, for models registered from a path or a training run */
                             path: string | null;
@@ -6680,6 +10599,8 @@ export interface paths {
                             source: "upload" | "path" | "training_run";
                             /** @enum {string} */
                             task: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder";
+                            /** @description The dataset version it was trained on */
+                            version_id: number | null;
                         }[];
                     };
                 };
@@ -6774,6 +10695,8 @@ export interface paths {
                             /** Format: date-time */
                             created_at: string;
                             created_by: number | null;
+                            /** @description The training experiment that produced it */
+                            experiment_id: number | null;
                             /** @enum {string} */
                             format: "onnx" | "pt" | "other";
                             id: number;
@@ -6795,6 +10718,10 @@ export interface paths {
                                 /** @enum {string} */
                                 to: "development" | "staging" | "production" | "archived";
                             }[];
+                            /** @description Its training run's final metrics */
+                            metrics: {
+                                [key: string]: number | null;
+                            } | null;
                             name: string;
                             /** @description The file, for models registered from a path or a training run */
                             path: string | null;
@@ -6805,6 +10732,8 @@ export interface paths {
                             source: "upload" | "path" | "training_run";
                             /** @enum {string} */
                             task: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder";
+                            /** @description The dataset version it was trained on */
+                            version_id: number | null;
                         };
                     };
                 };
@@ -6941,6 +10870,8 @@ export interface paths {
                             /** Format: date-time */
                             created_at: string;
                             created_by: number | null;
+                            /** @description The training experiment that produced it */
+                            experiment_id: number | null;
                             /** @enum {string} */
                             format: "onnx" | "pt" | "other";
                             id: number;
@@ -6962,6 +10893,10 @@ export interface paths {
                                 /** @enum {string} */
                                 to: "development" | "staging" | "production" | "archived";
                             }[];
+                            /** @description Its training run's final metrics */
+                            metrics: {
+                                [key: string]: number | null;
+                            } | null;
                             name: string;
                             /** @description The file, for models registered from a path or a training run */
                             path: string | null;
@@ -6972,6 +10907,8 @@ export interface paths {
                             source: "upload" | "path" | "training_run";
                             /** @enum {string} */
                             task: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder";
+                            /** @description The dataset version it was trained on */
+                            version_id: number | null;
                         };
                     };
                 };
@@ -7067,6 +11004,482 @@ export interface paths {
                             }[];
                         } & {
                             [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Dataset profile
+         * @description Counts per split and class, instances per class and split, annotations per image, image sizes and aspect ratios, COCO box sizes and a 10×10 heat map of box centres (bbox annotations). SQL aggregates only. Needs `project.read`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            annotation_types: {
+                                [key: string]: number;
+                            };
+                            annotations_per_image: {
+                                annotations: number;
+                                images: number;
+                            }[];
+                            /** @description width / height in buckets */
+                            aspect_ratios: {
+                                bucket: string;
+                                images: number;
+                            }[];
+                            box_heatmap: {
+                                cells: number;
+                                /** @description counts[row][column] of box centres */
+                                counts: number[][];
+                            };
+                            /** @description COCO: area < 32², < 96², larger (bbox annotations) */
+                            box_sizes: {
+                                large: number;
+                                medium: number;
+                                small: number;
+                            };
+                            classes: {
+                                color: string;
+                                id: number;
+                                images: number;
+                                images_by_split: {
+                                    [key: string]: number;
+                                };
+                                instances: number;
+                                instances_by_split: {
+                                    [key: string]: number;
+                                };
+                                name: string;
+                            }[];
+                            /** @description Distinct sizes, most frequent first (first 200) */
+                            image_sizes: {
+                                height: number;
+                                images: number;
+                                width: number;
+                            }[];
+                            /** @enum {string} */
+                            modality: "image" | "text" | "tabular" | "audio" | "video" | "llm";
+                            project_id: number;
+                            /** @description train, valid, test, unassigned */
+                            splits: {
+                                [key: string]: {
+                                    annotated: number;
+                                    images: number;
+                                };
+                            };
+                            totals: {
+                                annotated_images: number;
+                                annotations: number;
+                                classes: number;
+                                images: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/quality": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Quality report with the default configuration
+         * @description Runs the checks of the catalog (`GET /api/quality/checks`) over the project. Per-image features (blur, brightness, entropy, grayscale, pixel hash, dHash) are read from a cache filled at upload; images without a current entry are measured once from their thumbnail and cached (`features.computed` says how many). Each check reports its total `count`, the first (or worst, where ranked) 100 `items` and up to 10,000 distinct `image_ids` for the image grid. `score` is the share of images no error- or warning-level check flags. Reads only; needs `project.read`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            checks: {
+                                /** @description Every affected item */
+                                count: number;
+                                id: string;
+                                /** @description Distinct affected images (first 10,000), for the image grid filter */
+                                image_ids?: number[];
+                                /** @description The first 100 items */
+                                items: {
+                                    annotation_id?: number;
+                                    detail: string;
+                                    image_id?: number;
+                                    sample_id?: number;
+                                    /** @description Ranking score where the check ranks its items (worst first) */
+                                    score?: number;
+                                }[];
+                                message: string;
+                                /** @enum {string} */
+                                severity: "error" | "warning" | "info";
+                                /** @description Why the check did not run (e.g. no detector registered) */
+                                skipped?: string;
+                                title: string;
+                            }[];
+                            features: {
+                                /** @description Images whose features this report had to compute (cached for next time) */
+                                computed: number;
+                            };
+                            /** Format: date-time */
+                            generated_at: string;
+                            project_id: number;
+                            /** @description Share of images affected by no error- or warning-level check */
+                            score: number;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Quality report with a supplied configuration
+         * @description Runs the checks of the catalog (`GET /api/quality/checks`) over the project. Per-image features (blur, brightness, entropy, grayscale, pixel hash, dHash) are read from a cache filled at upload; images without a current entry are measured once from their thumbnail and cached (`features.computed` says how many). Each check reports its total `count`, the first (or worst, where ranked) 100 `items` and up to 10,000 distinct `image_ids` for the image grid. `score` is the share of images no error- or warning-level check flags. Reads only; needs `project.read`. Unknown check ids or parameter names, and values out of range, are 422 naming the valid ones.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Check ids to run (default: every check of the project's modality) */
+                        checks?: string[];
+                        /** @description Parameters by check id, e.g. {"blurry": {"threshold": 50}}; unknown names or values out of range are 422 */
+                        params?: {
+                            [key: string]: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            checks: {
+                                /** @description Every affected item */
+                                count: number;
+                                id: string;
+                                /** @description Distinct affected images (first 10,000), for the image grid filter */
+                                image_ids?: number[];
+                                /** @description The first 100 items */
+                                items: {
+                                    annotation_id?: number;
+                                    detail: string;
+                                    image_id?: number;
+                                    sample_id?: number;
+                                    /** @description Ranking score where the check ranks its items (worst first) */
+                                    score?: number;
+                                }[];
+                                message: string;
+                                /** @enum {string} */
+                                severity: "error" | "warning" | "info";
+                                /** @description Why the check did not run (e.g. no detector registered) */
+                                skipped?: string;
+                                title: string;
+                            }[];
+                            features: {
+                                /** @description Images whose features this report had to compute (cached for next time) */
+                                computed: number;
+                            };
+                            /** Format: date-time */
+                            generated_at: string;
+                            project_id: number;
+                            /** @description Share of images affected by no error- or warning-level check */
+                            score: number;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/readiness": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Training readiness for an adapter
+         * @description A score 0–100 made of weighted checks (each passed or failed, with a message) and the blockers: failed checks that make training pointless whatever the score (a detector without boxes or without a valid split, a classifier with fewer than `min_images_per_class` images in a class). `ready` is no blockers and score ≥ threshold (`config.min_readiness_score`, default 60). The training gate uses exactly this. Reads only; needs `project.read`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Training adapter (versa-detect, ultralytics, versa-segment, versa-classify, tabular, …); default from the project type. An adapter not known here is judged by the rule of the project type. */
+                        adapter?: string;
+                        config?: {
+                            /** @description Classifiers: images each class needs (default 10) */
+                            min_images_per_class?: number;
+                            /** @description Detectors: instances each class needs in train (default 10) */
+                            min_instances_per_class?: number;
+                            /** @description Score needed to be ready (default 60) */
+                            min_readiness_score?: number;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            adapter: string;
+                            /** @description Messages of the failed checks that block training whatever the score */
+                            blockers: string[];
+                            checks: {
+                                id: string;
+                                message: string;
+                                passed: boolean;
+                                weight: number;
+                            }[];
+                            ready: boolean;
+                            score: number;
+                            threshold: number;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
                         };
                     };
                 };
@@ -7427,6 +11840,490 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{id}/samples": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A project's samples in id order
+         * @description Paged with `limit` and `offset` or `after` (the last id of the previous page, fast at any depth); total in `X-Total-Count`, next page in `Link`. Filters `modality`, `split` and `label` (a class name) combine.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Last id of the previous page (fast deep paging) */
+                    after?: number;
+                    /** @description Samples with this class (any of a multi-label sample's) */
+                    label?: string;
+                    limit: number;
+                    modality?: "text" | "tabular" | "audio" | "video" | "llm";
+                    offset?: number;
+                    split?: "train" | "valid" | "test";
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description text `{text}`; tabular `{row}`; audio/video `{file, file_url, mime_type, size_bytes, duration_s, sample_rate?, fps?}`; llm `{prompt, response?, chosen?, rejected?, messages?}` */
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            id: number;
+                            label: (string | string[]) | (never | null);
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @enum {string} */
+                            modality: "text" | "tabular" | "audio" | "video" | "llm";
+                            project_id: number;
+                            review_state: string;
+                            /** @description Text: character spans `{start, end, label}`; audio and video: time segments `{start_s, end_s, label}` */
+                            spans: ({
+                                end: number;
+                                label: string;
+                                /** @description UTF-16 code unit offset into data.text (as JavaScript counts) */
+                                start: number;
+                            } | {
+                                end_s: number;
+                                label: string;
+                                start_s: number;
+                            })[] | null;
+                            /** @enum {string|null} */
+                            split: "train" | "valid" | "test" | null;
+                            /** Format: date-time */
+                            updated_at: string;
+                            value: (number | string | {
+                                /**
+                                 * @description Which response the annotator prefers
+                                 * @enum {string}
+                                 */
+                                preference?: "chosen" | "rejected" | "tie";
+                                rating?: number;
+                            }) | (never | null);
+                        }[];
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a sample, or several with {items}
+         * @description Text, tabular and LLM samples (media come through `import/jsonl`). Spans must lie inside the text and not cut a surrogate pair; new class names become classes. `{items}` answers `{created, items}`; all or nothing.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description text `{text}`; tabular `{row}`; audio/video `{file, file_url, mime_type, size_bytes, duration_s, sample_rate?, fps?}`; llm `{prompt, response?, chosen?, rejected?, messages?}` */
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        label?: (string | string[]) | (never | null);
+                        metadata?: {
+                            [key: string]: unknown;
+                        } | null;
+                        /**
+                         * @description Media samples come through `import/jsonl`
+                         * @enum {string}
+                         */
+                        modality: "text" | "tabular" | "llm";
+                        /** @description Text: character spans `{start, end, label}`; audio and video: time segments `{start_s, end_s, label}` */
+                        spans?: ({
+                            end: number;
+                            label: string;
+                            /** @description UTF-16 code unit offset into data.text (as JavaScript counts) */
+                            start: number;
+                        } | {
+                            end_s: number;
+                            label: string;
+                            start_s: number;
+                        })[] | null;
+                        /** @enum {string|null} */
+                        split?: "train" | "valid" | "test" | null;
+                        value?: (number | string | {
+                            /**
+                             * @description Which response the annotator prefers
+                             * @enum {string}
+                             */
+                            preference?: "chosen" | "rejected" | "tie";
+                            rating?: number;
+                        }) | (never | null);
+                    } | {
+                        items: {
+                            /** @description text `{text}`; tabular `{row}`; audio/video `{file, file_url, mime_type, size_bytes, duration_s, sample_rate?, fps?}`; llm `{prompt, response?, chosen?, rejected?, messages?}` */
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            label?: (string | string[]) | (never | null);
+                            metadata?: {
+                                [key: string]: unknown;
+                            } | null;
+                            /**
+                             * @description Media samples come through `import/jsonl`
+                             * @enum {string}
+                             */
+                            modality: "text" | "tabular" | "llm";
+                            /** @description Text: character spans `{start, end, label}`; audio and video: time segments `{start_s, end_s, label}` */
+                            spans?: ({
+                                end: number;
+                                label: string;
+                                /** @description UTF-16 code unit offset into data.text (as JavaScript counts) */
+                                start: number;
+                            } | {
+                                end_s: number;
+                                label: string;
+                                start_s: number;
+                            })[] | null;
+                            /** @enum {string|null} */
+                            split?: "train" | "valid" | "test" | null;
+                            value?: (number | string | {
+                                /**
+                                 * @description Which response the annotator prefers
+                                 * @enum {string}
+                                 */
+                                preference?: "chosen" | "rejected" | "tie";
+                                rating?: number;
+                            }) | (never | null);
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description text `{text}`; tabular `{row}`; audio/video `{file, file_url, mime_type, size_bytes, duration_s, sample_rate?, fps?}`; llm `{prompt, response?, chosen?, rejected?, messages?}` */
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            id: number;
+                            label: (string | string[]) | (never | null);
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @enum {string} */
+                            modality: "text" | "tabular" | "audio" | "video" | "llm";
+                            project_id: number;
+                            review_state: string;
+                            /** @description Text: character spans `{start, end, label}`; audio and video: time segments `{start_s, end_s, label}` */
+                            spans: ({
+                                end: number;
+                                label: string;
+                                /** @description UTF-16 code unit offset into data.text (as JavaScript counts) */
+                                start: number;
+                            } | {
+                                end_s: number;
+                                label: string;
+                                start_s: number;
+                            })[] | null;
+                            /** @enum {string|null} */
+                            split: "train" | "valid" | "test" | null;
+                            /** Format: date-time */
+                            updated_at: string;
+                            value: (number | string | {
+                                /**
+                                 * @description Which response the annotator prefers
+                                 * @enum {string}
+                                 */
+                                preference?: "chosen" | "rejected" | "tie";
+                                rating?: number;
+                            }) | (never | null);
+                        } | {
+                            created: number;
+                            items: {
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description text `{text}`; tabular `{row}`; audio/video `{file, file_url, mime_type, size_bytes, duration_s, sample_rate?, fps?}`; llm `{prompt, response?, chosen?, rejected?, messages?}` */
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                id: number;
+                                label: (string | string[]) | (never | null);
+                                metadata: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @enum {string} */
+                                modality: "text" | "tabular" | "audio" | "video" | "llm";
+                                project_id: number;
+                                review_state: string;
+                                /** @description Text: character spans `{start, end, label}`; audio and video: time segments `{start_s, end_s, label}` */
+                                spans: ({
+                                    end: number;
+                                    label: string;
+                                    /** @description UTF-16 code unit offset into data.text (as JavaScript counts) */
+                                    start: number;
+                                } | {
+                                    end_s: number;
+                                    label: string;
+                                    start_s: number;
+                                })[] | null;
+                                /** @enum {string|null} */
+                                split: "train" | "valid" | "test" | null;
+                                /** Format: date-time */
+                                updated_at: string;
+                                value: (number | string | {
+                                    /**
+                                     * @description Which response the annotator prefers
+                                     * @enum {string}
+                                     */
+                                    preference?: "chosen" | "rejected" | "tie";
+                                    rating?: number;
+                                }) | (never | null);
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/samples/splits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Assign train/valid/test splits to the samples
+         * @description `stratified` (default) keeps each class's proportions (multi-label: iterative stratification); regression targets are stratified by their quintiles. The same samples, percentages and seed always give the same splits.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        modality?: "text" | "tabular" | "audio" | "video" | "llm";
+                        /** @default 42 */
+                        seed?: number;
+                        /**
+                         * @default stratified
+                         * @enum {string}
+                         */
+                        strategy?: "random" | "stratified";
+                        test: number;
+                        train: number;
+                        valid: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            seed: number;
+                            strategy: string;
+                            test: number;
+                            train: number;
+                            valid: number;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{id}/splits": {
         parameters: {
             query?: never;
@@ -7631,6 +12528,298 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/train": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Train a model on a dataset version (background job)
+         * @description Validates the version (ready, of this project), adapter (available, for this project type), model, device and parameters; applies the readiness gate (`require_ready`, `min_readiness_score`: 409 with the readiness report, nothing started); records an experiment and queues the run. Follow it at `GET /api/train/jobs/{job_id}`; cancel with `POST /api/jobs/{id}/cancel`. A successful run registers its model (lifecycle development).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description From GET /api/training/adapters; by project type when absent */
+                        adapter?: string;
+                        batch?: number;
+                        /**
+                         * @description `auto` is CUDA when available, else CPU
+                         * @default auto
+                         */
+                        device: string;
+                        epochs?: number;
+                        imgsz?: number;
+                        /** @default 60 */
+                        min_readiness_score: number;
+                        /** @description One of the adapter's models; its default when absent */
+                        model?: string;
+                        name?: string;
+                        /**
+                         * @description Apply the readiness gate
+                         * @default true
+                         */
+                        require_ready: boolean;
+                        seed?: number;
+                        /** @description Stop after this many seconds */
+                        time_budget_s?: number;
+                        version_id: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            adapter: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description Epochs done */
+                            epoch: number;
+                            epochs: number | null;
+                            error: string | null;
+                            /** @description Seconds left, when the job can tell */
+                            eta_seconds: number | null;
+                            experiment_id: number;
+                            /** Format: date-time */
+                            finished_at: string | null;
+                            id: number;
+                            /** @description What the job does: `train`, `versions.generate`, `auto-annotate.yolo`, … */
+                            kind: string;
+                            /** @description What the job is doing now */
+                            message: string | null;
+                            /** @description Detection `map50, map50_95, precision, recall`; classification `accuracy, top5`; tabular `accuracy, f1` or `rmse, r2`; losses `train_loss, val_loss`; `test_*` for the test split */
+                            metrics: {
+                                [key: string]: number | null;
+                            };
+                            /** @description The registered model, once the run succeeded */
+                            model_id: number | null;
+                            /** @description The same as `kind` (kept for older clients) */
+                            name: string;
+                            progress: number;
+                            project_id: number | null;
+                            /** @description What the job produced, once it succeeded */
+                            result: unknown;
+                            /** Format: date-time */
+                            started_at: string | null;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                            version_id: number | null;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Readiness gate blocked the run (with `readiness`), or the version is not ready */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                            /** @description ReadinessOut: score, threshold, ready, checks, blockers */
+                            readiness?: unknown;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/train/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's training: `active` while one is queued or running, else `latest`, or `idle` when none ever ran */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            job: {
+                                adapter: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description Epochs done */
+                                epoch: number;
+                                epochs: number | null;
+                                error: string | null;
+                                /** @description Seconds left, when the job can tell */
+                                eta_seconds: number | null;
+                                experiment_id: number;
+                                /** Format: date-time */
+                                finished_at: string | null;
+                                id: number;
+                                /** @description What the job does: `train`, `versions.generate`, `auto-annotate.yolo`, … */
+                                kind: string;
+                                /** @description What the job is doing now */
+                                message: string | null;
+                                /** @description Detection `map50, map50_95, precision, recall`; classification `accuracy, top5`; tabular `accuracy, f1` or `rmse, r2`; losses `train_loss, val_loss`; `test_*` for the test split */
+                                metrics: {
+                                    [key: string]: number | null;
+                                };
+                                /** @description The registered model, once the run succeeded */
+                                model_id: number | null;
+                                /** @description The same as `kind` (kept for older clients) */
+                                name: string;
+                                progress: number;
+                                project_id: number | null;
+                                /** @description What the job produced, once it succeeded */
+                                result: unknown;
+                                /** Format: date-time */
+                                started_at: string | null;
+                                /** @enum {string} */
+                                status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                                version_id: number | null;
+                            } | null;
+                            /** @enum {string} */
+                            status: "active" | "latest" | "idle";
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -8717,10 +13906,10 @@ export interface paths {
                          */
                         file: string;
                         /**
-                         * @description The archive's layout: `coco`, `yolo`, `voc`, `folders` (a folder per class) or `masks` (PNG class-index masks); detected from the files when absent
+                         * @description The archive's layout, forcing that reader. When absent it is decided from the annotation files' content; several matching layouts or none answer 422 naming the files found and the values that apply. `coco`: COCO JSON (Roboflow per-split _annotations.coco.json, the official annotations/instances_<split>.json layout, CVAT COCO 1.0); `yolo`: YOLO labels (Ultralytics/Roboflow data.yaml or images/+labels/ without one; Darknet/CVAT YOLO 1.1 obj.data/obj.names); `voc`: Pascal VOC XML boxes (Roboflow layout or the VOC release / CVAT Pascal VOC 1.1 with ImageSets); `voc_masks`: Pascal VOC segmentation PNGs (SegmentationClass/, CVAT Segmentation mask 1.1); `masks`: PNG class-index masks with _classes.csv (Roboflow semantic segmentation); `cvat`: CVAT for images 1.1 XML; `datumaro`: Datumaro JSON (CVAT Datumaro 1.0); `labelme`: LabelMe JSON (labelme tool) or LabelMe 3.0 XML (CVAT); `labelstudio`: Label Studio JSON export; `createml`: CreateML JSON (Roboflow CreateML); `multilabel_csv`: multi-label classification CSV (Roboflow _classes.csv with one-hot columns); `folders`: classification by folder: <split>/<class>/image (ImageNet style, Ultralytics classify); `images`: plain images, no annotations
                          * @enum {string}
                          */
-                        format?: "coco" | "yolo" | "voc" | "folders" | "masks";
+                        format?: "coco" | "yolo" | "voc" | "voc_masks" | "masks" | "cvat" | "datumaro" | "labelme" | "labelstudio" | "createml" | "multilabel_csv" | "folders" | "images";
                         name?: string;
                         /** @enum {string} */
                         project_type?: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
@@ -8745,12 +13934,16 @@ export interface paths {
                             description: string;
                             id: number;
                             image_count: number;
+                            /** @description Samples with a label, spans or a value */
+                            labelled_sample_count: number;
                             location: string;
                             name: string;
                             org_id: number | null;
                             owner_id: number;
                             /** @enum {string} */
                             project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                            /** @description Text, tabular, audio, video and LLM samples */
+                            sample_count: number;
                             /** Format: date-time */
                             updated_at: string;
                         };
@@ -8855,10 +14048,10 @@ export interface paths {
                 content: {
                     "application/json": {
                         /**
-                         * @description The archive's layout: `coco`, `yolo`, `voc`, `folders` (a folder per class) or `masks` (PNG class-index masks); detected from the files when absent
+                         * @description The archive's layout, forcing that reader. When absent it is decided from the annotation files' content; several matching layouts or none answer 422 naming the files found and the values that apply. `coco`: COCO JSON (Roboflow per-split _annotations.coco.json, the official annotations/instances_<split>.json layout, CVAT COCO 1.0); `yolo`: YOLO labels (Ultralytics/Roboflow data.yaml or images/+labels/ without one; Darknet/CVAT YOLO 1.1 obj.data/obj.names); `voc`: Pascal VOC XML boxes (Roboflow layout or the VOC release / CVAT Pascal VOC 1.1 with ImageSets); `voc_masks`: Pascal VOC segmentation PNGs (SegmentationClass/, CVAT Segmentation mask 1.1); `masks`: PNG class-index masks with _classes.csv (Roboflow semantic segmentation); `cvat`: CVAT for images 1.1 XML; `datumaro`: Datumaro JSON (CVAT Datumaro 1.0); `labelme`: LabelMe JSON (labelme tool) or LabelMe 3.0 XML (CVAT); `labelstudio`: Label Studio JSON export; `createml`: CreateML JSON (Roboflow CreateML); `multilabel_csv`: multi-label classification CSV (Roboflow _classes.csv with one-hot columns); `folders`: classification by folder: <split>/<class>/image (ImageNet style, Ultralytics classify); `images`: plain images, no annotations
                          * @enum {string}
                          */
-                        format?: "coco" | "yolo" | "voc" | "folders" | "masks";
+                        format?: "coco" | "yolo" | "voc" | "voc_masks" | "masks" | "cvat" | "datumaro" | "labelme" | "labelstudio" | "createml" | "multilabel_csv" | "folders" | "images";
                         name?: string;
                         /** @description A folder inside the configured import root (relative to it, or absolute) */
                         path: string;
@@ -8885,12 +14078,16 @@ export interface paths {
                             description: string;
                             id: number;
                             image_count: number;
+                            /** @description Samples with a label, spans or a value */
+                            labelled_sample_count: number;
                             location: string;
                             name: string;
                             org_id: number | null;
                             owner_id: number;
                             /** @enum {string} */
                             project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                            /** @description Text, tabular, audio, video and LLM samples */
+                            sample_count: number;
                             /** Format: date-time */
                             updated_at: string;
                         };
@@ -8965,6 +14162,97 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/quality/checks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Quality check catalog
+         * @description Every check with its severity and parameters (type, default, range); `?modality=` keeps one modality.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only the entries of this modality */
+                    modality?: "image" | "text" | "tabular" | "audio" | "video" | "llm";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            description: string;
+                            id: string;
+                            /** @enum {string} */
+                            modality: "image" | "text" | "tabular" | "audio" | "video" | "llm";
+                            /** @description Parameters by name: type, default, range */
+                            params: {
+                                [key: string]: {
+                                    default: unknown;
+                                    description: string;
+                                    enum?: string[];
+                                    max?: number;
+                                    min?: number;
+                                    /** @enum {string} */
+                                    type: "integer" | "number" | "boolean" | "string" | "integer[]";
+                                };
+                            };
+                            requires?: string;
+                            /** @enum {string} */
+                            severity: "error" | "warning" | "info";
+                            title: string;
+                        }[];
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -9254,6 +14542,756 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/samples/{sample_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One sample */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    sample_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description text `{text}`; tabular `{row}`; audio/video `{file, file_url, mime_type, size_bytes, duration_s, sample_rate?, fps?}`; llm `{prompt, response?, chosen?, rejected?, messages?}` */
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            id: number;
+                            label: (string | string[]) | (never | null);
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @enum {string} */
+                            modality: "text" | "tabular" | "audio" | "video" | "llm";
+                            project_id: number;
+                            review_state: string;
+                            /** @description Text: character spans `{start, end, label}`; audio and video: time segments `{start_s, end_s, label}` */
+                            spans: ({
+                                end: number;
+                                label: string;
+                                /** @description UTF-16 code unit offset into data.text (as JavaScript counts) */
+                                start: number;
+                            } | {
+                                end_s: number;
+                                label: string;
+                                start_s: number;
+                            })[] | null;
+                            /** @enum {string|null} */
+                            split: "train" | "valid" | "test" | null;
+                            /** Format: date-time */
+                            updated_at: string;
+                            value: (number | string | {
+                                /**
+                                 * @description Which response the annotator prefers
+                                 * @enum {string}
+                                 */
+                                preference?: "chosen" | "rejected" | "tie";
+                                rating?: number;
+                            }) | (never | null);
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a sample's label, spans, value or split
+         * @description Class names must be classes of the project. Another user's lock on the sample: 409 with `lock`. Each change is recorded in the sample's revisions.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    sample_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        label?: (string | string[]) | (never | null);
+                        /** @description Text: character spans `{start, end, label}`; audio and video: time segments `{start_s, end_s, label}` */
+                        spans?: ({
+                            end: number;
+                            label: string;
+                            /** @description UTF-16 code unit offset into data.text (as JavaScript counts) */
+                            start: number;
+                        } | {
+                            end_s: number;
+                            label: string;
+                            start_s: number;
+                        })[] | null;
+                        /** @enum {string|null} */
+                        split?: "train" | "valid" | "test" | null;
+                        value?: (number | string | {
+                            /**
+                             * @description Which response the annotator prefers
+                             * @enum {string}
+                             */
+                            preference?: "chosen" | "rejected" | "tie";
+                            rating?: number;
+                        }) | (never | null);
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description text `{text}`; tabular `{row}`; audio/video `{file, file_url, mime_type, size_bytes, duration_s, sample_rate?, fps?}`; llm `{prompt, response?, chosen?, rejected?, messages?}` */
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            id: number;
+                            label: (string | string[]) | (never | null);
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @enum {string} */
+                            modality: "text" | "tabular" | "audio" | "video" | "llm";
+                            project_id: number;
+                            review_state: string;
+                            /** @description Text: character spans `{start, end, label}`; audio and video: time segments `{start_s, end_s, label}` */
+                            spans: ({
+                                end: number;
+                                label: string;
+                                /** @description UTF-16 code unit offset into data.text (as JavaScript counts) */
+                                start: number;
+                            } | {
+                                end_s: number;
+                                label: string;
+                                start_s: number;
+                            })[] | null;
+                            /** @enum {string|null} */
+                            split: "train" | "valid" | "test" | null;
+                            /** Format: date-time */
+                            updated_at: string;
+                            value: (number | string | {
+                                /**
+                                 * @description Which response the annotator prefers
+                                 * @enum {string}
+                                 */
+                                preference?: "chosen" | "rejected" | "tie";
+                                rating?: number;
+                            }) | (never | null);
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Conflicts with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/samples/{sample_id}/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The media file of an audio or video sample (HTTP Range supported) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    sample_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The file as imported */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/octet-stream": string;
+                    };
+                };
+                /** @description The requested byte range */
+                206: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/octet-stream": string;
+                    };
+                };
+                /** @description Default Response */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                416: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/samples/{sample_id}/lock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A sample's editing lock, or null */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    sample_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            acquired_at: string;
+                            email: string;
+                            /** Format: date-time */
+                            expires_at: string;
+                            sample_id: number;
+                            user_id: number;
+                        } | null;
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Take or renew the editing lock of a sample (60 s)
+         * @description While it holds, other users' PATCHes of the sample answer 409. Held by someone else: 409 with `lock`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    sample_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            acquired_at: string;
+                            email: string;
+                            /** Format: date-time */
+                            expires_at: string;
+                            sample_id: number;
+                            user_id: number;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Conflicts with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        /** Release your lock, or break anyone's with force=true (project admins) */
+        delete: {
+            parameters: {
+                query?: {
+                    force?: boolean;
+                };
+                header?: never;
+                path: {
+                    sample_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Conflicts with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/samples/{sample_id}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A sample's label history, oldest first */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    sample_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            action: string;
+                            after: {
+                                [key: string]: unknown;
+                            } | null;
+                            before: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            id: number;
+                            sample_id: number;
+                            user_id: number | null;
+                        }[];
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/stats": {
         parameters: {
             query?: never;
@@ -9279,9 +15317,12 @@ export interface paths {
                     content: {
                         "application/json": {
                             annotated_images: number;
+                            labelled_samples: number;
                             project_count: number;
                             total_annotations: number;
                             total_images: number;
+                            /** @description Text, tabular, audio, video and LLM samples */
+                            total_samples: number;
                         };
                     };
                 };
@@ -9350,6 +15391,189 @@ export interface paths {
                             inference_threads: number;
                             onnxruntime_version: string;
                         };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/train/jobs/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A training job: progress, ETA, epoch, latest metrics, the model once registered */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    job_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            adapter: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description Epochs done */
+                            epoch: number;
+                            epochs: number | null;
+                            error: string | null;
+                            /** @description Seconds left, when the job can tell */
+                            eta_seconds: number | null;
+                            experiment_id: number;
+                            /** Format: date-time */
+                            finished_at: string | null;
+                            id: number;
+                            /** @description What the job does: `train`, `versions.generate`, `auto-annotate.yolo`, … */
+                            kind: string;
+                            /** @description What the job is doing now */
+                            message: string | null;
+                            /** @description Detection `map50, map50_95, precision, recall`; classification `accuracy, top5`; tabular `accuracy, f1` or `rmse, r2`; losses `train_loss, val_loss`; `test_*` for the test split */
+                            metrics: {
+                                [key: string]: number | null;
+                            };
+                            /** @description The registered model, once the run succeeded */
+                            model_id: number | null;
+                            /** @description The same as `kind` (kept for older clients) */
+                            name: string;
+                            progress: number;
+                            project_id: number | null;
+                            /** @description What the job produced, once it succeeded */
+                            result: unknown;
+                            /** Format: date-time */
+                            started_at: string | null;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                            version_id: number | null;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/training/adapters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Training adapters, with whether each can run here and what to install when not */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            available: boolean;
+                            default_model: string;
+                            devices: string[];
+                            modality: string;
+                            models: string[];
+                            name: string;
+                            params: {
+                                [key: string]: {
+                                    default: number | string | boolean | (never | null);
+                                    description: string;
+                                    max?: number;
+                                    min?: number;
+                                    type: string;
+                                };
+                            };
+                            /** @description What to install when it is not available */
+                            reason: string | null;
+                            tasks: string[];
+                            title: string;
+                        }[];
                     };
                 };
                 /** @description Not authenticated */

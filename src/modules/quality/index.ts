@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import type { ModelsModule } from '../models/index.js';
 import type { ModuleDeps } from '../module-deps.js';
 import { DetectorPredictions } from './model-predictions.js';
 import { checkCatalog } from './catalog.js';
@@ -32,13 +31,14 @@ export interface QualityModule {
   readonly cleaningCatalog: typeof cleaningCatalog;
 }
 
-/** `models` gives the model-assisted checks their detector (the models module's runtime and registry). */
-export function registerQualityModule(app: FastifyInstance, deps: ModuleDeps, models?: ModelsModule): QualityModule {
+/** The model-assisted checks run their detector on the shared model runtime and registry. */
+export function registerQualityModule(app: FastifyInstance, deps: ModuleDeps): QualityModule {
+  const models = deps.services.models;
   const profile = new ProfileRepository(deps.db);
   const features = new ImageFeaturesRepository(deps.db);
   const recorder = new ImageFeatureRecorder(features, deps.blobs);
   const readiness = new ReadinessEvaluator(deps.access, profile);
-  const predictions = models ? new DetectorPredictions(models.repository, models.runtime, deps.blobs) : undefined;
+  const predictions = new DetectorPredictions(models.repository, models.runtime, deps.blobs);
   const quality = new QualityService(deps.access, new QualityRepository(deps.db), features, recorder, new ProfileService(profile), predictions);
   qualityRoutes(app, { readiness, quality });
   const locks = new LockGuard(new LocksRepository(deps.db));

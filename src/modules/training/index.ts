@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { JobsRepository } from '../../jobs/jobs.repository.js';
-import { ProvisionalReadiness } from '../../training/provisional-readiness.js';
 import type { ReadinessEvaluator } from '../../training/readiness.js';
-import type { ModelsModule } from '../models/index.js';
+import type { ModelsService } from '../models/models.service.js';
 import type { ModuleDeps } from '../module-deps.js';
 import { ExperimentsService } from './experiments.service.js';
 import { TrainingRepository } from './training.repository.js';
@@ -13,7 +12,7 @@ import { TRAIN_JOB, TrainingService, type TrainPayload } from './training.servic
  * Training and experiments. `readiness` is the data-quality module's evaluator once merged; until then the
  * provisional one. Returns the service (pipelines' train step calls `startTraining`, samples' prepare `trainTabular`).
  */
-export async function registerTrainingModule(app: FastifyInstance, deps: ModuleDeps, models: ModelsModule, readiness?: ReadinessEvaluator): Promise<TrainingService> {
+export async function registerTrainingModule(app: FastifyInstance, deps: ModuleDeps, models: ModelsService, readiness: ReadinessEvaluator): Promise<TrainingService> {
   const repository = new TrainingRepository(deps.db);
   const service = new TrainingService(
     repository,
@@ -21,13 +20,13 @@ export async function registerTrainingModule(app: FastifyInstance, deps: ModuleD
     deps.access,
     deps.queue,
     deps.blobs,
-    models.service,
-    readiness ?? new ProvisionalReadiness(deps.db, deps.access),
+    models,
+    readiness,
     { dataDir: deps.config.dataDir, python: deps.config.python },
   );
   await service.failInterrupted();
   deps.queue.register<TrainPayload>(TRAIN_JOB, (ctx) => service.runJob(ctx));
-  models.service.addRunSource((caller) => service.runWeights(caller));
+  models.addRunSource((caller) => service.runWeights(caller));
   trainingRoutes(app, service, new ExperimentsService(repository, deps.access));
   return service;
 }
