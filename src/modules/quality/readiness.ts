@@ -84,6 +84,9 @@ type Rule = (stats: ReadinessStats, config: Required<ReadinessConfig>) => RuleCh
 
 const check = (id: string, weight: number, blocker: boolean, passed: boolean, message: string): RuleCheck => ({ id, weight, blocker, passed, message });
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+/** No image in a split yet: a version's split_config deals them all into train, valid and test when it is created. */
+const pending = (stats: ReadinessStats) => stats.splits.train + stats.splits.valid + stats.splits.test === 0 && stats.splits.unassigned >= 2;
+const unassignedMessage = (stats: ReadinessStats) => `${plural(stats.splits.unassigned, 'image')} in no split yet: a version's split_config assigns them`;
 
 function common(stats: ReadinessStats): { hasImages: RuleCheck; train: RuleCheck; annotated: RuleCheck; balance: RuleCheck } {
   const inSplits = stats.splits.train + stats.splits.valid + stats.splits.test;
@@ -96,8 +99,8 @@ function common(stats: ReadinessStats): { hasImages: RuleCheck; train: RuleCheck
       'train_split',
       10,
       true,
-      stats.splits.train > 0,
-      stats.splits.train > 0 ? `${plural(stats.splits.train, 'image')} in train` : inSplits === 0 ? 'No image is assigned to a split (POST /api/projects/{id}/splits)' : 'The train split is empty',
+      stats.splits.train > 0 || pending(stats),
+      stats.splits.train > 0 ? `${plural(stats.splits.train, 'image')} in train` : pending(stats) ? unassignedMessage(stats) : inSplits === 0 ? 'No image is assigned to a split (POST /api/projects/{id}/splits)' : 'The train split is empty',
     ),
     annotated: check('annotated_fraction', 15, false, fraction >= 0.9, `${Math.round(fraction * 100)}% of images are annotated (90% wanted)`),
     balance: check('class_balance', 5, false, ratio <= 20, counts.length < 2 ? 'Fewer than two classes in use' : `The largest class has ${ratio.toFixed(1)}× the instances of the smallest (at most 20× wanted)`),
@@ -109,14 +112,14 @@ function spatialRule(kind: 'detect' | 'segment'): Rule {
     const { hasImages, train, annotated, balance } = common(stats);
     const types = kind === 'detect' ? ['bbox', 'polygon', 'mask'] : ['polygon', 'mask'];
     const shapes = types.reduce((sum, t) => sum + (stats.annotationTypes[t] ?? 0), 0);
-    const few = stats.classes.filter((c) => (c.instances.train ?? 0) < config.min_instances_per_class).map((c) => c.name);
+    const few = stats.classes.filter((c) => (c.instances.train ?? 0) + (c.instances.unassigned ?? 0) < config.min_instances_per_class).map((c) => c.name);
     const missingValid = stats.classes.filter((c) => (c.instances.train ?? 0) > 0 && (c.instances.valid ?? 0) === 0).map((c) => c.name);
     const what = kind === 'detect' ? 'boxes (bbox, polygon or mask annotations)' : 'polygon or mask annotations';
     return [
       hasImages,
       check(kind === 'detect' ? 'has_boxes' : 'has_masks', 20, true, shapes > 0, shapes > 0 ? `${plural(shapes, 'shape')} to learn from` : `The adapter needs ${what}; the project has none`),
       train,
-      check('valid_split', 15, true, stats.splits.valid > 0, stats.splits.valid > 0 ? `${plural(stats.splits.valid, 'image')} in valid` : 'The valid split is empty: nothing to measure the model on'),
+      check('valid_split', 15, true, stats.splits.valid > 0 || pending(stats), stats.splits.valid > 0 ? `${plural(stats.splits.valid, 'image')} in valid` : pending(stats) ? unassignedMessage(stats) : 'The valid split is empty: nothing to measure the model on'),
       annotated,
       check(
         'min_instances_per_class',
