@@ -2,12 +2,14 @@ import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import { AccessRepository } from './access/access.repository.js';
+import { ImageLookup } from './access/image-lookup.repository.js';
 import { OrgAccess } from './access/org-access.js';
 import { ProjectAccess } from './access/project-access.js';
 import type { Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/database.js';
 import { registerAuthentication } from './http/authenticate.js';
-import { registerErrorHandler } from './http/error-handler.js';
+import { clientErrorHandler, registerErrorHandler } from './http/error-handler.js';
+import { registerInputGuard } from './http/input-guard.js';
 import { registerMultipartBodies } from './http/multipart-request.js';
 import { registerOpenApi } from './http/openapi.js';
 import { BullmqQueue } from './jobs/bullmq-queue.js';
@@ -15,33 +17,53 @@ import { InProcessQueue } from './jobs/in-process-queue.js';
 import type { JobQueue } from './jobs/job-queue.js';
 import { JobsRepository } from './jobs/jobs.repository.js';
 import { connectRedis, pingRedis } from './jobs/redis.js';
+import { transactionsOf } from './db/transactions.js';
+import { WriteBatcher } from './db/write-batcher.js';
+import { AnnotationsRepository } from './modules/annotations/annotations.repository.js';
+import { AnnotationsService } from './modules/annotations/annotations.service.js';
 import { registerAnnotationsModule } from './modules/annotations/index.js';
+import { AssignmentScope } from './modules/assignments/assignment-scope.js';
+import { AssignmentsRepository } from './modules/assignments/assignments.repository.js';
+import { registerAssignmentsModule } from './modules/assignments/index.js';
+import { registerAuthModule } from './modules/auth/index.js';
 import { registerAutoAnnotateModule } from './modules/auto-annotate/index.js';
-import { authRoutes } from './modules/auth/auth.routes.js';
-import { AuthService } from './modules/auth/auth.service.js';
+import { ClassesRepository } from './modules/classes/classes.repository.js';
 import { registerClassesModule } from './modules/classes/index.js';
 import { registerExportsModule } from './modules/exports/index.js';
-import { registerImportsModule } from './modules/imports/index.js';
 import { registerImagesModule } from './modules/images/index.js';
+import { registerImportsModule } from './modules/imports/index.js';
 import { registerJobsModule } from './modules/jobs/index.js';
-import { registerAssignmentsModule } from './modules/assignments/index.js';
 import { registerLocksModule } from './modules/locks/index.js';
+import { LockGuard } from './modules/locks/lock-guard.js';
+import { LocksRepository } from './modules/locks/locks.repository.js';
+import { registerMaintenanceModule } from './modules/maintenance/index.js';
 import { registerMembersModule } from './modules/members/index.js';
 import { registerInvitationsModule } from './modules/invitations/index.js';
 import { registerModelsModule } from './modules/models/index.js';
+import { ModelRuntime } from './modules/models/model-runtime.js';
+import { ModelsRepository } from './modules/models/models.repository.js';
+import type { ModuleDeps, SharedServices } from './modules/module-deps.js';
+import { registerTrainingModule } from './modules/training/index.js';
 import { registerOrgsModule } from './modules/orgs/index.js';
+import { registerPagesModule } from './modules/pages/index.js';
+import { registerPlatformModule } from './modules/platform/index.js';
+import type { ReadinessProbe } from './modules/platform/platform.service.js';
+import { registerProjectsModule } from './modules/projects/index.js';
+import { ProjectsRepository } from './modules/projects/projects.repository.js';
+import { ProjectsService } from './modules/projects/projects.service.js';
 import { registerReviewsModule } from './modules/reviews/index.js';
 import { registerRevisionsModule } from './modules/revisions/index.js';
-import type { ModuleDeps } from './modules/module-deps.js';
-import { registerPagesModule } from './modules/pages/index.js';
+import { RevisionsRepository } from './modules/revisions/revisions.repository.js';
+import { registerQualityModule } from './modules/quality/index.js';
+import { registerSamplesModule } from './modules/samples/index.js';
+import { registerPipelinesModule, WebhookSender } from './modules/pipelines/index.js';
+import { registerPluginsModule } from './modules/plugins/index.js';
 import { registerSplitsModule } from './modules/splits/index.js';
 import { registerVersionsModule } from './modules/versions/index.js';
-import { platformRoutes } from './modules/platform/platform.routes.js';
-import { PlatformService, type ReadinessProbe } from './modules/platform/platform.service.js';
-import { ProjectsRepository } from './modules/projects/projects.repository.js';
-import { projectsRoutes } from './modules/projects/projects.routes.js';
-import { ProjectsService } from './modules/projects/projects.service.js';
 import { configureSharp } from './imaging/sharp-config.js';
+import { registerBuiltinPlugins } from './plugins/builtin-catalog.js';
+import { loadPluginDirectory } from './plugins/plugin-loader.js';
+import { PluginRegistry } from './plugins/plugin-registry.js';
 import { LocalBlobStore } from './storage/local-blob-store.js';
 import { VERSION } from './version.js';
 
@@ -71,8 +93,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const app = Fastify({
     logger: options.logger === false ? false : { level: config.logLevel },
     bodyLimit: 16 * 1024 * 1024,
-    trustProxy: false,
+    // X-Forwarded-For is believed only from the configured proxies (TRUST_PROXY); otherwise the client is the peer.
+    trustProxy: config.trustProxy,
     ajv: { customOptions: { allErrors: true } },
+    clientErrorHandler,
   });
   app.addHook('onClose', () => database.close());
   const routes: RouteEntry[] = [];
@@ -83,7 +107,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const db = database.db;
   const blobs = new LocalBlobStore(join(config.dataDir, 'blobs'));
   const jobs = new JobsRepository(db);
-  await jobs.failInterrupted();
+  // The in-process queue's jobs die with their process. With Redis, other workers' jobs are alive, and BullMQ's own
+  // stalled-job check (a lock each worker renews) re-queues those whose worker died: no start-up sweep there.
+  if (!config.redisUrl) await jobs.failInterrupted();
   const queue: JobQueue = config.redisUrl
     ? new BullmqQueue(jobs, app.log, { redisUrl: config.redisUrl, prefix: config.queuePrefix, work: config.role !== 'api' })
     : new InProcessQueue(jobs, app.log, 1);
@@ -93,10 +119,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const accessRepository = new AccessRepository(db);
   const access = new ProjectAccess(projectsRepository, accessRepository);
   const orgAccess = new OrgAccess(accessRepository);
-  const deps: ModuleDeps = { config, db, blobs, queue, access, orgAccess };
+  // One plugin registry: Versa's own catalogs now, pipeline step types as that module registers, PLUGINS_DIR last.
+  const plugins = new PluginRegistry();
+  registerBuiltinPlugins(plugins);
 
-  const auth = new AuthService(db, config.authAttemptsPerMinute);
-  const projects = new ProjectsService(projectsRepository, access, orgAccess, blobs);
   const probes: ReadinessProbe[] = [{ name: 'database', check: () => database.ping() }];
   if (config.redisUrl) {
     const redis = connectRedis(config.redisUrl);
@@ -104,33 +130,72 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     app.addHook('onClose', () => void redis.disconnect());
     probes.push({ name: 'redis', check: () => pingRedis(redis) });
   }
-  const platform = new PlatformService(VERSION, projects, probes);
+
+  // Every piece more than one module uses, built exactly once (see SharedServices).
+  const locks = new LockGuard(new LocksRepository(db));
+  const scope = new AssignmentScope(access, new AssignmentsRepository(db));
+  const revisions = new RevisionsRepository(db);
+  const annotationsRepository = new AnnotationsRepository(db);
+  const models = { runtime: new ModelRuntime(blobs, config.dataDir), repository: new ModelsRepository(db) };
+  app.addHook('onClose', () => models.runtime.close());
+  const services: SharedServices = {
+    locks,
+    scope,
+    images: new ImageLookup(db),
+    revisions,
+    annotations: new AnnotationsService(new WriteBatcher(db), annotationsRepository, access, locks, revisions, scope),
+    annotationsRepository,
+    classesRepository: new ClassesRepository(db),
+    projectsRepository,
+    projects: new ProjectsService(projectsRepository, access, orgAccess, blobs),
+    models,
+    probes,
+  };
+  const deps: ModuleDeps = { config, db, transactions: transactionsOf(db), blobs, queue, access, orgAccess, services, plugins };
 
   registerErrorHandler(app);
+  registerInputGuard(app);
   await app.register(cookie);
   registerMultipartBodies(app);
-  registerAuthentication(app, auth);
   await registerOpenApi(app, VERSION);
 
-  authRoutes(app, auth);
-  projectsRoutes(app, projects);
-  platformRoutes(app, platform);
+  // Every module has the same entry: register<Name>Module(app, deps), returning what it offers others.
+  const auth = registerAuthModule(app, deps);
+  registerAuthentication(app, auth);
+  registerProjectsModule(app, deps);
+  registerPlatformModule(app, deps);
   registerClassesModule(app, deps);
   registerImagesModule(app, deps);
   registerAnnotationsModule(app, deps);
   registerSplitsModule(app, deps);
-  await registerVersionsModule(app, deps);
+  const versions = await registerVersionsModule(app, deps);
   registerJobsModule(app, deps);
-  registerExportsModule(app, deps);
+  const exportsService = registerExportsModule(app, deps);
   registerImportsModule(app, deps);
-  registerAutoAnnotateModule(app, deps, registerModelsModule(app, deps));
+  const modelsModule = registerModelsModule(app, deps);
+  const autoAnnotate = registerAutoAnnotateModule(app, deps);
   registerMembersModule(app, deps);
   registerInvitationsModule(app, deps, auth);
   registerOrgsModule(app, deps);
   registerAssignmentsModule(app, deps);
-  registerReviewsModule(app, deps);
+  const reviews = registerReviewsModule(app, deps);
   registerLocksModule(app, deps);
   registerRevisionsModule(app, deps);
+  registerMaintenanceModule(app, deps);
+  const quality = registerQualityModule(app, deps);
+  registerSamplesModule(app, deps);
+  await registerTrainingModule(app, deps, modelsModule.service, quality.readiness);
+  // Quality checks, cleaning actions and training are wired here when their modules exist (ports quality, cleaning, training).
+  await registerPipelinesModule(app, deps, {
+    detector: autoAnnotate,
+    models: deps.services.models.repository,
+    reviews,
+    versions: versions.service,
+    exports: exportsService,
+    webhook: new WebhookSender(config.webhookAllowlist),
+  });
+  registerPluginsModule(app, plugins);
+  await loadPluginDirectory(plugins, config.pluginsDir, app.log);
   await registerPagesModule(app, deps);
 
   return { app, routes, database, deps };

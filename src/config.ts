@@ -17,13 +17,32 @@ export interface Config {
   readonly importRoot: string | null;
   /** Largest dataset archive accepted by the import route. */
   readonly maxImportBytes: number;
+  /** Annotations one import may carry (all label files together); more is 413. */
+  readonly maxImportAnnotations: number;
+  /** Entries one import archive may have (and images one dataset may list); more is 413. */
+  readonly maxImportEntries: number;
+  /** An importing project whose importer has not written for this long is taken as abandoned and removed. */
+  readonly importStaleSeconds: number;
   readonly modelsRoot: string | null;
   /** Largest model file accepted by upload (weights are far larger than images). */
   readonly maxModelUploadBytes: number;
   readonly runsRoot: string | null;
+  /** The Python interpreter trainers run with (PYTHON; default /usr/bin/python3, which sees Debian's torch). */
+  readonly python: string;
   /** Login and register attempts allowed per client IP per minute; failed logins per account are a fifth of it. */
   readonly authAttemptsPerMinute: number;
+  /**
+   * Proxies whose X-Forwarded-For is believed (Fastify's trustProxy): false (the default: the client address is the
+   * connection's) or the proxies' addresses/CIDRs (TRUST_PROXY, comma-separated).
+   */
+  readonly trustProxy: false | string[];
   readonly logLevel: string;
+  /** Measure quality features (blur, brightness, …) from each upload's thumbnail at ingest; else on first report. */
+  readonly ingestFeatures: boolean;
+  /** Folder of third-party plugin modules loaded at start-up; null loads none. */
+  readonly pluginsDir: string | null;
+  /** URL prefixes a pipeline's webhook step may POST to; empty refuses every webhook. */
+  readonly webhookAllowlist: readonly string[];
 }
 
 export class ConfigError extends Error {}
@@ -38,9 +57,36 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number
   return value;
 }
 
+/** Comma-separated http(s) URL prefixes, normalised (`https://host/path/`). */
+function urlPrefixes(env: NodeJS.ProcessEnv, name: string): string[] {
+  const raw = env[name];
+  if (!raw) return [];
+  return raw.split(',').map((s) => s.trim()).filter(Boolean).map((entry) => {
+    let url: URL;
+    try {
+      url = new URL(entry);
+    } catch {
+      throw new ConfigError(`${name} must list http(s) URLs separated by commas, got "${entry}"`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} entries must be http or https URLs, got "${entry}"`);
+    if (url.username || url.password || url.search || url.hash) throw new ConfigError(`${name} entries may not carry credentials, a query or a fragment: "${entry}"`);
+    return url.href;
+  });
+}
+
 function optionalPath(env: NodeJS.ProcessEnv, name: string): string | null {
   const raw = env[name];
   return raw ? resolve(raw) : null;
+}
+
+function trustProxy(raw: string | undefined): false | string[] {
+  if (!raw || raw === 'false') return false;
+  if (raw === 'true') throw new ConfigError('TRUST_PROXY=true would believe X-Forwarded-For from anyone: give the proxy addresses');
+  const list = raw.split(',').map((part) => part.trim()).filter(Boolean);
+  if (list.some((part) => !/^[0-9a-fA-F:.]+(\/\d{1,3})?$|^(loopback|linklocal|uniquelocal)$/.test(part))) {
+    throw new ConfigError(`TRUST_PROXY must be addresses or CIDRs separated by commas, got "${raw}"`);
+  }
+  return list;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -71,10 +117,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxImagePixels: int(env, 'MAX_IMAGE_MEGAPIXELS', 100, 1, 10_000) * 1_000_000,
     importRoot: optionalPath(env, 'IMPORT_ROOT'),
     maxImportBytes: int(env, 'MAX_IMPORT_MB', 10_240, 1, 1_000_000) * 1024 * 1024,
+    maxImportAnnotations: int(env, 'MAX_IMPORT_ANNOTATIONS', 2_000_000, 1, 1_000_000_000),
+    maxImportEntries: int(env, 'MAX_IMPORT_ENTRIES', 100_000, 1, 100_000_000),
+    importStaleSeconds: int(env, 'IMPORT_STALE_SECONDS', 120, 1, 86_400),
     modelsRoot: optionalPath(env, 'MODELS_ROOT'),
     maxModelUploadBytes: int(env, 'MAX_MODEL_UPLOAD_MB', 4096, 1, 100_000) * 1024 * 1024,
     runsRoot: optionalPath(env, 'RUNS_ROOT'),
+    python: env.PYTHON || '/usr/bin/python3',
     authAttemptsPerMinute: int(env, 'AUTH_ATTEMPTS_PER_MINUTE', 30, 1, 1_000_000),
+    trustProxy: trustProxy(env.TRUST_PROXY),
     logLevel: env.LOG_LEVEL || 'info',
+    ingestFeatures: int(env, 'INGEST_FEATURES', 1, 0, 1) === 1,
+    pluginsDir: optionalPath(env, 'PLUGINS_DIR'),
+    webhookAllowlist: Object.freeze(urlPrefixes(env, 'WEBHOOK_ALLOWLIST')),
   });
 }

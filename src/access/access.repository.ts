@@ -23,7 +23,8 @@ export class AccessRepository {
         )
         .leftJoin('org_members', (join) => join.onRef('org_members.org_id', '=', 'projects.org_id').on('org_members.user_id', '=', p.userId))
         .select(['project_members.role as member_role', 'org_members.role as org_role', 'projects.assigned_only'])
-        .where('projects.id', '=', p.projectId),
+        .where('projects.id', '=', p.projectId)
+        .where('projects.status', '=', 'ready'),
     );
   }
 
@@ -51,7 +52,7 @@ export class AccessRepository {
  * administer. Listings (projects, stats, models) use it so that they show exactly what the permission checks allow.
  */
 export function projectVisibleTo(userId: number): Expression<SqlBool> {
-  return sql<SqlBool>`(projects.owner_id = ${userId}
+  return sql<SqlBool>`projects.status = 'ready' and (projects.owner_id = ${userId}
     or exists (select 1 from project_members pm where pm.project_id = projects.id and pm.user_id = ${userId})
     or exists (select 1 from org_members om where om.org_id = projects.org_id and om.user_id = ${userId} and om.role in ('owner', 'admin')))`;
 }

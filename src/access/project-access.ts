@@ -1,6 +1,6 @@
 import { ForbiddenError, NotFoundError } from '../http/errors.js';
-import type { ProjectsRepository } from '../modules/projects/projects.repository.js';
-import type { ProjectRow } from '../modules/projects/projects.schemas.js';
+import type { Selectable } from 'kysely';
+import type { ProjectsTable } from '../db/schema.js';
 import type { AccessRepository, ProjectGrant } from './access.repository.js';
 import type { Caller } from './caller.js';
 import { projectRoleFromOrg, roleAllows, strongestRole, type Permission, type ProjectRole } from './roles.js';
@@ -9,6 +9,17 @@ import { projectRoleFromOrg, roleAllows, strongestRole, type Permission, type Pr
 export interface ProjectOwnership {
   id: number;
   owner_id: number;
+}
+
+/** A project row as stored (the projects module's ProjectRow is the same type). */
+export type ProjectRecord = Selectable<ProjectsTable>;
+
+/**
+ * How access finds a project. Owned by this layer so that src/access never imports a module; the projects
+ * repository implements it.
+ */
+export interface ProjectLookup {
+  find(projectId: number): Promise<ProjectRecord | undefined>;
 }
 
 /** How long a looked-up membership is trusted; changes made through this process forget it at once. */
@@ -31,7 +42,7 @@ export class ProjectAccess {
   private readonly grants = new Map<string, CachedGrant>();
 
   constructor(
-    private readonly projects: ProjectsRepository,
+    private readonly projects: ProjectLookup,
     private readonly repository: AccessRepository,
   ) {}
 
@@ -57,7 +68,7 @@ export class ProjectAccess {
   }
 
   /** Loads a project the caller holds `permission` in (404 when hidden or missing, 403 when not allowed). */
-  async project(caller: Caller, projectId: number, permission: Permission): Promise<ProjectRow> {
+  async project(caller: Caller, projectId: number, permission: Permission): Promise<ProjectRecord> {
     const project = await this.projects.find(projectId);
     await this.check(caller, project, permission, `Project ${projectId} not found`);
     return project!;
@@ -71,6 +82,19 @@ export class ProjectAccess {
     if (role !== 'annotator') return null;
     const grant = await this.grantOf(caller.userId, project.id);
     return grant?.assigned_only ? caller.userId : null;
+  }
+
+  /**
+   * Loads a project whose every image the caller must be able to read (version outputs, exports): an annotator kept
+   * to their assignments sees the project but not the whole of it (403).
+   */
+  async wholeProject(caller: Caller, projectId: number, permission: Permission): Promise<ProjectRecord> {
+    const project = await this.project(caller, projectId, permission);
+    const role = (await this.roleOf(caller, project))!;
+    if ((await this.assignedOnlyUser(caller, project, role)) !== null) {
+      throw new ForbiddenError(`Annotators of project ${projectId} see only the images assigned to them, not the whole project`);
+    }
+    return project;
   }
 
   /** Whose projects a listing shows: null when the caller sees every project (instance admins), else their user id. */

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
+import { translatingDialect } from './errors.js';
 import type { DialectName } from './dialect.js';
 import { migrations } from './migrations/index.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
@@ -57,7 +58,7 @@ function openSqlite(options: DatabaseOptions): DatabaseHandle {
   file.pragma('synchronous = NORMAL');
   file.pragma('busy_timeout = 5000');
   file.pragma('cache_size = -65536');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) });
+  const db = new Kysely<Database>({ dialect: translatingDialect(new SqliteDialect({ database: withStatementCache(file) })) });
   return {
     db,
     dialect: 'sqlite',
@@ -72,7 +73,7 @@ function openPostgres(url: string, schema?: string): DatabaseHandle {
     max: 10,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: translatingDialect(new PostgresDialect({ pool })) });
   return {
     db,
     dialect: 'postgres',

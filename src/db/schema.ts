@@ -46,6 +46,11 @@ export interface ProjectsTable {
   org_id: ColumnType<number | null, number | null | undefined, number | null>;
   /** 1: annotators see and edit only the images assigned to them. */
   assigned_only: ColumnType<number, number | undefined, number>;
+  /** `importing` while an import writes it (hidden from every reader), else `ready`. */
+  status: ColumnType<'ready' | 'importing', 'ready' | 'importing' | undefined, 'ready' | 'importing'>;
+  sample_count: ColumnType<number, number | undefined, number>;
+  /** Samples with a label, spans or a value. */
+  labelled_sample_count: ColumnType<number, number | undefined, number>;
 }
 
 export interface ClassesTable {
@@ -96,8 +101,12 @@ export interface AnnotationsTable {
 export interface JobsTable {
   id: Generated<number>;
   name: string;
-  status: 'queued' | 'running' | 'succeeded' | 'failed';
+  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
   progress: number;
+  message: Generated<string | null>;
+  eta_seconds: Generated<number | null>;
+  /** 1 once cancel was asked for: the process running the job polls it and aborts the job's signal. */
+  cancel_requested: Generated<number>;
   /** JSON text. */
   payload: string;
   /** JSON text. */
@@ -130,6 +139,12 @@ export interface ModelsTable {
   blob_key: string | null;
   created_by: number | null;
   created_at: string;
+  /** Set for models a Versa training run registered. */
+  experiment_id: Generated<number | null>;
+  /** The dataset version a trained model learnt from (not named version_id: models never block deleting a version). */
+  trained_version_id: Generated<number | null>;
+  /** JSON text: the run's final metrics. */
+  metrics: Generated<string | null>;
 }
 
 export interface ModelLifecycleEventsTable {
@@ -140,6 +155,39 @@ export interface ModelLifecycleEventsTable {
   changed_by: number | null;
   changed_at: string;
   reason: string | null;
+}
+
+export interface ExperimentsTable {
+  id: Generated<number>;
+  project_id: number;
+  /** The dataset version trained on; blocks deleting that version while the experiment exists. */
+  version_id: number | null;
+  job_id: number | null;
+  model_id: number | null;
+  name: string;
+  /** JSON text: string[]. */
+  tags: string;
+  notes: string;
+  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+  adapter: string;
+  /** JSON text: every effective parameter. */
+  params: string;
+  /** JSON text: latest (while running) or final metrics. */
+  metrics: string;
+  /** JSON text: per-epoch rows. */
+  history: string;
+  /** JSON text: per-class rows. */
+  per_class: string;
+  /** JSON text: environment, artifacts, confusion matrix, recipe. */
+  extra: string;
+  best_epoch: number | null;
+  epoch: number;
+  error: string | null;
+  run_dir: string | null;
+  created_by: number | null;
+  created_at: string;
+  finished_at: string | null;
+  duration_s: number | null;
 }
 
 export type VersionStatus = 'pending' | 'generating' | 'ready' | 'failed';
@@ -329,6 +377,109 @@ export interface RevisionsTable {
   created_at: string;
 }
 
+/** Per-image quality features, measured once from the thumbnail; valid while sha256 matches the image's. */
+export interface ImageFeaturesTable {
+  image_id: number;
+  sha256: string;
+  /** 0 when the stored thumbnail (made at upload) cannot be decoded. */
+  readable: number;
+  /** 1 when the original file lacks its format's end marker (a cut-off JPEG or PNG). */
+  truncated: number;
+  /** Variance of the Laplacian of the grey thumbnail: low is blurry. */
+  blur: number;
+  /** Mean grey level, 0–255. */
+  brightness: number;
+  /** Shannon entropy of the grey histogram, 0–8 bits. */
+  entropy: number;
+  /** 1 when every pixel's channels are (nearly) equal. */
+  grayscale: number;
+  /** SHA-1 of the thumbnail's decoded pixels: equal for the same picture in different encodings. */
+  pixel_hash: string;
+}
+
+export type CleaningRunStatus = 'applied' | 'reverted' | 'expired';
+
+export interface CleaningRunsTable {
+  id: Generated<number>;
+  project_id: number;
+  user_id: number | null;
+  /** JSON text: the actions as requested, with their defaulted params. */
+  actions: string;
+  /** JSON text: {change kind: count}. */
+  summary: string;
+  status: CleaningRunStatus;
+  created_at: string;
+  /** After this the run can no longer be reverted and the blobs of the images it deleted are removed. */
+  revertible_until: string;
+  reverted_at: string | null;
+  reverted_by: number | null;
+}
+
+/** One row a cleaning run changed: its state before and after (JSON text; null where it did not exist). */
+export interface CleaningRunRecordsTable {
+  id: Generated<number>;
+  run_id: number;
+  kind: 'image' | 'annotation' | 'class';
+  ref_id: number;
+  before: string | null;
+  after: string | null;
+}
+
+export type SampleModality = 'text' | 'tabular' | 'audio' | 'video' | 'llm';
+
+export interface SamplesTable {
+  id: Generated<number>;
+  project_id: number;
+  modality: SampleModality;
+  split: string | null;
+  /** JSON text: the modality's content ({text}, {row}, {file, duration_s, …}, {prompt, …}). */
+  data: string;
+  /** The single class name, or the first of a multi-label sample. */
+  label: string | null;
+  /** JSON text: every class name of a multi-label sample; null for single-label ones. */
+  labels: string | null;
+  /** JSON text: character spans (text) or time segments (audio, video). */
+  spans: string | null;
+  /** JSON text: regression target, transcript or LLM rating/preference. */
+  value: string | null;
+  /** JSON text. */
+  metadata: string | null;
+  /** 1 when the sample has a label, spans or a value (the project's labelled counter counts these). */
+  labelled: ColumnType<number, number | undefined, number>;
+  /** Media samples: the stored bytes (content-addressed) and their hash. */
+  blob_key: string | null;
+  sha256: string | null;
+  review_state: ColumnType<ReviewState, ReviewState | undefined, ReviewState>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SampleLocksTable {
+  sample_id: number;
+  user_id: number;
+  acquired_at: string;
+  expires_at: string;
+}
+
+export interface SampleRevisionsTable {
+  id: Generated<number>;
+  sample_id: number;
+  project_id: number;
+  action: 'update';
+  /** JSON text of {label, spans, value, split} before and after. */
+  before: string | null;
+  after: string | null;
+  user_id: number | null;
+  created_at: string;
+}
+
+/** JSON text `schema`: for tabular, {target, task, columns: [[name, type]], classes}. */
+export interface SampleSchemasTable {
+  project_id: number;
+  modality: SampleModality;
+  schema: string;
+}
+
 export interface Database {
   users: UsersTable;
   tokens: TokensTable;
@@ -337,6 +488,7 @@ export interface Database {
   images: ImagesTable;
   annotations: AnnotationsTable;
   jobs: JobsTable;
+  experiments: ExperimentsTable;
   settings: SettingsTable;
   models: ModelsTable;
   model_lifecycle_events: ModelLifecycleEventsTable;
@@ -356,4 +508,59 @@ export interface Database {
   reviews: ReviewsTable;
   image_locks: ImageLocksTable;
   revisions: RevisionsTable;
+  image_features: ImageFeaturesTable;
+  cleaning_runs: CleaningRunsTable;
+  cleaning_run_records: CleaningRunRecordsTable;
+  samples: SamplesTable;
+  sample_locks: SampleLocksTable;
+  sample_revisions: SampleRevisionsTable;
+  sample_schemas: SampleSchemasTable;
+  pipelines: PipelinesTable;
+  pipeline_runs: PipelineRunsTable;
+  pipeline_run_writes: PipelineRunWritesTable;
+}
+
+export interface PipelinesTable {
+  id: Generated<number>;
+  project_id: number | null;
+  name: string;
+  description: string;
+  /** JSON text of the definition `{name, description?, steps}`. */
+  definition: string;
+  yaml_source: string | null;
+  created_by: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type PipelineRunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+
+export interface PipelineRunsTable {
+  id: Generated<number>;
+  pipeline_id: number;
+  project_id: number;
+  version_id: number | null;
+  status: PipelineRunStatus;
+  /** JSON text: the definition as it was when the run started. */
+  definition: string;
+  /** JSON text: per-step status, timings, counts and outputs. */
+  steps: string;
+  /** JSON text. */
+  outputs: ColumnType<string, string | undefined, string>;
+  error: string | null;
+  progress: ColumnType<number, number | undefined, number>;
+  eta_seconds: number | null;
+  job_id: number | null;
+  created_by: number | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+/** One record a run wrote: `kind` is annotation, review, version or export. */
+export interface PipelineRunWritesTable {
+  run_id: number;
+  step_id: string;
+  kind: string;
+  object_id: number;
 }

@@ -1,4 +1,5 @@
 import type { Db, Tx } from './database.js';
+import { retryOnConflict } from './errors.js';
 
 interface Pending {
   unit: (tx: Tx) => Promise<unknown>;
@@ -69,7 +70,7 @@ export class WriteBatcher {
 
   private async runAlone(pending: Pending): Promise<void> {
     try {
-      pending.resolve(await this.db.transaction().execute(pending.unit));
+      pending.resolve(await retryOnConflict(() => this.db.transaction().execute(pending.unit)));
     } catch (err) {
       pending.reject(err);
     }

@@ -12,7 +12,20 @@ export const SPLITS: readonly Split[] = ['train', 'valid', 'test'];
 
 export type ProjectType = 'object_detection' | 'instance_segmentation' | 'classification' | 'semantic_segmentation';
 
-export type FormatName = 'coco' | 'yolo' | 'voc' | 'folders' | 'masks';
+export type FormatName =
+  | 'coco'
+  | 'yolo'
+  | 'voc'
+  | 'folders'
+  | 'masks'
+  | 'voc_masks'
+  | 'cvat'
+  | 'datumaro'
+  | 'labelme'
+  | 'labelstudio'
+  | 'createml'
+  | 'multilabel_csv'
+  | 'images';
 
 export type Point = [x: number, y: number];
 
@@ -42,6 +55,15 @@ export interface DatasetSource {
   /** Class names in order (the order writers use for class indices). */
   classes: string[];
   items(): AsyncIterable<DatasetItem>;
+  /**
+   * Readers whose labels are not stored beside each image (COCO: one list for the whole dataset) also offer them
+   * apart, so that a consumer never holds every label at once: `items` without annotations, each with a key, and
+   * `annotations` streamed one at a time under those keys.
+   */
+  labelsApart?(): {
+    items(): AsyncIterable<DatasetItem & { key: string }>;
+    annotations(): AsyncIterable<{ itemKey: string; annotation: Annotation }>;
+  };
 }
 
 /** What writers consume. */

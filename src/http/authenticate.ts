@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Caller } from '../access/caller.js';
-import type { AuthService } from '../modules/auth/auth.service.js';
+import type { Caller } from './caller.js';
 import { ForbiddenError, UnauthorizedError } from './errors.js';
 
 export const SESSION_COOKIE = 'versa_session';
@@ -15,6 +14,14 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Resolves a bearer token or session cookie to its caller (null when unknown, expired or revoked). Owned by this
+ * layer; the auth module implements it, so src/http never imports a module.
+ */
+export interface Authenticator {
+  authenticate(secret: string, via: Caller['via']): Promise<Caller | null>;
+}
+
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
@@ -22,7 +29,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * is read. Cookie-authenticated writes must come from this site: browsers send `Sec-Fetch-Site`/`Origin`, and a
  * cross-site value is refused, so a page elsewhere cannot ride on the cookie.
  */
-export function registerAuthentication(app: FastifyInstance, auth: AuthService): void {
+export function registerAuthentication(app: FastifyInstance, auth: Authenticator): void {
   app.decorateRequest('caller', null);
   app.addHook('onRequest', async (request) => {
     if (!request.url.startsWith('/api/') || request.routeOptions.config?.public) return;
@@ -53,7 +60,8 @@ function assertSameSite(request: FastifyRequest): void {
   if (origin && origin !== 'null') {
     let same = false;
     try {
-      same = new URL(origin).host === new URL(`${request.protocol}://${request.headers.host}`).host;
+      // Scheme, host and port: http://site is another origin than https://site (a network attacker can serve it).
+      same = new URL(origin).origin === new URL(`${request.protocol}://${request.headers.host}`).origin;
     } catch {
       // An unparsable Origin or Host is treated as cross-site.
     }

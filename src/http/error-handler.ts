@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { DatabaseConflictError } from '../db/errors.js';
 import { HttpError, ValidationError, type ValidationIssue } from './errors.js';
 
 const CONTEXT_TO_LOC: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
@@ -28,6 +29,23 @@ export function toValidationIssues(context: string, errors: AjvIssue[]): Validat
   return issues;
 }
 
+/**
+ * Errors of the connection before a request exists (a body cut off, a malformed request line): Node's HTTP server
+ * reports them to this handler, which answers in the API's `{detail}` shape instead of Fastify's `{error, message}`.
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: import('node:net').Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const body = JSON.stringify({ detail: status === 408 ? 'Request timed out' : status === 431 ? 'Request headers too large' : 'Malformed or incomplete request' });
+  socket.end(
+    `HTTP/1.1 ${status} ${status === 408 ? 'Request Timeout' : status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError & { validationContext?: string }, request, reply) => {
     if (error.validation) {
@@ -40,6 +58,15 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (error instanceof HttpError) {
       if (error.headers) reply.headers(error.headers);
       return reply.status(error.statusCode).send({ detail: error.message, ...error.extra });
+    }
+    // A body the client stopped sending: there is no one to answer, but the answer keeps the API's shape.
+    if ((error as { code?: string }).code === 'ECONNRESET' || error.message === 'aborted') {
+      return reply.status(400).send({ detail: 'The request body was cut off before it ended' });
+    }
+    // A constraint failure no service worded: another request changed the same rows at the same time.
+    if (error instanceof DatabaseConflictError) {
+      request.log.info({ err: error }, 'unhandled database conflict');
+      return reply.status(409).send({ detail: 'The change conflicts with another one made at the same time; try again' });
     }
     // Fastify's own client errors (malformed JSON, bad content type, body too large…) keep their 4xx status.
     const status = error.statusCode ?? 500;

@@ -29,6 +29,9 @@ export function errors(...statuses: number[]): Record<number, TSchema> {
 }
 
 export const Id = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
+
+/** Path parameters of routes on one image (images, locks, revisions). */
+export const ImageParams = Type.Object({ image_id: Id });
 export const IdParams = Type.Object({ id: Id });
 export const Timestamp = Type.String({ format: 'date-time' });
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);

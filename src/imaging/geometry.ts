@@ -63,6 +63,8 @@ export function parseBox(geometry: Record<string, unknown>, size: ImageSize): Bo
   if (box.height <= 0) throw new GeometryError(['height'], 'must be greater than 0');
   const clamped = clampBox(box, size);
   if (!clamped) throw new GeometryError([], `box lies outside the ${size.width}×${size.height} image`);
+  // 1e-300 × 1e-300 is positive on each side but has no area in double precision (it would export as area 0).
+  if (!(clamped.width * clamped.height > 0)) throw new GeometryError([], 'the box has no area');
   return clamped;
 }
 

@@ -1,7 +1,7 @@
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
-import type { EnqueueOptions, JobHandler, JobQueue, JobRow } from './job-queue.js';
+import { FINISHED_STATUSES, type EnqueueOptions, type JobHandler, type JobQueue, type JobRow } from './job-queue.js';
 import type { JobsRepository } from './jobs.repository.js';
 import { runJob } from './run-job.js';
 
@@ -61,6 +61,12 @@ export class BullmqQueue implements JobQueue {
         concurrency: this.options.concurrency ?? 1,
       });
       this.worker.on('error', (err) => this.log.error({ err }, 'job worker error'));
+      // A job whose worker died is re-run once by BullMQ's stalled check; past that BullMQ fails it without running
+      // the handler, so the record is closed here.
+      this.worker.on('failed', (job, err) => {
+        if (!job || !/stalled/i.test(err.message)) return;
+        void this.jobs.finish(Number(job.data.jobId), { error: `its worker stopped: ${err.message}` }).catch(() => undefined);
+      });
     }
   }
 
@@ -77,7 +83,7 @@ export class BullmqQueue implements JobQueue {
     while (this.pending.size > 0) {
       for (const id of [...this.pending]) {
         const row = await this.jobs.find(id);
-        if (!row || row.status === 'succeeded' || row.status === 'failed') this.pending.delete(id);
+        if (!row || FINISHED_STATUSES.includes(row.status)) this.pending.delete(id);
       }
       if (this.pending.size > 0) await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
     }
@@ -93,7 +99,7 @@ export class BullmqQueue implements JobQueue {
 
   private async run(jobId: number): Promise<void> {
     const row = await this.jobs.find(jobId);
-    if (!row) return;
+    if (!row || row.status !== 'queued') return;
     const handler = this.handlers.get(row.name);
     if (!handler) {
       await this.jobs.finish(jobId, { error: `no handler for job "${row.name}" in this worker` });

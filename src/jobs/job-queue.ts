@@ -3,11 +3,24 @@ import type { Selectable } from 'kysely';
 
 export type JobRow = Selectable<JobsTable>;
 
+export interface JobReport {
+  /** In [0, 1]. */
+  progress?: number;
+  /** What the job is doing now, for people watching it. */
+  message?: string | null;
+  /** Seconds left, when the job can tell. */
+  eta_seconds?: number | null;
+}
+
 export interface JobContext<P> {
   readonly jobId: number;
   readonly payload: P;
+  /** Aborted when someone cancels the job (`POST /api/jobs/{id}/cancel`), in whichever process runs it. */
+  readonly signal: AbortSignal;
   /** Records progress in [0, 1]; cheap to call often (writes are throttled). */
   progress(fraction: number): Promise<void>;
+  /** Records progress, message and ETA together; throttled like `progress`, except that a new message is written at once. */
+  report(report: JobReport): Promise<void>;
 }
 
 export type JobHandler<P = unknown> = (ctx: JobContext<P>) => Promise<unknown>;
@@ -17,9 +30,18 @@ export interface EnqueueOptions {
   createdBy?: number | null;
 }
 
+/** Thrown by a handler that stopped because its signal was aborted; the job ends `cancelled`, not `failed`. */
+export class JobCancelledError extends Error {
+  constructor(message = 'cancelled') {
+    super(message);
+    this.name = 'JobCancelledError';
+  }
+}
+
 /**
- * Named background jobs with typed payloads. Every job has a database record (status, progress, result, error), so
- * any process can report on it. Enqueuing a name without a registered handler is a programming error.
+ * Named background jobs with typed payloads. Every job has a database record (status, progress, message, ETA,
+ * result, error), so any process can report on it. Enqueuing a name without a registered handler is a programming
+ * error. Cancelling is a flag in that record: the process running the job polls it and aborts the job's signal.
  */
 export interface JobQueue {
   register<P>(name: string, handler: JobHandler<P>): void;
@@ -28,3 +50,5 @@ export interface JobQueue {
   drain(): Promise<void>;
   close(): Promise<void>;
 }
+
+export const FINISHED_STATUSES: readonly JobRow['status'][] = ['succeeded', 'failed', 'cancelled'];

@@ -1,5 +1,5 @@
 import type { Executor } from '../db/database.js';
-import type { JobRow } from './job-queue.js';
+import type { JobReport, JobRow } from './job-queue.js';
 
 export class JobsRepository {
   constructor(private readonly db: Executor) {}
@@ -24,19 +24,59 @@ export class JobsRepository {
     return this.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  async markRunning(id: number): Promise<void> {
-    await this.db.updateTable('jobs').set({ status: 'running', started_at: new Date().toISOString() }).where('id', '=', id).execute();
+  /** Queued → running; false when the job is no longer queued (cancelled meanwhile, or taken by another worker). */
+  async markRunning(id: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('jobs')
+      .set({ status: 'running', started_at: new Date().toISOString() })
+      .where('id', '=', id)
+      .where('status', '=', 'queued')
+      .where('cancel_requested', '=', 0)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
   }
 
   async setProgress(id: number, progress: number): Promise<void> {
     await this.db.updateTable('jobs').set({ progress }).where('id', '=', id).execute();
   }
 
-  async finish(id: number, outcome: { result: unknown } | { error: string }): Promise<void> {
-    const done = 'error' in outcome
-      ? { status: 'failed' as const, error: outcome.error }
-      : { status: 'succeeded' as const, progress: 1, result: JSON.stringify(outcome.result ?? null) };
-    await this.db.updateTable('jobs').set({ ...done, finished_at: new Date().toISOString() }).where('id', '=', id).execute();
+  async report(id: number, report: JobReport): Promise<void> {
+    const values: { progress?: number; message?: string | null; eta_seconds?: number | null } = {};
+    if (report.progress !== undefined) values.progress = Math.max(0, Math.min(1, report.progress));
+    if (report.message !== undefined) values.message = report.message === null ? null : report.message.slice(0, 500);
+    if (report.eta_seconds !== undefined) values.eta_seconds = report.eta_seconds === null || !Number.isFinite(report.eta_seconds) ? null : Math.max(0, report.eta_seconds);
+    if (Object.keys(values).length === 0) return;
+    await this.db.updateTable('jobs').set(values).where('id', '=', id).execute();
+  }
+
+  async cancelRequested(id: number): Promise<boolean> {
+    const row = await this.db.selectFrom('jobs').select('cancel_requested').where('id', '=', id).executeTakeFirst();
+    return !row || row.cancel_requested !== 0;
+  }
+
+  /**
+   * Asks for a job to stop: a queued job is cancelled at once; a running one is flagged for its runner. Returns the
+   * job as it is now, or undefined when it does not exist.
+   */
+  async requestCancel(id: number): Promise<JobRow | undefined> {
+    const now = new Date().toISOString();
+    await this.db.updateTable('jobs').set({ cancel_requested: 1 }).where('id', '=', id).where('status', 'in', ['queued', 'running']).execute();
+    await this.db
+      .updateTable('jobs')
+      .set({ status: 'cancelled', finished_at: now, eta_seconds: null, message: 'cancelled before it started' })
+      .where('id', '=', id)
+      .where('status', '=', 'queued')
+      .execute();
+    return this.find(id);
+  }
+
+  async finish(id: number, outcome: { result: unknown } | { error: string } | { cancelled: true }): Promise<void> {
+    const done = 'cancelled' in outcome
+      ? { status: 'cancelled' as const, message: 'cancelled' }
+      : 'error' in outcome
+        ? { status: 'failed' as const, error: outcome.error }
+        : { status: 'succeeded' as const, progress: 1, result: JSON.stringify(outcome.result ?? null) };
+    await this.db.updateTable('jobs').set({ ...done, eta_seconds: null, finished_at: new Date().toISOString() }).where('id', '=', id).execute();
   }
 
   /** Jobs left running by a process that died are failed at boot so they never hang forever. */

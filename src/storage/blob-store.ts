@@ -10,12 +10,15 @@ export interface BlobStore {
   /** Writes a stream atomically; returns the byte count. */
   putStream(key: string, data: Readable): Promise<number>;
   get(key: string): Promise<Buffer>;
-  stream(key: string): Readable;
+  /** The bytes, or only `start`..`end` (inclusive, as HTTP ranges count) when a range is given. */
+  stream(key: string, range?: { start: number; end: number }): Readable;
   /** Size in bytes, or null when absent. */
   size(key: string): Promise<number | null>;
   delete(key: string): Promise<void>;
   /** Removes every object whose key starts with `prefix/`. */
   deletePrefix(prefix: string): Promise<void>;
+  /** The object's file on this machine, for stores that keep files (trainers hard-link them); absent otherwise. */
+  localPath?(key: string): string;
 }
 
 const KEY = /^[a-z0-9_-]+(\/[a-zA-Z0-9_-][a-zA-Z0-9_.-]*)*$/;

@@ -10,6 +10,10 @@ import { assertBlobKey, type BlobStore } from './blob-store.js';
 export class LocalBlobStore implements BlobStore {
   constructor(private readonly root: string) {}
 
+  localPath(key: string): string {
+    return this.path(key);
+  }
+
   private path(key: string): string {
     assertBlobKey(key);
     return join(this.root, key);
@@ -55,8 +59,8 @@ export class LocalBlobStore implements BlobStore {
     return readFile(this.path(key));
   }
 
-  stream(key: string): Readable {
-    return createReadStream(this.path(key));
+  stream(key: string, range?: { start: number; end: number }): Readable {
+    return createReadStream(this.path(key), range);
   }
 
   async size(key: string): Promise<number | null> {

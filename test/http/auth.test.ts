@@ -125,7 +125,7 @@ describe('auth rate limits', () => {
   before(async () => (t = await startTestApp({ AUTH_ATTEMPTS_PER_MINUTE: '10' })));
   after(() => t.close());
 
-  it('locks an account after repeated failed logins (429 with Retry-After) even with the right password', async () => {
+  it('delays an account after repeated failed logins (429 with Retry-After) even with the right password', async () => {
     const anon = t.client();
     await anon.post('/api/auth/register', { email: 'victim@example.com', password: 'the-real-password' });
     for (let i = 0; i < 2; i++) {

@@ -67,6 +67,24 @@ const MATRIX: Record<string, Row> = {
   'POST /api/images/bulk-delete': { rule: 'user', body: () => ({ ids: [2_000_000_000] }) },
   'POST /api/projects/import': { rule: 'auth-only' },
   'POST /api/projects/import/folder': { rule: 'auth-only' },
+  'GET /api/plugins': { rule: 'user' },
+  'GET /api/plugins/:type/:name': { rule: 'user', path: () => '/api/plugins/exporter/coco' },
+  'GET /api/pipelines/step-types': { rule: 'user' },
+  'GET /api/pipelines/example': { rule: 'user' },
+  'GET /api/pipelines': { rule: 'user' },
+  'POST /api/pipelines': { rule: 'user', body: () => ({ name: `matrix pipeline ${++seq}` }) },
+  'POST /api/pipelines/validate': { rule: 'user', body: () => ({ name: 'matrix', steps: [{ id: 's', type: 'select_images' }] }) },
+  // Pipelines by id and YAML bodies: their 404/403 cases per role are in test/http/pipelines.test.ts.
+  'POST /api/pipelines/validate-yaml': { rule: 'auth-only' },
+  'POST /api/pipelines/from-yaml': { rule: 'auth-only' },
+  'GET /api/pipelines/:id': { rule: 'auth-only' },
+  'PUT /api/pipelines/:id': { rule: 'auth-only' },
+  'DELETE /api/pipelines/:id': { rule: 'auth-only' },
+  'GET /api/pipelines/:id/yaml': { rule: 'auth-only' },
+  'POST /api/pipelines/:id/run': { rule: 'auth-only' },
+  'GET /api/pipelines/:id/runs': { rule: 'auth-only' },
+  'GET /api/pipeline-runs/:id': { rule: 'auth-only' },
+  'POST /api/pipeline-runs/:id/cancel': { rule: 'auth-only' },
 
   'GET /api/orgs/:id': { rule: 'org-read', path: (f) => `/api/orgs/${f.orgId}` },
   'GET /api/orgs/:id/members': { rule: 'org-read', path: (f) => `/api/orgs/${f.orgId}/members` },
@@ -128,8 +146,28 @@ const MATRIX: Record<string, Row> = {
   'GET /api/projects/:id/splits': { rule: 'project.read', path: (f) => `/api/projects/${f.projectId}/splits` },
   'POST /api/projects/:id/splits': { rule: 'versions.write', path: (f) => `/api/projects/${f.projectId}/splits?train=70&valid=20&test=10&seed=1` },
   'POST /api/projects/:id/export': { rule: 'auth-only' },
+  'GET /api/quality/checks': { rule: 'user' },
+  'GET /api/projects/:id/profile': { rule: 'project.read', path: (f) => `/api/projects/${f.projectId}/profile` },
+  'GET /api/projects/:id/quality': { rule: 'project.read', path: (f) => `/api/projects/${f.projectId}/quality` },
+  'POST /api/projects/:id/quality': { rule: 'project.read', path: (f) => `/api/projects/${f.projectId}/quality`, body: () => ({ checks: ['blurry'] }) },
+  'GET /api/cleaning/actions': { rule: 'user' },
+  'POST /api/projects/:id/cleaning/preview': { rule: 'images.delete', path: (f) => `/api/projects/${f.projectId}/cleaning/preview`, body: () => ({ actions: [{ id: 'drop_tiny_annotations' }] }) },
+  'POST /api/projects/:id/cleaning': { rule: 'images.delete', path: (f) => `/api/projects/${f.projectId}/cleaning`, body: () => ({ actions: [{ id: 'drop_tiny_annotations', params: { min_area: 0, min_side: 0 } }] }) },
+  'GET /api/projects/:id/cleaning/runs': { rule: 'project.read', path: (f) => `/api/projects/${f.projectId}/cleaning/runs` },
+  'POST /api/cleaning-runs/:id/revert': { rule: 'auth-only' },
+  'GET /api/projects/:id/canonical': { rule: 'export', path: (f) => `/api/projects/${f.projectId}/canonical?format=json` },
+  'POST /api/projects/:id/readiness': { rule: 'project.read', path: (f) => `/api/projects/${f.projectId}/readiness`, body: () => ({}) },
   'GET /api/exports/:filename': { rule: 'auth-only' },
   'GET /api/jobs/:id': { rule: 'auth-only' },
+  'POST /api/jobs/:id/cancel': { rule: 'auth-only' },
+  'GET /api/training/adapters': { rule: 'user' },
+  'POST /api/projects/:id/train': { rule: 'auth-only' },
+  'GET /api/projects/:id/train/status': { rule: 'project.read', path: (f) => `/api/projects/${f.projectId}/train/status` },
+  'GET /api/train/jobs/:job_id': { rule: 'auth-only' },
+  'GET /api/projects/:id/experiments': { rule: 'project.read', path: (f) => `/api/projects/${f.projectId}/experiments` },
+  'GET /api/experiments/:id': { rule: 'auth-only' },
+  'PATCH /api/experiments/:id': { rule: 'auth-only' },
+  'POST /api/experiments/compare': { rule: 'auth-only' },
   'GET /api/projects/:id/models': { rule: 'project.read', path: (f) => `/api/projects/${f.projectId}/models` },
   'POST /api/projects/:id/models': { rule: 'auth-only' },
   'POST /api/projects/:id/models/upload': { rule: 'auth-only' },
@@ -147,6 +185,20 @@ const MATRIX: Record<string, Row> = {
   'POST /api/projects/:project_id/versions/:version_id/regenerate': { rule: 'auth-only' },
   'GET /api/projects/:project_id/versions/:a/diff/:b': { rule: 'auth-only' },
   'GET /api/versions/:id': { rule: 'auth-only' },
+  'GET /api/projects/:id/samples': { rule: 'project.read', path: (f) => `/api/projects/${f.projectId}/samples` },
+  'POST /api/projects/:id/samples': { rule: 'images.write', path: (f) => `/api/projects/${f.projectId}/samples`, body: () => ({ modality: 'text', data: { text: 'matrix' } }) },
+  'GET /api/samples/:sample_id': { rule: 'auth-only' },
+  'PATCH /api/samples/:sample_id': { rule: 'auth-only' },
+  'GET /api/samples/:sample_id/file': { rule: 'auth-only' },
+  'GET /api/samples/:sample_id/lock': { rule: 'auth-only' },
+  'POST /api/samples/:sample_id/lock': { rule: 'auth-only' },
+  'DELETE /api/samples/:sample_id/lock': { rule: 'auth-only' },
+  'GET /api/samples/:sample_id/revisions': { rule: 'auth-only' },
+  'POST /api/projects/:id/import/text': { rule: 'auth-only' },
+  'POST /api/projects/:id/import/tabular': { rule: 'auth-only' },
+  'POST /api/projects/:id/import/jsonl': { rule: 'auth-only' },
+  'POST /api/projects/:id/samples/splits': { rule: 'versions.write', path: (f) => `/api/projects/${f.projectId}/samples/splits`, body: () => ({ train: 80, valid: 10, test: 10 }) },
+  'POST /api/projects/:id/adapters/prepare': { rule: 'auth-only' },
 };
 
 const MEMBER_ROLES = ['admin', 'reviewer', 'annotator', 'viewer'] as const;
@@ -242,5 +294,36 @@ describe('authorization matrix', () => {
     assert.deepEqual(failures, []);
     assert.ok(cells > 400, `only ${cells} cells checked`);
     console.log(`authorization matrix: ${Object.keys(MATRIX).length} routes × ${PERSONAS.length} callers, ${cells} cells checked`);
+  });
+
+  /**
+   * The same rows for an annotator of an assigned-only project whose assignment is `freshImageId` only: they are an
+   * annotator everywhere, except that the unassigned image (`imageId`) and everything on it (its annotation,
+   * revisions, review, lock) does not exist for them (404). Exports and version outputs, which hold the whole
+   * project, are 403 for them (test/reliability/assigned-only-reads.test.ts).
+   */
+  it('answers every route as an assigned-only annotator: unassigned images and what is on them are 404', async () => {
+    const assigned = await t.user();
+    const failures: string[] = [];
+    let cells = 0;
+    for (const [key, row] of Object.entries(MATRIX)) {
+      if (!row.path || row.rule === 'public' || row.rule === 'user' || row.rule === 'org-read' || row.rule === 'org-manage') continue;
+      const [method] = key.split(' ') as [string, string];
+      const f = await fixture();
+      await clients.owner.patch(`/api/projects/${f.projectId}`, { assigned_only: true });
+      await clients.owner.post(`/api/projects/${f.projectId}/members`, { user_id: assigned.id, role: 'annotator' });
+      await clients.owner.post(`/api/projects/${f.projectId}/assignments`, { user_id: assigned.id, image_ids: [f.freshImageId] });
+      const path = row.path(f);
+      const onUnassigned = [`/images/${f.imageId}`, `/annotations/${f.annotationId}`, `/reviews/${f.reviewId}`].some((part) => path.includes(part) && !path.includes(`${part}0`));
+      const asAnnotator = expected(row.rule, 'annotator');
+      const want = asAnnotator === 'pass' && onUnassigned ? 404 : asAnnotator;
+      const body = row.body?.(f);
+      const res = await assigned.request({ method: method as 'GET', url: path, ...(body === undefined ? {} : { payload: body as object }) });
+      cells++;
+      const ok = want === 'pass' ? ![401, 403, 404, 422].includes(res.status) && res.status < 500 : res.status === want;
+      if (!ok) failures.push(`${key} as assigned-only annotator: expected ${want}, got ${res.status} ${JSON.stringify(res.body).slice(0, 160)}`);
+    }
+    assert.deepEqual(failures, []);
+    assert.ok(cells >= 39, `only ${cells} cells checked`);
   });
 });

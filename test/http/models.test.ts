@@ -70,12 +70,14 @@ describe('model registry', () => {
     assert.equal(m.lifecycle, 'development');
     assert.equal(m.source, 'upload');
     assert.equal(m.path, null);
-    assert.equal(m.blob, `projects/${projectId}/models/${sha256(v8)}.onnx`);
+    assert.match(m.blob, new RegExp(`^projects/${projectId}/models/${sha256(v8)}-[0-9a-f]{12}\\.onnx$`));
     assert.equal(m.created_by, alice.id);
     assert.equal(m.lifecycle_history.length, 1);
     assert.equal(m.lifecycle_history[0].to, 'development');
     assert.equal(m.lifecycle_history[0].changed_by, alice.id);
-    assert.deepEqual(await blobFiles(projectId), [`${sha256(v8)}.onnx`]);
+    const files = await blobFiles(projectId);
+    assert.equal(files.length, 1);
+    assert.match(files[0], new RegExp(`^${sha256(v8)}-[0-9a-f]{12}\\.onnx$`));
     assert.deepEqual(await spooled(), []);
 
     const listed = await alice.get(`/api/projects/${projectId}/models`);
@@ -138,7 +140,7 @@ describe('model registry', () => {
     assert.equal(res.body.task, 'detect');
     assert.equal(res.body.input_size, null);
     assert.deepEqual(res.body.class_names, ['cat', 'dog']);
-    assert.equal(res.body.blob, `projects/${projectId}/models/${sha256(pt)}.pt`);
+    assert.match(res.body.blob, new RegExp(`^projects/${projectId}/models/${sha256(pt)}-[0-9a-f]{12}\\.pt$`));
   });
 
   it('refuses bad uploads and leaves no rows, blobs or spooled files', async () => {
@@ -211,6 +213,7 @@ describe('model registry', () => {
     assert.deepEqual(runs.body.map((r: { path: string }) => r.path), ['runs/detect/train3/weights/best.pt', 'runs/detect/train3/weights/last.onnx']);
     assert.deepEqual({ ...runs.body[1], modified_at: undefined }, {
       path: 'runs/detect/train3/weights/last.onnx', task: 'detect', run: 'train3', file: 'last.onnx', format: 'onnx', size_bytes: v5.length, modified_at: undefined,
+      source: 'runs_root', metrics: null, // no results.csv in this run folder
     });
     const projectId = await project();
     const res = await alice.post(`/api/projects/${projectId}/models`, { run_weights: runs.body[1].path });

@@ -41,7 +41,7 @@ describe('platform', () => {
     await other.post('/api/projects', { name: 'three' });
     const stats = await user.get('/api/stats');
     assert.equal(stats.status, 200);
-    assert.deepEqual(stats.body, { project_count: 2, total_images: 0, annotated_images: 0, total_annotations: 0 });
+    assert.deepEqual(stats.body, { project_count: 2, total_images: 0, annotated_images: 0, total_annotations: 0, total_samples: 0, labelled_samples: 0 });
     assert.equal((await admin.get('/api/stats')).body.project_count, 3);
   });
 

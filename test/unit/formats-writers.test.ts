@@ -7,14 +7,16 @@ import { after, before, describe, it } from 'node:test';
 import { parse as parseCsv } from 'csv-parse/sync';
 import sharp from 'sharp';
 import yauzl from 'yauzl';
-import { encodeRle, rleArea } from '../../src/imaging/rle.js';
+import { parse as parseYaml } from 'yaml';
+import { decodeRle, encodeRle, rleArea } from '../../src/imaging/rle.js';
 import type { DatasetItem, DatasetSource, DatasetToWrite } from '../../src/formats/dataset.js';
 import { FormatError } from '../../src/formats/format-error.js';
 import { readDataset, readDatasetZip } from '../../src/formats/readers/index.js';
 import { WRITERS, writeExportFile, type ExportFormat } from '../../src/formats/writers/index.js';
 import { boxOf } from '../../src/formats/writers/yolo-writer.js';
 
-const DATASETS = new URL('../../../shared/datasets/', import.meta.url).pathname;
+/** Real samples copied from the shared datasets (test/fixtures/<name>/SOURCE.md). */
+const DATASETS = new URL('../fixtures/', import.meta.url).pathname;
 
 async function collect(items: AsyncIterable<DatasetItem>): Promise<DatasetItem[]> {
   const out: DatasetItem[] = [];
@@ -36,12 +38,22 @@ describe('dataset writers', () => {
   }
 
   /** Reads, writes in `format`, reads the archive back and checks images, classes, splits and boxes (±0.5 px). */
-  async function roundTrip(source: DatasetSource, format: ExportFormat, keep: (item: DatasetItem) => boolean = () => true) {
+  async function roundTrip(
+    source: DatasetSource,
+    format: ExportFormat,
+    keep: (item: DatasetItem) => boolean = () => true,
+    options: { classes?: 'exact' | 'used'; exactGeometry?: boolean } = {},
+  ) {
     const before = (await collect(source.items())).filter(keep);
     const zip = await write(format, { classes: source.classes, projectType: source.projectType, items: before });
     const back = await readDatasetZip(zip);
     try {
-      assert.deepEqual(back.classes, source.classes);
+      if (options.classes === 'used') {
+        const used = [...new Set(before.flatMap((i) => i.annotations.map((a) => a.className)))].sort();
+        assert.deepEqual([...back.classes].sort(), used);
+      } else {
+        assert.deepEqual(back.classes, source.classes);
+      }
       const after = await collect(back.items());
       const key = (i: DatasetItem) => `${i.split}/${i.fileName}`;
       assert.deepEqual(after.map(key).sort(), before.map(key).sort());
@@ -61,6 +73,7 @@ describe('dataset writers', () => {
           assert.ok(index >= 0, `${key(original)}: no copy of ${annotation.className} ${JSON.stringify(box)}`);
           unmatched.splice(index, 1);
         }
+        if (options.exactGeometry) assertSameGeometry(original, copy, key(original));
       }
       return { before, after, format: back.format };
     } finally {
@@ -82,14 +95,14 @@ describe('dataset writers', () => {
   it('YOLO segmentation round trip keeps polygons and the mixed-in boxes (toy-cars-yolo-seg)', async () => {
     const { after } = await roundTrip(await readDataset(join(DATASETS, 'toy-cars-yolo-seg')), 'yolo');
     const annotations = after.flatMap((i) => i.annotations);
-    assert.equal(annotations.filter((a) => a.type === 'polygon').length, 955);
-    assert.equal(annotations.filter((a) => a.type === 'bbox').length, 26);
+    assert.equal(annotations.filter((a) => a.type === 'polygon').length, 55);
+    assert.equal(annotations.filter((a) => a.type === 'bbox').length, 3);
   });
 
   it('COCO round trip through the Roboflow zip layout (plants-coco-seg, car-damage-coco-seg)', async () => {
     const plants = await roundTrip(await readDataset(join(DATASETS, 'plants-coco-seg')), 'coco_zip');
     assert.equal(plants.format, 'coco');
-    assert.equal(plants.after.filter((i) => i.annotations.length === 0).length, 9);
+    assert.equal(plants.after.filter((i) => i.annotations.length === 0).length, 3);
     const cars = await roundTrip(await readDataset(join(DATASETS, 'car-damage-coco-seg')), 'coco_zip', (i) => i.split !== 'train');
     const polygons = (items: DatasetItem[]) => items.flatMap((i) => i.annotations).filter((a) => a.type === 'polygon').length;
     assert.ok(polygons(cars.before) > 0);
@@ -103,7 +116,7 @@ describe('dataset writers', () => {
   it('class-per-folder round trip (fresh-rotten-cls)', async () => {
     const { after, format } = await roundTrip(await readDataset(join(DATASETS, 'fresh-rotten-cls')), 'folders');
     assert.equal(format, 'folders');
-    assert.equal(after.length, 600);
+    assert.equal(after.length, 18);
   });
 
   it('PNG mask round trip keeps every class pixel (plants-semantic-masks, valid and test)', async () => {
@@ -111,6 +124,42 @@ describe('dataset writers', () => {
     const area = (items: DatasetItem[]) => items.flatMap((i) => i.annotations).reduce((sum, a) => sum + (a.type === 'mask' ? rleArea(a.geometry.rle) : 0), 0);
     assert.ok(area(before) > 0);
     assert.equal(area(after), area(before));
+  });
+
+  for (const format of ['cvat', 'datumaro', 'labelme'] as const) {
+    const classes = format === 'labelme' ? 'used' : 'exact';
+    it(`${format} round trip keeps boxes, polygons, masks and image-level labels exactly (toy-cars, plants masks, fresh-rotten)`, async () => {
+      await roundTrip(await readDataset(join(DATASETS, 'toy-cars-yolo-seg')), format, undefined, { classes, exactGeometry: true });
+      const masks = await roundTrip(await readDataset(join(DATASETS, 'plants-semantic-masks')), format, undefined, { classes, exactGeometry: true });
+      assert.ok(masks.after.some((i) => i.annotations.some((a) => a.type === 'mask')));
+      const labels = await roundTrip(await readDataset(join(DATASETS, 'fresh-rotten-cls')), format, undefined, { classes, exactGeometry: true });
+      assert.equal(labels.format, format);
+      assert.equal(labels.after.length, 18);
+    });
+  }
+
+  it('Ultralytics-ready YOLO: images/<split> + labels/<split>, a data.yaml without path and with names as a map', async () => {
+    const detection = await roundTrip(await readDataset(join(DATASETS, 'indian-vehicles-yolo')), 'yolo_ultralytics');
+    assert.equal(detection.format, 'yolo');
+    await roundTrip(await readDataset(join(DATASETS, 'toy-cars-yolo-seg')), 'yolo_ultralytics', undefined, { exactGeometry: true });
+    const zip = await write('yolo_ultralytics', { classes: ['cat', 'dog'], items: [{ split: 'train', fileName: 'a.jpg', source: (await jpegSource()), width: 100, height: 50, annotations: [] }] });
+    const archive = await yauzl.openPromise(zip, { lazyEntries: true });
+    const names: string[] = [];
+    let yaml = '';
+    for await (const entry of archive.eachEntry()) {
+      names.push(entry.fileName);
+      if (entry.fileName === 'data.yaml') for await (const chunk of await archive.openReadStreamPromise(entry)) yaml += chunk;
+    }
+    archive.close();
+    assert.deepEqual(names.sort(), ['data.yaml', 'images/train/a.jpg', 'labels/train/a.txt']);
+    const config = parseYaml(yaml);
+    assert.deepEqual(config, { train: 'images/train', val: 'images/train', names: { 0: 'cat', 1: 'dog' } });
+    assert.match(yaml, /val points at the training images/);
+  });
+
+  it('CreateML round trip (indian-vehicles-yolo): boxes by their centre', async () => {
+    const { format } = await roundTrip(await readDataset(join(DATASETS, 'indian-vehicles-yolo')), 'createml', undefined, { classes: 'used' });
+    assert.equal(format, 'createml');
   });
 
   const jpegSource = async () => {
@@ -277,6 +326,25 @@ describe('dataset writers', () => {
     }
   });
 });
+
+/** Same annotation types per class, polygons point by point (±0.5 px), masks pixel for pixel. */
+function assertSameGeometry(original: DatasetItem, copy: DatasetItem, where: string): void {
+  const describe = (item: DatasetItem) => item.annotations.map((a) => `${a.type}:${a.className}`).sort();
+  assert.deepEqual(describe(copy), describe(original), `${where}: annotation types`);
+  for (const a of original.annotations) {
+    if (a.type === 'polygon') {
+      const found = copy.annotations.some(
+        (b) => b.type === 'polygon' && b.className === a.className && b.geometry.points.length === a.geometry.points.length &&
+          b.geometry.points.every(([x, y], k) => Math.abs(x - a.geometry.points[k][0]) <= 0.5 && Math.abs(y - a.geometry.points[k][1]) <= 0.5),
+      );
+      assert.ok(found, `${where}: polygon of ${a.className} with ${a.geometry.points.length} points`);
+    }
+    if (a.type === 'mask') {
+      const pixels = decodeRle(a.geometry.rle).data.join('');
+      assert.ok(copy.annotations.some((b) => b.type === 'mask' && b.className === a.className && decodeRle(b.geometry.rle).data.join('') === pixels), `${where}: mask of ${a.className}`);
+    }
+  }
+}
 
 async function writeTemp(dir: string, name: string, data: Buffer): Promise<string> {
   const path = join(dir, name);

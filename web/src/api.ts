@@ -38,11 +38,11 @@ export interface ApiResponse<T> {
   headers: Headers;
 }
 
-export async function request<T>(method: string, url: string, body?: unknown): Promise<ApiResponse<T>> {
+export async function request<T>(method: string, url: string, body?: unknown, contentType = 'application/json'): Promise<ApiResponse<T>> {
   const init: RequestInit = { method, credentials: 'same-origin', headers: {} };
   if (body !== undefined) {
-    init.body = JSON.stringify(body);
-    (init.headers as Record<string, string>)['content-type'] = 'application/json';
+    init.body = contentType === 'application/json' ? JSON.stringify(body) : String(body);
+    (init.headers as Record<string, string>)['content-type'] = contentType;
   }
   let res: Response;
   try {
@@ -70,6 +70,13 @@ export const api = {
   put: async <T>(url: string, body: unknown) => (await request<T>('PUT', url, body)).data,
   patch: async <T>(url: string, body: unknown) => (await request<T>('PATCH', url, body)).data,
   delete: async <T>(url: string) => (await request<T>('DELETE', url)).data,
+  /** A text body (YAML) instead of JSON. */
+  postText: async <T>(url: string, text: string, contentType = 'application/yaml') => (await request<T>('POST', url, text, contentType)).data,
+  /** A text answer (YAML) as it is. */
+  getText: async (url: string) => {
+    const data = (await request<unknown>('GET', url)).data;
+    return typeof data === 'string' ? data : JSON.stringify(data);
+  },
 };
 
 export interface UploadProgress {

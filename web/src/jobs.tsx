@@ -4,13 +4,15 @@ import { api } from './api.js';
 export interface Job {
   id: number;
   name: string;
-  status: 'queued' | 'running' | 'succeeded' | 'failed';
+  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
   progress: number;
+  message?: string | null;
+  eta_seconds?: number | null;
   result: unknown;
   error: string | null;
 }
 
-export const jobFinished = (job: Job | null): boolean => job?.status === 'succeeded' || job?.status === 'failed';
+export const jobFinished = (job: Job | null): boolean => job?.status === 'succeeded' || job?.status === 'failed' || job?.status === 'cancelled';
 
 /** Follows a background job at GET /api/jobs/{id} until it finishes; `onDone` runs once, with the final job. */
 export function useJob(jobId: number | null, onDone?: (job: Job) => void, intervalMs = 500): { job: Job | null; error: string | null } {

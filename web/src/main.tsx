@@ -15,6 +15,8 @@ const ReviewPage = lazy(() => import('./pages/review-page.js'));
 const QueuePage = lazy(() => import('./pages/queue-page.js'));
 const AssignPage = lazy(() => import('./pages/assign-page.js'));
 const InvitePage = lazy(() => import('./pages/invite-page.js').then((m) => ({ default: m.InvitePage })));
+// Sample labelling (text, tabular, audio, video, LLM) brings wavesurfer.js and the virtual list only when opened.
+const SamplesPage = lazy(() => import('./pages/samples-page.js'));
 
 const loading = <div className="page">Loading…</div>;
 
@@ -36,7 +38,7 @@ function App() {
         <InvitePage token={invite[1]} />
       </Suspense>
     );
-  const match = /^\/projects\/(\d+)(?:\/(annotate|upload|review|assign))?\/?$/.exec(path);
+  const match = /^\/projects\/(\d+)(?:\/(annotate|upload|review|assign|samples))?\/?$/.exec(path);
   if (match) {
     const id = Number(match[1]);
     if (match[2] === 'annotate')
@@ -49,6 +51,12 @@ function App() {
       return (
         <Suspense fallback={loading}>
           <AssignPage key={id} projectId={id} />
+        </Suspense>
+      );
+    if (match[2] === 'samples')
+      return (
+        <Suspense fallback={loading}>
+          <SamplesPage key={id} projectId={id} />
         </Suspense>
       );
     if (match[2] === 'upload') return <UploadPage key={id} projectId={id} />;

@@ -6,6 +6,11 @@ import { versions } from './0003-versions.js';
 import { exportsMigration } from './0004-exports.js';
 import { teams } from './0005-teams.js';
 import { annotationClassImageIndex } from './0006-annotation-class-image-index.js';
+import { projectStatus } from './0007-project-status.js';
+import { training } from './0008-training.js';
+import { quality } from './0009-quality.js';
+import { samples } from './0010-samples.js';
+import { pipelines } from './0011-pipelines.js';
 import { labelling } from './0013-labelling.js';
 
 /** Every migration, in order. Names are stable forever: they are recorded in the database. */
@@ -17,6 +22,11 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0004-exports': exportsMigration(dialect),
     '0005-teams': teams(dialect),
     '0006-annotation-class-image-index': annotationClassImageIndex(),
+    '0007-project-status': projectStatus(),
+    '0008-training': training(dialect),
+    '0009-quality': quality(dialect),
+    '0010-samples': samples(dialect),
+    '0011-pipelines': pipelines(dialect),
     '0013-labelling': labelling(dialect),
   };
 }

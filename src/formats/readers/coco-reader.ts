@@ -1,5 +1,8 @@
-import { open, readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
+import { setImmediate } from 'node:timers/promises';
+import { JSONParser } from '@streamparser/json';
 import { rleProblem, type Rle } from '../../imaging/rle.js';
 import type { Annotation, DatasetItem, DatasetSource, Point, Split } from '../dataset.js';
 import { splitFromName } from '../dataset.js';
@@ -26,10 +29,36 @@ interface CocoAnnotation {
   bbox?: number[];
   segmentation?: number[][] | number[] | { size: [number, number]; counts: number[] | string };
 }
-interface CocoDocument {
+/** Which files to read, as resolved by the layout detection (official COCO: annotations/instances_<split>.json). */
+export interface CocoLayout {
+  files: string[];
+  /** Split per file, when its name says it (instances_val2017.json → valid). */
+  splitOf?: Record<string, Split | null>;
+  /** Folders (relative to the root) to look for a file's images in, beside the usual places. */
+  imageDirs?: Record<string, string[]>;
+}
+
+/** What a reader may hold for one archive; past either limit the dataset is refused (413) before anything is stored. */
+export interface DatasetLimits {
+  /** Annotations over all label files. */
+  maxAnnotations: number;
+  /** Images listed over all label files. */
+  maxImages: number;
+}
+
+export const DEFAULT_DATASET_LIMITS: DatasetLimits = { maxAnnotations: 2_000_000, maxImages: 500_000 };
+
+/** One annotation of a COCO file, by the key of the image it belongs to (the key its item carries). */
+export interface KeyedAnnotation {
+  itemKey: string;
+  annotation: Annotation;
+}
+
+/** What one scan of a COCO file keeps: its images and categories, never its annotations. */
+interface CocoScan {
+  file: string;
   images: CocoImage[];
-  annotations: CocoAnnotation[];
-  categories: CocoCategory[];
+  classOf: Map<number, string>;
 }
 
 /** A JSON file that declares itself COCO in its first bytes; only these are parsed. */
@@ -60,82 +89,168 @@ export async function findCocoFiles(root: string): Promise<string[]> {
  * category (the supercategory of the real ones, sometimes with the same name as a real class) is dropped; several
  * ids with one name become one class; empty `segmentation` means a box; a polygon that is exactly the box's
  * rectangle is a box; multi-part polygons become one polygon per part; RLE (list or compressed string) is a mask.
- * Each document is parsed whole (JSON has no cheap streaming parse), one split file at a time.
+ *
+ * The documents are read as streams (@streamparser/json), never whole: a first pass keeps the images and categories
+ * and only counts the annotations (refused past `limits.maxAnnotations`); the annotations are then streamed again
+ * one at a time. `labelsApart()` hands them out that way (the import stores the images, then the annotations, and
+ * holds neither list); `items()` groups them by image for small datasets (tests, conversions).
  */
-export async function readCoco(root: string): Promise<DatasetSource> {
-  const files = await findCocoFiles(root);
+export async function readCoco(root: string, limits: DatasetLimits = DEFAULT_DATASET_LIMITS, layout?: CocoLayout): Promise<DatasetSource> {
+  const files = layout?.files ?? (await findCocoFiles(root));
   if (files.length === 0) throw new FormatError('no COCO annotation file (a .json with images, annotations and categories) found');
   const classes: string[] = [];
-  let shapes = 0;
-  let annotations = 0;
+  const scans: CocoScan[] = [];
+  const totals = { images: 0, annotations: 0, shapes: 0 };
   for (const file of files) {
-    const doc = await loadDocument(root, file);
-    for (const name of new Set(classMap(doc, file).values())) if (!classes.includes(name)) classes.push(name);
-    for (const annotation of doc.annotations) {
-      annotations++;
-      if (hasShape(annotation)) shapes++;
-    }
+    const scan = await scanFile(root, file, limits, totals);
+    for (const name of new Set(scan.classOf.values())) if (!classes.includes(name)) classes.push(name);
+    scans.push(scan);
   }
   if (classes.length === 0) throw new FormatError('the COCO file lists no categories');
   // Tools export boxes with box-shaped polygons; only a majority of real outlines makes it a segmentation set.
-  const projectType = annotations > 0 && shapes * 2 > annotations ? 'instance_segmentation' : 'object_detection';
+  const projectType = totals.annotations > 0 && totals.shapes * 2 > totals.annotations ? 'instance_segmentation' : 'object_detection';
 
-  async function* items(): AsyncGenerator<DatasetItem> {
-    for (const file of files) {
-      const doc = await loadDocument(root, file);
-      const classOf = classMap(doc, file);
-      const byImage = new Map<number, CocoAnnotation[]>();
-      const imageIds = new Set(doc.images.map((image) => image.id));
-      for (const annotation of doc.annotations) {
-        if (!imageIds.has(annotation.image_id)) {
-          throw new FormatError(`${file}: annotation ${annotation.id} refers to image ${annotation.image_id}, which is not listed`);
-        }
-        const list = byImage.get(annotation.image_id);
-        if (list) list.push(annotation);
-        else byImage.set(annotation.image_id, [annotation]);
-      }
-      const folderSplit = splitFromName(dirname(file).split('/').pop() ?? '');
-      for (const image of doc.images) {
-        const path = await locateImage(root, file, image.file_name);
+  /** The images in document order, each with the key its annotations are streamed under, without annotations. */
+  async function* bareItems(): AsyncGenerator<DatasetItem & { key: string }> {
+    for (const { file, images } of scans) {
+      const folderSplit = layout?.splitOf?.[file] ?? splitFromName(dirname(file).split('/').pop() ?? '');
+      for (const image of images) {
+        const path = await locateImage(root, file, image.file_name, layout?.imageDirs?.[file]);
         const size = image.width && image.height ? { width: image.width, height: image.height } : await imageSize(path);
         const split = folderSplit ?? (image.split ? splitFromName(image.split) : null) ?? splitOfPath(image.file_name);
-        yield {
-          split,
-          fileName: image.file_name.split('/').pop()!,
-          source: { path },
-          ...size,
-          annotations: (byImage.get(image.id) ?? []).flatMap((a) => convert(a, classOf, size, file)),
-        };
+        yield { key: itemKey(file, image.id), split, fileName: image.file_name.split('/').pop()!, source: { path }, ...size, annotations: [] };
       }
     }
   }
-  return { format: 'coco', projectType, classes, items };
-}
 
-async function loadDocument(root: string, file: string): Promise<CocoDocument> {
-  let doc: CocoDocument;
-  try {
-    doc = JSON.parse(await readFile(join(root, file), 'utf8')) as CocoDocument;
-  } catch (error) {
-    throw new FormatError(`${file} is not valid JSON: ${(error as Error).message}`);
-  }
-  for (const key of ['images', 'annotations', 'categories'] as const) {
-    if (!Array.isArray(doc[key])) throw new FormatError(`${file}: "${key}" must be a list`);
-  }
-  for (const image of doc.images) {
-    if (typeof image.id !== 'number' || typeof image.file_name !== 'string' || image.file_name === '') {
-      throw new FormatError(`${file}: every image needs a numeric id and a file_name`);
+  /** Every annotation, converted, in document order. Sizes are those the images declare (boxes are checked again on import). */
+  async function* annotations(): AsyncGenerator<KeyedAnnotation> {
+    for (const { file, images, classOf } of scans) {
+      const byId = new Map<number, CocoImage>();
+      for (const image of images) byId.set(image.id, image);
+      // Images that do not declare their size are measured from their file, once each, when first needed.
+      const measured = new Map<number, { width: number; height: number }>();
+      const sizeOf = async (image: CocoImage) => {
+        if (image.width && image.height) return { width: image.width, height: image.height };
+        let size = measured.get(image.id);
+        if (!size) measured.set(image.id, (size = await imageSize(await locateImage(root, file, image.file_name, layout?.imageDirs?.[file]))));
+        return size;
+      };
+      for await (const { section, value } of cocoValues(root, file)) {
+        if (section !== 'annotations') continue;
+        const annotation = value as CocoAnnotation;
+        if (annotation === null || typeof annotation !== 'object') throw new FormatError(`${file}: every annotation must be an object`);
+        const image = byId.get(annotation.image_id);
+        if (!image) throw new FormatError(`${file}: annotation ${annotation.id} refers to image ${annotation.image_id}, which is not listed`);
+        const size = await sizeOf(image);
+        for (const converted of convert(annotation, classOf, size, file)) yield { itemKey: itemKey(file, annotation.image_id), annotation: converted };
+      }
     }
   }
-  return doc;
+
+  async function* items(): AsyncGenerator<DatasetItem> {
+    const byItem = new Map<string, Annotation[]>();
+    for await (const { itemKey: key, annotation } of annotations()) {
+      const list = byItem.get(key);
+      if (list) list.push(annotation);
+      else byItem.set(key, [annotation]);
+    }
+    for await (const { key, ...item } of bareItems()) yield { ...item, annotations: byItem.get(key) ?? [] };
+  }
+
+  return { format: 'coco', projectType, classes, items, labelsApart: () => ({ items: bareItems, annotations }) };
+}
+
+function itemKey(file: string, imageId: number): string {
+  return `${file}#${imageId}`;
+}
+
+type Section = 'images' | 'annotations' | 'categories';
+
+/** Bytes parsed between two yields to the event loop (a chunk is parsed synchronously: a few milliseconds). */
+const PARSE_CHUNK_BYTES = 16 * 1024;
+
+/**
+ * The elements of a COCO file's `images`, `annotations` and `categories` lists, one at a time, as the file streams by;
+ * nothing else of the document is assembled. A section that is not a list, or a document that is not JSON, is a
+ * FormatError naming the file by its path in the dataset.
+ */
+async function* cocoValues(root: string, file: string): AsyncGenerator<{ section: Section; value: unknown }> {
+  const parser = new JSONParser({ paths: ['$.images.*', '$.annotations.*', '$.categories.*'], keepStack: false });
+  let pending: { section: Section; value: unknown }[] = [];
+  let failure: Error | null = null;
+  parser.onValue = ({ value, key, stack }) => {
+    const section = stack[1]?.key as Section;
+    if (typeof key !== 'number') failure ??= new FormatError(`${file}: "${section}" must be a list`);
+    else pending.push({ section, value });
+  };
+  parser.onError = (error) => {
+    failure ??= new FormatError(`${file} is not valid JSON: ${error.message}`);
+  };
+  const stream = createReadStream(join(root, file), { highWaterMark: PARSE_CHUNK_BYTES });
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      if (!parser.isEnded) parser.write(chunk);
+      if (failure) throw failure;
+      const values = pending;
+      pending = [];
+      yield* values;
+      await setImmediate();
+    }
+    if (!parser.isEnded) parser.end();
+    if (failure) throw failure;
+    yield* pending;
+  } finally {
+    stream.destroy();
+  }
+}
+
+/** First pass over a file: images and categories are kept, annotations only counted and summarised. */
+async function scanFile(root: string, file: string, limits: DatasetLimits, totals: { images: number; annotations: number; shapes: number }): Promise<CocoScan> {
+  const images: CocoImage[] = [];
+  const categories: CocoCategory[] = [];
+  const used = new Set<number>();
+  const seen = new Set<Section>();
+  for await (const { section, value } of cocoValues(root, file)) {
+    seen.add(section);
+    if (section === 'images') {
+      const image = value as CocoImage;
+      if (typeof image?.id !== 'number' || typeof image.file_name !== 'string' || image.file_name === '') {
+        throw new FormatError(`${file}: every image needs a numeric id and a file_name`);
+      }
+      if (++totals.images > limits.maxImages) {
+        throw new FormatError(`the dataset lists more than ${limits.maxImages} images (MAX_IMPORT_ENTRIES)`, 'archive_too_large');
+      }
+      images.push({ id: image.id, file_name: image.file_name, width: numberOr(image.width), height: numberOr(image.height), split: typeof image.split === 'string' ? image.split : undefined });
+    } else if (section === 'categories') {
+      if (categories.length >= MAX_CATEGORIES) throw new FormatError(`${file} lists more than ${MAX_CATEGORIES} categories`);
+      categories.push(value as CocoCategory);
+    } else {
+      const annotation = value as CocoAnnotation;
+      if (++totals.annotations > limits.maxAnnotations) {
+        throw new FormatError(`the dataset has more than ${limits.maxAnnotations} annotations (MAX_IMPORT_ANNOTATIONS)`, 'archive_too_large');
+      }
+      if (annotation && typeof annotation === 'object') {
+        if (typeof annotation.category_id === 'number' && used.size < MAX_CATEGORIES) used.add(annotation.category_id);
+        if (hasShape(annotation)) totals.shapes++;
+      }
+    }
+  }
+  return { file, images, classOf: classMap(categories, used, file) };
+}
+
+/** More categories than any real dataset has; a file past it is refused rather than kept in memory. */
+const MAX_CATEGORIES = 10_000;
+
+function numberOr(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
 /** Category id → class name, without Roboflow's placeholder supercategory. */
-function classMap(doc: CocoDocument, file: string): Map<number, string> {
-  const used = new Set(doc.annotations.map((a) => a.category_id));
+function classMap(categories: CocoCategory[], used: Set<number>, file: string): Map<number, string> {
   const supercategories = new Map<string, number>();
-  for (const category of doc.categories) {
-    if (typeof category.id !== 'number' || typeof category.name !== 'string' || category.name.trim() === '') {
+  for (const category of categories) {
+    if (typeof category?.id !== 'number' || typeof category.name !== 'string' || category.name.trim() === '') {
       throw new FormatError(`${file}: every category needs a numeric id and a name`);
     }
     if (category.supercategory && category.supercategory !== category.name) {
@@ -143,16 +258,16 @@ function classMap(doc: CocoDocument, file: string): Map<number, string> {
     }
   }
   const map = new Map<number, string>();
-  for (const category of doc.categories) {
-    const isPlaceholder = !used.has(category.id) && (supercategories.has(category.name) || isSameNamedParent(doc, category));
+  for (const category of categories) {
+    const isPlaceholder = !used.has(category.id) && (supercategories.has(category.name) || isSameNamedParent(categories, category));
     if (!isPlaceholder) map.set(category.id, category.name.trim());
   }
   return map;
 }
 
 /** Roboflow's placeholder when it shares the real class's name: `{id 0, plants, none}` beside `{id 1, plants, plants}`. */
-function isSameNamedParent(doc: CocoDocument, category: CocoCategory): boolean {
-  return doc.categories.some((other) => other.id !== category.id && other.name === category.name && other.supercategory === category.name);
+function isSameNamedParent(categories: CocoCategory[], category: CocoCategory): boolean {
+  return categories.some((other) => other.id !== category.id && other.name === category.name && other.supercategory === category.name);
 }
 
 function hasShape(annotation: CocoAnnotation): boolean {
@@ -235,14 +350,14 @@ export function decodeCompressedCounts(text: string): number[] {
  * The file an image entry names. `file_name` is relative to the JSON's folder (Roboflow), to an `images/` folder
  * beside it, or to the dataset root; names that climb out of the dataset are refused.
  */
-async function locateImage(root: string, file: string, fileName: string): Promise<string> {
+async function locateImage(root: string, file: string, fileName: string, imageDirs: string[] = []): Promise<string> {
   const clean = fileName.replace(/\\/g, '/');
   if (clean.startsWith('/') || clean.split('/').includes('..')) {
     throw new FormatError(`${file}: image file_name "${fileName}" leaves the dataset folder`);
   }
   const jsonDir = join(root, dirname(file));
   const base = clean.split('/').pop()!;
-  const candidates = [join(jsonDir, clean), join(jsonDir, 'images', clean), join(root, clean), join(root, 'images', clean), join(jsonDir, base)];
+  const candidates = [join(jsonDir, clean), join(jsonDir, 'images', clean), join(root, clean), join(root, 'images', clean), join(jsonDir, base), ...imageDirs.map((dir) => join(root, dir, clean))];
   for (const candidate of candidates) if (await exists(candidate)) return candidate;
   throw new FormatError(`${file}: image "${fileName}" is listed but its file is not in the dataset (looked in ${relative(root, jsonDir) || '.'})`);
 }

@@ -31,16 +31,17 @@ const TYPE_SAMPLE_FILES = 500;
  * each image has `labels/<stem>.txt` with `class cx cy w h` (box) or `class x1 y1 … xn yn` (polygon) lines, all
  * normalised to [0, 1]. A missing or empty label file means an unannotated image.
  */
-export async function readYolo(root: string): Promise<DatasetSource> {
-  const yamlName = (await Promise.all(YOLO_YAML_NAMES.map(async (n) => ((await exists(join(root, n))) ? n : null)))).find(Boolean);
-  if (!yamlName) throw new FormatError('YOLO dataset needs a data.yaml at its root');
+export async function readYolo(root: string, resolved?: { config: Record<string, unknown>; source: string }): Promise<DatasetSource> {
   let config: Record<string, unknown>;
-  try {
-    config = parseYaml(await readFile(join(root, yamlName), 'utf8')) as Record<string, unknown>;
-  } catch (error) {
-    throw new FormatError(`${yamlName} is not valid YAML: ${(error as Error).message}`);
+  let yamlName: string;
+  if (resolved) {
+    ({ config, source: yamlName } = resolved);
+  } else {
+    const found = (await Promise.all(YOLO_YAML_NAMES.map(async (n) => ((await exists(join(root, n))) ? n : null)))).find(Boolean);
+    if (!found) throw new FormatError('YOLO dataset needs a data.yaml at its root');
+    yamlName = found;
+    config = await readYoloYaml(root, yamlName);
   }
-  if (!config || typeof config !== 'object') throw new FormatError(`${yamlName} must be a mapping`);
   const classes = classNames(config, yamlName);
   const folders = await splitFolders(root, config);
   if (folders.length === 0) throw new FormatError(`${yamlName} names no image folder that exists in the dataset`);
@@ -69,6 +70,18 @@ export async function readYolo(root: string): Promise<DatasetSource> {
     }
   }
   return { format: 'yolo', projectType, classes, items };
+}
+
+/** Parses a data.yaml (path relative to the root). */
+export async function readYoloYaml(root: string, yamlName: string): Promise<Record<string, unknown>> {
+  let config: Record<string, unknown>;
+  try {
+    config = parseYaml(await readFile(join(root, yamlName), 'utf8')) as Record<string, unknown>;
+  } catch (error) {
+    throw new FormatError(`${yamlName} is not valid YAML: ${(error as Error).message}`);
+  }
+  if (!config || typeof config !== 'object') throw new FormatError(`${yamlName} must be a mapping`);
+  return config;
 }
 
 function classNames(config: Record<string, unknown>, yamlName: string): string[] {

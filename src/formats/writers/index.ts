@@ -2,14 +2,32 @@ import { open, rm } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import type { DatasetToWrite, WriteStats } from '../dataset.js';
 import { writeCocoJson, writeCocoZip } from './coco-writer.js';
+import { writeCreateMl } from './createml-writer.js';
 import { writeCsv } from './csv-writer.js';
+import { writeCvat } from './cvat-writer.js';
+import { writeDatumaro } from './datumaro-writer.js';
+import { writeLabelMe } from './labelme-writer.js';
+import { writeUltralytics } from './ultralytics-writer.js';
 import { writeFolders } from './folders-writer.js';
 import { writeJsonl } from './jsonl-writer.js';
 import { writeMasks } from './masks-writer.js';
 import { writeVoc } from './voc-writer.js';
 import { writeYolo } from './yolo-writer.js';
 
-export type ExportFormat = 'coco' | 'coco_zip' | 'yolo' | 'jsonl' | 'csv' | 'voc' | 'masks' | 'folders';
+export type ExportFormat =
+  | 'coco'
+  | 'coco_zip'
+  | 'yolo'
+  | 'yolo_ultralytics'
+  | 'jsonl'
+  | 'csv'
+  | 'voc'
+  | 'masks'
+  | 'folders'
+  | 'cvat'
+  | 'datumaro'
+  | 'labelme'
+  | 'createml';
 
 export interface ExportWriter {
   /** File extension of what the writer produces. */
@@ -30,6 +48,11 @@ export const WRITERS: Record<ExportFormat, ExportWriter> = {
   voc: { extension: 'zip', contentType: ZIP, write: writeVoc },
   masks: { extension: 'zip', contentType: ZIP, write: writeMasks },
   folders: { extension: 'zip', contentType: ZIP, write: writeFolders },
+  yolo_ultralytics: { extension: 'zip', contentType: ZIP, write: writeUltralytics },
+  cvat: { extension: 'zip', contentType: ZIP, write: writeCvat },
+  datumaro: { extension: 'zip', contentType: ZIP, write: writeDatumaro },
+  labelme: { extension: 'zip', contentType: ZIP, write: writeLabelMe },
+  createml: { extension: 'zip', contentType: ZIP, write: writeCreateMl },
 };
 
 /**

@@ -47,6 +47,12 @@ export async function writeVoc(dataset: DatasetToWrite, output: Writable): Promi
   });
 }
 
+/**
+ * Text as XML 1.0 character data. Control characters other than tab and line breaks cannot appear in XML 1.0 at all,
+ * not even as references: they are dropped (names stored before they were refused may carry them).
+ */
 export function escapeXml(text: string): string {
-  return text.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!);
+  return text
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
+    .replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!);
 }

@@ -46,7 +46,7 @@ export async function writeYolo(dataset: DatasetToWrite, output: Writable): Prom
   });
 }
 
-function labelLine(annotation: Annotation, classIndex: Map<string, number>, width: number, height: number, polygons: boolean): string | null {
+export function labelLine(annotation: Annotation, classIndex: Map<string, number>, width: number, height: number, polygons: boolean): string | null {
   if (annotation.type === 'classification') return null;
   const index = classIndex.get(annotation.className);
   if (index === undefined) throw new FormatError(`annotation class "${annotation.className}" is not in the class list`);

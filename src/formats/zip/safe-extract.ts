@@ -3,6 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { crc32 } from 'node:zlib';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { FormatError } from '../format-error.js';
 
@@ -15,6 +16,8 @@ export interface ZipLimits {
   maxRatio: number;
   /** Small entries may compress extremely well (a blank label file); the ratio is only judged above this size. */
   ratioFloorBytes: number;
+  /** The setting that sets `maxEntries`, named in the refusal. */
+  entriesSetting?: string;
 }
 
 export const DEFAULT_ZIP_LIMITS: ZipLimits = {
@@ -63,7 +66,8 @@ export async function safeExtractZip(zipPath: string, destination: string, limit
   }
   if (zip.entryCount > limit.maxEntries) {
     zip.close();
-    throw new FormatError(`archive has ${zip.entryCount} entries, more than the limit of ${limit.maxEntries}`, 'archive_too_large');
+    const setting = limit.entriesSetting ? ` (${limit.entriesSetting})` : '';
+    throw new FormatError(`archive has ${zip.entryCount} entries, more than the limit of ${limit.maxEntries}${setting}`, 'archive_too_large');
   }
   let files = 0;
   let total = 0;
@@ -111,6 +115,10 @@ export async function safeExtractZip(zipPath: string, destination: string, limit
       } else {
         await pipeline(stream, budget.counter(), createWriteStream(target, { flags: 'wx' }));
       }
+      // yauzl checks sizes but not checksums: a damaged entry would otherwise import as a corrupted image.
+      if (budget.crc !== entry.crc32) {
+        throw new FormatError(`zip entry "${name}" is damaged (CRC-32 mismatch)`, 'unsafe_archive');
+      }
       total += budget.bytes;
       files++;
     }
@@ -135,9 +143,14 @@ function printable(name: string): string {
   return name.replace(/[\0-\x1f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 
-/** Counts an entry's decompressed bytes as they stream and fails the extraction the moment a limit is crossed. */
+/**
+ * Counts an entry's decompressed bytes (and their CRC-32) as they stream and fails the extraction the moment a limit
+ * is crossed.
+ */
 class EntryBudget {
   bytes = 0;
+  /** CRC-32 of the bytes counted so far. */
+  crc = 0;
 
   constructor(
     private readonly name: string,
@@ -149,6 +162,7 @@ class EntryBudget {
   /** Counts a chunk; throws FormatError when it crosses a limit. */
   count(chunk: Buffer): Buffer {
     this.bytes += chunk.length;
+    this.crc = crc32(chunk, this.crc);
     if (this.bytes > this.limit.maxEntryBytes) {
       throw new FormatError(`zip entry "${this.name}" is larger than ${this.limit.maxEntryBytes} bytes`, 'archive_too_large');
     }

@@ -1,4 +1,6 @@
+import type { Insertable } from 'kysely';
 import type { Caller } from '../../access/caller.js';
+import type { RevisionsTable } from '../../db/schema.js';
 import type { ProjectAccess } from '../../access/project-access.js';
 import { isForeignKeyViolation } from '../../db/errors.js';
 import type { WriteBatcher } from '../../db/write-batcher.js';
@@ -6,12 +8,18 @@ import { ConflictError, NotFoundError, ValidationError } from '../../http/errors
 import type { Page, PageQuery } from '../../http/pagination.js';
 import { GeometryError, parseGeometry, type ImageSize } from '../../imaging/geometry.js';
 import type { LockGuard } from '../locks/lock-guard.js';
-import type { RevisionsRepository } from '../revisions/revisions.repository.js';
-import { stateText } from '../revisions/revisions.schemas.js';
 import type { AssignmentScope } from '../assignments/assignment-scope.js';
 import type { AnnotationsRepository, ImageTarget } from './annotations.repository.js';
-import { toAnnotationOut, type AnnotationCreate, type AnnotationOut, type AnnotationRow, type PredictionsDecisionOut } from './annotations.schemas.js';
+import { stateText, toAnnotationOut, type AnnotationCreate, type AnnotationOut, type AnnotationRow, type PredictionsDecisionOut } from './annotations.schemas.js';
 import type { Executor } from '../../db/database.js';
+
+/**
+ * Where annotation writes append their revisions, in the write's own transaction. Owned here so that annotations
+ * never import the revisions module (which reads annotations to revert them); the revisions repository implements it.
+ */
+export interface RevisionWriter {
+  insert(values: Required<Omit<Insertable<RevisionsTable>, 'id'>>, db: Executor): Promise<void>;
+}
 
 export class AnnotationsService {
   constructor(
@@ -22,21 +30,25 @@ export class AnnotationsService {
     /** Another user's live lock on the image refuses the write (checked inside the write's transaction). */
     private readonly locks: LockGuard,
     /** Every change writes a revision in the same unit of work. */
-    private readonly revisions: RevisionsRepository,
-    /** Annotators of assigned-only projects write only on their images. */
+    private readonly revisions: RevisionWriter,
+    /** Annotators of assigned-only projects read and write only their images. */
     private readonly scope: AssignmentScope,
   ) {}
 
   async listForImage(caller: Caller, imageId: number, page: PageQuery): Promise<Page<AnnotationOut>> {
     const image = await this.annotations.findImage(imageId);
-    await this.access.check(caller, image && { id: image.project_id, owner_id: image.owner_id }, 'project.read', `Image ${imageId} not found`);
+    const project = image && { id: image.project_id, owner_id: image.owner_id };
+    const role = await this.access.check(caller, project, 'project.read', `Image ${imageId} not found`);
+    await this.scope.assertImage(caller, project!, role, imageId, `Image ${imageId} not found`);
     const rows = await this.annotations.listForImage(imageId, page);
     return { items: rows.map(toAnnotationOut), total: image!.annotation_count };
   }
 
   async get(caller: Caller, id: number): Promise<AnnotationOut> {
     const row = await this.annotations.find(id);
-    await this.access.check(caller, row && { id: row.project_id, owner_id: row.owner_id }, 'project.read', `Annotation ${id} not found`);
+    const project = row && { id: row.project_id, owner_id: row.owner_id };
+    const role = await this.access.check(caller, project, 'project.read', `Annotation ${id} not found`);
+    await this.scope.assertImage(caller, project!, role, row!.image_id, `Annotation ${id} not found`);
     return toAnnotationOut(row!);
   }
 

@@ -21,6 +21,17 @@ export class AuthRepository {
     return Number(row.n);
   }
 
+  /** Takes the instance's one first-admin claim; true for the caller that got it (race-free through the settings key). */
+  async claimFirstAdmin(email: string, db: Executor = this.db): Promise<boolean> {
+    const claimed = await db
+      .insertInto('settings')
+      .values({ key: 'first_admin_claimed', value: email })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .returning('key')
+      .executeTakeFirst();
+    return claimed !== undefined;
+  }
+
   insertUser(user: Insertable<UsersTable>, db: Executor = this.db): Promise<UserRow> {
     return db.insertInto('users').values(user).returningAll().executeTakeFirstOrThrow();
   }

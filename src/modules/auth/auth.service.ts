@@ -2,8 +2,9 @@ import type { Caller } from '../../access/caller.js';
 import type { Db } from '../../db/database.js';
 import type { TokenScope } from '../../db/schema.js';
 import { isUniqueViolation } from '../../db/errors.js';
+import { transactionsOf } from '../../db/transactions.js';
 import { ConflictError, NotFoundError, UnauthorizedError } from '../../http/errors.js';
-import { RateLimiter } from '../../http/rate-limiter.js';
+import { LoginBackoff, RateLimiter } from '../../http/rate-limiter.js';
 import { AuthRepository, type TokenRow } from './auth.repository.js';
 import { toTokenOut, toUserOut, type RegisterBody, type TokenCreateBody, type UserOut } from './auth.schemas.js';
 import { hashPassword, verifyPassword } from './passwords.js';
@@ -29,7 +30,7 @@ export class AuthService {
   private readonly dummyHash = hashPassword('not-a-real-password');
 
   private readonly perIp: RateLimiter;
-  private readonly failuresPerAccount: RateLimiter;
+  private readonly failuresPerAccount: LoginBackoff;
 
   constructor(
     private readonly db: Db,
@@ -37,7 +38,8 @@ export class AuthService {
   ) {
     this.repo = new AuthRepository(db);
     this.perIp = new RateLimiter(attemptsPerMinute, 60_000, 'login or register attempts from your address');
-    this.failuresPerAccount = new RateLimiter(Math.max(1, Math.floor(attemptsPerMinute / 5)), 15 * 60_000, 'failed logins for this account');
+    // Per account a delay that grows, never a lockout: someone guessing cannot keep the real owner out.
+    this.failuresPerAccount = new LoginBackoff(Math.max(1, Math.floor(attemptsPerMinute / 5)));
   }
 
   async register(input: RegisterBody, ip: string): Promise<UserOut> {
@@ -45,14 +47,9 @@ export class AuthService {
     const email = input.email.trim().toLowerCase();
     const password_hash = await hashPassword(input.password);
     try {
-      const user = await this.db.transaction().execute(async (tx) => {
+      const user = await transactionsOf(this.db).run(async (tx) => {
         // The first account of an instance claims the admin flag; the settings key makes that race-free.
-        const claimed = await tx
-          .insertInto('settings')
-          .values({ key: 'first_admin_claimed', value: email })
-          .onConflict((oc) => oc.column('key').doNothing())
-          .returning('key')
-          .executeTakeFirst();
+        const claimed = await this.repo.claimFirstAdmin(email, tx);
         return this.repo.insertUser(
           {
             email,
@@ -78,10 +75,10 @@ export class AuthService {
     const user = await this.repo.findUserByEmail(email);
     const ok = user ? await verifyPassword(password, user.password_hash) : (await verifyPassword(password, await this.dummyHash), false);
     if (!user || !ok) {
-      this.failuresPerAccount.hit(email);
+      this.failuresPerAccount.failed(email);
       throw new UnauthorizedError('Incorrect email or password');
     }
-    this.failuresPerAccount.reset(email);
+    this.failuresPerAccount.succeeded(email);
     const { secret, row } = await this.issueToken(user.id, 'session', 'login', SESSION_DAYS);
     return { token: secret, token_type: 'bearer' as const, expires_at: row.expires_at!, user: toUserOut(user) };
   }

@@ -47,14 +47,15 @@ export type YoloResultOut = Static<typeof YoloResultOut>;
 export const JobStartedOut = Type.Object({
   job_id: Type.Integer(),
   name: Type.String(),
-  status: StringEnum(['queued', 'running', 'succeeded', 'failed'] as const),
+  status: StringEnum(['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const),
   progress: Type.Number(),
   image_count: Type.Integer(),
   url: Type.String({ description: 'Follow the job here' }),
 });
 export type JobStartedOut = Static<typeof JobStartedOut>;
 
-const Point = Type.Tuple([Type.Number({ minimum: 0 }), Type.Number({ minimum: 0 })]);
+/** `[x, y]`: an array of exactly two numbers (OpenAPI 3.0 has no tuple form; `items` must be one schema). */
+const Point = Type.Array(Type.Number({ minimum: 0 }), { minItems: 2, maxItems: 2, description: '[x, y]' });
 
 export const SamRequest = Type.Object(
   {
@@ -80,7 +81,7 @@ export const SamOut = Type.Object({
   image_id: Type.Integer(),
   mask: Type.Object({
     rle: Type.Object({ size: Type.Array(Type.Integer()), counts: Type.Array(Type.Integer()) }, { description: 'COCO uncompressed RLE, column-major, [height, width]' }),
-    polygons: Type.Array(Type.Array(Type.Tuple([Type.Number(), Type.Number()])), { description: 'Outer boundaries, largest first' }),
+    polygons: Type.Array(Type.Array(Type.Array(Type.Number(), { minItems: 2, maxItems: 2, description: '[x, y]' })), { description: 'Outer boundaries, largest first' }),
     bbox: Box,
     area: Type.Integer(),
     score: Type.Number({ description: "The decoder's predicted IoU" }),

@@ -57,9 +57,9 @@ interface PrecomputePayload {
 const OVERLOAD_RETRIES = 60;
 
 /** One detection turned into what will be stored, before classes are resolved. */
-interface PlannedAnnotation {
+export interface PlannedAnnotation {
   className: string;
-  annotation_type: 'bbox' | 'polygon';
+  annotation_type: 'bbox' | 'polygon' | 'classification';
   geometry: object;
   confidence: number;
 }
@@ -93,8 +93,8 @@ export class AutoAnnotateService {
     const role = (await this.access.roleOf(caller, project))!;
     const assignedTo = (await this.teams.scope.listingUser(caller, project, role)) ?? undefined;
     const model = await this.resolveModel(caller, projectId, input.model, ['body', 'model']);
-    if (model.task !== 'detect' && model.task !== 'segment') {
-      throw ValidationError.at(['body', 'model'], `Model '${model.name}' is a ${model.task} model; auto-annotation needs a detect or segment model`);
+    if (model.task !== 'detect' && model.task !== 'segment' && model.task !== 'classify') {
+      throw ValidationError.at(['body', 'model'], `Model '${model.name}' is a ${model.task} model; auto-annotation needs a detect, segment or classify model`);
     }
     assertRunnable(model);
     if (input.image_ids) {
@@ -108,7 +108,8 @@ export class AutoAnnotateService {
     // Many images run on the batch pool, one on the single-image pool: the model is loaded (and so checked) in the
     // pool that will run it, before anything is queued.
     const batch = images.length > 1;
-    await this.runtime.detector(model, batch);
+    if (model.task === 'classify') await this.runtime.classifier(model, batch);
+    else await this.runtime.detector(model, batch);
     if (images.length > INLINE_IMAGE_LIMIT) {
       const payload: YoloJobPayload = {
         projectId,
@@ -354,6 +355,78 @@ export class AutoAnnotateService {
     return deleted.length;
   }
 
+  /** Images a batch of detections keeps in flight on the batch pool (pipelines run their detect steps at this width). */
+  get batchInFlight(): number {
+    return this.runtime.batchInFlight;
+  }
+
+  /**
+   * A detector on one image for a pipeline step: the same batch inference pool and post-processing as a many-image
+   * auto-annotate run, retried while interactive requests fill the queue.
+   */
+  async detectForPipeline(model: ModelRow, image: ImageToAnnotate, options: { confidence: number; iou: number }): Promise<PlannedAnnotation[]> {
+    return retryOverload(() => this.detect(model, image, options, true));
+  }
+
+  /** SAM with box prompts for a pipeline step: one mask per box (null where the model found nothing). */
+  async segmentBoxesForPipeline(
+    projectId: number,
+    image: ImageToAnnotate,
+    boxes: { x: number; y: number; width: number; height: number }[],
+  ): Promise<({ polygon: [number, number][]; score: number } | null)[]> {
+    const [encoder, decoder] = await Promise.all([this.models.findDefault(projectId, 'sam-encoder'), this.models.findDefault(projectId, 'sam-decoder')]);
+    if (!encoder || !decoder) throw new UnsupportedModelError(`Project ${projectId} has no sam-encoder and sam-decoder models`);
+    const predictor = await this.runtime.sam(encoder, decoder);
+    let embedding = await this.runtime.embeddings.get(sessionId(encoder), image.sha256);
+    if (!embedding) embedding = await retryOverload(async () => predictor.embed(await this.blobs.get(image.blob_key), image.sha256));
+    const out: ({ polygon: [number, number][]; score: number } | null)[] = [];
+    for (const box of boxes) {
+      const mask = await retryOverload(() => predictor.predict(embedding, { points: [], labels: [], box }));
+      out.push(mask.area > 0 && mask.polygons.length > 0 ? { polygon: mask.polygons[0] as [number, number][], score: mask.score } : null);
+    }
+    return out;
+  }
+
+  /**
+   * Writes a pipeline's detections as annotations with `source`, each with a `create` revision naming `userId`, in
+   * one transaction per call; images another user has locked are skipped and reported, missing classes created
+   * when asked. Answers the new annotation ids so the run can record them.
+   */
+  async saveForPipeline(
+    projectId: number,
+    userId: number | null,
+    items: { image_id: number; planned: PlannedAnnotation[] }[],
+    options: { source: string; createMissingClasses: boolean },
+  ): Promise<{ ids: number[]; skipped: number; locked: number[]; classes_created: string[] }> {
+    const classes = await this.classIndex(projectId);
+    const classesCreated: string[] = [];
+    let skipped = 0;
+    const locked: number[] = [];
+    const rows: NewAnnotation[] = [];
+    for (const item of items) {
+      for (const p of item.planned) {
+        let classId = classes.get(key(p.className));
+        if (classId === undefined && options.createMissingClasses) {
+          const ensured = await this.repository.ensureClass(projectId, p.className, paletteColor(classes.size));
+          classes.set(key(p.className), ensured.id);
+          if (ensured.created) classesCreated.push(p.className);
+          classId = ensured.id;
+        }
+        if (classId === undefined) skipped++;
+        else rows.push({ image_id: item.image_id, project_id: projectId, class_id: classId, annotation_type: p.annotation_type, geometry: p.geometry, confidence: p.confidence, source: options.source, status: 'suggested' });
+      }
+    }
+    const ids = await this.repository.transaction(async (tx) => {
+      const blocked = new Set<number>();
+      for (const item of items) {
+        if (await this.teams.locks.blockingHolder(userId ?? 0, item.image_id, tx)) blocked.add(item.image_id);
+      }
+      locked.push(...blocked);
+      return this.insertWithRevisions(rows.filter((r) => !blocked.has(r.image_id)), userId, new Date().toISOString(), tx);
+    });
+    return { ids, skipped, locked, classes_created: classesCreated };
+  }
+
   /** Inserts model output with a `create` revision per annotation (by `userId`), in the caller's transaction. */
   private async insertWithRevisions(rows: NewAnnotation[], userId: number | null, now: string, tx: Executor): Promise<number[]> {
     const ids = await this.repository.insertAnnotations(rows, now, tx);
@@ -413,6 +486,13 @@ export class AutoAnnotateService {
   }
 
   private async detect(model: ModelRow, image: ImageToAnnotate, options: { confidence: number; iou: number }, batch: boolean): Promise<PlannedAnnotation[]> {
+    if (model.task === 'classify') {
+      // A classifier labels the whole image: one `classification` annotation with its top class, when confident enough.
+      const classifier = await this.runtime.classifier(model, batch);
+      const top = await classifier.classify(await this.blobs.get(image.blob_key));
+      if (top.confidence < options.confidence) return [];
+      return [{ className: top.className ?? `class_${top.classId}`, annotation_type: 'classification', geometry: {}, confidence: clamp01(top.confidence) }];
+    }
     const detector = await this.runtime.detector(model, batch);
     const bytes = await this.blobs.get(image.blob_key);
     const result = await detector.detect(bytes, { confidence: options.confidence, iou: options.iou });

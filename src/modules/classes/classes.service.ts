@@ -1,6 +1,6 @@
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
-import type { Db } from '../../db/database.js';
+import type { Transactions } from '../../db/transactions.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
 import type { LockGuard } from '../locks/lock-guard.js';
@@ -27,7 +27,7 @@ export const paletteColor = (index: number): string => CLASS_PALETTE[index % CLA
 
 export class ClassesService {
   constructor(
-    private readonly db: Db,
+    private readonly transactions: Transactions,
     private readonly classes: ClassesRepository,
     private readonly projects: ProjectsRepository,
     private readonly access: ProjectAccess,
@@ -46,7 +46,7 @@ export class ClassesService {
     const name = input.name.trim();
     const color = input.color?.toLowerCase() ?? paletteColor(project.class_count);
     try {
-      const row = await this.db.transaction().execute(async (tx) => {
+      const row = await this.transactions.run(async (tx) => {
         const inserted = await this.classes.insert({ project_id: projectId, name, color, created_at: new Date().toISOString() }, tx);
         await this.projects.bumpCounters(projectId, { class_count: 1 }, tx);
         return inserted;
@@ -92,7 +92,7 @@ export class ClassesService {
       );
     }
     try {
-      const deletedAnnotations = await this.db.transaction().execute(async (tx) => {
+      const deletedAnnotations = await this.transactions.run(async (tx) => {
         if (cascade) {
           await this.teams.locks.assertNoneLocked(caller, { classId }, tx);
           await this.teams.revisions.insertDeletesOfClass(classId, caller.userId, new Date().toISOString(), tx);

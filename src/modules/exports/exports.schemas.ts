@@ -4,7 +4,9 @@ import type { ExportsTable } from '../../db/schema.js';
 import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
 
 /** `coco_zip` (beyond the spec) is COCO with the images: per-split `_annotations.coco.json` beside them, Roboflow-style. */
-export const EXPORT_FORMATS = ['coco', 'coco_zip', 'yolo', 'jsonl', 'csv', 'voc', 'masks', 'folders'] as const;
+export const EXPORT_FORMATS = [
+  'coco', 'coco_zip', 'yolo', 'yolo_ultralytics', 'jsonl', 'csv', 'voc', 'masks', 'folders', 'cvat', 'datumaro', 'labelme', 'createml',
+] as const;
 export type ExportFormatName = (typeof EXPORT_FORMATS)[number];
 
 export const ExportRequest = Type.Object(
@@ -12,7 +14,10 @@ export const ExportRequest = Type.Object(
     format: StringEnum(EXPORT_FORMATS, {
       description: '`coco` (one COCO JSON, each image with its `split`), `coco_zip` (COCO JSON per split with the images), '
         + '`yolo` (zip: data.yaml, images/ and labels/ per split), `jsonl`, `csv`, `voc` (zip of Pascal VOC XML and images), '
-        + '`masks` (zip of PNG class-index masks), `folders` (zip, a folder per class, for classification)',
+        + '`masks` (zip of PNG class-index masks), `folders` (zip, a folder per class, for classification), '
+        + '`yolo_ultralytics` (zip: images/{train,val,test}, labels/…, a data.yaml `yolo train data=data.yaml` reads as is), '
+        + '`cvat` (CVAT for images 1.1 XML + images), `datumaro` (Datumaro JSON + images), `labelme` (LabelMe JSON per image), '
+        + '`createml` (CreateML JSON per split + images)',
     }),
     version_id: Type.Optional(Nullable(Id)),
     include_unannotated: Type.Boolean({ default: true, description: 'Whether images without annotations are exported (default true)' }),

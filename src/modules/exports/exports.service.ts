@@ -7,7 +7,7 @@ import { FormatError } from '../../formats/format-error.js';
 import { WRITERS, type ExportWriter } from '../../formats/writers/index.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
 import type { BlobStore } from '../../storage/blob-store.js';
-import { projectBlobPrefix } from '../projects/projects.service.js';
+import { exportBlobKey } from '../../storage/keys.js';
 import { pagedItems, versionItems } from './export-dataset.js';
 import type { ExportsRepository } from './exports.repository.js';
 import { toExportOut, type ExportFormatName, type ExportOut, type ExportRequest } from './exports.schemas.js';
@@ -57,11 +57,11 @@ export class ExportsService {
   ) {}
 
   async export(caller: Caller, projectId: number, input: ExportRequest): Promise<ExportOut> {
-    const project = await this.access.project(caller, projectId, 'export');
+    const project = await this.access.wholeProject(caller, projectId, 'export');
     const version = input.version_id == null ? null : await this.readyVersion(projectId, input.version_id);
     const writer = WRITERS[input.format];
     const filename = exportFilename(project.name, version?.number ?? null, input.format, writer.extension);
-    const blobKey = `${projectBlobPrefix(projectId)}/exports/${filename}`;
+    const blobKey = exportBlobKey(projectId, filename);
     const annotatedOnly = input.include_unannotated === false;
     const controller = new AbortController();
     const dataset: DatasetToWrite = version
@@ -118,6 +118,7 @@ export class ExportsService {
     // Only names shaped like the ones exportFilename makes reach the database (a NUL byte, say, never does).
     const row = EXPORT_FILENAME.test(filename) ? await this.exports.findByFilename(filename) : undefined;
     await this.access.check(caller, row && { id: row.project_id, owner_id: row.owner_id }, 'project.read', `Export file "${filename}" not found`);
+    await this.access.wholeProject(caller, row!.project_id, 'project.read');
     const found = row!;
     const size = await this.blobs.size(found.blob_key);
     if (size === null) throw new NotFoundError(`Export file "${filename}" not found`);

@@ -1,28 +1,9 @@
 import type { Insertable } from 'kysely';
 import type { Db, Executor, Tx } from '../../db/database.js';
-import { isUniqueViolation } from '../../db/errors.js';
+import { isUniqueViolation, retryOnConflict } from '../../db/errors.js';
 import type { ImagesTable, ReviewState } from '../../db/schema.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import { IMAGE_OUT_COLUMNS, type ImageOutRow, type ImageRow, type Split } from './images.schemas.js';
-
-/** An image with the owner of its project: enough to check access and to validate geometry against its size. */
-export interface ImageWithOwner {
-  id: number;
-  project_id: number;
-  width: number;
-  height: number;
-  owner_id: number;
-}
-
-/** Finds an image with its project's owner in one query (for modules that act on images, such as annotations). */
-export function findImageWithOwner(db: Executor, imageId: number): Promise<ImageWithOwner | undefined> {
-  return db
-    .selectFrom('images')
-    .innerJoin('projects', 'projects.id', 'images.project_id')
-    .select(['images.id', 'images.project_id', 'images.width', 'images.height', 'projects.owner_id'])
-    .where('images.id', '=', imageId)
-    .executeTakeFirst();
-}
 
 /** Another writer stored the same bytes or took the same file name while a transaction ran; nothing was written. */
 export class ImageConflictError extends Error {
@@ -47,6 +28,8 @@ export interface ImagePageQuery {
   annotated?: boolean;
   /** Only images assigned to this user (annotators of assigned-only projects). */
   assigned_to?: number;
+  /** Only these images (e.g. those a quality check flagged). */
+  ids?: number[];
   limit: number;
   offset?: number;
   after?: number;
@@ -144,6 +127,7 @@ export class ImagesRepository {
   private filtered(projectId: number, filters: Omit<ImagePageQuery, 'limit' | 'offset' | 'after'>) {
     let query = this.db.selectFrom('images').where('images.project_id', '=', projectId);
     if (filters.split) query = query.where('images.split', '=', filters.split);
+    if (filters.ids) query = query.where('images.id', 'in', filters.ids.length ? filters.ids : [0]);
     if (filters.review_state) query = query.where('images.review_state', '=', filters.review_state);
     // The image's own annotation counter answers "annotated" without touching the annotations table.
     if (filters.annotated !== undefined) query = query.where('images.annotation_count', filters.annotated ? '>' : '=', 0);
@@ -209,7 +193,16 @@ export class ImagesRepository {
    * transaction. Ids that are not (or no longer) in the project are skipped.
    */
   async deleteCounted(projectId: number, ids: number[]): Promise<{ images: DeletedImage[]; deletedAnnotations: number }> {
-    return this.db.transaction().execute(async (trx) => {
+    const sorted = [...new Set(ids)].sort((a, b) => a - b);
+    // Rolled back by a deadlock or serialization failure (PostgreSQL), it simply runs again.
+    return retryOnConflict(() => this.db.transaction().execute(async (trx) => {
+      // The images are locked first, in id order (an update that changes nothing), like annotation writes lock their
+      // image before the project: concurrent deletes then never wait on each other in a cycle, and no annotation can
+      // be added to or removed from these images between the count below and the delete.
+      if (sorted.length > 0) {
+        await trx.updateTable('images').set((eb) => ({ annotation_count: eb.ref('annotation_count') })).where('project_id', '=', projectId).where('id', 'in', sorted).execute();
+      }
+      ids = sorted;
       const annotated = await trx
         .selectFrom('annotations')
         .select(['image_id', (eb) => eb.fn.countAll<number>().as('n')])
@@ -233,7 +226,7 @@ export class ImagesRepository {
         trx,
       );
       return { images, deletedAnnotations };
-    });
+    }));
   }
 
   /** Whether a row of the project still refers to the blobs of these bytes. */

@@ -29,7 +29,7 @@ export const ImageOut = Type.Object({
 });
 export type ImageOut = Static<typeof ImageOut>;
 
-export const ImageParams = Type.Object({ image_id: Id });
+export { ImageParams } from '../../http/schemas.js';
 export const ImageFileParams = Type.Object({ id: Id, filename: Type.String({ minLength: 1, maxLength: 255 }) });
 
 export const ImageListQuery = Type.Object({
@@ -42,6 +42,10 @@ export const ImageListQuery = Type.Object({
     description: 'Only images with at least one annotation of this class (a class of another project is 404)',
   })),
   annotated: Type.Optional(Type.Boolean({ description: 'true: only images with annotations; false: only images without' })),
+  ids: Type.Optional(Type.String({
+    pattern: '^[0-9]{1,10}(,[0-9]{1,10}){0,999}$',
+    description: 'Only these images: up to 1,000 comma-separated ids (the quality report\'s `image_ids`, a page at a time)',
+  })),
 });
 export type ImageListQuery = Static<typeof ImageListQuery>;
 

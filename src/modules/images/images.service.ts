@@ -1,3 +1,4 @@
+import { BlobClaims, type BlobClaimSession } from '../../storage/blob-claims.js';
 import type { Readable } from 'node:stream';
 import type { Insertable } from 'kysely';
 import type { Caller } from '../../access/caller.js';
@@ -8,7 +9,7 @@ import type { Tx } from '../../db/database.js';
 import type { ImagesTable } from '../../db/schema.js';
 import { identifyImage, ImageRejectedError, probeImage, type ImageRejectionReason } from '../../imaging/image-probe.js';
 import type { BlobStore } from '../../storage/blob-store.js';
-import { projectBlobPrefix } from '../projects/projects.service.js';
+import { imageBlobKey, thumbnailBlobKey } from '../../storage/keys.js';
 import { ImageConflictError, type DeletedImage, type ImagesRepository } from './images.repository.js';
 import {
   toImageOut,
@@ -24,6 +25,7 @@ import {
 import type { AssignmentScope } from '../assignments/assignment-scope.js';
 import type { LockGuard } from '../locks/lock-guard.js';
 import { storedFilenameCandidates } from './stored-filename.js';
+import type { ImageFeatureRecorder, MeasuredFile } from '../quality/image-features.service.js';
 
 /** One file of an upload, read whole, with the hash of its bytes. */
 export interface IncomingFile {
@@ -54,7 +56,7 @@ export interface ImagesServiceOptions {
 type PreparedFile =
   | { originalName: string; outcome: 'rejected'; status: number; detail: string }
   | { originalName: string; outcome: 'duplicate'; image: ImageOutRow }
-  | { originalName: string; outcome: 'stored'; image: Omit<Insertable<ImagesTable>, 'filename' | 'original_name' | 'created_at'> };
+  | { originalName: string; outcome: 'stored'; image: Omit<Insertable<ImagesTable>, 'filename' | 'original_name' | 'created_at'>; measured?: MeasuredFile };
 
 type FileOutcome =
   | { originalName: string; outcome: 'created' | 'duplicate'; image: ImageOutRow }
@@ -76,8 +78,8 @@ const REJECTION_CODE: Record<number, string> = {
   422: 'invalid_image',
 };
 
-export const imageBlobKey = (projectId: number, sha256: string, ext: string) => `${projectBlobPrefix(projectId)}/images/${sha256}.${ext}`;
-export const thumbnailBlobKey = (projectId: number, sha256: string) => `${projectBlobPrefix(projectId)}/thumbs/${sha256}.webp`;
+/** Kept for callers not yet moved to src/storage (the imports service). */
+export { imageBlobKey, thumbnailBlobKey } from '../../storage/keys.js';
 
 const extensionOf = (key: string) => key.slice(key.lastIndexOf('.') + 1);
 const notFound = (imageId: number) => `Image ${imageId} not found`;
@@ -90,7 +92,12 @@ export class ImagesService {
     private readonly options: ImagesServiceOptions,
     /** Locks refuse deletes by others; assigned-only projects bound what annotators see. */
     private readonly teams: { locks: LockGuard; scope: AssignmentScope },
+    /** Quality features measured from the thumbnail while it is in memory (the quality module's cache). */
+    private readonly features?: ImageFeatureRecorder,
   ) {}
+
+  /** Content-addressed files that uploads of this process are writing now (see BlobClaims). */
+  private readonly claims = new BlobClaims();
 
   async list(caller: Caller, projectId: number, query: ImageListQuery): Promise<Page<ImageOut>> {
     const project = await this.access.project(caller, projectId, 'project.read');
@@ -99,7 +106,8 @@ export class ImagesService {
     if (query.class_id !== undefined && !(await this.images.hasClass(projectId, query.class_id))) {
       throw new NotFoundError('Class not found in this project');
     }
-    const filters = { split: query.split, review_state: query.review_state, class_id: query.class_id, annotated: query.annotated, assigned_to: assignedTo };
+    const ids = query.ids?.split(',').map(Number);
+    const filters = { split: query.split, review_state: query.review_state, class_id: query.class_id, annotated: query.annotated, assigned_to: assignedTo, ids };
     const filtered = Object.values(filters).some((value) => value !== undefined);
     const [rows, total] = await Promise.all([
       this.images.listPage(projectId, { ...query, ...filters }, filtered ? undefined : project.image_count),
@@ -117,11 +125,20 @@ export class ImagesService {
    */
   async upload(caller: Caller, projectId: number, files: AsyncIterable<IncomingFile>): Promise<UploadOut> {
     await this.access.project(caller, projectId, 'images.write');
+    const claims = this.claims.session();
+    try {
+      return await this.uploadHolding(projectId, files, claims);
+    } finally {
+      claims.release();
+    }
+  }
+
+  private async uploadHolding(projectId: number, files: AsyncIterable<IncomingFile>, claims: BlobClaimSession): Promise<UploadOut> {
     const tasks: Promise<PreparedFile>[] = [];
     const running = new Set<Promise<void>>();
     try {
       for await (const file of files) {
-        const task = this.prepare(projectId, file);
+        const task = this.prepare(projectId, file, claims);
         tasks.push(task);
         const done: Promise<void> = task.then(
           () => void running.delete(done),
@@ -131,29 +148,30 @@ export class ImagesService {
         while (running.size >= this.options.uploadConcurrency) await Promise.race(running);
       }
     } catch (err) {
-      await this.discard(projectId, await Promise.allSettled(tasks));
+      await this.discard(projectId, await Promise.allSettled(tasks), claims);
       throw err;
     }
     const settled = await Promise.allSettled(tasks);
     const failure = settled.find((s) => s.status === 'rejected');
     if (failure) {
-      await this.discard(projectId, settled);
+      await this.discard(projectId, settled, claims);
       throw failure.reason;
     }
     const prepared = settled.map((s) => (s as PromiseFulfilledResult<PreparedFile>).value);
     if (prepared.length === 0) throw ValidationError.at(['body', 'files'], 'Field required: one or more file parts named "files"', 'missing');
     let outcomes: FileOutcome[];
     try {
-      outcomes = await this.record(projectId, prepared);
+      outcomes = await this.record(projectId, prepared, claims);
     } catch (err) {
-      await this.discard(projectId, settled);
+      await this.discard(projectId, settled, claims);
       throw err;
     }
+    await this.recordFeatures(prepared, outcomes);
     return this.uploadReport(outcomes);
   }
 
   /** Checks, decodes and writes one file's blobs. Refusals are outcomes; anything thrown is unexpected. */
-  private async prepare(projectId: number, file: IncomingFile): Promise<PreparedFile> {
+  private async prepare(projectId: number, file: IncomingFile, claims: BlobClaimSession): Promise<PreparedFile> {
     const { originalName, bytes, sha256 } = file;
     if (file.truncated) {
       const limit = Math.round(this.options.maxUploadBytes / (1024 * 1024));
@@ -165,12 +183,14 @@ export class ImagesService {
       const existing = await this.images.findBySha(projectId, sha256);
       if (existing) return { originalName, outcome: 'duplicate', image: existing };
       const probed = await probeImage(bytes, type, { maxPixels: this.options.maxImagePixels });
+      const measured = await this.features?.measure(bytes, type.mime, probed.thumbnail);
       const blobKey = imageBlobKey(projectId, sha256, type.ext);
       const thumbnailKey = thumbnailBlobKey(projectId, sha256);
+      claims.hold([blobKey, thumbnailKey]);
       const written = await Promise.allSettled([this.blobs.put(blobKey, bytes), this.blobs.put(thumbnailKey, probed.thumbnail)]);
       const writeFailure = written.find((w) => w.status === 'rejected');
       if (writeFailure) {
-        await this.deleteBlobsUnlessUsed(projectId, sha256, [blobKey, thumbnailKey]);
+        await this.deleteBlobsUnlessUsed(projectId, sha256, [blobKey, thumbnailKey], claims);
         throw writeFailure.reason;
       }
       return {
@@ -187,6 +207,7 @@ export class ImagesService {
           blob_key: blobKey,
           thumbnail_key: thumbnailKey,
         },
+        measured,
       };
     } catch (err) {
       if (err instanceof ImageRejectedError) return { originalName, outcome: 'rejected', status: REJECTION_STATUS[err.reason], detail: err.message };
@@ -194,13 +215,24 @@ export class ImagesService {
     }
   }
 
+  /** Caches the features of the images this upload created; a failure only leaves them to be measured later. */
+  private async recordFeatures(prepared: PreparedFile[], outcomes: FileOutcome[]): Promise<void> {
+    if (!this.features) return;
+    const measured = new Map(prepared.flatMap((p) => (p.outcome === 'stored' && p.measured ? [[p.image.sha256, p.measured] as const] : [])));
+    const created = outcomes.flatMap((o) => {
+      const m = o.outcome === 'created' ? measured.get(o.image.sha256) : undefined;
+      return m && o.outcome === 'created' ? [{ id: o.image.id, sha256: o.image.sha256, measured: m }] : [];
+    });
+    await this.features.record(created).catch(() => undefined);
+  }
+
   /** Records the stored files in one transaction, retried when a concurrent request took the same bytes or names. */
-  private async record(projectId: number, prepared: PreparedFile[]): Promise<FileOutcome[]> {
+  private async record(projectId: number, prepared: PreparedFile[], claims: BlobClaimSession): Promise<FileOutcome[]> {
     for (let attempt = 1; ; attempt++) {
       try {
         const { outcomes, orphans } = await this.images.transaction((trx) => this.insertStored(projectId, prepared, trx));
         // Blobs of files that found no free name are removed only once the transaction is final.
-        await Promise.all(orphans.map((o) => this.deleteBlobsUnlessUsed(projectId, o.sha256, [o.blob_key, o.thumbnail_key])));
+        await Promise.all(orphans.map((o) => this.deleteBlobsUnlessUsed(projectId, o.sha256, [o.blob_key, o.thumbnail_key], claims)));
         return outcomes;
       } catch (err) {
         if (!(err instanceof ImageConflictError) || attempt === COMMIT_ATTEMPTS) throw err;
@@ -279,12 +311,12 @@ export class ImagesService {
   }
 
   /** Removes the blobs a failed upload request wrote (unless some row refers to the same bytes). */
-  private async discard(projectId: number, settled: PromiseSettledResult<PreparedFile>[]): Promise<void> {
+  private async discard(projectId: number, settled: PromiseSettledResult<PreparedFile>[], claims: BlobClaimSession): Promise<void> {
     const stored = new Map<string, string[]>();
     for (const s of settled) {
       if (s.status === 'fulfilled' && s.value.outcome === 'stored') stored.set(s.value.image.sha256, [s.value.image.blob_key, s.value.image.thumbnail_key]);
     }
-    await Promise.all([...stored].map(([sha256, keys]) => this.deleteBlobsUnlessUsed(projectId, sha256, keys)));
+    await Promise.all([...stored].map(([sha256, keys]) => this.deleteBlobsUnlessUsed(projectId, sha256, keys, claims)));
   }
 
   async get(caller: Caller, imageId: number): Promise<ImageOut> {
@@ -347,9 +379,11 @@ export class ImagesService {
 
   /** The original bytes of an image, found by its stored name inside the project (the name never reaches storage). */
   async file(caller: Caller, projectId: number, filename: string): Promise<StoredFile> {
-    await this.access.project(caller, projectId, 'project.read');
+    const project = await this.access.project(caller, projectId, 'project.read');
     const image = await this.images.findByFilename(projectId, filename);
     if (!image) throw new NotFoundError(`Image file "${filename}" not found in project ${projectId}`);
+    const role = (await this.access.roleOf(caller, project))!;
+    await this.teams.scope.assertImage(caller, project, role, image.id, `Image file "${filename}" not found in project ${projectId}`);
     return {
       filename: image.filename,
       mimeType: image.mime_type,
@@ -382,9 +416,12 @@ export class ImagesService {
     await Promise.all(images.map((i) => this.deleteBlobsUnlessUsed(i.project_id, i.sha256, [i.blob_key, i.thumbnail_key])));
   }
 
-  /** Blobs are keyed by content, so they are removed only when no row of the project refers to those bytes. */
-  private async deleteBlobsUnlessUsed(projectId: number, sha256: string, keys: string[]): Promise<void> {
+  /**
+   * Blobs are keyed by content, so they are removed only when no row of the project refers to those bytes and no
+   * other request of this process is writing them (its row may be about to commit).
+   */
+  private async deleteBlobsUnlessUsed(projectId: number, sha256: string, keys: string[], claims?: BlobClaimSession): Promise<void> {
     if (await this.images.shaInUse(projectId, sha256)) return;
-    await Promise.all(keys.map((key) => this.blobs.delete(key)));
+    await Promise.all(keys.filter((key) => !this.claims.anyHeld(key, claims)).map((key) => this.blobs.delete(key)));
   }
 }

@@ -5,6 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
 import { READABLE_FORMATS } from '../../formats/readers/index.js';
 import { ValidationError } from '../../http/errors.js';
+import { textProblem } from '../../http/input-guard.js';
 import { FORM_LIMITS, isMultipart, readMultipartRequest } from '../../http/multipart-request.js';
 import { PROJECT_TYPES } from '../projects/projects.schemas.js';
 import type { ImportOptions } from './imports.schemas.js';
@@ -54,7 +55,9 @@ function parseFields(fields: Record<string, string>): ImportOptions {
   const issues: { loc: string[]; msg: string; type: string }[] = [];
   if (fields.name !== undefined) {
     const name = fields.name.trim();
+    const problem = textProblem(name, true);
     if (!name || name.length > 200) issues.push({ loc: ['body', 'name'], msg: 'must be 1 to 200 characters, not only spaces', type: 'value_error' });
+    else if (problem) issues.push({ loc: ['body', 'name'], msg: problem, type: 'value_error' });
     else options.name = name;
   }
   if (fields.project_type !== undefined && fields.project_type !== '') {

@@ -55,11 +55,48 @@ export class ImportsRepository {
     });
   }
 
-  /** Sets the counters once at the end (nothing else writes to a project that is still being imported). */
-  async setCounters(projectId: number, counts: Record<'image_count' | 'annotated_image_count' | 'annotation_count' | 'class_count', number>): Promise<ProjectRow> {
+  /** Images in one transaction; their ids by stored filename. */
+  async insertImages(images: NewImage[]): Promise<Map<string, number>> {
+    const ids = new Map<string, number>();
+    if (images.length === 0) return ids;
+    await this.db.transaction().execute(async (trx) => {
+      for (const chunk of chunks(images, ROWS_PER_INSERT)) {
+        const rows = await trx.insertInto('images').values(chunk).returning(['id', 'filename']).execute();
+        for (const row of rows) ids.set(row.filename, row.id);
+      }
+    });
+    return ids;
+  }
+
+  /** Annotations whose images are stored, in one transaction. */
+  async insertAnnotations(rows: Insertable<AnnotationsTable>[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.db.transaction().execute(async (trx) => {
+      for (const chunk of chunks(rows, ROWS_PER_INSERT)) await trx.insertInto('annotations').values(chunk).execute();
+    });
+  }
+
+  /** Per-image annotation counts, in one transaction. */
+  async setImageCounts(counts: [imageId: number, annotations: number][]): Promise<void> {
+    if (counts.length === 0) return;
+    await this.db.transaction().execute(async (trx) => {
+      for (const [id, count] of counts) await trx.updateTable('images').set({ annotation_count: count }).where('id', '=', id).execute();
+    });
+  }
+
+  /** The importer is alive: an importing project whose `updated_at` stops moving is removed by the recovery. */
+  async heartbeat(projectId: number): Promise<void> {
+    await this.db.updateTable('projects').set({ updated_at: new Date().toISOString() }).where('id', '=', projectId).where('status', '=', 'importing').execute();
+  }
+
+  /**
+   * Makes the project visible with its counters, in one statement: nothing else writes to a project that is still
+   * being imported (it is hidden), so the counters are those of the rows written.
+   */
+  async publish(projectId: number, counts: Record<'image_count' | 'annotated_image_count' | 'annotation_count' | 'class_count', number>): Promise<ProjectRow> {
     return this.db
       .updateTable('projects')
-      .set({ ...counts, updated_at: new Date().toISOString() })
+      .set({ ...counts, status: 'ready', updated_at: new Date().toISOString() })
       .where('id', '=', projectId)
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -67,5 +104,11 @@ export class ImportsRepository {
 
   async deleteProject(projectId: number): Promise<void> {
     await this.db.deleteFrom('projects').where('id', '=', projectId).execute();
+  }
+
+  /** Importing projects whose importer last wrote before `before` (it was killed, or its process is gone). */
+  async abandonedImports(before: string): Promise<number[]> {
+    const rows = await this.db.selectFrom('projects').select('id').where('status', '=', 'importing').where('updated_at', '<', before).execute();
+    return rows.map((row) => row.id);
   }
 }

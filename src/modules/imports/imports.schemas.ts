@@ -1,11 +1,12 @@
 import { Type, type Static } from 'typebox';
-import { READABLE_FORMATS } from '../../formats/readers/index.js';
+import { FORMAT_DESCRIPTIONS, READABLE_FORMATS } from '../../formats/readers/index.js';
 import { StringEnum, ValidationErrorOut } from '../../http/schemas.js';
 import { ProjectType } from '../projects/projects.schemas.js';
 
 export const ImportFormat = StringEnum(READABLE_FORMATS, {
-  description: 'The archive\'s layout: `coco`, `yolo`, `voc`, `folders` (a folder per class) or `masks` (PNG class-index '
-    + 'masks); detected from the files when absent',
+  description: 'The archive\'s layout, forcing that reader. When absent it is decided from the annotation files\' content; '
+    + 'several matching layouts or none answer 422 naming the files found and the values that apply. '
+    + READABLE_FORMATS.map((f) => `\`${f}\`: ${FORMAT_DESCRIPTIONS[f]}`).join('; '),
 });
 
 const ProjectName = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });

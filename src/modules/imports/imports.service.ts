@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
-import { mkdir, realpath } from 'node:fs/promises';
-import { basename, isAbsolute, relative, resolve } from 'node:path';
+import { mkdir, realpath, utimes } from 'node:fs/promises';
+import { setImmediate } from 'node:timers/promises';
+import type { Insertable } from 'kysely';
+import type { AnnotationsTable } from '../../db/schema.js';
+import { basename, dirname, isAbsolute, relative, resolve } from 'node:path';
 import type { Caller } from '../../access/caller.js';
 import type { Annotation, DatasetItem, DatasetSource } from '../../formats/dataset.js';
 import { readImage, stemOf } from '../../formats/dataset.js';
@@ -28,14 +31,22 @@ export interface ImportsServiceOptions {
   readonly maxImageBytes: number;
   /** Images read, hashed and decoded at the same time. */
   readonly concurrency: number;
+  /** Annotations one import may carry. */
+  readonly maxAnnotations: number;
+  /** Entries one archive may have, and images one dataset may list. */
+  readonly maxEntries: number;
+  /** An importing project not written to for this long is abandoned (its importer was killed). */
+  readonly staleSeconds: number;
 }
 
 /** Images written per transaction. */
 const BATCH_IMAGES = 200;
+/** Annotations written per transaction; the event loop gets a turn between two. */
+const BATCH_ANNOTATIONS = 500;
 
 /** An image checked, decoded and stored, waiting for its rows. */
-interface PreparedImage {
-  item: DatasetItem;
+interface PreparedImage<T extends DatasetItem = DatasetItem> {
+  item: T;
   sha256: string;
   probed: ProbedImage;
   sizeBytes: number;
@@ -52,9 +63,15 @@ interface ImportCounts {
 
 /**
  * Creates a project from a dataset archive or folder. Imports run inline (the spec answers 201 with the project): the
- * images are read from disk a few at a time, so memory stays flat, and decoding runs on libuv's pool, so the event
- * loop keeps serving. All or nothing: on any failure the project row is deleted (its classes, images and annotations
- * go by cascade) and its blob prefix removed.
+ * images are read from disk a few at a time, labels are streamed (COCO files are never parsed whole), rows are
+ * written in short transactions with a turn of the event loop between two, and decoding runs on libuv's pool, so
+ * memory stays flat and other requests keep being served. Limits on entries and annotations refuse an archive
+ * (413) before anything is stored.
+ *
+ * All or nothing, even across a kill -9: the project is created `importing` (hidden from every reader) and becomes
+ * `ready` with its counters in one statement at the end. On failure the row is deleted (its classes, images and
+ * annotations go by cascade) and its blob prefix removed; after a crash, `recoverAbandoned` does the same at the next
+ * start for every importing project whose importer stopped writing.
  */
 export class ImportsService {
   constructor(
@@ -67,11 +84,23 @@ export class ImportsService {
   async importArchive(caller: Caller, upload: UploadedArchive): Promise<ProjectOut> {
     try {
       await mkdir(this.options.workDir, { recursive: true });
-      const source = await readDatasetZip(upload.path, { format: upload.options.format, workDir: this.options.workDir }).catch(mapFormatError);
+      const source = await readDatasetZip(upload.path, {
+        format: upload.options.format,
+        workDir: this.options.workDir,
+        limits: { maxEntries: this.options.maxEntries, entriesSetting: 'MAX_IMPORT_ENTRIES' },
+        datasetLimits: this.datasetLimits(),
+      }).catch((error) => mapFormatError(error, this.options.workDir));
+      // The start-up sweep of another process removes temporary folders not written for a while: keep these fresh.
+      const touch = setInterval(() => {
+        const now = new Date();
+        for (const dir of [source.dir, dirname(upload.path)]) void utimes(dir, now, now).catch(() => undefined);
+      }, (this.options.staleSeconds * 1000) / 4);
+      touch.unref();
       try {
         const fallbackName = stemOf(basename(upload.originalName.replace(/\\/g, '/'))).trim() || 'Imported dataset';
-        return await this.importDataset(caller, source, upload.options, fallbackName, null);
+        return await this.importDataset(caller, source, upload.options, fallbackName, null).catch((error) => mapFormatError(error, source.dir));
       } finally {
+        clearInterval(touch);
         await source.cleanup();
       }
     } finally {
@@ -81,8 +110,27 @@ export class ImportsService {
 
   async importFolder(caller: Caller, input: ImportFolderRequest): Promise<ProjectOut> {
     const { root, folder } = await this.folderInsideRoot(input.path);
-    const source = await readDataset(folder, input.format).catch(mapFormatError);
-    return this.importDataset(caller, source, input, basename(folder) || 'Imported dataset', root);
+    const source = await readDataset(folder, input.format, this.datasetLimits()).catch((error) => mapFormatError(error, folder));
+    return this.importDataset(caller, source, input, basename(folder) || 'Imported dataset', root).catch((error) => mapFormatError(error, folder));
+  }
+
+  /**
+   * Removes the projects of imports that will never finish (their process was killed): importing projects not written
+   * to for `staleSeconds`, with their files. Idempotent; safe while other processes import (their projects are fresh).
+   */
+  async recoverAbandoned(): Promise<number[]> {
+    const before = new Date(Date.now() - this.options.staleSeconds * 1000).toISOString();
+    const abandoned = await this.imports.abandonedImports(before);
+    for (const id of abandoned) {
+      await this.imports.deleteProject(id);
+      await this.blobs.deletePrefix(projectBlobPrefix(id));
+    }
+    if (abandoned.length > 0) this.log.info({ projectIds: abandoned }, 'abandoned imports removed');
+    return abandoned;
+  }
+
+  private datasetLimits() {
+    return { maxAnnotations: this.options.maxAnnotations, maxImages: this.options.maxEntries };
   }
 
   /**
@@ -128,10 +176,14 @@ export class ImportsService {
       location: '',
       created_at: now,
       updated_at: now,
+      status: 'importing',
     });
+    // Writes move `updated_at` too, but a slow image or a long scan may leave gaps: a beat keeps the project fresh.
+    const beat = setInterval(() => void this.imports.heartbeat(project.id).catch(() => undefined), (this.options.staleSeconds * 1000) / 4);
+    beat.unref();
     try {
       const counts = await this.fill(project.id, source, root);
-      const row = await this.imports.setCounters(project.id, {
+      const row = await this.imports.publish(project.id, {
         image_count: counts.image_count,
         annotated_image_count: counts.annotated_image_count,
         annotation_count: counts.annotation_count,
@@ -144,13 +196,20 @@ export class ImportsService {
       );
       return toProjectOut(row);
     } catch (error) {
+      clearInterval(beat);
       await this.imports.deleteProject(project.id);
       await this.blobs.deletePrefix(projectBlobPrefix(project.id));
-      mapFormatError(error);
+      throw error;
+    } finally {
+      clearInterval(beat);
     }
   }
 
-  /** Classes, then images in dataset order (a few prepared at once), written in batches. */
+  /**
+   * Classes, then images in dataset order (a few prepared at once), written in batches. Labels come with their images,
+   * or (COCO) apart: then the images are stored first and the labels streamed after them, so that neither the
+   * archive's labels nor its images' rows are ever all in memory.
+   */
   private async fill(projectId: number, source: DatasetSource, root: string | null): Promise<ImportCounts> {
     const counts: ImportCounts = { image_count: 0, annotated_image_count: 0, annotation_count: 0, class_count: 0, skippedDuplicates: 0, droppedAnnotations: 0 };
     const classIds = new Map<string, number>();
@@ -164,18 +223,51 @@ export class ImportsService {
       return id;
     };
     for (const name of source.classes) await classId(name);
+    const annotationRow = async (annotation: Annotation, size: { width: number; height: number }, createdAt: string): Promise<NewAnnotation | null> => {
+      const geometry = storedGeometry(annotation, size);
+      if (geometry === null) {
+        counts.droppedAnnotations++;
+        return null;
+      }
+      if (counts.annotation_count >= this.options.maxAnnotations) {
+        throw new PayloadTooLargeError(`The dataset has more than ${this.options.maxAnnotations} annotations (MAX_IMPORT_ANNOTATIONS)`);
+      }
+      counts.annotation_count++;
+      return {
+        project_id: projectId,
+        class_id: await classId(annotation.className),
+        annotation_type: annotation.type,
+        geometry: JSON.stringify(geometry),
+        confidence: null,
+        source: 'import',
+        created_at: createdAt,
+        updated_at: createdAt,
+      };
+    };
 
+    const apart = source.labelsApart?.();
+    /** Where the labels of an item stored apart go: its image's id and size (absent for skipped duplicates). */
+    const targets = new Map<string, { id: number; width: number; height: number }>();
     const seen = new Set<string>();
     const taken = new Set<string>();
     let images: NewImage[] = [];
+    let keys: (string | undefined)[] = [];
     let annotations = new Map<string, NewAnnotation[]>();
     const flush = async () => {
-      await this.imports.insertBatch(images, annotations);
+      if (apart) {
+        const ids = await this.imports.insertImages(images);
+        images.forEach((image, i) => targets.set(keys[i]!, { id: ids.get(image.filename)!, width: image.width, height: image.height }));
+      } else {
+        await this.imports.insertBatch(images, annotations);
+      }
       images = [];
+      keys = [];
       annotations = new Map();
+      await setImmediate();
     };
 
-    for await (const prepared of this.prepareAll(projectId, source, root)) {
+    const items: AsyncIterable<DatasetItem & { key?: string }> = apart ? apart.items() : source.items();
+    for await (const prepared of this.prepareAll(projectId, items, root)) {
       const { item, sha256, probed, sizeBytes } = prepared;
       // Byte-identical copies (some exports carry them) are one image; the first one's split and labels are kept.
       if (seen.has(sha256)) {
@@ -183,27 +275,17 @@ export class ImportsService {
         continue;
       }
       seen.add(sha256);
+      if (counts.image_count >= this.options.maxEntries) {
+        throw new PayloadTooLargeError(`The dataset has more than ${this.options.maxEntries} images (MAX_IMPORT_ENTRIES)`);
+      }
       const filename = storedFilenameCandidates(item.fileName, probed.type.ext, sha256).find((name) => !taken.has(name))!;
       taken.add(filename);
       const size = { width: probed.width, height: probed.height };
       const rows: NewAnnotation[] = [];
       const createdAt = new Date().toISOString();
       for (const annotation of item.annotations) {
-        const geometry = storedGeometry(annotation, size);
-        if (geometry === null) {
-          counts.droppedAnnotations++;
-          continue;
-        }
-        rows.push({
-          project_id: projectId,
-          class_id: await classId(annotation.className),
-          annotation_type: annotation.type,
-          geometry: JSON.stringify(geometry),
-          confidence: null,
-          source: 'import',
-          created_at: createdAt,
-          updated_at: createdAt,
-        });
+        const row = await annotationRow(annotation, size, createdAt);
+        if (row) rows.push(row);
       }
       images.push({
         project_id: projectId,
@@ -220,25 +302,59 @@ export class ImportsService {
         annotation_count: rows.length,
         created_at: createdAt,
       });
+      keys.push(item.key);
       if (rows.length > 0) annotations.set(filename, rows);
       counts.image_count++;
-      counts.annotation_count += rows.length;
       if (rows.length > 0) counts.annotated_image_count++;
       if (images.length >= BATCH_IMAGES) await flush();
     }
     await flush();
     if (counts.image_count === 0) throw new HttpError(422, 'invalid_dataset', 'The dataset contains no images');
+    if (apart) await this.fillLabelsApart(apart.annotations(), targets, annotationRow, counts);
     return counts;
+  }
+
+  /** Streams labels kept apart from their images into rows, a batch per transaction, then sets the images' counts. */
+  private async fillLabelsApart(
+    labels: AsyncIterable<{ itemKey: string; annotation: Annotation }>,
+    targets: Map<string, { id: number; width: number; height: number }>,
+    annotationRow: (annotation: Annotation, size: { width: number; height: number }, createdAt: string) => Promise<NewAnnotation | null>,
+    counts: ImportCounts,
+  ): Promise<void> {
+    const perImage = new Map<number, number>();
+    let rows: Insertable<AnnotationsTable>[] = [];
+    const createdAt = new Date().toISOString();
+    for await (const { itemKey, annotation } of labels) {
+      const target = targets.get(itemKey);
+      // The labels of a skipped byte-identical copy go with it.
+      if (!target) continue;
+      const row = await annotationRow(annotation, target, createdAt);
+      if (!row) continue;
+      rows.push({ ...row, image_id: target.id });
+      perImage.set(target.id, (perImage.get(target.id) ?? 0) + 1);
+      if (rows.length >= BATCH_ANNOTATIONS) {
+        await this.imports.insertAnnotations(rows);
+        rows = [];
+        await setImmediate();
+      }
+    }
+    await this.imports.insertAnnotations(rows);
+    const perImageCounts = [...perImage];
+    for (let i = 0; i < perImageCounts.length; i += BATCH_IMAGES) {
+      await this.imports.setImageCounts(perImageCounts.slice(i, i + BATCH_IMAGES));
+      await setImmediate();
+    }
+    counts.annotated_image_count = perImage.size;
   }
 
   /**
    * Reads, checks and stores the images with up to `concurrency` in flight, yielding them in dataset order. When one
    * fails, the others in flight are awaited before the error surfaces, so no blob is written after the clean-up.
    */
-  private async *prepareAll(projectId: number, source: DatasetSource, root: string | null): AsyncGenerator<PreparedImage> {
-    const window: Promise<PreparedImage>[] = [];
+  private async *prepareAll<T extends DatasetItem>(projectId: number, items: AsyncIterable<T>, root: string | null): AsyncGenerator<PreparedImage<T>> {
+    const window: Promise<PreparedImage<T>>[] = [];
     try {
-      for await (const item of source.items()) {
+      for await (const item of items) {
         const prepared = this.prepare(projectId, item, root);
         // It may fail while an earlier one is awaited; marked handled here, its error still surfaces when awaited.
         prepared.catch(() => undefined);
@@ -252,7 +368,7 @@ export class ImportsService {
   }
 
   /** The same checks as an upload (magic number, size, pixel limit, decodable), then the blobs (keyed by content). */
-  private async prepare(projectId: number, item: DatasetItem, root: string | null): Promise<PreparedImage> {
+  private async prepare<T extends DatasetItem>(projectId: number, item: T, root: string | null): Promise<PreparedImage<T>> {
     if (root && 'path' in item.source && !isInside(root, await realpath(item.source.path))) {
       throw new ForbiddenError(`Image ${item.fileName} links outside the import root`);
     }
@@ -296,11 +412,19 @@ function storedGeometry(annotation: Annotation, size: { width: number; height: n
   }
 }
 
-/** A dataset that cannot be read: too large an archive is 413, anything else (layout, labels, unsafe entries) 422. */
-function mapFormatError(error: unknown): never {
+/**
+ * A dataset that cannot be read: too large an archive is 413, anything else (layout, labels, unsafe entries) 422.
+ * Messages name files by their path in the dataset: the server's folder they were extracted to (`dir`) is cut out.
+ */
+function mapFormatError(error: unknown, dir: string | null): never {
+  // Readers name files by their last folders at most; the extraction folder's own name goes too.
+  const scrub = (message: string) => (dir ? message.split(`${dir}/`).join('').split(dir).join('.').split(`${basename(dir)}/`).join('') : message);
   if (error instanceof FormatError) {
-    if (error.code === 'archive_too_large') throw new PayloadTooLargeError(error.message);
-    throw new HttpError(422, error.code, error.message);
+    if (error.code === 'archive_too_large') throw new PayloadTooLargeError(scrub(error.message));
+    throw new HttpError(422, error.code, scrub(error.message));
+  }
+  if (error instanceof HttpError && dir && error.message.includes(dir)) {
+    (error as { message: string }).message = scrub(error.message);
   }
   throw error;
 }

@@ -15,7 +15,14 @@ export function registerImportsModule(app: FastifyInstance, deps: ModuleDeps): I
     maxImageBytes: deps.config.maxUploadBytes,
     // A deeper window than uploads use: results are taken in dataset order, so one slow image must not idle the cores.
     concurrency: Math.max(4, availableParallelism()),
+    maxAnnotations: deps.config.maxImportAnnotations,
+    maxEntries: deps.config.maxImportEntries,
+    staleSeconds: deps.config.importStaleSeconds,
   }, app.log);
   importsRoutes(app, service, { workDir, maxArchiveBytes: deps.config.maxImportBytes });
+  // Imports killed with their process are removed before this one serves (those of live processes are fresh).
+  app.addHook('onReady', async () => {
+    await service.recoverAbandoned();
+  });
   return service;
 }

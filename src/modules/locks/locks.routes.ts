@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { callerOf } from '../../http/authenticate.js';
 import { errors } from '../../http/schemas.js';
-import { ImageParams } from '../images/images.schemas.js';
+import { ImageParams } from '../../http/schemas.js';
 import type { LocksService } from './locks.service.js';
 import { LockOrNull, LockOut, LockReleaseQuery } from './locks.schemas.js';
 

@@ -1,10 +1,9 @@
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
 import type { Permission } from '../../access/roles.js';
-import type { Db } from '../../db/database.js';
 import { ConflictError } from '../../http/errors.js';
 import type { AssignmentScope } from '../assignments/assignment-scope.js';
-import { findImageWithOwner } from '../images/images.repository.js';
+import type { ImageLookup } from '../../access/image-lookup.repository.js';
 import type { LocksRepository } from './locks.repository.js';
 import type { LockOut } from './locks.schemas.js';
 
@@ -13,11 +12,11 @@ export const LOCK_TTL_MS = 60_000;
 
 export class LocksService {
   constructor(
-    private readonly db: Db,
     private readonly locks: LocksRepository,
     private readonly access: ProjectAccess,
     /** An image outside an annotator's assignments (assigned-only projects) is not found for them. */
     private readonly scope: AssignmentScope,
+    private readonly images: ImageLookup,
   ) {}
 
   /** The current lock, or null when there is none or it has expired. */
@@ -54,7 +53,7 @@ export class LocksService {
   }
 
   private async image(caller: Caller, imageId: number, permission: Permission) {
-    const image = await findImageWithOwner(this.db, imageId);
+    const image = await this.images.findWithOwner(imageId);
     const project = image && { id: image.project_id, owner_id: image.owner_id };
     const role = await this.access.check(caller, project, permission, `Image ${imageId} not found`);
     await this.scope.assertImage(caller, project!, role, imageId, `Image ${imageId} not found`);

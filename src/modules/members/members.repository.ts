@@ -18,6 +18,19 @@ export class MembersRepository {
     return this.db.selectFrom('users').select(['id', 'email', 'display_name']).where('email', '=', email).executeTakeFirst();
   }
 
+  /** Owners and admins of an organization: each is an admin of the organization's projects. */
+  async orgAdmins(orgId: number): Promise<MemberOut[]> {
+    const rows = await this.db
+      .selectFrom('org_members')
+      .innerJoin('users', 'users.id', 'org_members.user_id')
+      .select(['users.id as user_id', 'users.email', 'users.display_name', 'org_members.created_at'])
+      .where('org_members.org_id', '=', orgId)
+      .where('org_members.role', 'in', ['owner', 'admin'])
+      .orderBy('users.id')
+      .execute();
+    return rows.map((row) => ({ ...row, role: 'admin' as const, source: 'organization' as const, org_id: orgId }));
+  }
+
   /** The project's members with their accounts, in the order they joined. */
   async list(projectId: number): Promise<MemberOut[]> {
     return this.db

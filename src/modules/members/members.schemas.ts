@@ -32,6 +32,12 @@ export const MemberOut = Type.Object({
   display_name: Type.String(),
   role: StringEnum(PROJECT_ROLES),
   created_at: Timestamp,
+  source: Type.Optional(
+    StringEnum(['owner', 'member', 'organization'] as const, {
+      description: 'Where the access comes from: the project\'s creator, a membership, or the role of an owner/admin of the project\'s organization (listed with `org_id`; removed by moving the project out of it)',
+    }),
+  ),
+  org_id: Type.Optional(Type.Integer()),
 });
 export type MemberOut = Static<typeof MemberOut>;
 

@@ -23,12 +23,22 @@ export class MembersService {
     return { role, permissions: [...(ROLE_CATALOG.find((r) => r.name === role)?.permissions ?? [])] };
   }
 
-  /** The owner first, then the members in the order they joined. Anyone who sees the project sees who works on it. */
+  /**
+   * The owner first, then the members in the order they joined, then the admins through the project's organization.
+   * Anyone who sees the project sees who works on it.
+   */
   async list(caller: Caller, projectId: number): Promise<MemberOut[]> {
     const project = await this.access.project(caller, projectId, 'project.read');
     const owner = await this.members.findUserById(project.owner_id);
-    const members = await this.members.list(projectId);
-    return [...(owner ? [{ user_id: owner.id, email: owner.email, display_name: owner.display_name, role: 'owner' as const, created_at: project.created_at }] : []), ...members];
+    const members = (await this.members.list(projectId)).map((m) => ({ ...m, source: 'member' as const }));
+    // Admins through the project's organization are listed too, with that source: access nobody can see is access
+    // nobody revokes. One who is also a member appears twice (both grants exist; the stronger one applies).
+    const derived = project.org_id === null ? [] : (await this.members.orgAdmins(project.org_id)).filter((m) => m.user_id !== project.owner_id);
+    return [
+      ...(owner ? [{ user_id: owner.id, email: owner.email, display_name: owner.display_name, role: 'owner' as const, created_at: project.created_at, source: 'owner' as const }] : []),
+      ...members,
+      ...derived,
+    ];
   }
 
   async add(caller: Caller, projectId: number, input: MemberCreate): Promise<MemberOut> {

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
+import { ImageClassifier } from '../../inference/classifier.js';
 import { EmbeddingCache } from '../../inference/embedding-cache.js';
 import { UnsupportedModelError } from '../../inference/errors.js';
 import { SamPredictor } from '../../inference/sam.js';
@@ -26,6 +27,7 @@ export class ModelRuntime {
   readonly embeddings: EmbeddingCache;
   private readonly detectors = new Map<string, Promise<YoloDetector>>();
   private readonly predictors = new Map<string, Promise<SamPredictor>>();
+  private readonly classifiers = new Map<string, Promise<ImageClassifier>>();
 
   constructor(
     private readonly blobs: BlobStore,
@@ -64,6 +66,21 @@ export class ModelRuntime {
     return detector;
   }
 
+  /** A loaded image classifier (task `classify`), in the pool for single images or (`batch`) the one for many. */
+  classifier(model: ModelRow, batch = false): Promise<ImageClassifier> {
+    assertRunnable(model);
+    const key = `${sessionId(model)}:${batch ? 'batch' : 'single'}:${model.class_names}`;
+    let classifier = this.classifiers.get(key);
+    if (!classifier) {
+      const names = JSON.parse(model.class_names) as string[];
+      const pool = batch ? this.batchPool : this.pool;
+      classifier = this.source(model).then((source) => ImageClassifier.load(pool, sessionId(model), source, names.length > 0 ? names : undefined));
+      classifier.catch(() => this.classifiers.delete(key));
+      this.classifiers.set(key, classifier);
+    }
+    return classifier;
+  }
+
   sam(encoder: ModelRow, decoder: ModelRow): Promise<SamPredictor> {
     assertRunnable(encoder);
     assertRunnable(decoder);
@@ -88,6 +105,7 @@ export class ModelRuntime {
   async forget(model: ModelRow): Promise<void> {
     const id = sessionId(model);
     for (const key of [...this.detectors.keys()]) if (key.startsWith(`${id}:`)) this.detectors.delete(key);
+    for (const key of [...this.classifiers.keys()]) if (key.startsWith(`${id}:`)) this.classifiers.delete(key);
     for (const key of [...this.predictors.keys()]) if (key.includes(model.sha256)) this.predictors.delete(key);
     await Promise.all([this.pool.unload(id), this.batchPool.unload(id)]);
     await this.embeddings.forgetModel(id);

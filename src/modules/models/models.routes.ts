@@ -59,15 +59,14 @@ export function modelsRoutes(server: FastifyInstance, models: ModelsService, max
   app.get('/api/models/runs', {
     schema: {
       tags,
-      summary: 'Weights of training runs found under RUNS_ROOT',
-      description: 'Ultralytics-style `<task>/<run>/weights/{best,last}.{pt,onnx}`, directly under RUNS_ROOT or its `runs/` folder. '
-        + '403 when RUNS_ROOT is not set. Register one with `POST /api/projects/{id}/models {"run_weights": path}`.',
+      summary: 'Weights of training runs: Ultralytics run folders under RUNS_ROOT and Versa\'s own training runs',
+      description: 'Ultralytics-style `<task>/<run>/weights/{best,last}.{pt,onnx}`, directly under RUNS_ROOT or its `runs/` folder, '
+        + 'with the last epoch\'s metrics from the run\'s results.csv; and Versa\'s training runs of projects you can read (`source: versa`, '
+        + 'already registered as `model_id`). 403 when RUNS_ROOT is not set. Register a RUNS_ROOT one with '
+        + '`POST /api/projects/{id}/models {"run_weights": path}`.',
       response: { 200: Type.Array(RunWeightsOut), ...errors(401, 403) },
     },
-  }, async (request) => {
-    callerOf(request);
-    return models.runs();
-  });
+  }, async (request) => models.runs(callerOf(request)));
 
   app.delete('/api/models/:model_id', {
     schema: { tags, summary: 'Delete a model (and its stored file, for uploads)', params: ModelParams, response: { 204: Type.Null(), ...errors(401, 403, 404, 422) } },

@@ -79,6 +79,9 @@ export const ModelOut = Type.Object({
   blob: Nullable(Type.String({ description: 'The stored object, for uploaded models' })),
   created_by: Nullable(Type.Integer()),
   created_at: Timestamp,
+  experiment_id: Nullable(Type.Integer({ description: 'The training experiment that produced it' })),
+  version_id: Nullable(Type.Integer({ description: 'The dataset version it was trained on' })),
+  metrics: Nullable(Type.Record(Type.String(), Type.Union([Type.Number(), Type.Null()]), { description: 'Its training run\'s final metrics' })),
   lifecycle_history: Type.Array(LifecycleEventOut, { description: 'Every lifecycle change, oldest first; registration is the first' }),
 });
 export type ModelOut = Static<typeof ModelOut>;
@@ -94,6 +97,11 @@ export const RunWeightsOut = Type.Object({
   format: StringEnum(MODEL_FORMATS),
   size_bytes: Type.Integer(),
   modified_at: Timestamp,
+  source: Type.Optional(StringEnum(['runs_root', 'versa'] as const, { description: 'A folder under RUNS_ROOT, or a Versa training run' })),
+  metrics: Type.Optional(Nullable(Type.Record(Type.String(), Type.Union([Type.Number(), Type.Null()]), { description: 'The last epoch\'s metrics (results.csv), or the run\'s final metrics' }))),
+  experiment_id: Type.Optional(Type.Integer()),
+  project_id: Type.Optional(Type.Integer()),
+  model_id: Type.Optional(Nullable(Type.Integer())),
 });
 export type RunWeightsOut = Static<typeof RunWeightsOut>;
 
@@ -133,6 +141,9 @@ export function toModelOut(row: ModelRow, events: LifecycleEventRow[]): ModelOut
     blob: row.blob_key,
     created_by: row.created_by,
     created_at: row.created_at,
+    experiment_id: row.experiment_id ?? null,
+    version_id: row.trained_version_id ?? null,
+    metrics: row.metrics ? (JSON.parse(row.metrics) as Record<string, number | null>) : null,
     lifecycle_history: events.map((e) => ({
       from: e.from_lifecycle as Lifecycle | null,
       to: e.to_lifecycle as Lifecycle,

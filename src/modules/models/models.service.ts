@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
@@ -9,6 +10,7 @@ import { UnsupportedModelError } from '../../inference/errors.js';
 import { parseUltralyticsMetadata } from '../../inference/onnx-metadata.js';
 import { imageInputLayout, type ModelInfo } from '../../inference/tensor-data.js';
 import type { BlobStore } from '../../storage/blob-store.js';
+import { runMetrics } from './run-metrics.js';
 import { discoverRunWeights, fileUnderRoot, formatOf, hashFile, receiveToTemp, storedExtension, type ModelFile } from './model-files.js';
 import type { ModelRuntime } from './model-runtime.js';
 import type { ModelsRepository, ModelWithOwner } from './models.repository.js';
@@ -43,7 +45,23 @@ interface Described {
   classNames: string[];
 }
 
+/** A trained model to register (see registerTrained). */
+export interface TrainedModel {
+  path: string;
+  name: string;
+  task: ModelTask;
+  classNames: string[];
+  experimentId: number;
+  versionId: number | null;
+  metrics: Record<string, unknown>;
+}
+
+/** Lists run weights produced elsewhere (Versa's training runs) for `GET /api/models/runs`. */
+export type RunSource = (caller: Caller) => Promise<RunWeightsOut[]>;
+
 export class ModelsService {
+  private readonly runSources: RunSource[] = [];
+
   constructor(
     private readonly models: ModelsRepository,
     private readonly access: ProjectAccess,
@@ -81,7 +99,7 @@ export class ModelsService {
 
   /**
    * Registers an uploaded file (part `file`, text parts name/task/class_names): spooled to disk while hashed, checked,
-   * then stored under `projects/{id}/models/{sha256}.{ext}`. Nothing is left behind when any step fails.
+   * then stored under `projects/{id}/models/{sha256}-{random}.{ext}`. Nothing is left behind when any step fails.
    */
   async upload(caller: Caller, projectId: number, form: UploadForm): Promise<ModelOut> {
     await this.access.project(caller, projectId, 'models.write');
@@ -101,7 +119,9 @@ export class ModelsService {
       const described = await this.describe(received, filename, given);
       const name = given.name ?? (basename(filename, extname(filename)).trim() || `model-${received.sha256.slice(0, 8)}`);
       await this.assertNew(projectId, name, received.sha256);
-      blobKey = `projects/${projectId}/models/${received.sha256}.${storedExtension(described.format)}`;
+      // A name of its own, not the bare hash: a concurrent upload of the same bytes that is refused (409) removes only
+      // the file it wrote itself, never the one the winner's row points to.
+      blobKey = `projects/${projectId}/models/${received.sha256}-${randomBytes(6).toString('hex')}.${storedExtension(described.format)}`;
       await this.blobs.putStream(blobKey, createReadStream(received.path));
       const out = await this.insert(caller, projectId, { name, described, file: received, source: 'upload', path: null, blobKey });
       blobKey = null;
@@ -111,6 +131,41 @@ export class ModelsService {
       const spooled = file as ModelFile | null;
       if (spooled) await rm(spooled.path, { force: true });
     }
+  }
+
+  /**
+   * Registers the ONNX file a Versa training run wrote (source `training_run`, lifecycle development) with the run's
+   * experiment, version and metrics. The caller (the training job) has checked permissions when the run started.
+   */
+  async registerTrained(userId: number | null, projectId: number, input: TrainedModel): Promise<{ model: ModelOut; created: boolean }> {
+    const file = await hashFile(input.path);
+    // A deterministic run can export the very same file again: the experiment then names the model already registered.
+    const same = await this.models.findBySha(projectId, file.sha256);
+    if (same) return { model: (await this.withHistory([same]))[0], created: false };
+    const described = await this.describe(file, basename(input.path), { task: input.task, class_names: input.classNames });
+    let name = input.name;
+    if (await this.models.findByName(projectId, name)) name = `${name}-exp${input.experimentId}`;
+    const caller = { userId: userId ?? 0 } as Caller;
+    const model = await this.insert(caller, projectId, {
+      name,
+      described,
+      file,
+      source: 'training_run',
+      path: input.path,
+      blobKey: null,
+      trained: { experimentId: input.experimentId, versionId: input.versionId, metrics: input.metrics },
+    }, userId);
+    return { model, created: true };
+  }
+
+  /** Removes a registration made by a training run that then failed to record itself (nothing half-registered). */
+  async unregisterTrained(modelId: number): Promise<void> {
+    await this.models.delete(modelId);
+  }
+
+  /** Versa's own training runs as run weights (listed by the training module), besides RUNS_ROOT's folders. */
+  addRunSource(source: RunSource): void {
+    this.runSources.push(source);
   }
 
   async delete(caller: Caller, modelId: number): Promise<void> {
@@ -162,17 +217,28 @@ export class ModelsService {
     return this.get(modelId);
   }
 
-  async runs(): Promise<RunWeightsOut[]> {
+  /**
+   * Run weights: Ultralytics-style folders under RUNS_ROOT (with their metrics from results.csv) and Versa's own
+   * training runs the caller can see. 403 when RUNS_ROOT is not set (as before Versa trained).
+   */
+  async runs(caller: Caller): Promise<RunWeightsOut[]> {
     if (!this.options.runsRoot) throw new ForbiddenError('Training run discovery is disabled: RUNS_ROOT is not set');
-    return (await discoverRunWeights(this.options.runsRoot)).map((w) => ({
-      path: w.path,
-      task: w.task,
-      run: w.run,
-      file: w.file,
-      format: w.format,
-      size_bytes: w.sizeBytes,
-      modified_at: w.modifiedAt,
-    }));
+    const found: RunWeightsOut[] = [];
+    for (const w of await discoverRunWeights(this.options.runsRoot)) {
+      found.push({
+        path: w.path,
+        task: w.task,
+        run: w.run,
+        file: w.file,
+        format: w.format,
+        size_bytes: w.sizeBytes,
+        modified_at: w.modifiedAt,
+        source: 'runs_root',
+        metrics: await runMetrics(join(this.options.runsRoot, w.path, '..', '..', 'results.csv')),
+      });
+    }
+    for (const source of this.runSources) found.push(...(await source(caller)));
+    return found;
   }
 
   device(): DeviceOut {
@@ -209,7 +275,16 @@ export class ModelsService {
   private async insert(
     caller: Caller,
     projectId: number,
-    model: { name: string; described: Described; file: ModelFile; source: ModelSource; path: string | null; blobKey: string | null },
+    model: {
+      name: string;
+      described: Described;
+      file: ModelFile;
+      source: ModelSource;
+      path: string | null;
+      blobKey: string | null;
+      trained?: { experimentId: number; versionId: number | null; metrics: Record<string, unknown> };
+    },
+    createdBy: number | null = caller.userId,
   ): Promise<ModelOut> {
     await this.assertNew(projectId, model.name, model.file.sha256);
     const now = new Date().toISOString();
@@ -229,14 +304,17 @@ export class ModelsService {
           source: model.source,
           path: model.path,
           blob_key: model.blobKey,
-          created_by: caller.userId,
+          created_by: createdBy,
           created_at: now,
+          experiment_id: model.trained?.experimentId ?? null,
+          trained_version_id: model.trained?.versionId ?? null,
+          metrics: model.trained ? JSON.stringify(model.trained.metrics) : null,
         }, tx);
         await this.models.recordEvent({
           model_id: inserted.id,
           from_lifecycle: null,
           to_lifecycle: 'development',
-          changed_by: caller.userId,
+          changed_by: createdBy,
           changed_at: now,
           reason: `Registered (${model.source})`,
         }, tx);

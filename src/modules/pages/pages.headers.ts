@@ -7,6 +7,8 @@ export const CONTENT_SECURITY_POLICY = [
   "script-src 'self'",
   "style-src 'self'",
   "img-src 'self' blob: data:",
+  // The sample pages' audio waveform (wavesurfer.js) plays the clip it fetched from a blob: URL.
+  "media-src 'self' blob:",
   "connect-src 'self'",
   "font-src 'self'",
   "object-src 'none'",

@@ -14,6 +14,7 @@ export const PAGE_ROUTES = [
   '/projects/:project_id/review',
   '/projects/:project_id/assign',
   '/invite/:token',
+  '/projects/:project_id/samples',
   '/queue',
 ] as const;
 

@@ -10,6 +10,8 @@ const StatsOut = Type.Object({
   total_images: Type.Integer(),
   annotated_images: Type.Integer(),
   total_annotations: Type.Integer(),
+  total_samples: Type.Integer({ description: 'Text, tabular, audio, video and LLM samples' }),
+  labelled_samples: Type.Integer(),
 });
 
 const ReadyOut = Type.Object({

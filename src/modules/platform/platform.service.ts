@@ -10,7 +10,7 @@ export class PlatformService {
   constructor(
     readonly version: string,
     private readonly projects: ProjectsService,
-    private readonly probes: ReadinessProbe[],
+    private readonly probes: readonly ReadinessProbe[],
   ) {}
 
   async readiness() {

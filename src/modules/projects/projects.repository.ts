@@ -1,23 +1,25 @@
-import type { Insertable, Updateable } from 'kysely';
+import { sql, type Insertable, type SqlBool, type Updateable } from 'kysely';
 import { projectVisibleTo } from '../../access/access.repository.js';
 import type { Executor } from '../../db/database.js';
 import type { ProjectsTable } from '../../db/schema.js';
 import type { ProjectRow } from './projects.schemas.js';
 
-export type CounterColumn = 'image_count' | 'annotated_image_count' | 'annotation_count' | 'class_count';
+export type CounterColumn = 'image_count' | 'annotated_image_count' | 'annotation_count' | 'class_count' | 'sample_count' | 'labelled_sample_count';
 
 export class ProjectsRepository {
   constructor(private readonly db: Executor) {}
 
+  /** A project that exists and is complete; one still being imported is not found. */
   find(id: number, db: Executor = this.db): Promise<ProjectRow | undefined> {
-    return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+    return db.selectFrom('projects').selectAll().where('id', '=', id).where('status', '=', 'ready').executeTakeFirst();
   }
 
   /** Projects visible to `viewerId` (owned, member of, or administered through an organization), or all when null; newest first. */
   list(viewerId: number | null, search?: string): Promise<ProjectRow[]> {
-    let query = this.db.selectFrom('projects').selectAll().orderBy('id', 'desc');
+    let query = this.db.selectFrom('projects').selectAll().where('status', '=', 'ready').orderBy('id', 'desc');
     if (viewerId !== null) query = query.where(projectVisibleTo(viewerId));
-    if (search) query = query.where((eb) => eb(eb.fn('lower', ['name']), 'like', `%${search.toLowerCase().replace(/[%_\\]/g, '')}%`));
+    // `%` and `_` in the search are the characters themselves, not wildcards (escaped, on both databases).
+    if (search) query = query.where(sql<SqlBool>`lower(name) like ${`%${search.toLowerCase().replace(/[%_\\]/g, (c) => `\\${c}`)}%`} escape '\\'`);
     return query.execute();
   }
 
@@ -53,7 +55,10 @@ export class ProjectsRepository {
         eb.fn.coalesce(eb.fn.sum<number>('image_count'), eb.lit(0)).as('total_images'),
         eb.fn.coalesce(eb.fn.sum<number>('annotated_image_count'), eb.lit(0)).as('annotated_images'),
         eb.fn.coalesce(eb.fn.sum<number>('annotation_count'), eb.lit(0)).as('total_annotations'),
-      ]);
+        eb.fn.coalesce(eb.fn.sum<number>('sample_count'), eb.lit(0)).as('total_samples'),
+        eb.fn.coalesce(eb.fn.sum<number>('labelled_sample_count'), eb.lit(0)).as('labelled_samples'),
+      ])
+      .where('status', '=', 'ready');
     if (viewerId !== null) query = query.where(projectVisibleTo(viewerId));
     const row = await query.executeTakeFirstOrThrow();
     return {
@@ -61,6 +66,8 @@ export class ProjectsRepository {
       total_images: Number(row.total_images),
       annotated_images: Number(row.annotated_images),
       total_annotations: Number(row.total_annotations),
+      total_samples: Number(row.total_samples),
+      labelled_samples: Number(row.labelled_samples),
     };
   }
 }

@@ -53,6 +53,8 @@ export const ProjectOut = Type.Object({
   annotated_image_count: Type.Integer(),
   annotation_count: Type.Integer(),
   class_count: Type.Integer(),
+  sample_count: Type.Integer({ description: 'Text, tabular, audio, video and LLM samples' }),
+  labelled_sample_count: Type.Integer({ description: 'Samples with a label, spans or a value' }),
 });
 export type ProjectOut = Static<typeof ProjectOut>;
 
@@ -80,5 +82,7 @@ export function toProjectOut(row: ProjectRow): ProjectOut {
     annotated_image_count: row.annotated_image_count,
     annotation_count: row.annotation_count,
     class_count: row.class_count,
+    sample_count: row.sample_count,
+    labelled_sample_count: row.labelled_sample_count,
   };
 }

@@ -1,13 +1,15 @@
 import type { Caller } from '../../access/caller.js';
 import type { OrgAccess } from '../../access/org-access.js';
 import type { ProjectAccess } from '../../access/project-access.js';
-import { HttpError, ValidationError } from '../../http/errors.js';
+import { ForbiddenError, HttpError, ValidationError } from '../../http/errors.js';
 import type { BlobStore } from '../../storage/blob-store.js';
+import { deleteProjectFiles } from '../../storage/lifecycle.js';
 import type { ProjectsRepository } from './projects.repository.js';
 import { toProjectOut, type ProjectCreate, type ProjectOut, type ProjectUpdate } from './projects.schemas.js';
 
 /** Blob keys of everything a project owns start with this prefix, so deleting a project removes its files. */
-export const projectBlobPrefix = (projectId: number) => `projects/${projectId}`;
+/** Kept for callers not yet moved to src/storage (the imports service). */
+export { projectBlobPrefix } from '../../storage/keys.js';
 
 export class ProjectsService {
   constructor(
@@ -46,8 +48,12 @@ export class ProjectsService {
     const project = await this.access.project(caller, id, 'project.update');
     const { assigned_only, org_id, ...fields } = input;
     if (org_id !== undefined && org_id !== project.org_id) {
-      // Leaving an organization or joining one changes who administers the project: both sides must agree.
-      if (project.org_id !== null) await this.assertOrgManager(caller, project.org_id);
+      // Moving a project between organizations changes who administers it: only its owner (or the instance admin)
+      // does that, and only into an organization they own or administer. Leaving one needs nothing more, so the
+      // owner can always take back access an organization got.
+      if (project.owner_id !== caller.userId && !caller.isAdmin) {
+        throw new ForbiddenError(`Only the owner of project ${id} moves it between organizations`);
+      }
       if (org_id !== null) await this.assertOrgManager(caller, org_id);
     }
     const row = await this.projects.update(id, {
@@ -64,7 +70,7 @@ export class ProjectsService {
   async delete(caller: Caller, id: number): Promise<void> {
     await this.access.project(caller, id, 'project.delete');
     await this.projects.delete(id);
-    await this.blobs.deletePrefix(projectBlobPrefix(id));
+    await deleteProjectFiles(this.blobs, id);
   }
 
   /** Deletes the listed projects the caller may delete; the others are reported, not touched. */

@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { AssignmentScope } from '../assignments/assignment-scope.js';
-import { AssignmentsRepository } from '../assignments/assignments.repository.js';
 import type { ModuleDeps } from '../module-deps.js';
 import { ReviewsRepository } from './reviews.repository.js';
 import { reviewsRoutes } from './reviews.routes.js';
 import { ReviewsService } from './reviews.service.js';
 
-export function registerReviewsModule(app: FastifyInstance, deps: ModuleDeps): void {
-  reviewsRoutes(app, new ReviewsService(new ReviewsRepository(deps.db), deps.access, new AssignmentScope(deps.access, new AssignmentsRepository(deps.db))));
+/** Review routes; returns the service (pipelines put images in the review queue through it). */
+export function registerReviewsModule(app: FastifyInstance, deps: ModuleDeps): ReviewsService {
+  const service = new ReviewsService(new ReviewsRepository(deps.db), deps.access, deps.services.scope);
+  reviewsRoutes(app, service);
+  return service;
 }

@@ -30,13 +30,21 @@ export class ReviewsService {
   }
 
   async list(caller: Caller, projectId: number, query: ReviewListQuery): Promise<ReviewOut[]> {
-    await this.access.project(caller, projectId, 'project.read');
-    return (await this.reviews.list(projectId, query)).map(toReviewOut);
+    const project = await this.access.project(caller, projectId, 'project.read');
+    const role = (await this.access.roleOf(caller, project))!;
+    const rows = (await this.reviews.list(projectId, query)).map(toReviewOut);
+    // An annotator kept to their assignments sees the reviews of their images only.
+    const restrictedTo = await this.scope.listingUser(caller, project, role);
+    if (restrictedTo === null) return rows;
+    const visible = await Promise.all(rows.map((r) => this.scope.assertImage(caller, project, role, r.image_id, '').then(() => true, () => false)));
+    return rows.filter((_, i) => visible[i]);
   }
 
   async get(caller: Caller, reviewId: number): Promise<ReviewOut> {
     const row = await this.reviews.find(reviewId);
-    await this.access.check(caller, row && { id: row.project_id, owner_id: row.owner_id }, 'project.read', `Review ${reviewId} not found`);
+    const project = row && { id: row.project_id, owner_id: row.owner_id };
+    const role = await this.access.check(caller, project, 'project.read', `Review ${reviewId} not found`);
+    await this.scope.assertImage(caller, project!, role, row!.image_id, `Review ${reviewId} not found`);
     return toReviewOut(row!);
   }
 

@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { callerOf } from '../../http/authenticate.js';
 import { PageQuery, sendPage } from '../../http/pagination.js';
 import { errors, IdParams } from '../../http/schemas.js';
-import { ImageParams } from '../images/images.schemas.js';
+import { ImageParams } from '../../http/schemas.js';
 import type { RevisionsService } from './revisions.service.js';
 import { RevertBody, RevisionOut } from './revisions.schemas.js';
 

@@ -58,8 +58,4 @@ export function toRevisionOut(row: RevisionRow): RevisionOut {
   };
 }
 
-/** The JSON text a revision stores for an annotation's state (geometry is already JSON text in the row). */
-export function stateText(row: { class_id: number; annotation_type: string; geometry: string; confidence: number | null; source: string; status?: string }): string {
-  const status = row.status === undefined ? '' : `,"status":${JSON.stringify(row.status)}`;
-  return `{"class_id":${row.class_id},"annotation_type":${JSON.stringify(row.annotation_type)},"geometry":${row.geometry},"confidence":${JSON.stringify(row.confidence)},"source":${JSON.stringify(row.source)}${status}}`;
-}
+export { stateText } from '../annotations/annotations.schemas.js';

@@ -1,12 +1,12 @@
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
-import type { Db } from '../../db/database.js';
+import type { Transactions } from '../../db/transactions.js';
 import { isForeignKeyViolation } from '../../db/errors.js';
 import { ConflictError, NotFoundError } from '../../http/errors.js';
 import type { Page, PageQuery } from '../../http/pagination.js';
 import type { AnnotationsRepository } from '../annotations/annotations.repository.js';
 import type { AssignmentScope } from '../assignments/assignment-scope.js';
-import { findImageWithOwner } from '../images/images.repository.js';
+import type { ImageLookup } from '../../access/image-lookup.repository.js';
 import type { LockGuard } from '../locks/lock-guard.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { RevisionsRepository } from './revisions.repository.js';
@@ -14,13 +14,14 @@ import { stateText, toRevisionOut, type AnnotationState, type RevisionOut } from
 
 export class RevisionsService {
   constructor(
-    private readonly db: Db,
+    private readonly transactions: Transactions,
     private readonly revisions: RevisionsRepository,
     private readonly annotations: AnnotationsRepository,
     private readonly projects: ProjectsRepository,
     private readonly access: ProjectAccess,
     private readonly locks: LockGuard,
     private readonly scope: AssignmentScope,
+    private readonly images: ImageLookup,
   ) {}
 
   /** An annotation's history, oldest first; still there after the annotation was deleted. */
@@ -32,7 +33,7 @@ export class RevisionsService {
   }
 
   async forImage(caller: Caller, imageId: number, page: PageQuery): Promise<Page<RevisionOut>> {
-    const image = await findImageWithOwner(this.db, imageId);
+    const image = await this.images.findWithOwner(imageId);
     const project = image && { id: image.project_id, owner_id: image.owner_id };
     const role = await this.access.check(caller, project, 'project.read', `Image ${imageId} not found`);
     await this.scope.assertImage(caller, project!, role, imageId, `Image ${imageId} not found`);
@@ -53,7 +54,7 @@ export class RevisionsService {
     const target = revision.after === null ? null : (JSON.parse(revision.after) as AnnotationState);
     const now = new Date().toISOString();
     try {
-      const id = await this.db.transaction().execute(async (tx) => {
+      const id = await this.transactions.run(async (tx) => {
         await this.locks.assertWritable(caller, revision.image_id, tx);
         const current = await this.annotations.findIn(annotationId, tx);
         const base = { annotation_id: annotationId, image_id: revision.image_id, project_id: revision.project_id, action: 'revert' as const, user_id: caller.userId, created_at: now };

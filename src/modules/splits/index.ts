@@ -1,11 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { LockGuard } from '../locks/lock-guard.js';
-import { LocksRepository } from '../locks/locks.repository.js';
 import type { ModuleDeps } from '../module-deps.js';
 import { SplitsRepository } from './splits.repository.js';
 import { splitsRoutes } from './splits.routes.js';
 import { SplitsService } from './splits.service.js';
 
 export function registerSplitsModule(app: FastifyInstance, deps: ModuleDeps): void {
-  splitsRoutes(app, new SplitsService(new SplitsRepository(deps.db), deps.access, deps.blobs, new LockGuard(new LocksRepository(deps.db))));
+  splitsRoutes(app, new SplitsService(new SplitsRepository(deps.db), deps.access, deps.blobs, deps.services.locks));
 }

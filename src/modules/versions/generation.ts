@@ -17,6 +17,7 @@ import {
   type SourceDescriptor,
 } from '../../imaging/pipeline/index.js';
 import type { BlobStore } from '../../storage/blob-store.js';
+import { versionFileKey, versionPrefix } from '../../storage/keys.js';
 import { filenameStem } from '../images/stored-filename.js';
 import { fromPipeline, toPipeline, type FrozenAnnotation } from './output-geometry.js';
 import type { OutputRow, VersionSourceRow, VersionsRepository } from './versions.repository.js';
@@ -35,7 +36,6 @@ const WRITE_BATCH = 100;
 const READ_PAGE = 128;
 const JPEG_QUALITY = 90;
 
-export const versionPrefix = (projectId: number, number: number) => `projects/${projectId}/versions/${number}`;
 
 export function recipeOf(version: VersionRow): Recipe {
   return { preprocessing: JSON.parse(version.preprocessing_config), augmentation: JSON.parse(version.augmentation_config) };
@@ -134,13 +134,13 @@ export class VersionGenerator {
       const results = await executePlan({ image, annotations }, plan, { format: 'jpeg', quality: JPEG_QUALITY, partner });
       for (const result of results) {
         const filename = `${stem}${outputs > 1 ? `-a${outputIndex}` : ''}${result.tile ? `-r${result.tile.row}c${result.tile.column}` : ''}.jpg`;
-        await this.blobs.put(`${prefix}/${source.split}/${filename}`, result.image);
+        await this.blobs.put(versionFileKey(prefix, source.split, filename), result.image);
         rows.push({
           image: {
             version_id: version.id,
             split: source.split,
             filename,
-            blob_key: `${prefix}/${source.split}/${filename}`,
+            blob_key: versionFileKey(prefix, source.split, filename),
             width: result.width,
             height: result.height,
             source_image_id: source.source_image_id,

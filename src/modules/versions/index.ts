@@ -5,12 +5,20 @@ import { VersionsRepository } from './versions.repository.js';
 import { versionsRoutes } from './versions.routes.js';
 import { VersionsService } from './versions.service.js';
 
+export interface VersionsModule {
+  readonly repository: VersionsRepository;
+  readonly service: VersionsService;
+}
+
 /** Dataset versions: routes, and the generation job handler on the shared queue. */
-export async function registerVersionsModule(app: FastifyInstance, deps: ModuleDeps): Promise<VersionsRepository> {
+export async function registerVersionsModule(app: FastifyInstance, deps: ModuleDeps): Promise<VersionsModule> {
   const repository = new VersionsRepository(deps.db);
-  await repository.failInterrupted();
+  // Only the in-process queue's generations die with this process; with Redis, BullMQ's stalled-job check hands a
+  // generation whose worker died to another worker (it starts over), and other workers' generations are alive.
+  if (!deps.config.redisUrl) await repository.failInterrupted();
   const generator = new VersionGenerator(repository, deps.blobs);
   deps.queue.register<GeneratePayload>(GENERATE_JOB, (ctx) => generator.run(ctx));
-  versionsRoutes(app, new VersionsService(repository, deps.access, deps.queue, deps.blobs));
-  return repository;
+  const service = new VersionsService(repository, deps.access, deps.queue, deps.blobs);
+  versionsRoutes(app, service);
+  return { repository, service };
 }

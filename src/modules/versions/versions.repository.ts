@@ -312,6 +312,17 @@ export class VersionsRepository {
   }
 
   /** Versions left pending or generating by a process that stopped are failed at boot, like their jobs. */
+  /** Sets a version `pending` unless it is pending or generating already; false when it is (one generation at a time). */
+  async claimRegeneration(id: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('versions')
+      .set({ status: 'pending', progress: 0, error: null, finished_at: null })
+      .where('id', '=', id)
+      .where('status', 'not in', ['pending', 'generating'])
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
   async failInterrupted(): Promise<void> {
     await this.db
       .updateTable('versions')

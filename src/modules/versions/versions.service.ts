@@ -5,11 +5,11 @@ import { ConflictError, NotFoundError, ValidationError } from '../../http/errors
 import { parseRecipe, pipelineDefaults, type Recipe } from '../../imaging/pipeline/index.js';
 import type { JobQueue } from '../../jobs/job-queue.js';
 import type { BlobStore } from '../../storage/blob-store.js';
-import { thumbnailBlobKey } from '../images/images.service.js';
+import { deleteImageFiles, deleteVersionFiles } from '../../storage/lifecycle.js';
 import { assignRandom, SPLIT_NAMES, type SplitName } from '../splits/assign.js';
 import { checkPercentages, randomSeed } from '../splits/splits.service.js';
 import { diffVersions } from './diff.js';
-import { GENERATE_JOB, previewOutputs, versionPrefix, type GeneratePayload } from './generation.js';
+import { GENERATE_JOB, previewOutputs, type GeneratePayload } from './generation.js';
 import type { SourceAnnotation, SourceImage, VersionsRepository } from './versions.repository.js';
 import type { SplitConfig, VersionCreate, VersionPreviewOut, VersionPreviewRequest, VersionDiffOut, VersionImageOut, VersionImagesQuery, VersionOut, VersionRow } from './versions.schemas.js';
 
@@ -112,10 +112,10 @@ export class VersionsService {
   /** Generates the version again from its snapshot and seed: the same files, byte for byte. */
   async regenerate(caller: Caller, projectId: number, versionId: number): Promise<VersionOut> {
     const version = await this.visible(caller, projectId, versionId, 'versions.write');
-    if (version.status === 'pending' || version.status === 'generating') {
+    // Claimed in one statement: of two regenerations at once, one is 409 (never two generations of one version).
+    if (!(await this.versions.claimRegeneration(version.id))) {
       throw new ConflictError(`Version ${version.number} is still generating`);
     }
-    await this.versions.update(version.id, { status: 'pending', progress: 0, error: null, finished_at: null });
     return this.out(await this.enqueue({ ...version, status: 'pending' }, caller));
   }
 
@@ -131,12 +131,11 @@ export class VersionsService {
     const sources = await this.versions.sourceSummaries(version.id);
     await this.versions.delete(version.id);
     // A generation still running notices the version is gone at its next batch and removes what it wrote.
-    await this.blobs.deletePrefix(versionPrefix(version.project_id, version.number));
+    await deleteVersionFiles(this.blobs, version.project_id, version.number);
     // Source files kept only for this version (their image was deleted since) go with it.
     const unique = [...new Map(sources.map((s) => [s.sha256, { sha256: s.sha256, blob_key: s.blob_key }])).values()];
     for (const source of await this.versions.unheldSources(version.project_id, unique)) {
-      await this.blobs.delete(source.blob_key);
-      await this.blobs.delete(thumbnailBlobKey(version.project_id, source.sha256));
+      await deleteImageFiles(this.blobs, { project_id: version.project_id, sha256: source.sha256, blob_key: source.blob_key });
     }
   }
 
@@ -153,6 +152,7 @@ export class VersionsService {
   }
 
   async images(caller: Caller, projectId: number, versionId: number, query: VersionImagesQuery): Promise<{ items: VersionImageOut[]; total: number }> {
+    await this.access.wholeProject(caller, projectId, 'project.read');
     const version = await this.visible(caller, projectId, versionId, 'project.read');
     const page = await this.versions.images(version.id, query);
     const annotations = await this.versions.annotationsOf(page.items.map((i) => i.id));
@@ -175,6 +175,7 @@ export class VersionsService {
   }
 
   async imageFile(caller: Caller, projectId: number, versionId: number, imageId: number): Promise<{ stream: Readable; size: number | null; filename: string }> {
+    await this.access.wholeProject(caller, projectId, 'project.read');
     const version = await this.visible(caller, projectId, versionId, 'project.read');
     const image = await this.versions.findImage(version.id, imageId);
     if (!image) throw NotFoundError.of('Version image', imageId);

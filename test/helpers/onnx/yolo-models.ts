@@ -14,15 +14,20 @@ export const V5_CLASS_PROBABILITY = 0.9;
 const MASK_COEFFICIENTS = 32;
 const EMPTY_CANDIDATES = 60;
 
-export function buildYoloModel(layout: YoloLayout, size = { width: 128, height: 128 }): Uint8Array {
+/**
+ * `names` (up to three) renames the classes and sets their number: class 0 finds red, 1 green, 2 blue pixels
+ * (a three-class model with `['person', 'helmet', 'vest']` is the pipelines tests' protective-equipment detector).
+ */
+export function buildYoloModel(layout: YoloLayout, size = { width: 128, height: 128 }, names: readonly string[] = TEST_CLASSES): Uint8Array {
   const { width: W, height: H } = size;
-  const nc = TEST_CLASSES.length;
+  const nc = names.length;
+  if (nc < 1 || nc > 3) throw new Error('test detectors have one to three classes (red, green, blue)');
   const g = new OnnxGraph(`test-${layout}`);
   const images = g.input('images', [1, 3, H, W]);
 
-  const colourness = g.op('Conv', [images, g.floats([1, -1, -1, -1, 1, -1], [nc, 3, 1, 1])]);
+  const colourness = g.op('Conv', [images, g.floats([1, -1, -1, -1, 1, -1, -1, -1, 1].slice(0, 3 * nc), [nc, 3, 1, 1])]);
   const mask = g.op('Cast', [g.op('Greater', [colourness, g.scalar(0.4)])], { to: 1 });
-  const channel = g.op('Conv', [images, g.floats([1, 0, 0, 0, 1, 0], [nc, 3, 1, 1])]);
+  const channel = g.op('Conv', [images, g.floats([1, 0, 0, 0, 1, 0, 0, 0, 1].slice(0, 3 * nc), [nc, 3, 1, 1])]);
   const score = g.op('Reshape', [g.op('ReduceMax', [g.op('Mul', [mask, channel])], { axes: [2, 3], keepdims: 0 }), g.ints([1, nc, 1])]);
 
   // Extents along x and y from the columns/rows that hold any matching pixel, weighted by coordinate ramps.
@@ -56,7 +61,7 @@ export function buildYoloModel(layout: YoloLayout, size = { width: 128, height: 
     const width = 6 + MASK_COEFFICIENTS;
     g.op('Concat', [rows, g.floats(new Array(3 * width).fill(0), [1, 3, width])], { axis: 1 }, 'output0');
     g.output('output0', [1, nc + 3, width]);
-    prototypes(g, mask, W, H, 'output1');
+    prototypes(g, mask, W, H, 'output1', nc);
   } else if (layout === 'v5') {
     const classProbabilities = g.floats(ramp(nc * nc, (i) => (Math.floor(i / nc) === i % nc ? V5_CLASS_PROBABILITY : 0)), [1, nc, nc]);
     const rows = g.op('Concat', [xywh, score, classProbabilities], { axis: 2 });
@@ -74,10 +79,10 @@ export function buildYoloModel(layout: YoloLayout, size = { width: 128, height: 
     const dupes = g.op('Concat', [shifted, duplicate(classScores), coefficients], { axis: 2 });
     g.op('Transpose', [g.op('Concat', [rows, dupes, empty(4 + nc + MASK_COEFFICIENTS)], { axis: 1 })], { perm: [0, 2, 1] }, 'output0');
     g.output('output0', [1, 4 + nc + MASK_COEFFICIENTS, 2 * nc + EMPTY_CANDIDATES]);
-    prototypes(g, mask, W, H, 'output1');
+    prototypes(g, mask, W, H, 'output1', nc);
   }
   const metadata: Record<string, string> = {
-    names: `{${TEST_CLASSES.map((name, i) => `${i}: '${name}'`).join(', ')}}`,
+    names: `{${names.map((name, i) => `${i}: '${name}'`).join(', ')}}`,
     imgsz: `[${H}, ${W}]`,
     task: layout === 'v8-seg' || layout === 'end2end-seg' ? 'segment' : 'detect',
   };
@@ -91,8 +96,7 @@ function maskSelectors(g: OnnxGraph, nc: number): string {
 }
 
 /** Prototypes `[1, nm, H/4, W/4]`: prototype k < nc is class k's pixel mask at a quarter of the input size as a steep logit. */
-function prototypes(g: OnnxGraph, mask: string, W: number, H: number, name: string): void {
-  const nc = TEST_CLASSES.length;
+function prototypes(g: OnnxGraph, mask: string, W: number, H: number, name: string, nc: number): void {
   const pooled = g.op('AveragePool', [mask], { kernel_shape: [4, 4], strides: [4, 4] });
   const logits = g.op('Mul', [g.op('Sub', [pooled, g.scalar(0.5)]), g.scalar(20)]);
   const [mh, mw] = [H / 4, W / 4];

@@ -21,6 +21,11 @@ const FORMATS: [string, string][] = [
   ['voc', 'Pascal VOC (zip)'],
   ['masks', 'Segmentation masks (zip)'],
   ['folders', 'Class folders (zip)'],
+  ['yolo_ultralytics', 'Ultralytics YOLO, train-ready (zip)'],
+  ['cvat', 'CVAT for images 1.1 (zip)'],
+  ['datumaro', 'Datumaro (zip)'],
+  ['labelme', 'LabelMe (zip)'],
+  ['createml', 'CreateML (zip)'],
 ];
 
 const size = (bytes: number) => (bytes < 1024 * 1024 ? `${Math.ceil(bytes / 1024)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`);

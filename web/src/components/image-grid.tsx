@@ -13,9 +13,14 @@ export interface GridFilter {
   /** A class id as a string, or '' for any class. */
   classId: string;
   reviewState: ReviewState | '';
+  /** Only these images (a quality check's findings), with what they are. */
+  ids?: { ids: number[]; label: string };
 }
 
 export const NO_FILTER: GridFilter = { split: '', annotated: 'all', classId: '', reviewState: '' };
+
+/** Ids sent per page when the grid shows a given list of images (the list route takes up to 1,000). */
+const IDS_PAGE = 500;
 
 /** The list route's query for a filter: the server filters, so the total and the cursor pages are the filtered ones. */
 function filterParams(filter: GridFilter, params: URLSearchParams): void {
@@ -56,15 +61,24 @@ export function ImageGrid({ projectId, filter, reloadKey, selection, scrollKey }
     const gen = generation.current;
     const params = new URLSearchParams({ limit: String(PAGE) });
     filterParams(filter, params);
-    if (cursor.current !== null) params.set('after', String(cursor.current));
+    // A list of ids is paged through by position in the list; everything else by the `after` cursor.
+    const idsFrom = filter.ids ? (cursor.current ?? 0) : 0;
+    if (filter.ids) params.set('ids', filter.ids.ids.slice(idsFrom, idsFrom + IDS_PAGE).join(',') || '0');
+    else if (cursor.current !== null) params.set('after', String(cursor.current));
     try {
       const res = await request<ImageRecord[]>('GET', `/api/projects/${projectId}/images?${params}`);
       if (gen !== generation.current) return;
       const page = res.data;
       const count = res.headers.get('x-total-count');
-      if (count !== null) setTotal(Number(count));
-      if (page.length > 0) cursor.current = page[page.length - 1].id;
-      if (page.length < PAGE) setDone(true);
+      if (filter.ids) {
+        cursor.current = idsFrom + IDS_PAGE;
+        setTotal((t) => (t ?? 0) + Number(count ?? page.length));
+        if (cursor.current >= filter.ids.ids.length) setDone(true);
+      } else {
+        if (count !== null) setTotal(Number(count));
+        if (page.length > 0) cursor.current = page[page.length - 1].id;
+        if (page.length < PAGE) setDone(true);
+      }
       setImages((prev) => prev.concat(page));
     } catch (e) {
       if (gen === generation.current) {
@@ -177,7 +191,7 @@ export function ImageGrid({ projectId, filter, reloadKey, selection, scrollKey }
   );
 }
 
-export const isFiltered = (f: GridFilter) => f.split !== '' || f.annotated !== 'all' || f.classId !== '' || f.reviewState !== '';
+export const isFiltered = (f: GridFilter) => f.split !== '' || f.annotated !== 'all' || f.classId !== '' || f.reviewState !== '' || f.ids !== undefined;
 
 /** The grid filter as URL query parameters (kept in the project page's URL and handed to the editor). */
 export function filterToQuery(filter: GridFilter, params = new URLSearchParams()): URLSearchParams {

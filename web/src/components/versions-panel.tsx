@@ -7,6 +7,7 @@ import { useProjectAccess } from './project-access.js';
 const colorOf = (name: string) => classColor(name);
 import { api, isMissingRoute } from '../api.js';
 import { ProgressBar, useJob } from '../jobs.js';
+import { navigate } from '../router.js';
 import { ErrorBanner } from './layout.js';
 import { nest, PipelineForm, type Changes, type PipelineDefaults } from './pipeline-form.js';
 
@@ -19,6 +20,7 @@ interface Counts {
 
 export interface Version {
   id: number;
+  project_id: number;
   number: number;
   name: string;
   status: 'pending' | 'generating' | 'ready' | 'failed';
@@ -120,6 +122,9 @@ function VersionRow({ version: v, onFinished, onOpen, opened }: { version: Versi
       <td>
         <button className="small" disabled={v.status !== 'ready'} onClick={onOpen}>
           {opened ? 'Hide images' : 'Images'}
+        </button>{' '}
+        <button className="small" disabled={v.status !== 'ready'} onClick={() => navigate(`/projects/${v.project_id}?tab=training&version=${v.id}`, true)}>
+          Train…
         </button>
       </td>
     </tr>

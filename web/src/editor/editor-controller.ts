@@ -4,19 +4,11 @@ import { AnnotationStore, type Draft } from './annotation-store.js';
 import { samPreview, type SamMask } from './assist.js';
 import { BOX_HANDLES, boundsOf, clampBox, clampPoints, handlePoints, hits, translate, type Point } from './geometry.js';
 import { decodeRle, encodeRle, maskBounds, paintMask, stampDisc, type Bitmap } from './mask.js';
+import { drawMinimapBase, drawScene, HANDLE_PX, LayerCache, paintDraft, paintMinimapView, paintSelection, type Drag, type MaskEdit, type SamSession, type Shape } from './renderer.js';
 import { GridIndex, type Rect } from './spatial-index.js';
+import { ViewTransform } from './view-transform.js';
 
 export type Tool = 'select' | 'box' | 'polygon' | 'brush' | 'eraser' | 'classification' | 'sam';
-
-/** SAM click mode: the prompt points so far and the last previewed mask. */
-interface SamSession {
-  points: Point[];
-  labels: (0 | 1)[];
-  mask: SamMask | null;
-  /** Answers to older clicks are dropped. */
-  seq: number;
-  busy: boolean;
-}
 
 export interface LoadedImage {
   imageId: number;
@@ -27,26 +19,6 @@ export interface LoadedImage {
   /** A downscaled copy drawn when zoomed out, so huge images stay cheap to paint. */
   preview: HTMLCanvasElement | ImageBitmap | null;
   annotations: Annotation[];
-}
-
-interface Shape {
-  ann: Annotation;
-  bounds: Rect;
-  bitmap?: Bitmap;
-  maskCanvas?: HTMLCanvasElement;
-}
-
-type Drag =
-  | { kind: 'pan'; sx: number; sy: number; tx: number; ty: number }
-  | { kind: 'box'; x0: number; y0: number; x1: number; y1: number; sx: number; sy: number }
-  | { kind: 'move'; key: number; x0: number; y0: number; dx: number; dy: number }
-  | { kind: 'handle'; key: number; handle: number; geometry: Annotation['geometry'] }
-  | { kind: 'paint'; value: 0 | 1; last: Point };
-
-interface MaskEdit {
-  key: number | null;
-  bitmap: Bitmap;
-  canvas: HTMLCanvasElement;
 }
 
 export interface EditorState {
@@ -65,8 +37,6 @@ export interface EditorState {
   readOnly: boolean;
 }
 
-const HANDLE_PX = 5;
-
 /** The canvas editor: view transform, drawing of visible shapes, tools and pointer/keyboard-driven edits. */
 /** A box drag shorter than this on screen (either side) is an accident, not a box: nothing is saved. */
 export const MIN_DRAG_PX = 8;
@@ -77,9 +47,8 @@ export class EditorController {
   store: AnnotationStore | null = null;
   private shapes = new Map<number, Shape>();
   private index = new GridIndex(1, 1);
-  scale = 1;
-  tx = 0;
-  ty = 0;
+  /** Image pixels → canvas pixels (src: view-transform.ts); `scale`, `tx`, `ty` below read and write it. */
+  readonly view = new ViewTransform();
   tool: Tool = 'box';
   classId: number | null = null;
   selectedKey: number | null = null;
@@ -116,6 +85,25 @@ export class EditorController {
     minimap?.addEventListener('pointerdown', this.onMinimap);
   }
 
+  get scale(): number {
+    return this.view.scale;
+  }
+  set scale(value: number) {
+    this.view.scale = value;
+  }
+  get tx(): number {
+    return this.view.tx;
+  }
+  set tx(value: number) {
+    this.view.tx = value;
+  }
+  get ty(): number {
+    return this.view.ty;
+  }
+  set ty(value: number) {
+    this.view.ty = value;
+  }
+
   destroy(): void {
     window.removeEventListener('pointermove', this.onPointerMove);
     window.removeEventListener('pointerup', this.onPointerUp);
@@ -144,7 +132,7 @@ export class EditorController {
   show(image: LoadedImage): void {
     this.image = image;
     this.version++;
-    this.layer = null;
+    this.layers.reset();
     this.store = new AnnotationStore(image.imageId, image.annotations, {
       changed: (key, ann) => this.onChanged(key, ann),
       refused: (m) => this.onMessage(`Change not saved: ${m}`),
@@ -424,26 +412,19 @@ export class EditorController {
   fit(): void {
     if (!this.image) return;
     const { width, height } = this.canvasSize();
-    this.scale = Math.min(width / this.image.width, height / this.image.height) * 0.95;
-    this.tx = (width - this.image.width * this.scale) / 2;
-    this.ty = (height - this.image.height * this.scale) / 2;
+    this.view.fit(this.image.width, this.image.height, width, height);
     this.emit();
     this.requestPaint();
   }
 
   zoomAt(sx: number, sy: number, factor: number): void {
-    const next = Math.max(0.01, Math.min(64, this.scale * factor));
-    const ix = (sx - this.tx) / this.scale, iy = (sy - this.ty) / this.scale;
-    this.scale = next;
-    this.tx = sx - ix * next;
-    this.ty = sy - iy * next;
+    this.view.zoomAt(sx, sy, factor);
     this.emit();
     this.requestPaint();
   }
 
   panBy(dx: number, dy: number): void {
-    this.tx += dx;
-    this.ty += dy;
+    this.view.panBy(dx, dy);
     this.requestPaint();
   }
 
@@ -453,7 +434,7 @@ export class EditorController {
 
   private toImage(e: { clientX: number; clientY: number }): Point {
     const r = this.canvas.getBoundingClientRect();
-    return [(e.clientX - r.left - this.tx) / this.scale, (e.clientY - r.top - this.ty) / this.scale];
+    return this.view.toImage(e.clientX - r.left, e.clientY - r.top);
   }
 
   private screenOf(e: { clientX: number; clientY: number }): Point {
@@ -815,8 +796,7 @@ export class EditorController {
     const k = this.image.width / r.width;
     const ix = (e.clientX - r.left) * k, iy = (e.clientY - r.top) * (this.image.height / r.height);
     const { width, height } = this.canvasSize();
-    this.tx = width / 2 - ix * this.scale;
-    this.ty = height / 2 - iy * this.scale;
+    this.view.centerOn(ix, iy, width, height);
     this.requestPaint();
   };
 
@@ -861,7 +841,7 @@ export class EditorController {
     ctx.fillRect(0, 0, width, height);
     if (!this.image) return;
     const s = this.scale;
-    const view: Rect = { x: -this.tx / s, y: -this.ty / s, width: width / s, height: height / s };
+    const view: Rect = this.view.visibleRect(width, height);
     const moving = this.drag?.kind === 'move' ? this.drag : null;
     ctx.setTransform(dpr * s, 0, 0, dpr * s, dpr * this.tx, dpr * this.ty);
     if (moving || this.drag?.kind === 'handle' || this.maskEdit) {
@@ -877,242 +857,43 @@ export class EditorController {
     this.lastPaintMs = performance.now() - started;
   }
 
-  private layer: { canvas: HTMLCanvasElement; rect: Rect; scale: number; version: number } | null = null;
+  private readonly layers = new LayerCache(() => this.requestPaint());
+  /** Bumped whenever shapes or the image change: the cached layer is then rendered anew. */
   private version = 0;
-  private sharpenTimer = 0;
 
   private layerFor(view: Rect, s: number, dpr: number) {
-    const img = this.image!;
-    const visible: Rect = {
-      x: Math.max(0, view.x),
-      y: Math.max(0, view.y),
-      width: Math.min(img.width, view.x + view.width) - Math.max(0, view.x),
-      height: Math.min(img.height, view.y + view.height) - Math.max(0, view.y),
-    };
-    const l = this.layer;
-    const covers =
-      l !== null &&
-      l.version === this.version &&
-      visible.x >= l.rect.x - 0.5 &&
-      visible.y >= l.rect.y - 0.5 &&
-      visible.x + visible.width <= l.rect.x + l.rect.width + 0.5 &&
-      visible.y + visible.height <= l.rect.y + l.rect.height + 0.5;
-    if (covers && l.scale === s) return l;
-    const zooming = l !== null && l.version === this.version && l.scale !== s;
-    if (covers) {
-      clearTimeout(this.sharpenTimer);
-      this.sharpenTimer = window.setTimeout(() => {
-        this.layer = null;
-        this.requestPaint();
-      }, 150);
-      return l;
-    }
-    // Half a view of margin on every side, inside the image, and never more than 4096 pixels a side. In the middle
-    // of a zoom the margin is a whole view, so the next frames of a zoom-out still find the layer covering them and
-    // only stretch it; the sharp render follows when the wheel rests.
-    if (zooming) {
-      clearTimeout(this.sharpenTimer);
-      this.sharpenTimer = window.setTimeout(() => {
-        this.layer = null;
-        this.requestPaint();
-      }, 150);
-    }
-    const k = zooming ? 2 : 1;
-    const marginX = Math.max(0, Math.min(view.width * k, 4096 / (s * dpr) - view.width) / 2);
-    const marginY = Math.max(0, Math.min(view.height * k, 4096 / (s * dpr) - view.height) / 2);
-    const x0 = Math.max(0, view.x - marginX), y0 = Math.max(0, view.y - marginY);
-    const x1 = Math.min(img.width, view.x + view.width + marginX);
-    const y1 = Math.min(img.height, view.y + view.height + marginY);
-    const rect: Rect = { x: x0, y: y0, width: Math.max(1 / s, x1 - x0), height: Math.max(1 / s, y1 - y0) };
-    const canvas = l?.canvas ?? document.createElement('canvas');
-    canvas.width = Math.max(1, Math.ceil(rect.width * s * dpr));
-    canvas.height = Math.max(1, Math.ceil(rect.height * s * dpr));
-    const ctx = canvas.getContext('2d')!;
-    ctx.setTransform(s * dpr, 0, 0, s * dpr, -rect.x * s * dpr, -rect.y * s * dpr);
-    this.drawScene(ctx, rect, s, null);
-    this.layer = { canvas, rect, scale: s, version: this.version };
-    return this.layer;
+    return this.layers.layerFor(this.image!, view, s, dpr, this.version, (ctx, rect) => this.drawScene(ctx, rect, s, null));
   }
 
-  /** The image and the shapes inside `view`; shapes of one class go into one path, stroked once. */
   private drawScene(ctx: CanvasRenderingContext2D, view: Rect, s: number, moving: Extract<Drag, { kind: 'move' }> | null): void {
-    const img = this.image!;
-    ctx.imageSmoothingEnabled = s < 2;
-    if (img.preview && img.preview.width >= img.width * s) ctx.drawImage(img.preview, 0, 0, img.width, img.height);
-    else {
-      // Only the part in view: a 48-megapixel source is never resampled whole for a zoomed-in frame.
-      const x = Math.max(0, Math.floor(view.x)), y = Math.max(0, Math.floor(view.y));
-      const w = Math.min(img.width, Math.ceil(view.x + view.width)) - x, h = Math.min(img.height, Math.ceil(view.y + view.height)) - y;
-      if (w > 0 && h > 0) ctx.drawImage(img.source, x, y, w, h, x, y, w, h);
-    }
-
-    this.visible.length = 0;
-    this.index.query(view, this.visible);
-    const paths = new Map<number, Path2D>();
-    const polygonFills = new Map<number, Path2D>();
-    ctx.globalAlpha = 0.55;
-    for (const key of this.visible) {
-      if (this.hidden.has(key)) continue;
-      const shape = this.shapes.get(key)!;
-      const ann = shape.ann;
-      if (ann.annotation_type === 'mask') {
-        const c = this.maskCanvasOf(shape);
-        if (c && this.maskEdit?.key !== key) ctx.drawImage(c, shape.bounds.x, shape.bounds.y);
-        continue;
-      }
-      let path = paths.get(ann.class_id);
-      if (!path) paths.set(ann.class_id, (path = new Path2D()));
-      const dx = moving?.key === key ? moving.dx : 0, dy = moving?.key === key ? moving.dy : 0;
-      if (ann.annotation_type === 'bbox') {
-        const b = shape.bounds;
-        path.rect(b.x + dx, b.y + dy, b.width, b.height);
-      } else {
-        const pts = (ann.geometry as { points: Point[] }).points;
-        path.moveTo(pts[0][0] + dx, pts[0][1] + dy);
-        for (let i = 1; i < pts.length; i++) path.lineTo(pts[i][0] + dx, pts[i][1] + dy);
-        path.closePath();
-        let fill = polygonFills.get(ann.class_id);
-        if (!fill) polygonFills.set(ann.class_id, (fill = new Path2D()));
-        fill.moveTo(pts[0][0] + dx, pts[0][1] + dy);
-        for (let i = 1; i < pts.length; i++) fill.lineTo(pts[i][0] + dx, pts[i][1] + dy);
-        fill.closePath();
-      }
-    }
-    if (this.maskEdit) ctx.drawImage(this.maskEdit.canvas, 0, 0);
-    // Polygons are filled, semi-transparent, so a segmentation reads as regions, not outlines.
-    ctx.globalAlpha = 0.25;
-    for (const [classId, path] of polygonFills) {
-      ctx.fillStyle = this.colorOf(classId);
-      ctx.fill(path);
-    }
-    ctx.globalAlpha = 1;
-    ctx.lineWidth = 1.5 / s;
-    for (const [classId, path] of paths) {
-      ctx.strokeStyle = this.colorOf(classId);
-      ctx.stroke(path);
-    }
-    this.drawLabels(ctx, s);
-  }
-
-  /**
-   * The class name (with the confidence of model output) on each visible shape large enough on screen to carry it,
-   * in the class's colour on a dark backing; suggestions not yet accepted are marked with "?".
-   */
-  private drawLabels(ctx: CanvasRenderingContext2D, s: number): void {
-    const size = 12 / s;
-    ctx.font = `${size}px sans-serif`;
-    ctx.textBaseline = 'bottom';
-    for (const key of this.visible) {
-      const shape = this.shapes.get(key)!;
-      const ann = shape.ann;
-      if (this.hidden.has(key) || ann.annotation_type === 'classification' || shape.bounds.width * s < 24) continue;
-      const name = this.classes.get(ann.class_id)?.name ?? `class ${ann.class_id}`;
-      const conf = ann.confidence != null && ann.source !== 'manual' ? ` ${Math.round(ann.confidence * 100)}%` : '';
-      const text = `${name}${conf}${ann.status === 'suggested' ? ' ?' : ''}`;
-      const x = shape.bounds.x, y = Math.max(size, shape.bounds.y);
-      const w = ctx.measureText(text).width + 4 / s;
-      ctx.fillStyle = 'rgba(0,0,0,0.6)';
-      ctx.fillRect(x, y - size - 2 / s, w, size + 2 / s);
-      ctx.fillStyle = this.colorOf(ann.class_id);
-      ctx.fillText(text, x + 2 / s, y);
-    }
+    drawScene(ctx, view, s, {
+      image: this.image!,
+      index: this.index,
+      shapes: this.shapes,
+      visible: this.visible,
+      maskEdit: this.maskEdit,
+      colorOf: (classId) => this.colorOf(classId),
+      maskCanvasOf: (shape) => this.maskCanvasOf(shape),
+      hidden: this.hidden,
+      className: (classId) => this.classes.get(classId)?.name ?? `class ${classId}`,
+    }, moving);
   }
 
   private paintSelection(ctx: CanvasRenderingContext2D, s: number, moving: Extract<Drag, { kind: 'move' }> | null): void {
     const sel = this.selectedKey !== null ? this.shapes.get(this.selectedKey) : undefined;
-    if (!sel || sel.ann.annotation_type === 'classification') return;
-    const dx = moving ? moving.dx : 0, dy = moving ? moving.dy : 0;
-    const b = sel.bounds;
-    ctx.fillStyle = this.colorOf(sel.ann.class_id);
-    ctx.globalAlpha = 0.2;
-    if (sel.ann.annotation_type === 'polygon') {
-      const pts = (sel.ann.geometry as { points: Point[] }).points;
-      ctx.beginPath();
-      pts.forEach(([x, y], i) => (i ? ctx.lineTo(x + dx, y + dy) : ctx.moveTo(x + dx, y + dy)));
-      ctx.closePath();
-      ctx.fill();
-    } else ctx.fillRect(b.x + dx, b.y + dy, b.width, b.height);
-    ctx.globalAlpha = 1;
-    ctx.setLineDash([4 / s, 3 / s]);
-    ctx.strokeStyle = '#ffffff';
-    ctx.lineWidth = 1 / s;
-    ctx.strokeRect(b.x + dx, b.y + dy, b.width, b.height);
-    ctx.setLineDash([]);
-    const r = HANDLE_PX / s;
-    ctx.fillStyle = '#ffffff';
-    ctx.strokeStyle = '#000000';
-    for (const [x, y] of handlePoints(sel.ann, sel.bounds)) {
-      ctx.fillRect(x + dx - r, y + dy - r, r * 2, r * 2);
-      ctx.strokeRect(x + dx - r, y + dy - r, r * 2, r * 2);
-    }
-  }
-
-  private paintSam(ctx: CanvasRenderingContext2D, s: number, color: string): void {
-    const { mask, points, labels } = this.sam;
-    if (mask) {
-      ctx.beginPath();
-      for (const poly of mask.polygons) {
-        poly.forEach(([x, y], i) => (i ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
-        ctx.closePath();
-      }
-      ctx.globalAlpha = 0.4;
-      ctx.fillStyle = color;
-      ctx.fill('evenodd');
-      ctx.globalAlpha = 1;
-      ctx.lineWidth = 2 / s;
-      ctx.strokeStyle = color;
-      ctx.stroke();
-    }
-    const r = 5 / s;
-    points.forEach(([x, y], i) => {
-      ctx.beginPath();
-      ctx.arc(x, y, r, 0, Math.PI * 2);
-      ctx.fillStyle = labels[i] === 1 ? '#2ecc71' : '#e74c3c';
-      ctx.fill();
-      ctx.lineWidth = 1.5 / s;
-      ctx.strokeStyle = '#ffffff';
-      ctx.stroke();
-    });
+    if (sel) paintSelection(ctx, s, sel, this.colorOf(sel.ann.class_id), moving);
   }
 
   private paintDraft(ctx: CanvasRenderingContext2D, s: number): void {
     const color = this.classId !== null ? this.colorOf(this.classId) : '#ffffff';
-    if (this.tool === 'sam') this.paintSam(ctx, s, color);
-    ctx.strokeStyle = color;
-    ctx.lineWidth = 2 / s;
-    if (this.drag?.kind === 'box') {
-      const d = this.drag;
-      ctx.strokeRect(Math.min(d.x0, d.x1), Math.min(d.y0, d.y1), Math.abs(d.x1 - d.x0), Math.abs(d.y1 - d.y0));
-    }
-    if (this.tool === 'polygon' && this.polygon.length > 0) {
-      ctx.beginPath();
-      this.polygon.forEach(([x, y], i) => (i ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
-      ctx.lineTo(this.cursor[0], this.cursor[1]);
-      ctx.stroke();
-      ctx.fillStyle = color;
-      for (const [x, y] of this.polygon) ctx.fillRect(x - 3 / s, y - 3 / s, 6 / s, 6 / s);
-    }
-    if ((this.tool === 'brush' || this.tool === 'eraser') && !this.drag) {
-      ctx.beginPath();
-      ctx.arc(this.cursor[0], this.cursor[1], this.brushSize / 2, 0, Math.PI * 2);
-      ctx.strokeStyle = this.tool === 'eraser' ? '#ffffff' : color;
-      ctx.stroke();
-    }
+    paintDraft(ctx, s, color, { tool: this.tool, drag: this.drag, polygon: this.polygon, cursor: this.cursor, brushSize: this.brushSize, sam: this.sam });
   }
 
   private minimapBase: HTMLCanvasElement | null = null;
 
   private drawMinimapBase(): void {
     if (!this.minimap || !this.image) return;
-    const m = this.minimap;
-    const k = 180 / Math.max(this.image.width, this.image.height);
-    m.width = Math.max(1, Math.round(this.image.width * k));
-    m.height = Math.max(1, Math.round(this.image.height * k));
-    const base = document.createElement('canvas');
-    base.width = m.width;
-    base.height = m.height;
-    base.getContext('2d')!.drawImage(this.image.preview ?? this.image.source, 0, 0, m.width, m.height);
-    this.minimapBase = base;
+    this.minimapBase = drawMinimapBase(this.minimap, this.image);
   }
 
   /**
@@ -1147,12 +928,7 @@ export class EditorController {
   private paintMinimapView(): void {
     this.placeMinimap();
     if (!this.minimap || !this.image || !this.minimapBase) return;
-    const ctx = this.minimap.getContext('2d')!;
-    ctx.drawImage(this.minimapBase, 0, 0);
-    const k = this.minimap.width / this.image.width;
     const { width, height } = this.canvasSize();
-    ctx.strokeStyle = '#ffcc00';
-    ctx.lineWidth = 2;
-    ctx.strokeRect((-this.tx / this.scale) * k, (-this.ty / this.scale) * k, (width / this.scale) * k, (height / this.scale) * k);
+    paintMinimapView(this.minimap, this.minimapBase, this.image.width, this.view.visibleRect(width, height));
   }
 }

@@ -10,6 +10,7 @@ import { displayColors } from '../editor/palette.js';
 import { ObjectsPanel } from '../components/objects-panel.js';
 import { filterFromQuery, filterToQuery, isFiltered, listQuery } from '../components/image-grid.js';
 import { Link, navigate } from '../router.js';
+import { useEditorHandle, useImageReview } from './annotate-hooks.js';
 import type { Annotation, ImageRecord, LabelClass, Member, Project, Review } from '../types.js';
 
 const TOOLS: { tool: Tool; key: string; label: string }[] = [
@@ -38,20 +39,6 @@ const SHORTCUTS: [string, string][] = [
   ['Esc', 'cancel drawing or the SAM mask, deselect'],
   ['?', 'this help'],
 ];
-
-declare global {
-  interface Window {
-    /** The editor's handle for browser tests and the benchmark. */
-    __versaEditor?: {
-      controller: EditorController;
-      imageId: () => number | null;
-      lastSwitchMs: () => number;
-      /** performance.now() when the first image was painted (time to first paint of the editor). */
-      firstPaintAt: () => number;
-      go: (delta: number) => Promise<void>;
-    };
-  }
-}
 
 // Only needed once a shape is selected; it loads then.
 const AnnotationHistory = lazy(() => import('../components/annotation-history.js').then((m) => ({ default: m.AnnotationHistory })));
@@ -103,8 +90,6 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
   const [loading, setLoading] = useState(false);
   const [models, setModels] = useState<Model[]>([]);
   const [members, setMembers] = useState<Member[]>([]);
-  const [review, setReview] = useState<Review | null>(null);
-  const [submitting, setSubmitting] = useState(false);
   const me = useUser();
   const switchMs = useRef(0);
   const firstPaintAt = useRef(0);
@@ -204,32 +189,13 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
     if (before === 'theirs' && lock.kind === 'mine') void reloadCurrent();
   }, [lock]);
 
-  useEffect(() => {
-    setReview(null);
-    if (currentId === null) return;
-    let live = true;
-    api.get<Review[]>(`/api/projects/${projectId}/reviews?image_id=${currentId}&limit=1000`).then(
-      (list) => live && setReview(list.at(-1) ?? null),
-      () => undefined,
-    );
-    return () => void (live = false);
-  }, [currentId]);
-
+  const { review, submitting, submit } = useImageReview(projectId, currentId, setMessage);
+  /** Every change made so far is saved before the reviewer can see the image. */
   const submitForReview = async () => {
     const img = imagesRef.current[indexRef.current];
     if (!img) return;
-    setSubmitting(true);
-    try {
-      // Every change made so far is saved before the reviewer can see the image.
-      await controller.current?.store?.settled();
-      const created = await api.post<Review>(`/api/projects/${projectId}/reviews`, { image_id: img.id });
-      if (imagesRef.current[indexRef.current]?.id === img.id) setReview(created);
-      img.review_state = 'pending';
-    } catch (e) {
-      setMessage(`Submit for review: ${(e as Error).message}`);
-    } finally {
-      setSubmitting(false);
-    }
+    const created = await submit(img.id, () => controller.current?.store?.settled());
+    if (created) img.review_state = 'pending';
   };
 
   const userName = (id: number | null) => {
@@ -238,15 +204,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
     return m ? m.display_name || m.email : id === null ? 'someone' : `user ${id}`;
   };
 
-  useEffect(() => {
-    window.__versaEditor = {
-      controller: controller.current!,
-      imageId: () => controller.current?.image?.imageId ?? null,
-      lastSwitchMs: () => switchMs.current,
-      firstPaintAt: () => firstPaintAt.current,
-      go,
-    };
-  });
+  useEditorHandle(controller, switchMs, firstPaintAt, go);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {

@@ -13,13 +13,25 @@ import { REVIEW_STATES, type LabelClass, type Project, type ReviewState } from '
 
 // Loaded when the tab is first opened, so the grid and the editor do not download it.
 const MembersPanel = lazy(() => import('../components/members-panel.js').then((m) => ({ default: m.MembersPanel })));
+// The Health tab brings the charting library; only those who open it download it.
+const HealthPanel = lazy(() => import('../components/health-panel.js').then((m) => ({ default: m.HealthPanel })));
+// CodeMirror is only downloaded when the Pipelines tab opens.
+const PipelinesPanel = lazy(() => import('../components/pipelines-panel.js').then((m) => ({ default: m.PipelinesPanel })));
+
+// Training pages carry the charting library: loaded when their tab is first opened.
+const TrainingPanel = lazy(() => import('../components/training-panel.js').then((m) => ({ default: m.TrainingPanel })));
+const ExperimentsPanel = lazy(() => import('../components/training-panel.js').then((m) => ({ default: m.ExperimentsPanel })));
 
 const TABS = [
   ['images', 'Images'],
   ['splits', 'Splits'],
   ['versions', 'Versions'],
   ['export', 'Export'],
+  ['training', 'Train'],
+  ['experiments', 'Experiments'],
   ['models', 'Models'],
+  ['health', 'Health'],
+  ['pipelines', 'Pipelines'],
   ['members', 'Members'],
 ] as const;
 type Tab = (typeof TABS)[number][0];
@@ -61,6 +73,9 @@ export function ProjectPage({ projectId }: { projectId: number }) {
       title={project?.name ?? `Project ${projectId}`}
       actions={
         <>
+          <Link href={`/projects/${projectId}/samples`} className="button">
+            Samples
+          </Link>
           <Link href={`/projects/${projectId}/review`} className="button">
             Review
           </Link>
@@ -83,6 +98,7 @@ export function ProjectPage({ projectId }: { projectId: number }) {
           <div><b>{project.annotated_image_count}</b> annotated</div>
           <div><b>{project.annotation_count}</b> annotations</div>
           <div><b>{project.class_count}</b> classes</div>
+          {!!project.sample_count && <div><b>{project.sample_count}</b> samples ({project.labelled_sample_count} labelled)</div>}
           <div className="muted">{project.project_type.replace(/_/g, ' ')}</div>
         </section>
       )}
@@ -131,6 +147,11 @@ export function ProjectPage({ projectId }: { projectId: number }) {
                     </option>
                   ))}
                 </select>
+                {filter.ids && (
+                  <span className="filter-chip" data-testid="ids-filter">
+                    {filter.ids.label}
+                  </span>
+                )}
                 {isFiltered(filter) && (
                   <button className="ghost" onClick={() => setFilter(NO_FILTER)}>
                     Clear filters
@@ -146,7 +167,34 @@ export function ProjectPage({ projectId }: { projectId: number }) {
           {tab === 'splits' && <SplitsPanel projectId={projectId} onChange={refresh} />}
           {tab === 'versions' && <VersionsPanel projectId={projectId} onVersions={setVersions} />}
           {tab === 'export' && <ExportPanel projectId={projectId} versions={versions} initialVersion={query.get('version') ?? ''} />}
+          {tab === 'training' && (
+            <Suspense fallback={<p className="muted">Loading…</p>}>
+              <TrainingPanel projectId={projectId} versions={versions} initialVersion={Number(query.get('version')) || undefined} />
+            </Suspense>
+          )}
+          {tab === 'experiments' && (
+            <Suspense fallback={<p className="muted">Loading…</p>}>
+              <ExperimentsPanel projectId={projectId} />
+            </Suspense>
+          )}
           {tab === 'models' && <ModelsPanel projectId={projectId} onAnnotated={refresh} />}
+          {tab === 'health' && (
+            <Suspense fallback={<p className="muted">Loading health…</p>}>
+              <HealthPanel
+                projectId={projectId}
+                onCleaned={refresh}
+                onShowImages={(ids, label) => {
+                  setFilter({ ...NO_FILTER, ids: { ids: [...ids].sort((a, b) => a - b), label } });
+                  navigate(`/projects/${projectId}`, true);
+                }}
+              />
+            </Suspense>
+          )}
+          {tab === 'pipelines' && (
+            <Suspense fallback={<p className="muted">Loading pipelines…</p>}>
+              <PipelinesPanel projectId={projectId} />
+            </Suspense>
+          )}
           {tab === 'members' && (
             <Suspense fallback={<p className="muted">Loading members…</p>}>
               <MembersPanel projectId={projectId} />

@@ -1,0 +1,173 @@
+/**
+ * Training benchmark (issue 13), through Versa's HTTP API in process (Fastify inject, SQLite, in-process queue):
+ *  1. quality: a generated shapes project → version → versa-detect; valid mAP50 beside a predict-nothing baseline (0);
+ *  2. the exported ONNX through auto-annotate on the valid images, scored by the same metric code
+ *     (trainer/versa_trainer/evaluate.py), against the trainer's own valid mAP50 (should agree within 0.01);
+ *  3. orchestration overhead: the same short training run through Versa (POST → job succeeded) and run directly
+ *     (`python3 trainer/versa_detect.py --config` on the same materialised folder), taking turns, median of `reps`.
+ * Prints a table and the machine load; asserts nothing (timings are noisy on a shared machine).
+ *
+ *   npx tsx bench/training.ts            60 images at 160 px, 20 epochs; overhead: 3 epochs × 3 reps
+ *   npx tsx bench/training.ts --smoke    tiny sizes (checks the bench itself works)
+ */
+import { execFile, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { TrainingService } from '../src/modules/training/training.service.js';
+import { generateDataset, SHAPE_CLASSES } from '../src/synthetic/index.js';
+import { pythonPath, TRAINER_DIR } from '../src/training/python.js';
+import { startTestApp, type Client } from '../test/helpers/test-app.js';
+import { createClass, uploadImages } from '../test/helpers/version-fixtures.js';
+
+const run = promisify(execFile);
+const smoke = process.argv.includes('--smoke');
+const images = smoke ? 20 : 60;
+const epochs = smoke ? 3 : 20;
+const imgsz = smoke ? 96 : 160;
+const overheadEpochs = smoke ? 1 : 3;
+const reps = smoke ? 1 : 3;
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+async function waitJob(client: Client, jobId: number): Promise<any> {
+  for (;;) {
+    const job = (await client.get(`/api/train/jobs/${jobId}`)).body;
+    if (['succeeded', 'failed', 'cancelled'].includes(job.status)) return job;
+    await sleep(100);
+  }
+}
+
+async function main(): Promise<void> {
+  const load = [loadavg()[0]];
+  const t = await startTestApp();
+  try {
+    await t.user();
+    const owner = await t.user();
+    const project = (await owner.post('/api/projects', { name: 'bench-train', project_type: 'object_detection' })).body;
+    const classIds = new Map<string, number>();
+    for (const c of SHAPE_CLASSES) classIds.set(c.name, await createClass(owner, project.id, c.name));
+    const data = await generateDataset('bench-train', images, { width: 192, height: 160, count: [1, 3], masks: false, format: 'jpeg' });
+    const uploaded = await uploadImages(owner, project.id, data.map((d) => ({ name: d.filename, data: d.data })));
+    for (const [i, image] of data.entries()) {
+      for (const s of image.shapes) {
+        await owner.post(`/api/images/${uploaded[i].id}/annotations`, { class_id: classIds.get(s.className), annotation_type: 'bbox', geometry: s.bbox });
+      }
+    }
+    const version = (await owner.post(`/api/projects/${project.id}/versions`, { name: 'v1', seed: 3, preprocessing_config: { resize: { enabled: false } } })).body;
+    await t.versa.deps.queue.drain();
+
+    // 1. Quality through the API.
+    const started = Date.now();
+    const job = (await owner.post(`/api/projects/${project.id}/train`, { version_id: version.id, model: 'versa-detect-n', epochs, imgsz, batch: 8, seed: 1, device: 'cpu' })).body;
+    const done = await waitJob(owner, job.id);
+    const trainSeconds = (Date.now() - started) / 1000;
+    load.push(loadavg()[0]);
+    if (done.status !== 'succeeded') throw new Error(`training ${done.status}: ${done.error}`);
+
+    // 2. The ONNX model through auto-annotate on the valid images, scored by the same metric code.
+    const db = t.versa.deps.db;
+    const valid = await db
+      .selectFrom('version_images')
+      .select(['id', 'source_image_id'])
+      .where('version_id', '=', version.id)
+      .where('split', '=', 'valid')
+      .execute();
+    const truth = await db.selectFrom('version_annotations').select(['version_image_id', 'class_index', 'geometry']).where('version_image_id', 'in', valid.map((v) => v.id)).execute();
+    const imageIds = valid.map((v) => v.source_image_id!);
+    const annotated = await owner.post(`/api/projects/${project.id}/auto-annotate/yolo`, {
+      model: done.model_id, confidence: 0.001, iou: 0.6, image_ids: imageIds, create_missing_classes: false,
+    });
+    if (annotated.status !== 200 && annotated.status !== 202) throw new Error(`auto-annotate: ${annotated.status} ${JSON.stringify(annotated.body)}`);
+    await t.versa.deps.queue.drain();
+    const predicted = await db
+      .selectFrom('annotations')
+      .select(['image_id', 'class_id', 'geometry', 'confidence'])
+      .where('image_id', 'in', imageIds)
+      .where('source', '=', `model:${done.model_id}`)
+      .execute();
+    const classIndex = new Map([...classIds].map(([name, id]) => [id, SHAPE_CLASSES.findIndex((c) => c.name === name)]));
+    const spec = {
+      task: 'detect',
+      class_names: SHAPE_CLASSES.map((c) => c.name),
+      images: valid.map((v) => ({
+        id: v.id,
+        gt: truth.filter((a) => a.version_image_id === v.id).map((a) => {
+          const g = JSON.parse(a.geometry);
+          return [a.class_index, g.x, g.y, g.width, g.height];
+        }),
+        pred: predicted.filter((p) => p.image_id === v.source_image_id).map((p) => {
+          const g = typeof p.geometry === 'string' ? JSON.parse(p.geometry) : p.geometry;
+          return [classIndex.get(p.class_id), g.x, g.y, g.width, g.height, p.confidence];
+        }),
+      })),
+    };
+    const specPath = join(t.dataDir, 'eval.json');
+    await writeFile(specPath, JSON.stringify(spec));
+    const onnx = JSON.parse((await run(pythonPath(), ['-m', 'versa_trainer.evaluate', '--input', specPath], { cwd: TRAINER_DIR })).stdout);
+    const nothing = JSON.parse((await run(pythonPath(), ['-m', 'versa_trainer.evaluate', '--input', await writeJson(t.dataDir, { ...spec, images: spec.images.map((i) => ({ ...i, pred: [] })) })], { cwd: TRAINER_DIR })).stdout);
+
+    // 3. Overhead: through Versa vs direct on the same materialised folder, taking turns.
+    const folder = await mkdtemp(join(tmpdir(), 'versa-bench-data-'));
+    const training = await trainingService(t);
+    await training.materialise(version.id, folder);
+    const viaVersa: number[] = [];
+    const direct: number[] = [];
+    for (let r = 0; r < reps; r++) {
+      let s = Date.now();
+      const j = (await owner.post(`/api/projects/${project.id}/train`, { version_id: version.id, model: 'versa-detect-n', epochs: overheadEpochs, imgsz, batch: 8, seed: 1, device: 'cpu' })).body;
+      const d = await waitJob(owner, j.id);
+      if (d.status !== 'succeeded') throw new Error(`overhead run ${d.status}: ${d.error}`);
+      viaVersa.push((Date.now() - s) / 1000);
+      const out = await mkdtemp(join(tmpdir(), 'versa-bench-out-'));
+      const config = join(out, 'run.json');
+      await writeFile(config, JSON.stringify({ data_dir: folder, out_dir: out, model: 'versa-detect-n', epochs: overheadEpochs, imgsz, batch: 8, seed: 1, device: 'cpu' }));
+      s = Date.now();
+      await new Promise<void>((resolve, reject) => {
+        const child = spawn(pythonPath(), [join(TRAINER_DIR, 'versa_detect.py'), '--config', config], { stdio: ['ignore', 'ignore', 'ignore'] });
+        child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`direct run exited ${code}`))));
+      });
+      direct.push((Date.now() - s) / 1000);
+      await rm(out, { recursive: true, force: true });
+    }
+    await rm(folder, { recursive: true, force: true });
+    load.push(loadavg()[0]);
+
+    const experiment = (await owner.get(`/api/experiments/${done.experiment_id}`)).body;
+    console.log(`\nTraining benchmark${smoke ? ' (smoke)' : ''}: ${images} generated shapes images (192×160, 1–3 shapes, 5 classes), versa-detect-n at ${imgsz} px, batch 8, CPU`);
+    console.log(`machine: ${(await run('nproc')).stdout.trim()} cores, 1-min load average at start / after quality / at end: ${load.map((l) => l.toFixed(1)).join(' / ')} (shared by other agents: timings are noisy)`);
+    console.table([
+      { measure: 'valid mAP50 (trainer)', value: experiment.metrics.map50.toFixed(3), baseline: `predict-nothing ${nothing.map50.toFixed(3)}` },
+      { measure: 'valid mAP50-95 (trainer)', value: experiment.metrics.map50_95.toFixed(3), baseline: `predict-nothing ${nothing.map50_95.toFixed(3)}` },
+      { measure: 'valid mAP50, ONNX via auto-annotate', value: onnx.map50.toFixed(3), baseline: `|Δ| ${Math.abs(onnx.map50 - experiment.metrics.map50).toFixed(4)}` },
+      { measure: `training ${epochs} epochs through the API (s)`, value: trainSeconds.toFixed(1), baseline: '' },
+      { measure: `${overheadEpochs}-epoch run through Versa (s, median of ${reps})`, value: median(viaVersa).toFixed(1), baseline: viaVersa.map((v) => v.toFixed(1)).join(' ') },
+      { measure: `${overheadEpochs}-epoch run direct (s, median of ${reps})`, value: median(direct).toFixed(1), baseline: direct.map((v) => v.toFixed(1)).join(' ') },
+      { measure: 'overhead ratio (Versa / direct)', value: (median(viaVersa) / median(direct)).toFixed(3), baseline: 'target ≤ 1.1' },
+    ]);
+  } finally {
+    await t.close();
+  }
+}
+
+async function writeJson(dir: string, value: unknown): Promise<string> {
+  const path = join(dir, `spec-${Math.random().toString(36).slice(2)}.json`);
+  await writeFile(path, JSON.stringify(value));
+  return path;
+}
+
+/** The app's training service (the composition root keeps it; benchmarks reach it through the module's registry). */
+async function trainingService(t: Awaited<ReturnType<typeof startTestApp>>): Promise<TrainingService> {
+  const { TrainingRepository } = await import('../src/modules/training/training.repository.js');
+  const { JobsRepository } = await import('../src/jobs/jobs.repository.js');
+  const { ReadinessEvaluator } = await import('../src/modules/quality/readiness.js');
+  const { ProfileRepository } = await import('../src/modules/quality/profile.repository.js');
+  const deps = t.versa.deps;
+  return new TrainingService(new TrainingRepository(deps.db), new JobsRepository(deps.db), deps.access, deps.queue, deps.blobs, null as never, new ReadinessEvaluator(deps.access, new ProfileRepository(deps.db)), {
+    dataDir: deps.config.dataDir,
+    python: deps.config.python,
+  });
+}
+
+await main();

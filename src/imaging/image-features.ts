@@ -1,0 +1,123 @@
+/**
+ * Per-image quality features, measured from the upright WebP thumbnail made at upload (longest side 256 px): one
+ * small decode instead of the original's. Blur is the variance of the 4-neighbour Laplacian of the grey image,
+ * brightness the mean grey level, entropy that of the 256-bin grey histogram; an image is grayscale when its
+ * channels (nearly) agree everywhere. Truncation is read from the original's last bytes (a JPEG ends with FF D9, a
+ * PNG with its IEND chunk), which costs no decode at all.
+ */
+import { createHash } from 'node:crypto';
+import sharp from 'sharp';
+
+export interface ImageFeatures {
+  readable: boolean;
+  truncated: boolean;
+  blur: number;
+  brightness: number;
+  entropy: number;
+  grayscale: boolean;
+  /** SHA-1 of the thumbnail's decoded RGB pixels and size: the same picture in another encoding hashes the same. */
+  pixelHash: string;
+}
+
+/** What an undecodable thumbnail measures as: unreadable, and matching nothing. */
+export const UNREADABLE_FEATURES = (truncated: boolean): ImageFeatures => ({
+  readable: false,
+  truncated,
+  blur: 0,
+  brightness: 0,
+  entropy: 0,
+  grayscale: false,
+  pixelHash: 'unreadable',
+});
+
+/** Channel spread (max − min) below which a pixel counts as grey; JPEG chroma noise stays under it. */
+const GREY_SPREAD = 12;
+
+/** The original file's type and last bytes (TAIL_BYTES), for the truncation test. */
+export interface OriginalEnd {
+  mimeType: string;
+  tail: Uint8Array;
+}
+
+export async function measureImageFeatures(thumbnail: Buffer, original: OriginalEnd | null): Promise<ImageFeatures> {
+  const truncated = original ? isTruncated(original.mimeType, original.tail) : false;
+  let data: Buffer;
+  let width: number;
+  let height: number;
+  try {
+    const raw = await sharp(thumbnail, { failOn: 'error' }).flatten({ background: '#000000' }).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    data = raw.data;
+    width = raw.info.width;
+    height = raw.info.height;
+    if (raw.info.channels !== 3) throw new Error('expected 3 channels');
+  } catch {
+    return UNREADABLE_FEATURES(truncated);
+  }
+  const n = width * height;
+  const grey = new Float32Array(n);
+  const histogram = new Uint32Array(256);
+  let sum = 0;
+  let colourPixels = 0;
+  for (let i = 0, p = 0; i < n; i++, p += 3) {
+    const r = data[p];
+    const g = data[p + 1];
+    const b = data[p + 2];
+    const v = 0.299 * r + 0.587 * g + 0.114 * b;
+    grey[i] = v;
+    sum += v;
+    histogram[v | 0]++;
+    const max = r > g ? (r > b ? r : b) : g > b ? g : b;
+    const min = r < g ? (r < b ? r : b) : g < b ? g : b;
+    if (max - min > GREY_SPREAD) colourPixels++;
+  }
+  let entropy = 0;
+  for (const count of histogram) {
+    if (count === 0) continue;
+    const q = count / n;
+    entropy -= q * Math.log2(q);
+  }
+  return {
+    readable: true,
+    truncated,
+    blur: laplacianVariance(grey, width, height),
+    brightness: sum / n,
+    entropy,
+    grayscale: colourPixels <= n * 0.01,
+    pixelHash: createHash('sha1').update(`${width}x${height}:`).update(data).digest('hex'),
+  };
+}
+
+function laplacianVariance(grey: Float32Array, width: number, height: number): number {
+  if (width < 3 || height < 3) return 0;
+  let sum = 0;
+  let sumSq = 0;
+  let count = 0;
+  for (let y = 1; y < height - 1; y++) {
+    const row = y * width;
+    for (let x = 1; x < width - 1; x++) {
+      const i = row + x;
+      const v = grey[i - 1] + grey[i + 1] + grey[i - width] + grey[i + width] - 4 * grey[i];
+      sum += v;
+      sumSq += v * v;
+      count++;
+    }
+  }
+  const mean = sum / count;
+  return sumSq / count - mean * mean;
+}
+
+/** Bytes of the original's end the truncation test reads. */
+export const TAIL_BYTES = 32;
+
+/** A JPEG or PNG whose end marker is missing was cut off; other formats are not judged. */
+export function isTruncated(mimeType: string, tail: Uint8Array): boolean {
+  if (mimeType === 'image/png') return !Buffer.from(tail).toString('latin1').includes('IEND');
+  if (mimeType !== 'image/jpeg') return false;
+  // Some writers pad after the end marker.
+  let end = tail.length;
+  while (end > 2 && (tail[end - 1] === 0x00 || tail[end - 1] === 0x0a || tail[end - 1] === 0x0d || tail[end - 1] === 0x20)) end--;
+  return !(end >= 2 && tail[end - 2] === 0xff && tail[end - 1] === 0xd9);
+}
+
+/** The last TAIL_BYTES of a file, given whole. */
+export const tailOf = (bytes: Uint8Array): Uint8Array => bytes.subarray(Math.max(0, bytes.length - TAIL_BYTES));

@@ -1,0 +1,98 @@
+import { isMap, isSeq, LineCounter, parseDocument, stringify, type Document } from 'yaml';
+import { PayloadTooLargeError, ValidationError } from '../../http/errors.js';
+import { LIMITS } from './pipelines.schemas.js';
+
+/** A definition read from text, with what is needed to point at a line for a path inside it. */
+export interface ParsedText {
+  value: unknown;
+  /** Line and column (1-based) of the node at a path, or of its nearest existing parent. */
+  locate(path: (string | number)[]): { line: number; column: number } | null;
+}
+
+/** Largest expanded document accepted: aliases are counted by the YAML library, the expansion is measured here. */
+const MAX_EXPANDED_CHARS = 4 * LIMITS.textBytes;
+
+function syntaxError(message: string, line?: number, column?: number): ValidationError {
+  const where = line !== undefined ? ` (line ${line}, column ${column})` : '';
+  const issue = { loc: ['body'], msg: `${message}${where}`, type: 'syntax_error', path: '', ...(line !== undefined ? { line, column } : {}) };
+  return new ValidationError([issue]);
+}
+
+function assertSize(text: string): void {
+  if (Buffer.byteLength(text, 'utf8') > LIMITS.textBytes) throw new PayloadTooLargeError(`A pipeline document may be at most ${LIMITS.textBytes / 1024} KiB`);
+}
+
+/**
+ * Parses a YAML definition. Syntax errors are 422 with line and column; a document whose aliases expand past the
+ * limits (a "billion laughs" document) is refused before it is expanded further; duplicate keys are errors.
+ */
+export function parseYaml(text: string): ParsedText & { document: Document } {
+  assertSize(text);
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: true });
+  if (document.errors.length > 0) {
+    const first = document.errors[0];
+    const pos = first.linePos?.[0];
+    throw syntaxError(`YAML: ${first.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`, pos?.line, pos?.col);
+  }
+  let value: unknown;
+  try {
+    value = document.toJS({ maxAliasCount: LIMITS.aliases });
+  } catch (err) {
+    if (err instanceof ReferenceError || err instanceof RangeError) {
+      throw syntaxError(`YAML: aliases expand past the limit of ${LIMITS.aliases} (refused as a resource exhaustion attack)`);
+    }
+    throw syntaxError(`YAML: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if ((JSON.stringify(value ?? null) ?? '').length > MAX_EXPANDED_CHARS) throw syntaxError('YAML: the document expands past the size limit');
+  return {
+    value,
+    document,
+    locate(path) {
+      for (let n = path.length; n >= 0; n--) {
+        const node = document.getIn(path.slice(0, n), true) as { range?: [number, number, number] } | undefined;
+        if (node && typeof node === 'object' && node.range) {
+          const { line, col } = lineCounter.linePos(node.range[0]);
+          return { line, column: col };
+        }
+        if (n === 0 && (isMap(document.contents) || isSeq(document.contents)) && document.contents.range) {
+          const { line, col } = lineCounter.linePos(document.contents.range[0]);
+          return { line, column: col };
+        }
+      }
+      return null;
+    },
+  };
+}
+
+/** Parses a JSON body; a syntax error is 422 with the line and column where the parser stopped. */
+export function parseJson(text: string): unknown {
+  assertSize(text);
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    const position = /at position (\d+)/.exec(message);
+    if (position) {
+      const before = text.slice(0, Number(position[1]));
+      const line = before.split('\n').length;
+      throw syntaxError(`JSON: ${message.replace(/ in JSON at position \d+.*$/, '')}`, line, before.length - before.lastIndexOf('\n'));
+    }
+    // V8 names no position for some errors; JSON is YAML flow syntax, so the YAML parser can say where it broke.
+    const lineCounter = new LineCounter();
+    const pos = parseDocument(text, { lineCounter }).errors[0]?.linePos?.[0];
+    throw syntaxError(`JSON: ${message.split('\n')[0]}`, pos?.line, pos?.col);
+  }
+}
+
+/** The definition as YAML; `parseYaml` reads it back to the same value. */
+export function toYaml(definition: unknown): string {
+  return stringify(definition, { lineWidth: 0, aliasDuplicateObjects: false });
+}
+
+/** `steps[1].params.model_id` from path segments. */
+export function pathText(path: (string | number)[]): string {
+  let out = '';
+  for (const segment of path) out += typeof segment === 'number' ? `[${segment}]` : out === '' ? segment : `.${segment}`;
+  return out;
+}

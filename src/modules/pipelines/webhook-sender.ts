@@ -1,0 +1,40 @@
+import type { WebhookPort } from './pipeline-ports.js';
+
+const TIMEOUT_MS = 10_000;
+
+/** True when `url` starts with one of the operator's allowed prefixes (compared as parsed, normalised URLs). */
+export function webhookAllowed(url: string, allowlist: readonly string[]): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return false;
+  }
+  if (parsed.username || parsed.password) return false;
+  return allowlist.some((prefix) => {
+    const allowed = new URL(prefix);
+    return parsed.origin === allowed.origin && parsed.pathname.startsWith(allowed.pathname);
+  });
+}
+
+/**
+ * The server's only outbound request: a webhook step's POST of the run summary, to an allowlisted URL (checked
+ * again here), without following redirects (a redirect could lead off the allowlist), with a timeout.
+ */
+export class WebhookSender implements WebhookPort {
+  constructor(private readonly allowlist: readonly string[]) {}
+
+  async post(url: string, body: unknown, signal: AbortSignal): Promise<{ status: number }> {
+    if (!webhookAllowed(url, this.allowlist)) throw new Error(`Webhook URL ${url} is not on WEBHOOK_ALLOWLIST`);
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': 'versa-pipelines' },
+      body: JSON.stringify(body),
+      redirect: 'manual',
+      signal: AbortSignal.any([signal, AbortSignal.timeout(TIMEOUT_MS)]),
+    });
+    await response.body?.cancel();
+    if (response.status >= 300) throw new Error(`Webhook answered ${response.status}`);
+    return { status: response.status };
+  }
+}

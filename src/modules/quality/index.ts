@@ -1,0 +1,48 @@
+import type { FastifyInstance } from 'fastify';
+import type { ModuleDeps } from '../module-deps.js';
+import { DetectorPredictions } from './model-predictions.js';
+import { checkCatalog } from './catalog.js';
+import { ImageFeaturesRepository } from './image-features.repository.js';
+import { ImageFeatureRecorder } from './image-features.service.js';
+import { ProfileRepository } from './profile.repository.js';
+import { ProfileService } from './profile.service.js';
+import { QualityRepository } from './quality.repository.js';
+import { canonicalRoutes, cleaningRoutes, qualityRoutes } from './quality.routes.js';
+import { CanonicalRepository } from './canonical.repository.js';
+import { CanonicalService } from './canonical.service.js';
+import { CleaningRepository } from './cleaning.repository.js';
+import { CleaningService } from './cleaning.service.js';
+import { cleaningCatalog } from './cleaning-actions.js';
+import { LockGuard } from '../locks/lock-guard.js';
+import { LocksRepository } from '../locks/locks.repository.js';
+import { RevisionsRepository } from '../revisions/revisions.repository.js';
+import { QualityService } from './quality.service.js';
+import { ReadinessEvaluator } from './readiness.js';
+
+export { ReadinessEvaluator, evaluateReadiness, READINESS_RULES, ADAPTER_TASKS, type ReadinessOut, type ReadinessConfig } from './readiness.js';
+export { checkCatalog, checksOf, registerChecks } from './catalog.js';
+export { ImageFeatureRecorder } from './image-features.service.js';
+export { cleaningCatalog, cleaningActionsOf, registerCleaningActions } from './cleaning-actions.js';
+
+/** What the quality module offers the others: the training gate's evaluator and the catalogs. */
+export interface QualityModule {
+  readonly readiness: ReadinessEvaluator;
+  readonly checkCatalog: typeof checkCatalog;
+  readonly cleaningCatalog: typeof cleaningCatalog;
+}
+
+/** The model-assisted checks run their detector on the shared model runtime and registry. */
+export function registerQualityModule(app: FastifyInstance, deps: ModuleDeps): QualityModule {
+  const models = deps.services.models;
+  const profile = new ProfileRepository(deps.db);
+  const features = new ImageFeaturesRepository(deps.db);
+  const recorder = new ImageFeatureRecorder(features, deps.blobs);
+  const readiness = new ReadinessEvaluator(deps.access, profile);
+  const predictions = new DetectorPredictions(models.repository, models.runtime, deps.blobs);
+  const quality = new QualityService(deps.access, new QualityRepository(deps.db), features, recorder, new ProfileService(profile), predictions);
+  qualityRoutes(app, { readiness, quality });
+  const locks = new LockGuard(new LocksRepository(deps.db));
+  cleaningRoutes(app, new CleaningService(deps.access, new CleaningRepository(deps.db), quality, new RevisionsRepository(deps.db), locks, deps.blobs));
+  canonicalRoutes(app, new CanonicalService(deps.access, new CanonicalRepository(deps.db)));
+  return { readiness, checkCatalog, cleaningCatalog };
+}

@@ -1,0 +1,146 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { Db } from '../../db/database.js';
+import { floorInt, jsonNumber } from '../../db/sql-json.js';
+
+/** Cells per side of the box-centre heat map. */
+export const HEATMAP_CELLS = 10;
+
+export interface SplitRow {
+  split: string | null;
+  images: number;
+  annotated: number;
+}
+
+export interface ClassSplitRow {
+  class_id: number;
+  split: string | null;
+  instances: number;
+  images: number;
+}
+
+export interface BoxCellRow {
+  size: 'small' | 'medium' | 'large';
+  cx: number;
+  cy: number;
+  n: number;
+}
+
+/**
+ * The dataset profile's SQL aggregates: every number comes from a GROUP BY over the project's rows, none from
+ * reading rows one by one into the process (the profile of a million annotations is one pass per question).
+ */
+export class ProfileRepository {
+  constructor(private readonly db: Db) {}
+
+  async splits(projectId: number): Promise<SplitRow[]> {
+    const rows = await this.db
+      .selectFrom('images')
+      .select([
+        'split',
+        (eb) => eb.fn.countAll<number>().as('images'),
+        sql<number>`sum(case when annotation_count > 0 then 1 else 0 end)`.as('annotated'),
+      ])
+      .where('project_id', '=', projectId)
+      .groupBy('split')
+      .execute();
+    return rows.map((r) => ({ split: r.split, images: Number(r.images), annotated: Number(r.annotated ?? 0) }));
+  }
+
+  /** Instances and distinct images of each class in each split. */
+  async classSplits(projectId: number): Promise<ClassSplitRow[]> {
+    const rows = await this.db
+      .selectFrom('annotations')
+      .innerJoin('images', 'images.id', 'annotations.image_id')
+      .select([
+        'annotations.class_id',
+        'images.split',
+        (eb) => eb.fn.countAll<number>().as('instances'),
+        (eb) => eb.fn.count<number>('annotations.image_id').distinct().as('images'),
+      ])
+      .where('annotations.project_id', '=', projectId)
+      .groupBy(['annotations.class_id', 'images.split'])
+      .execute();
+    return rows.map((r) => ({ class_id: r.class_id, split: r.split, instances: Number(r.instances), images: Number(r.images) }));
+  }
+
+  classes(projectId: number): Promise<{ id: number; name: string; color: string }[]> {
+    return this.db.selectFrom('classes').select(['id', 'name', 'color']).where('project_id', '=', projectId).orderBy('id').execute();
+  }
+
+  async annotationTypes(projectId: number): Promise<Record<string, number>> {
+    const rows = await this.db
+      .selectFrom('annotations')
+      .select(['annotation_type', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('project_id', '=', projectId)
+      .groupBy('annotation_type')
+      .execute();
+    return Object.fromEntries(rows.map((r) => [r.annotation_type, Number(r.n)]));
+  }
+
+  /** How many images carry each number of annotations. */
+  async annotationsPerImage(projectId: number): Promise<{ annotations: number; images: number }[]> {
+    const rows = await this.db
+      .selectFrom('images')
+      .select(['annotation_count', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('project_id', '=', projectId)
+      .groupBy('annotation_count')
+      .orderBy('annotation_count')
+      .execute();
+    return rows.map((r) => ({ annotations: Number(r.annotation_count), images: Number(r.n) }));
+  }
+
+  async imageSizes(projectId: number): Promise<{ width: number; height: number; images: number }[]> {
+    const rows = await this.db
+      .selectFrom('images')
+      .select(['width', 'height', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('project_id', '=', projectId)
+      .groupBy(['width', 'height'])
+      .orderBy(sql`count(*)`, 'desc')
+      .execute();
+    return rows.map((r) => ({ width: r.width, height: r.height, images: Number(r.n) }));
+  }
+
+  /**
+   * Bounding boxes by COCO size (area < 32², < 96², larger) and by the heat-map cell their centre falls in, in one
+   * pass: at most 3 × HEATMAP_CELLS² groups come back.
+   */
+  async boxCells(projectId: number): Promise<BoxCellRow[]> {
+    const db = this.db;
+    const boxes = db
+      .selectFrom('annotations')
+      .innerJoin('images', 'images.id', 'annotations.image_id')
+      .select([
+        jsonNumber(db, 'annotations.geometry', ['x']).as('x'),
+        jsonNumber(db, 'annotations.geometry', ['y']).as('y'),
+        jsonNumber(db, 'annotations.geometry', ['width']).as('w'),
+        jsonNumber(db, 'annotations.geometry', ['height']).as('h'),
+        'images.width as iw',
+        'images.height as ih',
+      ])
+      .where('annotations.project_id', '=', projectId)
+      .where('annotations.annotation_type', '=', 'bbox')
+      .as('b');
+    const clamp = (v: RawBuilder<number>) => sql<number>`case when ${v} < 0 then 0 when ${v} > ${HEATMAP_CELLS - 1} then ${HEATMAP_CELLS - 1} else ${v} end`;
+    const cells = db
+      .selectFrom(boxes)
+      .select([
+        sql<string>`case when w * h < 1024 then 'small' when w * h < 9216 then 'medium' else 'large' end`.as('size'),
+        floorInt(db, sql<number>`(x + w / 2.0) * ${HEATMAP_CELLS} / iw`).as('cx'),
+        floorInt(db, sql<number>`(y + h / 2.0) * ${HEATMAP_CELLS} / ih`).as('cy'),
+      ])
+      .as('c');
+    const rows = await db
+      .selectFrom(cells)
+      .select(['size', clamp(sql.ref('cx')).as('cx'), clamp(sql.ref('cy')).as('cy'), (eb) => eb.fn.countAll<number>().as('n')])
+      .groupBy(['size', sql`2`, sql`3`])
+      .execute();
+    const merged = new Map<string, BoxCellRow>();
+    for (const r of rows) {
+      const key = `${r.size}:${r.cx}:${r.cy}`;
+      const row = merged.get(key) ?? { size: r.size as BoxCellRow['size'], cx: Number(r.cx), cy: Number(r.cy), n: 0 };
+      row.n += Number(r.n);
+      merged.set(key, row);
+    }
+    return [...merged.values()];
+  }
+}

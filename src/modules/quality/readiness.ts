@@ -1,0 +1,233 @@
+/**
+ * Training readiness: a score 0–100 made of weighted checks, each passed or failed with a message, and the blockers
+ * (failed checks that make training pointless whatever the score). The checks depend on what the adapter trains:
+ * a detector needs boxes and a non-empty valid split, a classifier enough images per class. The training module's
+ * gate calls `ReadinessEvaluator.evaluate` (TEAM.md's contract); `POST /api/projects/{id}/readiness` shows the same.
+ */
+import type { Caller } from '../../access/caller.js';
+import type { ProjectAccess } from '../../access/project-access.js';
+import type { ProfileRepository } from './profile.repository.js';
+
+export interface ReadinessCheckOut {
+  id: string;
+  passed: boolean;
+  weight: number;
+  message: string;
+}
+
+export interface ReadinessOut {
+  score: number;
+  threshold: number;
+  ready: boolean;
+  adapter: string;
+  checks: ReadinessCheckOut[];
+  blockers: string[];
+}
+
+export interface ReadinessConfig {
+  /** Score needed to be ready (default 60, the training gate's default). */
+  min_readiness_score?: number;
+  /** Classifiers: images each class needs (default 10). */
+  min_images_per_class?: number;
+  /** Detectors and segmenters: instances each class needs in train (default 10). */
+  min_instances_per_class?: number;
+}
+
+export const READINESS_DEFAULTS = { min_readiness_score: 60, min_images_per_class: 10, min_instances_per_class: 10 } as const;
+
+/** What an adapter trains; each task has its own rule. */
+export type ReadinessTask = 'detect' | 'segment' | 'classify' | 'samples';
+
+/** Known adapter names (the training module's and common aliases); others fall back to the project type's task. */
+export const ADAPTER_TASKS: Record<string, ReadinessTask> = {
+  'versa-detect': 'detect',
+  ultralytics: 'detect',
+  'ultralytics-detect': 'detect',
+  'versa-segment': 'segment',
+  'ultralytics-segment': 'segment',
+  'versa-classify': 'classify',
+  'ultralytics-classify': 'classify',
+  tabular: 'samples',
+  text: 'samples',
+};
+
+const DEFAULT_ADAPTER: Record<string, string> = {
+  object_detection: 'versa-detect',
+  instance_segmentation: 'versa-segment',
+  semantic_segmentation: 'versa-segment',
+  classification: 'versa-classify',
+};
+
+const TASK_OF_PROJECT: Record<string, ReadinessTask> = {
+  object_detection: 'detect',
+  instance_segmentation: 'segment',
+  semantic_segmentation: 'segment',
+  classification: 'classify',
+};
+
+/** The facts every rule reads: SQL aggregates, no image is opened. */
+export interface ReadinessStats {
+  images: number;
+  splits: { train: number; valid: number; test: number; unassigned: number };
+  annotatedImages: number;
+  annotationTypes: Record<string, number>;
+  /** Per used class: instances and images in each split. */
+  classes: { name: string; instances: Record<string, number>; images: Record<string, number>; totalInstances: number; totalImages: number }[];
+}
+
+interface RuleCheck extends ReadinessCheckOut {
+  /** A failed blocker makes the project not ready whatever the score. */
+  blocker: boolean;
+}
+
+type Rule = (stats: ReadinessStats, config: Required<ReadinessConfig>) => RuleCheck[];
+
+const check = (id: string, weight: number, blocker: boolean, passed: boolean, message: string): RuleCheck => ({ id, weight, blocker, passed, message });
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+/** No image in a split yet: a version's split_config deals them all into train, valid and test when it is created. */
+const pending = (stats: ReadinessStats) => stats.splits.train + stats.splits.valid + stats.splits.test === 0 && stats.splits.unassigned >= 2;
+const unassignedMessage = (stats: ReadinessStats) => `${plural(stats.splits.unassigned, 'image')} in no split yet: a version's split_config assigns them`;
+
+function common(stats: ReadinessStats): { hasImages: RuleCheck; train: RuleCheck; annotated: RuleCheck; balance: RuleCheck } {
+  const inSplits = stats.splits.train + stats.splits.valid + stats.splits.test;
+  const fraction = stats.images === 0 ? 0 : stats.annotatedImages / stats.images;
+  const counts = stats.classes.map((c) => c.totalInstances).filter((n) => n > 0);
+  const ratio = counts.length < 2 ? 1 : Math.max(...counts) / Math.min(...counts);
+  return {
+    hasImages: check('has_images', 10, true, stats.images > 0, stats.images > 0 ? `${plural(stats.images, 'image')}` : 'The project has no images'),
+    train: check(
+      'train_split',
+      10,
+      true,
+      stats.splits.train > 0 || pending(stats),
+      stats.splits.train > 0 ? `${plural(stats.splits.train, 'image')} in train` : pending(stats) ? unassignedMessage(stats) : inSplits === 0 ? 'No image is assigned to a split (POST /api/projects/{id}/splits)' : 'The train split is empty',
+    ),
+    annotated: check('annotated_fraction', 15, false, fraction >= 0.9, `${Math.round(fraction * 100)}% of images are annotated (90% wanted)`),
+    balance: check('class_balance', 5, false, ratio <= 20, counts.length < 2 ? 'Fewer than two classes in use' : `The largest class has ${ratio.toFixed(1)}× the instances of the smallest (at most 20× wanted)`),
+  };
+}
+
+function spatialRule(kind: 'detect' | 'segment'): Rule {
+  return (stats, config) => {
+    const { hasImages, train, annotated, balance } = common(stats);
+    const types = kind === 'detect' ? ['bbox', 'polygon', 'mask'] : ['polygon', 'mask'];
+    const shapes = types.reduce((sum, t) => sum + (stats.annotationTypes[t] ?? 0), 0);
+    const few = stats.classes.filter((c) => (c.instances.train ?? 0) + (c.instances.unassigned ?? 0) < config.min_instances_per_class).map((c) => c.name);
+    const missingValid = stats.classes.filter((c) => (c.instances.train ?? 0) > 0 && (c.instances.valid ?? 0) === 0).map((c) => c.name);
+    const what = kind === 'detect' ? 'boxes (bbox, polygon or mask annotations)' : 'polygon or mask annotations';
+    return [
+      hasImages,
+      check(kind === 'detect' ? 'has_boxes' : 'has_masks', 20, true, shapes > 0, shapes > 0 ? `${plural(shapes, 'shape')} to learn from` : `The adapter needs ${what}; the project has none`),
+      train,
+      check('valid_split', 15, true, stats.splits.valid > 0 || pending(stats), stats.splits.valid > 0 ? `${plural(stats.splits.valid, 'image')} in valid` : pending(stats) ? unassignedMessage(stats) : 'The valid split is empty: nothing to measure the model on'),
+      annotated,
+      check(
+        'min_instances_per_class',
+        15,
+        false,
+        stats.classes.length > 0 && few.length === 0,
+        few.length === 0 ? `Every class has at least ${config.min_instances_per_class} instances in train` : `Fewer than ${config.min_instances_per_class} instances in train: ${few.slice(0, 10).join(', ')}`,
+      ),
+      check('classes_in_valid', 10, false, missingValid.length === 0, missingValid.length === 0 ? 'Every trained class appears in valid' : `Missing from valid: ${missingValid.slice(0, 10).join(', ')}`),
+      balance,
+    ];
+  };
+}
+
+const classifyRule: Rule = (stats, config) => {
+  const { hasImages, train, annotated, balance } = common(stats);
+  const labels = stats.annotationTypes.classification ?? 0;
+  const used = stats.classes.filter((c) => c.totalImages > 0);
+  const few = used.filter((c) => c.totalImages < config.min_images_per_class).map((c) => c.name);
+  return [
+    hasImages,
+    check('has_labels', 15, true, labels > 0, labels > 0 ? `${plural(labels, 'image label')}` : 'The adapter needs classification labels; the project has none'),
+    check('two_classes', 10, true, used.length >= 2, `${plural(used.length, 'class')} in use (at least 2 needed)`),
+    train,
+    check('valid_split', 15, false, stats.splits.valid > 0, stats.splits.valid > 0 ? `${plural(stats.splits.valid, 'image')} in valid` : 'The valid split is empty'),
+    check(
+      'min_images_per_class',
+      25,
+      true,
+      used.length > 0 && few.length === 0,
+      few.length === 0 ? `Every class has at least ${config.min_images_per_class} images` : `Fewer than ${config.min_images_per_class} images: ${few.slice(0, 10).join(', ')}`,
+    ),
+    { ...annotated, weight: 10 },
+    balance,
+  ];
+};
+
+/** Sample adapters (text, tabular) read samples, which this project kind does not hold yet. */
+const samplesRule: Rule = () => [check('has_samples', 100, true, false, 'The adapter trains on samples (text or tabular records); this project has none')];
+
+/** One rule per task; a modality adds its own without touching the others. */
+export const READINESS_RULES: Record<ReadinessTask, Rule> = {
+  detect: spatialRule('detect'),
+  segment: spatialRule('segment'),
+  classify: classifyRule,
+  samples: samplesRule,
+};
+
+/** Pure: the readiness of a project with these stats for this task. */
+export function evaluateReadiness(task: ReadinessTask, adapter: string, stats: ReadinessStats, config: ReadinessConfig = {}): ReadinessOut {
+  const effective = { ...READINESS_DEFAULTS, ...stripUndefined(config) };
+  const checks = READINESS_RULES[task](stats, effective);
+  const score = Math.round(checks.reduce((sum, c) => sum + (c.passed ? c.weight : 0), 0));
+  const blockers = checks.filter((c) => c.blocker && !c.passed).map((c) => c.message);
+  return {
+    score,
+    threshold: effective.min_readiness_score,
+    ready: blockers.length === 0 && score >= effective.min_readiness_score,
+    adapter,
+    checks: checks.map(({ id, passed, weight, message }) => ({ id, passed, weight, message })),
+    blockers,
+  };
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** The service other modules are handed (the training gate). */
+export class ReadinessEvaluator {
+  constructor(
+    private readonly access: ProjectAccess,
+    private readonly profile: ProfileRepository,
+  ) {}
+
+  async evaluate(caller: Caller, projectId: number, input: { adapter?: string; config?: ReadinessConfig } = {}): Promise<ReadinessOut> {
+    const project = await this.access.project(caller, projectId, 'project.read');
+    const adapter = input.adapter ?? DEFAULT_ADAPTER[project.project_type] ?? 'versa-detect';
+    const task = ADAPTER_TASKS[adapter] ?? TASK_OF_PROJECT[project.project_type] ?? 'detect';
+    return evaluateReadiness(task, adapter, await this.stats(projectId), input.config);
+  }
+
+  private async stats(projectId: number): Promise<ReadinessStats> {
+    const [splitRows, classSplits, classes, annotationTypes] = await Promise.all([
+      this.profile.splits(projectId),
+      this.profile.classSplits(projectId),
+      this.profile.classes(projectId),
+      this.profile.annotationTypes(projectId),
+    ]);
+    const splits = { train: 0, valid: 0, test: 0, unassigned: 0 };
+    let images = 0;
+    let annotatedImages = 0;
+    for (const row of splitRows) {
+      const key = row.split === 'train' || row.split === 'valid' || row.split === 'test' ? row.split : 'unassigned';
+      splits[key] += row.images;
+      images += row.images;
+      annotatedImages += row.annotated;
+    }
+    const byClass = new Map(classes.map((c) => [c.id, { name: c.name, instances: {} as Record<string, number>, images: {} as Record<string, number>, totalInstances: 0, totalImages: 0 }]));
+    for (const row of classSplits) {
+      const entry = byClass.get(row.class_id);
+      if (!entry) continue;
+      const split = row.split ?? 'unassigned';
+      entry.instances[split] = (entry.instances[split] ?? 0) + row.instances;
+      entry.images[split] = (entry.images[split] ?? 0) + row.images;
+      entry.totalInstances += row.instances;
+      entry.totalImages += row.images;
+    }
+    return { images, splits, annotatedImages, annotationTypes, classes: [...byClass.values()].filter((c) => c.totalInstances > 0) };
+  }
+}

@@ -1,0 +1,31 @@
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { WriteBatcher } from '../../db/write-batcher.js';
+import { ExportsRepository } from '../exports/exports.repository.js';
+import type { ModuleDeps } from '../module-deps.js';
+import { ProjectsRepository } from '../projects/projects.repository.js';
+import { SampleAdapters } from './sample-adapters.js';
+import { SamplesRepository } from './samples.repository.js';
+import { samplesRoutes } from './samples.routes.js';
+import { SamplesService } from './samples.service.js';
+
+/** Text, tabular, audio, video and LLM samples: routes, imports, splits, adapters, locks and label history. */
+/** What the module offers others: the samples service, and the adapters (the tabular trainer reads their folder). */
+export interface SamplesModule {
+  readonly samples: SamplesService;
+  readonly adapters: SampleAdapters;
+}
+
+export function registerSamplesModule(app: FastifyInstance, deps: ModuleDeps): SamplesModule {
+  const workDir = join(deps.config.dataDir, 'tmp');
+  const repository = new SamplesRepository(deps.db, new ProjectsRepository(deps.db));
+  const service = new SamplesService(repository, deps.access, deps.blobs, {
+    maxMediaBytes: deps.config.maxUploadBytes,
+    maxImportBytes: deps.config.maxImportBytes,
+    maxImportSamples: 10_000_000,
+    maxMediaFiles: 100_000,
+  }, new WriteBatcher(deps.db));
+  const adapters = new SampleAdapters(repository, new ExportsRepository(deps.db), deps.access, deps.blobs, workDir);
+  samplesRoutes(app, service, adapters, { workDir, maxImportBytes: deps.config.maxImportBytes });
+  return { samples: service, adapters };
+}

@@ -1,0 +1,326 @@
+import { sql, type CompiledQuery, type Insertable, type Selectable } from 'kysely';
+import type { Db, Executor } from '../../db/database.js';
+import { PreparedQuery } from '../../db/prepared-query.js';
+import type { SampleModality, SamplesTable } from '../../db/schema.js';
+import type { ProjectsRepository } from '../projects/projects.repository.js';
+import type { SplitName } from '../splits/assign.js';
+
+export type SampleRow = Selectable<SamplesTable>;
+export type SampleInsert = Insertable<SamplesTable>;
+export type SampleWithOwner = SampleRow & { owner_id: number };
+/** The columns a label edit sets. */
+export type LabelColumns = Pick<SampleRow, 'label' | 'labels' | 'spans' | 'value' | 'labelled' | 'split'>;
+type RevisionValues = {
+  sample_id: number;
+  project_id: number;
+  before: string;
+  after: string;
+  user_id: number;
+  created_at: string;
+};
+
+export interface SampleLockRow {
+  sample_id: number;
+  user_id: number;
+  email: string;
+  acquired_at: string;
+  expires_at: string;
+}
+
+export interface SampleFilters {
+  modality?: SampleModality;
+  split?: SplitName;
+  label?: string;
+}
+
+/** Every column an import writes, in the order of the insert template's parameters. */
+const INSERT_COLUMNS = [
+  'project_id', 'modality', 'split', 'data', 'label', 'labels', 'spans', 'value', 'metadata', 'labelled', 'blob_key', 'sha256', 'created_at', 'updated_at',
+] as const satisfies readonly (keyof SampleInsert)[];
+
+/** Rows per multi-row insert: well below both dialects' bound-parameter limits (15 columns each). */
+const INSERT_CHUNK = 400;
+const ID_CHUNK = 500;
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** A LIKE pattern matching the JSON string of `name` inside a JSON list, with LIKE's wildcards escaped. */
+const jsonListPattern = (name: string) => `%${JSON.stringify(name).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+export class SamplesRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly projects: ProjectsRepository,
+  ) {
+    this.withOwner = new PreparedQuery(db, ['id'], (p) =>
+      db.selectFrom('samples').innerJoin('projects', 'projects.id', 'samples.project_id').selectAll('samples').select('projects.owner_id').where('samples.id', '=', p.id));
+    this.lock = new PreparedQuery(db, ['id'], (p) =>
+      db
+        .selectFrom('sample_locks')
+        .innerJoin('users', 'users.id', 'sample_locks.user_id')
+        .select(['sample_locks.sample_id', 'sample_locks.user_id', 'users.email', 'sample_locks.acquired_at', 'sample_locks.expires_at'])
+        .where('sample_locks.sample_id', '=', p.id));
+    this.className = new PreparedQuery(db, ['projectId', 'name'], (p) =>
+      db.selectFrom('classes').select('name').where('project_id', '=', p.projectId).where('name', '=', p.name));
+    this.updateLabels = new PreparedQuery(db, ['id', 'label', 'labels', 'spans', 'value', 'labelled', 'split', 'updated_at'], (p) =>
+      db
+        .updateTable('samples')
+        .set({ label: p.label, labels: p.labels, spans: p.spans, value: p.value, labelled: p.labelled, split: p.split, updated_at: p.updated_at })
+        .where('id', '=', p.id)
+        .returningAll());
+    this.revision = new PreparedQuery<RevisionValues, { id: number }>(db, ['sample_id', 'project_id', 'before', 'after', 'user_id', 'created_at'], (p) =>
+      db
+        .insertInto('sample_revisions')
+        .values({ sample_id: p.sample_id, project_id: p.project_id, before: p.before, after: p.after, user_id: p.user_id, created_at: p.created_at, action: 'update' })
+        .returning('id'));
+  }
+
+  /** Asked by every sample route (a PATCH on the hot path), so it is prepared once. */
+  private readonly withOwner: PreparedQuery<{ id: number }, SampleWithOwner>;
+  private readonly lock: PreparedQuery<{ id: number }, SampleLockRow>;
+  private readonly className: PreparedQuery<{ projectId: number; name: string }, { name: string }>;
+  private readonly updateLabels: PreparedQuery<LabelColumns & { id: number; updated_at: string }, SampleRow>;
+  private readonly revision: PreparedQuery<RevisionValues, { id: number }>;
+
+  async findWithOwner(id: number, db: Executor = this.db): Promise<SampleWithOwner | undefined> {
+    return (await this.withOwner.run({ id }, db)).rows[0];
+  }
+
+  /** One page in id order; `after` seeks through the (project_id[, filter], id) indexes. */
+  listPage(projectId: number, filters: SampleFilters, page: { limit: number; offset?: number; after?: number }): Promise<SampleRow[]> {
+    let query = this.filtered(projectId, filters).selectAll();
+    if (page.after !== undefined) query = query.where('id', '>', page.after);
+    query = query.orderBy('id').limit(page.limit);
+    if (page.offset) query = query.offset(page.offset);
+    return query.execute();
+  }
+
+  async count(projectId: number, filters: SampleFilters): Promise<number> {
+    const row = await this.filtered(projectId, filters).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  private filtered(projectId: number, filters: SampleFilters) {
+    let query = this.db.selectFrom('samples').where('project_id', '=', projectId);
+    if (filters.modality) query = query.where('modality', '=', filters.modality);
+    if (filters.split) query = query.where('split', '=', filters.split);
+    if (filters.label !== undefined) {
+      const name = filters.label;
+      query = query.where((eb) => eb.or([eb('label', '=', name), eb.and([eb('labels', 'is not', null), sql<boolean>`labels like ${jsonListPattern(name)} escape '\\'`])]));
+    }
+    return query;
+  }
+
+  /** Inserts samples in order (ids follow it) and adds them to the project's counters, in the caller's transaction. */
+  async insertMany(projectId: number, rows: SampleInsert[], db: Executor): Promise<SampleRow[]> {
+    const out: SampleRow[] = [];
+    for (const chunk of chunks(rows, INSERT_CHUNK)) out.push(...(await db.insertInto('samples').values(chunk).returningAll().execute()));
+    await this.bumpCounters(projectId, rows, db);
+    return out;
+  }
+
+  /**
+   * Like insertMany, returning only the new ids (imports insert many rows and need only these). Full chunks reuse
+   * one compiled statement with new parameters: building a 400-row insert with Kysely costs more than running it.
+   */
+  async insertManyIds(projectId: number, rows: SampleInsert[], db: Executor): Promise<number[]> {
+    const ids: number[] = [];
+    for (const chunk of chunks(rows, INSERT_CHUNK)) {
+      const result = chunk.length === INSERT_CHUNK
+        ? await db.executeQuery<{ id: number }>({ ...this.insertTemplate(), parameters: chunk.flatMap((row) => INSERT_COLUMNS.map((c) => row[c] ?? null)) })
+        : { rows: await db.insertInto('samples').values(chunk).returning('id').execute() };
+      for (const r of result.rows) ids.push(r.id);
+    }
+    await this.bumpCounters(projectId, rows, db);
+    return ids;
+  }
+
+  private template: CompiledQuery<{ id: number }> | null = null;
+
+  /** An insert of INSERT_CHUNK rows returning their ids, its parameters row by row in INSERT_COLUMNS order. */
+  private insertTemplate(): CompiledQuery<{ id: number }> {
+    if (this.template) return this.template;
+    const marker = (r: number, c: number) => `\u0000${r}:${c}`;
+    const rows = Array.from({ length: INSERT_CHUNK }, (_, r) => Object.fromEntries(INSERT_COLUMNS.map((column, c) => [column, marker(r, c)])) as unknown as SampleInsert);
+    const compiled = this.db.insertInto('samples').values(rows).returning('id').compile();
+    // The statement must take its parameters exactly row by row, column by column, as insertManyIds passes them.
+    compiled.parameters.forEach((value, i) => {
+      if (value !== marker(Math.floor(i / INSERT_COLUMNS.length), i % INSERT_COLUMNS.length)) throw new Error('unexpected parameter order in the sample insert');
+    });
+    this.template = compiled;
+    return compiled;
+  }
+
+  private async bumpCounters(projectId: number, rows: SampleInsert[], db: Executor) {
+    let labelled = 0;
+    for (const row of rows) labelled += row.labelled ?? 0;
+    await this.projects.bumpCounters(projectId, { sample_count: rows.length, labelled_sample_count: labelled }, db);
+  }
+
+  /** Deletes samples of a project (an import undoing itself) and takes them off the counters; returns their blob keys. */
+  async deleteMany(projectId: number, ids: number[]): Promise<string[]> {
+    const keys: string[] = [];
+    for (const chunk of chunks(ids, ID_CHUNK)) {
+      await this.db.transaction().execute(async (trx) => {
+        const gone = await trx.deleteFrom('samples').where('project_id', '=', projectId).where('id', 'in', chunk).returning(['labelled', 'blob_key']).execute();
+        for (const g of gone) if (g.blob_key) keys.push(g.blob_key);
+        const labelled = gone.reduce((n, g) => n + g.labelled, 0);
+        await this.projects.bumpCounters(projectId, { sample_count: -gone.length, labelled_sample_count: -labelled }, trx);
+      });
+    }
+    return keys;
+  }
+
+  /**
+   * Sets a sample's labels and split (all of them: the statement is prepared once) and keeps the project's labelled
+   * counter in step.
+   */
+  async update(sample: SampleRow, values: LabelColumns, db: Executor): Promise<SampleRow> {
+    const row = (await this.updateLabels.run({ ...values, id: sample.id, updated_at: new Date().toISOString() }, db)).rows[0];
+    if (row.labelled !== sample.labelled) await this.projects.bumpCounters(sample.project_id, { labelled_sample_count: row.labelled - sample.labelled }, db);
+    return row;
+  }
+
+  /** Every sample's id and labels (stratified splits), optionally of one modality, in id order. */
+  labelsOf(projectId: number, modality?: SampleModality): Promise<Pick<SampleRow, 'id' | 'label' | 'labels' | 'value'>[]> {
+    let query = this.db.selectFrom('samples').select(['id', 'label', 'labels', 'value']).where('project_id', '=', projectId);
+    if (modality) query = query.where('modality', '=', modality);
+    return query.orderBy('id').execute();
+  }
+
+  /** Sets splits by id, grouped by split so each statement updates many rows. */
+  async setSplits(projectId: number, assignment: Map<number, SplitName>): Promise<void> {
+    const bySplit = new Map<SplitName, number[]>();
+    for (const [id, split] of assignment) bySplit.set(split, [...(bySplit.get(split) ?? []), id]);
+    await this.db.transaction().execute(async (trx) => {
+      for (const [split, ids] of bySplit) {
+        for (const chunk of chunks(ids, ID_CHUNK)) {
+          await trx.updateTable('samples').set({ split }).where('project_id', '=', projectId).where('id', 'in', chunk).execute();
+        }
+      }
+    });
+  }
+
+  /** Streams a project's samples in id order, a page at a time (adapters read all of them). */
+  async *iterate(projectId: number, modality?: SampleModality, pageSize = 2000): AsyncGenerator<SampleRow> {
+    let after = 0;
+    for (;;) {
+      const rows = await this.listPage(projectId, { modality }, { limit: pageSize, after });
+      for (const row of rows) yield row;
+      if (rows.length < pageSize) return;
+      after = rows[rows.length - 1].id;
+    }
+  }
+
+  shaInUse(projectId: number, sha256: string): Promise<boolean> {
+    return this.db.selectFrom('samples').select('id').where('project_id', '=', projectId).where('sha256', '=', sha256).limit(1).executeTakeFirst().then((r) => r !== undefined);
+  }
+
+  /** The classes of the project by name; missing names are created in the given order with palette colours. */
+  async ensureClasses(projectId: number, names: string[], color: (index: number) => string, db: Executor): Promise<{ created: string[] }> {
+    const existing = new Set<string>();
+    for (const chunk of chunks(names, ID_CHUNK)) {
+      for (const r of await db.selectFrom('classes').select('name').where('project_id', '=', projectId).where('name', 'in', chunk).execute()) existing.add(r.name);
+    }
+    const missing = names.filter((n) => !existing.has(n));
+    if (missing.length === 0) return { created: [] };
+    const project = await this.projects.find(projectId, db);
+    const now = new Date().toISOString();
+    for (const chunk of chunks(missing, ID_CHUNK)) {
+      await db.insertInto('classes').values(chunk.map((name, i) => ({ project_id: projectId, name, color: color(project!.class_count + i), created_at: now }))).execute();
+    }
+    await this.projects.bumpCounters(projectId, { class_count: missing.length }, db);
+    return { created: missing };
+  }
+
+  /** Removes classes an import created and nothing uses (the import failed after creating them). */
+  async deleteUnusedClasses(projectId: number, names: string[]): Promise<void> {
+    for (const chunk of chunks(names, ID_CHUNK)) {
+      await this.db.transaction().execute(async (trx) => {
+        const gone = await trx
+          .deleteFrom('classes')
+          .where('project_id', '=', projectId)
+          .where('name', 'in', chunk)
+          .where((eb) => eb.not(eb.exists(eb.selectFrom('annotations').select('annotations.id').whereRef('annotations.class_id', '=', 'classes.id'))))
+          .returning('id')
+          .execute();
+        await this.projects.bumpCounters(projectId, { class_count: -gone.length }, trx);
+      });
+    }
+  }
+
+  async classNamesIn(projectId: number, names: string[], db: Executor = this.db): Promise<string[]> {
+    if (names.length === 1) return (await this.className.run({ projectId, name: names[0] }, db)).rows.map((r) => r.name);
+    const rows = await db.selectFrom('classes').select('name').where('project_id', '=', projectId).where('name', 'in', names).execute();
+    return rows.map((r) => r.name);
+  }
+
+  classNames(projectId: number): Promise<string[]> {
+    return this.db.selectFrom('classes').select('name').where('project_id', '=', projectId).orderBy('id').execute().then((rows) => rows.map((r) => r.name));
+  }
+
+  async findSchema(projectId: number, modality: SampleModality): Promise<unknown> {
+    const row = await this.db.selectFrom('sample_schemas').select('schema').where('project_id', '=', projectId).where('modality', '=', modality).executeTakeFirst();
+    return row ? JSON.parse(row.schema) : undefined;
+  }
+
+  async saveSchema(projectId: number, modality: SampleModality, schema: unknown, db: Executor = this.db): Promise<void> {
+    await db
+      .insertInto('sample_schemas')
+      .values({ project_id: projectId, modality, schema: JSON.stringify(schema) })
+      .onConflict((oc) => oc.columns(['project_id', 'modality']).doUpdateSet({ schema: JSON.stringify(schema) }))
+      .execute();
+  }
+
+  async deleteSchema(projectId: number, modality: SampleModality): Promise<void> {
+    await this.db.deleteFrom('sample_schemas').where('project_id', '=', projectId).where('modality', '=', modality).execute();
+  }
+
+  transaction<T>(work: (trx: Executor) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(work);
+  }
+
+  // Locks and label history of samples.
+
+  async findLock(sampleId: number, db: Executor = this.db): Promise<SampleLockRow | undefined> {
+    return (await this.lock.run({ id: sampleId }, db)).rows[0];
+  }
+
+  /** Takes or renews the lock in one statement; false when another user's live lock holds it. */
+  async acquireLock(sampleId: number, userId: number, now: string, expiresAt: string): Promise<boolean> {
+    const row = await this.db
+      .insertInto('sample_locks')
+      .values({ sample_id: sampleId, user_id: userId, acquired_at: now, expires_at: expiresAt })
+      .onConflict((oc) =>
+        oc
+          .column('sample_id')
+          .doUpdateSet((eb) => ({
+            acquired_at: eb.case().when('sample_locks.user_id', '=', userId).then(eb.ref('sample_locks.acquired_at')).else(eb.ref('excluded.acquired_at')).end(),
+            user_id: eb.ref('excluded.user_id'),
+            expires_at: eb.ref('excluded.expires_at'),
+          }))
+          .where((eb) => eb.or([eb('sample_locks.user_id', '=', userId), eb('sample_locks.expires_at', '<=', now)])),
+      )
+      .returning('sample_id')
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async releaseLock(sampleId: number, userId: number | null): Promise<boolean> {
+    let query = this.db.deleteFrom('sample_locks').where('sample_id', '=', sampleId);
+    if (userId !== null) query = query.where('user_id', '=', userId);
+    return Number((await query.executeTakeFirst()).numDeletedRows) > 0;
+  }
+
+  async addRevision(values: Omit<RevisionValues, 'created_at'>, db: Executor): Promise<void> {
+    await this.revision.run({ ...values, created_at: new Date().toISOString() }, db);
+  }
+
+  revisions(sampleId: number) {
+    return this.db.selectFrom('sample_revisions').selectAll().where('sample_id', '=', sampleId).orderBy('id').execute();
+  }
+}

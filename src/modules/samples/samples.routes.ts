@@ -1,0 +1,255 @@
+import { Type } from 'typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { callerOf } from '../../http/authenticate.js';
+import { sendPage } from '../../http/pagination.js';
+import { errors, IdParams } from '../../http/schemas.js';
+import type { SampleAdapters } from './sample-adapters.js';
+import { readSampleUpload, type SampleUpload } from './sample-upload.js';
+import type { SampleFile, SamplesService } from './samples.service.js';
+import {
+  AdapterPrepareBody,
+  AdapterPrepareOut,
+  ImportOut,
+  JsonlImportBody,
+  SampleCreateBody,
+  SampleCreateManyOut,
+  SampleListQuery,
+  SampleLockOut,
+  SampleOut,
+  SampleParams,
+  SampleRevisionOut,
+  SampleSplitsBody,
+  SampleSplitsOut,
+  SampleUpdate,
+  TabularImportBody,
+  TextImportBody,
+} from './samples.schemas.js';
+
+export interface SampleRouteOptions {
+  readonly workDir: string;
+  readonly maxImportBytes: number;
+}
+
+const IMPORT_RULES = 'All or nothing: the file is checked whole before anything is stored, and a bad line answers 422 naming its '
+  + 'line number (`loc` ends with it) while nothing is stored. Class names new to the project become classes. Nothing in '
+  + 'the file is ever evaluated (CSV cells are text, JSON is parsed).';
+
+export function samplesRoutes(server: FastifyInstance, samples: SamplesService, adapters: SampleAdapters, options: SampleRouteOptions): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['samples'];
+  const upload = (request: FastifyRequest) => readSampleUpload(request, options.workDir, options.maxImportBytes);
+  const withUpload = async <T>(request: FastifyRequest, work: (u: SampleUpload) => Promise<T>): Promise<T> => {
+    const u = await upload(request);
+    try {
+      return await work(u);
+    } finally {
+      await u.cleanup();
+    }
+  };
+  // The handlers read multipart parts as a stream; the body schema documents them and this placeholder satisfies it.
+  const placeholder = async (request: FastifyRequest) => {
+    request.body = { file: null, target: '', modality: 'llm' };
+  };
+
+  app.get('/api/projects/:id/samples', {
+    schema: {
+      tags,
+      summary: "A project's samples in id order",
+      description: 'Paged with `limit` and `offset` or `after` (the last id of the previous page, fast at any depth); total in '
+        + '`X-Total-Count`, next page in `Link`. Filters `modality`, `split` and `label` (a class name) combine.',
+      params: IdParams,
+      querystring: SampleListQuery,
+      response: { 200: Type.Array(SampleOut), ...errors(401, 404, 422) },
+    },
+  }, async (request, reply) => sendPage(request, reply, await samples.list(callerOf(request), request.params.id, request.query), request.query.limit));
+
+  app.post('/api/projects/:id/samples', {
+    schema: {
+      tags,
+      summary: 'Create a sample, or several with {items}',
+      description: 'Text, tabular and LLM samples (media come through `import/jsonl`). Spans must lie inside the text and '
+        + 'not cut a surrogate pair; new class names become classes. `{items}` answers `{created, items}`; all or nothing.',
+      params: IdParams,
+      body: SampleCreateBody,
+      response: { 201: Type.Union([SampleOut, SampleCreateManyOut]), ...errors(401, 403, 404, 422) },
+    },
+  }, async (request, reply) => {
+    const result = await samples.create(callerOf(request), request.params.id, request.body);
+    return reply.status(201).send(result.one ? result.item : { created: result.created, items: result.items });
+  });
+
+  app.get('/api/samples/:sample_id', {
+    schema: { tags, summary: 'One sample', params: SampleParams, response: { 200: SampleOut, ...errors(401, 404, 422) } },
+  }, async (request) => samples.get(callerOf(request), request.params.sample_id));
+
+  app.patch('/api/samples/:sample_id', {
+    schema: {
+      tags,
+      summary: "Change a sample's label, spans, value or split",
+      description: 'Class names must be classes of the project. Another user\'s lock on the sample: 409 with `lock`. Each change '
+        + 'is recorded in the sample\'s revisions.',
+      params: SampleParams,
+      body: SampleUpdate,
+      response: { 200: SampleOut, ...errors(401, 403, 404, 409, 422) },
+    },
+  }, async (request) => samples.update(callerOf(request), request.params.sample_id, request.body));
+
+  app.get('/api/samples/:sample_id/file', {
+    schema: {
+      tags,
+      summary: 'The media file of an audio or video sample (HTTP Range supported)',
+      params: SampleParams,
+      response: {
+        200: { description: 'The file as imported', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+        206: { description: 'The requested byte range', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+        304: Type.Null(),
+        416: Type.Object({ detail: Type.String() }),
+        ...errors(401, 404, 422),
+      },
+    },
+  }, async (request, reply) => sendMedia(request, reply, await samples.file(callerOf(request), request.params.sample_id)));
+
+  app.post('/api/projects/:id/import/text', {
+    schema: {
+      tags,
+      summary: 'Import text samples from JSONL or CSV',
+      description: `Multipart: the data in the part \`file\` (JSONL when it starts with \`{\`, otherwise CSV with a header); text parts `
+        + `\`text_field\` (default \`text\`), \`label_field\` (\`label\`; a list is multi-label), \`spans_field\` (\`spans\`: `
+        + `\`[{start, end, label}]\` or \`[[start, end, label]]\`; \`entities\` is read too). A named field missing from the CSV header is 422. ${IMPORT_RULES}`,
+      consumes: ['multipart/form-data'],
+      params: IdParams,
+      body: TextImportBody,
+      response: { 201: ImportOut, ...errors(400, 401, 403, 404, 413, 422) },
+    },
+    preValidation: placeholder,
+  }, async (request, reply) => reply.status(201).send(await withUpload(request, (u) => samples.importText(callerOf(request), request.params.id, u))));
+
+  app.post('/api/projects/:id/import/tabular', {
+    schema: {
+      tags,
+      summary: 'Import tabular samples from CSV',
+      description: `Multipart: the CSV in \`file\`, the text part \`target\` (the label column) and optionally \`task\`. Column types `
+        + `(integer, number, boolean, category, text, date) are inferred; empty cells are null. A numeric target with many values is `
+        + `a regression target (stored as \`value\`), otherwise its values are classes (\`label\`). A later import into the same `
+        + `project must have the same columns and target. Ragged rows are 422 naming the line. ${IMPORT_RULES}`,
+      consumes: ['multipart/form-data'],
+      params: IdParams,
+      body: TabularImportBody,
+      response: { 201: ImportOut, ...errors(400, 401, 403, 404, 413, 422) },
+    },
+    preValidation: placeholder,
+  }, async (request, reply) => reply.status(201).send(await withUpload(request, (u) => samples.importTabular(callerOf(request), request.params.id, u))));
+
+  app.post('/api/projects/:id/import/jsonl', {
+    schema: {
+      tags,
+      summary: 'Import audio, video or LLM samples from JSONL (or a zip of JSONL and media)',
+      description: `Multipart: \`file\` is a JSONL file, or a zip holding one \`.jsonl\` and the media files its lines name `
+        + `(\`file\`); text part \`modality\` (audio, video, llm). Media are recognised by their bytes (WAV, MP3, FLAC, OGG, `
+        + `MP4/M4A, WebM, MOV), never their names, and probed for duration (and sample rate / fps where the container says). `
+        + `Lines: audio/video \`{file, label?, segments?: [{start_s, end_s, label}], transcript?, split?}\`; llm `
+        + `\`{prompt?, response?, chosen?, rejected?, messages?, label?, rating?, split?}\`; other fields go to \`metadata\`. `
+        + `A missing file, or one that is not the modality's media, is 422 naming the line and file. ${IMPORT_RULES}`,
+      consumes: ['multipart/form-data'],
+      params: IdParams,
+      body: JsonlImportBody,
+      response: { 201: ImportOut, ...errors(400, 401, 403, 404, 413, 422) },
+    },
+    preValidation: placeholder,
+  }, async (request, reply) => reply.status(201).send(await withUpload(request, (u) => samples.importJsonl(callerOf(request), request.params.id, u))));
+
+  app.post('/api/projects/:id/samples/splits', {
+    schema: {
+      tags,
+      summary: 'Assign train/valid/test splits to the samples',
+      description: '`stratified` (default) keeps each class\'s proportions (multi-label: iterative stratification); regression '
+        + 'targets are stratified by their quintiles. The same samples, percentages and seed always give the same splits.',
+      params: IdParams,
+      body: SampleSplitsBody,
+      response: { 200: SampleSplitsOut, ...errors(401, 403, 404, 422) },
+    },
+  }, async (request) => samples.split(callerOf(request), request.params.id, request.body));
+
+  app.post('/api/projects/:id/adapters/prepare', {
+    schema: {
+      tags,
+      summary: 'Write the samples in a training layout',
+      description: '`tabular`: `train.csv`, `valid.csv`, `test.csv` (header row, missing values empty, formula-like cells '
+        + 'neutralised) and `schema.json` `{target, task, columns, classes}`. `hub`: a zip that `datasets.load_dataset(path)` '
+        + 'loads once extracted — one JSONL per split and a README.md card with YAML front matter (features, splits, class '
+        + 'names). Samples without a split are left out unless none has one. Files download through `GET /api/exports/{filename}`.',
+      params: IdParams,
+      body: AdapterPrepareBody,
+      response: { 201: AdapterPrepareOut, ...errors(401, 403, 404, 409, 422) },
+    },
+  }, async (request, reply) => reply.status(201).send(await adapters.prepare(callerOf(request), request.params.id, request.body)));
+
+  app.get('/api/samples/:sample_id/lock', {
+    schema: { tags, summary: "A sample's editing lock, or null", params: SampleParams, response: { 200: Type.Union([SampleLockOut, Type.Null()]), ...errors(401, 404, 422) } },
+  }, async (request) => samples.getLock(callerOf(request), request.params.sample_id));
+
+  app.post('/api/samples/:sample_id/lock', {
+    schema: {
+      tags,
+      summary: 'Take or renew the editing lock of a sample (60 s)',
+      description: 'While it holds, other users\' PATCHes of the sample answer 409. Held by someone else: 409 with `lock`.',
+      params: SampleParams,
+      response: { 200: SampleLockOut, ...errors(401, 403, 404, 409, 422) },
+    },
+  }, async (request) => samples.acquireLock(callerOf(request), request.params.sample_id));
+
+  app.delete('/api/samples/:sample_id/lock', {
+    schema: {
+      tags,
+      summary: "Release your lock, or break anyone's with force=true (project admins)",
+      params: SampleParams,
+      querystring: Type.Object({ force: Type.Optional(Type.Boolean({ default: false })) }),
+      response: { 204: Type.Null(), ...errors(401, 403, 404, 409, 422) },
+    },
+  }, async (request, reply) => {
+    await samples.releaseLock(callerOf(request), request.params.sample_id, request.query.force ?? false);
+    return reply.status(204).send(null);
+  });
+
+  app.get('/api/samples/:sample_id/revisions', {
+    schema: { tags, summary: "A sample's label history, oldest first", params: SampleParams, response: { 200: Type.Array(SampleRevisionOut), ...errors(401, 404, 422) } },
+  }, async (request) => samples.revisions(callerOf(request), request.params.sample_id));
+}
+
+/** Sends a media file whole, or the one byte range asked for (206), so players can seek; 416 for a range outside it. */
+function sendMedia(request: FastifyRequest, reply: FastifyReply, file: SampleFile) {
+  const etag = `"${file.etag}"`;
+  reply
+    .header('ETag', etag)
+    .header('Accept-Ranges', 'bytes')
+    .header('Cache-Control', 'private, no-cache')
+    .header('X-Content-Type-Options', 'nosniff')
+    .header('Content-Disposition', `inline; filename="${file.filename}"`);
+  const ifNoneMatch = request.headers['if-none-match'];
+  if (ifNoneMatch && ifNoneMatch.split(',').some((tag) => tag.trim() === etag)) return reply.status(304).send();
+  reply.type(file.mimeType);
+  const range = request.headers.range;
+  const ifRange = request.headers['if-range'];
+  if (range && (!ifRange || ifRange === etag)) {
+    const match = /^bytes=(\d*)-(\d*)$/.exec(range.trim());
+    let start = NaN;
+    let end = NaN;
+    if (match && (match[1] !== '' || match[2] !== '')) {
+      if (match[1] === '') {
+        start = Math.max(0, file.size - Number(match[2]));
+        end = file.size - 1;
+      } else {
+        start = Number(match[1]);
+        end = match[2] === '' ? file.size - 1 : Math.min(Number(match[2]), file.size - 1);
+      }
+    }
+    if (!(start <= end) || start >= file.size) {
+      return reply.status(416).type('application/json').header('Content-Range', `bytes */${file.size}`).send({ detail: `Range "${range}" is not satisfiable (size ${file.size})` });
+    }
+    reply.status(206).header('Content-Range', `bytes ${start}-${end}/${file.size}`).header('Content-Length', String(end - start + 1));
+    return reply.send(file.open({ start, end }));
+  }
+  reply.header('Content-Length', String(file.size));
+  return reply.send(file.open());
+}

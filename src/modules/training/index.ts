@@ -1,0 +1,32 @@
+import type { FastifyInstance } from 'fastify';
+import { JobsRepository } from '../../jobs/jobs.repository.js';
+import type { ReadinessEvaluator } from '../../training/readiness.js';
+import type { ModelsService } from '../models/models.service.js';
+import type { ModuleDeps } from '../module-deps.js';
+import { ExperimentsService } from './experiments.service.js';
+import { TrainingRepository } from './training.repository.js';
+import { trainingRoutes } from './training.routes.js';
+import { TRAIN_JOB, TrainingService, type TrainPayload } from './training.service.js';
+
+/**
+ * Training and experiments. `readiness` is the data-quality module's evaluator once merged; until then the
+ * provisional one. Returns the service (pipelines' train step calls `startTraining`, samples' prepare `trainTabular`).
+ */
+export async function registerTrainingModule(app: FastifyInstance, deps: ModuleDeps, models: ModelsService, readiness: ReadinessEvaluator): Promise<TrainingService> {
+  const repository = new TrainingRepository(deps.db);
+  const service = new TrainingService(
+    repository,
+    new JobsRepository(deps.db),
+    deps.access,
+    deps.queue,
+    deps.blobs,
+    models,
+    readiness,
+    { dataDir: deps.config.dataDir, python: deps.config.python },
+  );
+  await service.failInterrupted();
+  deps.queue.register<TrainPayload>(TRAIN_JOB, (ctx) => service.runJob(ctx));
+  models.addRunSource((caller) => service.runWeights(caller));
+  trainingRoutes(app, service, new ExperimentsService(repository, deps.access));
+  return service;
+}

@@ -1,0 +1,111 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import { projectVisibleTo } from '../../access/access.repository.js';
+import type { Db } from '../../db/database.js';
+import type { ExperimentsTable } from '../../db/schema.js';
+
+export type ExperimentRow = Selectable<ExperimentsTable>;
+
+export interface VersionForTraining {
+  id: number;
+  project_id: number;
+  number: number;
+  status: string;
+  name: string | null;
+  split_config: string;
+  preprocessing_config: string;
+  augmentation_config: string;
+}
+
+/** Experiments (all SQL of the training module), and the read-only queries it makes of a version's output. */
+export class TrainingRepository {
+  constructor(private readonly db: Db) {}
+
+  insert(values: Insertable<ExperimentsTable>): Promise<ExperimentRow> {
+    return this.db.insertInto('experiments').values(values).returningAll().executeTakeFirstOrThrow();
+  }
+
+  find(id: number): Promise<ExperimentRow | undefined> {
+    return this.db.selectFrom('experiments').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  findByJob(jobId: number): Promise<ExperimentRow | undefined> {
+    return this.db.selectFrom('experiments').selectAll().where('job_id', '=', jobId).executeTakeFirst();
+  }
+
+  async update(id: number, values: Updateable<ExperimentsTable>): Promise<void> {
+    await this.db.updateTable('experiments').set(values).where('id', '=', id).execute();
+  }
+
+  list(projectId: number, filter: { status?: string; adapter?: string; versionId?: number; tag?: string; limit: number; offset: number }): Promise<ExperimentRow[]> {
+    let query = this.db.selectFrom('experiments').selectAll().where('project_id', '=', projectId);
+    if (filter.status) query = query.where('status', '=', filter.status as ExperimentRow['status']);
+    if (filter.adapter) query = query.where('adapter', '=', filter.adapter);
+    if (filter.versionId) query = query.where('version_id', '=', filter.versionId);
+    if (filter.tag) query = query.where('tags', 'like', `%${JSON.stringify(filter.tag).replace(/[%_]/g, '')}%`);
+    return query.orderBy('id', 'desc').limit(filter.limit).offset(filter.offset).execute();
+  }
+
+  latest(projectId: number): Promise<ExperimentRow | undefined> {
+    return this.db.selectFrom('experiments').selectAll().where('project_id', '=', projectId).orderBy('id', 'desc').limit(1).executeTakeFirst();
+  }
+
+  active(projectId: number): Promise<ExperimentRow | undefined> {
+    return this.db
+      .selectFrom('experiments')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .where('status', 'in', ['queued', 'running'])
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+  }
+
+  /** Versa's finished runs with weights in projects `viewerId` may see (every project when null). */
+  visibleRuns(viewerId: number | null): Promise<(ExperimentRow & { owner_id: number })[]> {
+    let query = this.db
+      .selectFrom('experiments')
+      .innerJoin('projects', 'projects.id', 'experiments.project_id')
+      .selectAll('experiments')
+      .select('projects.owner_id')
+      .where('experiments.status', '=', 'succeeded')
+      .where('experiments.run_dir', 'is not', null);
+    if (viewerId !== null) query = query.where(projectVisibleTo(viewerId));
+    return query.orderBy('experiments.id', 'desc').limit(1000).execute();
+  }
+
+  /** Experiments a killed process left queued or running. */
+  interrupted(): Promise<ExperimentRow[]> {
+    return this.db.selectFrom('experiments').selectAll().where('status', 'in', ['queued', 'running']).execute();
+  }
+
+  version(id: number): Promise<VersionForTraining | undefined> {
+    return this.db
+      .selectFrom('versions')
+      .select(['id', 'project_id', 'number', 'status', 'name', 'split_config', 'preprocessing_config', 'augmentation_config'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
+  versionClasses(versionId: number): Promise<{ index: number; name: string }[]> {
+    return this.db.selectFrom('version_classes').select(['index', 'name']).where('version_id', '=', versionId).orderBy('index').execute();
+  }
+
+  versionImages(versionId: number): Promise<{ id: number; split: string; filename: string; blob_key: string; width: number; height: number }[]> {
+    return this.db
+      .selectFrom('version_images')
+      .select(['id', 'split', 'filename', 'blob_key', 'width', 'height'])
+      .where('version_id', '=', versionId)
+      .orderBy('id')
+      .execute();
+  }
+
+  versionAnnotations(versionId: number): Promise<{ version_image_id: number; class_index: number; annotation_type: string; geometry: string }[]> {
+    return this.db
+      .selectFrom('version_annotations')
+      .innerJoin('version_images', 'version_images.id', 'version_annotations.version_image_id')
+      .select(['version_annotations.version_image_id', 'version_annotations.class_index', 'version_annotations.annotation_type', 'version_annotations.geometry'])
+      .where('version_images.version_id', '=', versionId)
+      .orderBy('version_annotations.id')
+      .execute();
+  }
+}

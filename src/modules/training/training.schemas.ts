@@ -1,0 +1,129 @@
+import { Type, type Static } from 'typebox';
+import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { JobOut } from '../jobs/jobs.schemas.js';
+
+const Metrics = Type.Record(Type.String(), Type.Union([Type.Number(), Type.Null()]), {
+  description: 'Detection `map50, map50_95, precision, recall`; classification `accuracy, top5`; tabular `accuracy, f1` or `rmse, r2`; '
+    + 'losses `train_loss, val_loss`; `test_*` for the test split',
+});
+
+export const TrainRequest = Type.Object(
+  {
+    version_id: Id,
+    adapter: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'From GET /api/training/adapters; by project type when absent' })),
+    model: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "One of the adapter's models; its default when absent" })),
+    epochs: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    imgsz: Type.Optional(Type.Integer({ minimum: 32, maximum: 1280, multipleOf: 32 })),
+    batch: Type.Optional(Type.Integer({ minimum: 1, maximum: 256 })),
+    device: Type.String({ default: 'auto', pattern: '^(auto|cpu|cuda(:[0-9]{1,2})?)$', description: '`auto` is CUDA when available, else CPU' }),
+    seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
+    time_budget_s: Type.Optional(Type.Integer({ minimum: 1, maximum: 604_800, description: 'Stop after this many seconds' })),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' })),
+    require_ready: Type.Boolean({ default: true, description: 'Apply the readiness gate' }),
+    min_readiness_score: Type.Number({ minimum: 0, maximum: 100, default: 60 }),
+  },
+  { additionalProperties: false },
+);
+export type TrainRequest = Static<typeof TrainRequest>;
+
+export const TrainJobOut = Type.Object({
+    ...JobOut.properties,
+    version_id: Nullable(Type.Integer()),
+    experiment_id: Type.Integer(),
+    adapter: Type.String(),
+    epoch: Type.Integer({ description: 'Epochs done' }),
+    epochs: Nullable(Type.Integer()),
+    metrics: Metrics,
+    model_id: Nullable(Type.Integer({ description: 'The registered model, once the run succeeded' })),
+});
+export type TrainJobOut = Static<typeof TrainJobOut>;
+
+export const TrainStatusOut = Type.Object({
+  status: StringEnum(['active', 'latest', 'idle'] as const),
+  job: Nullable(TrainJobOut),
+});
+
+export const ParamSpecOut = Type.Object({
+  type: Type.String(),
+  default: Type.Union([Type.Number(), Type.String(), Type.Boolean(), Type.Null()]),
+  min: Type.Optional(Type.Number()),
+  max: Type.Optional(Type.Number()),
+  description: Type.String(),
+});
+
+export const AdapterOut = Type.Object({
+  name: Type.String(),
+  title: Type.String(),
+  tasks: Type.Array(Type.String()),
+  modality: Type.String(),
+  available: Type.Boolean(),
+  reason: Nullable(Type.String({ description: 'What to install when it is not available' })),
+  devices: Type.Array(Type.String()),
+  models: Type.Array(Type.String()),
+  default_model: Type.String(),
+  params: Type.Record(Type.String(), ParamSpecOut),
+});
+export type AdapterOut = Static<typeof AdapterOut>;
+
+export const ExperimentStatus = StringEnum(['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const);
+
+export const ExperimentOut = Type.Object({
+  id: Type.Integer(),
+  project_id: Type.Integer(),
+  name: Type.String(),
+  tags: Type.Array(Type.String()),
+  notes: Type.String(),
+  status: ExperimentStatus,
+  adapter: Type.String(),
+  version_id: Nullable(Type.Integer()),
+  job_id: Nullable(Type.Integer()),
+  model_id: Nullable(Type.Integer()),
+  params: Type.Record(Type.String(), Type.Unknown(), { description: 'Every effective training parameter, defaults included' }),
+  metrics: Metrics,
+  best_epoch: Nullable(Type.Integer()),
+  epoch: Type.Integer(),
+  error: Nullable(Type.String()),
+  created_at: Timestamp,
+  finished_at: Nullable(Timestamp),
+  duration_s: Nullable(Type.Number()),
+});
+export type ExperimentOut = Static<typeof ExperimentOut>;
+
+export const ExperimentDetailOut = Type.Object({
+    ...ExperimentOut.properties,
+    history: Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: '[{epoch, <metric>: number, …}]' }),
+    per_class: Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: '[{class_id, name, <metric>: number, …}]' }),
+    confusion: Nullable(Type.Array(Type.Array(Type.Integer()), { description: 'Classifiers: rows true class, columns predicted' })),
+    environment: Type.Record(Type.String(), Type.Unknown(), { description: 'Python, torch, device, threads' }),
+    artifacts: Type.Record(Type.String(), Type.String()),
+    recipe: Type.Record(Type.String(), Type.Unknown(), { description: "The version's split, preprocessing and augmentation" }),
+});
+export type ExperimentDetailOut = Static<typeof ExperimentDetailOut>;
+
+export const ExperimentPatch = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' })),
+    tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 50, pattern: '\\S' }), { maxItems: 20 })),
+    notes: Type.Optional(Type.String({ maxLength: 10_000 })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type ExperimentPatch = Static<typeof ExperimentPatch>;
+
+export const ExperimentListQuery = Type.Object({
+  status: Type.Optional(ExperimentStatus),
+  adapter: Type.Optional(Type.String({ maxLength: 64 })),
+  version_id: Type.Optional(Id),
+  tag: Type.Optional(Type.String({ maxLength: 50 })),
+  limit: Type.Integer({ minimum: 1, maximum: 10_000, default: 100 }),
+  offset: Type.Integer({ minimum: 0, default: 0 }),
+});
+export type ExperimentListQuery = Static<typeof ExperimentListQuery>;
+
+export const CompareRequest = Type.Object({ ids: Type.Array(Id, { minItems: 1, maxItems: 20 }) }, { additionalProperties: false });
+
+export const CompareOut = Type.Object({
+  experiments: Type.Array(ExperimentDetailOut),
+  params: Type.Record(Type.String(), Type.Array(Type.Unknown()), { description: 'name → value per experiment, in the order given' }),
+  metrics: Type.Record(Type.String(), Type.Array(Type.Union([Type.Number(), Type.Null()]))),
+});

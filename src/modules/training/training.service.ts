@@ -1,0 +1,436 @@
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import type { Caller } from '../../access/caller.js';
+import type { ProjectAccess } from '../../access/project-access.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
+import { JobCancelledError, type JobContext, type JobQueue, type JobRow } from '../../jobs/job-queue.js';
+import type { JobsRepository } from '../../jobs/jobs.repository.js';
+import type { BlobStore } from '../../storage/blob-store.js';
+import { ADAPTERS, adapterNamed, defaultAdapterFor, type AdapterSpec } from '../../training/adapters.js';
+import { materialiseVersion, type MaterialImage, type MaterialisedFolder } from '../../training/materialise.js';
+import { probePython, TRAINER_DIR, type PythonProbe } from '../../training/python.js';
+import type { ReadinessEvaluator } from '../../training/readiness.js';
+import { runTrainer, type TrainerEvent } from '../../training/trainer-process.js';
+import { toJobOut } from '../jobs/jobs.schemas.js';
+import type { ModelsService } from '../models/models.service.js';
+import type { RunWeightsOut } from '../models/models.schemas.js';
+import type { ExperimentRow, TrainingRepository } from './training.repository.js';
+import type { AdapterOut, TrainJobOut, TrainRequest } from './training.schemas.js';
+
+export const TRAIN_JOB = 'train';
+
+export interface TrainPayload {
+  experimentId: number;
+  /** A prepared folder to train on as it is (tabular); otherwise the version is materialised for the run. */
+  dataDir?: string;
+}
+
+export interface TrainingOptions {
+  dataDir: string;
+  python: string;
+}
+
+/** What `trainTabular` takes: a folder `adapters/prepare {adapter: "tabular"}` wrote (train/valid/test.csv, schema.json). */
+export interface TabularTrainRequest {
+  folder: string;
+  name?: string;
+  epochs?: number;
+  seed?: number;
+}
+
+const DEFAULT_SEED = 0;
+const HISTORY_WRITE_MS = 1000;
+
+/**
+ * Starts and supervises training runs: validates the request, applies the readiness gate, records an experiment,
+ * queues the job; the job materialises the version, runs the adapter's Python trainer as a child process, follows
+ * its JSON lines and, on success, registers the exported model.
+ */
+export class TrainingService {
+  constructor(
+    private readonly repository: TrainingRepository,
+    private readonly jobs: JobsRepository,
+    private readonly access: ProjectAccess,
+    private readonly queue: JobQueue,
+    private readonly blobs: BlobStore,
+    private readonly models: ModelsService,
+    private readonly readiness: ReadinessEvaluator,
+    private readonly options: TrainingOptions,
+  ) {}
+
+  get runsDir(): string {
+    return join(this.options.dataDir, 'runs');
+  }
+
+  probe(): Promise<PythonProbe> {
+    return probePython(this.options.python);
+  }
+
+  async adapters(): Promise<AdapterOut[]> {
+    const probe = await this.probe();
+    return ADAPTERS.map((a) => {
+      const reason = a.unavailable(probe);
+      return {
+        name: a.name,
+        title: a.title,
+        tasks: a.tasks,
+        modality: a.modality,
+        available: reason === null,
+        reason,
+        devices: a.modality === 'tabular' ? ['cpu'] : probe.cuda ? ['auto', 'cpu', 'cuda'] : ['auto', 'cpu'],
+        models: a.models,
+        default_model: a.defaultModel,
+        params: a.params,
+      };
+    });
+  }
+
+  /**
+   * `POST /api/projects/{id}/train` (and the pipelines' train step): 202 with the job, or 409 with the readiness
+   * report when the gate blocks; nothing is created when any check fails.
+   */
+  async startTraining(caller: Caller, projectId: number, request: TrainRequest): Promise<TrainJobOut> {
+    const project = await this.access.project(caller, projectId, 'models.write');
+    const version = await this.repository.version(request.version_id);
+    if (!version || version.project_id !== projectId) throw new NotFoundError(`Version ${request.version_id} not found in project ${projectId}`);
+    const adapter = request.adapter ? adapterNamed(request.adapter) : defaultAdapterFor(project.project_type);
+    if (!adapter) {
+      throw request.adapter
+        ? ValidationError.at(['body', 'adapter'], `Unknown adapter '${request.adapter}'; see GET /api/training/adapters`)
+        : ValidationError.at(['body', 'adapter'], `No adapter trains ${project.project_type} projects`);
+    }
+    if (!adapter.tasks.includes(project.project_type)) {
+      throw ValidationError.at(['body', 'adapter'], `Adapter '${adapter.name}' does not train ${project.project_type} projects (it trains ${adapter.tasks.join(', ')})`);
+    }
+    const model = request.model ?? adapter.defaultModel;
+    if (!(adapter.models.includes(model) || adapter.modelPattern?.test(model))) {
+      throw ValidationError.at(['body', 'model'], `Unknown model '${model}' for ${adapter.name}${adapter.models.length ? ` (one of ${adapter.models.join(', ')})` : ''}`);
+    }
+    const probe = await this.probe();
+    const reason = adapter.unavailable(probe);
+    if (reason) throw ValidationError.at(['body', 'adapter'], `Adapter '${adapter.name}' is not available: ${reason}`);
+    if (request.device.startsWith('cuda') && !probe.cuda) throw ValidationError.at(['body', 'device'], `CUDA is not available to ${this.options.python}; use cpu or auto`);
+    if (version.status !== 'ready') throw new ConflictError(`Version ${version.id} is ${version.status}, not ready; train once it has been generated`);
+    if (request.require_ready) {
+      const report = await this.readiness.evaluate(caller, projectId, { adapter: adapter.name, config: { min_readiness_score: request.min_readiness_score } });
+      if (!report.ready) {
+        throw new ConflictError(`Project ${projectId} is not ready to train (readiness ${report.score} < ${report.threshold})${report.blockers.length ? `: ${report.blockers.join('; ')}` : ''}`, { readiness: report });
+      }
+    }
+    const params: Record<string, unknown> = {
+      model,
+      epochs: request.epochs ?? adapter.params.epochs?.default,
+      imgsz: request.imgsz ?? adapter.params.imgsz?.default,
+      batch: request.batch ?? adapter.params.batch?.default,
+      device: request.device,
+      seed: request.seed ?? DEFAULT_SEED,
+      time_budget_s: request.time_budget_s ?? null,
+      require_ready: request.require_ready,
+      min_readiness_score: request.min_readiness_score,
+    };
+    const recipe = { version_number: version.number, split_config: JSON.parse(version.split_config), preprocessing_config: JSON.parse(version.preprocessing_config), augmentation_config: JSON.parse(version.augmentation_config) };
+    const { experiment, job } = await this.create(caller, projectId, adapter, params, version.id, request.name ?? `${adapter.name} v${version.number}`, { recipe });
+    return this.trainJobOut(job, experiment);
+  }
+
+  /**
+   * Trains the tabular adapter on a prepared folder (the samples module's `adapters/prepare`). The folder must lie
+   * under DATA_DIR; the caller needs models.write in the project. Answers like startTraining.
+   */
+  async trainTabular(caller: Caller, projectId: number, request: TabularTrainRequest): Promise<TrainJobOut> {
+    await this.access.project(caller, projectId, 'models.write');
+    const folder = resolve(request.folder);
+    const inside = relative(this.options.dataDir, folder);
+    if (!isAbsolute(request.folder) || inside.startsWith('..') || isAbsolute(inside)) throw ValidationError.at(['body', 'folder'], 'The prepared folder must lie under DATA_DIR');
+    const adapter = adapterNamed('tabular')!;
+    const reason = adapter.unavailable(await this.probe());
+    if (reason) throw ValidationError.at(['body', 'adapter'], `Adapter 'tabular' is not available: ${reason}`);
+    const params = { model: adapter.defaultModel, epochs: request.epochs ?? 100, seed: request.seed ?? DEFAULT_SEED };
+    const { experiment, job } = await this.create(caller, projectId, adapter, params, null, request.name ?? 'tabular', { recipe: { folder } }, folder);
+    return this.trainJobOut(job, experiment);
+  }
+
+  async status(caller: Caller, projectId: number): Promise<{ status: 'active' | 'latest' | 'idle'; job: TrainJobOut | null }> {
+    await this.access.project(caller, projectId, 'project.read');
+    const active = await this.repository.active(projectId);
+    const shown = active ?? (await this.repository.latest(projectId));
+    if (!shown) return { status: 'idle', job: null };
+    return { status: active ? 'active' : 'latest', job: await this.jobOf(shown) };
+  }
+
+  async trainJob(caller: Caller, jobId: number): Promise<TrainJobOut> {
+    const experiment = await this.repository.findByJob(jobId);
+    const notFound = `Training job ${jobId} not found`;
+    if (!experiment) throw new NotFoundError(notFound);
+    await this.access.project(caller, experiment.project_id, 'project.read').catch(() => {
+      throw new NotFoundError(notFound);
+    });
+    return this.jobOf(experiment);
+  }
+
+  /** Versa's finished runs the caller can see, for `GET /api/models/runs`. */
+  async runWeights(caller: Caller): Promise<RunWeightsOut[]> {
+    const rows = await this.repository.visibleRuns(this.access.listingViewer(caller));
+    return rows.flatMap((row) => {
+      const extra = JSON.parse(row.extra) as { artifacts?: Record<string, string> };
+      const file = extra.artifacts?.onnx ?? extra.artifacts?.model;
+      if (!file || !row.run_dir) return [];
+      return [{
+        path: join(relative(this.options.dataDir, row.run_dir), file),
+        task: row.adapter,
+        run: `exp-${row.id}`,
+        file: file.split('/').pop()!,
+        format: file.endsWith('.onnx') ? ('onnx' as const) : ('other' as const),
+        size_bytes: 0,
+        modified_at: row.finished_at ?? row.created_at,
+        source: 'versa' as const,
+        metrics: numericMetrics(JSON.parse(row.metrics)),
+        experiment_id: row.id,
+        project_id: row.project_id,
+        model_id: row.model_id,
+      }];
+    });
+  }
+
+  /** Writes a version in the trainer's layout (links, not copies); used by the job and by benchmarks. */
+  async materialise(versionId: number, dir: string): Promise<MaterialisedFolder> {
+    const classes = await this.repository.versionClasses(versionId);
+    const images = await this.repository.versionImages(versionId);
+    const annotations = await this.repository.versionAnnotations(versionId);
+    const classify = annotations.length > 0 && annotations.every((a) => a.annotation_type === 'classification');
+    const byImage = new Map<number, typeof annotations>();
+    for (const a of annotations) byImage.set(a.version_image_id, [...(byImage.get(a.version_image_id) ?? []), a]);
+    const material: MaterialImage[] = images.map((image) => {
+      const own = byImage.get(image.id) ?? [];
+      const boxes = own.flatMap((a) => {
+        const box = boxOf(a.annotation_type, JSON.parse(a.geometry));
+        return box ? [[a.class_index, ...box] as [number, number, number, number, number]] : [];
+      });
+      const label = own.find((a) => a.annotation_type === 'classification')?.class_index ?? null;
+      return { split: image.split, filename: image.filename, blobKey: image.blob_key, width: image.width, height: image.height, boxes, label };
+    });
+    return materialiseVersion(this.blobs, { task: classify ? 'classify' : 'detect', names: classes.map((c) => c.name), images: material }, dir);
+  }
+
+  /** The job: runs the trainer and records everything; on cancel or failure removes the run's partial output. */
+  async runJob(ctx: JobContext<TrainPayload>): Promise<object> {
+    const experiment = await this.repository.find(ctx.payload.experimentId);
+    if (!experiment) throw new Error(`Experiment ${ctx.payload.experimentId} was deleted before it ran`);
+    const adapter = adapterNamed(experiment.adapter)!;
+    const runDir = experiment.run_dir!;
+    const dataDir = ctx.payload.dataDir ?? join(this.options.dataDir, 'training', 'data', `exp-${experiment.id}`);
+    const started = Date.now();
+    const params = JSON.parse(experiment.params) as Record<string, unknown>;
+    const extra = JSON.parse(experiment.extra) as Record<string, unknown>;
+    const history: Record<string, unknown>[] = [];
+    let lastWrite = 0;
+    let latest: Record<string, number | null> = {};
+    let epoch = 0;
+    let modelId: number | null = null;
+    let registered = false;
+    await this.repository.update(experiment.id, { status: 'running' });
+    try {
+      await rm(runDir, { recursive: true, force: true });
+      await mkdir(runDir, { recursive: true });
+      if (!ctx.payload.dataDir) {
+        await ctx.report({ progress: 0, message: 'materialising the version' });
+        const folder = await this.materialise(experiment.version_id!, dataDir);
+        extra.materialised = { counts: folder.counts, linked: folder.linked, copied: folder.copied };
+        if ((folder.counts.train ?? 0) === 0) throw new Error('The version has no training images with labels');
+      }
+      const configPath = join(runDir, 'run.json');
+      await writeFile(configPath, JSON.stringify({ ...params, data_dir: dataDir, out_dir: runDir }));
+      const onEvent = async (event: TrainerEvent) => {
+        if (event.event === 'start') extra.environment = event.env;
+        if (event.event === 'epoch') {
+          const { event: _e, progress, eta_seconds, epochs, ...row } = event;
+          history.push(row);
+          epoch = Number(row.epoch) || epoch;
+          latest = numericMetrics(row);
+          const now = Date.now();
+          if (now - lastWrite > HISTORY_WRITE_MS) {
+            lastWrite = now;
+            await this.repository.update(experiment.id, { epoch, metrics: JSON.stringify(latest), history: JSON.stringify(history) });
+          }
+          await ctx.report({ progress: Number(progress) || undefined, eta_seconds: etaOf(eta_seconds), message: `epoch ${epoch}/${epochs ?? params.epochs}` });
+        }
+        if (event.event === 'progress') {
+          await ctx.report({ progress: Number(event.progress) || undefined, eta_seconds: etaOf(event.eta_seconds), message: typeof event.message === 'string' ? event.message : undefined });
+        }
+      };
+      const outcome = await runTrainer({ python: this.options.python, script: join(TRAINER_DIR, adapter.script), configPath, cwd: runDir, signal: ctx.signal, onEvent });
+      if (outcome.cancelled || ctx.signal.aborted) throw new JobCancelledError();
+      if (!outcome.final) throw new Error(outcome.error ?? 'the trainer ended without results');
+      const final = outcome.final as TrainerEvent & { metrics: Record<string, number | null>; per_class?: unknown[]; best_epoch?: number; artifacts?: Record<string, string>; confusion?: number[][]; history?: Record<string, unknown>[]; duration_s?: number; env?: unknown; params?: Record<string, unknown> };
+      const metrics = numericMetrics(final.metrics);
+      const fullHistory = history.length ? history : final.history ?? [];
+      extra.artifacts = final.artifacts ?? {};
+      extra.confusion = final.confusion ?? null;
+      extra.environment = final.env ?? extra.environment;
+      extra.evaluation = final.evaluation ?? null;
+      const effective = { ...params, ...(final.params ?? {}) };
+      if (adapter.modelTask && final.artifacts?.onnx) {
+        const names = (await this.repository.versionClasses(experiment.version_id!)).map((c) => c.name);
+        const { model, created } = await this.models.registerTrained(experiment.created_by, experiment.project_id, {
+          path: join(runDir, final.artifacts.onnx),
+          name: experiment.name,
+          task: adapter.modelTask,
+          classNames: names,
+          experimentId: experiment.id,
+          versionId: experiment.version_id,
+          metrics,
+        });
+        modelId = model.id;
+        registered = created;
+      }
+      try {
+        await this.repository.update(experiment.id, {
+          status: 'succeeded',
+          metrics: JSON.stringify(metrics),
+          history: JSON.stringify(fullHistory),
+          per_class: JSON.stringify((final.per_class ?? []).map(perClassOut)),
+          extra: JSON.stringify(extra),
+          params: JSON.stringify(effective),
+          best_epoch: final.best_epoch ?? null,
+          epoch: Math.max(epoch, fullHistory.length ? Number(fullHistory[fullHistory.length - 1].epoch) || 0 : 0),
+          model_id: modelId,
+          finished_at: new Date().toISOString(),
+          duration_s: (Date.now() - started) / 1000,
+        });
+      } catch (err) {
+        if (modelId !== null && registered) await this.models.unregisterTrained(modelId);
+        throw err;
+      }
+      return { experiment_id: experiment.id, model_id: modelId, metrics };
+    } catch (err) {
+      const cancelled = ctx.signal.aborted || err instanceof JobCancelledError;
+      await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
+      await this.repository.update(experiment.id, {
+        status: cancelled ? 'cancelled' : 'failed',
+        error: cancelled ? null : err instanceof Error ? err.message.slice(0, 2000) : String(err),
+        history: JSON.stringify(history),
+        run_dir: null,
+        finished_at: new Date().toISOString(),
+        duration_s: (Date.now() - started) / 1000,
+      }).catch(() => undefined);
+      throw err;
+    } finally {
+      if (!ctx.payload.dataDir) await rm(dataDir, { recursive: true, force: true }).catch(() => undefined);
+    }
+  }
+
+  /** Experiments a killed process left queued or running are failed at start, their partial output removed. */
+  async failInterrupted(): Promise<void> {
+    for (const row of await this.repository.interrupted()) {
+      if (row.run_dir) await rm(row.run_dir, { recursive: true, force: true }).catch(() => undefined);
+      await rm(join(this.options.dataDir, 'training', 'data', `exp-${row.id}`), { recursive: true, force: true }).catch(() => undefined);
+      await this.repository.update(row.id, { status: 'failed', error: 'interrupted by a restart', run_dir: null, finished_at: new Date().toISOString() });
+    }
+  }
+
+  private async create(
+    caller: Caller,
+    projectId: number,
+    adapter: AdapterSpec,
+    params: Record<string, unknown>,
+    versionId: number | null,
+    name: string,
+    extra: Record<string, unknown>,
+    dataDir?: string,
+  ): Promise<{ experiment: ExperimentRow; job: JobRow }> {
+    const now = new Date().toISOString();
+    const experiment = await this.repository.insert({
+      project_id: projectId,
+      version_id: versionId,
+      job_id: null,
+      model_id: null,
+      name,
+      tags: '[]',
+      notes: '',
+      status: 'queued',
+      adapter: adapter.name,
+      params: JSON.stringify(params),
+      metrics: '{}',
+      history: '[]',
+      per_class: '[]',
+      extra: JSON.stringify(extra),
+      best_epoch: null,
+      epoch: 0,
+      error: null,
+      run_dir: null,
+      created_by: caller.userId,
+      created_at: now,
+      finished_at: null,
+      duration_s: null,
+    });
+    const runDir = join(this.runsDir, adapter.name, `exp-${experiment.id}`);
+    const payload: TrainPayload = { experimentId: experiment.id, ...(dataDir ? { dataDir } : {}) };
+    await this.repository.update(experiment.id, { run_dir: runDir, name: request_name(name, experiment.id) });
+    try {
+      const job = await this.queue.enqueue(TRAIN_JOB, payload, { projectId, createdBy: caller.userId });
+      await this.repository.update(experiment.id, { job_id: job.id });
+      return { experiment: (await this.repository.find(experiment.id))!, job };
+    } catch (err) {
+      await this.repository.update(experiment.id, { status: 'failed', error: 'could not be queued', finished_at: new Date().toISOString() });
+      throw err;
+    }
+  }
+
+  private async jobOf(experiment: ExperimentRow): Promise<TrainJobOut> {
+    const job = experiment.job_id !== null ? await this.jobs.find(experiment.job_id) : undefined;
+    if (!job) throw new NotFoundError(`The job of experiment ${experiment.id} is gone`);
+    return this.trainJobOut(job, experiment);
+  }
+
+  private trainJobOut(job: JobRow, experiment: ExperimentRow): TrainJobOut {
+    const params = JSON.parse(experiment.params) as { epochs?: number };
+    return {
+      ...toJobOut(job),
+      version_id: experiment.version_id,
+      experiment_id: experiment.id,
+      adapter: experiment.adapter,
+      epoch: experiment.epoch,
+      epochs: typeof params.epochs === 'number' ? params.epochs : null,
+      metrics: JSON.parse(experiment.metrics) as Record<string, number | null>,
+      model_id: experiment.model_id,
+    };
+  }
+}
+
+/** `name #id` keeps experiment (and model) names distinct without asking the user for one. */
+function request_name(name: string, id: number): string {
+  return `${name} #${id}`;
+}
+
+function etaOf(value: unknown): number | null | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : value === null ? null : undefined;
+}
+
+export function numericMetrics(values: Record<string, unknown>): Record<string, number | null> {
+  const out: Record<string, number | null> = {};
+  for (const [key, value] of Object.entries(values ?? {})) {
+    if (key === 'epoch' || key === 'time' || key === 'lr') continue;
+    if (typeof value === 'number' && Number.isFinite(value)) out[key] = value;
+    else if (value === null) out[key] = null;
+  }
+  return out;
+}
+
+function perClassOut(entry: unknown): Record<string, unknown> {
+  const { class_index, ...rest } = entry as Record<string, unknown>;
+  return { class_id: class_index, ...rest };
+}
+
+/** `[x, y, w, h]` of a version annotation (bbox, polygon or mask), or null for types without extent. */
+function boxOf(type: string, geometry: any): [number, number, number, number] | null {
+  if (type === 'bbox') return [geometry.x, geometry.y, geometry.width, geometry.height];
+  if (type === 'mask' && geometry.bbox) return [geometry.bbox.x, geometry.bbox.y, geometry.bbox.width, geometry.bbox.height];
+  if (type === 'polygon' && Array.isArray(geometry.points) && geometry.points.length >= 3) {
+    const xs = geometry.points.map((p: number[]) => p[0]);
+    const ys = geometry.points.map((p: number[]) => p[1]);
+    const x = Math.min(...xs);
+    const y = Math.min(...ys);
+    return [x, y, Math.max(...xs) - x, Math.max(...ys) - y];
+  }
+  return null;
+}

@@ -1,0 +1,111 @@
+import type { PythonProbe } from './python.js';
+
+export interface ParamSpec {
+  type: 'integer' | 'number' | 'string' | 'boolean';
+  default: number | string | boolean | null;
+  min?: number;
+  max?: number;
+  description: string;
+}
+
+export interface AdapterSpec {
+  name: string;
+  title: string;
+  /** Project types (images) or sample tasks (tabular) it trains. */
+  tasks: string[];
+  modality: 'image' | 'tabular';
+  /** The entry point under trainer/. */
+  script: string;
+  /** The models it can build; `pattern` instead for adapters whose model names are open-ended. */
+  models: string[];
+  modelPattern?: RegExp;
+  defaultModel: string;
+  /** What the registered model does, for the model registry. */
+  modelTask: 'detect' | 'classify' | null;
+  params: Record<string, ParamSpec>;
+  /** Why it cannot run with this interpreter, or null when it can. */
+  unavailable(probe: PythonProbe): string | null;
+}
+
+const torchMissing = (probe: PythonProbe): string | null => {
+  if (probe.error) return `${probe.error}. Set PYTHON to an interpreter with PyTorch, or install it: apt-get install -y python3-torch python3-torchvision`;
+  if (!probe.torch || !probe.torchvision) {
+    return `PyTorch is not installed for ${probe.python ? `Python ${probe.python}` : 'this interpreter'}: apt-get install -y python3-torch python3-torchvision (or pip install torch torchvision), or point PYTHON at an interpreter that has it`;
+  }
+  if (!probe.numpy || !probe.PIL) return 'numpy and Pillow are missing: apt-get install -y python3-numpy python3-pil';
+  return null;
+};
+
+const imageParams = (epochs: number, imgsz: number, batch: number): Record<string, ParamSpec> => ({
+  epochs: { type: 'integer', default: epochs, min: 1, max: 1000, description: 'Passes over the training split' },
+  imgsz: { type: 'integer', default: imgsz, min: 32, max: 1280, description: 'Square input size in pixels (a multiple of 32); images are letterboxed' },
+  batch: { type: 'integer', default: batch, min: 1, max: 256, description: 'Images per optimisation step' },
+  seed: { type: 'integer', default: 0, min: 0, max: 2_147_483_647, description: 'Same seed on CPU, same metrics' },
+  time_budget_s: { type: 'integer', default: null, min: 1, max: 604_800, description: 'Stop after this many seconds (the learning-rate schedule follows the budget)' },
+});
+
+export const ADAPTERS: readonly AdapterSpec[] = [
+  {
+    name: 'versa-detect',
+    title: 'Versa detector (anchor-free, from scratch)',
+    tasks: ['object_detection', 'instance_segmentation'],
+    modality: 'image',
+    script: 'versa_detect.py',
+    models: ['versa-detect-n', 'versa-detect-s', 'versa-detect-m'],
+    defaultModel: 'versa-detect-s',
+    modelTask: 'detect',
+    params: imageParams(30, 320, 16),
+    unavailable: torchMissing,
+  },
+  {
+    name: 'versa-classify',
+    title: 'MobileNetV3 classifier (from scratch)',
+    tasks: ['classification'],
+    modality: 'image',
+    script: 'versa_classify.py',
+    models: ['mobilenet_v3_small', 'mobilenet_v3_large'],
+    defaultModel: 'mobilenet_v3_small',
+    modelTask: 'classify',
+    params: imageParams(20, 128, 32),
+    unavailable: torchMissing,
+  },
+  {
+    name: 'tabular',
+    title: 'Gradient boosting on tables (scikit-learn)',
+    tasks: ['tabular-classification', 'tabular-regression'],
+    modality: 'tabular',
+    script: 'versa_tabular.py',
+    models: ['hist-gradient-boosting'],
+    defaultModel: 'hist-gradient-boosting',
+    modelTask: null,
+    params: {
+      epochs: { type: 'integer', default: 100, min: 1, max: 5000, description: 'Boosting iterations' },
+      seed: { type: 'integer', default: 0, min: 0, max: 2_147_483_647, description: 'Random state' },
+    },
+    unavailable: (probe) =>
+      probe.error ? `${probe.error}. Set PYTHON to an interpreter with scikit-learn` : !probe.sklearn || !probe.numpy ? 'scikit-learn is not installed: apt-get install -y python3-sklearn' : null,
+  },
+  {
+    name: 'ultralytics',
+    title: 'Ultralytics YOLO (the `yolo` command line)',
+    tasks: ['object_detection', 'instance_segmentation', 'classification'],
+    modality: 'image',
+    script: 'versa_ultralytics.py',
+    models: [],
+    modelPattern: /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\.(yaml|pt)$/,
+    defaultModel: 'yolov8n.yaml',
+    modelTask: null,
+    params: imageParams(50, 640, 16),
+    unavailable: (probe) =>
+      probe.yolo ? null : 'The `yolo` command is not installed (pip install ultralytics); Versa never downloads weights, so start from a model .yaml or a local .pt',
+  },
+];
+
+export function adapterNamed(name: string): AdapterSpec | undefined {
+  return ADAPTERS.find((a) => a.name === name);
+}
+
+/** The adapter a project type trains with when the request names none. */
+export function defaultAdapterFor(projectType: string): AdapterSpec | undefined {
+  return ADAPTERS.find((a) => a.tasks.includes(projectType) && a.name !== 'ultralytics');
+}

@@ -1,0 +1,93 @@
+import { copyFile, link, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import type { BlobStore } from '../storage/blob-store.js';
+
+export interface MaterialImage {
+  split: string;
+  filename: string;
+  blobKey: string;
+  width: number;
+  height: number;
+  /** Detection: `[class_index, x, y, w, h]` in the version image's pixels. */
+  boxes: [number, number, number, number, number][];
+  /** Classification: the image's class index, or null when unlabelled. */
+  label: number | null;
+}
+
+export interface MaterialVersion {
+  task: 'detect' | 'classify';
+  names: string[];
+  images: MaterialImage[];
+}
+
+export interface MaterialisedFolder {
+  dir: string;
+  counts: Record<string, number>;
+  linked: number;
+  copied: number;
+}
+
+const SPLITS = ['train', 'valid', 'test'];
+
+/**
+ * Writes a version in the layout the trainers read, without copying bytes it can link: `images/<split>/<file>` hard
+ * links to the stored blobs (symlinks across file systems, copies only for stores without local files),
+ * `dataset.json` (names and, per split, file, size, boxes or label), and for Ultralytics `labels/<split>/*.txt`
+ * (YOLO rows), `data.yaml`, and for classifiers `<split>/<class>/<file>` links.
+ */
+export async function materialiseVersion(blobs: BlobStore, version: MaterialVersion, dir: string): Promise<MaterialisedFolder> {
+  await rm(dir, { recursive: true, force: true });
+  const splits: Record<string, unknown[]> = { train: [], valid: [], test: [] };
+  let linked = 0;
+  let copied = 0;
+  for (const split of SPLITS) {
+    await mkdir(join(dir, 'images', split), { recursive: true });
+    if (version.task === 'detect') await mkdir(join(dir, 'labels', split), { recursive: true });
+    else for (const name of version.names) await mkdir(join(dir, split, safeName(name)), { recursive: true });
+  }
+  for (const image of version.images) {
+    if (!SPLITS.includes(image.split)) continue;
+    if (version.task === 'classify' && image.label === null) continue;
+    const file = `images/${image.split}/${image.filename}`;
+    const target = join(dir, file);
+    const how = await place(blobs, image.blobKey, target);
+    if (how === 'copied') copied++;
+    else linked++;
+    if (version.task === 'detect') {
+      const rows = image.boxes.map(([c, x, y, w, h]) =>
+        [c, (x + w / 2) / image.width, (y + h / 2) / image.height, w / image.width, h / image.height].map((v, i) => (i === 0 ? String(v) : v.toFixed(6))).join(' '));
+      await writeFile(join(dir, 'labels', image.split, `${image.filename.slice(0, -extname(image.filename).length || undefined)}.txt`), rows.join('\n'));
+      splits[image.split].push({ file, width: image.width, height: image.height, boxes: image.boxes });
+    } else {
+      await link(target, join(dir, image.split, safeName(version.names[image.label!]), image.filename)).catch(() => copyFile(target, join(dir, image.split, safeName(version.names[image.label!]), image.filename)));
+      splits[image.split].push({ file, width: image.width, height: image.height, label: image.label });
+    }
+  }
+  await writeFile(join(dir, 'dataset.json'), JSON.stringify({ task: version.task, names: version.names, splits }));
+  const yamlNames = version.names.map((n, i) => `  ${i}: ${JSON.stringify(n)}`).join('\n');
+  await writeFile(join(dir, 'data.yaml'), `path: ${JSON.stringify(dir)}\ntrain: images/train\nval: images/valid\ntest: images/test\nnames:\n${yamlNames}\n`);
+  const counts = Object.fromEntries(Object.entries(splits).map(([k, v]) => [k, v.length]));
+  return { dir, counts, linked, copied };
+}
+
+async function place(blobs: BlobStore, key: string, target: string): Promise<'linked' | 'copied'> {
+  const source = blobs.localPath?.(key) ?? null;
+  if (source) {
+    try {
+      await link(source, target);
+      return 'linked';
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+      await symlink(source, target);
+      return 'linked';
+    }
+  }
+  await writeFile(target, await blobs.get(key));
+  return 'copied';
+}
+
+/** Class names as folder names: anything outside [A-Za-z0-9 ._-] becomes `_`. */
+export function safeName(name: string): string {
+  const cleaned = name.replace(/[^A-Za-z0-9 ._-]/g, '_').replace(/^\.+/, '_');
+  return cleaned.length > 0 ? cleaned.slice(0, 100) : '_';
+}

@@ -1,0 +1,164 @@
+"""
+versa-classify: torchvision's mobilenet_v3_small, no pretrained weights (nothing is downloaded), trained from scratch
+on the version's classification labels. Exports ONNX with input `images [1, 3, S, S]` (letterboxed like the detector,
+values / 255) and output `probs [1, nc]` (softmax), metadata `task: classify`, `names`, `imgsz`.
+"""
+import copy
+import math
+import os
+
+import numpy as np
+
+from .common import Clock, emit, environment, load_config, read_dataset, setup_torch
+from .detect import write_args_yaml
+from .images import load_letterboxed, resolve
+from .metrics import classification_metrics
+
+DEFAULTS = {"model": "mobilenet_v3_small", "epochs": 20, "imgsz": 128, "batch": 32, "seed": 0, "lr": 0.003, "time_budget_s": None}
+MODELS = ("mobilenet_v3_small", "mobilenet_v3_large")
+MEAN = np.array([0.485, 0.456, 0.406], dtype=np.float32)
+STD = np.array([0.229, 0.224, 0.225], dtype=np.float32)
+
+
+class Split(object):
+    def __init__(self, data_dir, entries, size):
+        self.images = np.zeros((len(entries), size, size, 3), dtype=np.uint8)
+        self.labels = np.array([int(e["label"]) for e in entries], dtype=np.int64)
+        for i, entry in enumerate(entries):
+            self.images[i] = load_letterboxed(resolve(data_dir, entry["file"]), size)[0]
+
+    def __len__(self):
+        return len(self.labels)
+
+
+def build(torch, name, nc):
+    import torchvision
+
+    factory = getattr(torchvision.models, name)
+    return factory(weights=None, num_classes=nc)
+
+
+def to_tensor(torch, images, device):
+    return torch.from_numpy(np.ascontiguousarray(images)).to(device).permute(0, 3, 1, 2).float() / 255.0
+
+
+def normalised(torch):
+    nn = torch.nn
+
+    class Normalised(nn.Module):
+        """Takes pixels / 255 like every Versa model; normalises inside, so the ONNX input needs no extra step."""
+
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+            self.register_buffer("mean", torch.tensor(MEAN).view(1, 3, 1, 1))
+            self.register_buffer("std", torch.tensor(STD).view(1, 3, 1, 1))
+
+        def forward(self, x):
+            return self.inner((x - self.mean) / self.std)
+
+    return Normalised
+
+
+def scores(torch, model, split, device, batch=64):
+    model.eval()
+    out = []
+    with torch.no_grad():
+        for start in range(0, len(split), batch):
+            x = to_tensor(torch, split.images[start : start + batch], device)
+            out.append(torch.softmax(model(x), 1).cpu().numpy())
+    return np.concatenate(out) if out else np.zeros((0, 1))
+
+
+def main(argv):
+    config = load_config(argv)
+    params = dict(DEFAULTS)
+    params.update({k: v for k, v in config.items() if k in DEFAULTS and v is not None})
+    if params["model"] not in MODELS:
+        raise SystemExit("unknown model %s (one of %s)" % (params["model"], ", ".join(MODELS)))
+    torch, device, threads = setup_torch(config)
+    dataset = read_dataset(config["data_dir"])
+    names = dataset["names"]
+    size = int(params["imgsz"])
+    emit("start", adapter="versa-classify", params=params, env=environment(torch, device, threads))
+    emit("progress", progress=0.0, message="loading images")
+    splits = {k: Split(config["data_dir"], dataset["splits"].get(k, []), size) for k in ("train", "valid", "test")}
+    train, valid, test = splits["train"], splits["valid"], splits["test"]
+    if len(train) == 0:
+        raise SystemExit("the version has no training images")
+    evaluation = valid if len(valid) else train
+    model = normalised(torch)(build(torch, params["model"], len(names))).to(device)
+    if config.get("init_weights"):
+        state = torch.load(config["init_weights"], map_location=device)
+        model.load_state_dict(state["model"] if "model" in state else state, strict=False)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=params["lr"], weight_decay=1e-4)
+    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
+    epochs = int(params["epochs"])
+    batch = max(2, min(int(params["batch"]), len(train)))
+    per_epoch = max(1, len(train) // batch)
+    total = epochs * per_epoch
+    budget = params.get("time_budget_s")
+    rng = np.random.default_rng(int(params["seed"]))
+    clock = Clock()
+    history, best, iteration = [], (-1.0, None, 0), 0
+    for epoch in range(1, epochs + 1):
+        model.train()
+        order = rng.permutation(len(train))
+        running = 0.0
+        for b in range(per_epoch):
+            idx = order[b * batch : (b + 1) * batch]
+            fraction = max(iteration / total, clock.elapsed() / budget if budget else 0)
+            lr = params["lr"] * 0.5 * (1 + math.cos(math.pi * min(1.0, fraction)))
+            for g in optimizer.param_groups:
+                g["lr"] = lr
+            images = train.images[idx].copy()
+            flip = rng.random(len(idx)) < 0.5
+            images[flip] = images[flip][:, :, ::-1]
+            x = to_tensor(torch, images, device)
+            y = torch.from_numpy(train.labels[idx]).to(device)
+            loss = loss_fn(model(x), y)
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            optimizer.step()
+            running += float(loss)
+            iteration += 1
+        probs = scores(torch, model, evaluation, device)
+        m = classification_metrics(evaluation.labels, probs, names)
+        with torch.no_grad():
+            val = float(loss_fn(torch.log(torch.from_numpy(probs).clamp(min=1e-9)), torch.from_numpy(evaluation.labels))) if len(evaluation) else 0.0
+        row = {"epoch": epoch, "train_loss": running / per_epoch, "val_loss": val, "accuracy": m["accuracy"], "top5": m["top5"], "lr": lr, "time": round(clock.elapsed(), 3)}
+        history.append(row)
+        if m["accuracy"] > best[0]:
+            best = (m["accuracy"], copy.deepcopy(model.state_dict()), epoch)
+        done = max(epoch / epochs, clock.elapsed() / budget if budget else 0)
+        emit("epoch", epochs=epochs, progress=min(0.99, done), eta_seconds=clock.eta(done), **row)
+        if budget and clock.elapsed() >= budget:
+            break
+    model.load_state_dict(best[1])
+    model.eval()
+    results = {k: classification_metrics(s.labels, scores(torch, model, s, device), names) if len(s) else None for k, s in (("valid", valid), ("test", test))}
+    weights = os.path.join(config["out_dir"], "weights")
+    os.makedirs(weights, exist_ok=True)
+    torch.save({"model": model.state_dict(), "names": names, "imgsz": size, "arch": params["model"], "epoch": best[2]}, os.path.join(weights, "best.pt"))
+    onnx_path = os.path.join(weights, "best.onnx")
+
+    class Softmax(torch.nn.Module):
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, x):
+            return torch.softmax(self.inner(x), 1)
+
+    with torch.no_grad():
+        torch.onnx.export(Softmax(copy.deepcopy(model).cpu()).eval(), torch.zeros(1, 3, size, size), onnx_path, input_names=["images"], output_names=["probs"], opset_version=12)
+    from .onnx_meta import add_metadata, names_literal
+
+    add_metadata(onnx_path, {"names": names_literal(names), "imgsz": "[%d, %d]" % (size, size), "task": "classify", "author": "Versa versa-classify", "batch": "1"})
+    write_args_yaml(os.path.join(config["out_dir"], "args.yaml"), dict(params, task="classify", adapter="versa-classify"))
+    v = results["valid"] or classification_metrics([], [], names)
+    metrics = {"accuracy": v["accuracy"], "top5": v["top5"], "train_loss": history[-1]["train_loss"], "val_loss": history[-1]["val_loss"]}
+    if results["test"]:
+        metrics.update({"test_accuracy": results["test"]["accuracy"], "test_top5": results["test"]["top5"]})
+    emit("final", task="classify", metrics=metrics, per_class=v["per_class"], confusion=v["confusion"], best_epoch=best[2], params=params,
+         artifacts={"onnx": "weights/best.onnx", "pt": "weights/best.pt", "args": "args.yaml"}, duration_s=clock.elapsed(), env=environment(torch, device, threads))

@@ -1,0 +1,33 @@
+"""
+`python3 -m versa_trainer.evaluate --input eval.json`: Versa's evaluation of predictions made elsewhere (the ONNX model
+through auto-annotate), with the same metric code the trainers use. Input:
+{"task": "detect", "class_names": [...], "max_dets": 100,
+ "images": [{"id": 1, "gt": [[cls, x, y, w, h], ...], "pred": [[cls, x, y, w, h, score], ...]}]}
+or {"task": "classify", "class_names": [...], "labels": [...], "scores": [[...], ...]}. Prints one JSON object.
+"""
+import json
+import sys
+
+from .metrics import classification_metrics, detection_metrics
+
+
+def main(argv):
+    if len(argv) != 3 or argv[1] != "--input":
+        raise SystemExit("usage: python3 -m versa_trainer.evaluate --input eval.json")
+    with open(argv[2], "r", encoding="utf-8") as handle:
+        spec = json.load(handle)
+    names = spec["class_names"]
+    if spec.get("task", "detect") == "classify":
+        out = classification_metrics(spec["labels"], spec["scores"], names)
+    else:
+        gt = {}
+        pred = {}
+        for image in spec["images"]:
+            gt[image["id"]] = [(int(g[0]), [float(v) for v in g[1:5]]) for g in image.get("gt", [])]
+            pred[image["id"]] = [(int(p[0]), [float(v) for v in p[1:5]], float(p[5])) for p in image.get("pred", [])]
+        out = detection_metrics(gt, pred, names, max_dets=int(spec.get("max_dets", 100)))
+    sys.stdout.write(json.dumps(out) + "\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv)

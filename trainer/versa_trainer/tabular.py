@@ -1,0 +1,128 @@
+"""
+tabular: scikit-learn histogram gradient boosting on a prepared folder (train.csv, valid.csv, test.csv with a header
+row, missing values empty, and schema.json {target, task, columns: {col: type}, classes?}). Exports the fitted model
+with its column encoding as a pickle (`model.pkl`, read only by Versa's own code from its own storage).
+Metrics: accuracy and macro F1 (classification) or RMSE and R² (regression).
+"""
+import csv
+import json
+import math
+import os
+import pickle
+from datetime import datetime
+
+import numpy as np
+
+from .common import Clock, emit, environment, load_config, seed_everything
+from .metrics import f1_macro
+
+DEFAULTS = {"model": "hist-gradient-boosting", "epochs": 100, "lr": 0.1, "max_depth": None, "seed": 0}
+
+
+def read_csv(path):
+    if not os.path.exists(path):
+        return []
+    with open(path, "r", encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+class Encoder(object):
+    """Turns rows into a float matrix: numbers as they are, booleans 0/1, dates as days, categories as codes; text is dropped."""
+
+    def __init__(self, columns, target):
+        self.columns = [(c, t) for c, t in columns.items() if c != target and t != "text"]
+        self.categories = {}
+
+    def fit(self, rows):
+        for column, kind in self.columns:
+            if kind == "category":
+                values = sorted({r.get(column, "") for r in rows if r.get(column, "") != ""})
+                self.categories[column] = {v: i for i, v in enumerate(values)}
+        return self
+
+    def categorical_mask(self):
+        return [kind == "category" for _, kind in self.columns]
+
+    def transform(self, rows):
+        out = np.full((len(rows), len(self.columns)), np.nan, dtype=np.float64)
+        for i, row in enumerate(rows):
+            for j, (column, kind) in enumerate(self.columns):
+                value = (row.get(column) or "").strip()
+                if value == "":
+                    continue
+                try:
+                    if kind in ("integer", "number"):
+                        out[i, j] = float(value)
+                    elif kind == "boolean":
+                        out[i, j] = 1.0 if value.lower() in ("1", "true", "yes", "y", "t") else 0.0
+                    elif kind == "date":
+                        out[i, j] = datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() / 86400.0
+                    elif kind == "category":
+                        out[i, j] = self.categories.get(column, {}).get(value, np.nan)
+                except ValueError:
+                    pass
+        return out
+
+
+def main(argv):
+    config = load_config(argv)
+    params = dict(DEFAULTS)
+    params.update({k: v for k, v in config.items() if k in DEFAULTS and v is not None})
+    seed_everything(int(params["seed"]))
+    import sklearn
+    from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+
+    data_dir = config["data_dir"]
+    with open(os.path.join(data_dir, "schema.json"), "r", encoding="utf-8") as handle:
+        schema = json.load(handle)
+    target, task = schema["target"], schema["task"]
+    emit("start", adapter="tabular", params=params, env=dict(environment(), sklearn=sklearn.__version__))
+    clock = Clock()
+    splits = {k: [r for r in read_csv(os.path.join(data_dir, k + ".csv")) if (r.get(target) or "").strip() != ""] for k in ("train", "valid", "test")}
+    if not splits["train"]:
+        raise SystemExit("train.csv has no rows with a target value")
+    encoder = Encoder(schema["columns"], target).fit(splits["train"])
+    classes = schema.get("classes") or sorted({r[target].strip() for r in splits["train"]})
+    index = {c: i for i, c in enumerate(classes)}
+
+    def xy(rows):
+        x = encoder.transform(rows)
+        if task == "classification":
+            keep = [i for i, r in enumerate(rows) if r[target].strip() in index]
+            return x[keep], np.array([index[rows[i][target].strip()] for i in keep], dtype=np.int64)
+        return x, np.array([float(r[target]) for r in rows], dtype=np.float64)
+
+    data = {k: xy(v) for k, v in splits.items()}
+    common = dict(max_iter=int(params["epochs"]), learning_rate=float(params["lr"]), max_depth=params["max_depth"], random_state=int(params["seed"]),
+                  categorical_features=encoder.categorical_mask() if any(encoder.categorical_mask()) else None, early_stopping=False)
+    model = HistGradientBoostingClassifier(**common) if task == "classification" else HistGradientBoostingRegressor(**common)
+    emit("progress", progress=0.1, message="fitting %d rows" % len(data["train"][1]))
+    model.fit(*data["train"])
+
+    def evaluate(x, y):
+        if len(y) == 0:
+            return None
+        p = model.predict(x)
+        if task == "classification":
+            return {"accuracy": float(np.mean(p == y)), "f1": f1_macro(y, p, len(classes))}
+        rmse = math.sqrt(float(np.mean((p - y) ** 2)))
+        var = float(np.var(y))
+        return {"rmse": rmse, "r2": 1 - float(np.mean((p - y) ** 2)) / var if var > 0 else 0.0}
+
+    history = []
+    for epoch, _ in enumerate(model.train_score_ if hasattr(model, "train_score_") and len(model.train_score_) else [], start=1):
+        pass
+    results = {k: evaluate(*data[k]) for k in ("train", "valid", "test")}
+    headline = results["valid"] or results["train"]
+    row = dict({"epoch": 1}, **headline)
+    history.append(row)
+    emit("epoch", epochs=1, progress=0.9, eta_seconds=0, **row)
+    out_dir = config["out_dir"]
+    os.makedirs(os.path.join(out_dir, "weights"), exist_ok=True)
+    with open(os.path.join(out_dir, "weights", "model.pkl"), "wb") as handle:
+        pickle.dump({"model": model, "encoder": encoder, "classes": classes, "schema": schema}, handle)
+    metrics = dict(headline)
+    if results["test"]:
+        metrics.update({"test_" + k: v for k, v in results["test"].items()})
+    emit("final", task="tabular-" + task, metrics=metrics, per_class=[], best_epoch=1, params=params, history=history,
+         artifacts={"model": "weights/model.pkl"}, duration_s=clock.elapsed(), env=dict(environment(), sklearn=sklearn.__version__))

@@ -1,0 +1,74 @@
+import { useEffect, useRef } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import type { LabelClass, Sample, SamplePatch } from '../../types.js';
+
+const ROW_HEIGHT = 30;
+
+/**
+ * Tabular samples as a virtualised table (@tanstack/react-virtual: only the rows in view are in the DOM, so 100,000
+ * rows scroll smoothly). The target is the last column and is editable: a class for classification, a number for
+ * regression. `onNearEnd` asks for more rows while scrolling toward the end of what is loaded.
+ */
+export function SampleTable({ rows, total, classes, readOnly, onChange, onNearEnd }: {
+  rows: Sample[];
+  total: number;
+  classes: LabelClass[];
+  readOnly: boolean;
+  onChange(sample: Sample, patch: SamplePatch): void;
+  onNearEnd(): void;
+}) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 20 });
+  const columns = rows.length > 0 ? Object.keys(rows[0].data.row ?? {}) : [];
+  const regression = rows.some((r) => typeof r.value === 'number');
+  const items = virtualizer.getVirtualItems();
+  const lastShown = items.length > 0 ? items[items.length - 1].index : -1;
+  useEffect(() => {
+    if (lastShown >= rows.length - 50 && rows.length < total) onNearEnd();
+  }, [lastShown, rows.length, total]);
+  const template = `70px repeat(${columns.length}, minmax(90px, 1fr)) 70px 150px`;
+
+  return (
+    <div className="sample-table" role="table" aria-label="Tabular samples" aria-rowcount={total}>
+      <div className="sample-table-head" role="row" style={{ gridTemplateColumns: template }}>
+        <span role="columnheader">id</span>
+        {columns.map((c) => <span role="columnheader" key={c}>{c}</span>)}
+        <span role="columnheader">split</span>
+        <span role="columnheader">target</span>
+      </div>
+      <div ref={scroller} className="sample-table-body" data-testid="sample-table-body">
+        <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+          {items.map((item) => {
+            const sample = rows[item.index];
+            return (
+              <div key={sample.id} role="row" aria-rowindex={item.index + 1} className="sample-table-row" style={{ gridTemplateColumns: template, transform: `translateY(${item.start}px)`, height: ROW_HEIGHT }}>
+                <span role="cell">{sample.id}</span>
+                {columns.map((c) => <span role="cell" key={c}>{formatCell(sample.data.row?.[c])}</span>)}
+                <span role="cell">{sample.split ?? '—'}</span>
+                <span role="cell">
+                  {regression ? (
+                    <input type="number" step="any" aria-label={`Target of sample ${sample.id}`} disabled={readOnly} defaultValue={typeof sample.value === 'number' ? sample.value : ''}
+                      onBlur={(e) => {
+                        const value = e.target.value === '' ? null : Number(e.target.value);
+                        if (value !== sample.value) onChange(sample, { value });
+                      }} />
+                  ) : (
+                    <select aria-label={`Target of sample ${sample.id}`} disabled={readOnly} value={typeof sample.label === 'string' ? sample.label : ''} onChange={(e) => onChange(sample, { label: e.target.value || null })}>
+                      <option value="">—</option>
+                      {classes.map((c) => <option key={c.id} value={c.name}>{c.name}</option>)}
+                    </select>
+                  )}
+                </span>
+              </div>
+            );
+          })}
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function formatCell(value: unknown): string {
+  if (value === null || value === undefined) return '∅';
+  return String(value);
+}

@@ -1,0 +1,69 @@
+import { useEffect, useRef, useState } from 'react';
+import type { TimeSegment } from '../../types.js';
+import { SegmentList } from './segment-list.js';
+import { classOfKey, colorOf, isTyping, labelsOf, type SampleViewProps } from './sample-view.js';
+
+/**
+ * A video clip with frame-accurate seeking: `,` and `.` step one frame (at the container's frame rate), `[` and `]`
+ * mark a segment's start and end, 1–9 labels the marked segment (or the whole clip when nothing is marked).
+ */
+export function SampleVideo({ sample, classes, readOnly, save }: SampleViewProps) {
+  const video = useRef<HTMLVideoElement>(null);
+  const fps: number = sample.data.fps || 25;
+  const [frame, setFrame] = useState(0);
+  const [mark, setMark] = useState<{ start?: number; end?: number }>({});
+  const segments = (sample.spans ?? []) as TimeSegment[];
+
+  // The middle of a frame: seeking there shows that frame whatever the decoder's rounding.
+  const seekFrame = (n: number) => {
+    const v = video.current;
+    if (!v) return;
+    const last = Math.max(0, Math.floor((v.duration || sample.data.duration_s || 0) * fps) - 1);
+    const target = Math.min(Math.max(0, n), last);
+    v.pause();
+    v.currentTime = (target + 0.5) / fps;
+    setFrame(target);
+  };
+  const current = () => Math.floor((video.current?.currentTime ?? 0) * fps);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (isTyping(e) || e.ctrlKey || e.metaKey || e.altKey) return;
+      if (e.key === '.') seekFrame(current() + 1);
+      else if (e.key === ',') seekFrame(current() - 1);
+      else if (e.key === ' ') void (video.current?.paused ? video.current.play() : video.current?.pause());
+      else if (e.key === '[') setMark({ start: current() / fps });
+      else if (e.key === ']') setMark((m) => ({ ...m, end: (current() + 1) / fps }));
+      else {
+        const cls = classOfKey(classes, e.key);
+        if (!cls || readOnly) return;
+        if (mark.start !== undefined && mark.end !== undefined && mark.end > mark.start) {
+          save({ spans: [...segments, { start_s: round(mark.start), end_s: round(mark.end), label: cls.name }].sort((a, b) => a.start_s - b.start_s) });
+          setMark({});
+        } else save({ label: cls.name });
+      }
+      e.preventDefault();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  });
+
+  const labels = labelsOf(sample);
+  return (
+    <div className="sample-video">
+      <div className="sample-labels">
+        {labels.length === 0 ? <span className="muted">No clip label — press 1–9</span> : labels.map((l) => <span key={l} className="chip" style={{ background: colorOf(classes, l) }}>{l}</span>)}
+        <span className="muted"> {sample.data.duration_s ?? '?'} s · {fps} fps</span>
+      </div>
+      <video ref={video} key={sample.id} src={sample.data.file_url} controls preload="auto" className="sample-player" onTimeUpdate={() => setFrame(current())} />
+      <p className="muted" data-testid="frame">
+        Frame {frame} · {(frame / fps).toFixed(3)} s
+        {mark.start !== undefined && ` · segment from ${mark.start.toFixed(3)} s`}
+        {mark.end !== undefined && ` to ${mark.end.toFixed(3)} s — press 1–9`}
+      </p>
+      <SegmentList segments={segments} classes={classes} readOnly={readOnly} onSeek={(s) => seekFrame(Math.floor(s.start_s * fps))} onRemove={(s) => save({ spans: segments.filter((x) => x !== s) })} />
+    </div>
+  );
+}
+
+const round = (s: number) => Math.round(s * 1000) / 1000;
