@@ -199,6 +199,10 @@ export function filterToQuery(filter: GridFilter, params = new URLSearchParams()
   if (filter.annotated !== 'all') params.set('annotated', filter.annotated);
   if (filter.classId) params.set('class', filter.classId);
   if (filter.reviewState) params.set('review', filter.reviewState);
+  if (filter.ids) {
+    params.set('ids', filter.ids.ids.join(','));
+    params.set('ids_label', filter.ids.label);
+  }
   return params;
 }
 
@@ -209,6 +213,7 @@ export function filterFromQuery(query: URLSearchParams): GridFilter {
     annotated: annotated === 'yes' || annotated === 'no' ? annotated : 'all',
     classId: /^\d+$/.test(query.get('class') ?? '') ? query.get('class')! : '',
     reviewState: (['unreviewed', 'pending', 'approved', 'rejected', 'changes'] as const).find((r) => r === query.get('review')) ?? '',
+    ...(/^\d+(,\d+)*$/.test(query.get('ids') ?? '') ? { ids: { ids: query.get('ids')!.split(',').map(Number), label: query.get('ids_label') ?? 'selected images' } } : {}),
   };
 }
 

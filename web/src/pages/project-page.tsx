@@ -183,10 +183,9 @@ export function ProjectPage({ projectId }: { projectId: number }) {
               <HealthPanel
                 projectId={projectId}
                 onCleaned={refresh}
-                onShowImages={(ids, label) => {
-                  setFilter({ ...NO_FILTER, ids: { ids: [...ids].sort((a, b) => a - b), label } });
-                  navigate(`/projects/${projectId}`, true);
-                }}
+                onShowImages={(ids, label) =>
+                  navigate(`/projects/${projectId}?${filterToQuery({ ...NO_FILTER, ids: { ids: [...ids].sort((a, b) => a - b), label } })}`, true)
+                }
               />
             </Suspense>
           )}
