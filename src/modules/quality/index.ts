@@ -13,9 +13,6 @@ import { CanonicalService } from './canonical.service.js';
 import { CleaningRepository } from './cleaning.repository.js';
 import { CleaningService } from './cleaning.service.js';
 import { cleaningCatalog } from './cleaning-actions.js';
-import { LockGuard } from '../locks/lock-guard.js';
-import { LocksRepository } from '../locks/locks.repository.js';
-import { RevisionsRepository } from '../revisions/revisions.repository.js';
 import { QualityService } from './quality.service.js';
 import { ReadinessEvaluator } from './readiness.js';
 
@@ -41,8 +38,7 @@ export function registerQualityModule(app: FastifyInstance, deps: ModuleDeps): Q
   const predictions = new DetectorPredictions(models.repository, models.runtime, deps.blobs);
   const quality = new QualityService(deps.access, new QualityRepository(deps.db), features, recorder, new ProfileService(profile), predictions);
   qualityRoutes(app, { readiness, quality });
-  const locks = new LockGuard(new LocksRepository(deps.db));
-  cleaningRoutes(app, new CleaningService(deps.access, new CleaningRepository(deps.db), quality, new RevisionsRepository(deps.db), locks, deps.blobs));
+  cleaningRoutes(app, new CleaningService(deps.access, new CleaningRepository(deps.db), quality, deps.services.revisions, deps.services.locks, deps.blobs));
   canonicalRoutes(app, new CanonicalService(deps.access, new CanonicalRepository(deps.db)));
   return { readiness, checkCatalog, cleaningCatalog };
 }
