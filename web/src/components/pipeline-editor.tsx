@@ -20,6 +20,8 @@ export function PipelineEditor({ value, onChange, check }: { value: string; onCh
   const view = useRef<EditorView | null>(null);
   const latest = useRef({ onChange, check });
   latest.current = { onChange, check };
+  /** The last text the editor reported: a `value` equal to it is the parent catching up, not a new document. */
+  const emitted = useRef(value);
 
   useEffect(() => {
     const lint = linter(
@@ -54,7 +56,9 @@ export function PipelineEditor({ value, onChange, check }: { value: string; onCh
           lintGutter(),
           lint,
           EditorView.updateListener.of((u) => {
-            if (u.docChanged) latest.current.onChange(u.state.doc.toString());
+            if (!u.docChanged) return;
+            emitted.current = u.state.doc.toString();
+            latest.current.onChange(emitted.current);
           }),
         ],
       }),
@@ -64,8 +68,12 @@ export function PipelineEditor({ value, onChange, check }: { value: string; onCh
   }, []);
 
   useEffect(() => {
+    // Only a document from outside replaces the text: a render that lags behind the typing (its `value` is an
+    // earlier keystroke's) would otherwise undo the keys typed since.
     const v = view.current;
-    if (v && v.state.doc.toString() !== value) v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } });
+    if (!v || value === emitted.current || v.state.doc.toString() === value) return;
+    emitted.current = value;
+    v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } });
   }, [value]);
 
   return <div ref={host} className="yaml-editor" data-testid="yaml-editor" />;
