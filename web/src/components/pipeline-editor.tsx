@@ -20,8 +20,13 @@ export function PipelineEditor({ value, onChange, check }: { value: string; onCh
   const view = useRef<EditorView | null>(null);
   const latest = useRef({ onChange, check });
   latest.current = { onChange, check };
-  /** The last text the editor reported: a `value` equal to it is the parent catching up, not a new document. */
-  const emitted = useRef(value);
+  /**
+   * Texts the editor reported that the parent has not rendered yet, oldest first: a `value` among them is the parent
+   * catching up (maybe several keys late), not a new document; once rendered, it and the older ones are dropped, so a
+   * later reset to an earlier text still replaces the document.
+   */
+  const pending = useRef<string[]>([]);
+  const applying = useRef(false);
 
   useEffect(() => {
     const lint = linter(
@@ -57,8 +62,10 @@ export function PipelineEditor({ value, onChange, check }: { value: string; onCh
           lint,
           EditorView.updateListener.of((u) => {
             if (!u.docChanged) return;
-            emitted.current = u.state.doc.toString();
-            latest.current.onChange(emitted.current);
+            if (applying.current) return;
+            const text = u.state.doc.toString();
+            if (pending.current.push(text) > 256) pending.current.shift();
+            latest.current.onChange(text);
           }),
         ],
       }),
@@ -71,9 +78,16 @@ export function PipelineEditor({ value, onChange, check }: { value: string; onCh
     // Only a document from outside replaces the text: a render that lags behind the typing (its `value` is an
     // earlier keystroke's) would otherwise undo the keys typed since.
     const v = view.current;
-    if (!v || value === emitted.current || v.state.doc.toString() === value) return;
-    emitted.current = value;
-    v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } });
+    const caughtUp = pending.current.indexOf(value);
+    if (caughtUp >= 0) pending.current.splice(0, caughtUp + 1);
+    if (!v || caughtUp >= 0 || v.state.doc.toString() === value) return;
+    pending.current = [];
+    applying.current = true;
+    try {
+      v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } });
+    } finally {
+      applying.current = false;
+    }
   }, [value]);
 
   return <div ref={host} className="yaml-editor" data-testid="yaml-editor" />;
