@@ -117,7 +117,8 @@ describe('sample labelling pages in Chromium', { skip: SKIP_REASON ?? false }, (
       return s.value?.preference === 'rejected' && s;
     });
     assert.deepEqual(stored.value, { rating: 4, preference: 'rejected' });
-    assert.equal(await page.getByRole('button', { name: /B Milan/ }).getAttribute('aria-pressed'), 'true');
+    // The page shows the choice once the PATCH answers, which may come a moment after the row is stored.
+    await until('choice shown', async () => (await page.getByRole('button', { name: /B Milan/ }).getAttribute('aria-pressed')) === 'true');
   });
 
   it('segments audio on the waveform and video by frames', async () => {
