@@ -14,7 +14,8 @@ from .detect import write_args_yaml
 from .images import load_letterboxed, resolve
 from .metrics import classification_metrics
 
-DEFAULTS = {"model": "mobilenet_v3_small", "epochs": 20, "imgsz": 128, "batch": 32, "seed": 0, "lr": 0.003, "time_budget_s": None}
+DEFAULTS = {"model": "mobilenet_v3_small", "epochs": 20, "imgsz": 128, "batch": 32, "seed": 0, "lr": 0.003, "time_budget_s": None, "augment": "standard"}
+AUGMENTS = ("flip", "standard")
 MODELS = ("mobilenet_v3_small", "mobilenet_v3_large")
 MEAN = np.array([0.485, 0.456, 0.406], dtype=np.float32)
 STD = np.array([0.229, 0.224, 0.225], dtype=np.float32)
@@ -60,6 +61,30 @@ def normalised(torch):
     return Normalised
 
 
+def augmented(torch, x, generator):
+    """The standard recipe on a batch of pixels / 255: a random affine (any flip, rotation up to 20 degrees, scale
+    0.8-1.2, shift up to 10 %; edges reflected) and colour jitter (brightness, contrast, saturation 0.7-1.3), drawn
+    from `generator` so that the same seed gives the same batches."""
+    import torch.nn.functional as F
+
+    n = x.shape[0]
+    rand = lambda *shape: torch.rand(*shape, generator=generator).to(x.device)
+    angle = (rand(n) * 2 - 1) * math.radians(20)
+    scale = 0.8 + 0.4 * rand(n)
+    flip_x = torch.where(rand(n) < 0.5, -1.0, 1.0)
+    flip_y = torch.where(rand(n) < 0.5, -1.0, 1.0)
+    shift = (rand(n, 2) * 2 - 1) * 0.2
+    cos, sin = torch.cos(angle) / scale, torch.sin(angle) / scale
+    theta = torch.stack([torch.stack([cos * flip_x, -sin * flip_y, shift[:, 0]], 1), torch.stack([sin * flip_x, cos * flip_y, shift[:, 1]], 1)], 1)
+    x = F.grid_sample(x, F.affine_grid(theta, list(x.shape), align_corners=False), padding_mode="reflection", align_corners=False)
+    jitter = lambda: (0.7 + 0.6 * rand(n)).view(n, 1, 1, 1)
+    grey = (0.299 * x[:, 0:1] + 0.587 * x[:, 1:2] + 0.114 * x[:, 2:3])
+    x = grey + (x - grey) * jitter()
+    mean = x.mean(dim=(1, 2, 3), keepdim=True)
+    x = mean + (x - mean) * jitter()
+    return (x * jitter()).clamp(0.0, 1.0)
+
+
 def scores(torch, model, split, device, batch=64):
     model.eval()
     out = []
@@ -76,6 +101,8 @@ def main(argv):
     params.update({k: v for k, v in config.items() if k in DEFAULTS and v is not None})
     if params["model"] not in MODELS:
         raise SystemExit("unknown model %s (one of %s)" % (params["model"], ", ".join(MODELS)))
+    if params["augment"] not in AUGMENTS:
+        raise SystemExit("unknown augment %s (one of %s)" % (params["augment"], ", ".join(AUGMENTS)))
     torch, device, threads = setup_torch(config)
     dataset = read_dataset(config["data_dir"])
     names = dataset["names"]
@@ -99,6 +126,7 @@ def main(argv):
     total = epochs * per_epoch
     budget = params.get("time_budget_s")
     rng = np.random.default_rng(int(params["seed"]))
+    generator = torch.Generator().manual_seed(int(params["seed"]))
     clock = Clock()
     history, best, iteration = [], (-1.0, None, 0), 0
     for epoch in range(1, epochs + 1):
@@ -111,10 +139,13 @@ def main(argv):
             lr = params["lr"] * 0.5 * (1 + math.cos(math.pi * min(1.0, fraction)))
             for g in optimizer.param_groups:
                 g["lr"] = lr
-            images = train.images[idx].copy()
-            flip = rng.random(len(idx)) < 0.5
-            images[flip] = images[flip][:, :, ::-1]
-            x = to_tensor(torch, images, device)
+            if params["augment"] == "standard":
+                x = augmented(torch, to_tensor(torch, train.images[idx], device), generator)
+            else:
+                images = train.images[idx].copy()
+                flip = rng.random(len(idx)) < 0.5
+                images[flip] = images[flip][:, :, ::-1]
+                x = to_tensor(torch, images, device)
             y = torch.from_numpy(train.labels[idx]).to(device)
             loss = loss_fn(model(x), y)
             optimizer.zero_grad(set_to_none=True)
@@ -150,11 +181,10 @@ def main(argv):
         def forward(self, x):
             return torch.softmax(self.inner(x), 1)
 
-    with torch.no_grad():
-        torch.onnx.export(Softmax(copy.deepcopy(model).cpu()).eval(), torch.zeros(1, 3, size, size), onnx_path, input_names=["images"], output_names=["probs"], opset_version=12)
-    from .onnx_meta import add_metadata, names_literal
+    from .onnx_meta import export_onnx, names_literal
 
-    add_metadata(onnx_path, {"names": names_literal(names), "imgsz": "[%d, %d]" % (size, size), "task": "classify", "author": "Versa versa-classify", "batch": "1"})
+    export_onnx(torch, Softmax(copy.deepcopy(model).cpu()).eval(), size, onnx_path, "probs",
+                {"names": names_literal(names), "imgsz": "[%d, %d]" % (size, size), "task": "classify", "author": "Versa versa-classify", "batch": "1"})
     write_args_yaml(os.path.join(config["out_dir"], "args.yaml"), dict(params, task="classify", adapter="versa-classify"))
     v = results["valid"] or classification_metrics([], [], names)
     metrics = {"accuracy": v["accuracy"], "top5": v["top5"], "train_loss": history[-1]["train_loss"], "val_loss": history[-1]["val_loss"]}

@@ -438,13 +438,11 @@ def main(argv):
     os.makedirs(weights, exist_ok=True)
     torch.save({"model": final.state_dict(), "names": names, "imgsz": size, "arch": params["model"], "epoch": best[2]}, os.path.join(weights, "best.pt"))
     onnx_path = os.path.join(weights, "best.onnx")
-    wrapped = export_module(torch, copy.deepcopy(final).cpu()).eval()
-    with torch.no_grad():
-        torch.onnx.export(wrapped, torch.zeros(1, 3, size, size), onnx_path, input_names=["images"], output_names=["output0"], opset_version=12)
-    from .onnx_meta import add_metadata, names_literal
+    from .onnx_meta import export_onnx, names_literal
 
-    add_metadata(onnx_path, {"names": names_literal(names), "imgsz": "[%d, %d]" % (size, size), "task": "detect", "stride": str(STRIDE),
-                             "author": "Versa versa-detect", "batch": "1"})
+    export_onnx(torch, export_module(torch, copy.deepcopy(final).cpu()).eval(), size, onnx_path, "output0",
+                {"names": names_literal(names), "imgsz": "[%d, %d]" % (size, size), "task": "detect", "stride": str(STRIDE),
+                 "author": "Versa versa-detect", "batch": "1"})
     write_results_csv(os.path.join(out_dir, "results.csv"), history)
     write_args_yaml(os.path.join(out_dir, "args.yaml"), dict(params, task="detect", adapter="versa-detect"))
     headline = results["test"] or results["valid"] or {}

@@ -19,6 +19,20 @@ def _string_field(field, text):
     return _varint((field << 3) | 2) + _varint(len(data)) + data
 
 
+def export_onnx(torch, module, size, path, output_name, entries):
+    """Exports `module` (input `images [1, 3, S, S]`) as one self-contained opset-12 ONNX file with `entries` as
+    metadata. PyTorch 2.x defaults to the dynamo exporter, which writes opset 18 and moves weights into a side file
+    (`.onnx.data`) that a registry storing one file would lose: the TorchScript exporter is asked for where it exists."""
+    import inspect
+
+    options = {"input_names": ["images"], "output_names": [output_name], "opset_version": 12}
+    if "dynamo" in inspect.signature(torch.onnx.export).parameters:
+        options["dynamo"] = False
+    with torch.no_grad():
+        torch.onnx.export(module, torch.zeros(1, 3, size, size), path, **options)
+    add_metadata(path, entries)
+
+
 def add_metadata(path, entries):
     blob = bytearray()
     for key, value in entries.items():

@@ -10,13 +10,19 @@ import { writeZip } from './zip-output.js';
 
 const YAML_KEYS: Record<Split, string> = { train: 'train', valid: 'val', test: 'test' };
 
+/** Where a YOLO-style writer puts an image and its label file, and what its `data.yaml` says given the splits seen. */
+export interface YoloLayout {
+  image(split: Split, fileName: string): string;
+  label(split: Split, stem: string): string;
+  dataYaml(splits: ReadonlySet<Split>): string;
+}
+
 /**
- * YOLO (Ultralytics) zip: `{split}/images/*`, `{split}/labels/<stem>.txt` and a `data.yaml` naming the splits and
- * classes. Coordinates are normalised to [0, 1] and clipped to the image. Polygons stay polygons unless the project
- * is a detection project (then their boxes are written); masks are written as their boxes (YOLO has no mask lines).
- * Items without a split go to `train`.
+ * Writes every item's image and label lines where `layout` says, then its `data.yaml`. Coordinates are normalised
+ * to [0, 1] and clipped to the image. Polygons stay polygons unless the project is a detection project (then their
+ * boxes are written); masks are written as their boxes (YOLO has no mask lines). Items without a split go to `train`.
  */
-export async function writeYolo(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
+export async function writeYoloLayout(dataset: DatasetToWrite, output: Writable, layout: YoloLayout): Promise<WriteStats> {
   return writeZip(output, async (zip) => {
     const classIndex = new Map(dataset.classes.map((name, index) => [name, index]));
     const polygons = dataset.projectType !== 'object_detection';
@@ -32,17 +38,28 @@ export async function writeYolo(dataset: DatasetToWrite, output: Writable): Prom
         if (line) lines.push(line);
       }
       const fileName = safeEntryName(item.fileName);
-      await zip.addImage(`${split}/images/${fileName}`, item.source);
-      await zip.addBuffer(`${split}/labels/${stemOf(fileName)}.txt`, lines.length ? `${lines.join('\n')}\n` : '');
+      await zip.addImage(layout.image(split, fileName), item.source);
+      await zip.addBuffer(layout.label(split, stemOf(fileName)), lines.length ? `${lines.join('\n')}\n` : '');
       stats.imageCount++;
       stats.annotationCount += lines.length;
     }
-    const config: Record<string, unknown> = {};
-    for (const split of ['train', 'valid', 'test'] as const) if (splits.has(split)) config[YAML_KEYS[split]] = `${split}/images`;
-    config.nc = dataset.classes.length;
-    config.names = dataset.classes;
-    await zip.addBuffer('data.yaml', toYaml(config, { flow: false }));
+    await zip.addBuffer('data.yaml', layout.dataYaml(splits));
     return stats;
+  });
+}
+
+/** YOLO (Roboflow's layout) zip: `{split}/images/*`, `{split}/labels/<stem>.txt` and a `data.yaml` naming the splits and classes. */
+export async function writeYolo(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
+  return writeYoloLayout(dataset, output, {
+    image: (split, fileName) => `${split}/images/${fileName}`,
+    label: (split, stem) => `${split}/labels/${stem}.txt`,
+    dataYaml: (splits) => {
+      const config: Record<string, unknown> = {};
+      for (const split of ['train', 'valid', 'test'] as const) if (splits.has(split)) config[YAML_KEYS[split]] = `${split}/images`;
+      config.nc = dataset.classes.length;
+      config.names = dataset.classes;
+      return toYaml(config, { flow: false });
+    },
   });
 }
 

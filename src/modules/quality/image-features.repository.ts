@@ -1,17 +1,9 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
+import type { ImageFeaturesTable } from '../../db/schema.js';
 
-export interface FeatureRow {
-  image_id: number;
-  sha256: string;
-  readable: number;
-  truncated: number;
-  blur: number;
-  brightness: number;
-  entropy: number;
-  grayscale: number;
-  pixel_hash: string;
-}
+/** One image's cached features, as stored. */
+export type FeatureRow = ImageFeaturesTable;
 
 export interface HashRow {
   image_id: number;

@@ -19,33 +19,44 @@ export const MAX_NEAR_DISTANCE = 15;
 /** Groups (each of at least two indexes, ascending, groups in order of their first index) linked within `maxDistance`. */
 export function nearDuplicateGroups(items: readonly HashedImage[], maxDistance: number): number[][] {
   const n = items.length;
-  const chunkOf = (item: HashedImage, c: number) => (c < 2 ? item.high >>> (16 * (1 - c)) : item.low >>> (16 * (3 - c))) & 0xffff;
-  const radius = Math.floor(maxDistance / 4);
-  const masks = neighbourMasks(radius);
+  const high = new Int32Array(n);
+  const low = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    high[i] = items[i].high;
+    low[i] = items[i].low;
+  }
+  const masks = Int32Array.from(neighbourMasks(Math.floor(maxDistance / 4)));
   const parent = new Int32Array(n);
   for (let i = 0; i < n; i++) parent[i] = i;
   const find = (i: number): number => {
     while (parent[i] !== i) i = parent[i] = parent[parent[i]];
     return i;
   };
+  const chunk = new Uint16Array(n);
+  const start = new Int32Array(65537);
+  const fill = new Int32Array(65536);
+  const filed = new Int32Array(n);
   for (let c = 0; c < 4; c++) {
+    const word = c < 2 ? high : low;
+    const shift = c % 2 === 0 ? 16 : 0;
+    for (let i = 0; i < n; i++) chunk[i] = (word[i] >>> shift) & 0xffff;
     // Items filed by chunk value (counting sort: offsets into one array).
-    const start = new Int32Array(65537);
-    for (let i = 0; i < n; i++) start[chunkOf(items[i], c) + 1]++;
+    start.fill(0);
+    for (let i = 0; i < n; i++) start[chunk[i] + 1]++;
     for (let v = 0; v < 65536; v++) start[v + 1] += start[v];
-    const filed = new Int32Array(n);
-    const fill = start.slice(0, 65536);
-    for (let i = 0; i < n; i++) filed[fill[chunkOf(items[i], c)]++] = i;
+    fill.set(start.subarray(0, 65536));
+    for (let i = 0; i < n; i++) filed[fill[chunk[i]]++] = i;
     for (let i = 0; i < n; i++) {
-      const a = items[i];
-      const value = chunkOf(a, c);
-      for (const mask of masks) {
-        const key = value ^ mask;
-        for (let k = start[key]; k < start[key + 1]; k++) {
+      const value = chunk[i];
+      const ah = high[i];
+      const al = low[i];
+      for (let m = 0; m < masks.length; m++) {
+        const key = value ^ masks[m];
+        const end = start[key + 1];
+        for (let k = start[key]; k < end; k++) {
           const j = filed[k];
           if (j <= i) continue;
-          const b = items[j];
-          if (popcount32(a.high ^ b.high) + popcount32(a.low ^ b.low) > maxDistance) continue;
+          if (popcount32(ah ^ high[j]) + popcount32(al ^ low[j]) > maxDistance) continue;
           const ra = find(i);
           const rb = find(j);
           if (ra !== rb) parent[Math.max(ra, rb)] = Math.min(ra, rb);

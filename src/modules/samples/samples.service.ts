@@ -225,8 +225,9 @@ export class SamplesService {
     const task = upload.fields.task || undefined;
     if (task !== undefined && task !== 'classification' && task !== 'regression') throw ValidationError.at(['body', 'task'], 'must be classification or regression', 'enum');
     let schema: TabularSchema;
+    let rows: number;
     try {
-      ({ schema } = await inferTabularSchema(upload.path, target, task));
+      ({ schema, rows } = await inferTabularSchema(upload.path, target, task));
     } catch (err) {
       if (err instanceof LineError) throw lineIssue(err);
       throw err;
@@ -245,7 +246,8 @@ export class SamplesService {
         classes: [...new Set([...before.classes, ...schema.classes])].sort(),
       };
     }
-    const result = await this.store(projectId, () => readTabularSamples(upload.path, schema), schema.classes);
+    // The schema inference has read and checked every row already: the rows are stored in one more pass.
+    const result = await this.store(projectId, () => readTabularSamples(upload.path, schema), schema.classes, undefined, { rows });
     await this.samples.saveSchema(projectId, 'tabular', schema);
     return { created: result.created, modality: 'tabular', columns: Object.fromEntries(schema.columns), target: schema.target, task: schema.task, classes: schema.classes };
   }
@@ -312,23 +314,33 @@ export class SamplesService {
 
   /**
    * Checks every row (first pass), then creates the classes and stores media and rows in batches (second pass).
-   * A failure in the second pass removes what it wrote, so the import leaves nothing behind either way.
+   * A failure in the second pass removes what it wrote, so the import leaves nothing behind either way. `checked`:
+   * a first pass the caller already made over every row (the tabular schema inference), with its count.
    */
-  private async store(projectId: number, read: () => AsyncGenerator<ReadSample[]>, knownClasses: string[] = [], file?: string): Promise<{ created: number; classes: string[] }> {
+  private async store(
+    projectId: number,
+    read: () => AsyncGenerator<ReadSample[]>,
+    knownClasses: string[] = [],
+    file?: string,
+    checked?: { rows: number },
+  ): Promise<{ created: number; classes: string[] }> {
     const classes = new Set<string>(knownClasses);
-    let count = 0;
-    try {
-      for await (const samples of read()) {
-        for (const sample of samples) {
-          for (const name of sample.classNames) classes.add(name);
-          if (classes.size > 10_000) throw new LineError(sample.line, 'brings the number of classes over 10,000');
+    let count = checked?.rows ?? 0;
+    if (count > this.options.maxImportSamples) throw new PayloadTooLargeError(`An import may create at most ${this.options.maxImportSamples} samples`);
+    if (!checked) {
+      try {
+        for await (const samples of read()) {
+          for (const sample of samples) {
+            for (const name of sample.classNames) classes.add(name);
+            if (classes.size > 10_000) throw new LineError(sample.line, 'brings the number of classes over 10,000');
+          }
+          count += samples.length;
+          if (count > this.options.maxImportSamples) throw new PayloadTooLargeError(`An import may create at most ${this.options.maxImportSamples} samples`);
         }
-        count += samples.length;
-        if (count > this.options.maxImportSamples) throw new PayloadTooLargeError(`An import may create at most ${this.options.maxImportSamples} samples`);
+      } catch (err) {
+        if (err instanceof LineError) throw lineIssue(err, file);
+        throw err;
       }
-    } catch (err) {
-      if (err instanceof LineError) throw lineIssue(err, file);
-      throw err;
     }
     if (count === 0) throw ValidationError.at(['body', 'file'], 'the file holds no samples');
 
@@ -382,7 +394,7 @@ export class SamplesService {
       await this.samples.deleteMany(projectId, ids);
       for (const [key, sha] of blobs) if (!(await this.samples.shaInUse(projectId, sha))) await this.blobs.delete(key);
       await this.samples.deleteUnusedClasses(projectId, createdClasses);
-      throw err;
+      throw err instanceof LineError ? lineIssue(err, file) : err;
     }
     return { created: ids.length, classes: [...classes].sort() };
   }
