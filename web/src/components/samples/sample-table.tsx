@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { memo, useEffect, useMemo, useRef } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { LabelClass, Sample, SamplePatch } from '../../types.js';
 
@@ -18,9 +18,9 @@ export function SampleTable({ rows, total, classes, readOnly, onChange, onNearEn
   onNearEnd(): void;
 }) {
   const scroller = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 20 });
-  const columns = rows.length > 0 ? Object.keys(rows[0].data.row ?? {}) : [];
-  const regression = rows.some((r) => typeof r.value === 'number');
+  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 8 });
+  const columns = useMemo(() => (rows.length > 0 ? Object.keys(rows[0].data.row ?? {}) : []), [rows.length > 0 ? rows[0] : null]);
+  const regression = useMemo(() => rows.some((r) => typeof r.value === 'number'), [rows]);
   const items = virtualizer.getVirtualItems();
   const lastShown = items.length > 0 ? items[items.length - 1].index : -1;
   useEffect(() => {
@@ -38,35 +38,54 @@ export function SampleTable({ rows, total, classes, readOnly, onChange, onNearEn
       </div>
       <div ref={scroller} className="sample-table-body" data-testid="sample-table-body">
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
-          {items.map((item) => {
-            const sample = rows[item.index];
-            return (
-              <div key={sample.id} role="row" aria-rowindex={item.index + 1} className="sample-table-row" style={{ gridTemplateColumns: template, transform: `translateY(${item.start}px)`, height: ROW_HEIGHT }}>
-                <span role="cell">{sample.id}</span>
-                {columns.map((c) => <span role="cell" key={c}>{formatCell(sample.data.row?.[c])}</span>)}
-                <span role="cell">{sample.split ?? '—'}</span>
-                <span role="cell">
-                  {regression ? (
-                    <input type="number" step="any" aria-label={`Target of sample ${sample.id}`} disabled={readOnly} defaultValue={typeof sample.value === 'number' ? sample.value : ''}
-                      onBlur={(e) => {
-                        const value = e.target.value === '' ? null : Number(e.target.value);
-                        if (value !== sample.value) onChange(sample, { value });
-                      }} />
-                  ) : (
-                    <select aria-label={`Target of sample ${sample.id}`} disabled={readOnly} value={typeof sample.label === 'string' ? sample.label : ''} onChange={(e) => onChange(sample, { label: e.target.value || null })}>
-                      <option value="">—</option>
-                      {classes.map((c) => <option key={c.id} value={c.name}>{c.name}</option>)}
-                    </select>
-                  )}
-                </span>
-              </div>
-            );
-          })}
+          {items.map((item) => (
+            // Keyed by slot, not by sample: a fast scroll re-fills the rows already in the DOM instead of making new ones.
+            <Row key={item.index % SLOTS} index={item.index} start={item.start} sample={rows[item.index]} columns={columns} template={template}
+              regression={regression} classes={classes} readOnly={readOnly} onChange={onChange} />
+          ))}
         </div>
       </div>
     </div>
   );
 }
+
+/** Row slots: more than the rows a screen and its overscan ever show, so that slots in view never collide. */
+const SLOTS = 256;
+
+const Row = memo(function Row({ index, start, sample, columns, template, regression, classes, readOnly, onChange }: {
+  index: number;
+  start: number;
+  sample: Sample;
+  columns: string[];
+  template: string;
+  regression: boolean;
+  classes: LabelClass[];
+  readOnly: boolean;
+  onChange(sample: Sample, patch: SamplePatch): void;
+}) {
+  return (
+    <div role="row" aria-rowindex={index + 1} className="sample-table-row" style={{ gridTemplateColumns: template, transform: `translateY(${start}px)`, height: ROW_HEIGHT }}>
+      <span role="cell">{sample.id}</span>
+      {columns.map((c) => <span role="cell" key={c}>{formatCell(sample.data.row?.[c])}</span>)}
+      <span role="cell">{sample.split ?? '—'}</span>
+      <span role="cell">
+        {regression ? (
+          // Keyed by sample: the uncontrolled input starts again from the new sample's value when the slot is re-filled.
+          <input key={sample.id} type="number" step="any" aria-label={`Target of sample ${sample.id}`} disabled={readOnly} defaultValue={typeof sample.value === 'number' ? sample.value : ''}
+            onBlur={(e) => {
+              const value = e.target.value === '' ? null : Number(e.target.value);
+              if (value !== sample.value) onChange(sample, { value });
+            }} />
+        ) : (
+          <select aria-label={`Target of sample ${sample.id}`} disabled={readOnly} value={typeof sample.label === 'string' ? sample.label : ''} onChange={(e) => onChange(sample, { label: e.target.value || null })}>
+            <option value="">—</option>
+            {classes.map((c) => <option key={c.id} value={c.name}>{c.name}</option>)}
+          </select>
+        )}
+      </span>
+    </div>
+  );
+});
 
 function formatCell(value: unknown): string {
   if (value === null || value === undefined) return '∅';
