@@ -1,5 +1,5 @@
 /**
- * Samples (issue 15), against a server in its own process on the embedded defaults (SQLite):
+ * Samples (issue 15), against a server in its own process as `npm start` runs it (compiled), on the embedded defaults (SQLite):
  *  - import of N text samples (JSONL, ~200 bytes each): target < 20 s for 1,000,000, server peak RSS < 500 MB;
  *  - import of a tabular CSV of N rows × 20 columns: target < 30 s for 1,000,000;
  *  - sample list with the `after` cursor at several depths: p95 < 20 ms;
@@ -106,7 +106,8 @@ const tabular: { s: number; rss: number }[] = [];
 let last: { server: BenchServer; projectId: number } | null = null;
 try {
   for (let run = 0; run < runs; run++) {
-    const server = await startServer();
+    // The server as `npm start` runs it (compiled), so that its memory is the service's own, not tsx's.
+    const server = await startServer({}, undefined, { compiled: true });
     const project = await server.api('POST', '/api/projects', { name: 'samples bench' });
     const baseline = await parseBaseline(jsonlPath);
     const idle = await rssMb(server.pid, 'VmRSS');
@@ -122,7 +123,7 @@ try {
   console.log('| run | text JSONL s | read+parse baseline s | ratio | tabular CSV ×20 s | server RSS before MB | peak after text MB | peak after tabular MB |');
   console.log('|---|---|---|---|---|---|---|---|');
   text.forEach((r, i) => console.log(`| ${i + 1} | ${r.s.toFixed(1)} | ${r.baseline.toFixed(1)} | ${(r.s / r.baseline).toFixed(1)}× | ${tabular[i].s.toFixed(1)} | ${r.idle.toFixed(0)} | ${r.rss.toFixed(0)} | ${tabular[i].rss.toFixed(0)} |`));
-  console.log(`\nmedian: text ${median(text.map((r) => r.s)).toFixed(1)} s (target < 20 s), tabular ${median(tabular.map((r) => r.s)).toFixed(1)} s (target < 30 s), peak RSS ${Math.max(...tabular.map((r) => r.rss)).toFixed(0)} MB (target < 500 MB)\n`);
+  console.log(`\nmedian: text ${median(text.map((r) => r.s)).toFixed(1)} s (target < 20 s), tabular ${median(tabular.map((r) => r.s)).toFixed(1)} s (target < 30 s), peak RSS through the text import ${Math.max(...text.map((r) => r.rss)).toFixed(0)} MB (target < 500 MB), through both ${Math.max(...tabular.map((r) => r.rss)).toFixed(0)} MB\n`);
 
   const { server, projectId } = last!;
   const url = (q: string) => `${server.url}/api/projects/${projectId}/samples?limit=100${q}`;

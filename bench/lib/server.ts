@@ -51,12 +51,29 @@ export async function withServerNodeFlags(): Promise<void> {
   process.exit(code);
 }
 
-export async function startServer(env: Record<string, string> = {}, dataDir?: string): Promise<BenchServer> {
+let built: Promise<void> | null = null;
+
+/** Compiles the server as `npm start` does (`npm run build:server` → dist/), once per bench process. */
+function buildServer(): Promise<void> {
+  built ??= new Promise((resolve, reject) => {
+    const tsc = spawn(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+    tsc.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`tsc -p tsconfig.build.json exited ${code}`))));
+  });
+  return built;
+}
+
+/**
+ * `compiled`: run dist/server.js, built first, exactly as `npm start` does (for memory figures: tsx's loader and its
+ * compiled sources add about 80 MB to the process); otherwise src/server.ts through tsx.
+ */
+export async function startServer(env: Record<string, string> = {}, dataDir?: string, options: { compiled?: boolean } = {}): Promise<BenchServer> {
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'versa-bench-')));
   const port = await freePort();
+  if (options.compiled) await buildServer();
   // BENCH_SERVER_NODE_ARGS passes flags to the server's node only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child: ChildProcess = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...nodeArgs, '--import', 'tsx', 'src/server.ts'], {
+  const entry = options.compiled ? ['dist/server.js'] : ['--import', 'tsx', 'src/server.ts'];
+  const child: ChildProcess = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...nodeArgs, ...entry], {
     env: { ...process.env, PORT: String(port), DATA_DIR: dir, LOG_LEVEL: 'warn', AUTH_ATTEMPTS_PER_MINUTE: '100000', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
