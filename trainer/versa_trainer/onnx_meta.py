@@ -20,16 +20,27 @@ def _string_field(field, text):
 
 
 def export_onnx(torch, module, size, path, output_name, entries):
-    """Exports `module` (input `images [1, 3, S, S]`) as one self-contained opset-12 ONNX file with `entries` as
-    metadata. PyTorch 2.x defaults to the dynamo exporter, which writes opset 18 and moves weights into a side file
-    (`.onnx.data`) that a registry storing one file would lose: the TorchScript exporter is asked for where it exists."""
+    """Exports `module` (input `images [1, 3, S, S]`) as one self-contained ONNX file with `entries` as metadata.
+    PyTorch 2.x defaults to the dynamo exporter, which writes opset 18 and moves the weights into a side file
+    (`.onnx.data`) that a registry storing one file would lose: the TorchScript exporter (opset 12) is asked for where
+    it exists, else the dynamo exporter with the weights kept inside."""
     import inspect
+    import os
 
-    options = {"input_names": ["images"], "output_names": [output_name], "opset_version": 12}
-    if "dynamo" in inspect.signature(torch.onnx.export).parameters:
-        options["dynamo"] = False
+    example = torch.zeros(1, 3, size, size)
+    options = {"input_names": ["images"], "output_names": [output_name]}
+    accepted = inspect.signature(torch.onnx.export).parameters
     with torch.no_grad():
-        torch.onnx.export(module, torch.zeros(1, 3, size, size), path, **options)
+        if "dynamo" not in accepted:
+            torch.onnx.export(module, example, path, opset_version=12, **options)
+        else:
+            try:
+                torch.onnx.export(module, example, path, opset_version=12, dynamo=False, **options)
+            except Exception:  # a PyTorch without the TorchScript exporter
+                extra = {"external_data": False} if "external_data" in accepted else {}
+                torch.onnx.export(module, example, path, opset_version=18, dynamo=True, **options, **extra)
+    if os.path.exists(path + ".data"):
+        raise SystemExit("the ONNX export wrote its weights to a separate file; Versa registers one file")
     add_metadata(path, entries)
 
 
