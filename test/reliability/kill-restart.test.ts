@@ -1,9 +1,11 @@
 /**
- * Drills: a real server process is killed with SIGKILL in the middle of an import, an upload and a version
- * generation, then started again on the same data. Afterwards counters agree with rows, no half project is visible,
+ * Drills: a real server process is killed with SIGKILL in the middle of an import, an upload, a version
+ * generation and an export, then started again on the same data. Afterwards counters agree with rows, no half project is visible,
  * interrupted jobs are failed (and can be run again), and the temporary area and orphan blobs are swept.
  */
 import assert from 'node:assert/strict';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { multipart } from '../helpers/multipart.js';
@@ -142,5 +144,36 @@ describe('kill -9 drills', { timeout: 240_000 }, () => {
     const version = await server.api('GET', `/api/projects/${projectId}/versions/${versionId}`, undefined, token);
     const number = version.body.number;
     assert.equal((await server.files(`blobs/projects/${projectId}/versions/${number}`)).length, outputs, 'one file per output row');
+  });
+
+  it('during an export: no export row, the partial archive swept, and a new export completes', async () => {
+    const project = await server.api('POST', '/api/projects', { name: 'export drill' }, token);
+    const projectId = project.body.id;
+    // Large, noisy images make an archive that takes long enough to write to be caught half-way.
+    for (let batch = 0; batch < 6; batch++) {
+      const images = await Promise.all(Array.from({ length: 10 }, (_, i) => noise(3000 + batch * 10 + i, 1600, 1200)));
+      assert.equal(await post(server, `/api/projects/${projectId}/images`, multipart(images.map((data, i) => ({ filename: `e_${batch}_${i}.jpg`, data, contentType: 'image/jpeg' }))), token), 201);
+    }
+    const exportsDir = `blobs/projects/${projectId}/exports`;
+    let answer: unknown = null;
+    const request = server.api('POST', `/api/projects/${projectId}/export`, { format: 'yolo' }, token).then((r) => (answer = r), () => undefined);
+    // The archive is written at disk speed: watch its folder closely and kill as soon as the temporary file shows.
+    const deadline = Date.now() + 60_000;
+    while (!(await readdir(join(server.dataDir, exportsDir)).catch(() => [] as string[])).some((f) => f.endsWith('.tmp'))) {
+      assert.equal(answer, null, 'the export was still being written when polled');
+      assert.ok(Date.now() < deadline, 'timed out waiting for the archive being written');
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    await server.kill();
+    await request;
+
+    await restart();
+    assert.equal(await server.count(`select count(*) from exports where project_id = ${projectId}`), 0);
+    await eventually(async () => (await server.files(exportsDir).catch(() => [])).length === 0, 15_000, 'partial archive swept');
+    const done = await server.api('POST', `/api/projects/${projectId}/export`, { format: 'yolo' }, token);
+    assert.equal(done.status, 200, JSON.stringify(done.body));
+    assert.equal(done.body.image_count, 60);
+    assert.deepEqual((await server.files(exportsDir)).filter((f) => f.endsWith('.tmp')), []);
+    await assertCountersMatchRows(server);
   });
 });
