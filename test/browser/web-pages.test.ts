@@ -227,6 +227,20 @@ describe('web pages in Chromium', { skip: SKIP_REASON ?? false }, () => {
     assert.equal(await page.evaluate(() => window.__versaEditor!.controller.store!.items.size), 0);
     await screenshot(page, '07-editor-next');
 
+    // Mask brush: M, one stroke saves a mask of the current class; Ctrl+Z takes it away again.
+    await page.keyboard.press('m');
+    const strokeFrom = await screenOf(page, 100, 100);
+    const strokeTo = await screenOf(page, 160, 120);
+    await page.mouse.move(strokeFrom.x, strokeFrom.y);
+    await page.mouse.down();
+    await page.mouse.move(strokeTo.x, strokeTo.y, { steps: 6 });
+    await page.mouse.up();
+    const mask = await until('the mask saved', async () => (await apiGet<Ann[]>(`/api/images/${secondId}/annotations`)).find((a) => a.annotation_type === 'mask'));
+    const maskBox = (mask.geometry as unknown as { bbox: [number, number, number, number] | { width: number } }).bbox;
+    assert.ok(Array.isArray(maskBox) ? maskBox[2] >= 60 : maskBox.width >= 60, JSON.stringify(mask.geometry).slice(0, 200));
+    await page.keyboard.press('Control+z');
+    await until('the mask undone', async () => (await apiGet<Ann[]>(`/api/images/${secondId}/annotations`)).length === 0);
+
     // Export COCO from the project page's Export tab and download the file.
     await page.goto(`${base}/projects/${projectId}?tab=export`);
     await page.getByRole('button', { name: 'Export', exact: true }).click();

@@ -1,10 +1,13 @@
 import { displayColors } from './palette.js';
 import type { Annotation, BboxGeometry, LabelClass, MaskGeometry } from '../types.js';
 import { AnnotationStore, type Draft } from './annotation-store.js';
-import { samPreview, type SamMask } from './assist.js';
 import { BOX_HANDLES, boundsOf, clampBox, clampPoints, handlePoints, hits, translate, type Point } from './geometry.js';
-import { decodeRle, encodeRle, maskBounds, paintMask, stampDisc, type Bitmap } from './mask.js';
-import { drawMinimapBase, drawScene, HANDLE_PX, LayerCache, paintDraft, paintMinimapView, paintSelection, type Drag, type MaskEdit, type SamSession, type Shape } from './renderer.js';
+import { decodeRle, maskBounds, paintMask, type Bitmap } from './mask.js';
+import { drawMinimapBase, drawScene, HANDLE_PX, LayerCache, paintDraft, paintMinimapView, paintSelection, type Drag, type Shape } from './renderer.js';
+import { BrushTool } from './tools/brush-tool.js';
+import { PolygonTool } from './tools/polygon-tool.js';
+import { SamTool } from './tools/sam-tool.js';
+import type { ToolHost } from './tools/tool-host.js';
 import { GridIndex, type Rect } from './spatial-index.js';
 import { ViewTransform } from './view-transform.js';
 
@@ -37,7 +40,10 @@ export interface EditorState {
   readOnly: boolean;
 }
 
-/** The canvas editor: view transform, drawing of visible shapes, tools and pointer/keyboard-driven edits. */
+/**
+ * The canvas editor: the image and its shapes, hit testing, selection, box drawing and moving, pan and zoom; the
+ * polygon, brush and SAM tools live in tools/, the view transform in view-transform.ts, drawing in renderer.ts.
+ */
 /** A box drag shorter than this on screen (either side) is an accident, not a box: nothing is saved. */
 export const MIN_DRAG_PX = 8;
 
@@ -55,17 +61,17 @@ export class EditorController {
   brushSize = 12;
   private classes = new Map<number, LabelClass>();
   private drag: Drag | null = null;
-  private polygon: Point[] = [];
   private cursor: Point = [0, 0];
   private spaceDown = false;
-  private maskEdit: MaskEdit | null = null;
   private frame = 0;
   private visible: number[] = [];
   /** Milliseconds the last full paint took; read by the benchmark. */
   lastPaintMs = 0;
   /** Set by the page; SAM requests need it. */
   projectId: number | null = null;
-  private sam: SamSession = { points: [], labels: [], mask: null, seq: 0, busy: false };
+  private readonly polygonTool = new PolygonTool(this.toolHost());
+  private readonly brush = new BrushTool(this.toolHost());
+  private readonly samTool = new SamTool(this.toolHost());
   /** Why edits are refused right now (null: they are not). */
   private readOnlyReason: string | null = null;
 
@@ -143,10 +149,10 @@ export class EditorController {
     this.selectedKey = null;
     this.hidden.clear();
     this.locked.clear();
-    this.polygon = [];
-    this.maskEdit = null;
+    this.polygonTool.reset();
+    this.brush.reset();
     this.drag = null;
-    this.resetSam();
+    this.samTool.reset();
     this.fit();
     this.drawMinimapBase();
     this.emit();
@@ -192,7 +198,7 @@ export class EditorController {
       canUndo: this.store?.canUndo ?? false,
       canRedo: this.store?.canRedo ?? false,
       classifications,
-      sam: { points: this.sam.points.length, busy: this.sam.busy, score: this.sam.mask?.score ?? null, hasMask: this.sam.mask !== null },
+      sam: this.samTool.summary(),
       readOnly: this.readOnlyReason !== null,
     };
   }
@@ -208,10 +214,10 @@ export class EditorController {
     if (reason === this.readOnlyReason) return;
     this.readOnlyReason = reason;
     if (reason !== null) {
-      this.polygon = [];
+      this.polygonTool.reset();
       this.drag = null;
-      this.maskEdit = null;
-      this.resetSam();
+      this.brush.reset();
+      this.samTool.reset();
     }
     this.emit();
     this.requestPaint();
@@ -286,8 +292,8 @@ export class EditorController {
 
   setTool(tool: Tool): void {
     this.tool = tool;
-    this.polygon = [];
-    this.resetSam();
+    this.polygonTool.reset();
+    this.samTool.reset();
     this.emit();
     this.requestPaint();
   }
@@ -382,8 +388,8 @@ export class EditorController {
   }
 
   cancel(): void {
-    this.resetSam();
-    this.polygon = [];
+    this.samTool.reset();
+    this.polygonTool.reset();
     this.drag = null;
     this.selectedKey = null;
     this.emit();
@@ -494,7 +500,7 @@ export class EditorController {
       return;
     }
     if (this.tool === 'sam' && (e.button === 0 || e.button === 2)) {
-      this.addSamPoint(x, y, e.button === 0 ? 1 : 0);
+      this.samTool.addPoint(x, y, e.button === 0 ? 1 : 0);
       return;
     }
     if (e.button !== 0) return;
@@ -515,11 +521,14 @@ export class EditorController {
         this.drag = { kind: 'box', x0: x, y0: y, x1: x, y1: y, sx, sy };
         break;
       case 'polygon':
-        this.addPolygonPoint(x, y);
+        this.polygonTool.add(x, y);
         break;
       case 'brush':
       case 'eraser':
-        this.beginPaint(x, y, this.tool === 'brush' ? 1 : 0);
+        {
+          const stroke = this.brush.begin(x, y, this.tool === 'brush' ? 1 : 0);
+          if (stroke) this.drag = { kind: 'paint', ...stroke };
+        }
         break;
       case 'classification':
       case 'sam':
@@ -551,7 +560,7 @@ export class EditorController {
       const s = this.shapes.get(d.key);
       if (s) this.previewHandle(d.key, s, d, x, y);
     } else if (d.kind === 'paint') {
-      this.paintTo(x, y, d);
+      this.brush.paintTo(x, y, d);
     }
     this.requestPaint();
   };
@@ -588,7 +597,7 @@ export class EditorController {
         this.store.update(d.key, { class_id: s.ann.class_id, annotation_type: s.ann.annotation_type, geometry: moved });
       }
     } else if (d.kind === 'paint') {
-      this.endPaint();
+      this.brush.end();
     }
     this.requestPaint();
   };
@@ -625,33 +634,18 @@ export class EditorController {
     this.newShape({ ...data, class_id: this.classId });
   }
 
-  private addPolygonPoint(x: number, y: number): void {
-    if (this.polygon.length >= 3) {
-      const [fx, fy] = this.polygon[0];
-      if (Math.hypot((fx - x) * this.scale, (fy - y) * this.scale) <= 8) return this.closePolygon();
-    }
-    this.polygon.push([x, y]);
-  }
-
   closePolygon(): void {
-    if (!this.image) return;
-    if (this.polygon.length >= 3) {
-      this.createWithClass({ annotation_type: 'polygon', geometry: { points: clampPoints(this.polygon, this.image.width, this.image.height) } });
-    }
-    this.polygon = [];
-    this.requestPaint();
+    this.polygonTool.close();
   }
 
+  /** Backspace while placing a polygon: drops its last point; false when there was none. */
   removeLastPolygonPoint(): boolean {
-    if (this.polygon.length === 0) return false;
-    this.polygon.pop();
-    this.requestPaint();
-    return true;
+    return this.polygonTool.removeLast();
   }
 
   /** Enter: closes a polygon, or accepts the SAM mask. */
   commit(): void {
-    if (this.tool === 'sam') this.acceptSam();
+    if (this.tool === 'sam') this.samTool.accept();
     else this.closePolygon();
   }
 
@@ -664,116 +658,41 @@ export class EditorController {
     this.emit();
   }
 
-  // ---- SAM click mode ----
-
-  private resetSam(): void {
-    this.sam = { points: [], labels: [], mask: null, seq: this.sam.seq + 1, busy: false };
-  }
-
-  private addSamPoint(x: number, y: number, label: 0 | 1): void {
-    const img = this.image;
-    if (!img || this.projectId === null) return;
-    if (x < 0 || y < 0 || x > img.width || y > img.height) return;
-    const sam = this.sam;
-    sam.points.push([x, y]);
-    sam.labels.push(label);
-    if (!sam.labels.includes(1)) {
-      // Exclude points alone select nothing; wait for an include point.
-      this.emit();
-      return this.requestPaint();
-    }
-    const seq = ++sam.seq;
-    sam.busy = true;
-    this.emit();
-    this.requestPaint();
-    samPreview(this.projectId, img.imageId, sam.points.slice(), sam.labels.slice()).then(
-      (mask) => {
-        if (this.sam !== sam || sam.seq !== seq) return;
-        sam.mask = mask;
-        sam.busy = false;
-        this.emit();
-        this.requestPaint();
+  /** What the tools in tools/ may use of the editor. */
+  private toolHost(): ToolHost {
+    const editor = this;
+    return {
+      get image() {
+        return editor.image;
       },
-      (err: Error) => {
-        if (this.sam !== sam || sam.seq !== seq) return;
-        sam.busy = false;
-        this.onMessage(`SAM: ${err.message}`);
-        this.emit();
+      get store() {
+        return editor.store;
       },
-    );
-  }
-
-  /** Saves the previewed mask as a polygon of the current class (its largest outer boundary). */
-  acceptSam(): void {
-    const mask = this.sam.mask;
-    if (!mask || this.sam.busy) return;
-    const outline = mask.polygons[0];
-    if (!outline || outline.length < 3) {
-      this.onMessage('The mask is empty: click inside the object');
-      return;
-    }
-    const { width, height } = this.image!;
-    this.createWithClass({ annotation_type: 'polygon', geometry: { points: clampPoints(outline, width, height) }, source: 'sam', confidence: null });
-    this.resetSam();
-    this.emit();
-    this.requestPaint();
-  }
-
-  // ---- mask brush ----
-
-  private beginPaint(x: number, y: number, value: 0 | 1): void {
-    const { width, height } = this.image!;
-    const selected = this.selectedKey !== null ? this.shapes.get(this.selectedKey) : undefined;
-    const editing = selected?.ann.annotation_type === 'mask' && selected.bitmap ? selected : undefined;
-    if (!editing && value === 0) {
-      this.onMessage('Select a mask to erase from');
-      return;
-    }
-    if (!editing && this.classId === null) {
-      this.onMessage('Add a class first (project page → Classes)');
-      return;
-    }
-    const bitmap: Bitmap = editing ? { width, height, data: editing.bitmap!.data.slice() } : { width, height, data: new Uint8Array(width * height) };
-    const canvas = document.createElement('canvas');
-    canvas.width = width;
-    canvas.height = height;
-    const color = this.colorOf(editing ? editing.ann.class_id : this.classId!);
-    if (editing) paintMask(canvas.getContext('2d')!, bitmap, { x: 0, y: 0, width, height }, color);
-    this.maskEdit = { key: editing ? this.selectedKey : null, bitmap, canvas };
-    const drag: Drag = { kind: 'paint', value, last: [x, y] };
-    this.drag = drag;
-    this.paintTo(x, y, drag);
-  }
-
-  private paintTo(x: number, y: number, d: Extract<Drag, { kind: 'paint' }>): void {
-    const edit = this.maskEdit;
-    if (!edit) return;
-    const color = this.colorOf(edit.key !== null ? this.shapes.get(edit.key)!.ann.class_id : this.classId!);
-    const ctx = edit.canvas.getContext('2d')!;
-    const radius = this.brushSize / 2;
-    const steps = Math.max(1, Math.ceil(Math.hypot(x - d.last[0], y - d.last[1]) / Math.max(1, radius / 2)));
-    for (let i = 1; i <= steps; i++) {
-      const px = d.last[0] + ((x - d.last[0]) * i) / steps, py = d.last[1] + ((y - d.last[1]) * i) / steps;
-      const touched = stampDisc(edit.bitmap, px, py, radius, d.value);
-      ctx.clearRect(touched.x, touched.y, touched.width, touched.height);
-      paintMask(ctx, edit.bitmap, touched, color);
-    }
-    d.last = [x, y];
-  }
-
-  private endPaint(): void {
-    const edit = this.maskEdit;
-    this.maskEdit = null;
-    if (!edit || !this.store) return;
-    const bounds = maskBounds(edit.bitmap);
-    if (edit.key !== null) {
-      const s = this.shapes.get(edit.key);
-      if (!s) return;
-      if (!bounds) this.store.delete(edit.key);
-      else this.store.update(edit.key, { class_id: s.ann.class_id, annotation_type: 'mask', geometry: { rle: encodeRle(edit.bitmap), bbox: bounds } });
-    } else if (bounds) {
-      this.createWithClass({ annotation_type: 'mask', geometry: { rle: encodeRle(edit.bitmap), bbox: bounds } });
-    }
+      get projectId() {
+        return editor.projectId;
+      },
+      get scale() {
+        return editor.scale;
+      },
+      get classId() {
+        return editor.classId;
+      },
+      get selectedKey() {
+        return editor.selectedKey;
+      },
+      get brushSize() {
+        return editor.brushSize;
+      },
+      shape: (key) => editor.shapes.get(key),
+      colorOf: (classId) => editor.colorOf(classId),
+      createWithClass: (data) => editor.createWithClass(data),
+      message: (text) => editor.onMessage(text),
+      changed: () => {
+        editor.emit();
+        editor.requestPaint();
+      },
+      requestPaint: () => editor.requestPaint(),
+    };
   }
 
   // ---- keyboard helpers ----
@@ -844,7 +763,7 @@ export class EditorController {
     const view: Rect = this.view.visibleRect(width, height);
     const moving = this.drag?.kind === 'move' ? this.drag : null;
     ctx.setTransform(dpr * s, 0, 0, dpr * s, dpr * this.tx, dpr * this.ty);
-    if (moving || this.drag?.kind === 'handle' || this.maskEdit) {
+    if (moving || this.drag?.kind === 'handle' || this.brush.edit) {
       this.drawScene(ctx, view, s, moving);
     } else {
       const layer = this.layerFor(view, s, dpr);
@@ -871,7 +790,7 @@ export class EditorController {
       index: this.index,
       shapes: this.shapes,
       visible: this.visible,
-      maskEdit: this.maskEdit,
+      maskEdit: this.brush.edit,
       colorOf: (classId) => this.colorOf(classId),
       maskCanvasOf: (shape) => this.maskCanvasOf(shape),
       hidden: this.hidden,
@@ -886,7 +805,7 @@ export class EditorController {
 
   private paintDraft(ctx: CanvasRenderingContext2D, s: number): void {
     const color = this.classId !== null ? this.colorOf(this.classId) : '#ffffff';
-    paintDraft(ctx, s, color, { tool: this.tool, drag: this.drag, polygon: this.polygon, cursor: this.cursor, brushSize: this.brushSize, sam: this.sam });
+    paintDraft(ctx, s, color, { tool: this.tool, drag: this.drag, polygon: this.polygonTool.points, cursor: this.cursor, brushSize: this.brushSize, sam: this.samTool.session });
   }
 
   private minimapBase: HTMLCanvasElement | null = null;
