@@ -64,6 +64,7 @@ import { configureSharp } from './imaging/sharp-config.js';
 import { registerBuiltinPlugins } from './plugins/builtin-catalog.js';
 import { loadPluginDirectory } from './plugins/plugin-loader.js';
 import { PluginRegistry } from './plugins/plugin-registry.js';
+import { BlobClaims } from './storage/blob-claims.js';
 import { LocalBlobStore } from './storage/local-blob-store.js';
 import { VERSION } from './version.js';
 
@@ -141,6 +142,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const services: SharedServices = {
     locks,
     scope,
+    blobClaims: new BlobClaims(),
     images: new ImageLookup(db),
     revisions,
     annotations: new AnnotationsService(new WriteBatcher(db), annotationsRepository, access, locks, revisions, scope),

@@ -6,6 +6,7 @@ import type { Db } from '../db/database.js';
 import type { Transactions } from '../db/transactions.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import type { PluginRegistry } from '../plugins/plugin-registry.js';
+import type { BlobClaims } from '../storage/blob-claims.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { AnnotationsRepository } from './annotations/annotations.repository.js';
 import type { AnnotationsService } from './annotations/annotations.service.js';
@@ -29,6 +30,11 @@ export interface SharedServices {
   readonly locks: LockGuard;
   /** Keeps annotators of assigned-only projects to their images. */
   readonly scope: AssignmentScope;
+  /**
+   * The content-addressed image files requests of this process are writing (uploads, imports into a project): a
+   * failing writer removes a file only when no other one holds it.
+   */
+  readonly blobClaims: BlobClaims;
   /** Finds an image with its project's owner (modules acting on one image check access with it). */
   readonly images: ImageLookup;
   /** The revision log every annotation write appends to in its own unit of work. */

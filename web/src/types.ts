@@ -91,6 +91,9 @@ export type UploadResult = UploadResponse['results'][number];
 
 export type UploadResponse = ResponseOf<'/api/projects/{id}/images', 'post'>;
 
+/** What an import of a labelled dataset into a project did. */
+export type ImportIntoResult = ResponseOf<'/api/projects/{id}/import', 'post'>;
+
 export type SampleModality = 'text' | 'tabular' | 'audio' | 'video' | 'llm';
 export interface TextSpan { start: number; end: number; label: string }
 export interface TimeSegment { start_s: number; end_s: number; label: string }

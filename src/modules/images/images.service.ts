@@ -1,4 +1,4 @@
-import { BlobClaims, type BlobClaimSession } from '../../storage/blob-claims.js';
+import type { BlobClaims, BlobClaimSession } from '../../storage/blob-claims.js';
 import type { Readable } from 'node:stream';
 import type { Insertable } from 'kysely';
 import type { Caller } from '../../access/caller.js';
@@ -90,14 +90,19 @@ export class ImagesService {
     private readonly access: ProjectAccess,
     private readonly blobs: BlobStore,
     private readonly options: ImagesServiceOptions,
-    /** Locks refuse deletes by others; assigned-only projects bound what annotators see. */
-    private readonly teams: { locks: LockGuard; scope: AssignmentScope },
+    /**
+     * Locks refuse deletes by others; assigned-only projects bound what annotators see; claims are shared with the
+     * other writers of image files (imports into a project).
+     */
+    private readonly teams: { locks: LockGuard; scope: AssignmentScope; claims: BlobClaims },
     /** Quality features measured from the thumbnail while it is in memory (the quality module's cache). */
     private readonly features?: ImageFeatureRecorder,
-  ) {}
+  ) {
+    this.claims = teams.claims;
+  }
 
-  /** Content-addressed files that uploads of this process are writing now (see BlobClaims). */
-  private readonly claims = new BlobClaims();
+  /** Content-addressed files that uploads (and imports) of this process are writing now (see BlobClaims). */
+  private readonly claims: BlobClaims;
 
   async list(caller: Caller, projectId: number, query: ImageListQuery): Promise<Page<ImageOut>> {
     const project = await this.access.project(caller, projectId, 'project.read');

@@ -18,6 +18,7 @@ export function registerImagesModule(app: FastifyInstance, deps: ModuleDeps): vo
   }, {
     locks: deps.services.locks,
     scope: deps.services.scope,
+    claims: deps.services.blobClaims,
   }, deps.config.ingestFeatures ? new ImageFeatureRecorder(new ImageFeaturesRepository(deps.db), deps.blobs) : undefined);
   imagesRoutes(app, service, deps.config.maxUploadBytes);
 }

@@ -8,24 +8,32 @@ import { ValidationError } from '../../http/errors.js';
 import { textProblem } from '../../http/input-guard.js';
 import { FORM_LIMITS, isMultipart, readMultipartRequest } from '../../http/multipart-request.js';
 import { PROJECT_TYPES } from '../projects/projects.schemas.js';
-import type { ImportOptions } from './imports.schemas.js';
+import { NEW_CLASSES, type ImportIntoOptions, type ImportOptions } from './imports.schemas.js';
 
-export interface UploadedArchive {
+export interface UploadedArchive<O = ImportOptions> {
   /** The archive, spooled to disk (an upload can be far larger than memory). */
   readonly path: string;
   readonly originalName: string;
-  readonly options: ImportOptions;
+  readonly options: O;
   /** Removes the spooled archive. */
   cleanup(): Promise<void>;
 }
 
 const FILE_FIELD = 'file';
 
+type Issue = { loc: string[]; msg: string; type: string };
+
 /**
  * Reads an import request: the part named `file` goes to a temporary file under `workDir` (at most `maxBytes`; more
- * is 413), the text parts `name`, `project_type` and `format` are checked like a JSON body would be (422).
+ * is 413), the text parts (`name`, `project_type` and `format` by default; `parse` decides) are checked like a JSON
+ * body would be (422).
  */
-export async function readImportUpload(request: FastifyRequest, workDir: string, maxBytes: number): Promise<UploadedArchive> {
+export async function readImportUpload<O = ImportOptions>(
+  request: FastifyRequest,
+  workDir: string,
+  maxBytes: number,
+  parse: (fields: Record<string, string>) => O = parseFields as (fields: Record<string, string>) => O,
+): Promise<UploadedArchive<O>> {
   if (!isMultipart(request)) {
     throw ValidationError.at(['body', FILE_FIELD], 'Expected a multipart/form-data body with the archive in a part named "file"', 'missing');
   }
@@ -43,7 +51,7 @@ export async function readImportUpload(request: FastifyRequest, workDir: string,
     });
     const archiveName = originalName as string | null;
     if (archiveName === null) throw ValidationError.at(['body', FILE_FIELD], 'Field required: the archive in a part named "file"', 'missing');
-    return { path, originalName: archiveName, options: parseFields(fields), cleanup };
+    return { path, originalName: archiveName, options: parse(fields), cleanup };
   } catch (err) {
     await cleanup();
     throw err;
@@ -52,7 +60,7 @@ export async function readImportUpload(request: FastifyRequest, workDir: string,
 
 function parseFields(fields: Record<string, string>): ImportOptions {
   const options: ImportOptions = {};
-  const issues: { loc: string[]; msg: string; type: string }[] = [];
+  const issues: Issue[] = [];
   if (fields.name !== undefined) {
     const name = fields.name.trim();
     const problem = textProblem(name, true);
@@ -65,11 +73,27 @@ function parseFields(fields: Record<string, string>): ImportOptions {
       issues.push({ loc: ['body', 'project_type'], msg: `must be one of ${PROJECT_TYPES.join(', ')}`, type: 'enum' });
     } else options.project_type = fields.project_type as ImportOptions['project_type'];
   }
-  if (fields.format !== undefined && fields.format !== '') {
-    if (!(READABLE_FORMATS as readonly string[]).includes(fields.format)) {
-      issues.push({ loc: ['body', 'format'], msg: `must be one of ${READABLE_FORMATS.join(', ')}`, type: 'enum' });
-    } else options.format = fields.format as ImportOptions['format'];
+  options.format = formatField(fields, issues);
+  if (issues.length > 0) throw new ValidationError(issues);
+  return options;
+}
+
+/** The text parts of an import into an existing project: `format` and `new_classes`. */
+export function parseIntoFields(fields: Record<string, string>): ImportIntoOptions {
+  const issues: Issue[] = [];
+  const options: ImportIntoOptions = { format: formatField(fields, issues) };
+  if (fields.new_classes !== undefined && fields.new_classes !== '') {
+    if (!(NEW_CLASSES as readonly string[]).includes(fields.new_classes)) {
+      issues.push({ loc: ['body', 'new_classes'], msg: `must be one of ${NEW_CLASSES.join(', ')}`, type: 'enum' });
+    } else options.new_classes = fields.new_classes as ImportIntoOptions['new_classes'];
   }
   if (issues.length > 0) throw new ValidationError(issues);
   return options;
+}
+
+function formatField(fields: Record<string, string>, issues: Issue[]): ImportOptions['format'] {
+  if (fields.format === undefined || fields.format === '') return undefined;
+  if ((READABLE_FORMATS as readonly string[]).includes(fields.format)) return fields.format as ImportOptions['format'];
+  issues.push({ loc: ['body', 'format'], msg: `must be one of ${READABLE_FORMATS.join(', ')}`, type: 'enum' });
+  return undefined;
 }

@@ -1,5 +1,5 @@
-import type { Insertable } from 'kysely';
-import type { Db } from '../../db/database.js';
+import { sql, type Insertable } from 'kysely';
+import type { Db, Executor } from '../../db/database.js';
 import type { AnnotationsTable, ImagesTable, ProjectsTable } from '../../db/schema.js';
 import type { ProjectRow } from '../projects/projects.schemas.js';
 
@@ -102,8 +102,136 @@ export class ImportsRepository {
       .executeTakeFirstOrThrow();
   }
 
-  async deleteProject(projectId: number): Promise<void> {
-    await this.db.deleteFrom('projects').where('id', '=', projectId).execute();
+  async deleteProject(projectId: number, db: Executor = this.db): Promise<void> {
+    await db.deleteFrom('projects').where('id', '=', projectId).execute();
+  }
+
+  // An import into an existing project writes its rows under a hidden staging project (as an import of a new one
+  // does), then moves them into the project in one transaction with the methods below.
+
+  /** The project's classes, oldest first. */
+  classesOf(projectId: number, db: Executor = this.db): Promise<{ id: number; name: string }[]> {
+    return db.selectFrom('classes').select(['id', 'name']).where('project_id', '=', projectId).orderBy('id').execute();
+  }
+
+  /** The annotations of class `fromClassId` become annotations of `toClassId`. */
+  async remapClass(fromClassId: number, toClassId: number, db: Executor): Promise<void> {
+    await db.updateTable('annotations').set({ class_id: toClassId }).where('class_id', '=', fromClassId).execute();
+  }
+
+  async moveClass(classId: number, projectId: number, color: string, db: Executor): Promise<void> {
+    await db.updateTable('classes').set({ project_id: projectId, color }).where('id', '=', classId).execute();
+  }
+
+  /** Images of the project whose bytes are also among the staging project's images. */
+  async imagesSharedWith(stagingId: number, projectId: number, db: Executor): Promise<number[]> {
+    const rows = await db
+      .selectFrom('images as t')
+      .innerJoin('images as s', (join) => join.onRef('s.sha256', '=', 't.sha256').on('s.project_id', '=', stagingId))
+      .select('t.id')
+      .where('t.project_id', '=', projectId)
+      .execute();
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * Staging images whose bytes the project already has give that image their annotations (and their split, where it
+   * has none), then go. Returns how many of those images had no annotation before and have some now.
+   */
+  async mergeIntoExisting(stagingId: number, projectId: number, db: Executor): Promise<number> {
+    await db
+      .updateTable('images')
+      .set({
+        annotation_count: sql<number>`images.annotation_count + (select s.annotation_count from images as s where s.project_id = ${stagingId} and s.sha256 = images.sha256)`,
+        split: sql<string | null>`coalesce(images.split, (select s.split from images as s where s.project_id = ${stagingId} and s.sha256 = images.sha256))`,
+      })
+      .where('project_id', '=', projectId)
+      .where('sha256', 'in', (eb) => eb.selectFrom('images as s').select('s.sha256').where('s.project_id', '=', stagingId))
+      .execute();
+    // Counted after the update, which holds those rows: a count equal to the staged one was 0 before.
+    const annotated = await db
+      .selectFrom('images as t')
+      .innerJoin('images as s', (join) => join.onRef('s.sha256', '=', 't.sha256').on('s.project_id', '=', stagingId))
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('t.project_id', '=', projectId)
+      .where('s.annotation_count', '>', 0)
+      .whereRef('t.annotation_count', '=', 's.annotation_count')
+      .executeTakeFirstOrThrow();
+    await db
+      .updateTable('annotations')
+      .set({ image_id: sql<number>`(select t.id from images as s inner join images as t on t.sha256 = s.sha256 and t.project_id = ${projectId} where s.id = annotations.image_id)` })
+      .where('project_id', '=', stagingId)
+      .where('image_id', 'in', (eb) =>
+        eb
+          .selectFrom('images as s')
+          .innerJoin('images as t', (join) => join.onRef('t.sha256', '=', 's.sha256').on('t.project_id', '=', projectId))
+          .select('s.id')
+          .where('s.project_id', '=', stagingId))
+      .execute();
+    await db
+      .deleteFrom('images')
+      .where('project_id', '=', stagingId)
+      .where('sha256', 'in', (eb) => eb.selectFrom('images as t').select('t.sha256').where('t.project_id', '=', projectId))
+      .execute();
+    return Number(annotated.n);
+  }
+
+  /** Staging images whose stored name the project already uses. */
+  filenameClashes(stagingId: number, projectId: number, db: Executor): Promise<{ id: number; original_name: string; sha256: string; blob_key: string }[]> {
+    return db
+      .selectFrom('images as s')
+      .innerJoin('images as t', (join) => join.onRef('t.filename', '=', 's.filename').on('t.project_id', '=', projectId))
+      .select(['s.id', 's.original_name', 's.sha256', 's.blob_key'])
+      .where('s.project_id', '=', stagingId)
+      .orderBy('s.id')
+      .execute();
+  }
+
+  /** Which of `filenames` images of these projects use. */
+  async takenFilenames(projectIds: number[], filenames: string[], db: Executor): Promise<Set<string>> {
+    const taken = new Set<string>();
+    for (const chunk of chunks(filenames, ROWS_PER_INSERT)) {
+      const rows = await db.selectFrom('images').select('filename').where('project_id', 'in', projectIds).where('filename', 'in', chunk).execute();
+      for (const row of rows) taken.add(row.filename);
+    }
+    return taken;
+  }
+
+  async renameImage(imageId: number, filename: string, db: Executor): Promise<void> {
+    await db.updateTable('images').set({ filename }).where('id', '=', imageId).execute();
+  }
+
+  /** Moves the staging project's images and annotations into the project; returns what moved. */
+  async moveRows(stagingId: number, projectId: number, db: Executor): Promise<{ images: number; annotatedImages: number; annotations: number }> {
+    const annotated = await db
+      .selectFrom('images')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('project_id', '=', stagingId)
+      .where('annotation_count', '>', 0)
+      .executeTakeFirstOrThrow();
+    const images = await db.updateTable('images').set({ project_id: projectId }).where('project_id', '=', stagingId).executeTakeFirst();
+    const annotations = await db.updateTable('annotations').set({ project_id: projectId }).where('project_id', '=', stagingId).executeTakeFirst();
+    return { images: Number(images.numUpdatedRows), annotatedImages: Number(annotated.n), annotations: Number(annotations.numUpdatedRows) };
+  }
+
+  /** Whether the project has an image of these bytes. */
+  async hasImage(projectId: number, sha256: string): Promise<boolean> {
+    const image = await this.db.selectFrom('images').select('id').where('project_id', '=', projectId).where('sha256', '=', sha256).executeTakeFirst();
+    return image !== undefined;
+  }
+
+  /** Whether a row of the project (an image, or a source a version keeps) still refers to these bytes. */
+  async shaInUse(projectId: number, sha256: string): Promise<boolean> {
+    if (await this.hasImage(projectId, sha256)) return true;
+    const frozen = await this.db
+      .selectFrom('version_sources')
+      .innerJoin('versions', 'versions.id', 'version_sources.version_id')
+      .select('version_sources.id')
+      .where('version_sources.sha256', '=', sha256)
+      .where('versions.project_id', '=', projectId)
+      .limit(1)
+      .executeTakeFirst();
+    return frozen !== undefined;
   }
 
   /** Importing projects whose importer last wrote before `before` (it was killed, or its process is gone). */

@@ -1,11 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { callerOf } from '../../http/authenticate.js';
-import { errors } from '../../http/schemas.js';
+import { errors, IdParams } from '../../http/schemas.js';
 import { ProjectOut } from '../projects/projects.schemas.js';
-import { readImportUpload } from './import-upload.js';
+import { parseIntoFields, readImportUpload } from './import-upload.js';
 import type { ImportsService } from './imports.service.js';
-import { ImportFolderRequest, ImportInvalidOut, ImportUploadBody } from './imports.schemas.js';
+import {
+  ImportFolderRequest,
+  ImportIntoFolderRequest,
+  ImportIntoOut,
+  ImportIntoUploadBody,
+  ImportInvalidOut,
+  ImportUploadBody,
+} from './imports.schemas.js';
 
 const OUTCOMES = 'All or nothing: any failure leaves no project, rows or files. Layouts: COCO (one JSON, or per-split folders '
   + 'with `_annotations.coco.json`), YOLO (`data.yaml` + images/labels, boxes and polygons), Pascal VOC, a folder per '
@@ -13,6 +20,18 @@ const OUTCOMES = 'All or nothing: any failure leaves no project, rows or files. 
   + 'image; labels with no area inside their image are dropped. 413: an image over the pixel or size limit, or an '
   + 'archive over the size, entry-count or compression-ratio limits; 415: a file that is not an accepted image; 422: '
   + 'an unreadable layout or label file, an unsafe archive entry (`..`, absolute path, link, NUL byte), no images.';
+
+const INTO = 'Adds the dataset (any layout the project import reads) to this project, all or nothing: any failure leaves '
+  + 'the project as it was (no rows, no files). Needs `images.write` and `annotations.write`; an annotator kept to '
+  + 'their assigned images is refused (403). Dataset classes are matched to the project\'s by name, case-insensitively '
+  + '(an exact match first); the others are created (`new_classes=create`, the default; creating needs `classes.write`, '
+  + 'else 403 naming them) or refused (`new_classes=refuse`: 422 naming them). Splits are kept. An image whose bytes '
+  + 'the project already has is not added again: its labels are added to that image (`images_merged`), which keeps its '
+  + 'split unless it had none; 409 when another user holds the editing lock of such an image. Every annotation gets '
+  + '`source: import` and a `create` revision. Labels with no area inside their image and byte-identical copies inside '
+  + 'the dataset are left out and listed in `skipped`. 413: an image over the pixel or size limit, or an archive over '
+  + 'the size, entry-count or compression-ratio limits; 415: a file that is not an accepted image; 422: an unreadable '
+  + 'layout or label file, an unsafe archive entry, no images, refused classes.';
 
 export function importsRoutes(server: FastifyInstance, imports: ImportsService, options: { workDir: string; maxArchiveBytes: number }): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
@@ -47,4 +66,36 @@ export function importsRoutes(server: FastifyInstance, imports: ImportsService, 
       response: { 201: ProjectOut, ...errors(401, 403, 413, 415), 422: ImportInvalidOut },
     },
   }, async (request, reply) => reply.status(201).send(await imports.importFolder(callerOf(request), request.body)));
+
+  app.post('/api/projects/:id/import', {
+    schema: {
+      tags,
+      summary: 'Add a labelled dataset archive to a project',
+      description: `Multipart: the zip in the part \`file\`; optional text parts \`format\` (default: detected) and `
+        + `\`new_classes\` (\`create\` or \`refuse\`). ${INTO}`,
+      consumes: ['multipart/form-data'],
+      params: IdParams,
+      body: ImportIntoUploadBody,
+      response: { 201: ImportIntoOut, ...errors(400, 401, 403, 404, 409, 413, 415), 422: ImportInvalidOut },
+    },
+    // The handler reads the parts as a stream, so the body schema only documents them; this placeholder satisfies it.
+    preValidation: async (request) => {
+      request.body = { file: null };
+    },
+  }, async (request, reply) => {
+    const caller = callerOf(request);
+    const read = () => readImportUpload(request, options.workDir, options.maxArchiveBytes, parseIntoFields);
+    return reply.status(201).send(await imports.importArchiveInto(caller, request.params.id, read));
+  });
+
+  app.post('/api/projects/:id/import/folder', {
+    schema: {
+      tags,
+      summary: 'Add a labelled dataset folder on the server to a project',
+      description: `\`path\` is resolved (links included) inside the configured import root; without one, or outside it, 403. ${INTO}`,
+      params: IdParams,
+      body: ImportIntoFolderRequest,
+      response: { 201: ImportIntoOut, ...errors(401, 403, 404, 409, 413, 415), 422: ImportInvalidOut },
+    },
+  }, async (request, reply) => reply.status(201).send(await imports.importFolderInto(callerOf(request), request.params.id, request.body)));
 }

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { FORMAT_DESCRIPTIONS, READABLE_FORMATS } from '../../formats/readers/index.js';
-import { StringEnum, ValidationErrorOut } from '../../http/schemas.js';
-import { ProjectType } from '../projects/projects.schemas.js';
+import { Id, StringEnum, ValidationErrorOut } from '../../http/schemas.js';
+import { ProjectOut, ProjectType } from '../projects/projects.schemas.js';
 
 export const ImportFormat = StringEnum(READABLE_FORMATS, {
   description: 'The archive\'s layout, forcing that reader. When absent it is decided from the annotation files\' content; '
@@ -38,6 +38,62 @@ export interface ImportOptions {
   project_type?: Static<typeof ProjectType>;
   format?: Static<typeof ImportFormat>;
 }
+
+export const NEW_CLASSES = ['create', 'refuse'] as const;
+export const NewClasses = StringEnum(NEW_CLASSES, {
+  description: 'What becomes of a dataset class no class of the project matches (by name, case-insensitively): `create` '
+    + '(the default) adds it to the project, `refuse` answers 422 naming every such class and changes nothing.',
+});
+export type NewClasses = Static<typeof NewClasses>;
+
+export const ImportIntoFolderRequest = Type.Object(
+  {
+    path: Type.String({ minLength: 1, maxLength: 4096, description: 'A folder inside the configured import root (relative to it, or absolute)' }),
+    format: Type.Optional(ImportFormat),
+    new_classes: Type.Optional(NewClasses),
+  },
+  { additionalProperties: false },
+);
+export type ImportIntoFolderRequest = Static<typeof ImportIntoFolderRequest>;
+
+/** Documents the multipart parts of an import into a project; the handler reads them as a stream. */
+export const ImportIntoUploadBody = Type.Object({
+  file: Binary,
+  format: Type.Optional(ImportFormat),
+  new_classes: Type.Optional(NewClasses),
+});
+
+/** What an import into an existing project needs besides the dataset itself. */
+export interface ImportIntoOptions {
+  format?: Static<typeof ImportFormat>;
+  new_classes?: NewClasses;
+}
+
+export const ImportSkippedOut = Type.Object(
+  {
+    file: Type.String({ description: "The image's file name in the dataset" }),
+    reason: Type.String(),
+  },
+  { description: 'Something of the dataset that was not imported, and why' },
+);
+export type ImportSkippedOut = Static<typeof ImportSkippedOut>;
+
+/** Most entries `skipped` lists; `skipped_count` counts them all. */
+export const MAX_SKIPPED_LISTED = 1000;
+
+export const ImportIntoOut = Type.Object({
+  project_id: Id,
+  format: Type.String({ description: 'The layout the dataset was read as' }),
+  images_created: Type.Integer({ minimum: 0, description: 'Images added to the project' }),
+  images_merged: Type.Integer({ minimum: 0, description: 'Dataset images whose bytes were already in the project: their labels were added to that image' }),
+  annotations_created: Type.Integer({ minimum: 0, description: 'Annotations added, to new and merged images (each with a `create` revision)' }),
+  classes_created: Type.Array(Type.String(), { description: 'Classes added to the project' }),
+  classes_matched: Type.Array(Type.String(), { description: "Project classes the dataset's classes were matched to, by their name in the project" }),
+  skipped: Type.Array(ImportSkippedOut, { description: `What was left out: byte-identical copies inside the dataset, labels with no area inside their image (at most ${MAX_SKIPPED_LISTED} listed)` }),
+  skipped_count: Type.Integer({ minimum: 0 }),
+  project: ProjectOut,
+});
+export type ImportIntoOut = Static<typeof ImportIntoOut>;
 
 /** A request that failed validation lists its issues; a dataset that cannot be read says why in one sentence. */
 export const ImportInvalidOut = Type.Object({ detail: Type.Union([Type.String(), ValidationErrorOut.properties.detail]) });

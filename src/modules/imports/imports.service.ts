@@ -5,22 +5,39 @@ import type { Insertable } from 'kysely';
 import type { AnnotationsTable } from '../../db/schema.js';
 import { basename, dirname, isAbsolute, relative, resolve } from 'node:path';
 import type { Caller } from '../../access/caller.js';
+import type { ProjectAccess, ProjectRecord } from '../../access/project-access.js';
+import { roleAllows } from '../../access/roles.js';
+import type { Tx } from '../../db/database.js';
+import type { Transactions } from '../../db/transactions.js';
 import type { Annotation, DatasetItem, DatasetSource } from '../../formats/dataset.js';
 import { readImage, stemOf } from '../../formats/dataset.js';
 import { FormatError } from '../../formats/format-error.js';
 import { readDataset, readDatasetZip } from '../../formats/readers/index.js';
-import { HttpError, ForbiddenError, PayloadTooLargeError, ValidationError } from '../../http/errors.js';
+import { ConflictError, HttpError, ForbiddenError, NotFoundError, PayloadTooLargeError, ValidationError } from '../../http/errors.js';
 import { GeometryError, parseGeometry, type AnnotationType } from '../../imaging/geometry.js';
 import { identifyImage, ImageRejectedError, probeImage, type ProbedImage } from '../../imaging/image-probe.js';
+import type { BlobClaims, BlobClaimSession } from '../../storage/blob-claims.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { paletteColor } from '../classes/classes.service.js';
 import { imageBlobKey, thumbnailBlobKey } from '../images/images.service.js';
 import { storedFilenameCandidates } from '../images/stored-filename.js';
+import type { LockGuard } from '../locks/lock-guard.js';
+import type { ProjectsRepository } from '../projects/projects.repository.js';
 import { projectBlobPrefix } from '../projects/projects.service.js';
+import type { RevisionsRepository } from '../revisions/revisions.repository.js';
 import { toProjectOut, type ProjectOut } from '../projects/projects.schemas.js';
 import type { UploadedArchive } from './import-upload.js';
 import type { ImportsRepository, NewAnnotation, NewImage } from './imports.repository.js';
-import type { ImportFolderRequest, ImportOptions } from './imports.schemas.js';
+import {
+  MAX_SKIPPED_LISTED,
+  type ImportFolderRequest,
+  type ImportIntoFolderRequest,
+  type ImportIntoOptions,
+  type ImportIntoOut,
+  type ImportOptions,
+  type ImportSkippedOut,
+  type NewClasses,
+} from './imports.schemas.js';
 
 export interface ImportsServiceOptions {
   readonly importRoot: string | null;
@@ -39,6 +56,17 @@ export interface ImportsServiceOptions {
   readonly staleSeconds: number;
 }
 
+/** What an import into an existing project needs besides the importer's own parts (built once, in app.ts). */
+export interface ImportIntoDeps {
+  readonly access: ProjectAccess;
+  readonly locks: LockGuard;
+  readonly transactions: Transactions;
+  readonly projects: ProjectsRepository;
+  readonly revisions: RevisionsRepository;
+  /** Shared with image uploads: a failed import removes a file only when no upload is writing it too. */
+  readonly claims: BlobClaims;
+}
+
 /** Images written per transaction. */
 const BATCH_IMAGES = 200;
 /** Annotations written per transaction; the event loop gets a turn between two. */
@@ -50,6 +78,44 @@ interface PreparedImage<T extends DatasetItem = DatasetItem> {
   sha256: string;
   probed: ProbedImage;
   sizeBytes: number;
+}
+
+/** What was left out of an import, for its answer: the first entries, and how many in all. */
+interface Skipped {
+  list: ImportSkippedOut[];
+  count: number;
+}
+
+function skip(skipped: Skipped | undefined, file: string, reason: string): void {
+  if (!skipped) return;
+  skipped.count++;
+  if (skipped.list.length < MAX_SKIPPED_LISTED) skipped.list.push({ file, reason });
+}
+
+/**
+ * Where `fill` writes for an import into an existing project: rows under the hidden staging project, files under
+ * the target project's keys (so that moving the rows is all that is left), claimed while the import runs.
+ */
+interface IntoTarget {
+  readonly projectId: number;
+  readonly claims: BlobClaimSession;
+  /** The blob keys claimed (written, or already there), by content hash: removed (unless used) when the import fails. */
+  readonly written: Map<string, string[]>;
+  readonly skipped: Skipped;
+}
+
+/** The classes of a dataset against a project's: matched by exact name, else case-insensitively (oldest first). */
+function matchClasses(projectClasses: { id: number; name: string }[]) {
+  const exact = new Map(projectClasses.map((c) => [c.name, c]));
+  const folded = new Map<string, { id: number; name: string }>();
+  for (const c of projectClasses) if (!folded.has(c.name.toLowerCase())) folded.set(c.name.toLowerCase(), c);
+  return (name: string) => exact.get(name) ?? folded.get(name.toLowerCase());
+}
+
+/** Names, deduplicated case-insensitively, for a message: the first few, then how many more. */
+function nameList(names: string[]): string {
+  const shown = names.slice(0, 20).map((n) => JSON.stringify(n)).join(', ');
+  return names.length > 20 ? `${shown} and ${names.length - 20} more` : shown;
 }
 
 interface ImportCounts {
@@ -79,13 +145,38 @@ export class ImportsService {
     private readonly blobs: BlobStore,
     private readonly options: ImportsServiceOptions,
     private readonly log: { info(obj: object, msg: string): void },
+    private readonly into: ImportIntoDeps,
   ) {}
 
   async importArchive(caller: Caller, upload: UploadedArchive): Promise<ProjectOut> {
+    const fallbackName = stemOf(basename(upload.originalName.replace(/\\/g, '/'))).trim() || 'Imported dataset';
+    return this.withArchive(upload, upload.options.format, (source) => this.importDataset(caller, source, upload.options, fallbackName, null));
+  }
+
+  /**
+   * Adds a dataset archive to an existing project (see `importInto`). The caller's access is checked before the
+   * upload is read, so a refused request stores nothing.
+   */
+  async importArchiveInto(caller: Caller, projectId: number, readUpload: () => Promise<UploadedArchive<ImportIntoOptions>>): Promise<ImportIntoOut> {
+    const target = await this.targetProject(caller, projectId);
+    const upload = await readUpload();
+    return this.withArchive(upload, upload.options.format, (source) => this.importInto(caller, target, source, upload.options, null));
+  }
+
+  /** Adds a dataset folder under the import root to an existing project (see `importInto`). */
+  async importFolderInto(caller: Caller, projectId: number, input: ImportIntoFolderRequest): Promise<ImportIntoOut> {
+    const target = await this.targetProject(caller, projectId);
+    const { root, folder } = await this.folderInsideRoot(input.path);
+    const source = await readDataset(folder, input.format, this.datasetLimits()).catch((error) => mapFormatError(error, folder));
+    return this.importInto(caller, target, source, input, root).catch((error) => mapFormatError(error, folder));
+  }
+
+  /** Extracts an uploaded archive, runs `work` on its dataset, and removes both the upload and the extraction. */
+  private async withArchive<T, O>(upload: UploadedArchive<O>, format: ImportOptions['format'], work: (source: DatasetSource) => Promise<T>): Promise<T> {
     try {
       await mkdir(this.options.workDir, { recursive: true });
       const source = await readDatasetZip(upload.path, {
-        format: upload.options.format,
+        format,
         workDir: this.options.workDir,
         limits: { maxEntries: this.options.maxEntries, entriesSetting: 'MAX_IMPORT_ENTRIES' },
         datasetLimits: this.datasetLimits(),
@@ -97,8 +188,7 @@ export class ImportsService {
       }, (this.options.staleSeconds * 1000) / 4);
       touch.unref();
       try {
-        const fallbackName = stemOf(basename(upload.originalName.replace(/\\/g, '/'))).trim() || 'Imported dataset';
-        return await this.importDataset(caller, source, upload.options, fallbackName, null).catch((error) => mapFormatError(error, source.dir));
+        return await work(source).catch((error) => mapFormatError(error, source.dir));
       } finally {
         clearInterval(touch);
         await source.cleanup();
@@ -206,11 +296,173 @@ export class ImportsService {
   }
 
   /**
+   * The project a dataset is added to. Adding images and their labels is what uploading and annotating allow; an
+   * annotator kept to their assigned images is refused (403): the new images would not be assigned to them, and the
+   * labels of images they already have may land on images they cannot see.
+   */
+  private async targetProject(caller: Caller, projectId: number): Promise<ProjectRecord> {
+    const project = await this.into.access.wholeProject(caller, projectId, 'images.write');
+    await this.into.access.check(caller, project, 'annotations.write', `Project ${projectId} not found`);
+    return project;
+  }
+
+  /**
+   * Adds a dataset to an existing project, all or nothing. It is filled like a new project's import, into a hidden
+   * staging project (so a kill -9 leaves nothing the recovery does not remove), with its files stored under the
+   * target's keys; then one transaction matches its classes to the project's by name, gives the labels of images
+   * whose bytes the project already has to those images, moves the rest of its rows into the project with a `create`
+   * revision per annotation, and moves the project's counters by what moved. Any failure removes the staging rows
+   * and the files no row uses: the project is left as it was.
+   */
+  private async importInto(caller: Caller, target: ProjectRecord, source: DatasetSource, options: ImportIntoOptions, root: string | null): Promise<ImportIntoOut> {
+    const newClasses = options.new_classes ?? 'create';
+    // Classes the dataset declares are checked before anything is stored; those named only by its labels, at the end.
+    const declared = matchClasses(await this.imports.classesOf(target.id));
+    await this.assertMayAddClasses(caller, target, source.classes.filter((name) => !declared(name)), newClasses);
+    const now = new Date().toISOString();
+    const staging = await this.imports.createProject({
+      owner_id: caller.userId,
+      name: `Import into project ${target.id}`,
+      description: '',
+      project_type: target.project_type,
+      location: '',
+      created_at: now,
+      updated_at: now,
+      status: 'importing',
+    });
+    const beat = setInterval(() => void this.imports.heartbeat(staging.id).catch(() => undefined), (this.options.staleSeconds * 1000) / 4);
+    beat.unref();
+    const into: IntoTarget = { projectId: target.id, claims: this.into.claims.session(), written: new Map(), skipped: { list: [], count: 0 } };
+    try {
+      const counts = await this.fill(staging.id, source, root, into);
+      const merged = await this.into.transactions.run((tx) => this.mergeStaging(caller, target, staging.id, newClasses, tx));
+      const project = await this.into.projects.find(target.id);
+      if (!project) throw new NotFoundError(`Project ${target.id} not found`);
+      this.log.info(
+        { projectId: target.id, format: source.format, imagesCreated: merged.imagesCreated, imagesMerged: merged.imagesMerged,
+          annotations: merged.annotations, classesCreated: merged.created.length, skippedDuplicates: counts.skippedDuplicates,
+          droppedAnnotations: counts.droppedAnnotations },
+        'dataset imported into a project',
+      );
+      return {
+        project_id: target.id,
+        format: source.format,
+        images_created: merged.imagesCreated,
+        images_merged: merged.imagesMerged,
+        annotations_created: merged.annotations,
+        classes_created: merged.created,
+        classes_matched: merged.matched,
+        skipped: into.skipped.list,
+        skipped_count: into.skipped.count,
+        project: toProjectOut(project),
+      };
+    } catch (error) {
+      clearInterval(beat);
+      await this.imports.deleteProject(staging.id);
+      await this.discardBlobs(target.id, into);
+      throw error;
+    } finally {
+      clearInterval(beat);
+      into.claims.release();
+    }
+  }
+
+  /** Refuses classes the project lacks: by the request's choice (422), or for want of `classes.write` (403). */
+  private async assertMayAddClasses(caller: Caller, target: ProjectRecord, missing: string[], newClasses: NewClasses): Promise<void> {
+    const names = [...new Map(missing.map((name) => [name.toLowerCase(), name])).values()];
+    if (names.length === 0) return;
+    if (newClasses === 'refuse') {
+      throw new HttpError(422, 'unknown_classes', `The dataset's classes ${nameList(names)} are not classes of project ${target.id} `
+        + '(new_classes=refuse); nothing was imported');
+    }
+    const role = await this.into.access.roleOf(caller, target);
+    if (!role || !roleAllows(role, 'classes.write')) {
+      throw new ForbiddenError(`The dataset's classes ${nameList(names)} are not classes of project ${target.id}, and your role (${role}) `
+        + 'does not allow classes.write to create them; nothing was imported');
+    }
+  }
+
+  /** The one transaction that moves a filled staging project's rows into the target project (see `importInto`). */
+  private async mergeStaging(caller: Caller, target: ProjectRecord, stagingId: number, newClasses: NewClasses, tx: Tx) {
+    if (!(await this.into.projects.find(target.id, tx))) throw new NotFoundError(`Project ${target.id} not found`);
+    const projectClasses = await this.imports.classesOf(target.id, tx);
+    const stagingClasses = await this.imports.classesOf(stagingId, tx);
+    const match = matchClasses(projectClasses);
+    await this.assertMayAddClasses(caller, target, stagingClasses.filter((c) => !match(c.name)).map((c) => c.name), newClasses);
+    const matched = new Set<string>();
+    const created: string[] = [];
+    /** Classes moved into the project, by lower-cased name: a dataset's "Car" and "car" become one class. */
+    const moved = new Map<string, number>();
+    for (const cls of stagingClasses) {
+      const existing = match(cls.name);
+      if (existing) {
+        matched.add(existing.name);
+        await this.imports.remapClass(cls.id, existing.id, tx);
+        continue;
+      }
+      const same = moved.get(cls.name.toLowerCase());
+      if (same !== undefined) {
+        await this.imports.remapClass(cls.id, same, tx);
+        continue;
+      }
+      await this.imports.moveClass(cls.id, target.id, paletteColor(projectClasses.length + created.length), tx);
+      moved.set(cls.name.toLowerCase(), cls.id);
+      created.push(cls.name);
+    }
+
+    // Labels for images the project has go onto them: all or nothing, so another user's lock on one refuses the import.
+    const shared = await this.imports.imagesSharedWith(stagingId, target.id, tx);
+    let annotatedBefore = 0;
+    if (shared.length > 0) {
+      await this.into.locks.assertNoneLocked(caller, { imageIds: shared }, tx);
+      annotatedBefore = await this.imports.mergeIntoExisting(stagingId, target.id, tx);
+    }
+    await this.renameClashes(stagingId, target.id, tx);
+    await this.into.revisions.insertCreatesOfProject(stagingId, target.id, caller.userId, new Date().toISOString(), tx);
+    const rows = await this.imports.moveRows(stagingId, target.id, tx);
+    await this.into.projects.bumpCounters(target.id, {
+      image_count: rows.images,
+      annotation_count: rows.annotations,
+      annotated_image_count: rows.annotatedImages + annotatedBefore,
+      class_count: created.length,
+    }, tx);
+    await this.imports.deleteProject(stagingId, tx);
+    return { imagesCreated: rows.images, imagesMerged: shared.length, annotations: rows.annotations, created, matched: [...matched] };
+  }
+
+  /** Staging images whose stored name the project already uses get the next free one, as an upload would. */
+  private async renameClashes(stagingId: number, projectId: number, tx: Tx): Promise<void> {
+    const clashes = await this.imports.filenameClashes(stagingId, projectId, tx);
+    if (clashes.length === 0) return;
+    const candidates = clashes.map((c) => {
+      const ext = c.blob_key.slice(c.blob_key.lastIndexOf('.') + 1);
+      return [...storedFilenameCandidates(c.original_name, ext, c.sha256), `${c.sha256}.${ext}`];
+    });
+    const taken = await this.imports.takenFilenames([stagingId, projectId], candidates.flat(), tx);
+    for (const [i, clash] of clashes.entries()) {
+      const filename = candidates[i]!.find((name) => !taken.has(name));
+      if (!filename) throw new ConflictError(`No free file name for "${clash.original_name}" in project ${projectId}; nothing was imported`);
+      taken.add(filename);
+      await this.imports.renameImage(clash.id, filename, tx);
+    }
+  }
+
+  /** Removes the files a failed import into a project held, unless a row of the project or another writer uses them. */
+  private async discardBlobs(projectId: number, into: IntoTarget): Promise<void> {
+    for (const [sha256, keys] of into.written) {
+      if (await this.imports.shaInUse(projectId, sha256)) continue;
+      await Promise.all(keys.filter((key) => !into.claims.heldByOthers(key)).map((key) => this.blobs.delete(key)));
+    }
+  }
+
+  /**
    * Classes, then images in dataset order (a few prepared at once), written in batches. Labels come with their images,
    * or (COCO) apart: then the images are stored first and the labels streamed after them, so that neither the
-   * archive's labels nor its images' rows are ever all in memory.
+   * archive's labels nor its images' rows are ever all in memory. With `into` (an import into an existing project),
+   * the files go under that project's keys and what is left out is listed.
    */
-  private async fill(projectId: number, source: DatasetSource, root: string | null): Promise<ImportCounts> {
+  private async fill(projectId: number, source: DatasetSource, root: string | null, into?: IntoTarget): Promise<ImportCounts> {
+    const blobProjectId = into?.projectId ?? projectId;
     const counts: ImportCounts = { image_count: 0, annotated_image_count: 0, annotation_count: 0, class_count: 0, skippedDuplicates: 0, droppedAnnotations: 0 };
     const classIds = new Map<string, number>();
     const classId = async (name: string): Promise<number> => {
@@ -246,9 +498,10 @@ export class ImportsService {
     };
 
     const apart = source.labelsApart?.();
-    /** Where the labels of an item stored apart go: its image's id and size (absent for skipped duplicates). */
-    const targets = new Map<string, { id: number; width: number; height: number }>();
-    const seen = new Set<string>();
+    /** Where the labels of an item stored apart go: its image's id, size and file (absent for skipped duplicates). */
+    const targets = new Map<string, { id: number; width: number; height: number; file: string }>();
+    /** The first file of each content hash. */
+    const seen = new Map<string, string>();
     const taken = new Set<string>();
     let images: NewImage[] = [];
     let keys: (string | undefined)[] = [];
@@ -256,7 +509,7 @@ export class ImportsService {
     const flush = async () => {
       if (apart) {
         const ids = await this.imports.insertImages(images);
-        images.forEach((image, i) => targets.set(keys[i]!, { id: ids.get(image.filename)!, width: image.width, height: image.height }));
+        images.forEach((image, i) => targets.set(keys[i]!, { id: ids.get(image.filename)!, width: image.width, height: image.height, file: image.original_name }));
       } else {
         await this.imports.insertBatch(images, annotations);
       }
@@ -267,14 +520,16 @@ export class ImportsService {
     };
 
     const items: AsyncIterable<DatasetItem & { key?: string }> = apart ? apart.items() : source.items();
-    for await (const prepared of this.prepareAll(projectId, items, root)) {
+    for await (const prepared of this.prepareAll(projectId, items, root, into)) {
       const { item, sha256, probed, sizeBytes } = prepared;
       // Byte-identical copies (some exports carry them) are one image; the first one's split and labels are kept.
-      if (seen.has(sha256)) {
+      const first = seen.get(sha256);
+      if (first !== undefined) {
         counts.skippedDuplicates++;
+        skip(into?.skipped, item.fileName, `the same bytes as ${first}: imported once, with the labels of ${first}`);
         continue;
       }
-      seen.add(sha256);
+      seen.set(sha256, item.fileName);
       if (counts.image_count >= this.options.maxEntries) {
         throw new PayloadTooLargeError(`The dataset has more than ${this.options.maxEntries} images (MAX_IMPORT_ENTRIES)`);
       }
@@ -287,6 +542,8 @@ export class ImportsService {
         const row = await annotationRow(annotation, size, createdAt);
         if (row) rows.push(row);
       }
+      const dropped = item.annotations.length - rows.length;
+      if (dropped > 0) skip(into?.skipped, item.fileName, droppedReason(dropped));
       images.push({
         project_id: projectId,
         filename,
@@ -297,8 +554,8 @@ export class ImportsService {
         sha256,
         mime_type: probed.type.mime,
         size_bytes: sizeBytes,
-        blob_key: imageBlobKey(projectId, sha256, probed.type.ext),
-        thumbnail_key: thumbnailBlobKey(projectId, sha256),
+        blob_key: imageBlobKey(blobProjectId, sha256, probed.type.ext),
+        thumbnail_key: thumbnailBlobKey(blobProjectId, sha256),
         annotation_count: rows.length,
         created_at: createdAt,
       });
@@ -310,18 +567,20 @@ export class ImportsService {
     }
     await flush();
     if (counts.image_count === 0) throw new HttpError(422, 'invalid_dataset', 'The dataset contains no images');
-    if (apart) await this.fillLabelsApart(apart.annotations(), targets, annotationRow, counts);
+    if (apart) await this.fillLabelsApart(apart.annotations(), targets, annotationRow, counts, into?.skipped);
     return counts;
   }
 
   /** Streams labels kept apart from their images into rows, a batch per transaction, then sets the images' counts. */
   private async fillLabelsApart(
     labels: AsyncIterable<{ itemKey: string; annotation: Annotation }>,
-    targets: Map<string, { id: number; width: number; height: number }>,
+    targets: Map<string, { id: number; width: number; height: number; file: string }>,
     annotationRow: (annotation: Annotation, size: { width: number; height: number }, createdAt: string) => Promise<NewAnnotation | null>,
     counts: ImportCounts,
+    skipped?: Skipped,
   ): Promise<void> {
     const perImage = new Map<number, number>();
+    const dropped = new Map<string, number>();
     let rows: Insertable<AnnotationsTable>[] = [];
     const createdAt = new Date().toISOString();
     for await (const { itemKey, annotation } of labels) {
@@ -329,7 +588,10 @@ export class ImportsService {
       // The labels of a skipped byte-identical copy go with it.
       if (!target) continue;
       const row = await annotationRow(annotation, target, createdAt);
-      if (!row) continue;
+      if (!row) {
+        if (skipped) dropped.set(target.file, (dropped.get(target.file) ?? 0) + 1);
+        continue;
+      }
       rows.push({ ...row, image_id: target.id });
       perImage.set(target.id, (perImage.get(target.id) ?? 0) + 1);
       if (rows.length >= BATCH_ANNOTATIONS) {
@@ -345,17 +607,18 @@ export class ImportsService {
       await setImmediate();
     }
     counts.annotated_image_count = perImage.size;
+    for (const [file, n] of dropped) skip(skipped, file, droppedReason(n));
   }
 
   /**
    * Reads, checks and stores the images with up to `concurrency` in flight, yielding them in dataset order. When one
    * fails, the others in flight are awaited before the error surfaces, so no blob is written after the clean-up.
    */
-  private async *prepareAll<T extends DatasetItem>(projectId: number, items: AsyncIterable<T>, root: string | null): AsyncGenerator<PreparedImage<T>> {
+  private async *prepareAll<T extends DatasetItem>(projectId: number, items: AsyncIterable<T>, root: string | null, into?: IntoTarget): AsyncGenerator<PreparedImage<T>> {
     const window: Promise<PreparedImage<T>>[] = [];
     try {
       for await (const item of items) {
-        const prepared = this.prepare(projectId, item, root);
+        const prepared = this.prepare(projectId, item, root, into);
         // It may fail while an earlier one is awaited; marked handled here, its error still surfaces when awaited.
         prepared.catch(() => undefined);
         window.push(prepared);
@@ -367,8 +630,11 @@ export class ImportsService {
     }
   }
 
-  /** The same checks as an upload (magic number, size, pixel limit, decodable), then the blobs (keyed by content). */
-  private async prepare<T extends DatasetItem>(projectId: number, item: T, root: string | null): Promise<PreparedImage<T>> {
+  /**
+   * The same checks as an upload (magic number, size, pixel limit, decodable), then the blobs (keyed by content; for
+   * an import into a project, under its keys, claimed and remembered for the clean-up).
+   */
+  private async prepare<T extends DatasetItem>(projectId: number, item: T, root: string | null, into?: IntoTarget): Promise<PreparedImage<T>> {
     if (root && 'path' in item.source && !isInside(root, await realpath(item.source.path))) {
       throw new ForbiddenError(`Image ${item.fileName} links outside the import root`);
     }
@@ -385,12 +651,22 @@ export class ImportsService {
       const status = error.reason === 'too_many_pixels' ? 413 : error.reason === 'unsupported_type' ? 415 : 422;
       throw new HttpError(status, 'invalid_image', `Image ${item.fileName}: ${error.message}`);
     }
-    await Promise.all([
-      this.blobs.put(imageBlobKey(projectId, sha256, probed.type.ext), bytes),
-      this.blobs.put(thumbnailBlobKey(projectId, sha256), probed.thumbnail),
-    ]);
+    const blobProjectId = into?.projectId ?? projectId;
+    const imageKey = imageBlobKey(blobProjectId, sha256, probed.type.ext);
+    const thumbnailKey = thumbnailBlobKey(blobProjectId, sha256);
+    if (into) {
+      // Claimed before looking: a delete of the project's image of these bytes from now on leaves its files in place.
+      into.claims.hold([imageKey, thumbnailKey]);
+      into.written.set(sha256, [imageKey, thumbnailKey]);
+      if (await this.imports.hasImage(into.projectId, sha256)) return { item, sha256, probed, sizeBytes: bytes.length };
+    }
+    await Promise.all([this.blobs.put(imageKey, bytes), this.blobs.put(thumbnailKey, probed.thumbnail)]);
     return { item, sha256, probed, sizeBytes: bytes.length };
   }
+}
+
+function droppedReason(n: number): string {
+  return n === 1 ? '1 label with no area inside the image was left out' : `${n} labels with no area inside the image were left out`;
 }
 
 function isInside(root: string, path: string): boolean {

@@ -18,7 +18,14 @@ export function registerImportsModule(app: FastifyInstance, deps: ModuleDeps): I
     maxAnnotations: deps.config.maxImportAnnotations,
     maxEntries: deps.config.maxImportEntries,
     staleSeconds: deps.config.importStaleSeconds,
-  }, app.log);
+  }, app.log, {
+    access: deps.access,
+    locks: deps.services.locks,
+    transactions: deps.transactions,
+    projects: deps.services.projectsRepository,
+    revisions: deps.services.revisions,
+    claims: deps.services.blobClaims,
+  });
   importsRoutes(app, service, { workDir, maxArchiveBytes: deps.config.maxImportBytes });
   // Imports killed with their process are removed before this one serves (those of live processes are fresh).
   app.addHook('onReady', async () => {

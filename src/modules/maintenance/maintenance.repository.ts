@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { projectBlobPrefix } from '../../storage/keys.js';
 
 /** What the sweep asks the database: which projects, versions and stored files have rows. */
 export class MaintenanceRepository {
@@ -18,7 +19,17 @@ export class MaintenanceRepository {
     const keys = new Set<string>();
     const shas = new Set<string>();
     const images = await this.db.selectFrom('images').select(['blob_key', 'thumbnail_key', 'sha256']).where('project_id', '=', projectId).execute();
-    for (const row of images) {
+    // An import into an existing project keeps its rows under a hidden (importing) staging project until it moves
+    // them here, while their files are already stored under this project's keys.
+    const staged = await this.db
+      .selectFrom('images')
+      .innerJoin('projects', 'projects.id', 'images.project_id')
+      .select(['images.blob_key', 'images.thumbnail_key', 'images.sha256'])
+      .where('projects.status', '=', 'importing')
+      .where('projects.id', '!=', projectId)
+      .where('images.blob_key', 'like', `${projectBlobPrefix(projectId)}/%`)
+      .execute();
+    for (const row of [...images, ...staged]) {
       keys.add(row.blob_key);
       keys.add(row.thumbnail_key);
       shas.add(row.sha256);

@@ -7,6 +7,9 @@ import type { RevisionRow } from './revisions.schemas.js';
 
 export type NewRevision = Required<Omit<Insertable<RevisionsTable>, 'id'>>;
 
+/** A text column as a JSON string literal, in SQL (both dialects). */
+const jsonString = (column: string) => sql`'"' || replace(replace(${sql.ref(column)}, '\\', '\\\\'), '"', '\\"') || '"'`;
+
 /** Rows per multi-row insert: well under both dialects' bound-parameter limits (8 columns each). */
 const INSERT_CHUNK = 500;
 
@@ -35,7 +38,6 @@ export class RevisionsRepository {
    * are deleted with it (in the same transaction). `before` is built in SQL exactly as `stateText` builds it.
    */
   async insertDeletesOfClass(classId: number, userId: number, now: string, db: Executor): Promise<void> {
-    const jsonString = (column: string) => sql`'"' || replace(replace(${sql.ref(column)}, '\\', '\\\\'), '"', '\\"') || '"'`;
     const before = sql<string>`'{"class_id":' || cast(class_id as text) || ',"annotation_type":' || ${jsonString('annotation_type')}
       || ',"geometry":' || geometry || ',"confidence":' || coalesce(cast(confidence as text), 'null')
       || ',"source":' || ${jsonString('source')} || '}'`;
@@ -56,6 +58,36 @@ export class RevisionsRepository {
             sql<string>`cast(${now} as text)`.as('created_at'),
           ])
           .where('class_id', '=', classId),
+      )
+      .execute();
+  }
+
+  /**
+   * A `create` revision for every annotation still under `fromProjectId` (an import's hidden staging project), naming
+   * `projectId` (the project they are about to move to, in the same transaction). `after` is built in SQL exactly as
+   * `stateText` builds it for a row with a status.
+   */
+  async insertCreatesOfProject(fromProjectId: number, projectId: number, userId: number, now: string, db: Executor): Promise<void> {
+    const after = sql<string>`'{"class_id":' || cast(class_id as text) || ',"annotation_type":' || ${jsonString('annotation_type')}
+      || ',"geometry":' || geometry || ',"confidence":' || coalesce(cast(confidence as text), 'null')
+      || ',"source":' || ${jsonString('source')} || ',"status":' || ${jsonString('status')} || '}'`;
+    await db
+      .insertInto('revisions')
+      .columns(['annotation_id', 'image_id', 'project_id', 'action', 'before', 'after', 'user_id', 'created_at'])
+      .expression(
+        db
+          .selectFrom('annotations')
+          .select([
+            'id',
+            'image_id',
+            sql<number>`cast(${projectId} as integer)`.as('project_id'),
+            sql<string>`'create'`.as('action'),
+            sql<null>`cast(null as text)`.as('before'),
+            after.as('after'),
+            sql<number>`cast(${userId} as integer)`.as('user_id'),
+            sql<string>`cast(${now} as text)`.as('created_at'),
+          ])
+          .where('annotations.project_id', '=', fromProjectId),
       )
       .execute();
   }

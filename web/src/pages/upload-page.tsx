@@ -1,8 +1,8 @@
-import { useEffect, useRef, useState, type DragEvent } from 'react';
+import { useEffect, useRef, useState, type DragEvent, type FormEvent } from 'react';
 import { ApiError, upload } from '../api.js';
-import { Layout } from '../components/layout.js';
+import { ErrorBanner, Layout } from '../components/layout.js';
 import { Link } from '../router.js';
-import type { UploadResponse } from '../types.js';
+import type { ImportIntoResult, UploadResponse } from '../types.js';
 
 type State = 'queued' | 'uploading' | 'created' | 'duplicate' | 'rejected' | 'failed';
 
@@ -32,9 +32,89 @@ async function filesOf(entry: FileSystemEntry, prefix = ''): Promise<{ file: Fil
   }
 }
 
+/** Files that carry labels in the layouts the importer reads (YOLO .txt, COCO/LabelMe .json, VOC .xml, data.yaml, CSV). */
+const LABEL_FILE = /\.(txt|json|xml|ya?ml|csv)$/i;
+
+/** A zip of images with their label files, added to the project by the import route (not the image upload). */
+function LabelledImport({ projectId }: { projectId: number }) {
+  const [file, setFile] = useState<File | null>(null);
+  const [newClasses, setNewClasses] = useState<'create' | 'refuse'>('create');
+  const [progress, setProgress] = useState<number | null>(null);
+  const [result, setResult] = useState<ImportIntoResult | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!file) return;
+    const form = new FormData();
+    form.append('new_classes', newClasses);
+    form.append('file', file);
+    setError(null);
+    setResult(null);
+    setProgress(0);
+    try {
+      setResult(await upload<ImportIntoResult>(`/api/projects/${projectId}/import`, form, (p) => setProgress(p.total ? p.loaded / p.total : 0)).promise);
+    } catch (err) {
+      setError(`Import failed, nothing was changed: ${(err as ApiError).message}`);
+    } finally {
+      setProgress(null);
+    }
+  };
+
+  return (
+    <form className="card form labelled-import" onSubmit={submit} aria-label="Import labelled dataset">
+      <h2>Labelled dataset (zip)</h2>
+      <p className="muted small">
+        Images with their labels (COCO, YOLO, Pascal VOC, masks, …), zipped; the format is detected. Classes are matched to this
+        project's by name; images already in the project get the labels added.
+      </p>
+      <label>
+        Archive (.zip)
+        <input name="file" type="file" accept=".zip,application/zip" onChange={(e) => setFile(e.target.files?.[0] ?? null)} data-testid="dataset-input" />
+      </label>
+      <label>
+        Classes the project does not have
+        <select value={newClasses} onChange={(e) => setNewClasses(e.target.value as 'create' | 'refuse')}>
+          <option value="create">Create them</option>
+          <option value="refuse">Refuse the import</option>
+        </select>
+      </label>
+      {progress !== null && <progress value={progress} max={1} />}
+      <ErrorBanner message={error} onClose={() => setError(null)} />
+      {result && (
+        <div className="small" aria-live="polite" data-testid="import-result">
+          <p>
+            {result.images_created} images added, {result.images_merged} already in the project (labels added), {result.annotations_created}{' '}
+            annotations.
+          </p>
+          {result.classes_created.length > 0 && <p>Classes created: {result.classes_created.join(', ')}</p>}
+          {result.classes_matched.length > 0 && <p>Classes matched: {result.classes_matched.join(', ')}</p>}
+          {result.skipped_count > 0 && (
+            <>
+              <p>Left out ({result.skipped_count}):</p>
+              <ul>
+                {result.skipped.map((s, i) => (
+                  <li key={i}>
+                    {s.file}: {s.reason}
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+        </div>
+      )}
+      <button className="primary" type="submit" disabled={!file || progress !== null}>
+        Import
+      </button>
+    </form>
+  );
+}
+
 export function UploadPage({ projectId }: { projectId: number }) {
   const [items, setItems] = useState<Item[]>([]);
   const [dragging, setDragging] = useState(false);
+  /** A dropped or chosen selection with label files in it, held until the user says what to do with it. */
+  const [withLabels, setWithLabels] = useState<{ files: { file: File; name: string }[]; labels: number } | null>(null);
   const itemsRef = useRef<Item[]>([]);
   const active = useRef(0);
   const nextKey = useRef(1);
@@ -72,11 +152,23 @@ export function UploadPage({ projectId }: { projectId: number }) {
     }
   };
 
-  const add = (files: { file: File; name: string }[]) => {
+  const enqueue = (files: { file: File; name: string }[]) => {
     const fresh = files.map(({ file, name }) => ({ key: nextKey.current++, file, name, state: 'queued' as State, progress: 0 }));
     itemsRef.current = itemsRef.current.concat(fresh);
     setItems(itemsRef.current);
     pump();
+  };
+
+  // The image upload cannot take label files: a selection with some is held, and the user told how to keep them.
+  const add = (files: { file: File; name: string }[]) => {
+    const labels = files.filter((f) => LABEL_FILE.test(f.name)).length;
+    if (labels > 0) setWithLabels({ files, labels });
+    else enqueue(files);
+  };
+
+  const imagesOnly = () => {
+    if (withLabels) enqueue(withLabels.files.filter((f) => !LABEL_FILE.test(f.name)));
+    setWithLabels(null);
   };
 
   const onDrop = async (e: DragEvent) => {
@@ -137,6 +229,17 @@ export function UploadPage({ projectId }: { projectId: number }) {
           />
         </label>
       </div>
+      {withLabels && (
+        <div className="banner warn" role="status" data-testid="labels-found">
+          <p>
+            This selection has {withLabels.labels} label file{withLabels.labels === 1 ? '' : 's'} beside its images. Uploading adds the images
+            without their labels: to keep the labels, zip the folder and import it under “Labelled dataset (zip)”.
+          </p>
+          <div>
+            <button onClick={imagesOnly}>Upload the images only</button> <button onClick={() => setWithLabels(null)}>Cancel</button>
+          </div>
+        </div>
+      )}
       {items.length > 0 && (
         <div className="toolbar small" aria-live="polite">
           <span>{count('created')} uploaded</span>
@@ -162,6 +265,7 @@ export function UploadPage({ projectId }: { projectId: number }) {
           ))}
         </tbody>
       </table>
+      <LabelledImport projectId={projectId} />
     </Layout>
   );
 }
