@@ -450,6 +450,12 @@ export interface SamplesTable {
   blob_key: string | null;
   sha256: string | null;
   review_state: ColumnType<ReviewState, ReviewState | undefined, ReviewState>;
+  /** The one member the sample is assigned to (assigned-only projects show annotators only theirs). */
+  assignee_id: number | null;
+  /** The last review decision: its comment, who and when. */
+  review_comment: string | null;
+  reviewed_by: number | null;
+  reviewed_at: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -461,12 +467,17 @@ export interface SampleLocksTable {
   expires_at: string;
 }
 
+export type SampleRevisionAction = 'update' | 'assign' | 'submit' | 'review';
+
 export interface SampleRevisionsTable {
   id: Generated<number>;
   sample_id: number;
   project_id: number;
-  action: 'update';
-  /** JSON text of {label, spans, value, split} before and after. */
+  action: SampleRevisionAction;
+  /**
+   * JSON text before and after: {label, spans, value, split} for `update`, {assignee_id} for `assign`,
+   * {review_state, review_comment} for `submit` and `review`.
+   */
   before: string | null;
   after: string | null;
   user_id: number | null;

@@ -121,6 +121,34 @@ describe('sample labelling pages in Chromium', { skip: SKIP_REASON ?? false }, (
     await until('choice shown', async () => (await page.getByRole('button', { name: /B Milan/ }).getAttribute('aria-pressed')) === 'true');
   });
 
+  it('shows the review state and assignee, submits the open sample and decides it from the keyboard', async () => {
+    await page.goto(`${server.baseUrl}/projects/${projectId}/samples?modality=llm`);
+    await page.getByText('Capital of Italy?').waitFor();
+    await page.getByTestId('review-state').getByText('Not reviewed').waitFor();
+    await page.getByTestId('assignee').getByText('Assigned to nobody').waitFor();
+    await page.getByRole('button', { name: 'Submit for review' }).click();
+    await page.getByTestId('review-state').getByText('Waiting for review').waitFor();
+    // LLM samples keep a/b/t for preferences: a plain `a` picks one, the review keys take Shift there.
+    await page.keyboard.press('a');
+    await until('preference stored', async () => (await samplesOf('llm'))[0].value?.preference === 'chosen');
+    assert.equal((await samplesOf('llm'))[0].review_state, 'pending');
+    // Asking for changes needs a comment: without one the key only focuses the comment box.
+    await page.keyboard.press('Shift+C');
+    await until('comment box focused', () => page.getByLabel('Review comment').evaluate((el) => el === document.activeElement));
+    assert.equal((await samplesOf('llm'))[0].review_state, 'pending');
+    await page.getByLabel('Review comment').fill('Rate the other answer too');
+    await page.getByRole('button', { name: 'Request changes' }).click();
+    await page.getByTestId('review-state').getByText('Changes requested').waitFor();
+    await page.getByTestId('review-comment').getByText('Rate the other answer too').waitFor();
+    await page.getByRole('button', { name: 'Submit for review' }).click();
+    await page.getByTestId('review-state').getByText('Waiting for review').waitFor();
+    await page.keyboard.press('Shift+A');
+    await page.getByTestId('review-state').getByText('Approved').waitFor();
+    const [decided] = await samplesOf('llm');
+    assert.equal(decided.review_state, 'approved');
+    assert.equal(decided.value.preference, 'chosen');
+  });
+
   it('segments audio on the waveform and video by frames', async () => {
     await importFile('jsonl', 'audio.zip', await buildZip([{ name: 'a.jsonl', data: jsonl([{ file: 'clip.wav' }]) }, { name: 'clip.wav', data: wavFile(2) }]), { modality: 'audio' });
     await page.goto(`${server.baseUrl}/projects/${projectId}/samples?modality=audio`);

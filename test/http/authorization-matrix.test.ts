@@ -105,6 +105,9 @@ const MATRIX: Record<string, Row> = {
   'DELETE /api/classes/:class_id': { rule: 'classes.write', path: (f) => `/api/classes/${f.classId}` },
   'GET /api/projects/:id/images': { rule: 'project.read', path: (f) => `/api/projects/${f.projectId}/images` },
   'POST /api/projects/:id/images': { rule: 'auth-only' },
+  // Multipart archives and folders under IMPORT_ROOT: their 404/403 cases per role are in imports-into-project.test.ts.
+  'POST /api/projects/:id/import': { rule: 'auth-only' },
+  'POST /api/projects/:id/import/folder': { rule: 'auth-only' },
   'GET /api/projects/:id/images/file/:filename': { rule: 'auth-only' },
   'GET /api/images/:image_id': { rule: 'project.read', path: (f) => `/api/images/${f.imageId}` },
   'PATCH /api/images/:image_id': { rule: 'images.write', path: (f) => `/api/images/${f.imageId}`, body: () => ({ split: 'train' }) },
@@ -194,6 +197,10 @@ const MATRIX: Record<string, Row> = {
   'POST /api/samples/:sample_id/lock': { rule: 'auth-only' },
   'DELETE /api/samples/:sample_id/lock': { rule: 'auth-only' },
   'GET /api/samples/:sample_id/revisions': { rule: 'auth-only' },
+  // Sample submission and review need a sample; their per-role cases are in test/http/sample-teams.test.ts.
+  'POST /api/samples/:sample_id/submit': { rule: 'auth-only' },
+  'POST /api/samples/:sample_id/review': { rule: 'auth-only' },
+  'POST /api/projects/:id/samples/assign': { rule: 'assignments.write', path: (f) => `/api/projects/${f.projectId}/samples/assign`, body: (f) => ({ user_id: f.memberId, count: 1 }) },
   'POST /api/projects/:id/import/text': { rule: 'auth-only' },
   'POST /api/projects/:id/import/tabular': { rule: 'auth-only' },
   'POST /api/projects/:id/import/jsonl': { rule: 'auth-only' },

@@ -10556,6 +10556,414 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{id}/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a labelled dataset archive to a project
+         * @description Multipart: the zip in the part `file`; optional text parts `format` (default: detected) and `new_classes` (`create` or `refuse`). Adds the dataset (any layout the project import reads) to this project, all or nothing: any failure leaves the project as it was (no rows, no files). Needs `images.write` and `annotations.write`; an annotator kept to their assigned images is refused (403). Dataset classes are matched to the project's by name, case-insensitively (an exact match first); the others are created (`new_classes=create`, the default; creating needs `classes.write`, else 403 naming them) or refused (`new_classes=refuse`: 422 naming them). Splits are kept. An image whose bytes the project already has is not added again: its labels are added to that image (`images_merged`), which keeps its split unless it had none; 409 when another user holds the editing lock of such an image. Every annotation gets `source: import` and a `create` revision. Labels with no area inside their image and byte-identical copies inside the dataset are left out and listed in `skipped`. 413: an image over the pixel or size limit, or an archive over the size, entry-count or compression-ratio limits; 415: a file that is not an accepted image; 422: an unreadable layout or label file, an unsafe archive entry, no images, refused classes.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "multipart/form-data": {
+                        /**
+                         * Format: binary
+                         * @description A zip archive of the dataset
+                         */
+                        file: string;
+                        /**
+                         * @description The archive's layout, forcing that reader. When absent it is decided from the annotation files' content; several matching layouts or none answer 422 naming the files found and the values that apply. `coco`: COCO JSON (Roboflow per-split _annotations.coco.json, the official annotations/instances_<split>.json layout, CVAT COCO 1.0); `yolo`: YOLO labels (Ultralytics/Roboflow data.yaml or images/+labels/ without one; Darknet/CVAT YOLO 1.1 obj.data/obj.names); `voc`: Pascal VOC XML boxes (Roboflow layout or the VOC release / CVAT Pascal VOC 1.1 with ImageSets); `voc_masks`: Pascal VOC segmentation PNGs (SegmentationClass/, CVAT Segmentation mask 1.1); `masks`: PNG class-index masks with _classes.csv (Roboflow semantic segmentation); `cvat`: CVAT for images 1.1 XML; `datumaro`: Datumaro JSON (CVAT Datumaro 1.0); `labelme`: LabelMe JSON (labelme tool) or LabelMe 3.0 XML (CVAT); `labelstudio`: Label Studio JSON export; `createml`: CreateML JSON (Roboflow CreateML); `multilabel_csv`: multi-label classification CSV (Roboflow _classes.csv with one-hot columns); `folders`: classification by folder: <split>/<class>/image (ImageNet style, Ultralytics classify); `images`: plain images, no annotations
+                         * @enum {string}
+                         */
+                        format?: "coco" | "yolo" | "voc" | "voc_masks" | "masks" | "cvat" | "datumaro" | "labelme" | "labelstudio" | "createml" | "multilabel_csv" | "folders" | "images";
+                        /**
+                         * @description What becomes of a dataset class no class of the project matches (by name, case-insensitively): `create` (the default) adds it to the project, `refuse` answers 422 naming every such class and changes nothing.
+                         * @enum {string}
+                         */
+                        new_classes?: "create" | "refuse";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Annotations added, to new and merged images (each with a `create` revision) */
+                            annotations_created: number;
+                            /** @description Classes added to the project */
+                            classes_created: string[];
+                            /** @description Project classes the dataset's classes were matched to, by their name in the project */
+                            classes_matched: string[];
+                            /** @description The layout the dataset was read as */
+                            format: string;
+                            /** @description Images added to the project */
+                            images_created: number;
+                            /** @description Dataset images whose bytes were already in the project: their labels were added to that image */
+                            images_merged: number;
+                            project: {
+                                annotated_image_count: number;
+                                annotation_count: number;
+                                /** @description Annotators see and edit only the images assigned to them */
+                                assigned_only: boolean;
+                                class_count: number;
+                                /** Format: date-time */
+                                created_at: string;
+                                description: string;
+                                id: number;
+                                image_count: number;
+                                /** @description Samples with a label, spans or a value */
+                                labelled_sample_count: number;
+                                location: string;
+                                name: string;
+                                org_id: number | null;
+                                owner_id: number;
+                                /** @enum {string} */
+                                project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                                /** @description Text, tabular, audio, video and LLM samples */
+                                sample_count: number;
+                                /** Format: date-time */
+                                updated_at: string;
+                            };
+                            project_id: number;
+                            /** @description What was left out: byte-identical copies inside the dataset, labels with no area inside their image (at most 1000 listed) */
+                            skipped: {
+                                /** @description The image's file name in the dataset */
+                                file: string;
+                                reason: string;
+                            }[];
+                            skipped_count: number;
+                        };
+                    };
+                };
+                /** @description Malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Conflicts with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Unsupported media type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string | {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/import/folder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a labelled dataset folder on the server to a project
+         * @description `path` is resolved (links included) inside the configured import root; without one, or outside it, 403. Adds the dataset (any layout the project import reads) to this project, all or nothing: any failure leaves the project as it was (no rows, no files). Needs `images.write` and `annotations.write`; an annotator kept to their assigned images is refused (403). Dataset classes are matched to the project's by name, case-insensitively (an exact match first); the others are created (`new_classes=create`, the default; creating needs `classes.write`, else 403 naming them) or refused (`new_classes=refuse`: 422 naming them). Splits are kept. An image whose bytes the project already has is not added again: its labels are added to that image (`images_merged`), which keeps its split unless it had none; 409 when another user holds the editing lock of such an image. Every annotation gets `source: import` and a `create` revision. Labels with no area inside their image and byte-identical copies inside the dataset are left out and listed in `skipped`. 413: an image over the pixel or size limit, or an archive over the size, entry-count or compression-ratio limits; 415: a file that is not an accepted image; 422: an unreadable layout or label file, an unsafe archive entry, no images, refused classes.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The archive's layout, forcing that reader. When absent it is decided from the annotation files' content; several matching layouts or none answer 422 naming the files found and the values that apply. `coco`: COCO JSON (Roboflow per-split _annotations.coco.json, the official annotations/instances_<split>.json layout, CVAT COCO 1.0); `yolo`: YOLO labels (Ultralytics/Roboflow data.yaml or images/+labels/ without one; Darknet/CVAT YOLO 1.1 obj.data/obj.names); `voc`: Pascal VOC XML boxes (Roboflow layout or the VOC release / CVAT Pascal VOC 1.1 with ImageSets); `voc_masks`: Pascal VOC segmentation PNGs (SegmentationClass/, CVAT Segmentation mask 1.1); `masks`: PNG class-index masks with _classes.csv (Roboflow semantic segmentation); `cvat`: CVAT for images 1.1 XML; `datumaro`: Datumaro JSON (CVAT Datumaro 1.0); `labelme`: LabelMe JSON (labelme tool) or LabelMe 3.0 XML (CVAT); `labelstudio`: Label Studio JSON export; `createml`: CreateML JSON (Roboflow CreateML); `multilabel_csv`: multi-label classification CSV (Roboflow _classes.csv with one-hot columns); `folders`: classification by folder: <split>/<class>/image (ImageNet style, Ultralytics classify); `images`: plain images, no annotations
+                         * @enum {string}
+                         */
+                        format?: "coco" | "yolo" | "voc" | "voc_masks" | "masks" | "cvat" | "datumaro" | "labelme" | "labelstudio" | "createml" | "multilabel_csv" | "folders" | "images";
+                        /**
+                         * @description What becomes of a dataset class no class of the project matches (by name, case-insensitively): `create` (the default) adds it to the project, `refuse` answers 422 naming every such class and changes nothing.
+                         * @enum {string}
+                         */
+                        new_classes?: "create" | "refuse";
+                        /** @description A folder inside the configured import root (relative to it, or absolute) */
+                        path: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Annotations added, to new and merged images (each with a `create` revision) */
+                            annotations_created: number;
+                            /** @description Classes added to the project */
+                            classes_created: string[];
+                            /** @description Project classes the dataset's classes were matched to, by their name in the project */
+                            classes_matched: string[];
+                            /** @description The layout the dataset was read as */
+                            format: string;
+                            /** @description Images added to the project */
+                            images_created: number;
+                            /** @description Dataset images whose bytes were already in the project: their labels were added to that image */
+                            images_merged: number;
+                            project: {
+                                annotated_image_count: number;
+                                annotation_count: number;
+                                /** @description Annotators see and edit only the images assigned to them */
+                                assigned_only: boolean;
+                                class_count: number;
+                                /** Format: date-time */
+                                created_at: string;
+                                description: string;
+                                id: number;
+                                image_count: number;
+                                /** @description Samples with a label, spans or a value */
+                                labelled_sample_count: number;
+                                location: string;
+                                name: string;
+                                org_id: number | null;
+                                owner_id: number;
+                                /** @enum {string} */
+                                project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                                /** @description Text, tabular, audio, video and LLM samples */
+                                sample_count: number;
+                                /** Format: date-time */
+                                updated_at: string;
+                            };
+                            project_id: number;
+                            /** @description What was left out: byte-identical copies inside the dataset, labels with no area inside their image (at most 1000 listed) */
+                            skipped: {
+                                /** @description The image's file name in the dataset */
+                                file: string;
+                                reason: string;
+                            }[];
+                            skipped_count: number;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Conflicts with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Unsupported media type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string | {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{id}/import/jsonl": {
         parameters: {
             query?: never;
@@ -13071,18 +13479,21 @@ export interface paths {
         };
         /**
          * A project's samples in id order
-         * @description Paged with `limit` and `offset` or `after` (the last id of the previous page, fast at any depth); total in `X-Total-Count`, next page in `Link`. Filters `modality`, `split` and `label` (a class name) combine.
+         * @description Paged with `limit` and `offset` or `after` (the last id of the previous page, fast at any depth); total in `X-Total-Count`, next page in `Link`. Filters `modality`, `split`, `label` (a class name), `assignee` (a user id, `me` or `none`) and `review_state` combine. In a project that keeps annotators to their assignments, an annotator sees only the samples assigned to them.
          */
         get: {
             parameters: {
                 query: {
                     /** @description Last id of the previous page (fast deep paging) */
                     after?: number;
+                    /** @description Samples assigned to this user id, to `me`, or to nobody (`none`) */
+                    assignee?: string;
                     /** @description Samples with this class (any of a multi-label sample's) */
                     label?: string;
                     limit: number;
                     modality?: "text" | "tabular" | "audio" | "video" | "llm";
                     offset?: number;
+                    review_state?: "unreviewed" | "pending" | "approved" | "rejected" | "changes";
                     split?: "train" | "valid" | "test";
                 };
                 header?: never;
@@ -13100,6 +13511,8 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description The member the sample is assigned to */
+                            assignee_id: number | null;
                             /** Format: date-time */
                             created_at: string;
                             /** @description text `{text}`; tabular `{row}`; audio/video `{file, file_url, mime_type, size_bytes, duration_s, sample_rate?, fps?}`; llm `{prompt, response?, chosen?, rejected?, messages?}` */
@@ -13114,7 +13527,17 @@ export interface paths {
                             /** @enum {string} */
                             modality: "text" | "tabular" | "audio" | "video" | "llm";
                             project_id: number;
-                            review_state: string;
+                            /** @description The last review decision's comment */
+                            review_comment: string | null;
+                            /**
+                             * @description As for images: `pending` once submitted, then the decision
+                             * @enum {string}
+                             */
+                            review_state: "unreviewed" | "pending" | "approved" | "rejected" | "changes";
+                            /** Format: date-time */
+                            reviewed_at: string | null;
+                            /** @description Who made the last review decision */
+                            reviewed_by: number | null;
                             /** @description Text: character spans `{start, end, label}`; audio and video: time segments `{start_s, end_s, label}` */
                             spans: ({
                                 end: number;
@@ -13283,6 +13706,8 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description The member the sample is assigned to */
+                            assignee_id: number | null;
                             /** Format: date-time */
                             created_at: string;
                             /** @description text `{text}`; tabular `{row}`; audio/video `{file, file_url, mime_type, size_bytes, duration_s, sample_rate?, fps?}`; llm `{prompt, response?, chosen?, rejected?, messages?}` */
@@ -13297,7 +13722,17 @@ export interface paths {
                             /** @enum {string} */
                             modality: "text" | "tabular" | "audio" | "video" | "llm";
                             project_id: number;
-                            review_state: string;
+                            /** @description The last review decision's comment */
+                            review_comment: string | null;
+                            /**
+                             * @description As for images: `pending` once submitted, then the decision
+                             * @enum {string}
+                             */
+                            review_state: "unreviewed" | "pending" | "approved" | "rejected" | "changes";
+                            /** Format: date-time */
+                            reviewed_at: string | null;
+                            /** @description Who made the last review decision */
+                            reviewed_by: number | null;
                             /** @description Text: character spans `{start, end, label}`; audio and video: time segments `{start_s, end_s, label}` */
                             spans: ({
                                 end: number;
@@ -13324,6 +13759,8 @@ export interface paths {
                         } | {
                             created: number;
                             items: {
+                                /** @description The member the sample is assigned to */
+                                assignee_id: number | null;
                                 /** Format: date-time */
                                 created_at: string;
                                 /** @description text `{text}`; tabular `{row}`; audio/video `{file, file_url, mime_type, size_bytes, duration_s, sample_rate?, fps?}`; llm `{prompt, response?, chosen?, rejected?, messages?}` */
@@ -13338,7 +13775,17 @@ export interface paths {
                                 /** @enum {string} */
                                 modality: "text" | "tabular" | "audio" | "video" | "llm";
                                 project_id: number;
-                                review_state: string;
+                                /** @description The last review decision's comment */
+                                review_comment: string | null;
+                                /**
+                                 * @description As for images: `pending` once submitted, then the decision
+                                 * @enum {string}
+                                 */
+                                review_state: "unreviewed" | "pending" | "approved" | "rejected" | "changes";
+                                /** Format: date-time */
+                                reviewed_at: string | null;
+                                /** @description Who made the last review decision */
+                                reviewed_by: number | null;
                                 /** @description Text: character spans `{start, end, label}`; audio and video: time segments `{start_s, end_s, label}` */
                                 spans: ({
                                     end: number;
@@ -13394,6 +13841,140 @@ export interface paths {
                 };
                 /** @description Not found, or not visible to you */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/samples/assign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Assign samples to an annotator, or withdraw their assignment
+         * @description Exactly one of `sample_ids` and `count` (the next unassigned samples, oldest first, of `modality` when given). The assignee must be a member who can annotate (422 otherwise); `user_id: null` withdraws the assignment of `sample_ids`. A sample of another project is 422 and nothing changes. Answers the samples whose assignee changed; each gets an `assign` revision. A sample another request reassigned meanwhile is 409 and nothing changes.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            /** @description Send exactly one of sample_ids and count. A sample has one assignee: assigning it again moves it. */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Or this many unassigned samples, oldest first */
+                        count?: number;
+                        /**
+                         * @description With count: samples of this modality only
+                         * @enum {string}
+                         */
+                        modality?: "text" | "tabular" | "audio" | "video" | "llm";
+                        /**
+                         * @description With sample_ids: leave samples that already have an assignee as they are
+                         * @default false
+                         */
+                        only_unassigned?: boolean;
+                        /** @description These samples of the project */
+                        sample_ids?: number[];
+                        /** @description A member who can annotate; null withdraws the assignment of `sample_ids` */
+                        user_id: number | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The samples whose assignee this request set */
+                            sample_ids: number[];
+                            user_id: number | null;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Conflicts with the current state */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -15928,6 +16509,8 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description The member the sample is assigned to */
+                            assignee_id: number | null;
                             /** Format: date-time */
                             created_at: string;
                             /** @description text `{text}`; tabular `{row}`; audio/video `{file, file_url, mime_type, size_bytes, duration_s, sample_rate?, fps?}`; llm `{prompt, response?, chosen?, rejected?, messages?}` */
@@ -15942,7 +16525,17 @@ export interface paths {
                             /** @enum {string} */
                             modality: "text" | "tabular" | "audio" | "video" | "llm";
                             project_id: number;
-                            review_state: string;
+                            /** @description The last review decision's comment */
+                            review_comment: string | null;
+                            /**
+                             * @description As for images: `pending` once submitted, then the decision
+                             * @enum {string}
+                             */
+                            review_state: "unreviewed" | "pending" | "approved" | "rejected" | "changes";
+                            /** Format: date-time */
+                            reviewed_at: string | null;
+                            /** @description Who made the last review decision */
+                            reviewed_by: number | null;
                             /** @description Text: character spans `{start, end, label}`; audio and video: time segments `{start_s, end_s, label}` */
                             spans: ({
                                 end: number;
@@ -16066,6 +16659,8 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description The member the sample is assigned to */
+                            assignee_id: number | null;
                             /** Format: date-time */
                             created_at: string;
                             /** @description text `{text}`; tabular `{row}`; audio/video `{file, file_url, mime_type, size_bytes, duration_s, sample_rate?, fps?}`; llm `{prompt, response?, chosen?, rejected?, messages?}` */
@@ -16080,7 +16675,17 @@ export interface paths {
                             /** @enum {string} */
                             modality: "text" | "tabular" | "audio" | "video" | "llm";
                             project_id: number;
-                            review_state: string;
+                            /** @description The last review decision's comment */
+                            review_comment: string | null;
+                            /**
+                             * @description As for images: `pending` once submitted, then the decision
+                             * @enum {string}
+                             */
+                            review_state: "unreviewed" | "pending" | "approved" | "rejected" | "changes";
+                            /** Format: date-time */
+                            reviewed_at: string | null;
+                            /** @description Who made the last review decision */
+                            reviewed_by: number | null;
                             /** @description Text: character spans `{start, end, label}`; audio and video: time segments `{start_s, end_s, label}` */
                             spans: ({
                                 end: number;
@@ -16560,6 +17165,174 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/samples/{sample_id}/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve, reject or request changes on a submitted sample
+         * @description Reviewers and above. The sample must be `pending` (409 otherwise); `changes` needs a comment (422). The state becomes `approved`, `rejected` or `changes`; the comment, who and when stay on the sample and in a `review` revision.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    sample_id: number;
+                };
+                cookie?: never;
+            };
+            /** @description `changes` needs a comment saying what to change */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        comment?: string;
+                        /** @enum {string} */
+                        decision: "approve" | "reject" | "changes";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The member the sample is assigned to */
+                            assignee_id: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description text `{text}`; tabular `{row}`; audio/video `{file, file_url, mime_type, size_bytes, duration_s, sample_rate?, fps?}`; llm `{prompt, response?, chosen?, rejected?, messages?}` */
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            id: number;
+                            label: (string | string[]) | (never | null);
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @enum {string} */
+                            modality: "text" | "tabular" | "audio" | "video" | "llm";
+                            project_id: number;
+                            /** @description The last review decision's comment */
+                            review_comment: string | null;
+                            /**
+                             * @description As for images: `pending` once submitted, then the decision
+                             * @enum {string}
+                             */
+                            review_state: "unreviewed" | "pending" | "approved" | "rejected" | "changes";
+                            /** Format: date-time */
+                            reviewed_at: string | null;
+                            /** @description Who made the last review decision */
+                            reviewed_by: number | null;
+                            /** @description Text: character spans `{start, end, label}`; audio and video: time segments `{start_s, end_s, label}` */
+                            spans: ({
+                                end: number;
+                                label: string;
+                                /** @description UTF-16 code unit offset into data.text (as JavaScript counts) */
+                                start: number;
+                            } | {
+                                end_s: number;
+                                label: string;
+                                start_s: number;
+                            })[] | null;
+                            /** @enum {string|null} */
+                            split: "train" | "valid" | "test" | null;
+                            /** Format: date-time */
+                            updated_at: string;
+                            value: (number | string | {
+                                /**
+                                 * @description Which response the annotator prefers
+                                 * @enum {string}
+                                 */
+                                preference?: "chosen" | "rejected" | "tie";
+                                rating?: number;
+                            }) | (never | null);
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Conflicts with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/samples/{sample_id}/revisions": {
         parameters: {
             query?: never;
@@ -16567,7 +17340,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A sample's label history, oldest first */
+        /** A sample's history (label edits, assignments, submissions, review decisions), oldest first */
         get: {
             parameters: {
                 query?: never;
@@ -16646,6 +17419,165 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/samples/{sample_id}/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit a sample for review
+         * @description The sample turns `pending`; one already waiting is 409. Recorded as a `submit` revision.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    sample_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The member the sample is assigned to */
+                            assignee_id: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description text `{text}`; tabular `{row}`; audio/video `{file, file_url, mime_type, size_bytes, duration_s, sample_rate?, fps?}`; llm `{prompt, response?, chosen?, rejected?, messages?}` */
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            id: number;
+                            label: (string | string[]) | (never | null);
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @enum {string} */
+                            modality: "text" | "tabular" | "audio" | "video" | "llm";
+                            project_id: number;
+                            /** @description The last review decision's comment */
+                            review_comment: string | null;
+                            /**
+                             * @description As for images: `pending` once submitted, then the decision
+                             * @enum {string}
+                             */
+                            review_state: "unreviewed" | "pending" | "approved" | "rejected" | "changes";
+                            /** Format: date-time */
+                            reviewed_at: string | null;
+                            /** @description Who made the last review decision */
+                            reviewed_by: number | null;
+                            /** @description Text: character spans `{start, end, label}`; audio and video: time segments `{start_s, end_s, label}` */
+                            spans: ({
+                                end: number;
+                                label: string;
+                                /** @description UTF-16 code unit offset into data.text (as JavaScript counts) */
+                                start: number;
+                            } | {
+                                end_s: number;
+                                label: string;
+                                start_s: number;
+                            })[] | null;
+                            /** @enum {string|null} */
+                            split: "train" | "valid" | "test" | null;
+                            /** Format: date-time */
+                            updated_at: string;
+                            value: (number | string | {
+                                /**
+                                 * @description Which response the annotator prefers
+                                 * @enum {string}
+                                 */
+                                preference?: "chosen" | "rejected" | "tie";
+                                rating?: number;
+                            }) | (never | null);
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Conflicts with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;

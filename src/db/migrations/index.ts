@@ -12,6 +12,7 @@ import { quality } from './0009-quality.js';
 import { samples } from './0010-samples.js';
 import { pipelines } from './0011-pipelines.js';
 import { labelling } from './0013-labelling.js';
+import { sampleTeams } from './0014-sample-teams.js';
 
 /** Every migration, in order. Names are stable forever: they are recorded in the database. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -28,5 +29,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0010-samples': samples(dialect),
     '0011-pipelines': pipelines(dialect),
     '0013-labelling': labelling(dialect),
+    '0014-sample-teams': sampleTeams(),
   };
 }

@@ -39,7 +39,7 @@ export class SampleAdapters {
   ) {}
 
   async prepare(caller: Caller, projectId: number, body: AdapterPrepareBody): Promise<AdapterPrepareOut> {
-    const project = await this.access.project(caller, projectId, 'export');
+    const project = await this.access.wholeProject(caller, projectId, 'export');
     if (body.version_id !== undefined) {
       throw ValidationError.at(['body', 'version_id'], 'dataset versions freeze images; sample adapters read the project\'s current samples');
     }
@@ -85,7 +85,7 @@ export class SampleAdapters {
    * trainer that reads it in place (the `train` branch's tabular adapter); the caller needs export access.
    */
   async writeTabularFolder(caller: Caller, projectId: number, dir: string): Promise<{ name: string; path: string; samples: number }[]> {
-    await this.access.project(caller, projectId, 'export');
+    await this.access.wholeProject(caller, projectId, 'export');
     return (await this.tabular(projectId, dir)).map(({ name, path, samples }) => ({ name, path, samples }));
   }
 

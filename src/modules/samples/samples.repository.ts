@@ -1,7 +1,7 @@
 import { sql, type CompiledQuery, type Insertable, type Selectable } from 'kysely';
 import type { Db, Executor } from '../../db/database.js';
 import { PreparedQuery } from '../../db/prepared-query.js';
-import type { SampleModality, SamplesTable } from '../../db/schema.js';
+import type { ReviewState, SampleModality, SampleRevisionAction, SamplesTable } from '../../db/schema.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { SplitName } from '../splits/assign.js';
 
@@ -31,7 +31,21 @@ export interface SampleFilters {
   modality?: SampleModality;
   split?: SplitName;
   label?: string;
+  /** A user id, or null for samples assigned to nobody. */
+  assignee?: number | null;
+  review_state?: ReviewState;
 }
+
+/** A revision of a sample other than a label edit (assignment, submission, review decision). */
+export interface SampleEvent {
+  sample_id: number;
+  action: Exclude<SampleRevisionAction, 'update'>;
+  before: unknown;
+  after: unknown;
+}
+
+/** The review columns a submission or a decision sets. */
+export type ReviewColumns = Pick<SampleRow, 'review_state' | 'review_comment' | 'reviewed_by' | 'reviewed_at'>;
 
 /** Every column an import writes, in the order of the insert template's parameters. */
 const INSERT_COLUMNS = [
@@ -112,7 +126,80 @@ export class SamplesRepository {
       const name = filters.label;
       query = query.where((eb) => eb.or([eb('label', '=', name), eb.and([eb('labels', 'is not', null), sql<boolean>`labels like ${jsonListPattern(name)} escape '\\'`])]));
     }
+    if (filters.assignee !== undefined) query = filters.assignee === null ? query.where('assignee_id', 'is', null) : query.where('assignee_id', '=', filters.assignee);
+    if (filters.review_state) query = query.where('review_state', '=', filters.review_state);
     return query;
+  }
+
+  /** The samples of the project among `ids`, with their assignees. */
+  async assigneesOf(projectId: number, ids: number[]): Promise<Map<number, number | null>> {
+    const out = new Map<number, number | null>();
+    for (const chunk of chunks(ids, ID_CHUNK)) {
+      const rows = await this.db.selectFrom('samples').select(['id', 'assignee_id']).where('project_id', '=', projectId).where('id', 'in', chunk).execute();
+      for (const r of rows) out.set(r.id, r.assignee_id);
+    }
+    return out;
+  }
+
+  /** The oldest samples of the project (of a modality) that nobody is assigned. */
+  async unassigned(projectId: number, count: number, modality?: SampleModality): Promise<number[]> {
+    let query = this.db.selectFrom('samples').select('id').where('project_id', '=', projectId).where('assignee_id', 'is', null);
+    if (modality) query = query.where('modality', '=', modality);
+    return (await query.orderBy('id').limit(count).execute()).map((r) => r.id);
+  }
+
+  /**
+   * Sets the assignee of the samples and records each change as a revision, in one transaction. Each row changes only
+   * while its assignee still is the one read before (`before`): false, and nothing changed, when another request moved
+   * one meanwhile.
+   */
+  assign(projectId: number, changes: { id: number; before: number | null }[], assigneeId: number | null, userId: number): Promise<boolean> {
+    const now = new Date().toISOString();
+    const byBefore = new Map<number | null, number[]>();
+    for (const c of changes) byBefore.set(c.before, [...(byBefore.get(c.before) ?? []), c.id]);
+    return this.db.transaction().execute(async (trx) => {
+      for (const [before, ids] of byBefore) {
+        for (const chunk of chunks(ids, ID_CHUNK)) {
+          const query = trx.updateTable('samples').set({ assignee_id: assigneeId }).where('project_id', '=', projectId).where('id', 'in', chunk);
+          const moved = await (before === null ? query.where('assignee_id', 'is', null) : query.where('assignee_id', '=', before)).executeTakeFirst();
+          if (Number(moved.numUpdatedRows) !== chunk.length) throw new AssignedMeanwhile();
+          await trx
+            .insertInto('sample_revisions')
+            .values(chunk.map((id) => ({
+              sample_id: id,
+              project_id: projectId,
+              action: 'assign' as const,
+              before: JSON.stringify({ assignee_id: before }),
+              after: JSON.stringify({ assignee_id: assigneeId }),
+              user_id: userId,
+              created_at: now,
+            })))
+            .execute();
+        }
+      }
+      return true;
+    }).catch((err: unknown) => {
+      if (err instanceof AssignedMeanwhile) return false;
+      throw err;
+    });
+  }
+
+  /**
+   * Moves a sample's review columns on when its state still is (`from`) or is not (`notFrom`) the one the caller
+   * read, and records the revision, in one transaction; undefined when another request moved it first.
+   */
+  setReview(sample: SampleRow, guard: { from: ReviewState } | { notFrom: ReviewState }, values: Partial<ReviewColumns>, event: SampleEvent, userId: number): Promise<SampleRow | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      let query = trx.updateTable('samples').set(values).where('id', '=', sample.id);
+      query = 'from' in guard ? query.where('review_state', '=', guard.from) : query.where('review_state', '!=', guard.notFrom);
+      const row = await query.returningAll().executeTakeFirst();
+      if (!row) return undefined;
+      await trx
+        .insertInto('sample_revisions')
+        .values({ sample_id: sample.id, project_id: sample.project_id, action: event.action, before: JSON.stringify(event.before), after: JSON.stringify(event.after), user_id: userId, created_at: new Date().toISOString() })
+        .execute();
+      return row;
+    });
   }
 
   /** Inserts samples in order (ids follow it) and adds them to the project's counters, in the caller's transaction. */
@@ -324,3 +411,5 @@ export class SamplesRepository {
     return this.db.selectFrom('sample_revisions').selectAll().where('sample_id', '=', sampleId).orderBy('id').execute();
   }
 }
+
+class AssignedMeanwhile extends Error {}

@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { callerOf } from '../../http/authenticate.js';
 import { sendPage } from '../../http/pagination.js';
 import { errors, IdParams } from '../../http/schemas.js';
+import { ReviewDecide } from '../reviews/reviews.schemas.js';
 import type { SampleAdapters } from './sample-adapters.js';
 import { readSampleUpload, type SampleUpload } from './sample-upload.js';
 import type { SampleFile, SamplesService } from './samples.service.js';
@@ -12,6 +13,8 @@ import {
   AdapterPrepareOut,
   ImportOut,
   JsonlImportBody,
+  SampleAssignBody,
+  SampleAssignOut,
   SampleCreateBody,
   SampleCreateManyOut,
   SampleListQuery,
@@ -57,7 +60,9 @@ export function samplesRoutes(server: FastifyInstance, samples: SamplesService, 
       tags,
       summary: "A project's samples in id order",
       description: 'Paged with `limit` and `offset` or `after` (the last id of the previous page, fast at any depth); total in '
-        + '`X-Total-Count`, next page in `Link`. Filters `modality`, `split` and `label` (a class name) combine.',
+        + '`X-Total-Count`, next page in `Link`. Filters `modality`, `split`, `label` (a class name), `assignee` (a user id, '
+        + '`me` or `none`) and `review_state` combine. In a project that keeps annotators to their assignments, an annotator '
+        + 'sees only the samples assigned to them.',
       params: IdParams,
       querystring: SampleListQuery,
       response: { 200: Type.Array(SampleOut), ...errors(401, 404, 422) },
@@ -212,8 +217,45 @@ export function samplesRoutes(server: FastifyInstance, samples: SamplesService, 
     return reply.status(204).send(null);
   });
 
+  app.post('/api/projects/:id/samples/assign', {
+    schema: {
+      tags,
+      summary: 'Assign samples to an annotator, or withdraw their assignment',
+      description: 'Exactly one of `sample_ids` and `count` (the next unassigned samples, oldest first, of `modality` when '
+        + 'given). The assignee must be a member who can annotate (422 otherwise); `user_id: null` withdraws the assignment of '
+        + '`sample_ids`. A sample of another project is 422 and nothing changes. Answers the samples whose assignee changed; '
+        + 'each gets an `assign` revision. A sample another request reassigned meanwhile is 409 and nothing changes.',
+      params: IdParams,
+      body: SampleAssignBody,
+      response: { 200: SampleAssignOut, ...errors(401, 403, 404, 409, 422) },
+    },
+  }, async (request) => samples.assign(callerOf(request), request.params.id, request.body));
+
+  app.post('/api/samples/:sample_id/submit', {
+    schema: {
+      tags,
+      summary: 'Submit a sample for review',
+      description: 'The sample turns `pending`; one already waiting is 409. Recorded as a `submit` revision.',
+      params: SampleParams,
+      response: { 200: SampleOut, ...errors(401, 403, 404, 409, 422) },
+    },
+  }, async (request) => samples.submit(callerOf(request), request.params.sample_id));
+
+  app.post('/api/samples/:sample_id/review', {
+    schema: {
+      tags,
+      summary: 'Approve, reject or request changes on a submitted sample',
+      description: 'Reviewers and above. The sample must be `pending` (409 otherwise); `changes` needs a comment (422). '
+        + 'The state becomes `approved`, `rejected` or `changes`; the comment, who and when stay on the sample and in a '
+        + '`review` revision.',
+      params: SampleParams,
+      body: ReviewDecide,
+      response: { 200: SampleOut, ...errors(401, 403, 404, 409, 422) },
+    },
+  }, async (request) => samples.review(callerOf(request), request.params.sample_id, request.body));
+
   app.get('/api/samples/:sample_id/revisions', {
-    schema: { tags, summary: "A sample's label history, oldest first", params: SampleParams, response: { 200: Type.Array(SampleRevisionOut), ...errors(401, 404, 422) } },
+    schema: { tags, summary: "A sample's history (label edits, assignments, submissions, review decisions), oldest first", params: SampleParams, response: { 200: Type.Array(SampleRevisionOut), ...errors(401, 404, 422) } },
   }, async (request) => samples.revisions(callerOf(request), request.params.sample_id));
 }
 

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery } from '../../http/pagination.js';
 import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { REVIEW_STATES } from '../assignments/assignments.schemas.js';
 import { Split } from '../images/images.schemas.js';
 
 export const MODALITIES = ['text', 'tabular', 'audio', 'video', 'llm'] as const;
@@ -59,7 +60,11 @@ export const SampleOut = Type.Object({
   spans: Spans,
   value: Value,
   metadata: Nullable(Type.Record(Type.String(), Type.Unknown())),
-  review_state: Type.String(),
+  review_state: StringEnum(REVIEW_STATES, { description: 'As for images: `pending` once submitted, then the decision' }),
+  assignee_id: Nullable(Type.Integer({ description: 'The member the sample is assigned to' })),
+  review_comment: Nullable(Type.String({ description: "The last review decision's comment" })),
+  reviewed_by: Nullable(Type.Integer({ description: 'Who made the last review decision' })),
+  reviewed_at: Nullable(Timestamp),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -98,6 +103,8 @@ export const SampleListQuery = Type.Object({
   modality: Type.Optional(Modality),
   split: Type.Optional(Split),
   label: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Samples with this class (any of a multi-label sample\'s)' })),
+  assignee: Type.Optional(Type.String({ pattern: '^(me|none|[1-9][0-9]{0,9})$', description: 'Samples assigned to this user id, to `me`, or to nobody (`none`)' })),
+  review_state: Type.Optional(StringEnum(REVIEW_STATES)),
 });
 export type SampleListQuery = Static<typeof SampleListQuery>;
 
@@ -174,3 +181,17 @@ export const SampleRevisionOut = Type.Object({
   created_at: Timestamp,
 });
 export type SampleRevisionOut = Static<typeof SampleRevisionOut>;
+
+export const SampleAssignBody = Type.Object({
+  user_id: Type.Union([Id, Type.Null()], { description: 'A member who can annotate; null withdraws the assignment of `sample_ids`' }),
+  sample_ids: Type.Optional(Type.Array(Id, { minItems: 1, maxItems: 10_000, description: 'These samples of the project' })),
+  count: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'Or this many unassigned samples, oldest first' })),
+  modality: Type.Optional(StringEnum(MODALITIES, { description: 'With count: samples of this modality only' })),
+  only_unassigned: Type.Optional(Type.Boolean({ default: false, description: 'With sample_ids: leave samples that already have an assignee as they are' })),
+}, { additionalProperties: false, description: 'Send exactly one of sample_ids and count. A sample has one assignee: assigning it again moves it.' });
+export type SampleAssignBody = Static<typeof SampleAssignBody>;
+export const SampleAssignOut = Type.Object({
+  user_id: Nullable(Type.Integer()),
+  sample_ids: Type.Array(Type.Integer(), { description: 'The samples whose assignee this request set' }),
+});
+export type SampleAssignOut = Static<typeof SampleAssignOut>;

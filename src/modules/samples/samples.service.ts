@@ -4,7 +4,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
-import type { Permission } from '../../access/roles.js';
+import { roleAllows, type Permission } from '../../access/roles.js';
 import type { SampleModality } from '../../db/schema.js';
 import type { WriteBatcher } from '../../db/write-batcher.js';
 import { LineError } from '../../formats/samples/line-reader.js';
@@ -18,12 +18,15 @@ import { paletteColor } from '../classes/classes.service.js';
 import { projectBlobPrefix } from '../projects/projects.service.js';
 import { assignRandom, assignStratified, SPLIT_NAMES, type SplitCounts, type SplitName } from '../splits/assign.js';
 import { LOCK_TTL_MS } from '../locks/locks.service.js';
+import { DECISION_STATUS, type ReviewDecide } from '../reviews/reviews.schemas.js';
 import { inferTabularSchema, readJsonlSamples, readTabularSamples, readTextSamples, sha256OfFile, type MediaFacts, type ReadSample, type TabularSchema } from './sample-readers.js';
 import { normaliseData, SampleRuleError, storedLabels } from './sample-rules.js';
 import type { SampleUpload } from './sample-upload.js';
 import type { SampleInsert, SampleRow, SamplesRepository } from './samples.repository.js';
 import type {
   ImportOut,
+  SampleAssignBody,
+  SampleAssignOut,
   SampleCreate,
   SampleCreateBody,
   SampleListQuery,
@@ -67,6 +70,10 @@ export function toSampleOut(row: SampleRow): SampleOut {
     value: parse(row.value),
     metadata: parse(row.metadata),
     review_state: row.review_state,
+    assignee_id: row.assignee_id,
+    review_comment: row.review_comment,
+    reviewed_by: row.reviewed_by,
+    reviewed_at: row.reviewed_at,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -95,7 +102,14 @@ export class SamplesService {
 
   async list(caller: Caller, projectId: number, query: SampleListQuery): Promise<Page<SampleOut>> {
     const project = await this.access.project(caller, projectId, 'project.read');
-    const filters = { modality: query.modality, split: query.split, label: query.label };
+    let assignee = query.assignee === undefined ? undefined : query.assignee === 'me' ? caller.userId : query.assignee === 'none' ? null : Number(query.assignee);
+    // An annotator kept to their assignments sees their samples only, as with images.
+    const restrictedTo = await this.access.assignedOnlyUser(caller, project, (await this.access.roleOf(caller, project))!);
+    if (restrictedTo !== null) {
+      if (assignee !== undefined && assignee !== restrictedTo) return { items: [], total: 0 };
+      assignee = restrictedTo;
+    }
+    const filters = { modality: query.modality, split: query.split, label: query.label, assignee, review_state: query.review_state };
     const filtered = Object.values(filters).some((v) => v !== undefined);
     const [rows, total] = await Promise.all([
       this.samples.listPage(projectId, filters, query),
@@ -470,10 +484,83 @@ export class SamplesService {
     }));
   }
 
-  /** A sample the caller holds `permission` on in its project; 404 when hidden or missing. */
+  // Assignments and reviews: the same roles, permissions and states as for images.
+
+  /**
+   * Assigns samples (by id, or the next `count` unassigned ones) to a member who can annotate, or withdraws their
+   * assignment (user_id null). A sample outside the project or an assignee who cannot annotate is 422 and changes
+   * nothing; a sample reassigned by another request meanwhile is 409 and changes nothing. Each changed sample gets an
+   * `assign` revision.
+   */
+  async assign(caller: Caller, projectId: number, input: SampleAssignBody): Promise<SampleAssignOut> {
+    const project = await this.access.project(caller, projectId, 'assignments.write');
+    if ((input.sample_ids === undefined) === (input.count === undefined)) throw ValidationError.at(['body'], 'Send exactly one of sample_ids and count');
+    if (input.user_id === null && input.sample_ids === undefined) throw ValidationError.at(['body', 'sample_ids'], 'Name the samples whose assignment to withdraw', 'missing');
+    if (input.user_id !== null) {
+      const role = await this.access.roleOf({ userId: input.user_id, isAdmin: false } as Caller, project);
+      if (!role) throw ValidationError.at(['body', 'user_id'], `User ${input.user_id} is not a member of project ${projectId}`);
+      if (!roleAllows(role, 'annotations.write')) throw ValidationError.at(['body', 'user_id'], `User ${input.user_id} is a ${role} and cannot annotate`);
+    }
+    let changes: { id: number; before: number | null }[];
+    if (input.sample_ids) {
+      const current = await this.samples.assigneesOf(projectId, [...new Set(input.sample_ids)]);
+      const missing = input.sample_ids.findIndex((id) => !current.has(id));
+      if (missing >= 0) throw ValidationError.at(['body', 'sample_ids', missing], `Sample ${input.sample_ids[missing]} is not a sample of project ${projectId}`);
+      changes = [...current]
+        .filter(([, before]) => before !== input.user_id && !(input.only_unassigned && before !== null))
+        .map(([id, before]) => ({ id, before }));
+    } else {
+      changes = (await this.samples.unassigned(projectId, input.count!, input.modality)).map((id) => ({ id, before: null }));
+    }
+    if (changes.length > 0 && !(await this.samples.assign(projectId, changes, input.user_id, caller.userId))) {
+      throw new ConflictError('Some of the samples were assigned by someone else meanwhile; nothing changed, try again');
+    }
+    return { user_id: input.user_id, sample_ids: changes.map((c) => c.id).sort((a, b) => a - b) };
+  }
+
+  /** Submits a sample for review: it turns `pending` (409 when it already is). */
+  async submit(caller: Caller, sampleId: number): Promise<SampleOut> {
+    const sample = await this.visible(caller, sampleId, 'reviews.submit');
+    const conflict = () => new ConflictError(`Sample ${sampleId} is already waiting for review`);
+    if (sample.review_state === 'pending') throw conflict();
+    const row = await this.samples.setReview(sample, { notFrom: 'pending' }, { review_state: 'pending' }, {
+      sample_id: sampleId, action: 'submit', before: { review_state: sample.review_state }, after: { review_state: 'pending' },
+    }, caller.userId);
+    if (!row) throw conflict();
+    return toSampleOut(row);
+  }
+
+  /**
+   * Approves, rejects or asks for changes on a pending sample (409 otherwise); `changes` needs a comment (422). The
+   * decision, its comment, who and when are kept on the sample and in a `review` revision.
+   */
+  async review(caller: Caller, sampleId: number, input: ReviewDecide): Promise<SampleOut> {
+    const sample = await this.visible(caller, sampleId, 'reviews.decide');
+    const comment = input.comment?.trim() ?? '';
+    if (input.decision === 'changes' && !comment) throw ValidationError.at(['body', 'comment'], 'Say what should change', 'missing');
+    const conflict = (state: string) => new ConflictError(`Sample ${sampleId} is not waiting for review (${state})`);
+    if (sample.review_state !== 'pending') throw conflict(sample.review_state);
+    const state = DECISION_STATUS[input.decision];
+    const row = await this.samples.setReview(sample, { from: 'pending' }, {
+      review_state: state, review_comment: comment || null, reviewed_by: caller.userId, reviewed_at: new Date().toISOString(),
+    }, {
+      sample_id: sampleId, action: 'review', before: { review_state: 'pending', review_comment: sample.review_comment }, after: { review_state: state, review_comment: comment || null },
+    }, caller.userId);
+    if (!row) throw conflict('decided meanwhile');
+    return toSampleOut(row);
+  }
+
+  /**
+   * A sample the caller holds `permission` on in its project; 404 when hidden or missing, and for an annotator kept
+   * to their assignments when it is not assigned to them.
+   */
   async visible(caller: Caller, sampleId: number, permission: Permission): Promise<SampleRow> {
     const sample = await this.samples.findWithOwner(sampleId);
-    await this.access.check(caller, sample && { id: sample.project_id, owner_id: sample.owner_id }, permission, `Sample ${sampleId} not found`);
+    const notFound = `Sample ${sampleId} not found`;
+    const project = sample && { id: sample.project_id, owner_id: sample.owner_id };
+    const role = await this.access.check(caller, project, permission, notFound);
+    const restrictedTo = await this.access.assignedOnlyUser(caller, project!, role);
+    if (restrictedTo !== null && sample!.assignee_id !== restrictedTo) throw new NotFoundError(notFound);
     return sample!;
   }
 }

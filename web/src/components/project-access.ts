@@ -14,6 +14,7 @@ const NEEDS: Record<string, string> = {
   'images.write': 'Viewers cannot upload images',
   'images.delete': 'Only project admins delete images',
   'annotations.write': 'Viewers cannot annotate',
+  'reviews.submit': 'Viewers cannot submit work for review',
   'reviews.decide': 'Only reviewers and admins decide reviews',
   'assignments.write': 'Only project admins assign images',
   'versions.write': 'Only project admins create versions',

@@ -1,14 +1,16 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { api, ApiError, request, upload } from '../api.js';
 import { ErrorBanner, Layout } from '../components/layout.js';
+import { useProjectAccess } from '../components/project-access.js';
 import { SampleAudio } from '../components/samples/sample-audio.js';
 import { SampleLlm } from '../components/samples/sample-llm.js';
+import { SampleReview } from '../components/samples/sample-review.js';
 import { SampleTable } from '../components/samples/sample-table.js';
 import { SampleText } from '../components/samples/sample-text.js';
 import { SampleVideo } from '../components/samples/sample-video.js';
 import { isTyping } from '../components/samples/sample-view.js';
 import { Link, navigate, useLocation } from '../router.js';
-import type { LabelClass, Project, Sample, SampleModality, SamplePatch } from '../types.js';
+import type { LabelClass, Member, Project, Sample, SampleModality, SamplePatch } from '../types.js';
 
 const MODALITIES: [SampleModality, string][] = [['text', 'Text'], ['tabular', 'Tabular'], ['audio', 'Audio'], ['video', 'Video'], ['llm', 'LLM']];
 const PAGE = 200;
@@ -19,7 +21,8 @@ interface Lock { user_id: number; email: string; expires_at: string }
 /**
  * Samples of one modality, labelled from the keyboard: ← / → (or P / N) move between samples, 1–9 pick a class
  * (text spans, clip segments, labels), each view adds its own keys. Tabular samples show as a virtualised table.
- * The open sample is locked for the user while it is shown (renewed, released on leave), as in the image editor.
+ * The open sample is locked for the user while it is shown (renewed, released on leave), as in the image editor. Its
+ * review state and assignee show below it, with submit and review controls for the roles that may use them.
  */
 export default function SamplesPage({ projectId }: { projectId: number }) {
   const { query } = useLocation();
@@ -33,11 +36,14 @@ export default function SamplesPage({ projectId }: { projectId: number }) {
   const [me, setMe] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [status, setStatus] = useState<string>('');
+  const [members, setMembers] = useState<Member[]>([]);
+  const { why } = useProjectAccess(projectId);
   const loading = useRef(false);
 
   const loadProject = useCallback(() => {
     api.get<Project>(`/api/projects/${projectId}`).then(setProject, (e) => setError((e as Error).message));
     api.get<LabelClass[]>(`/api/projects/${projectId}/classes`).then(setClasses, (e) => setError((e as Error).message));
+    api.get<Member[]>(`/api/projects/${projectId}/members`).then(setMembers, () => undefined);
   }, [projectId]);
 
   const loadMore = useCallback(async (reset = false) => {
@@ -153,6 +159,7 @@ export default function SamplesPage({ projectId }: { projectId: number }) {
         <p className="muted">
           Keys: {classes.slice(0, 9).map((c, i) => `${i + 1} ${c.name}`).join(' · ')} · ←/→ previous/next
           {modality === 'llm' && ' · 1–9 rate · A/B/T preference'}
+          {!why('reviews.decide') && (modality === 'llm' ? ' · Shift+A/R/C approve/reject/request changes' : ' · A/R/C approve/reject/request changes')}
         </p>
       )}
       {total === 0 && <p className="muted">No {modality} samples yet: import some above.</p>}
@@ -163,6 +170,17 @@ export default function SamplesPage({ projectId }: { projectId: number }) {
       {view && modality === 'audio' && <SampleAudio key={sample.id} {...view} />}
       {view && modality === 'video' && <SampleVideo key={sample.id} {...view} />}
       {view && modality === 'llm' && <SampleLlm key={sample.id} {...view} />}
+      {sample && (
+        <SampleReview
+          sample={sample}
+          me={me}
+          nameOf={(id) => members.find((m) => m.user_id === id)?.email}
+          why={why}
+          shiftKeys={modality === 'llm'}
+          onChange={(updated) => setSamples((prev) => prev.map((s) => (s.id === updated.id ? updated : s)))}
+          onError={setError}
+        />
+      )}
       {sample && (
         <div className="toolbar">
           <button onClick={() => go(-1)} disabled={index === 0}>← Previous</button>
