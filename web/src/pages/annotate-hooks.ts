@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type MutableRefObject } from 'react';
 import { api } from '../api.js';
-import type { EditorController } from '../editor/editor-controller.js';
-import type { Review } from '../types.js';
+import type { EditorController, Tool } from '../editor/editor-controller.js';
+import type { LabelClass, Review } from '../types.js';
 
 declare global {
   interface Window {
@@ -73,4 +73,122 @@ export function useImageReview(projectId: number, imageId: number | null, onErro
   };
 
   return { review, submitting, submit };
+}
+
+/** What the editor's keys act on besides the controller: read afresh at every key press. */
+export interface EditorKeys {
+  classes(): LabelClass[];
+  toolForKey(key: string): Tool | undefined;
+  go(delta: number): void;
+  toggleHelp(): void;
+  closeHelp(): void;
+}
+
+/**
+ * The editor's keyboard (the help overlay lists it): space to pan, Ctrl+Z / Ctrl+Shift+Z / Ctrl+Y, classes 1–9, tool
+ * keys, Tab / Y / N (Shift: all) for suggestions, Delete, Backspace, Enter, Escape, A / D and arrows, F, [ and ], ?.
+ * Keys typed into inputs are left alone.
+ */
+export function useEditorKeys(controller: MutableRefObject<EditorController | null>, keys: EditorKeys): void {
+  const current = useRef(keys);
+  current.current = keys;
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const c = controller.current;
+      const k = current.current;
+      const target = e.target as HTMLElement;
+      if (!c || target.closest('input, textarea, select')) return;
+      const key = e.key;
+      const ctrl = e.ctrlKey || e.metaKey;
+      if (key === ' ') {
+        c.setSpace(true);
+        e.preventDefault();
+        return;
+      }
+      if (ctrl && (key === 'z' || key === 'Z')) {
+        e.preventDefault();
+        if (e.shiftKey) c.redo();
+        else c.undo();
+        return;
+      }
+      if (ctrl && key === 'y') {
+        e.preventDefault();
+        c.redo();
+        return;
+      }
+      if (ctrl || e.altKey) return;
+      if (/^[1-9]$/.test(key)) {
+        const cls = k.classes()[Number(key) - 1];
+        if (cls) c.pickClass(cls.id);
+        return;
+      }
+      const tool = k.toolForKey(key);
+      if (tool) return c.setTool(tool);
+      switch (key) {
+        // Predictions, keyboard-first: Tab to the next suggestion, Y accepts, N rejects; Shift for all of them.
+        case 'Tab':
+          e.preventDefault();
+          c.selectNextSuggestion();
+          return;
+        case 'y':
+          c.decideSelected(true);
+          return;
+        case 'n':
+          c.decideSelected(false);
+          return;
+        case 'Y':
+          c.decideAll(true);
+          return;
+        case 'N':
+          c.decideAll(false);
+          return;
+        case 'Delete':
+          c.deleteSelected();
+          break;
+        case 'Backspace':
+          if (!c.removeLastPolygonPoint()) c.deleteSelected();
+          break;
+        case 'Enter':
+          c.commit();
+          break;
+        case 'Escape':
+          k.closeHelp();
+          c.cancel();
+          break;
+        case 'a':
+        case 'A':
+        case 'ArrowLeft':
+          k.go(-1);
+          break;
+        case 'd':
+        case 'D':
+        case 'ArrowRight':
+          k.go(1);
+          break;
+        case 'f':
+        case 'F':
+          c.fit();
+          break;
+        case '[':
+          c.setBrushSize(c.brushSize / 1.25);
+          break;
+        case ']':
+          c.setBrushSize(c.brushSize * 1.25);
+          break;
+        case '?':
+          k.toggleHelp();
+          break;
+        default:
+          return;
+      }
+      e.preventDefault();
+    };
+    const onKeyUp = (e: KeyboardEvent) => e.key === ' ' && controller.current?.setSpace(false);
+    window.addEventListener('keydown', onKey);
+    window.addEventListener('keyup', onKeyUp);
+    return () => {
+      window.removeEventListener('keydown', onKey);
+      window.removeEventListener('keyup', onKeyUp);
+    };
+  }, []);
 }

@@ -10,7 +10,7 @@ import { displayColors } from '../editor/palette.js';
 import { ObjectsPanel } from '../components/objects-panel.js';
 import { filterFromQuery, filterToQuery, isFiltered, listQuery } from '../components/image-grid.js';
 import { Link, navigate } from '../router.js';
-import { useEditorHandle, useImageReview } from './annotate-hooks.js';
+import { useEditorHandle, useEditorKeys, useImageReview } from './annotate-hooks.js';
 import type { Annotation, ImageRecord, LabelClass, Member, Project, Review } from '../types.js';
 
 const TOOLS: { tool: Tool; key: string; label: string }[] = [
@@ -206,109 +206,14 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
 
   useEditorHandle(controller, switchMs, firstPaintAt, go);
 
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      const c = controller.current;
-      const target = e.target as HTMLElement;
-      if (!c || target.closest('input, textarea, select')) return;
-      const key = e.key;
-      const ctrl = e.ctrlKey || e.metaKey;
-      if (key === ' ') {
-        c.setSpace(true);
-        e.preventDefault();
-        return;
-      }
-      if (ctrl && (key === 'z' || key === 'Z')) {
-        e.preventDefault();
-        if (e.shiftKey) c.redo();
-        else c.undo();
-        return;
-      }
-      if (ctrl && key === 'y') {
-        e.preventDefault();
-        c.redo();
-        return;
-      }
-      if (ctrl || e.altKey) return;
-      if (/^[1-9]$/.test(key)) {
-        const cls = classesRef.current[Number(key) - 1];
-        if (cls) c.pickClass(cls.id);
-        return;
-      }
-      const tool = TOOLS.find((t) => t.key === key.toUpperCase() && (t.tool !== 'sam' || samRef.current));
-      if (tool) return c.setTool(tool.tool);
-      switch (key) {
-        // Predictions, keyboard-first: Tab to the next suggestion, Y accepts, N rejects; Shift for all of them.
-        case 'Tab':
-          e.preventDefault();
-          c.selectNextSuggestion();
-          return;
-        case 'y':
-          c.decideSelected(true);
-          return;
-        case 'n':
-          c.decideSelected(false);
-          return;
-        case 'Y':
-          c.decideAll(true);
-          return;
-        case 'N':
-          c.decideAll(false);
-          return;
-        case 'Delete':
-          c.deleteSelected();
-          break;
-        case 'Backspace':
-          if (!c.removeLastPolygonPoint()) c.deleteSelected();
-          break;
-        case 'Enter':
-          c.commit();
-          break;
-        case 'Escape':
-          setHelp(false);
-          c.cancel();
-          break;
-        case 'a':
-        case 'A':
-        case 'ArrowLeft':
-          void go(-1);
-          break;
-        case 'd':
-        case 'D':
-        case 'ArrowRight':
-          void go(1);
-          break;
-        case 'f':
-        case 'F':
-          c.fit();
-          break;
-        case '[':
-          c.setBrushSize(c.brushSize / 1.25);
-          break;
-        case ']':
-          c.setBrushSize(c.brushSize * 1.25);
-          break;
-        case '?':
-          setHelp((h) => !h);
-          break;
-        default:
-          return;
-      }
-      e.preventDefault();
-    };
-    const onKeyUp = (e: KeyboardEvent) => e.key === ' ' && controller.current?.setSpace(false);
-    window.addEventListener('keydown', onKey);
-    window.addEventListener('keyup', onKeyUp);
-    return () => {
-      window.removeEventListener('keydown', onKey);
-      window.removeEventListener('keyup', onKeyUp);
-    };
-  }, []);
+  useEditorKeys(controller, {
+    classes: () => classes,
+    toolForKey: (key) => TOOLS.find((t) => t.key === key.toUpperCase() && (t.tool !== 'sam' || hasSam(models)))?.tool,
+    go: (delta) => void go(delta),
+    toggleHelp: () => setHelp((h) => !h),
+    closeHelp: () => setHelp(false),
+  });
 
-  const classesRef = useRef<LabelClass[]>([]);
-  classesRef.current = classes;
-  const samRef = useRef(false);
-  samRef.current = hasSam(models);
   const current = images && index >= 0 ? images[index] : null;
   const c = controller.current;
   const detectors = models.filter(isDetector);
