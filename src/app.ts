@@ -65,6 +65,7 @@ import { registerBuiltinPlugins } from './plugins/builtin-catalog.js';
 import { loadPluginDirectory } from './plugins/plugin-loader.js';
 import { PluginRegistry } from './plugins/plugin-registry.js';
 import { BlobClaims } from './storage/blob-claims.js';
+import { ImageIngest } from './modules/images/image-ingest.js';
 import { LocalBlobStore } from './storage/local-blob-store.js';
 import { VERSION } from './version.js';
 
@@ -143,6 +144,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     locks,
     scope,
     blobClaims: new BlobClaims(),
+    ingest: new ImageIngest(blobs, { maxImagePixels: config.maxImagePixels }),
     images: new ImageLookup(db),
     revisions,
     annotations: new AnnotationsService(new WriteBatcher(db), annotationsRepository, access, locks, revisions, scope),

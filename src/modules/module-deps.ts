@@ -7,6 +7,7 @@ import type { Transactions } from '../db/transactions.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import type { PluginRegistry } from '../plugins/plugin-registry.js';
 import type { BlobClaims } from '../storage/blob-claims.js';
+import type { ImageIngest } from './images/image-ingest.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { AnnotationsRepository } from './annotations/annotations.repository.js';
 import type { AnnotationsService } from './annotations/annotations.service.js';
@@ -35,6 +36,8 @@ export interface SharedServices {
    * failing writer removes a file only when no other one holds it.
    */
   readonly blobClaims: BlobClaims;
+  /** The one ingest path of an image file (uploads and imports): check, decode, thumbnail, both files. */
+  readonly ingest: ImageIngest;
   /** Finds an image with its project's owner (modules acting on one image check access with it). */
   readonly images: ImageLookup;
   /** The revision log every annotation write appends to in its own unit of work. */

@@ -1,5 +1,6 @@
 import { Random } from '../lib/random.js';
 import { generateShapesImage, type ShapesImage, type ShapesImageOptions } from './shapes.js';
+import { forEachConcurrently } from '../lib/batches.js';
 
 export interface DatasetOptions extends Omit<ShapesImageOptions, 'seed' | 'count'> {
   /** Shapes per image: a fixed number, or an inclusive range drawn per image (default 2 to 6). */
@@ -29,13 +30,8 @@ export async function generateDataset(
   concurrency = 2,
 ): Promise<DatasetImage[]> {
   const images: DatasetImage[] = new Array(size);
-  let next = 0;
-  const worker = async () => {
-    while (next < size) {
-      const index = next++;
-      images[index] = await datasetImage(seed, index, options);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, size) }, worker));
+  await forEachConcurrently(images, concurrency, async (_, index) => {
+    images[index] = await datasetImage(seed, index, options);
+  });
   return images;
 }

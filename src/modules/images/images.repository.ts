@@ -4,6 +4,7 @@ import { isUniqueViolation, retryOnConflict } from '../../db/errors.js';
 import type { ImagesTable, ReviewState } from '../../db/schema.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import { IMAGE_OUT_COLUMNS, type ImageOutRow, type ImageRow, type Split } from './images.schemas.js';
+import { chunks } from '../../lib/batches.js';
 
 /** Another writer stored the same bytes or took the same file name while a transaction ran; nothing was written. */
 export class ImageConflictError extends Error {
@@ -12,12 +13,8 @@ export class ImageConflictError extends Error {
   }
 }
 
-/** Splits long IN lists and multi-row inserts well below both dialects' bound-parameter limits. */
-function chunks<T>(items: T[], size = 500): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
+/** Rows per IN list and multi-row insert: well below both dialects' bound-parameter limits. */
+const CHUNK = 500;
 
 export interface ImagePageQuery {
   split?: Split;
@@ -90,7 +87,7 @@ export class ImagesRepository {
 
   async takenFilenames(projectId: number, filenames: string[], db: Executor = this.db): Promise<Set<string>> {
     const taken = new Set<string>();
-    for (const chunk of chunks(filenames)) {
+    for (const chunk of chunks(filenames, CHUNK)) {
       const rows = await db.selectFrom('images').select('filename').where('project_id', '=', projectId).where('filename', 'in', chunk).execute();
       for (const row of rows) taken.add(row.filename);
     }
@@ -168,7 +165,7 @@ export class ImagesRepository {
 
   async findByShas(projectId: number, sha256s: string[], db: Executor = this.db): Promise<ImageOutRow[]> {
     const rows: ImageOutRow[] = [];
-    for (const chunk of chunks(sha256s)) {
+    for (const chunk of chunks(sha256s, CHUNK)) {
       rows.push(...(await db.selectFrom('images').select(IMAGE_OUT_COLUMNS).where('project_id', '=', projectId).where('sha256', 'in', chunk).execute()));
     }
     return rows;
@@ -177,7 +174,7 @@ export class ImagesRepository {
   /** Inserts the images of one project in the given order (so ids follow it) and counts them in the project. */
   async insertManyCounted(projectId: number, values: Insertable<ImagesTable>[], db: Executor): Promise<ImageOutRow[]> {
     const rows: ImageOutRow[] = [];
-    for (const chunk of chunks(values)) {
+    for (const chunk of chunks(values, CHUNK)) {
       rows.push(...(await db.insertInto('images').values(chunk).returning(IMAGE_OUT_COLUMNS).execute()));
     }
     await this.projects.bumpCounters(projectId, { image_count: rows.length }, db);

@@ -7,9 +7,8 @@ import { HttpError, NotFoundError, ValidationError } from '../../http/errors.js'
 import type { Page } from '../../http/pagination.js';
 import type { Tx } from '../../db/database.js';
 import type { ImagesTable } from '../../db/schema.js';
-import { identifyImage, ImageRejectedError, probeImage, type ImageRejectionReason } from '../../imaging/image-probe.js';
+import { identifyImage, ImageRejectedError } from '../../imaging/image-probe.js';
 import type { BlobStore } from '../../storage/blob-store.js';
-import { imageBlobKey, thumbnailBlobKey } from '../../storage/keys.js';
 import { ImageConflictError, type DeletedImage, type ImagesRepository } from './images.repository.js';
 import {
   toImageOut,
@@ -25,6 +24,7 @@ import {
 import type { AssignmentScope } from '../assignments/assignment-scope.js';
 import type { LockGuard } from '../locks/lock-guard.js';
 import { storedFilenameCandidates } from './stored-filename.js';
+import { REJECTION_STATUS, type ImageIngest } from './image-ingest.js';
 import type { ImageFeatureRecorder, MeasuredFile } from '../quality/image-features.service.js';
 
 /** One file of an upload, read whole, with the hash of its bytes. */
@@ -47,7 +47,6 @@ export interface StoredFile {
 
 export interface ImagesServiceOptions {
   readonly maxUploadBytes: number;
-  readonly maxImagePixels: number;
   /** Files of one upload request decoded at the same time. */
   readonly uploadConcurrency: number;
 }
@@ -65,12 +64,6 @@ type FileOutcome =
 /** Attempts at recording an upload when concurrent requests keep taking the same bytes or names (PostgreSQL). */
 const COMMIT_ATTEMPTS = 3;
 
-const REJECTION_STATUS: Record<ImageRejectionReason, number> = {
-  empty: 422,
-  unsupported_type: 415,
-  too_many_pixels: 413,
-  undecodable: 422,
-};
 const REJECTION_CODE: Record<number, string> = {
   409: 'conflict',
   413: 'payload_too_large',
@@ -79,7 +72,6 @@ const REJECTION_CODE: Record<number, string> = {
 };
 
 /** Kept for callers not yet moved to src/storage (the imports service). */
-export { imageBlobKey, thumbnailBlobKey } from '../../storage/keys.js';
 
 const extensionOf = (key: string) => key.slice(key.lastIndexOf('.') + 1);
 const notFound = (imageId: number) => `Image ${imageId} not found`;
@@ -95,6 +87,7 @@ export class ImagesService {
      * other writers of image files (imports into a project).
      */
     private readonly teams: { locks: LockGuard; scope: AssignmentScope; claims: BlobClaims },
+    private readonly ingest: ImageIngest,
     /** Quality features measured from the thumbnail while it is in memory (the quality module's cache). */
     private readonly features?: ImageFeatureRecorder,
   ) {
@@ -187,16 +180,16 @@ export class ImagesService {
       // Known bytes are not decoded again.
       const existing = await this.images.findBySha(projectId, sha256);
       if (existing) return { originalName, outcome: 'duplicate', image: existing };
-      const probed = await probeImage(bytes, type, { maxPixels: this.options.maxImagePixels });
+      const checked = await this.ingest.check(bytes, type);
+      const { probed } = checked;
       const measured = await this.features?.measure(bytes, type.mime, probed.thumbnail);
-      const blobKey = imageBlobKey(projectId, sha256, type.ext);
-      const thumbnailKey = thumbnailBlobKey(projectId, sha256);
+      const { blobKey, thumbnailKey } = this.ingest.keys(projectId, sha256, type);
       claims.hold([blobKey, thumbnailKey]);
-      const written = await Promise.allSettled([this.blobs.put(blobKey, bytes), this.blobs.put(thumbnailKey, probed.thumbnail)]);
-      const writeFailure = written.find((w) => w.status === 'rejected');
-      if (writeFailure) {
+      try {
+        await this.ingest.store({ blobKey, thumbnailKey }, bytes, checked);
+      } catch (writeFailure) {
         await this.deleteBlobsUnlessUsed(projectId, sha256, [blobKey, thumbnailKey], claims);
-        throw writeFailure.reason;
+        throw writeFailure;
       }
       return {
         originalName,

@@ -11,7 +11,6 @@ export function registerImagesModule(app: FastifyInstance, deps: ModuleDeps): vo
   const repository = new ImagesRepository(deps.db, deps.services.projectsRepository);
   const service = new ImagesService(repository, deps.access, deps.blobs, {
     maxUploadBytes: deps.config.maxUploadBytes,
-    maxImagePixels: deps.config.maxImagePixels,
     // Enough files in flight to keep every core busy while others wait on disk writes (sharp and fs share libuv's
     // pool of 4 threads), and few enough to bound memory (each holds its whole file).
     uploadConcurrency: Math.min(8, Math.max(4, availableParallelism())),
@@ -19,6 +18,6 @@ export function registerImagesModule(app: FastifyInstance, deps: ModuleDeps): vo
     locks: deps.services.locks,
     scope: deps.services.scope,
     claims: deps.services.blobClaims,
-  }, deps.config.ingestFeatures ? new ImageFeatureRecorder(new ImageFeaturesRepository(deps.db), deps.blobs) : undefined);
+  }, deps.services.ingest, deps.config.ingestFeatures ? new ImageFeatureRecorder(new ImageFeaturesRepository(deps.db), deps.blobs) : undefined);
   imagesRoutes(app, service, deps.config.maxUploadBytes);
 }

@@ -2,6 +2,7 @@ import { sql, type Insertable } from 'kysely';
 import type { Db, Executor } from '../../db/database.js';
 import type { AnnotationsTable, ImagesTable, ProjectsTable } from '../../db/schema.js';
 import type { ProjectRow } from '../projects/projects.schemas.js';
+import { chunks } from '../../lib/batches.js';
 
 export type NewImage = Insertable<ImagesTable>;
 /** An annotation whose image is named by its stored filename until the image's id is known. */
@@ -10,11 +11,6 @@ export type NewAnnotation = Omit<Insertable<AnnotationsTable>, 'image_id'>;
 /** Rows per multi-row INSERT: 10 columns × 500 stays far below SQLite's 32,766 bound parameters. */
 const ROWS_PER_INSERT = 500;
 
-function chunks<T>(rows: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
-  return out;
-}
 
 /**
  * Writes of an import. The project row is created first and removed (with everything under it, by cascade) when the

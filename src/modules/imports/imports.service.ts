@@ -15,11 +15,12 @@ import { FormatError } from '../../formats/format-error.js';
 import { readDataset, readDatasetZip } from '../../formats/readers/index.js';
 import { ConflictError, HttpError, ForbiddenError, NotFoundError, PayloadTooLargeError, ValidationError } from '../../http/errors.js';
 import { GeometryError, parseGeometry, type AnnotationType } from '../../imaging/geometry.js';
-import { identifyImage, ImageRejectedError, probeImage, type ProbedImage } from '../../imaging/image-probe.js';
+import { ImageRejectedError, type ProbedImage } from '../../imaging/image-probe.js';
 import type { BlobClaims, BlobClaimSession } from '../../storage/blob-claims.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { paletteColor } from '../classes/classes.service.js';
-import { imageBlobKey, thumbnailBlobKey } from '../images/images.service.js';
+import { imageBlobKey, thumbnailBlobKey } from '../../storage/keys.js';
+import { REJECTION_STATUS, type CheckedImage, type ImageIngest } from '../images/image-ingest.js';
 import { storedFilenameCandidates } from '../images/stored-filename.js';
 import type { LockGuard } from '../locks/lock-guard.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
@@ -43,7 +44,6 @@ export interface ImportsServiceOptions {
   readonly importRoot: string | null;
   /** Temporary files (uploaded archives, extracted datasets) go under this folder. */
   readonly workDir: string;
-  readonly maxImagePixels: number;
   /** Largest image file accepted, as for uploads. */
   readonly maxImageBytes: number;
   /** Images read, hashed and decoded at the same time. */
@@ -146,6 +146,8 @@ export class ImportsService {
     private readonly options: ImportsServiceOptions,
     private readonly log: { info(obj: object, msg: string): void },
     private readonly into: ImportIntoDeps,
+    /** The ingest path uploads take too: the same checks, decode and files for every image. */
+    private readonly ingest: ImageIngest,
   ) {}
 
   async importArchive(caller: Caller, upload: UploadedArchive): Promise<ProjectOut> {
@@ -643,24 +645,23 @@ export class ImportsService {
       throw new PayloadTooLargeError(`Image ${item.fileName} is larger than the limit of ${Math.round(this.options.maxImageBytes / 1024 ** 2)} MB per image`);
     }
     const sha256 = createHash('sha256').update(bytes).digest('hex');
-    let probed: ProbedImage;
+    let checked: CheckedImage;
     try {
-      probed = await probeImage(bytes, identifyImage(bytes), { maxPixels: this.options.maxImagePixels });
+      checked = await this.ingest.check(bytes);
     } catch (error) {
       if (!(error instanceof ImageRejectedError)) throw error;
-      const status = error.reason === 'too_many_pixels' ? 413 : error.reason === 'unsupported_type' ? 415 : 422;
-      throw new HttpError(status, 'invalid_image', `Image ${item.fileName}: ${error.message}`);
+      throw new HttpError(REJECTION_STATUS[error.reason], 'invalid_image', `Image ${item.fileName}: ${error.message}`);
     }
-    const blobProjectId = into?.projectId ?? projectId;
-    const imageKey = imageBlobKey(blobProjectId, sha256, probed.type.ext);
-    const thumbnailKey = thumbnailBlobKey(blobProjectId, sha256);
+    const { probed } = checked;
+    const keys = this.ingest.keys(into?.projectId ?? projectId, sha256, probed.type);
+    const { blobKey: imageKey, thumbnailKey } = keys;
     if (into) {
       // Claimed before looking: a delete of the project's image of these bytes from now on leaves its files in place.
       into.claims.hold([imageKey, thumbnailKey]);
       into.written.set(sha256, [imageKey, thumbnailKey]);
       if (await this.imports.hasImage(into.projectId, sha256)) return { item, sha256, probed, sizeBytes: bytes.length };
     }
-    await Promise.all([this.blobs.put(imageKey, bytes), this.blobs.put(thumbnailKey, probed.thumbnail)]);
+    await this.ingest.store(keys, bytes, checked);
     return { item, sha256, probed, sizeBytes: bytes.length };
   }
 }

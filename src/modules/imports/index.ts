@@ -11,7 +11,6 @@ export function registerImportsModule(app: FastifyInstance, deps: ModuleDeps): I
   const service = new ImportsService(new ImportsRepository(deps.db), deps.blobs, {
     importRoot: deps.config.importRoot,
     workDir,
-    maxImagePixels: deps.config.maxImagePixels,
     maxImageBytes: deps.config.maxUploadBytes,
     // A deeper window than uploads use: results are taken in dataset order, so one slow image must not idle the cores.
     concurrency: Math.max(4, availableParallelism()),
@@ -25,7 +24,7 @@ export function registerImportsModule(app: FastifyInstance, deps: ModuleDeps): I
     projects: deps.services.projectsRepository,
     revisions: deps.services.revisions,
     claims: deps.services.blobClaims,
-  });
+  }, deps.services.ingest);
   importsRoutes(app, service, { workDir, maxArchiveBytes: deps.config.maxImportBytes });
   // Imports killed with their process are removed before this one serves (those of live processes are fresh).
   app.addHook('onReady', async () => {

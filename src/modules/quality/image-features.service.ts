@@ -2,6 +2,7 @@ import { measureImageFeatures, tailOf, TAIL_BYTES, type ImageFeatures } from '..
 import type { BlobStore } from '../../storage/blob-store.js';
 import { dHash } from '../splits/perceptual-hash.js';
 import type { FeatureRow, HashRow, ImageFeaturesRepository, UnmeasuredImage } from './image-features.repository.js';
+import { forEachConcurrently } from '../../lib/batches.js';
 
 /** What ingest measures of one stored file, before it has an image id. */
 export interface MeasuredFile {
@@ -60,14 +61,7 @@ export class ImageFeatureRecorder {
       after = batch[batch.length - 1].id;
       const features: FeatureRow[] = [];
       const hashes: HashRow[] = [];
-      let next = 0;
-      const worker = async () => {
-        while (next < batch.length) {
-          const image = batch[next++];
-          await this.measureStored(image, features, hashes);
-        }
-      };
-      await Promise.all(Array.from({ length: FILL_CONCURRENCY }, worker));
+      await forEachConcurrently(batch, FILL_CONCURRENCY, (image) => this.measureStored(image, features, hashes));
       await this.repository.save(features, hashes);
       measured += batch.length;
     }

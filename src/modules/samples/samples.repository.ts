@@ -4,6 +4,7 @@ import { PreparedQuery } from '../../db/prepared-query.js';
 import type { ReviewState, SampleModality, SampleRevisionAction, SamplesTable } from '../../db/schema.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { SplitName } from '../splits/assign.js';
+import { chunks } from '../../lib/batches.js';
 
 export type SampleRow = Selectable<SamplesTable>;
 export type SampleInsert = Insertable<SamplesTable>;
@@ -56,11 +57,6 @@ const INSERT_COLUMNS = [
 const INSERT_CHUNK = 400;
 const ID_CHUNK = 500;
 
-function chunks<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
 
 /** A LIKE pattern matching the JSON string of `name` inside a JSON list, with LIKE's wildcards escaped. */
 const jsonListPattern = (name: string) => `%${JSON.stringify(name).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

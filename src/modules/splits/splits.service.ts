@@ -8,6 +8,7 @@ import { assignGrouped, assignRandom, assignStratified, zeroCounts, type SplitCo
 import { dHash, hashHalves, NEAR_DUPLICATE_MAX_DISTANCE } from './perceptual-hash.js';
 import type { SplitsRepository } from './splits.repository.js';
 import type { SplitCountsOut, SplitQuery, SplitResultOut, SplitStrategy } from './splits.schemas.js';
+import { forEachConcurrently } from '../../lib/batches.js';
 
 /** Images hashed at once when the dHash cache is cold (each decode keeps a core busy). */
 const HASH_CONCURRENCY = 2;
@@ -75,16 +76,11 @@ export class SplitsService {
     const images = await this.splits.imagesWithHashes(projectId);
     const missing = images.filter((image) => image.dhash === null);
     const computed: { image_id: number; sha256: string; dhash: string }[] = [];
-    let next = 0;
-    const worker = async () => {
-      while (next < missing.length) {
-        const image = missing[next++];
-        const hash = await dHash(await this.blobs.get(image.blob_key));
-        image.dhash = hash;
-        computed.push({ image_id: image.id, sha256: image.sha256, dhash: hash });
-      }
-    };
-    await Promise.all(Array.from({ length: HASH_CONCURRENCY }, worker));
+    await forEachConcurrently(missing, HASH_CONCURRENCY, async (image) => {
+      const hash = await dHash(await this.blobs.get(image.blob_key));
+      image.dhash = hash;
+      computed.push({ image_id: image.id, sha256: image.sha256, dhash: hash });
+    });
     if (computed.length > 0) await this.splits.cacheHashes(computed);
     return images.map((image) => ({ id: image.id, hash: hashHalves(image.dhash!) }));
   }

@@ -22,6 +22,7 @@ import { filenameStem } from '../images/stored-filename.js';
 import { fromPipeline, toPipeline, type FrozenAnnotation } from './output-geometry.js';
 import type { OutputRow, VersionSourceRow, VersionsRepository } from './versions.repository.js';
 import type { VersionRow } from './versions.schemas.js';
+import { drainConcurrently } from '../../lib/batches.js';
 
 export const GENERATE_JOB = 'versions.generate';
 export interface GeneratePayload {
@@ -96,14 +97,11 @@ export class VersionGenerator {
     };
 
     const sources = new SourceReader(this.versions, version.id);
-    const worker = async () => {
-      for (let source = await sources.next(); source; source = await sources.next()) {
-        pending.push(...(await this.renderSource(version, recipe, prefix, source, classIndex, pools.get(source.split), partner)));
-        done++;
-        if (pending.length >= WRITE_BATCH) await flush();
-      }
-    };
-    await Promise.all(Array.from({ length: GENERATION_CONCURRENCY }, worker));
+    await drainConcurrently(GENERATION_CONCURRENCY, () => sources.next(), async (source) => {
+      pending.push(...(await this.renderSource(version, recipe, prefix, source, classIndex, pools.get(source.split), partner)));
+      done++;
+      if (pending.length >= WRITE_BATCH) await flush();
+    });
     await flush();
 
     const counts = await this.versions.outputCounts(version.id);

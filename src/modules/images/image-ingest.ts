@@ -1,0 +1,47 @@
+import { identifyImage, probeImage, type ImageRejectionReason, type ProbedImage } from '../../imaging/image-probe.js';
+import type { ImageType } from '../../imaging/image-type.js';
+import type { BlobStore } from '../../storage/blob-store.js';
+import { imageBlobKey, thumbnailBlobKey } from '../../storage/keys.js';
+
+/** How an image file's rejection reads over HTTP, the same for an upload and an import. */
+export const REJECTION_STATUS: Record<ImageRejectionReason, number> = {
+  empty: 422,
+  unsupported_type: 415,
+  too_many_pixels: 413,
+  undecodable: 422,
+};
+
+/** An image file checked and decoded: its type, size and upright thumbnail. */
+export interface CheckedImage {
+  type: ImageType;
+  probed: ProbedImage;
+}
+
+/**
+ * The one ingest path of an image file, for uploads and dataset imports alike: its type from the magic number, the
+ * pixel limit, one decode into the upright thumbnail, then both files under the project's content-addressed keys.
+ * What a refused or failed file leaves behind is the caller's to clean (each knows which files it may remove).
+ */
+export class ImageIngest {
+  constructor(
+    private readonly blobs: BlobStore,
+    private readonly options: { maxImagePixels: number },
+  ) {}
+
+  /** Type, pixel limit and decode; throws ImageRejectedError (see REJECTION_STATUS) for a file that is not one. */
+  async check(bytes: Buffer, type: ImageType = identifyImage(bytes)): Promise<CheckedImage> {
+    return { type, probed: await probeImage(bytes, type, { maxPixels: this.options.maxImagePixels }) };
+  }
+
+  /** The keys an image's file and thumbnail are stored under. */
+  keys(projectId: number, sha256: string, type: ImageType): { blobKey: string; thumbnailKey: string } {
+    return { blobKey: imageBlobKey(projectId, sha256, type.ext), thumbnailKey: thumbnailBlobKey(projectId, sha256) };
+  }
+
+  /** Writes both files; when either write fails, rejects with its error once both have settled. */
+  async store(keys: { blobKey: string; thumbnailKey: string }, bytes: Buffer, checked: CheckedImage): Promise<void> {
+    const written = await Promise.allSettled([this.blobs.put(keys.blobKey, bytes), this.blobs.put(keys.thumbnailKey, checked.probed.thumbnail)]);
+    const failure = written.find((w) => w.status === 'rejected');
+    if (failure) throw failure.reason;
+  }
+}
