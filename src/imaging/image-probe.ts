@@ -96,3 +96,8 @@ export function thumbnailPipeline(image: Sharp): Sharp {
 function undecodable(type: ImageType): ImageRejectedError {
   return new ImageRejectedError('undecodable', `The file starts like a ${type.name} image but could not be decoded`);
 }
+
+/** The EXIF orientation an image file declares (1, upright, when it declares none). */
+export async function exifOrientation(bytes: Buffer): Promise<number> {
+  return (await sharp(bytes).metadata()).orientation ?? 1;
+}

@@ -2,7 +2,7 @@
  * Everything the image and annotation checks read, loaded once per report: the images with their cached features
  * and the annotations as typed columns (about 50 bytes per annotation), grouped by image. Checks never query.
  */
-import { hashHalves } from '../splits/perceptual-hash.js';
+import { hashHalves } from '../../imaging/perceptual-hash.js';
 import type { MeasuredImageRow } from './image-features.repository.js';
 import type { Prediction } from './model-predictions.js';
 import { nearDuplicateGroups } from './near-duplicates.js';

@@ -1,6 +1,6 @@
 import { measureImageFeatures, tailOf, TAIL_BYTES, type ImageFeatures } from '../../imaging/image-features.js';
 import type { BlobStore } from '../../storage/blob-store.js';
-import { dHash } from '../splits/perceptual-hash.js';
+import { dHash } from '../../imaging/perceptual-hash.js';
 import type { FeatureRow, HashRow, ImageFeaturesRepository, UnmeasuredImage } from './image-features.repository.js';
 import { forEachConcurrently } from '../../lib/batches.js';
 

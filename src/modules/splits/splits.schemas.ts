@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { StringEnum } from '../../http/schemas.js';
-import { NEAR_DUPLICATE_MAX_DISTANCE } from './perceptual-hash.js';
+import { NEAR_DUPLICATE_MAX_DISTANCE } from '../../imaging/perceptual-hash.js';
 
 export const SPLIT_STRATEGIES = ['random', 'stratified', 'grouped'] as const;
 export type SplitStrategy = (typeof SPLIT_STRATEGIES)[number];

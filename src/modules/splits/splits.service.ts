@@ -5,7 +5,7 @@ import { ValidationError } from '../../http/errors.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import type { LockGuard } from '../locks/lock-guard.js';
 import { assignGrouped, assignRandom, assignStratified, zeroCounts, type SplitCounts, type SplitName, type SplitPercentages } from './assign.js';
-import { dHash, hashHalves, NEAR_DUPLICATE_MAX_DISTANCE } from './perceptual-hash.js';
+import { dHash, hashHalves, NEAR_DUPLICATE_MAX_DISTANCE } from '../../imaging/perceptual-hash.js';
 import type { SplitsRepository } from './splits.repository.js';
 import type { SplitCountsOut, SplitQuery, SplitResultOut, SplitStrategy } from './splits.schemas.js';
 import { forEachConcurrently } from '../../lib/batches.js';

@@ -5,7 +5,6 @@
  * produces the same bytes: every random choice comes from the version seed.
  */
 import { createHash } from 'node:crypto';
-import sharp from 'sharp';
 import type { JobContext } from '../../jobs/job-queue.js';
 import {
   executePlan,
@@ -23,6 +22,7 @@ import { fromPipeline, toPipeline, type FrozenAnnotation } from './output-geomet
 import type { OutputRow, VersionSourceRow, VersionsRepository } from './versions.repository.js';
 import type { VersionRow } from './versions.schemas.js';
 import { drainConcurrently } from '../../lib/batches.js';
+import { exifOrientation } from '../../imaging/image-probe.js';
 
 export const GENERATE_JOB = 'versions.generate';
 export interface GeneratePayload {
@@ -122,7 +122,7 @@ export class VersionGenerator {
     partner: (imageId: number | string) => Promise<PipelineInput<PipelineAnnotation>>,
   ): Promise<OutputRow[]> {
     const image = await this.sourceBytes(source);
-    const descriptor: SourceDescriptor = { id: source.source_image_id, width: source.width, height: source.height, orientation: await orientationOf(image) };
+    const descriptor: SourceDescriptor = { id: source.source_image_id, width: source.width, height: source.height, orientation: await exifOrientation(image) };
     const annotations = frozenAnnotations(source);
     const outputs = outputsPerImage(recipe, source.split);
     const stem = `${filenameStem(source.filename)}-${source.source_image_id}`;
@@ -171,7 +171,7 @@ export class VersionGenerator {
     const pools = new Map<string, SourceDescriptor[]>();
     if (!recipe.augmentation.enabled || recipe.augmentation.mosaic <= 0) return pools;
     for (const s of summaries) {
-      const orientation = await orientationOf(await this.sourceBytes(s));
+      const orientation = await exifOrientation(await this.sourceBytes(s));
       const list = pools.get(s.split) ?? [];
       list.push({ id: s.source_image_id, width: s.width, height: s.height, orientation });
       pools.set(s.split, list);
@@ -200,7 +200,7 @@ export async function previewOutputs(
   annotations: FrozenAnnotation[],
   limit: number,
 ): Promise<PreviewOutput[]> {
-  const descriptor: SourceDescriptor = { id: source.id, width: source.width, height: source.height, orientation: await orientationOf(source.image) };
+  const descriptor: SourceDescriptor = { id: source.id, width: source.width, height: source.height, orientation: await exifOrientation(source.image) };
   const input = { image: source.image, annotations: annotations.flatMap((a) => toPipeline(a) ?? []) };
   const outputs: PreviewOutput[] = [];
   const perImage = outputsPerImage(recipe, 'train');
@@ -221,10 +221,6 @@ export async function previewOutputs(
     }
   }
   return outputs;
-}
-
-async function orientationOf(image: Buffer): Promise<number> {
-  return (await sharp(image).metadata()).orientation ?? 1;
 }
 
 function frozenAnnotations(source: VersionSourceRow): PipelineAnnotation[] {
