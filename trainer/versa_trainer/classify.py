@@ -1,7 +1,7 @@
 """
 versa-classify: torchvision's mobilenet_v3_small, no pretrained weights (nothing is downloaded), trained from scratch
 on the version's classification labels. Exports ONNX with input `images [1, 3, S, S]` (letterboxed like the detector,
-values / 255) and output `probs [1, nc]` (softmax), metadata `task: classify`, `names`, `imgsz`.
+values / 255) and output `probs [1, nc]` (softmax, averaged over the image and its two mirrors), metadata `task: classify`, `names`, `imgsz`.
 """
 import copy
 import math
@@ -85,13 +85,35 @@ def augmented(torch, x, generator):
     return (x * jitter()).clamp(0.0, 1.0)
 
 
-def scores(torch, model, split, device, batch=64):
-    model.eval()
+def flip_averaged(torch):
+    nn = torch.nn
+
+    class FlipAveraged(nn.Module):
+        """Class probabilities averaged over the image and its horizontal and vertical mirrors (test-time
+        augmentation; the mirrors are index gathers, which every ONNX runtime runs). The evaluation and the exported
+        model both predict through it, so that auto-annotate reproduces the trainer's metrics."""
+
+        def __init__(self, inner, size):
+            super().__init__()
+            self.inner = inner
+            self.register_buffer("reverse", torch.arange(size - 1, -1, -1))
+
+        def forward(self, x):
+            p = torch.softmax(self.inner(x), 1)
+            p = p + torch.softmax(self.inner(x.index_select(3, self.reverse)), 1)
+            p = p + torch.softmax(self.inner(x.index_select(2, self.reverse)), 1)
+            return p / 3.0
+
+    return FlipAveraged
+
+
+def scores(torch, predictor, split, device, batch=64):
+    """Class probabilities of every image of `split` from `predictor` (a FlipAveraged model)."""
+    predictor.eval()
     out = []
     with torch.no_grad():
         for start in range(0, len(split), batch):
-            x = to_tensor(torch, split.images[start : start + batch], device)
-            out.append(torch.softmax(model(x), 1).cpu().numpy())
+            out.append(predictor(to_tensor(torch, split.images[start : start + batch], device)).cpu().numpy())
     return np.concatenate(out) if out else np.zeros((0, 1))
 
 
@@ -115,6 +137,7 @@ def main(argv):
         raise SystemExit("the version has no training images")
     evaluation = valid if len(valid) else train
     model = normalised(torch)(build(torch, params["model"], len(names))).to(device)
+    predictor = flip_averaged(torch)(model, size).to(device)
     if config.get("init_weights"):
         state = torch.load(config["init_weights"], map_location=device)
         model.load_state_dict(state["model"] if "model" in state else state, strict=False)
@@ -153,7 +176,7 @@ def main(argv):
             optimizer.step()
             running += float(loss)
             iteration += 1
-        probs = scores(torch, model, evaluation, device)
+        probs = scores(torch, predictor, evaluation, device)
         m = classification_metrics(evaluation.labels, probs, names)
         with torch.no_grad():
             val = float(loss_fn(torch.log(torch.from_numpy(probs).clamp(min=1e-9)), torch.from_numpy(evaluation.labels))) if len(evaluation) else 0.0
@@ -167,23 +190,15 @@ def main(argv):
             break
     model.load_state_dict(best[1])
     model.eval()
-    results = {k: classification_metrics(s.labels, scores(torch, model, s, device), names) if len(s) else None for k, s in (("valid", valid), ("test", test))}
+    results = {k: classification_metrics(s.labels, scores(torch, predictor, s, device), names) if len(s) else None for k, s in (("valid", valid), ("test", test))}
     weights = os.path.join(config["out_dir"], "weights")
     os.makedirs(weights, exist_ok=True)
     torch.save({"model": model.state_dict(), "names": names, "imgsz": size, "arch": params["model"], "epoch": best[2]}, os.path.join(weights, "best.pt"))
     onnx_path = os.path.join(weights, "best.onnx")
 
-    class Softmax(torch.nn.Module):
-        def __init__(self, inner):
-            super().__init__()
-            self.inner = inner
-
-        def forward(self, x):
-            return torch.softmax(self.inner(x), 1)
-
     from .onnx_meta import export_onnx, names_literal
 
-    export_onnx(torch, Softmax(copy.deepcopy(model).cpu()).eval(), size, onnx_path, "probs",
+    export_onnx(torch, flip_averaged(torch)(copy.deepcopy(model).cpu(), size).eval(), size, onnx_path, "probs",
                 {"names": names_literal(names), "imgsz": "[%d, %d]" % (size, size), "task": "classify", "author": "Versa versa-classify", "batch": "1"})
     write_args_yaml(os.path.join(config["out_dir"], "args.yaml"), dict(params, task="classify", adapter="versa-classify"))
     v = results["valid"] or classification_metrics([], [], names)
