@@ -226,18 +226,26 @@ export class ImagesRepository {
     }));
   }
 
-  /** Whether a row of the project still refers to the blobs of these bytes. */
   /** Whether an image row of the project, or a dataset version's frozen source, still refers to these bytes. */
-  async shaInUse(projectId: number, sha256: string, db: Executor = this.db): Promise<boolean> {
-    if ((await this.findBySha(projectId, sha256, db)) !== undefined) return true;
-    const frozen = await db
-      .selectFrom('version_sources')
-      .innerJoin('versions', 'versions.id', 'version_sources.version_id')
-      .select('version_sources.id')
-      .where('version_sources.sha256', '=', sha256)
-      .where('versions.project_id', '=', projectId)
-      .limit(1)
-      .executeTakeFirst();
-    return frozen !== undefined;
+  shaInUse(projectId: number, sha256: string, db: Executor = this.db): Promise<boolean> {
+    return shaInUse(db, projectId, sha256);
   }
+}
+
+/**
+ * Whether an image row of the project, or a dataset version's frozen source, still refers to these bytes: the one
+ * test every writer of content-addressed image files runs before removing them.
+ */
+export async function shaInUse(db: Executor, projectId: number, sha256: string): Promise<boolean> {
+  const image = await db.selectFrom('images').select('id').where('project_id', '=', projectId).where('sha256', '=', sha256).executeTakeFirst();
+  if (image !== undefined) return true;
+  const frozen = await db
+    .selectFrom('version_sources')
+    .innerJoin('versions', 'versions.id', 'version_sources.version_id')
+    .select('version_sources.id')
+    .where('version_sources.sha256', '=', sha256)
+    .where('versions.project_id', '=', projectId)
+    .limit(1)
+    .executeTakeFirst();
+  return frozen !== undefined;
 }

@@ -3,6 +3,7 @@ import type { Db, Executor } from '../../db/database.js';
 import type { AnnotationsTable, ImagesTable, ProjectsTable } from '../../db/schema.js';
 import type { ProjectRow } from '../projects/projects.schemas.js';
 import { chunks } from '../../lib/batches.js';
+import { shaInUse } from '../images/images.repository.js';
 
 export type NewImage = Insertable<ImagesTable>;
 /** An annotation whose image is named by its stored filename until the image's id is known. */
@@ -217,17 +218,8 @@ export class ImportsRepository {
   }
 
   /** Whether a row of the project (an image, or a source a version keeps) still refers to these bytes. */
-  async shaInUse(projectId: number, sha256: string): Promise<boolean> {
-    if (await this.hasImage(projectId, sha256)) return true;
-    const frozen = await this.db
-      .selectFrom('version_sources')
-      .innerJoin('versions', 'versions.id', 'version_sources.version_id')
-      .select('version_sources.id')
-      .where('version_sources.sha256', '=', sha256)
-      .where('versions.project_id', '=', projectId)
-      .limit(1)
-      .executeTakeFirst();
-    return frozen !== undefined;
+  shaInUse(projectId: number, sha256: string): Promise<boolean> {
+    return shaInUse(this.db, projectId, sha256);
   }
 
   /** Importing projects whose importer last wrote before `before` (it was killed, or its process is gone). */

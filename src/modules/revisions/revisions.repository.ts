@@ -38,9 +38,7 @@ export class RevisionsRepository {
    * are deleted with it (in the same transaction). `before` is built in SQL exactly as `stateText` builds it.
    */
   async insertDeletesOfClass(classId: number, userId: number, now: string, db: Executor): Promise<void> {
-    const before = sql<string>`'{"class_id":' || cast(class_id as text) || ',"annotation_type":' || ${jsonString('annotation_type')}
-      || ',"geometry":' || geometry || ',"confidence":' || coalesce(cast(confidence as text), 'null')
-      || ',"source":' || ${jsonString('source')} || '}'`;
+    const before = stateSql(false);
     await db
       .insertInto('revisions')
       .columns(['annotation_id', 'image_id', 'project_id', 'action', 'before', 'after', 'user_id', 'created_at'])
@@ -68,9 +66,7 @@ export class RevisionsRepository {
    * `stateText` builds it for a row with a status.
    */
   async insertCreatesOfProject(fromProjectId: number, projectId: number, userId: number, now: string, db: Executor): Promise<void> {
-    const after = sql<string>`'{"class_id":' || cast(class_id as text) || ',"annotation_type":' || ${jsonString('annotation_type')}
-      || ',"geometry":' || geometry || ',"confidence":' || coalesce(cast(confidence as text), 'null')
-      || ',"source":' || ${jsonString('source')} || ',"status":' || ${jsonString('status')} || '}'`;
+    const after = stateSql(true);
     await db
       .insertInto('revisions')
       .columns(['annotation_id', 'image_id', 'project_id', 'action', 'before', 'after', 'user_id', 'created_at'])
@@ -123,4 +119,12 @@ export class RevisionsRepository {
     if (filter.imageId !== undefined) query = query.where('image_id', '=', filter.imageId);
     return Number((await query.executeTakeFirstOrThrow()).n);
   }
+}
+
+/** An annotation row's state as JSON text, built in SQL as `stateText` builds it (with the status, or without). */
+function stateSql(withStatus: boolean) {
+  const status = withStatus ? sql`|| ',"status":' || ${jsonString('status')}` : sql``;
+  return sql<string>`'{"class_id":' || cast(class_id as text) || ',"annotation_type":' || ${jsonString('annotation_type')}
+    || ',"geometry":' || geometry || ',"confidence":' || coalesce(cast(confidence as text), 'null')
+    || ',"source":' || ${jsonString('source')} ${status} || '}'`;
 }
