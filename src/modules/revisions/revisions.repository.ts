@@ -1,4 +1,4 @@
-import { sql, type Insertable } from 'kysely';
+import { sql, type Insertable, type RawBuilder } from 'kysely';
 import type { Db, Executor } from '../../db/database.js';
 import { PreparedQuery } from '../../db/prepared-query.js';
 import type { RevisionsTable } from '../../db/schema.js';
@@ -38,26 +38,7 @@ export class RevisionsRepository {
    * are deleted with it (in the same transaction). `before` is built in SQL exactly as `stateText` builds it.
    */
   async insertDeletesOfClass(classId: number, userId: number, now: string, db: Executor): Promise<void> {
-    const before = stateSql(false);
-    await db
-      .insertInto('revisions')
-      .columns(['annotation_id', 'image_id', 'project_id', 'action', 'before', 'after', 'user_id', 'created_at'])
-      .expression(
-        db
-          .selectFrom('annotations')
-          .select([
-            'id',
-            'image_id',
-            'project_id',
-            sql<string>`'delete'`.as('action'),
-            before.as('before'),
-            sql<null>`cast(null as text)`.as('after'),
-            sql<number>`cast(${userId} as integer)`.as('user_id'),
-            sql<string>`cast(${now} as text)`.as('created_at'),
-          ])
-          .where('class_id', '=', classId),
-      )
-      .execute();
+    await insertFromAnnotations(db, { action: 'delete', userId, now, where: ['class_id', classId] });
   }
 
   /**
@@ -66,26 +47,7 @@ export class RevisionsRepository {
    * `stateText` builds it for a row with a status.
    */
   async insertCreatesOfProject(fromProjectId: number, projectId: number, userId: number, now: string, db: Executor): Promise<void> {
-    const after = stateSql(true);
-    await db
-      .insertInto('revisions')
-      .columns(['annotation_id', 'image_id', 'project_id', 'action', 'before', 'after', 'user_id', 'created_at'])
-      .expression(
-        db
-          .selectFrom('annotations')
-          .select([
-            'id',
-            'image_id',
-            sql<number>`cast(${projectId} as integer)`.as('project_id'),
-            sql<string>`'create'`.as('action'),
-            sql<null>`cast(null as text)`.as('before'),
-            after.as('after'),
-            sql<number>`cast(${userId} as integer)`.as('user_id'),
-            sql<string>`cast(${now} as text)`.as('created_at'),
-          ])
-          .where('annotations.project_id', '=', fromProjectId),
-      )
-      .execute();
+    await insertFromAnnotations(db, { action: 'create', userId, now, where: ['project_id', fromProjectId], projectId });
   }
 
   /** The id of the annotation's newest revision, as the transaction sees it. */
@@ -122,9 +84,40 @@ export class RevisionsRepository {
 }
 
 /** An annotation row's state as JSON text, built in SQL as `stateText` builds it (with the status, or without). */
-function stateSql(withStatus: boolean) {
+function stateSql(withStatus: boolean): RawBuilder<string | null> {
   const status = withStatus ? sql`|| ',"status":' || ${jsonString('status')}` : sql``;
-  return sql<string>`'{"class_id":' || cast(class_id as text) || ',"annotation_type":' || ${jsonString('annotation_type')}
+  return sql<string | null>`'{"class_id":' || cast(class_id as text) || ',"annotation_type":' || ${jsonString('annotation_type')}
     || ',"geometry":' || geometry || ',"confidence":' || coalesce(cast(confidence as text), 'null')
     || ',"source":' || ${jsonString('source')} ${status} || '}'`;
+}
+
+/**
+ * One revision per annotation row matching `where`, in one INSERT … SELECT: a `delete` keeps the row's state as
+ * `before`, a `create` as `after`; `projectId` names the project the rows belong to from now on (else their own).
+ */
+async function insertFromAnnotations(
+  db: Executor,
+  options: { action: 'create' | 'delete'; userId: number; now: string; where: ['class_id' | 'project_id', number]; projectId?: number },
+): Promise<void> {
+  const nothing = sql<string | null>`cast(null as text)`;
+  const created = options.action === 'create';
+  await db
+    .insertInto('revisions')
+    .columns(['annotation_id', 'image_id', 'project_id', 'action', 'before', 'after', 'user_id', 'created_at'])
+    .expression(
+      db
+        .selectFrom('annotations')
+        .select([
+          'id',
+          'image_id',
+          options.projectId === undefined ? sql<number>`project_id`.as('project_id') : sql<number>`cast(${options.projectId} as integer)`.as('project_id'),
+          sql<string>`${options.action}`.as('action'),
+          (created ? nothing : stateSql(false)).as('before'),
+          (created ? stateSql(true) : nothing).as('after'),
+          sql<number>`cast(${options.userId} as integer)`.as('user_id'),
+          sql<string>`cast(${options.now} as text)`.as('created_at'),
+        ])
+        .where(`annotations.${options.where[0]}`, '=', options.where[1]),
+    )
+    .execute();
 }

@@ -47,7 +47,7 @@ export interface EditorState {
 /** A box drag shorter than this on screen (either side) is an accident, not a box: nothing is saved. */
 export const MIN_DRAG_PX = 8;
 
-export class EditorController {
+export class EditorController implements ToolHost {
   private ctx: CanvasRenderingContext2D;
   image: LoadedImage | null = null;
   store: AnnotationStore | null = null;
@@ -69,9 +69,9 @@ export class EditorController {
   lastPaintMs = 0;
   /** Set by the page; SAM requests need it. */
   projectId: number | null = null;
-  private readonly polygonTool = new PolygonTool(this.toolHost());
-  private readonly brush = new BrushTool(this.toolHost());
-  private readonly samTool = new SamTool(this.toolHost());
+  private readonly polygonTool = new PolygonTool(this);
+  private readonly brush = new BrushTool(this);
+  private readonly samTool = new SamTool(this);
   /** Why edits are refused right now (null: they are not). */
   private readOnlyReason: string | null = null;
 
@@ -129,7 +129,7 @@ export class EditorController {
 
   private drawColors = new Map<number, string>();
 
-  private colorOf(classId: number): string {
+  colorOf(classId: number): string {
     return this.drawColors.get(classId) ?? this.classes.get(classId)?.color ?? '#ff00ff';
   }
 
@@ -626,7 +626,7 @@ export class EditorController {
     }
   }
 
-  private createWithClass(data: Omit<Draft, 'class_id'>): void {
+  createWithClass(data: Omit<Draft, 'class_id'>): void {
     if (this.classId === null) {
       this.onMessage('Add a class first (project page → Classes)');
       return;
@@ -658,41 +658,19 @@ export class EditorController {
     this.emit();
   }
 
-  /** What the tools in tools/ may use of the editor. */
-  private toolHost(): ToolHost {
-    const editor = this;
-    return {
-      get image() {
-        return editor.image;
-      },
-      get store() {
-        return editor.store;
-      },
-      get projectId() {
-        return editor.projectId;
-      },
-      get scale() {
-        return editor.scale;
-      },
-      get classId() {
-        return editor.classId;
-      },
-      get selectedKey() {
-        return editor.selectedKey;
-      },
-      get brushSize() {
-        return editor.brushSize;
-      },
-      shape: (key) => editor.shapes.get(key),
-      colorOf: (classId) => editor.colorOf(classId),
-      createWithClass: (data) => editor.createWithClass(data),
-      message: (text) => editor.onMessage(text),
-      changed: () => {
-        editor.emit();
-        editor.requestPaint();
-      },
-      requestPaint: () => editor.requestPaint(),
-    };
+  // ---- what the tools in tools/ use of the editor (ToolHost) ----
+
+  shape(key: number): Shape | undefined {
+    return this.shapes.get(key);
+  }
+
+  message(text: string): void {
+    this.onMessage(text);
+  }
+
+  changed(): void {
+    this.emit();
+    this.requestPaint();
   }
 
   // ---- keyboard helpers ----
