@@ -31,6 +31,13 @@ module.exports = {
       to: { path: '^src/modules/.+(\\.routes|/index)\\.ts$' },
     },
     {
+      name: 'service-touches-files',
+      severity: 'error',
+      comment: 'Services reach files through adapters: the BlobStore for stored files, src/storage/local-files.ts for working files.',
+      from: { path: '\\.service\\.ts$' },
+      to: { dependencyTypes: ['core'], path: '^(node:)?fs(/promises)?$' },
+    },
+    {
       name: 'routes-import-repository',
       severity: 'error',
       comment: 'Routes talk to services only.',

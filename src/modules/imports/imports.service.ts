@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { mkdir, realpath, utimes } from 'node:fs/promises';
 import { setImmediate } from 'node:timers/promises';
 import type { Insertable } from 'kysely';
 import type { AnnotationsTable } from '../../db/schema.js';
@@ -29,6 +28,7 @@ import type { RevisionsRepository } from '../revisions/revisions.repository.js';
 import { toProjectOut, type ProjectOut } from '../projects/projects.schemas.js';
 import type { UploadedArchive } from './import-upload.js';
 import type { ImportsRepository, NewAnnotation, NewImage } from './imports.repository.js';
+import { ensureFolder, resolvedPath, touch } from '../../storage/local-files.js';
 import {
   MAX_SKIPPED_LISTED,
   type ImportFolderRequest,
@@ -176,7 +176,7 @@ export class ImportsService {
   /** Extracts an uploaded archive, runs `work` on its dataset, and removes both the upload and the extraction. */
   private async withArchive<T, O>(upload: UploadedArchive<O>, format: ImportOptions['format'], work: (source: DatasetSource) => Promise<T>): Promise<T> {
     try {
-      await mkdir(this.options.workDir, { recursive: true });
+      await ensureFolder(this.options.workDir);
       const source = await readDatasetZip(upload.path, {
         format,
         workDir: this.options.workDir,
@@ -184,15 +184,12 @@ export class ImportsService {
         datasetLimits: this.datasetLimits(),
       }).catch((error) => mapFormatError(error, this.options.workDir));
       // The start-up sweep of another process removes temporary folders not written for a while: keep these fresh.
-      const touch = setInterval(() => {
-        const now = new Date();
-        for (const dir of [source.dir, dirname(upload.path)]) void utimes(dir, now, now).catch(() => undefined);
-      }, (this.options.staleSeconds * 1000) / 4);
-      touch.unref();
+      const keepFresh = setInterval(() => touch(source.dir, dirname(upload.path)), (this.options.staleSeconds * 1000) / 4);
+      keepFresh.unref();
       try {
         return await work(source).catch((error) => mapFormatError(error, source.dir));
       } finally {
-        clearInterval(touch);
+        clearInterval(keepFresh);
         await source.cleanup();
       }
     } finally {
@@ -235,7 +232,7 @@ export class ImportsService {
     const outside = () => new ForbiddenError('The path is outside the import root');
     let root: string;
     try {
-      root = await realpath(this.options.importRoot);
+      root = await resolvedPath(this.options.importRoot);
     } catch {
       throw new ForbiddenError('Folder import is disabled: the import root does not exist');
     }
@@ -243,7 +240,7 @@ export class ImportsService {
     if (!isInside(root, lexical)) throw outside();
     let folder: string;
     try {
-      folder = await realpath(lexical);
+      folder = await resolvedPath(lexical);
     } catch {
       throw ValidationError.at(['body', 'path'], 'No such folder under the import root');
     }
@@ -637,7 +634,7 @@ export class ImportsService {
    * an import into a project, under its keys, claimed and remembered for the clean-up).
    */
   private async prepare<T extends DatasetItem>(projectId: number, item: T, root: string | null, into?: IntoTarget): Promise<PreparedImage<T>> {
-    if (root && 'path' in item.source && !isInside(root, await realpath(item.source.path))) {
+    if (root && 'path' in item.source && !isInside(root, await resolvedPath(item.source.path))) {
       throw new ForbiddenError(`Image ${item.fileName} links outside the import root`);
     }
     const bytes = await readImage(item.source);

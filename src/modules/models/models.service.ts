@@ -1,6 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
@@ -15,6 +13,7 @@ import { discoverRunWeights, fileUnderRoot, formatOf, hashFile, receiveToTemp, s
 import type { ModelRuntime } from './model-runtime.js';
 import type { ModelsRepository, ModelWithOwner } from './models.repository.js';
 import type { UploadForm } from './upload-parts.js';
+import { readStream, removePath } from '../../storage/local-files.js';
 import {
   MODEL_TASKS,
   toModelOut,
@@ -122,14 +121,14 @@ export class ModelsService {
       // A name of its own, not the bare hash: a concurrent upload of the same bytes that is refused (409) removes only
       // the file it wrote itself, never the one the winner's row points to.
       blobKey = `projects/${projectId}/models/${received.sha256}-${randomBytes(6).toString('hex')}.${storedExtension(described.format)}`;
-      await this.blobs.putStream(blobKey, createReadStream(received.path));
+      await this.blobs.putStream(blobKey, readStream(received.path));
       const out = await this.insert(caller, projectId, { name, described, file: received, source: 'upload', path: null, blobKey });
       blobKey = null;
       return out;
     } finally {
       if (blobKey) await this.blobs.delete(blobKey);
       const spooled = file as ModelFile | null;
-      if (spooled) await rm(spooled.path, { force: true });
+      if (spooled) await removePath(spooled.path);
     }
   }
 

@@ -1,6 +1,4 @@
-import { createReadStream } from 'node:fs';
-import { readdir, lstat, open } from 'node:fs/promises';
-import { join, relative, resolve, sep } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
@@ -23,6 +21,7 @@ import { inferTabularSchema, readJsonlSamples, readTabularSamples, readTextSampl
 import { normaliseData, SampleRuleError, storedLabels } from './sample-rules.js';
 import type { SampleUpload } from './sample-upload.js';
 import type { SampleInsert, SampleRow, SamplesRepository } from './samples.repository.js';
+import { ensureFolder, listFiles, readHead, readStream, regularFileSize } from '../../storage/local-files.js';
 import type {
   ImportOut,
   SampleAssignBody,
@@ -275,7 +274,7 @@ export class SamplesService {
     let mediaRoot: string | null = null;
     if (await isZip(upload.path)) {
       mediaRoot = join(upload.dir, 'archive');
-      await import('node:fs/promises').then((fs) => fs.mkdir(mediaRoot!));
+      await ensureFolder(mediaRoot);
       try {
         const extracted = await safeExtractZip(upload.path, mediaRoot, { maxTotalBytes: this.options.maxImportBytes, maxEntryBytes: Math.max(this.options.maxMediaBytes, this.options.maxImportBytes), maxEntries: this.options.maxMediaFiles + 10 });
         if (extracted.files > this.options.maxMediaFiles + 1) throw new PayloadTooLargeError(`The archive holds more than ${this.options.maxMediaFiles} files`);
@@ -299,14 +298,14 @@ export class SamplesService {
       if (unsafe) throw new LineError(line, `names the file "${name}", which ${unsafe}`);
       const path = resolve(mediaRoot, name);
       if (!path.startsWith(mediaRoot + sep)) throw new LineError(line, `names the file "${name}" outside the archive`);
-      const stat = await lstat(path).catch(() => null);
-      if (!stat || !stat.isFile()) throw new LineError(line, `names the file "${name}", which is missing from the zip`);
-      if (stat.size > this.options.maxMediaBytes) throw new PayloadTooLargeError(`${name} is larger than the limit of ${Math.round(this.options.maxMediaBytes / 1024 / 1024)} MB per file`);
+      const size = await regularFileSize(path);
+      if (size === null) throw new LineError(line, `names the file "${name}", which is missing from the zip`);
+      if (size > this.options.maxMediaBytes) throw new PayloadTooLargeError(`${name} is larger than the limit of ${Math.round(this.options.maxMediaBytes / 1024 / 1024)} MB per file`);
       let known = facts.get(path);
       if (!known) {
         try {
           const probed = await probeMediaFile(path, modality as 'audio' | 'video');
-          known = { sha256: await sha256OfFile(path), size: stat.size, mime: probed.type.mime, ext: probed.type.ext, durationS: probed.durationS, sampleRate: probed.sampleRate, fps: probed.fps, channels: probed.channels };
+          known = { sha256: await sha256OfFile(path), size, mime: probed.type.mime, ext: probed.type.ext, durationS: probed.durationS, sampleRate: probed.sampleRate, fps: probed.fps, channels: probed.channels };
         } catch (err) {
           if (err instanceof MediaRejectedError) throw new LineError(line, `names the file "${name}", which ${err.message}`);
           throw err;
@@ -394,7 +393,7 @@ export class SamplesService {
           const ext = extensionOf(facts.mime_type);
           const key = sampleBlobKey(projectId, sha256, ext);
           if (!blobs.has(key) && !(await this.samples.shaInUse(projectId, sha256))) {
-            await this.blobs.putStream(key, createReadStream(media.path));
+            await this.blobs.putStream(key, readStream(media.path));
             blobs.set(key, sha256);
           }
           row.blob_key = key;
@@ -583,30 +582,12 @@ const EXTENSIONS: Record<string, string> = {
 const extensionOf = (mime: string) => EXTENSIONS[mime] ?? 'bin';
 
 async function firstCharacter(path: string): Promise<string> {
-  const handle = await open(path, 'r');
-  try {
-    const buffer = Buffer.alloc(4096);
-    const { bytesRead } = await handle.read(buffer, 0, 4096, 0);
-    return buffer.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '').trimStart().charAt(0);
-  } finally {
-    await handle.close();
-  }
+  return (await readHead(path, 4096)).toString('utf8').replace(/^\uFEFF/, '').trimStart().charAt(0);
 }
 
 async function isZip(path: string): Promise<boolean> {
-  const handle = await open(path, 'r');
-  try {
-    const buffer = Buffer.alloc(4);
-    const { bytesRead } = await handle.read(buffer, 0, 4, 0);
-    return bytesRead === 4 && buffer.readUInt32LE(0) === 0x04034b50;
-  } finally {
-    await handle.close();
-  }
-}
-
-async function listFiles(root: string): Promise<string[]> {
-  const entries = await readdir(root, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile()).map((e) => relative(root, join(e.parentPath, e.name)).split(sep).join('/'));
+  const head = await readHead(path, 4);
+  return head.length === 4 && head.readUInt32LE(0) === 0x04034b50;
 }
 
 export type { SampleModality };

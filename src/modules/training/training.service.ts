@@ -1,4 +1,3 @@
-import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
@@ -16,6 +15,7 @@ import type { ModelsService } from '../models/models.service.js';
 import type { RunWeightsOut } from '../models/models.schemas.js';
 import type { ExperimentRow, TrainingRepository } from './training.repository.js';
 import type { AdapterOut, TrainJobOut, TrainRequest } from './training.schemas.js';
+import { freshFolder, removePath, writeJsonFile } from '../../storage/local-files.js';
 
 export const TRAIN_JOB = 'train';
 
@@ -230,8 +230,7 @@ export class TrainingService {
     let registered = false;
     await this.repository.update(experiment.id, { status: 'running' });
     try {
-      await rm(runDir, { recursive: true, force: true });
-      await mkdir(runDir, { recursive: true });
+      await freshFolder(runDir);
       if (!ctx.payload.dataDir) {
         await ctx.report({ progress: 0, message: 'materialising the version' });
         const folder = await this.materialise(experiment.version_id!, dataDir);
@@ -239,7 +238,7 @@ export class TrainingService {
         if ((folder.counts.train ?? 0) === 0) throw new Error('The version has no training images with labels');
       }
       const configPath = join(runDir, 'run.json');
-      await writeFile(configPath, JSON.stringify({ ...params, data_dir: dataDir, out_dir: runDir }));
+      await writeJsonFile(configPath, { ...params, data_dir: dataDir, out_dir: runDir });
       const onEvent = async (event: TrainerEvent) => {
         if (event.event === 'start') extra.environment = event.env;
         if (event.event === 'epoch') {
@@ -304,7 +303,7 @@ export class TrainingService {
       return { experiment_id: experiment.id, model_id: modelId, metrics };
     } catch (err) {
       const cancelled = ctx.signal.aborted || err instanceof JobCancelledError;
-      await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
+      await removePath(runDir);
       await this.repository.update(experiment.id, {
         status: cancelled ? 'cancelled' : 'failed',
         error: cancelled ? null : err instanceof Error ? err.message.slice(0, 2000) : String(err),
@@ -315,15 +314,15 @@ export class TrainingService {
       }).catch(() => undefined);
       throw err;
     } finally {
-      if (!ctx.payload.dataDir) await rm(dataDir, { recursive: true, force: true }).catch(() => undefined);
+      if (!ctx.payload.dataDir) await removePath(dataDir);
     }
   }
 
   /** Experiments a killed process left queued or running are failed at start, their partial output removed. */
   async failInterrupted(): Promise<void> {
     for (const row of await this.repository.interrupted()) {
-      if (row.run_dir) await rm(row.run_dir, { recursive: true, force: true }).catch(() => undefined);
-      await rm(join(this.options.dataDir, 'training', 'data', `exp-${row.id}`), { recursive: true, force: true }).catch(() => undefined);
+      if (row.run_dir) await removePath(row.run_dir);
+      await removePath(join(this.options.dataDir, 'training', 'data', `exp-${row.id}`));
       await this.repository.update(row.id, { status: 'failed', error: 'interrupted by a restart', run_dir: null, finished_at: new Date().toISOString() });
     }
   }
