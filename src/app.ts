@@ -44,6 +44,8 @@ import { ModelRuntime } from './modules/models/model-runtime.js';
 import { ModelsRepository } from './modules/models/models.repository.js';
 import type { ModuleDeps, SharedServices } from './modules/module-deps.js';
 import { registerTrainingModule } from './modules/training/index.js';
+import type { TrainingService } from './modules/training/training.service.js';
+import { TrainRequest } from './modules/training/training.schemas.js';
 import { registerOrgsModule } from './modules/orgs/index.js';
 import { registerPagesModule } from './modules/pages/index.js';
 import { registerPlatformModule } from './modules/platform/index.js';
@@ -54,9 +56,12 @@ import { ProjectsService } from './modules/projects/projects.service.js';
 import { registerReviewsModule } from './modules/reviews/index.js';
 import { registerRevisionsModule } from './modules/revisions/index.js';
 import { RevisionsRepository } from './modules/revisions/revisions.repository.js';
-import { registerQualityModule } from './modules/quality/index.js';
+import { registerQualityModule, type QualityModule } from './modules/quality/index.js';
+import type { QualityBody } from './modules/quality/quality.schemas.js';
 import { registerSamplesModule } from './modules/samples/index.js';
-import { registerPipelinesModule, WebhookSender } from './modules/pipelines/index.js';
+import { registerPipelinesModule, WebhookSender, type PipelinePorts } from './modules/pipelines/index.js';
+import { Value } from 'typebox/value';
+import { ValidationError } from './http/errors.js';
 import { registerPluginsModule } from './modules/plugins/index.js';
 import { registerSplitsModule } from './modules/splits/index.js';
 import { registerVersionsModule } from './modules/versions/index.js';
@@ -188,9 +193,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerMaintenanceModule(app, deps);
   const quality = registerQualityModule(app, deps);
   registerSamplesModule(app, deps);
-  await registerTrainingModule(app, deps, modelsModule.service, quality.readiness);
-  // Quality checks, cleaning actions and training are wired here when their modules exist (ports quality, cleaning, training).
+  const training = await registerTrainingModule(app, deps, modelsModule.service, quality.readiness);
   await registerPipelinesModule(app, deps, {
+    ...pipelinePorts(quality, training),
     detector: autoAnnotate,
     models: deps.services.models.repository,
     reviews,
@@ -203,4 +208,34 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await registerPagesModule(app, deps);
 
   return { app, routes, database, deps };
+}
+
+/** The pipeline steps `quality`, `cleaning` and `train`, on the services that serve the same routes. */
+function pipelinePorts(quality: QualityModule, training: TrainingService): Pick<PipelinePorts, 'quality' | 'cleaning' | 'training'> {
+  return {
+    quality: {
+      async run(caller, projectId, params) {
+        const report = await quality.quality.report(caller, projectId, { checks: params.checks, params: params.config as QualityBody['params'] });
+        return { score: report.score, checks: report.checks.map((c) => ({ id: c.id, severity: c.severity, count: c.count, message: c.message })) };
+      },
+    },
+    cleaning: {
+      // What the step applies is exactly what its own preview listed; the cleaning run it records can be reverted whole.
+      async apply(caller, projectId, params) {
+        const actions = [{ id: params.action, params: params.params }];
+        const preview = await quality.cleaning.preview(caller, projectId, { actions });
+        const applied = await quality.cleaning.apply(caller, projectId, { actions, preview_token: preview.preview_token });
+        return { ...applied, ids: [applied.cleaning_run_id] };
+      },
+    },
+    training: {
+      async start(caller, projectId, params) {
+        if (params.version_id === null) throw ValidationError.at(['params', 'version_id'], 'no version to train on: name one, or create one in an earlier step');
+        const request = Value.Default(TrainRequest, { ...params.params, adapter: params.adapter, version_id: params.version_id }) as TrainRequest;
+        const problem = [...Value.Errors(TrainRequest, request)][0];
+        if (problem) throw ValidationError.at(['params', ...problem.instancePath.split('/').filter(Boolean)], problem.message);
+        return { ...(await training.startTraining(caller, projectId, request)) };
+      },
+    },
+  };
 }

@@ -21,9 +21,11 @@ export { checkCatalog, checksOf, registerChecks } from './catalog.js';
 export { ImageFeatureRecorder } from './image-features.service.js';
 export { cleaningCatalog, cleaningActionsOf, registerCleaningActions } from './cleaning-actions.js';
 
-/** What the quality module offers the others: the training gate's evaluator and the catalogs. */
+/** What the quality module offers the others: the training gate's evaluator, the catalogs, and (for pipelines) the report and cleaning services. */
 export interface QualityModule {
   readonly readiness: ReadinessEvaluator;
+  readonly quality: QualityService;
+  readonly cleaning: CleaningService;
   readonly checkCatalog: typeof checkCatalog;
   readonly cleaningCatalog: typeof cleaningCatalog;
 }
@@ -38,7 +40,8 @@ export function registerQualityModule(app: FastifyInstance, deps: ModuleDeps): Q
   const predictions = new DetectorPredictions(models.repository, models.runtime, deps.blobs);
   const quality = new QualityService(deps.access, new QualityRepository(deps.db), features, recorder, new ProfileService(profile), predictions);
   qualityRoutes(app, { readiness, quality });
-  cleaningRoutes(app, new CleaningService(deps.access, new CleaningRepository(deps.db), quality, deps.services.revisions, deps.services.locks, deps.blobs));
+  const cleaning = new CleaningService(deps.access, new CleaningRepository(deps.db), quality, deps.services.revisions, deps.services.locks, deps.blobs);
+  cleaningRoutes(app, cleaning);
   canonicalRoutes(app, new CanonicalService(deps.access, new CanonicalRepository(deps.db)));
-  return { readiness, checkCatalog, cleaningCatalog };
+  return { readiness, quality, cleaning, checkCatalog, cleaningCatalog };
 }
