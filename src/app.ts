@@ -66,7 +66,8 @@ import { registerPluginsModule } from './modules/plugins/index.js';
 import { registerSplitsModule } from './modules/splits/index.js';
 import { registerVersionsModule } from './modules/versions/index.js';
 import { configureSharp } from './imaging/sharp-config.js';
-import { registerBuiltinPlugins } from './plugins/builtin-catalog.js';
+import { registerBuiltinPlugins, registerCatalogPlugins } from './plugins/builtin-catalog.js';
+import { ADAPTERS } from './training/adapters.js';
 import { loadPluginDirectory } from './plugins/plugin-loader.js';
 import { PluginRegistry } from './plugins/plugin-registry.js';
 import { BlobClaims } from './storage/blob-claims.js';
@@ -202,6 +203,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     versions: versions.service,
     exports: exportsService,
     webhook: new WebhookSender(config.webhookAllowlist),
+  });
+  registerCatalogPlugins(plugins, {
+    checks: quality.checkCatalog().map((c) => ({ name: c.id, title: c.title, description: c.description, params: c.params })),
+    actions: quality.cleaningCatalog().map((a) => ({ name: a.id, title: a.title, description: a.description, params: a.params })),
+    adapters: ADAPTERS.map((a) => ({ name: a.name, title: a.title, description: `Trains ${a.tasks.join(', ')} (${a.modality})`, params: a.params })),
   });
   registerPluginsModule(app, plugins);
   await loadPluginDirectory(plugins, config.pluginsDir, app.log);

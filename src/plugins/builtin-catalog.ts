@@ -72,7 +72,8 @@ function titleOf(name: string): string {
 
 /**
  * Versa's own catalogs as plugins: dataset readers and writers, the version pipeline's preprocessing and
- * augmentation options (the same schemas as `GET /api/pipeline/defaults`), and the ONNX model runtimes.
+ * augmentation options (the same schemas as `GET /api/pipeline/defaults`), and the ONNX model runtimes. The quality
+ * checks, cleaning actions and training adapters come from their modules (registerCatalogPlugins).
  */
 export function builtinPlugins(): Plugin[] {
   return [
@@ -89,4 +90,47 @@ export function builtinPlugins(): Plugin[] {
 
 export function registerBuiltinPlugins(registry: PluginRegistry): void {
   for (const plugin of builtinPlugins()) registry.register(plugin);
+}
+
+/** A parameter as the quality, cleaning and training catalogs declare it. */
+export interface CatalogParam {
+  type: 'integer' | 'number' | 'boolean' | 'string' | 'integer[]';
+  default: unknown;
+  min?: number;
+  max?: number;
+  enum?: string[];
+  description: string;
+}
+
+/** An entry of those catalogs: an id (or name), what it is, and its parameters. */
+export interface CatalogEntry {
+  name: string;
+  title: string;
+  description: string;
+  params: Record<string, CatalogParam>;
+}
+
+/** The JSON Schema of a catalog entry's parameters (a null default makes the parameter nullable). */
+export function catalogParamsSchema(params: Record<string, CatalogParam>): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  for (const [name, p] of Object.entries(params)) {
+    const base: Record<string, unknown> = p.type === 'integer[]' ? { type: 'array', items: { type: 'integer' } } : { type: p.type };
+    if (p.default === null) base.type = [base.type, 'null'];
+    properties[name] = {
+      ...base,
+      default: p.default,
+      description: p.description,
+      ...(p.min !== undefined ? { minimum: p.min } : {}),
+      ...(p.max !== undefined ? { maximum: p.max } : {}),
+      ...(p.enum ? { enum: p.enum } : {}),
+    } as JsonSchema;
+  }
+  return { type: 'object', properties, additionalProperties: false } as JsonSchema;
+}
+
+/** Quality checks, cleaning actions and training adapters, registered from their modules' catalogs (composition root). */
+export function registerCatalogPlugins(registry: PluginRegistry, catalogs: { checks: CatalogEntry[]; actions: CatalogEntry[]; adapters: CatalogEntry[] }): void {
+  for (const [type, entries] of [['quality_check', catalogs.checks], ['cleaning_action', catalogs.actions], ['training_adapter', catalogs.adapters]] as const) {
+    for (const e of entries) registry.register(builtin(type, e.name, e.title, e.description, catalogParamsSchema(e.params)));
+  }
 }

@@ -43,6 +43,14 @@ describe('plugins', () => {
     assert.ok(names('augmentation').length > 3);
     assert.deepEqual(names('detector').sort(), ['sam', 'yolo-detect', 'yolo-segment']);
     assert.ok(names('pipeline_step').includes('rule'));
+    assert.ok(names('quality_check').includes('near_duplicates') && names('quality_check').includes('unannotated_images'));
+    assert.ok(names('cleaning_action').includes('remove_exact_duplicates'));
+    assert.deepEqual(names('training_adapter').sort(), ['tabular', 'ultralytics', 'versa-classify', 'versa-detect']);
+    const near = (await alice.get('/api/plugins/quality_check/near_duplicates')).body;
+    assert.equal(near.config_schema.properties.max_distance.type, 'integer');
+    const detect = (await alice.get('/api/plugins/training_adapter/versa-detect')).body;
+    assert.equal(detect.config_schema.properties.epochs.maximum, 1000);
+    assert.deepEqual(detect.config_schema.properties.time_budget_s.type, ['integer', 'null']);
     for (const p of res.body) if (p.status === 'loaded') assert.equal(typeof p.config_schema, 'object', `${p.type}/${p.name}`);
     const resize = (await alice.get('/api/plugins/preprocessing/resize')).body;
     assert.equal(resize.builtin, true);
