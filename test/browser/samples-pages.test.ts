@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Page } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import { mp4File, wavFile } from '../helpers/media-fixtures.js';
 import { buildZip } from '../helpers/zip-build.js';
 import { SKIP_REASON, ensureWebBuilt, launchBrowser, screenshot, startServer, until, type Browser, type LiveServer } from './browser-harness.js';
@@ -109,14 +109,27 @@ describe('sample labelling pages in Chromium', { skip: SKIP_REASON ?? false }, (
     await importFile('jsonl', 'llm.jsonl', jsonl([{ prompt: 'Capital of Italy?', chosen: 'Rome', rejected: 'Milan' }]), { modality: 'llm' });
     await page.goto(`${server.baseUrl}/projects/${projectId}/samples?modality=llm`);
     await page.getByText('Capital of Italy?').waitFor();
-    await page.keyboard.press('4');
-    await until('rating stored', async () => (await samplesOf('llm'))[0].value?.rating === 4);
-    await page.keyboard.press('b');
-    const stored = await until('preference stored', async () => {
-      const [s] = await samplesOf('llm');
-      return s.value?.preference === 'rejected' && s;
-    });
-    assert.deepEqual(stored.value, { rating: 4, preference: 'rejected' });
+    // Two keys while the first PATCH has not answered (answers held back 300 ms): the second edit builds on the first
+    // (it used to start from the value before it, and the rating was lost).
+    const slow = async (route: Route) => {
+      if (route.request().method() !== 'PATCH') return route.continue();
+      const response = await route.fetch();
+      await new Promise((r) => setTimeout(r, 300));
+      await route.fulfill({ response });
+    };
+    await page.route('**/api/samples/*', slow);
+    try {
+      await page.keyboard.press('4');
+      await page.keyboard.press('b');
+      const stored = await until('preference stored', async () => {
+        const [s] = await samplesOf('llm');
+        return s.value?.preference === 'rejected' && s;
+      });
+      assert.deepEqual(stored.value, { rating: 4, preference: 'rejected' });
+    } finally {
+      // Lets the held-back answers go out first.
+      await page.unrouteAll({ behavior: 'wait' });
+    }
     // The page shows the choice once the PATCH answers, which may come a moment after the row is stored.
     await until('choice shown', async () => (await page.getByRole('button', { name: /B Milan/ }).getAttribute('aria-pressed')) === 'true');
   });

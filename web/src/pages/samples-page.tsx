@@ -96,19 +96,31 @@ export default function SamplesPage({ projectId }: { projectId: number }) {
 
   const readOnly = !!lock && me !== null && lock.user_id !== me;
 
+  /** The PATCHes of each sample, one after another: a later edit is never overtaken by an earlier one. */
+  const saving = useRef(new Map<number, Promise<void>>());
   const save = (target: Sample, patch: SamplePatch) => {
+    // Shown at once, so that a quick second key builds on this edit instead of on the value before it.
+    setSamples((prev) => prev.map((s) => (s.id === target.id ? ({ ...s, ...patch } as Sample) : s)));
     setStatus('Saving…');
-    api.patch<Sample>(`/api/samples/${target.id}`, patch).then(
-      (updated) => {
-        setSamples((prev) => prev.map((s) => (s.id === updated.id ? updated : s)));
-        setStatus('Saved');
-        loadProjectCounts();
-      },
-      (e) => {
-        setStatus('');
-        setError((e as Error).message);
-      },
+    const replace = (fresh: Sample) => setSamples((prev) => prev.map((s) => (s.id === fresh.id ? fresh : s)));
+    const mine: Promise<void> = (saving.current.get(target.id) ?? Promise.resolve()).then(() =>
+      api.patch<Sample>(`/api/samples/${target.id}`, patch).then(
+        (updated) => {
+          // Only the last edit's answer is the sample as the page now shows it.
+          if (saving.current.get(target.id) !== mine) return;
+          replace(updated);
+          setStatus('Saved');
+          loadProjectCounts();
+        },
+        (e) => {
+          setStatus('');
+          setError((e as Error).message);
+          // The edit did not happen: show the sample as stored.
+          void api.get<Sample>(`/api/samples/${target.id}`).then(replace, () => undefined);
+        },
+      ),
     );
+    saving.current.set(target.id, mine);
   };
   const loadProjectCounts = () => api.get<Project>(`/api/projects/${projectId}`).then(setProject, () => undefined);
 
