@@ -3,6 +3,7 @@ import { FORMAT_DESCRIPTIONS, READABLE_FORMATS } from '../formats/readers/index.
 import { WRITERS, type ExportFormat } from '../formats/writers/index.js';
 import { AugmentationConfig, PreprocessingConfig } from '../imaging/pipeline/recipe.js';
 import { VERSION } from '../version.js';
+import { paramsSchema, type ParamSpecs } from './param-spec.js';
 import type { JsonSchema, Plugin, PluginRegistry, PluginType } from './plugin-registry.js';
 
 const EXPORTER_TITLES: Record<ExportFormat, string> = {
@@ -92,45 +93,17 @@ export function registerBuiltinPlugins(registry: PluginRegistry): void {
   for (const plugin of builtinPlugins()) registry.register(plugin);
 }
 
-/** A parameter as the quality, cleaning and training catalogs declare it. */
-export interface CatalogParam {
-  type: 'integer' | 'number' | 'boolean' | 'string' | 'integer[]';
-  default: unknown;
-  min?: number;
-  max?: number;
-  enum?: string[];
-  description: string;
-}
-
-/** An entry of those catalogs: an id (or name), what it is, and its parameters. */
+/** An entry of the quality, cleaning and training catalogs: a name, what it is, and its parameters. */
 export interface CatalogEntry {
   name: string;
   title: string;
   description: string;
-  params: Record<string, CatalogParam>;
-}
-
-/** The JSON Schema of a catalog entry's parameters (a null default makes the parameter nullable). */
-export function catalogParamsSchema(params: Record<string, CatalogParam>): JsonSchema {
-  const properties: Record<string, JsonSchema> = {};
-  for (const [name, p] of Object.entries(params)) {
-    const base: Record<string, unknown> = p.type === 'integer[]' ? { type: 'array', items: { type: 'integer' } } : { type: p.type };
-    if (p.default === null) base.type = [base.type, 'null'];
-    properties[name] = {
-      ...base,
-      default: p.default,
-      description: p.description,
-      ...(p.min !== undefined ? { minimum: p.min } : {}),
-      ...(p.max !== undefined ? { maximum: p.max } : {}),
-      ...(p.enum ? { enum: p.enum } : {}),
-    } as JsonSchema;
-  }
-  return { type: 'object', properties, additionalProperties: false } as JsonSchema;
+  params: ParamSpecs;
 }
 
 /** Quality checks, cleaning actions and training adapters, registered from their modules' catalogs (composition root). */
 export function registerCatalogPlugins(registry: PluginRegistry, catalogs: { checks: CatalogEntry[]; actions: CatalogEntry[]; adapters: CatalogEntry[] }): void {
   for (const [type, entries] of [['quality_check', catalogs.checks], ['cleaning_action', catalogs.actions], ['training_adapter', catalogs.adapters]] as const) {
-    for (const e of entries) registry.register(builtin(type, e.name, e.title, e.description, catalogParamsSchema(e.params)));
+    for (const e of entries) registry.register(builtin(type, e.name, e.title, e.description, paramsSchema(e.params)));
   }
 }

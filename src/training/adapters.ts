@@ -1,12 +1,9 @@
+import type { ParamSpec as AnyParamSpec } from '../plugins/param-spec.js';
+
+/** A training parameter: its default is a scalar or null. */
+export type ParamSpec = AnyParamSpec<number | string | boolean | null>;
 import type { PythonProbe } from './python.js';
 
-export interface ParamSpec {
-  type: 'integer' | 'number' | 'string' | 'boolean';
-  default: number | string | boolean | null;
-  min?: number;
-  max?: number;
-  description: string;
-}
 
 export interface AdapterSpec {
   name: string;

@@ -4,18 +4,10 @@
  * described once (type, default, range) and the same description validates requests and documents the catalog.
  */
 import { ValidationError, type ValidationIssue } from '../../http/errors.js';
+import type { ParamSpec, ParamSpecs } from '../../plugins/param-spec.js';
 import type { Modality, QualityItem, Severity } from './quality.schemas.js';
 
-export interface ParamSpec {
-  type: 'integer' | 'number' | 'boolean' | 'string' | 'integer[]';
-  default: unknown;
-  min?: number;
-  max?: number;
-  enum?: string[];
-  description: string;
-}
-
-export type ParamSpecs = Record<string, ParamSpec>;
+export type { ParamSpec, ParamSpecs } from '../../plugins/param-spec.js';
 export type ParamValues = Record<string, any>;
 
 /** Gathers a check's findings: counts all, keeps the affected image ids and the worst (or first) 100 items. */
