@@ -27,6 +27,7 @@ import { ProfileRepository } from '../src/modules/quality/profile.repository.js'
 import { ProfileService } from '../src/modules/quality/profile.service.js';
 import { QualityRepository } from '../src/modules/quality/quality.repository.js';
 import { QualityService } from '../src/modules/quality/quality.service.js';
+import { SampleDataRepository } from '../src/modules/quality/sample-data.repository.js';
 import { median, withServerNodeFlags } from './lib/server.js';
 
 await withServerNodeFlags();
@@ -49,7 +50,7 @@ const versa = await buildApp(loadConfig({ DATA_DIR: dataDir, DATABASE_URL: url, 
 const { db, blobs, access } = versa.deps;
 const features = new ImageFeaturesRepository(db);
 const profiles = new ProfileService(new ProfileRepository(db));
-const quality = new QualityService(access, new QualityRepository(db), features, new ImageFeatureRecorder(features, blobs), profiles);
+const quality = new QualityService(access, new QualityRepository(db), features, new ImageFeatureRecorder(features, blobs), profiles, new SampleDataRepository(db));
 const canonical = new CanonicalService(access, new CanonicalRepository(db));
 
 try {

@@ -19,3 +19,13 @@ export function jsonNumber(db: Kysely<any>, column: string, path: readonly strin
 export function floorInt(db: Kysely<any>, value: RawBuilder<number>): RawBuilder<number> {
   return isPostgres(db) ? sql<number>`cast(floor(${value}) as integer)` : sql<number>`cast(${value} as integer)`;
 }
+
+/** A string read from a JSON text column (null when absent or JSON null), spelled for the dialect, as jsonNumber. */
+export function jsonText(db: Kysely<any>, column: string, path: readonly string[]): RawBuilder<string | null> {
+  if (isPostgres(db)) {
+    let walked = sql`(${sql.ref(column)})::json`;
+    for (const p of path.slice(0, -1)) walked = sql`${walked} -> ${sql.lit(p)}`;
+    return sql<string | null>`(${walked} ->> ${sql.lit(path[path.length - 1])})`;
+  }
+  return sql<string | null>`(${sql.ref(column)} ->> ${sql.lit('$.' + path.join('.'))})`;
+}

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
 import type { CanonicalAnnotationRow, CanonicalImageRow, CanonicalRepository } from './canonical.repository.js';
+import { followedBy, type CanonicalSamples } from './canonical-samples.js';
 import type { CanonicalQuery } from './quality.schemas.js';
 
 const IMAGE_PAGE = 1000;
@@ -13,7 +14,7 @@ export interface CanonicalStream {
 }
 
 /**
- * The canonical export: one universal record per image (samples join when they land), written straight from keyset
+ * The canonical export: one universal record per image, then per sample (canonical-samples.ts), written straight from keyset
  * pages of rows. Records are built as text: the stored geometry is already JSON and goes in unparsed, so the stream
  * costs one string per record and holds one page in memory.
  */
@@ -21,13 +22,16 @@ export class CanonicalService {
   constructor(
     private readonly access: ProjectAccess,
     private readonly repository: CanonicalRepository,
+    /** The sample records, streamed after the images. */
+    private readonly samples?: CanonicalSamples,
   ) {}
 
   async stream(caller: Caller, projectId: number, query: CanonicalQuery): Promise<CanonicalStream> {
     await this.access.project(caller, projectId, 'export');
     const classes = await this.repository.classNames(projectId);
     const json = query.format === 'json';
-    const lines = this.records(projectId, classes, query.split);
+    const images = this.records(projectId, classes, query.split);
+    const lines = this.samples ? followedBy(images, () => this.samples!.pages(projectId, query.split)) : images;
     async function* document(): AsyncGenerator<string> {
       let first = true;
       if (json) yield '[';

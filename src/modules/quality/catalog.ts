@@ -1,9 +1,11 @@
-/** The image modality's entries, registered once; other modalities register theirs beside them. */
+/** Each modality's entries, registered once: the images', then the sample modalities' beside them. */
 import { ANNOTATION_CHECKS } from './annotation-checks.js';
 import { registerChecks } from './check-catalog.js';
 import { IMAGE_CHECKS } from './image-checks.js';
 import { MODEL_CHECKS } from './model-checks.js';
+import { SAMPLE_CHECKS } from './sample-checks.js';
 
 registerChecks('image', [...IMAGE_CHECKS, ...ANNOTATION_CHECKS, ...MODEL_CHECKS]);
+for (const [modality, checks] of SAMPLE_CHECKS) registerChecks(modality, checks);
 
 export { checkCatalog, checksOf, registerChecks } from './check-catalog.js';

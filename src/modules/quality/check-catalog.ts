@@ -10,10 +10,11 @@ import type { Modality, QualityItem, Severity } from './quality.schemas.js';
 export type { ParamSpec, ParamSpecs } from '../../plugins/param-spec.js';
 export type ParamValues = Record<string, any>;
 
-/** Gathers a check's findings: counts all, keeps the affected image ids and the worst (or first) 100 items. */
+/** Gathers a check's findings: counts all, keeps the affected image and sample ids and the worst (or first) 100 items. */
 export class Findings {
   count = 0;
   readonly imageIds = new Set<number>();
+  readonly sampleIds = new Set<number>();
   private kept: { item: Omit<QualityItem, 'detail'>; detail: () => string; score: number }[] = [];
   static readonly ITEMS = 100;
   static readonly IMAGE_IDS = 10_000;
@@ -22,6 +23,7 @@ export class Findings {
   add(item: { image_id?: number; annotation_id?: number; sample_id?: number }, detail: () => string, score?: number): void {
     this.count++;
     if (item.image_id !== undefined && this.imageIds.size < Findings.IMAGE_IDS) this.imageIds.add(item.image_id);
+    if (item.sample_id !== undefined && this.sampleIds.size < Findings.IMAGE_IDS) this.sampleIds.add(item.sample_id);
     if (score === undefined) {
       if (this.kept.length < Findings.ITEMS) this.kept.push({ item, detail, score: -this.count });
       return;

@@ -12,7 +12,7 @@ import { assertKnownIds, resolveParams, type ParamValues } from './check-catalog
 import { cleaningActionsOf, Plan, type PlannedChange } from './cleaning-actions.js';
 import type { AnnotationFullRow, CleaningRecordRow, CleaningRepository, CleaningRunRow, ImageFullRow } from './cleaning.repository.js';
 import type { CleaningActionIn, CleaningApplyBody, CleaningPreviewBody, CleaningPreviewOut, CleaningRunOut } from './quality.schemas.js';
-import { projectModality, type QualityService } from './quality.service.js';
+import type { QualityService } from './quality.service.js';
 
 /**
  * How long a cleaning run can be reverted. The files of the images it deleted are kept that long (a revert puts the
@@ -71,15 +71,15 @@ export class CleaningService {
   ) {}
 
   async preview(caller: Caller, projectId: number, body: CleaningPreviewBody): Promise<CleaningPreviewOut> {
-    const project = await this.access.project(caller, projectId, 'images.delete');
-    const planned = await this.plan(projectId, project.project_type, body.actions);
+    await this.access.project(caller, projectId, 'images.delete');
+    const planned = await this.plan(projectId, body.actions);
     return { preview_token: planned.token, summary: summaryOf(planned.changes), changes: planned.changes.map(publicChange) };
   }
 
   async apply(caller: Caller, projectId: number, body: CleaningApplyBody): Promise<{ cleaning_run_id: number; summary: Record<string, number> }> {
-    const project = await this.access.project(caller, projectId, 'images.delete');
+    await this.access.project(caller, projectId, 'images.delete');
     await this.purgeExpired(projectId);
-    const planned = await this.plan(projectId, project.project_type, body.actions);
+    const planned = await this.plan(projectId, body.actions);
     if (body.preview_token !== undefined && body.preview_token !== planned.token) {
       throw new ConflictError('The project changed since this preview was made; preview again and apply what it shows');
     }
@@ -148,8 +148,9 @@ export class CleaningService {
 
   // ---- planning
 
-  private async plan(projectId: number, projectType: string, requested: CleaningActionIn[]): Promise<Planned> {
-    const available = cleaningActionsOf(projectModality(projectType));
+  private async plan(projectId: number, requested: CleaningActionIn[]): Promise<Planned> {
+    // Cleaning acts on images and their annotations; no sample modality registers actions yet.
+    const available = cleaningActionsOf('image');
     assertKnownIds(requested.map((a) => a.id), available.map((a) => a.id), ['body', 'actions'], 'cleaning action');
     const resolved = requested.map((a, i) => {
       const definition = available.find((d) => d.id === a.id)!;

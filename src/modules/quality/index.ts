@@ -15,6 +15,9 @@ import { CleaningService } from './cleaning.service.js';
 import { cleaningCatalog } from './cleaning-actions.js';
 import { QualityService } from './quality.service.js';
 import { ReadinessEvaluator } from './readiness.js';
+import { CanonicalSamples } from './canonical-samples.js';
+import { SampleDataRepository } from './sample-data.repository.js';
+import { SampleProfiler } from './sample-profile.js';
 
 export { ReadinessEvaluator, evaluateReadiness, READINESS_RULES, ADAPTER_TASKS, type ReadinessOut, type ReadinessConfig } from './readiness.js';
 export { checkCatalog, checksOf, registerChecks } from './catalog.js';
@@ -36,12 +39,14 @@ export function registerQualityModule(app: FastifyInstance, deps: ModuleDeps): Q
   const profile = new ProfileRepository(deps.db);
   const features = new ImageFeaturesRepository(deps.db);
   const recorder = new ImageFeatureRecorder(features, deps.blobs);
-  const readiness = new ReadinessEvaluator(deps.access, profile);
+  const samples = new SampleDataRepository(deps.db);
+  const readiness = new ReadinessEvaluator(deps.access, profile, samples);
   const predictions = new DetectorPredictions(models.repository, models.runtime, deps.blobs);
-  const quality = new QualityService(deps.access, new QualityRepository(deps.db), features, recorder, new ProfileService(profile), predictions);
+  const profiles = new ProfileService(profile, new SampleProfiler(samples));
+  const quality = new QualityService(deps.access, new QualityRepository(deps.db), features, recorder, profiles, samples, predictions);
   qualityRoutes(app, { readiness, quality });
   const cleaning = new CleaningService(deps.access, new CleaningRepository(deps.db), quality, deps.services.revisions, deps.services.locks, deps.blobs);
   cleaningRoutes(app, cleaning);
-  canonicalRoutes(app, new CanonicalService(deps.access, new CanonicalRepository(deps.db)));
+  canonicalRoutes(app, new CanonicalService(deps.access, new CanonicalRepository(deps.db), new CanonicalSamples(samples)));
   return { readiness, quality, cleaning, checkCatalog, cleaningCatalog };
 }

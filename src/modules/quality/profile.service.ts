@@ -1,5 +1,6 @@
 import { HEATMAP_CELLS, type ProfileRepository } from './profile.repository.js';
 import type { Modality, ProfileOut } from './quality.schemas.js';
+import type { SampleProfiler } from './sample-profile.js';
 
 /** Aspect-ratio buckets (width / height), upper bounds. */
 const ASPECT_BUCKETS: [string, number][] = [
@@ -13,7 +14,11 @@ const SIZES_SHOWN = 200;
 
 /** The dataset profile: every section one SQL aggregate (see ProfileRepository). */
 export class ProfileService {
-  constructor(private readonly repository: ProfileRepository) {}
+  constructor(
+    private readonly repository: ProfileRepository,
+    /** The samples' section (sample-profile.ts), for projects that hold samples. */
+    private readonly samples?: SampleProfiler,
+  ) {}
 
   async profile(projectId: number, modality: Modality): Promise<ProfileOut> {
     const r = this.repository;
@@ -54,6 +59,7 @@ export class ProfileService {
       counts[cell.cy][cell.cx] += cell.n;
     }
     const images = splitRows.reduce((sum, s) => sum + s.images, 0);
+    const samples = await this.samples?.section(projectId);
     return {
       project_id: projectId,
       modality,
@@ -71,6 +77,7 @@ export class ProfileService {
       aspect_ratios: aspects,
       box_sizes: boxSizes,
       box_heatmap: { cells: HEATMAP_CELLS, counts },
+      ...(samples ? { samples } : {}),
     };
   }
 }

@@ -38,7 +38,10 @@ const REPORT_DESCRIPTION =
   'entropy, grayscale, pixel hash, dHash) are read from a cache filled at upload; images without a current entry are ' +
   'measured once from their thumbnail and cached (`features.computed` says how many). Each check reports its total ' +
   '`count`, the first (or worst, where ranked) 100 `items` and up to 10,000 distinct `image_ids` for the image grid. ' +
-  '`score` is the share of images no error- or warning-level check flags. Reads only; needs `project.read`.';
+  'A project with samples also gets the checks of each sample modality it holds (`GET /api/quality/checks?modality=text`, …), ' +
+  'read from its samples in keyset chunks; their items and `sample_ids` name samples. The image checks run when the project ' +
+  'has images (or nothing at all). `score` is the share of records (images and samples) no error- or warning-level check ' +
+  'flags. Reads only; needs `project.read`.';
 
 export function qualityRoutes(server: FastifyInstance, services: QualityServices): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
@@ -60,7 +63,10 @@ export function qualityRoutes(server: FastifyInstance, services: QualityServices
       summary: 'Dataset profile',
       description:
         'Counts per split and class, instances per class and split, annotations per image, image sizes and aspect ratios, ' +
-        'COCO box sizes and a 10×10 heat map of box centres (bbox annotations). SQL aggregates only. Needs `project.read`.',
+        'COCO box sizes and a 10×10 heat map of box centres (bbox annotations). A project with samples also gets `samples`: ' +
+        'counts per modality and split, classes per split, text lengths (text and LLM records) and, for tabular samples, each ' +
+        'column\'s type, missing and distinct values, numeric range and mean or most frequent values. `modality` is the one most ' +
+        'records have. Counts are SQL aggregates; lengths and columns are read in keyset pages. Needs `project.read`.',
       params: IdParams,
       response: { 200: ProfileOut, ...errors(401, 404, 422) },
     },
@@ -88,7 +94,9 @@ export function qualityRoutes(server: FastifyInstance, services: QualityServices
       description:
         'A score 0–100 made of weighted checks (each passed or failed, with a message) and the blockers: failed checks that ' +
         'make training pointless whatever the score (a detector without boxes or without a valid split, a classifier with ' +
-        'fewer than `min_images_per_class` images in a class). `ready` is no blockers and score ≥ threshold ' +
+        'fewer than `min_images_per_class` images in a class; for the sample adapters `tabular` and `text`: no samples of ' +
+        'their modality, no target column or labels, one class only or fewer than `min_samples_per_class` samples in one, a ' +
+        'regression target without numbers, an empty train or valid split while others are assigned). `ready` is no blockers and score ≥ threshold ' +
         '(`config.min_readiness_score`, default 60). The training gate uses exactly this. Reads only; needs `project.read`.',
       params: IdParams,
       body: ReadinessBody,
@@ -173,15 +181,17 @@ export function canonicalRoutes(server: FastifyInstance, canonical: CanonicalSer
       tags: ['quality'],
       summary: 'Canonical export: the universal record schema',
       description:
-        'One `CanonicalRecord` per image (and, once samples land, per sample): `{id, modality, split, media, annotations, ' +
-        'label, spans, value, metadata}`, the form other tools and pipelines read without knowing Versa\'s tables. Streams ' +
+        'One `CanonicalRecord` per image, then one per sample: `{id, modality, split, media, annotations, label, spans, value, ' +
+        'metadata}`, the form other tools and pipelines read without knowing Versa\'s tables. A sample\'s `media` is its file ' +
+        '(audio, video: `uri` of `GET /api/samples/{id}/file`) or its content (`{text}`, `{row}`, `{prompt, response, …}`); ' +
+        'time segments are `annotations` of type `segment`. `?split=` keeps one split of both. Streams ' +
         'JSON Lines (`application/x-ndjson`, one record per line) straight from the database; `?format=json` streams one ' +
         'JSON array instead. Needs the `export` permission (every role).',
       params: IdParams,
       querystring: CanonicalQuery,
       response: {
         200: {
-          description: 'The records, in image id order',
+          description: 'The records: images in id order, then samples in id order',
           content: {
             'application/x-ndjson': { schema: CanonicalRecord },
             'application/json': { schema: Type.Array(CanonicalRecord) },

@@ -55,7 +55,8 @@ export const ReadinessBody = Type.Object(
         minLength: 1,
         maxLength: 64,
         description:
-          'Training adapter (versa-detect, ultralytics, versa-segment, versa-classify, tabular, …); default from the project type. ' +
+          'Training adapter (versa-detect, ultralytics, versa-segment, versa-classify, tabular, text, …); default from the project type, ' +
+          'or `tabular` / `text` for a project that holds such samples and no images. ' +
           'An adapter not known here is judged by the rule of the project type.',
       }),
     ),
@@ -65,6 +66,7 @@ export const ReadinessBody = Type.Object(
           min_readiness_score: Type.Optional(Type.Number({ minimum: 0, maximum: 100, description: 'Score needed to be ready (default 60)' })),
           min_images_per_class: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Classifiers: images each class needs (default 10)' })),
           min_instances_per_class: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Detectors: instances each class needs in train (default 10)' })),
+          min_samples_per_class: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Sample adapters (tabular, text): samples each class needs, or numeric values a regression target needs (default 10)' })),
         },
         { additionalProperties: false },
       ),
@@ -110,11 +112,13 @@ export type QualityItem = Static<typeof Item>;
 export const CheckResultOut = Type.Object({
   id: Type.String(),
   title: Type.String(),
+  modality: StringEnum(MODALITIES, { description: 'The modality of the records the check reads' }),
   severity: StringEnum(SEVERITIES),
   count: Type.Integer({ description: 'Every affected item' }),
   message: Type.String(),
   items: Type.Array(Item, { description: 'The first 100 items' }),
   image_ids: Type.Optional(Type.Array(Type.Integer(), { description: 'Distinct affected images (first 10,000), for the image grid filter' })),
+  sample_ids: Type.Optional(Type.Array(Type.Integer(), { description: 'Distinct affected samples (first 10,000)' })),
   skipped: Type.Optional(Type.String({ description: 'Why the check did not run (e.g. no detector registered)' })),
 });
 export type CheckResultOut = Static<typeof CheckResultOut>;
@@ -122,7 +126,7 @@ export type CheckResultOut = Static<typeof CheckResultOut>;
 export const QualityReportOut = Type.Object({
   project_id: Type.Integer(),
   generated_at: Timestamp,
-  score: Type.Integer({ minimum: 0, maximum: 100, description: 'Share of images affected by no error- or warning-level check' }),
+  score: Type.Integer({ minimum: 0, maximum: 100, description: 'Share of records (images and samples) affected by no error- or warning-level check' }),
   features: Type.Object({ computed: Type.Integer({ description: 'Images whose features this report had to compute (cached for next time)' }) }),
   checks: Type.Array(CheckResultOut),
 });
@@ -131,6 +135,57 @@ export type QualityReportOut = Static<typeof QualityReportOut>;
 // ---- profile
 
 const SplitCounts = Type.Record(Type.String(), Type.Integer());
+
+const SampleSplits = Type.Object({ train: Type.Integer(), valid: Type.Integer(), test: Type.Integer(), unassigned: Type.Integer() });
+const SAMPLE_MODALITIES = ['text', 'tabular', 'audio', 'video', 'llm'] as const;
+
+export const SampleProfileOut = Type.Object(
+  {
+    total: Type.Integer(),
+    labelled: Type.Integer({ description: 'Samples with a label, spans or a value' }),
+    splits: SampleSplits,
+    modalities: Type.Array(Type.Object({ modality: StringEnum(SAMPLE_MODALITIES), samples: Type.Integer(), labelled: Type.Integer(), splits: SampleSplits })),
+    labels: Type.Array(
+      Type.Object({ modality: StringEnum(SAMPLE_MODALITIES), name: Type.String(), samples: Type.Integer(), by_split: SplitCounts }),
+      { description: 'Samples per class (a multi-label sample under its first class), most first' },
+    ),
+    lengths: Type.Array(
+      Type.Object({
+        modality: StringEnum(['text', 'llm'] as const),
+        measures: Type.String({ description: 'What is counted: the text, or the prompt, responses and messages of an LLM record (characters)' }),
+        samples: Type.Integer(),
+        min: Type.Integer(),
+        median: Type.Number(),
+        p95: Type.Number(),
+        max: Type.Integer(),
+        histogram: Type.Array(Type.Object({ from: Type.Integer(), to: Type.Integer({ description: 'Exclusive' }), samples: Type.Integer() })),
+      }),
+    ),
+    tabular: Nullable(
+      Type.Object({
+        target: Nullable(Type.String()),
+        task: Nullable(StringEnum(['classification', 'regression'] as const)),
+        rows: Type.Integer(),
+        columns: Type.Array(
+          Type.Object({
+            name: Type.String(),
+            type: Type.String({ description: 'integer, number, boolean, category, text or date (as the import inferred)' }),
+            target: Type.Boolean(),
+            missing: Type.Integer(),
+            distinct: Type.Integer({ description: 'Distinct present values (counted up to a limit: see distinct_capped)' }),
+            distinct_capped: Type.Boolean({ description: 'More values than were counted: distinct is a lower bound, top_values approximate' }),
+            min: Type.Optional(Type.Number()),
+            max: Type.Optional(Type.Number()),
+            mean: Type.Optional(Type.Number()),
+            top_values: Type.Optional(Type.Array(Type.Object({ value: Type.String(), samples: Type.Integer() }), { description: 'Non-numeric columns: the most frequent values (first 10)' })),
+          }),
+        ),
+      }),
+    ),
+  },
+  { description: 'Projects with samples: counts per modality and split, classes, text lengths, tabular columns' },
+);
+export type SampleProfileOut = Static<typeof SampleProfileOut>;
 export const ProfileOut = Type.Object({
   project_id: Type.Integer(),
   modality: StringEnum(MODALITIES),
@@ -145,6 +200,7 @@ export const ProfileOut = Type.Object({
   aspect_ratios: Type.Array(Type.Object({ bucket: Type.String(), images: Type.Integer() }), { description: 'width / height in buckets' }),
   box_sizes: Type.Object({ small: Type.Integer(), medium: Type.Integer(), large: Type.Integer() }, { description: 'COCO: area < 32², < 96², larger (bbox annotations)' }),
   box_heatmap: Type.Object({ cells: Type.Integer(), counts: Type.Array(Type.Array(Type.Integer()), { description: 'counts[row][column] of box centres' }) }),
+  samples: Type.Optional(SampleProfileOut),
 });
 export type ProfileOut = Static<typeof ProfileOut>;
 
@@ -218,40 +274,71 @@ export const CanonicalQuery = Type.Object({
 export type CanonicalQuery = Static<typeof CanonicalQuery>;
 
 /** The universal record: one per image or sample, whatever the modality. */
+const FileMedia = Type.Object(
+  {
+    uri: Type.String({ description: 'Where the bytes are served (relative to the server)' }),
+    mime_type: Type.String(),
+    sha256: Type.String(),
+    width: Type.Optional(Type.Integer()),
+    height: Type.Optional(Type.Integer()),
+    size_bytes: Type.Optional(Type.Integer()),
+    filename: Type.Optional(Type.String()),
+    duration_s: Type.Optional(Nullable(Type.Number())),
+    sample_rate: Type.Optional(Type.Number()),
+    fps: Type.Optional(Type.Number()),
+    channels: Type.Optional(Type.Integer()),
+  },
+  { title: 'FileMedia', description: 'Images, audio and video: the stored file' },
+);
+const ContentMedia = Type.Union(
+  [
+    Type.Object({ text: Type.String() }, { title: 'TextMedia' }),
+    Type.Object({ row: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()])) }, { title: 'RowMedia', description: 'Tabular: the feature columns (the target is `label` or `value`)' }),
+    Type.Object(
+      {
+        prompt: Type.Optional(Type.String()),
+        response: Type.Optional(Type.String()),
+        chosen: Type.Optional(Type.String()),
+        rejected: Type.Optional(Type.String()),
+        messages: Type.Optional(Type.Array(Type.Object({ role: Type.String(), content: Type.String() }))),
+      },
+      { title: 'LlmMedia' },
+    ),
+  ],
+  { description: 'Text, tabular and LLM samples: their content itself' },
+);
+const ImageAnnotation = Type.Object(
+  {
+    id: Type.Integer(),
+    label: Type.String({ description: 'Class name' }),
+    class_id: Type.Integer(),
+    type: Type.String({ description: 'bbox | polygon | mask | classification' }),
+    geometry: Type.Unknown({ description: 'In pixels of the original image, as in AnnotationOut' }),
+    confidence: Nullable(Type.Number()),
+    source: Type.String(),
+  },
+  { title: 'ImageAnnotation' },
+);
+const SegmentAnnotation = Type.Object(
+  {
+    label: Type.String({ description: 'Class name' }),
+    type: Type.Literal('segment'),
+    geometry: Type.Object({ start_s: Type.Number(), end_s: Type.Number() }),
+  },
+  { title: 'SegmentAnnotation', description: 'Audio and video samples: a labelled time segment' },
+);
+
 export const CanonicalRecord = Type.Object(
   {
     id: Type.String({ description: '"image:<id>" or "sample:<id>": unique across modalities' }),
     modality: StringEnum(MODALITIES),
     split: Nullable(StringEnum(['train', 'valid', 'test'] as const)),
-    media: Nullable(
-      Type.Object(
-        {
-          uri: Type.String({ description: 'Where the bytes are served (relative to the server)' }),
-          mime_type: Type.String(),
-          sha256: Type.String(),
-          width: Type.Optional(Type.Integer()),
-          height: Type.Optional(Type.Integer()),
-          size_bytes: Type.Optional(Type.Integer()),
-          filename: Type.Optional(Type.String()),
-        },
-        { description: 'The record\'s file (images, audio, video); null for text and tabular records' },
-      ),
-    ),
-    annotations: Type.Array(
-      Type.Object({
-        id: Type.Integer(),
-        label: Type.String({ description: 'Class name' }),
-        class_id: Type.Integer(),
-        type: Type.String({ description: 'bbox | polygon | mask | classification' }),
-        geometry: Type.Unknown({ description: 'In pixels of the original image, as in AnnotationOut' }),
-        confidence: Nullable(Type.Number()),
-        source: Type.String(),
-      }),
-    ),
-    label: Nullable(Type.String({ description: 'The record-level label (classification), else null' })),
-    spans: Nullable(Type.Array(Type.Object({ start: Type.Integer(), end: Type.Integer(), label: Type.String() }), { description: 'Text spans (samples); null for images' })),
-    value: Type.Unknown({ description: 'The record\'s own content where it has one: text, a row of columns, a prompt/response; null for images' }),
-    metadata: Type.Record(Type.String(), Type.Unknown()),
+    media: Nullable(Type.Union([FileMedia, ContentMedia], { description: 'The record\'s file (images, audio, video) or content (text `{text}`, tabular `{row}`, LLM `{prompt, response, …}`)' })),
+    annotations: Type.Array(Type.Union([ImageAnnotation, SegmentAnnotation]), { description: 'Image annotations, or the time segments of audio and video samples; empty for other samples' }),
+    label: Nullable(Type.Union([Type.String(), Type.Array(Type.String())], { description: 'The record-level class (classification; every class of a multi-label sample), else null' })),
+    spans: Nullable(Type.Array(Type.Object({ start: Type.Integer(), end: Type.Integer(), label: Type.String() }), { description: 'Character spans of text samples; null for other records' })),
+    value: Type.Unknown({ description: 'A sample\'s value: a regression target (number), an audio transcript (string), an LLM rating and preference (object); null for images' }),
+    metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'Images: original_name, review_state, created_at, image_id. Samples: their own metadata, then sample_id, review_state, created_at' }),
   },
   { title: 'CanonicalRecord', description: 'Versa\'s universal record schema (JSON Schema draft 2020-12 compatible)' },
 );

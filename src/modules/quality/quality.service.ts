@@ -1,5 +1,6 @@
 import type { Caller } from '../../access/caller.js';
-import type { ProjectAccess } from '../../access/project-access.js';
+import type { ProjectAccess, ProjectRecord } from '../../access/project-access.js';
+import type { SampleModality } from '../../db/schema.js';
 import { assertKnownIds, checksOf, Findings, resolveParams, type CheckDefinition, type ParamValues } from './check-catalog.js';
 import './catalog.js';
 import { AnnotationColumns, DatasetSnapshot } from './dataset-snapshot.js';
@@ -9,12 +10,41 @@ import type { PredictionSource } from './model-predictions.js';
 import type { ProfileService } from './profile.service.js';
 import type { QualityRepository } from './quality.repository.js';
 import type { CheckResultOut, Modality, ProfileOut, QualityBody, QualityReportOut } from './quality.schemas.js';
+import type { SampleDataRepository } from './sample-data.repository.js';
+import { SampleSnapshotBuilder, type SampleSnapshot } from './sample-snapshot.js';
 
 /** Annotations read per query while a snapshot loads. */
 const ANNOTATION_CHUNK = 50_000;
+/** Samples read per query while a sample snapshot loads. */
+const SAMPLE_CHUNK = 5000;
+const SAMPLE_MODALITIES: SampleModality[] = ['text', 'tabular', 'audio', 'video', 'llm'];
 
-/** The modality of a project's records; image projects are all there is until samples land. */
-export const projectModality = (_projectType: string): Modality => 'image';
+/** What a project holds: its image count and its samples per modality. */
+interface ProjectContent {
+  images: number;
+  samples: Map<SampleModality, number>;
+}
+
+/** The modality most of a project's records have: 'image' for a project with images and no samples (or nothing). */
+export function projectModality(content: ProjectContent): Modality {
+  let modality: Modality = 'image';
+  let most = content.images;
+  for (const m of SAMPLE_MODALITIES) {
+    const n = content.samples.get(m) ?? 0;
+    if (n > most) [modality, most] = [m, n];
+  }
+  return modality;
+}
+
+/**
+ * The modalities whose checks apply: the images' when the project has images (or nothing at all, as before samples
+ * existed), and each sample modality it holds.
+ */
+function applicableModalities(content: ProjectContent): Modality[] {
+  const out: Modality[] = content.images > 0 || content.samples.size === 0 ? ['image'] : [];
+  for (const m of SAMPLE_MODALITIES) if ((content.samples.get(m) ?? 0) > 0) out.push(m);
+  return out;
+}
 
 export class QualityService {
   constructor(
@@ -23,48 +53,88 @@ export class QualityService {
     private readonly features: ImageFeaturesRepository,
     private readonly recorder: ImageFeatureRecorder,
     private readonly profiles: ProfileService,
+    private readonly samples: SampleDataRepository,
     /** The detector behind the model-assisted checks (absent: they are skipped). */
     private readonly predictions?: PredictionSource,
   ) {}
 
   async profile(caller: Caller, projectId: number): Promise<ProfileOut> {
     const project = await this.access.project(caller, projectId, 'project.read');
-    return this.profiles.profile(projectId, projectModality(project.project_type));
+    return this.profiles.profile(projectId, projectModality(await this.content(project)));
+  }
+
+  /** The project's counters say whether it holds images and samples; the samples' modalities take one aggregate. */
+  private async content(project: ProjectRecord): Promise<ProjectContent> {
+    const samples = project.sample_count > 0 ? await this.samples.modalityCounts(project.id) : new Map<SampleModality, number>();
+    return { images: project.image_count, samples };
   }
 
   async report(caller: Caller, projectId: number, body: QualityBody = {}): Promise<QualityReportOut> {
     const project = await this.access.project(caller, projectId, 'project.read');
-    const available = checksOf(projectModality(project.project_type));
+    const content = await this.content(project);
+    const available = applicableModalities(content).flatMap((m) => checksOf(m));
     const ids = available.map((c) => c.id);
     if (body.checks) assertKnownIds(body.checks, ids, ['body', 'checks'], 'check');
     assertKnownIds(Object.keys(body.params ?? {}), ids, ['body', 'params'], 'check');
     const chosen = body.checks ? available.filter((c) => body.checks!.includes(c.id)) : available;
     const params = new Map(chosen.map((c) => [c.id, resolveParams(c.params, body.params?.[c.id] as Record<string, unknown> | undefined, ['body', 'params', c.id])]));
 
-    const { snapshot, computed } = await this.snapshot(projectId);
-    // Model-assisted checks run a detector over every image: only when asked for by id.
-    const assisted = chosen.filter((c) => c.requires === 'detector' && body.checks?.includes(c.id));
-    let skipped: string | undefined = 'Runs only when requested by id (it runs a detector over every image)';
-    if (assisted.length > 0) skipped = await this.predict(projectId, snapshot, assisted.map((c) => params.get(c.id)!));
     const checks: CheckResultOut[] = [];
-    const affected = new Set<number>();
-    for (const check of chosen) {
-      if (check.requires === 'detector' && skipped !== undefined) {
-        checks.push({ id: check.id, title: check.title, severity: check.severity, count: 0, message: skipped, items: [], image_ids: [], skipped });
-        continue;
-      }
-      const result = await this.runCheck(check, snapshot, params.get(check.id)!);
+    const affectedImages = new Set<number>();
+    const affectedSamples = new Set<number>();
+    const record = (check: CheckDefinition<unknown>, result: CheckResultOut) => {
       checks.push(result);
-      if (check.severity !== 'info') for (const id of result.image_ids ?? []) affected.add(id);
+      if (check.severity === 'info') return;
+      for (const id of result.image_ids ?? []) affectedImages.add(id);
+      for (const id of result.sample_ids ?? []) affectedSamples.add(id);
+    };
+
+    let images = content.images;
+    let computed = 0;
+    const imageChecks = chosen.filter((c) => c.modality === 'image');
+    if (imageChecks.length > 0) {
+      const loaded = await this.snapshot(projectId);
+      const snapshot = loaded.snapshot;
+      computed = loaded.computed;
+      images = snapshot.images.length;
+      // Model-assisted checks run a detector over every image: only when asked for by id.
+      const assisted = imageChecks.filter((c) => c.requires === 'detector' && body.checks?.includes(c.id));
+      let skipped: string | undefined = 'Runs only when requested by id (it runs a detector over every image)';
+      if (assisted.length > 0) skipped = await this.predict(projectId, snapshot, assisted.map((c) => params.get(c.id)!));
+      for (const check of imageChecks) {
+        if (check.requires === 'detector' && skipped !== undefined) {
+          checks.push({ id: check.id, title: check.title, modality: check.modality, severity: check.severity, count: 0, message: skipped, items: [], image_ids: [], sample_ids: [], skipped });
+          continue;
+        }
+        record(check, await this.runCheck(check, snapshot, params.get(check.id)!));
+      }
     }
-    const total = snapshot.images.length;
+    for (const modality of SAMPLE_MODALITIES) {
+      const modalityChecks = chosen.filter((c) => c.modality === modality);
+      if (modalityChecks.length === 0) continue;
+      const snapshot = await this.sampleSnapshot(projectId, modality);
+      for (const check of modalityChecks) record(check, await this.runCheck(check, snapshot, params.get(check.id)!));
+    }
+    const total = images + [...content.samples.values()].reduce((a, b) => a + b, 0);
     return {
       project_id: projectId,
       generated_at: new Date().toISOString(),
-      score: total === 0 ? 0 : Math.round(100 * (1 - affected.size / total)),
+      score: total === 0 ? 0 : Math.round(100 * (1 - (affectedImages.size + affectedSamples.size) / total)),
       features: { computed },
       checks,
     };
+  }
+
+  /** One modality's samples reduced to what its checks read, loaded in keyset chunks. */
+  async sampleSnapshot(projectId: number, modality: SampleModality): Promise<SampleSnapshot> {
+    const builder = new SampleSnapshotBuilder(projectId, modality, modality === 'tabular' ? await this.samples.tabularLayout(projectId) : undefined);
+    for (let after = 0; ; ) {
+      const rows = await this.samples.chunk(projectId, modality, after, SAMPLE_CHUNK);
+      for (const row of rows) builder.add(row);
+      if (rows.length < SAMPLE_CHUNK) break;
+      after = rows[rows.length - 1].id;
+    }
+    return builder.finish();
   }
 
   /** Sets the snapshot's predictions; returns why the model-assisted checks are skipped, or undefined. */
@@ -101,17 +171,19 @@ export class QualityService {
     return { snapshot: new DatasetSnapshot(projectId, images, annotations, classes), computed };
   }
 
-  private async runCheck(check: CheckDefinition<DatasetSnapshot>, snapshot: DatasetSnapshot, params: ParamValues): Promise<CheckResultOut> {
+  private async runCheck<Context>(check: CheckDefinition<Context>, context: Context, params: ParamValues): Promise<CheckResultOut> {
     const findings = new Findings();
-    await check.run(snapshot, params, findings);
+    await check.run(context, params, findings);
     return {
       id: check.id,
       title: check.title,
+      modality: check.modality,
       severity: check.severity,
       count: findings.count,
       message: check.message(findings.count, params),
       items: findings.items(),
       image_ids: [...findings.imageIds],
+      sample_ids: [...findings.sampleIds],
     };
   }
 }

@@ -1,12 +1,15 @@
 /**
  * Training readiness: a score 0–100 made of weighted checks, each passed or failed with a message, and the blockers
  * (failed checks that make training pointless whatever the score). The checks depend on what the adapter trains:
- * a detector needs boxes and a non-empty valid split, a classifier enough images per class. The training module's
- * gate calls `ReadinessEvaluator.evaluate` (TEAM.md's contract); `POST /api/projects/{id}/readiness` shows the same.
+ * a detector needs boxes and a non-empty valid split, a classifier enough images per class, the sample adapters
+ * (tabular, text) samples of their modality with a target. The training module's gate calls
+ * `ReadinessEvaluator.evaluate` (TEAM.md's contract); `POST /api/projects/{id}/readiness` shows the same.
  */
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
+import type { SampleModality } from '../../db/schema.js';
 import type { ProfileRepository } from './profile.repository.js';
+import type { SampleDataRepository } from './sample-data.repository.js';
 
 export interface ReadinessCheckOut {
   id: string;
@@ -31,12 +34,14 @@ export interface ReadinessConfig {
   min_images_per_class?: number;
   /** Detectors and segmenters: instances each class needs in train (default 10). */
   min_instances_per_class?: number;
+  /** Sample adapters: samples each class needs, or numeric values a regression target needs (default 10). */
+  min_samples_per_class?: number;
 }
 
-export const READINESS_DEFAULTS = { min_readiness_score: 60, min_images_per_class: 10, min_instances_per_class: 10 } as const;
+export const READINESS_DEFAULTS = { min_readiness_score: 60, min_images_per_class: 10, min_instances_per_class: 10, min_samples_per_class: 10 } as const;
 
 /** What an adapter trains; each task has its own rule. */
-export type ReadinessTask = 'detect' | 'segment' | 'classify' | 'samples';
+export type ReadinessTask = 'detect' | 'segment' | 'classify' | 'tabular' | 'text';
 
 /** Known adapter names (the training module's and common aliases); others fall back to the project type's task. */
 export const ADAPTER_TASKS: Record<string, ReadinessTask> = {
@@ -47,9 +52,12 @@ export const ADAPTER_TASKS: Record<string, ReadinessTask> = {
   'ultralytics-segment': 'segment',
   'versa-classify': 'classify',
   'ultralytics-classify': 'classify',
-  tabular: 'samples',
-  text: 'samples',
+  tabular: 'tabular',
+  text: 'text',
 };
+
+/** The sample modality each sample task trains on. */
+const SAMPLE_TASKS: Partial<Record<ReadinessTask, SampleModality>> = { tabular: 'tabular', text: 'text' };
 
 const DEFAULT_ADAPTER: Record<string, string> = {
   object_detection: 'versa-detect',
@@ -73,6 +81,23 @@ export interface ReadinessStats {
   annotationTypes: Record<string, number>;
   /** Per used class: instances and images in each split. */
   classes: { name: string; instances: Record<string, number>; images: Record<string, number>; totalInstances: number; totalImages: number }[];
+  /** Sample tasks: the samples of the task's modality. */
+  samples?: SampleReadinessStats;
+}
+
+export interface SampleReadinessStats {
+  modality: SampleModality;
+  samples: number;
+  splits: { train: number; valid: number; test: number; unassigned: number };
+  /** Samples with a label, spans or a value. */
+  labelled: number;
+  /** Samples per class (a multi-label sample under its first class). */
+  classes: { name: string; samples: number }[];
+  /** Tabular: the target column the import named (none when the rows came without one). */
+  target?: { name: string; task: 'classification' | 'regression' };
+  /** Values that are numbers, and how many distinct ones (a regression target). */
+  numbers: number;
+  distinctNumbers: number;
 }
 
 interface RuleCheck extends ReadinessCheckOut {
@@ -83,7 +108,7 @@ interface RuleCheck extends ReadinessCheckOut {
 type Rule = (stats: ReadinessStats, config: Required<ReadinessConfig>) => RuleCheck[];
 
 const check = (id: string, weight: number, blocker: boolean, passed: boolean, message: string): RuleCheck => ({ id, weight, blocker, passed, message });
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+const plural = (n: number, word: string, many = `${word}s`) => `${n} ${n === 1 ? word : many}`;
 /** No image in a split yet: a version's split_config deals them all into train, valid and test when it is created. */
 const pending = (stats: ReadinessStats) => stats.splits.train + stats.splits.valid + stats.splits.test === 0 && stats.splits.unassigned >= 2;
 const unassignedMessage = (stats: ReadinessStats) => `${plural(stats.splits.unassigned, 'image')} in no split yet: a version's split_config assigns them`;
@@ -157,15 +182,94 @@ const classifyRule: Rule = (stats, config) => {
   ];
 };
 
-/** Sample adapters (text, tabular) read samples, which this project kind does not hold yet. */
-const samplesRule: Rule = () => [check('has_samples', 100, true, false, 'The adapter trains on samples (text or tabular records); this project has none')];
+/**
+ * The sample adapters: samples of their modality with a target — tabular: the import's target column; text: labels —
+ * enough per class (classification) or enough numbers (regression), and a train and a valid split.
+ */
+function samplesRule(modality: SampleModality): Rule {
+  return (stats, config) => {
+    const s = stats.samples ?? { modality, samples: 0, splits: { train: 0, valid: 0, test: 0, unassigned: 0 }, labelled: 0, classes: [], numbers: 0, distinctNumbers: 0 };
+    const things = `${modality} sample`;
+    const inSplits = s.splits.train + s.splits.valid + s.splits.test;
+    const waiting = inSplits === 0 && s.splits.unassigned >= 2;
+    const waitingMessage = `${plural(s.splits.unassigned, things)} in no split yet: POST /api/projects/{id}/samples/splits assigns them`;
+    const regression = s.target?.task === 'regression';
+    const used = s.classes.filter((c) => c.samples > 0);
+    const labelledClasses = used.reduce((n, c) => n + c.samples, 0);
+    let target: RuleCheck;
+    if (modality === 'tabular' && !s.target) {
+      target = check('has_target', 15, true, false, 'No target column: tabular samples need one (import the CSV with POST /api/projects/{id}/import/tabular and its `target`)');
+    } else if (regression) {
+      target = check('has_target', 15, true, s.numbers > 0, s.numbers > 0 ? `Target "${s.target!.name}" (regression) on ${s.numbers} of ${s.samples} samples` : `No sample has a value in the target column "${s.target!.name}"`);
+    } else {
+      const what = s.target ? `Target "${s.target.name}" (classification)` : 'Labels';
+      target = check(
+        'has_target',
+        15,
+        true,
+        labelledClasses > 0,
+        labelledClasses > 0 ? `${what} on ${labelledClasses} of ${s.samples} samples` : s.target ? `No sample has a value in the target column "${s.target.name}"` : `The ${modality} adapter needs labelled samples; none has a label`,
+      );
+    }
+    const few = used.filter((c) => c.samples < config.min_samples_per_class).map((c) => c.name);
+    const perClass = regression
+      ? [
+          check(
+            'numeric_target',
+            25,
+            true,
+            s.numbers >= config.min_samples_per_class && s.distinctNumbers >= 2,
+            s.numbers >= config.min_samples_per_class && s.distinctNumbers >= 2
+              ? `${plural(s.numbers, 'numeric target value')} (${s.distinctNumbers} distinct)`
+              : `The regression target needs at least ${config.min_samples_per_class} numbers with 2 or more distinct values; it has ${s.numbers} (${s.distinctNumbers} distinct)`,
+          ),
+        ]
+      : [
+          check('two_classes', 10, true, used.length >= 2, `${plural(used.length, 'class', 'classes')} in use (at least 2 needed)`),
+          check(
+            'min_samples_per_class',
+            15,
+            true,
+            used.length > 0 && few.length === 0,
+            few.length === 0 ? `Every class has at least ${config.min_samples_per_class} samples` : `Fewer than ${config.min_samples_per_class} samples: ${few.slice(0, 10).join(', ')}`,
+          ),
+        ];
+    const fraction = s.samples === 0 ? 0 : s.labelled / s.samples;
+    const counts = used.map((c) => c.samples);
+    const ratio = counts.length < 2 ? 1 : Math.max(...counts) / Math.min(...counts);
+    return [
+      check('has_samples', 10, true, s.samples > 0, s.samples > 0 ? plural(s.samples, things) : `The ${modality} adapter trains on ${modality} samples; this project has none`),
+      target,
+      ...perClass,
+      check(
+        'train_split',
+        10,
+        true,
+        s.splits.train > 0 || waiting,
+        s.splits.train > 0 ? `${plural(s.splits.train, things)} in train` : waiting ? waitingMessage : inSplits === 0 ? `No ${things} is in a split (POST /api/projects/{id}/samples/splits)` : 'The train split is empty',
+      ),
+      check(
+        'valid_split',
+        15,
+        true,
+        s.splits.valid > 0 || waiting,
+        s.splits.valid > 0 ? `${plural(s.splits.valid, things)} in valid` : waiting ? waitingMessage : 'The valid split is empty: nothing to measure the model on',
+      ),
+      check('labelled_fraction', 20, false, fraction >= 0.9, `${Math.round(fraction * 100)}% of ${things}s are labelled (90% wanted)`),
+      regression
+        ? check('class_balance', 5, false, true, 'A regression target: no classes to balance')
+        : check('class_balance', 5, false, ratio <= 20, counts.length < 2 ? 'Fewer than two classes in use' : `The largest class has ${ratio.toFixed(1)}× the samples of the smallest (at most 20× wanted)`),
+    ];
+  };
+}
 
 /** One rule per task; a modality adds its own without touching the others. */
 export const READINESS_RULES: Record<ReadinessTask, Rule> = {
   detect: spatialRule('detect'),
   segment: spatialRule('segment'),
   classify: classifyRule,
-  samples: samplesRule,
+  tabular: samplesRule('tabular'),
+  text: samplesRule('text'),
 };
 
 /** Pure: the readiness of a project with these stats for this task. */
@@ -193,13 +297,55 @@ export class ReadinessEvaluator {
   constructor(
     private readonly access: ProjectAccess,
     private readonly profile: ProfileRepository,
+    private readonly samples: SampleDataRepository,
   ) {}
 
   async evaluate(caller: Caller, projectId: number, input: { adapter?: string; config?: ReadinessConfig } = {}): Promise<ReadinessOut> {
     const project = await this.access.project(caller, projectId, 'project.read');
-    const adapter = input.adapter ?? DEFAULT_ADAPTER[project.project_type] ?? 'versa-detect';
+    const adapter = input.adapter ?? (await this.sampleAdapter(projectId, project)) ?? DEFAULT_ADAPTER[project.project_type] ?? 'versa-detect';
     const task = ADAPTER_TASKS[adapter] ?? TASK_OF_PROJECT[project.project_type] ?? 'detect';
-    return evaluateReadiness(task, adapter, await this.stats(projectId), input.config);
+    const modality = SAMPLE_TASKS[task];
+    // A sample adapter reads samples only: the image aggregates are not asked for.
+    const stats: ReadinessStats = modality
+      ? { images: 0, splits: { train: 0, valid: 0, test: 0, unassigned: 0 }, annotatedImages: 0, annotationTypes: {}, classes: [], samples: await this.sampleStats(projectId, modality) }
+      : await this.stats(projectId);
+    return evaluateReadiness(task, adapter, stats, input.config);
+  }
+
+  /** A project with samples and no images is judged for the adapter of its largest sample modality (tabular or text). */
+  private async sampleAdapter(projectId: number, project: { image_count: number; sample_count: number }): Promise<string | undefined> {
+    if (project.image_count > 0 || project.sample_count === 0) return undefined;
+    const counts = [...(await this.samples.modalityCounts(projectId))].filter(([m]) => m === 'tabular' || m === 'text').sort((a, b) => b[1] - a[1]);
+    return counts[0]?.[0];
+  }
+
+  private async sampleStats(projectId: number, modality: SampleModality): Promise<SampleReadinessStats> {
+    const [splitRows, labelRows, layout, values] = await Promise.all([
+      this.samples.splitCounts(projectId, modality),
+      this.samples.labelCounts(projectId, modality),
+      modality === 'tabular' ? this.samples.tabularLayout(projectId) : undefined,
+      this.samples.numericValues(projectId, modality),
+    ]);
+    const splits = { train: 0, valid: 0, test: 0, unassigned: 0 };
+    let samples = 0;
+    let labelled = 0;
+    for (const row of splitRows) {
+      splits[row.split === 'train' || row.split === 'valid' || row.split === 'test' ? row.split : 'unassigned'] += row.samples;
+      samples += row.samples;
+      labelled += row.labelled;
+    }
+    const classes = new Map<string, number>();
+    for (const row of labelRows) classes.set(row.label, (classes.get(row.label) ?? 0) + row.samples);
+    return {
+      modality,
+      samples,
+      splits,
+      labelled,
+      classes: [...classes].map(([name, n]) => ({ name, samples: n })),
+      target: layout && { name: layout.target, task: layout.task },
+      numbers: values.numbers,
+      distinctNumbers: values.distinct,
+    };
   }
 
   private async stats(projectId: number): Promise<ReadinessStats> {
