@@ -102,4 +102,31 @@ describe('Health tab in Chromium', { skip: SKIP_REASON ?? false }, () => {
     await screenshot(page, 'health-04-reverted');
     assert.deepEqual(errors, []);
   });
+
+  it('a sample check lists its samples, each a link to it on the samples page; the profile shows the samples', async () => {
+    // Logged in by the test above.
+    const base = server.baseUrl;
+    const project = await page.request.post(`${base}/api/projects`, { data: { name: 'Reviews' } });
+    const projectId = (await project.json()).id as number;
+    const lines = ['Fine product, works as described.', '   ', 'Broke after a day of use.'].map((text, i) => JSON.stringify({ text, label: i === 2 ? 'neg' : 'pos' }));
+    const imported = await page.request.post(`${base}/api/projects/${projectId}/import/text`, { multipart: { file: { name: 'reviews.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(lines.join('\n')) } } });
+    assert.equal(imported.status(), 201, await imported.text());
+    const ids = (await (await page.request.get(`${base}/api/projects/${projectId}/samples`)).json()).map((s: { id: number }) => s.id);
+
+    await page.goto(`${base}/projects/${projectId}?tab=health`);
+    const row = page.locator('tr[data-check="text_empty"]');
+    await until('the empty-text row', async () => (await row.count()) > 0);
+    assert.equal(await row.locator('td.count').textContent(), '1');
+    await until('the samples profile', async () => (await page.getByTestId('sample-profile').count()) > 0);
+    assert.equal(await page.locator('canvas[aria-label="Samples per class"]').count(), 1);
+    assert.deepEqual(await page.locator('.health-samples tr[data-modality="text"] td').allTextContents(), ['text', '3', '3', '0 / 0 / 0 / 3', '25, 33, 33 characters']);
+    await row.locator('button.link').click();
+    const link = page.locator('tr[data-check-items="text_empty"] a');
+    assert.equal(await link.textContent(), `Sample ${ids[1]}`);
+    await screenshot(page, 'health-05-sample-items');
+    await link.click();
+    await until('the empty text opened on the samples page', async () => (await page.getByTestId('position').count()) > 0 && (await page.getByTestId('position').textContent()) === '2 / 3');
+    assert.equal(new URL(page.url()).pathname, `/projects/${projectId}/samples`);
+    assert.deepEqual(errors, []);
+  });
 });

@@ -12,6 +12,7 @@ import {
   type ChartConfiguration,
 } from 'chart.js';
 import { api } from '../api.js';
+import { Link } from '../router.js';
 import { ErrorBanner } from './layout.js';
 
 Chart.register(BarController, BarElement, BubbleController, CategoryScale, LinearScale, PointElement, Tooltip, Legend);
@@ -19,11 +20,13 @@ Chart.register(BarController, BarElement, BubbleController, CategoryScale, Linea
 interface CheckResult {
   id: string;
   title: string;
+  modality: string;
   severity: 'error' | 'warning' | 'info';
   count: number;
   message: string;
-  items: { image_id?: number; annotation_id?: number; detail: string }[];
+  items: { image_id?: number; annotation_id?: number; sample_id?: number; detail: string }[];
   image_ids?: number[];
+  sample_ids?: number[];
 }
 interface Report {
   score: number;
@@ -38,6 +41,19 @@ interface Profile {
   box_sizes: { small: number; medium: number; large: number };
   box_heatmap: { cells: number; counts: number[][] };
   image_sizes: { width: number; height: number; images: number }[];
+  samples?: SampleProfile;
+}
+interface SampleProfile {
+  total: number;
+  labelled: number;
+  modalities: { modality: string; samples: number; labelled: number; splits: Record<string, number> }[];
+  labels: { modality: string; name: string; samples: number }[];
+  lengths: { modality: string; samples: number; min: number; median: number; p95: number; max: number }[];
+  tabular: {
+    target: string | null;
+    rows: number;
+    columns: { name: string; type: string; target: boolean; missing: number; distinct: number; distinct_capped: boolean; min?: number; max?: number; mean?: number; top_values?: { value: string; samples: number }[] }[];
+  } | null;
 }
 interface Readiness {
   score: number;
@@ -138,9 +154,99 @@ function charts(profile: Profile): { label: string; config: ChartConfiguration }
   ];
 }
 
+function sampleChart(samples: SampleProfile): { label: string; config: ChartConfiguration } {
+  const labels = samples.labels.slice(0, 30);
+  return {
+    label: 'Samples per class',
+    config: {
+      type: 'bar',
+      data: { labels: labels.map((l) => `${l.name} (${l.modality})`), datasets: [{ label: 'samples', data: labels.map((l) => l.samples), backgroundColor: '#4c78a8' }] },
+      options: { animation: false, plugins: { legend: { display: false } } },
+    },
+  };
+}
+
+const round = (v: number | undefined) => (v === undefined ? '' : Number.isInteger(v) ? String(v) : v.toFixed(2));
+
+/** The profile's samples: counts per modality and split, text lengths, the tabular columns. */
+function SampleProfileTables({ samples }: { samples: SampleProfile }) {
+  return (
+    <div className="health-samples" data-testid="sample-profile">
+      <table className="health-checks">
+        <thead>
+          <tr>
+            <th>Modality</th>
+            <th>Samples</th>
+            <th>Labelled</th>
+            <th>train / valid / test / unassigned</th>
+            <th>Length (median, p95, max)</th>
+          </tr>
+        </thead>
+        <tbody>
+          {samples.modalities.map((m) => {
+            const length = samples.lengths.find((l) => l.modality === m.modality);
+            return (
+              <tr key={m.modality} data-modality={m.modality}>
+                <td>{m.modality}</td>
+                <td className="count">{m.samples}</td>
+                <td className="count">{m.labelled}</td>
+                <td>{['train', 'valid', 'test', 'unassigned'].map((k) => m.splits[k] ?? 0).join(' / ')}</td>
+                <td>{length ? `${length.median}, ${length.p95}, ${length.max} characters` : '—'}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {samples.tabular && (
+        <table className="health-checks" aria-label="Tabular columns">
+          <thead>
+            <tr>
+              <th>Column</th>
+              <th>Type</th>
+              <th>Missing</th>
+              <th>Distinct</th>
+              <th>Range or most frequent</th>
+            </tr>
+          </thead>
+          <tbody>
+            {samples.tabular.columns.map((c) => (
+              <tr key={c.name} data-column={c.name}>
+                <td>{c.target ? <b>{c.name} (target)</b> : c.name}</td>
+                <td>{c.type}</td>
+                <td className="count">{c.missing}</td>
+                <td className="count">{c.distinct}{c.distinct_capped ? '+' : ''}</td>
+                <td>{c.mean !== undefined ? `${round(c.min)} – ${round(c.max)}, mean ${round(c.mean)}` : (c.top_values ?? []).slice(0, 3).map((v) => `${v.value} (${v.samples})`).join(', ')}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}
+
+/** A check's first items; a sample's links to it on the samples page. */
+function CheckItems({ projectId, check }: { projectId: number; check: CheckResult }) {
+  return (
+    <ul className="health-items">
+      {check.items.map((item, i) => (
+        <li key={i}>
+          {item.sample_id !== undefined && (
+            <Link href={`/projects/${projectId}/samples?modality=${check.modality}&sample=${item.sample_id}`}>Sample {item.sample_id}</Link>
+          )}
+          {item.sample_id !== undefined && ': '}
+          {item.detail}
+        </li>
+      ))}
+      {check.count > check.items.length && <li className="muted">… and {check.count - check.items.length} more</li>}
+    </ul>
+  );
+}
+
 /**
  * The project's Health tab: the quality score and readiness, each check with its count (a click shows the affected
- * images in the grid), the profile's charts, and the cleaning dialog.
+ * images in the grid, or a sample check's items with links to the samples), the profile's charts, and the cleaning
+ * dialog.
  */
 export function HealthPanel({ projectId, onShowImages, onCleaned }: { projectId: number; onShowImages: (ids: number[], label: string) => void; onCleaned: () => void }) {
   const [report, setReport] = useState<Report | null>(null);
@@ -149,11 +255,20 @@ export function HealthPanel({ projectId, onShowImages, onCleaned }: { projectId:
   const [cleaning, setCleaning] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [chartConfigs, setChartConfigs] = useState<{ label: string; config: ChartConfiguration }[]>([]);
+  const [open, setOpen] = useState<string | null>(null);
 
   const load = () => {
     setError(null);
     api.get<Report>(`/api/projects/${projectId}/quality`).then(setReport, (e) => setError((e as Error).message));
-    api.get<Profile>(`/api/projects/${projectId}/profile`).then((p) => (setProfile(p), setChartConfigs(charts(p))), (e) => setError((e as Error).message));
+    api.get<Profile>(`/api/projects/${projectId}/profile`).then(
+      (p) => {
+        setProfile(p);
+        // The image charts for projects with images (or nothing yet); a chart of the sample classes beside them.
+        const images = p.totals.images > 0 || !p.samples ? charts(p) : [];
+        setChartConfigs(p.samples && p.samples.labels.length > 0 ? [...images, sampleChart(p.samples)] : images);
+      },
+      (e) => setError((e as Error).message),
+    );
     api.post<Readiness>(`/api/projects/${projectId}/readiness`, {}).then(setReadiness, (e) => setError((e as Error).message));
   };
   useEffect(load, [projectId]);
@@ -196,34 +311,54 @@ export function HealthPanel({ projectId, onShowImages, onCleaned }: { projectId:
             </tr>
           </thead>
           <tbody>
-            {checks.map((c) => (
+            {checks.map((c) => [
               <tr key={c.id} data-check={c.id} className={c.count > 0 ? `has-${c.severity}` : 'clean'}>
                 <td>
                   {c.image_ids && c.image_ids.length > 0 ? (
                     <button className="link" onClick={() => onShowImages(c.image_ids!, c.title)}>
                       {c.title}
                     </button>
+                  ) : c.modality !== 'image' && c.items.length > 0 ? (
+                    <button className="link" aria-expanded={open === c.id} onClick={() => setOpen(open === c.id ? null : c.id)}>
+                      {c.title}
+                    </button>
                   ) : (
                     c.title
                   )}
+                  {c.modality !== 'image' && <span className="muted"> ({c.modality})</span>}
                 </td>
                 <td>{c.severity}</td>
                 <td className="count">{c.count}</td>
                 <td>{c.count > 0 ? c.message : '—'}</td>
-              </tr>
-            ))}
+              </tr>,
+              open === c.id && (
+                <tr key={`${c.id}-items`} data-check-items={c.id}>
+                  <td colSpan={4}>
+                    <CheckItems projectId={projectId} check={c} />
+                  </td>
+                </tr>
+              ),
+            ])}
           </tbody>
         </table>
       )}
       {profile && (
         <div className="health-charts">
-          <p className="muted">
-            {profile.totals.images} images ({profile.totals.annotated_images} annotated), {profile.totals.annotations} annotations, {profile.totals.classes} classes · train{' '}
-            {profile.splits.train?.images ?? 0} / valid {profile.splits.valid?.images ?? 0} / test {profile.splits.test?.images ?? 0} / unassigned {profile.splits.unassigned?.images ?? 0}
-          </p>
+          {(profile.totals.images > 0 || !profile.samples) && (
+            <p className="muted">
+              {profile.totals.images} images ({profile.totals.annotated_images} annotated), {profile.totals.annotations} annotations, {profile.totals.classes} classes · train{' '}
+              {profile.splits.train?.images ?? 0} / valid {profile.splits.valid?.images ?? 0} / test {profile.splits.test?.images ?? 0} / unassigned {profile.splits.unassigned?.images ?? 0}
+            </p>
+          )}
           {chartConfigs.map((c) => (
             <ChartCanvas key={c.label} label={c.label} config={c.config} />
           ))}
+          {profile.samples && (
+            <p className="muted">
+              {profile.samples.total} samples ({profile.samples.labelled} labelled)
+            </p>
+          )}
+          {profile.samples && <SampleProfileTables samples={profile.samples} />}
         </div>
       )}
       {cleaning && (

@@ -71,6 +71,20 @@ export default function SamplesPage({ projectId }: { projectId: number }) {
     void loadMore(true);
   }, [projectId, modality]);
 
+  // `?sample=<id>` (the Health tab's links) opens that sample: pages are read until it is loaded, then it is shown once.
+  const wanted = Number(query.get('sample')) || null;
+  const shownWanted = useRef<number | null>(null);
+  useEffect(() => {
+    if (wanted === null || shownWanted.current === wanted || samples.length === 0) return;
+    const at = samples.findIndex((s) => s.id === wanted);
+    if (at >= 0) {
+      shownWanted.current = wanted;
+      setIndex(at);
+    } else if (samples.length < total && samples[samples.length - 1].id < wanted) {
+      void loadMore();
+    }
+  }, [wanted, samples, total]);
+
   const sample = modality === 'tabular' ? undefined : samples[index];
 
   // The open sample's lock: taken when it is shown, renewed while it stays, released when the user moves on.
@@ -176,7 +190,7 @@ export default function SamplesPage({ projectId }: { projectId: number }) {
       )}
       {total === 0 && <p className="muted">No {modality} samples yet: import some above.</p>}
       {modality === 'tabular' && samples.length > 0 && (
-        <SampleTable rows={samples} total={total} classes={classes} readOnly={false} onChange={save} onNearEnd={() => void loadMore()} />
+        <SampleTable rows={samples} total={total} classes={classes} readOnly={false} onChange={save} onNearEnd={() => void loadMore()} focusId={wanted} />
       )}
       {view && modality === 'text' && <SampleText key={sample.id} {...view} />}
       {view && modality === 'audio' && <SampleAudio key={sample.id} {...view} />}

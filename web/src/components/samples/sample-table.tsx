@@ -9,13 +9,15 @@ const ROW_HEIGHT = 30;
  * rows scroll smoothly). The target is the last column and is editable: a class for classification, a number for
  * regression. `onNearEnd` asks for more rows while scrolling toward the end of what is loaded.
  */
-export function SampleTable({ rows, total, classes, readOnly, onChange, onNearEnd }: {
+export function SampleTable({ rows, total, classes, readOnly, onChange, onNearEnd, focusId = null }: {
   rows: Sample[];
   total: number;
   classes: LabelClass[];
   readOnly: boolean;
   onChange(sample: Sample, patch: SamplePatch): void;
   onNearEnd(): void;
+  /** A row to scroll to and mark once it is loaded (the Health tab's links). */
+  focusId?: number | null;
 }) {
   const scroller = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 8 });
@@ -27,6 +29,10 @@ export function SampleTable({ rows, total, classes, readOnly, onChange, onNearEn
     if (lastShown >= rows.length - 50 && rows.length < total) onNearEnd();
   }, [lastShown, rows.length, total]);
   const template = `70px repeat(${columns.length}, minmax(90px, 1fr)) 70px 150px`;
+  const focusIndex = focusId === null ? -1 : rows.findIndex((r) => r.id === focusId);
+  useEffect(() => {
+    if (focusIndex >= 0) virtualizer.scrollToIndex(focusIndex, { align: 'center' });
+  }, [focusIndex]);
 
   return (
     <div className="sample-table" role="table" aria-label="Tabular samples" aria-rowcount={total}>
@@ -41,7 +47,7 @@ export function SampleTable({ rows, total, classes, readOnly, onChange, onNearEn
           {items.map((item) => (
             // Keyed by slot, not by sample: a fast scroll re-fills the rows already in the DOM instead of making new ones.
             <Row key={item.index % SLOTS} index={item.index} start={item.start} sample={rows[item.index]} columns={columns} template={template}
-              regression={regression} classes={classes} readOnly={readOnly} onChange={onChange} />
+              regression={regression} classes={classes} readOnly={readOnly} onChange={onChange} focused={item.index === focusIndex} />
           ))}
         </div>
       </div>
@@ -52,7 +58,7 @@ export function SampleTable({ rows, total, classes, readOnly, onChange, onNearEn
 /** Row slots: more than the rows a screen and its overscan ever show, so that slots in view never collide. */
 const SLOTS = 256;
 
-const Row = memo(function Row({ index, start, sample, columns, template, regression, classes, readOnly, onChange }: {
+const Row = memo(function Row({ index, start, sample, columns, template, regression, classes, readOnly, onChange, focused }: {
   index: number;
   start: number;
   sample: Sample;
@@ -62,9 +68,10 @@ const Row = memo(function Row({ index, start, sample, columns, template, regress
   classes: LabelClass[];
   readOnly: boolean;
   onChange(sample: Sample, patch: SamplePatch): void;
+  focused: boolean;
 }) {
   return (
-    <div role="row" aria-rowindex={index + 1} className="sample-table-row" style={{ gridTemplateColumns: template, transform: `translateY(${start}px)`, height: ROW_HEIGHT }}>
+    <div role="row" aria-rowindex={index + 1} aria-current={focused || undefined} className={`sample-table-row${focused ? ' focused' : ''}`} style={{ gridTemplateColumns: template, transform: `translateY(${start}px)`, height: ROW_HEIGHT }}>
       <span role="cell">{sample.id}</span>
       {columns.map((c) => <span role="cell" key={c}>{formatCell(sample.data.row?.[c])}</span>)}
       <span role="cell">{sample.split ?? '—'}</span>
