@@ -1,34 +1,19 @@
 /**
  * Quality at scale, on rows seeded straight into the database (N images, 10·N box annotations; default 100k / 1M),
- * each image with cached features and a dHash (1 in 50 a near copy of its neighbour, so groups exist):
+ * each image with cached features and a dHash (1 in 50 a near copy of its neighbour, so groups exist), measured
+ * through the HTTP API of the compiled server running as its own process (`npm start`'s build and flags):
  *   1. the full quality report (every check of the catalog) — target < 5 s;
  *   2. the dataset profile — target < 1 s;
- *   3. the canonical export streamed to the end — target ≥ 50,000 records/s, peak RSS < 300 MB.
- * Medians of `rounds`. SQLite by default; DATABASE_URL=postgres://… runs it on PostgreSQL in a fresh schema.
+ *   3. the canonical export streamed to the end — target ≥ 50,000 records/s, the server's peak RSS < 300 MB.
+ * Medians of `rounds`. SQLite by default; DATABASE_URL=postgres://… runs it on PostgreSQL in a fresh database.
  * Usage: npx tsx bench/quality.ts [images=100000] [rounds=3]
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { rm } from 'node:fs/promises';
 import pg from 'pg';
-import type { Caller } from '../src/access/caller.js';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
 import type { Db } from '../src/db/database.js';
-import { CanonicalRepository } from '../src/modules/quality/canonical.repository.js';
-import { CanonicalService } from '../src/modules/quality/canonical.service.js';
-import { ImageFeaturesRepository } from '../src/modules/quality/image-features.repository.js';
-import { ImageFeatureRecorder } from '../src/modules/quality/image-features.service.js';
-import { ProfileRepository } from '../src/modules/quality/profile.repository.js';
-import { ProfileService } from '../src/modules/quality/profile.service.js';
-import { QualityRepository } from '../src/modules/quality/quality.repository.js';
-import { QualityService } from '../src/modules/quality/quality.service.js';
-import { SampleDataRepository } from '../src/modules/quality/sample-data.repository.js';
-import { median, withServerNodeFlags } from './lib/server.js';
+import { median, rssMb, startServer, withServerNodeFlags } from './lib/server.js';
 
 await withServerNodeFlags();
 
@@ -36,80 +21,82 @@ const imageCount = Number(process.argv[2] ?? 100_000);
 const rounds = Number(process.argv[3] ?? 3);
 const CLASSES = ['car', 'bus', 'truck', 'person', 'bicycle'];
 
-const dataDir = await mkdtemp(join(tmpdir(), 'versa-bench-quality-'));
-const url = process.env.DATABASE_URL ?? '';
-const schema = url ? `bench_quality_${randomBytes(4).toString('hex')}` : undefined;
-if (url) {
-  const client = new pg.Client({ connectionString: url });
+/** On PostgreSQL: a database of its own, dropped at the end. */
+const baseUrl = process.env.DATABASE_URL ?? '';
+const database = baseUrl ? `bench_quality_${randomBytes(4).toString('hex')}` : '';
+const url = baseUrl ? baseUrl.replace(/\/[^/]*$/, `/${database}`) : '';
+const admin = async (statement: string) => {
+  const client = new pg.Client({ connectionString: baseUrl });
   await client.connect();
-  await client.query(`create schema ${schema}`);
+  await client.query(statement);
   await client.end();
-}
-const database = await openDatabase({ dataDir, databaseUrl: url || null, pgSchema: schema });
-const versa = await buildApp(loadConfig({ DATA_DIR: dataDir, DATABASE_URL: url, LOG_LEVEL: 'silent' }), { database, logger: false });
-const { db, blobs, access } = versa.deps;
-const features = new ImageFeaturesRepository(db);
-const profiles = new ProfileService(new ProfileRepository(db));
-const quality = new QualityService(access, new QualityRepository(db), features, new ImageFeatureRecorder(features, blobs), profiles, new SampleDataRepository(db));
-const canonical = new CanonicalService(access, new CanonicalRepository(db));
+};
+if (url) await admin(`create database ${database}`);
 
+const server = await startServer(url ? { DATABASE_URL: url } : {}, undefined, { compiled: true });
+const handle = await openDatabase({ dataDir: server.dataDir, databaseUrl: url || null });
 try {
-  const now = new Date().toISOString();
-  const user = await db.insertInto('users').values({ email: 'bench@example.com', password_hash: 'x', display_name: 'bench', is_admin: 0, created_at: now }).returning('id').executeTakeFirstOrThrow();
-  const caller: Caller = { userId: user.id, email: 'bench@example.com', isAdmin: false, tokenId: 0, tokenKind: 'api', via: 'bearer', scope: 'read-write' };
+  const user = await handle.db.selectFrom('users').select('id').where('email', '=', 'bench@versa.local').executeTakeFirstOrThrow();
   const seedStart = performance.now();
-  const projectId = await seedProject(db, user.id, imageCount, 10);
-  console.log(`seeded ${imageCount} images, ${imageCount * 10} annotations in ${((performance.now() - seedStart) / 1000).toFixed(1)} s (${url ? 'PostgreSQL' : 'SQLite'})\n`);
-  collectGarbage();
+  const projectId = await seedProject(handle.db, user.id, imageCount, 10);
+  await handle.close();
+  console.log(`seeded ${imageCount} images, ${imageCount * 10} annotations in ${((performance.now() - seedStart) / 1000).toFixed(1)} s (${url ? 'PostgreSQL' : 'SQLite'})`);
+  console.log(`server idle RSS ${(await rssMb(server.pid, 'VmRSS')).toFixed(0)} MB\n`);
 
+  const timed = async <T>(run: () => Promise<T>): Promise<[number, T]> => {
+    const t0 = performance.now();
+    const value = await run();
+    return [(performance.now() - t0) / 1000, value];
+  };
   const report: number[] = [];
   const profile: number[] = [];
   const exportRuns: { seconds: number; records: number; peakRss: number }[] = [];
-  let last: Awaited<ReturnType<QualityService['report']>> | null = null;
+  let last: any = null;
+  // The export first, on the server as it started: its RSS is the export's own, not what a report left behind.
   for (let round = 0; round < rounds; round++) {
-    let t0 = performance.now();
-    last = await quality.report(caller, projectId);
-    report.push((performance.now() - t0) / 1000);
-
-    t0 = performance.now();
-    await quality.profile(caller, projectId);
-    profile.push((performance.now() - t0) / 1000);
-
-    collectGarbage();
-    let peakRss = process.memoryUsage().rss;
-    const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
-    t0 = performance.now();
-    const out = await canonical.stream(caller, projectId, { format: 'jsonl' });
-    let records = 0;
-    for await (const chunk of out.body) {
-      const text = typeof chunk === 'string' ? chunk : (chunk as Buffer).toString('latin1');
-      for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) records++;
-    }
-    const seconds = (performance.now() - t0) / 1000;
-    clearInterval(sampler);
+    let peakRss = await rssMb(server.pid, 'VmRSS');
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        peakRss = Math.max(peakRss, await rssMb(server.pid, 'VmRSS'));
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    const [seconds, records] = await timed(async () => {
+      const res = await fetch(`${server.url}/api/projects/${projectId}/canonical`, { headers: { authorization: `Bearer ${server.token}` } });
+      if (!res.ok) throw new Error(`canonical → ${res.status}`);
+      let lines = 0;
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines++;
+      }
+      return lines;
+    });
+    sampling = false;
+    await sampler;
     exportRuns.push({ seconds, records, peakRss });
   }
-  console.log('| round | report s | profile s | canonical s | records/s | canonical peak RSS MB |');
+  for (let round = 0; round < rounds; round++) {
+    const [reportSeconds, body] = await timed(() => server.api('POST', `/api/projects/${projectId}/quality`, {}));
+    report.push(reportSeconds);
+    last = body;
+    profile.push((await timed(() => server.api('GET', `/api/projects/${projectId}/profile`)))[0]);
+  }
+  console.log('| round | report s | profile s | canonical s | records/s | server RSS during canonical, peak MB |');
   console.log('|---|---|---|---|---|---|');
   for (let i = 0; i < rounds; i++) {
     const e = exportRuns[i];
-    console.log(`| ${i + 1} | ${report[i].toFixed(2)} | ${profile[i].toFixed(3)} | ${e.seconds.toFixed(2)} | ${Math.round(e.records / e.seconds)} | ${(e.peakRss / 1e6).toFixed(0)} |`);
+    console.log(`| ${i + 1} | ${report[i].toFixed(2)} | ${profile[i].toFixed(3)} | ${e.seconds.toFixed(2)} | ${Math.round(e.records / e.seconds)} | ${e.peakRss.toFixed(0)} |`);
   }
   const rate = median(exportRuns.map((e) => e.records / e.seconds));
   console.log(
     `\nmedians: report ${median(report).toFixed(2)} s (target < 5), profile ${median(profile).toFixed(3)} s (target < 1), ` +
-      `canonical ${Math.round(rate)} records/s (target ≥ 50,000), peak RSS ${(Math.max(...exportRuns.map((e) => e.peakRss)) / 1e6).toFixed(0)} MB (target < 300)`,
+      `canonical ${Math.round(rate)} records/s (target ≥ 50,000), server peak RSS ${Math.max(...exportRuns.map((e) => e.peakRss)).toFixed(0)} MB (target < 300)`,
   );
-  console.log(`checks: ${last!.checks.map((c) => `${c.id}=${c.count}`).join(', ')}`);
+  console.log(`checks: ${last.checks.map((c: { id: string; count: number }) => `${c.id}=${c.count}`).join(', ')}`);
 } finally {
-  await versa.app.close();
-  if (url) {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    await client.query(`drop schema if exists ${schema} cascade`);
-    await client.end();
-  }
-  await rm(dataDir, { recursive: true, force: true });
+  await server.stop();
+  if (url) await admin(`drop database if exists ${database}`);
+  await rm(server.dataDir, { recursive: true, force: true });
 }
 
 async function seedProject(db: Db, ownerId: number, images: number, perImage: number): Promise<number> {
@@ -162,9 +149,4 @@ async function seedProject(db: Db, ownerId: number, images: number, perImage: nu
   }
   await db.updateTable('projects').set({ image_count: images, annotated_image_count: images, annotation_count: images * perImage, class_count: CLASSES.length }).where('id', '=', project.id).execute();
   return project.id;
-}
-
-function collectGarbage(): void {
-  setFlagsFromString('--expose-gc');
-  (runInNewContext('gc') as () => void)();
 }

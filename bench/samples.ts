@@ -11,12 +11,12 @@
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { readFile, rm, stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
-import { median, percentile, startServer, timeGets, withServerNodeFlags, type BenchServer } from './lib/server.js';
+import { median, percentile, rssMb, startServer, timeGets, withServerNodeFlags, type BenchServer } from './lib/server.js';
 
 await withServerNodeFlags();
 const n = Number(process.argv[2] ?? 1_000_000);
@@ -52,12 +52,6 @@ function tabularLine(i: number): string {
   }
   cells.push(LABELS[i % 3]);
   return cells.join(',');
-}
-
-/** Peak resident set size of a process so far (VmHWM), or the current one (VmRSS), in MB. */
-async function rssMb(pid: number, which: 'VmHWM' | 'VmRSS' = 'VmHWM'): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(new RegExp(`${which}:\\s+(\\d+)`).exec(status)![1]) / 1024;
 }
 
 /** Streams the file as multipart over node:http (fetch gives up on a response that takes over 300 s). */

@@ -161,7 +161,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     models,
     probes,
   };
-  const deps: ModuleDeps = { config, db, transactions: transactionsOf(db), blobs, queue, access, orgAccess, services, plugins };
+  const deps: ModuleDeps = { config, db, scanDb: database.scanDb, transactions: transactionsOf(db), blobs, queue, access, orgAccess, services, plugins };
 
   registerErrorHandler(app);
   registerInputGuard(app);

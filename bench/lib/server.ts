@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -118,6 +118,12 @@ export async function startServer(env: Record<string, string> = {}, dataDir?: st
         child.kill('SIGTERM');
       }),
   };
+}
+
+/** Peak resident set size of a process so far (VmHWM), or the current one (VmRSS), in MB. */
+export async function rssMb(pid: number, which: 'VmHWM' | 'VmRSS' = 'VmHWM'): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(new RegExp(`${which}:\\s+(\\d+)`).exec(status)![1]) / 1024;
 }
 
 export function median(values: number[]): number {

@@ -16,6 +16,12 @@ export type Executor = Db | Tx;
 
 export interface DatabaseHandle {
   readonly db: Db;
+  /**
+   * For long read-only scans (streaming exports): on SQLite a second connection with a small page cache, so that one
+   * export reading a million rows does not grow the process by the shared connection's 64 MB cache; on PostgreSQL
+   * the same pool.
+   */
+  readonly scanDb: Db;
   readonly dialect: DialectName;
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -28,6 +34,8 @@ export interface DatabaseOptions {
   pgSchema?: string;
   /** SQLite file name under dataDir. */
   sqliteFile?: string;
+  /** The last migration to run (the tests of a migration start from the schema before it); default: every one. */
+  migrateTo?: string;
 }
 
 // int8 (count(*), sums) as numbers: every count here fits comfortably in 2^53.
@@ -41,7 +49,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     ...(options.databaseUrl ? { migrationTableSchema: options.pgSchema ?? 'public' } : {}),
     provider: { getMigrations: async () => migrations(handle.dialect) },
   });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await (options.migrateTo ? migrator.migrateTo(options.migrateTo) : migrator.migrateToLatest());
   if (error) {
     await handle.close();
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
@@ -59,11 +67,26 @@ function openSqlite(options: DatabaseOptions): DatabaseHandle {
   file.pragma('busy_timeout = 5000');
   file.pragma('cache_size = -65536');
   const db = new Kysely<Database>({ dialect: translatingDialect(new SqliteDialect({ database: withStatementCache(file) })) });
+  let scanDb: Db | undefined;
   return {
     db,
+    // Opened on first use: after the migrations, and never for the many short-lived test databases that do not scan.
+    get scanDb() {
+      if (!scanDb) {
+        const scanFile = new SQLite(join(options.dataDir, options.sqliteFile ?? 'versa.db'));
+        scanFile.pragma('busy_timeout = 5000');
+        scanFile.pragma('cache_size = -2048');
+        scanFile.pragma('query_only = 1');
+        scanDb = new Kysely<Database>({ dialect: translatingDialect(new SqliteDialect({ database: withStatementCache(scanFile) })) });
+      }
+      return scanDb;
+    },
     dialect: 'sqlite',
     ping: async () => void (await sql`select 1`.execute(db)),
-    close: () => db.destroy(),
+    close: async () => {
+      await scanDb?.destroy();
+      await db.destroy();
+    },
   };
 }
 
@@ -76,6 +99,7 @@ function openPostgres(url: string, schema?: string): DatabaseHandle {
   const db = new Kysely<Database>({ dialect: translatingDialect(new PostgresDialect({ pool })) });
   return {
     db,
+    scanDb: db,
     dialect: 'postgres',
     ping: async () => void (await sql`select 1`.execute(db)),
     close: () => db.destroy(),

@@ -29,3 +29,15 @@ export function jsonText(db: Kysely<any>, column: string, path: readonly string[
   }
   return sql<string | null>`(${sql.ref(column)} ->> ${sql.lit('$.' + path.join('.'))})`;
 }
+
+/** A text value as a JSON string literal (quotes and escapes), built by the database. */
+export function jsonQuote(db: Kysely<any>, value: RawBuilder<unknown>): RawBuilder<string> {
+  return isPostgres(db) ? sql<string>`to_json(${value})::text` : sql<string>`json_quote(${value})`;
+}
+
+/** The values of a group joined by `separator` in `orderBy`'s order (SQLite's group_concat, PostgreSQL's string_agg). */
+export function stringAgg(db: Kysely<any>, value: RawBuilder<string>, separator: string, orderBy: RawBuilder<unknown>): RawBuilder<string | null> {
+  return isPostgres(db)
+    ? sql<string | null>`string_agg(${value}, ${sql.lit(separator)} order by ${orderBy})`
+    : sql<string | null>`group_concat(${value}, ${sql.lit(separator)} order by ${orderBy})`;
+}

@@ -63,6 +63,8 @@ export interface SharedServices {
 export interface ModuleDeps {
   readonly config: Config;
   readonly db: Db;
+  /** For long read-only scans such as streaming exports (see DatabaseHandle.scanDb). */
+  readonly scanDb: Db;
   /** For services whose unit of work spans repositories (see src/db/transactions.ts). */
   readonly transactions: Transactions;
   readonly blobs: BlobStore;

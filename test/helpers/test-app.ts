@@ -54,19 +54,32 @@ async function withSchemaLock<T>(url: string, body: (client: pg.Client) => Promi
   }
 }
 
-/** Opens a fresh database for one test file: a new SQLite file, or a new schema when DATABASE_URL is set. */
-export async function openTestDatabase(dataDir: string): Promise<{ database: DatabaseHandle; drop: () => Promise<void> }> {
+/**
+ * Opens a fresh database for one test file: a new SQLite file, or a new schema when DATABASE_URL is set. `migrateTo`
+ * stops at that migration; `reopen` opens the same database again, migrated to the latest (for tests of a migration).
+ */
+export async function openTestDatabase(
+  dataDir: string,
+  options: { migrateTo?: string } = {},
+): Promise<{ database: DatabaseHandle; drop: () => Promise<void>; reopen: () => Promise<DatabaseHandle> }> {
   const url = process.env.DATABASE_URL;
-  if (!url) return { database: await openDatabase({ dataDir, databaseUrl: null }), drop: async () => {} };
+  if (!url) {
+    return {
+      database: await openDatabase({ dataDir, databaseUrl: null, migrateTo: options.migrateTo }),
+      drop: async () => {},
+      reopen: () => openDatabase({ dataDir, databaseUrl: null }),
+    };
+  }
   const schema = `t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
   // The lock is a session lock: ending the client releases it.
   const database = await withSchemaLock(url, async (client) => {
     await client.query(`create schema ${schema}`);
-    return openDatabase({ dataDir, databaseUrl: url, pgSchema: schema });
+    return openDatabase({ dataDir, databaseUrl: url, pgSchema: schema, migrateTo: options.migrateTo });
   });
   return {
     database,
     drop: () => withSchemaLock(url, async (client) => void (await client.query(`drop schema if exists ${schema} cascade`))),
+    reopen: () => withSchemaLock(url, () => openDatabase({ dataDir, databaseUrl: url, pgSchema: schema })),
   };
 }
 

@@ -5,6 +5,9 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
+import { MaintenanceRepository } from '../../src/modules/maintenance/maintenance.repository.js';
+import { MaintenanceService } from '../../src/modules/maintenance/maintenance.service.js';
+import { StoredFiles } from '../../src/modules/maintenance/stored-files.js';
 import { multipart } from '../helpers/multipart.js';
 import { startTestApp, type Client, type TestApp } from '../helpers/test-app.js';
 import { buildZip, type ZipEntry } from '../helpers/zip-build.js';
@@ -196,7 +199,7 @@ describe('import of a labelled dataset into an existing project', () => {
     await assertCountersExact(t, projectId);
   });
 
-  it('lists byte-identical copies inside the dataset and labels with no area as skipped', async () => {
+  it('keeps byte-identical copies inside the dataset as images of their own, and lists labels with no area as skipped', async () => {
     const p = await pictures();
     const projectId = await newProject(alice);
     const zip = await buildZip([
@@ -209,11 +212,103 @@ describe('import of a labelled dataset into an existing project', () => {
     ]);
     const res = await importInto(alice, projectId, zip);
     assert.equal(res.status, 201, JSON.stringify(res.body));
-    assert.equal(res.body.images_created, 4);
-    assert.equal(res.body.skipped_count, 2);
-    const byFile = new Map((res.body.skipped as { file: string; reason: string }[]).map((s) => [s.file, s.reason]));
-    assert.match(byFile.get('zcopy.jpg') ?? '', /same bytes as one\.jpg/);
-    assert.match(byFile.get('edge.jpg') ?? '', /1 label with no area/);
+    assert.deepEqual([res.body.entries, res.body.images_created, res.body.images_merged, res.body.images_sharing_bytes], [5, 5, 0, 1]);
+    assert.deepEqual(res.body.shared_bytes, [{ file: 'zcopy.jpg', same_as: 'one.jpg' }]);
+    assert.equal(res.body.skipped_count, 1);
+    assert.deepEqual(res.body.skipped.map((s: { file: string }) => s.file), ['edge.jpg']);
+    assert.match(res.body.skipped[0].reason, /1 label with no area/);
+    await assertCountersExact(t, projectId);
+  });
+
+  it('keeps every entry of a COCO dataset with byte-identical images under different names, each with its own labels, the bytes stored once (issue 18)', async () => {
+    const projectId = await newProject(alice, ['cat']);
+    const same = await picture(60, 40);
+    const coco = {
+      categories: [{ id: 1, name: 'cat' }, { id: 2, name: 'dog' }],
+      images: [
+        { id: 1, file_name: 'left.jpg', width: 60, height: 40 },
+        { id: 2, file_name: 'right.jpg', width: 60, height: 40 },
+        { id: 3, file_name: 'other.jpg', width: 30, height: 30 },
+      ],
+      annotations: [
+        { id: 1, image_id: 1, category_id: 1, bbox: [1, 1, 10, 10], area: 100, iscrowd: 0, segmentation: [] },
+        { id: 2, image_id: 2, category_id: 2, bbox: [20, 10, 5, 8], area: 40, iscrowd: 0, segmentation: [] },
+        { id: 3, image_id: 2, category_id: 1, bbox: [30, 20, 6, 6], area: 36, iscrowd: 0, segmentation: [] },
+      ],
+    };
+    const zip = await buildZip([
+      { name: 'train/_annotations.coco.json', data: JSON.stringify(coco) },
+      { name: 'train/left.jpg', data: same },
+      { name: 'train/right.jpg', data: same },
+      { name: 'train/other.jpg', data: await picture(30, 30) },
+    ]);
+    const res = await importInto(alice, projectId, zip);
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.deepEqual(
+      [res.body.entries, res.body.images_created, res.body.images_merged, res.body.images_sharing_bytes, res.body.annotations_created, res.body.skipped_count],
+      [3, 3, 0, 1, 3, 0],
+    );
+    assert.deepEqual(res.body.shared_bytes, [{ file: 'right.jpg', same_as: 'left.jpg' }]);
+    assert.deepEqual([res.body.project.image_count, res.body.project.annotated_image_count, res.body.project.annotation_count], [3, 2, 3]);
+
+    const classes = new Map(((await alice.get(`/api/projects/${projectId}/classes`)).body as { id: number; name: string }[]).map((c) => [c.id, c.name]));
+    const images = (await alice.get(`/api/projects/${projectId}/images`)).body as any[];
+    assert.deepEqual(images.map((i) => [i.original_name, i.annotation_count]), [['left.jpg', 1], ['right.jpg', 2], ['other.jpg', 0]]);
+    const labels = async (imageId: number) =>
+      ((await alice.get(`/api/images/${imageId}/annotations`)).body as any[]).map((a) => [classes.get(a.class_id), a.geometry]);
+    assert.deepEqual(await labels(images[0].id), [['cat', { x: 1, y: 1, width: 10, height: 10 }]]);
+    assert.deepEqual(await labels(images[1].id), [['dog', { x: 20, y: 10, width: 5, height: 8 }], ['cat', { x: 30, y: 20, width: 6, height: 6 }]]);
+    assert.equal(images[0].sha256, images[1].sha256);
+    // One file and one thumbnail per distinct content.
+    const files = (await snapshot(t, projectId)).files;
+    assert.deepEqual([files.filter((f) => f.startsWith('images/')).length, files.filter((f) => f.startsWith('thumbs/')).length], [2, 2], files.join(', '));
+    await assertCountersExact(t, projectId);
+
+    // The same archive again: each entry finds the image of its name (the labels are added to it), nothing else grows.
+    const again = await importInto(alice, projectId, zip);
+    assert.equal(again.status, 201, JSON.stringify(again.body));
+    assert.deepEqual([again.body.images_created, again.body.images_merged, again.body.annotations_created], [0, 3, 3]);
+    const after = (await alice.get(`/api/projects/${projectId}/images`)).body as any[];
+    assert.deepEqual(after.map((i) => [i.original_name, i.annotation_count]), [['left.jpg', 2], ['right.jpg', 4], ['other.jpg', 0]]);
+    await assertCountersExact(t, projectId);
+
+    // Deleting one of the two images keeps the file the other still uses, and so does the start-up sweep of orphan
+    // files; deleting both removes it.
+    assert.equal((await alice.delete(`/api/images/${images[0].id}`)).status, 204);
+    const sweep = new MaintenanceService(new MaintenanceRepository(t.versa.deps.db), new StoredFiles(join(t.dataDir, 'blobs'), join(t.dataDir, 'tmp')), 0);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await sweep.sweep();
+    assert.equal((await alice.get(`/api/projects/${projectId}/images/file/${images[1].filename}`)).status, 200);
+    assert.equal((await alice.get(`/api/images/${images[1].id}/thumbnail`)).status, 200);
+    assert.equal((await alice.delete(`/api/images/${images[1].id}`)).status, 204);
+    const left = (await snapshot(t, projectId)).files;
+    assert.deepEqual([left.filter((f) => f.startsWith('images/')).length, left.filter((f) => f.startsWith('thumbs/')).length], [1, 1], left.join(', '));
+    await assertCountersExact(t, projectId);
+  });
+
+  it('gives an entry whose bytes the project has to that image once: a second entry with the same bytes becomes an image of its own', async () => {
+    const projectId = await newProject(alice, ['cat']);
+    const same = await picture(60, 40);
+    const uploaded = await uploadImage(alice, projectId, same, 'uploaded.jpg');
+    assert.equal(uploaded.status, 201, JSON.stringify(uploaded.body));
+    const zip = await buildZip([
+      { name: 'data.yaml', data: 'train: train/images\nnames: [cat]\n' },
+      { name: 'train/images/a.jpg', data: same },
+      { name: 'train/labels/a.txt', data: '0 0.5 0.5 0.2 0.4\n' },
+      { name: 'train/images/b.jpg', data: same },
+      { name: 'train/labels/b.txt', data: '0 0.2 0.2 0.1 0.1\n0 0.7 0.7 0.1 0.1\n' },
+    ]);
+    const res = await importInto(alice, projectId, zip);
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.deepEqual(
+      [res.body.entries, res.body.images_created, res.body.images_merged, res.body.images_sharing_bytes, res.body.annotations_created],
+      [2, 1, 1, 1, 3],
+    );
+    assert.deepEqual(res.body.shared_bytes, [{ file: 'b.jpg', same_as: 'uploaded.jpg' }]);
+    const images = (await alice.get(`/api/projects/${projectId}/images`)).body as any[];
+    assert.deepEqual(images.map((i) => [i.original_name, i.annotation_count]), [['uploaded.jpg', 1], ['b.jpg', 2]]);
+    const files = (await snapshot(t, projectId)).files;
+    assert.equal(files.length, 2, files.join(', '));
     await assertCountersExact(t, projectId);
   });
 

@@ -121,19 +121,35 @@ describe('import of a dataset archive', () => {
     assert.equal(res.body.project_type, 'instance_segmentation');
   });
 
-  it('keeps one image per distinct content (the first copy, with its labels)', async () => {
+  it('keeps every entry of byte-identical images as an image with its own labels, the bytes stored once (issue 18)', async () => {
     const same = await picture(50, 50);
     const zip = await buildZip([
       { name: 'data.yaml', data: 'names: [a]\n' },
       { name: 'train/images/x.jpg', data: same },
       { name: 'train/labels/x.txt', data: '0 0.5 0.5 0.5 0.5\n' },
       { name: 'valid/images/copy.jpg', data: same },
-      { name: 'valid/labels/copy.txt', data: '0 0.2 0.2 0.1 0.1\n' },
+      { name: 'valid/labels/copy.txt', data: '0 0.2 0.2 0.1 0.1\n0 0.7 0.7 0.2 0.2\n' },
+      // The same name and bytes in another split: a third entry, with a stored name of its own.
+      { name: 'test/images/x.jpg', data: same },
+      { name: 'test/labels/x.txt', data: '' },
     ]);
     const res = await importZip(alice, zip);
     assert.equal(res.status, 201, JSON.stringify(res.body));
-    assert.equal(res.body.image_count, 1);
-    assert.equal(res.body.annotation_count, 1);
+    assert.deepEqual([res.body.image_count, res.body.annotated_image_count, res.body.annotation_count], [3, 2, 3]);
+    assert.deepEqual(
+      [res.body.import.entries, res.body.import.images_created, res.body.import.images_sharing_bytes, res.body.import.annotations_created, res.body.import.skipped_count],
+      [3, 3, 2, 3, 0],
+    );
+    assert.deepEqual(res.body.import.shared_bytes, [{ file: 'copy.jpg', same_as: 'x.jpg' }, { file: 'x.jpg', same_as: 'x.jpg' }]);
+    const images = (await alice.get(`/api/projects/${res.body.id}/images`)).body as any[];
+    assert.deepEqual(images.map((i) => [i.original_name, i.split, i.annotation_count]), [['x.jpg', 'train', 1], ['copy.jpg', 'valid', 2], ['x.jpg', 'test', 0]]);
+    assert.equal(new Set(images.map((i) => i.filename)).size, 3, 'each entry has a stored name of its own');
+    assert.equal(new Set(images.map((i) => i.sha256)).size, 1);
+    const boxes = ((await alice.get(`/api/images/${images[1].id}/annotations`)).body as any[]).map((a) => [a.geometry.x, a.geometry.y, a.geometry.width, a.geometry.height].map(Math.round));
+    assert.deepEqual(boxes, [[8, 8, 5, 5], [30, 30, 10, 10]], "copy.jpg's own two boxes");
+    for (const image of images) assert.equal((await alice.get(`/api/projects/${res.body.id}/images/file/${image.filename}`)).status, 200);
+    const stored = await readdir(join(t.dataDir, 'blobs/projects', String(res.body.id)), { recursive: true, withFileTypes: true });
+    assert.equal(stored.filter((e) => e.isFile()).length, 2, 'one file and one thumbnail for the three entries');
   });
 
   it('refuses without credentials (401) and leaves nothing', async () => {

@@ -164,6 +164,8 @@ describe('canonical export', () => {
   let token: string;
   let stranger: Client;
   let projectId: number;
+  let box: any;
+  let labelled: any;
 
   before(async () => {
     t = await startTestApp();
@@ -176,7 +178,11 @@ describe('canonical export', () => {
       { name: 'two.jpg', data: await smoothImage(2) },
     ]);
     const cat = await createClass(owner, projectId, 'cat "quoted"');
-    await addBox(owner, images[0].id, cat, { x: 1, y: 2, width: 3, height: 4 });
+    box = await addBox(owner, images[0].id, cat, { x: 1, y: 2, width: 3, height: 4 });
+    const dog = await createClass(owner, projectId, 'dog\\back');
+    const label = await owner.post(`/api/images/${images[1].id}/annotations`, { class_id: dog, annotation_type: 'classification', geometry: {}, confidence: 0.75 });
+    assert.equal(label.status, 201);
+    labelled = label.body;
     await t.versa.deps.db.updateTable('images').set({ split: 'valid' }).where('id', '=', images[1].id).execute();
   });
   after(() => t.close());
@@ -195,8 +201,14 @@ describe('canonical export', () => {
     assert.equal(second.split, 'valid');
     assert.equal(first.media.width, 160);
     assert.match(first.media.uri, /\/images\/file\//);
-    assert.deepEqual(first.annotations.map((a: any) => [a.label, a.type, a.geometry]), [['cat "quoted"', 'bbox', { x: 1, y: 2, width: 3, height: 4 }]]);
-    assert.deepEqual(second.annotations, []);
+    assert.deepEqual(first.annotations, [
+      { id: box.id, label: 'cat "quoted"', class_id: box.class_id, type: 'bbox', geometry: { x: 1, y: 2, width: 3, height: 4 }, confidence: null, source: box.source, status: 'accepted' },
+    ]);
+    assert.equal(first.label, null);
+    assert.deepEqual(second.annotations, [
+      { id: labelled.id, label: 'dog\\back', class_id: labelled.class_id, type: 'classification', geometry: {}, confidence: 0.75, source: labelled.source, status: 'accepted' },
+    ]);
+    assert.equal(second.label, 'dog\\back', 'a classification annotation is the record-level label');
 
     const json = await owner.get(`/api/projects/${projectId}/canonical?format=json`);
     assert.match(String(json.headers['content-type']), /application\/json/);

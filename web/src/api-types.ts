@@ -9110,7 +9110,7 @@ export interface paths {
         };
         /**
          * Canonical export: the universal record schema
-         * @description One `CanonicalRecord` per image, then one per sample: `{id, modality, split, media, annotations, label, spans, value, metadata}`, the form other tools and pipelines read without knowing Versa's tables. A sample's `media` is its file (audio, video: `uri` of `GET /api/samples/{id}/file`) or its content (`{text}`, `{row}`, `{prompt, response, …}`); time segments are `annotations` of type `segment`. `?split=` keeps one split of both. Streams JSON Lines (`application/x-ndjson`, one record per line) straight from the database; `?format=json` streams one JSON array instead. Needs the `export` permission (every role).
+         * @description One `CanonicalRecord` per image (and, once samples land, per sample): `{id, modality, split, media, annotations, label, spans, value, metadata}`, the form other tools and pipelines read without knowing Versa's tables. Streams JSON Lines (`application/x-ndjson`, one record per line) straight from the database; `?format=json` streams one JSON array instead. Needs the `export` permission (every role).
          */
         get: {
             parameters: {
@@ -9127,15 +9127,14 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The records: images in id order, then samples in id order */
+                /** @description The records, in image id order */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
-                            /** @description Image annotations, or the time segments of audio and video samples; empty for other samples */
-                            annotations: ({
+                            annotations: {
                                 class_id: number;
                                 confidence: number | null;
                                 /** @description In pixels of the original image, as in AnnotationOut */
@@ -9146,55 +9145,28 @@ export interface paths {
                                 source: string;
                                 /** @description bbox | polygon | mask | classification */
                                 type: string;
-                            } | {
-                                geometry: {
-                                    end_s: number;
-                                    start_s: number;
-                                };
-                                /** @description Class name */
-                                label: string;
-                                /** @enum {string} */
-                                type: "segment";
-                            })[];
+                            }[];
                             /** @description "image:<id>" or "sample:<id>": unique across modalities */
                             id: string;
-                            label: (string | string[]) | (never | null);
-                            media: ({
-                                channels?: number;
-                                duration_s?: number | null;
+                            /** @description The record-level label (classification), else null */
+                            label: string | null;
+                            /** @description The record's file (images, audio, video); null for text and tabular records */
+                            media: {
                                 filename?: string;
-                                fps?: number;
                                 height?: number;
                                 mime_type: string;
-                                sample_rate?: number;
                                 sha256: string;
                                 size_bytes?: number;
                                 /** @description Where the bytes are served (relative to the server) */
                                 uri: string;
                                 width?: number;
-                            } | ({
-                                text: string;
-                            } | {
-                                row: {
-                                    [key: string]: string | number | boolean | (never | null);
-                                };
-                            } | {
-                                chosen?: string;
-                                messages?: {
-                                    content: string;
-                                    role: string;
-                                }[];
-                                prompt?: string;
-                                rejected?: string;
-                                response?: string;
-                            })) | (never | null);
-                            /** @description Images: original_name, review_state, created_at, image_id. Samples: their own metadata, then sample_id, review_state, created_at */
+                            } | null;
                             metadata: {
                                 [key: string]: unknown;
                             };
                             /** @enum {string} */
                             modality: "image" | "text" | "tabular" | "audio" | "video" | "llm";
-                            /** @description Character spans of text samples; null for other records */
+                            /** @description Text spans (samples); null for images */
                             spans: {
                                 end: number;
                                 label: string;
@@ -9202,12 +9174,11 @@ export interface paths {
                             }[] | null;
                             /** @enum {string|null} */
                             split: "train" | "valid" | "test" | null;
-                            /** @description A sample's value: a regression target (number), an audio transcript (string), an LLM rating and preference (object); null for images */
+                            /** @description The record's own content where it has one: text, a row of columns, a prompt/response; null for images */
                             value: unknown;
                         }[];
                         "application/x-ndjson": {
-                            /** @description Image annotations, or the time segments of audio and video samples; empty for other samples */
-                            annotations: ({
+                            annotations: {
                                 class_id: number;
                                 confidence: number | null;
                                 /** @description In pixels of the original image, as in AnnotationOut */
@@ -9218,55 +9189,28 @@ export interface paths {
                                 source: string;
                                 /** @description bbox | polygon | mask | classification */
                                 type: string;
-                            } | {
-                                geometry: {
-                                    end_s: number;
-                                    start_s: number;
-                                };
-                                /** @description Class name */
-                                label: string;
-                                /** @enum {string} */
-                                type: "segment";
-                            })[];
+                            }[];
                             /** @description "image:<id>" or "sample:<id>": unique across modalities */
                             id: string;
-                            label: (string | string[]) | (never | null);
-                            media: ({
-                                channels?: number;
-                                duration_s?: number | null;
+                            /** @description The record-level label (classification), else null */
+                            label: string | null;
+                            /** @description The record's file (images, audio, video); null for text and tabular records */
+                            media: {
                                 filename?: string;
-                                fps?: number;
                                 height?: number;
                                 mime_type: string;
-                                sample_rate?: number;
                                 sha256: string;
                                 size_bytes?: number;
                                 /** @description Where the bytes are served (relative to the server) */
                                 uri: string;
                                 width?: number;
-                            } | ({
-                                text: string;
-                            } | {
-                                row: {
-                                    [key: string]: string | number | boolean | (never | null);
-                                };
-                            } | {
-                                chosen?: string;
-                                messages?: {
-                                    content: string;
-                                    role: string;
-                                }[];
-                                prompt?: string;
-                                rejected?: string;
-                                response?: string;
-                            })) | (never | null);
-                            /** @description Images: original_name, review_state, created_at, image_id. Samples: their own metadata, then sample_id, review_state, created_at */
+                            } | null;
                             metadata: {
                                 [key: string]: unknown;
                             };
                             /** @enum {string} */
                             modality: "image" | "text" | "tabular" | "audio" | "video" | "llm";
-                            /** @description Character spans of text samples; null for other records */
+                            /** @description Text spans (samples); null for images */
                             spans: {
                                 end: number;
                                 label: string;
@@ -9274,7 +9218,7 @@ export interface paths {
                             }[] | null;
                             /** @enum {string|null} */
                             split: "train" | "valid" | "test" | null;
-                            /** @description A sample's value: a regression target (number), an audio transcript (string), an LLM rating and preference (object); null for images */
+                            /** @description The record's own content where it has one: text, a row of columns, a prompt/response; null for images */
                             value: unknown;
                         };
                     };
@@ -10623,7 +10567,7 @@ export interface paths {
         put?: never;
         /**
          * Add a labelled dataset archive to a project
-         * @description Multipart: the zip in the part `file`; optional text parts `format` (default: detected) and `new_classes` (`create` or `refuse`). Adds the dataset (any layout the project import reads) to this project, all or nothing: any failure leaves the project as it was (no rows, no files). Needs `images.write` and `annotations.write`; an annotator kept to their assigned images is refused (403). Dataset classes are matched to the project's by name, case-insensitively (an exact match first); the others are created (`new_classes=create`, the default; creating needs `classes.write`, else 403 naming them) or refused (`new_classes=refuse`: 422 naming them). Splits are kept. An image whose bytes the project already has is not added again: its labels are added to that image (`images_merged`), which keeps its split unless it had none; 409 when another user holds the editing lock of such an image. Every annotation gets `source: import` and a `create` revision. Labels with no area inside their image and byte-identical copies inside the dataset are left out and listed in `skipped`. 413: an image over the pixel or size limit, or an archive over the size, entry-count or compression-ratio limits; 415: a file that is not an accepted image; 422: an unreadable layout or label file, an unsafe archive entry, no images, refused classes.
+         * @description Multipart: the zip in the part `file`; optional text parts `format` (default: detected) and `new_classes` (`create` or `refuse`). Adds the dataset (any layout the project import reads) to this project, all or nothing: any failure leaves the project as it was (no rows, no files). Needs `images.write` and `annotations.write`; an annotator kept to their assigned images is refused (403). Dataset classes are matched to the project's by name, case-insensitively (an exact match first); the others are created (`new_classes=create`, the default; creating needs `classes.write`, else 403 naming them) or refused (`new_classes=refuse`: 422 naming them). Splits are kept. Every image entry the dataset lists is kept with its labels. An entry whose bytes the project already has gives its labels to that image (`images_merged`; one entry per image, the image of the same name first), which keeps its split unless it had none; 409 when another user holds the editing lock of such an image. The other entries become images, byte-identical ones under different names too (`images_sharing_bytes`, listed in `shared_bytes`: the file is stored once). Every annotation gets `source: import` and a `create` revision. Labels with no area inside their image are left out and listed in `skipped`. 413: an image over the pixel or size limit, or an archive over the size, entry-count or compression-ratio limits; 415: a file that is not an accepted image; 422: an unreadable layout or label file, an unsafe archive entry, no images, refused classes.
          */
         post: {
             parameters: {
@@ -10669,12 +10613,16 @@ export interface paths {
                             classes_created: string[];
                             /** @description Project classes the dataset's classes were matched to, by their name in the project */
                             classes_matched: string[];
+                            /** @description Image entries the dataset lists. Every one is kept with its labels: it becomes an image (`images_created`), or gives its labels to an image of the project with the same bytes (`images_merged`) */
+                            entries: number;
                             /** @description The layout the dataset was read as */
                             format: string;
-                            /** @description Images added to the project */
+                            /** @description Images added to the project, one per entry not merged */
                             images_created: number;
-                            /** @description Dataset images whose bytes were already in the project: their labels were added to that image */
+                            /** @description Entries whose bytes were already in the project: their labels were added to that image (one entry per image, the image of the same name first). Always 0 for a new project */
                             images_merged: number;
+                            /** @description Images created whose bytes another image of the project has too (byte-identical entries under different names, or more entries of some bytes than the project had images of them): kept as images of their own with their own labels, the file stored once. The `exact_duplicates` quality check flags them */
+                            images_sharing_bytes: number;
                             project: {
                                 annotated_image_count: number;
                                 annotation_count: number;
@@ -10700,12 +10648,20 @@ export interface paths {
                                 updated_at: string;
                             };
                             project_id: number;
-                            /** @description What was left out: byte-identical copies inside the dataset, labels with no area inside their image (at most 1000 listed) */
+                            /** @description Those images, in dataset order (at most 1000 listed) */
+                            shared_bytes: {
+                                /** @description The entry's file name in the dataset */
+                                file: string;
+                                /** @description The name of the image (of the project, or the first entry of the dataset) with the same bytes */
+                                same_as: string;
+                            }[];
+                            /** @description What was left out: labels with no area inside their image, by the file of the image (at most 1000 listed) */
                             skipped: {
                                 /** @description The image's file name in the dataset */
                                 file: string;
                                 reason: string;
                             }[];
+                            /** @description Files with labels left out, all of them */
                             skipped_count: number;
                         };
                     };
@@ -10835,7 +10791,7 @@ export interface paths {
         put?: never;
         /**
          * Add a labelled dataset folder on the server to a project
-         * @description `path` is resolved (links included) inside the configured import root; without one, or outside it, 403. Adds the dataset (any layout the project import reads) to this project, all or nothing: any failure leaves the project as it was (no rows, no files). Needs `images.write` and `annotations.write`; an annotator kept to their assigned images is refused (403). Dataset classes are matched to the project's by name, case-insensitively (an exact match first); the others are created (`new_classes=create`, the default; creating needs `classes.write`, else 403 naming them) or refused (`new_classes=refuse`: 422 naming them). Splits are kept. An image whose bytes the project already has is not added again: its labels are added to that image (`images_merged`), which keeps its split unless it had none; 409 when another user holds the editing lock of such an image. Every annotation gets `source: import` and a `create` revision. Labels with no area inside their image and byte-identical copies inside the dataset are left out and listed in `skipped`. 413: an image over the pixel or size limit, or an archive over the size, entry-count or compression-ratio limits; 415: a file that is not an accepted image; 422: an unreadable layout or label file, an unsafe archive entry, no images, refused classes.
+         * @description `path` is resolved (links included) inside the configured import root; without one, or outside it, 403. Adds the dataset (any layout the project import reads) to this project, all or nothing: any failure leaves the project as it was (no rows, no files). Needs `images.write` and `annotations.write`; an annotator kept to their assigned images is refused (403). Dataset classes are matched to the project's by name, case-insensitively (an exact match first); the others are created (`new_classes=create`, the default; creating needs `classes.write`, else 403 naming them) or refused (`new_classes=refuse`: 422 naming them). Splits are kept. Every image entry the dataset lists is kept with its labels. An entry whose bytes the project already has gives its labels to that image (`images_merged`; one entry per image, the image of the same name first), which keeps its split unless it had none; 409 when another user holds the editing lock of such an image. The other entries become images, byte-identical ones under different names too (`images_sharing_bytes`, listed in `shared_bytes`: the file is stored once). Every annotation gets `source: import` and a `create` revision. Labels with no area inside their image are left out and listed in `skipped`. 413: an image over the pixel or size limit, or an archive over the size, entry-count or compression-ratio limits; 415: a file that is not an accepted image; 422: an unreadable layout or label file, an unsafe archive entry, no images, refused classes.
          */
         post: {
             parameters: {
@@ -10878,12 +10834,16 @@ export interface paths {
                             classes_created: string[];
                             /** @description Project classes the dataset's classes were matched to, by their name in the project */
                             classes_matched: string[];
+                            /** @description Image entries the dataset lists. Every one is kept with its labels: it becomes an image (`images_created`), or gives its labels to an image of the project with the same bytes (`images_merged`) */
+                            entries: number;
                             /** @description The layout the dataset was read as */
                             format: string;
-                            /** @description Images added to the project */
+                            /** @description Images added to the project, one per entry not merged */
                             images_created: number;
-                            /** @description Dataset images whose bytes were already in the project: their labels were added to that image */
+                            /** @description Entries whose bytes were already in the project: their labels were added to that image (one entry per image, the image of the same name first). Always 0 for a new project */
                             images_merged: number;
+                            /** @description Images created whose bytes another image of the project has too (byte-identical entries under different names, or more entries of some bytes than the project had images of them): kept as images of their own with their own labels, the file stored once. The `exact_duplicates` quality check flags them */
+                            images_sharing_bytes: number;
                             project: {
                                 annotated_image_count: number;
                                 annotation_count: number;
@@ -10909,12 +10869,20 @@ export interface paths {
                                 updated_at: string;
                             };
                             project_id: number;
-                            /** @description What was left out: byte-identical copies inside the dataset, labels with no area inside their image (at most 1000 listed) */
+                            /** @description Those images, in dataset order (at most 1000 listed) */
+                            shared_bytes: {
+                                /** @description The entry's file name in the dataset */
+                                file: string;
+                                /** @description The name of the image (of the project, or the first entry of the dataset) with the same bytes */
+                                same_as: string;
+                            }[];
+                            /** @description What was left out: labels with no area inside their image, by the file of the image (at most 1000 listed) */
                             skipped: {
                                 /** @description The image's file name in the dataset */
                                 file: string;
                                 reason: string;
                             }[];
+                            /** @description Files with labels left out, all of them */
                             skipped_count: number;
                         };
                     };
@@ -12710,7 +12678,7 @@ export interface paths {
         };
         /**
          * Dataset profile
-         * @description Counts per split and class, instances per class and split, annotations per image, image sizes and aspect ratios, COCO box sizes and a 10×10 heat map of box centres (bbox annotations). A project with samples also gets `samples`: counts per modality and split, classes per split, text lengths (text and LLM records) and, for tabular samples, each column's type, missing and distinct values, numeric range and mean or most frequent values. `modality` is the one most records have. Counts are SQL aggregates; lengths and columns are read in keyset pages. Needs `project.read`.
+         * @description Counts per split and class, instances per class and split, annotations per image, image sizes and aspect ratios, COCO box sizes and a 10×10 heat map of box centres (bbox annotations). SQL aggregates only. Needs `project.read`.
          */
         get: {
             parameters: {
@@ -12775,82 +12743,6 @@ export interface paths {
                             /** @enum {string} */
                             modality: "image" | "text" | "tabular" | "audio" | "video" | "llm";
                             project_id: number;
-                            /** @description Projects with samples: counts per modality and split, classes, text lengths, tabular columns */
-                            samples?: {
-                                /** @description Samples with a label, spans or a value */
-                                labelled: number;
-                                /** @description Samples per class (a multi-label sample under its first class), most first */
-                                labels: {
-                                    by_split: {
-                                        [key: string]: number;
-                                    };
-                                    /** @enum {string} */
-                                    modality: "text" | "tabular" | "audio" | "video" | "llm";
-                                    name: string;
-                                    samples: number;
-                                }[];
-                                lengths: {
-                                    histogram: {
-                                        from: number;
-                                        samples: number;
-                                        /** @description Exclusive */
-                                        to: number;
-                                    }[];
-                                    max: number;
-                                    /** @description What is counted: the text, or the prompt, responses and messages of an LLM record (characters) */
-                                    measures: string;
-                                    median: number;
-                                    min: number;
-                                    /** @enum {string} */
-                                    modality: "text" | "llm";
-                                    p95: number;
-                                    samples: number;
-                                }[];
-                                modalities: {
-                                    labelled: number;
-                                    /** @enum {string} */
-                                    modality: "text" | "tabular" | "audio" | "video" | "llm";
-                                    samples: number;
-                                    splits: {
-                                        test: number;
-                                        train: number;
-                                        unassigned: number;
-                                        valid: number;
-                                    };
-                                }[];
-                                splits: {
-                                    test: number;
-                                    train: number;
-                                    unassigned: number;
-                                    valid: number;
-                                };
-                                tabular: {
-                                    columns: {
-                                        /** @description Distinct present values (counted up to a limit: see distinct_capped) */
-                                        distinct: number;
-                                        /** @description More values than were counted: distinct is a lower bound, top_values approximate */
-                                        distinct_capped: boolean;
-                                        max?: number;
-                                        mean?: number;
-                                        min?: number;
-                                        missing: number;
-                                        name: string;
-                                        target: boolean;
-                                        /** @description Non-numeric columns: the most frequent values (first 10) */
-                                        top_values?: {
-                                            samples: number;
-                                            value: string;
-                                        }[];
-                                        /** @description integer, number, boolean, category, text or date (as the import inferred) */
-                                        type: string;
-                                    }[];
-                                    rows: number;
-                                    target: string | null;
-                                    /** @enum {string|null} */
-                                    task: "classification" | "regression" | null;
-                                } | null;
-                                total: number;
-                            };
                             /** @description train, valid, test, unassigned */
                             splits: {
                                 [key: string]: {
@@ -12927,7 +12819,7 @@ export interface paths {
         };
         /**
          * Quality report with the default configuration
-         * @description Runs the checks of the catalog (`GET /api/quality/checks`) over the project. Per-image features (blur, brightness, entropy, grayscale, pixel hash, dHash) are read from a cache filled at upload; images without a current entry are measured once from their thumbnail and cached (`features.computed` says how many). Each check reports its total `count`, the first (or worst, where ranked) 100 `items` and up to 10,000 distinct `image_ids` for the image grid. A project with samples also gets the checks of each sample modality it holds (`GET /api/quality/checks?modality=text`, …), read from its samples in keyset chunks; their items and `sample_ids` name samples. The image checks run when the project has images (or nothing at all). `score` is the share of records (images and samples) no error- or warning-level check flags. Reads only; needs `project.read`.
+         * @description Runs the checks of the catalog (`GET /api/quality/checks`) over the project. Per-image features (blur, brightness, entropy, grayscale, pixel hash, dHash) are read from a cache filled at upload; images without a current entry are measured once from their thumbnail and cached (`features.computed` says how many). Each check reports its total `count`, the first (or worst, where ranked) 100 `items` and up to 10,000 distinct `image_ids` for the image grid. `score` is the share of images no error- or warning-level check flags. Reads only; needs `project.read`.
          */
         get: {
             parameters: {
@@ -12963,13 +12855,6 @@ export interface paths {
                                     score?: number;
                                 }[];
                                 message: string;
-                                /**
-                                 * @description The modality of the records the check reads
-                                 * @enum {string}
-                                 */
-                                modality: "image" | "text" | "tabular" | "audio" | "video" | "llm";
-                                /** @description Distinct affected samples (first 10,000) */
-                                sample_ids?: number[];
                                 /** @enum {string} */
                                 severity: "error" | "warning" | "info";
                                 /** @description Why the check did not run (e.g. no detector registered) */
@@ -12983,7 +12868,7 @@ export interface paths {
                             /** Format: date-time */
                             generated_at: string;
                             project_id: number;
-                            /** @description Share of records (images and samples) affected by no error- or warning-level check */
+                            /** @description Share of images affected by no error- or warning-level check */
                             score: number;
                         };
                     };
@@ -13034,7 +12919,7 @@ export interface paths {
         put?: never;
         /**
          * Quality report with a supplied configuration
-         * @description Runs the checks of the catalog (`GET /api/quality/checks`) over the project. Per-image features (blur, brightness, entropy, grayscale, pixel hash, dHash) are read from a cache filled at upload; images without a current entry are measured once from their thumbnail and cached (`features.computed` says how many). Each check reports its total `count`, the first (or worst, where ranked) 100 `items` and up to 10,000 distinct `image_ids` for the image grid. A project with samples also gets the checks of each sample modality it holds (`GET /api/quality/checks?modality=text`, …), read from its samples in keyset chunks; their items and `sample_ids` name samples. The image checks run when the project has images (or nothing at all). `score` is the share of records (images and samples) no error- or warning-level check flags. Reads only; needs `project.read`. Unknown check ids or parameter names, and values out of range, are 422 naming the valid ones.
+         * @description Runs the checks of the catalog (`GET /api/quality/checks`) over the project. Per-image features (blur, brightness, entropy, grayscale, pixel hash, dHash) are read from a cache filled at upload; images without a current entry are measured once from their thumbnail and cached (`features.computed` says how many). Each check reports its total `count`, the first (or worst, where ranked) 100 `items` and up to 10,000 distinct `image_ids` for the image grid. `score` is the share of images no error- or warning-level check flags. Reads only; needs `project.read`. Unknown check ids or parameter names, and values out of range, are 422 naming the valid ones.
          */
         post: {
             parameters: {
@@ -13083,13 +12968,6 @@ export interface paths {
                                     score?: number;
                                 }[];
                                 message: string;
-                                /**
-                                 * @description The modality of the records the check reads
-                                 * @enum {string}
-                                 */
-                                modality: "image" | "text" | "tabular" | "audio" | "video" | "llm";
-                                /** @description Distinct affected samples (first 10,000) */
-                                sample_ids?: number[];
                                 /** @enum {string} */
                                 severity: "error" | "warning" | "info";
                                 /** @description Why the check did not run (e.g. no detector registered) */
@@ -13103,7 +12981,7 @@ export interface paths {
                             /** Format: date-time */
                             generated_at: string;
                             project_id: number;
-                            /** @description Share of records (images and samples) affected by no error- or warning-level check */
+                            /** @description Share of images affected by no error- or warning-level check */
                             score: number;
                         };
                     };
@@ -13168,7 +13046,7 @@ export interface paths {
         put?: never;
         /**
          * Training readiness for an adapter
-         * @description A score 0–100 made of weighted checks (each passed or failed, with a message) and the blockers: failed checks that make training pointless whatever the score (a detector without boxes or without a valid split, a classifier with fewer than `min_images_per_class` images in a class; for the sample adapters `tabular` and `text`: no samples of their modality, no target column or labels, one class only or fewer than `min_samples_per_class` samples in one, a regression target without numbers, an empty train or valid split while others are assigned). `ready` is no blockers and score ≥ threshold (`config.min_readiness_score`, default 60). The training gate uses exactly this. Reads only; needs `project.read`.
+         * @description A score 0–100 made of weighted checks (each passed or failed, with a message) and the blockers: failed checks that make training pointless whatever the score (a detector without boxes or without a valid split, a classifier with fewer than `min_images_per_class` images in a class). `ready` is no blockers and score ≥ threshold (`config.min_readiness_score`, default 60). The training gate uses exactly this. Reads only; needs `project.read`.
          */
         post: {
             parameters: {
@@ -13182,7 +13060,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description Training adapter (versa-detect, ultralytics, versa-segment, versa-classify, tabular, text, …); default from the project type, or `tabular` / `text` for a project that holds such samples and no images. An adapter not known here is judged by the rule of the project type. */
+                        /** @description Training adapter (versa-detect, ultralytics, versa-segment, versa-classify, tabular, …); default from the project type. An adapter not known here is judged by the rule of the project type. */
                         adapter?: string;
                         config?: {
                             /** @description Classifiers: images each class needs (default 10) */
@@ -13191,8 +13069,6 @@ export interface paths {
                             min_instances_per_class?: number;
                             /** @description Score needed to be ready (default 60) */
                             min_readiness_score?: number;
-                            /** @description Sample adapters (tabular, text): samples each class needs, or numeric values a regression target needs (default 10) */
-                            min_samples_per_class?: number;
                         };
                     };
                 };
@@ -15977,7 +15853,7 @@ export interface paths {
         put?: never;
         /**
          * Create a project from a dataset archive
-         * @description Multipart: the zip in the part `file`; optional text parts `name` (default: the archive's name), `project_type` and `format` (default: detected). All or nothing: any failure leaves no project, rows or files. Layouts: COCO (one JSON, or per-split folders with `_annotations.coco.json`), YOLO (`data.yaml` + images/labels, boxes and polygons), Pascal VOC, a folder per class, PNG class-index masks with `_classes.csv`. Splits are kept. Byte-identical copies of an image become one image; labels with no area inside their image are dropped. 413: an image over the pixel or size limit, or an archive over the size, entry-count or compression-ratio limits; 415: a file that is not an accepted image; 422: an unreadable layout or label file, an unsafe archive entry (`..`, absolute path, link, NUL byte), no images.
+         * @description Multipart: the zip in the part `file`; optional text parts `name` (default: the archive's name), `project_type` and `format` (default: detected). All or nothing: any failure leaves no project, rows or files. Layouts: COCO (one JSON, or per-split folders with `_annotations.coco.json`), YOLO (`data.yaml` + images/labels, boxes and polygons), Pascal VOC, a folder per class, PNG class-index masks with `_classes.csv`. Splits are kept. Every image entry the dataset lists becomes an image with its own labels, byte-identical ones under different names too (their file is stored once; `import` counts and lists them); labels with no area inside their image are dropped and listed in `import.skipped`. 413: an image over the pixel or size limit, or an archive over the size, entry-count or compression-ratio limits; 415: a file that is not an accepted image; 422: an unreadable layout or label file, an unsafe archive entry (`..`, absolute path, link, NUL byte), no images.
          */
         post: {
             parameters: {
@@ -16023,6 +15899,36 @@ export interface paths {
                             description: string;
                             id: number;
                             image_count: number;
+                            /** @description What the import made of the dataset */
+                            import: {
+                                /** @description Annotations added, to new and merged images (each with a `create` revision) */
+                                annotations_created: number;
+                                /** @description Image entries the dataset lists. Every one is kept with its labels: it becomes an image (`images_created`), or gives its labels to an image of the project with the same bytes (`images_merged`) */
+                                entries: number;
+                                /** @description The layout the dataset was read as */
+                                format: string;
+                                /** @description Images added to the project, one per entry not merged */
+                                images_created: number;
+                                /** @description Entries whose bytes were already in the project: their labels were added to that image (one entry per image, the image of the same name first). Always 0 for a new project */
+                                images_merged: number;
+                                /** @description Images created whose bytes another image of the project has too (byte-identical entries under different names, or more entries of some bytes than the project had images of them): kept as images of their own with their own labels, the file stored once. The `exact_duplicates` quality check flags them */
+                                images_sharing_bytes: number;
+                                /** @description Those images, in dataset order (at most 1000 listed) */
+                                shared_bytes: {
+                                    /** @description The entry's file name in the dataset */
+                                    file: string;
+                                    /** @description The name of the image (of the project, or the first entry of the dataset) with the same bytes */
+                                    same_as: string;
+                                }[];
+                                /** @description What was left out: labels with no area inside their image, by the file of the image (at most 1000 listed) */
+                                skipped: {
+                                    /** @description The image's file name in the dataset */
+                                    file: string;
+                                    reason: string;
+                                }[];
+                                /** @description Files with labels left out, all of them */
+                                skipped_count: number;
+                            };
                             /** @description Samples with a label, spans or a value */
                             labelled_sample_count: number;
                             location: string;
@@ -16124,7 +16030,7 @@ export interface paths {
         put?: never;
         /**
          * Create a project from a dataset folder on the server
-         * @description `path` is resolved (links included) inside the configured import root; without one, or outside it, 403. All or nothing: any failure leaves no project, rows or files. Layouts: COCO (one JSON, or per-split folders with `_annotations.coco.json`), YOLO (`data.yaml` + images/labels, boxes and polygons), Pascal VOC, a folder per class, PNG class-index masks with `_classes.csv`. Splits are kept. Byte-identical copies of an image become one image; labels with no area inside their image are dropped. 413: an image over the pixel or size limit, or an archive over the size, entry-count or compression-ratio limits; 415: a file that is not an accepted image; 422: an unreadable layout or label file, an unsafe archive entry (`..`, absolute path, link, NUL byte), no images.
+         * @description `path` is resolved (links included) inside the configured import root; without one, or outside it, 403. All or nothing: any failure leaves no project, rows or files. Layouts: COCO (one JSON, or per-split folders with `_annotations.coco.json`), YOLO (`data.yaml` + images/labels, boxes and polygons), Pascal VOC, a folder per class, PNG class-index masks with `_classes.csv`. Splits are kept. Every image entry the dataset lists becomes an image with its own labels, byte-identical ones under different names too (their file is stored once; `import` counts and lists them); labels with no area inside their image are dropped and listed in `import.skipped`. 413: an image over the pixel or size limit, or an archive over the size, entry-count or compression-ratio limits; 415: a file that is not an accepted image; 422: an unreadable layout or label file, an unsafe archive entry (`..`, absolute path, link, NUL byte), no images.
          */
         post: {
             parameters: {
@@ -16167,6 +16073,36 @@ export interface paths {
                             description: string;
                             id: number;
                             image_count: number;
+                            /** @description What the import made of the dataset */
+                            import: {
+                                /** @description Annotations added, to new and merged images (each with a `create` revision) */
+                                annotations_created: number;
+                                /** @description Image entries the dataset lists. Every one is kept with its labels: it becomes an image (`images_created`), or gives its labels to an image of the project with the same bytes (`images_merged`) */
+                                entries: number;
+                                /** @description The layout the dataset was read as */
+                                format: string;
+                                /** @description Images added to the project, one per entry not merged */
+                                images_created: number;
+                                /** @description Entries whose bytes were already in the project: their labels were added to that image (one entry per image, the image of the same name first). Always 0 for a new project */
+                                images_merged: number;
+                                /** @description Images created whose bytes another image of the project has too (byte-identical entries under different names, or more entries of some bytes than the project had images of them): kept as images of their own with their own labels, the file stored once. The `exact_duplicates` quality check flags them */
+                                images_sharing_bytes: number;
+                                /** @description Those images, in dataset order (at most 1000 listed) */
+                                shared_bytes: {
+                                    /** @description The entry's file name in the dataset */
+                                    file: string;
+                                    /** @description The name of the image (of the project, or the first entry of the dataset) with the same bytes */
+                                    same_as: string;
+                                }[];
+                                /** @description What was left out: labels with no area inside their image, by the file of the image (at most 1000 listed) */
+                                skipped: {
+                                    /** @description The image's file name in the dataset */
+                                    file: string;
+                                    reason: string;
+                                }[];
+                                /** @description Files with labels left out, all of them */
+                                skipped_count: number;
+                            };
                             /** @description Samples with a label, spans or a value */
                             labelled_sample_count: number;
                             location: string;

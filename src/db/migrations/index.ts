@@ -13,6 +13,7 @@ import { samples } from './0010-samples.js';
 import { pipelines } from './0011-pipelines.js';
 import { labelling } from './0013-labelling.js';
 import { sampleTeams } from './0014-sample-teams.js';
+import { imageBytesNotUnique } from './0015-image-bytes-not-unique.js';
 
 /** Every migration, in order. Names are stable forever: they are recorded in the database. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -30,5 +31,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0011-pipelines': pipelines(dialect),
     '0013-labelling': labelling(dialect),
     '0014-sample-teams': sampleTeams(),
+    '0015-image-bytes-not-unique': imageBytesNotUnique(dialect),
   };
 }

@@ -1,15 +1,16 @@
 import type { Insertable } from 'kysely';
 import type { Db, Executor, Tx } from '../../db/database.js';
 import { isUniqueViolation, retryOnConflict } from '../../db/errors.js';
+import { lockProjectImages } from '../../db/write-locks.js';
 import type { ImagesTable, ReviewState } from '../../db/schema.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import { IMAGE_OUT_COLUMNS, type ImageOutRow, type ImageRow, type Split } from './images.schemas.js';
 import { chunks } from '../../lib/batches.js';
 
-/** Another writer stored the same bytes or took the same file name while a transaction ran; nothing was written. */
+/** Another writer took the same file name while a transaction ran; nothing was written. */
 export class ImageConflictError extends Error {
   constructor() {
-    super('An image with the same bytes or file name was stored meanwhile');
+    super('An image with the same file name was stored meanwhile');
   }
 }
 
@@ -67,12 +68,15 @@ export class ImagesRepository {
       .execute();
   }
 
+  /** The project's oldest image of these bytes (an import may have added several). */
   findBySha(projectId: number, sha256: string, db: Executor = this.db): Promise<ImageOutRow | undefined> {
     return db
       .selectFrom('images')
       .select(IMAGE_OUT_COLUMNS)
       .where('project_id', '=', projectId)
       .where('sha256', '=', sha256)
+      .orderBy('id')
+      .limit(1)
       .executeTakeFirst();
   }
 
@@ -151,24 +155,30 @@ export class ImagesRepository {
   }
 
   /**
-   * Runs `work` in one transaction. A unique constraint hit inside (another request stored the same bytes or took
-   * a file name meanwhile) rolls it back and surfaces as ImageConflictError, so the caller can look again and retry.
+   * Runs `work` in one transaction that holds the project's image-write lock (src/db/write-locks.ts), so what it
+   * finds of the project's bytes stays true until it commits. A unique constraint hit inside (another request took a
+   * file name meanwhile) rolls it back and surfaces as ImageConflictError, so the caller can look again and retry.
    */
-  async transaction<T>(work: (trx: Tx) => Promise<T>): Promise<T> {
+  async transaction<T>(projectId: number, work: (trx: Tx) => Promise<T>): Promise<T> {
     try {
-      return await this.db.transaction().execute(work);
+      return await this.db.transaction().execute(async (trx) => {
+        await lockProjectImages(trx, projectId);
+        return work(trx);
+      });
     } catch (err) {
       if (isUniqueViolation(err)) throw new ImageConflictError();
       throw err;
     }
   }
 
-  async findByShas(projectId: number, sha256s: string[], db: Executor = this.db): Promise<ImageOutRow[]> {
-    const rows: ImageOutRow[] = [];
+  /** The project's oldest image of each of these contents that it has. */
+  async findByShas(projectId: number, sha256s: string[], db: Executor = this.db): Promise<Map<string, ImageOutRow>> {
+    const found = new Map<string, ImageOutRow>();
     for (const chunk of chunks(sha256s, CHUNK)) {
-      rows.push(...(await db.selectFrom('images').select(IMAGE_OUT_COLUMNS).where('project_id', '=', projectId).where('sha256', 'in', chunk).execute()));
+      const rows = await db.selectFrom('images').select(IMAGE_OUT_COLUMNS).where('project_id', '=', projectId).where('sha256', 'in', chunk).orderBy('id').execute();
+      for (const row of rows) if (!found.has(row.sha256)) found.set(row.sha256, row);
     }
-    return rows;
+    return found;
   }
 
   /** Inserts the images of one project in the given order (so ids follow it) and counts them in the project. */

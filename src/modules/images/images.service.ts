@@ -224,11 +224,14 @@ export class ImagesService {
     await this.features.record(created).catch(() => undefined);
   }
 
-  /** Records the stored files in one transaction, retried when a concurrent request took the same bytes or names. */
+  /**
+   * Records the stored files in one transaction under the project's image-write lock (bytes another request recorded
+   * meanwhile are found there and become duplicates), retried when a concurrent request took the same names.
+   */
   private async record(projectId: number, prepared: PreparedFile[], claims: BlobClaimSession): Promise<FileOutcome[]> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const { outcomes, orphans } = await this.images.transaction((trx) => this.insertStored(projectId, prepared, trx));
+        const { outcomes, orphans } = await this.images.transaction(projectId, (trx) => this.insertStored(projectId, prepared, trx));
         // Blobs of files that found no free name are removed only once the transaction is final.
         await Promise.all(orphans.map((o) => this.deleteBlobsUnlessUsed(projectId, o.sha256, [o.blob_key, o.thumbnail_key], claims)));
         return outcomes;
@@ -245,7 +248,7 @@ export class ImagesService {
   private async insertStored(projectId: number, prepared: PreparedFile[], trx: Tx) {
     const stored = prepared.flatMap((p) => (p.outcome === 'stored' ? [p] : []));
     const shas = [...new Set(stored.map((p) => p.image.sha256))];
-    const existing = new Map((await this.images.findByShas(projectId, shas, trx)).map((row) => [row.sha256, row]));
+    const existing = await this.images.findByShas(projectId, shas, trx);
     const candidates = new Map(stored.map((p) => [p, storedFilenameCandidates(p.originalName, extensionOf(p.image.blob_key), p.image.sha256)]));
     const taken = await this.images.takenFilenames(projectId, [...candidates.values()].flat(), trx);
 

@@ -1,9 +1,11 @@
-import { sql, type Insertable } from 'kysely';
-import type { Db, Executor } from '../../db/database.js';
+import { sql, type Insertable, type RawBuilder } from 'kysely';
+import type { Db, Executor, Tx } from '../../db/database.js';
+import { lockProjectImages } from '../../db/write-locks.js';
 import type { AnnotationsTable, ImagesTable, ProjectsTable } from '../../db/schema.js';
 import type { ProjectRow } from '../projects/projects.schemas.js';
 import { chunks } from '../../lib/batches.js';
 import { shaInUse } from '../images/images.repository.js';
+import type { ProjectImageOfBytes, StagedEntry } from './entry-pairing.js';
 
 export type NewImage = Insertable<ImagesTable>;
 /** An annotation whose image is named by its stored filename until the image's id is known. */
@@ -120,57 +122,77 @@ export class ImportsRepository {
     await db.updateTable('classes').set({ project_id: projectId, color }).where('id', '=', classId).execute();
   }
 
-  /** Images of the project whose bytes are also among the staging project's images. */
-  async imagesSharedWith(stagingId: number, projectId: number, db: Executor): Promise<number[]> {
-    const rows = await db
-      .selectFrom('images as t')
-      .innerJoin('images as s', (join) => join.onRef('s.sha256', '=', 't.sha256').on('s.project_id', '=', stagingId))
-      .select('t.id')
-      .where('t.project_id', '=', projectId)
-      .execute();
-    return rows.map((row) => row.id);
+  /** Holds the project's image-write lock until the transaction ends (see src/db/write-locks.ts); taken first. */
+  lockImageWrites(projectId: number, tx: Tx): Promise<void> {
+    return lockProjectImages(tx, projectId);
   }
 
   /**
-   * Staging images whose bytes the project already has give that image their annotations (and their split, where it
-   * has none), then go. Returns how many of those images had no annotation before and have some now.
+   * The staged images whose bytes occur more than once among them and the project's images (`projectId`, when the
+   * import goes into one), in dataset order; and the project's images of those bytes, oldest first.
    */
-  async mergeIntoExisting(stagingId: number, projectId: number, db: Executor): Promise<number> {
-    await db
-      .updateTable('images')
-      .set({
-        annotation_count: sql<number>`images.annotation_count + (select s.annotation_count from images as s where s.project_id = ${stagingId} and s.sha256 = images.sha256)`,
-        split: sql<string | null>`coalesce(images.split, (select s.split from images as s where s.project_id = ${stagingId} and s.sha256 = images.sha256))`,
+  async bytesShared(stagingId: number, projectId: number | null, db: Executor = this.db): Promise<{ staged: StagedEntry[]; existing: ProjectImageOfBytes[] }> {
+    const staged = await db
+      .selectFrom('images as s')
+      .select(['s.id', 's.sha256', 's.original_name'])
+      .where('s.project_id', '=', stagingId)
+      .where((eb) => {
+        const twice = eb.exists(
+          eb.selectFrom('images as d').select('d.id').where('d.project_id', '=', stagingId).whereRef('d.sha256', '=', 's.sha256').whereRef('d.id', '!=', 's.id'),
+        );
+        if (projectId === null) return twice;
+        return eb.or([twice, eb.exists(eb.selectFrom('images as t').select('t.id').where('t.project_id', '=', projectId).whereRef('t.sha256', '=', 's.sha256'))]);
       })
-      .where('project_id', '=', projectId)
-      .where('sha256', 'in', (eb) => eb.selectFrom('images as s').select('s.sha256').where('s.project_id', '=', stagingId))
+      .orderBy('s.id')
       .execute();
-    // Counted after the update, which holds those rows: a count equal to the staged one was 0 before.
-    const annotated = await db
+    if (projectId === null || staged.length === 0) return { staged, existing: [] };
+    const existing = await db
       .selectFrom('images as t')
-      .innerJoin('images as s', (join) => join.onRef('s.sha256', '=', 't.sha256').on('s.project_id', '=', stagingId))
-      .select((eb) => eb.fn.countAll().as('n'))
+      .select(['t.id', 't.sha256', 't.original_name'])
       .where('t.project_id', '=', projectId)
-      .where('s.annotation_count', '>', 0)
-      .whereRef('t.annotation_count', '=', 's.annotation_count')
-      .executeTakeFirstOrThrow();
-    await db
-      .updateTable('annotations')
-      .set({ image_id: sql<number>`(select t.id from images as s inner join images as t on t.sha256 = s.sha256 and t.project_id = ${projectId} where s.id = annotations.image_id)` })
-      .where('project_id', '=', stagingId)
-      .where('image_id', 'in', (eb) =>
-        eb
-          .selectFrom('images as s')
-          .innerJoin('images as t', (join) => join.onRef('t.sha256', '=', 's.sha256').on('t.project_id', '=', projectId))
-          .select('s.id')
-          .where('s.project_id', '=', stagingId))
+      .where('t.sha256', 'in', (eb) => eb.selectFrom('images as s').select('s.sha256').where('s.project_id', '=', stagingId))
+      .orderBy('t.id')
       .execute();
-    await db
-      .deleteFrom('images')
-      .where('project_id', '=', stagingId)
-      .where('sha256', 'in', (eb) => eb.selectFrom('images as t').select('t.sha256').where('t.project_id', '=', projectId))
-      .execute();
-    return Number(annotated.n);
+    return { staged, existing };
+  }
+
+  /**
+   * Each staged image of `merges` gives the project's image it is paired with its annotations (and its split, where
+   * that has none), then goes. Returns how many of those images had no annotation before and have some now.
+   */
+  async mergeEntries(merges: { staged: number; into: number }[], db: Executor): Promise<number> {
+    let annotatedNow = 0;
+    for (const chunk of chunks(merges, ROWS_PER_INSERT)) {
+      const stagedIds = chunk.map((m) => m.staged);
+      const staged = new Map(
+        (await db.selectFrom('images').select(['id', 'annotation_count', 'split']).where('id', 'in', stagedIds).execute()).map((row) => [row.id, row]),
+      );
+      const pairs = chunk.map((m) => ({ ...m, ...staged.get(m.staged)! }));
+      type Pair = (typeof pairs)[number];
+      /** `case <column> when <key> then <value> … end` over the chunk's pairs. */
+      const cases = <T>(column: string, key: (p: Pair) => number, value: (p: Pair) => RawBuilder<T>) =>
+        sql<T>`case ${sql.ref(column)} ${sql.join(pairs.map((p) => sql`when ${key(p)} then ${value(p)}`), sql` `)} end`;
+      const updated = await db
+        .updateTable('images')
+        .set({
+          annotation_count: sql<number>`annotation_count + ${cases('id', (p) => p.into, (p) => sql<number>`cast(${p.annotation_count} as integer)`)}`,
+          split: sql<string | null>`coalesce(split, ${cases('id', (p) => p.into, (p) => sql<string | null>`cast(${p.split} as text)`)})`,
+        })
+        .where('id', 'in', chunk.map((m) => m.into))
+        .returning(['id', 'annotation_count'])
+        .execute();
+      // Read after the update, which holds those rows: a count equal to the staged one was 0 before.
+      const added = new Map(pairs.map((p) => [p.into, p.annotation_count]));
+      annotatedNow += updated.filter((row) => added.get(row.id)! > 0 && row.annotation_count === added.get(row.id)).length;
+      await db
+        .updateTable('annotations')
+        .set({ image_id: cases('image_id', (p) => p.staged, (p) => sql<number>`cast(${p.into} as integer)`) })
+        .where('image_id', 'in', stagedIds)
+        .execute();
+      // By then nothing refers to them: their annotations moved, and nothing else refers to a staged image.
+      await db.deleteFrom('images').where('id', 'in', stagedIds).execute();
+    }
+    return annotatedNow;
   }
 
   /** Staging images whose stored name the project already uses. */

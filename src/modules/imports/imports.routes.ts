@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { callerOf } from '../../http/authenticate.js';
 import { errors, IdParams } from '../../http/schemas.js';
-import { ProjectOut } from '../projects/projects.schemas.js';
 import { parseIntoFields, readImportUpload } from './import-upload.js';
 import type { ImportsService } from './imports.service.js';
 import {
@@ -12,12 +11,14 @@ import {
   ImportIntoUploadBody,
   ImportInvalidOut,
   ImportUploadBody,
+  ProjectImportedOut,
 } from './imports.schemas.js';
 
 const OUTCOMES = 'All or nothing: any failure leaves no project, rows or files. Layouts: COCO (one JSON, or per-split folders '
   + 'with `_annotations.coco.json`), YOLO (`data.yaml` + images/labels, boxes and polygons), Pascal VOC, a folder per '
-  + 'class, PNG class-index masks with `_classes.csv`. Splits are kept. Byte-identical copies of an image become one '
-  + 'image; labels with no area inside their image are dropped. 413: an image over the pixel or size limit, or an '
+  + 'class, PNG class-index masks with `_classes.csv`. Splits are kept. Every image entry the dataset lists becomes an '
+  + 'image with its own labels, byte-identical ones under different names too (their file is stored once; `import` '
+  + 'counts and lists them); labels with no area inside their image are dropped and listed in `import.skipped`. 413: an image over the pixel or size limit, or an '
   + 'archive over the size, entry-count or compression-ratio limits; 415: a file that is not an accepted image; 422: '
   + 'an unreadable layout or label file, an unsafe archive entry (`..`, absolute path, link, NUL byte), no images.';
 
@@ -25,11 +26,13 @@ const INTO = 'Adds the dataset (any layout the project import reads) to this pro
   + 'the project as it was (no rows, no files). Needs `images.write` and `annotations.write`; an annotator kept to '
   + 'their assigned images is refused (403). Dataset classes are matched to the project\'s by name, case-insensitively '
   + '(an exact match first); the others are created (`new_classes=create`, the default; creating needs `classes.write`, '
-  + 'else 403 naming them) or refused (`new_classes=refuse`: 422 naming them). Splits are kept. An image whose bytes '
-  + 'the project already has is not added again: its labels are added to that image (`images_merged`), which keeps its '
-  + 'split unless it had none; 409 when another user holds the editing lock of such an image. Every annotation gets '
-  + '`source: import` and a `create` revision. Labels with no area inside their image and byte-identical copies inside '
-  + 'the dataset are left out and listed in `skipped`. 413: an image over the pixel or size limit, or an archive over '
+  + 'else 403 naming them) or refused (`new_classes=refuse`: 422 naming them). Splits are kept. Every image entry the '
+  + 'dataset lists is kept with its labels. An entry whose bytes the project already has gives its labels to that image '
+  + '(`images_merged`; one entry per image, the image of the same name first), which keeps its split unless it had '
+  + 'none; 409 when another user holds the editing lock of such an image. The other entries become images, byte-identical '
+  + 'ones under different names too (`images_sharing_bytes`, listed in `shared_bytes`: the file is stored once). Every '
+  + 'annotation gets `source: import` and a `create` revision. Labels with no area inside their image are left out and '
+  + 'listed in `skipped`. 413: an image over the pixel or size limit, or an archive over '
   + 'the size, entry-count or compression-ratio limits; 415: a file that is not an accepted image; 422: an unreadable '
   + 'layout or label file, an unsafe archive entry, no images, refused classes.';
 
@@ -45,7 +48,7 @@ export function importsRoutes(server: FastifyInstance, imports: ImportsService, 
         + `\`project_type\` and \`format\` (default: detected). ${OUTCOMES}`,
       consumes: ['multipart/form-data'],
       body: ImportUploadBody,
-      response: { 201: ProjectOut, ...errors(400, 401, 413, 415), 422: ImportInvalidOut },
+      response: { 201: ProjectImportedOut, ...errors(400, 401, 413, 415), 422: ImportInvalidOut },
     },
     // The handler reads the parts as a stream, so the body schema only documents them; this placeholder satisfies it.
     preValidation: async (request) => {
@@ -63,7 +66,7 @@ export function importsRoutes(server: FastifyInstance, imports: ImportsService, 
       summary: 'Create a project from a dataset folder on the server',
       description: `\`path\` is resolved (links included) inside the configured import root; without one, or outside it, 403. ${OUTCOMES}`,
       body: ImportFolderRequest,
-      response: { 201: ProjectOut, ...errors(401, 403, 413, 415), 422: ImportInvalidOut },
+      response: { 201: ProjectImportedOut, ...errors(401, 403, 413, 415), 422: ImportInvalidOut },
     },
   }, async (request, reply) => reply.status(201).send(await imports.importFolder(callerOf(request), request.body)));
 

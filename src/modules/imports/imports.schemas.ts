@@ -81,16 +81,54 @@ export type ImportSkippedOut = Static<typeof ImportSkippedOut>;
 /** Most entries `skipped` lists; `skipped_count` counts them all. */
 export const MAX_SKIPPED_LISTED = 1000;
 
+export const ImportSharedBytesOut = Type.Object(
+  {
+    file: Type.String({ description: "The entry's file name in the dataset" }),
+    same_as: Type.String({ description: 'The name of the image (of the project, or the first entry of the dataset) with the same bytes' }),
+  },
+  { description: 'An entry kept as an image of its own, with its own labels, whose bytes another image has: the file is stored once' },
+);
+
+/** What an import did with each entry of its dataset: the part of the answer both imports share. */
+const importSummary = {
+  format: Type.String({ description: 'The layout the dataset was read as' }),
+  entries: Type.Integer({
+    minimum: 0,
+    description: 'Image entries the dataset lists. Every one is kept with its labels: it becomes an image (`images_created`), or gives '
+      + 'its labels to an image of the project with the same bytes (`images_merged`)',
+  }),
+  images_created: Type.Integer({ minimum: 0, description: 'Images added to the project, one per entry not merged' }),
+  images_merged: Type.Integer({
+    minimum: 0,
+    description: 'Entries whose bytes were already in the project: their labels were added to that image (one entry per image, '
+      + 'the image of the same name first). Always 0 for a new project',
+  }),
+  images_sharing_bytes: Type.Integer({
+    minimum: 0,
+    description: 'Images created whose bytes another image of the project has too (byte-identical entries under different names, '
+      + 'or more entries of some bytes than the project had images of them): kept as images of their own with their own '
+      + 'labels, the file stored once. The `exact_duplicates` quality check flags them',
+  }),
+  shared_bytes: Type.Array(ImportSharedBytesOut, { description: `Those images, in dataset order (at most ${MAX_SKIPPED_LISTED} listed)` }),
+  annotations_created: Type.Integer({ minimum: 0, description: 'Annotations added, to new and merged images (each with a `create` revision)' }),
+  skipped: Type.Array(ImportSkippedOut, {
+    description: `What was left out: labels with no area inside their image, by the file of the image (at most ${MAX_SKIPPED_LISTED} listed)`,
+  }),
+  skipped_count: Type.Integer({ minimum: 0, description: 'Files with labels left out, all of them' }),
+};
+
+export const ImportSummaryOut = Type.Object(importSummary, { description: 'What the import made of the dataset' });
+export type ImportSummaryOut = Static<typeof ImportSummaryOut>;
+
+/** A new project made from a dataset, with what the import made of it. */
+export const ProjectImportedOut = Type.Object({ ...ProjectOut.properties, import: ImportSummaryOut });
+export type ProjectImportedOut = Static<typeof ProjectImportedOut>;
+
 export const ImportIntoOut = Type.Object({
   project_id: Id,
-  format: Type.String({ description: 'The layout the dataset was read as' }),
-  images_created: Type.Integer({ minimum: 0, description: 'Images added to the project' }),
-  images_merged: Type.Integer({ minimum: 0, description: 'Dataset images whose bytes were already in the project: their labels were added to that image' }),
-  annotations_created: Type.Integer({ minimum: 0, description: 'Annotations added, to new and merged images (each with a `create` revision)' }),
+  ...importSummary,
   classes_created: Type.Array(Type.String(), { description: 'Classes added to the project' }),
   classes_matched: Type.Array(Type.String(), { description: "Project classes the dataset's classes were matched to, by their name in the project" }),
-  skipped: Type.Array(ImportSkippedOut, { description: `What was left out: byte-identical copies inside the dataset, labels with no area inside their image (at most ${MAX_SKIPPED_LISTED} listed)` }),
-  skipped_count: Type.Integer({ minimum: 0 }),
   project: ProjectOut,
 });
 export type ImportIntoOut = Static<typeof ImportIntoOut>;

@@ -20,14 +20,15 @@ import type { BlobStore } from '../../storage/blob-store.js';
 import { paletteColor } from '../classes/classes.service.js';
 import { imageBlobKey, thumbnailBlobKey } from '../../storage/keys.js';
 import { REJECTION_STATUS, type CheckedImage, type ImageIngest } from '../images/image-ingest.js';
-import { storedFilenameCandidates } from '../images/stored-filename.js';
+import { filenameStem, storedFilenameCandidates } from '../images/stored-filename.js';
 import type { LockGuard } from '../locks/lock-guard.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import { projectBlobPrefix } from '../projects/projects.service.js';
 import type { RevisionsRepository } from '../revisions/revisions.repository.js';
-import { toProjectOut, type ProjectOut } from '../projects/projects.schemas.js';
+import { toProjectOut } from '../projects/projects.schemas.js';
 import type { UploadedArchive } from './import-upload.js';
 import type { ImportsRepository, NewAnnotation, NewImage } from './imports.repository.js';
+import { planEntries, type EntryPlan } from './entry-pairing.js';
 import { ensureFolder, resolvedPath, touch } from '../../storage/local-files.js';
 import {
   MAX_SKIPPED_LISTED,
@@ -37,6 +38,8 @@ import {
   type ImportIntoOut,
   type ImportOptions,
   type ImportSkippedOut,
+  type ImportSummaryOut,
+  type ProjectImportedOut,
   type NewClasses,
 } from './imports.schemas.js';
 
@@ -76,7 +79,7 @@ const BATCH_ANNOTATIONS = 500;
 interface PreparedImage<T extends DatasetItem = DatasetItem> {
   item: T;
   sha256: string;
-  probed: ProbedImage;
+  probed: StoredBytes;
   sizeBytes: number;
 }
 
@@ -86,8 +89,7 @@ interface Skipped {
   count: number;
 }
 
-function skip(skipped: Skipped | undefined, file: string, reason: string): void {
-  if (!skipped) return;
+function skip(skipped: Skipped, file: string, reason: string): void {
   skipped.count++;
   if (skipped.list.length < MAX_SKIPPED_LISTED) skipped.list.push({ file, reason });
 }
@@ -101,7 +103,13 @@ interface IntoTarget {
   readonly claims: BlobClaimSession;
   /** The blob keys claimed (written, or already there), by content hash: removed (unless used) when the import fails. */
   readonly written: Map<string, string[]>;
-  readonly skipped: Skipped;
+}
+
+/** The facts of an image's bytes that its rows need, found once per content (its thumbnail is not kept). */
+interface StoredBytes {
+  type: ProbedImage['type'];
+  width: number;
+  height: number;
 }
 
 /** The classes of a dataset against a project's: matched by exact name, else case-insensitively (oldest first). */
@@ -123,8 +131,17 @@ interface ImportCounts {
   annotated_image_count: number;
   annotation_count: number;
   class_count: number;
-  skippedDuplicates: number;
   droppedAnnotations: number;
+  /** Labels left out, by the file of their image. */
+  skipped: Skipped;
+}
+
+/** Entries that became images of their own while another image has their bytes, for the answer. */
+function sharedReport(shared: EntryPlan['shared']): Pick<ImportSummaryOut, 'images_sharing_bytes' | 'shared_bytes'> {
+  return {
+    images_sharing_bytes: shared.length,
+    shared_bytes: shared.slice(0, MAX_SKIPPED_LISTED).map((s) => ({ file: s.file, same_as: s.sameAs })),
+  };
 }
 
 /**
@@ -150,7 +167,7 @@ export class ImportsService {
     private readonly ingest: ImageIngest,
   ) {}
 
-  async importArchive(caller: Caller, upload: UploadedArchive): Promise<ProjectOut> {
+  async importArchive(caller: Caller, upload: UploadedArchive): Promise<ProjectImportedOut> {
     const fallbackName = stemOf(basename(upload.originalName.replace(/\\/g, '/'))).trim() || 'Imported dataset';
     return this.withArchive(upload, upload.options.format, (source) => this.importDataset(caller, source, upload.options, fallbackName, null));
   }
@@ -197,7 +214,7 @@ export class ImportsService {
     }
   }
 
-  async importFolder(caller: Caller, input: ImportFolderRequest): Promise<ProjectOut> {
+  async importFolder(caller: Caller, input: ImportFolderRequest): Promise<ProjectImportedOut> {
     const { root, folder } = await this.folderInsideRoot(input.path);
     const source = await readDataset(folder, input.format, this.datasetLimits()).catch((error) => mapFormatError(error, folder));
     return this.importDataset(caller, source, input, basename(folder) || 'Imported dataset', root).catch((error) => mapFormatError(error, folder));
@@ -255,7 +272,7 @@ export class ImportsService {
     fallbackName: string,
     /** For folder imports: every image file must resolve inside this root (a link inside the dataset may not lead out). */
     root: string | null,
-  ): Promise<ProjectOut> {
+  ): Promise<ProjectImportedOut> {
     const now = new Date().toISOString();
     const project = await this.imports.createProject({
       owner_id: caller.userId,
@@ -272,6 +289,8 @@ export class ImportsService {
     beat.unref();
     try {
       const counts = await this.fill(project.id, source, root);
+      const { staged } = await this.imports.bytesShared(project.id, null);
+      const { shared } = planEntries(staged, []);
       const row = await this.imports.publish(project.id, {
         image_count: counts.image_count,
         annotated_image_count: counts.annotated_image_count,
@@ -280,10 +299,22 @@ export class ImportsService {
       });
       this.log.info(
         { projectId: project.id, format: source.format, images: counts.image_count, annotations: counts.annotation_count,
-          skippedDuplicates: counts.skippedDuplicates, droppedAnnotations: counts.droppedAnnotations },
+          imagesSharingBytes: shared.length, droppedAnnotations: counts.droppedAnnotations },
         'dataset imported',
       );
-      return toProjectOut(row);
+      return {
+        ...toProjectOut(row),
+        import: {
+          format: source.format,
+          entries: counts.image_count,
+          images_created: counts.image_count,
+          images_merged: 0,
+          ...sharedReport(shared),
+          annotations_created: counts.annotation_count,
+          skipped: counts.skipped.list,
+          skipped_count: counts.skipped.count,
+        },
+      };
     } catch (error) {
       clearInterval(beat);
       await this.imports.deleteProject(project.id);
@@ -331,7 +362,7 @@ export class ImportsService {
     });
     const beat = setInterval(() => void this.imports.heartbeat(staging.id).catch(() => undefined), (this.options.staleSeconds * 1000) / 4);
     beat.unref();
-    const into: IntoTarget = { projectId: target.id, claims: this.into.claims.session(), written: new Map(), skipped: { list: [], count: 0 } };
+    const into: IntoTarget = { projectId: target.id, claims: this.into.claims.session(), written: new Map() };
     try {
       const counts = await this.fill(staging.id, source, root, into);
       const merged = await this.into.transactions.run((tx) => this.mergeStaging(caller, target, staging.id, newClasses, tx));
@@ -339,20 +370,22 @@ export class ImportsService {
       if (!project) throw new NotFoundError(`Project ${target.id} not found`);
       this.log.info(
         { projectId: target.id, format: source.format, imagesCreated: merged.imagesCreated, imagesMerged: merged.imagesMerged,
-          annotations: merged.annotations, classesCreated: merged.created.length, skippedDuplicates: counts.skippedDuplicates,
+          annotations: merged.annotations, classesCreated: merged.created.length, imagesSharingBytes: merged.shared.length,
           droppedAnnotations: counts.droppedAnnotations },
         'dataset imported into a project',
       );
       return {
         project_id: target.id,
         format: source.format,
+        entries: counts.image_count,
         images_created: merged.imagesCreated,
         images_merged: merged.imagesMerged,
+        ...sharedReport(merged.shared),
         annotations_created: merged.annotations,
         classes_created: merged.created,
         classes_matched: merged.matched,
-        skipped: into.skipped.list,
-        skipped_count: into.skipped.count,
+        skipped: counts.skipped.list,
+        skipped_count: counts.skipped.count,
         project: toProjectOut(project),
       };
     } catch (error) {
@@ -383,6 +416,9 @@ export class ImportsService {
 
   /** The one transaction that moves a filled staging project's rows into the target project (see `importInto`). */
   private async mergeStaging(caller: Caller, target: ProjectRecord, stagingId: number, newClasses: NewClasses, tx: Tx) {
+    // First, before any row lock: uploads of bytes the project has answer them as duplicates only while no import
+    // adds those bytes unseen, and the entries are paired with the project's images as they stand.
+    await this.imports.lockImageWrites(target.id, tx);
     if (!(await this.into.projects.find(target.id, tx))) throw new NotFoundError(`Project ${target.id} not found`);
     const projectClasses = await this.imports.classesOf(target.id, tx);
     const stagingClasses = await this.imports.classesOf(stagingId, tx);
@@ -409,12 +445,14 @@ export class ImportsService {
       created.push(cls.name);
     }
 
-    // Labels for images the project has go onto them: all or nothing, so another user's lock on one refuses the import.
-    const shared = await this.imports.imagesSharedWith(stagingId, target.id, tx);
+    // Labels of entries whose bytes the project has go onto its images, one entry per image (see planEntries): all or
+    // nothing, so another user's lock on one refuses the import.
+    const { staged, existing } = await this.imports.bytesShared(stagingId, target.id, tx);
+    const { merges, shared } = planEntries(staged, existing);
     let annotatedBefore = 0;
-    if (shared.length > 0) {
-      await this.into.locks.assertNoneLocked(caller, { imageIds: shared }, tx);
-      annotatedBefore = await this.imports.mergeIntoExisting(stagingId, target.id, tx);
+    if (merges.length > 0) {
+      await this.into.locks.assertNoneLocked(caller, { imageIds: merges.map((m) => m.into) }, tx);
+      annotatedBefore = await this.imports.mergeEntries(merges, tx);
     }
     await this.renameClashes(stagingId, target.id, tx);
     await this.into.revisions.insertCreatesOfProject(stagingId, target.id, caller.userId, new Date().toISOString(), tx);
@@ -426,7 +464,7 @@ export class ImportsService {
       class_count: created.length,
     }, tx);
     await this.imports.deleteProject(stagingId, tx);
-    return { imagesCreated: rows.images, imagesMerged: shared.length, annotations: rows.annotations, created, matched: [...matched] };
+    return { imagesCreated: rows.images, imagesMerged: merges.length, annotations: rows.annotations, created, matched: [...matched], shared };
   }
 
   /** Staging images whose stored name the project already uses get the next free one, as an upload would. */
@@ -457,12 +495,15 @@ export class ImportsService {
   /**
    * Classes, then images in dataset order (a few prepared at once), written in batches. Labels come with their images,
    * or (COCO) apart: then the images are stored first and the labels streamed after them, so that neither the
-   * archive's labels nor its images' rows are ever all in memory. With `into` (an import into an existing project),
-   * the files go under that project's keys and what is left out is listed.
+   * archive's labels nor its images' rows are ever all in memory. Every entry the dataset lists becomes an image
+   * with its own labels, byte-identical ones too (issue 18); their bytes are stored once. With `into` (an import into
+   * an existing project), the files go under that project's keys.
    */
   private async fill(projectId: number, source: DatasetSource, root: string | null, into?: IntoTarget): Promise<ImportCounts> {
     const blobProjectId = into?.projectId ?? projectId;
-    const counts: ImportCounts = { image_count: 0, annotated_image_count: 0, annotation_count: 0, class_count: 0, skippedDuplicates: 0, droppedAnnotations: 0 };
+    const counts: ImportCounts = {
+      image_count: 0, annotated_image_count: 0, annotation_count: 0, class_count: 0, droppedAnnotations: 0, skipped: { list: [], count: 0 },
+    };
     const classIds = new Map<string, number>();
     const classId = async (name: string): Promise<number> => {
       let id = classIds.get(name);
@@ -497,10 +538,8 @@ export class ImportsService {
     };
 
     const apart = source.labelsApart?.();
-    /** Where the labels of an item stored apart go: its image's id, size and file (absent for skipped duplicates). */
+    /** Where the labels of an item stored apart go: its image's id, size and file. */
     const targets = new Map<string, { id: number; width: number; height: number; file: string }>();
-    /** The first file of each content hash. */
-    const seen = new Map<string, string>();
     const taken = new Set<string>();
     let images: NewImage[] = [];
     let keys: (string | undefined)[] = [];
@@ -521,18 +560,10 @@ export class ImportsService {
     const items: AsyncIterable<DatasetItem & { key?: string }> = apart ? apart.items() : source.items();
     for await (const prepared of this.prepareAll(projectId, items, root, into)) {
       const { item, sha256, probed, sizeBytes } = prepared;
-      // Byte-identical copies (some exports carry them) are one image; the first one's split and labels are kept.
-      const first = seen.get(sha256);
-      if (first !== undefined) {
-        counts.skippedDuplicates++;
-        skip(into?.skipped, item.fileName, `the same bytes as ${first}: imported once, with the labels of ${first}`);
-        continue;
-      }
-      seen.set(sha256, item.fileName);
       if (counts.image_count >= this.options.maxEntries) {
         throw new PayloadTooLargeError(`The dataset has more than ${this.options.maxEntries} images (MAX_IMPORT_ENTRIES)`);
       }
-      const filename = storedFilenameCandidates(item.fileName, probed.type.ext, sha256).find((name) => !taken.has(name))!;
+      const filename = freeFilename(item.fileName, probed.type.ext, sha256, taken);
       taken.add(filename);
       const size = { width: probed.width, height: probed.height };
       const rows: NewAnnotation[] = [];
@@ -542,7 +573,7 @@ export class ImportsService {
         if (row) rows.push(row);
       }
       const dropped = item.annotations.length - rows.length;
-      if (dropped > 0) skip(into?.skipped, item.fileName, droppedReason(dropped));
+      if (dropped > 0) skip(counts.skipped, item.fileName, droppedReason(dropped));
       images.push({
         project_id: projectId,
         filename,
@@ -566,7 +597,7 @@ export class ImportsService {
     }
     await flush();
     if (counts.image_count === 0) throw new HttpError(422, 'invalid_dataset', 'The dataset contains no images');
-    if (apart) await this.fillLabelsApart(apart.annotations(), targets, annotationRow, counts, into?.skipped);
+    if (apart) await this.fillLabelsApart(apart.annotations(), targets, annotationRow, counts);
     return counts;
   }
 
@@ -576,7 +607,6 @@ export class ImportsService {
     targets: Map<string, { id: number; width: number; height: number; file: string }>,
     annotationRow: (annotation: Annotation, size: { width: number; height: number }, createdAt: string) => Promise<NewAnnotation | null>,
     counts: ImportCounts,
-    skipped?: Skipped,
   ): Promise<void> {
     const perImage = new Map<number, number>();
     const dropped = new Map<string, number>();
@@ -584,11 +614,10 @@ export class ImportsService {
     const createdAt = new Date().toISOString();
     for await (const { itemKey, annotation } of labels) {
       const target = targets.get(itemKey);
-      // The labels of a skipped byte-identical copy go with it.
       if (!target) continue;
       const row = await annotationRow(annotation, target, createdAt);
       if (!row) {
-        if (skipped) dropped.set(target.file, (dropped.get(target.file) ?? 0) + 1);
+        dropped.set(target.file, (dropped.get(target.file) ?? 0) + 1);
         continue;
       }
       rows.push({ ...row, image_id: target.id });
@@ -606,7 +635,7 @@ export class ImportsService {
       await setImmediate();
     }
     counts.annotated_image_count = perImage.size;
-    for (const [file, n] of dropped) skip(skipped, file, droppedReason(n));
+    for (const [file, n] of dropped) skip(counts.skipped, file, droppedReason(n));
   }
 
   /**
@@ -615,9 +644,11 @@ export class ImportsService {
    */
   private async *prepareAll<T extends DatasetItem>(projectId: number, items: AsyncIterable<T>, root: string | null, into?: IntoTarget): AsyncGenerator<PreparedImage<T>> {
     const window: Promise<PreparedImage<T>>[] = [];
+    /** Each content is decoded and stored once, by its first entry; the others wait for it. */
+    const stored = new Map<string, Promise<StoredBytes>>();
     try {
       for await (const item of items) {
-        const prepared = this.prepare(projectId, item, root, into);
+        const prepared = this.prepare(projectId, item, root, stored, into);
         // It may fail while an earlier one is awaited; marked handled here, its error still surfaces when awaited.
         prepared.catch(() => undefined);
         window.push(prepared);
@@ -631,9 +662,16 @@ export class ImportsService {
 
   /**
    * The same checks as an upload (magic number, size, pixel limit, decodable), then the blobs (keyed by content; for
-   * an import into a project, under its keys, claimed and remembered for the clean-up).
+   * an import into a project, under its keys, claimed and remembered for the clean-up). Bytes already met in this
+   * import are neither decoded nor stored again.
    */
-  private async prepare<T extends DatasetItem>(projectId: number, item: T, root: string | null, into?: IntoTarget): Promise<PreparedImage<T>> {
+  private async prepare<T extends DatasetItem>(
+    projectId: number,
+    item: T,
+    root: string | null,
+    stored: Map<string, Promise<StoredBytes>>,
+    into?: IntoTarget,
+  ): Promise<PreparedImage<T>> {
     if (root && 'path' in item.source && !isInside(root, await resolvedPath(item.source.path))) {
       throw new ForbiddenError(`Image ${item.fileName} links outside the import root`);
     }
@@ -642,6 +680,16 @@ export class ImportsService {
       throw new PayloadTooLargeError(`Image ${item.fileName} is larger than the limit of ${Math.round(this.options.maxImageBytes / 1024 ** 2)} MB per image`);
     }
     const sha256 = createHash('sha256').update(bytes).digest('hex');
+    let facts = stored.get(sha256);
+    if (!facts) {
+      facts = this.store(projectId, item, bytes, sha256, into);
+      stored.set(sha256, facts);
+    }
+    return { item, sha256, probed: await facts, sizeBytes: bytes.length };
+  }
+
+  /** Checks and decodes the first entry of some bytes, then stores them (unless the project into which it goes has them). */
+  private async store(projectId: number, item: DatasetItem, bytes: Buffer, sha256: string, into?: IntoTarget): Promise<StoredBytes> {
     let checked: CheckedImage;
     try {
       checked = await this.ingest.check(bytes);
@@ -649,17 +697,30 @@ export class ImportsService {
       if (!(error instanceof ImageRejectedError)) throw error;
       throw new HttpError(REJECTION_STATUS[error.reason], 'invalid_image', `Image ${item.fileName}: ${error.message}`);
     }
-    const { probed } = checked;
-    const keys = this.ingest.keys(into?.projectId ?? projectId, sha256, probed.type);
-    const { blobKey: imageKey, thumbnailKey } = keys;
+    const { type, width, height } = checked.probed;
+    const keys = this.ingest.keys(into?.projectId ?? projectId, sha256, type);
     if (into) {
       // Claimed before looking: a delete of the project's image of these bytes from now on leaves its files in place.
-      into.claims.hold([imageKey, thumbnailKey]);
-      into.written.set(sha256, [imageKey, thumbnailKey]);
-      if (await this.imports.hasImage(into.projectId, sha256)) return { item, sha256, probed, sizeBytes: bytes.length };
+      into.claims.hold([keys.blobKey, keys.thumbnailKey]);
+      into.written.set(sha256, [keys.blobKey, keys.thumbnailKey]);
+      if (await this.imports.hasImage(into.projectId, sha256)) return { type, width, height };
     }
     await this.ingest.store(keys, bytes, checked);
-    return { item, sha256, probed, sizeBytes: bytes.length };
+    return { type, width, height };
+  }
+}
+
+/**
+ * The stored name of an entry: the first free of an upload's candidates, then (for entries of the same name and bytes,
+ * in different folders of the dataset) the hash-suffixed name numbered.
+ */
+function freeFilename(fileName: string, ext: string, sha256: string, taken: Set<string>): string {
+  const free = storedFilenameCandidates(fileName, ext, sha256).find((name) => !taken.has(name));
+  if (free) return free;
+  const stem = filenameStem(fileName);
+  for (let n = 2; ; n++) {
+    const name = `${stem}-${sha256.slice(0, 8)}-${n}.${ext}`;
+    if (!taken.has(name)) return name;
   }
 }
 

@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { jsonQuote, stringAgg } from '../../db/sql-json.js';
 
 export interface CanonicalImageRow {
   id: number;
@@ -14,50 +16,38 @@ export interface CanonicalImageRow {
   created_at: string;
 }
 
-export interface CanonicalAnnotationRow {
-  id: number;
-  image_id: number;
-  class_id: number;
-  annotation_type: string;
-  geometry: string;
-  confidence: number | null;
-  source: string;
+/** An image with its annotations already written as JSON text by the database. */
+export interface CanonicalImageRecordRow extends CanonicalImageRow {
+  /** The annotations as JSON objects joined by commas, in id order (null: none). */
+  annotations: string | null;
+  /** The class name of its last classification annotation as a JSON string (null: none). */
+  label: string | null;
 }
 
-/** Keyset pages of images and annotations for the canonical stream: bounded reads, never a whole project at once. */
+/** Keyset pages of image records for the canonical stream: bounded reads, never a whole project at once. */
 export class CanonicalRepository {
   constructor(private readonly db: Db) {}
 
-  images(projectId: number, after: number, limit: number, split?: string): Promise<CanonicalImageRow[]> {
-    let query = this.db
+  /**
+   * A keyset page of images, each with its annotations as JSON text built by the database: the stored geometry goes
+   * in unparsed, strings are quoted by the database, so a million annotations never become a million row objects.
+   */
+  imageRecords(projectId: number, after: number, limit: number, split?: string): Promise<CanonicalImageRecordRow[]> {
+    const db = this.db;
+    const q = (ref: string) => jsonQuote(db, sql.ref(ref));
+    const annotation = sql<string>`'{"id":' || a.id || ',"label":' || coalesce(${q('c.name')}, '""') || ',"class_id":' || a.class_id || ',"type":' || ${q('a.annotation_type')} || ',"geometry":' || a.geometry || ',"confidence":' || coalesce(cast(a.confidence as text), 'null') || ',"source":' || ${q('a.source')} || ',"status":' || ${q('a.status')} || '}'`;
+    let query = db
       .selectFrom('images')
       .select(['id', 'filename', 'original_name', 'width', 'height', 'split', 'sha256', 'mime_type', 'size_bytes', 'review_state', 'created_at'])
+      .select(
+        sql<string | null>`(select ${stringAgg(db, annotation, ',', sql.ref('a.id'))} from annotations a left join classes c on c.id = a.class_id where a.image_id = images.id)`.as('annotations'),
+      )
+      .select(
+        sql<string | null>`(select ${q('c.name')} from annotations a join classes c on c.id = a.class_id where a.image_id = images.id and a.annotation_type = 'classification' order by a.id desc limit 1)`.as('label'),
+      )
       .where('project_id', '=', projectId)
       .where('id', '>', after);
     if (split) query = query.where('split', '=', split);
     return query.orderBy('id').limit(limit).execute();
-  }
-
-  /**
-   * Annotations of the project's images `firstImageId`..`lastImageId` after `from` in (image id, id) order, read
-   * along the (image_id, id) index (see ExportsRepository.projectAnnotations for why the images are a subquery).
-   */
-  annotations(projectId: number, from: { imageId: number; id: number }, lastImageId: number, limit: number): Promise<CanonicalAnnotationRow[]> {
-    return this.db
-      .selectFrom('annotations')
-      .select(['id', 'image_id', 'class_id', 'annotation_type', 'geometry', 'confidence', 'source'])
-      .where('image_id', 'in', (eb) =>
-        eb.selectFrom('images').select('images.id').where('images.project_id', '=', projectId).where('images.id', '>=', from.imageId).where('images.id', '<=', lastImageId),
-      )
-      .where((eb) => eb(eb.refTuple('image_id', 'id'), '>', eb.tuple(from.imageId, from.id)))
-      .orderBy('image_id')
-      .orderBy('id')
-      .limit(limit)
-      .execute();
-  }
-
-  async classNames(projectId: number): Promise<Map<number, string>> {
-    const rows = await this.db.selectFrom('classes').select(['id', 'name']).where('project_id', '=', projectId).execute();
-    return new Map(rows.map((r) => [r.id, r.name]));
   }
 }

@@ -1,12 +1,11 @@
 import { Readable } from 'node:stream';
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
-import type { CanonicalAnnotationRow, CanonicalImageRow, CanonicalRepository } from './canonical.repository.js';
+import type { CanonicalImageRecordRow, CanonicalRepository } from './canonical.repository.js';
 import { followedBy, type CanonicalSamples } from './canonical-samples.js';
 import type { CanonicalQuery } from './quality.schemas.js';
 
 const IMAGE_PAGE = 1000;
-const ANNOTATION_CHUNK = 20_000;
 
 export interface CanonicalStream {
   contentType: string;
@@ -28,9 +27,8 @@ export class CanonicalService {
 
   async stream(caller: Caller, projectId: number, query: CanonicalQuery): Promise<CanonicalStream> {
     await this.access.project(caller, projectId, 'export');
-    const classes = await this.repository.classNames(projectId);
     const json = query.format === 'json';
-    const images = this.records(projectId, classes, query.split);
+    const images = this.records(projectId, query.split);
     const lines = this.samples ? followedBy(images, () => this.samples!.pages(projectId, query.split)) : images;
     async function* document(): AsyncGenerator<string> {
       let first = true;
@@ -50,41 +48,18 @@ export class CanonicalService {
   }
 
   /** Pages of records, as JSON text. */
-  private async *records(projectId: number, classes: Map<number, string>, split?: string): AsyncGenerator<string[]> {
-    const names = new Map([...classes].map(([id, name]) => [id, JSON.stringify(name)]));
+  private async *records(projectId: number, split?: string): AsyncGenerator<string[]> {
     for (let after = 0; ; ) {
-      const images = await this.repository.images(projectId, after, IMAGE_PAGE, split);
+      const images = await this.repository.imageRecords(projectId, after, IMAGE_PAGE, split);
       if (images.length === 0) return;
-      const last = images[images.length - 1].id;
-      const byImage = new Map<number, CanonicalAnnotationRow[]>();
-      for (let from = { imageId: images[0].id, id: 0 }; ; ) {
-        const rows = await this.repository.annotations(projectId, from, last, ANNOTATION_CHUNK);
-        for (const row of rows) {
-          const list = byImage.get(row.image_id);
-          if (list) list.push(row);
-          else byImage.set(row.image_id, [row]);
-        }
-        if (rows.length < ANNOTATION_CHUNK) break;
-        const tail = rows[rows.length - 1];
-        from = { imageId: tail.image_id, id: tail.id };
-      }
-      yield images.map((image) => record(projectId, image, byImage.get(image.id) ?? [], names));
+      yield images.map((image) => record(projectId, image));
       if (images.length < IMAGE_PAGE) return;
-      after = last;
+      after = images[images.length - 1].id;
     }
   }
 }
 
-function record(projectId: number, image: CanonicalImageRow, annotations: CanonicalAnnotationRow[], names: Map<number, string>): string {
-  let label = 'null';
-  const parts: string[] = [];
-  for (const a of annotations) {
-    const name = names.get(a.class_id) ?? '""';
-    if (a.annotation_type === 'classification') label = name;
-    parts.push(
-      `{"id":${a.id},"label":${name},"class_id":${a.class_id},"type":${JSON.stringify(a.annotation_type)},"geometry":${a.geometry},"confidence":${a.confidence === null ? 'null' : Number(a.confidence)},"source":${JSON.stringify(a.source)}}`,
-    );
-  }
+function record(projectId: number, image: CanonicalImageRecordRow): string {
   const media = {
     uri: `/api/projects/${projectId}/images/file/${encodeURIComponent(image.filename)}`,
     mime_type: image.mime_type,
@@ -95,5 +70,5 @@ function record(projectId: number, image: CanonicalImageRow, annotations: Canoni
     filename: image.filename,
   };
   const metadata = { original_name: image.original_name, review_state: image.review_state, created_at: image.created_at, image_id: image.id };
-  return `{"id":"image:${image.id}","modality":"image","split":${image.split === null ? 'null' : JSON.stringify(image.split)},"media":${JSON.stringify(media)},"annotations":[${parts.join(',')}],"label":${label},"spans":null,"value":null,"metadata":${JSON.stringify(metadata)}}`;
+  return `{"id":"image:${image.id}","modality":"image","split":${image.split === null ? 'null' : JSON.stringify(image.split)},"media":${JSON.stringify(media)},"annotations":[${image.annotations ?? ''}],"label":${image.label ?? 'null'},"spans":null,"value":null,"metadata":${JSON.stringify(metadata)}}`;
 }

@@ -47,6 +47,6 @@ export function registerQualityModule(app: FastifyInstance, deps: ModuleDeps): Q
   qualityRoutes(app, { readiness, quality });
   const cleaning = new CleaningService(deps.access, new CleaningRepository(deps.db), quality, deps.services.revisions, deps.services.locks, deps.blobs);
   cleaningRoutes(app, cleaning);
-  canonicalRoutes(app, new CanonicalService(deps.access, new CanonicalRepository(deps.db), new CanonicalSamples(samples)));
+  canonicalRoutes(app, new CanonicalService(deps.access, new CanonicalRepository(deps.scanDb), new CanonicalSamples(samples)));
   return { readiness, quality, cleaning, checkCatalog, cleaningCatalog };
 }

@@ -316,6 +316,7 @@ const ImageAnnotation = Type.Object(
     geometry: Type.Unknown({ description: 'In pixels of the original image, as in AnnotationOut' }),
     confidence: Nullable(Type.Number()),
     source: Type.String(),
+    status: StringEnum(['accepted', 'suggested'] as const, { description: 'suggested: model output no person has accepted yet' }),
   },
   { title: 'ImageAnnotation' },
 );

@@ -66,7 +66,8 @@ function LabelledImport({ projectId }: { projectId: number }) {
       <h2>Labelled dataset (zip)</h2>
       <p className="muted small">
         Images with their labels (COCO, YOLO, Pascal VOC, masks, …), zipped; the format is detected. Classes are matched to this
-        project's by name; images already in the project get the labels added.
+        project's by name. Every image the archive lists is kept with its own labels; one whose bytes the project already has gets
+        its labels added to that image.
       </p>
       <label>
         Archive (.zip)
@@ -81,32 +82,55 @@ function LabelledImport({ projectId }: { projectId: number }) {
       </label>
       {progress !== null && <progress value={progress} max={1} />}
       <ErrorBanner message={error} onClose={() => setError(null)} />
-      {result && (
-        <div className="small" aria-live="polite" data-testid="import-result">
-          <p>
-            {result.images_created} images added, {result.images_merged} already in the project (labels added), {result.annotations_created}{' '}
-            annotations.
-          </p>
-          {result.classes_created.length > 0 && <p>Classes created: {result.classes_created.join(', ')}</p>}
-          {result.classes_matched.length > 0 && <p>Classes matched: {result.classes_matched.join(', ')}</p>}
-          {result.skipped_count > 0 && (
-            <>
-              <p>Left out ({result.skipped_count}):</p>
-              <ul>
-                {result.skipped.map((s, i) => (
-                  <li key={i}>
-                    {s.file}: {s.reason}
-                  </li>
-                ))}
-              </ul>
-            </>
-          )}
-        </div>
-      )}
+      {result && <ImportReport result={result} />}
       <button className="primary" type="submit" disabled={!file || progress !== null}>
         Import
       </button>
     </form>
+  );
+}
+
+/** What an import made of each entry of the archive: added, merged, kept with shared bytes, and what was left out. */
+function ImportReport({ result }: { result: ImportIntoResult }) {
+  const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+  return (
+    <div className="small" aria-live="polite" data-testid="import-result">
+      <p data-testid="import-counts">
+        {plural(result.entries, 'image entry', 'image entries')} read: {plural(result.images_created, 'image')} added,{' '}
+        {result.images_merged} already in the project (labels added), {plural(result.annotations_created, 'annotation')}.
+      </p>
+      {result.images_sharing_bytes > 0 && (
+        <>
+          <p data-testid="import-shared">
+            {plural(result.images_sharing_bytes, 'image has', 'images have')} the same bytes as another image: kept, each with its own
+            labels, the file stored once (the Exact duplicates check lists them).
+          </p>
+          <ul>
+            {result.shared_bytes.map((s, i) => (
+              <li key={i}>
+                {s.file}: same bytes as {s.same_as}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {result.classes_created.length > 0 && <p>Classes created: {result.classes_created.join(', ')}</p>}
+      {result.classes_matched.length > 0 && <p>Classes matched: {result.classes_matched.join(', ')}</p>}
+      {result.skipped_count > 0 ? (
+        <>
+          <p data-testid="import-skipped">Left out ({result.skipped_count}):</p>
+          <ul>
+            {result.skipped.map((s, i) => (
+              <li key={i}>
+                {s.file}: {s.reason}
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : (
+        <p data-testid="import-skipped">Nothing left out.</p>
+      )}
+    </div>
   );
 }
 

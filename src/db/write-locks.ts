@@ -1,0 +1,20 @@
+import { PostgresAdapter, sql } from 'kysely';
+import type { Tx } from './database.js';
+
+/** The first half of the two-integer advisory lock keys taken here (the second is the project's id). */
+const PROJECT_IMAGES_LOCK = 0x1_8e57;
+
+/**
+ * Holds the project's image-write lock until the transaction ends: an upload that looks for bytes the project already
+ * has and then records the new image, and an import that pairs its entries with the project's images, take it first,
+ * so that two of them never both find "not there yet" and both add the same bytes (no unique constraint does it: two
+ * images of a project may share their bytes since an import keeps every entry of its dataset, issue 18).
+ *
+ * PostgreSQL: a transaction-scoped advisory lock, taken before any row lock so that it never joins a deadlock cycle.
+ * SQLite: nothing to take; the one connection runs one transaction at a time, and a transaction of another process
+ * that wrote meanwhile makes SQLite refuse this one's stale write (SQLITE_BUSY_SNAPSHOT) rather than let it through.
+ */
+export async function lockProjectImages(tx: Tx, projectId: number): Promise<void> {
+  if (!(tx.getExecutor().adapter instanceof PostgresAdapter)) return;
+  await sql`select pg_advisory_xact_lock(cast(${PROJECT_IMAGES_LOCK} as integer), cast(${projectId} as integer))`.execute(tx);
+}
