@@ -9110,7 +9110,7 @@ export interface paths {
         };
         /**
          * Canonical export: the universal record schema
-         * @description One `CanonicalRecord` per image (and, once samples land, per sample): `{id, modality, split, media, annotations, label, spans, value, metadata}`, the form other tools and pipelines read without knowing Versa's tables. Streams JSON Lines (`application/x-ndjson`, one record per line) straight from the database; `?format=json` streams one JSON array instead. Needs the `export` permission (every role).
+         * @description One `CanonicalRecord` per image, then one per sample: `{id, modality, split, media, annotations, label, spans, value, metadata}`, the form other tools and pipelines read without knowing Versa's tables. A sample's `media` is its file (audio, video: `uri` of `GET /api/samples/{id}/file`) or its content (`{text}`, `{row}`, `{prompt, response, …}`); time segments are `annotations` of type `segment`. `?split=` keeps one split of both. Streams JSON Lines (`application/x-ndjson`, one record per line) straight from the database; `?format=json` streams one JSON array instead. Needs the `export` permission (every role).
          */
         get: {
             parameters: {
@@ -9127,14 +9127,15 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The records, in image id order */
+                /** @description The records: images in id order, then samples in id order */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
-                            annotations: {
+                            /** @description Image annotations, or the time segments of audio and video samples; empty for other samples */
+                            annotations: ({
                                 class_id: number;
                                 confidence: number | null;
                                 /** @description In pixels of the original image, as in AnnotationOut */
@@ -9143,30 +9144,62 @@ export interface paths {
                                 /** @description Class name */
                                 label: string;
                                 source: string;
+                                /**
+                                 * @description suggested: model output no person has accepted yet
+                                 * @enum {string}
+                                 */
+                                status: "accepted" | "suggested";
                                 /** @description bbox | polygon | mask | classification */
                                 type: string;
-                            }[];
+                            } | {
+                                geometry: {
+                                    end_s: number;
+                                    start_s: number;
+                                };
+                                /** @description Class name */
+                                label: string;
+                                /** @enum {string} */
+                                type: "segment";
+                            })[];
                             /** @description "image:<id>" or "sample:<id>": unique across modalities */
                             id: string;
-                            /** @description The record-level label (classification), else null */
-                            label: string | null;
-                            /** @description The record's file (images, audio, video); null for text and tabular records */
-                            media: {
+                            label: (string | string[]) | (never | null);
+                            media: ({
+                                channels?: number;
+                                duration_s?: number | null;
                                 filename?: string;
+                                fps?: number;
                                 height?: number;
                                 mime_type: string;
+                                sample_rate?: number;
                                 sha256: string;
                                 size_bytes?: number;
                                 /** @description Where the bytes are served (relative to the server) */
                                 uri: string;
                                 width?: number;
-                            } | null;
+                            } | ({
+                                text: string;
+                            } | {
+                                row: {
+                                    [key: string]: string | number | boolean | (never | null);
+                                };
+                            } | {
+                                chosen?: string;
+                                messages?: {
+                                    content: string;
+                                    role: string;
+                                }[];
+                                prompt?: string;
+                                rejected?: string;
+                                response?: string;
+                            })) | (never | null);
+                            /** @description Images: original_name, review_state, created_at, image_id. Samples: their own metadata, then sample_id, review_state, created_at */
                             metadata: {
                                 [key: string]: unknown;
                             };
                             /** @enum {string} */
                             modality: "image" | "text" | "tabular" | "audio" | "video" | "llm";
-                            /** @description Text spans (samples); null for images */
+                            /** @description Character spans of text samples; null for other records */
                             spans: {
                                 end: number;
                                 label: string;
@@ -9174,11 +9207,12 @@ export interface paths {
                             }[] | null;
                             /** @enum {string|null} */
                             split: "train" | "valid" | "test" | null;
-                            /** @description The record's own content where it has one: text, a row of columns, a prompt/response; null for images */
+                            /** @description A sample's value: a regression target (number), an audio transcript (string), an LLM rating and preference (object); null for images */
                             value: unknown;
                         }[];
                         "application/x-ndjson": {
-                            annotations: {
+                            /** @description Image annotations, or the time segments of audio and video samples; empty for other samples */
+                            annotations: ({
                                 class_id: number;
                                 confidence: number | null;
                                 /** @description In pixels of the original image, as in AnnotationOut */
@@ -9187,30 +9221,62 @@ export interface paths {
                                 /** @description Class name */
                                 label: string;
                                 source: string;
+                                /**
+                                 * @description suggested: model output no person has accepted yet
+                                 * @enum {string}
+                                 */
+                                status: "accepted" | "suggested";
                                 /** @description bbox | polygon | mask | classification */
                                 type: string;
-                            }[];
+                            } | {
+                                geometry: {
+                                    end_s: number;
+                                    start_s: number;
+                                };
+                                /** @description Class name */
+                                label: string;
+                                /** @enum {string} */
+                                type: "segment";
+                            })[];
                             /** @description "image:<id>" or "sample:<id>": unique across modalities */
                             id: string;
-                            /** @description The record-level label (classification), else null */
-                            label: string | null;
-                            /** @description The record's file (images, audio, video); null for text and tabular records */
-                            media: {
+                            label: (string | string[]) | (never | null);
+                            media: ({
+                                channels?: number;
+                                duration_s?: number | null;
                                 filename?: string;
+                                fps?: number;
                                 height?: number;
                                 mime_type: string;
+                                sample_rate?: number;
                                 sha256: string;
                                 size_bytes?: number;
                                 /** @description Where the bytes are served (relative to the server) */
                                 uri: string;
                                 width?: number;
-                            } | null;
+                            } | ({
+                                text: string;
+                            } | {
+                                row: {
+                                    [key: string]: string | number | boolean | (never | null);
+                                };
+                            } | {
+                                chosen?: string;
+                                messages?: {
+                                    content: string;
+                                    role: string;
+                                }[];
+                                prompt?: string;
+                                rejected?: string;
+                                response?: string;
+                            })) | (never | null);
+                            /** @description Images: original_name, review_state, created_at, image_id. Samples: their own metadata, then sample_id, review_state, created_at */
                             metadata: {
                                 [key: string]: unknown;
                             };
                             /** @enum {string} */
                             modality: "image" | "text" | "tabular" | "audio" | "video" | "llm";
-                            /** @description Text spans (samples); null for images */
+                            /** @description Character spans of text samples; null for other records */
                             spans: {
                                 end: number;
                                 label: string;
@@ -9218,7 +9284,7 @@ export interface paths {
                             }[] | null;
                             /** @enum {string|null} */
                             split: "train" | "valid" | "test" | null;
-                            /** @description The record's own content where it has one: text, a row of columns, a prompt/response; null for images */
+                            /** @description A sample's value: a regression target (number), an audio transcript (string), an LLM rating and preference (object); null for images */
                             value: unknown;
                         };
                     };
@@ -12678,7 +12744,7 @@ export interface paths {
         };
         /**
          * Dataset profile
-         * @description Counts per split and class, instances per class and split, annotations per image, image sizes and aspect ratios, COCO box sizes and a 10×10 heat map of box centres (bbox annotations). SQL aggregates only. Needs `project.read`.
+         * @description Counts per split and class, instances per class and split, annotations per image, image sizes and aspect ratios, COCO box sizes and a 10×10 heat map of box centres (bbox annotations). A project with samples also gets `samples`: counts per modality and split, classes per split, text lengths (text and LLM records) and, for tabular samples, each column's type, missing and distinct values, numeric range and mean or most frequent values. `modality` is the one most records have. Counts are SQL aggregates; lengths and columns are read in keyset pages. Needs `project.read`.
          */
         get: {
             parameters: {
@@ -12743,6 +12809,82 @@ export interface paths {
                             /** @enum {string} */
                             modality: "image" | "text" | "tabular" | "audio" | "video" | "llm";
                             project_id: number;
+                            /** @description Projects with samples: counts per modality and split, classes, text lengths, tabular columns */
+                            samples?: {
+                                /** @description Samples with a label, spans or a value */
+                                labelled: number;
+                                /** @description Samples per class (a multi-label sample under its first class), most first */
+                                labels: {
+                                    by_split: {
+                                        [key: string]: number;
+                                    };
+                                    /** @enum {string} */
+                                    modality: "text" | "tabular" | "audio" | "video" | "llm";
+                                    name: string;
+                                    samples: number;
+                                }[];
+                                lengths: {
+                                    histogram: {
+                                        from: number;
+                                        samples: number;
+                                        /** @description Exclusive */
+                                        to: number;
+                                    }[];
+                                    max: number;
+                                    /** @description What is counted: the text, or the prompt, responses and messages of an LLM record (characters) */
+                                    measures: string;
+                                    median: number;
+                                    min: number;
+                                    /** @enum {string} */
+                                    modality: "text" | "llm";
+                                    p95: number;
+                                    samples: number;
+                                }[];
+                                modalities: {
+                                    labelled: number;
+                                    /** @enum {string} */
+                                    modality: "text" | "tabular" | "audio" | "video" | "llm";
+                                    samples: number;
+                                    splits: {
+                                        test: number;
+                                        train: number;
+                                        unassigned: number;
+                                        valid: number;
+                                    };
+                                }[];
+                                splits: {
+                                    test: number;
+                                    train: number;
+                                    unassigned: number;
+                                    valid: number;
+                                };
+                                tabular: {
+                                    columns: {
+                                        /** @description Distinct present values (counted up to a limit: see distinct_capped) */
+                                        distinct: number;
+                                        /** @description More values than were counted: distinct is a lower bound, top_values approximate */
+                                        distinct_capped: boolean;
+                                        max?: number;
+                                        mean?: number;
+                                        min?: number;
+                                        missing: number;
+                                        name: string;
+                                        target: boolean;
+                                        /** @description Non-numeric columns: the most frequent values (first 10) */
+                                        top_values?: {
+                                            samples: number;
+                                            value: string;
+                                        }[];
+                                        /** @description integer, number, boolean, category, text or date (as the import inferred) */
+                                        type: string;
+                                    }[];
+                                    rows: number;
+                                    target: string | null;
+                                    /** @enum {string|null} */
+                                    task: "classification" | "regression" | null;
+                                } | null;
+                                total: number;
+                            };
                             /** @description train, valid, test, unassigned */
                             splits: {
                                 [key: string]: {
@@ -12819,7 +12961,7 @@ export interface paths {
         };
         /**
          * Quality report with the default configuration
-         * @description Runs the checks of the catalog (`GET /api/quality/checks`) over the project. Per-image features (blur, brightness, entropy, grayscale, pixel hash, dHash) are read from a cache filled at upload; images without a current entry are measured once from their thumbnail and cached (`features.computed` says how many). Each check reports its total `count`, the first (or worst, where ranked) 100 `items` and up to 10,000 distinct `image_ids` for the image grid. `score` is the share of images no error- or warning-level check flags. Reads only; needs `project.read`.
+         * @description Runs the checks of the catalog (`GET /api/quality/checks`) over the project. Per-image features (blur, brightness, entropy, grayscale, pixel hash, dHash) are read from a cache filled at upload; images without a current entry are measured once from their thumbnail and cached (`features.computed` says how many). Each check reports its total `count`, the first (or worst, where ranked) 100 `items` and up to 10,000 distinct `image_ids` for the image grid. A project with samples also gets the checks of each sample modality it holds (`GET /api/quality/checks?modality=text`, …), read from its samples in keyset chunks; their items and `sample_ids` name samples. The image checks run when the project has images (or nothing at all). `score` is the share of records (images and samples) no error- or warning-level check flags. Reads only; needs `project.read`.
          */
         get: {
             parameters: {
@@ -12855,6 +12997,13 @@ export interface paths {
                                     score?: number;
                                 }[];
                                 message: string;
+                                /**
+                                 * @description The modality of the records the check reads
+                                 * @enum {string}
+                                 */
+                                modality: "image" | "text" | "tabular" | "audio" | "video" | "llm";
+                                /** @description Distinct affected samples (first 10,000) */
+                                sample_ids?: number[];
                                 /** @enum {string} */
                                 severity: "error" | "warning" | "info";
                                 /** @description Why the check did not run (e.g. no detector registered) */
@@ -12868,7 +13017,7 @@ export interface paths {
                             /** Format: date-time */
                             generated_at: string;
                             project_id: number;
-                            /** @description Share of images affected by no error- or warning-level check */
+                            /** @description Share of records (images and samples) affected by no error- or warning-level check */
                             score: number;
                         };
                     };
@@ -12919,7 +13068,7 @@ export interface paths {
         put?: never;
         /**
          * Quality report with a supplied configuration
-         * @description Runs the checks of the catalog (`GET /api/quality/checks`) over the project. Per-image features (blur, brightness, entropy, grayscale, pixel hash, dHash) are read from a cache filled at upload; images without a current entry are measured once from their thumbnail and cached (`features.computed` says how many). Each check reports its total `count`, the first (or worst, where ranked) 100 `items` and up to 10,000 distinct `image_ids` for the image grid. `score` is the share of images no error- or warning-level check flags. Reads only; needs `project.read`. Unknown check ids or parameter names, and values out of range, are 422 naming the valid ones.
+         * @description Runs the checks of the catalog (`GET /api/quality/checks`) over the project. Per-image features (blur, brightness, entropy, grayscale, pixel hash, dHash) are read from a cache filled at upload; images without a current entry are measured once from their thumbnail and cached (`features.computed` says how many). Each check reports its total `count`, the first (or worst, where ranked) 100 `items` and up to 10,000 distinct `image_ids` for the image grid. A project with samples also gets the checks of each sample modality it holds (`GET /api/quality/checks?modality=text`, …), read from its samples in keyset chunks; their items and `sample_ids` name samples. The image checks run when the project has images (or nothing at all). `score` is the share of records (images and samples) no error- or warning-level check flags. Reads only; needs `project.read`. Unknown check ids or parameter names, and values out of range, are 422 naming the valid ones.
          */
         post: {
             parameters: {
@@ -12968,6 +13117,13 @@ export interface paths {
                                     score?: number;
                                 }[];
                                 message: string;
+                                /**
+                                 * @description The modality of the records the check reads
+                                 * @enum {string}
+                                 */
+                                modality: "image" | "text" | "tabular" | "audio" | "video" | "llm";
+                                /** @description Distinct affected samples (first 10,000) */
+                                sample_ids?: number[];
                                 /** @enum {string} */
                                 severity: "error" | "warning" | "info";
                                 /** @description Why the check did not run (e.g. no detector registered) */
@@ -12981,7 +13137,7 @@ export interface paths {
                             /** Format: date-time */
                             generated_at: string;
                             project_id: number;
-                            /** @description Share of images affected by no error- or warning-level check */
+                            /** @description Share of records (images and samples) affected by no error- or warning-level check */
                             score: number;
                         };
                     };
@@ -13046,7 +13202,7 @@ export interface paths {
         put?: never;
         /**
          * Training readiness for an adapter
-         * @description A score 0–100 made of weighted checks (each passed or failed, with a message) and the blockers: failed checks that make training pointless whatever the score (a detector without boxes or without a valid split, a classifier with fewer than `min_images_per_class` images in a class). `ready` is no blockers and score ≥ threshold (`config.min_readiness_score`, default 60). The training gate uses exactly this. Reads only; needs `project.read`.
+         * @description A score 0–100 made of weighted checks (each passed or failed, with a message) and the blockers: failed checks that make training pointless whatever the score (a detector without boxes or without a valid split, a classifier with fewer than `min_images_per_class` images in a class; for the sample adapters `tabular` and `text`: no samples of their modality, no target column or labels, one class only or fewer than `min_samples_per_class` samples in one, a regression target without numbers, an empty train or valid split while others are assigned). `ready` is no blockers and score ≥ threshold (`config.min_readiness_score`, default 60). The training gate uses exactly this. Reads only; needs `project.read`.
          */
         post: {
             parameters: {
@@ -13060,7 +13216,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description Training adapter (versa-detect, ultralytics, versa-segment, versa-classify, tabular, …); default from the project type. An adapter not known here is judged by the rule of the project type. */
+                        /** @description Training adapter (versa-detect, ultralytics, versa-segment, versa-classify, tabular, text, …); default from the project type, or `tabular` / `text` for a project that holds such samples and no images. An adapter not known here is judged by the rule of the project type. */
                         adapter?: string;
                         config?: {
                             /** @description Classifiers: images each class needs (default 10) */
@@ -13069,6 +13225,8 @@ export interface paths {
                             min_instances_per_class?: number;
                             /** @description Score needed to be ready (default 60) */
                             min_readiness_score?: number;
+                            /** @description Sample adapters (tabular, text): samples each class needs, or numeric values a regression target needs (default 10) */
+                            min_samples_per_class?: number;
                         };
                     };
                 };
