@@ -10,13 +10,14 @@ import os
 import numpy as np
 
 from .common import Clock, emit, environment, load_config, read_dataset, setup_torch
-from .detect import write_args_yaml
+from .detect import EMA, write_args_yaml
 from .images import load_letterboxed, resolve
 from .metrics import classification_metrics
 
 DEFAULTS = {"model": "mobilenet_v3_small", "epochs": 20, "imgsz": 128, "batch": 32, "seed": 0, "lr": 0.003, "time_budget_s": None, "augment": "standard"}
 AUGMENTS = ("flip", "standard")
 MODELS = ("mobilenet_v3_small", "mobilenet_v3_large")
+BN_MOMENTUM = 0.1
 MEAN = np.array([0.485, 0.456, 0.406], dtype=np.float32)
 STD = np.array([0.229, 0.224, 0.225], dtype=np.float32)
 
@@ -36,7 +37,13 @@ def build(torch, name, nc):
     import torchvision
 
     factory = getattr(torchvision.models, name)
-    return factory(weights=None, num_classes=nc)
+    model = factory(weights=None, num_classes=nc)
+    # torchvision sets batch-norm momentum 0.01 for long ImageNet schedules; over a few hundred steps from scratch the
+    # running statistics then lag the weights so far that the evaluated model predicts one class for 30 epochs.
+    for m in model.modules():
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.momentum = BN_MOMENTUM
+    return model
 
 
 def to_tensor(torch, images, device):
@@ -107,13 +114,15 @@ def flip_averaged(torch):
     return FlipAveraged
 
 
-def scores(torch, predictor, split, device, batch=64):
-    """Class probabilities of every image of `split` from `predictor` (a FlipAveraged model)."""
+def scores(torch, predictor, split, device, batch=64, logits=False):
+    """Class probabilities of every image of `split` from `predictor` (a FlipAveraged model, or a plain one with
+    `logits`: then softmax is applied here)."""
     predictor.eval()
     out = []
     with torch.no_grad():
         for start in range(0, len(split), batch):
-            out.append(predictor(to_tensor(torch, split.images[start : start + batch], device)).cpu().numpy())
+            p = predictor(to_tensor(torch, split.images[start : start + batch], device))
+            out.append((torch.softmax(p, 1) if logits else p).cpu().numpy())
     return np.concatenate(out) if out else np.zeros((0, 1))
 
 
@@ -137,10 +146,11 @@ def main(argv):
         raise SystemExit("the version has no training images")
     evaluation = valid if len(valid) else train
     model = normalised(torch)(build(torch, params["model"], len(names))).to(device)
-    predictor = flip_averaged(torch)(model, size).to(device)
     if config.get("init_weights"):
         state = torch.load(config["init_weights"], map_location=device)
         model.load_state_dict(state["model"] if "model" in state else state, strict=False)
+    # Averaged weights (horizon about 200 steps) are evaluated, kept and exported: steadier than the last step's.
+    ema = EMA(torch, model, decay=0.995, tau=200)
     optimizer = torch.optim.AdamW(model.parameters(), lr=params["lr"], weight_decay=1e-4)
     loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
     epochs = int(params["epochs"])
@@ -174,22 +184,25 @@ def main(argv):
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()
+            ema.update(model)
             running += float(loss)
             iteration += 1
-        probs = scores(torch, predictor, evaluation, device)
+        # One pass per epoch (the mirrored passes would cost a third of the epoch); the final evaluation uses them.
+        probs = scores(torch, ema.ema, evaluation, device, logits=True)
         m = classification_metrics(evaluation.labels, probs, names)
         with torch.no_grad():
             val = float(loss_fn(torch.log(torch.from_numpy(probs).clamp(min=1e-9)), torch.from_numpy(evaluation.labels))) if len(evaluation) else 0.0
         row = {"epoch": epoch, "train_loss": running / per_epoch, "val_loss": val, "accuracy": m["accuracy"], "top5": m["top5"], "lr": lr, "time": round(clock.elapsed(), 3)}
         history.append(row)
-        if m["accuracy"] > best[0]:
-            best = (m["accuracy"], copy.deepcopy(model.state_dict()), epoch)
+        if m["accuracy"] >= best[0]:
+            best = (m["accuracy"], copy.deepcopy(ema.ema.state_dict()), epoch)
         done = max(epoch / epochs, clock.elapsed() / budget if budget else 0)
         emit("epoch", epochs=epochs, progress=min(0.99, done), eta_seconds=clock.eta(done), **row)
         if budget and clock.elapsed() >= budget:
             break
     model.load_state_dict(best[1])
     model.eval()
+    predictor = flip_averaged(torch)(model, size).to(device)
     results = {k: classification_metrics(s.labels, scores(torch, predictor, s, device), names) if len(s) else None for k, s in (("valid", valid), ("test", test))}
     weights = os.path.join(config["out_dir"], "weights")
     os.makedirs(weights, exist_ok=True)
