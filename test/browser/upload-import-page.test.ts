@@ -93,4 +93,30 @@ describe('upload page in Chromium: a labelled dataset (zip) imported into the pr
     assert.deepEqual([project.image_count, project.annotation_count], [4, 5]);
     assert.deepEqual(errors, [], 'no errors on the page');
   });
+
+  it('the new-project page says what an import kept with shared bytes and left out before opening the project', async () => {
+    const same = await picture(10);
+    const zip = await buildZip([
+      { name: 'data.yaml', data: 'train: train/images\nnames: [cat]\n' },
+      { name: 'train/images/a.jpg', data: same },
+      { name: 'train/labels/a.txt', data: '0 0.5 0.5 0.2 0.2\n' },
+      { name: 'train/images/b.jpg', data: same },
+      // Outside the image: left out.
+      { name: 'train/labels/b.txt', data: '0 1.5 1.5 0.1 0.1\n' },
+    ]);
+    await page.goto(`${base()}/projects/new`);
+    const form = page.getByRole('form', { name: 'Import project' });
+    await form.locator('input[name=file]').setInputFiles({ name: 'pets.zip', mimeType: 'application/zip', buffer: zip });
+    await form.getByRole('button', { name: 'Import' }).click();
+    const counts = form.getByTestId('import-counts');
+    await counts.waitFor({ timeout: 20_000 });
+    assert.equal(
+      (await counts.innerText()).replace(/\s+/g, ' ').trim(),
+      '2 image entries read: 2 images, 1 of them with the same bytes as another (the file stored once), 1 annotation. Files with labels left out: 1.',
+    );
+    await form.getByText('b.jpg: 1 label with no area inside the image was left out').waitFor();
+    await form.getByRole('link', { name: /^Open / }).click();
+    await page.waitForURL(/\/projects\/\d+$/);
+    assert.deepEqual(errors, [], 'no errors on the page');
+  });
 });

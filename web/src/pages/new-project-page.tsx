@@ -1,8 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { ApiError, api, isMissingRoute, upload } from '../api.js';
 import { ErrorBanner, Layout } from '../components/layout.js';
-import { navigate } from '../router.js';
-import type { Project, ProjectType } from '../types.js';
+import { Link, navigate } from '../router.js';
+import type { Project, ProjectType, ResponseOf } from '../types.js';
+
+type ProjectImported = ResponseOf<'/api/projects/import', 'post'>;
 
 const TYPES: { value: ProjectType; label: string }[] = [
   { value: 'object_detection', label: 'Object detection (boxes)' },
@@ -61,11 +63,14 @@ function CreateForm() {
   );
 }
 
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
 function ImportForm() {
   const [file, setFile] = useState<File | null>(null);
   const [name, setName] = useState('');
   const [progress, setProgress] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [imported, setImported] = useState<ProjectImported | null>(null);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -76,8 +81,11 @@ function ImportForm() {
     setError(null);
     setProgress(0);
     try {
-      const project = await upload<Project>('/api/projects/import', form, (p) => setProgress(p.total ? p.loaded / p.total : 0)).promise;
-      navigate(`/projects/${project.id}`);
+      const project = await upload<ProjectImported>('/api/projects/import', form, (p) => setProgress(p.total ? p.loaded / p.total : 0)).promise;
+      // Something left out or kept with shared bytes is said before leaving the page; a clean import opens the project.
+      if (project.import.skipped_count === 0 && project.import.images_sharing_bytes === 0) return navigate(`/projects/${project.id}`);
+      setProgress(null);
+      setImported(project);
     } catch (err) {
       const e = err as ApiError;
       setProgress(null);
@@ -99,7 +107,26 @@ function ImportForm() {
       </label>
       {progress !== null && <progress value={progress} max={1} />}
       <ErrorBanner message={error} />
-      <button className="primary" type="submit" disabled={!file || progress !== null}>
+      {imported && (
+        <div className="small" aria-live="polite" data-testid="import-result">
+          <p data-testid="import-counts">
+            {plural(imported.import.entries, 'image entry', 'image entries')} read: {plural(imported.import.images_created, 'image')},{' '}
+            {imported.import.images_sharing_bytes} of them with the same bytes as another (the file stored once),{' '}
+            {plural(imported.import.annotations_created, 'annotation')}. Files with labels left out: {imported.import.skipped_count}.
+          </p>
+          <ul>
+            {imported.import.skipped.map((s, i) => (
+              <li key={i}>
+                {s.file}: {s.reason}
+              </li>
+            ))}
+          </ul>
+          <Link href={`/projects/${imported.id}`} className="button primary">
+            Open {imported.name}
+          </Link>
+        </div>
+      )}
+      <button className="primary" type="submit" disabled={!file || progress !== null || imported !== null}>
         Import
       </button>
     </form>

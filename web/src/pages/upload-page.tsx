@@ -3,6 +3,7 @@ import { ApiError, upload } from '../api.js';
 import { ErrorBanner, Layout } from '../components/layout.js';
 import { Link } from '../router.js';
 import type { ImportIntoResult, UploadResponse } from '../types.js';
+import { zipFiles, zipRefusal, type NamedFile } from '../zip-files.js';
 
 type State = 'queued' | 'uploading' | 'created' | 'duplicate' | 'rejected' | 'failed';
 
@@ -18,13 +19,13 @@ interface Item {
 const PARALLEL = 4;
 
 /** Every file below a dropped folder (webkitGetAsEntry), read in batches as the directory reader requires. */
-async function filesOf(entry: FileSystemEntry, prefix = ''): Promise<{ file: File; name: string }[]> {
+async function filesOf(entry: FileSystemEntry, prefix = ''): Promise<NamedFile[]> {
   if (entry.isFile) {
     const file = await new Promise<File>((res, rej) => (entry as FileSystemFileEntry).file(res, rej));
     return [{ file, name: prefix + file.name }];
   }
   const reader = (entry as FileSystemDirectoryEntry).createReader();
-  const out: { file: File; name: string }[] = [];
+  const out: NamedFile[] = [];
   for (;;) {
     const batch = await new Promise<FileSystemEntry[]>((res, rej) => reader.readEntries(res, rej));
     if (batch.length === 0) return out;
@@ -35,10 +36,38 @@ async function filesOf(entry: FileSystemEntry, prefix = ''): Promise<{ file: Fil
 /** Files that carry labels in the layouts the importer reads (YOLO .txt, COCO/LabelMe .json, VOC .xml, data.yaml, CSV). */
 const LABEL_FILE = /\.(txt|json|xml|ya?ml|csv)$/i;
 
+type NewClasses = 'create' | 'refuse';
+
+/** What to do with dataset classes the project does not have (the import's `new_classes` part). */
+function NewClassesChoice({ value, onChange, disabled }: { value: NewClasses; onChange: (v: NewClasses) => void; disabled?: boolean }) {
+  return (
+    <label>
+      Classes the project does not have
+      <select value={value} onChange={(e) => onChange(e.target.value as NewClasses)} disabled={disabled}>
+        <option value="create">Create them</option>
+        <option value="refuse">Refuse the import</option>
+      </select>
+    </label>
+  );
+}
+
+function importFailure(err: ApiError): string {
+  const why = err.status === 413 && !(err.body as { detail?: unknown } | null)?.detail ? "the archive is over the server's import size limit" : err.message;
+  return `Import failed, nothing was changed: ${why}${err.status ? ` (HTTP ${err.status})` : ''}`;
+}
+
+/** Posts a labelled dataset archive to the project's import route. */
+function importInto(projectId: number, archive: Blob, fileName: string, newClasses: NewClasses, onProgress: (fraction: number) => void) {
+  const form = new FormData();
+  form.append('new_classes', newClasses);
+  form.append('file', archive, fileName);
+  return upload<ImportIntoResult>(`/api/projects/${projectId}/import`, form, (p) => onProgress(p.total ? p.loaded / p.total : 0)).promise;
+}
+
 /** A zip of images with their label files, added to the project by the import route (not the image upload). */
 function LabelledImport({ projectId }: { projectId: number }) {
   const [file, setFile] = useState<File | null>(null);
-  const [newClasses, setNewClasses] = useState<'create' | 'refuse'>('create');
+  const [newClasses, setNewClasses] = useState<NewClasses>('create');
   const [progress, setProgress] = useState<number | null>(null);
   const [result, setResult] = useState<ImportIntoResult | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -46,16 +75,13 @@ function LabelledImport({ projectId }: { projectId: number }) {
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!file) return;
-    const form = new FormData();
-    form.append('new_classes', newClasses);
-    form.append('file', file);
     setError(null);
     setResult(null);
     setProgress(0);
     try {
-      setResult(await upload<ImportIntoResult>(`/api/projects/${projectId}/import`, form, (p) => setProgress(p.total ? p.loaded / p.total : 0)).promise);
+      setResult(await importInto(projectId, file, file.name, newClasses, setProgress));
     } catch (err) {
-      setError(`Import failed, nothing was changed: ${(err as ApiError).message}`);
+      setError(importFailure(err as ApiError));
     } finally {
       setProgress(null);
     }
@@ -73,13 +99,7 @@ function LabelledImport({ projectId }: { projectId: number }) {
         Archive (.zip)
         <input name="file" type="file" accept=".zip,application/zip" onChange={(e) => setFile(e.target.files?.[0] ?? null)} data-testid="dataset-input" />
       </label>
-      <label>
-        Classes the project does not have
-        <select value={newClasses} onChange={(e) => setNewClasses(e.target.value as 'create' | 'refuse')}>
-          <option value="create">Create them</option>
-          <option value="refuse">Refuse the import</option>
-        </select>
-      </label>
+      <NewClassesChoice value={newClasses} onChange={setNewClasses} />
       {progress !== null && <progress value={progress} max={1} />}
       <ErrorBanner message={error} onClose={() => setError(null)} />
       {result && <ImportReport result={result} />}
@@ -134,11 +154,96 @@ function ImportReport({ result }: { result: ImportIntoResult }) {
   );
 }
 
+type FolderImport = { phase: 'zipping'; done: number; total: number } | { phase: 'uploading'; progress: number };
+
+/**
+ * A selection with label files in it: imported with its labels (zipped here, each file under its path in the
+ * selection, and sent to the import route), or its images uploaded without them.
+ */
+function LabelsFound({ projectId, files, labels, onImagesOnly, onClose }: {
+  projectId: number;
+  files: NamedFile[];
+  labels: number;
+  onImagesOnly: () => void;
+  onClose: () => void;
+}) {
+  const [newClasses, setNewClasses] = useState<NewClasses>('create');
+  const [running, setRunning] = useState<FolderImport | null>(null);
+  const [result, setResult] = useState<ImportIntoResult | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const importWithLabels = async () => {
+    setError(null);
+    setResult(null);
+    const refusal = zipRefusal(files);
+    if (refusal) {
+      setError(refusal);
+      return;
+    }
+    setRunning({ phase: 'zipping', done: 0, total: files.length });
+    try {
+      const archive = await zipFiles(files, (done) => setRunning({ phase: 'zipping', done, total: files.length }));
+      setRunning({ phase: 'uploading', progress: 0 });
+      const folder = files[0].name.includes('/') ? files[0].name.split('/')[0] : 'selection';
+      setResult(await importInto(projectId, archive, `${folder}.zip`, newClasses, (progress) => setRunning({ phase: 'uploading', progress })));
+    } catch (err) {
+      setError(err instanceof ApiError ? importFailure(err) : `Could not zip the selection, nothing was sent: ${(err as Error).message}`);
+    } finally {
+      setRunning(null);
+    }
+  };
+
+  const busy = running !== null;
+  return (
+    <div className="banner warn" role="status" data-testid="labels-found">
+      {result ? (
+        <p>Imported with labels: the selection’s {files.length} files, zipped here, went to the project’s import.</p>
+      ) : (
+        <p>
+          This selection has {labels} label file{labels === 1 ? '' : 's'} beside its images. “Import with labels” adds the images with
+          their labels (COCO, YOLO, Pascal VOC, masks, …; the format is detected), classes matched to this project’s by name; “Upload
+          the images only” leaves the labels out.
+        </p>
+      )}
+      {!result && <NewClassesChoice value={newClasses} onChange={setNewClasses} disabled={busy} />}
+      {running?.phase === 'zipping' && (
+        <p className="small" data-testid="labels-progress">
+          Zipping {running.done} of {running.total} files… <progress value={running.done} max={running.total} />
+        </p>
+      )}
+      {running?.phase === 'uploading' && (
+        <p className="small" data-testid="labels-progress">
+          Uploading and importing… <progress value={running.progress} max={1} />
+        </p>
+      )}
+      <ErrorBanner message={error} onClose={() => setError(null)} />
+      {result && <ImportReport result={result} />}
+      <div>
+        {result ? (
+          <button onClick={onClose}>Close</button>
+        ) : (
+          <>
+            <button className="primary" onClick={() => void importWithLabels()} disabled={busy}>
+              Import with labels
+            </button>{' '}
+            <button onClick={onImagesOnly} disabled={busy}>
+              Upload the images only
+            </button>{' '}
+            <button onClick={onClose} disabled={busy}>
+              Cancel
+            </button>
+          </>
+        )}
+      </div>
+    </div>
+  );
+}
+
 export function UploadPage({ projectId }: { projectId: number }) {
   const [items, setItems] = useState<Item[]>([]);
   const [dragging, setDragging] = useState(false);
   /** A dropped or chosen selection with label files in it, held until the user says what to do with it. */
-  const [withLabels, setWithLabels] = useState<{ files: { file: File; name: string }[]; labels: number } | null>(null);
+  const [withLabels, setWithLabels] = useState<{ key: number; files: NamedFile[]; labels: number } | null>(null);
   const itemsRef = useRef<Item[]>([]);
   const active = useRef(0);
   const nextKey = useRef(1);
@@ -176,17 +281,18 @@ export function UploadPage({ projectId }: { projectId: number }) {
     }
   };
 
-  const enqueue = (files: { file: File; name: string }[]) => {
+  const enqueue = (files: NamedFile[]) => {
     const fresh = files.map(({ file, name }) => ({ key: nextKey.current++, file, name, state: 'queued' as State, progress: 0 }));
     itemsRef.current = itemsRef.current.concat(fresh);
     setItems(itemsRef.current);
     pump();
   };
 
-  // The image upload cannot take label files: a selection with some is held, and the user told how to keep them.
-  const add = (files: { file: File; name: string }[]) => {
+  // The image upload cannot take label files: a selection with some is held until the user chooses to import it with
+  // them or to upload its images only.
+  const add = (files: NamedFile[]) => {
     const labels = files.filter((f) => LABEL_FILE.test(f.name)).length;
-    if (labels > 0) setWithLabels({ files, labels });
+    if (labels > 0) setWithLabels({ key: nextKey.current++, files, labels });
     else enqueue(files);
   };
 
@@ -250,19 +356,19 @@ export function UploadPage({ projectId }: { projectId: number }) {
             hidden
             ref={(el) => el?.setAttribute('webkitdirectory', '')}
             onChange={(e) => add([...(e.target.files ?? [])].map((file) => ({ file, name: file.webkitRelativePath || file.name })))}
+            data-testid="folder-input"
           />
         </label>
       </div>
       {withLabels && (
-        <div className="banner warn" role="status" data-testid="labels-found">
-          <p>
-            This selection has {withLabels.labels} label file{withLabels.labels === 1 ? '' : 's'} beside its images. Uploading adds the images
-            without their labels: to keep the labels, zip the folder and import it under “Labelled dataset (zip)”.
-          </p>
-          <div>
-            <button onClick={imagesOnly}>Upload the images only</button> <button onClick={() => setWithLabels(null)}>Cancel</button>
-          </div>
-        </div>
+        <LabelsFound
+          key={withLabels.key}
+          projectId={projectId}
+          files={withLabels.files}
+          labels={withLabels.labels}
+          onImagesOnly={imagesOnly}
+          onClose={() => setWithLabels(null)}
+        />
       )}
       {items.length > 0 && (
         <div className="toolbar small" aria-live="polite">
