@@ -381,11 +381,11 @@ export interface RevisionsTable {
 export interface ImageFeaturesTable {
   image_id: number;
   sha256: string;
-  /** 0 when the stored thumbnail (made at upload) cannot be decoded. */
+  /** 0 when the image cannot be decoded. */
   readable: number;
   /** 1 when the original file lacks its format's end marker (a cut-off JPEG or PNG). */
   truncated: number;
-  /** Variance of the Laplacian of the grey thumbnail: low is blurry. */
+  /** Variance of the Laplacian of the grey fitted pixels (src/imaging/fitted-pixels.ts): low is blurry. */
   blur: number;
   /** Mean grey level, 0–255. */
   brightness: number;

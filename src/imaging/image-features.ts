@@ -1,12 +1,13 @@
 /**
- * Per-image quality features, measured from the upright WebP thumbnail made at upload (longest side 256 px): one
- * small decode instead of the original's. Blur is the variance of the 4-neighbour Laplacian of the grey image,
+ * Per-image quality features, measured on the pixels the upload's thumbnail is encoded from (upright, longest side
+ * 256 px; see FittedPixels): ingest has them in memory, so measuring costs no decode at all. Blur is the variance of the 4-neighbour Laplacian of the grey image,
  * brightness the mean grey level, entropy that of the 256-bin grey histogram; an image is grayscale when its
  * channels (nearly) agree everywhere. Truncation is read from the original's last bytes (a JPEG ends with FF D9, a
  * PNG with its IEND chunk), which costs no decode at all.
  */
 import { createHash } from 'node:crypto';
-import sharp from 'sharp';
+import { opaqueRgb, type FittedPixels } from './fitted-pixels.js';
+import { dHashOfGrey } from './perceptual-hash.js';
 
 export interface ImageFeatures {
   readable: boolean;
@@ -15,11 +16,13 @@ export interface ImageFeatures {
   brightness: number;
   entropy: number;
   grayscale: boolean;
-  /** SHA-1 of the thumbnail's decoded RGB pixels and size: the same picture in another encoding hashes the same. */
+  /** SHA-1 of the fitted RGB pixels and size: the same picture in another encoding hashes the same. */
   pixelHash: string;
+  /** The 64-bit dHash (see perceptual-hash.ts) of the same pixels. */
+  dhash: string;
 }
 
-/** What an undecodable thumbnail measures as: unreadable, and matching nothing. */
+/** What an undecodable image measures as: unreadable, and matching nothing. */
 export const UNREADABLE_FEATURES = (truncated: boolean): ImageFeatures => ({
   readable: false,
   truncated,
@@ -28,7 +31,11 @@ export const UNREADABLE_FEATURES = (truncated: boolean): ImageFeatures => ({
   entropy: 0,
   grayscale: false,
   pixelHash: 'unreadable',
+  dhash: UNREADABLE_DHASH,
 });
+
+/** The dHash recorded for an image that cannot be decoded, so it is not tried again; the checks skip unreadable images. */
+export const UNREADABLE_DHASH = '0000000000000000';
 
 /** Channel spread (max − min) below which a pixel counts as grey; JPEG chroma noise stays under it. */
 const GREY_SPREAD = 12;
@@ -39,20 +46,11 @@ export interface OriginalEnd {
   tail: Uint8Array;
 }
 
-export async function measureImageFeatures(thumbnail: Buffer, original: OriginalEnd | null): Promise<ImageFeatures> {
+/** Measures fitted pixels (see FittedPixels): alpha is laid over black, as the thumbnail shows it. Pure and cheap. */
+export function measureImageFeatures(pixels: FittedPixels, original: OriginalEnd | null): ImageFeatures {
   const truncated = original ? isTruncated(original.mimeType, original.tail) : false;
-  let data: Buffer;
-  let width: number;
-  let height: number;
-  try {
-    const raw = await sharp(thumbnail, { failOn: 'error' }).flatten({ background: '#000000' }).removeAlpha().raw().toBuffer({ resolveWithObject: true });
-    data = raw.data;
-    width = raw.info.width;
-    height = raw.info.height;
-    if (raw.info.channels !== 3) throw new Error('expected 3 channels');
-  } catch {
-    return UNREADABLE_FEATURES(truncated);
-  }
+  const { width, height } = pixels;
+  const data = opaqueRgb(pixels);
   const n = width * height;
   const grey = new Float32Array(n);
   const histogram = new Uint32Array(256);
@@ -84,6 +82,7 @@ export async function measureImageFeatures(thumbnail: Buffer, original: Original
     entropy,
     grayscale: colourPixels <= n * 0.01,
     pixelHash: createHash('sha1').update(`${width}x${height}:`).update(data).digest('hex'),
+    dhash: dHashOfGrey(grey, width, height),
   };
 }
 
@@ -121,3 +120,4 @@ export function isTruncated(mimeType: string, tail: Uint8Array): boolean {
 
 /** The last TAIL_BYTES of a file, given whole. */
 export const tailOf = (bytes: Uint8Array): Uint8Array => bytes.subarray(Math.max(0, bytes.length - TAIL_BYTES));
+

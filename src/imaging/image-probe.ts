@@ -1,8 +1,7 @@
-import sharp, { type Metadata, type Sharp } from 'sharp';
+import sharp, { type Metadata } from 'sharp';
+import { encodeThumbnail, fitted, type FittedPixels } from './fitted-pixels.js';
 import { ACCEPTED_TYPE_NAMES, detectImageType, IMAGE_TYPES, type ImageType } from './image-type.js';
 
-/** Longest side of the WebP thumbnail made for every stored image. */
-export const THUMBNAIL_SIZE = 256;
 
 export type ImageRejectionReason = 'empty' | 'unsupported_type' | 'too_many_pixels' | 'undecodable';
 
@@ -28,6 +27,8 @@ export interface ProbedImage {
   readonly height: number;
   /** WebP, upright (EXIF orientation applied), longest side at most THUMBNAIL_SIZE. */
   readonly thumbnail: Buffer;
+  /** The thumbnail's pixels before encoding: what the quality features and the dHash measure, without a decode. */
+  readonly pixels: FittedPixels;
 }
 
 /** The type of the bytes by their magic numbers; throws ImageRejectedError for empty or unsupported input. */
@@ -61,36 +62,26 @@ export async function probeImage(bytes: Buffer, type: ImageType, limits: ImageLi
   if (type === IMAGE_TYPES.avif && metadata.compression !== 'av1') {
     throw new ImageRejectedError('unsupported_type', 'Unsupported file type: HEIF images other than AVIF are not accepted');
   }
-  const pixels = metadata.width * metadata.height;
-  if (pixels > limits.maxPixels) {
+  const count = metadata.width * metadata.height;
+  if (count > limits.maxPixels) {
     throw new ImageRejectedError(
       'too_many_pixels',
-      `The image has ${metadata.width}×${metadata.height} = ${pixels.toLocaleString('en')} pixels; the limit is ${limits.maxPixels.toLocaleString('en')}`,
+      `The image has ${metadata.width}×${metadata.height} = ${count.toLocaleString('en')} pixels; the limit is ${limits.maxPixels.toLocaleString('en')}`,
     );
   }
   const swapped = (metadata.orientation ?? 1) >= 5;
   const width = metadata.autoOrient?.width ?? (swapped ? metadata.height : metadata.width);
   const height = metadata.autoOrient?.height ?? (swapped ? metadata.width : metadata.height);
 
+  let pixels: FittedPixels;
   let thumbnail: Buffer;
   try {
-    thumbnail = await thumbnailPipeline(image).toBuffer();
+    pixels = await fitted(image);
+    thumbnail = await encodeThumbnail(pixels);
   } catch {
     throw undecodable(type);
   }
-  return { type, width, height, thumbnail };
-}
-
-/**
- * Turns an opened image into its thumbnail: upright, fitted into THUMBNAIL_SIZE (never enlarged), WebP. Encoder
- * effort 2 instead of the default 4: for a thumbnail this size the file is about 5% larger and the encode, the
- * largest part of the work after decoding, about a third cheaper. Exported so benchmarks can compare like with like.
- */
-export function thumbnailPipeline(image: Sharp): Sharp {
-  return image
-    .autoOrient()
-    .resize(THUMBNAIL_SIZE, THUMBNAIL_SIZE, { fit: 'inside', withoutEnlargement: true })
-    .webp({ effort: 2 });
+  return { type, width, height, thumbnail, pixels };
 }
 
 function undecodable(type: ImageType): ImageRejectedError {

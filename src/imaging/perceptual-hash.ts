@@ -1,26 +1,41 @@
 /**
- * dHash: the image shrunk to 9×8 grey pixels, one bit per horizontally adjacent pair (left brighter than right).
+ * dHash: the image shrunk to 9×8 grey cells, one bit per horizontally adjacent pair (left brighter than right).
  * It survives re-encoding, resizing and mild colour changes, which is what a near-duplicate copy usually is; the
  * image is turned upright first so an EXIF-rotated copy hashes like its source.
  */
-import sharp from 'sharp';
+import { fitPixels, greyLevels, opaqueRgb } from './fitted-pixels.js';
 
 /** Two images whose dHashes differ in at most this many of 64 bits are near duplicates. */
 export const NEAR_DUPLICATE_MAX_DISTANCE = 8;
 
-/** The 64-bit dHash as 16 lowercase hex digits. */
+/** The 64-bit dHash of an image file (decoded and fitted as for its thumbnail), as 16 lowercase hex digits. */
 export async function dHash(image: Buffer): Promise<string> {
-  const pixels = await sharp(image, { failOn: 'none' })
-    .autoOrient()
-    .flatten({ background: '#000000' })
-    .grayscale()
-    .resize(9, 8, { fit: 'fill', kernel: 'cubic' })
-    .raw()
-    .toBuffer();
+  const pixels = await fitPixels(image);
+  return dHashOfGrey(greyLevels(opaqueRgb(pixels), pixels.width * pixels.height), pixels.width, pixels.height);
+}
+
+/**
+ * The dHash of fitted pixels' grey levels: averaged over a 9×8 grid of areas, one bit per horizontally adjacent pair
+ * of cells (left brighter than right). Ingest hashes the pixels it already has (image-features.ts); files hash
+ * through `dHash`: one definition.
+ */
+export function dHashOfGrey(grey: Float32Array, width: number, height: number): string {
+  const column = new Uint8Array(width);
+  for (let x = 0; x < width; x++) column[x] = Math.min(8, Math.floor((x * 9) / width));
+  const sums = new Float64Array(72);
+  const counts = new Float64Array(72);
+  for (let y = 0; y < height; y++) {
+    const row = Math.min(7, Math.floor((y * 8) / height)) * 9;
+    for (let x = 0, i = y * width; x < width; x++, i++) {
+      sums[row + column[x]] += grey[i];
+      counts[row + column[x]]++;
+    }
+  }
+  const cell = (i: number) => (counts[i] ? sums[i] / counts[i] : 0);
   let hex = '';
   for (let y = 0; y < 8; y++) {
     let byte = 0;
-    for (let x = 0; x < 8; x++) byte = (byte << 1) | (pixels[y * 9 + x] > pixels[y * 9 + x + 1] ? 1 : 0);
+    for (let x = 0; x < 8; x++) byte = (byte << 1) | (cell(y * 9 + x) > cell(y * 9 + x + 1) ? 1 : 0);
     hex += byte.toString(16).padStart(2, '0');
   }
   return hex;

@@ -131,6 +131,26 @@ describe('quality report and profile', () => {
     assert.equal((await owner.get(`/api/projects/${projectId}/quality`)).body.features.computed, 0);
   });
 
+  it('measures a stored file later exactly as ingest measured it (one definition of the features and the dHash)', async () => {
+    const db = t.versa.deps.db;
+    const read = () => Promise.all([
+      db.selectFrom('image_features').select(['image_id', 'readable', 'truncated', 'blur', 'brightness', 'entropy', 'grayscale', 'pixel_hash']).orderBy('image_id').execute(),
+      db.selectFrom('image_phashes').select(['image_id', 'dhash']).orderBy('image_id').execute(),
+    ]);
+    const [atIngest, hashesAtIngest] = await read();
+    assert.equal(atIngest.length, Object.keys(ids).length);
+    await db.deleteFrom('image_features').execute();
+    await db.deleteFrom('image_phashes').execute();
+    assert.equal((await owner.get(`/api/projects/${projectId}/quality`)).body.features.computed, Object.keys(ids).length);
+    const [later, hashesLater] = await read();
+    assert.deepEqual(later, atIngest);
+    assert.deepEqual(hashesLater, hashesAtIngest);
+    // The near copy (resized, re-encoded) stays within the near-duplicate distance of its source.
+    const hash = new Map(hashesLater.map((h) => [h.image_id, BigInt(`0x${h.dhash}`)]));
+    const distance = (hash.get(ids['smooth.jpg'])! ^ hash.get(ids['copy.jpg'])!).toString(2).replace(/0/g, '').length;
+    assert.ok(distance <= 8, `near copy ${distance} bits away`);
+  });
+
   it('profiles the dataset', async () => {
     const res = await owner.get(`/api/projects/${projectId}/profile`);
     assert.equal(res.status, 200);

@@ -14,6 +14,7 @@ import { pipelines } from './0011-pipelines.js';
 import { labelling } from './0013-labelling.js';
 import { sampleTeams } from './0014-sample-teams.js';
 import { imageBytesNotUnique } from './0015-image-bytes-not-unique.js';
+import { remeasureImages } from './0016-remeasure-images.js';
 
 /** Every migration, in order. Names are stable forever: they are recorded in the database. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -32,5 +33,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0013-labelling': labelling(dialect),
     '0014-sample-teams': sampleTeams(),
     '0015-image-bytes-not-unique': imageBytesNotUnique(dialect),
+    '0016-remeasure-images': remeasureImages(),
   };
 }

@@ -182,7 +182,7 @@ export class ImagesService {
       if (existing) return { originalName, outcome: 'duplicate', image: existing };
       const checked = await this.ingest.check(bytes, type);
       const { probed } = checked;
-      const measured = await this.features?.measure(bytes, type.mime, probed.thumbnail);
+      const measured = this.features?.measure(bytes, type.mime, probed.pixels);
       const { blobKey, thumbnailKey } = this.ingest.keys(projectId, sha256, type);
       claims.hold([blobKey, thumbnailKey]);
       try {

@@ -17,7 +17,6 @@ export interface UnmeasuredImage {
   sha256: string;
   mime_type: string;
   blob_key: string;
-  thumbnail_key: string;
   has_features: number;
   has_hash: number;
 }
@@ -57,7 +56,6 @@ export class ImageFeaturesRepository {
         'images.sha256',
         'images.mime_type',
         'images.blob_key',
-        'images.thumbnail_key',
         sql<number>`case when image_features.image_id is null then 0 else 1 end`.as('has_features'),
         sql<number>`case when image_phashes.image_id is null then 0 else 1 end`.as('has_hash'),
       ])

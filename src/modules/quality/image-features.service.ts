@@ -1,6 +1,6 @@
-import { measureImageFeatures, tailOf, TAIL_BYTES, type ImageFeatures } from '../../imaging/image-features.js';
+import { fitPixels, type FittedPixels } from '../../imaging/fitted-pixels.js';
+import { isTruncated, measureImageFeatures, tailOf, UNREADABLE_FEATURES, type ImageFeatures } from '../../imaging/image-features.js';
 import type { BlobStore } from '../../storage/blob-store.js';
-import { dHash } from '../../imaging/perceptual-hash.js';
 import type { FeatureRow, HashRow, ImageFeaturesRepository, UnmeasuredImage } from './image-features.repository.js';
 import { forEachConcurrently } from '../../lib/batches.js';
 
@@ -27,7 +27,7 @@ const toFeatureRow = (imageId: number, sha256: string, f: ImageFeatures): Featur
 });
 
 /**
- * Measures images once and keeps the result: at upload (ingest hands over the thumbnail it just made), otherwise
+ * Measures images once and keeps the result: at upload (ingest hands over the pixels of the thumbnail it just made), otherwise
  * lazily, in batches, the first time a report needs an image that has no current entry.
  */
 export class ImageFeatureRecorder {
@@ -36,10 +36,10 @@ export class ImageFeatureRecorder {
     private readonly blobs: BlobStore,
   ) {}
 
-  /** Ingest's call, while the file's bytes and thumbnail are in memory. */
-  async measure(bytes: Buffer, mimeType: string, thumbnail: Buffer): Promise<MeasuredFile> {
-    const [features, hash] = await Promise.all([measureImageFeatures(thumbnail, { mimeType, tail: tailOf(bytes) }), dHash(thumbnail).catch(() => null)]);
-    return { features, dhash: hash ?? '0000000000000000' };
+  /** Ingest's call, with the file's bytes and the pixels its thumbnail was encoded from: no decode. */
+  measure(bytes: Buffer, mimeType: string, pixels: FittedPixels): MeasuredFile {
+    const features = measureImageFeatures(pixels, { mimeType, tail: tailOf(bytes) });
+    return { features, dhash: features.dhash };
   }
 
   /** Ingest's call once the images have ids. A failure here only leaves the work to the lazy path. */
@@ -67,31 +67,14 @@ export class ImageFeatureRecorder {
     }
   }
 
+  /** Decodes the stored original once (fitted as at ingest) for both the features and the hash. */
   private async measureStored(image: UnmeasuredImage, features: FeatureRow[], hashes: HashRow[]): Promise<void> {
-    const thumbnail = await this.blobs.get(image.thumbnail_key).catch(() => Buffer.alloc(0));
-    if (!image.has_features) {
-      const tail = await this.tail(image.blob_key);
-      const f = await measureImageFeatures(thumbnail, tail === null ? null : { mimeType: image.mime_type, tail });
-      features.push(toFeatureRow(image.id, image.sha256, tail === null ? { ...f, readable: false } : f));
-    }
-    if (!image.has_hash) {
-      // An undecodable thumbnail gets a placeholder, so it is not tried again; the checks skip unreadable images.
-      const hash = await dHash(thumbnail).catch(() => '0000000000000000');
-      hashes.push({ image_id: image.id, sha256: image.sha256, dhash: hash });
-    }
-  }
-
-  /** The original's last bytes, read through its stream (no decode); null when the file is gone. */
-  private async tail(key: string): Promise<Uint8Array | null> {
-    try {
-      let last: Buffer = Buffer.alloc(0);
-      for await (const chunk of this.blobs.stream(key)) {
-        const c = chunk as Buffer;
-        last = c.length >= TAIL_BYTES ? c : Buffer.concat([last, c]);
-      }
-      return tailOf(last);
-    } catch {
-      return null;
-    }
+    const bytes = await this.blobs.get(image.blob_key).catch(() => null);
+    const original = bytes === null ? null : { mimeType: image.mime_type, tail: tailOf(bytes) };
+    const pixels = bytes === null ? null : await fitPixels(bytes).catch(() => null);
+    // A missing file is unreadable; an undecodable one too, truncated or not.
+    const f = pixels === null ? UNREADABLE_FEATURES(original !== null && isTruncated(original.mimeType, original.tail)) : measureImageFeatures(pixels, original);
+    if (!image.has_features) features.push(toFeatureRow(image.id, image.sha256, f));
+    if (!image.has_hash) hashes.push({ image_id: image.id, sha256: image.sha256, dhash: f.dhash });
   }
 }
