@@ -185,7 +185,7 @@ async function trainingService(t: Awaited<ReturnType<typeof startTestApp>>): Pro
   const { ProfileRepository } = await import('../src/modules/quality/profile.repository.js');
   const { SampleDataRepository } = await import('../src/modules/quality/sample-data.repository.js');
   const deps = t.versa.deps;
-  return new TrainingService(new TrainingRepository(deps.db), new JobsRepository(deps.db), deps.access, deps.queue, deps.blobs, null as never, new ReadinessEvaluator(deps.access, new ProfileRepository(deps.db), new SampleDataRepository(deps.db)), {
+  return new TrainingService(new TrainingRepository(deps.db), new JobsRepository(deps.db), deps.access, deps.queue, deps.blobs, null as never, new ReadinessEvaluator(deps.access, new ProfileRepository(deps.db), new SampleDataRepository(deps.db)), null as never, {
     dataDir: deps.config.dataDir,
     python: deps.config.python,
   });

@@ -193,8 +193,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerRevisionsModule(app, deps);
   registerMaintenanceModule(app, deps);
   const quality = registerQualityModule(app, deps);
-  registerSamplesModule(app, deps);
-  const training = await registerTrainingModule(app, deps, modelsModule.service, quality.readiness);
+  const samples = registerSamplesModule(app, deps);
+  const training = await registerTrainingModule(app, deps, modelsModule.service, quality.readiness, samples.adapters);
   await registerPipelinesModule(app, deps, {
     ...pipelinePorts(quality, training),
     detector: autoAnnotate,

@@ -17,8 +17,10 @@ export interface AdapterSpec {
   models: string[];
   modelPattern?: RegExp;
   defaultModel: string;
-  /** What the registered model does, for the model registry. */
-  modelTask: 'detect' | 'classify' | null;
+  /** What the registered model does, for the model registry; null: runs register nothing. */
+  modelTask: 'detect' | 'classify' | 'tabular' | null;
+  /** The artifact of the trainer's final event that is registered as the model (`onnx` unless said). */
+  modelArtifact?: string;
   params: Record<string, ParamSpec>;
   /** Why it cannot run with this interpreter, or null when it can. */
   unavailable(probe: PythonProbe): string | null;
@@ -74,9 +76,13 @@ export const ADAPTERS: readonly AdapterSpec[] = [
     script: 'versa_tabular.py',
     models: ['hist-gradient-boosting'],
     defaultModel: 'hist-gradient-boosting',
-    modelTask: null,
+    modelTask: 'tabular',
+    modelArtifact: 'model',
+    // trainer/versa_trainer/tabular.py's DEFAULTS.
     params: {
       epochs: { type: 'integer', default: 100, min: 1, max: 5000, description: 'Boosting iterations' },
+      lr: { type: 'number', default: 0.1, min: 0.001, max: 1, description: 'Learning rate (shrinkage of each tree)' },
+      max_depth: { type: 'integer', default: null, min: 1, max: 64, description: 'Depth limit of each tree; none when null' },
       seed: { type: 'integer', default: 0, min: 0, max: 2_147_483_647, description: 'Random state' },
     },
     unavailable: (probe) =>

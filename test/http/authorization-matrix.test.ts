@@ -206,6 +206,8 @@ const MATRIX: Record<string, Row> = {
   'POST /api/projects/:id/import/jsonl': { rule: 'auth-only' },
   'POST /api/projects/:id/samples/splits': { rule: 'versions.write', path: (f) => `/api/projects/${f.projectId}/samples/splits`, body: () => ({ train: 80, valid: 10, test: 10 }) },
   'POST /api/projects/:id/adapters/prepare': { rule: 'auth-only' },
+  // The fixture has no tabular samples: callers with models.write get past authorization to the gate's 409.
+  'POST /api/projects/:id/adapters/train': { rule: 'models.write', path: (f) => `/api/projects/${f.projectId}/adapters/train`, body: () => ({ adapter: 'tabular' }) },
 };
 
 const MEMBER_ROLES = ['admin', 'reviewer', 'annotator', 'viewer'] as const;

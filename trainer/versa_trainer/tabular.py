@@ -125,4 +125,5 @@ def main(argv):
     if results["test"]:
         metrics.update({"test_" + k: v for k, v in results["test"].items()})
     emit("final", task="tabular-" + task, metrics=metrics, per_class=[], best_epoch=1, params=params, history=history,
-         artifacts={"model": "weights/model.pkl"}, duration_s=clock.elapsed(), env=dict(environment(), sklearn=sklearn.__version__))
+         artifacts={"model": "weights/model.pkl"}, class_names=classes if task == "classification" else [],
+         duration_s=clock.elapsed(), env=dict(environment(), sklearn=sklearn.__version__))

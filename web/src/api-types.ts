@@ -4635,7 +4635,7 @@ export interface paths {
                             /** @enum {string} */
                             source: "upload" | "path" | "training_run";
                             /** @enum {string} */
-                            task: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder";
+                            task: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder" | "tabular";
                             /** @description The dataset version it was trained on */
                             version_id: number | null;
                         }[];
@@ -4866,7 +4866,7 @@ export interface paths {
                             /** @enum {string} */
                             source: "upload" | "path" | "training_run";
                             /** @enum {string} */
-                            task: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder";
+                            task: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder" | "tabular";
                             /** @description The dataset version it was trained on */
                             version_id: number | null;
                         };
@@ -8203,6 +8203,178 @@ export interface paths {
                     content: {
                         "application/json": {
                             detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/adapters/train": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Train the tabular adapter on the project's tabular samples (background job)
+         * @description Gradient-boosted trees (scikit-learn) on the target column of the tabular import, with the same job, experiment, readiness gate and model registration as `POST /api/projects/{id}/train`; needs `models.write`. The job writes the samples as they are when it starts, in the layout `adapters/prepare {adapter: "tabular"}` gives (samples in no split are left out unless none has a split), into a data folder removed when the job ends. The experiment's metrics: `accuracy` and macro `f1` (classification) or `rmse` and `r2` (regression) on the valid split, and the same as `test_*` on the test split; the model is registered with task `tabular` (a pickle, format `other`). 409: the gate (`require_ready`, `min_readiness_score`) blocks, with `readiness` and its blockers (for example a project without tabular samples), or the train or valid split is empty (whatever `require_ready`: the run needs both); nothing is started. 422: an invalid body, or scikit-learn is missing.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The tabular-learning adapter (scikit-learn histogram gradient boosting)
+                         * @enum {string}
+                         */
+                        adapter: "tabular";
+                        /** @description Boosting iterations (default 100) */
+                        epochs?: number;
+                        /** @description Learning rate (default 0.1) */
+                        lr?: number;
+                        /** @description Depth limit of each tree (none when absent) */
+                        max_depth?: number;
+                        /** @default 60 */
+                        min_readiness_score: number;
+                        /** @description The experiment's (and model's) name; `tabular <target>` when absent */
+                        name?: string;
+                        /**
+                         * @description Apply the readiness gate
+                         * @default true
+                         */
+                        require_ready: boolean;
+                        /** @description Random state (default 0) */
+                        seed?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            adapter: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description Epochs done */
+                            epoch: number;
+                            epochs: number | null;
+                            error: string | null;
+                            /** @description Seconds left, when the job can tell */
+                            eta_seconds: number | null;
+                            experiment_id: number;
+                            /** Format: date-time */
+                            finished_at: string | null;
+                            id: number;
+                            /** @description What the job does: `train`, `versions.generate`, `auto-annotate.yolo`, … */
+                            kind: string;
+                            /** @description What the job is doing now */
+                            message: string | null;
+                            /** @description Detection `map50, map50_95, precision, recall`; classification `accuracy, top5`; tabular `accuracy, f1` or `rmse, r2`; losses `train_loss, val_loss`; `test_*` for the test split */
+                            metrics: {
+                                [key: string]: number | null;
+                            };
+                            /** @description The registered model, once the run succeeded */
+                            model_id: number | null;
+                            /** @description The same as `kind` (kept for older clients) */
+                            name: string;
+                            progress: number;
+                            project_id: number | null;
+                            /** @description What the job produced, once it succeeded */
+                            result: unknown;
+                            /** Format: date-time */
+                            started_at: string | null;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                            version_id: number | null;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Readiness gate blocked the run (with `readiness`), or the version is not ready */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                            /** @description ReadinessOut: score, threshold, ready, checks, blockers */
+                            readiness?: unknown;
                         } & {
                             [key: string]: unknown;
                         };
@@ -12229,7 +12401,7 @@ export interface paths {
                             /** @enum {string} */
                             source: "upload" | "path" | "training_run";
                             /** @enum {string} */
-                            task: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder";
+                            task: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder" | "tabular";
                             /** @description The dataset version it was trained on */
                             version_id: number | null;
                         }[];
@@ -12308,7 +12480,7 @@ export interface paths {
                          * @description What the model does; read from the ONNX metadata (Ultralytics `task`) when absent, else `detect`
                          * @enum {string}
                          */
-                        task?: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder";
+                        task?: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder" | "tabular";
                     };
                 };
             };
@@ -12362,7 +12534,7 @@ export interface paths {
                             /** @enum {string} */
                             source: "upload" | "path" | "training_run";
                             /** @enum {string} */
-                            task: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder";
+                            task: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder" | "tabular";
                             /** @description The dataset version it was trained on */
                             version_id: number | null;
                         };
@@ -12483,7 +12655,7 @@ export interface paths {
                          * @description What the model does; read from the ONNX metadata (Ultralytics `task`) when absent, else `detect`
                          * @enum {string}
                          */
-                        task?: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder";
+                        task?: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder" | "tabular";
                     };
                 };
             };
@@ -12537,7 +12709,7 @@ export interface paths {
                             /** @enum {string} */
                             source: "upload" | "path" | "training_run";
                             /** @enum {string} */
-                            task: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder";
+                            task: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder" | "tabular";
                             /** @description The dataset version it was trained on */
                             version_id: number | null;
                         };

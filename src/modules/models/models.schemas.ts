@@ -5,7 +5,8 @@ import { Id, Nullable, StringEnum, Timestamp, ValidationErrorOut } from '../../h
 
 export const MODEL_FORMATS = ['onnx', 'pt', 'other'] as const;
 export type ModelFormat = (typeof MODEL_FORMATS)[number];
-export const MODEL_TASKS = ['detect', 'segment', 'classify', 'sam-encoder', 'sam-decoder'] as const;
+/** `tabular`: a gradient-boosted tree model the tabular adapter trained (a pickle, format `other`; not run by Versa's ONNX runtime). */
+export const MODEL_TASKS = ['detect', 'segment', 'classify', 'sam-encoder', 'sam-decoder', 'tabular'] as const;
 export type ModelTask = (typeof MODEL_TASKS)[number];
 export const LIFECYCLES = ['development', 'staging', 'production', 'archived'] as const;
 export type Lifecycle = (typeof LIFECYCLES)[number];

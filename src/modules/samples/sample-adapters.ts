@@ -11,6 +11,7 @@ import { neutraliseCell } from '../../formats/writers/csv-writer.js';
 import { ZipWriter } from '../../formats/zip/zip-writer.js';
 import { ConflictError, ValidationError } from '../../http/errors.js';
 import type { BlobStore } from '../../storage/blob-store.js';
+import type { TabularDataSource, TabularLayout } from '../../training/tabular-data.js';
 import type { ExportsRepository } from '../exports/exports.repository.js';
 import { slugOf } from '../exports/exports.service.js';
 import { projectBlobPrefix } from '../projects/projects.service.js';
@@ -27,9 +28,10 @@ const HF_DTYPES: Record<string, string> = { integer: 'int64', number: 'float64',
  * Writes a project's samples in the layouts training code reads: `tabular` (train/valid/test CSV and schema.json, the
  * folder the tabular trainer reads) and `hub` (a zipped folder `datasets.load_dataset(path)` loads: one JSONL per
  * split and a README.md dataset card whose YAML front matter gives the features, splits and class names). Every
- * file becomes an export record, downloaded through `GET /api/exports/{filename}`.
+ * prepared file becomes an export record, downloaded through `GET /api/exports/{filename}`. The tabular folder is also
+ * what the tabular trainer reads (`adapters/train`): the training module writes it through `writeTabularFolder`.
  */
-export class SampleAdapters {
+export class SampleAdapters implements TabularDataSource {
   constructor(
     private readonly samples: SamplesRepository,
     private readonly exportsRepository: ExportsRepository,
@@ -46,7 +48,7 @@ export class SampleAdapters {
     await mkdir(this.workDir, { recursive: true });
     const dir = await mkdtemp(join(this.workDir, 'adapter-'));
     try {
-      const files = body.adapter === 'tabular' ? await this.tabular(projectId, dir) : await this.hub(projectId, dir, body.modality);
+      const files = body.adapter === 'tabular' ? (await this.tabular(projectId, dir)).files : await this.hub(projectId, dir, body.modality);
       const out: AdapterPrepareOut['files'] = [];
       const written: string[] = [];
       try {
@@ -81,26 +83,33 @@ export class SampleAdapters {
   }
 
   /**
-   * Writes the tabular training folder (`train.csv`, `valid.csv`, `test.csv`, `schema.json`) into `dir`, for a
-   * trainer that reads it in place (the `train` branch's tabular adapter); the caller needs export access.
+   * Writes the tabular training folder (`train.csv`, `valid.csv`, `test.csv`, `schema.json`) into `dir`, for the
+   * tabular trainer, which reads it in place. No access check: the training service checked when the run was asked for.
    */
-  async writeTabularFolder(caller: Caller, projectId: number, dir: string): Promise<{ name: string; path: string; samples: number }[]> {
-    await this.access.wholeProject(caller, projectId, 'export');
-    return (await this.tabular(projectId, dir)).map(({ name, path, samples }) => ({ name, path, samples }));
+  async writeTabularFolder(projectId: number, dir: string): Promise<TabularLayout> {
+    return (await this.tabular(projectId, dir)).layout;
+  }
+
+  /** What `writeTabularFolder` would write now: target, task, classes and rows per split; null without tabular samples. */
+  async tabularLayout(projectId: number): Promise<TabularLayout | null> {
+    const schema = (await this.samples.findSchema(projectId, 'tabular')) as TabularSchema | undefined;
+    if (!schema) return null;
+    const bySplit = await this.samples.splitCounts(projectId, 'tabular');
+    const unsplit = bySplit.get(null) ?? 0;
+    const anySplit = [...bySplit].some(([split, n]) => split !== null && n > 0);
+    const counts = { train: bySplit.get('train') ?? 0, valid: bySplit.get('valid') ?? 0, test: bySplit.get('test') ?? 0 };
+    if (!anySplit) counts.train = unsplit;
+    return layoutOf(schema, counts);
   }
 
   /** Samples of a split: unsplit samples are left out, unless none has a split (then all are training data). */
   private async splitOf(projectId: number, modality: Modality): Promise<(row: SampleRow) => SplitName | null> {
-    let anySplit = false;
-    for await (const row of this.samples.iterate(projectId, modality)) {
-      if (row.split) {
-        anySplit = true;
-        break;
-      }
-    }
+    const bySplit = await this.samples.splitCounts(projectId, modality);
+    const anySplit = [...bySplit].some(([split, n]) => split !== null && n > 0);
     return (row) => (row.split ? (row.split as SplitName) : anySplit ? null : 'train');
   }
 
+  /** The one writer of the tabular folder: `prepare` stores its files, the trainer reads them in place. */
   private async tabular(projectId: number, dir: string) {
     const schema = (await this.samples.findSchema(projectId, 'tabular')) as TabularSchema | undefined;
     if (!schema) throw new ConflictError(`Project ${projectId} has no tabular samples (import a CSV first)`);
@@ -134,10 +143,14 @@ export class SampleAdapters {
     const schemaPath = join(dir, 'schema.json');
     const document = { target: schema.target, task: schema.task, columns: Object.fromEntries(schema.columns), classes: schema.task === 'classification' ? schema.classes : [] };
     await writeText(schemaPath, `${JSON.stringify(document, null, 2)}\n`);
-    return [
-      ...SPLIT_NAMES.map((split) => ({ name: `${split}.csv`, stem: split, ext: 'csv', path: writers.get(split)!.path, samples: writers.get(split)!.rows })),
-      { name: 'schema.json', stem: 'schema', ext: 'json', path: schemaPath, samples: 0 },
-    ];
+    const rows = (split: SplitName) => writers.get(split)!.rows;
+    return {
+      layout: layoutOf(schema, { train: rows('train'), valid: rows('valid'), test: rows('test') }),
+      files: [
+        ...SPLIT_NAMES.map((split) => ({ name: `${split}.csv`, stem: split, ext: 'csv', path: writers.get(split)!.path, samples: rows(split) })),
+        { name: 'schema.json', stem: 'schema', ext: 'json', path: schemaPath, samples: 0 },
+      ],
+    };
   }
 
   private async hub(projectId: number, dir: string, modality?: Modality) {
@@ -230,6 +243,10 @@ export class SampleAdapters {
     for await (const row of this.samples.iterate(projectId, undefined, 1)) return row.modality;
     return undefined;
   }
+}
+
+function layoutOf(schema: TabularSchema, counts: TabularLayout['counts']): TabularLayout {
+  return { target: schema.target, task: schema.task, classes: schema.task === 'classification' ? schema.classes : [], counts };
 }
 
 async function writeText(path: string, text: string): Promise<void> {

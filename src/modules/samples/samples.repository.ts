@@ -275,6 +275,14 @@ export class SamplesRepository {
     return query.orderBy('id').execute();
   }
 
+  /** Samples per split (`null`: in no split), optionally of one modality. */
+  async splitCounts(projectId: number, modality?: SampleModality): Promise<Map<SplitName | null, number>> {
+    let query = this.db.selectFrom('samples').select((eb) => ['split', eb.fn.countAll<number>().as('n')]).where('project_id', '=', projectId);
+    if (modality) query = query.where('modality', '=', modality);
+    const rows = await query.groupBy('split').execute();
+    return new Map(rows.map((row) => [row.split as SplitName | null, Number(row.n)]));
+  }
+
   /** Sets splits by id, grouped by split so each statement updates many rows. */
   async setSplits(projectId: number, assignment: Map<number, SplitName>): Promise<void> {
     const bySplit = new Map<SplitName, number[]>();

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { JobsRepository } from '../../jobs/jobs.repository.js';
 import type { ReadinessEvaluator } from '../../training/readiness.js';
+import type { TabularDataSource } from '../../training/tabular-data.js';
 import type { ModelsService } from '../models/models.service.js';
 import type { ModuleDeps } from '../module-deps.js';
 import { ExperimentsService } from './experiments.service.js';
@@ -9,10 +10,17 @@ import { trainingRoutes } from './training.routes.js';
 import { TRAIN_JOB, TrainingService, type TrainPayload } from './training.service.js';
 
 /**
- * Training and experiments. `readiness` is the data-quality module's evaluator once merged; until then the
- * provisional one. Returns the service (pipelines' train step calls `startTraining`, samples' prepare `trainTabular`).
+ * Training and experiments. `readiness` is the data-quality module's evaluator (the gate); `tabularData` the samples
+ * module's writer of the tabular folder (`adapters/train`). Returns the service (pipelines' train step calls
+ * `startTraining`).
  */
-export async function registerTrainingModule(app: FastifyInstance, deps: ModuleDeps, models: ModelsService, readiness: ReadinessEvaluator): Promise<TrainingService> {
+export async function registerTrainingModule(
+  app: FastifyInstance,
+  deps: ModuleDeps,
+  models: ModelsService,
+  readiness: ReadinessEvaluator,
+  tabularData: TabularDataSource,
+): Promise<TrainingService> {
   const repository = new TrainingRepository(deps.db);
   const service = new TrainingService(
     repository,
@@ -22,6 +30,7 @@ export async function registerTrainingModule(app: FastifyInstance, deps: ModuleD
     deps.blobs,
     models,
     readiness,
+    tabularData,
     { dataDir: deps.config.dataDir, python: deps.config.python },
   );
   await service.failInterrupted();

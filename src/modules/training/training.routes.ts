@@ -13,6 +13,7 @@ import {
   ExperimentListQuery,
   ExperimentOut,
   ExperimentPatch,
+  TabularTrainRequest,
   TrainJobOut,
   TrainRequest,
   TrainStatusOut,
@@ -51,6 +52,24 @@ export function trainingRoutes(server: FastifyInstance, training: TrainingServic
       response: { 202: TrainJobOut, ...errors(401, 403, 404, 422), 409: GateOut },
     },
   }, async (request, reply) => reply.status(202).send(await training.startTraining(callerOf(request), request.params.id, request.body)));
+
+  app.post('/api/projects/:id/adapters/train', {
+    schema: {
+      tags: [...tags, 'samples'],
+      summary: "Train the tabular adapter on the project's tabular samples (background job)",
+      description: 'Gradient-boosted trees (scikit-learn) on the target column of the tabular import, with the same job, experiment, '
+        + 'readiness gate and model registration as `POST /api/projects/{id}/train`; needs `models.write`. The job writes the samples '
+        + 'as they are when it starts, in the layout `adapters/prepare {adapter: "tabular"}` gives (samples in no split are left out '
+        + 'unless none has a split), into a data folder removed when the job ends. The experiment\'s metrics: `accuracy` and macro `f1` '
+        + '(classification) or `rmse` and `r2` (regression) on the valid split, and the same as `test_*` on the test split; the model '
+        + 'is registered with task `tabular` (a pickle, format `other`). 409: the gate (`require_ready`, `min_readiness_score`) blocks, '
+        + 'with `readiness` and its blockers (for example a project without tabular samples), or the train or valid split is empty '
+        + '(whatever `require_ready`: the run needs both); nothing is started. 422: an invalid body, or scikit-learn is missing.',
+      params: IdParams,
+      body: TabularTrainRequest,
+      response: { 202: TrainJobOut, ...errors(401, 403, 404, 422), 409: GateOut },
+    },
+  }, async (request, reply) => reply.status(202).send(await training.trainTabular(callerOf(request), request.params.id, request.body)));
 
   app.get('/api/projects/:id/train/status', {
     schema: {

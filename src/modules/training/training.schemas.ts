@@ -26,6 +26,22 @@ export const TrainRequest = Type.Object(
 );
 export type TrainRequest = Static<typeof TrainRequest>;
 
+/** `POST /api/projects/{id}/adapters/train`: the parameters trainer/versa_trainer/tabular.py reads, and the gate's. */
+export const TabularTrainRequest = Type.Object(
+  {
+    adapter: StringEnum(['tabular'] as const, { description: 'The tabular-learning adapter (scikit-learn histogram gradient boosting)' }),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'The experiment\'s (and model\'s) name; `tabular <target>` when absent' })),
+    epochs: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000, description: 'Boosting iterations (default 100)' })),
+    lr: Type.Optional(Type.Number({ minimum: 0.001, maximum: 1, description: 'Learning rate (default 0.1)' })),
+    max_depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 64, description: 'Depth limit of each tree (none when absent)' })),
+    seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'Random state (default 0)' })),
+    require_ready: Type.Boolean({ default: true, description: 'Apply the readiness gate' }),
+    min_readiness_score: Type.Number({ minimum: 0, maximum: 100, default: 60 }),
+  },
+  { additionalProperties: false },
+);
+export type TabularTrainRequest = Static<typeof TabularTrainRequest>;
+
 export const TrainJobOut = Type.Object({
     ...JobOut.properties,
     version_id: Nullable(Type.Integer()),

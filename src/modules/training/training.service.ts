@@ -1,4 +1,4 @@
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { join, relative } from 'node:path';
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
@@ -9,20 +9,19 @@ import { ADAPTERS, adapterNamed, defaultAdapterFor, type AdapterSpec } from '../
 import { materialiseVersion, type MaterialImage, type MaterialisedFolder } from '../../training/materialise.js';
 import { probePython, TRAINER_DIR, type PythonProbe } from '../../training/python.js';
 import type { ReadinessEvaluator } from '../../training/readiness.js';
+import type { TabularDataSource } from '../../training/tabular-data.js';
 import { runTrainer, type TrainerEvent } from '../../training/trainer-process.js';
 import { toJobOut } from '../jobs/jobs.schemas.js';
 import type { ModelsService } from '../models/models.service.js';
 import type { RunWeightsOut } from '../models/models.schemas.js';
 import type { ExperimentRow, TrainingRepository } from './training.repository.js';
-import type { AdapterOut, TrainJobOut, TrainRequest } from './training.schemas.js';
+import type { AdapterOut, TabularTrainRequest, TrainJobOut, TrainRequest } from './training.schemas.js';
 import { freshFolder, removePath, writeJsonFile } from '../../storage/local-files.js';
 
 export const TRAIN_JOB = 'train';
 
 export interface TrainPayload {
   experimentId: number;
-  /** A prepared folder to train on as it is (tabular); otherwise the version is materialised for the run. */
-  dataDir?: string;
 }
 
 export interface TrainingOptions {
@@ -30,21 +29,14 @@ export interface TrainingOptions {
   python: string;
 }
 
-/** What `trainTabular` takes: a folder `adapters/prepare {adapter: "tabular"}` wrote (train/valid/test.csv, schema.json). */
-export interface TabularTrainRequest {
-  folder: string;
-  name?: string;
-  epochs?: number;
-  seed?: number;
-}
-
 const DEFAULT_SEED = 0;
 const HISTORY_WRITE_MS = 1000;
 
 /**
  * Starts and supervises training runs: validates the request, applies the readiness gate, records an experiment,
- * queues the job; the job materialises the version, runs the adapter's Python trainer as a child process, follows
- * its JSON lines and, on success, registers the exported model.
+ * queues the job; the job materialises the version (image adapters) or writes the project's tabular samples (the
+ * tabular adapter) into the run's data folder, runs the adapter's Python trainer as a child process, follows its JSON
+ * lines and, on success, registers the exported model. The data folder is removed when the job ends, whatever the end.
  */
 export class TrainingService {
   constructor(
@@ -55,6 +47,7 @@ export class TrainingService {
     private readonly blobs: BlobStore,
     private readonly models: ModelsService,
     private readonly readiness: ReadinessEvaluator,
+    private readonly tabularData: TabularDataSource,
     private readonly options: TrainingOptions,
   ) {}
 
@@ -111,12 +104,7 @@ export class TrainingService {
     if (reason) throw ValidationError.at(['body', 'adapter'], `Adapter '${adapter.name}' is not available: ${reason}`);
     if (request.device.startsWith('cuda') && !probe.cuda) throw ValidationError.at(['body', 'device'], `CUDA is not available to ${this.options.python}; use cpu or auto`);
     if (version.status !== 'ready') throw new ConflictError(`Version ${version.id} is ${version.status}, not ready; train once it has been generated`);
-    if (request.require_ready) {
-      const report = await this.readiness.evaluate(caller, projectId, { adapter: adapter.name, config: { min_readiness_score: request.min_readiness_score } });
-      if (!report.ready) {
-        throw new ConflictError(`Project ${projectId} is not ready to train (readiness ${report.score} < ${report.threshold})${report.blockers.length ? `: ${report.blockers.join('; ')}` : ''}`, { readiness: report });
-      }
-    }
+    await this.gate(caller, projectId, adapter.name, request);
     const params: Record<string, unknown> = {
       model,
       epochs: request.epochs ?? adapter.params.epochs?.default,
@@ -134,19 +122,37 @@ export class TrainingService {
   }
 
   /**
-   * Trains the tabular adapter on a prepared folder (the samples module's `adapters/prepare`). The folder must lie
-   * under DATA_DIR; the caller needs models.write in the project. Answers like startTraining.
+   * `POST /api/projects/{id}/adapters/train`: the tabular adapter on the project's current tabular samples, with the
+   * same permission, readiness gate, experiment and job as startTraining. The data problems come first (the gate, then
+   * a train and a valid split to learn and measure on: 409), the adapter's runtime last (422), so the answer about the
+   * data is the same on every machine. Nothing is written before the job runs: its data folder is written by the job.
    */
   async trainTabular(caller: Caller, projectId: number, request: TabularTrainRequest): Promise<TrainJobOut> {
     await this.access.project(caller, projectId, 'models.write');
-    const folder = resolve(request.folder);
-    const inside = relative(this.options.dataDir, folder);
-    if (!isAbsolute(request.folder) || inside.startsWith('..') || isAbsolute(inside)) throw ValidationError.at(['body', 'folder'], 'The prepared folder must lie under DATA_DIR');
-    const adapter = adapterNamed('tabular')!;
+    const adapter = adapterNamed(request.adapter);
+    if (!adapter || adapter.modality !== 'tabular') throw ValidationError.at(['body', 'adapter'], `Adapter '${request.adapter}' does not train tabular samples`);
+    await this.gate(caller, projectId, adapter.name, request);
+    const layout = await this.tabularData.tabularLayout(projectId);
+    if (!layout) throw new ConflictError(`Project ${projectId} has no tabular samples: import a CSV with its target (POST /api/projects/${projectId}/import/tabular)`);
+    if (layout.counts.train === 0 || layout.counts.valid === 0) {
+      throw new ConflictError(
+        `The ${layout.counts.train === 0 ? 'train' : 'valid'} split has no tabular samples: the run needs both, to learn and to measure the model `
+          + `(assign splits with POST /api/projects/${projectId}/samples/splits)`,
+      );
+    }
     const reason = adapter.unavailable(await this.probe());
-    if (reason) throw ValidationError.at(['body', 'adapter'], `Adapter 'tabular' is not available: ${reason}`);
-    const params = { model: adapter.defaultModel, epochs: request.epochs ?? 100, seed: request.seed ?? DEFAULT_SEED };
-    const { experiment, job } = await this.create(caller, projectId, adapter, params, null, request.name ?? 'tabular', { recipe: { folder } }, folder);
+    if (reason) throw ValidationError.at(['body', 'adapter'], `Adapter '${adapter.name}' is not available: ${reason}`);
+    const params: Record<string, unknown> = {
+      model: adapter.defaultModel,
+      epochs: request.epochs ?? adapter.params.epochs?.default,
+      lr: request.lr ?? adapter.params.lr?.default,
+      max_depth: request.max_depth ?? adapter.params.max_depth?.default,
+      seed: request.seed ?? DEFAULT_SEED,
+      require_ready: request.require_ready,
+      min_readiness_score: request.min_readiness_score,
+    };
+    const recipe = { data: 'tabular samples', target: layout.target, task: layout.task, classes: layout.classes, splits: layout.counts };
+    const { experiment, job } = await this.create(caller, projectId, adapter, params, null, request.name ?? `tabular ${layout.target}`, { recipe });
     return this.trainJobOut(job, experiment);
   }
 
@@ -218,7 +224,7 @@ export class TrainingService {
     if (!experiment) throw new Error(`Experiment ${ctx.payload.experimentId} was deleted before it ran`);
     const adapter = adapterNamed(experiment.adapter)!;
     const runDir = experiment.run_dir!;
-    const dataDir = ctx.payload.dataDir ?? join(this.options.dataDir, 'training', 'data', `exp-${experiment.id}`);
+    const dataDir = this.dataDirOf(experiment.id);
     const started = Date.now();
     const params = JSON.parse(experiment.params) as Record<string, unknown>;
     const extra = JSON.parse(experiment.extra) as Record<string, unknown>;
@@ -231,7 +237,13 @@ export class TrainingService {
     await this.repository.update(experiment.id, { status: 'running' });
     try {
       await freshFolder(runDir);
-      if (!ctx.payload.dataDir) {
+      if (adapter.modality === 'tabular') {
+        await ctx.report({ progress: 0, message: 'writing the tabular samples' });
+        await freshFolder(dataDir);
+        const layout = await this.tabularData.writeTabularFolder(experiment.project_id, dataDir);
+        extra.materialised = { counts: layout.counts, target: layout.target, task: layout.task };
+        if (layout.counts.train === 0 || layout.counts.valid === 0) throw new Error(`No tabular sample is in the ${layout.counts.train === 0 ? 'train' : 'valid'} split any more`);
+      } else {
         await ctx.report({ progress: 0, message: 'materialising the version' });
         const folder = await this.materialise(experiment.version_id!, dataDir);
         extra.materialised = { counts: folder.counts, linked: folder.linked, copied: folder.copied };
@@ -260,7 +272,7 @@ export class TrainingService {
       const outcome = await runTrainer({ python: this.options.python, script: join(TRAINER_DIR, adapter.script), configPath, cwd: runDir, signal: ctx.signal, onEvent });
       if (outcome.cancelled || ctx.signal.aborted) throw new JobCancelledError();
       if (!outcome.final) throw new Error(outcome.error ?? 'the trainer ended without results');
-      const final = outcome.final as TrainerEvent & { metrics: Record<string, number | null>; per_class?: unknown[]; best_epoch?: number; artifacts?: Record<string, string>; confusion?: number[][]; history?: Record<string, unknown>[]; duration_s?: number; env?: unknown; params?: Record<string, unknown> };
+      const final = outcome.final as TrainerEvent & { metrics: Record<string, number | null>; per_class?: unknown[]; best_epoch?: number; artifacts?: Record<string, string>; confusion?: number[][]; history?: Record<string, unknown>[]; duration_s?: number; env?: unknown; params?: Record<string, unknown>; class_names?: string[] };
       const metrics = numericMetrics(final.metrics);
       const fullHistory = history.length ? history : final.history ?? [];
       extra.artifacts = final.artifacts ?? {};
@@ -268,10 +280,11 @@ export class TrainingService {
       extra.environment = final.env ?? extra.environment;
       extra.evaluation = final.evaluation ?? null;
       const effective = { ...params, ...(final.params ?? {}) };
-      if (adapter.modelTask && final.artifacts?.onnx) {
-        const names = (await this.repository.versionClasses(experiment.version_id!)).map((c) => c.name);
+      const weights = final.artifacts?.[adapter.modelArtifact ?? 'onnx'];
+      if (adapter.modelTask && weights) {
+        const names = final.class_names ?? (experiment.version_id !== null ? (await this.repository.versionClasses(experiment.version_id)).map((c) => c.name) : []);
         const { model, created } = await this.models.registerTrained(experiment.created_by, experiment.project_id, {
-          path: join(runDir, final.artifacts.onnx),
+          path: join(runDir, weights),
           name: experiment.name,
           task: adapter.modelTask,
           classNames: names,
@@ -314,7 +327,7 @@ export class TrainingService {
       }).catch(() => undefined);
       throw err;
     } finally {
-      if (!ctx.payload.dataDir) await removePath(dataDir);
+      await removePath(dataDir);
     }
   }
 
@@ -322,9 +335,26 @@ export class TrainingService {
   async failInterrupted(): Promise<void> {
     for (const row of await this.repository.interrupted()) {
       if (row.run_dir) await removePath(row.run_dir);
-      await removePath(join(this.options.dataDir, 'training', 'data', `exp-${row.id}`));
+      await removePath(this.dataDirOf(row.id));
       await this.repository.update(row.id, { status: 'failed', error: 'interrupted by a restart', run_dir: null, finished_at: new Date().toISOString() });
     }
+  }
+
+  /**
+   * The readiness gate of every training request: with `require_ready`, a project below `min_readiness_score` or with
+   * a blocker is refused (409 with the readiness report) before anything is recorded.
+   */
+  private async gate(caller: Caller, projectId: number, adapter: string, request: { require_ready: boolean; min_readiness_score: number }): Promise<void> {
+    if (!request.require_ready) return;
+    const report = await this.readiness.evaluate(caller, projectId, { adapter, config: { min_readiness_score: request.min_readiness_score } });
+    if (!report.ready) {
+      throw new ConflictError(`Project ${projectId} is not ready to train (readiness ${report.score} < ${report.threshold})${report.blockers.length ? `: ${report.blockers.join('; ')}` : ''}`, { readiness: report });
+    }
+  }
+
+  /** The run's data folder (the materialised version, or the written tabular samples), removed when the job ends. */
+  private dataDirOf(experimentId: number): string {
+    return join(this.options.dataDir, 'training', 'data', `exp-${experimentId}`);
   }
 
   private async create(
@@ -335,7 +365,6 @@ export class TrainingService {
     versionId: number | null,
     name: string,
     extra: Record<string, unknown>,
-    dataDir?: string,
   ): Promise<{ experiment: ExperimentRow; job: JobRow }> {
     const now = new Date().toISOString();
     const experiment = await this.repository.insert({
@@ -363,7 +392,7 @@ export class TrainingService {
       duration_s: null,
     });
     const runDir = join(this.runsDir, adapter.name, `exp-${experiment.id}`);
-    const payload: TrainPayload = { experimentId: experiment.id, ...(dataDir ? { dataDir } : {}) };
+    const payload: TrainPayload = { experimentId: experiment.id };
     await this.repository.update(experiment.id, { run_dir: runDir, name: request_name(name, experiment.id) });
     try {
       const job = await this.queue.enqueue(TRAIN_JOB, payload, { projectId, createdBy: caller.userId });
