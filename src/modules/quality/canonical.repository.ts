@@ -20,8 +20,6 @@ export interface CanonicalImageRow {
 export interface CanonicalImageRecordRow extends CanonicalImageRow {
   /** The annotations as JSON objects joined by commas, in id order (null: none). */
   annotations: string | null;
-  /** The class name of its last classification annotation as a JSON string (null: none). */
-  label: string | null;
 }
 
 /** Keyset pages of image records for the canonical stream: bounded reads, never a whole project at once. */
@@ -41,9 +39,6 @@ export class CanonicalRepository {
       .select(['id', 'filename', 'original_name', 'width', 'height', 'split', 'sha256', 'mime_type', 'size_bytes', 'review_state', 'created_at'])
       .select(
         sql<string | null>`(select ${stringAgg(db, annotation, ',', sql.ref('a.id'))} from annotations a left join classes c on c.id = a.class_id where a.image_id = images.id)`.as('annotations'),
-      )
-      .select(
-        sql<string | null>`(select ${q('c.name')} from annotations a join classes c on c.id = a.class_id where a.image_id = images.id and a.annotation_type = 'classification' order by a.id desc limit 1)`.as('label'),
       )
       .where('project_id', '=', projectId)
       .where('id', '>', after);

@@ -70,5 +70,15 @@ function record(projectId: number, image: CanonicalImageRecordRow): string {
     filename: image.filename,
   };
   const metadata = { original_name: image.original_name, review_state: image.review_state, created_at: image.created_at, image_id: image.id };
-  return `{"id":"image:${image.id}","modality":"image","split":${image.split === null ? 'null' : JSON.stringify(image.split)},"media":${JSON.stringify(media)},"annotations":[${image.annotations ?? ''}],"label":${image.label ?? 'null'},"spans":null,"value":null,"metadata":${JSON.stringify(metadata)}}`;
+  return `{"id":"image:${image.id}","modality":"image","split":${image.split === null ? 'null' : JSON.stringify(image.split)},"media":${JSON.stringify(media)},"annotations":[${image.annotations ?? ''}],"label":${labelOf(image.annotations)},"spans":null,"value":null,"metadata":${JSON.stringify(metadata)}}`;
+}
+
+/**
+ * The record-level label: the class of the image's last classification annotation, as JSON text. The annotations'
+ * text is only parsed when it holds one (the database quotes every string, so the marker cannot occur elsewhere).
+ */
+function labelOf(annotations: string | null): string {
+  if (annotations === null || !annotations.includes('"type":"classification"')) return 'null';
+  const list = JSON.parse(`[${annotations}]`) as { label: string; type: string }[];
+  return JSON.stringify(list.findLast((a) => a.type === 'classification')!.label);
 }
