@@ -5,7 +5,7 @@
  * trains from scratch on the CPU under a time budget. Reports the test metrics the experiment recorded beside a
  * baseline: predict-nothing (mAP 0) for the detector, the majority class of the training split for the classifier.
  *
- *   npx tsx bench/training-datasets.ts [detect|classify|both] [detectMinutes=8] [classifyMinutes=5]
+ *   npx tsx bench/training-datasets.ts [detect|classify|both] [detectMinutes=8] [classifyMinutes=5] [seed=0]
  */
 import { execFile } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
@@ -17,6 +17,7 @@ import { startServer, type BenchServer } from './lib/server.js';
 const which = process.argv[2] ?? 'both';
 const detectMinutes = Number(process.argv[3] ?? 8);
 const classifyMinutes = Number(process.argv[4] ?? 5);
+const seed = Number(process.argv[5] ?? 0);
 const DATASETS = resolve('..', 'shared', 'datasets');
 
 interface Run {
@@ -84,7 +85,7 @@ try {
     if (version.status !== 'ready') throw new Error(`version ${version.status}`);
     const started = Date.now();
     const job = await server.api('POST', `/api/projects/${project.id}/train`, {
-      version_id: version.id, adapter: run.adapter, device: 'cpu', seed: 0, time_budget_s: Math.round(run.minutes * 60), ...run.body,
+      version_id: version.id, adapter: run.adapter, device: 'cpu', seed, time_budget_s: Math.round(run.minutes * 60), ...run.body,
     });
     const done = await waitFor(() => server.api('GET', `/api/train/jobs/${job.id}`), (j) => ['succeeded', 'failed', 'cancelled'].includes(j.status));
     const wall = (Date.now() - started) / 1000;
