@@ -54,9 +54,9 @@ export function opaqueRgb(pixels: FittedPixels): Buffer {
   return out;
 }
 
-/** Grey level (Rec. 601 luma) of each pixel of opaque RGB bytes. */
-export function greyLevels(rgb: Buffer, count: number): Float32Array {
-  const grey = new Float32Array(count);
-  for (let i = 0, p = 0; i < count; i++, p += 3) grey[i] = 0.299 * rgb[p] + 0.587 * rgb[p + 1] + 0.114 * rgb[p + 2];
+/** Grey level of each pixel of opaque RGB bytes: Rec. 601 luma in 16-bit fixed point, rounded to 0–255. */
+export function greyLevels(rgb: Buffer, count: number): Uint8Array {
+  const grey = new Uint8Array(count);
+  for (let i = 0, p = 0; i < count; i++, p += 3) grey[i] = (19595 * rgb[p] + 38470 * rgb[p + 1] + 7471 * rgb[p + 2] + 32768) >>> 16;
   return grey;
 }

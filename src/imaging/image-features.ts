@@ -6,7 +6,7 @@
  * PNG with its IEND chunk), which costs no decode at all.
  */
 import { createHash } from 'node:crypto';
-import { opaqueRgb, type FittedPixels } from './fitted-pixels.js';
+import { greyLevels, opaqueRgb, type FittedPixels } from './fitted-pixels.js';
 import { dHashOfGrey } from './perceptual-hash.js';
 
 export interface ImageFeatures {
@@ -52,21 +52,20 @@ export function measureImageFeatures(pixels: FittedPixels, original: OriginalEnd
   const { width, height } = pixels;
   const data = opaqueRgb(pixels);
   const n = width * height;
-  const grey = new Float32Array(n);
+  const grey = greyLevels(data, n);
   const histogram = new Uint32Array(256);
   let sum = 0;
+  for (let i = 0; i < n; i++) {
+    sum += grey[i];
+    histogram[grey[i]]++;
+  }
+  // A pixel is coloured when its channels spread more than GREY_SPREAD: max − min is the largest pairwise difference.
   let colourPixels = 0;
-  for (let i = 0, p = 0; i < n; i++, p += 3) {
-    const r = data[p];
-    const g = data[p + 1];
-    const b = data[p + 2];
-    const v = 0.299 * r + 0.587 * g + 0.114 * b;
-    grey[i] = v;
-    sum += v;
-    histogram[v | 0]++;
-    const max = r > g ? (r > b ? r : b) : g > b ? g : b;
-    const min = r < g ? (r < b ? r : b) : g < b ? g : b;
-    if (max - min > GREY_SPREAD) colourPixels++;
+  for (let p = 0; p < n * 3; p += 3) {
+    const rg = data[p] - data[p + 1];
+    const gb = data[p + 1] - data[p + 2];
+    const br = data[p + 2] - data[p];
+    if (rg > GREY_SPREAD || rg < -GREY_SPREAD || gb > GREY_SPREAD || gb < -GREY_SPREAD || br > GREY_SPREAD || br < -GREY_SPREAD) colourPixels++;
   }
   let entropy = 0;
   for (const count of histogram) {
@@ -86,7 +85,7 @@ export function measureImageFeatures(pixels: FittedPixels, original: OriginalEnd
   };
 }
 
-function laplacianVariance(grey: Float32Array, width: number, height: number): number {
+function laplacianVariance(grey: Uint8Array, width: number, height: number): number {
   if (width < 3 || height < 3) return 0;
   let sum = 0;
   let sumSq = 0;

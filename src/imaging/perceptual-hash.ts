@@ -19,7 +19,7 @@ export async function dHash(image: Buffer): Promise<string> {
  * of cells (left brighter than right). Ingest hashes the pixels it already has (image-features.ts); files hash
  * through `dHash`: one definition.
  */
-export function dHashOfGrey(grey: Float32Array, width: number, height: number): string {
+export function dHashOfGrey(grey: Uint8Array, width: number, height: number): string {
   const column = new Uint8Array(width);
   for (let x = 0; x < width; x++) column[x] = Math.min(8, Math.floor((x * 9) / width));
   const sums = new Float64Array(72);
