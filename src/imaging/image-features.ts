@@ -22,6 +22,9 @@ export interface ImageFeatures {
   dhash: string;
 }
 
+/** The dHash recorded for an image that cannot be decoded, so it is not tried again; the checks skip unreadable images. */
+const UNREADABLE_DHASH = '0000000000000000';
+
 /** What an undecodable image measures as: unreadable, and matching nothing. */
 export const UNREADABLE_FEATURES = (truncated: boolean): ImageFeatures => ({
   readable: false,
@@ -33,9 +36,6 @@ export const UNREADABLE_FEATURES = (truncated: boolean): ImageFeatures => ({
   pixelHash: 'unreadable',
   dhash: UNREADABLE_DHASH,
 });
-
-/** The dHash recorded for an image that cannot be decoded, so it is not tried again; the checks skip unreadable images. */
-export const UNREADABLE_DHASH = '0000000000000000';
 
 /** Channel spread (max − min) below which a pixel counts as grey; JPEG chroma noise stays under it. */
 const GREY_SPREAD = 12;

@@ -1,4 +1,5 @@
 /// <reference lib="dom" />
+import assert from 'node:assert/strict';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -123,6 +124,18 @@ export async function launchBrowser(): Promise<Browser> {
       await context.close();
       await rm(profile, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * A JSON API call through the page's own session (its cookies): asserts the status (201 for POST, 200 for GET unless
+ * told) and answers the body. `base` is read at each call, so it can name a server started later.
+ */
+export function apiCaller(page: () => Page, base: () => string) {
+  return async <T>(method: 'get' | 'post', url: string, data?: unknown, status = method === 'post' ? 201 : 200): Promise<T> => {
+    const res = method === 'get' ? await page().request.get(base() + url) : await page().request.post(base() + url, { data: (data ?? {}) as object });
+    assert.equal(res.status(), status, `${url}: ${await res.text()}`);
+    return (await res.json()) as T;
   };
 }
 

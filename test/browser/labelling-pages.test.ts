@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import type { Page } from 'playwright-core';
 import { encodeRle } from '../../src/imaging/rle.js';
-import { SKIP_REASON, ensureWebBuilt, launchBrowser, screenshot, startServer, until, type Browser, type LiveServer } from './browser-harness.js';
+import { apiCaller, SKIP_REASON, ensureWebBuilt, launchBrowser, screenshot, startServer, until, type Browser, type LiveServer } from './browser-harness.js';
 
 /** A 400×200 image (wide: 2:1), different per seed so uploads are not merged. */
 const wideImage = (seed: number) =>
@@ -30,11 +30,7 @@ describe('labelling pages in Chromium: invitations, role-gated controls, assignm
   });
 
   const base = () => server.baseUrl;
-  const call = async <T>(method: 'get' | 'post', url: string, data?: unknown, status = method === 'post' ? 201 : 200): Promise<T> => {
-    const res = method === 'get' ? await page.request.get(base() + url) : await page.request.post(base() + url, { data: (data ?? {}) as object });
-    assert.equal(res.status(), status, `${url}: ${await res.text()}`);
-    return (await res.json()) as T;
-  };
+  const call = apiCaller(() => page, base);
   const signIn = (email: string) => call('post', '/api/auth/login', { email, password: 'correct horse battery' }, 200);
 
   let projectId = 0;

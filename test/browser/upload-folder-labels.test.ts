@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import type { Page } from 'playwright-core';
-import { SKIP_REASON, ensureWebBuilt, launchBrowser, screenshot, startServer, type Browser, type LiveServer } from './browser-harness.js';
+import { apiCaller, SKIP_REASON, ensureWebBuilt, launchBrowser, screenshot, startServer, type Browser, type LiveServer } from './browser-harness.js';
 
 const picture = (r: number) => sharp({ create: { width: 80, height: 60, channels: 3, background: { r, g: 120, b: 60 } } }).jpeg().toBuffer();
 
@@ -51,11 +51,7 @@ describe('upload page in Chromium: a folder with labels imported with them', { s
   });
 
   const base = () => server.baseUrl;
-  const call = async <T>(method: 'get' | 'post', url: string, data?: unknown, status = method === 'post' ? 201 : 200): Promise<T> => {
-    const res = method === 'get' ? await page.request.get(base() + url) : await page.request.post(base() + url, { data: (data ?? {}) as object });
-    assert.equal(res.status(), status, `${url}: ${await res.text()}`);
-    return (await res.json()) as T;
-  };
+  const call = apiCaller(() => page, base);
 
   it('refuses new classes when asked, then imports the images with their boxes and the classes of data.yaml', async () => {
     await call('post', '/api/auth/register', { email: 'oda@example.com', password: 'correct horse battery' });
