@@ -1,8 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type PostgresPool, type Transaction } from 'kysely';
 import pg from 'pg';
+import { ARRAY_ROWS } from './array-rows.js';
 import { translatingDialect } from './errors.js';
 import type { DialectName } from './dialect.js';
 import { migrations } from './migrations/index.js';
@@ -96,12 +97,30 @@ function openPostgres(url: string, schema?: string): DatabaseHandle {
     max: 10,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
-  const db = new Kysely<Database>({ dialect: translatingDialect(new PostgresDialect({ pool })) });
+  const db = new Kysely<Database>({ dialect: translatingDialect(new PostgresDialect({ pool: withArrayRows(pool) })) });
   return {
     db,
     scanDb: db,
     dialect: 'postgres',
     ping: async () => void (await sql`select 1`.execute(db)),
     close: () => db.destroy(),
+  };
+}
+
+/** The pool Kysely's driver uses, whose clients answer queries marked ARRAY_ROWS with rows as arrays. */
+function withArrayRows(pool: pg.Pool): PostgresPool {
+  const wrapped = new WeakSet<pg.PoolClient>();
+  return {
+    connect: async () => {
+      const client = await pool.connect();
+      if (!wrapped.has(client)) {
+        wrapped.add(client);
+        const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+        (client as { query: unknown }).query = (text: unknown, values?: unknown) =>
+          typeof text === 'string' && text.startsWith(ARRAY_ROWS) ? query({ text, values, rowMode: 'array' }) : query(text, values);
+      }
+      return client;
+    },
+    end: () => pool.end(),
   };
 }

@@ -1,4 +1,4 @@
-import type { ColumnType, Generated } from 'kysely';
+import type { ColumnType, Generated, GeneratedAlways } from 'kysely';
 
 /**
  * Table types. Timestamps are ISO-8601 text and booleans are 0/1 integers on both dialects, so rows read the same
@@ -96,6 +96,11 @@ export interface AnnotationsTable {
   status: Generated<'accepted' | 'suggested'>;
   created_at: string;
   updated_at: string;
+  /** A bbox's or a mask's box, computed by the database from `geometry` (migration 0017); null for other types. */
+  box_x: GeneratedAlways<number | null>;
+  box_y: GeneratedAlways<number | null>;
+  box_w: GeneratedAlways<number | null>;
+  box_h: GeneratedAlways<number | null>;
 }
 
 export interface JobsTable {

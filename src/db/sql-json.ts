@@ -2,25 +2,15 @@ import { PostgresAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
 
 const isPostgres = (db: Kysely<any>) => db.getExecutor().adapter instanceof PostgresAdapter;
 
-/**
- * A number read from a JSON text column, spelled for the dialect the query runs on (SQLite's `->>` takes a JSON
- * path; PostgreSQL must cast the text to json first). Path segments walk nested objects (`['bbox', 'width']`).
- */
-export function jsonNumber(db: Kysely<any>, column: string, path: readonly string[]): RawBuilder<number> {
-  if (isPostgres(db)) {
-    let walked = sql`(${sql.ref(column)})::json`;
-    for (const p of path.slice(0, -1)) walked = sql`${walked} -> ${sql.lit(p)}`;
-    return sql<number>`cast(${walked} ->> ${sql.lit(path[path.length - 1])} as double precision)`;
-  }
-  return sql<number>`(${sql.ref(column)} ->> ${sql.lit('$.' + path.join('.'))})`;
-}
-
 /** The integer part of a non-negative number (PostgreSQL's cast rounds, SQLite's truncates). */
 export function floorInt(db: Kysely<any>, value: RawBuilder<number>): RawBuilder<number> {
   return isPostgres(db) ? sql<number>`cast(floor(${value}) as integer)` : sql<number>`cast(${value} as integer)`;
 }
 
-/** A string read from a JSON text column (null when absent or JSON null), spelled for the dialect, as jsonNumber. */
+/**
+ * A string read from a JSON text column (null when absent or JSON null), spelled for the dialect the query runs on
+ * (SQLite's `->>` takes a JSON path; PostgreSQL must cast the text to json first). Path segments walk nested objects.
+ */
 export function jsonText(db: Kysely<any>, column: string, path: readonly string[]): RawBuilder<string | null> {
   if (isPostgres(db)) {
     let walked = sql`(${sql.ref(column)})::json`;

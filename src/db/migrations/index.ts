@@ -15,6 +15,7 @@ import { labelling } from './0013-labelling.js';
 import { sampleTeams } from './0014-sample-teams.js';
 import { imageBytesNotUnique } from './0015-image-bytes-not-unique.js';
 import { remeasureImages } from './0016-remeasure-images.js';
+import { annotationBoxes } from './0017-annotation-boxes.js';
 
 /** Every migration, in order. Names are stable forever: they are recorded in the database. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -34,5 +35,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0014-sample-teams': sampleTeams(),
     '0015-image-bytes-not-unique': imageBytesNotUnique(dialect),
     '0016-remeasure-images': remeasureImages(),
+    '0017-annotation-boxes': annotationBoxes(dialect),
   };
 }

@@ -106,7 +106,7 @@ export class AnnotationsRepository {
   }
 
   /** Puts a deleted annotation back under its old id (reverting a delete). */
-  async reinsert(values: AnnotationRow, db: Executor): Promise<void> {
+  async reinsert(values: Insertable<AnnotationsTable> & { id: number }, db: Executor): Promise<void> {
     await db.insertInto('annotations').values(values).execute();
   }
 

@@ -36,10 +36,39 @@ function classCounts(s: DatasetSnapshot): Map<number, { total: number; bySplit: 
   return out;
 }
 
+/** The median (the mean of the middle two of an even count), by selection on a copy: linear, where sorting was not. */
 function median(values: Float64Array): number {
-  const sorted = Float64Array.from(values).sort();
-  const m = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2;
+  const a = Float64Array.from(values);
+  const m = a.length >> 1;
+  const upper = select(a, m);
+  if (a.length % 2) return upper;
+  let lower = -Infinity;
+  for (let i = 0; i < m; i++) if (a[i] > lower) lower = a[i];
+  return (lower + upper) / 2;
+}
+
+/** Hoare's selection: reorders `a` so that a[k] holds the k-th smallest, none after it smaller, none before larger. */
+function select(a: Float64Array, k: number): number {
+  let lo = 0;
+  let hi = a.length - 1;
+  while (hi > lo) {
+    const pivot = a[(lo + hi) >> 1];
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i] < pivot) i++;
+      while (a[j] > pivot) j--;
+      if (i <= j) {
+        const t = a[i];
+        a[i++] = a[j];
+        a[j--] = t;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else break;
+  }
+  return a[k];
 }
 
 function robustOutliers(s: DatasetSnapshot, findings: Findings, z: number): void {

@@ -2,24 +2,21 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { jsonQuote, stringAgg } from '../../db/sql-json.js';
 
-export interface CanonicalImageRow {
+/**
+ * An image's canonical record as the database writes it, in pieces around what it cannot spell: the file's URL-encoded
+ * name (after `head`) and the record-level label (after the annotations). See canonical.service.ts for the whole.
+ */
+export interface CanonicalImageRecordRow {
   id: number;
   filename: string;
-  original_name: string;
-  width: number;
-  height: number;
-  split: string | null;
-  sha256: string;
-  mime_type: string;
-  size_bytes: number;
-  review_state: string;
-  created_at: string;
-}
-
-/** An image with its annotations already written as JSON text by the database. */
-export interface CanonicalImageRecordRow extends CanonicalImageRow {
+  /** `{"id":…,"split":…,"media":{"uri":"…/images/file/` */
+  head: string;
+  /** `","mime_type":…,"filename":…},"annotations":[` */
+  media: string;
   /** The annotations as JSON objects joined by commas, in id order (null: none). */
   annotations: string | null;
+  /** `,"spans":null,"value":null,"metadata":{…}}` */
+  tail: string;
 }
 
 /** Keyset pages of image records for the canonical stream: bounded reads, never a whole project at once. */
@@ -27,8 +24,9 @@ export class CanonicalRepository {
   constructor(private readonly db: Db) {}
 
   /**
-   * A keyset page of images, each with its annotations as JSON text built by the database: the stored geometry goes
-   * in unparsed, strings are quoted by the database, so a million annotations never become a million row objects.
+   * A keyset page of images, each written as JSON text by the database: the stored geometry goes in unparsed and
+   * strings are quoted by the database, so a million annotations never become a million row objects and an image's
+   * record is four strings.
    */
   imageRecords(projectId: number, after: number, limit: number, split?: string): Promise<CanonicalImageRecordRow[]> {
     const db = this.db;
@@ -36,10 +34,14 @@ export class CanonicalRepository {
     const annotation = sql<string>`'{"id":' || a.id || ',"label":' || coalesce(${q('c.name')}, '""') || ',"class_id":' || a.class_id || ',"type":' || ${q('a.annotation_type')} || ',"geometry":' || a.geometry || ',"confidence":' || coalesce(cast(a.confidence as text), 'null') || ',"source":' || ${q('a.source')} || ',"status":' || ${q('a.status')} || '}'`;
     let query = db
       .selectFrom('images')
-      .select(['id', 'filename', 'original_name', 'width', 'height', 'split', 'sha256', 'mime_type', 'size_bytes', 'review_state', 'created_at'])
-      .select(
+      .select([
+        'id',
+        'filename',
+        sql<string>`'{"id":"image:' || id || '","modality":"image","split":' || coalesce(${q('split')}, 'null') || ',"media":{"uri":"/api/projects/' || project_id || '/images/file/'`.as('head'),
+        sql<string>`'","mime_type":' || ${q('mime_type')} || ',"sha256":' || ${q('sha256')} || ',"width":' || width || ',"height":' || height || ',"size_bytes":' || size_bytes || ',"filename":' || ${q('filename')} || '},"annotations":['`.as('media'),
         sql<string | null>`(select ${stringAgg(db, annotation, ',', sql.ref('a.id'))} from annotations a left join classes c on c.id = a.class_id where a.image_id = images.id)`.as('annotations'),
-      )
+        sql<string>`',"spans":null,"value":null,"metadata":{"original_name":' || ${q('original_name')} || ',"review_state":' || ${q('review_state')} || ',"created_at":' || ${q('created_at')} || ',"image_id":' || id || '}}'`.as('tail'),
+      ])
       .where('project_id', '=', projectId)
       .where('id', '>', after);
     if (split) query = query.where('split', '=', split);

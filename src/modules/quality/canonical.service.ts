@@ -52,25 +52,16 @@ export class CanonicalService {
     for (let after = 0; ; ) {
       const images = await this.repository.imageRecords(projectId, after, IMAGE_PAGE, split);
       if (images.length === 0) return;
-      yield images.map((image) => record(projectId, image));
+      yield images.map(record);
       if (images.length < IMAGE_PAGE) return;
       after = images[images.length - 1].id;
     }
   }
 }
 
-function record(projectId: number, image: CanonicalImageRecordRow): string {
-  const media = {
-    uri: `/api/projects/${projectId}/images/file/${encodeURIComponent(image.filename)}`,
-    mime_type: image.mime_type,
-    sha256: image.sha256,
-    width: image.width,
-    height: image.height,
-    size_bytes: Number(image.size_bytes),
-    filename: image.filename,
-  };
-  const metadata = { original_name: image.original_name, review_state: image.review_state, created_at: image.created_at, image_id: image.id };
-  return `{"id":"image:${image.id}","modality":"image","split":${image.split === null ? 'null' : JSON.stringify(image.split)},"media":${JSON.stringify(media)},"annotations":[${image.annotations ?? ''}],"label":${labelOf(image.annotations)},"spans":null,"value":null,"metadata":${JSON.stringify(metadata)}}`;
+/** The record the database wrote, with the file's URL-encoded name and the record-level label put in. */
+function record(image: CanonicalImageRecordRow): string {
+  return `${image.head}${encodeURIComponent(image.filename)}${image.media}${image.annotations ?? ''}],"label":${labelOf(image.annotations)}${image.tail}`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Db, Executor } from '../../db/database.js';
 import type { AnnotationsTable, ClassesTable, CleaningRunRecordsTable, CleaningRunsTable, ImagesTable } from '../../db/schema.js';
 
@@ -7,6 +7,12 @@ export type AnnotationFullRow = Selectable<AnnotationsTable>;
 export type ClassFullRow = Selectable<ClassesTable>;
 export type CleaningRunRow = Selectable<CleaningRunsTable>;
 export type CleaningRecordRow = Selectable<CleaningRunRecordsTable>;
+
+/** A recorded annotation as it can be written back: the boxes the database computes from its geometry left out. */
+function writable(row: AnnotationFullRow): Insertable<AnnotationsTable> & { id: number } {
+  const { box_x, box_y, box_w, box_h, ...stored } = row;
+  return stored;
+}
 
 /** Ids per IN list: well under both dialects' bound-parameter limits. */
 const CHUNK = 500;
@@ -85,7 +91,7 @@ export class CleaningRepository {
   }
 
   async insertAnnotations(rows: AnnotationFullRow[], db: Executor): Promise<void> {
-    for (let i = 0; i < rows.length; i += 200) await db.insertInto('annotations').values(rows.slice(i, i + 200)).execute();
+    for (let i = 0; i < rows.length; i += 200) await db.insertInto('annotations').values(rows.slice(i, i + 200).map(writable)).execute();
   }
 
   async insertClasses(rows: ClassFullRow[], db: Executor): Promise<void> {
@@ -93,7 +99,7 @@ export class CleaningRepository {
   }
 
   async restoreAnnotation(row: AnnotationFullRow, db: Executor): Promise<void> {
-    const { id, ...rest } = row;
+    const { id, ...rest } = writable(row);
     await db.updateTable('annotations').set(rest).where('id', '=', id).execute();
   }
 

@@ -10,13 +10,22 @@ import { nearDuplicateGroups } from './near-duplicates.js';
 export const ANNOTATION_TYPES = ['bbox', 'polygon', 'mask', 'classification'] as const;
 export const TYPE_OTHER = 4;
 
-export interface AnnotationChunkRow {
-  id: number;
-  image_id: number;
-  class_id: number;
-  annotation_type: string;
-  geometry: string;
-}
+/**
+ * An annotation as the snapshot reads it, a row of values: id, image id, class id, the type's index in
+ * ANNOTATION_TYPES (TYPE_OTHER for another), the box (x, y, width, height: a bbox's or a mask's, as the database
+ * stores them; null for other types) and a polygon's geometry as JSON text (null for other types).
+ */
+export type AnnotationChunkRow = [
+  id: number,
+  imageId: number,
+  classId: number,
+  type: number,
+  x: number | null,
+  y: number | null,
+  w: number | null,
+  h: number | null,
+  polygon: string | null,
+];
 
 export class AnnotationColumns {
   length = 0;
@@ -69,44 +78,48 @@ export class AnnotationColumns {
   push(row: AnnotationChunkRow, imageIndex: number): void {
     if (this.length === this.id.length) this.grow();
     const i = this.length++;
-    this.id[i] = row.id;
+    const [id, , classId, type, x, y, w, h, polygon] = row;
+    this.id[i] = id;
     this.image[i] = imageIndex;
-    this.classId[i] = row.class_id;
-    const typeIndex = (ANNOTATION_TYPES as readonly string[]).indexOf(row.annotation_type);
-    this.type[i] = typeIndex < 0 ? TYPE_OTHER : typeIndex;
-    if (typeIndex === 3) return;
+    this.classId[i] = classId;
+    this.type[i] = type;
+    if (type === 1) {
+      this.pushPolygon(i, polygon);
+      return;
+    }
+    if (x !== null && y !== null && w !== null && h !== null) {
+      this.setBox(i, x, y, w, h);
+      this.area[i] = Math.max(0, w) * Math.max(0, h);
+    }
+  }
+
+  /** A polygon's box, area (shoelace) and point count. */
+  private pushPolygon(i: number, geometry: string | null): void {
     let g: any;
     try {
-      g = JSON.parse(row.geometry);
+      g = JSON.parse(geometry ?? 'null');
     } catch {
       g = null;
     }
-    if (typeIndex === 1 && g && Array.isArray(g.points)) {
-      const pts = g.points as number[][];
-      let minX = Infinity;
-      let minY = Infinity;
-      let maxX = -Infinity;
-      let maxY = -Infinity;
-      let twice = 0;
-      for (let k = 0; k < pts.length; k++) {
-        const [px, py] = pts[k];
-        const [qx, qy] = pts[(k + 1) % pts.length];
-        twice += px * qy - qx * py;
-        if (px < minX) minX = px;
-        if (py < minY) minY = py;
-        if (px > maxX) maxX = px;
-        if (py > maxY) maxY = py;
-      }
-      this.points[i] = pts.length;
-      if (pts.length > 0) this.setBox(i, minX, minY, maxX - minX, maxY - minY);
-      this.area[i] = Math.abs(twice) / 2;
-      return;
+    if (!g || !Array.isArray(g.points)) return;
+    const pts = g.points as number[][];
+    let minX = Infinity;
+    let minY = Infinity;
+    let maxX = -Infinity;
+    let maxY = -Infinity;
+    let twice = 0;
+    for (let k = 0; k < pts.length; k++) {
+      const [px, py] = pts[k];
+      const [qx, qy] = pts[(k + 1) % pts.length];
+      twice += px * qy - qx * py;
+      if (px < minX) minX = px;
+      if (py < minY) minY = py;
+      if (px > maxX) maxX = px;
+      if (py > maxY) maxY = py;
     }
-    const box = typeIndex === 2 ? g?.bbox : g;
-    if (box && Number.isFinite(box.x) && Number.isFinite(box.y) && Number.isFinite(box.width) && Number.isFinite(box.height)) {
-      this.setBox(i, box.x, box.y, box.width, box.height);
-      this.area[i] = Math.max(0, box.width) * Math.max(0, box.height);
-    }
+    this.points[i] = pts.length;
+    if (pts.length > 0) this.setBox(i, minX, minY, maxX - minX, maxY - minY);
+    this.area[i] = Math.abs(twice) / 2;
   }
 
   private setBox(i: number, x: number, y: number, w: number, h: number): void {

@@ -53,9 +53,11 @@ export function nearDuplicateGroups(items: readonly HashedImage[], maxDistance: 
       for (let m = 0; m < masks.length; m++) {
         const key = value ^ masks[m];
         const end = start[key + 1];
+        // A bucket lists its items in index order: only the earlier ones are compared (each pair once, from its
+        // later member).
         for (let k = start[key]; k < end; k++) {
           const j = filed[k];
-          if (j <= i) continue;
+          if (j >= i) break;
           if (popcount32(ah ^ high[j]) + popcount32(al ^ low[j]) > maxDistance) continue;
           const ra = find(i);
           const rb = find(j);

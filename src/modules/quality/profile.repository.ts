@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../db/database.js';
-import { floorInt, jsonNumber } from '../../db/sql-json.js';
+import { floorInt } from '../../db/sql-json.js';
 
 /** Cells per side of the box-centre heat map. */
 export const HEATMAP_CELLS = 10;
@@ -109,14 +109,7 @@ export class ProfileRepository {
     const boxes = db
       .selectFrom('annotations')
       .innerJoin('images', 'images.id', 'annotations.image_id')
-      .select([
-        jsonNumber(db, 'annotations.geometry', ['x']).as('x'),
-        jsonNumber(db, 'annotations.geometry', ['y']).as('y'),
-        jsonNumber(db, 'annotations.geometry', ['width']).as('w'),
-        jsonNumber(db, 'annotations.geometry', ['height']).as('h'),
-        'images.width as iw',
-        'images.height as ih',
-      ])
+      .select(['annotations.box_x as x', 'annotations.box_y as y', 'annotations.box_w as w', 'annotations.box_h as h', 'images.width as iw', 'images.height as ih'])
       .where('annotations.project_id', '=', projectId)
       .where('annotations.annotation_type', '=', 'bbox')
       .as('b');

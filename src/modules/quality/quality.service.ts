@@ -162,11 +162,11 @@ export class QualityService {
     for (let after = 0; ; ) {
       const rows = await this.repository.annotationChunk(projectId, after, ANNOTATION_CHUNK);
       for (const row of rows) {
-        const i = index.get(row.image_id);
+        const i = index.get(row[1]);
         if (i !== undefined) annotations.push(row, i);
       }
       if (rows.length < ANNOTATION_CHUNK) break;
-      after = rows[rows.length - 1].id;
+      after = rows[rows.length - 1][0];
     }
     return { snapshot: new DatasetSnapshot(projectId, images, annotations, classes), computed };
   }
