@@ -496,10 +496,18 @@ export interface SampleSchemasTable {
   schema: string;
 }
 
+/** Rows whose `revision` sums to a project's data revision (migration 0018). */
+export interface ProjectRevisionsTable {
+  project_id: number;
+  /** PostgreSQL returns bigint as a string. */
+  revision: ColumnType<number | string, number, number>;
+}
+
 export interface Database {
   users: UsersTable;
   tokens: TokensTable;
   projects: ProjectsTable;
+  project_revisions: ProjectRevisionsTable;
   classes: ClassesTable;
   images: ImagesTable;
   annotations: AnnotationsTable;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
+import { ProfileRepository } from '../../src/modules/quality/profile.repository.js';
 import { startTestApp, type Client, type TestApp } from '../helpers/test-app.js';
 import { addBox, createClass, createProject, nearCopy, smoothImage, uploadImages } from '../helpers/version-fixtures.js';
 
@@ -167,6 +168,44 @@ describe('quality report and profile', () => {
     assert.equal(p.box_heatmap.counts[0][0], 1);
     assert.equal(p.box_heatmap.counts[5][4], 1);
     assert.deepEqual(p.annotations_per_image.find((r: any) => r.annotations === 2), { annotations: 2, images: 3 });
+  });
+
+  it('hands out a kept profile while nothing changed, and a fresh one after any change', async () => {
+    let computed = 0;
+    const original = ProfileRepository.prototype.boxCells;
+    ProfileRepository.prototype.boxCells = function (this: ProfileRepository, id: number) {
+      computed++;
+      return original.call(this, id);
+    };
+    try {
+      const profile = async () => (await owner.get(`/api/projects/${projectId}/profile`)).body;
+      const first = await profile();
+      const before = computed;
+      assert.deepEqual(await profile(), first);
+      assert.equal(computed, before, 'the second profile is the kept one');
+
+      const box = await addBox(owner, ids['smooth.jpg'], dog, { x: 5, y: 5, width: 10, height: 10 });
+      let p = await profile();
+      assert.equal(p.totals.annotations, first.totals.annotations + 1, 'a new annotation shows');
+      assert.equal(p.totals.annotated_images, first.totals.annotated_images + 1);
+      assert.equal(computed, before + 1);
+
+      await t.versa.deps.db.updateTable('images').set({ split: 'test' }).where('id', '=', ids['smooth.jpg']).execute();
+      p = await profile();
+      assert.deepEqual(p.splits.test, { images: 1, annotated: 1 }, 'a split change shows');
+      assert.equal(p.classes.find((c: any) => c.name === 'dog').instances_by_split.test, 1);
+
+      assert.equal((await owner.patch(`/api/classes/${dog}`, { name: 'hound' })).status, 200);
+      p = await profile();
+      assert.ok(p.classes.some((c: any) => c.name === 'hound'), 'a renamed class shows');
+
+      assert.equal((await owner.delete(`/api/annotations/${box.id}`)).status, 204);
+      await t.versa.deps.db.updateTable('images').set({ split: 'train' }).where('id', '=', ids['smooth.jpg']).execute();
+      assert.equal((await owner.patch(`/api/classes/${dog}`, { name: 'dog' })).status, 200);
+      assert.deepEqual(await profile(), first, 'undone, the profile is the first again');
+    } finally {
+      ProfileRepository.prototype.boxCells = original;
+    }
   });
 
   it('401, 404 for a foreign project', async () => {

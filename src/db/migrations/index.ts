@@ -16,6 +16,7 @@ import { sampleTeams } from './0014-sample-teams.js';
 import { imageBytesNotUnique } from './0015-image-bytes-not-unique.js';
 import { remeasureImages } from './0016-remeasure-images.js';
 import { annotationBoxes } from './0017-annotation-boxes.js';
+import { projectRevisions } from './0018-project-revisions.js';
 
 /** Every migration, in order. Names are stable forever: they are recorded in the database. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -36,5 +37,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0015-image-bytes-not-unique': imageBytesNotUnique(dialect),
     '0016-remeasure-images': remeasureImages(),
     '0017-annotation-boxes': annotationBoxes(dialect),
+    '0018-project-revisions': projectRevisions(dialect),
   };
 }

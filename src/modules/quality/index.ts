@@ -4,7 +4,9 @@ import { DetectorPredictions } from './model-predictions.js';
 import { checkCatalog } from './catalog.js';
 import { ImageFeaturesRepository } from './image-features.repository.js';
 import { ImageFeatureRecorder } from './image-features.service.js';
+import { ProfileCache } from './profile-cache.js';
 import { ProfileRepository } from './profile.repository.js';
+import { ProjectRevisionsRepository } from './project-revisions.repository.js';
 import { ProfileService } from './profile.service.js';
 import { QualityRepository } from './quality.repository.js';
 import { canonicalRoutes, cleaningRoutes, qualityRoutes } from './quality.routes.js';
@@ -42,7 +44,7 @@ export function registerQualityModule(app: FastifyInstance, deps: ModuleDeps): Q
   const samples = new SampleDataRepository(deps.db);
   const readiness = new ReadinessEvaluator(deps.access, profile, samples);
   const predictions = new DetectorPredictions(models.repository, models.runtime, deps.blobs);
-  const profiles = new ProfileService(profile, new SampleProfiler(samples));
+  const profiles = new ProfileService(profile, new ProfileCache(new ProjectRevisionsRepository(deps.db)), new SampleProfiler(samples));
   const quality = new QualityService(deps.access, new QualityRepository(deps.db), features, recorder, profiles, samples, predictions);
   qualityRoutes(app, { readiness, quality });
   const cleaning = new CleaningService(deps.access, new CleaningRepository(deps.db), quality, deps.services.revisions, deps.services.locks, deps.blobs);

@@ -1,3 +1,4 @@
+import type { ProfileCache } from './profile-cache.js';
 import { HEATMAP_CELLS, type ProfileRepository } from './profile.repository.js';
 import type { Modality, ProfileOut } from './quality.schemas.js';
 import type { SampleProfiler } from './sample-profile.js';
@@ -12,15 +13,22 @@ const ASPECT_BUCKETS: [string, number][] = [
 ];
 const SIZES_SHOWN = 200;
 
-/** The dataset profile: every section one SQL aggregate (see ProfileRepository). */
+/**
+ * The dataset profile: every section one SQL aggregate (see ProfileRepository), kept per data revision (ProfileCache).
+ */
 export class ProfileService {
   constructor(
     private readonly repository: ProfileRepository,
+    private readonly cache: ProfileCache,
     /** The samples' section (sample-profile.ts), for projects that hold samples. */
     private readonly samples?: SampleProfiler,
   ) {}
 
-  async profile(projectId: number, modality: Modality): Promise<ProfileOut> {
+  profile(projectId: number, modality: Modality): Promise<ProfileOut> {
+    return this.cache.get(projectId, () => this.compute(projectId, modality));
+  }
+
+  private async compute(projectId: number, modality: Modality): Promise<ProfileOut> {
     const r = this.repository;
     const [splitRows, classSplits, classes, annotationTypes, perImage, sizes, boxes] = await Promise.all([
       r.splits(projectId),

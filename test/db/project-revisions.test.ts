@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { DatabaseHandle, Db } from '../../src/db/database.js';
+import { ProjectRevisionsRepository } from '../../src/modules/quality/project-revisions.repository.js';
+import { openTestDatabase } from '../helpers/test-app.js';
+
+/**
+ * Migration 0018: a project's data revision grows with every committed change to its images, annotations, classes
+ * and samples, kept by the database's triggers (the profile cache relies on it), and only that project's.
+ */
+describe('project data revisions', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'versa-revisions-'));
+  let database: DatabaseHandle;
+  let drop: () => Promise<void>;
+  let db: Db;
+  let revisions: ProjectRevisionsRepository;
+  let project: number;
+  let other: number;
+  let userId: number;
+  const now = new Date().toISOString();
+
+  const newProject = async (name: string) =>
+    (await db.insertInto('projects').values({ owner_id: userId, name, description: '', project_type: 'object_detection', location: '', created_at: now, updated_at: now }).returning('id').executeTakeFirstOrThrow()).id;
+  const newClass = async (projectId: number, name: string) =>
+    (await db.insertInto('classes').values({ project_id: projectId, name, color: '#000000', created_at: now }).returning('id').executeTakeFirstOrThrow()).id;
+  const newImage = async (projectId: number, name: string) =>
+    (await db.insertInto('images').values({
+      project_id: projectId, filename: name, original_name: name, width: 10, height: 10, split: 'train', sha256: name, mime_type: 'image/png',
+      size_bytes: 1, blob_key: `b/${name}`, thumbnail_key: `t/${name}`, annotation_count: 0, created_at: now,
+    }).returning('id').executeTakeFirstOrThrow()).id;
+
+  /** Runs `write` and returns how much the project's revision and the other project's grew. */
+  async function growth(write: () => Promise<unknown>): Promise<[number, number]> {
+    const [a, b] = [await revisions.current(project), await revisions.current(other)];
+    await write();
+    return [(await revisions.current(project)) - a, (await revisions.current(other)) - b];
+  }
+  const grows = async (what: string, write: () => Promise<unknown>) => {
+    const [mine, theirs] = await growth(write);
+    assert.ok(mine > 0, `${what}: the project's revision grows`);
+    assert.equal(theirs, 0, `${what}: another project's does not`);
+  };
+
+  before(async () => {
+    const opened = await openTestDatabase(dataDir);
+    database = opened.database;
+    drop = opened.drop;
+    db = database.db;
+    revisions = new ProjectRevisionsRepository(db);
+    userId = (await db.insertInto('users').values({ email: 'r@example.com', password_hash: 'x', display_name: 'r', is_admin: 0, created_at: now }).returning('id').executeTakeFirstOrThrow()).id;
+    project = await newProject('p');
+    other = await newProject('q');
+    await newClass(other, 'dog');
+  });
+  after(async () => {
+    await database.close();
+    await drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('grows with every insert, update and delete of the project\'s classes, images, annotations and samples', async () => {
+    let cls = 0;
+    let image = 0;
+    await grows('class created', async () => (cls = await newClass(project, 'cat')));
+    await grows('class renamed', () => db.updateTable('classes').set({ name: 'kitten' }).where('id', '=', cls).execute());
+    await grows('image added', async () => (image = await newImage(project, 'a.png')));
+    await grows('split changed', () => db.updateTable('images').set({ split: 'valid' }).where('id', '=', image).execute());
+    let annotation = 0;
+    await grows('annotation added', async () => {
+      annotation = (await db.insertInto('annotations').values({ image_id: image, project_id: project, class_id: cls, annotation_type: 'bbox', geometry: '{"x":1,"y":1,"width":2,"height":2}', confidence: null, source: 'manual', created_at: now, updated_at: now })
+        .returning('id').executeTakeFirstOrThrow()).id;
+    });
+    await grows('annotation moved', () => db.updateTable('annotations').set({ geometry: '{"x":2,"y":1,"width":2,"height":2}' }).where('id', '=', annotation).execute());
+    await grows('annotation deleted', () => db.deleteFrom('annotations').where('id', '=', annotation).execute());
+    let sample = 0;
+    await grows('sample added', async () => {
+      sample = (await db.insertInto('samples').values({ project_id: project, modality: 'text', split: null, data: '{"text":"hi"}', label: null, labels: null, spans: null, value: null, metadata: null, blob_key: null, sha256: null, assignee_id: null, created_at: now, updated_at: now })
+        .returning('id').executeTakeFirstOrThrow()).id;
+    });
+    await grows('sample labelled', () => db.updateTable('samples').set({ label: 'greeting' }).where('id', '=', sample).execute());
+    await grows('sample deleted', () => db.deleteFrom('samples').where('id', '=', sample).execute());
+    await grows('image deleted', () => db.deleteFrom('images').where('id', '=', image).execute());
+    await grows('class deleted', () => db.deleteFrom('classes').where('id', '=', cls).execute());
+  });
+
+  it('counts rows moved from one project to another for both', async () => {
+    const image = await newImage(other, 'moved.png');
+    const [mine, theirs] = await growth(() => db.updateTable('images').set({ project_id: project }).where('id', '=', image).execute());
+    assert.ok(mine > 0 && theirs > 0, `both projects' revisions grow (${mine}, ${theirs})`);
+  });
+
+  it('keeps its value when a read folds the rows, and leaves no rows behind a deleted project', async () => {
+    for (let i = 0; i < 80; i++) await newClass(project, `c${i}`);
+    const first = await revisions.current(project);
+    assert.equal(await revisions.current(project), first, 'a read (which folds PostgreSQL\'s rows) does not change the revision');
+    const rows = await db.selectFrom('project_revisions').select('revision').where('project_id', '=', project).execute();
+    assert.equal(rows.length, 1, 'one row per project after a read');
+    await db.deleteFrom('projects').where('id', '=', project).execute();
+    assert.equal((await db.selectFrom('project_revisions').select('project_id').where('project_id', '=', project).execute()).length, 0);
+    assert.ok((await revisions.current(other)) > 0);
+  });
+});
