@@ -12,11 +12,9 @@ import { clientErrorHandler, registerErrorHandler } from './http/error-handler.j
 import { registerInputGuard } from './http/input-guard.js';
 import { registerMultipartBodies } from './http/multipart-request.js';
 import { registerOpenApi } from './http/openapi.js';
-import { BullmqQueue } from './jobs/bullmq-queue.js';
 import { InProcessQueue } from './jobs/in-process-queue.js';
 import type { JobQueue } from './jobs/job-queue.js';
 import { JobsRepository } from './jobs/jobs.repository.js';
-import { connectRedis, pingRedis } from './jobs/redis.js';
 import { transactionsOf } from './db/transactions.js';
 import { WriteBatcher } from './db/write-batcher.js';
 import { AnnotationsRepository } from './modules/annotations/annotations.repository.js';
@@ -118,8 +116,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // The in-process queue's jobs die with their process. With Redis, other workers' jobs are alive, and BullMQ's own
   // stalled-job check (a lock each worker renews) re-queues those whose worker died: no start-up sweep there.
   if (!config.redisUrl) await jobs.failInterrupted();
+  // BullMQ and the Redis clients are loaded only when Redis is configured (about 15 MB of heap a process without
+  // Redis would carry for nothing).
   const queue: JobQueue = config.redisUrl
-    ? new BullmqQueue(jobs, app.log, { redisUrl: config.redisUrl, prefix: config.queuePrefix, work: config.role !== 'api' })
+    ? new (await import('./jobs/bullmq-queue.js')).BullmqQueue(jobs, app.log, { redisUrl: config.redisUrl, prefix: config.queuePrefix, work: config.role !== 'api' })
     : new InProcessQueue(jobs, app.log, 1);
   app.addHook('onClose', () => queue.close());
 
@@ -133,6 +133,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   const probes: ReadinessProbe[] = [{ name: 'database', check: () => database.ping() }];
   if (config.redisUrl) {
+    const { connectRedis, pingRedis } = await import('./jobs/redis.js');
     const redis = connectRedis(config.redisUrl);
     redis.on('error', (err) => app.log.warn({ err }, 'redis connection error'));
     app.addHook('onClose', () => void redis.disconnect());
