@@ -73,32 +73,52 @@ function select(a: Float64Array, k: number): number {
 
 function robustOutliers(s: DatasetSnapshot, findings: Findings, z: number): void {
   const a = s.annotations;
-  const byClass = new Map<number, number[]>();
+  // The measurable annotations grouped by class in one pass (counting sort into one index array).
+  const slots = new Map<number, number>();
+  const slotOf = new Int32Array(a.length).fill(-1);
+  const counts: number[] = [];
   for (let k = 0; k < a.length; k++) {
     if (!a.spatial(k) || a.w[k] <= 0 || a.h[k] <= 0) continue;
-    const list = byClass.get(a.classId[k]);
-    if (list) list.push(k);
-    else byClass.set(a.classId[k], [k]);
+    let slot = slots.get(a.classId[k]);
+    if (slot === undefined) slots.set(a.classId[k], (slot = counts.push(0) - 1));
+    counts[slot]++;
+    slotOf[k] = slot;
   }
-  for (const [classId, list] of byClass) {
-    if (list.length < 10) continue;
-    for (const [name, value] of [
-      ['area', (k: number) => Math.log(a.w[k] * a.h[k])],
-      ['aspect ratio', (k: number) => Math.log(a.w[k] / a.h[k])],
+  const offsets = new Int32Array(counts.length + 1);
+  counts.forEach((c, slot) => (offsets[slot + 1] = offsets[slot] + c));
+  const fill = offsets.slice(0, counts.length);
+  const grouped = new Int32Array(offsets[counts.length]);
+  for (let k = 0; k < a.length; k++) if (slotOf[k] >= 0) grouped[fill[slotOf[k]]++] = k;
+  for (const [classId, slot] of slots) {
+    const count = counts[slot];
+    if (count < 10) continue;
+    const members = grouped.subarray(offsets[slot], offsets[slot + 1]);
+    const area = new Float64Array(count);
+    const aspect = new Float64Array(count);
+    for (let m = 0; m < count; m++) {
+      const k = members[m];
+      area[m] = Math.log(a.w[k] * a.h[k]);
+      aspect[m] = Math.log(a.w[k] / a.h[k]);
+    }
+    for (const [name, values] of [
+      ['area', area],
+      ['aspect ratio', aspect],
     ] as const) {
-      const values = Float64Array.from(list, value);
       const med = median(values);
-      const mad = median(values.map((v) => Math.abs(v - med))) * 1.4826;
+      const deviations = new Float64Array(count);
+      for (let m = 0; m < count; m++) deviations[m] = Math.abs(values[m] - med);
+      const mad = median(deviations) * 1.4826;
       if (mad < 1e-9) continue;
-      list.forEach((k, idx) => {
-        const score = Math.abs(values[idx] - med) / mad;
-        if (score <= z) return;
+      for (let m = 0; m < count; m++) {
+        const score = deviations[m] / mad;
+        if (score <= z) continue;
+        const k = members[m];
         findings.add(
           { image_id: s.images[a.image[k]].id, annotation_id: a.id[k] },
           () => `${s.className(classId)}: ${name} ${score.toFixed(1)} MADs from the class median (${Math.round(a.w[k])}×${Math.round(a.h[k])} px)`,
           score,
         );
-      });
+      }
     }
   }
 }
