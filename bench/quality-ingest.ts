@@ -1,8 +1,9 @@
 /**
  * What measuring quality features at ingest adds to the per-image work of an upload: an ingest without features
  * (header read, then decode + upright + fit + WebP thumbnail in one sharp pipeline) vs Versa's ingest, whose probe
- * keeps the fitted pixels the thumbnail is encoded from and measures them (ImageFeatureRecorder.measure: statistics
- * and dHash, no decode), on the same photos-like JPEGs, alternating in blocks within each round.
+ * keeps the fitted pixels the thumbnail is encoded from and measures them while the thumbnail is encoded
+ * (ImageFeatureRecorder.measure: statistics and dHash, no decode), as ImagesService's upload does, on the same
+ * photos-like JPEGs, alternating in blocks within each round.
  * Usage: npx tsx bench/quality-ingest.ts [images=200] [rounds=5]
  */
 import sharp from 'sharp';
@@ -36,10 +37,7 @@ for (let round = 0; round < rounds; round++) {
     for (const bytes of images) await thumbnailOnly(bytes);
     off += performance.now() - t0;
     t0 = performance.now();
-    for (const bytes of images) {
-      const probed = await probeImage(bytes, identifyImage(bytes), limits);
-      recorder.measure(bytes, 'image/jpeg', probed.pixels);
-    }
+    for (const bytes of images) await probeImage(bytes, identifyImage(bytes), limits, (pixels) => recorder.measure(bytes, 'image/jpeg', pixels));
     on += performance.now() - t0;
   }
   bare.push(off / count);

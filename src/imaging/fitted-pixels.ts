@@ -54,9 +54,12 @@ export function opaqueRgb(pixels: FittedPixels): Buffer {
   return out;
 }
 
-/** Grey level of each pixel of opaque RGB bytes: Rec. 601 luma in 16-bit fixed point, rounded to 0–255. */
+/** The grey level of an RGB pixel: Rec. 601 luma in 16-bit fixed point, rounded to 0–255. */
+export const luma = (r: number, g: number, b: number): number => (19595 * r + 38470 * g + 7471 * b + 32768) >>> 16;
+
+/** Grey level (luma) of each pixel of opaque RGB bytes. */
 export function greyLevels(rgb: Buffer, count: number): Uint8Array {
   const grey = new Uint8Array(count);
-  for (let i = 0, p = 0; i < count; i++, p += 3) grey[i] = (19595 * rgb[p] + 38470 * rgb[p + 1] + 7471 * rgb[p + 2] + 32768) >>> 16;
+  for (let i = 0, p = 0; i < count; i++, p += 3) grey[i] = luma(rgb[p], rgb[p + 1], rgb[p + 2]);
   return grey;
 }

@@ -6,7 +6,7 @@
  * PNG with its IEND chunk), which costs no decode at all.
  */
 import { createHash } from 'node:crypto';
-import { greyLevels, opaqueRgb, type FittedPixels } from './fitted-pixels.js';
+import { luma, opaqueRgb, type FittedPixels } from './fitted-pixels.js';
 import { dHashOfGrey } from './perceptual-hash.js';
 
 export interface ImageFeatures {
@@ -52,19 +52,23 @@ export function measureImageFeatures(pixels: FittedPixels, original: OriginalEnd
   const { width, height } = pixels;
   const data = opaqueRgb(pixels);
   const n = width * height;
-  const grey = greyLevels(data, n);
+  // One pass: grey levels (luma), their sum and histogram, and the coloured pixels (channels spreading more than
+  // GREY_SPREAD: max − min is the largest pairwise difference).
+  const grey = new Uint8Array(n);
   const histogram = new Uint32Array(256);
   let sum = 0;
-  for (let i = 0; i < n; i++) {
-    sum += grey[i];
-    histogram[grey[i]]++;
-  }
-  // A pixel is coloured when its channels spread more than GREY_SPREAD: max − min is the largest pairwise difference.
   let colourPixels = 0;
-  for (let p = 0; p < n * 3; p += 3) {
-    const rg = data[p] - data[p + 1];
-    const gb = data[p + 1] - data[p + 2];
-    const br = data[p + 2] - data[p];
+  for (let i = 0, p = 0; i < n; i++, p += 3) {
+    const r = data[p];
+    const g = data[p + 1];
+    const b = data[p + 2];
+    const level = luma(r, g, b);
+    grey[i] = level;
+    sum += level;
+    histogram[level]++;
+    const rg = r - g;
+    const gb = g - b;
+    const br = b - r;
     if (rg > GREY_SPREAD || rg < -GREY_SPREAD || gb > GREY_SPREAD || gb < -GREY_SPREAD || br > GREY_SPREAD || br < -GREY_SPREAD) colourPixels++;
   }
   let entropy = 0;

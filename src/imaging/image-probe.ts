@@ -48,7 +48,7 @@ export function identifyImage(bytes: Uint8Array): ImageType {
  * Reads the header for the size (refusing images over the pixel limit before anything is decoded), then decodes
  * once to make the thumbnail. The input bytes are only read, never changed.
  */
-export async function probeImage(bytes: Buffer, type: ImageType, limits: ImageLimits): Promise<ProbedImage> {
+export async function probeImage(bytes: Buffer, type: ImageType, limits: ImageLimits, whileEncoding?: (pixels: FittedPixels) => void): Promise<ProbedImage> {
   // sharp's own pixel limit would fail the header read itself; the limit is checked below, before anything decodes.
   const image = sharp(bytes, { limitInputPixels: false });
   let metadata: Metadata;
@@ -74,10 +74,23 @@ export async function probeImage(bytes: Buffer, type: ImageType, limits: ImageLi
   const height = metadata.autoOrient?.height ?? (swapped ? metadata.width : metadata.height);
 
   let pixels: FittedPixels;
-  let thumbnail: Buffer;
   try {
     pixels = await fitted(image);
-    thumbnail = await encodeThumbnail(pixels);
+  } catch {
+    throw undecodable(type);
+  }
+  // The WebP encode runs on libuv's thread pool: `whileEncoding` (the quality features) measures the pixels on this
+  // thread meanwhile, instead of after it.
+  const encoding = encodeThumbnail(pixels);
+  try {
+    whileEncoding?.(pixels);
+  } catch (err) {
+    await encoding.catch(() => undefined);
+    throw err;
+  }
+  let thumbnail: Buffer;
+  try {
+    thumbnail = await encoding;
   } catch {
     throw undecodable(type);
   }

@@ -20,22 +20,24 @@ export async function dHash(image: Buffer): Promise<string> {
  * through `dHash`: one definition.
  */
 export function dHashOfGrey(grey: Uint8Array, width: number, height: number): string {
-  const column = new Uint8Array(width);
-  for (let x = 0; x < width; x++) column[x] = Math.min(8, Math.floor((x * 9) / width));
-  const sums = new Float64Array(72);
-  const counts = new Float64Array(72);
-  for (let y = 0; y < height; y++) {
-    const row = Math.min(7, Math.floor((y * 8) / height)) * 9;
-    for (let x = 0, i = y * width; x < width; x++, i++) {
-      sums[row + column[x]] += grey[i];
-      counts[row + column[x]]++;
+  // Pixel x is in column ⌊9x / width⌋ and row ⌊8y / height⌋: each cell is a rectangle, summed a run at a time.
+  const columns = Int32Array.from({ length: 10 }, (_, c) => (c === 9 ? width : Math.ceil((c * width) / 9)));
+  const rows = Int32Array.from({ length: 9 }, (_, r) => (r === 8 ? height : Math.ceil((r * height) / 8)));
+  const cells = new Float64Array(72);
+  for (let r = 0; r < 8; r++) {
+    for (let c = 0; c < 9; c++) {
+      let sum = 0;
+      for (let y = rows[r]; y < rows[r + 1]; y++) {
+        for (let i = y * width + columns[c], end = y * width + columns[c + 1]; i < end; i++) sum += grey[i];
+      }
+      const count = (rows[r + 1] - rows[r]) * (columns[c + 1] - columns[c]);
+      cells[r * 9 + c] = count ? sum / count : 0;
     }
   }
-  const cell = (i: number) => (counts[i] ? sums[i] / counts[i] : 0);
   let hex = '';
   for (let y = 0; y < 8; y++) {
     let byte = 0;
-    for (let x = 0; x < 8; x++) byte = (byte << 1) | (cell(y * 9 + x) > cell(y * 9 + x + 1) ? 1 : 0);
+    for (let x = 0; x < 8; x++) byte = (byte << 1) | (cells[y * 9 + x] > cells[y * 9 + x + 1] ? 1 : 0);
     hex += byte.toString(16).padStart(2, '0');
   }
   return hex;

@@ -1,4 +1,5 @@
 import { identifyImage, probeImage, type ImageRejectionReason, type ProbedImage } from '../../imaging/image-probe.js';
+import type { FittedPixels } from '../../imaging/fitted-pixels.js';
 import type { ImageType } from '../../imaging/image-type.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { imageBlobKey, thumbnailBlobKey } from '../../storage/keys.js';
@@ -28,9 +29,12 @@ export class ImageIngest {
     private readonly options: { maxImagePixels: number },
   ) {}
 
-  /** Type, pixel limit and decode; throws ImageRejectedError (see REJECTION_STATUS) for a file that is not one. */
-  async check(bytes: Buffer, type: ImageType = identifyImage(bytes)): Promise<CheckedImage> {
-    return { type, probed: await probeImage(bytes, type, { maxPixels: this.options.maxImagePixels }) };
+  /**
+   * Type, pixel limit and decode; throws ImageRejectedError (see REJECTION_STATUS) for a file that is not one.
+   * `whileEncoding` measures the fitted pixels while the thumbnail is encoded (see probeImage).
+   */
+  async check(bytes: Buffer, type: ImageType = identifyImage(bytes), whileEncoding?: (pixels: FittedPixels) => void): Promise<CheckedImage> {
+    return { type, probed: await probeImage(bytes, type, { maxPixels: this.options.maxImagePixels }, whileEncoding) };
   }
 
   /** The keys an image's file and thumbnail are stored under. */

@@ -180,9 +180,9 @@ export class ImagesService {
       // Known bytes are not decoded again.
       const existing = await this.images.findBySha(projectId, sha256);
       if (existing) return { originalName, outcome: 'duplicate', image: existing };
-      const checked = await this.ingest.check(bytes, type);
+      let measured: MeasuredFile | undefined;
+      const checked = await this.ingest.check(bytes, type, (pixels) => (measured = this.features?.measure(bytes, type.mime, pixels)));
       const { probed } = checked;
-      const measured = this.features?.measure(bytes, type.mime, probed.pixels);
       const { blobKey, thumbnailKey } = this.ingest.keys(projectId, sha256, type);
       claims.hold([blobKey, thumbnailKey]);
       try {
