@@ -172,8 +172,8 @@ describe('quality report and profile', () => {
 
   it('hands out a kept profile while nothing changed, and a fresh one after any change', async () => {
     let computed = 0;
-    const original = ProfileRepository.prototype.boxCells;
-    ProfileRepository.prototype.boxCells = function (this: ProfileRepository, id: number) {
+    const original = ProfileRepository.prototype.annotationCells;
+    ProfileRepository.prototype.annotationCells = function (this: ProfileRepository, id: number) {
       computed++;
       return original.call(this, id);
     };
@@ -204,7 +204,7 @@ describe('quality report and profile', () => {
       assert.equal((await owner.patch(`/api/classes/${dog}`, { name: 'dog' })).status, 200);
       assert.deepEqual(await profile(), first, 'undone, the profile is the first again');
     } finally {
-      ProfileRepository.prototype.boxCells = original;
+      ProfileRepository.prototype.annotationCells = original;
     }
   });
 

@@ -101,39 +101,40 @@ export class ProfileRepository {
   }
 
   /**
-   * Bounding boxes by COCO size (area < 32², < 96², larger) and by the heat-map cell their centre falls in, in one
-   * pass: at most 3 × HEATMAP_CELLS² groups come back.
+   * The annotations by type, and bounding boxes by COCO size (area < 32², < 96², larger) and by the heat-map cell
+   * their centre falls in, in one pass: at most the types plus 3 × HEATMAP_CELLS² groups come back.
    */
-  async boxCells(projectId: number): Promise<BoxCellRow[]> {
+  async annotationCells(projectId: number): Promise<{ types: Record<string, number>; boxes: BoxCellRow[] }> {
     const db = this.db;
-    const boxes = db
+    const annotations = db
       .selectFrom('annotations')
       .innerJoin('images', 'images.id', 'annotations.image_id')
-      .select(['annotations.box_x as x', 'annotations.box_y as y', 'annotations.box_w as w', 'annotations.box_h as h', 'images.width as iw', 'images.height as ih'])
+      .select(['annotations.annotation_type as type', 'annotations.box_x as x', 'annotations.box_y as y', 'annotations.box_w as w', 'annotations.box_h as h', 'images.width as iw', 'images.height as ih'])
       .where('annotations.project_id', '=', projectId)
-      .where('annotations.annotation_type', '=', 'bbox')
       .as('b');
     const clamp = (v: RawBuilder<number>) => sql<number>`case when ${v} < 0 then 0 when ${v} > ${HEATMAP_CELLS - 1} then ${HEATMAP_CELLS - 1} else ${v} end`;
+    const cell = (offset: string, extent: string, side: string) =>
+      sql<number | null>`case when type = 'bbox' then ${clamp(floorInt(db, sql<number>`(${sql.ref(offset)} + ${sql.ref(extent)} / 2.0) * ${HEATMAP_CELLS} / ${sql.ref(side)}`))} end`;
     const cells = db
-      .selectFrom(boxes)
+      .selectFrom(annotations)
       .select([
-        sql<string>`case when w * h < 1024 then 'small' when w * h < 9216 then 'medium' else 'large' end`.as('size'),
-        floorInt(db, sql<number>`(x + w / 2.0) * ${HEATMAP_CELLS} / iw`).as('cx'),
-        floorInt(db, sql<number>`(y + h / 2.0) * ${HEATMAP_CELLS} / ih`).as('cy'),
+        'type',
+        sql<string | null>`case when type <> 'bbox' then null when w * h < 1024 then 'small' when w * h < 9216 then 'medium' else 'large' end`.as('size'),
+        cell('x', 'w', 'iw').as('cx'),
+        cell('y', 'h', 'ih').as('cy'),
       ])
       .as('c');
     const rows = await db
       .selectFrom(cells)
-      .select(['size', clamp(sql.ref('cx')).as('cx'), clamp(sql.ref('cy')).as('cy'), (eb) => eb.fn.countAll<number>().as('n')])
-      .groupBy(['size', sql`2`, sql`3`])
+      .select(['type', 'size', 'cx', 'cy', (eb) => eb.fn.countAll<number>().as('n')])
+      .groupBy(['type', 'size', 'cx', 'cy'])
       .execute();
-    const merged = new Map<string, BoxCellRow>();
+    const types: Record<string, number> = {};
+    const boxes: BoxCellRow[] = [];
     for (const r of rows) {
-      const key = `${r.size}:${r.cx}:${r.cy}`;
-      const row = merged.get(key) ?? { size: r.size as BoxCellRow['size'], cx: Number(r.cx), cy: Number(r.cy), n: 0 };
-      row.n += Number(r.n);
-      merged.set(key, row);
+      types[r.type] = (types[r.type] ?? 0) + Number(r.n);
+      if (r.size !== null && r.cx !== null && r.cy !== null) boxes.push({ size: r.size as BoxCellRow['size'], cx: Number(r.cx), cy: Number(r.cy), n: Number(r.n) });
     }
-    return [...merged.values()];
+    return { types, boxes };
   }
 }

@@ -30,15 +30,15 @@ export class ProfileService {
 
   private async compute(projectId: number, modality: Modality): Promise<ProfileOut> {
     const r = this.repository;
-    const [splitRows, classSplits, classes, annotationTypes, perImage, sizes, boxes] = await Promise.all([
+    const [splitRows, classSplits, classes, cells, perImage, sizes] = await Promise.all([
       r.splits(projectId),
       r.classSplits(projectId),
       r.classes(projectId),
-      r.annotationTypes(projectId),
+      r.annotationCells(projectId),
       r.annotationsPerImage(projectId),
       r.imageSizes(projectId),
-      r.boxCells(projectId),
     ]);
+    const { types: annotationTypes, boxes } = cells;
     const splits: ProfileOut['splits'] = { train: { images: 0, annotated: 0 }, valid: { images: 0, annotated: 0 }, test: { images: 0, annotated: 0 }, unassigned: { images: 0, annotated: 0 } };
     for (const row of splitRows) {
       const s = splits[row.split ?? 'unassigned'] ?? splits.unassigned;
