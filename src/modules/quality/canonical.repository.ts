@@ -1,23 +1,25 @@
 import { sql } from 'kysely';
+import { arrayRows } from '../../db/array-rows.js';
 import type { Db } from '../../db/database.js';
 import { jsonQuote, stringAgg } from '../../db/sql-json.js';
 
 /**
  * An image's canonical record as the database writes it, in pieces around what it cannot spell: the file's URL-encoded
- * name (after `head`) and the record-level label (after the annotations). See canonical.service.ts for the whole.
+ * name (after `head`) and the record-level label (after the annotations); a row of values (ARRAY_ROWS). See
+ * canonical.service.ts for the whole.
  */
-export interface CanonicalImageRecordRow {
-  id: number;
-  filename: string;
+export type CanonicalImageRecordRow = [
+  id: number,
+  filename: string,
   /** `{"id":…,"split":…,"media":{"uri":"…/images/file/` */
-  head: string;
+  head: string,
   /** `","mime_type":…,"filename":…},"annotations":[` */
-  media: string;
+  media: string,
   /** The annotations as JSON objects joined by commas, in id order (null: none). */
-  annotations: string | null;
+  annotations: string | null,
   /** `,"spans":null,"value":null,"metadata":{…}}` */
-  tail: string;
-}
+  tail: string,
+];
 
 /** Keyset pages of image records for the canonical stream: bounded reads, never a whole project at once. */
 export class CanonicalRepository {
@@ -45,6 +47,6 @@ export class CanonicalRepository {
       .where('project_id', '=', projectId)
       .where('id', '>', after);
     if (split) query = query.where('split', '=', split);
-    return query.orderBy('id').limit(limit).execute();
+    return arrayRows<CanonicalImageRecordRow>(db, query.orderBy('id').limit(limit));
   }
 }

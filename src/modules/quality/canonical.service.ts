@@ -54,21 +54,25 @@ export class CanonicalService {
     return { contentType: json ? 'application/json' : 'application/x-ndjson', body: Readable.from(document(), { objectMode: false }) };
   }
 
-  /** Pages of records, as JSON text. */
+  /**
+   * Pages of records, as JSON text. The next page is asked for before this one is handed on: the database (a
+   * PostgreSQL server, SQLite's scan worker) reads it while this page is written out.
+   */
   private async *records(projectId: number, split?: string): AsyncGenerator<string[]> {
-    for (let after = 0; ; ) {
-      const images = await this.repository.imageRecords(projectId, after, IMAGE_PAGE, split);
-      if (images.length === 0) return;
-      yield images.map(record);
-      if (images.length < IMAGE_PAGE) return;
-      after = images[images.length - 1].id;
+    const page = (after: number) => this.repository.imageRecords(projectId, after, IMAGE_PAGE, split);
+    for (let next: Promise<CanonicalImageRecordRow[]> | null = page(0); next; ) {
+      const images: CanonicalImageRecordRow[] = await next;
+      next = images.length === IMAGE_PAGE ? page(images[images.length - 1][0]) : null;
+      // A page asked for ahead and never read (the client went away) must not be an unhandled rejection.
+      next?.catch(() => undefined);
+      if (images.length > 0) yield images.map(record);
     }
   }
 }
 
 /** The record the database wrote, with the file's URL-encoded name and the record-level label put in. */
-function record(image: CanonicalImageRecordRow): string {
-  return `${image.head}${encodeURIComponent(image.filename)}${image.media}${image.annotations ?? ''}],"label":${labelOf(image.annotations)}${image.tail}`;
+function record([, filename, head, media, annotations, tail]: CanonicalImageRecordRow): string {
+  return `${head}${encodeURIComponent(filename)}${media}${annotations ?? ''}],"label":${labelOf(annotations)}${tail}`;
 }
 
 /**
