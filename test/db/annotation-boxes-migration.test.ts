@@ -1,10 +1,7 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DatabaseHandle, Db } from '../../src/db/database.js';
-import { openTestDatabase } from '../helpers/test-app.js';
+import { migratedTestDatabase } from '../helpers/test-app.js';
 
 /**
  * Migration 0017 adds the stored generated columns box_x/y/w/h to annotations (issue 14: the quality report and the
@@ -13,9 +10,8 @@ import { openTestDatabase } from '../helpers/test-app.js';
  * path, gets its box computed from the geometry.
  */
 describe('migration 0017: annotations carry their box', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'versa-migration-0017-'));
   let database: DatabaseHandle;
-  let drop: () => Promise<void>;
+  let close: () => Promise<void>;
   let ids: { project: number; image: number; cls: number; box: number; mask: number; polygon: number; label: number; deleted: number };
 
   const now = new Date().toISOString();
@@ -52,17 +48,9 @@ describe('migration 0017: annotations carry their box', () => {
   };
 
   before(async () => {
-    const opened = await openTestDatabase(dataDir, { migrateTo: '0016-remeasure-images' });
-    drop = opened.drop;
-    ids = await seed(opened.database.db);
-    await opened.database.close();
-    database = await opened.reopen();
+    ({ database, seeded: ids, close } = await migratedTestDatabase('0016-remeasure-images', seed));
   });
-  after(async () => {
-    await database.close();
-    await drop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  after(() => close());
 
   it('computes the box of every existing bbox and mask, and none for polygons and classifications', async () => {
     assert.deepEqual(await boxOf(ids.box), [1.5, 2, 30, 40]);

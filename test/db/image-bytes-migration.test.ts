@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DatabaseHandle, Db } from '../../src/db/database.js';
 import { isForeignKeyViolation } from '../../src/db/errors.js';
-import { openTestDatabase } from '../helpers/test-app.js';
+import { migratedTestDatabase } from '../helpers/test-app.js';
 
 /**
  * Migration 0015 replaces the unique constraint on images (project_id, sha256) by a plain index (issue 18). On SQLite
@@ -13,9 +10,8 @@ import { openTestDatabase } from '../helpers/test-app.js';
  * row that refers to an image, the foreign keys, the other constraints and indexes, and the id counter.
  */
 describe('migration 0015: two images of a project may share their bytes', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'versa-migration-0015-'));
   let database: DatabaseHandle;
-  let drop: () => Promise<void>;
+  let close: () => Promise<void>;
   let ids: { user: number; project: number; cls: number; kept: number; other: number; deleted: number };
 
   const now = new Date().toISOString();
@@ -42,19 +38,14 @@ describe('migration 0015: two images of a project may share their bytes', () => 
   }
 
   before(async () => {
-    const opened = await openTestDatabase(dataDir, { migrateTo: '0014-sample-teams' });
-    drop = opened.drop;
-    ids = await seed(opened.database.db);
-    const refused = await opened.database.db.insertInto('images').values(image(ids.project, 'copy.png', 'aa')).execute().catch((e: unknown) => e);
-    assert.ok(refused instanceof Error, 'before the migration, the same bytes twice in a project are refused');
-    await opened.database.close();
-    database = await opened.reopen();
+    ({ database, seeded: ids, close } = await migratedTestDatabase('0014-sample-teams', async (db) => {
+      const seeded = await seed(db);
+      const refused = await db.insertInto('images').values(image(seeded.project, 'copy.png', 'aa')).execute().catch((e: unknown) => e);
+      assert.ok(refused instanceof Error, 'before the migration, the same bytes twice in a project are refused');
+      return seeded;
+    }));
   });
-  after(async () => {
-    await database.close();
-    await drop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  after(() => close());
 
   it('keeps every image and every row that refers to one', async () => {
     const db = database.db;

@@ -6,7 +6,7 @@ import pg from 'pg';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp, type Versa } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import { openDatabase, type DatabaseHandle, type Db } from '../../src/db/database.js';
 
 export interface Response<T = any> {
   status: number;
@@ -81,6 +81,27 @@ export async function openTestDatabase(
     drop: () => withSchemaLock(url, async (client) => void (await client.query(`drop schema if exists ${schema} cascade`))),
     reopen: () => withSchemaLock(url, () => openDatabase({ dataDir, databaseUrl: url, pgSchema: schema })),
   };
+}
+
+/**
+ * A migration's test database: migrated up to `migrateTo`, seeded by `seed` (which may also check the schema before
+ * the migration), then reopened with every later migration. `close` closes it and drops it with its folder.
+ */
+export async function migratedTestDatabase<T>(
+  migrateTo: string,
+  seed: (db: Db) => Promise<T>,
+): Promise<{ database: DatabaseHandle; seeded: T; close: () => Promise<void> }> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'versa-migration-'));
+  const opened = await openTestDatabase(dataDir, { migrateTo });
+  const seeded = await seed(opened.database.db);
+  await opened.database.close();
+  const database = await opened.reopen();
+  const close = async () => {
+    await database.close();
+    await opened.drop();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  return { database, seeded, close };
 }
 
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
