@@ -1,5 +1,5 @@
 import sharp, { type Metadata } from 'sharp';
-import { encodeThumbnail, fitted, type FittedPixels } from './fitted-pixels.js';
+import { encodeThumbnail, fitted, thumbnailOf, type FittedPixels } from './fitted-pixels.js';
 import { ACCEPTED_TYPE_NAMES, detectImageType, IMAGE_TYPES, type ImageType } from './image-type.js';
 
 
@@ -27,8 +27,6 @@ export interface ProbedImage {
   readonly height: number;
   /** WebP, upright (EXIF orientation applied), longest side at most THUMBNAIL_SIZE. */
   readonly thumbnail: Buffer;
-  /** The thumbnail's pixels before encoding: what the quality features and the dHash measure, without a decode. */
-  readonly pixels: FittedPixels;
 }
 
 /** The type of the bytes by their magic numbers; throws ImageRejectedError for empty or unsupported input. */
@@ -46,7 +44,9 @@ export function identifyImage(bytes: Uint8Array): ImageType {
 
 /**
  * Reads the header for the size (refusing images over the pixel limit before anything is decoded), then decodes
- * once to make the thumbnail. The input bytes are only read, never changed.
+ * once to make the thumbnail: in one pipeline, or, when `whileEncoding` wants the fitted pixels (the quality
+ * features at upload), into those pixels and then the thumbnail from them. The input bytes are only read, never
+ * changed.
  */
 export async function probeImage(bytes: Buffer, type: ImageType, limits: ImageLimits, whileEncoding?: (pixels: FittedPixels) => void): Promise<ProbedImage> {
   // sharp's own pixel limit would fail the header read itself; the limit is checked below, before anything decodes.
@@ -73,6 +73,13 @@ export async function probeImage(bytes: Buffer, type: ImageType, limits: ImageLi
   const width = metadata.autoOrient?.width ?? (swapped ? metadata.height : metadata.width);
   const height = metadata.autoOrient?.height ?? (swapped ? metadata.width : metadata.height);
 
+  if (!whileEncoding) {
+    try {
+      return { type, width, height, thumbnail: await thumbnailOf(image) };
+    } catch {
+      throw undecodable(type);
+    }
+  }
   let pixels: FittedPixels;
   try {
     pixels = await fitted(image);
@@ -83,18 +90,16 @@ export async function probeImage(bytes: Buffer, type: ImageType, limits: ImageLi
   // thread meanwhile, instead of after it.
   const encoding = encodeThumbnail(pixels);
   try {
-    whileEncoding?.(pixels);
+    whileEncoding(pixels);
   } catch (err) {
     await encoding.catch(() => undefined);
     throw err;
   }
-  let thumbnail: Buffer;
   try {
-    thumbnail = await encoding;
+    return { type, width, height, thumbnail: await encoding };
   } catch {
     throw undecodable(type);
   }
-  return { type, width, height, thumbnail, pixels };
 }
 
 function undecodable(type: ImageType): ImageRejectedError {

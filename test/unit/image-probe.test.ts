@@ -104,6 +104,21 @@ describe('probeImage', () => {
     }
   });
 
+  it('hands the fitted, upright pixels to whileEncoding, and makes the same thumbnail either way', async () => {
+    for (const orientation of [1, 6]) {
+      const bytes = await sharp({ create: { width: 600, height: 300, channels: 3, background: 'red' } }).jpeg().withMetadata({ orientation }).toBuffer();
+      let seen: { width: number; height: number; channels: number; bytes: number } | undefined;
+      const measured = await probeImage(bytes, IMAGE_TYPES.jpeg, limits, (p) => (seen = { width: p.width, height: p.height, channels: p.channels, bytes: p.data.length }));
+      const expected = orientation >= 5 ? [128, 256] : [256, 128];
+      assert.deepEqual(seen, { width: expected[0], height: expected[1], channels: 3, bytes: expected[0] * expected[1] * 3 }, `orientation ${orientation}`);
+      const plain = await probeImage(bytes, IMAGE_TYPES.jpeg, limits);
+      for (const probed of [measured, plain]) {
+        const thumb = await sharp(probed.thumbnail).metadata();
+        assert.deepEqual([thumb.format, thumb.width, thumb.height], ['webp', ...expected], `orientation ${orientation}`);
+      }
+    }
+  });
+
   it('does not change the input bytes', async () => {
     const bytes = await sharp({ create: { width: 30, height: 10, channels: 3, background: 'red' } }).jpeg().withMetadata({ orientation: 6 }).toBuffer();
     const copy = Buffer.from(bytes);
