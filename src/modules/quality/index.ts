@@ -35,6 +35,9 @@ export interface QualityModule {
   readonly cleaningCatalog: typeof cleaningCatalog;
 }
 
+/** How often every project's revision rows are folded (PostgreSQL; see ProjectRevisionsRepository.foldAll). */
+const REVISION_FOLD_MS = 10 * 60_000;
+
 /** The model-assisted checks run their detector on the shared model runtime and registry. */
 export function registerQualityModule(app: FastifyInstance, deps: ModuleDeps): QualityModule {
   const models = deps.services.models;
@@ -44,7 +47,12 @@ export function registerQualityModule(app: FastifyInstance, deps: ModuleDeps): Q
   const samples = new SampleDataRepository(deps.db);
   const readiness = new ReadinessEvaluator(deps.access, profile, samples);
   const predictions = new DetectorPredictions(models.repository, models.runtime, deps.blobs);
-  const profiles = new ProfileService(profile, new ProfileCache(new ProjectRevisionsRepository(deps.db)), new SampleProfiler(samples));
+  const revisions = new ProjectRevisionsRepository(deps.db);
+  const profiles = new ProfileService(profile, new ProfileCache(revisions), new SampleProfiler(samples));
+  // PostgreSQL's revision rows of projects whose profile nobody opens are folded now and then.
+  const folding = setInterval(() => void revisions.foldAll().catch((err) => app.log.warn({ err }, 'folding project revisions failed')), REVISION_FOLD_MS);
+  folding.unref();
+  app.addHook('onClose', async () => clearInterval(folding));
   const quality = new QualityService(deps.access, new QualityRepository(deps.db), features, recorder, profiles, samples, predictions);
   qualityRoutes(app, { readiness, quality });
   const cleaning = new CleaningService(deps.access, new CleaningRepository(deps.db), quality, deps.services.revisions, deps.services.locks, deps.blobs);

@@ -21,6 +21,21 @@ export class ProjectRevisionsRepository {
   }
 
   /**
+   * Every project's weight rows folded, for projects nobody reads the revision of (their rows would otherwise grow
+   * with every write). Nothing to do on SQLite, which keeps one row per project.
+   */
+  async foldAll(): Promise<number> {
+    const crowded = await this.db
+      .selectFrom('project_revisions')
+      .select('project_id')
+      .groupBy('project_id')
+      .having((eb) => eb.fn.countAll(), '>', FOLD_AT)
+      .execute();
+    for (const { project_id } of crowded) await this.fold(project_id);
+    return crowded.length;
+  }
+
+  /**
    * PostgreSQL's weight rows (one per writing statement) folded into one, in one transaction: the sum is unchanged,
    * rows of transactions not yet committed are not seen and stay. Only an optimisation: a failure (the project
    * deleted meanwhile) is left for the next read.
