@@ -128,6 +128,27 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 /**
+ * What every browser test starts with: the web build, the real app on a free port and Chromium on a page whose
+ * script errors are pushed to `errors`. `close` (for `after`) closes what was opened.
+ */
+export async function openLivePage(errors: string[]): Promise<{ server: LiveServer; browser: Browser; page: Page }> {
+  ensureWebBuilt();
+  const server = await startServer();
+  const browser = await launchBrowser().catch(async (err: unknown) => {
+    await server.close();
+    throw err;
+  });
+  browser.page.on('pageerror', (e) => errors.push(e.message));
+  return { server, browser, page: browser.page };
+}
+
+/** Closes what openLivePage opened (either may be missing when `before` failed). */
+export async function closeLivePage(opened: { browser?: Browser; server?: LiveServer }): Promise<void> {
+  await opened.browser?.close();
+  await opened.server?.close();
+}
+
+/**
  * A JSON API call through the page's own session (its cookies): asserts the status (201 for POST, 200 for GET unless
  * told) and answers the body. `base` is read at each call, so it can name a server started later.
  */

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import type { Page } from 'playwright-core';
-import { SKIP_REASON, ensureWebBuilt, launchBrowser, screenshot, startServer, until, type Browser, type LiveServer } from './browser-harness.js';
+import { closeLivePage, openLivePage, SKIP_REASON, screenshot, until, type Browser, type LiveServer } from './browser-harness.js';
 
 const noisePng = (seed: number, level: number) => {
   const data = Buffer.alloc(96 * 64 * 3);
@@ -19,15 +19,10 @@ describe('Health tab in Chromium', { skip: SKIP_REASON ?? false }, () => {
   const errors: string[] = [];
 
   before(async () => {
-    ensureWebBuilt();
-    server = await startServer();
-    browser = await launchBrowser();
-    page = browser.page;
-    page.on('pageerror', (e) => errors.push(e.message));
+    ({ server, browser, page } = await openLivePage(errors));
   });
   after(async () => {
-    await browser?.close();
-    await server?.close();
+    await closeLivePage({ browser, server });
   });
 
   it('shows the score, readiness, checks and charts; a check opens the grid on its images; cleaning previews, applies and reverts', async () => {

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import type { Page } from 'playwright-core';
 import { encodeRle } from '../../src/imaging/rle.js';
-import { apiCaller, SKIP_REASON, ensureWebBuilt, launchBrowser, screenshot, startServer, until, type Browser, type LiveServer } from './browser-harness.js';
+import { closeLivePage, openLivePage, apiCaller, SKIP_REASON, screenshot, until, type Browser, type LiveServer } from './browser-harness.js';
 
 /** A 400×200 image (wide: 2:1), different per seed so uploads are not merged. */
 const wideImage = (seed: number) =>
@@ -18,15 +18,10 @@ describe('labelling pages in Chromium: invitations, role-gated controls, assignm
   const errors: string[] = [];
 
   before(async () => {
-    ensureWebBuilt();
-    server = await startServer();
-    browser = await launchBrowser();
-    page = browser.page;
-    page.on('pageerror', (e) => errors.push(e.message));
+    ({ server, browser, page } = await openLivePage(errors));
   });
   after(async () => {
-    await browser?.close();
-    await server?.close();
+    await closeLivePage({ browser, server });
   });
 
   const base = () => server.baseUrl;

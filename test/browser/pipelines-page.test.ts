@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { buildYoloModel } from '../helpers/onnx/yolo-models.js';
 import { PPE_CLASSES, ppeImage } from '../helpers/ppe.js';
-import { SKIP_REASON, ensureWebBuilt, launchBrowser, screenshot, startServer, until, type Browser, type LiveServer } from './browser-harness.js';
+import { closeLivePage, openLivePage, SKIP_REASON, screenshot, until, type Browser, type LiveServer } from './browser-harness.js';
 
 describe('Pipelines tab in Chromium', { skip: SKIP_REASON ?? false }, () => {
   let server: LiveServer;
@@ -13,18 +13,13 @@ describe('Pipelines tab in Chromium', { skip: SKIP_REASON ?? false }, () => {
   const errors: string[] = [];
 
   before(async () => {
-    ensureWebBuilt();
-    server = await startServer();
-    browser = await launchBrowser();
-    page = browser.page;
-    page.on('pageerror', (e) => errors.push(e.message));
+    ({ server, browser, page } = await openLivePage(errors));
     page.on('response', (r) => {
       if (r.status() >= 400) errors.push(`${r.status()} ${r.url()}`);
     });
   });
   after(async () => {
-    await browser?.close();
-    await server?.close();
+    await closeLivePage({ browser, server });
   });
 
   it('lists pipelines, edits YAML with errors at their lines, draws the steps, runs and shows the run per step', async () => {

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page, Route } from 'playwright-core';
 import { mp4File, wavFile } from '../helpers/media-fixtures.js';
 import { buildZip } from '../helpers/zip-build.js';
-import { SKIP_REASON, ensureWebBuilt, launchBrowser, screenshot, startServer, until, type Browser, type LiveServer } from './browser-harness.js';
+import { closeLivePage, openLivePage, SKIP_REASON, screenshot, until, type Browser, type LiveServer } from './browser-harness.js';
 
 const jsonl = (rows: unknown[]) => Buffer.from(rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
 
@@ -16,11 +16,7 @@ describe('sample labelling pages in Chromium', { skip: SKIP_REASON ?? false }, (
   const errors: string[] = [];
 
   before(async () => {
-    ensureWebBuilt();
-    server = await startServer();
-    browser = await launchBrowser();
-    page = browser.page;
-    page.on('pageerror', (e) => errors.push(e.message));
+    ({ server, browser, page } = await openLivePage(errors));
     const base = server.baseUrl;
     await page.request.post(`${base}/api/auth/register`, { data: { email: 'sam@example.com', password: 'correct horse battery' } });
     const login = await page.request.post(`${base}/api/auth/login`, { data: { email: 'sam@example.com', password: 'correct horse battery' } });
@@ -29,8 +25,7 @@ describe('sample labelling pages in Chromium', { skip: SKIP_REASON ?? false }, (
     for (const name of ['PER', 'LOC']) await page.request.post(`${base}/api/projects/${projectId}/classes`, { data: { name } });
   });
   after(async () => {
-    await browser?.close();
-    await server?.close();
+    await closeLivePage({ browser, server });
   });
 
   const api = async (path: string) => (await page.request.get(server.baseUrl + path)).json();

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import type { Page } from 'playwright-core';
-import { apiCaller, SKIP_REASON, ensureWebBuilt, launchBrowser, screenshot, startServer, type Browser, type LiveServer } from './browser-harness.js';
+import { closeLivePage, openLivePage, apiCaller, SKIP_REASON, screenshot, type Browser, type LiveServer } from './browser-harness.js';
 
 const picture = (r: number) => sharp({ create: { width: 80, height: 60, channels: 3, background: { r, g: 120, b: 60 } } }).jpeg().toBuffer();
 
@@ -29,7 +29,6 @@ describe('upload page in Chromium: a folder with labels imported with them', { s
   const errors: string[] = [];
 
   before(async () => {
-    ensureWebBuilt();
     dir = await mkdtemp(join(tmpdir(), 'versa-folder-labels-'));
     const folder = join(dir, 'shipment');
     await mkdir(join(folder, 'images'), { recursive: true });
@@ -39,14 +38,10 @@ describe('upload page in Chromium: a folder with labels imported with them', { s
       await writeFile(join(folder, 'images', `${stem}.jpg`), await picture(40 + 60 * i));
       await writeFile(join(folder, 'labels', `${stem}.txt`), LABELS[stem]);
     }
-    server = await startServer();
-    browser = await launchBrowser();
-    page = browser.page;
-    page.on('pageerror', (e) => errors.push(e.message));
+    ({ server, browser, page } = await openLivePage(errors));
   });
   after(async () => {
-    await browser?.close();
-    await server?.close();
+    await closeLivePage({ browser, server });
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 

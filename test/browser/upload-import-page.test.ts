@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import type { Page } from 'playwright-core';
 import { buildZip } from '../helpers/zip-build.js';
-import { apiCaller, SKIP_REASON, ensureWebBuilt, launchBrowser, screenshot, startServer, type Browser, type LiveServer } from './browser-harness.js';
+import { closeLivePage, openLivePage, apiCaller, SKIP_REASON, screenshot, type Browser, type LiveServer } from './browser-harness.js';
 
 const picture = (r: number) => sharp({ create: { width: 80, height: 60, channels: 3, background: { r, g: 120, b: 60 } } }).jpeg().toBuffer();
 
@@ -19,15 +19,10 @@ describe('upload page in Chromium: a labelled dataset (zip) imported into the pr
   const errors: string[] = [];
 
   before(async () => {
-    ensureWebBuilt();
-    server = await startServer();
-    browser = await launchBrowser();
-    page = browser.page;
-    page.on('pageerror', (e) => errors.push(e.message));
+    ({ server, browser, page } = await openLivePage(errors));
   });
   after(async () => {
-    await browser?.close();
-    await server?.close();
+    await closeLivePage({ browser, server });
   });
 
   const base = () => server.baseUrl;

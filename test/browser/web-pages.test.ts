@@ -10,7 +10,7 @@ import type { Page } from 'playwright-core';
 import { buildSamDecoder, buildSamEncoder } from '../helpers/onnx/sam-models.js';
 import { squaresPng, type Square } from '../helpers/onnx/test-images.js';
 import { buildYoloModel } from '../helpers/onnx/yolo-models.js';
-import { SKIP_REASON, ensureWebBuilt, launchBrowser, screenshot, startServer, until, type Browser, type LiveServer } from './browser-harness.js';
+import { closeLivePage, openLivePage, SKIP_REASON, screenshot, until, type Browser, type LiveServer } from './browser-harness.js';
 
 interface Ann {
   id: number;
@@ -58,16 +58,11 @@ describe('web pages in Chromium', { skip: SKIP_REASON ?? false }, () => {
   const errors: string[] = [];
 
   before(async () => {
-    ensureWebBuilt();
-    server = await startServer();
-    browser = await launchBrowser();
-    page = browser.page;
-    page.on('pageerror', (e) => errors.push(e.message));
+    ({ server, browser, page } = await openLivePage(errors));
     imageDir = await mkdtemp(join(tmpdir(), 'versa-images-'));
   });
   after(async () => {
-    await browser?.close();
-    await server?.close();
+    await closeLivePage({ browser, server });
     await rm(imageDir, { recursive: true, force: true });
   });
 
