@@ -183,9 +183,11 @@ async function trainingService(t: Awaited<ReturnType<typeof startTestApp>>): Pro
   const { JobsRepository } = await import('../src/jobs/jobs.repository.js');
   const { ReadinessEvaluator } = await import('../src/modules/quality/readiness.js');
   const { ProfileRepository } = await import('../src/modules/quality/profile.repository.js');
+  const { ProfileService } = await import('../src/modules/quality/profile.service.js');
+  const { ProjectRevisionsRepository } = await import('../src/modules/quality/project-revisions.repository.js');
   const { SampleDataRepository } = await import('../src/modules/quality/sample-data.repository.js');
   const deps = t.versa.deps;
-  return new TrainingService(new TrainingRepository(deps.db), new JobsRepository(deps.db), deps.access, deps.queue, deps.blobs, null as never, new ReadinessEvaluator(deps.access, new ProfileRepository(deps.db), new SampleDataRepository(deps.db)), null as never, {
+  return new TrainingService(new TrainingRepository(deps.db), new JobsRepository(deps.db), deps.access, deps.queue, deps.blobs, null as never, new ReadinessEvaluator(deps.access, new ProfileService(new ProfileRepository(deps.db), new ProjectRevisionsRepository(deps.db)), new SampleDataRepository(deps.db)), null as never, {
     dataDir: deps.config.dataDir,
     python: deps.config.python,
   });

@@ -496,9 +496,11 @@ export interface SampleSchemasTable {
   schema: string;
 }
 
-/** Rows whose `revision` sums to a project's data revision (migration 0018). */
+/** Rows whose `revision` sums to a project part's data revision (migrations 0018, 0019). */
 export interface ProjectRevisionsTable {
   project_id: number;
+  /** An image part (image id >> PART_BITS) or PROJECT_PART (classes, samples). */
+  part: number;
   /** PostgreSQL returns bigint as a string. */
   revision: ColumnType<number | string, number, number>;
 }

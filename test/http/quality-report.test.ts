@@ -172,10 +172,10 @@ describe('quality report and profile', () => {
 
   it('hands out a kept profile while nothing changed, and a fresh one after any change', async () => {
     let computed = 0;
-    const original = ProfileRepository.prototype.annotationCells;
-    ProfileRepository.prototype.annotationCells = function (this: ProfileRepository, id: number) {
+    const original = ProfileRepository.prototype.imageParts;
+    ProfileRepository.prototype.imageParts = function (this: ProfileRepository, id: number, first: number, last: number) {
       computed++;
-      return original.call(this, id);
+      return original.call(this, id, first, last);
     };
     try {
       const profile = async () => (await owner.get(`/api/projects/${projectId}/profile`)).body;
@@ -195,16 +195,19 @@ describe('quality report and profile', () => {
       assert.deepEqual(p.splits.test, { images: 1, annotated: 1 }, 'a split change shows');
       assert.equal(p.classes.find((c: any) => c.name === 'dog').instances_by_split.test, 1);
 
+      assert.equal(computed, before + 2);
+
       assert.equal((await owner.patch(`/api/classes/${dog}`, { name: 'hound' })).status, 200);
       p = await profile();
       assert.ok(p.classes.some((c: any) => c.name === 'hound'), 'a renamed class shows');
+      assert.equal(computed, before + 2, 'a renamed class leaves the image parts kept');
 
       assert.equal((await owner.delete(`/api/annotations/${box.id}`)).status, 204);
       await t.versa.deps.db.updateTable('images').set({ split: 'train' }).where('id', '=', ids['smooth.jpg']).execute();
       assert.equal((await owner.patch(`/api/classes/${dog}`, { name: 'dog' })).status, 200);
       assert.deepEqual(await profile(), first, 'undone, the profile is the first again');
     } finally {
-      ProfileRepository.prototype.annotationCells = original;
+      ProfileRepository.prototype.imageParts = original;
     }
   });
 

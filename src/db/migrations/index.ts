@@ -17,6 +17,7 @@ import { imageBytesNotUnique } from './0015-image-bytes-not-unique.js';
 import { remeasureImages } from './0016-remeasure-images.js';
 import { annotationBoxes } from './0017-annotation-boxes.js';
 import { projectRevisions } from './0018-project-revisions.js';
+import { projectRevisionParts } from './0019-project-revision-parts.js';
 
 /** Every migration, in order. Names are stable forever: they are recorded in the database. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -38,5 +39,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0016-remeasure-images': remeasureImages(),
     '0017-annotation-boxes': annotationBoxes(dialect),
     '0018-project-revisions': projectRevisions(dialect),
+    '0019-project-revision-parts': projectRevisionParts(dialect),
   };
 }

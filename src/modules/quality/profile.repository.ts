@@ -1,22 +1,10 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { PART_BITS } from '../../db/migrations/0019-project-revision-parts.js';
 import { floorInt } from '../../db/sql-json.js';
 
 /** Cells per side of the box-centre heat map. */
 export const HEATMAP_CELLS = 10;
-
-export interface SplitRow {
-  split: string | null;
-  images: number;
-  annotated: number;
-}
-
-export interface ClassSplitRow {
-  class_id: number;
-  split: string | null;
-  instances: number;
-  images: number;
-}
 
 export interface BoxCellRow {
   size: 'small' | 'medium' | 'large';
@@ -25,116 +13,89 @@ export interface BoxCellRow {
   n: number;
 }
 
+/** The profile of one part of a project's images (PART_BITS): every section a sum over the part's rows. */
+export interface ImagesPart {
+  /** Images by split and by how many annotations they carry. */
+  images: { split: string | null; annotations: number; images: number }[];
+  /** Instances and distinct images of each class in each split. */
+  classSplits: { class_id: number; split: string | null; instances: number; images: number }[];
+  types: Record<string, number>;
+  boxes: BoxCellRow[];
+  sizes: { width: number; height: number; images: number }[];
+}
+
+export const emptyImagesPart = (): ImagesPart => ({ images: [], classSplits: [], types: {}, boxes: [], sizes: [] });
+
 /**
- * The dataset profile's SQL aggregates: every number comes from a GROUP BY over the project's rows, none from
- * reading rows one by one into the process (the profile of a million annotations is one pass per question).
+ * The dataset profile's SQL aggregates, per part of the project's images: every number comes from a GROUP BY over
+ * the rows of a range of parts (one pass per question, the part in the grouping), none from reading rows one by one
+ * into the process. The queries walk the project's images by id (their index) and each image's annotations (theirs),
+ * so a range of one part reads about a thousand images, whatever the project's size.
  */
 export class ProfileRepository {
   constructor(private readonly db: Db) {}
-
-  async splits(projectId: number): Promise<SplitRow[]> {
-    const rows = await this.db
-      .selectFrom('images')
-      .select([
-        'split',
-        (eb) => eb.fn.countAll<number>().as('images'),
-        sql<number>`sum(case when annotation_count > 0 then 1 else 0 end)`.as('annotated'),
-      ])
-      .where('project_id', '=', projectId)
-      .groupBy('split')
-      .execute();
-    return rows.map((r) => ({ split: r.split, images: Number(r.images), annotated: Number(r.annotated ?? 0) }));
-  }
-
-  /** Instances and distinct images of each class in each split. */
-  async classSplits(projectId: number): Promise<ClassSplitRow[]> {
-    const rows = await this.db
-      .selectFrom('annotations')
-      .innerJoin('images', 'images.id', 'annotations.image_id')
-      .select([
-        'annotations.class_id',
-        'images.split',
-        (eb) => eb.fn.countAll<number>().as('instances'),
-        (eb) => eb.fn.count<number>('annotations.image_id').distinct().as('images'),
-      ])
-      .where('annotations.project_id', '=', projectId)
-      .groupBy(['annotations.class_id', 'images.split'])
-      .execute();
-    return rows.map((r) => ({ class_id: r.class_id, split: r.split, instances: Number(r.instances), images: Number(r.images) }));
-  }
 
   classes(projectId: number): Promise<{ id: number; name: string; color: string }[]> {
     return this.db.selectFrom('classes').select(['id', 'name', 'color']).where('project_id', '=', projectId).orderBy('id').execute();
   }
 
-  async annotationTypes(projectId: number): Promise<Record<string, number>> {
-    const rows = await this.db
-      .selectFrom('annotations')
-      .select(['annotation_type', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('project_id', '=', projectId)
-      .groupBy('annotation_type')
-      .execute();
-    return Object.fromEntries(rows.map((r) => [r.annotation_type, Number(r.n)]));
-  }
-
-  /** How many images carry each number of annotations. */
-  async annotationsPerImage(projectId: number): Promise<{ annotations: number; images: number }[]> {
-    const rows = await this.db
-      .selectFrom('images')
-      .select(['annotation_count', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('project_id', '=', projectId)
-      .groupBy('annotation_count')
-      .orderBy('annotation_count')
-      .execute();
-    return rows.map((r) => ({ annotations: Number(r.annotation_count), images: Number(r.n) }));
-  }
-
-  async imageSizes(projectId: number): Promise<{ width: number; height: number; images: number }[]> {
-    const rows = await this.db
-      .selectFrom('images')
-      .select(['width', 'height', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('project_id', '=', projectId)
-      .groupBy(['width', 'height'])
-      .orderBy(sql`count(*)`, 'desc')
-      .execute();
-    return rows.map((r) => ({ width: r.width, height: r.height, images: Number(r.n) }));
-  }
-
-  /**
-   * The annotations by type, and bounding boxes by COCO size (area < 32², < 96², larger) and by the heat-map cell
-   * their centre falls in, in one pass: at most the types plus 3 × HEATMAP_CELLS² groups come back.
-   */
-  async annotationCells(projectId: number): Promise<{ types: Record<string, number>; boxes: BoxCellRow[] }> {
+  /** The parts `first`…`last` of the project's images, each part that holds images once. */
+  async imageParts(projectId: number, first: number, last: number): Promise<Map<number, ImagesPart>> {
     const db = this.db;
-    const annotations = db
-      .selectFrom('annotations')
-      .innerJoin('images', 'images.id', 'annotations.image_id')
-      .select(['annotations.annotation_type as type', 'annotations.box_x as x', 'annotations.box_y as y', 'annotations.box_w as w', 'annotations.box_h as h', 'images.width as iw', 'images.height as ih'])
-      .where('annotations.project_id', '=', projectId)
-      .as('b');
+    const part = sql<number>`images.id >> ${sql.lit(PART_BITS)}`;
+    const images = () =>
+      db
+        .selectFrom('images')
+        .where('images.project_id', '=', projectId)
+        .where('images.id', '>=', first << PART_BITS)
+        .where('images.id', '<', (last + 1) << PART_BITS);
     const clamp = (v: RawBuilder<number>) => sql<number>`case when ${v} < 0 then 0 when ${v} > ${HEATMAP_CELLS - 1} then ${HEATMAP_CELLS - 1} else ${v} end`;
     const cell = (offset: string, extent: string, side: string) =>
-      sql<number | null>`case when type = 'bbox' then ${clamp(floorInt(db, sql<number>`(${sql.ref(offset)} + ${sql.ref(extent)} / 2.0) * ${HEATMAP_CELLS} / ${sql.ref(side)}`))} end`;
-    const cells = db
-      .selectFrom(annotations)
-      .select([
-        'type',
-        sql<string | null>`case when type <> 'bbox' then null when w * h < 1024 then 'small' when w * h < 9216 then 'medium' else 'large' end`.as('size'),
-        cell('x', 'w', 'iw').as('cx'),
-        cell('y', 'h', 'ih').as('cy'),
-      ])
-      .as('c');
-    const rows = await db
-      .selectFrom(cells)
-      .select(['type', 'size', 'cx', 'cy', (eb) => eb.fn.countAll<number>().as('n')])
-      .groupBy(['type', 'size', 'cx', 'cy'])
-      .execute();
-    const types: Record<string, number> = {};
-    const boxes: BoxCellRow[] = [];
-    for (const r of rows) {
-      types[r.type] = (types[r.type] ?? 0) + Number(r.n);
-      if (r.size !== null && r.cx !== null && r.cy !== null) boxes.push({ size: r.size as BoxCellRow['size'], cx: Number(r.cx), cy: Number(r.cy), n: Number(r.n) });
+      sql<number | null>`case when annotations.annotation_type = 'bbox' then ${clamp(floorInt(db, sql<number>`(${sql.ref(offset)} + ${sql.ref(extent)} / 2.0) * ${HEATMAP_CELLS} / ${sql.ref(side)}`))} end`;
+    const area = sql`annotations.box_w * annotations.box_h`;
+    const [imageRows, classRows, cellRows, sizeRows] = await Promise.all([
+      images()
+        .select([part.as('part'), 'split', 'annotation_count', (eb) => eb.fn.countAll<number>().as('n')])
+        .groupBy([sql`1`, 'split', 'annotation_count'])
+        .execute(),
+      images()
+        .innerJoin('annotations', 'annotations.image_id', 'images.id')
+        .select([
+          part.as('part'),
+          'annotations.class_id',
+          'images.split',
+          (eb) => eb.fn.countAll<number>().as('instances'),
+          (eb) => eb.fn.count<number>('annotations.image_id').distinct().as('images'),
+        ])
+        .groupBy([sql`1`, 'annotations.class_id', 'images.split'])
+        .execute(),
+      images()
+        .innerJoin('annotations', 'annotations.image_id', 'images.id')
+        .select([
+          part.as('part'),
+          'annotations.annotation_type as type',
+          sql<string | null>`case when annotations.annotation_type <> 'bbox' then null when ${area} < 1024 then 'small' when ${area} < 9216 then 'medium' else 'large' end`.as('size'),
+          cell('annotations.box_x', 'annotations.box_w', 'images.width').as('cx'),
+          cell('annotations.box_y', 'annotations.box_h', 'images.height').as('cy'),
+          (eb) => eb.fn.countAll<number>().as('n'),
+        ])
+        .groupBy([sql`1`, sql`2`, sql`3`, sql`4`, sql`5`])
+        .execute(),
+      images()
+        .select([part.as('part'), 'width', 'height', (eb) => eb.fn.countAll<number>().as('n')])
+        .groupBy([sql`1`, 'width', 'height'])
+        .execute(),
+    ]);
+    const parts = new Map<number, ImagesPart>();
+    const of = (p: number) => parts.get(p) ?? parts.set(p, emptyImagesPart()).get(p)!;
+    for (const r of imageRows) of(r.part).images.push({ split: r.split, annotations: Number(r.annotation_count), images: Number(r.n) });
+    for (const r of classRows) of(r.part).classSplits.push({ class_id: r.class_id, split: r.split, instances: Number(r.instances), images: Number(r.images) });
+    for (const r of cellRows) {
+      const p = of(r.part);
+      p.types[r.type] = (p.types[r.type] ?? 0) + Number(r.n);
+      if (r.size !== null && r.cx !== null && r.cy !== null) p.boxes.push({ size: r.size as BoxCellRow['size'], cx: Number(r.cx), cy: Number(r.cy), n: Number(r.n) });
     }
-    return { types, boxes };
+    for (const r of sizeRows) of(r.part).sizes.push({ width: r.width, height: r.height, images: Number(r.n) });
+    return parts;
   }
 }

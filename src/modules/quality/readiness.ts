@@ -8,7 +8,7 @@
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
 import type { SampleModality } from '../../db/schema.js';
-import type { ProfileRepository } from './profile.repository.js';
+import type { ProfileService } from './profile.service.js';
 import type { SampleDataRepository } from './sample-data.repository.js';
 
 export interface ReadinessCheckOut {
@@ -296,7 +296,8 @@ function stripUndefined<T extends object>(value: T): Partial<T> {
 export class ReadinessEvaluator {
   constructor(
     private readonly access: ProjectAccess,
-    private readonly profile: ProfileRepository,
+    /** The image statistics come from the project's kept profile. */
+    private readonly profiles: ProfileService,
     private readonly samples: SampleDataRepository,
   ) {}
 
@@ -349,31 +350,16 @@ export class ReadinessEvaluator {
   }
 
   private async stats(projectId: number): Promise<ReadinessStats> {
-    const [splitRows, classSplits, classes, annotationTypes] = await Promise.all([
-      this.profile.splits(projectId),
-      this.profile.classSplits(projectId),
-      this.profile.classes(projectId),
-      this.profile.annotationTypes(projectId),
-    ]);
-    const splits = { train: 0, valid: 0, test: 0, unassigned: 0 };
-    let images = 0;
-    let annotatedImages = 0;
-    for (const row of splitRows) {
-      const key = row.split === 'train' || row.split === 'valid' || row.split === 'test' ? row.split : 'unassigned';
-      splits[key] += row.images;
-      images += row.images;
-      annotatedImages += row.annotated;
-    }
-    const byClass = new Map(classes.map((c) => [c.id, { name: c.name, instances: {} as Record<string, number>, images: {} as Record<string, number>, totalInstances: 0, totalImages: 0 }]));
-    for (const row of classSplits) {
-      const entry = byClass.get(row.class_id);
-      if (!entry) continue;
-      const split = row.split ?? 'unassigned';
-      entry.instances[split] = (entry.instances[split] ?? 0) + row.instances;
-      entry.images[split] = (entry.images[split] ?? 0) + row.images;
-      entry.totalInstances += row.instances;
-      entry.totalImages += row.images;
-    }
-    return { images, splits, annotatedImages, annotationTypes, classes: [...byClass.values()].filter((c) => c.totalInstances > 0) };
+    const profile = await this.profiles.profile(projectId, 'image');
+    const split = (name: string) => profile.splits[name]?.images ?? 0;
+    return {
+      images: profile.totals.images,
+      splits: { train: split('train'), valid: split('valid'), test: split('test'), unassigned: split('unassigned') },
+      annotatedImages: profile.totals.annotated_images,
+      annotationTypes: profile.annotation_types,
+      classes: profile.classes
+        .filter((c) => c.instances > 0)
+        .map((c) => ({ name: c.name, instances: c.instances_by_split, images: c.images_by_split, totalInstances: c.instances, totalImages: c.images })),
+    };
   }
 }

@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { DatabaseHandle, Db } from '../../src/db/database.js';
+import { ProfileRepository } from '../../src/modules/quality/profile.repository.js';
+import { ProfileService } from '../../src/modules/quality/profile.service.js';
+import { ProjectRevisionsRepository } from '../../src/modules/quality/project-revisions.repository.js';
+import { openTestDatabase } from '../helpers/test-app.js';
+
+/** A profile repository that records the part ranges it computes, and may write to the project while it does. */
+class RecordingRepository extends ProfileRepository {
+  ranges: [number, number][] = [];
+  during?: () => Promise<unknown>;
+  override async imageParts(projectId: number, first: number, last: number) {
+    this.ranges.push([first, last]);
+    const parts = await super.imageParts(projectId, first, last);
+    const write = this.during;
+    this.during = undefined;
+    await write?.();
+    return parts;
+  }
+}
+
+/**
+ * The profile is the sum of parts of 1,024 image ids, each kept at its revision: after a change only the parts it
+ * touched are computed again, and the profile always equals one computed from nothing.
+ */
+describe('profile parts', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'versa-profile-parts-'));
+  let database: DatabaseHandle;
+  let drop: () => Promise<void>;
+  let db: Db;
+  let repository: RecordingRepository;
+  let profiles: ProfileService;
+  let project: number;
+  const classes: number[] = [];
+  const now = new Date().toISOString();
+
+  /** The profile from nothing: a service that has kept nothing. */
+  const fromNothing = () => new ProfileService(new ProfileRepository(db), new ProjectRevisionsRepository(db)).profile(project, 'image');
+  /** The kept service's profile, which must equal the one from nothing; returns the part ranges it computed. */
+  const profiled = async (): Promise<[number, number][]> => {
+    repository.ranges = [];
+    const profile = await profiles.profile(project, 'image');
+    assert.deepEqual(profile, await fromNothing());
+    return repository.ranges;
+  };
+  const annotate = (imageId: number, classIndex: number, x: number) =>
+    db.insertInto('annotations').values({ image_id: imageId, project_id: project, class_id: classes[classIndex], annotation_type: 'bbox', geometry: JSON.stringify({ x, y: 10, width: 40, height: 30 }), confidence: null, source: 'manual', created_at: now, updated_at: now }).execute();
+
+  before(async () => {
+    const opened = await openTestDatabase(dataDir);
+    database = opened.database;
+    drop = opened.drop;
+    db = database.db;
+    repository = new RecordingRepository(db);
+    profiles = new ProfileService(repository, new ProjectRevisionsRepository(db));
+    const user = await db.insertInto('users').values({ email: 'p@example.com', password_hash: 'x', display_name: 'p', is_admin: 0, created_at: now }).returning('id').executeTakeFirstOrThrow();
+    project = (await db.insertInto('projects').values({ owner_id: user.id, name: 'p', description: '', project_type: 'object_detection', location: '', created_at: now, updated_at: now }).returning('id').executeTakeFirstOrThrow()).id;
+    for (const name of ['cat', 'dog']) classes.push((await db.insertInto('classes').values({ project_id: project, name, color: '#000000', created_at: now }).returning('id').executeTakeFirstOrThrow()).id);
+    // Images in parts 0, 1 and 4 (ids 100…, 1100…, 5000…), two annotations each.
+    for (const first of [100, 1_100, 5_000]) {
+      for (let id = first; id < first + 6; id++) {
+        await db.insertInto('images').values({
+          id, project_id: project, filename: `${id}.png`, original_name: `${id}.png`, width: 200 + (id % 3) * 100, height: 200, split: id % 2 ? 'train' : 'valid', sha256: `s${id}`,
+          mime_type: 'image/png', size_bytes: 1, blob_key: `b/${id}`, thumbnail_key: `t/${id}`, annotation_count: 2, created_at: now,
+        }).execute();
+        await annotate(id, id % 2, 5);
+        await annotate(id, 0, 120);
+      }
+    }
+  });
+  after(async () => {
+    await database.close();
+    await drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('computes every part once, then keeps them', async () => {
+    const first = await profiles.profile(project, 'image');
+    assert.equal(first.totals.images, 18);
+    assert.equal(first.totals.annotations, 36);
+    assert.equal(first.classes.find((c) => c.name === 'cat')!.images, 18);
+    assert.equal(await profiled().then((r) => r.length), 0, 'nothing changed: nothing computed');
+  });
+
+  it('computes only the parts a change touched, in runs of adjacent parts', async () => {
+    await annotate(1_103, 1, 60);
+    assert.deepEqual(await profiled(), [[1, 1]]);
+    await db.updateTable('images').set({ split: 'test' }).where('id', '=', 5_003).execute();
+    await db.deleteFrom('annotations').where('image_id', '=', 100).execute();
+    assert.deepEqual(await profiled(), [[0, 0], [4, 4]], 'parts 0 and 4 are not adjacent (1 lies between)');
+    await annotate(101, 0, 60);
+    await annotate(1_101, 0, 60);
+    assert.deepEqual(await profiled(), [[0, 1]]);
+    await db.updateTable('classes').set({ name: 'kitten' }).where('id', '=', classes[0]).execute();
+    assert.deepEqual(await profiled(), [], 'a renamed class touches no image part');
+    await db.deleteFrom('images').where('id', '>=', 5_000).execute();
+    assert.deepEqual(await profiled(), [[4, 4]], 'an emptied part is computed (as empty)');
+    assert.equal((await profiles.profile(project, 'image')).totals.images, 12);
+  });
+
+  it('does not keep a part that changed while it was computed', async () => {
+    repository.during = () => annotate(1_102, 1, 80);
+    repository.ranges = [];
+    await db.updateTable('images').set({ split: 'valid' }).where('id', '=', 1_104).execute();
+    const during = await profiles.profile(project, 'image');
+    assert.deepEqual(repository.ranges, [[1, 1]]);
+    assert.notEqual(during.totals.annotations, (await fromNothing()).totals.annotations, 'the write came after the part was read');
+    assert.deepEqual(await profiled(), [[1, 1]], 'the part is computed again, not handed out stale');
+  });
+});
