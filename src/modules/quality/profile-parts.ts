@@ -64,22 +64,32 @@ export class ProfileParts<P> {
     return { project, images };
   }
 
-  /** The stale parts, in runs of parts adjacent in the project's order (an empty part stands for one without images). */
+  /** The stale parts, a query set per span of partSpans. */
   private async computeImages(projectId: number, parts: number[], stale: number[]): Promise<Map<number, ImagesPart>> {
     const computed = new Map<number, ImagesPart>();
-    if (stale.length === 0) return computed;
-    const isStale = new Set(stale);
-    let runs: [number, number][] = [];
-    for (let i = 0; i < parts.length; i++) {
-      if (!isStale.has(parts[i])) continue;
-      if (i > 0 && isStale.has(parts[i - 1])) runs[runs.length - 1][1] = parts[i];
-      else runs.push([parts[i], parts[i]]);
-    }
-    if (runs.length > MAX_RUNS) runs = [[stale[0], stale[stale.length - 1]]];
-    for (const [first, last] of runs) {
+    for (const [first, last] of partSpans(parts, new Set(stale))) {
       for (const [p, part] of await this.source.images(projectId, first, last)) computed.set(p, part);
     }
     for (const p of stale) if (!computed.has(p)) computed.set(p, emptyImagesPart());
     return computed;
   }
+}
+
+/**
+ * The spans [first, last] of parts to compute for the stale ones: runs of stale parts adjacent in the project's
+ * sorted `parts` (whatever lies between two of them holds none of the project's images); more than MAX_RUNS runs
+ * become one span from the first stale part to the last. Spans are not cut further: on PostgreSQL each span's joins
+ * read the annotations once, so one span computes a whole project faster than several in parallel (1.05 s against
+ * 1.5 s for four, 100k images).
+ */
+export function partSpans(parts: number[], stale: Set<number>): [number, number][] {
+  // Runs as [first, last] indexes into `parts`.
+  const runs: [number, number][] = [];
+  for (let i = 0; i < parts.length; i++) {
+    if (!stale.has(parts[i])) continue;
+    if (i > 0 && stale.has(parts[i - 1])) runs[runs.length - 1][1] = i;
+    else runs.push([i, i]);
+  }
+  const spans = runs.length > MAX_RUNS ? [[runs[0][0], runs[runs.length - 1][1]]] : runs;
+  return spans.map(([first, last]) => [parts[first], parts[last]]);
 }
