@@ -4,7 +4,8 @@
  * through the HTTP API of the compiled server running as its own process (`npm start`'s build and flags):
  *   1. the full quality report (every check of the catalog) — target < 5 s;
  *   2. the dataset profile — target < 1 s: from nothing (the project's first), after an edit (an annotation drawn, an
- *      image moved to another split, a class renamed: the parts they touched are computed again) and unchanged (kept);
+ *      image moved to another split, a class renamed: the parts they touched are computed again), unchanged (kept),
+ *      and after the server restarted and one more edit (the other parts read from the database);
  *   3. the canonical export streamed to the end — target ≥ 50,000 records/s, the server's peak RSS < 300 MB.
  * Medians of `rounds`. SQLite by default; DATABASE_URL=postgres://… runs it on PostgreSQL in a fresh database.
  * Usage: npx tsx bench/quality.ts [images=100000] [rounds=3]
@@ -35,7 +36,7 @@ const admin = async (statement: string) => {
 };
 if (url) await admin(`create database ${database}`);
 
-const server = await startServer(url ? { DATABASE_URL: url } : {}, undefined, { compiled: true });
+let server = await startServer(url ? { DATABASE_URL: url } : {}, undefined, { compiled: true });
 const handle = await openDatabase({ dataDir: server.dataDir, databaseUrl: url || null });
 try {
   const user = await handle.db.selectFrom('users').select('id').where('email', '=', 'bench@versa.local').executeTakeFirstOrThrow();
@@ -98,6 +99,11 @@ try {
     profile.push((await timed(() => server.api('GET', `/api/projects/${projectId}/profile`)))[0]);
     keptProfile.push((await timed(() => server.api('GET', `/api/projects/${projectId}/profile`)))[0]);
   }
+  // A restarted server: the parts come from the database, those of one more edit computed.
+  await server.stop();
+  server = await startServer(url ? { DATABASE_URL: url } : {}, server.dataDir, { compiled: true });
+  await server.api('POST', `/api/images/${firstImage[0].id}/annotations`, { class_id: classes[1].id, annotation_type: 'bbox', geometry: { x: 20, y: 20, width: 50, height: 40 } });
+  const [restartedProfile] = await timed(() => server.api('GET', `/api/projects/${projectId}/profile`));
   console.log('| round | report s | profile after an edit s | profile unchanged s | canonical s | records/s | server RSS during canonical, peak MB |');
   console.log('|---|---|---|---|---|---|---|');
   for (let i = 0; i < rounds; i++) {
@@ -106,7 +112,7 @@ try {
   }
   const rate = median(exportRuns.map((e) => e.records / e.seconds));
   console.log(
-    `\nmedians: report ${median(report).toFixed(2)} s (target < 5), profile ${median(profile).toFixed(3)} s after an edit, ${median(keptProfile).toFixed(3)} s unchanged, ${coldProfile.toFixed(2)} s from nothing (target < 1), ` +
+    `\nmedians: report ${median(report).toFixed(2)} s (target < 5), profile ${median(profile).toFixed(3)} s after an edit, ${median(keptProfile).toFixed(3)} s unchanged, ${coldProfile.toFixed(2)} s from nothing, ${restartedProfile.toFixed(3)} s after a restart and an edit (target < 1), ` +
       `canonical ${Math.round(rate)} records/s (target ≥ 50,000), server peak RSS ${Math.max(...exportRuns.map((e) => e.peakRss)).toFixed(0)} MB (target < 300)`,
   );
   console.log(`checks: ${last.checks.map((c: { id: string; count: number }) => `${c.id}=${c.count}`).join(', ')}`);

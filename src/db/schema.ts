@@ -505,11 +505,21 @@ export interface ProjectRevisionsTable {
   revision: ColumnType<number | string, number, number>;
 }
 
+/** A computed part of a project's profile, as JSON, with the revision of its part it was computed at (migration 0019). */
+export interface ProfilePartsTable {
+  project_id: number;
+  part: number;
+  /** PostgreSQL returns bigint as a string. */
+  revision: ColumnType<number | string, number, number>;
+  body: string;
+}
+
 export interface Database {
   users: UsersTable;
   tokens: TokensTable;
   projects: ProjectsTable;
   project_revisions: ProjectRevisionsTable;
+  profile_parts: ProfilePartsTable;
   classes: ClassesTable;
   images: ImagesTable;
   annotations: AnnotationsTable;

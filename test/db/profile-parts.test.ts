@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DatabaseHandle, Db } from '../../src/db/database.js';
+import { ProfilePartsRepository } from '../../src/modules/quality/profile-parts.repository.js';
 import { ProfileRepository } from '../../src/modules/quality/profile.repository.js';
 import { ProfileService } from '../../src/modules/quality/profile.service.js';
 import { ProjectRevisionsRepository } from '../../src/modules/quality/project-revisions.repository.js';
@@ -56,7 +57,7 @@ describe('profile parts', () => {
     drop = opened.drop;
     db = database.db;
     repository = new RecordingRepository(db);
-    profiles = new ProfileService(repository, new ProjectRevisionsRepository(db));
+    profiles = new ProfileService(repository, new ProjectRevisionsRepository(db), undefined, new ProfilePartsRepository(db));
     const user = await db.insertInto('users').values({ email: 'p@example.com', password_hash: 'x', display_name: 'p', is_admin: 0, created_at: now }).returning('id').executeTakeFirstOrThrow();
     project = (await db.insertInto('projects').values({ owner_id: user.id, name: 'p', description: '', project_type: 'object_detection', location: '', created_at: now, updated_at: now }).returning('id').executeTakeFirstOrThrow()).id;
     for (const name of ['cat', 'dog']) classes.push((await db.insertInto('classes').values({ project_id: project, name, color: '#000000', created_at: now }).returning('id').executeTakeFirstOrThrow()).id);
@@ -111,4 +112,20 @@ describe('profile parts', () => {
     assert.notEqual(during.totals.annotations, (await fromNothing()).totals.annotations, 'the write came after the part was read');
     assert.deepEqual(await profiled(), [1], 'the part is computed again, not handed out stale');
   });
+
+  it('keeps the parts in the database: a restarted server computes only what changed since', async () => {
+    await profiled();
+    const restarted = () => new ProfileService(repository, new ProjectRevisionsRepository(db), undefined, new ProfilePartsRepository(db));
+    repository.computed = [];
+    assert.deepEqual(await restarted().profile(project, 'image'), await fromNothing());
+    assert.deepEqual(repository.computed, [], 'every part comes from the database');
+
+    await annotate(105, 1, 30);
+    repository.computed = [];
+    assert.deepEqual(await restarted().profile(project, 'image'), await fromNothing(), 'a part stored before a change is not handed out');
+    assert.deepEqual(repository.computed, [0]);
+    const stored = await db.selectFrom('profile_parts').select('part').where('project_id', '=', project).execute();
+    assert.deepEqual(stored.map((r) => r.part).sort((a, b) => a - b), [-1, 0, 1, 4], 'the project part and every image part (part 4, emptied, as an empty part)');
+  });
 });
+

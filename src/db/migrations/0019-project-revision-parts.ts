@@ -24,6 +24,9 @@ const PART_OF: Record<(typeof REVISED_TABLES)[number], (r: string) => string> = 
  * The table keeps migration 0018's scheme per (project, part): SQLite one row incremented per written row, PostgreSQL a
  * row of weight 1 per writing statement and part, folded by readers. Every existing image part starts with a row, so
  * the image parts holding data are exactly the image parts with rows (the project part is always there, 0 without rows).
+ *
+ * `profile_parts` keeps each computed part (JSON) with the revision it was computed at, so that a restarted server
+ * computes only the parts that changed since, not the whole project again.
  */
 export function projectRevisionParts(dialect: DialectName) {
   return {
@@ -47,6 +50,15 @@ export function projectRevisionParts(dialect: DialectName) {
           primary key (project_id, part))`.execute(db);
       }
       await sql.raw(`insert into project_revisions (project_id, part, revision) select project_id, ${PART_OF.images('images')}, 1 from images group by 1, 2`).execute(db);
+      // The computed parts, kept across restarts: each with the revision it was computed at (src/modules/quality/profile-parts.ts).
+      await db.schema
+        .createTable('profile_parts')
+        .addColumn('project_id', 'integer', (c) => c.notNull().references('projects.id').onDelete('cascade'))
+        .addColumn('part', 'integer', (c) => c.notNull())
+        .addColumn('revision', 'bigint', (c) => c.notNull())
+        .addColumn('body', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('profile_parts_pk', ['project_id', 'part'])
+        .execute();
 
       if (dialect === 'postgres') {
         for (const table of REVISED_TABLES) {

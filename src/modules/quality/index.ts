@@ -4,6 +4,7 @@ import { DetectorPredictions } from './model-predictions.js';
 import { checkCatalog } from './catalog.js';
 import { ImageFeaturesRepository } from './image-features.repository.js';
 import { ImageFeatureRecorder } from './image-features.service.js';
+import { ProfilePartsRepository } from './profile-parts.repository.js';
 import { ProfileRepository } from './profile.repository.js';
 import { ProjectRevisionsRepository } from './project-revisions.repository.js';
 import { ProfileService } from './profile.service.js';
@@ -46,7 +47,7 @@ export function registerQualityModule(app: FastifyInstance, deps: ModuleDeps): Q
   const samples = new SampleDataRepository(deps.db);
   const predictions = new DetectorPredictions(models.repository, models.runtime, deps.blobs);
   const revisions = new ProjectRevisionsRepository(deps.db);
-  const profiles = new ProfileService(profile, revisions, new SampleProfiler(samples));
+  const profiles = new ProfileService(profile, revisions, new SampleProfiler(samples), new ProfilePartsRepository(deps.db));
   const readiness = new ReadinessEvaluator(deps.access, profiles, samples);
   // PostgreSQL's revision rows of projects whose profile nobody opens are folded now and then.
   const folding = setInterval(() => void revisions.foldAll().catch((err) => app.log.warn({ err }, 'folding project revisions failed')), REVISION_FOLD_MS);

@@ -1,4 +1,5 @@
 import { PROJECT_PART } from '../../db/migrations/0019-project-revision-parts.js';
+import type { ProfilePartsRepository } from './profile-parts.repository.js';
 import type { ProjectRevisionsRepository } from './project-revisions.repository.js';
 import { emptyImagesPart, type ImagesPart } from './profile.repository.js';
 
@@ -15,9 +16,10 @@ export interface PartSource<P> {
   images(projectId: number, first: number, last: number): Promise<Map<number, ImagesPart>>;
 }
 
-interface Kept<T> {
+interface Kept {
   revision: number;
-  value: T;
+  /** The project part's P, or an image part. */
+  value: unknown;
 }
 
 /**
@@ -25,43 +27,44 @@ interface Kept<T> {
  * handed out while that revision is the current one: after a change only the parts it touched are computed again
  * (a thousand images' worth each), not the project's million annotations. A part is kept only when its revision read
  * before computing it is the one read after (no commit touched the part meanwhile), so a kept part is exactly the
- * data of its revision.
+ * data of its revision. Parts are kept in memory for recently profiled projects and, when a store is given, in the
+ * database, where a restarted server finds them.
  */
 export class ProfileParts<P> {
-  private readonly projects = new Map<number, { project?: Kept<P>; images: Map<number, Kept<ImagesPart>> }>();
+  private readonly projects = new Map<number, Map<number, Kept>>();
 
   constructor(
     private readonly revisions: ProjectRevisionsRepository,
     private readonly source: PartSource<P>,
+    private readonly store?: ProfilePartsRepository,
   ) {}
 
   async get(projectId: number): Promise<{ project: P; images: ImagesPart[] }> {
     const before = await this.revisions.parts(projectId);
-    const kept = this.projects.get(projectId) ?? { images: new Map<number, Kept<ImagesPart>>() };
+    const kept = this.projects.get(projectId) ?? new Map<number, Kept>();
     this.projects.delete(projectId);
-    const projectRevision = before.get(PROJECT_PART)!;
+    const current = (p: number) => kept.get(p)?.revision === before.get(p);
+    const missing = [...before.keys()].filter((p) => !current(p));
+    if (this.store && missing.length > 0) {
+      for (const row of await this.store.load(projectId, missing)) {
+        if (row.revision === before.get(row.part)) kept.set(row.part, { revision: row.revision, value: JSON.parse(row.body) });
+      }
+    }
     const imageParts = [...before.keys()].filter((p) => p !== PROJECT_PART).sort((a, b) => a - b);
-    const stale = imageParts.filter((p) => kept.images.get(p)?.revision !== before.get(p));
-    const [project, computed] = await Promise.all([
-      kept.project?.revision === projectRevision ? kept.project.value : this.source.project(projectId),
-      this.computeImages(projectId, imageParts, stale),
-    ]);
+    const fresh: Map<number, unknown> = await this.computeImages(projectId, imageParts, imageParts.filter((p) => !current(p)));
+    if (!current(PROJECT_PART)) fresh.set(PROJECT_PART, await this.source.project(projectId));
 
     const after = await this.revisions.parts(projectId);
-    if (after.get(PROJECT_PART) === projectRevision) kept.project = { revision: projectRevision, value: project };
-    const images: ImagesPart[] = [];
-    const keptImages = new Map<number, Kept<ImagesPart>>();
-    for (const p of imageParts) {
-      const revision = before.get(p)!;
-      const fresh = computed.has(p);
-      const value = fresh ? computed.get(p)! : kept.images.get(p)!.value;
-      images.push(value);
-      if (!fresh || after.get(p) === revision) keptImages.set(p, { revision, value });
-    }
-    kept.images = keptImages;
+    const unchanged = [...fresh].filter(([p]) => after.get(p) === before.get(p));
+    for (const [p] of fresh) kept.delete(p);
+    for (const [p, value] of unchanged) kept.set(p, { revision: before.get(p)!, value });
+    for (const p of kept.keys()) if (!before.has(p)) kept.delete(p);
     this.projects.set(projectId, kept);
     if (this.projects.size > CAPACITY) this.projects.delete(this.projects.keys().next().value!);
-    return { project, images };
+    // Only a cache: a failed write (the project deleted meanwhile) loses nothing.
+    await this.store?.save(projectId, unchanged.map(([part, value]) => ({ part, revision: before.get(part)!, body: JSON.stringify(value) }))).catch(() => undefined);
+    const value = (p: number) => (fresh.has(p) ? fresh.get(p) : kept.get(p)!.value);
+    return { project: value(PROJECT_PART) as P, images: imageParts.map((p) => value(p) as ImagesPart) };
   }
 
   /** The stale parts, a query set per span of partSpans. */

@@ -1,5 +1,6 @@
 import type { ProjectRevisionsRepository } from './project-revisions.repository.js';
 import { ProfileParts } from './profile-parts.js';
+import type { ProfilePartsRepository } from './profile-parts.repository.js';
 import { HEATMAP_CELLS, type ProfileRepository } from './profile.repository.js';
 import type { Modality, ProfileOut, SampleProfileOut } from './quality.schemas.js';
 import type { SampleProfiler } from './sample-profile.js';
@@ -32,6 +33,8 @@ export class ProfileService {
     revisions: ProjectRevisionsRepository,
     /** The samples' section (sample-profile.ts), for projects that hold samples. */
     samples?: SampleProfiler,
+    /** Where computed parts outlive the process (none: kept in memory only). */
+    store?: ProfilePartsRepository,
   ) {
     this.parts = new ProfileParts(revisions, {
       project: async (projectId) => {
@@ -39,7 +42,7 @@ export class ProfileService {
         return { classes, samples: section };
       },
       images: (projectId, first, last) => repository.imageParts(projectId, first, last),
-    });
+    }, store);
   }
 
   async profile(projectId: number, modality: Modality): Promise<ProfileOut> {
