@@ -2,6 +2,11 @@ import { PostgresAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
 
 const isPostgres = (db: Kysely<any>) => db.getExecutor().adapter instanceof PostgresAdapter;
 
+/** `value` held within [low, high], evaluated once (SQLite's scalar min/max, PostgreSQL's least/greatest). */
+export function clampTo(db: Kysely<any>, value: RawBuilder<number>, low: number, high: number): RawBuilder<number> {
+  return isPostgres(db) ? sql<number>`least(greatest(${value}, ${sql.lit(low)}), ${sql.lit(high)})` : sql<number>`min(max(${value}, ${sql.lit(low)}), ${sql.lit(high)})`;
+}
+
 /** The integer part of a non-negative number (PostgreSQL's cast rounds, SQLite's truncates). */
 export function floorInt(db: Kysely<any>, value: RawBuilder<number>): RawBuilder<number> {
   return isPostgres(db) ? sql<number>`cast(floor(${value}) as integer)` : sql<number>`cast(${value} as integer)`;

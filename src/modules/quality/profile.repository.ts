@@ -1,7 +1,7 @@
-import { sql, type RawBuilder } from 'kysely';
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { PART_BITS } from '../../db/migrations/0019-project-revision-parts.js';
-import { floorInt } from '../../db/sql-json.js';
+import { clampTo, floorInt } from '../../db/sql-json.js';
 
 /** Cells per side of the box-centre heat map. */
 export const HEATMAP_CELLS = 10;
@@ -49,9 +49,8 @@ export class ProfileRepository {
         .where('images.project_id', '=', projectId)
         .where('images.id', '>=', first << PART_BITS)
         .where('images.id', '<', (last + 1) << PART_BITS);
-    const clamp = (v: RawBuilder<number>) => sql<number>`case when ${v} < 0 then 0 when ${v} > ${HEATMAP_CELLS - 1} then ${HEATMAP_CELLS - 1} else ${v} end`;
     const cell = (offset: string, extent: string, side: string) =>
-      sql<number | null>`case when annotations.annotation_type = 'bbox' then ${clamp(floorInt(db, sql<number>`(${sql.ref(offset)} + ${sql.ref(extent)} / 2.0) * ${HEATMAP_CELLS} / ${sql.ref(side)}`))} end`;
+      sql<number | null>`case when annotations.annotation_type = 'bbox' then ${clampTo(db, floorInt(db, sql<number>`(${sql.ref(offset)} + ${sql.ref(extent)} / 2.0) * ${sql.lit(HEATMAP_CELLS)} / ${sql.ref(side)}`), 0, HEATMAP_CELLS - 1)} end`;
     const area = sql`annotations.box_w * annotations.box_h`;
     const [imageRows, classRows, cellRows, sizeRows] = await Promise.all([
       images()
