@@ -8,6 +8,7 @@ import { translatingDialect } from './errors.js';
 import type { DialectName } from './dialect.js';
 import { migrations } from './migrations/index.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
+import { registerTally } from './tallies.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -67,6 +68,7 @@ function openSqlite(options: DatabaseOptions): DatabaseHandle {
   file.pragma('synchronous = NORMAL');
   file.pragma('busy_timeout = 5000');
   file.pragma('cache_size = -65536');
+  registerTally(file);
   const db = new Kysely<Database>({ dialect: translatingDialect(new SqliteDialect({ database: withStatementCache(file) })) });
   let scanDb: Db | undefined;
   return {
@@ -78,6 +80,7 @@ function openSqlite(options: DatabaseOptions): DatabaseHandle {
         scanFile.pragma('busy_timeout = 5000');
         scanFile.pragma('cache_size = -2048');
         scanFile.pragma('query_only = 1');
+        registerTally(scanFile);
         scanDb = new Kysely<Database>({ dialect: translatingDialect(new SqliteDialect({ database: withStatementCache(scanFile) })) });
       }
       return scanDb;

@@ -1,6 +1,6 @@
 import { PostgresAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
 
-const isPostgres = (db: Kysely<any>) => db.getExecutor().adapter instanceof PostgresAdapter;
+export const isPostgres = (db: Kysely<any>) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 /** `value` held within [low, high], evaluated once (SQLite's scalar min/max, PostgreSQL's least/greatest). */
 export function clampTo(db: Kysely<any>, value: RawBuilder<number>, low: number, high: number): RawBuilder<number> {

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { PART_BITS } from '../../db/migrations/0019-project-revision-parts.js';
 import { clampTo, floorInt } from '../../db/sql-json.js';
+import { tallies } from '../../db/tallies.js';
 
 /** Cells per side of the box-centre heat map. */
 export const HEATMAP_CELLS = 10;
@@ -24,12 +25,17 @@ export interface ImagesPart {
   sizes: { width: number; height: number; images: number }[];
 }
 
+const SPLITS = ['train', 'valid', 'test', null] as const;
+const BOX_SIZES = ['small', 'medium', 'large'] as const;
+/** The cell code of an annotation that is not a bounding box (a box's is size · cells² + column · cells + row < 999). */
+const NO_CELL = 999;
+
 export const emptyImagesPart = (): ImagesPart => ({ images: [], classSplits: [], types: {}, boxes: [], sizes: [] });
 
 /**
- * The dataset profile's SQL aggregates, per part of the project's images: every number comes from a GROUP BY over
- * the rows of a range of parts (one pass per question, the part in the grouping), none from reading rows one by one
- * into the process. The queries walk the project's images by id (their index) and each image's annotations (theirs),
+ * The dataset profile's SQL aggregates, per part of the project's images: every number comes from an aggregate over
+ * the rows of a range of parts (a GROUP BY over the images; the annotations' two questions as tallies, in one pass on
+ * SQLite), the part in the grouping, none from reading rows one by one into the process. The queries walk the project's images by id (their index) and each image's annotations (theirs),
  * so a range of one part reads about a thousand images, whatever the project's size.
  */
 export class ProfileRepository {
@@ -42,7 +48,7 @@ export class ProfileRepository {
   /** The parts `first`…`last` of the project's images, each part that holds images once. */
   async imageParts(projectId: number, first: number, last: number): Promise<Map<number, ImagesPart>> {
     const db = this.db;
-    const part = sql<number>`images.id >> ${sql.lit(PART_BITS)}`;
+    const part = sql<number>`(images.id >> ${sql.lit(PART_BITS)})`;
     const images = () =>
       db
         .selectFrom('images')
@@ -50,51 +56,49 @@ export class ProfileRepository {
         .where('images.id', '>=', first << PART_BITS)
         .where('images.id', '<', (last + 1) << PART_BITS);
     const cell = (offset: string, extent: string, side: string) =>
-      sql<number | null>`case when annotations.annotation_type = 'bbox' then ${clampTo(db, floorInt(db, sql<number>`(${sql.ref(offset)} + ${sql.ref(extent)} / 2.0) * ${sql.lit(HEATMAP_CELLS)} / ${sql.ref(side)}`), 0, HEATMAP_CELLS - 1)} end`;
+      clampTo(db, floorInt(db, sql<number>`(${sql.ref(offset)} + ${sql.ref(extent)} / 2.0) * ${sql.lit(HEATMAP_CELLS)} / ${sql.ref(side)}`), 0, HEATMAP_CELLS - 1);
     const area = sql`annotations.box_w * annotations.box_h`;
-    const [imageRows, classRows, cellRows, sizeRows] = await Promise.all([
+    const size = sql<number>`case when ${area} < 1024 then 0 when ${area} < 9216 then 1 else 2 end`;
+    const [imageRows, sizeRows, [classRows, cellRows]] = await Promise.all([
       images()
         .select([part.as('part'), 'split', 'annotation_count', (eb) => eb.fn.countAll<number>().as('n')])
         .groupBy([sql`1`, 'split', 'annotation_count'])
         .execute(),
       images()
-        .innerJoin('annotations', 'annotations.image_id', 'images.id')
-        .select([
-          part.as('part'),
-          'annotations.class_id',
-          'images.split',
-          (eb) => eb.fn.countAll<number>().as('instances'),
-          (eb) => eb.fn.count<number>('annotations.image_id').distinct().as('images'),
-        ])
-        .groupBy([sql`1`, 'annotations.class_id', 'images.split'])
-        .execute(),
-      images()
-        .innerJoin('annotations', 'annotations.image_id', 'images.id')
-        .select([
-          part.as('part'),
-          'annotations.annotation_type as type',
-          sql<string | null>`case when annotations.annotation_type <> 'bbox' then null when ${area} < 1024 then 'small' when ${area} < 9216 then 'medium' else 'large' end`.as('size'),
-          cell('annotations.box_x', 'annotations.box_w', 'images.width').as('cx'),
-          cell('annotations.box_y', 'annotations.box_h', 'images.height').as('cy'),
-          (eb) => eb.fn.countAll<number>().as('n'),
-        ])
-        .groupBy([sql`1`, sql`2`, sql`3`, sql`4`, sql`5`])
-        .execute(),
-      images()
         .select([part.as('part'), 'width', 'height', (eb) => eb.fn.countAll<number>().as('n')])
         .groupBy([sql`1`, 'width', 'height'])
         .execute(),
+      // Both annotation questions in one pass, keys packed as integers (see decoding below).
+      tallies(db, images().innerJoin('annotations', 'annotations.image_id', 'images.id'), [
+        // Instances and distinct images per class, part and split.
+        {
+          a: sql.ref('annotations.class_id'),
+          b: sql`${part} * 4 + case images.split when 'train' then 0 when 'valid' then 1 when 'test' then 2 else 3 end`,
+          member: sql.ref('images.id'),
+        },
+        // Annotations per type, and bounding boxes per size and heat-map cell, per part.
+        {
+          a: sql.ref('annotations.annotation_type'),
+          b: sql`${part} * 1000 + case when annotations.annotation_type = 'bbox' then ${size} * ${sql.lit(HEATMAP_CELLS ** 2)} + ${cell('annotations.box_x', 'annotations.box_w', 'images.width')} * ${sql.lit(HEATMAP_CELLS)} + ${cell('annotations.box_y', 'annotations.box_h', 'images.height')} else ${sql.lit(NO_CELL)} end`,
+        },
+      ]),
     ]);
     const parts = new Map<number, ImagesPart>();
     const of = (p: number) => parts.get(p) ?? parts.set(p, emptyImagesPart()).get(p)!;
     for (const r of imageRows) of(r.part).images.push({ split: r.split, annotations: Number(r.annotation_count), images: Number(r.n) });
-    for (const r of classRows) of(r.part).classSplits.push({ class_id: r.class_id, split: r.split, instances: Number(r.instances), images: Number(r.images) });
-    for (const r of cellRows) {
-      const p = of(r.part);
-      p.types[r.type] = (p.types[r.type] ?? 0) + Number(r.n);
-      if (r.size !== null && r.cx !== null && r.cy !== null) p.boxes.push({ size: r.size as BoxCellRow['size'], cx: Number(r.cx), cy: Number(r.cy), n: Number(r.n) });
-    }
     for (const r of sizeRows) of(r.part).sizes.push({ width: r.width, height: r.height, images: Number(r.n) });
+    for (const r of classRows) {
+      const b = Number(r.b);
+      of(Math.floor(b / 4)).classSplits.push({ class_id: Number(r.a), split: SPLITS[b % 4], instances: r.rows, images: r.members });
+    }
+    for (const r of cellRows) {
+      const b = Number(r.b);
+      const p = of(Math.floor(b / 1000));
+      const code = b % 1000;
+      const type = String(r.a);
+      p.types[type] = (p.types[type] ?? 0) + r.rows;
+      if (code !== NO_CELL) p.boxes.push({ size: BOX_SIZES[Math.floor(code / HEATMAP_CELLS ** 2)], cx: Math.floor(code / HEATMAP_CELLS) % HEATMAP_CELLS, cy: code % HEATMAP_CELLS, n: r.rows });
+    }
     return parts;
   }
 }
