@@ -25,6 +25,8 @@ export class CanonicalService {
     private readonly repository: CanonicalRepository,
     /** The sample records, streamed after the images. */
     private readonly samples?: CanonicalSamples,
+    /** Images per page (tests lay out small pages). */
+    private readonly pageSize = IMAGE_PAGE,
   ) {}
 
   async stream(caller: Caller, projectId: number, query: CanonicalQuery): Promise<CanonicalStream> {
@@ -55,16 +57,30 @@ export class CanonicalService {
   }
 
   /**
-   * Pages of records, as JSON text. The next page is asked for before this one is handed on: the database (a
-   * PostgreSQL server, SQLite's scan worker) reads it while this page is written out.
+   * Pages of records, as JSON text. The pages are laid out first (pageStarts) and read `pagesAhead` pages ahead of
+   * the one written out. Images added after the layout are read by keyset pages on from the last page.
    */
   private async *records(projectId: number, split?: string): AsyncGenerator<string[]> {
-    const page = (after: number) => this.repository.imageRecords(projectId, after, IMAGE_PAGE, split);
-    for (let next: Promise<CanonicalImageRecordRow[]> | null = page(0); next; ) {
-      const images: CanonicalImageRecordRow[] = await next;
-      next = images.length === IMAGE_PAGE ? page(images[images.length - 1][0]) : null;
+    const starts = await this.repository.pageStarts(projectId, this.pageSize, split);
+    const last = starts.length - 1;
+    const read = (k: number) => this.repository.imageRecords(projectId, starts[k], k < last ? { through: starts[k + 1] } : { limit: this.pageSize }, split);
+    const ahead: Promise<CanonicalImageRecordRow[]>[] = [];
+    let asked = 0;
+    const ask = () => {
+      const page = read(asked++);
       // A page asked for ahead and never read (the client went away) must not be an unhandled rejection.
-      next?.catch(() => undefined);
+      page.catch(() => undefined);
+      ahead.push(page);
+    };
+    while (asked <= Math.min(last, this.repository.pagesAhead)) ask();
+    let images: CanonicalImageRecordRow[] = [];
+    while (ahead.length > 0) {
+      images = await ahead.shift()!;
+      if (asked <= last) ask();
+      if (images.length > 0) yield images.map(record);
+    }
+    while (images.length === this.pageSize) {
+      images = await this.repository.imageRecords(projectId, images[images.length - 1][0], { limit: this.pageSize }, split);
       if (images.length > 0) yield images.map(record);
     }
   }
