@@ -1,21 +1,16 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { DatabaseHandle, Db } from '../../src/db/database.js';
+import type { Db } from '../../src/db/database.js';
 import { CanonicalRepository } from '../../src/modules/quality/canonical.repository.js';
 import { CanonicalService } from '../../src/modules/quality/canonical.service.js';
-import { openTestDatabase } from '../helpers/test-app.js';
+import { projectTestDatabase, type ProjectTestDatabase } from '../helpers/test-app.js';
 
 /**
  * The canonical stream lays its pages out first and reads them ahead (PostgreSQL on parallel connections): every
  * image once, in id order, whatever is deleted or added while it streams.
  */
 describe('canonical export pages', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'versa-canonical-pages-'));
-  let database: DatabaseHandle;
-  let drop: () => Promise<void>;
+  let opened: ProjectTestDatabase;
   let db: Db;
   let project: number;
   const now = new Date().toISOString();
@@ -35,19 +30,12 @@ describe('canonical export pages', () => {
   };
 
   before(async () => {
-    const opened = await openTestDatabase(dataDir);
-    database = opened.database;
-    drop = opened.drop;
-    db = database.db;
-    const user = await db.insertInto('users').values({ email: 'c@example.com', password_hash: 'x', display_name: 'c', is_admin: 0, created_at: now }).returning('id').executeTakeFirstOrThrow();
-    project = (await db.insertInto('projects').values({ owner_id: user.id, name: 'c', description: '', project_type: 'object_detection', location: '', created_at: now, updated_at: now }).returning('id').executeTakeFirstOrThrow()).id;
+    opened = await projectTestDatabase('versa-canonical-pages');
+    db = opened.db;
+    project = await opened.newProject();
     for (let i = 0; i < 11; i++) await addImage(`${i}.png`, i % 3 === 0 ? 'valid' : 'train');
   });
-  after(async () => {
-    await database.close();
-    await drop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  after(() => opened.close());
 
   const allIds = async (split?: string) => {
     let q = db.selectFrom('images').select('id').where('project_id', '=', project);

@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { DatabaseHandle, Db } from '../../src/db/database.js';
+import type { Db } from '../../src/db/database.js';
 import { ProfilePartsRepository } from '../../src/modules/quality/profile-parts.repository.js';
 import { ProfileRepository } from '../../src/modules/quality/profile.repository.js';
 import { ProfileService } from '../../src/modules/quality/profile.service.js';
 import { ProjectRevisionsRepository } from '../../src/modules/quality/project-revisions.repository.js';
-import { openTestDatabase } from '../helpers/test-app.js';
+import { projectTestDatabase, type ProjectTestDatabase } from '../helpers/test-app.js';
 
 /** A profile repository that records the parts it computes, and may write to the project while it does. */
 class RecordingRepository extends ProfileRepository {
@@ -29,9 +26,7 @@ class RecordingRepository extends ProfileRepository {
  * touched are computed again, and the profile always equals one computed from nothing.
  */
 describe('profile parts', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'versa-profile-parts-'));
-  let database: DatabaseHandle;
-  let drop: () => Promise<void>;
+  let opened: ProjectTestDatabase;
   let db: Db;
   let repository: RecordingRepository;
   let profiles: ProfileService;
@@ -52,14 +47,11 @@ describe('profile parts', () => {
     db.insertInto('annotations').values({ image_id: imageId, project_id: project, class_id: classes[classIndex], annotation_type: 'bbox', geometry: JSON.stringify({ x, y: 10, width: 40, height: 30 }), confidence: null, source: 'manual', created_at: now, updated_at: now }).execute();
 
   before(async () => {
-    const opened = await openTestDatabase(dataDir);
-    database = opened.database;
-    drop = opened.drop;
-    db = database.db;
+    opened = await projectTestDatabase('versa-profile-parts');
+    db = opened.db;
     repository = new RecordingRepository(db);
     profiles = new ProfileService(repository, new ProjectRevisionsRepository(db), undefined, new ProfilePartsRepository(db));
-    const user = await db.insertInto('users').values({ email: 'p@example.com', password_hash: 'x', display_name: 'p', is_admin: 0, created_at: now }).returning('id').executeTakeFirstOrThrow();
-    project = (await db.insertInto('projects').values({ owner_id: user.id, name: 'p', description: '', project_type: 'object_detection', location: '', created_at: now, updated_at: now }).returning('id').executeTakeFirstOrThrow()).id;
+    project = await opened.newProject();
     for (const name of ['cat', 'dog']) classes.push((await db.insertInto('classes').values({ project_id: project, name, color: '#000000', created_at: now }).returning('id').executeTakeFirstOrThrow()).id);
     // Images in parts 0, 1 and 4 (ids 100…, 1100…, 5000…), two annotations each.
     for (const first of [100, 1_100, 5_000]) {
@@ -73,11 +65,7 @@ describe('profile parts', () => {
       }
     }
   });
-  after(async () => {
-    await database.close();
-    await drop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  after(() => opened.close());
 
   it('computes every part once, then keeps them', async () => {
     const first = await profiles.profile(project, 'image');

@@ -1,12 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { DatabaseHandle, Db } from '../../src/db/database.js';
+import type { Db } from '../../src/db/database.js';
 import { PART_BITS, PROJECT_PART } from '../../src/db/migrations/0019-project-revision-parts.js';
 import { ProjectRevisionsRepository } from '../../src/modules/quality/project-revisions.repository.js';
-import { openTestDatabase } from '../helpers/test-app.js';
+import { projectTestDatabase, type ProjectTestDatabase } from '../helpers/test-app.js';
 
 /**
  * Migrations 0018 and 0019: a project part's data revision grows with every committed change to its images,
@@ -14,18 +11,13 @@ import { openTestDatabase } from '../helpers/test-app.js';
  * kept profile parts rely on it), and only that project's and part's.
  */
 describe('project data revisions', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'versa-revisions-'));
-  let database: DatabaseHandle;
-  let drop: () => Promise<void>;
+  let opened: ProjectTestDatabase;
   let db: Db;
   let revisions: ProjectRevisionsRepository;
   let project: number;
   let other: number;
-  let userId: number;
   const now = new Date().toISOString();
 
-  const newProject = async (name: string) =>
-    (await db.insertInto('projects').values({ owner_id: userId, name, description: '', project_type: 'object_detection', location: '', created_at: now, updated_at: now }).returning('id').executeTakeFirstOrThrow()).id;
   const newClass = async (projectId: number, name: string) =>
     (await db.insertInto('classes').values({ project_id: projectId, name, color: '#000000', created_at: now }).returning('id').executeTakeFirstOrThrow()).id;
   const newImage = async (projectId: number, name: string, id?: number) =>
@@ -55,21 +47,14 @@ describe('project data revisions', () => {
   };
 
   before(async () => {
-    const opened = await openTestDatabase(dataDir);
-    database = opened.database;
-    drop = opened.drop;
-    db = database.db;
+    opened = await projectTestDatabase('versa-revisions');
+    db = opened.db;
     revisions = new ProjectRevisionsRepository(db);
-    userId = (await db.insertInto('users').values({ email: 'r@example.com', password_hash: 'x', display_name: 'r', is_admin: 0, created_at: now }).returning('id').executeTakeFirstOrThrow()).id;
-    project = await newProject('p');
-    other = await newProject('q');
+    project = await opened.newProject('p');
+    other = await opened.newProject('q');
     await newClass(other, 'dog');
   });
-  after(async () => {
-    await database.close();
-    await drop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  after(() => opened.close());
 
   it('grows with every insert, update and delete of the project\'s classes, images, annotations and samples', async () => {
     let cls = 0;

@@ -1,33 +1,25 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import type { DatabaseHandle, Db } from '../../src/db/database.js';
+import type { Db } from '../../src/db/database.js';
 import { tallies, type TallyRow } from '../../src/db/tallies.js';
-import { openTestDatabase } from '../helpers/test-app.js';
+import { projectTestDatabase, type ProjectTestDatabase } from '../helpers/test-app.js';
 
 /**
  * tallies: counts of (a, b) pairs and their distinct members, several questions in one call — SQLite's aggregate
  * function (one pass) and PostgreSQL's GROUP BY must give what counting the rows one by one gives.
  */
 describe('tallies', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'versa-tallies-'));
-  let database: DatabaseHandle;
-  let drop: () => Promise<void>;
+  let opened: ProjectTestDatabase;
   let db: Db;
   let project: number;
   const now = new Date().toISOString();
   const rows: { split: string | null; width: number; height: number; annotation_count: number }[] = [];
 
   before(async () => {
-    const opened = await openTestDatabase(dataDir);
-    database = opened.database;
-    drop = opened.drop;
-    db = database.db;
-    const user = await db.insertInto('users').values({ email: 't@example.com', password_hash: 'x', display_name: 't', is_admin: 0, created_at: now }).returning('id').executeTakeFirstOrThrow();
-    project = (await db.insertInto('projects').values({ owner_id: user.id, name: 't', description: '', project_type: 'object_detection', location: '', created_at: now, updated_at: now }).returning('id').executeTakeFirstOrThrow()).id;
+    opened = await projectTestDatabase('versa-tallies');
+    db = opened.db;
+    project = await opened.newProject();
     const splits = ['train', 'valid', null];
     for (let i = 0; i < 300; i++) {
       const row = { split: splits[(i * 7) % 3], width: 10 + ((i * 13) % 5), height: (i * 31) % 11, annotation_count: i % 4 };
@@ -35,11 +27,7 @@ describe('tallies', () => {
       await db.insertInto('images').values({ ...row, project_id: project, filename: `${i}`, original_name: `${i}`, sha256: `s${i}`, mime_type: 'image/png', size_bytes: 1, blob_key: 'b', thumbnail_key: 't', created_at: now }).execute();
     }
   });
-  after(async () => {
-    await database.close();
-    await drop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  after(() => opened.close());
 
   /** The expected rows, counted one by one, sorted as `sorted` sorts. */
   const counted = (a: (r: (typeof rows)[number]) => string | number | null, b: (r: (typeof rows)[number]) => string | number | null, member?: (r: (typeof rows)[number]) => number) => {

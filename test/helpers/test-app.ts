@@ -104,6 +104,36 @@ export async function migratedTestDatabase<T>(
   return { database, seeded, close };
 }
 
+/** A test database (see openTestDatabase) with one user, a way to add projects of theirs, and what drops it all. */
+export interface ProjectTestDatabase {
+  database: DatabaseHandle;
+  db: Db;
+  userId: number;
+  /** A new object-detection project of the user. */
+  newProject(name?: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+export async function projectTestDatabase(prefix: string): Promise<ProjectTestDatabase> {
+  const dataDir = await mkdtemp(join(tmpdir(), prefix));
+  const { database, drop } = await openTestDatabase(dataDir);
+  const db = database.db;
+  const now = new Date().toISOString();
+  const userId = (await db.insertInto('users').values({ email: `${prefix}@example.com`, password_hash: 'x', display_name: prefix, is_admin: 0, created_at: now }).returning('id').executeTakeFirstOrThrow()).id;
+  return {
+    database,
+    db,
+    userId,
+    newProject: async (name = 'project') =>
+      (await db.insertInto('projects').values({ owner_id: userId, name, description: '', project_type: 'object_detection', location: '', created_at: now, updated_at: now }).returning('id').executeTakeFirstOrThrow()).id,
+    close: async () => {
+      await database.close();
+      await drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const dataDir = await mkdtemp(join(tmpdir(), 'versa-test-'));
   const config = loadConfig({

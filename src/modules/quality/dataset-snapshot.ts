@@ -2,13 +2,14 @@
  * Everything the image and annotation checks read, loaded once per report: the images with their cached features
  * and the annotations as typed columns (about 50 bytes per annotation), grouped by image. Checks never query.
  */
+import { ANNOTATION_TYPES } from '../../imaging/geometry.js';
 import { hashHalves } from '../../imaging/perceptual-hash.js';
 import type { MeasuredImageRow } from './image-features.repository.js';
 import type { Prediction } from './model-predictions.js';
 import { nearDuplicateGroups } from './near-duplicates.js';
 
-export const ANNOTATION_TYPES = ['bbox', 'polygon', 'mask', 'classification'] as const;
-export const TYPE_OTHER = 4;
+/** The type index of a type not in ANNOTATION_TYPES. */
+export const TYPE_OTHER = ANNOTATION_TYPES.length;
 
 /**
  * An annotation as the snapshot reads it, a row of values: id, image id, class id, the type's index in
