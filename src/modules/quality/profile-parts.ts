@@ -54,7 +54,8 @@ export class ProfileParts<P> {
     const fresh: Map<number, unknown> = await this.computeImages(projectId, imageParts, imageParts.filter((p) => !current(p)));
     if (!current(PROJECT_PART)) fresh.set(PROJECT_PART, await this.source.project(projectId));
 
-    const after = await this.revisions.parts(projectId);
+    // Nothing computed, nothing to check: the kept parts are the revisions read before.
+    const after = fresh.size > 0 ? await this.revisions.parts(projectId) : before;
     const unchanged = [...fresh].filter(([p]) => after.get(p) === before.get(p));
     for (const [p] of fresh) kept.delete(p);
     for (const [p, value] of unchanged) kept.set(p, { revision: before.get(p)!, value });
