@@ -50,7 +50,8 @@ export function identifyMedia(head: Buffer): MediaType | null {
 
 /**
  * Tells a file's container by its bytes and reads its duration (and sample rate / frame rate where the container
- * says) with music-metadata, which reads headers only. Refuses files that are not an accepted container for `kind`.
+ * says) with music-metadata, which reads headers only. Refuses files that are not an accepted container for `kind`,
+ * and files whose duration cannot be read.
  */
 export async function probeMediaFile(path: string, kind: 'audio' | 'video'): Promise<ProbedMedia> {
   const handle = await open(path, 'r');
@@ -68,7 +69,7 @@ export async function probeMediaFile(path: string, kind: 'audio' | 'video'): Pro
     // music-metadata times audio tracks only; the movie header gives the duration of any file, and the frame rate.
     const mp4 = await readMp4Facts(path);
     if (kind === 'video' && !mp4.hasVideo) throw new MediaRejectedError('is an MP4 file without a video track');
-    if (kind === 'video') return { type, durationS: mp4.durationS, sampleRate: null, fps: mp4.fps, channels: null };
+    if (kind === 'video') return timed({ type, durationS: mp4.durationS, sampleRate: null, fps: mp4.fps, channels: null });
   }
   let format: Awaited<ReturnType<typeof parseStream>>['format'];
   // The parser is chosen by the sniffed type, never by the file's name (parseFile would go by the extension).
@@ -83,13 +84,24 @@ export async function probeMediaFile(path: string, kind: 'audio' | 'video'): Pro
   const video = format.trackInfo?.find((t) => t.video);
   const duration = typeof format.duration === 'number' && Number.isFinite(format.duration) ? Math.round(format.duration * 1000) / 1000 : null;
   const mime = kind === 'audio' && type.container === 'webm' ? 'audio/webm' : kind === 'audio' && type.container === 'mp4' ? 'audio/mp4' : type.mime;
-  return {
+  return timed({
     type: { ...type, mime },
     durationS: duration,
     sampleRate: format.sampleRate ?? null,
     fps: frameRate(video?.video as { frameRate?: number } | undefined),
     channels: format.numberOfChannels ?? null,
-  };
+  });
+}
+
+/**
+ * A clip whose length its headers do not give (a truncated or damaged file) is refused: it could not be played, and
+ * its time segments could not be checked against it.
+ */
+function timed(probed: ProbedMedia): ProbedMedia {
+  if (probed.durationS === null || !(probed.durationS > 0)) {
+    throw new MediaRejectedError(`has no readable duration: the ${probed.type.container} file is truncated or damaged`);
+  }
+  return probed;
 }
 
 function frameRate(video: { frameRate?: number } | undefined): number | null {
