@@ -14,7 +14,7 @@ from datetime import datetime
 import numpy as np
 
 from .common import Clock, emit, environment, load_config, seed_everything
-from .metrics import f1_macro
+from .metrics import classification_metrics, f1_macro
 
 DEFAULTS = {"model": "hist-gradient-boosting", "epochs": 100, "lr": 0.1, "max_depth": None, "seed": 0}
 
@@ -64,6 +64,22 @@ class Encoder(object):
         return out
 
 
+def check_labels(splits, target, index):
+    """
+    Every labelled row must name a class of schema.json: a row with another label is a mismatch between the data and
+    its schema (e.g. a label rewritten on the way), and leaving it out would report metrics on what remains.
+    """
+    problems = []
+    for split, rows in splits.items():
+        unknown = [r[target].strip() for r in rows if r[target].strip() not in index]
+        if unknown:
+            names = sorted(set(unknown))
+            shown = ", ".join(repr(n) for n in names[:10]) + (", ..." if len(names) > 10 else "")
+            problems.append("%s: %d rows (%s)" % (split, len(unknown), shown))
+    if problems:
+        raise SystemExit("labels that schema.json's classes do not name: %s; classes are %s" % ("; ".join(problems), ", ".join(repr(c) for c in index)))
+
+
 def main(argv):
     config = load_config(argv)
     params = dict(DEFAULTS)
@@ -84,12 +100,13 @@ def main(argv):
     encoder = Encoder(schema["columns"], target).fit(splits["train"])
     classes = schema.get("classes") or sorted({r[target].strip() for r in splits["train"]})
     index = {c: i for i, c in enumerate(classes)}
+    if task == "classification":
+        check_labels(splits, target, index)
 
     def xy(rows):
         x = encoder.transform(rows)
         if task == "classification":
-            keep = [i for i, r in enumerate(rows) if r[target].strip() in index]
-            return x[keep], np.array([index[rows[i][target].strip()] for i in keep], dtype=np.int64)
+            return x, np.array([index[r[target].strip()] for r in rows], dtype=np.int64)
         return x, np.array([float(r[target]) for r in rows], dtype=np.float64)
 
     data = {k: xy(v) for k, v in splits.items()}
@@ -110,10 +127,14 @@ def main(argv):
         return {"rmse": rmse, "r2": 1 - float(np.mean((p - y) ** 2)) / var if var > 0 else 0.0}
 
     history = []
-    for epoch, _ in enumerate(model.train_score_ if hasattr(model, "train_score_") and len(model.train_score_) else [], start=1):
-        pass
     results = {k: evaluate(*data[k]) for k in ("train", "valid", "test")}
-    headline = results["valid"] or results["train"]
+    headline_split = "valid" if results["valid"] else "train"
+    headline = results[headline_split]
+    detail = {"per_class": [], "confusion": None}
+    if task == "classification":
+        # Per-class figures and the confusion matrix of the headline split, from the shared implementation.
+        x, y = data[headline_split]
+        detail = classification_metrics(y, np.eye(len(classes))[model.predict(x)], classes)
     row = dict({"epoch": 1}, **headline)
     history.append(row)
     emit("epoch", epochs=1, progress=0.9, eta_seconds=0, **row)
@@ -124,6 +145,6 @@ def main(argv):
     metrics = dict(headline)
     if results["test"]:
         metrics.update({"test_" + k: v for k, v in results["test"].items()})
-    emit("final", task="tabular-" + task, metrics=metrics, per_class=[], best_epoch=1, params=params, history=history,
+    emit("final", task="tabular-" + task, metrics=metrics, per_class=detail["per_class"], confusion=detail["confusion"], best_epoch=1, params=params, history=history,
          artifacts={"model": "weights/model.pkl"}, class_names=classes if task == "classification" else [],
          duration_s=clock.elapsed(), env=dict(environment(), sklearn=sklearn.__version__))

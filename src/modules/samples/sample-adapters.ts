@@ -7,7 +7,6 @@ import { stringify, type Stringifier } from 'csv-stringify';
 import { stringify as toYaml } from 'yaml';
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
-import { neutraliseCell } from '../../formats/writers/csv-writer.js';
 import { ZipWriter } from '../../formats/zip/zip-writer.js';
 import { ConflictError, ValidationError } from '../../http/errors.js';
 import type { BlobStore } from '../../storage/blob-store.js';
@@ -118,7 +117,9 @@ export class SampleAdapters implements TabularDataSource {
     const writers = new Map<SplitName, { csv: Stringifier; out: WriteStream; path: string; rows: number }>();
     for (const split of SPLIT_NAMES) {
       const path = join(dir, `${split}.csv`);
-      const csv = stringify({ header: true, columns: header, cast: { string: neutraliseCell, boolean: (b) => (b ? 'true' : 'false') } });
+      // Cells as they are, never formula-neutralised: these files are data for a trainer, and a `'=up` in a CSV
+      // whose schema.json says `=up` is a different class (spreadsheet exports neutralise; this is not one).
+      const csv = stringify({ header: true, columns: header, cast: { boolean: (b) => (b ? 'true' : 'false') } });
       const out = createWriteStream(path);
       csv.pipe(out);
       writers.set(split, { csv, out, path, rows: 0 });

@@ -180,8 +180,8 @@ export function samplesRoutes(server: FastifyInstance, samples: SamplesService, 
     schema: {
       tags,
       summary: 'Write the samples in a training layout',
-      description: '`tabular`: `train.csv`, `valid.csv`, `test.csv` (header row, missing values empty, formula-like cells '
-        + 'neutralised) and `schema.json` `{target, task, columns, classes}`. `hub`: a zip that `datasets.load_dataset(path)` '
+      description: '`tabular`: `train.csv`, `valid.csv`, `test.csv` (header row, missing values empty, cells as stored: '
+        + 'data for a trainer, not neutralised for spreadsheets) and `schema.json` `{target, task, columns, classes}`. `hub`: a zip that `datasets.load_dataset(path)` '
         + 'loads once extracted — one JSONL per split and a README.md card with YAML front matter (features, splits, class '
         + 'names). Samples without a split are left out unless none has one. Files download through `GET /api/exports/{filename}`.',
       params: IdParams,
