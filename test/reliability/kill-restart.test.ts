@@ -134,6 +134,9 @@ describe('kill -9 drills', { timeout: 240_000 }, () => {
     const failed = await server.api('GET', `/api/projects/${projectId}/versions/${versionId}`, undefined, token);
     assert.equal(failed.body.status, 'failed');
     assert.equal(await server.count(`select count(*) from jobs where status in ('queued', 'running')`), 0);
+    // The boot sweep removed what the killed generation had written (issue 24, item 10).
+    assert.equal(await server.count(`select count(*) from version_images where version_id = ${versionId}`), 0);
+    assert.deepEqual(await server.files(`blobs/projects/${projectId}/versions`), []);
     const again = await server.api('POST', `/api/projects/${projectId}/versions/${versionId}/regenerate`, undefined, token);
     assert.equal(again.status, 202, JSON.stringify(again.body));
     // A second regeneration while the first runs is refused: one generation per version at a time.

@@ -17,6 +17,7 @@ import {
 } from '../../imaging/pipeline/index.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { versionFileKey, versionPrefix } from '../../storage/keys.js';
+import { deleteVersionFiles } from '../../storage/lifecycle.js';
 import { filenameStem } from '../images/stored-filename.js';
 import { fromPipeline, toPipeline, type FrozenAnnotation } from './output-geometry.js';
 import type { OutputRow, VersionSourceRow, VersionsRepository } from './versions.repository.js';
@@ -36,7 +37,8 @@ const WRITE_BATCH = 100;
 /** Snapshot rows read per query. */
 const READ_PAGE = 128;
 const JPEG_QUALITY = 90;
-
+/** The counts of a version without outputs. */
+const NO_OUTPUTS = JSON.stringify({ train: 0, valid: 0, test: 0, total: 0 });
 
 export function recipeOf(version: VersionRow): Recipe {
   return { preprocessing: JSON.parse(version.preprocessing_config), augmentation: JSON.parse(version.augmentation_config) };
@@ -65,12 +67,24 @@ export class VersionGenerator {
       if (!finished) throw new VersionGone();
       return { version_id: version.id, image_counts: counts };
     } catch (err) {
+      // A failed version keeps none of its partial output: no rows, no files, and counts of nothing.
       await this.versions.clearOutputs(version.id).catch(() => undefined);
-      await this.blobs.deletePrefix(prefix).catch(() => undefined);
+      await deleteVersionFiles(this.blobs, version.project_id, version.number).catch(() => undefined);
       if (err instanceof VersionGone) return { skipped: 'version deleted' };
       const message = err instanceof Error ? err.message : String(err);
-      await this.versions.update(version.id, { status: 'failed', error: message, finished_at: new Date().toISOString() });
+      await this.versions.update(version.id, { status: 'failed', error: message, image_counts: NO_OUTPUTS, finished_at: new Date().toISOString() });
       throw err;
+    }
+  }
+
+  /**
+   * Versions left pending or generating by a process that stopped (the in-process queue's generations die with it)
+   * are failed at boot, like their jobs, and what they had written is removed as a failed generation's would be.
+   */
+  async failInterrupted(): Promise<void> {
+    for (const version of await this.versions.failInterrupted(NO_OUTPUTS)) {
+      await this.versions.clearOutputs(version.id);
+      await deleteVersionFiles(this.blobs, version.project_id, version.number);
     }
   }
 
@@ -97,11 +111,28 @@ export class VersionGenerator {
     };
 
     const sources = new SourceReader(this.versions, version.id);
-    await drainConcurrently(GENERATION_CONCURRENCY, () => sources.next(), async (source) => {
-      pending.push(...(await this.renderSource(version, recipe, prefix, source, classIndex, pools.get(source.split), partner)));
-      done++;
-      if (pending.length >= WRITE_BATCH) await flush();
+    // After a failure no worker takes another source, and the failure is thrown only once every worker has stopped:
+    // the cleanup that follows must not run while a worker is still storing files or rows.
+    const failures: unknown[] = [];
+    const next = async () => {
+      if (failures.length > 0) return undefined;
+      try {
+        return await sources.next();
+      } catch (err) {
+        failures.push(err);
+        return undefined;
+      }
+    };
+    await drainConcurrently(GENERATION_CONCURRENCY, next, async (source) => {
+      try {
+        pending.push(...(await this.renderSource(version, recipe, prefix, source, classIndex, pools.get(source.split), partner)));
+        done++;
+        if (pending.length >= WRITE_BATCH) await flush();
+      } catch (err) {
+        failures.push(err);
+      }
     });
+    if (failures.length > 0) throw failures[0];
     await flush();
 
     const counts = await this.versions.outputCounts(version.id);

@@ -15,8 +15,8 @@ export async function registerVersionsModule(app: FastifyInstance, deps: ModuleD
   const repository = new VersionsRepository(deps.db);
   // Only the in-process queue's generations die with this process; with Redis, BullMQ's stalled-job check hands a
   // generation whose worker died to another worker (it starts over), and other workers' generations are alive.
-  if (!deps.config.redisUrl) await repository.failInterrupted();
   const generator = new VersionGenerator(repository, deps.blobs);
+  if (!deps.config.redisUrl) await generator.failInterrupted();
   deps.queue.register<GeneratePayload>(GENERATE_JOB, (ctx) => generator.run(ctx));
   const service = new VersionsService(repository, deps.access, deps.queue, deps.blobs);
   versionsRoutes(app, service);

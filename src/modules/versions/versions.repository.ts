@@ -311,7 +311,6 @@ export class VersionsRepository {
     return out;
   }
 
-  /** Versions left pending or generating by a process that stopped are failed at boot, like their jobs. */
   /** Sets a version `pending` unless it is pending or generating already; false when it is (one generation at a time). */
   async claimRegeneration(id: number): Promise<boolean> {
     const result = await this.db
@@ -323,11 +322,13 @@ export class VersionsRepository {
     return Number(result.numUpdatedRows) > 0;
   }
 
-  async failInterrupted(): Promise<void> {
-    await this.db
+  /** Fails the versions left pending or generating by a process that stopped; answers which they were. */
+  failInterrupted(imageCounts: string): Promise<{ id: number; project_id: number; number: number }[]> {
+    return this.db
       .updateTable('versions')
-      .set({ status: 'failed', error: 'interrupted by a restart', finished_at: new Date().toISOString() })
+      .set({ status: 'failed', error: 'interrupted by a restart', image_counts: imageCounts, finished_at: new Date().toISOString() })
       .where('status', 'in', ['pending', 'generating'])
+      .returning(['id', 'project_id', 'number'])
       .execute();
   }
 }

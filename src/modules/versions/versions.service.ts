@@ -154,6 +154,8 @@ export class VersionsService {
   async images(caller: Caller, projectId: number, versionId: number, query: VersionImagesQuery): Promise<{ items: VersionImageOut[]; total: number }> {
     await this.access.wholeProject(caller, projectId, 'project.read');
     const version = await this.visible(caller, projectId, versionId, 'project.read');
+    // Outputs are a dataset only once all of them are written: a generating or failed version lists none.
+    if (version.status !== 'ready') return { items: [], total: 0 };
     const page = await this.versions.images(version.id, query);
     const annotations = await this.versions.annotationsOf(page.items.map((i) => i.id));
     return {
