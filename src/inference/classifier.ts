@@ -1,5 +1,7 @@
 import { UnsupportedModelError } from './errors.js';
+import type { Preprocessing } from '../imaging/pipeline/index.js';
 import { parseUltralyticsMetadata } from './onnx-metadata.js';
+import { servedInputs, servedPreprocessing } from './served-input.js';
 import type { SessionPool } from './session-pool.js';
 import type { ModelInfo } from './tensor-data.js';
 
@@ -21,6 +23,8 @@ export class ImageClassifier {
     private readonly width: number,
     private readonly height: number,
     private readonly names: string[] | null,
+    /** The preprocessing of the images it was trained on, applied to every image before its letterbox. */
+    private readonly preprocessing: Preprocessing | null,
   ) {}
 
   static async load(pool: SessionPool, modelId: string, source: string | Uint8Array, names?: string[]): Promise<ImageClassifier> {
@@ -29,19 +33,26 @@ export class ImageClassifier {
     if (!input || input.dims.length !== 4) throw new UnsupportedModelError(`A classifier needs one image input [1, 3, H, W]; this model's first input is [${input?.dims.join(', ') ?? ''}]`);
     const metadata = parseUltralyticsMetadata(info.metadata);
     const [height, width] = [input.dims[2], input.dims[3]].map((d, i) => (typeof d === 'number' && d > 0 ? d : (metadata.imgsz?.[i] ?? 224)));
-    return new ImageClassifier(pool, modelId, input.name, width, height, names ?? metadata.names ?? null);
+    return new ImageClassifier(pool, modelId, input.name, width, height, names ?? metadata.names ?? null, servedPreprocessing(info.metadata));
   }
 
+  /** The best class, after the preprocessing the model was trained with; tiles' probabilities are averaged. */
   async classify(image: Uint8Array): Promise<Classification> {
+    const inputs = this.preprocessing ? (await servedInputs(image, this.preprocessing)).inputs.map((i) => i.image) : [image];
+    const each = await Promise.all(inputs.map((input) => this.probabilities(input)));
+    const probabilities = each[0].map((_, k) => each.reduce((sum, p) => sum + p[k], 0) / each.length);
+    let best = 0;
+    for (let i = 1; i < probabilities.length; i++) if (probabilities[i] > probabilities[best]) best = i;
+    return { classId: best, className: this.names?.[best] ?? null, confidence: probabilities[best] };
+  }
+
+  private async probabilities(image: Uint8Array): Promise<number[]> {
     const { outputs } = await this.pool.runImage(this.modelId, image, { inputName: this.inputName, width: this.width, height: this.height });
     const output = Object.values(outputs)[0];
     if (!output) throw new UnsupportedModelError('The classifier produced no output');
     const scores = Array.from(output.data as Float32Array);
     const sum = scores.reduce((a, b) => a + b, 0);
-    const probabilities = scores.every((s) => s >= 0) && Math.abs(sum - 1) < 1e-3 ? scores : softmax(scores);
-    let best = 0;
-    for (let i = 1; i < probabilities.length; i++) if (probabilities[i] > probabilities[best]) best = i;
-    return { classId: best, className: this.names?.[best] ?? null, confidence: probabilities[best] };
+    return scores.every((s) => s >= 0) && Math.abs(sum - 1) < 1e-3 ? scores : softmax(scores);
   }
 }
 

@@ -26,6 +26,35 @@ export function readOnnxMetadata(model: Uint8Array): Record<string, string> {
   return metadata;
 }
 
+/**
+ * `metadata_props` entries encoded as they sit at the top level of a ModelProto: protobuf lets a repeated field be
+ * appended after the rest of a message, so appending these bytes to a serialized model adds the entries.
+ */
+export function encodeOnnxMetadata(entries: Record<string, string>): Uint8Array {
+  const out: number[] = [];
+  const encoder = new TextEncoder();
+  const field = (target: number[], number: number, bytes: Uint8Array | number[]) => {
+    varint(target, number * 8 + 2);
+    varint(target, bytes.length);
+    target.push(...bytes);
+  };
+  for (const [key, value] of Object.entries(entries)) {
+    const entry: number[] = [];
+    field(entry, 1, encoder.encode(key));
+    field(entry, 2, encoder.encode(value));
+    field(out, 14, entry);
+  }
+  return Uint8Array.from(out);
+}
+
+function varint(target: number[], value: number): void {
+  while (value >= 0x80) {
+    target.push((value % 0x80) | 0x80);
+    value = Math.floor(value / 0x80);
+  }
+  target.push(value);
+}
+
 /** What Ultralytics exports write into the ONNX metadata, parsed; absent or malformed entries are left out. */
 export interface UltralyticsMetadata {
   names?: string[];

@@ -1,6 +1,9 @@
+import type { Preprocessing } from '../imaging/pipeline/index.js';
 import { UnsupportedModelError } from './errors.js';
 import type { LetterboxOptions } from './letterbox.js';
+import { nonMaxSuppression } from './nms.js';
 import { parseUltralyticsMetadata } from './onnx-metadata.js';
+import { boxToOriginal, pointsToOriginal, servedInputs, servedPreprocessing, type ServedImage, type ServedInput } from './served-input.js';
 import type { SessionPool } from './session-pool.js';
 import type { ModelInfo } from './tensor-data.js';
 import type { YoloDecodeOptions, YoloDetection } from './yolo-decode.js';
@@ -25,6 +28,8 @@ export interface DetectorShape {
   names: string[] | null;
   endToEnd: boolean;
   task: string | null;
+  /** The preprocessing of the images it was trained on, applied to every image before its letterbox. */
+  preprocessing: Preprocessing | null;
 }
 
 export function detectorShape(info: ModelInfo, names?: string[]): DetectorShape {
@@ -43,6 +48,7 @@ export function detectorShape(info: ModelInfo, names?: string[]): DetectorShape 
     names: names ?? metadata.names ?? null,
     endToEnd: metadata.endToEnd ?? false,
     task: metadata.task ?? null,
+    preprocessing: servedPreprocessing(info.metadata),
   };
 }
 
@@ -67,7 +73,21 @@ export class YoloDetector {
     return new YoloDetector(pool, modelId, await pool.load(modelId, source), names);
   }
 
+  /** Detections in the original image's pixels, after the preprocessing the model was trained with (if any). */
   async detect(image: Uint8Array, options: Omit<YoloDecodeOptions, 'classCount' | 'endToEnd'>, imageOptions?: LetterboxOptions): Promise<DetectionResult> {
+    const pre = this.shape.preprocessing;
+    if (!pre) return this.run(image, options, imageOptions);
+    const served = await servedInputs(image, pre, imageOptions?.limitInputPixels);
+    const parts = await Promise.all(served.inputs.map(async (input) => {
+      const result = await this.run(input.image, options, imageOptions);
+      return result.detections.flatMap((d) => toOriginal(d, input, served));
+    }));
+    // The tiles' detections as one image's; class-wise NMS drops duplicates found on both sides of a tile edge.
+    const detections = parts.length === 1 ? parts[0] : mergeTiles(parts.flat(), options.iou, options.maxDetections);
+    return { width: served.width, height: served.height, detections };
+  }
+
+  private async run(image: Uint8Array, options: Omit<YoloDecodeOptions, 'classCount' | 'endToEnd'>, imageOptions?: LetterboxOptions): Promise<DetectionResult> {
     const { width, height, inputName, names } = this.shape;
     const { detections, transform } = await this.pool.detect(
       this.modelId,
@@ -81,4 +101,17 @@ export class YoloDetector {
       detections: detections.map((d) => ({ ...d, className: names?.[d.classId] ?? null })),
     };
   }
+}
+
+function toOriginal(detection: NamedDetection, input: ServedInput, served: ServedImage): NamedDetection[] {
+  const box = boxToOriginal(detection.box, input, served);
+  if (!box) return [];
+  const mapped: NamedDetection = { ...detection, box };
+  if (detection.polygons) mapped.polygons = detection.polygons.map((polygon) => pointsToOriginal(polygon, input, served));
+  return [mapped];
+}
+
+function mergeTiles(detections: NamedDetection[], iou: number, maxDetections = 300): NamedDetection[] {
+  const candidates = detections.map((d, index) => ({ x1: d.box.x, y1: d.box.y, x2: d.box.x + d.box.width, y2: d.box.y + d.box.height, score: d.confidence, classId: d.classId, index }));
+  return nonMaxSuppression(candidates, iou, maxDetections).map((c) => detections[c.index]);
 }

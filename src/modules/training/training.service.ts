@@ -8,6 +8,7 @@ import type { BlobStore } from '../../storage/blob-store.js';
 import { ADAPTERS, adapterNamed, defaultAdapterFor, type AdapterSpec } from '../../training/adapters.js';
 import { materialiseVersion, type MaterialImage, type MaterialisedFolder } from '../../training/materialise.js';
 import { probePython, TRAINER_DIR, type PythonProbe } from '../../training/python.js';
+import { recordServedPreprocessing } from '../../training/served-preprocessing.js';
 import type { ReadinessEvaluator } from '../../training/readiness.js';
 import type { TabularDataSource } from '../../training/tabular-data.js';
 import { runTrainer, type TrainerEvent } from '../../training/trainer-process.js';
@@ -282,6 +283,8 @@ export class TrainingService {
       const effective = { ...params, ...(final.params ?? {}) };
       const weights = final.artifacts?.[adapter.modelArtifact ?? 'onnx'];
       if (adapter.modelTask && weights) {
+        const version = experiment.version_id !== null ? await this.repository.version(experiment.version_id) : undefined;
+        if (version) await recordServedPreprocessing(join(runDir, weights), JSON.parse(version.preprocessing_config));
         const names = final.class_names ?? (experiment.version_id !== null ? (await this.repository.versionClasses(experiment.version_id)).map((c) => c.name) : []);
         const { model, created } = await this.models.registerTrained(experiment.created_by, experiment.project_id, {
           path: join(runDir, weights),
