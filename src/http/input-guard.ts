@@ -10,23 +10,36 @@ const MAX_DEPTH = 64;
  * Refuses (422, both databases alike) what the schemas cannot express and the databases treat differently: a NUL
  * byte in any string of a JSON body, query or path (PostgreSQL cannot store one), control characters in names and
  * e-mail addresses, and numbers that overflowed to Infinity (`1e999`, which would otherwise become the text
- * "Infinity" where a string is coerced).
+ * "Infinity" where a string is coerced). The same rule reaches the other ways a string enters through `textProblem`
+ * and `inputIssues`: multipart parts (`multipart.ts`), pipeline YAML, and the records of sample import files.
  */
 export function registerInputGuard(app: FastifyInstance): void {
   app.addHook('preValidation', async (request: FastifyRequest) => {
-    const issues: ValidationIssue[] = [];
-    inspect(request.body, ['body'], false, issues, 0);
-    inspect(request.query, ['query'], false, issues, 0);
-    inspect(request.params, ['path'], false, issues, 0);
+    const issues = [...inputIssues(request.body, ['body']), ...inputIssues(request.query, ['query']), ...inputIssues(request.params, ['path'])];
     if (issues.length > 0) throw new ValidationError(issues);
   });
 }
 
-/** A problem with a text a user gave (for fields read outside JSON bodies, such as multipart text parts). */
+/**
+ * The one rule for a string a user gives, however it arrives: never a NUL; in a name, no control character either
+ * (free text such as a description or a document keeps its tabs and line breaks). Null when the text is fine.
+ */
 export function textProblem(value: string, isName: boolean): string | null {
   if (value.includes('\u0000')) return 'must not contain a NUL character';
   if (isName && CONTROL.test(value)) return 'must not contain control characters';
   return null;
+}
+
+/** Whether a member (a JSON key, a multipart part) of this name holds names, so that the name rule applies to it. */
+export function isNameField(key: string): boolean {
+  return NAME_FIELDS.has(key);
+}
+
+/** The rule applied to every string, key and number inside a value read from a body or a file, each issue at its `loc`. */
+export function inputIssues(value: unknown, loc: (string | number)[], isName = false): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  inspect(value, loc, isName, issues, 0);
+  return issues;
 }
 
 function inspect(value: unknown, loc: (string | number)[], isName: boolean, issues: ValidationIssue[], depth: number): void {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { BadRequestError, PayloadTooLargeError } from './errors.js';
+import { BadRequestError, PayloadTooLargeError, ValidationError } from './errors.js';
+import { isNameField, textProblem } from './input-guard.js';
 
 /** A file part of a multipart/form-data body, read whole and hashed as it arrived. */
 export interface MultipartFile {
@@ -247,6 +248,11 @@ function readPartHead(block: string, limits: PartLimits, counts: { parts: number
   if (type !== 'form-data') return undefined;
   const name = params.get('name') ?? '';
   const filename = extendedValue(params.get('filename*')) ?? params.get('filename');
+  // The rule of JSON bodies (input-guard): a part's name is a key, its file name a name.
+  const nameProblem = textProblem(name, false);
+  if (nameProblem) throw ValidationError.at(['body'], `A part name ${nameProblem}`, 'string_pattern_mismatch');
+  const filenameProblem = filename === undefined ? null : textProblem(filename, true);
+  if (filenameProblem) throw ValidationError.at(['body', name, 'filename'], `File name ${filenameProblem}`, 'string_pattern_mismatch');
   // As busboy decides: a part is a file when it has a file name or is declared as raw bytes.
   if (filename !== undefined || headerParameters(contentType ?? '').type === 'application/octet-stream') {
     if (++counts.files > limits.files) throw new PayloadTooLargeError('reach files limit');
@@ -296,7 +302,10 @@ class FieldValue implements PartSink<never> {
   }
 
   end(): undefined {
-    this.fields[this.name] = Buffer.concat(this.views, this.length).toString('utf8');
+    const value = Buffer.concat(this.views, this.length).toString('utf8');
+    const problem = textProblem(value, isNameField(this.name));
+    if (problem) throw ValidationError.at(['body', this.name], `String ${problem}`, 'string_pattern_mismatch');
+    this.fields[this.name] = value;
     return undefined;
   }
 }

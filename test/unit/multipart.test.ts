@@ -285,10 +285,10 @@ describe('readMultipart', () => {
   });
 
   it('finds delimiters split at every byte position', async () => {
-    const body = raw(field('name', 'n\r\n--Xy'), fileOf('file', 'a.bin', '\r\n--Xy\r\r\n-'), fileOf('skip', 'b.bin', 'skipped'), fileOf('file', 'c.bin', ''), field('format', 'coco'));
+    const body = raw(field('notes', 'n\r\n--Xy'), fileOf('file', 'a.bin', '\r\n--Xy\r\r\n-'), fileOf('skip', 'b.bin', 'skipped'), fileOf('file', 'c.bin', ''), field('format', 'coco'));
     const expected = await read(body);
     assert.deepEqual(expected, {
-      fields: { name: 'n\r\n--Xy', format: 'coco' },
+      fields: { notes: 'n\r\n--Xy', format: 'coco' },
       files: [{ name: 'file', filename: 'a.bin', content: '\r\n--Xy\r\r\n-' }, { name: 'file', filename: 'c.bin', content: '' }],
     });
     for (let cut = 0; cut <= body.length; cut++) assert.deepEqual(await read(chunks(body, [cut])), expected, `cut at ${cut}`);

@@ -8,6 +8,7 @@ import { createReadStream } from 'node:fs';
 import { ColumnProfile, convertCell, type ColumnType } from '../../formats/samples/column-types.js';
 import { readCsvRecords } from '../../formats/samples/csv-records.js';
 import { LineError, parseJsonLine, readLines } from '../../formats/samples/line-reader.js';
+import { inputIssues, textProblem } from '../../http/input-guard.js';
 import { SPLIT_NAMES } from '../splits/assign.js';
 import { normaliseLlm, SampleRuleError, storedLabels, type StoredLabels } from './sample-rules.js';
 import type { Modality } from './samples.schemas.js';
@@ -43,6 +44,17 @@ function splitOf(line: number, value: unknown): string | null {
 
 const metadataOf = (rest: Record<string, unknown>) => (Object.keys(rest).length > 0 ? JSON.stringify(rest) : null);
 
+/**
+ * A record read from an import file obeys the rule of JSON bodies (input-guard): no NUL in any string, no control
+ * character under a name key, no infinite number. Class names are held to the name rule where they are read
+ * (`className`). A record that breaks it is its line's error, so the import stores nothing.
+ */
+function checkRecord(line: number, record: Record<string, unknown>): Record<string, unknown> {
+  const [issue] = inputIssues(record, []);
+  if (issue) throw new LineError(line, `has in the field "${issue.loc.join('.')}" a value that breaks a rule: ${issue.msg}`);
+  return record;
+}
+
 export interface TextFields {
   text: string;
   label: string;
@@ -54,6 +66,7 @@ export interface TextFields {
 /** JSONL (a file whose first character is `{`) or CSV with a header; field names as configured. */
 export async function* readTextSamples(path: string, fields: TextFields, isJsonl: boolean): AsyncGenerator<ReadSample[]> {
   const toSample = (line: number, record: Record<string, unknown>, fromCsv: boolean): ReadSample => {
+    checkRecord(line, record);
     const text = record[fields.text];
     if (typeof text !== 'string' || text.length === 0) throw new LineError(line, `has no text in the field "${fields.text}"`);
     let spans = record[fields.spans];
@@ -134,6 +147,8 @@ export async function inferTabularSchema(path: string, target: string, task?: 'c
       const seen = new Set<string>();
       for (const name of header) {
         if (name === '') throw new LineError(line, 'has an empty column name');
+        const problem = textProblem(name, true);
+        if (problem) throw new LineError(line, `has a column name that ${problem}`);
         if (seen.has(name)) throw new LineError(line, `names the column "${name}" twice`);
         seen.add(name);
       }
@@ -143,7 +158,12 @@ export async function inferTabularSchema(path: string, target: string, task?: 'c
       continue;
     }
     rows++;
-    for (let i = 0; i < cells.length; i++) profiles[i].add(cells[i]);
+    for (let i = 0; i < cells.length; i++) {
+      // The target's values become class names.
+      const problem = textProblem(cells[i], i === targetIndex);
+      if (problem) throw new LineError(line, `has in the column "${header[i]}" a value that ${problem}`);
+      profiles[i].add(cells[i]);
+    }
     const t = cells[targetIndex];
     if (t !== '' && targetValues.size <= 10_000) targetValues.add(t);
   }
@@ -211,7 +231,7 @@ export async function* readJsonlSamples(
   media: (line: number, name: unknown) => Promise<{ path: string; name: string; facts: MediaFacts }>,
 ): AsyncGenerator<ReadSample[]> {
   for await (const lines of readLines(path, MAX_LINE_BYTES)) for (const { line, text } of lines) {
-    const record = parseJsonLine(line, text);
+    const record = checkRecord(line, parseJsonLine(line, text));
     if (modality === 'llm') {
       const { prompt, response, chosen, rejected, messages, label, rating, value, split, ...rest } = record;
       const data = rule(line, () => normaliseLlm({ prompt, response, chosen, rejected, messages }));
@@ -221,6 +241,8 @@ export async function* readJsonlSamples(
     }
     const { file, audio, video, label, segments, spans, transcript, value, split, ...rest } = record;
     const name = file ?? (modality === 'audio' ? audio : video);
+    const problem = typeof name === 'string' ? textProblem(name, true) : null;
+    if (problem) throw new LineError(line, `names a file whose name ${problem}`);
     const found = await media(line, name);
     const f = found.facts;
     const data: Record<string, unknown> = { file: found.name, mime_type: f.mime, size_bytes: f.size, duration_s: f.durationS };

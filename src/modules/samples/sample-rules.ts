@@ -3,6 +3,7 @@
  * every import: they return the row's stored fields, or throw a SampleRuleError saying what is wrong (the caller
  * turns it into a 422 naming the body member or the import line).
  */
+import { textProblem } from '../../http/input-guard.js';
 import type { Modality, SampleValue, TextSpan, TimeSegment } from './samples.schemas.js';
 
 export class SampleRuleError extends Error {}
@@ -28,6 +29,8 @@ export function className(value: unknown, what: string): string {
   if (typeof value !== 'string' || value.trim() === '' || value.length > MAX_CLASS_NAME) {
     throw new SampleRuleError(`${what} must be a class name (1 to ${MAX_CLASS_NAME} characters)`);
   }
+  const problem = textProblem(value, true);
+  if (problem) throw new SampleRuleError(`${what} ${problem}`);
   return value;
 }
 
