@@ -1,11 +1,12 @@
 import { createWriteStream } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, resolve, sep } from 'node:path';
+import { dirname, relative, resolve, sep } from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { crc32 } from 'node:zlib';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { FormatError } from '../format-error.js';
+import { EntryPaths } from './entry-paths.js';
 
 export interface ZipLimits {
   /** Total uncompressed bytes over all entries. */
@@ -71,6 +72,8 @@ export async function safeExtractZip(zipPath: string, destination: string, limit
   }
   let files = 0;
   let total = 0;
+  const paths = new EntryPaths();
+  let current: string | null = null;
   const made = new Set<string>();
   const folder = async (path: string) => {
     if (made.has(path)) return;
@@ -80,6 +83,7 @@ export async function safeExtractZip(zipPath: string, destination: string, limit
   try {
     for await (const entry of zip.eachEntry()) {
       const name = entryName(entry);
+      current = name;
       const problem = unsafeEntryName(name);
       if (problem) throw new FormatError(`zip entry "${printable(name)}" ${problem}`, 'unsafe_archive');
       const mode = (entry.externalFileAttributes >>> 16) & S_IFMT;
@@ -93,6 +97,7 @@ export async function safeExtractZip(zipPath: string, destination: string, limit
       if (target !== root && !target.startsWith(root + sep)) {
         throw new FormatError(`zip entry "${name}" points outside the archive`, 'unsafe_archive');
       }
+      paths.claim(relative(root, target).split(sep).join('/'), isDirectory ? 'folder' : 'file');
       if (isDirectory) {
         await folder(target);
         continue;
@@ -125,10 +130,24 @@ export async function safeExtractZip(zipPath: string, destination: string, limit
   } catch (error) {
     zip.close();
     if (error instanceof FormatError) throw error;
+    const { code, syscall } = error as NodeJS.ErrnoException;
+    const fault = code && ENTRY_FAULTS[code];
+    if (fault && current !== null) throw new FormatError(`zip entry "${printable(current)}" ${fault}`, 'unsafe_archive');
+    // Any other file system error is this server's (a full disk, permissions), not the archive's; its text names
+    // server paths, so it goes to the error handler, which logs it and answers without it.
+    if (syscall) throw error;
     throw new FormatError(`corrupt zip archive: ${(error as Error).message}`, 'unsafe_archive');
   }
   return { files, bytes: total };
 }
+
+/** File system errors an entry's name causes, said of the entry (collisions are caught before, by EntryPaths). */
+const ENTRY_FAULTS: Record<string, string> = {
+  ENAMETOOLONG: 'has a name or folder name too long to extract',
+  EEXIST: 'lands on another entry of the archive',
+  ENOTDIR: 'lands on another entry of the archive',
+  EISDIR: 'lands on another entry of the archive',
+};
 
 /** Entries up to this size are gathered in memory and written in one call. */
 const SMALL_ENTRY_BYTES = 1 << 20;
