@@ -24,6 +24,7 @@ import { AssignmentScope } from './modules/assignments/assignment-scope.js';
 import { AssignmentsRepository } from './modules/assignments/assignments.repository.js';
 import { registerAssignmentsModule } from './modules/assignments/index.js';
 import { registerAuthModule } from './modules/auth/index.js';
+import type { LoginClock } from './modules/auth/login-throttle.js';
 import { registerAutoAnnotateModule } from './modules/auto-annotate/index.js';
 import { ClassesRepository } from './modules/classes/classes.repository.js';
 import { registerClassesModule } from './modules/classes/index.js';
@@ -90,6 +91,8 @@ export interface BuildOptions {
   /** An already-open database (tests open one per file); otherwise one is opened from the config. */
   database?: DatabaseHandle;
   logger?: boolean;
+  /** The login throttle's time (tests pass a fake one); the system clock otherwise. */
+  loginClock?: LoginClock;
 }
 
 /** The composition root: wires database, storage, queue, services and routes. No globals. */
@@ -171,7 +174,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await registerOpenApi(app, VERSION);
 
   // Every module has the same entry: register<Name>Module(app, deps), returning what it offers others.
-  const auth = registerAuthModule(app, deps);
+  const auth = registerAuthModule(app, deps, options.loginClock);
   registerAuthentication(app, auth);
   registerProjectsModule(app, deps);
   registerPlatformModule(app, deps);

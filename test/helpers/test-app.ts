@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { FastifyInstance, InjectOptions } from 'fastify';
-import { buildApp, type Versa } from '../../src/app.js';
+import { buildApp, type BuildOptions, type Versa } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { openDatabase, type DatabaseHandle, type Db } from '../../src/db/database.js';
 
@@ -134,7 +134,8 @@ export async function projectTestDatabase(prefix: string): Promise<ProjectTestDa
   };
 }
 
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+/** An app on a fresh database; `options` reach buildApp (a fake login clock, say). */
+export async function startTestApp(env: Record<string, string> = {}, options: Pick<BuildOptions, 'loginClock'> = {}): Promise<TestApp> {
   const dataDir = await mkdtemp(join(tmpdir(), 'versa-test-'));
   const config = loadConfig({
     REDIS_URL: process.env.REDIS_URL ?? '',
@@ -146,7 +147,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     LOG_LEVEL: 'silent',
   });
   const { database, drop } = await openTestDatabase(dataDir);
-  const versa = await buildApp(config, { database, logger: false });
+  const versa = await buildApp(config, { ...options, database, logger: false });
   await versa.app.ready();
   const app = versa.app;
   let users = 0;

@@ -2,17 +2,141 @@
  * Drills (issue 11, Medium 9): wrong passwords slow an account down but never lock its owner out (a delay they can
  * wait out, not 900 s of 429), and X-Forwarded-For is believed only from the proxies named in TRUST_PROXY: spoofed
  * without it changes nothing, and behind a trusted proxy each client has its own limit.
+ * Issue 24, item 3: failures count per (account, client address), so a stranger's failures never stop the owner at
+ * another address; past a per-account ceiling every attempt is slowed, never refused. These run on a fake clock.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { LoginThrottle, type LoginClock } from '../../src/modules/auth/login-throttle.js';
+import { startTestApp, type Response, type TestApp } from '../helpers/test-app.js';
+
+/** The login throttle's time, moved by hand; `slept` lists the slow-downs it was asked to take. */
+function fakeClock(): LoginClock & { advance(ms: number): void; slept: number[] } {
+  let now = Date.now();
+  const slept: number[] = [];
+  return {
+    slept,
+    now: () => now,
+    advance: (ms) => void (now += ms),
+    sleep: async (ms) => {
+      slept.push(ms);
+      now += ms;
+    },
+  };
+}
+
+function login(t: TestApp, remoteAddress: string, password: string, email = 'owner@example.com'): Promise<Response> {
+  return t.client().request({ method: 'POST', url: '/api/auth/login', payload: { email, password }, remoteAddress });
+}
+
+const OWNER = '198.51.100.20';
+const STRANGER = '203.0.113.9';
+
+describe('failures per account and client address', () => {
+  const clock = fakeClock();
+  let t: TestApp;
+  // 30 a minute (the default): 6 free failures per address, every attempt slowed past 30 failures of the account.
+  before(async () => {
+    t = await startTestApp({ AUTH_ATTEMPTS_PER_MINUTE: '30' }, { loginClock: clock });
+    await t.client().post('/api/auth/register', { email: 'owner@example.com', password: 'the-real-password' });
+    await t.client().post('/api/auth/register', { email: 'other@example.com', password: 'the-real-password' });
+  });
+  after(() => t.close());
+
+  it("a stranger's wrong password in every Retry-After window never stops the owner's correct one from another address", async () => {
+    // The drill (16 of 16 refused before): the stranger uses up the free failures, then sends one wrong password in
+    // every window it is told to wait, and the owner tries between them.
+    for (let i = 0; i < 6; i++) assert.equal((await login(t, STRANGER, `guess-${i}-xx`)).status, 401);
+    const owner: number[] = [];
+    for (let round = 0; round < 16; round++) {
+      owner.push((await login(t, OWNER, 'the-real-password')).status);
+      let guess = await login(t, STRANGER, `guess-${round}-yy`);
+      if (guess.status === 429) {
+        clock.advance(Number(guess.headers['retry-after']) * 1000);
+        guess = await login(t, STRANGER, `guess-${round}-yy`);
+      }
+      assert.equal(guess.status, 401, JSON.stringify(guess.body));
+    }
+    assert.deepEqual(owner, Array(16).fill(200));
+  });
+
+  it('the address that failed waits: 429 with Retry-After, doubling, its correct password unchecked; a success clears it', async () => {
+    const address = '192.0.2.44';
+    for (let i = 0; i < 6; i++) assert.equal((await login(t, address, `wrong-${i}-xx`, 'other@example.com')).status, 401);
+    const refused = await login(t, address, 'the-real-password', 'other@example.com');
+    assert.equal(refused.status, 429);
+    assert.equal(refused.headers['retry-after'], '1');
+    assert.match(refused.body.detail, /Too many failed logins for this account from your address; try again in 1 s/);
+    clock.advance(1000);
+    assert.equal((await login(t, address, 'wrong-7-xx', 'other@example.com')).status, 401);
+    const longer = await login(t, address, 'the-real-password', 'other@example.com');
+    assert.equal(longer.status, 429);
+    assert.equal(longer.headers['retry-after'], '2');
+    clock.advance(2000);
+    assert.equal((await login(t, address, 'the-real-password', 'other@example.com')).status, 200);
+    assert.equal((await login(t, address, 'wrong-8-xx', 'other@example.com')).status, 401, 'the success cleared the address');
+  });
+
+  it('parallel guesses from one address get no more than its free failures checked', async () => {
+    const statuses = (await Promise.all(Array.from({ length: 10 }, (_, i) => login(t, '192.0.2.45', `parallel-${i}-x`, 'other@example.com'))))
+      .map((res) => res.status)
+      .sort();
+    assert.deepEqual(statuses, [401, 401, 401, 401, 401, 401, 429, 429, 429, 429]);
+  });
+});
+
+describe('the per-account ceiling', () => {
+  const clock = fakeClock();
+  let t: TestApp;
+  // 10 a minute: 2 free failures per address, every attempt on the account slowed by 1 s past 10 failures.
+  before(async () => {
+    t = await startTestApp({ AUTH_ATTEMPTS_PER_MINUTE: '10' }, { loginClock: clock });
+    await t.client().post('/api/auth/register', { email: 'owner@example.com', password: 'the-real-password' });
+  });
+  after(() => t.close());
+
+  it('slows every attempt once many addresses have failed, never refuses: the right password gets in, a wrong one fails', async () => {
+    for (let address = 1; address <= 5; address++) {
+      for (let i = 0; i < 2; i++) assert.equal((await login(t, `203.0.113.${address}`, `guess-${i}-xx`)).status, 401);
+    }
+    assert.deepEqual(clock.slept, [], 'no slow-down under the ceiling');
+    const owner = await login(t, OWNER, 'the-real-password');
+    assert.equal(owner.status, 200, JSON.stringify(owner.body));
+    assert.deepEqual(clock.slept, [1000]);
+    assert.equal((await login(t, '203.0.113.6', 'guess-x-xx')).status, 401);
+    assert.deepEqual(clock.slept, [1000, 1000], "the owner's success does not lift the slow-down for guessers");
+    clock.advance(15 * 60_000 + 1);
+    assert.equal((await login(t, OWNER, 'the-real-password')).status, 200);
+    assert.deepEqual(clock.slept, [1000, 1000], 'forgotten 15 minutes after the last failure');
+  });
+});
+
+describe('the throttle memory', () => {
+  it('is bounded: past its entries the longest-quiet address is forgotten, the newest kept; old failures expire', async () => {
+    const clock = fakeClock();
+    const policy = { freeFailures: 1, maxDelayMs: 60_000, accountCeiling: 1000, slowMs: 1000, memoryMs: 60_000, maxEntries: 3 };
+    const throttle = new LoginThrottle(policy, clock);
+    const fail = async (address: string) => {
+      await throttle.admit('owner@example.com', address);
+      throttle.failed('owner@example.com');
+    };
+    const waits = (address: string) => throttle.admit('owner@example.com', address).then(() => false, () => true);
+    await fail('192.0.2.1');
+    assert.equal(await waits('192.0.2.1'), true);
+    for (const address of ['192.0.2.2', '192.0.2.3', '192.0.2.4']) await fail(address);
+    assert.equal(await waits('192.0.2.1'), false, 'the oldest pair was dropped');
+    assert.equal(await waits('192.0.2.4'), true, 'the newest pair is kept');
+    clock.advance(60_001);
+    assert.equal(await waits('192.0.2.3'), false, 'failures expire');
+  });
+});
 
 describe('per-account backoff', () => {
   let t: TestApp;
   before(async () => (t = await startTestApp({ AUTH_ATTEMPTS_PER_MINUTE: '30' })));
   after(() => t.close());
 
-  it('six wrong passwords delay the account; the real owner gets in after Retry-After', async () => {
+  it('six wrong passwords from one address delay it; the real owner there gets in after Retry-After', async () => {
     const anon = t.client();
     await anon.post('/api/auth/register', { email: 'owner@example.com', password: 'the-real-password' });
     for (let i = 0; i < 6; i++) assert.equal((await anon.post('/api/auth/login', { email: 'owner@example.com', password: `guess-${i}-xx` })).status, 401);

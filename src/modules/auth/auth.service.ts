@@ -4,9 +4,10 @@ import type { TokenScope } from '../../db/schema.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { transactionsOf } from '../../db/transactions.js';
 import { ConflictError, NotFoundError, UnauthorizedError } from '../../http/errors.js';
-import { LoginBackoff, RateLimiter } from '../../http/rate-limiter.js';
+import { RateLimiter } from '../../http/rate-limiter.js';
 import { AuthRepository, type TokenRow } from './auth.repository.js';
 import { toTokenOut, toUserOut, type RegisterBody, type TokenCreateBody, type UserOut } from './auth.schemas.js';
+import { loginPolicy, LoginThrottle, systemClock, type LoginClock } from './login-throttle.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { hashToken, newTokenSecret } from './tokens.js';
 
@@ -30,20 +31,20 @@ export class AuthService {
   private readonly dummyHash = hashPassword('not-a-real-password');
 
   private readonly perIp: RateLimiter;
-  private readonly failuresPerAccount: LoginBackoff;
+  private readonly failedLogins: LoginThrottle;
 
   constructor(
     private readonly db: Db,
     attemptsPerMinute: number,
+    private readonly clock: LoginClock = systemClock,
   ) {
     this.repo = new AuthRepository(db);
     this.perIp = new RateLimiter(attemptsPerMinute, 60_000, 'login or register attempts from your address');
-    // Per account a delay that grows, never a lockout: someone guessing cannot keep the real owner out.
-    this.failuresPerAccount = new LoginBackoff(Math.max(1, Math.floor(attemptsPerMinute / 5)));
+    this.failedLogins = new LoginThrottle(loginPolicy(attemptsPerMinute), clock);
   }
 
   async register(input: RegisterBody, ip: string): Promise<UserOut> {
-    this.perIp.hit(ip);
+    this.perIp.hit(ip, this.clock.now());
     const email = input.email.trim().toLowerCase();
     const password_hash = await hashPassword(input.password);
     try {
@@ -69,16 +70,16 @@ export class AuthService {
   }
 
   async login(rawEmail: string, password: string, ip: string) {
-    this.perIp.hit(ip);
+    this.perIp.hit(ip, this.clock.now());
     const email = rawEmail.trim().toLowerCase();
-    this.failuresPerAccount.check(email);
+    await this.failedLogins.admit(email, ip);
     const user = await this.repo.findUserByEmail(email);
     const ok = user ? await verifyPassword(password, user.password_hash) : (await verifyPassword(password, await this.dummyHash), false);
     if (!user || !ok) {
-      this.failuresPerAccount.failed(email);
+      this.failedLogins.failed(email);
       throw new UnauthorizedError('Incorrect email or password');
     }
-    this.failuresPerAccount.succeeded(email);
+    this.failedLogins.succeeded(email, ip);
     const { secret, row } = await this.issueToken(user.id, 'session', 'login', SESSION_DAYS);
     return { token: secret, token_type: 'bearer' as const, expires_at: row.expires_at!, user: toUserOut(user) };
   }
