@@ -11,7 +11,7 @@ export function assignmentsRoutes(server: FastifyInstance, assignments: Assignme
   const tags = ['assignments'];
 
   app.get('/api/projects/:id/assignments', {
-    schema: { tags, summary: "A project's image assignments", params: IdParams, querystring: AssignmentListQuery, response: { 200: Type.Array(AssignmentOut), ...errors(401, 404, 422) } },
+    schema: { tags, summary: "A project's image assignments", description: 'An annotator kept to their assignments (`assigned_only` projects) gets only their own.', params: IdParams, querystring: AssignmentListQuery, response: { 200: Type.Array(AssignmentOut), ...errors(401, 404, 422) } },
   }, async (request) => assignments.list(callerOf(request), request.params.id, request.query.user_id));
 
   app.post('/api/projects/:id/assignments', {

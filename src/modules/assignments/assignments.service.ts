@@ -33,9 +33,12 @@ export class AssignmentsService {
     return rows.map(toAssignmentOut);
   }
 
+  /** An annotator kept to their assignments sees only their own, as the image list shows them only their images. */
   async list(caller: Caller, projectId: number, userId?: number): Promise<AssignmentOut[]> {
-    await this.access.project(caller, projectId, 'project.read');
-    return (await this.assignments.list(projectId, userId)).map(toAssignmentOut);
+    const project = await this.access.project(caller, projectId, 'project.read');
+    const restrictedTo = await this.access.assignedOnlyUser(caller, project, (await this.access.roleOf(caller, project))!);
+    if (restrictedTo !== null && userId !== undefined && userId !== restrictedTo) return [];
+    return (await this.assignments.list(projectId, restrictedTo ?? userId)).map(toAssignmentOut);
   }
 
   async progress(caller: Caller, projectId: number): Promise<ProgressOut[]> {

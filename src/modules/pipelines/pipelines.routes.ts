@@ -23,6 +23,7 @@ import type { PipelinesService } from './pipelines.service.js';
 
 const YamlBody = Type.String({ maxLength: LIMITS.textBytes, description: 'The pipeline definition as YAML (`Content-Type: application/yaml` or `text/plain`)' });
 const bad = { ...errors(401, 403, 404, 413), 422: PipelineProblemsOut };
+const RUN_READS = 'A run reports on the whole project: an annotator kept to their assignments (`assigned_only` projects) gets 403.';
 
 /**
  * Pipelines and their runs. JSON and YAML bodies are read as text in this scope, so a syntax error answers 422 with
@@ -129,7 +130,8 @@ function routes(server: FastifyInstance, service: PipelinesService): void {
     schema: {
       tags,
       summary: 'Run a pipeline in the background',
-      description: 'Answers 202 with the run; follow it at GET /api/pipeline-runs/{id}. A pipeline that writes data needs a project admin. '
+      description: 'Answers 202 with the run; follow it at GET /api/pipeline-runs/{id}. A pipeline that writes data needs a project admin; '
+        + 'an annotator kept to their assignments (`assigned_only` projects) gets 403: a run reads the whole project. '
         + "The definition is checked against the project first (models, classes, versions): problems are 422.",
       params: IdParams,
       body: RunRequest,
@@ -138,11 +140,11 @@ function routes(server: FastifyInstance, service: PipelinesService): void {
   }, async (request, reply) => reply.status(202).send(await service.run(callerOf(request), request.params.id, request.body ?? {})));
 
   app.get('/api/pipelines/:id/runs', {
-    schema: { tags, summary: "A pipeline's runs, newest first", params: IdParams, querystring: RunsQuery, response: { 200: Type.Array(PipelineRunOut), ...errors(401, 404, 422) } },
+    schema: { tags, summary: "A pipeline's runs, newest first", description: RUN_READS, params: IdParams, querystring: RunsQuery, response: { 200: Type.Array(PipelineRunOut), ...errors(401, 403, 404, 422) } },
   }, async (request, reply) => sendPage(request, reply, await service.runs(callerOf(request), request.params.id, request.query), request.query.limit));
 
   app.get('/api/pipeline-runs/:id', {
-    schema: { tags, summary: 'One run: status, progress with ETA, per-step status, timings and outputs', params: IdParams, response: { 200: PipelineRunOut, ...errors(401, 404, 422) } },
+    schema: { tags, summary: 'One run: status, progress with ETA, per-step status, timings and outputs', description: RUN_READS, params: IdParams, response: { 200: PipelineRunOut, ...errors(401, 403, 404, 422) } },
   }, async (request) => service.getRun(callerOf(request), request.params.id));
 
   app.post('/api/pipeline-runs/:id/cancel', {

@@ -167,7 +167,9 @@ export class PipelinesService {
     }
     const definition = JSON.parse(pipeline.definition) as PipelineDefinition;
     const writes = this.writesData(definition);
-    await this.access.project(caller, projectId, writes ? 'project.update' : 'project.read');
+    // A run reads the whole project (select_images takes every image) and reports on it: an annotator kept to their
+    // assignments gets 403, as for exports.
+    await this.access.wholeProject(caller, projectId, writes ? 'project.update' : 'project.read');
     if (caller.scope === 'read-only') throw new ForbiddenError('A read-only token cannot run pipelines');
     const facts = await this.repository.projectFacts(projectId);
     if (input.version_id != null && !facts.versionIds.includes(input.version_id)) {
@@ -184,8 +186,9 @@ export class PipelinesService {
 
   async runs(caller: Caller, id: number, page: { limit: number; offset?: number; after?: number }): Promise<Page<PipelineRunOut>> {
     const pipeline = await this.visible(caller, id);
-    // A global pipeline's runs are listed for the projects the caller can see.
-    const projects = pipeline.project_id !== null || caller.isAdmin ? null : await this.visibleProjects(caller, await this.repository.runProjects(id));
+    if (pipeline.project_id !== null) await this.access.wholeProject(caller, pipeline.project_id, 'project.read');
+    // A global pipeline's runs are listed for the projects whose runs the caller may read.
+    const projects = pipeline.project_id !== null || caller.isAdmin ? null : await this.wholeProjects(caller, await this.repository.runProjects(id));
     const { items, total } = await this.repository.runs(id, page, projects);
     const writes = await this.repository.writeCounts(items.map((r) => r.id));
     return { items: items.map((r) => this.runOut(r, writes.get(r.id) ?? {})), total };
@@ -194,6 +197,7 @@ export class PipelinesService {
   async getRun(caller: Caller, runId: number): Promise<PipelineRunOut> {
     const row = await this.repository.findRun(runId);
     await this.access.check(caller, row && { id: row.project_id, owner_id: row.owner_id }, 'project.read', `Pipeline run ${runId} not found`);
+    await this.access.wholeProject(caller, row!.project_id, 'project.read');
     return this.runOut(row!, (await this.repository.writeCounts([runId])).get(runId) ?? {});
   }
 
@@ -202,6 +206,7 @@ export class PipelinesService {
     const row = await this.repository.findRun(runId);
     const definition = row ? (JSON.parse(row.definition) as PipelineDefinition) : null;
     await this.access.check(caller, row && { id: row.project_id, owner_id: row.owner_id }, definition && this.writesData(definition) ? 'project.update' : 'project.read', `Pipeline run ${runId} not found`);
+    await this.access.wholeProject(caller, row!.project_id, 'project.read');
     if (!(await this.repository.cancelRun(runId))) throw new ConflictError(`Pipeline run ${runId} has already finished (${row!.status})`);
     return this.getRun(caller, runId);
   }
@@ -263,6 +268,16 @@ export class PipelinesService {
     const visible: number[] = [];
     for (const p of projects) if (await this.access.roleOf(caller, p)) visible.push(p.id);
     return visible;
+  }
+
+  /** Projects whose runs the caller may read: a run reports on every image, so not those that keep them to their assignments. */
+  private async wholeProjects(caller: Caller, projects: { id: number; owner_id: number }[]): Promise<number[]> {
+    const readable: number[] = [];
+    for (const p of projects) {
+      const role = await this.access.roleOf(caller, p);
+      if (role && (await this.access.assignedOnlyUser(caller, p, role)) === null) readable.push(p.id);
+    }
+    return readable;
   }
 
   private toOut(row: PipelineRow): PipelineOut {

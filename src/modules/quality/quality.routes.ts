@@ -41,7 +41,10 @@ const REPORT_DESCRIPTION =
   'A project with samples also gets the checks of each sample modality it holds (`GET /api/quality/checks?modality=text`, …), ' +
   'read from its samples in keyset chunks; their items and `sample_ids` name samples. The image checks run when the project ' +
   'has images (or nothing at all). `score` is the share of records (images and samples) no error- or warning-level check ' +
-  'flags. Reads only; needs `project.read`.';
+  'flags. Reads only; needs `project.read`. ' +
+  'An annotator kept to their assignments (`assigned_only` projects) gets 403: the report covers the whole project.';
+
+const WHOLE_PROJECT = 'an annotator kept to their assignments (`assigned_only` projects) gets 403: it covers the whole project.';
 
 export function qualityRoutes(server: FastifyInstance, services: QualityServices): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
@@ -66,14 +69,15 @@ export function qualityRoutes(server: FastifyInstance, services: QualityServices
         'COCO box sizes and a 10×10 heat map of box centres (bbox annotations). A project with samples also gets `samples`: ' +
         'counts per modality and split, classes per split, text lengths (text and LLM records) and, for tabular samples, each ' +
         'column\'s type, missing and distinct values, numeric range and mean or most frequent values. `modality` is the one most ' +
-        'records have. Counts are SQL aggregates; lengths and columns are read in keyset pages. Needs `project.read`.',
+        'records have. Counts are SQL aggregates; lengths and columns are read in keyset pages. Needs `project.read`; ' +
+        `${WHOLE_PROJECT}`,
       params: IdParams,
-      response: { 200: ProfileOut, ...errors(401, 404, 422) },
+      response: { 200: ProfileOut, ...errors(401, 403, 404, 422) },
     },
   }, async (request) => services.quality.profile(callerOf(request), request.params.id));
 
   app.get('/api/projects/:id/quality', {
-    schema: { tags, summary: 'Quality report with the default configuration', description: REPORT_DESCRIPTION, params: IdParams, response: { 200: QualityReportOut, ...errors(401, 404, 422) } },
+    schema: { tags, summary: 'Quality report with the default configuration', description: REPORT_DESCRIPTION, params: IdParams, response: { 200: QualityReportOut, ...errors(401, 403, 404, 422) } },
   }, async (request) => services.quality.report(callerOf(request), request.params.id));
 
   app.post('/api/projects/:id/quality', {
@@ -83,7 +87,7 @@ export function qualityRoutes(server: FastifyInstance, services: QualityServices
       description: `${REPORT_DESCRIPTION} Unknown check ids or parameter names, and values out of range, are 422 naming the valid ones.`,
       params: IdParams,
       body: QualityBody,
-      response: { 200: QualityReportOut, ...errors(401, 404, 422) },
+      response: { 200: QualityReportOut, ...errors(401, 403, 404, 422) },
     },
   }, async (request) => services.quality.report(callerOf(request), request.params.id, request.body ?? {}));
 
@@ -97,10 +101,11 @@ export function qualityRoutes(server: FastifyInstance, services: QualityServices
         'fewer than `min_images_per_class` images in a class; for the sample adapters `tabular` and `text`: no samples of ' +
         'their modality, no target column or labels, one class only or fewer than `min_samples_per_class` samples in one, a ' +
         'regression target without numbers, an empty train or valid split while others are assigned). `ready` is no blockers and score ≥ threshold ' +
-        '(`config.min_readiness_score`, default 60). The training gate uses exactly this. Reads only; needs `project.read`.',
+        '(`config.min_readiness_score`, default 60). The training gate uses exactly this. Reads only; needs `project.read`; ' +
+        `${WHOLE_PROJECT}`,
       params: IdParams,
       body: ReadinessBody,
-      response: { 200: ReadinessOut, ...errors(401, 404, 422) },
+      response: { 200: ReadinessOut, ...errors(401, 403, 404, 422) },
     },
   }, async (request) => services.readiness.evaluate(callerOf(request), request.params.id, request.body ?? {}));
 }
@@ -186,7 +191,8 @@ export function canonicalRoutes(server: FastifyInstance, canonical: CanonicalSer
         '(audio, video: `uri` of `GET /api/samples/{id}/file`) or its content (`{text}`, `{row}`, `{prompt, response, …}`); ' +
         'time segments are `annotations` of type `segment`. `?split=` keeps one split of both. Streams ' +
         'JSON Lines (`application/x-ndjson`, one record per line) straight from the database; `?format=json` streams one ' +
-        'JSON array instead. Needs the `export` permission (every role).',
+        'JSON array instead. Needs the `export` permission (every role); an annotator kept to their assignments ' +
+        '(`assigned_only` projects) gets 403, as for `POST /api/projects/{id}/export`.',
       params: IdParams,
       querystring: CanonicalQuery,
       response: {
@@ -197,7 +203,7 @@ export function canonicalRoutes(server: FastifyInstance, canonical: CanonicalSer
             'application/json': { schema: Type.Array(CanonicalRecord) },
           },
         },
-        ...errors(401, 404, 422),
+        ...errors(401, 403, 404, 422),
       },
     },
   }, async (request, reply) => {

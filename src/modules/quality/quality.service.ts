@@ -58,8 +58,9 @@ export class QualityService {
     private readonly predictions?: PredictionSource,
   ) {}
 
+  /** The profile and the report describe every image and sample: an annotator kept to their assignments gets 403. */
   async profile(caller: Caller, projectId: number): Promise<ProfileOut> {
-    const project = await this.access.project(caller, projectId, 'project.read');
+    const project = await this.access.wholeProject(caller, projectId, 'project.read');
     return this.profiles.profile(projectId, projectModality(await this.content(project)));
   }
 
@@ -70,7 +71,7 @@ export class QualityService {
   }
 
   async report(caller: Caller, projectId: number, body: QualityBody = {}): Promise<QualityReportOut> {
-    const project = await this.access.project(caller, projectId, 'project.read');
+    const project = await this.access.wholeProject(caller, projectId, 'project.read');
     const content = await this.content(project);
     const available = applicableModalities(content).flatMap((m) => checksOf(m));
     const ids = available.map((c) => c.id);

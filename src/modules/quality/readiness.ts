@@ -302,7 +302,8 @@ export class ReadinessEvaluator {
   ) {}
 
   async evaluate(caller: Caller, projectId: number, input: { adapter?: string; config?: ReadinessConfig } = {}): Promise<ReadinessOut> {
-    const project = await this.access.project(caller, projectId, 'project.read');
+    // Per-class counts of the whole project: an annotator kept to their assignments gets 403, as for the profile.
+    const project = await this.access.wholeProject(caller, projectId, 'project.read');
     const adapter = input.adapter ?? (await this.sampleAdapter(projectId, project)) ?? DEFAULT_ADAPTER[project.project_type] ?? 'versa-detect';
     const task = ADAPTER_TASKS[adapter] ?? TASK_OF_PROJECT[project.project_type] ?? 'detect';
     const modality = SAMPLE_TASKS[task];

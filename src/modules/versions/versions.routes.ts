@@ -108,9 +108,11 @@ export function versionsRoutes(server: FastifyInstance, versions: VersionsServic
     schema: {
       tags,
       summary: 'What changed from version a to version b',
-      description: 'Images added, removed and changed (by source image id, content hash, split and annotations), recipe changes, identical outputs.',
+      description:
+        'Images added, removed and changed (by source image id, content hash, split and annotations), recipe changes, identical outputs. ' +
+        'An annotator kept to their assignments (`assigned_only` projects) gets 403: the diff covers the whole project.',
       params: DiffParams,
-      response: { 200: VersionDiffOut, ...errors(401, 404, 422) },
+      response: { 200: VersionDiffOut, ...errors(401, 403, 404, 422) },
     },
   }, async (request) => versions.diff(callerOf(request), request.params.project_id, request.params.a, request.params.b));
 

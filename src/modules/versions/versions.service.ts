@@ -140,6 +140,9 @@ export class VersionsService {
   }
 
   async diff(caller: Caller, projectId: number, a: number, b: number): Promise<VersionDiffOut> {
+    // The diff names every source image of both versions, as their outputs do: the whole project (403 for annotators
+    // kept to their assignments).
+    await this.access.wholeProject(caller, projectId, 'project.read');
     const before = await this.visible(caller, projectId, a, 'project.read');
     const after = await this.visible(caller, projectId, b, 'project.read');
     const [sourcesA, sourcesB, outputsA, outputsB] = await Promise.all([
