@@ -21,7 +21,7 @@ export async function registerPipelinesModule(app: FastifyInstance, deps: Module
   for (const step of builtinSteps({ repository, ports, callerOf: (userId) => service.callerOf(userId), webhookAllowlist: deps.config.webhookAllowlist })) {
     deps.plugins.register(step);
   }
-  if (deps.config.role !== 'api') await service.failInterrupted();
+  await service.closeInterrupted();
   deps.queue.register<PipelineRunPayload>(PIPELINE_RUN_JOB, (ctx) => service.runJob(ctx));
   await pipelinesRoutes(app, service);
   return service;

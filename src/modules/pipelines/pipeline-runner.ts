@@ -3,8 +3,10 @@ import { topologicalOrder } from './pipeline-validation.js';
 import type { PipelinesRepository } from './pipelines.repository.js';
 import type { PipelineDefinition, StepRunOut } from './pipelines.schemas.js';
 
-/** How often a running pipeline records its progress and looks for a cancel. */
+/** How often a running pipeline records its progress. */
 const PROGRESS_WRITE_MS = 500;
+/** How often the process running a pipeline looks for a cancel in the run's record (any process may have made it). */
+export const CANCEL_POLL_MS = 250;
 
 export interface RunReporter {
   report(update: { progress?: number; message?: string; eta_seconds?: number }): void | Promise<void>;
@@ -12,9 +14,10 @@ export interface RunReporter {
 
 /**
  * Runs a pipeline run's steps in dependency order. Each step's status, timings, outputs and error are recorded on
- * the run as it goes; progress (0–1) with an ETA from the time spent so far; a cancel (the run's record set to
- * `cancelled`, or `signal`) stops at the next image. A failed step fails the run and skips what comes after it;
- * what earlier steps wrote stays recorded under the run id.
+ * the run as it goes; progress (0–1) with an ETA from the time spent so far. A cancel (the run's record set to
+ * `cancelled`, looked for every CANCEL_POLL_MS, or `signal`) aborts the running step's signal and ends the step
+ * `cancelled` at once, even when the step (a plugin, a webhook that never answers) does not stop by itself. A failed
+ * step fails the run and skips what comes after it; what earlier steps wrote stays recorded under the run id.
  */
 export class PipelineRunner {
   constructor(
@@ -55,6 +58,11 @@ export class PipelineRunner {
     const data = new Map<number, StepData>();
     let failure: { stepId: string; message: string; cancelled: boolean } | null = null;
 
+    const poll = setInterval(() => {
+      this.repository.runStatus(runId).then((status) => {
+        if (status === 'cancelled') controller.abort();
+      }, () => undefined);
+    }, CANCEL_POLL_MS);
     try {
       for (const index of order) {
         const step = definition.steps[index];
@@ -73,10 +81,9 @@ export class PipelineRunner {
         await save(true);
         const t0 = performance.now();
         try {
-          if (controller.signal.aborted) throw new Error('The run was cancelled');
           const impl = this.registry.get('pipeline_step', step.type)?.step;
           if (!impl) throw new Error(`Step type '${step.type}' is not installed`);
-          const result = await impl.execute(
+          const result = await untilAborted(() => impl.execute(
             {
               runId,
               stepId: step.id,
@@ -92,7 +99,7 @@ export class PipelineRunner {
             },
             step.params ?? {},
             input,
-          );
+          ), controller.signal);
           const own: StepData = {};
           mergeInto(own, input);
           delete own.summary;
@@ -116,6 +123,7 @@ export class PipelineRunner {
         stepFraction = 0;
       }
     } finally {
+      clearInterval(poll);
       signal?.removeEventListener('abort', onAbort);
     }
     const status = failure ? (failure.cancelled ? 'cancelled' : 'failed') : 'succeeded';
@@ -124,6 +132,22 @@ export class PipelineRunner {
     if (failure && !failure.cancelled) throw new Error(error!);
     return { run_id: runId, status };
   }
+}
+
+/**
+ * The step's outcome, or a rejection as soon as `signal` aborts: a step that ignores its signal cannot keep a
+ * cancelled run's step `running` (what it still does in the background is no longer recorded).
+ */
+function untilAborted<T>(work: () => Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new Error('The run was cancelled'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new Error('The run was cancelled'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    const settle = () => signal.removeEventListener('abort', onAbort);
+    Promise.resolve()
+      .then(work)
+      .then((value) => { settle(); resolve(value); }, (err: unknown) => { settle(); reject(err); });
+  });
 }
 
 /** Later data of a kind replaces earlier data of the same kind. */

@@ -131,28 +131,52 @@ export class PipelinesRepository {
     });
   }
 
-  /** Cancels a queued or running run; false when it had already finished. */
-  async cancelRun(id: number): Promise<boolean> {
-    const res = await this.db
-      .updateTable('pipeline_runs')
-      .set({ status: 'cancelled', eta_seconds: null, finished_at: new Date().toISOString() })
-      .where('id', '=', id)
-      .where('status', 'in', ['queued', 'running'])
-      .executeTakeFirst();
-    return Number(res.numUpdatedRows) === 1;
+  /**
+   * Cancels a queued or running run and closes its steps with `closeSteps` in the same transaction; false when it
+   * had already finished.
+   */
+  async cancelRun(id: number, closeSteps: (steps: string) => string): Promise<boolean> {
+    return this.db.transaction().execute(async (tx) => {
+      const cancelled = await tx
+        .updateTable('pipeline_runs')
+        .set({ status: 'cancelled', eta_seconds: null, finished_at: new Date().toISOString() })
+        .where('id', '=', id)
+        .where('status', 'in', ['queued', 'running'])
+        .returning('steps')
+        .executeTakeFirst();
+      if (!cancelled) return false;
+      await tx.updateTable('pipeline_runs').set({ steps: closeSteps(cancelled.steps) }).where('id', '=', id).execute();
+      return true;
+    });
   }
 
   async runStatus(id: number): Promise<PipelineRunStatus | undefined> {
     return (await this.db.selectFrom('pipeline_runs').select('status').where('id', '=', id).executeTakeFirst())?.status;
   }
 
-  /** Runs interrupted by a restart are failed at boot, so they never look as if still running. */
-  async failInterrupted(): Promise<void> {
-    await this.db
-      .updateTable('pipeline_runs')
-      .set({ status: 'failed', error: 'interrupted by a restart', finished_at: new Date().toISOString() })
-      .where('status', 'in', ['queued', 'running'])
+  /**
+   * Runs no process is running any more: queued or running while their job has finished (a restart fails the
+   * in-process queue's jobs first) or never got one, and finished runs that still show a step running.
+   */
+  interruptedRuns(): Promise<Pick<PipelineRunRow, 'id' | 'status' | 'steps'>[]> {
+    return this.db
+      .selectFrom('pipeline_runs')
+      .leftJoin('jobs', 'jobs.id', 'pipeline_runs.job_id')
+      .select(['pipeline_runs.id', 'pipeline_runs.status', 'pipeline_runs.steps'])
+      .where((eb) => eb.or([
+        eb.and([
+          eb('pipeline_runs.status', 'in', ['queued', 'running']),
+          eb.or([eb('jobs.id', 'is', null), eb('jobs.status', 'in', ['succeeded', 'failed', 'cancelled'])]),
+        ]),
+        eb.and([eb('pipeline_runs.status', 'not in', ['queued', 'running']), eb('pipeline_runs.steps', 'like', '%"status":"running"%')]),
+      ]))
       .execute();
+  }
+
+  /** Closes an interrupted run, unless its status changed since it was read. */
+  async closeInterrupted(id: number, from: PipelineRunStatus, changes: { steps: string; status?: PipelineRunStatus; error?: string }): Promise<void> {
+    const finished = changes.status ? { finished_at: new Date().toISOString(), eta_seconds: null } : {};
+    await this.db.updateTable('pipeline_runs').set({ ...changes, ...finished }).where('id', '=', id).where('status', '=', from).execute();
   }
 
   async recordWrites(runId: number, stepId: string, kind: string, objectIds: number[], db: Executor = this.db): Promise<void> {

@@ -148,6 +148,6 @@ function routes(server: FastifyInstance, service: PipelinesService): void {
   }, async (request) => service.getRun(callerOf(request), request.params.id));
 
   app.post('/api/pipeline-runs/:id/cancel', {
-    schema: { tags, summary: 'Cancel a queued or running run (it stops at its next image; what it wrote stays recorded)', params: IdParams, response: { 200: PipelineRunOut, ...errors(401, 403, 404, 409, 422) } },
+    schema: { tags, summary: 'Cancel a queued or running run (its running step stops within a second and ends cancelled; what it wrote stays recorded)', params: IdParams, response: { 200: PipelineRunOut, ...errors(401, 403, 404, 409, 422) } },
   }, async (request) => service.cancelRun(callerOf(request), request.params.id));
 }

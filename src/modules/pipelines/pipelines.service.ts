@@ -201,13 +201,16 @@ export class PipelinesService {
     return this.runOut(row!, (await this.repository.writeCounts([runId])).get(runId) ?? {});
   }
 
-  /** Stops a queued or running run at its next image; 409 once it has finished. */
+  /**
+   * Cancels a queued or running run: its running step ends `cancelled` now (the process running it aborts the step
+   * within CANCEL_POLL_MS), and so do the steps after it; 409 once it has finished.
+   */
   async cancelRun(caller: Caller, runId: number): Promise<PipelineRunOut> {
     const row = await this.repository.findRun(runId);
     const definition = row ? (JSON.parse(row.definition) as PipelineDefinition) : null;
     await this.access.check(caller, row && { id: row.project_id, owner_id: row.owner_id }, definition && this.writesData(definition) ? 'project.update' : 'project.read', `Pipeline run ${runId} not found`);
     await this.access.wholeProject(caller, row!.project_id, 'project.read');
-    if (!(await this.repository.cancelRun(runId))) throw new ConflictError(`Pipeline run ${runId} has already finished (${row!.status})`);
+    if (!(await this.repository.cancelRun(runId, (steps) => closeSteps(steps, 'cancelled', 'The run was cancelled')))) throw new ConflictError(`Pipeline run ${runId} has already finished (${row!.status})`);
     return this.getRun(caller, runId);
   }
 
@@ -222,8 +225,18 @@ export class PipelinesService {
     return this.runner.run(ctx.payload.runId, ctx.signal, reporter);
   }
 
-  async failInterrupted(): Promise<void> {
-    await this.repository.failInterrupted();
+  /**
+   * At boot: runs whose process died are failed (their running step too), and a step a dead process left `running`
+   * in a cancelled run is cancelled. Runs other live workers are running (their jobs are not finished) are left alone.
+   */
+  async closeInterrupted(): Promise<void> {
+    const error = 'interrupted by a restart';
+    for (const run of await this.repository.interruptedRuns()) {
+      const active = run.status === 'queued' || run.status === 'running';
+      const steps = closeSteps(run.steps, active ? 'failed' : 'cancelled', active ? error : 'The run was cancelled');
+      if (active) await this.repository.closeInterrupted(run.id, run.status, { status: 'failed', error, steps });
+      else if (steps !== run.steps) await this.repository.closeInterrupted(run.id, run.status, { steps });
+    }
   }
 
   /** The Caller a run acts as: the user who started it, with their current instance-admin flag. */
@@ -315,6 +328,26 @@ export class PipelinesService {
       finished_at: row.finished_at,
     };
   }
+}
+
+/**
+ * A run's steps once it stops early: the running one ends `status` with `error`; pending ones end `cancelled` after a
+ * cancel and `skipped` after a failure. Answers the same text when no step changed.
+ */
+function closeSteps(text: string, status: 'cancelled' | 'failed', error: string): string {
+  const steps = JSON.parse(text) as StepRunOut[];
+  const now = new Date();
+  let changed = false;
+  for (const step of steps) {
+    if (step.status === 'running') {
+      Object.assign(step, { status, error, finished_at: now.toISOString(), duration_ms: step.started_at ? now.getTime() - Date.parse(step.started_at) : null });
+      changed = true;
+    } else if (step.status === 'pending') {
+      step.status = status === 'cancelled' ? 'cancelled' : 'skipped';
+      changed = true;
+    }
+  }
+  return changed ? JSON.stringify(steps) : text;
 }
 
 function pick(value: Record<string, unknown> | null, keys: string[]): Record<string, unknown> {
