@@ -1,5 +1,5 @@
-import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readdir, realpath, stat } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PLUGIN_TYPES, STEP_DATA_KINDS, type Plugin, type PluginRegistry, type StepDataKind, type StepImplementation } from './plugin-registry.js';
 
@@ -16,15 +16,19 @@ interface Log {
  * Loads the operator's third-party plugins once at start-up: every `*.mjs`/`*.js` file directly in `dir`, and every
  * sub-folder's `index.mjs`/`index.js`. A module exports one declaration (default export or `plugin`) or a list
  * (`plugins`). A plugin that fails to import or declares itself wrongly is recorded with its error (listed by
- * GET /api/plugins) and the server starts anyway.
+ * GET /api/plugins) and the server starts anyway. Recorded errors name paths relative to the plugin folder; the log
+ * keeps them whole.
  */
 export async function loadPluginDirectory(registry: PluginRegistry, dir: string | null, log: Log): Promise<void> {
   if (!dir) return;
+  const roots = [resolve(dir), await realpath(dir).catch(() => resolve(dir))];
+  const message = (err: unknown) => relativeToPluginFolder(err instanceof Error ? err.message : String(err), roots);
   let entries: string[];
   try {
     entries = (await readdir(dir)).sort();
   } catch (err) {
-    registry.reportFailure({ source: dir, type: null, name: null, version: null, error: `PLUGINS_DIR cannot be read: ${message(err)}` });
+    registry.reportFailure({ source: 'PLUGINS_DIR', type: null, name: null, version: null, error: `PLUGINS_DIR cannot be read: ${message(err)}` });
+    log.warn({ dir, err }, 'PLUGINS_DIR cannot be read');
     return;
   }
   for (const entry of entries) {
@@ -125,4 +129,28 @@ function kinds(value: unknown, field: string): StepDataKind[] {
 }
 
 const str = (v: unknown) => (typeof v === 'string' ? v : null);
-const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** An absolute path or file URL in an error's text, up to a space, quote, bracket or separator. */
+const ABSOLUTE_PATH = /(?<![\w.:/])(?:file:\/\/)?\/[^\s'"`()<>,;]+/g;
+
+/**
+ * An error's text with paths inside the plugin folder (`roots`: the folder and its real path) made relative to it,
+ * and any other absolute path cut to its last part: the server's layout is not shown, even to admins.
+ */
+export function relativeToPluginFolder(text: string, roots: readonly string[]): string {
+  return text.replace(ABSOLUTE_PATH, (match) => {
+    let path = match;
+    if (path.startsWith('file://')) {
+      try {
+        path = decodeURI(path.slice('file://'.length));
+      } catch {
+        path = path.slice('file://'.length);
+      }
+    }
+    for (const root of roots) {
+      if (path === root) return '.';
+      if (path.startsWith(`${root}/`)) return path.slice(root.length + 1);
+    }
+    return `…/${basename(path)}`;
+  });
+}

@@ -7466,7 +7466,7 @@ export interface paths {
         };
         /**
          * Every plugin (importers, exporters, preprocessing, augmentation, checks, cleaning, detectors, trainers, pipeline steps)
-         * @description Third-party plugins from PLUGINS_DIR that failed to load are listed with `status: failed` and their `error`.
+         * @description Third-party plugins from PLUGINS_DIR that failed to load are listed with `status: failed`; admins also get their `error`, with paths relative to PLUGINS_DIR (`null` for other accounts).
          */
         get: {
             parameters: {
@@ -7492,7 +7492,7 @@ export interface paths {
                                 [key: string]: unknown;
                             };
                             description: string;
-                            /** @description Why a third-party plugin failed to load */
+                            /** @description Why a third-party plugin failed to load (admins only; paths relative to PLUGINS_DIR) */
                             error: string | null;
                             name: string;
                             /** @description The file in PLUGINS_DIR a third-party plugin came from */
@@ -7577,7 +7577,7 @@ export interface paths {
                                 [key: string]: unknown;
                             };
                             description: string;
-                            /** @description Why a third-party plugin failed to load */
+                            /** @description Why a third-party plugin failed to load (admins only; paths relative to PLUGINS_DIR) */
                             error: string | null;
                             name: string;
                             /** @description The file in PLUGINS_DIR a third-party plugin came from */

@@ -14,14 +14,12 @@ export function pluginsRoutes(server: FastifyInstance, service: PluginsService):
     schema: {
       tags,
       summary: 'Every plugin (importers, exporters, preprocessing, augmentation, checks, cleaning, detectors, trainers, pipeline steps)',
-      description: 'Third-party plugins from PLUGINS_DIR that failed to load are listed with `status: failed` and their `error`.',
+      description: 'Third-party plugins from PLUGINS_DIR that failed to load are listed with `status: failed`; admins also get their `error`, '
+        + 'with paths relative to PLUGINS_DIR (`null` for other accounts).',
       querystring: PluginListQuery,
       response: { 200: Type.Array(PluginOut), ...errors(401, 422) },
     },
-  }, async (request) => {
-    callerOf(request);
-    return service.list(request.query.plugin_type);
-  });
+  }, async (request) => service.list(callerOf(request), request.query.plugin_type));
 
   app.get('/api/plugins/:type/:name', {
     schema: { tags, summary: 'One plugin with the JSON Schema of its parameters', params: PluginParams, response: { 200: PluginOut, ...errors(401, 404, 422) } },

@@ -11,7 +11,7 @@ export const PluginOut = Type.Object({
   builtin: Type.Boolean(),
   config_schema: Type.Record(Type.String(), Type.Unknown(), { description: 'JSON Schema of the parameters' }),
   status: StringEnum(['loaded', 'failed'] as const),
-  error: Nullable(Type.String({ description: 'Why a third-party plugin failed to load' })),
+  error: Nullable(Type.String({ description: 'Why a third-party plugin failed to load (admins only; paths relative to PLUGINS_DIR)' })),
   source: Nullable(Type.String({ description: 'The file in PLUGINS_DIR a third-party plugin came from' })),
 });
 export type PluginOut = Static<typeof PluginOut>;

@@ -1,13 +1,17 @@
+import type { Caller } from '../../access/caller.js';
 import { NotFoundError } from '../../http/errors.js';
 import type { Plugin, PluginFailure, PluginRegistry, PluginType } from '../../plugins/plugin-registry.js';
 import type { PluginOut } from './plugins.schemas.js';
 
-/** The plugin catalog as the API shows it: every registered plugin, then the third-party ones that failed to load. */
+/**
+ * The plugin catalog as the API shows it: every registered plugin, then the third-party ones that failed to load.
+ * Why one failed is the operator's business: admins see the error, other accounts only that it failed.
+ */
 export class PluginsService {
   constructor(private readonly registry: PluginRegistry) {}
 
-  list(type?: PluginType): PluginOut[] {
-    return [...this.registry.list(type).map(pluginOut), ...this.registry.failures(type).map(failureOut)];
+  list(caller: Caller, type?: PluginType): PluginOut[] {
+    return [...this.registry.list(type).map(pluginOut), ...this.registry.failures(type).map((f) => failureOut(f, caller.isAdmin))];
   }
 
   get(type: PluginType, name: string): PluginOut {
@@ -21,7 +25,7 @@ function pluginOut(p: Plugin): PluginOut {
   return { type: p.type, name: p.name, title: p.title, description: p.description, version: p.version, builtin: p.builtin, config_schema: p.config_schema, status: 'loaded', error: null, source: p.source ?? null };
 }
 
-function failureOut(f: PluginFailure): PluginOut {
+function failureOut(f: PluginFailure, withError: boolean): PluginOut {
   return {
     type: f.type ?? 'unknown',
     name: f.name ?? f.source,
@@ -31,7 +35,7 @@ function failureOut(f: PluginFailure): PluginOut {
     builtin: false,
     config_schema: {},
     status: 'failed',
-    error: f.error,
+    error: withError ? f.error : null,
     source: f.source,
   };
 }
