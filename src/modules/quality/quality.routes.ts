@@ -97,8 +97,10 @@ export function qualityRoutes(server: FastifyInstance, services: QualityServices
       summary: 'Training readiness for an adapter',
       description:
         'A score 0–100 made of weighted checks (each passed or failed, with a message) and the blockers: failed checks that ' +
-        'make training pointless whatever the score (a detector without boxes or without a valid split, a classifier with ' +
-        'fewer than `min_images_per_class` images in a class; for the sample adapters `tabular` and `text`: no samples of ' +
+        'make training pointless whatever the score (every adapter: fewer than 50% of images or samples annotated; a detector ' +
+        'without boxes or without a valid split, a class with fewer than 5 instances in train (or `min_instances_per_class` ' +
+        'when lower) or a trained class missing from valid; a classifier with fewer than `min_images_per_class` images in a ' +
+        'class, an empty valid split or a class missing from it; for the sample adapters `tabular` and `text`: no samples of ' +
         'their modality, no target column or labels, one class only or fewer than `min_samples_per_class` samples in one, a ' +
         'regression target without numbers, an empty train or valid split while others are assigned). `ready` is no blockers and score ≥ threshold ' +
         '(`config.min_readiness_score`, default 60). The training gate uses exactly this. Reads only; needs `project.read`; ' +

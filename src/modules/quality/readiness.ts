@@ -40,6 +40,13 @@ export interface ReadinessConfig {
 
 export const READINESS_DEFAULTS = { min_readiness_score: 60, min_images_per_class: 10, min_instances_per_class: 10, min_samples_per_class: 10 } as const;
 
+/**
+ * Below these a failed check blocks training whatever the score (issue 24: a project 33% annotated with no class in
+ * valid scored 60 and passed). Most images (or samples) unlabelled, or a class with only a handful of instances in
+ * train, teaches nothing; a configured `min_instances_per_class` lower than the handful lowers it too.
+ */
+export const BLOCKING = { labelled_fraction: 0.5, instances_per_class: 5 } as const;
+
 /** What an adapter trains; each task has its own rule. */
 export type ReadinessTask = 'detect' | 'segment' | 'classify' | 'tabular' | 'text';
 
@@ -101,7 +108,7 @@ export interface SampleReadinessStats {
 }
 
 interface RuleCheck extends ReadinessCheckOut {
-  /** A failed blocker makes the project not ready whatever the score. */
+  /** A failed blocker makes the project not ready whatever the score (some checks block only below a lower bar). */
   blocker: boolean;
 }
 
@@ -127,7 +134,13 @@ function common(stats: ReadinessStats): { hasImages: RuleCheck; train: RuleCheck
       stats.splits.train > 0 || pending(stats),
       stats.splits.train > 0 ? `${plural(stats.splits.train, 'image')} in train` : pending(stats) ? unassignedMessage(stats) : inSplits === 0 ? 'No image is assigned to a split (POST /api/projects/{id}/splits)' : 'The train split is empty',
     ),
-    annotated: check('annotated_fraction', 15, false, fraction >= 0.9, `${Math.round(fraction * 100)}% of images are annotated (90% wanted)`),
+    annotated: check(
+      'annotated_fraction',
+      15,
+      stats.images > 0 && fraction < BLOCKING.labelled_fraction,
+      fraction >= 0.9,
+      `${Math.round(fraction * 100)}% of images are annotated (90% wanted${fraction < BLOCKING.labelled_fraction ? `; under ${BLOCKING.labelled_fraction * 100}% there is too little to learn from` : ''})`,
+    ),
     balance: check('class_balance', 5, false, ratio <= 20, counts.length < 2 ? 'Fewer than two classes in use' : `The largest class has ${ratio.toFixed(1)}× the instances of the smallest (at most 20× wanted)`),
   };
 }
@@ -137,7 +150,10 @@ function spatialRule(kind: 'detect' | 'segment'): Rule {
     const { hasImages, train, annotated, balance } = common(stats);
     const types = kind === 'detect' ? ['bbox', 'polygon', 'mask'] : ['polygon', 'mask'];
     const shapes = types.reduce((sum, t) => sum + (stats.annotationTypes[t] ?? 0), 0);
-    const few = stats.classes.filter((c) => (c.instances.train ?? 0) + (c.instances.unassigned ?? 0) < config.min_instances_per_class).map((c) => c.name);
+    const inTrain = (c: ReadinessStats['classes'][number]) => (c.instances.train ?? 0) + (c.instances.unassigned ?? 0);
+    const few = stats.classes.filter((c) => inTrain(c) < config.min_instances_per_class).map((c) => c.name);
+    const handful = Math.min(BLOCKING.instances_per_class, config.min_instances_per_class);
+    const tooFew = stats.classes.filter((c) => inTrain(c) < handful).map((c) => c.name);
     const missingValid = stats.classes.filter((c) => (c.instances.train ?? 0) > 0 && (c.instances.valid ?? 0) === 0).map((c) => c.name);
     const what = kind === 'detect' ? 'boxes (bbox, polygon or mask annotations)' : 'polygon or mask annotations';
     return [
@@ -149,11 +165,22 @@ function spatialRule(kind: 'detect' | 'segment'): Rule {
       check(
         'min_instances_per_class',
         15,
-        false,
+        tooFew.length > 0,
         stats.classes.length > 0 && few.length === 0,
-        few.length === 0 ? `Every class has at least ${config.min_instances_per_class} instances in train` : `Fewer than ${config.min_instances_per_class} instances in train: ${few.slice(0, 10).join(', ')}`,
+        few.length === 0
+          ? `Every class has at least ${config.min_instances_per_class} instances in train`
+          : tooFew.length > 0
+            ? `Fewer than ${handful} instances in train, too few to learn from: ${tooFew.slice(0, 10).join(', ')}`
+            : `Fewer than ${config.min_instances_per_class} instances in train: ${few.slice(0, 10).join(', ')}`,
       ),
-      check('classes_in_valid', 10, false, missingValid.length === 0, missingValid.length === 0 ? 'Every trained class appears in valid' : `Missing from valid: ${missingValid.slice(0, 10).join(', ')}`),
+      // An empty valid split is valid_split's blocker; this one names the classes a non-empty valid split lacks.
+      check(
+        'classes_in_valid',
+        10,
+        stats.splits.valid > 0,
+        missingValid.length === 0,
+        missingValid.length === 0 ? 'Every trained class appears in valid' : `Missing from valid, so the model cannot be measured on them: ${missingValid.slice(0, 10).join(', ')}`,
+      ),
       balance,
     ];
   };
@@ -164,12 +191,23 @@ const classifyRule: Rule = (stats, config) => {
   const labels = stats.annotationTypes.classification ?? 0;
   const used = stats.classes.filter((c) => c.totalImages > 0);
   const few = used.filter((c) => c.totalImages < config.min_images_per_class).map((c) => c.name);
+  const missingValid = used.filter((c) => (c.images.train ?? 0) > 0 && (c.images.valid ?? 0) === 0).map((c) => c.name);
   return [
     hasImages,
     check('has_labels', 15, true, labels > 0, labels > 0 ? `${plural(labels, 'image label')}` : 'The adapter needs classification labels; the project has none'),
     check('two_classes', 10, true, used.length >= 2, `${plural(used.length, 'class')} in use (at least 2 needed)`),
     train,
-    check('valid_split', 15, false, stats.splits.valid > 0, stats.splits.valid > 0 ? `${plural(stats.splits.valid, 'image')} in valid` : 'The valid split is empty'),
+    check(
+      'valid_split',
+      15,
+      true,
+      (stats.splits.valid > 0 || pending(stats)) && missingValid.length === 0,
+      stats.splits.valid === 0
+        ? pending(stats) ? unassignedMessage(stats) : 'The valid split is empty: nothing to measure the model on'
+        : missingValid.length > 0
+          ? `Missing from valid, so the model cannot be measured on them: ${missingValid.slice(0, 10).join(', ')}`
+          : `${plural(stats.splits.valid, 'image')} in valid`,
+    ),
     check(
       'min_images_per_class',
       25,
@@ -255,7 +293,13 @@ function samplesRule(modality: SampleModality): Rule {
         s.splits.valid > 0 || waiting,
         s.splits.valid > 0 ? `${plural(s.splits.valid, things)} in valid` : waiting ? waitingMessage : 'The valid split is empty: nothing to measure the model on',
       ),
-      check('labelled_fraction', 20, false, fraction >= 0.9, `${Math.round(fraction * 100)}% of ${things}s are labelled (90% wanted)`),
+      check(
+        'labelled_fraction',
+        20,
+        s.samples > 0 && fraction < BLOCKING.labelled_fraction,
+        fraction >= 0.9,
+        `${Math.round(fraction * 100)}% of ${things}s are labelled (90% wanted${fraction < BLOCKING.labelled_fraction ? `; under ${BLOCKING.labelled_fraction * 100}% there is too little to learn from` : ''})`,
+      ),
       regression
         ? check('class_balance', 5, false, true, 'A regression target: no classes to balance')
         : check('class_balance', 5, false, ratio <= 20, counts.length < 2 ? 'Fewer than two classes in use' : `The largest class has ${ratio.toFixed(1)}× the samples of the smallest (at most 20× wanted)`),
