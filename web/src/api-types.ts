@@ -5667,7 +5667,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One run: status, progress with ETA, per-step status, timings and outputs */
+        /**
+         * One run: status, progress with ETA, per-step status, timings and outputs
+         * @description A run reports on the whole project: an annotator kept to their assignments (`assigned_only` projects) gets 403.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -5734,6 +5737,19 @@ export interface paths {
                 };
                 /** @description Not authenticated */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6572,7 +6588,7 @@ export interface paths {
         put?: never;
         /**
          * Run a pipeline in the background
-         * @description Answers 202 with the run; follow it at GET /api/pipeline-runs/{id}. A pipeline that writes data needs a project admin. The definition is checked against the project first (models, classes, versions): problems are 422.
+         * @description Answers 202 with the run; follow it at GET /api/pipeline-runs/{id}. A pipeline that writes data needs a project admin; an annotator kept to their assignments (`assigned_only` projects) gets 403: a run reads the whole project. The definition is checked against the project first (models, classes, versions): problems are 422.
          */
         post: {
             parameters: {
@@ -6731,7 +6747,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A pipeline's runs, newest first */
+        /**
+         * A pipeline's runs, newest first
+         * @description A run reports on the whole project: an annotator kept to their assignments (`assigned_only` projects) gets 403.
+         */
         get: {
             parameters: {
                 query: {
@@ -6882,6 +6901,19 @@ export interface paths {
                 };
                 /** @description Not authenticated */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8410,7 +8442,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A project's image assignments */
+        /**
+         * A project's image assignments
+         * @description An annotator kept to their assignments (`assigned_only` projects) gets only their own.
+         */
         get: {
             parameters: {
                 query?: {
@@ -9282,7 +9317,7 @@ export interface paths {
         };
         /**
          * Canonical export: the universal record schema
-         * @description One `CanonicalRecord` per image, then one per sample: `{id, modality, split, media, annotations, label, spans, value, metadata}`, the form other tools and pipelines read without knowing Versa's tables. A sample's `media` is its file (audio, video: `uri` of `GET /api/samples/{id}/file`) or its content (`{text}`, `{row}`, `{prompt, response, …}`); time segments are `annotations` of type `segment`. `?split=` keeps one split of both. Streams JSON Lines (`application/x-ndjson`, one record per line) straight from the database; `?format=json` streams one JSON array instead. Needs the `export` permission (every role).
+         * @description One `CanonicalRecord` per image, then one per sample: `{id, modality, split, media, annotations, label, spans, value, metadata}`, the form other tools and pipelines read without knowing Versa's tables. A sample's `media` is its file (audio, video: `uri` of `GET /api/samples/{id}/file`) or its content (`{text}`, `{row}`, `{prompt, response, …}`); time segments are `annotations` of type `segment`. `?split=` keeps one split of both. Streams JSON Lines (`application/x-ndjson`, one record per line) straight from the database; `?format=json` streams one JSON array instead. Needs the `export` permission (every role); an annotator kept to their assignments (`assigned_only` projects) gets 403, as for `POST /api/projects/{id}/export`.
          */
         get: {
             parameters: {
@@ -9551,6 +9586,19 @@ export interface paths {
                 };
                 /** @description Not authenticated */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -12916,7 +12964,7 @@ export interface paths {
         };
         /**
          * Dataset profile
-         * @description Counts per split and class, instances per class and split, annotations per image, image sizes and aspect ratios, COCO box sizes and a 10×10 heat map of box centres (bbox annotations). A project with samples also gets `samples`: counts per modality and split, classes per split, text lengths (text and LLM records) and, for tabular samples, each column's type, missing and distinct values, numeric range and mean or most frequent values. `modality` is the one most records have. Counts are SQL aggregates; lengths and columns are read in keyset pages. Needs `project.read`.
+         * @description Counts per split and class, instances per class and split, annotations per image, image sizes and aspect ratios, COCO box sizes and a 10×10 heat map of box centres (bbox annotations). A project with samples also gets `samples`: counts per modality and split, classes per split, text lengths (text and LLM records) and, for tabular samples, each column's type, missing and distinct values, numeric range and mean or most frequent values. `modality` is the one most records have. Counts are SQL aggregates; lengths and columns are read in keyset pages. Needs `project.read`; an annotator kept to their assignments (`assigned_only` projects) gets 403: it covers the whole project.
          */
         get: {
             parameters: {
@@ -13133,7 +13181,7 @@ export interface paths {
         };
         /**
          * Quality report with the default configuration
-         * @description Runs the checks of the catalog (`GET /api/quality/checks`) over the project. Per-image features (blur, brightness, entropy, grayscale, pixel hash, dHash) are read from a cache filled at upload; images without a current entry are measured once from their thumbnail and cached (`features.computed` says how many). Each check reports its total `count`, the first (or worst, where ranked) 100 `items` and up to 10,000 distinct `image_ids` for the image grid. A project with samples also gets the checks of each sample modality it holds (`GET /api/quality/checks?modality=text`, …), read from its samples in keyset chunks; their items and `sample_ids` name samples. The image checks run when the project has images (or nothing at all). `score` is the share of records (images and samples) no error- or warning-level check flags. Reads only; needs `project.read`.
+         * @description Runs the checks of the catalog (`GET /api/quality/checks`) over the project. Per-image features (blur, brightness, entropy, grayscale, pixel hash, dHash) are read from a cache filled at upload; images without a current entry are measured once from their thumbnail and cached (`features.computed` says how many). Each check reports its total `count`, the first (or worst, where ranked) 100 `items` and up to 10,000 distinct `image_ids` for the image grid. A project with samples also gets the checks of each sample modality it holds (`GET /api/quality/checks?modality=text`, …), read from its samples in keyset chunks; their items and `sample_ids` name samples. The image checks run when the project has images (or nothing at all). `score` is the share of records (images and samples) no error- or warning-level check flags. Reads only; needs `project.read`. An annotator kept to their assignments (`assigned_only` projects) gets 403: the report covers the whole project.
          */
         get: {
             parameters: {
@@ -13207,6 +13255,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description Not found, or not visible to you */
                 404: {
                     headers: {
@@ -13240,7 +13301,7 @@ export interface paths {
         put?: never;
         /**
          * Quality report with a supplied configuration
-         * @description Runs the checks of the catalog (`GET /api/quality/checks`) over the project. Per-image features (blur, brightness, entropy, grayscale, pixel hash, dHash) are read from a cache filled at upload; images without a current entry are measured once from their thumbnail and cached (`features.computed` says how many). Each check reports its total `count`, the first (or worst, where ranked) 100 `items` and up to 10,000 distinct `image_ids` for the image grid. A project with samples also gets the checks of each sample modality it holds (`GET /api/quality/checks?modality=text`, …), read from its samples in keyset chunks; their items and `sample_ids` name samples. The image checks run when the project has images (or nothing at all). `score` is the share of records (images and samples) no error- or warning-level check flags. Reads only; needs `project.read`. Unknown check ids or parameter names, and values out of range, are 422 naming the valid ones.
+         * @description Runs the checks of the catalog (`GET /api/quality/checks`) over the project. Per-image features (blur, brightness, entropy, grayscale, pixel hash, dHash) are read from a cache filled at upload; images without a current entry are measured once from their thumbnail and cached (`features.computed` says how many). Each check reports its total `count`, the first (or worst, where ranked) 100 `items` and up to 10,000 distinct `image_ids` for the image grid. A project with samples also gets the checks of each sample modality it holds (`GET /api/quality/checks?modality=text`, …), read from its samples in keyset chunks; their items and `sample_ids` name samples. The image checks run when the project has images (or nothing at all). `score` is the share of records (images and samples) no error- or warning-level check flags. Reads only; needs `project.read`. An annotator kept to their assignments (`assigned_only` projects) gets 403: the report covers the whole project. Unknown check ids or parameter names, and values out of range, are 422 naming the valid ones.
          */
         post: {
             parameters: {
@@ -13327,6 +13388,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description Not found, or not visible to you */
                 404: {
                     headers: {
@@ -13374,7 +13448,7 @@ export interface paths {
         put?: never;
         /**
          * Training readiness for an adapter
-         * @description A score 0–100 made of weighted checks (each passed or failed, with a message) and the blockers: failed checks that make training pointless whatever the score (a detector without boxes or without a valid split, a classifier with fewer than `min_images_per_class` images in a class; for the sample adapters `tabular` and `text`: no samples of their modality, no target column or labels, one class only or fewer than `min_samples_per_class` samples in one, a regression target without numbers, an empty train or valid split while others are assigned). `ready` is no blockers and score ≥ threshold (`config.min_readiness_score`, default 60). The training gate uses exactly this. Reads only; needs `project.read`.
+         * @description A score 0–100 made of weighted checks (each passed or failed, with a message) and the blockers: failed checks that make training pointless whatever the score (every adapter: fewer than 50% of images or samples annotated; a detector without boxes or without a valid split, a class with fewer than 5 instances in train (or `min_instances_per_class` when lower) or a trained class missing from valid; a classifier with fewer than `min_images_per_class` images in a class, an empty valid split or a class missing from it; for the sample adapters `tabular` and `text`: no samples of their modality, no target column or labels, one class only or fewer than `min_samples_per_class` samples in one, a regression target without numbers, an empty train or valid split while others are assigned). `ready` is no blockers and score ≥ threshold (`config.min_readiness_score`, default 60). The training gate uses exactly this. Reads only; needs `project.read`; an annotator kept to their assignments (`assigned_only` projects) gets 403: it covers the whole project.
          */
         post: {
             parameters: {
@@ -13428,6 +13502,19 @@ export interface paths {
                 };
                 /** @description Not authenticated */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -13529,6 +13616,19 @@ export interface paths {
                 };
                 /** @description Not authenticated */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -15282,7 +15382,7 @@ export interface paths {
         };
         /**
          * What changed from version a to version b
-         * @description Images added, removed and changed (by source image id, content hash, split and annotations), recipe changes, identical outputs.
+         * @description Images added, removed and changed (by source image id, content hash, split and annotations), recipe changes, identical outputs. An annotator kept to their assignments (`assigned_only` projects) gets 403: the diff covers the whole project.
          */
         get: {
             parameters: {
@@ -15476,6 +15576,19 @@ export interface paths {
                 };
                 /** @description Not authenticated */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
