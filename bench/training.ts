@@ -190,6 +190,8 @@ async function trainingService(t: Awaited<ReturnType<typeof startTestApp>>): Pro
   return new TrainingService(new TrainingRepository(deps.db), new JobsRepository(deps.db), deps.access, deps.queue, deps.blobs, null as never, new ReadinessEvaluator(deps.access, new ProfileService(new ProfileRepository(deps.db), new ProjectRevisionsRepository(deps.db)), new SampleDataRepository(deps.db)), null as never, {
     dataDir: deps.config.dataDir,
     python: deps.config.python,
+    perProject: deps.config.trainingPerProject,
+    queuedPerUser: deps.config.trainingQueuedPerUser,
   });
 }
 

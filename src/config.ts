@@ -29,6 +29,10 @@ export interface Config {
   readonly runsRoot: string | null;
   /** The Python interpreter trainers run with (PYTHON; default /usr/bin/python3, which sees Debian's torch). */
   readonly python: string;
+  /** Training runs of one project admitted to the job queue at once (queued there or running); the rest wait their turn. */
+  readonly trainingPerProject: number;
+  /** Training runs one account may have waiting to start; one more is 429. */
+  readonly trainingQueuedPerUser: number;
   /** Login and register attempts allowed per client IP per minute; failed logins per account are a fifth of it. */
   readonly authAttemptsPerMinute: number;
   /**
@@ -124,6 +128,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxModelUploadBytes: int(env, 'MAX_MODEL_UPLOAD_MB', 4096, 1, 100_000) * 1024 * 1024,
     runsRoot: optionalPath(env, 'RUNS_ROOT'),
     python: env.PYTHON || '/usr/bin/python3',
+    trainingPerProject: int(env, 'TRAINING_PER_PROJECT', 1, 1, 1000),
+    trainingQueuedPerUser: int(env, 'TRAINING_QUEUED_PER_USER', 10, 1, 100_000),
     authAttemptsPerMinute: int(env, 'AUTH_ATTEMPTS_PER_MINUTE', 30, 1, 1_000_000),
     trustProxy: trustProxy(env.TRUST_PROXY),
     logLevel: env.LOG_LEVEL || 'info',

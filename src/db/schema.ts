@@ -193,6 +193,8 @@ export interface ExperimentsTable {
   created_at: string;
   finished_at: string | null;
   duration_s: number | null;
+  /** When the run was handed to the job queue; null while it waits for a training slot of its project. */
+  admitted_at: string | null;
 }
 
 export type VersionStatus = 'pending' | 'generating' | 'ready' | 'failed';

@@ -18,3 +18,16 @@ export async function lockProjectImages(tx: Tx, projectId: number): Promise<void
   if (!(tx.getExecutor().adapter instanceof PostgresAdapter)) return;
   await sql`select pg_advisory_xact_lock(cast(${PROJECT_IMAGES_LOCK} as integer), cast(${projectId} as integer))`.execute(tx);
 }
+
+/** The advisory lock key of the training queue's decisions (who may queue another run, which runs are admitted). */
+const TRAINING_QUEUE_LOCK = 0x1_8e58;
+
+/**
+ * Holds the training queue's lock until the transaction ends, so that two processes never both count a free slot (a
+ * project's, or an account's queued allowance) and both take it. PostgreSQL: an advisory lock; SQLite: nothing, for
+ * the reason given at lockProjectImages.
+ */
+export async function lockTrainingQueue(tx: Tx): Promise<void> {
+  if (!(tx.getExecutor().adapter instanceof PostgresAdapter)) return;
+  await sql`select pg_advisory_xact_lock(cast(${TRAINING_QUEUE_LOCK} as integer), 0)`.execute(tx);
+}

@@ -73,9 +73,14 @@ export class BullmqQueue implements JobQueue {
   async enqueue<P>(name: string, payload: P, options: EnqueueOptions = {}): Promise<JobRow> {
     if (!this.handlers.has(name)) throw new Error(`no handler registered for job "${name}"`);
     const job = await this.jobs.create(name, payload, options.projectId ?? null, options.createdBy ?? null);
-    this.pending.add(job.id);
-    await this.queue.add(name, { jobId: job.id }, { removeOnComplete: true, removeOnFail: 1000 });
+    await this.submit(job);
     return job;
+  }
+
+  async submit(job: JobRow): Promise<void> {
+    if (!this.handlers.has(job.name)) throw new Error(`no handler registered for job "${job.name}"`);
+    this.pending.add(job.id);
+    await this.queue.add(job.name, { jobId: job.id }, { removeOnComplete: true, removeOnFail: 1000 });
   }
 
   /** Waits until every job this process enqueued has finished, wherever it ran. */

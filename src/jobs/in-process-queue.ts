@@ -23,12 +23,21 @@ export class InProcessQueue implements JobQueue {
   }
 
   async enqueue<P>(name: string, payload: P, options: EnqueueOptions = {}): Promise<JobRow> {
-    if (!this.handlers.has(name)) throw new Error(`no handler registered for job "${name}"`);
-    if (this.closed) throw new Error('the job queue is closed');
+    this.check(name);
     const job = await this.jobs.create(name, payload, options.projectId ?? null, options.createdBy ?? null);
+    await this.submit(job);
+    return job;
+  }
+
+  async submit(job: JobRow): Promise<void> {
+    this.check(job.name);
     this.waiting.push(job);
     setImmediate(() => this.pump());
-    return job;
+  }
+
+  private check(name: string): void {
+    if (!this.handlers.has(name)) throw new Error(`no handler registered for job "${name}"`);
+    if (this.closed) throw new Error('the job queue is closed');
   }
 
   drain(): Promise<void> {

@@ -46,6 +46,11 @@ export class JobCancelledError extends Error {
 export interface JobQueue {
   register<P>(name: string, handler: JobHandler<P>): void;
   enqueue<P>(name: string, payload: P, options?: EnqueueOptions): Promise<JobRow>;
+  /**
+   * Queues a record made earlier by `JobsRepository.create` and held back until its turn (a training run waiting for
+   * a slot of its project); `enqueue` is create and submit at once. A record no longer queued is skipped when its turn comes.
+   */
+  submit(job: JobRow): Promise<void>;
   /** Resolves when every job enqueued so far has finished (tests and shutdown). */
   drain(): Promise<void>;
   close(): Promise<void>;

@@ -104,6 +104,27 @@ for (const [implementation, makeQueue] of implementations) describe(`${implement
     await queue.close();
   });
 
+  it('runs a held record only once it is submitted, and skips one cancelled before its turn', async () => {
+    const queue = makeQueue(jobs);
+    const ran: string[] = [];
+    queue.register<string>('held', async ({ payload }) => void ran.push(payload));
+    const later = await jobs.create('held', 'later', null, null);
+    const dropped = await jobs.create('held', 'dropped', null, null);
+    await queue.enqueue('held', 'now');
+    await queue.drain();
+    assert.deepEqual(ran, ['now']);
+    assert.equal((await jobs.find(later.id))?.status, 'queued', 'a record not submitted waits');
+    await jobs.requestCancel(dropped.id);
+    await queue.submit(dropped);
+    await queue.submit(later);
+    await queue.drain();
+    assert.deepEqual(ran, ['now', 'later']);
+    assert.equal((await jobs.find(later.id))?.status, 'succeeded');
+    assert.equal((await jobs.find(dropped.id))?.status, 'cancelled');
+    await assert.rejects(queue.submit({ ...later, name: 'nobody-handles-this' }), /no handler/);
+    await queue.close();
+  });
+
   it('fails jobs left queued or running by a previous process', async () => {
     const stale = await jobs.create('double', {}, null, null);
     await jobs.failInterrupted();

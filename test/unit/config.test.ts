@@ -13,6 +13,8 @@ describe('config', () => {
     assert.equal(config.maxUploadBytes, 50 * 1024 * 1024);
     assert.equal(config.maxImagePixels, 100_000_000);
     assert.equal(config.importRoot, null);
+    assert.equal(config.trainingPerProject, 1);
+    assert.equal(config.trainingQueuedPerUser, 10);
     assert.ok(Object.isFrozen(config));
   });
 
@@ -23,6 +25,8 @@ describe('config', () => {
     assert.throws(() => loadConfig({ VERSA_ROLE: 'boss' }), /VERSA_ROLE/);
     assert.throws(() => loadConfig({ VERSA_ROLE: 'worker' }), /REDIS_URL/);
     assert.throws(() => loadConfig({ MAX_UPLOAD_MB: '0' }), /MAX_UPLOAD_MB/);
+    assert.throws(() => loadConfig({ TRAINING_PER_PROJECT: '0' }), /TRAINING_PER_PROJECT must be an integer between 1/);
+    assert.throws(() => loadConfig({ TRAINING_QUEUED_PER_USER: 'ten' }), /TRAINING_QUEUED_PER_USER/);
   });
 
   it('reads PostgreSQL, Redis and limits from the environment', () => {

@@ -8348,6 +8348,8 @@ export interface paths {
                             name: string;
                             progress: number;
                             project_id: number | null;
+                            /** @description While queued, the run's place among the instance's training runs waiting to start (1: next). Runs admitted to the job queue come first, then those waiting for a slot of their project (TRAINING_PER_PROJECT), oldest first; another project's run admitted meanwhile goes ahead of a waiting one. null once running or ended */
+                            queue_position: number | null;
                             /** @description What the job produced, once it succeeded */
                             result: unknown;
                             /** Format: date-time */
@@ -14878,6 +14880,8 @@ export interface paths {
                             name: string;
                             progress: number;
                             project_id: number | null;
+                            /** @description While queued, the run's place among the instance's training runs waiting to start (1: next). Runs admitted to the job queue come first, then those waiting for a slot of their project (TRAINING_PER_PROJECT), oldest first; another project's run admitted meanwhile goes ahead of a waiting one. null once running or ended */
+                            queue_position: number | null;
                             /** @description What the job produced, once it succeeded */
                             result: unknown;
                             /** Format: date-time */
@@ -15019,6 +15023,8 @@ export interface paths {
                                 name: string;
                                 progress: number;
                                 project_id: number | null;
+                                /** @description While queued, the run's place among the instance's training runs waiting to start (1: next). Runs admitted to the job queue come first, then those waiting for a slot of their project (TRAINING_PER_PROJECT), oldest first; another project's run admitted meanwhile goes ahead of a waiting one. null once running or ended */
+                                queue_position: number | null;
                                 /** @description What the job produced, once it succeeded */
                                 result: unknown;
                                 /** Format: date-time */
@@ -18288,6 +18294,8 @@ export interface paths {
                             name: string;
                             progress: number;
                             project_id: number | null;
+                            /** @description While queued, the run's place among the instance's training runs waiting to start (1: next). Runs admitted to the job queue come first, then those waiting for a slot of their project (TRAINING_PER_PROJECT), oldest first; another project's run admitted meanwhile goes ahead of a waiting one. null once running or ended */
+                            queue_position: number | null;
                             /** @description What the job produced, once it succeeded */
                             result: unknown;
                             /** Format: date-time */

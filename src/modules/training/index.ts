@@ -9,6 +9,8 @@ import { TrainingRepository } from './training.repository.js';
 import { trainingRoutes } from './training.routes.js';
 import { TRAIN_JOB, TrainingService, type TrainPayload } from './training.service.js';
 
+const ADMIT_EVERY_MS = 5000;
+
 /**
  * Training and experiments. `readiness` is the data-quality module's evaluator (the gate); `tabularData` the samples
  * module's writer of the tabular folder (`adapters/train`). Returns the service (pipelines' train step calls
@@ -31,10 +33,14 @@ export async function registerTrainingModule(
     models,
     readiness,
     tabularData,
-    { dataDir: deps.config.dataDir, python: deps.config.python },
+    { dataDir: deps.config.dataDir, python: deps.config.python, perProject: deps.config.trainingPerProject, queuedPerUser: deps.config.trainingQueuedPerUser },
   );
   await service.failInterrupted();
   deps.queue.register<TrainPayload>(TRAIN_JOB, (ctx) => service.runJob(ctx));
+  // Runs end and slots free up in any process, and a cancelled job frees its slot without a run ending: look again now and then.
+  const admitting = setInterval(() => void service.admitWaiting().catch((err) => app.log.warn({ err }, 'admitting training runs failed')), ADMIT_EVERY_MS);
+  admitting.unref();
+  app.addHook('onClose', async () => clearInterval(admitting));
   models.addRunSource((caller) => service.runWeights(caller));
   trainingRoutes(app, service, new ExperimentsService(repository, deps.access));
   return service;

@@ -1,6 +1,7 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { projectVisibleTo } from '../../access/access.repository.js';
-import type { Db } from '../../db/database.js';
+import type { Db, Tx } from '../../db/database.js';
+import { lockTrainingQueue } from '../../db/write-locks.js';
 import type { ExperimentsTable } from '../../db/schema.js';
 
 export type ExperimentRow = Selectable<ExperimentsTable>;
@@ -22,6 +23,72 @@ export class TrainingRepository {
 
   insert(values: Insertable<ExperimentsTable>): Promise<ExperimentRow> {
     return this.db.insertInto('experiments').values(values).returningAll().executeTakeFirstOrThrow();
+  }
+
+  /**
+   * Inserts a run unless its creator already has `cap` runs waiting to start (null then). Counted under the training
+   * queue's lock, so that simultaneous requests cannot all pass; a run whose job is not made yet counts as waiting.
+   */
+  insertQueued(values: Insertable<ExperimentsTable> & { created_by: number }, cap: number): Promise<ExperimentRow | null> {
+    return this.db.transaction().execute(async (tx) => {
+      await lockTrainingQueue(tx);
+      const { n } = await waiting(tx)
+        .where('experiments.created_by', '=', values.created_by)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      if (Number(n) >= cap) return null;
+      return tx.insertInto('experiments').values(values).returningAll().executeTakeFirstOrThrow();
+    });
+  }
+
+  /**
+   * Admits waiting runs, oldest first, while their project has fewer than `perProject` runs admitted and not ended
+   * (a run ends when its experiment or its job does); returns the admitted runs' job ids, in order. Decided under the
+   * training queue's lock, so that two processes never both fill a project's last slot.
+   */
+  admit(perProject: number): Promise<number[]> {
+    return this.db.transaction().execute(async (tx) => {
+      await lockTrainingQueue(tx);
+      const candidates = await waiting(tx)
+        .where('experiments.admitted_at', 'is', null)
+        .where('jobs.status', '=', 'queued')
+        .select(['experiments.id', 'experiments.project_id', 'jobs.id as job_id'])
+        .orderBy('experiments.id')
+        .execute();
+      if (candidates.length === 0) return [];
+      const busy = await tx
+        .selectFrom('experiments')
+        .innerJoin('jobs', 'jobs.id', 'experiments.job_id')
+        .where('experiments.project_id', 'in', [...new Set(candidates.map((c) => c.project_id))])
+        .where('experiments.admitted_at', 'is not', null)
+        .where('experiments.status', 'in', ['queued', 'running'])
+        .where('jobs.status', 'in', ['queued', 'running'])
+        .select(['experiments.project_id', (eb) => eb.fn.countAll<number>().as('n')])
+        .groupBy('experiments.project_id')
+        .execute();
+      const taken = new Map(busy.map((b) => [b.project_id, Number(b.n)]));
+      const admitted = candidates.filter((c) => {
+        const n = taken.get(c.project_id) ?? 0;
+        if (n >= perProject) return false;
+        taken.set(c.project_id, n + 1);
+        return true;
+      });
+      if (admitted.length === 0) return [];
+      await tx.updateTable('experiments').set({ admitted_at: new Date().toISOString() }).where('id', 'in', admitted.map((a) => a.id)).execute();
+      return admitted.map((a) => a.job_id!);
+    });
+  }
+
+  /** The runs waiting to start, in the order they will be offered a worker: admitted ones first, then the others, oldest first. */
+  async queueOrder(): Promise<number[]> {
+    const rows = await waiting(this.db)
+      .where('jobs.status', '=', 'queued')
+      .select('experiments.id')
+      .orderBy(sql`experiments.admitted_at is null`)
+      .orderBy('experiments.admitted_at')
+      .orderBy('experiments.id')
+      .execute();
+    return rows.map((r) => r.id);
   }
 
   find(id: number): Promise<ExperimentRow | undefined> {
@@ -108,4 +175,13 @@ export class TrainingRepository {
       .orderBy('version_annotations.id')
       .execute();
   }
+}
+
+/** Runs not started: the experiment queued and its job queued or not made yet (a request between its two inserts). */
+function waiting(db: Db | Tx) {
+  return db
+    .selectFrom('experiments')
+    .leftJoin('jobs', 'jobs.id', 'experiments.job_id')
+    .where('experiments.status', '=', 'queued')
+    .where((eb) => eb.or([eb('experiments.job_id', 'is', null), eb('jobs.status', '=', 'queued')]));
 }

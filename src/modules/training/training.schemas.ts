@@ -51,6 +51,12 @@ export const TrainJobOut = Type.Object({
     epochs: Nullable(Type.Integer()),
     metrics: Metrics,
     model_id: Nullable(Type.Integer({ description: 'The registered model, once the run succeeded' })),
+    queue_position: Nullable(Type.Integer({
+      minimum: 1,
+      description: "While queued, the run's place among the instance's training runs waiting to start (1: next). Runs admitted to "
+        + 'the job queue come first, then those waiting for a slot of their project (TRAINING_PER_PROJECT), oldest first; another '
+        + "project's run admitted meanwhile goes ahead of a waiting one. null once running or ended",
+    })),
 });
 export type TrainJobOut = Static<typeof TrainJobOut>;
 

@@ -1,7 +1,7 @@
 import { join, relative } from 'node:path';
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
-import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
+import { ConflictError, NotFoundError, TooManyRequestsError, ValidationError } from '../../http/errors.js';
 import { JobCancelledError, type JobContext, type JobQueue, type JobRow } from '../../jobs/job-queue.js';
 import type { JobsRepository } from '../../jobs/jobs.repository.js';
 import type { BlobStore } from '../../storage/blob-store.js';
@@ -28,10 +28,16 @@ export interface TrainPayload {
 export interface TrainingOptions {
   dataDir: string;
   python: string;
+  /** Runs of one project admitted to the job queue at once (TRAINING_PER_PROJECT). */
+  perProject: number;
+  /** Runs one account may have waiting to start (TRAINING_QUEUED_PER_USER). */
+  queuedPerUser: number;
 }
 
 const DEFAULT_SEED = 0;
 const HISTORY_WRITE_MS = 1000;
+/** What a 429 for a full training allowance suggests waiting: runs take minutes, not seconds. */
+const QUEUED_RETRY_AFTER_S = 60;
 
 /**
  * Starts and supervises training runs: validates the request, applies the readiness gate, records an experiment,
@@ -331,7 +337,33 @@ export class TrainingService {
       throw err;
     } finally {
       await removePath(dataDir);
+      // The experiment has ended, so its project's slot is free: the next run of the project may be admitted (when
+      // that fails, the periodic admission tries again; this run's outcome stands).
+      await this.admitWaiting().catch(() => undefined);
     }
+  }
+
+  /**
+   * Hands waiting runs to the job queue, oldest first, as long as their project has fewer than `perProject` runs
+   * admitted and not ended; a run waiting for its own project's slot never holds back another project's. Called when
+   * a run is requested and when one ends, and now and then (a cancelled job frees its slot without a run ending). A
+   * run the queue refuses is failed, the others are still handed over, and the first refusal is thrown.
+   */
+  async admitWaiting(): Promise<void> {
+    let refused: unknown = null;
+    for (const jobId of await this.repository.admit(this.options.perProject)) {
+      const job = await this.jobs.find(jobId);
+      if (!job) continue;
+      try {
+        await this.queue.submit(job);
+      } catch (err) {
+        refused ??= err;
+        await this.jobs.finish(jobId, { error: 'could not be queued' });
+        const experiment = await this.repository.findByJob(jobId);
+        if (experiment) await this.repository.update(experiment.id, { status: 'failed', error: 'could not be queued', finished_at: new Date().toISOString() });
+      }
+    }
+    if (refused) throw refused;
   }
 
   /** Experiments a killed process left queued or running are failed at start, their partial output removed. */
@@ -370,7 +402,7 @@ export class TrainingService {
     extra: Record<string, unknown>,
   ): Promise<{ experiment: ExperimentRow; job: JobRow }> {
     const now = new Date().toISOString();
-    const experiment = await this.repository.insert({
+    const experiment = await this.repository.insertQueued({
       project_id: projectId,
       version_id: versionId,
       job_id: null,
@@ -393,18 +425,29 @@ export class TrainingService {
       created_at: now,
       finished_at: null,
       duration_s: null,
-    });
+    }, this.options.queuedPerUser);
+    if (!experiment) {
+      throw new TooManyRequestsError(
+        `You have ${this.options.queuedPerUser} training runs waiting to start, the most one account may have: wait until one starts, `
+          + 'or cancel one (POST /api/jobs/{id}/cancel)',
+        QUEUED_RETRY_AFTER_S,
+      );
+    }
     const runDir = join(this.runsDir, adapter.name, `exp-${experiment.id}`);
     const payload: TrainPayload = { experimentId: experiment.id };
     await this.repository.update(experiment.id, { run_dir: runDir, name: request_name(name, experiment.id) });
+    let job: JobRow;
     try {
-      const job = await this.queue.enqueue(TRAIN_JOB, payload, { projectId, createdBy: caller.userId });
+      // The job record is made now and handed to the queue when the run is admitted (at once if its project has room).
+      job = await this.jobs.create(TRAIN_JOB, payload, projectId, caller.userId);
       await this.repository.update(experiment.id, { job_id: job.id });
-      return { experiment: (await this.repository.find(experiment.id))!, job };
     } catch (err) {
       await this.repository.update(experiment.id, { status: 'failed', error: 'could not be queued', finished_at: new Date().toISOString() });
       throw err;
     }
+    // A run the queue refuses here is recorded failed, which the answer shows.
+    await this.admitWaiting().catch(() => undefined);
+    return { experiment: (await this.repository.find(experiment.id))!, job: (await this.jobs.find(job.id))! };
   }
 
   private async jobOf(experiment: ExperimentRow): Promise<TrainJobOut> {
@@ -413,8 +456,9 @@ export class TrainingService {
     return this.trainJobOut(job, experiment);
   }
 
-  private trainJobOut(job: JobRow, experiment: ExperimentRow): TrainJobOut {
+  private async trainJobOut(job: JobRow, experiment: ExperimentRow): Promise<TrainJobOut> {
     const params = JSON.parse(experiment.params) as { epochs?: number };
+    const place = job.status === 'queued' ? (await this.repository.queueOrder()).indexOf(experiment.id) : -1;
     return {
       ...toJobOut(job),
       version_id: experiment.version_id,
@@ -424,6 +468,7 @@ export class TrainingService {
       epochs: typeof params.epochs === 'number' ? params.epochs : null,
       metrics: JSON.parse(experiment.metrics) as Record<string, number | null>,
       model_id: experiment.model_id,
+      queue_position: place >= 0 ? place + 1 : null,
     };
   }
 }
