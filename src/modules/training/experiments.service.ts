@@ -1,6 +1,6 @@
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
-import { NotFoundError } from '../../http/errors.js';
+import { NotFoundError, ValidationError } from '../../http/errors.js';
 import type { ExperimentRow, TrainingRepository } from './training.repository.js';
 import type { ExperimentDetailOut, ExperimentListQuery, ExperimentOut, ExperimentPatch } from './training.schemas.js';
 
@@ -23,11 +23,14 @@ export class ExperimentsService {
 
   async update(caller: Caller, id: number, patch: ExperimentPatch): Promise<ExperimentOut> {
     await this.visible(caller, id, 'models.write');
-    await this.repository.update(id, {
+    const values = {
       ...(patch.name !== undefined ? { name: patch.name.trim() } : {}),
       ...(patch.tags !== undefined ? { tags: JSON.stringify([...new Set(patch.tags.map((t) => t.trim()))]) } : {}),
       ...(patch.notes !== undefined ? { notes: patch.notes } : {}),
-    });
+    };
+    // Unknown fields are dropped after the schema counted them, so a body of only those arrives empty.
+    if (Object.keys(values).length === 0) throw ValidationError.at(['body'], 'Give at least one of name, tags or notes', 'missing');
+    await this.repository.update(id, values);
     return toExperimentOut((await this.repository.find(id))!);
   }
 
