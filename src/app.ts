@@ -23,6 +23,7 @@ import { registerAnnotationsModule } from './modules/annotations/index.js';
 import { AssignmentScope } from './modules/assignments/assignment-scope.js';
 import { AssignmentsRepository } from './modules/assignments/assignments.repository.js';
 import { registerAssignmentsModule } from './modules/assignments/index.js';
+import { registerNextToLabelModule } from './modules/next-to-label/index.js';
 import { registerAuthModule } from './modules/auth/index.js';
 import type { LoginClock } from './modules/auth/login-throttle.js';
 import { registerAutoAnnotateModule } from './modules/auto-annotate/index.js';
@@ -192,6 +193,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerInvitationsModule(app, deps, auth);
   registerOrgsModule(app, deps);
   registerAssignmentsModule(app, deps);
+  registerNextToLabelModule(app, deps);
   const reviews = registerReviewsModule(app, deps);
   registerLocksModule(app, deps);
   registerRevisionsModule(app, deps);

@@ -38,12 +38,17 @@ export class ImageClassifier {
 
   /** The best class, after the preprocessing the model was trained with; tiles' probabilities are averaged. */
   async classify(image: Uint8Array): Promise<Classification> {
-    const inputs = this.preprocessing ? (await servedInputs(image, this.preprocessing)).inputs.map((i) => i.image) : [image];
-    const each = await Promise.all(inputs.map((input) => this.probabilities(input)));
-    const probabilities = each[0].map((_, k) => each.reduce((sum, p) => sum + p[k], 0) / each.length);
+    const probabilities = await this.distribution(image);
     let best = 0;
     for (let i = 1; i < probabilities.length; i++) if (probabilities[i] > probabilities[best]) best = i;
     return { classId: best, className: this.names?.[best] ?? null, confidence: probabilities[best] };
+  }
+
+  /** The probability of every class, after the preprocessing the model was trained with; tiles' are averaged. */
+  async distribution(image: Uint8Array): Promise<number[]> {
+    const inputs = this.preprocessing ? (await servedInputs(image, this.preprocessing)).inputs.map((i) => i.image) : [image];
+    const each = await Promise.all(inputs.map((input) => this.probabilities(input)));
+    return each[0].map((_, k) => each.reduce((sum, p) => sum + p[k], 0) / each.length);
   }
 
   private async probabilities(image: Uint8Array): Promise<number[]> {

@@ -32,6 +32,11 @@ export interface YoloDecodeOptions {
   /** The model declares NMS built in (Ultralytics' `end2end` metadata). */
   endToEnd?: boolean;
   polygon?: PolygonOptions;
+  /**
+   * Attach each detection's score for every class (`classScores`), for measures of how unsure the model is
+   * between classes (active learning). End-to-end heads keep only the winning class's score.
+   */
+  classScores?: boolean;
 }
 
 export interface YoloDetection {
@@ -41,6 +46,8 @@ export interface YoloDetection {
   box: Box;
   /** Segmentation models only: outer boundaries of the mask in original pixels, largest first. */
   polygons?: Point[][];
+  /** With `classScores`: the candidate's score per class (v5: objectness × class probability). */
+  classScores?: number[];
 }
 
 /** Infers the layout from output shapes (outputs in the model's output order). */
@@ -97,12 +104,30 @@ export function decodeYolo(outputs: readonly TensorData[], transform: LetterboxT
       confidence: candidate.score,
       box: { x: x1, y: y1, width: x2 - x1, height: y2 - y1 },
     };
+    if (options.classScores) detection.classScores = scoresOf(layout, outputs, candidate, options.classCount);
     if (layout === 'v8-seg' || layout === 'end2end-seg') {
       detection.polygons = segmentPolygons(outputs, maskCoefficients(layout, outputs, candidate), detection.box, transform, options.polygon);
     }
     detections.push(detection);
   }
   return detections;
+}
+
+/** A kept candidate's score per class, read back from its column (v8) or row (v5); end-to-end rows hold only their class's. */
+function scoresOf(layout: YoloLayout, outputs: readonly TensorData[], candidate: Candidate, classCount?: number): number[] {
+  const data = outputs[0].data as Float32Array;
+  const b = outputs[0].dims[2];
+  if (layout === 'v8' || layout === 'v8-seg') {
+    const classes = classesOf(layout, outputs);
+    return Array.from({ length: classes }, (_, c) => data[(4 + c) * b + candidate.index]);
+  }
+  if (layout === 'v5') {
+    const row = candidate.index * b;
+    return Array.from({ length: b - 5 }, (_, c) => data[row + 4] * data[row + 5 + c]);
+  }
+  const scores = new Array<number>(Math.max(classCount ?? 0, candidate.classId + 1)).fill(0);
+  scores[candidate.classId] = candidate.score;
+  return scores;
 }
 
 function classesOf(layout: YoloLayout, outputs: readonly TensorData[]): number {

@@ -114,6 +114,7 @@ const MATRIX: Record<string, Row> = {
   'PATCH /api/classes/:class_id': { rule: 'classes.write', assigned: 'no-items', path: (f) => `/api/classes/${f.classId}`, body: () => ({ name: `r${++seq}` }) },
   'DELETE /api/classes/:class_id': { rule: 'classes.write', assigned: 'no-items', path: (f) => `/api/classes/${f.classId}` },
   'GET /api/projects/:id/images': { rule: 'project.read', assigned: 'scoped', path: (f) => `/api/projects/${f.projectId}/images` },
+  'GET /api/projects/:id/next-to-label': { rule: 'project.read', assigned: 'scoped', path: (f) => `/api/projects/${f.projectId}/next-to-label?strategy=random` },
   'POST /api/projects/:id/images': { rule: 'auth-only', assigned: 'scoped' },
   // Multipart archives and folders under IMPORT_ROOT: their 404/403 cases per role are in imports-into-project.test.ts.
   'POST /api/projects/:id/import': { rule: 'auth-only', assigned: 'whole' },

@@ -12957,6 +12957,180 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{id}/next-to-label": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The unlabelled images to label next
+         * @description Ranks the images without an accepted annotation (an annotator kept to their assignments: their assigned ones) by the production model's uncertainty (`least_confidence`, `margin`, `entropy`; a detector scores an image by its least certain detection over the classes and background, and an image where it finds nothing as 1), by `diversity` (greedy k-centre on the model's view of each image: per class, its highest score in each cell of a 3 × 3 grid), or at `random` (seeded). `model_id` ranks with another model the caller may read. What a model says about an image is cached by the weights' and the image's hashes, so paging (`offset`) does not run it again. No production model and a model strategy: 409.
+         */
+        get: {
+            parameters: {
+                query: {
+                    limit: number;
+                    model_id?: number;
+                    /** @description Ranks skipped (paging through the same ranking) */
+                    offset: number;
+                    /** @description Model strategies run the model on at most this many unlabelled images (a sample drawn with `seed` when there are more), and use as many labelled images as diversity's starting centres */
+                    pool: number;
+                    /** @description Random order and pool sample; drawn when absent and reported back */
+                    seed?: number;
+                    /** @description least_confidence, margin or entropy: the model's uncertainty, most unsure first; diversity: greedy k-centre on the model's embeddings (farthest from the labelled images and the earlier picks first); random: a seeded shuffle */
+                    strategy: "least_confidence" | "margin" | "entropy" | "diversity" | "random";
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Unlabelled images ranked (all for random, at most `pool` for the model strategies) */
+                            candidates: number;
+                            items: {
+                                image: {
+                                    annotation_count: number;
+                                    /** Format: date-time */
+                                    created_at: string;
+                                    /** @description The original bytes */
+                                    file_url: string;
+                                    /** @description Stored name, unique in the project; used by the file route */
+                                    filename: string;
+                                    /** @description As displayed (EXIF orientation applied) */
+                                    height: number;
+                                    id: number;
+                                    mime_type: string;
+                                    /** @description The name the file was uploaded with */
+                                    original_name: string;
+                                    project_id: number;
+                                    /**
+                                     * @description Where the image stands in the review loop: never submitted, waiting, or the last decision
+                                     * @enum {string}
+                                     */
+                                    review_state: "unreviewed" | "pending" | "approved" | "rejected" | "changes";
+                                    /** @description SHA-256 of the original bytes, hex */
+                                    sha256: string;
+                                    size_bytes: number;
+                                    /** @enum {string|null} */
+                                    split: "train" | "valid" | "test" | null;
+                                    /** @description WebP thumbnail, longest side 256 */
+                                    thumbnail_url: string;
+                                    /** @description As displayed (EXIF orientation applied) */
+                                    width: number;
+                                };
+                                /** @description 1 for the image to label first */
+                                rank: number;
+                                /** @description Uncertainty in [0, 1] (higher is less sure); diversity: distance to the nearest labelled or earlier-picked image; random: the image's draw */
+                                score: number;
+                            }[];
+                            /** @description The model that ranked them (null for random) */
+                            model: {
+                                id: number;
+                                lifecycle: string;
+                                name: string;
+                            } | null;
+                            /** @description Images the model ran on for this answer; the others came from the prediction cache */
+                            predicted: number;
+                            /** @description The seed used (random order and pool sample) */
+                            seed: number;
+                            /** @enum {string} */
+                            strategy: "least_confidence" | "margin" | "entropy" | "diversity" | "random";
+                            /** @description Unlabelled images the caller may see */
+                            unlabelled: number;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Conflicts with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Invalid request, or a model or image that cannot be used */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string | {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Temporarily unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{id}/profile": {
         parameters: {
             query?: never;

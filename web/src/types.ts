@@ -26,6 +26,10 @@ export type Split = 'train' | 'valid' | 'test';
 
 export type ImageRecord = ResponseOf<'/api/images/{image_id}', 'get'>;
 
+/** Active learning's ranking of the unlabelled images (GET /api/projects/{id}/next-to-label). */
+export type NextToLabel = ResponseOf<'/api/projects/{id}/next-to-label', 'get'>;
+export type QueueOrder = NextToLabel['strategy'];
+
 export type ReviewState = 'unreviewed' | 'pending' | 'approved' | 'rejected' | 'changes';
 export const REVIEW_STATES: ReviewState[] = ['unreviewed', 'pending', 'approved', 'rejected', 'changes'];
 

@@ -11,7 +11,7 @@ import { ObjectsPanel } from '../components/objects-panel.js';
 import { filterFromQuery, filterToQuery, isFiltered, listQuery } from '../components/image-grid.js';
 import { Link, navigate } from '../router.js';
 import { useEditorHandle, useEditorKeys, useImageReview } from './annotate-hooks.js';
-import type { Annotation, ImageRecord, LabelClass, Member, Project, Review } from '../types.js';
+import type { Annotation, ImageRecord, LabelClass, Member, NextToLabel, Project, QueueOrder, Review } from '../types.js';
 
 const TOOLS: { tool: Tool; key: string; label: string }[] = [
   { tool: 'select', key: 'V', label: 'Select' },
@@ -60,6 +60,33 @@ const REVIEW_LABEL: Record<Review['status'], string> = {
 
 /** The grid filter the editor was opened with (kept in its URL): Next and Previous stay inside it. */
 const gridFilter = () => filterFromQuery(new URLSearchParams(location.search));
+
+/** The editor's queue orders: the grid's (upload order, within its filter), or the unlabelled images as next-to-label ranks them. */
+const QUEUE_ORDERS: [QueueOrder | '', string][] = [
+  ['', 'Upload order'],
+  ['entropy', 'Least sure first'],
+  ['margin', 'Closest call first'],
+  ['least_confidence', 'Lowest confidence first'],
+  ['diversity', 'Most different first'],
+  ['random', 'Random'],
+];
+const queueOrder = () => (new URLSearchParams(location.search).get('order') ?? '') as QueueOrder | '';
+
+/** The editor's URL: the grid filter, the queue order and the open image. */
+function editorQuery(image?: number): string {
+  const extra = new URLSearchParams();
+  if (queueOrder()) extra.set('order', queueOrder());
+  if (image !== undefined) extra.set('image', String(image));
+  return filterToQuery(gridFilter(), extra).toString();
+}
+
+/** The images Next and Previous walk: the grid's filter in upload order, or the first 1000 of next-to-label's ranking. */
+async function queueImages(projectId: number): Promise<ImageRecord[]> {
+  const order = queueOrder();
+  if (!order) return allImages(projectId);
+  const ranked = await api.get<NextToLabel>(`/api/projects/${projectId}/next-to-label?strategy=${order}&limit=1000`);
+  return ranked.items.map((item) => item.image);
+}
 
 async function allImages(projectId: number): Promise<ImageRecord[]> {
   const out: ImageRecord[] = [];
@@ -112,18 +139,32 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
     // Without the models routes the assist tools simply do not show.
     api.get<Model[]>(`/api/projects/${projectId}/models`).then(setModels, () => setModels([]));
     api.get<Member[]>(`/api/projects/${projectId}/members`).then(setMembers, () => undefined);
-    allImages(projectId).then((list) => {
+    loadQueue();
+    return () => {
+      resize.disconnect();
+      c.destroy();
+    };
+  }, [projectId]);
+
+  function loadQueue() {
+    queueImages(projectId).then((list) => {
       imagesRef.current = list;
       setImages(list);
       const wanted = Number(new URLSearchParams(location.search).get('image'));
       const at = list.findIndex((i) => i.id === wanted);
       void open(at >= 0 ? at : 0);
     }, (e) => setMessage((e as Error).message));
-    return () => {
-      resize.disconnect();
-      c.destroy();
-    };
-  }, [projectId]);
+  }
+
+  /** Follows another queue order: the ranking replaces the list, starting from its first image. */
+  const changeOrder = (order: QueueOrder | '') => {
+    const params = new URLSearchParams(editorQuery());
+    if (order) params.set('order', order);
+    else params.delete('order');
+    history.replaceState(null, '', `/projects/${projectId}/annotate?${params}`);
+    indexRef.current = -1;
+    loadQueue();
+  };
 
   function loadClasses() {
     api.get<LabelClass[]>(`/api/projects/${projectId}/classes`).then((cls) => {
@@ -153,7 +194,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
       c.paint();
       switchMs.current = performance.now() - started;
       firstPaintAt.current ||= performance.now();
-      history.replaceState(null, '', `/projects/${projectId}/annotate?${filterToQuery(gridFilter(), new URLSearchParams({ image: String(list[at].id) }))}`);
+      history.replaceState(null, '', `/projects/${projectId}/annotate?${editorQuery(list[at].id)}`);
       if (at + 1 < list.length) void loader.current.load(list[at + 1]).catch(() => undefined);
     } catch (e) {
       setMessage(`Could not open ${list[at].original_name}: ${(e as Error).message}`);
@@ -234,6 +275,9 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
           {loading ? ' · loading…' : ''}
         </span>
         <div className="spacer" />
+        <select value={queueOrder()} onChange={(e) => changeOrder(e.target.value as QueueOrder | '')} aria-label="Queue order" title="Which image Next opens: upload order, or the unlabelled images ranked by the production model (next-to-label)">
+          {QUEUE_ORDERS.map(([value, text]) => <option key={value} value={value}>{text}</option>)}
+        </select>
         {current && <LockBadge status={lock} />}
         {current && review && (
           <span className={`review-badge ${review.status}`} data-testid="review-state" title={review.decision_comment || review.comment || undefined}>
