@@ -9,7 +9,7 @@ type User = Awaited<ReturnType<TestApp['user']>>;
 
 /** The test detector scores a red square by its red level (R / 255): 255 is sure, 140 barely above even. */
 const red = (level: number, x = 20, y = 20): Square => ({ x, y, width: 30, height: 30, colour: [level, 0, 0] });
-const green = (x = 20, y = 20): Square => ({ x, y, width: 30, height: 30, colour: [0, 255, 0] });
+const green = (x = 20, y = 20, level = 255): Square => ({ x, y, width: 30, height: 30, colour: [0, level, 0] });
 
 interface Ranked {
   strategy: string;
@@ -70,6 +70,17 @@ describe('next to label (active learning)', () => {
     // least confidence of a box at c = 140/255 is 1 − c among {red, green, background}.
     const lc = await rank(alice, projectId, 'strategy=least_confidence&limit=1');
     assert.ok(Math.abs(lc.items[0].score - (1 - 140 / 255)) < 0.01, String(lc.items[0].score));
+  });
+
+  it('aggregates a detector\'s detections by their max (default), sum or mean', async () => {
+    const { projectId } = await project({ two: [red(140, 10, 10), green(70, 70, 140)], one: [red(130, 10, 70)], sure: [red(255, 70, 10)] });
+    const max = await rank(alice, projectId, 'strategy=least_confidence');
+    assert.equal(max.aggregate, 'max');
+    assert.deepEqual(names(max), ['one', 'two', 'sure']);
+    const sum = await rank(alice, projectId, 'strategy=least_confidence&aggregate=sum');
+    assert.deepEqual(names(sum), ['two', 'one', 'sure']);
+    assert.ok(Math.abs(sum.items[0].score - 2 * (1 - 140 / 255)) < 0.02, String(sum.items[0].score));
+    assert.deepEqual(names(await rank(alice, projectId, 'strategy=least_confidence&aggregate=mean')), ['one', 'two', 'sure']);
   });
 
   it('runs the model once per image: paging and repeated requests answer from the prediction cache', async () => {
@@ -143,7 +154,7 @@ describe('next to label (active learning)', () => {
     // Random needs no model; a named model needs no production one.
     assert.equal((await alice.get(`${url}?strategy=random`)).status, 200);
     assert.equal((await rank(alice, projectId, `strategy=entropy&model_id=${modelId}`)).model?.id, modelId);
-    for (const query of ['strategy=confidence', 'limit=0', 'limit=1001', 'offset=-1', 'model_id=999999', 'pool=0', 'seed=x']) {
+    for (const query of ['strategy=confidence', 'limit=0', 'limit=1001', 'offset=-1', 'model_id=999999', 'pool=0', 'seed=x', 'aggregate=median']) {
       const res = await alice.get(`${url}?${query}`);
       assert.equal(res.status, 422, `${query}: ${res.status} ${JSON.stringify(res.body)}`);
       assert.ok(res.body.detail, query);

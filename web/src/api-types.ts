@@ -12971,6 +12971,8 @@ export interface paths {
         get: {
             parameters: {
                 query: {
+                    /** @description How a detector's per-detection uncertainty makes the image's: its least certain detection (max), all of them added (sum: crowded, unsure images first) or their mean */
+                    aggregate: "max" | "sum" | "mean";
                     limit: number;
                     model_id?: number;
                     /** @description Ranks skipped (paging through the same ranking) */
@@ -12997,6 +12999,8 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @enum {string} */
+                            aggregate: "max" | "sum" | "mean";
                             /** @description Unlabelled images ranked (all for random, at most `pool` for the model strategies) */
                             candidates: number;
                             items: {
@@ -13032,7 +13036,7 @@ export interface paths {
                                 };
                                 /** @description 1 for the image to label first */
                                 rank: number;
-                                /** @description Uncertainty in [0, 1] (higher is less sure); diversity: distance to the nearest labelled or earlier-picked image; random: the image's draw */
+                                /** @description Uncertainty (higher is less sure; in [0, 1] but for sum); diversity: distance to the nearest labelled or earlier-picked image; random: the image's draw */
                                 score: number;
                             }[];
                             /** @description The model that ranked them (null for random) */

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { Id, Nullable, StringEnum } from '../../http/schemas.js';
 import { ImageOut } from '../images/images.schemas.js';
-import { UNCERTAINTY_MEASURES } from './uncertainty.js';
+import { AGGREGATIONS, UNCERTAINTY_MEASURES } from './uncertainty.js';
 
 export const STRATEGIES = [...UNCERTAINTY_MEASURES, 'diversity', 'random'] as const;
 export type Strategy = (typeof STRATEGIES)[number];
@@ -19,6 +19,11 @@ export const NextToLabelQuery = Type.Object(
       default: 'entropy',
       description: 'least_confidence, margin or entropy: the model\'s uncertainty, most unsure first; diversity: greedy k-centre '
         + 'on the model\'s embeddings (farthest from the labelled images and the earlier picks first); random: a seeded shuffle',
+    }),
+    aggregate: StringEnum(AGGREGATIONS, {
+      default: 'max',
+      description: 'How a detector\'s per-detection uncertainty makes the image\'s: its least certain detection (max), all of them added (sum: '
+        + 'crowded, unsure images first) or their mean',
     }),
     limit: Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: 50 }),
     offset: Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: 'Ranks skipped (paging through the same ranking)' }),
@@ -39,13 +44,14 @@ export type NextToLabelQuery = Static<typeof NextToLabelQuery>;
 export const RankedImageOut = Type.Object({
   rank: Type.Integer({ description: '1 for the image to label first' }),
   score: Type.Number({
-    description: 'Uncertainty in [0, 1] (higher is less sure); diversity: distance to the nearest labelled or earlier-picked image; random: the image\'s draw',
+    description: 'Uncertainty (higher is less sure; in [0, 1] but for sum); diversity: distance to the nearest labelled or earlier-picked image; random: the image\'s draw',
   }),
   image: ImageOut,
 });
 
 export const NextToLabelOut = Type.Object({
   strategy: StringEnum(STRATEGIES),
+  aggregate: StringEnum(AGGREGATIONS),
   model: Nullable(Type.Object({ id: Type.Integer(), name: Type.String(), lifecycle: Type.String() }, { description: 'The model that ranked them (null for random)' })),
   seed: Type.Integer({ description: 'The seed used (random order and pool sample)' }),
   unlabelled: Type.Integer({ description: 'Unlabelled images the caller may see' }),

@@ -61,7 +61,7 @@ export class NextToLabelService {
       } else {
         const measure = strategy as Exclude<Strategy, 'diversity' | 'random'>;
         // Ties (e.g. images with nothing found) keep id order, so pages never overlap.
-        ranked = scored.map((s) => ({ image: s.image, score: s.prediction.uncertainty[measure] })).sort(byScore);
+        ranked = scored.map((s) => ({ image: s.image, score: s.prediction.uncertainty[measure][query.aggregate] })).sort(byScore);
       }
     }
 
@@ -69,6 +69,7 @@ export class NextToLabelService {
     const rows = await this.repository.imageRows(page.map((r) => r.image.id));
     return {
       strategy,
+      aggregate: query.aggregate,
       model: model && { id: model.id, name: model.name, lifecycle: model.lifecycle },
       seed,
       unlabelled: unlabelled.length,

@@ -7,9 +7,11 @@
  * Detectors (the convention of Brust et al. 2018 and Haussmann et al. 2020 for detection active learning): each
  * detection down to a low confidence floor has a distribution over the classes and background: the detection's
  * confidence c shared among the classes in proportion to their scores, and 1 − c for "no object here", so a box
- * at 0.5 is as unsure as two classes tied. The measure is taken per detection and the image scores its least
- * certain detection (max). An image on which the model finds nothing above the floor scores 1: in a project whose
- * images hold objects, a model that sees none has failed there, and that image teaches it the most.
+ * at 0.5 is as unsure as two classes tied. The measure is taken per detection and aggregated over the image
+ * (Brust et al.'s three): `max` (its least certain detection), `sum` (uncertain objects add up: crowded, unsure
+ * images first) or `mean`. An image on which the model finds nothing above the floor scores 1 (sum: 1 plus
+ * nothing): in a project whose images hold objects, a model that sees none has failed there, and that image
+ * teaches it the most.
  *
  * The embedding (for k-centre diversity): the detector's ONNX file exposes no feature map, so the model's own view
  * of the image stands in for one: per class, the highest score in each cell of a 3 × 3 grid over the image plus the
@@ -18,10 +20,12 @@
  */
 export const UNCERTAINTY_MEASURES = ['least_confidence', 'margin', 'entropy'] as const;
 export type UncertaintyMeasure = (typeof UNCERTAINTY_MEASURES)[number];
+export const AGGREGATIONS = ['max', 'sum', 'mean'] as const;
+export type Aggregation = (typeof AGGREGATIONS)[number];
 
-/** What one model run says about an image: its uncertainty by each measure and its embedding. */
+/** What one model run says about an image: its uncertainty by each measure and aggregation, and its embedding. */
 export interface ImagePrediction {
-  uncertainty: Record<UncertaintyMeasure, number>;
+  uncertainty: Record<UncertaintyMeasure, Record<Aggregation, number>>;
   embedding: Float32Array;
 }
 
@@ -46,8 +50,11 @@ export function measures(p: readonly number[]): Record<UncertaintyMeasure, numbe
   };
 }
 
+/** A classifier sees the image as one distribution: every aggregation of one value is that value. */
 export function classifierPrediction(probabilities: readonly number[]): ImagePrediction {
-  return { uncertainty: measures(probabilities), embedding: Float32Array.from(probabilities) };
+  const each = measures(probabilities);
+  const uncertainty = Object.fromEntries(UNCERTAINTY_MEASURES.map((m) => [m, { max: each[m], sum: each[m], mean: each[m] }]));
+  return { uncertainty: uncertainty as ImagePrediction['uncertainty'], embedding: Float32Array.from(probabilities) };
 }
 
 /** The detection's distribution over the `classCount` classes and background (last). */
@@ -65,14 +72,17 @@ export function detectionDistribution(d: ScoredDetection, classCount: number): n
 export function detectorPrediction(detections: readonly ScoredDetection[], size: { width: number; height: number }, classCount: number): ImagePrediction {
   // The model's class count keeps every image's embedding in one layout; a model without names falls back to what it emits.
   const classes = classCount > 0 ? classCount : Math.max(1, ...detections.map((d) => Math.max(d.classId + 1, d.classScores?.length ?? 0)));
-  const uncertainty: Record<UncertaintyMeasure, number> = detections.length === 0
-    ? { least_confidence: 1, margin: 1, entropy: 1 }
-    : { least_confidence: 0, margin: 0, entropy: 0 };
+  const found = detections.length > 0;
+  const uncertainty = Object.fromEntries(UNCERTAINTY_MEASURES.map((m) => [m, found ? { max: 0, sum: 0, mean: 0 } : { max: 1, sum: 1, mean: 1 }])) as ImagePrediction['uncertainty'];
   const embedding = new Float32Array((GRID * GRID + 1) * classes);
   for (const d of detections) {
     const p = detectionDistribution(d, classes);
     const each = measures(p);
-    for (const m of UNCERTAINTY_MEASURES) uncertainty[m] = Math.max(uncertainty[m], each[m]);
+    for (const m of UNCERTAINTY_MEASURES) {
+      uncertainty[m].max = Math.max(uncertainty[m].max, each[m]);
+      uncertainty[m].sum += each[m];
+      uncertainty[m].mean += each[m] / detections.length;
+    }
     const gx = Math.min(GRID - 1, Math.max(0, Math.floor(((d.box.x + d.box.width / 2) / size.width) * GRID)));
     const gy = Math.min(GRID - 1, Math.max(0, Math.floor(((d.box.y + d.box.height / 2) / size.height) * GRID)));
     const cell = (gy * GRID + gx) * classes;
