@@ -8,6 +8,7 @@ import { ProjectAccess } from './access/project-access.js';
 import type { Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/database.js';
 import { registerAuthentication } from './http/authenticate.js';
+import { validationOptions } from './http/validation.js';
 import { clientErrorHandler, registerErrorHandler } from './http/error-handler.js';
 import { registerInputGuard } from './http/input-guard.js';
 import { registerMultipartBodies } from './http/multipart-request.js';
@@ -105,7 +106,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     bodyLimit: 16 * 1024 * 1024,
     // X-Forwarded-For is believed only from the configured proxies (TRUST_PROXY); otherwise the client is the peer.
     trustProxy: config.trustProxy,
-    ajv: { customOptions: { allErrors: true } },
+    ...validationOptions(),
     clientErrorHandler,
   });
   app.addHook('onClose', () => database.close());

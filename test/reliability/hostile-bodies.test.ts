@@ -215,6 +215,18 @@ describe('hostile bodies on every route that takes one', () => {
     assert.equal(put.status, 422, JSON.stringify(put.body));
   });
 
+  it('keeps a JSON body\'s types: {"ids": true} is 422 and deletes nothing, while a query string is still read as numbers', async () => {
+    for (const body of [{ ids: true }, { ids: [`${ids.project}`] }, { ids: ids.project }]) {
+      const res = await alice.post('/api/projects/bulk-delete', body);
+      assert.equal(res.status, 422, `${JSON.stringify(body)}: ${res.status} ${JSON.stringify(res.body)}`);
+      assert.ok(res.body.detail);
+    }
+    assert.equal((await alice.get(`/api/projects/${ids.project}`)).status, 200);
+    const page = await alice.get(`/api/projects/${ids.project}/images?limit=1&offset=0`);
+    assert.equal(page.status, 200, JSON.stringify(page.body));
+    assert.equal(page.body.length ?? page.body.items.length, 1);
+  });
+
   it('no hostile body gets a 5xx, and every refusal has a detail', async () => {
     const spec = (await alice.get('/openapi.json')).body as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: Schema }> } }>> };
     // Bulk deletes go last: the schemas coerce `true` to the id 1, which is the fixtures' project and image.

@@ -52,7 +52,7 @@ export function importsRoutes(server: FastifyInstance, imports: ImportsService, 
     },
     // The handler reads the parts as a stream, so the body schema only documents them; this placeholder satisfies it.
     preValidation: async (request) => {
-      request.body = { file: null };
+      request.body = { file: '' };
     },
   }, async (request, reply) => {
     const caller = callerOf(request);
@@ -83,7 +83,7 @@ export function importsRoutes(server: FastifyInstance, imports: ImportsService, 
     },
     // The handler reads the parts as a stream, so the body schema only documents them; this placeholder satisfies it.
     preValidation: async (request) => {
-      request.body = { file: null };
+      request.body = { file: '' };
     },
   }, async (request, reply) => {
     const caller = callerOf(request);

@@ -52,7 +52,7 @@ export function samplesRoutes(server: FastifyInstance, samples: SamplesService, 
   };
   // The handlers read multipart parts as a stream; the body schema documents them and this placeholder satisfies it.
   const placeholder = async (request: FastifyRequest) => {
-    request.body = { file: null, target: '', modality: 'llm' };
+    request.body = { file: '', target: '', modality: 'llm' };
   };
 
   app.get('/api/projects/:id/samples', {
