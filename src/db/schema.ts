@@ -560,7 +560,9 @@ export interface Database {
 
 export interface PipelinesTable {
   id: Generated<number>;
+  /** The owner: a project, or an organization (`org_id`); neither: its creator alone. */
   project_id: number | null;
+  org_id: ColumnType<number | null, number | null | undefined, number | null>;
   name: string;
   description: string;
   /** JSON text of the definition `{name, description?, steps}`. */

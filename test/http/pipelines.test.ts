@@ -87,19 +87,20 @@ describe('pipelines', () => {
   it('runs quality checks, applies cleaning (recorded under the run, revertible) and hands training to the training service', async () => {
     const project = (await alice.post('/api/projects', { name: 'quality steps' })).body.id as number;
     await uploadImages(alice, project, [await ppeImage(1, { helmet: true, vest: true }), await ppeImage(2, { helmet: false, vest: false })]);
+    const version = (await alice.post(`/api/projects/${project}/versions`, { name: 'v1' })).body.id as number;
     const definition = {
       name: 'check, clean, train',
       steps: [
         { id: 'check', type: 'quality', params: { checks: ['unannotated_images'] } },
         { id: 'clean', type: 'cleaning', needs: ['check'], params: { action: 'remove_unannotated_images', params: { mode: 'delete' } } },
-        { id: 'train', type: 'train', needs: ['clean'], params: { adapter: 'versa-detect', version_id: 999_999, params: { epochs: 1 } } },
+        { id: 'train', type: 'train', needs: ['clean'], params: { adapter: 'versa-detect', version_id: version, params: { epochs: 1 } } },
       ],
     };
     const pipeline = (await alice.post('/api/pipelines', { project_id: project, definition })).body;
     const run = await waitForRun(alice, (await alice.post(`/api/pipelines/${pipeline.id}/run`, {})).body.id);
     assert.deepEqual(run.steps.map((s: { status: string }) => s.status), ['succeeded', 'succeeded', 'failed']);
-    // The training service itself answered: the version is not in the project.
-    assert.match(run.error, /Step 'train' failed.*Version 999999 not found/);
+    // The training service itself answered: its readiness gate refuses the emptied project.
+    assert.match(run.error, /Step 'train' failed: Project \d+ is not ready to train/);
     const check = run.outputs.check.checks.find((c: { id: string }) => c.id === 'unannotated_images');
     assert.equal(check.count, 2);
     assert.deepEqual(run.outputs.clean.summary, { delete_image: 2 });
@@ -378,23 +379,21 @@ describe('pipelines', () => {
     assert.equal((await alice.post(`/api/pipeline-runs/${run.id}/cancel`)).status, 409);
   });
 
-  it('shares global pipelines: anyone reads and runs them on their own projects; only the creator changes them', async () => {
-    const global = await alice.post('/api/pipelines', { definition: { name: 'count', steps: [{ id: 's', type: 'select_images' }, { id: 'r', type: 'report', needs: ['s'] }] } });
-    assert.equal(global.status, 201);
-    assert.equal(global.body.project_id, null);
-    assert.equal((await mallory.get(`/api/pipelines/${global.body.id}`)).status, 200);
-    assert.ok((await mallory.get('/api/pipelines')).body.some((p: { id: number }) => p.id === global.body.id));
-    assert.equal((await mallory.put(`/api/pipelines/${global.body.id}`, { name: 'mine' })).status, 403);
-    assert.equal((await mallory.post(`/api/pipelines/${global.body.id}/run`, {})).status, 422, 'a global pipeline needs project_id');
-    assert.equal((await mallory.post(`/api/pipelines/${global.body.id}/run`, { project_id: projectId })).status, 404);
-    const own = (await mallory.post('/api/projects', { name: 'mallory' })).body.id;
-    await uploadImages(mallory, own, [await ppeImage(5, { helmet: true, vest: true })]);
-    const run = await waitForRun(mallory, (await mallory.post(`/api/pipelines/${global.body.id}/run`, { project_id: own })).body.id);
+  it('keeps a pipeline saved without a project or organization to its creator', async () => {
+    const own = await alice.post('/api/pipelines', { definition: { name: 'count', steps: [{ id: 's', type: 'select_images' }, { id: 'r', type: 'report', needs: ['s'] }] } });
+    assert.equal(own.status, 201);
+    assert.equal(own.body.project_id, null);
+    assert.equal(own.body.org_id, null);
+    assert.equal((await mallory.get(`/api/pipelines/${own.body.id}`)).status, 404);
+    assert.ok(!(await mallory.get('/api/pipelines')).body.some((p: { id: number }) => p.id === own.body.id));
+    assert.equal((await mallory.put(`/api/pipelines/${own.body.id}`, { name: 'mine' })).status, 404);
+    const malloryProject = (await mallory.post('/api/projects', { name: 'mallory' })).body.id;
+    assert.equal((await mallory.post(`/api/pipelines/${own.body.id}/run`, { project_id: malloryProject })).status, 404);
+    assert.ok((await alice.get('/api/pipelines')).body.some((p: { id: number }) => p.id === own.body.id));
+    assert.equal((await alice.post(`/api/pipelines/${own.body.id}/run`, {})).status, 422, 'it runs on a project given by the caller');
+    const run = await waitForRun(alice, (await alice.post(`/api/pipelines/${own.body.id}/run`, { project_id: projectId })).body.id);
     assert.equal(run.status, 'succeeded');
-    assert.equal(run.outputs.report.images, 1);
-    assert.equal((await alice.get(`/api/pipeline-runs/${run.id}`)).status, 404, "another user's run on their project stays hidden");
-    assert.equal((await alice.get(`/api/pipelines/${global.body.id}/runs`)).headers['x-total-count'], '0');
-    assert.equal((await mallory.get(`/api/pipelines/${global.body.id}/runs`)).headers['x-total-count'], '1');
+    assert.equal((await alice.get(`/api/pipelines/${own.body.id}/runs`)).headers['x-total-count'], '1');
   });
 
   it('posts the run summary and report to an allowlisted webhook', async () => {

@@ -5692,6 +5692,23 @@ export interface paths {
                             /** Format: date-time */
                             created_at: string;
                             created_by: number | null;
+                            /** @description A DAG of steps: each step runs after the steps it `needs` and receives their data */
+                            definition: {
+                                description?: string;
+                                name: string;
+                                steps: {
+                                    /** @description Unique within the pipeline; other steps name it in `needs` */
+                                    id: string;
+                                    /** @description Steps that run before this one and whose data it receives */
+                                    needs?: string[];
+                                    /** @description Checked against the step type's params_schema */
+                                    params?: {
+                                        [key: string]: unknown;
+                                    };
+                                    /** @description A step type from GET /api/pipelines/step-types */
+                                    type: string;
+                                }[];
+                            };
                             error: string | null;
                             eta_seconds: number | null;
                             /** Format: date-time */
@@ -5808,7 +5825,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel a queued or running run (it stops at its next image; what it wrote stays recorded) */
+        /** Cancel a queued or running run (its running step stops within a second and ends cancelled; what it wrote stays recorded) */
         post: {
             parameters: {
                 query?: never;
@@ -5830,6 +5847,23 @@ export interface paths {
                             /** Format: date-time */
                             created_at: string;
                             created_by: number | null;
+                            /** @description A DAG of steps: each step runs after the steps it `needs` and receives their data */
+                            definition: {
+                                description?: string;
+                                name: string;
+                                steps: {
+                                    /** @description Unique within the pipeline; other steps name it in `needs` */
+                                    id: string;
+                                    /** @description Steps that run before this one and whose data it receives */
+                                    needs?: string[];
+                                    /** @description Checked against the step type's params_schema */
+                                    params?: {
+                                        [key: string]: unknown;
+                                    };
+                                    /** @description A step type from GET /api/pipelines/step-types */
+                                    type: string;
+                                }[];
+                            };
                             error: string | null;
                             eta_seconds: number | null;
                             /** Format: date-time */
@@ -6020,10 +6054,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A project's pipelines, or the global ones and those of every project you can see */
+        /** A project's or an organization's pipelines; neither: those of every project and organization you belong to, and your own */
         get: {
             parameters: {
                 query?: {
+                    org_id?: number;
                     project_id?: number;
                 };
                 header?: never;
@@ -6062,7 +6097,9 @@ export interface paths {
                             description: string;
                             id: number;
                             name: string;
-                            /** @description Null for a global pipeline */
+                            /** @description The organization that owns it: its members see it and run it on the organization's projects */
+                            org_id: number | null;
+                            /** @description The project that owns it and that it runs on */
                             project_id: number | null;
                             /** Format: date-time */
                             updated_at: string;
@@ -6116,8 +6153,8 @@ export interface paths {
         };
         put?: never;
         /**
-         * Create a pipeline (project admins; `project_id` absent: a global pipeline)
-         * @description An absent or empty definition is replaced by the protective-equipment example. Problems are 422 with their paths.
+         * Create a pipeline owned by a project (its admins) or an organization (its owners and admins); neither: only you see it
+         * @description An absent, null or `{}` definition is replaced by the protective-equipment example; an empty `steps` list is 422. Problems are 422 with their paths: steps' params are checked against their routes' schemas, and models, versions and classes named by id must be the owner's.
          */
         post: {
             parameters: {
@@ -6126,16 +6163,18 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
+            /** @description The owner is the project (`project_id`, its admins create it) or the organization (`org_id`, its owners and admins); neither: a pipeline only its creator sees */
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description Absent, null or empty: the protective-equipment example */
+                        /** @description Absent, null or `{}`: the protective-equipment example (an empty `steps` list is 422) */
                         definition?: {
                             [key: string]: unknown;
                         } | (never | null);
                         description?: string;
                         /** @description Defaults to the definition's name */
                         name?: string;
+                        org_id?: number | null;
                         project_id?: number | null;
                     };
                 };
@@ -6171,7 +6210,9 @@ export interface paths {
                             description: string;
                             id: number;
                             name: string;
-                            /** @description Null for a global pipeline */
+                            /** @description The organization that owns it: its members see it and run it on the organization's projects */
+                            org_id: number | null;
+                            /** @description The project that owns it and that it runs on */
                             project_id: number | null;
                             /** Format: date-time */
                             updated_at: string;
@@ -6307,7 +6348,9 @@ export interface paths {
                             description: string;
                             id: number;
                             name: string;
-                            /** @description Null for a global pipeline */
+                            /** @description The organization that owns it: its members see it and run it on the organization's projects */
+                            org_id: number | null;
+                            /** @description The project that owns it and that it runs on */
                             project_id: number | null;
                             /** Format: date-time */
                             updated_at: string;
@@ -6415,7 +6458,9 @@ export interface paths {
                             description: string;
                             id: number;
                             name: string;
-                            /** @description Null for a global pipeline */
+                            /** @description The organization that owns it: its members see it and run it on the organization's projects */
+                            org_id: number | null;
+                            /** @description The project that owns it and that it runs on */
                             project_id: number | null;
                             /** Format: date-time */
                             updated_at: string;
@@ -6588,7 +6633,7 @@ export interface paths {
         put?: never;
         /**
          * Run a pipeline in the background
-         * @description Answers 202 with the run; follow it at GET /api/pipeline-runs/{id}. A pipeline that writes data needs a project admin; an annotator kept to their assignments (`assigned_only` projects) gets 403: a run reads the whole project. The definition is checked against the project first (models, classes, versions): problems are 422.
+         * @description Answers 202 with the run; follow it at GET /api/pipeline-runs/{id}. A pipeline that writes data needs a project admin; an annotator kept to their assignments (`assigned_only` projects) gets 403: a run reads the whole project. An organization's pipeline runs on one of the organization's projects (its members with access to that project), named by `project_id`. The definition is checked against the project first (models, classes, versions): problems are 422. The run keeps the definition it ran.
          */
         post: {
             parameters: {
@@ -6599,7 +6644,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            /** @description project_id is required for a global pipeline; it defaults to the pipeline's project */
+            /** @description project_id defaults to the pipeline's project; an organization's pipeline runs on one of the organization's projects, given here */
             requestBody: {
                 content: {
                     "application/json": {
@@ -6619,6 +6664,23 @@ export interface paths {
                             /** Format: date-time */
                             created_at: string;
                             created_by: number | null;
+                            /** @description A DAG of steps: each step runs after the steps it `needs` and receives their data */
+                            definition: {
+                                description?: string;
+                                name: string;
+                                steps: {
+                                    /** @description Unique within the pipeline; other steps name it in `needs` */
+                                    id: string;
+                                    /** @description Steps that run before this one and whose data it receives */
+                                    needs?: string[];
+                                    /** @description Checked against the step type's params_schema */
+                                    params?: {
+                                        [key: string]: unknown;
+                                    };
+                                    /** @description A step type from GET /api/pipelines/step-types */
+                                    type: string;
+                                }[];
+                            };
                             error: string | null;
                             eta_seconds: number | null;
                             /** Format: date-time */
@@ -6777,6 +6839,23 @@ export interface paths {
                             /** Format: date-time */
                             created_at: string;
                             created_by: number | null;
+                            /** @description A DAG of steps: each step runs after the steps it `needs` and receives their data */
+                            definition: {
+                                description?: string;
+                                name: string;
+                                steps: {
+                                    /** @description Unique within the pipeline; other steps name it in `needs` */
+                                    id: string;
+                                    /** @description Steps that run before this one and whose data it receives */
+                                    needs?: string[];
+                                    /** @description Checked against the step type's params_schema */
+                                    params?: {
+                                        [key: string]: unknown;
+                                    };
+                                    /** @description A step type from GET /api/pipelines/step-types */
+                                    type: string;
+                                }[];
+                            };
                             error: string | null;
                             eta_seconds: number | null;
                             /** Format: date-time */
@@ -6822,6 +6901,19 @@ export interface paths {
                 };
                 /** @description Not authenticated */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6901,19 +6993,6 @@ export interface paths {
                 };
                 /** @description Not authenticated */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Not allowed for your role */
-                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7036,10 +7115,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create a pipeline from YAML (kept with its comments for GET …/yaml) */
+        /** Create a pipeline from YAML (kept with its comments for GET …/yaml); `project_id` or `org_id` names its owner */
         post: {
             parameters: {
                 query?: {
+                    org_id?: number;
                     project_id?: number;
                 };
                 header?: never;
@@ -7083,7 +7163,9 @@ export interface paths {
                             description: string;
                             id: number;
                             name: string;
-                            /** @description Null for a global pipeline */
+                            /** @description The organization that owns it: its members see it and run it on the organization's projects */
+                            org_id: number | null;
+                            /** @description The project that owns it and that it runs on */
                             project_id: number | null;
                             /** Format: date-time */
                             updated_at: string;
@@ -7246,11 +7328,12 @@ export interface paths {
         put?: never;
         /**
          * Check a JSON definition; every problem with its path
-         * @description With `project_id`, also checks the models, classes and versions the steps name against that project. Malformed JSON is 422 with its line and column.
+         * @description Each step's params are checked against the schema of the route the step stands for (a `train` step's against POST /api/projects/{id}/train). Models, versions and classes named by id must be of the project given as `project_id` (of a project of the organization `org_id`; without either, of a project you can see); with `project_id`, the models and classes named by name are checked too. Malformed JSON is 422 with its line and column.
          */
         post: {
             parameters: {
                 query?: {
+                    org_id?: number;
                     project_id?: number;
                 };
                 header?: never;
@@ -7378,6 +7461,7 @@ export interface paths {
         post: {
             parameters: {
                 query?: {
+                    org_id?: number;
                     project_id?: number;
                 };
                 header?: never;
@@ -9511,6 +9595,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description Not found, or not visible to you */
                 404: {
                     headers: {
@@ -9588,19 +9685,6 @@ export interface paths {
                 };
                 /** @description Not authenticated */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Not allowed for your role */
-                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -13314,6 +13398,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description Not found, or not visible to you */
                 404: {
                     headers: {
@@ -13796,19 +13893,6 @@ export interface paths {
                 };
                 /** @description Not authenticated */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Not allowed for your role */
-                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -15643,6 +15727,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description Not found, or not visible to you */
                 404: {
                     headers: {
@@ -15760,19 +15857,6 @@ export interface paths {
                 };
                 /** @description Not authenticated */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Not allowed for your role */
-                403: {
                     headers: {
                         [name: string]: unknown;
                     };

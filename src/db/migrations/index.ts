@@ -18,6 +18,7 @@ import { remeasureImages } from './0016-remeasure-images.js';
 import { annotationBoxes } from './0017-annotation-boxes.js';
 import { projectRevisions } from './0018-project-revisions.js';
 import { projectRevisionParts } from './0019-project-revision-parts.js';
+import { pipelineOwners } from './0020-pipeline-owners.js';
 import { trainingAdmission } from './0021-training-admission.js';
 
 /** Every migration, in order. Names are stable forever: they are recorded in the database. */
@@ -41,6 +42,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0017-annotation-boxes': annotationBoxes(dialect),
     '0018-project-revisions': projectRevisions(dialect),
     '0019-project-revision-parts': projectRevisionParts(dialect),
+    '0020-pipeline-owners': pipelineOwners(),
     '0021-training-admission': trainingAdmission(),
   };
 }

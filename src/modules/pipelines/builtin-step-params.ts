@@ -1,6 +1,8 @@
 import { Type } from 'typebox';
 import { StringEnum } from '../../http/schemas.js';
-import { EXPORT_FORMATS } from '../exports/exports.schemas.js';
+import { ExportRequest } from '../exports/exports.schemas.js';
+import { TrainRequest } from '../training/training.schemas.js';
+import { VersionCreate } from '../versions/versions.schemas.js';
 
 /** The params schemas of the built-in step types (the JSON Schema GET /api/pipelines/step-types serves). */
 export const REVIEW_STATES = ['unreviewed', 'pending', 'approved', 'rejected', 'changes'] as const;
@@ -96,24 +98,12 @@ export const ReportParams = Type.Object(
   { additionalProperties: false },
 );
 
-export const VersionParams = Type.Object(
-  {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
-    notes: Type.Optional(Type.String({ maxLength: 10_000 })),
-    split_config: Type.Optional(Type.Object({ train: Type.Integer({ minimum: 0, maximum: 100 }), valid: Type.Integer({ minimum: 0, maximum: 100 }), test: Type.Integer({ minimum: 0, maximum: 100 }) }, { additionalProperties: false })),
-    preprocessing_config: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'As in POST /api/projects/{id}/versions' })),
-    augmentation_config: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-    seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4_294_967_295 })),
-  },
-  { additionalProperties: false },
-);
+/** A create_version step's params are the body of POST /api/projects/{id}/versions. */
+export const VersionParams = VersionCreate;
 
+/** An export step's params are the body of POST /api/projects/{id}/export (`version_id` defaults to the run's). */
 export const ExportParams = Type.Object(
-  {
-    format: StringEnum(EXPORT_FORMATS),
-    include_unannotated: Type.Optional(Type.Boolean({ default: true })),
-    version_id: Type.Optional(Type.Integer({ minimum: 1, description: "A ready version to export (default: the run's version_id, else the live project)" })),
-  },
+  { ...ExportRequest.properties, include_unannotated: Type.Optional(ExportRequest.properties.include_unannotated) },
   { additionalProperties: false },
 );
 
@@ -145,7 +135,11 @@ export const TrainParams = Type.Object(
   {
     adapter: Type.String({ minLength: 1, maxLength: 100, description: 'A training_adapter plugin' }),
     version_id: Type.Optional(Type.Integer({ minimum: 1, description: "Default: the version a create_version step made, else the run's version_id" })),
-    params: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    // The training route's own schema (every field optional here; the route's defaults apply when the step runs).
+    params: Type.Optional(Type.Partial(Type.Omit(TrainRequest, ['version_id', 'adapter']), {
+      additionalProperties: false,
+      description: 'The rest of the body of POST /api/projects/{id}/train: model, epochs, imgsz, batch, device, …',
+    })),
   },
   { additionalProperties: false },
 );

@@ -3,7 +3,7 @@ import type { Caller } from '../../access/caller.js';
 import type { Detection, JsonSchema, Plugin, SchemaIssue, StepCheckContext, StepData, StepImplementation, StepRunContext } from '../../plugins/plugin-registry.js';
 import { VERSION } from '../../version.js';
 import type { PlannedAnnotation } from '../auto-annotate/auto-annotate.service.js';
-import type { ExportFormatName } from '../exports/exports.schemas.js';
+import type { ExportRequest } from '../exports/exports.schemas.js';
 import type { ModelRow } from '../models/models.schemas.js';
 import {
   CleaningParams,
@@ -393,13 +393,13 @@ export function builtinSteps(env: StepEnvironment): Plugin[] {
         outputs: ['export'],
         writes: false,
         check(params, ctx) {
-          const id = params.version_id as number | undefined;
-          return ctx.project && id !== undefined && !ctx.project.versionIds.includes(id) ? [{ path: ['version_id'], message: `version ${id} is not a version of the project` }] : [];
+          const id = params.version_id as number | null | undefined;
+          return ctx.project && id != null && !ctx.project.versionIds.includes(id) ? [{ path: ['version_id'], message: `version ${id} is not a version of the project` }] : [];
         },
         async execute(ctx, params) {
-          const p = params as { format: ExportFormatName; include_unannotated?: boolean; version_id?: number };
+          const p = params as Omit<ExportRequest, 'include_unannotated'> & { include_unannotated?: boolean };
           const out = await ports.exports.export(await env.callerOf(ctx.userId), ctx.projectId, {
-            format: p.format,
+            ...p,
             include_unannotated: p.include_unannotated ?? true,
             version_id: p.version_id ?? ctx.versionId ?? null,
           });

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../module-deps.js';
 import { builtinSteps } from './builtin-steps.js';
 import type { PipelinePorts } from './pipeline-ports.js';
+import { PipelineReach } from './pipeline-reach.js';
 import { PipelineRunner } from './pipeline-runner.js';
 import { PipelinesRepository } from './pipelines.repository.js';
 import { pipelinesRoutes } from './pipelines.routes.js';
@@ -17,7 +18,8 @@ export { WebhookSender } from './webhook-sender.js';
 export async function registerPipelinesModule(app: FastifyInstance, deps: ModuleDeps, ports: PipelinePorts): Promise<PipelinesService> {
   const repository = new PipelinesRepository(deps.db);
   const runner = new PipelineRunner(repository, deps.plugins);
-  const service = new PipelinesService(repository, deps.plugins, deps.access, deps.queue, runner);
+  const reach = new PipelineReach(repository, deps.access, deps.orgAccess);
+  const service = new PipelinesService(repository, deps.plugins, deps.access, deps.queue, runner, reach);
   for (const step of builtinSteps({ repository, ports, callerOf: (userId) => service.callerOf(userId), webhookAllowlist: deps.config.webhookAllowlist })) {
     deps.plugins.register(step);
   }

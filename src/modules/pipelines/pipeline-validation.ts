@@ -26,7 +26,11 @@ export function validateDefinition(value: unknown, registry: PluginRegistry, pro
       if (e.keyword === 'additionalProperties') path.push(String(e.params.additionalProperty));
       // A step's params are reported against its own schema below.
       if (path[0] === 'steps' && path[2] === 'params') continue;
-      const message = e.keyword === 'required' ? 'required' : e.keyword === 'additionalProperties' ? 'unknown field' : (e.message ?? 'invalid value');
+      const message = e.keyword === 'required'
+        ? 'required'
+        : e.keyword === 'additionalProperties'
+          ? 'unknown field'
+          : e.keyword === 'minItems' && path.join('.') === 'steps' ? 'a pipeline needs at least one step' : (e.message ?? 'invalid value');
       if (!problems.some((p) => p.path.join('.') === path.join('.') && p.message === message)) problems.push({ path, message });
     }
   }

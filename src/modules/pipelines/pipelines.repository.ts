@@ -1,6 +1,7 @@
 import type { Db, Executor } from '../../db/database.js';
 import type { PipelineRunStatus, ReviewState } from '../../db/schema.js';
 import type { PipelineRow, PipelineRunRow } from './pipelines.schemas.js';
+import { REFERENCE_KINDS, type ReferenceKind } from './step-references.js';
 
 const ID_CHUNK = 500;
 
@@ -28,11 +29,19 @@ export interface ImageSelection {
 
 export interface NewPipeline {
   project_id: number | null;
+  org_id: number | null;
   name: string;
   description: string;
   definition: string;
   yaml_source: string | null;
   created_by: number | null;
+}
+
+/** A project with what decides who sees it and which organization it belongs to. */
+export interface ProjectOwners {
+  id: number;
+  owner_id: number;
+  org_id: number | null;
 }
 
 /** Pipelines, their runs and what runs wrote; and the image selection the select step runs. */
@@ -54,14 +63,46 @@ export class PipelinesRepository {
       .executeTakeFirst();
   }
 
-  /** Pipelines of one project, or (no project) the global ones and those of the projects `viewer` may see (null: all). */
-  list(projectId: number | undefined, visibleProjects: number[] | null): Promise<PipelineRow[]> {
+  /**
+   * Pipelines of one project, of one organization, or those a user sees: of the projects and organizations given and
+   * the ones without an owner that they created (null: every pipeline).
+   */
+  list(filter: { projectId: number } | { orgId: number } | { projectIds: number[]; orgIds: number[]; creatorId: number } | null): Promise<PipelineRow[]> {
     let q = this.db.selectFrom('pipelines').selectAll();
-    if (projectId !== undefined) q = q.where('project_id', '=', projectId);
-    else if (visibleProjects !== null) {
-      q = q.where((eb) => (visibleProjects.length > 0 ? eb.or([eb('project_id', 'is', null), eb('project_id', 'in', visibleProjects)]) : eb('project_id', 'is', null)));
+    if (filter && 'projectId' in filter) q = q.where('project_id', '=', filter.projectId);
+    else if (filter && 'orgId' in filter) q = q.where('org_id', '=', filter.orgId);
+    else if (filter) {
+      q = q.where((eb) => eb.or([
+        eb('project_id', 'in', [0, ...filter.projectIds]),
+        eb('org_id', 'in', [0, ...filter.orgIds]),
+        eb.and([eb('project_id', 'is', null), eb('org_id', 'is', null), eb('created_by', '=', filter.creatorId)]),
+      ]));
     }
     return q.orderBy('id').execute();
+  }
+
+  /** The organizations a user belongs to. */
+  async orgIdsOf(userId: number): Promise<number[]> {
+    return (await this.db.selectFrom('org_members').select('org_id').where('user_id', '=', userId).execute()).map((r) => r.org_id);
+  }
+
+  /** The projects that hold these models, versions and classes, keyed `kind:id` (ids that do not exist are absent). */
+  async referencedProjects(refs: { kind: ReferenceKind; id: number }[]): Promise<Map<string, ProjectOwners>> {
+    const tables = { model: 'models', version: 'versions', class: 'classes' } as const;
+    const out = new Map<string, ProjectOwners>();
+    for (const kind of REFERENCE_KINDS) {
+      const ids = [...new Set(refs.filter((r) => r.kind === kind).map((r) => r.id))];
+      if (ids.length === 0) continue;
+      const rows = await this.db
+        // The three tables share the columns read here (id, project_id).
+        .selectFrom(`${tables[kind]} as r` as 'models as r')
+        .innerJoin('projects', 'projects.id', 'r.project_id')
+        .select(['r.id as record_id', 'projects.id', 'projects.owner_id', 'projects.org_id'])
+        .where('r.id', 'in', ids)
+        .execute();
+      for (const r of rows) out.set(`${kind}:${r.record_id}`, { id: r.id, owner_id: r.owner_id, org_id: r.org_id });
+    }
+    return out;
   }
 
   async update(id: number, changes: Partial<Pick<PipelineRow, 'name' | 'description' | 'definition' | 'yaml_source'>>): Promise<PipelineRow | undefined> {

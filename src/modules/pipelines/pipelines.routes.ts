@@ -60,12 +60,14 @@ function routes(server: FastifyInstance, service: PipelinesService): void {
     schema: {
       tags,
       summary: 'Check a JSON definition; every problem with its path',
-      description: 'With `project_id`, also checks the models, classes and versions the steps name against that project. Malformed JSON is 422 with its line and column.',
+      description: "Each step's params are checked against the schema of the route the step stands for (a `train` step's against POST /api/projects/{id}/train). "
+        + 'Models, versions and classes named by id must be of the project given as `project_id` (of a project of the organization `org_id`; '
+        + 'without either, of a project you can see); with `project_id`, the models and classes named by name are checked too. Malformed JSON is 422 with its line and column.',
       querystring: ValidateQuery,
       body: Type.Unknown({ description: 'A pipeline definition' }),
       response: { 200: ValidationOut, ...bad },
     },
-  }, async (request) => service.validate(callerOf(request), request.body, request.query.project_id));
+  }, async (request) => service.validate(callerOf(request), request.body, request.query));
 
   app.post('/api/pipelines/validate-yaml', {
     schema: {
@@ -76,31 +78,37 @@ function routes(server: FastifyInstance, service: PipelinesService): void {
       body: YamlBody,
       response: { 200: ValidationOut, ...bad },
     },
-  }, async (request) => service.validateYaml(callerOf(request), request.body, request.query.project_id));
+  }, async (request) => service.validateYaml(callerOf(request), request.body, request.query));
 
   app.post('/api/pipelines/from-yaml', {
     schema: {
       tags,
-      summary: 'Create a pipeline from YAML (kept with its comments for GET …/yaml)',
+      summary: 'Create a pipeline from YAML (kept with its comments for GET …/yaml); `project_id` or `org_id` names its owner',
       querystring: ValidateQuery,
       body: YamlBody,
       response: { 201: PipelineOut, ...bad },
     },
-  }, async (request, reply) => reply.status(201).send(await service.createFromYaml(callerOf(request), request.body, request.query.project_id)));
+  }, async (request, reply) => reply.status(201).send(await service.createFromYaml(callerOf(request), request.body, request.query)));
 
   app.post('/api/pipelines', {
     schema: {
       tags,
-      summary: 'Create a pipeline (project admins; `project_id` absent: a global pipeline)',
-      description: 'An absent or empty definition is replaced by the protective-equipment example. Problems are 422 with their paths.',
+      summary: "Create a pipeline owned by a project (its admins) or an organization (its owners and admins); neither: only you see it",
+      description: 'An absent, null or `{}` definition is replaced by the protective-equipment example; an empty `steps` list is 422. '
+        + "Problems are 422 with their paths: steps' params are checked against their routes' schemas, and models, versions and classes named by id must be the owner's.",
       body: PipelineCreate,
       response: { 201: PipelineOut, ...bad },
     },
   }, async (request, reply) => reply.status(201).send(await service.create(callerOf(request), request.body ?? {})));
 
   app.get('/api/pipelines', {
-    schema: { tags, summary: "A project's pipelines, or the global ones and those of every project you can see", querystring: PipelineListQuery, response: { 200: Type.Array(PipelineOut), ...errors(401, 404, 422) } },
-  }, async (request) => service.list(callerOf(request), request.query.project_id));
+    schema: {
+      tags,
+      summary: "A project's or an organization's pipelines; neither: those of every project and organization you belong to, and your own",
+      querystring: PipelineListQuery,
+      response: { 200: Type.Array(PipelineOut), ...errors(401, 404, 422) },
+    },
+  }, async (request) => service.list(callerOf(request), request.query));
 
   app.get('/api/pipelines/:id', {
     schema: { tags, summary: 'One pipeline', params: IdParams, response: { 200: PipelineOut, ...errors(401, 404, 422) } },
@@ -132,7 +140,8 @@ function routes(server: FastifyInstance, service: PipelinesService): void {
       summary: 'Run a pipeline in the background',
       description: 'Answers 202 with the run; follow it at GET /api/pipeline-runs/{id}. A pipeline that writes data needs a project admin; '
         + 'an annotator kept to their assignments (`assigned_only` projects) gets 403: a run reads the whole project. '
-        + "The definition is checked against the project first (models, classes, versions): problems are 422.",
+        + "An organization's pipeline runs on one of the organization's projects (its members with access to that project), named by `project_id`. "
+        + "The definition is checked against the project first (models, classes, versions): problems are 422. The run keeps the definition it ran.",
       params: IdParams,
       body: RunRequest,
       response: { 202: PipelineRunOut, ...bad },

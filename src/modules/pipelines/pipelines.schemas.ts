@@ -42,11 +42,15 @@ const AnyDefinition = Type.Record(Type.String(), Type.Unknown(), {
 export const PipelineCreate = Type.Object(
   {
     project_id: Type.Optional(Nullable(Id)),
+    org_id: Type.Optional(Nullable(Id)),
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "Defaults to the definition's name" })),
     description: Type.Optional(Type.String({ maxLength: 10_000 })),
-    definition: Type.Optional(Type.Union([AnyDefinition, Type.Null()], { description: 'Absent, null or empty: the protective-equipment example' })),
+    definition: Type.Optional(Type.Union([AnyDefinition, Type.Null()], { description: 'Absent, null or `{}`: the protective-equipment example (an empty `steps` list is 422)' })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description: "The owner is the project (`project_id`, its admins create it) or the organization (`org_id`, its owners and admins); neither: a pipeline only its creator sees",
+  },
 );
 export type PipelineCreate = Static<typeof PipelineCreate>;
 
@@ -65,7 +69,8 @@ export const PipelineOut = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
   description: Type.String(),
-  project_id: Nullable(Type.Integer({ description: 'Null for a global pipeline' })),
+  project_id: Nullable(Type.Integer({ description: 'The project that owns it and that it runs on' })),
+  org_id: Nullable(Type.Integer({ description: "The organization that owns it: its members see it and run it on the organization's projects" })),
   definition: PipelineDefinition,
   writes_data: Type.Boolean({ description: 'Whether a step writes to the project (only project admins run it)' }),
   created_by: Nullable(Type.Integer()),
@@ -74,7 +79,7 @@ export const PipelineOut = Type.Object({
 });
 export type PipelineOut = Static<typeof PipelineOut>;
 
-export const PipelineListQuery = Type.Object({ project_id: Type.Optional(Id) });
+export const PipelineListQuery = Type.Object({ project_id: Type.Optional(Id), org_id: Type.Optional(Id) });
 
 export const ProblemOut = Type.Object({
   path: Type.String({ description: 'Where, e.g. `steps[1].params.model_id`' }),
@@ -89,6 +94,7 @@ export type ValidationOut = Static<typeof ValidationOut>;
 
 export const ValidateQuery = Type.Object({
   project_id: Type.Optional(Id),
+  org_id: Type.Optional(Id),
 });
 
 /** 422 of the pipeline routes: FastAPI's issue list, each issue also with its definition path (and YAML line). */
@@ -147,6 +153,8 @@ export const PipelineRunOut = Type.Object({
   progress: Type.Number({ description: 'In [0, 1]' }),
   eta_seconds: Nullable(Type.Number()),
   job_id: Nullable(Type.Integer()),
+  /** The definition as it was when the run started: later edits of the pipeline do not change it. */
+  definition: PipelineDefinition,
   steps: Type.Array(StepRunOut),
   outputs: Type.Record(Type.String(), Type.Unknown(), { description: "Each step's outputs by step id; `report` when a report step ran" }),
   error: Nullable(Type.String()),
@@ -163,7 +171,7 @@ export const RunRequest = Type.Object(
     project_id: Type.Optional(Id),
     version_id: Type.Optional(Nullable(Id)),
   },
-  { additionalProperties: false, description: "project_id is required for a global pipeline; it defaults to the pipeline's project" },
+  { additionalProperties: false, description: "project_id defaults to the pipeline's project; an organization's pipeline runs on one of the organization's projects, given here" },
 );
 export type RunRequest = Static<typeof RunRequest>;
 

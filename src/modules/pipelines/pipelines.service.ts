@@ -1,11 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError, type ValidationIssue } from '../../http/errors.js';
+import { ConflictError, NotFoundError, ValidationError, type ValidationIssue } from '../../http/errors.js';
 import type { Page } from '../../http/pagination.js';
 import type { JobContext, JobQueue } from '../../jobs/job-queue.js';
 import type { PluginRegistry } from '../../plugins/plugin-registry.js';
 import { ppeExample } from './pipeline-example.js';
+import { ownerOf, type PipelineOwner, type PipelineReach } from './pipeline-reach.js';
 import type { PipelineRunner, RunReporter } from './pipeline-runner.js';
 import { parseJson, parseYaml, pathText, toYaml, type ParsedText } from './pipeline-text.js';
 import { validateDefinition, type Problem, type ProjectFacts } from './pipeline-validation.js';
@@ -43,6 +44,7 @@ export class PipelinesService {
     private readonly access: ProjectAccess,
     private readonly queue: JobQueue,
     private readonly runner: PipelineRunner,
+    private readonly reach: PipelineReach,
   ) {}
 
   stepTypes(): StepTypeOut[] {
@@ -67,16 +69,18 @@ export class PipelinesService {
     return ppeExample();
   }
 
-  /** Every problem of a definition; with a project, also its models, classes and versions. */
-  async validate(caller: Caller, value: unknown, projectId?: number): Promise<ValidationOut> {
-    const facts = projectId === undefined ? null : await this.facts(caller, projectId);
-    return out(validateDefinition(value, this.registry, facts));
+  /**
+   * Every problem of a definition: its shape, each step's params against the schema of the route it stands for, and
+   * the records it names by id (the given project's or organization's, else of a project the caller sees); with a
+   * project, also the models, classes and versions it names by name.
+   */
+  async validate(caller: Caller, value: unknown, query: { project_id?: number; org_id?: number }): Promise<ValidationOut> {
+    return out(await this.problems(caller, value, query));
   }
 
-  async validateYaml(caller: Caller, text: string, projectId?: number): Promise<ValidationOut> {
+  async validateYaml(caller: Caller, text: string, query: { project_id?: number; org_id?: number }): Promise<ValidationOut> {
     const parsed = parseYaml(text);
-    const facts = projectId === undefined ? null : await this.facts(caller, projectId);
-    return out(locate(validateDefinition(parsed.value, this.registry, facts), parsed));
+    return out(locate(await this.problems(caller, parsed.value, query), parsed));
   }
 
   /** A JSON body read as text (so that a syntax error can name its line and column). */
@@ -84,18 +88,16 @@ export class PipelinesService {
     return parseJson(text);
   }
 
-  async list(caller: Caller, projectId?: number): Promise<PipelineOut[]> {
-    if (projectId !== undefined) await this.access.project(caller, projectId, 'project.read');
-    const rows = await this.repository.list(projectId, projectId !== undefined || caller.isAdmin ? null : await this.visibleProjects(caller, await this.repository.pipelineProjects()));
-    return rows.map((r) => this.toOut(r));
+  async list(caller: Caller, query: { project_id?: number; org_id?: number }): Promise<PipelineOut[]> {
+    return (await this.repository.list(await this.reach.listing(caller, query))).map((r) => this.toOut(r));
   }
 
   async get(caller: Caller, id: number): Promise<PipelineOut> {
-    return this.toOut(await this.visible(caller, id));
+    return this.toOut(await this.reach.visible(caller, id));
   }
 
   async yaml(caller: Caller, id: number): Promise<string> {
-    const row = await this.visible(caller, id);
+    const row = await this.reach.visible(caller, id);
     const definition = JSON.parse(row.definition) as PipelineDefinition;
     // The user's own text (with comments) while it still reads back to the stored definition.
     if (row.yaml_source !== null) {
@@ -108,39 +110,37 @@ export class PipelinesService {
     return toYaml(definition);
   }
 
-  /** Creates a pipeline; an absent or empty definition is the protective-equipment example. */
+  /** Creates a pipeline; an absent, null or `{}` definition is the protective-equipment example. */
   async create(caller: Caller, input: PipelineCreate): Promise<PipelineOut> {
-    const projectId = input.project_id ?? null;
-    if (projectId !== null) await this.access.project(caller, projectId, 'project.update');
+    const owner = await this.reach.newOwner(caller, input.project_id, input.org_id, ['body']);
     const given = input.definition ?? null;
-    // Empty: absent, null, {} or no steps. The example then keeps a name or description given with it.
-    const empty = given === null || Object.keys(given).length === 0 || (Array.isArray(given.steps) && given.steps.length === 0);
-    const definition: Record<string, unknown> = empty ? { ...ppeExample(), ...pick(given, ['name', 'description']) } : { ...given! };
+    // An empty steps list is a mistake to point out, not a request for the example.
+    const definition: Record<string, unknown> = given === null || Object.keys(given).length === 0 ? ppeExample() : { ...given };
     if (input.name !== undefined) definition.name = input.name;
     if (input.description !== undefined) definition.description = input.description;
-    const valid = this.assertValid(definition, ['body', 'definition']);
-    return this.toOut(await this.repository.create({ project_id: projectId, name: valid.name, description: valid.description ?? '', definition: JSON.stringify(valid), yaml_source: null, created_by: caller.userId }));
+    const valid = await this.assertValid(caller, definition, owner, ['body', 'definition']);
+    return this.toOut(await this.repository.create({ ...ownerColumns(owner), name: valid.name, description: valid.description ?? '', definition: JSON.stringify(valid), yaml_source: null, created_by: caller.userId }));
   }
 
   /** Creates a pipeline from YAML text, kept as written (comments included) for `GET …/yaml`. */
-  async createFromYaml(caller: Caller, text: string, projectId?: number): Promise<PipelineOut> {
-    if (projectId !== undefined) await this.access.project(caller, projectId, 'project.update');
+  async createFromYaml(caller: Caller, text: string, query: { project_id?: number; org_id?: number }): Promise<PipelineOut> {
+    const owner = await this.reach.newOwner(caller, query.project_id, query.org_id, ['query']);
     const parsed = parseYaml(text);
-    const valid = this.assertValid(parsed.value, ['body'], parsed);
-    return this.toOut(await this.repository.create({ project_id: projectId ?? null, name: valid.name, description: valid.description ?? '', definition: JSON.stringify(valid), yaml_source: text, created_by: caller.userId }));
+    const valid = await this.assertValid(caller, parsed.value, owner, ['body'], parsed);
+    return this.toOut(await this.repository.create({ ...ownerColumns(owner), name: valid.name, description: valid.description ?? '', definition: JSON.stringify(valid), yaml_source: text, created_by: caller.userId }));
   }
 
   async update(caller: Caller, id: number, input: PipelineUpdate): Promise<PipelineOut> {
-    const row = await this.changeable(caller, id);
+    const row = await this.reach.changeable(caller, id);
     if (input.definition !== undefined && input.yaml !== undefined) throw ValidationError.at(['body', 'yaml'], 'Give either definition or yaml, not both');
     let definition = JSON.parse(row.definition) as PipelineDefinition;
     let yamlSource = row.yaml_source;
     if (input.yaml !== undefined) {
       const parsed = parseYaml(input.yaml);
-      definition = this.assertValid(parsed.value, ['body', 'yaml'], parsed);
+      definition = await this.assertValid(caller, parsed.value, ownerOf(row), ['body', 'yaml'], parsed);
       yamlSource = input.yaml;
     } else if (input.definition !== undefined) {
-      definition = this.assertValid(input.definition, ['body', 'definition']);
+      definition = await this.assertValid(caller, input.definition, ownerOf(row), ['body', 'definition']);
     }
     if (input.name !== undefined) definition = { ...definition, name: input.name };
     if (input.description !== undefined) definition = { ...definition, description: input.description };
@@ -150,32 +150,24 @@ export class PipelinesService {
   }
 
   async delete(caller: Caller, id: number): Promise<void> {
-    await this.changeable(caller, id);
+    await this.reach.changeable(caller, id);
     await this.repository.delete(id);
   }
 
   /**
-   * Starts a run as a background job. The pipeline is checked again against the project it runs on (its models,
-   * classes and versions); a pipeline with a step that writes needs a project admin, others any reader.
+   * Starts a run as a background job on a project the caller may run the pipeline on (see PipelineReach). The
+   * pipeline is checked again against that project (its models, classes and versions); a pipeline with a step that
+   * writes needs a project admin, others any reader. The run keeps the definition it runs.
    */
   async run(caller: Caller, id: number, input: RunRequest): Promise<PipelineRunOut> {
-    const pipeline = await this.visible(caller, id);
-    const projectId = input.project_id ?? pipeline.project_id;
-    if (projectId === null) throw ValidationError.at(['body', 'project_id'], 'A global pipeline runs on a project: give project_id', 'missing');
-    if (pipeline.project_id !== null && projectId !== pipeline.project_id) {
-      throw ValidationError.at(['body', 'project_id'], `Pipeline ${id} belongs to project ${pipeline.project_id}`);
-    }
+    const pipeline = await this.reach.visible(caller, id);
     const definition = JSON.parse(pipeline.definition) as PipelineDefinition;
-    const writes = this.writesData(definition);
-    // A run reads the whole project (select_images takes every image) and reports on it: an annotator kept to their
-    // assignments gets 403, as for exports.
-    await this.access.wholeProject(caller, projectId, writes ? 'project.update' : 'project.read');
-    if (caller.scope === 'read-only') throw new ForbiddenError('A read-only token cannot run pipelines');
+    const { id: projectId } = await this.reach.runProject(caller, pipeline, input.project_id, this.writesData(definition) ? 'project.update' : 'project.read');
     const facts = await this.repository.projectFacts(projectId);
     if (input.version_id != null && !facts.versionIds.includes(input.version_id)) {
       throw ValidationError.at(['body', 'version_id'], `Version ${input.version_id} is not a version of project ${projectId}`);
     }
-    const problems = validateDefinition(definition, this.registry, facts);
+    const problems = await this.allProblems(caller, definition, { kind: 'project', id: projectId }, facts);
     if (problems.length > 0) throw problemsError(problems, ['body', 'definition']);
     const steps: StepRunOut[] = definition.steps.map((s) => ({ id: s.id, type: s.type, status: 'pending', started_at: null, finished_at: null, duration_ms: null, progress: 0, outputs: {}, error: null }));
     const run = await this.repository.createRun({ pipeline_id: id, project_id: projectId, version_id: input.version_id ?? null, definition: JSON.stringify(definition), steps: JSON.stringify(steps), created_by: caller.userId });
@@ -185,9 +177,9 @@ export class PipelinesService {
   }
 
   async runs(caller: Caller, id: number, page: { limit: number; offset?: number; after?: number }): Promise<Page<PipelineRunOut>> {
-    const pipeline = await this.visible(caller, id);
+    const pipeline = await this.reach.visible(caller, id);
     if (pipeline.project_id !== null) await this.access.wholeProject(caller, pipeline.project_id, 'project.read');
-    // A global pipeline's runs are listed for the projects whose runs the caller may read.
+    // Runs of an organization's or a creator's pipeline are listed for the projects whose runs the caller may read.
     const projects = pipeline.project_id !== null || caller.isAdmin ? null : await this.wholeProjects(caller, await this.repository.runProjects(id));
     const { items, total } = await this.repository.runs(id, page, projects);
     const writes = await this.repository.writeCounts(items.map((r) => r.id));
@@ -250,37 +242,24 @@ export class PipelinesService {
     return definition.steps.some((s) => this.registry.get('pipeline_step', s.type)?.step?.writes ?? false);
   }
 
-  private assertValid(value: unknown, loc: (string | number)[], parsed?: ParsedText): PipelineDefinition {
-    // Saved definitions are checked on their own; the project's models and classes are checked when it runs.
-    const problems = validateDefinition(value, this.registry, null);
+  /** The definition, once it has no problem: its shape, its steps' params, and the records it names by id are the owner's. */
+  private async assertValid(caller: Caller, value: unknown, owner: PipelineOwner, loc: (string | number)[], parsed?: ParsedText): Promise<PipelineDefinition> {
+    // A saved definition is checked without a project's models and classes by name: those are checked when it runs.
+    const problems = await this.allProblems(caller, value, owner, null);
     if (problems.length > 0) throw problemsError(parsed ? locate(problems, parsed) : problems, loc);
     return value as PipelineDefinition;
   }
 
-  private async facts(caller: Caller, projectId: number): Promise<ProjectFacts> {
-    await this.access.project(caller, projectId, 'project.read');
-    return this.repository.projectFacts(projectId);
+  private async problems(caller: Caller, value: unknown, query: { project_id?: number; org_id?: number }): Promise<Problem[]> {
+    const owner = await this.reach.validationOwner(caller, query);
+    return this.allProblems(caller, value, owner, owner.kind === 'project' ? await this.repository.projectFacts(owner.id) : null);
   }
 
-  private async visible(caller: Caller, id: number): Promise<PipelineRow & { owner_id: number | null }> {
-    const row = await this.repository.find(id);
-    if (!row) throw NotFoundError.of('Pipeline', id);
-    if (row.project_id !== null) await this.access.check(caller, { id: row.project_id, owner_id: row.owner_id! }, 'project.read', `Pipeline ${id} not found`);
-    return row;
-  }
-
-  /** A project pipeline changes with project admin rights; a global one by its creator or an instance admin. */
-  private async changeable(caller: Caller, id: number): Promise<PipelineRow> {
-    const row = await this.visible(caller, id);
-    if (row.project_id !== null) await this.access.check(caller, { id: row.project_id, owner_id: row.owner_id! }, 'project.update', `Pipeline ${id} not found`);
-    else if (row.created_by !== caller.userId && !caller.isAdmin) throw new ForbiddenError(`Only its creator or an instance admin changes global pipeline ${id}`);
-    return row;
-  }
-
-  private async visibleProjects(caller: Caller, projects: { id: number; owner_id: number }[]): Promise<number[]> {
-    const visible: number[] = [];
-    for (const p of projects) if (await this.access.roleOf(caller, p)) visible.push(p.id);
-    return visible;
+  /** The definition's problems (with `facts`, also the project's models and classes by name), and its records named by id that are not the owner's. */
+  private async allProblems(caller: Caller, value: unknown, owner: PipelineOwner, facts: ProjectFacts | null): Promise<Problem[]> {
+    const problems = validateDefinition(value, this.registry, facts);
+    const named = new Set(problems.map((p) => pathText(p.path)));
+    return [...problems, ...(await this.reach.referenceProblems(caller, value, owner)).filter((p) => !named.has(pathText(p.path)))];
   }
 
   /** Projects whose runs the caller may read: a run reports on every image, so not those that keep them to their assignments. */
@@ -300,6 +279,7 @@ export class PipelinesService {
       name: row.name,
       description: row.description,
       project_id: row.project_id,
+      org_id: row.org_id,
       definition,
       writes_data: this.writesData(definition),
       created_by: row.created_by,
@@ -318,6 +298,7 @@ export class PipelinesService {
       progress: row.progress,
       eta_seconds: row.eta_seconds,
       job_id: row.job_id,
+      definition: JSON.parse(row.definition) as PipelineDefinition,
       steps: JSON.parse(row.steps) as StepRunOut[],
       outputs: JSON.parse(row.outputs) as Record<string, unknown>,
       error: row.error,
@@ -350,8 +331,8 @@ function closeSteps(text: string, status: 'cancelled' | 'failed', error: string)
   return changed ? JSON.stringify(steps) : text;
 }
 
-function pick(value: Record<string, unknown> | null, keys: string[]): Record<string, unknown> {
-  return Object.fromEntries(keys.flatMap((k) => (typeof value?.[k] === 'string' ? [[k, value[k]]] : [])));
+function ownerColumns(owner: PipelineOwner): { project_id: number | null; org_id: number | null } {
+  return { project_id: owner.kind === 'project' ? owner.id : null, org_id: owner.kind === 'org' ? owner.id : null };
 }
 
 function out(problems: Located[]): ValidationOut {
