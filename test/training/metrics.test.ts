@@ -52,6 +52,31 @@ describe('metrics (trainer/versa_trainer/metrics.py)', () => {
     close(out.precision, 0.5);
   });
 
+  it('gives each class its PR curve and F1-maximising threshold, and the errors at those thresholds (hand-computed)', async () => {
+    // Class a: 0.9 right, 0.8 wrong (it sits on the b box), 0.7 right of 2 → precision 1, 1/2, 2/3 at recall 1/2, 1/2, 1:
+    // F1 2/3, 1/2, 4/5, so the threshold is 0.7 (F1 0.8); interpolated precision is 1 up to recall 0.5, then 2/3.
+    // Class b: two wrong detections → F1 0 everywhere, no threshold (0.25 is used for its errors).
+    const images = [
+      { id: 1, gt: [[0, 0, 0, 10, 10], [1, 20, 20, 10, 10]], pred: [[0, 0, 0, 10, 10, 0.9], [0, 20, 20, 10, 10, 0.8], [1, 50, 50, 5, 5, 0.6]] },
+      { id: 2, gt: [[0, 0, 0, 10, 10]], pred: [[0, 0, 0, 10, 10, 0.7], [1, 30, 30, 10, 10, 0.5]] },
+    ];
+    const out = await evaluate(dir, { task: 'detect', class_names: ['a', 'b'], images, analysis: true });
+    const [a, b] = out.per_class;
+    assert.equal(a.conf_threshold, 0.7);
+    assert.ok(Math.abs(a.f1 - 0.8) < 1e-9, `f1 ${a.f1}`);
+    assert.equal(a.pr_curve.length, 101);
+    assert.deepEqual(a.pr_curve, [...Array(51).fill(1), ...Array(50).fill(0.6667)]);
+    assert.ok(Math.abs(a.ap50 - (51 + 50 * (2 / 3)) / 101) < 1e-9, `ap50 ${a.ap50}`);
+    assert.equal(b.conf_threshold, null);
+    assert.equal(b.f1, 0);
+    // Rows: true a, b, background; columns: predicted a, b, background. The a box on the b object is a confusion.
+    assert.deepEqual(out.confusion, [[2, 0, 0], [1, 0, 0], [0, 2, 0]]);
+    assert.deepEqual(
+      Object.fromEntries(Object.entries(out.images).map(([id, e]: [string, any]) => [id, [e.false_positives, e.false_negatives, e.confusions, e.predictions.length]])),
+      { 1: [1, 0, 1, 3], 2: [1, 0, 0, 2] },
+    );
+  });
+
   it('computes accuracy, top-5, the confusion matrix and per-class precision/recall for classifiers', async () => {
     const out = await evaluate(dir, {
       task: 'classify',

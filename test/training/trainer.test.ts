@@ -34,7 +34,7 @@ describe('versa-detect trainer', { timeout: 10 * 60_000 }, () => {
     const epochs = first.filter((e) => e.event === 'epoch');
     assert.deepEqual(epochs.map((e) => e.epoch), [1, 2]);
     const final = first.find((e) => e.event === 'final');
-    assert.deepEqual(final.artifacts, { onnx: 'weights/best.onnx', pt: 'weights/best.pt', results: 'results.csv', args: 'args.yaml' });
+    assert.deepEqual(final.artifacts, { onnx: 'weights/best.onnx', pt: 'weights/best.pt', results: 'results.csv', args: 'args.yaml', evaluation: 'evaluation.json' });
     const strip = (events: any[]) => events.filter((e) => e.event === 'epoch').map(({ time, eta_seconds, ...rest }) => rest);
     assert.deepEqual(strip(second), strip(first));
     assert.deepEqual(second.find((e) => e.event === 'final').metrics, final.metrics);

@@ -21,6 +21,7 @@ import numpy as np
 
 from .common import Clock, emit, environment, load_config, read_dataset, run_main, setup_torch
 from .images import load_letterboxed, resolve
+from .evaluate import write_analysis
 from .metrics import detection_metrics
 
 STRIDE = 8
@@ -293,10 +294,10 @@ def predict(torch, model, split, device, batch=16):
     return out
 
 
-def evaluate(torch, model, split, names, device):
+def evaluate(torch, model, split, names, device, analysis=False):
     preds = predict(torch, model, split, device)
     gt = {i: [(int(c), [x, y, w, h]) for c, x, y, w, h in e.get("boxes", [])] for i, e in enumerate(split.entries)}
-    return detection_metrics(gt, preds, names)
+    return detection_metrics(gt, preds, names, analysis=analysis)
 
 
 def val_loss(torch, model, split, device, batch=16):
@@ -432,8 +433,8 @@ def main(argv):
     final = ema.ema
     final.load_state_dict(best[1])
     final.eval()
-    results = {"valid": evaluate(torch, final, valid, names, device) if len(valid) else None,
-               "test": evaluate(torch, final, test, names, device) if len(test) else None}
+    results = {"valid": evaluate(torch, final, valid, names, device, analysis=True) if len(valid) else None,
+               "test": evaluate(torch, final, test, names, device, analysis=True) if len(test) else None}
     weights = os.path.join(out_dir, "weights")
     os.makedirs(weights, exist_ok=True)
     torch.save({"model": final.state_dict(), "names": names, "imgsz": size, "arch": params["model"], "epoch": best[2]}, os.path.join(weights, "best.pt"))
@@ -457,7 +458,8 @@ def main(argv):
         per_class.append({"class_index": entry["class_index"], "name": entry["name"], "instances": entry["instances"],
                           "map50": entry["ap50"], "map50_95": entry["ap50_95"], "precision": entry["precision"], "recall": entry["recall"]})
     emit("final", task="detect", metrics=metrics, per_class=per_class, best_epoch=best[2], params=params, parameters=param_count,
-         artifacts={"onnx": "weights/best.onnx", "pt": "weights/best.pt", "results": "results.csv", "args": "args.yaml"},
+         artifacts={"onnx": "weights/best.onnx", "pt": "weights/best.pt", "results": "results.csv", "args": "args.yaml",
+                    "evaluation": write_analysis(out_dir, names, {k: (s.entries, results[k]) if results[k] else None for k, s in (("valid", valid), ("test", test))})},
          evaluation={"conf": EVAL_CONF, "iou": EVAL_IOU, "max_det": MAX_DET}, duration_s=clock.elapsed(),
          env=environment(torch, device, threads))
 

@@ -51,12 +51,15 @@ def _match(det_boxes, gt_boxes, thresholds):
     return matched
 
 
-def detection_metrics(ground_truth, predictions, class_names, max_dets=100):
+def detection_metrics(ground_truth, predictions, class_names, max_dets=100, analysis=False):
     """
     ground_truth: {image_id: [(class_index, [x, y, w, h]), ...]} (every evaluated image, even without objects);
     predictions: {image_id: [(class_index, [x, y, w, h], score), ...]}.
     Returns {map50, map50_95, precision, recall, per_class: [...]}; per-class precision/recall are taken at IoU 0.5
-    at the score threshold that maximises the class's F1 (as Ultralytics reports them).
+    at the score threshold that maximises the class's F1 (as Ultralytics reports them). Each class also carries that
+    threshold (`conf_threshold`, null without ground truth or a right detection), its `f1`, and `pr_curve`: the interpolated
+    precision at the 101 recall points 0, 0.01, ..., 1 at IoU 0.5 (what its AP50 averages).
+    With `analysis`, also `confusion` and `images` (see error_analysis) at those thresholds.
     """
     thresholds = IOU_THRESHOLDS
     per_class = []
@@ -75,7 +78,7 @@ def detection_metrics(ground_truth, predictions, class_names, max_dets=100):
             matched_all.append(_match(det_boxes, g, thresholds))
         entry = {"class_index": class_index, "name": name, "instances": n_gt}
         if n_gt == 0:
-            entry.update({"ap50": None, "ap50_95": None, "precision": None, "recall": None})
+            entry.update({"ap50": None, "ap50_95": None, "precision": None, "recall": None, "f1": None, "conf_threshold": None, "pr_curve": None})
             per_class.append(entry)
             continue
         if scores_all:
@@ -104,14 +107,20 @@ def detection_metrics(ground_truth, predictions, class_names, max_dets=100):
                     q[r_index] = p[p_index]
             aps.append(float(np.mean(q)))
             if t_index == 0:
+                entry["pr_curve"] = [round(float(v), 4) for v in q]
                 if len(tps):
                     f1 = 2 * precision * recall / (precision + recall + 1e-16)
                     best = int(np.argmax(f1))
                     entry["precision"] = float(precision[best])
                     entry["recall"] = float(recall[best])
+                    entry["f1"] = float(f1[best])
+                    # No threshold when no detection is right: every cut-off scores F1 0, none is worth serving.
+                    entry["conf_threshold"] = float(scores[best]) if f1[best] > 0 else None
                 else:
                     entry["precision"] = 0.0
                     entry["recall"] = 0.0
+                    entry["f1"] = 0.0
+                    entry["conf_threshold"] = None
         entry["ap50"] = aps[0]
         entry["ap50_95"] = float(np.mean(aps))
         per_class.append(entry)
@@ -120,13 +129,68 @@ def detection_metrics(ground_truth, predictions, class_names, max_dets=100):
     def mean(key):
         return float(np.mean([c[key] for c in present])) if present else 0.0
 
-    return {
+    out = {
         "map50": mean("ap50"),
         "map50_95": mean("ap50_95"),
         "precision": mean("precision"),
         "recall": mean("recall"),
         "per_class": per_class,
     }
+    if analysis:
+        out.update(error_analysis(ground_truth, predictions, [c["conf_threshold"] for c in per_class]))
+    return out
+
+
+DEFAULT_CONF = 0.25
+
+
+def error_analysis(ground_truth, predictions, thresholds, iou=0.5):
+    """
+    What the model gets wrong when each class keeps its detections at or above its threshold (DEFAULT_CONF for a
+    class without one). Per image, in score order, a detection first takes the best-overlapping unmatched ground
+    truth of its own class (IoU >= `iou`: right); those left take one of another class (a confusion); the rest are
+    false positives, and unmatched ground truth false negatives.
+    Returns {confusion: [nc + 1][nc + 1] (rows true class, columns predicted; index nc is background: a false
+    positive is counted in row nc, a false negative in column nc), images: {image_id: {false_positives,
+    false_negatives, confusions, predictions: [[class, x, y, w, h, score], ...] (the kept ones)}}}.
+    """
+    nc = len(thresholds)
+    cut = [DEFAULT_CONF if t is None else t for t in thresholds]
+    confusion = np.zeros((nc + 1, nc + 1), dtype=np.int64)
+    images = {}
+    for image_id, gts in ground_truth.items():
+        kept = sorted((p for p in predictions.get(image_id, []) if p[2] >= cut[p[0]]), key=lambda p: -p[2])
+        ious = box_iou([p[1] for p in kept], [g[1] for g in gts])
+        gt_taken = [False] * len(gts)
+        det_match = [-1] * len(kept)
+        for same_class in (True, False):
+            for d, det in enumerate(kept):
+                if det_match[d] >= 0:
+                    continue
+                best, m = iou - 1e-10, -1
+                for g, gt in enumerate(gts):
+                    if gt_taken[g] or (gt[0] == det[0]) != same_class or ious[d, g] < best:
+                        continue
+                    best, m = ious[d, g], g
+                if m >= 0:
+                    gt_taken[m] = True
+                    det_match[d] = m
+        counts = {"false_positives": 0, "false_negatives": 0, "confusions": 0}
+        for d, det in enumerate(kept):
+            if det_match[d] < 0:
+                confusion[nc, det[0]] += 1
+                counts["false_positives"] += 1
+            else:
+                truth = gts[det_match[d]][0]
+                confusion[truth, det[0]] += 1
+                counts["confusions"] += int(truth != det[0])
+        for g, gt in enumerate(gts):
+            if not gt_taken[g]:
+                confusion[gt[0], nc] += 1
+                counts["false_negatives"] += 1
+        counts["predictions"] = [[int(c)] + [round(float(v), 2) for v in box] + [round(float(s), 4)] for c, box, s in kept]
+        images[image_id] = counts
+    return {"confusion": confusion.tolist(), "images": images}
 
 
 def classification_metrics(labels, scores, class_names):
@@ -173,3 +237,45 @@ def f1_macro(labels, predicted, nc):
             continue
         scores.append(2 * tp / (2 * tp + fp + fn))
     return float(np.mean(scores)) if scores else 0.0
+
+
+IGNORE = 255
+
+
+def pixel_confusion(truth, predicted, nc, confusion=None):
+    """Adds the pixels of class maps `truth` and `predicted` (same shape, values 0..nc-1; `IGNORE` in `truth` is left
+    out) to `confusion` [nc, nc] (rows: truth, columns: prediction); returns it."""
+    if confusion is None:
+        confusion = np.zeros((nc, nc), dtype=np.int64)
+    t = np.asarray(truth, dtype=np.int64).ravel()
+    p = np.asarray(predicted, dtype=np.int64).ravel()
+    keep = t != IGNORE
+    confusion += np.bincount(t[keep] * nc + p[keep], minlength=nc * nc).reshape(nc, nc)
+    return confusion
+
+
+def semantic_metrics(confusion, class_names):
+    """
+    Semantic segmentation from a pixel confusion matrix whose index 0 is the background and index i + 1 is
+    `class_names[i]`. IoU of a class = TP / (TP + FP + FN) over all evaluated pixels; a class absent from both truth
+    and prediction has no IoU and is left out of the means. `miou` averages every class with an IoU, background
+    included (as the Pascal VOC and Cityscapes benchmarks do); `miou_fg` leaves the background out; `pixel_accuracy`
+    is the share of pixels labelled right. Per class: iou, pixels (ground truth) and predicted pixels.
+    """
+    c = np.asarray(confusion, dtype=np.float64)
+    tp = np.diag(c)
+    truth = c.sum(1)
+    predicted = c.sum(0)
+    union = truth + predicted - tp
+    iou = [float(tp[i] / union[i]) if union[i] > 0 else None for i in range(len(c))]
+    per_class = [{"class_index": i, "name": name, "iou": iou[i + 1], "pixels": int(truth[i + 1]), "predicted_pixels": int(predicted[i + 1])}
+                 for i, name in enumerate(class_names)]
+    mean = lambda values: float(np.mean(values)) if values else 0.0
+    total = c.sum()
+    return {
+        "miou": mean([v for v in iou if v is not None]),
+        "miou_fg": mean([v for v in iou[1:] if v is not None]),
+        "background_iou": iou[0],
+        "pixel_accuracy": float(tp.sum() / total) if total > 0 else 0.0,
+        "per_class": per_class,
+    }
