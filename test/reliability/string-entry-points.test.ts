@@ -79,6 +79,23 @@ describe('control characters through non-JSON inputs', () => {
     assert.equal(await rows('models'), before);
   });
 
+  it('model class names with a control character are 422, uploaded (JSON list or one per line) or registered by path', async () => {
+    const projectId = await project(alice);
+    const model = Buffer.from(buildYoloModel('v8'));
+    const before = await rows('models');
+    for (const names of [JSON.stringify(['cat', 'd\u001bog']), 'cat\nd\u0007og']) {
+      const res = await alice.request({ method: 'POST', url: `/api/projects/${projectId}/models/upload`, ...multipart([{ name: 'file', filename: 'd.onnx', data: model }], { class_names: names }) });
+      assert.equal(res.status, 422, JSON.stringify(res.body));
+      assert.deepEqual(res.body.detail[0].loc, ['body', 'class_names', 1], JSON.stringify(res.body));
+    }
+    const registered = await alice.post(`/api/projects/${projectId}/models`, { path: 'missing.onnx', class_names: ['cat', 'd\u0000og'] });
+    assert.equal(registered.status, 422, JSON.stringify(registered.body));
+    const lines = await alice.request({ method: 'POST', url: `/api/projects/${projectId}/models/upload`, ...multipart([{ name: 'file', filename: 'd.onnx', data: model }], { class_names: 'cat\ndog' }) });
+    assert.equal(lines.status, 201, JSON.stringify(lines.body));
+    assert.deepEqual(lines.body.class_names, ['cat', 'dog']);
+    assert.equal(await rows('models'), before + 1);
+  });
+
   it('an archive import whose file name holds a NUL is 422 and creates no project', async () => {
     const before = await rows('projects');
     const res = await alice.request({ method: 'POST', url: '/api/projects/import', ...form([['name="file"; filename="set\u0000.zip"', 'PK']]) });

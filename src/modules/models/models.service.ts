@@ -4,6 +4,7 @@ import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../http/errors.js';
+import { inputIssues } from '../../http/input-guard.js';
 import { UnsupportedModelError } from '../../inference/errors.js';
 import { parseUltralyticsMetadata } from '../../inference/onnx-metadata.js';
 import { imageInputLayout, type ModelInfo } from '../../inference/tensor-data.js';
@@ -85,6 +86,7 @@ export class ModelsService {
     if ((input.path === undefined) === (input.run_weights === undefined)) {
       throw ValidationError.at(['body'], 'Send exactly one of path and run_weights');
     }
+    if (input.class_names) checkedClassNames(input.class_names);
     const fromRun = input.run_weights !== undefined;
     const real = fromRun
       ? await fileUnderRoot(this.options.runsRoot, input.run_weights!, 'RUNS_ROOT', ['body', 'run_weights'])
@@ -415,5 +417,12 @@ function parseClassNames(text: string): string[] {
   if (!Array.isArray(names) || names.some((n) => typeof n !== 'string' || n.trim() === '' || n.length > 100)) {
     throw ValidationError.at(['body', 'class_names'], 'must be a list of non-empty names of at most 100 characters');
   }
-  return (names as string[]).map((n) => n.trim());
+  return checkedClassNames((names as string[]).map((n) => n.trim()));
+}
+
+/** Class names follow the name rule of every input (no control characters), however they arrive. */
+function checkedClassNames(names: string[]): string[] {
+  const issues = inputIssues(names, ['body', 'class_names'], true);
+  if (issues.length > 0) throw new ValidationError(issues);
+  return names;
 }
