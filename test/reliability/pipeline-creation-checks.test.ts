@@ -94,6 +94,10 @@ describe('pipeline creation checks what running checks', () => {
     assert.equal(alone.body.valid, false);
     assert.ok(alone.body.errors.some((e: { path: string; message: string }) => e.path === 'steps[1].params.model' && /a project you can see/.test(e.message)), JSON.stringify(alone.body));
     assert.equal((await bob.post('/api/pipelines/validate', definition)).body.valid, true, 'they are his');
+    // An id no id column can hold names nothing (PostgreSQL's integer would refuse it: 500 if it were looked up).
+    const huge = await alice.post('/api/pipelines', { project_id: project, definition: { name: 'huge', steps: [{ id: 's', type: 'select_images', params: { version_id: 1e15 } }] } });
+    assert.equal(huge.status, 422, JSON.stringify(huge.body));
+    assert.equal(huge.body.detail[0].path, 'steps[0].params.version_id');
   });
 
   it("an organization's pipeline names records of the organization's projects only", async () => {

@@ -4,6 +4,8 @@ import type { PipelineRow, PipelineRunRow } from './pipelines.schemas.js';
 import { REFERENCE_KINDS, type ReferenceKind } from './step-references.js';
 
 const ID_CHUNK = 500;
+/** The largest id an id column holds (PostgreSQL's integer): a larger one names nothing, and is not looked up. */
+const MAX_ID = 2_147_483_647;
 
 /** An image a step works on: where its bytes are and its oriented size. */
 export interface PipelineImage {
@@ -91,7 +93,7 @@ export class PipelinesRepository {
     const tables = { model: 'models', version: 'versions', class: 'classes' } as const;
     const out = new Map<string, ProjectOwners>();
     for (const kind of REFERENCE_KINDS) {
-      const ids = [...new Set(refs.filter((r) => r.kind === kind).map((r) => r.id))];
+      const ids = [...new Set(refs.filter((r) => r.kind === kind && r.id >= 1 && r.id <= MAX_ID).map((r) => r.id))];
       if (ids.length === 0) continue;
       const rows = await this.db
         // The three tables share the columns read here (id, project_id).
