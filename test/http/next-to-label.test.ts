@@ -33,7 +33,7 @@ describe('next to label (active learning)', () => {
   });
   after(() => t.close());
 
-  async function project(images: Record<string, Square[]>, production = true) {
+  async function project(images: Record<string, Square[]>, production = true, layout: 'v8' | 'v5' | 'end2end' = 'v8') {
     const projectId = (await alice.post('/api/projects', { name: 'al' })).body.id as number;
     const classId = (await alice.post(`/api/projects/${projectId}/classes`, { name: 'red' })).body.id as number;
     const files = await Promise.all(Object.entries(images).map(async ([name, squares]) => ({ filename: `${name}.png`, data: await squaresPng(128, 128, squares), contentType: 'image/png' })));
@@ -43,7 +43,7 @@ describe('next to label (active learning)', () => {
     const model = await alice.request({
       method: 'POST',
       url: `/api/projects/${projectId}/models/upload`,
-      ...multipart([{ name: 'file', filename: 'colours.onnx', data: Buffer.from(buildYoloModel('v8')) }], { name: `colours ${projectId}` }),
+      ...multipart([{ name: 'file', filename: 'colours.onnx', data: Buffer.from(buildYoloModel(layout)) }], { name: `colours ${projectId}` }),
     });
     assert.equal(model.status, 201, JSON.stringify(model.body));
     if (production) assert.equal((await alice.patch(`/api/models/${model.body.id}/lifecycle`, { lifecycle: 'production' })).status, 200);
@@ -70,6 +70,13 @@ describe('next to label (active learning)', () => {
     // least confidence of a box at c = 140/255 is 1 − c among {red, green, background}.
     const lc = await rank(alice, projectId, 'strategy=least_confidence&limit=1');
     assert.ok(Math.abs(lc.items[0].score - (1 - 140 / 255)) < 0.01, String(lc.items[0].score));
+  });
+
+  it('reads the class scores of v5 and end-to-end heads too', async () => {
+    for (const layout of ['v5', 'end2end'] as const) {
+      const { projectId } = await project({ sure: [red(255, 30, 40)], fair: [red(200, 30, 40)], unsure: [red(140, 30, 40)] }, true, layout);
+      for (const strategy of ['least_confidence', 'margin', 'entropy']) assert.deepEqual(names(await rank(alice, projectId, `strategy=${strategy}`)), ['unsure', 'fair', 'sure'], `${layout} ${strategy}`);
+    }
   });
 
   it('aggregates a detector\'s detections by their max (default), sum or mean', async () => {

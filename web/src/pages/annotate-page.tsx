@@ -162,6 +162,10 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
     if (order) params.set('order', order);
     else params.delete('order');
     history.replaceState(null, '', `/projects/${projectId}/annotate?${params}`);
+    // As when moving to another image: the open image's cached copy predates the edits just made.
+    const current = imagesRef.current[indexRef.current];
+    const store = controller.current?.store;
+    if (current && store) void store.settled().then(() => loader.current.forget(current.id));
     indexRef.current = -1;
     loadQueue();
   };
