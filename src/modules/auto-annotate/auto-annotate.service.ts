@@ -3,7 +3,7 @@ import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
 import type { Executor } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../http/errors.js';
 import { GeometryError, parseGeometry, type ImageSize } from '../../imaging/geometry.js';
 import { InferenceOverloadedError, UnsupportedModelError } from '../../inference/errors.js';
 import type { NamedDetection } from '../../inference/yolo-detector.js';
@@ -444,15 +444,17 @@ export class AutoAnnotateService {
     return ids;
   }
 
-  /** A model by id (any project the caller can read) or by name in this project. */
+  /**
+   * A model by id (any project the caller can read: a team's promoted model serves its other projects, classes
+   * mapped by name) or by name in this project. A model the caller cannot read is not found (404), as its project is.
+   */
   private async resolveModel(caller: Caller, projectId: number, ref: number | string, loc: (string | number)[]): Promise<ModelRow> {
     if (typeof ref === 'number') {
       const model = await this.models.find(ref);
-      if (!model) throw ValidationError.at(loc, `Model ${ref} not found`);
-      await this.access.check(caller, { id: model.project_id, owner_id: model.owner_id }, 'project.read', `Model ${ref} not found`).catch(() => {
-        throw ValidationError.at(loc, `Model ${ref} not found`);
+      await this.access.check(caller, model && { id: model.project_id, owner_id: model.owner_id }, 'project.read', `Model ${ref} not found`).catch((err) => {
+        throw err instanceof ForbiddenError ? new NotFoundError(`Model ${ref} not found`) : err;
       });
-      return model;
+      return model!;
     }
     const model = await this.models.findByName(projectId, ref.trim());
     if (!model) throw ValidationError.at(loc, `No model named '${ref}' in project ${projectId}`);

@@ -5,6 +5,7 @@ import type { ModelRuntime } from './model-runtime.js';
 import type { ModelsRepository } from './models.repository.js';
 import { modelsRoutes } from './models.routes.js';
 import { ModelsService } from './models.service.js';
+import { ProjectModelsService } from './project-models.service.js';
 
 export interface ModelsModule {
   readonly runtime: ModelRuntime;
@@ -20,6 +21,6 @@ export function registerModelsModule(app: FastifyInstance, deps: ModuleDeps): Mo
     runsRoot: deps.config.runsRoot,
     uploadDir: join(deps.config.dataDir, 'tmp', 'model-uploads'),
   });
-  modelsRoutes(app, service, deps.config.maxModelUploadBytes);
+  modelsRoutes(app, service, new ProjectModelsService(service, repository, deps.access), deps.config.maxModelUploadBytes);
   return { runtime, repository, service };
 }

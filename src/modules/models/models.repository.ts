@@ -58,6 +58,30 @@ export class ModelsRepository {
       .executeTakeFirst();
   }
 
+  /**
+   * Production models of the other projects with the project's owner or in its organization, with their project's
+   * name and owner (the caller's access to each is checked by the service), oldest project first.
+   */
+  sharedWith(project: { id: number; owner_id: number; org_id: number | null }): Promise<(ModelWithOwner & { project_name: string })[]> {
+    return this.db
+      .selectFrom('models')
+      .innerJoin('projects', 'projects.id', 'models.project_id')
+      .selectAll('models')
+      .select(['projects.owner_id', 'projects.name as project_name'])
+      .where('models.lifecycle', '=', 'production')
+      .where('models.project_id', '!=', project.id)
+      .where('projects.status', '=', 'ready')
+      .where((eb) => (project.org_id === null ? eb('projects.owner_id', '=', project.owner_id) : eb.or([eb('projects.owner_id', '=', project.owner_id), eb('projects.org_id', '=', project.org_id)])))
+      .orderBy('models.project_id')
+      .orderBy('models.id')
+      .execute();
+  }
+
+  /** The names of a project's classes (what a shared model's classes are matched with). */
+  async classNames(projectId: number): Promise<string[]> {
+    return (await this.db.selectFrom('classes').select('name').where('project_id', '=', projectId).execute()).map((r) => r.name);
+  }
+
   /** Lifecycle events of the given models, oldest first, grouped by model. */
   async events(modelIds: number[], db: Executor = this.db): Promise<Map<number, LifecycleEventRow[]>> {
     const byModel = new Map<number, LifecycleEventRow[]>(modelIds.map((id) => [id, []]));
@@ -73,6 +97,10 @@ export class ModelsRepository {
 
   async setLifecycle(id: number, lifecycle: string, db: Executor = this.db): Promise<void> {
     await db.updateTable('models').set({ lifecycle }).where('id', '=', id).execute();
+  }
+
+  async setThresholds(id: number, thresholds: string, db: Executor = this.db): Promise<void> {
+    await db.updateTable('models').set({ class_thresholds: thresholds }).where('id', '=', id).execute();
   }
 
   async recordEvent(values: Insertable<ModelLifecycleEventsTable>, db: Executor = this.db): Promise<void> {

@@ -4,10 +4,23 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { callerOf } from '../../http/authenticate.js';
 import { errors, IdParams } from '../../http/schemas.js';
 import type { ModelsService } from './models.service.js';
-import { DeviceOut, LifecycleUpdate, ModelListQuery, ModelOut, ModelParams, ModelRegister, ModelUploadBody, RunWeightsOut, UnprocessableOut } from './models.schemas.js';
+import {
+  DeviceOut,
+  LifecycleUpdate,
+  ModelListQuery,
+  ModelOut,
+  ModelParams,
+  ModelRegister,
+  ModelUploadBody,
+  ProjectModelOut,
+  ProjectModelsQuery,
+  RunWeightsOut,
+  UnprocessableOut,
+} from './models.schemas.js';
+import type { ProjectModelsService } from './project-models.service.js';
 import { modelUploadForm } from './upload-parts.js';
 
-export function modelsRoutes(server: FastifyInstance, models: ModelsService, maxUploadBytes: number): void {
+export function modelsRoutes(server: FastifyInstance, models: ModelsService, projectModels: ProjectModelsService, maxUploadBytes: number): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['models'];
 
@@ -21,8 +34,16 @@ export function modelsRoutes(server: FastifyInstance, models: ModelsService, max
   }, async (request) => models.list(callerOf(request), request.query.project_id));
 
   app.get('/api/projects/:id/models', {
-    schema: { tags, summary: "A project's registered models, newest first", params: IdParams, response: { 200: Type.Array(ModelOut), ...errors(401, 404, 422) } },
-  }, async (request) => models.listForProject(callerOf(request), request.params.id));
+    schema: {
+      tags,
+      summary: "A project's registered models, newest first",
+      description: 'With `include_shared=true`, then the production models of the other projects of the same owner or organization '
+        + 'that you can read, each with `shared`: its project and which of its classes this project has (matched by name) or lacks.',
+      params: IdParams,
+      querystring: ProjectModelsQuery,
+      response: { 200: Type.Array(ProjectModelOut), ...errors(401, 404, 422) },
+    },
+  }, async (request) => projectModels.list(callerOf(request), request.params.id, request.query.include_shared));
 
   app.post('/api/projects/:id/models', {
     schema: {

@@ -84,6 +84,10 @@ export const ModelOut = Type.Object({
   version_id: Nullable(Type.Integer({ description: 'The dataset version it was trained on' })),
   metrics: Nullable(Type.Record(Type.String(), Type.Union([Type.Number(), Type.Null()]), { description: 'Its training run\'s final metrics' })),
   lifecycle_history: Type.Array(LifecycleEventOut, { description: 'Every lifecycle change, oldest first; registration is the first' }),
+  class_thresholds: Nullable(Type.Record(Type.String(), Type.Number(), {
+    description: 'Class name → the confidence that maximised its F1 in the training run, stored when the model was promoted to production; '
+      + 'auto-annotate keeps each class\'s detections at or above its threshold when the request gives no confidence',
+  })),
 });
 export type ModelOut = Static<typeof ModelOut>;
 
@@ -152,5 +156,28 @@ export function toModelOut(row: ModelRow, events: LifecycleEventRow[]): ModelOut
       changed_at: e.changed_at,
       reason: e.reason,
     })),
+    class_thresholds: row.class_thresholds ? (JSON.parse(row.class_thresholds) as Record<string, number>) : null,
   };
 }
+
+export const ProjectModelsQuery = Type.Object({
+  include_shared: Type.Boolean({
+    default: false,
+    description: 'Also list the production models of your other projects with the same owner or organization (those you can read), marked `shared`',
+  }),
+});
+
+export const SharedModelOut = Type.Object(
+  {
+    project_id: Type.Integer({ description: 'The project the model belongs to' }),
+    project_name: Type.String(),
+    matched: Type.Array(Type.String(), { description: "The model's classes this project has (matched by name, case-insensitive)" }),
+    unmatched: Type.Array(Type.String(), {
+      description: "The model's classes this project lacks: auto-annotate skips their detections, or creates the classes with `create_missing_classes`",
+    }),
+  },
+  { description: "Another project's production model this project can use (auto-annotate takes its id)" },
+);
+
+export const ProjectModelOut = Type.Object({ ...ModelOut.properties, shared: Type.Optional(SharedModelOut) });
+export type ProjectModelOut = Static<typeof ProjectModelOut>;
