@@ -13,6 +13,7 @@ const green = (x = 20, y = 20, level = 255): Square => ({ x, y, width: 30, heigh
 
 interface Ranked {
   strategy: string;
+  aggregate: string;
   model: { id: number; name: string } | null;
   seed: number;
   unlabelled: number;
