@@ -102,6 +102,19 @@ describe('next to label (active learning)', () => {
     assert.equal((await rank(alice, projectId, 'strategy=margin')).predicted, 0);
   });
 
+  it('pool bounds the images the model runs on: a sample by seed, the same one on every page when no seed is given', async () => {
+    const images = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`p${i}`, [red(140 + i * 10, 4 + i * 6, 70)]]));
+    const { projectId } = await project(images);
+    const first = await rank(alice, projectId, 'strategy=entropy&pool=4&limit=2');
+    assert.equal(first.unlabelled, 10);
+    assert.equal(first.candidates, 4);
+    assert.equal(first.predicted, 4);
+    assert.equal(first.seed, 0);
+    const second = await rank(alice, projectId, 'strategy=entropy&pool=4&limit=2&offset=2');
+    assert.equal(second.predicted, 0, 'the same sample: nothing new to run');
+    assert.equal(new Set([...names(first), ...names(second)]).size, 4);
+  });
+
   it('random is a seeded shuffle: the same seed gives the same order, and the seed used is reported', async () => {
     const images = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`img${i}`, [red(150 + i * 8, 5 + i * 5)]]));
     const { projectId } = await project(images, false);

@@ -13063,7 +13063,7 @@ export interface paths {
                     offset: number;
                     /** @description Model strategies run the model on at most this many unlabelled images (a sample drawn with `seed` when there are more), and use as many labelled images as diversity's starting centres */
                     pool: number;
-                    /** @description Random order and pool sample; drawn when absent and reported back */
+                    /** @description The random order (drawn when absent: pass the reported one back to page through it) and the model strategies' pool sample (0 when absent) */
                     seed?: number;
                     /** @description least_confidence, margin or entropy: the model's uncertainty, most unsure first; diversity: greedy k-centre on the model's embeddings (farthest from the labelled images and the earlier picks first); random: a seeded shuffle */
                     strategy: "least_confidence" | "margin" | "entropy" | "diversity" | "random";

@@ -27,7 +27,7 @@ export const NextToLabelQuery = Type.Object(
     }),
     limit: Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: 50 }),
     offset: Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: 'Ranks skipped (paging through the same ranking)' }),
-    seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'Random order and pool sample; drawn when absent and reported back' })),
+    seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'The random order (drawn when absent: pass the reported one back to page through it) and the model strategies\' pool sample (0 when absent)' })),
     model_id: Type.Optional(Id),
     pool: Type.Integer({
       minimum: 1,

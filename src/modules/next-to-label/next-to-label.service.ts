@@ -36,7 +36,8 @@ export class NextToLabelService {
     const role = (await this.access.roleOf(caller, project))!;
     const assignedTo = await this.scope.listingUser(caller, project, role);
     const strategy = query.strategy;
-    const seed = query.seed ?? randomInt(2_147_483_647);
+    // Model rankings sample their pool with seed 0 when none is given, so their pages agree without one.
+    const seed = query.seed ?? (strategy === 'random' ? randomInt(2_147_483_647) : 0);
     const model = strategy === 'random' ? null : await this.model(caller, projectId, query.model_id);
     const unlabelled = await this.repository.images(projectId, false, assignedTo);
     const end = query.offset + query.limit;
