@@ -12,6 +12,7 @@ import numpy as np
 from .common import Clock, emit, environment, load_config, read_dataset, setup_torch
 from .detect import EMA, write_args_yaml
 from .images import load_letterboxed, resolve
+from .initial_weights import FINE_TUNE_LR, initialise
 from .metrics import classification_metrics
 
 DEFAULTS = {"model": "mobilenet_v3_small", "epochs": 20, "imgsz": 128, "batch": 32, "seed": 0, "lr": 0.003, "time_budget_s": None, "augment": "standard"}
@@ -132,23 +133,27 @@ def main(argv):
     params.update({k: v for k, v in config.items() if k in DEFAULTS and v is not None})
     if params["model"] not in MODELS:
         raise SystemExit("unknown model %s (one of %s)" % (params["model"], ", ".join(MODELS)))
+    if config.get("init_weights") and config.get("lr") is None:
+        params["lr"] = params["lr"] * FINE_TUNE_LR
     if params["augment"] not in AUGMENTS:
         raise SystemExit("unknown augment %s (one of %s)" % (params["augment"], ", ".join(AUGMENTS)))
     torch, device, threads = setup_torch(config)
     dataset = read_dataset(config["data_dir"])
     names = dataset["names"]
     size = int(params["imgsz"])
-    emit("start", adapter="versa-classify", params=params, env=environment(torch, device, threads))
+    model = normalised(torch)(build(torch, params["model"], len(names))).to(device)
+    init = None
+    if config.get("init_weights"):
+        # The last linear layer's rows are the classes; a torchvision state dict goes into the network inside the wrapper.
+        init = initialise(torch, model, config["init_weights"], names, {"inner.classifier.3.weight": 0, "inner.classifier.3.bias": 0},
+                          pretrained_target="inner", arch=params["model"])
+    emit("start", adapter="versa-classify", params=params, env=environment(torch, device, threads), init=init)
     emit("progress", progress=0.0, message="loading images")
     splits = {k: Split(config["data_dir"], dataset["splits"].get(k, []), size) for k in ("train", "valid", "test")}
     train, valid, test = splits["train"], splits["valid"], splits["test"]
     if len(train) == 0:
         raise SystemExit("the version has no training images")
     evaluation = valid if len(valid) else train
-    model = normalised(torch)(build(torch, params["model"], len(names))).to(device)
-    if config.get("init_weights"):
-        state = torch.load(config["init_weights"], map_location=device)
-        model.load_state_dict(state["model"] if "model" in state else state, strict=False)
     # Averaged weights (horizon about 200 steps) are evaluated, kept and exported: steadier than the last step's.
     ema = EMA(torch, model, decay=0.995, tau=200)
     optimizer = torch.optim.AdamW(model.parameters(), lr=params["lr"], weight_decay=1e-4)

@@ -21,6 +21,7 @@ import numpy as np
 
 from .common import Clock, emit, environment, load_config, read_dataset, run_main, setup_torch
 from .images import load_letterboxed, resolve
+from .initial_weights import FINE_TUNE_LR, initialise
 from .evaluate import write_analysis
 from .metrics import detection_metrics
 
@@ -335,6 +336,8 @@ def main(argv):
     config = load_config(argv)
     params = dict(DEFAULTS)
     params.update({k: v for k, v in config.items() if k in DEFAULTS and v is not None})
+    if config.get("init_weights") and config.get("lr") is None:
+        params["lr"] = params["lr"] * FINE_TUNE_LR
     if params["model"] not in MODELS:
         raise SystemExit("unknown model %s (one of %s)" % (params["model"], ", ".join(MODELS)))
     torch, device, threads = setup_torch(config)
@@ -344,7 +347,12 @@ def main(argv):
     size = int(params["imgsz"])
     if size % 32:
         raise SystemExit("imgsz must be a multiple of 32")
-    emit("start", adapter="versa-detect", params=params, env=environment(torch, device, threads))
+    model = build_model(torch, len(names), MODELS[params["model"]]).to(device)
+    init = None
+    if config.get("init_weights"):
+        # The box and objectness rows (0-4) of the output layer are shared by every class; rows 5+ are the classes.
+        init = initialise(torch, model, config["init_weights"], names, {"out.weight": 5, "out.bias": 5}, arch=params["model"])
+    emit("start", adapter="versa-detect", params=params, env=environment(torch, device, threads), init=init)
     emit("progress", progress=0.0, message="loading images")
     train = Split(data_dir, dataset["splits"].get("train", []), size)
     valid = Split(data_dir, dataset["splits"].get("valid", []), size)
@@ -353,10 +361,6 @@ def main(argv):
         raise SystemExit("the version has no training images")
     evaluation = valid if len(valid) else train
 
-    model = build_model(torch, len(names), MODELS[params["model"]]).to(device)
-    if config.get("init_weights"):
-        state = torch.load(config["init_weights"], map_location=device)
-        model.load_state_dict(state["model"] if "model" in state else state, strict=False)
     param_count = sum(p.numel() for p in model.parameters())
     ema = EMA(torch, model)
     decay, no_decay = [], []

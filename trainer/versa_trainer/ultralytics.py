@@ -114,12 +114,15 @@ def main(argv):
     device = config.get("device", "auto")
     command = [yolo, task, "train", "data=%s" % data, "model=%s" % config.get("model", "yolov8n.yaml"), "epochs=%d" % int(config.get("epochs", 50)),
                "imgsz=%d" % int(config.get("imgsz", 640)), "batch=%d" % int(config.get("batch", 16)), "seed=%d" % int(config.get("seed", 0)),
-               "project=%s" % project, "name=run", "exist_ok=True", "pretrained=False", "plots=False", "workers=0"]
+               "project=%s" % project, "name=run", "exist_ok=True", "pretrained=%s" % (config.get("init_weights") or False), "plots=False", "workers=0"]
     if device not in ("auto", None):
         command.append("device=%s" % device)
     if config.get("time_budget_s"):
         command.append("time=%f" % (float(config["time_budget_s"]) / 3600.0))
-    emit("start", adapter="ultralytics", params=config, env=environment(), command=command)
+    # An operator's .pt under MODELS_ROOT (init_weights) is read by Ultralytics' own loader (its files pickle whole
+    # models, which torch.load(weights_only=True) refuses); Versa's trainers never unpickle it.
+    init = {"source": "pretrained", "file": os.path.basename(config["init_weights"])} if config.get("init_weights") else None
+    emit("start", adapter="ultralytics", params=config, env=environment(), command=command, init=init)
     clock = Clock()
     run_dir = os.path.join(project, "run")
     child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=dict(os.environ, YOLO_OFFLINE="1"))

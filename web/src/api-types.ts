@@ -2102,7 +2102,7 @@ export interface paths {
                                 [key: string]: unknown;
                             }[];
                             project_id: number;
-                            /** @description The version's split, preprocessing and augmentation */
+                            /** @description The version's split, preprocessing and augmentation; `initial_weights` when the run did not start from scratch: the base model (`from: model`, its id, name, project, experiment and the classes `matched`, `new` and `dropped`) or `from: pretrained_weights` */
                             recipe: {
                                 [key: string]: unknown;
                             };
@@ -2349,7 +2349,7 @@ export interface paths {
                                     [key: string]: unknown;
                                 }[];
                                 project_id: number;
-                                /** @description The version's split, preprocessing and augmentation */
+                                /** @description The version's split, preprocessing and augmentation; `initial_weights` when the run did not start from scratch: the base model (`from: model`, its id, name, project, experiment and the classes `matched`, `new` and `dropped`) or `from: pretrained_weights` */
                                 recipe: {
                                     [key: string]: unknown;
                                 };
@@ -15082,6 +15082,8 @@ export interface paths {
                     "application/json": {
                         /** @description From GET /api/training/adapters; by project type when absent */
                         adapter?: string;
+                        /** @description Fine-tune: start from this registered model's trainer checkpoint (a model Versa trained with the same adapter, in any project you can read). Classes are matched by name, ignoring case: a new class gets fresh output rows, one the version lacks is dropped. `model` and `imgsz` default to the base's; another `model` is 422 */
+                        base_model_id?: number;
                         batch?: number;
                         /**
                          * @description `auto` is CUDA when available, else CPU
@@ -15095,6 +15097,8 @@ export interface paths {
                         /** @description One of the adapter's models; its default when absent */
                         model?: string;
                         name?: string;
+                        /** @description Start from a weights file the operator put under MODELS_ROOT (relative to it): a torchvision state dict (.pth) for versa-classify, a Versa checkpoint for versa-detect, an Ultralytics .pt for ultralytics. Read without running code; nothing is downloaded */
+                        pretrained_weights?: string;
                         /**
                          * @description Apply the readiness gate
                          * @default true

@@ -159,6 +159,18 @@ export class ModelsService {
     return { model, created: true };
   }
 
+  /** A model the caller may read (it may be another project's), e.g. to fine-tune from; 404 when it may not. */
+  async readable(caller: Caller, modelId: number): Promise<ModelOut> {
+    const model = await this.models.find(modelId);
+    await this.access.check(caller, model && { id: model.project_id, owner_id: model.owner_id }, 'project.read', `Model ${modelId} not found`);
+    return (await this.withHistory([model!]))[0];
+  }
+
+  /** A file the operator put under MODELS_ROOT (pretrained weights to train from), checked as `path` registrations are. */
+  operatorFile(requested: string, loc: (string | number)[]): Promise<string> {
+    return fileUnderRoot(this.options.modelsRoot, requested, 'MODELS_ROOT', loc);
+  }
+
   /** Removes a registration made by a training run that then failed to record itself (nothing half-registered). */
   async unregisterTrained(modelId: number): Promise<void> {
     await this.models.delete(modelId);

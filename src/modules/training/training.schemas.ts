@@ -21,6 +21,19 @@ export const TrainRequest = Type.Object(
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' })),
     require_ready: Type.Boolean({ default: true, description: 'Apply the readiness gate' }),
     min_readiness_score: Type.Number({ minimum: 0, maximum: 100, default: 60 }),
+    base_model_id: Type.Optional(Type.Integer({
+      minimum: 1,
+      maximum: 2_147_483_647,
+      description: 'Fine-tune: start from this registered model\'s trainer checkpoint (a model Versa trained with the same adapter, in any '
+        + 'project you can read). Classes are matched by name, ignoring case: a new class gets fresh output rows, one the version lacks is dropped. '
+        + '`model` and `imgsz` default to the base\'s; another `model` is 422',
+    })),
+    pretrained_weights: Type.Optional(Type.String({
+      minLength: 1,
+      maxLength: 4096,
+      description: 'Start from a weights file the operator put under MODELS_ROOT (relative to it): a torchvision state dict (.pth) for '
+        + 'versa-classify, a Versa checkpoint for versa-detect, an Ultralytics .pt for ultralytics. Read without running code; nothing is downloaded',
+    })),
   },
   { additionalProperties: false },
 );
@@ -118,7 +131,10 @@ export const ExperimentDetailOut = Type.Object({
     confusion: Nullable(Type.Array(Type.Array(Type.Integer()), { description: 'Classifiers: rows true class, columns predicted' })),
     environment: Type.Record(Type.String(), Type.Unknown(), { description: 'Python, torch, device, threads' }),
     artifacts: Type.Record(Type.String(), Type.String()),
-    recipe: Type.Record(Type.String(), Type.Unknown(), { description: "The version's split, preprocessing and augmentation" }),
+    recipe: Type.Record(Type.String(), Type.Unknown(), {
+      description: "The version's split, preprocessing and augmentation; `initial_weights` when the run did not start from scratch: the "
+        + 'base model (`from: model`, its id, name, project, experiment and the classes `matched`, `new` and `dropped`) or `from: pretrained_weights`',
+    }),
 });
 export type ExperimentDetailOut = Static<typeof ExperimentDetailOut>;
 

@@ -15,6 +15,7 @@ import { runTrainer, type TrainerEvent } from '../../training/trainer-process.js
 import { toJobOut } from '../jobs/jobs.schemas.js';
 import type { ModelsService } from '../models/models.service.js';
 import type { RunWeightsOut } from '../models/models.schemas.js';
+import { initialWeights } from './initial-weights.js';
 import type { ExperimentRow, TrainingRepository } from './training.repository.js';
 import type { AdapterOut, TabularTrainRequest, TrainJobOut, TrainRequest } from './training.schemas.js';
 import { freshFolder, removePath, writeJsonFile } from '../../storage/local-files.js';
@@ -102,7 +103,8 @@ export class TrainingService {
     if (!adapter.tasks.includes(project.project_type)) {
       throw ValidationError.at(['body', 'adapter'], `Adapter '${adapter.name}' does not train ${project.project_type} projects (it trains ${adapter.tasks.join(', ')})`);
     }
-    const model = request.model ?? adapter.defaultModel;
+    const init = await initialWeights(this.models, this.repository, caller, adapter, request);
+    const model = request.model ?? init?.arch ?? adapter.defaultModel;
     if (!(adapter.models.includes(model) || adapter.modelPattern?.test(model))) {
       throw ValidationError.at(['body', 'model'], `Unknown model '${model}' for ${adapter.name}${adapter.models.length ? ` (one of ${adapter.models.join(', ')})` : ''}`);
     }
@@ -115,16 +117,21 @@ export class TrainingService {
     const params: Record<string, unknown> = {
       model,
       epochs: request.epochs ?? adapter.params.epochs?.default,
-      imgsz: request.imgsz ?? adapter.params.imgsz?.default,
+      imgsz: request.imgsz ?? init?.imgsz ?? adapter.params.imgsz?.default,
       batch: request.batch ?? adapter.params.batch?.default,
       device: request.device,
       seed: request.seed ?? DEFAULT_SEED,
       time_budget_s: request.time_budget_s ?? null,
       require_ready: request.require_ready,
       min_readiness_score: request.min_readiness_score,
+      ...(request.base_model_id !== undefined ? { base_model_id: request.base_model_id } : {}),
+      ...(request.pretrained_weights !== undefined ? { pretrained_weights: request.pretrained_weights } : {}),
     };
-    const recipe = { version_number: version.number, split_config: JSON.parse(version.split_config), preprocessing_config: JSON.parse(version.preprocessing_config), augmentation_config: JSON.parse(version.augmentation_config) };
-    const { experiment, job } = await this.create(caller, projectId, adapter, params, version.id, request.name ?? `${adapter.name} v${version.number}`, { recipe });
+    const recipe = {
+      version_number: version.number, split_config: JSON.parse(version.split_config), preprocessing_config: JSON.parse(version.preprocessing_config), augmentation_config: JSON.parse(version.augmentation_config),
+      ...(init ? { initial_weights: init.recipe } : {}),
+    };
+    const { experiment, job } = await this.create(caller, projectId, adapter, params, version.id, request.name ?? `${adapter.name} v${version.number}`, { recipe, ...(init ? { init_weights: init.file } : {}) });
     return this.trainJobOut(job, experiment);
   }
 
@@ -257,9 +264,16 @@ export class TrainingService {
         if ((folder.counts.train ?? 0) === 0) throw new Error('The version has no training images with labels');
       }
       const configPath = join(runDir, 'run.json');
-      await writeJsonFile(configPath, { ...params, data_dir: dataDir, out_dir: runDir });
+      await writeJsonFile(configPath, { ...params, ...(extra.init_weights ? { init_weights: extra.init_weights } : {}), data_dir: dataDir, out_dir: runDir });
       const onEvent = async (event: TrainerEvent) => {
         if (event.event === 'start') extra.environment = event.env;
+        if (event.event === 'start' && event.init && typeof event.init === 'object') {
+          // What the trainer loaded (classes matched, new and dropped; tensors of a pretrained file), shown from now on.
+          const { source: _source, ...loaded } = event.init as Record<string, unknown>;
+          const recipe = extra.recipe as Record<string, Record<string, unknown>>;
+          recipe.initial_weights = { ...recipe.initial_weights, ...loaded };
+          await this.repository.update(experiment.id, { extra: JSON.stringify(extra) });
+        }
         if (event.event === 'epoch') {
           const { event: _e, progress, eta_seconds, epochs, ...row } = event;
           history.push(row);
