@@ -90,13 +90,17 @@ describe('auto-annotate', () => {
 
     const stored = await alice.get(`/api/images/${plain}/annotations`);
     assert.deepEqual(stored.body.map((a: { id: number }) => a.id).sort(), first.annotations.map((a: { id: number }) => a.id).sort());
-    assert.deepEqual(await counters(projectId), { annotations: 3, annotated: 2, classes: 2 });
+    // Suggestions are not annotations until accepted: only the classes count.
+    assert.deepEqual(await counters(projectId), { annotations: 0, annotated: 0, classes: 2 });
 
-    // By name, only on unannotated images: there are none left.
+    // By name, only on unannotated images: open suggestions do not make an image annotated, so the run replaces them.
     const again = await alice.post(`/api/projects/${projectId}/auto-annotate/yolo`, { model: 'det', confidence: 0.25, iou: 0.5, only_unannotated: true });
     assert.equal(again.status, 200);
-    assert.equal(again.body.created, 0);
-    assert.deepEqual(again.body.images, []);
+    assert.deepEqual([again.body.created, again.body.replaced], [3, 3]);
+    // Once one is accepted, its image is annotated and skipped.
+    assert.equal((await alice.post(`/api/annotations/${again.body.images[0].annotations[0].id}/accept`)).status, 200);
+    const third = await alice.post(`/api/projects/${projectId}/auto-annotate/yolo`, { model: 'det', confidence: 0.25, iou: 0.5, only_unannotated: true });
+    assert.deepEqual(third.body.images.map((i: { image_id: number }) => i.image_id), [rotated]);
     assert.equal((await annotationRows(projectId)).length, 3);
   });
 
@@ -113,7 +117,7 @@ describe('auto-annotate', () => {
     assert.equal(res.body.skipped, 1);
     assert.deepEqual(res.body.classes_created, []);
     assert.equal(res.body.images[0].annotations[0].class_id, redClass);
-    assert.deepEqual(await counters(projectId), { annotations: 1, annotated: 1, classes: 1 });
+    assert.deepEqual(await counters(projectId), { annotations: 0, annotated: 0, classes: 1 });
   });
 
   it('turns segmentation output into polygon annotations', async () => {
@@ -145,7 +149,7 @@ describe('auto-annotate', () => {
     assert.equal(job.body.progress, 1);
     assert.equal(job.body.result.created, 20);
     assert.deepEqual(job.body.result.failed, []);
-    assert.deepEqual(await counters(projectId), { annotations: 20, annotated: 10, classes: 2 });
+    assert.deepEqual(await counters(projectId), { annotations: 0, annotated: 0, classes: 2 });
     const rows = await annotationRows(projectId);
     assert.deepEqual([...new Set(rows.map((r) => r.image_id))].sort((a, b) => a - b), ids.sort((a, b) => a - b));
     const first = rows.find((r) => r.image_id === Math.min(...ids) && JSON.parse(r.geometry).x < 100)!;
@@ -165,7 +169,8 @@ describe('auto-annotate', () => {
     assert.match(ptRes.body.detail, /export it to ONNX/);
     assert.equal((await alice.post(url, { model: encoder.id, confidence: 0.25, iou: 0.5 })).status, 422);
     assert.equal((await alice.post(url, { model: 'nope', confidence: 0.25, iou: 0.5 })).status, 422);
-    assert.equal((await alice.post(url, { model: 999_999, confidence: 0.25, iou: 0.5 })).status, 422);
+    // A model id nobody can read is not found, as a model of a project the caller cannot see.
+    assert.equal((await alice.post(url, { model: 999_999, confidence: 0.25, iou: 0.5 })).status, 404);
     const foreign = await alice.post(url, { model: det.id, confidence: 0.25, iou: 0.5, image_ids: [image, 999_999] });
     assert.equal(foreign.status, 422);
     assert.deepEqual(foreign.body.detail[0].loc, ['body', 'image_ids', 1]);
@@ -174,7 +179,7 @@ describe('auto-annotate', () => {
     assert.equal((await mallory.post(url, { model: det.id, confidence: 0.25, iou: 0.5 })).status, 404);
     // Another user's model cannot be named by id from their own project.
     const malloryProject = (await mallory.post('/api/projects', { name: 'm' })).body.id;
-    assert.equal((await mallory.post(`/api/projects/${malloryProject}/auto-annotate/yolo`, { model: det.id, confidence: 0.25, iou: 0.5 })).status, 422);
+    assert.equal((await mallory.post(`/api/projects/${malloryProject}/auto-annotate/yolo`, { model: det.id, confidence: 0.25, iou: 0.5 })).status, 404);
     assert.equal((await alice.post('/api/projects/999999/auto-annotate/yolo', { model: det.id, confidence: 0.25, iou: 0.5 })).status, 404);
     assert.equal((await t.client().post(url, { model: det.id, confidence: 0.25, iou: 0.5 })).status, 401);
     assert.deepEqual(await annotationRows(projectId), []);
@@ -230,7 +235,7 @@ describe('auto-annotate', () => {
       assertBox(mask.body.annotation.geometry.bbox, green, 1);
       const listed = await alice.get(`/api/images/${imageId}/annotations`);
       assert.equal(listed.body.length, 2);
-      assert.deepEqual(await counters(projectId), { annotations: 2, annotated: 1, classes: 1 });
+      assert.deepEqual(await counters(projectId), { annotations: 0, annotated: 0, classes: 1 }, 'SAM shapes are suggestions until accepted');
     });
 
     it('validates clicks, classes and models, and changes nothing when refusing', async () => {

@@ -64,7 +64,7 @@ describe('predictions (suggested annotations)', () => {
   it('rejecting deletes the suggestion with a delete revision and moves the counters; revert brings it back', async () => {
     const { car, imageId } = await setup();
     const s = await suggest(imageId, car);
-    assert.equal(await imageCount(imageId), 1);
+    assert.equal(await imageCount(imageId), 0, 'a suggestion is not counted');
     const res = await alice.post(`/api/annotations/${s.id}/reject`);
     assert.equal(res.status, 204);
     assert.equal((await rows(imageId)).length, 0);
@@ -76,6 +76,49 @@ describe('predictions (suggested annotations)', () => {
     const back = await rows(imageId);
     assert.equal(back.length, 1);
     assert.equal(back[0].status, 'suggested', 'reverting restores the suggestion as a suggestion');
+  });
+
+  it('suggestions never count as annotations until accepted: project and instance stats, the annotated filter, class and image deletes', async () => {
+    const { projectId, car, imageId } = await setup();
+    const counts = async () => {
+      const p = (await alice.get(`/api/projects/${projectId}`)).body;
+      const stats = (await alice.get('/api/stats')).body;
+      const annotated = (await alice.get(`/api/projects/${projectId}/images?annotated=true`)).body as { id: number }[];
+      return { annotations: p.annotation_count, images: p.annotated_image_count, stats: [stats.total_annotations, stats.annotated_images], filtered: annotated.map((i) => i.id) };
+    };
+    const before = await counts();
+    const [s1, s2] = [await suggest(imageId, car, box(1, 1)), await suggest(imageId, car, box(100, 100))];
+    assert.deepEqual(await counts(), { ...before, annotations: 0, images: 0, filtered: [] }, 'two open suggestions count nothing');
+
+    assert.equal((await alice.post(`/api/annotations/${s1.id}/accept`)).status, 200);
+    const accepted = await counts();
+    assert.deepEqual([accepted.annotations, accepted.images, accepted.filtered], [1, 1, [imageId]]);
+    assert.deepEqual(accepted.stats, [before.stats[0] + 1, before.stats[1] + 1]);
+    // The profile (and readiness, which reads it) sees the accepted box only.
+    const profile = (await alice.get(`/api/projects/${projectId}/profile`)).body;
+    assert.deepEqual([profile.totals.annotations, profile.totals.annotated_images], [1, 1], JSON.stringify(profile.totals));
+    assert.deepEqual(profile.classes.map((c: { instances: number }) => c.instances), [1]);
+    assert.deepEqual(profile.annotation_types, { bbox: 1 });
+    // The editor's undo of an accept makes it a suggestion again: uncounted.
+    const undone = await alice.request({ method: 'PUT', url: `/api/annotations/${s1.id}`, payload: { class_id: car, annotation_type: 'bbox', geometry: box(1, 1), source: 'model:1', status: 'suggested' } });
+    assert.equal(undone.status, 200, JSON.stringify(undone.body));
+    assert.deepEqual((await counts()).annotations, 0);
+    await alice.post(`/api/annotations/${s1.id}/accept`);
+
+    // Deleting the image with one accepted annotation and one suggestion takes one annotation off the project.
+    const other = await insertImageRow(t, projectId);
+    await alice.post(`/api/images/${other}/annotations`, { class_id: car, annotation_type: 'bbox', geometry: box() });
+    await suggest(other, car, box(50, 50));
+    assert.equal((await counts()).annotations, 2);
+    assert.equal((await alice.delete(`/api/images/${other}`)).status, 204);
+    assert.deepEqual([(await counts()).annotations, (await counts()).images], [1, 1]);
+
+    // Deleting the class with its annotations (one accepted, one suggestion) leaves nothing counted.
+    assert.equal((await rows(imageId)).find((r) => r.id === s2.id)!.status, 'suggested');
+    const removed = await alice.delete(`/api/classes/${car}?cascade=true`);
+    assert.equal(removed.status, 200, JSON.stringify(removed.body));
+    assert.equal(removed.body.deleted_annotations, 2);
+    assert.deepEqual(await counts(), { ...before, annotations: 0, images: 0, filtered: [] });
   });
 
   it('accept-all and reject-all take every suggestion of the image, or one source only', async () => {
@@ -179,7 +222,7 @@ describe('predictions (suggested annotations)', () => {
       const afterSecond = await rows(imageId);
       assert.equal(afterSecond.length, 2, 'the second run replaced the first run\'s suggestions instead of stacking');
       assert.deepEqual(afterSecond.map((r) => JSON.parse(r.geometry)), afterFirst.map((r) => JSON.parse(r.geometry)));
-      assert.equal(await imageCount(imageId), 2);
+      assert.equal(await imageCount(imageId), 0, 'suggestions are not counted');
 
       // The person accepts one box; the third run adds nothing on top of it and replaces the other suggestion.
       assert.equal((await alice.post(`/api/annotations/${afterSecond[0].id}/accept`)).status, 200);
@@ -191,7 +234,7 @@ describe('predictions (suggested annotations)', () => {
       assert.equal(afterThird.length, 2, 'three runs leave one shape per object');
       assert.deepEqual(afterThird.map((r) => r.status).sort(), ['accepted', 'suggested']);
       const project = (await alice.get(`/api/projects/${projectId}`)).body;
-      assert.equal(project.annotation_count, 2, 'the project counter follows the rows');
+      assert.equal(project.annotation_count, 1, 'the project counts the accepted annotation, not the suggestion');
     });
   });
 });

@@ -155,6 +155,15 @@ export class AnnotationsRepository {
   }
 
   /**
+   * Moves the counters for an annotation whose status goes `from` → `to` (null: it does not exist before or after).
+   * Only accepted annotations count: a suggestion is not an annotation until someone accepts it.
+   */
+  async countStatusChange(row: { image_id: number; project_id: number }, from: string | null, to: string | null, tx: Executor): Promise<void> {
+    const delta = (to === 'accepted' ? 1 : 0) - (from === 'accepted' ? 1 : 0);
+    if (delta !== 0) await this.bumpCounters(row.image_id, row.project_id, delta as 1 | -1, tx);
+  }
+
+  /**
    * Moves the image's and the project's counters by `delta` annotations. The image's new count, read from the row
    * it updates (locked until the transaction ends), says whether the image just became annotated or unannotated.
    */

@@ -90,7 +90,7 @@ export class AnnotationsService {
       out.id = await this.writes.run(async (tx) => {
         await this.locks.assertWritable(caller, imageId, tx);
         const id = await this.annotations.insert(row, tx);
-        await this.annotations.bumpCounters(imageId, image.project_id, 1, tx);
+        await this.annotations.countStatusChange(row, null, row.status, tx);
         await this.revisions.insert(
           { annotation_id: id, image_id: imageId, project_id: image.project_id, action: 'create', before: null, after, user_id: caller.userId, created_at: now },
           tx,
@@ -126,6 +126,7 @@ export class AnnotationsService {
         if (!before) throw NotFoundError.of('Annotation', id);
         await this.locks.assertWritable(caller, before.image_id, tx);
         const updated = (await this.annotations.update(id, changes, tx))!;
+        await this.annotations.countStatusChange(updated, before.status, updated.status, tx);
         await this.revisions.insert(
           {
             annotation_id: id,
@@ -157,7 +158,7 @@ export class AnnotationsService {
       const deleted = await this.annotations.delete(id, tx);
       // Deleted by a concurrent request: that request moved the counters and wrote the revision.
       if (!deleted) throw NotFoundError.of('Annotation', id);
-      await this.annotations.bumpCounters(deleted.image_id, deleted.project_id, -1, tx);
+      await this.annotations.countStatusChange(deleted, deleted.status, null, tx);
       await this.revisions.insert(
         {
           annotation_id: id,
@@ -234,6 +235,7 @@ export class AnnotationsService {
     const out: AnnotationRow[] = [];
     for (const before of rows) {
       const updated = (await this.annotations.update(before.id, { status: 'accepted', updated_at: now }, tx))!;
+      await this.annotations.countStatusChange(updated, before.status, updated.status, tx);
       await this.revisions.insert(
         { annotation_id: before.id, image_id: before.image_id, project_id: before.project_id, action: 'update', before: stateText(before), after: stateText(updated), user_id: caller.userId, created_at: now },
         tx,
@@ -247,7 +249,7 @@ export class AnnotationsService {
     const now = new Date().toISOString();
     for (const row of rows) {
       await this.annotations.delete(row.id, tx);
-      await this.annotations.bumpCounters(row.image_id, row.project_id, -1, tx);
+      await this.annotations.countStatusChange(row, row.status, null, tx);
       await this.revisions.insert(
         { annotation_id: row.id, image_id: row.image_id, project_id: row.project_id, action: 'delete', before: stateText(row), after: null, user_id: caller.userId, created_at: now },
         tx,

@@ -115,12 +115,12 @@ export class AutoAnnotateRepository {
     return row.id;
   }
 
-  /** Inserts annotations and moves every counter, in the caller's transaction; returns the new ids in order. */
+  /** Inserts annotations and moves every counter (accepted ones count), in the caller's transaction; returns the new ids in order. */
   async insertAnnotations(rows: NewAnnotation[], now: string, tx: Executor): Promise<number[]> {
     const ids: number[] = [];
     for (const row of rows) {
       ids.push(await this.annotations.insert({ ...row, geometry: JSON.stringify(row.geometry), created_at: now, updated_at: now }, tx));
-      await this.annotations.bumpCounters(row.image_id, row.project_id, 1, tx);
+      await this.annotations.countStatusChange(row, null, row.status, tx);
     }
     return ids;
   }
@@ -138,7 +138,7 @@ export class AutoAnnotateRepository {
     const rows = await this.annotations.suggestions(imageId, source, tx);
     for (const row of rows) {
       await this.annotations.delete(row.id, tx);
-      await this.annotations.bumpCounters(row.image_id, row.project_id, -1, tx);
+      await this.annotations.countStatusChange(row, row.status, null, tx);
     }
     return rows;
   }

@@ -54,11 +54,12 @@ export class ClassesRepository {
   }
 
   /**
-   * Deletes the annotations of a class and takes them off their images' counters. Returns how many annotations went
-   * and how many images were left with none, for the project's counters. Run it inside a transaction.
+   * Deletes the annotations of a class and takes the accepted ones (those the counters count) off their images'
+   * counters. Returns how many annotations went, how many of them were counted, and how many images were left with
+   * none counted, for the project's counters. Run it inside a transaction.
    */
-  async deleteAnnotations(id: number, tx: Executor): Promise<{ annotations: number; emptiedImages: number }> {
-    const imagesOfClass = tx.selectFrom('annotations').select('image_id').where('class_id', '=', id);
+  async deleteAnnotations(id: number, tx: Executor): Promise<{ annotations: number; counted: number; emptiedImages: number }> {
+    const imagesOfClass = tx.selectFrom('annotations').select('image_id').where('class_id', '=', id).where('status', '=', 'accepted');
     await tx
       .updateTable('images')
       .set((eb) => ({
@@ -69,7 +70,8 @@ export class ClassesRepository {
             .selectFrom('annotations')
             .select(eb.fn.countAll<number>().as('n'))
             .whereRef('annotations.image_id', '=', 'images.id')
-            .where('annotations.class_id', '=', id),
+            .where('annotations.class_id', '=', id)
+            .where('annotations.status', '=', 'accepted'),
         ),
       }))
       .where('id', 'in', imagesOfClass)
@@ -80,8 +82,9 @@ export class ClassesRepository {
       .where('annotation_count', '=', 0)
       .where('id', 'in', imagesOfClass)
       .executeTakeFirstOrThrow();
+    const counted = await tx.selectFrom('annotations').select((eb) => eb.fn.countAll<number>().as('n')).where('class_id', '=', id).where('status', '=', 'accepted').executeTakeFirstOrThrow();
     const deleted = await tx.deleteFrom('annotations').where('class_id', '=', id).executeTakeFirst();
-    return { annotations: Number(deleted.numDeletedRows), emptiedImages: Number(emptied.n) };
+    return { annotations: Number(deleted.numDeletedRows), counted: Number(counted.n), emptiedImages: Number(emptied.n) };
   }
 
   /** False when the class was already gone. */

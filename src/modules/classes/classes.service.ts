@@ -97,11 +97,11 @@ export class ClassesService {
           await this.teams.locks.assertNoneLocked(caller, { classId }, tx);
           await this.teams.revisions.insertDeletesOfClass(classId, caller.userId, new Date().toISOString(), tx);
         }
-        const removed = cascade ? await this.classes.deleteAnnotations(classId, tx) : { annotations: 0, emptiedImages: 0 };
+        const removed = cascade ? await this.classes.deleteAnnotations(classId, tx) : { annotations: 0, counted: 0, emptiedImages: 0 };
         if (!(await this.classes.delete(classId, tx))) throw NotFoundError.of('Class', classId);
         await this.projects.bumpCounters(
           found.project_id,
-          { class_count: -1, annotation_count: -removed.annotations, annotated_image_count: -removed.emptiedImages },
+          { class_count: -1, annotation_count: -removed.counted, annotated_image_count: -removed.emptiedImages },
           tx,
         );
         return removed.annotations;

@@ -218,6 +218,8 @@ export class ImagesRepository {
         .groupBy('image_id')
         .execute();
       const deletedAnnotations = annotated.reduce((sum, r) => sum + Number(r.n), 0);
+      // The project counts what the images count: accepted annotations (suggestions are not annotations yet).
+      const counted = await trx.selectFrom('images').select('annotation_count').where('project_id', '=', projectId).where('id', 'in', ids).where('annotation_count', '>', 0).execute();
       if (deletedAnnotations > 0) {
         await trx.deleteFrom('annotations').where('image_id', 'in', ids).where('project_id', '=', projectId).execute();
       }
@@ -229,7 +231,7 @@ export class ImagesRepository {
         .execute();
       await this.projects.bumpCounters(
         projectId,
-        { image_count: -images.length, annotation_count: -deletedAnnotations, annotated_image_count: -annotated.length },
+        { image_count: -images.length, annotation_count: -counted.reduce((sum, r) => sum + Number(r.annotation_count), 0), annotated_image_count: -counted.length },
         trx,
       );
       return { images, deletedAnnotations };

@@ -41,7 +41,7 @@ export const ImageListQuery = Type.Object({
     maximum: 2_147_483_647,
     description: 'Only images with at least one annotation of this class (a class of another project is 404)',
   })),
-  annotated: Type.Optional(Type.Boolean({ description: 'true: only images with annotations; false: only images without' })),
+  annotated: Type.Optional(Type.Boolean({ description: 'true: only images with accepted annotations; false: only images without (open suggestions do not count)' })),
   ids: Type.Optional(Type.String({
     pattern: '^[0-9]{1,10}(,[0-9]{1,10}){0,999}$',
     description: 'Only these images: up to 1,000 comma-separated ids (the quality report\'s `image_ids`, a page at a time)',

@@ -111,7 +111,7 @@ export class CleaningRepository {
     await chunked(imageIds, async (chunk) => {
       await db
         .updateTable('images')
-        .set({ annotation_count: sql`(select count(*) from annotations where annotations.image_id = images.id)` })
+        .set({ annotation_count: sql`(select count(*) from annotations where annotations.image_id = images.id and annotations.status = 'accepted')` })
         .where('id', 'in', chunk)
         .execute();
       return [];

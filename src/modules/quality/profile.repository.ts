@@ -68,8 +68,9 @@ export class ProfileRepository {
         .select([part.as('part'), 'width', 'height', (eb) => eb.fn.countAll<number>().as('n')])
         .groupBy([sql`1`, 'width', 'height'])
         .execute(),
-      // Both annotation questions in one pass, keys packed as integers (see decoding below).
-      tallies(db, images().innerJoin('annotations', 'annotations.image_id', 'images.id'), [
+      // Both annotation questions in one pass, keys packed as integers (see decoding below). Suggestions are not
+      // annotations until accepted.
+      tallies(db, images().innerJoin('annotations', (join) => join.onRef('annotations.image_id', '=', 'images.id').on('annotations.status', '=', 'accepted')), [
         // Instances and distinct images per class, part and split.
         {
           a: sql.ref('annotations.class_id'),

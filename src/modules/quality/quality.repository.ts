@@ -21,6 +21,7 @@ export class QualityRepository {
       .select(['id', 'image_id', 'class_id', sql<number>`${TYPE_INDEX}`.as('type'), 'box_x', 'box_y', 'box_w', 'box_h'])
       .select(sql<string | null>`case when annotation_type = 'polygon' then geometry end`.as('polygon'))
       .where('project_id', '=', projectId)
+      .where('status', '=', 'accepted')
       .where('id', '>', afterId)
       .orderBy('id')
       .limit(limit);

@@ -61,19 +61,18 @@ export class RevisionsService {
         if (target === null) {
           if (!current) throw new ConflictError(`Annotation ${annotationId} is already deleted`);
           await this.annotations.delete(annotationId, tx);
-          await this.annotations.bumpCounters(current.image_id, current.project_id, -1, tx);
+          await this.annotations.countStatusChange(current, current.status, null, tx);
           return this.insertRevision({ ...base, before: stateText(current), after: null }, tx);
         }
         const fields = { ...target, geometry: JSON.stringify(target.geometry) };
         if (current) {
           const updated = (await this.annotations.update(annotationId, { ...fields, updated_at: now }, tx))!;
+          await this.annotations.countStatusChange(updated, current.status, updated.status, tx);
           return this.insertRevision({ ...base, before: stateText(current), after: stateText(updated) }, tx);
         }
-        await this.annotations.reinsert(
-          { id: annotationId, image_id: revision.image_id, project_id: revision.project_id, ...fields, status: fields.status ?? 'accepted', created_at: now, updated_at: now },
-          tx,
-        );
-        await this.annotations.bumpCounters(revision.image_id, revision.project_id, 1, tx);
+        const restored = { id: annotationId, image_id: revision.image_id, project_id: revision.project_id, ...fields, status: fields.status ?? 'accepted', created_at: now, updated_at: now };
+        await this.annotations.reinsert(restored, tx);
+        await this.annotations.countStatusChange(restored, null, restored.status, tx);
         return this.insertRevision({ ...base, before: null, after: stateText(fields) }, tx);
       });
       return toRevisionOut((await this.revisions.find(id))!);

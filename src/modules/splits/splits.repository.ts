@@ -28,6 +28,7 @@ export class SplitsRepository {
       .select(['annotations.image_id', 'classes.name'])
       .distinct()
       .where('annotations.project_id', '=', projectId)
+      .where('annotations.status', '=', 'accepted')
       .execute();
     const out = new Map<number, string[]>();
     for (const row of rows) {
