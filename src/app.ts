@@ -25,6 +25,7 @@ import { AssignmentScope } from './modules/assignments/assignment-scope.js';
 import { AssignmentsRepository } from './modules/assignments/assignments.repository.js';
 import { registerAssignmentsModule } from './modules/assignments/index.js';
 import { registerNextToLabelModule } from './modules/next-to-label/index.js';
+import { registerSuggestionsModule } from './modules/suggestions/index.js';
 import { registerAuthModule } from './modules/auth/index.js';
 import type { LoginClock } from './modules/auth/login-throttle.js';
 import { registerAutoAnnotateModule } from './modules/auto-annotate/index.js';
@@ -190,6 +191,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerImportsModule(app, deps);
   const modelsModule = registerModelsModule(app, deps);
   const autoAnnotate = registerAutoAnnotateModule(app, deps);
+  registerSuggestionsModule(app, deps, autoAnnotate);
   registerMembersModule(app, deps);
   registerInvitationsModule(app, deps, auth);
   registerOrgsModule(app, deps);

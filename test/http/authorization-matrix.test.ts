@@ -190,6 +190,8 @@ const MATRIX: Record<string, Row> = {
   'POST /api/projects/:id/auto-annotate/sam': { rule: 'auth-only', assigned: 'scoped' },
   'POST /api/projects/:id/auto-annotate/sam/precompute': { rule: 'auth-only', assigned: 'scoped' },
   'POST /api/projects/:id/auto-annotate/yolo': { rule: 'auth-only', assigned: 'scoped' },
+  // The fixture has no production model: callers with annotations.write get past authorization to the 409.
+  'POST /api/projects/:id/suggestions/prefetch': { rule: 'annotations.write', assigned: 'scoped', path: (f) => `/api/projects/${f.projectId}/suggestions/prefetch`, body: (f) => ({ image_ids: [f.freshImageId] }) },
   'GET /api/projects/:project_id/versions': { rule: 'project.read', assigned: 'no-items', path: (f) => `/api/projects/${f.projectId}/versions` },
   'POST /api/projects/:project_id/versions': { rule: 'auth-only', assigned: 'whole' },
   'GET /api/projects/:project_id/versions/:version_id': { rule: 'auth-only', assigned: 'no-items' },
