@@ -298,12 +298,20 @@ export class EditorController implements ToolHost {
     this.requestPaint();
   }
 
-  /** Picks the class for new shapes; with a shape selected, moves that shape to the class. */
+  /**
+   * Picks the class for new shapes; with a shape selected, moves that shape to the class. A selected suggestion is
+   * accepted as that class and the next open suggestion is selected (the last one stays selected): one key per box.
+   */
   pickClass(classId: number): void {
     this.classId = classId;
     const selected = this.selectedKey !== null ? this.shapes.get(this.selectedKey) : undefined;
     if (this.tool === 'classification') this.toggleClassification(classId);
-    else if (selected && selected.ann.class_id !== classId && this.store && !this.blocked()) {
+    else if (selected?.ann.status === 'suggested' && this.store && !this.blocked()) {
+      const ann = selected.ann;
+      this.store.update(this.selectedKey!, { class_id: classId, annotation_type: ann.annotation_type, geometry: this.sendable(ann), source: ann.source, confidence: ann.confidence, status: 'accepted' });
+      this.onMessage(`Accepted as ${this.classes.get(classId)?.name ?? `class ${classId}`} (Ctrl+Z undoes)`);
+      this.selectNextSuggestion(true);
+    } else if (selected && selected.ann.class_id !== classId && this.store && !this.blocked()) {
       // An explicit change of the selected shape's class: said on screen, and undoable like any edit.
       const from = this.classes.get(selected.ann.class_id)?.name ?? `class ${selected.ann.class_id}`;
       const to = this.classes.get(classId)?.name ?? `class ${classId}`;
@@ -347,10 +355,14 @@ export class EditorController implements ToolHost {
     return n;
   }
 
-  /** Selects the next open suggestion after the selected shape (Tab), wrapping around. */
-  selectNextSuggestion(): void {
+  /**
+   * Selects the next open suggestion after the selected shape (Tab), wrapping around; with none left open, the
+   * selection is cleared, or kept when `stay`.
+   */
+  selectNextSuggestion(stay = false): void {
     const keys = [...this.shapes].filter(([, s]) => s.ann.status === 'suggested').map(([k]) => k).sort((x, y) => x - y);
-    this.selectedKey = keys.find((k) => this.selectedKey === null || k > this.selectedKey) ?? keys[0] ?? null;
+    const next = keys.find((k) => this.selectedKey === null || k > this.selectedKey) ?? keys[0] ?? null;
+    if (next !== null || !stay) this.selectedKey = next;
     this.emit();
     this.requestPaint();
   }

@@ -4,7 +4,7 @@ import { clock, useImageLock, type LockStatus } from '../components/image-lock.j
 import { ErrorBanner, useUser } from '../components/layout.js';
 import { EditorController, type EditorState, type Tool } from '../editor/editor-controller.js';
 import { ImageLoader } from '../editor/image-loader.js';
-import { runDetector } from '../editor/assist.js';
+import { PREFETCH_AHEAD, prefetchSuggestions, runDetector } from '../editor/assist.js';
 import { hasSam, isDetector, type Model } from '../models.js';
 import { displayColors } from '../editor/palette.js';
 import { ObjectsPanel } from '../components/objects-panel.js';
@@ -24,7 +24,7 @@ const TOOLS: { tool: Tool; key: string; label: string }[] = [
 ];
 
 const SHORTCUTS: [string, string][] = [
-  ['1 – 9', 'pick class (changes the selected shape’s class; toggles it in Classify)'],
+  ['1 – 9', 'pick class (changes the selected shape’s class; accepts a selected suggestion as that class and selects the next; toggles it in Classify)'],
   ['V / B / P / M / E / C', 'select, box, polygon, mask brush, eraser, classify'],
   ['Enter / double-click', 'close the polygon; accept the SAM mask'],
   ['S, then left / right click', 'SAM: include / exclude a point (the mask previews at once)'],
@@ -122,6 +122,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
   const firstPaintAt = useRef(0);
   const imagesRef = useRef<ImageRecord[]>([]);
   const indexRef = useRef(-1);
+  const modelsRef = useRef<Model[]>([]);
 
   useEffect(() => {
     const c = new EditorController(canvas.current!, minimap.current, setState, setMessage);
@@ -137,7 +138,12 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
     }, (e) => setMessage((e as Error).message));
     loadClasses();
     // Without the models routes the assist tools simply do not show.
-    api.get<Model[]>(`/api/projects/${projectId}/models`).then(setModels, () => setModels([]));
+    api.get<Model[]>(`/api/projects/${projectId}/models`).then((list) => {
+      modelsRef.current = list;
+      setModels(list);
+      // The queue may have opened its first image before the models arrived.
+      if (indexRef.current >= 0) prefetchAhead(imagesRef.current, indexRef.current);
+    }, () => setModels([]));
     api.get<Member[]>(`/api/projects/${projectId}/members`).then(setMembers, () => undefined);
     loadQueue();
     return () => {
@@ -200,6 +206,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
       firstPaintAt.current ||= performance.now();
       history.replaceState(null, '', `/projects/${projectId}/annotate?${editorQuery(list[at].id)}`);
       if (at + 1 < list.length) void loader.current.load(list[at + 1]).catch(() => undefined);
+      prefetchAhead(list, at);
     } catch (e) {
       setMessage(`Could not open ${list[at].original_name}: ${(e as Error).message}`);
     } finally {
@@ -208,6 +215,22 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
   };
 
   const go = (delta: number) => open(indexRef.current + delta);
+
+  /**
+   * With a production model, the images ahead are predicted in the background: their suggestions are there when
+   * they open. Their cached copies predate the suggestions, so they are loaded again once the job is done.
+   */
+  const prefetchAhead = (list: ImageRecord[], at: number) => {
+    const ahead = list.slice(at + 1, at + 1 + PREFETCH_AHEAD).map((i) => i.id);
+    const production = modelsRef.current.some((m) => m.lifecycle === 'production' && ['detect', 'segment', 'classify'].includes(m.task));
+    if (!production || ahead.length === 0) return;
+    prefetchSuggestions(projectId, ahead).then((predicted) => {
+      const open = imagesRef.current[indexRef.current]?.id;
+      for (const id of predicted) if (id !== open) loader.current.forget(id);
+      const next = imagesRef.current[indexRef.current + 1];
+      if (next && predicted.includes(next.id)) void loader.current.load(next).catch(() => undefined);
+    }, () => undefined);
+  };
 
   /** Opens the current image again with fresh annotations from the server (after a revert, or a lock handed over). */
   const reloadCurrent = async (select?: number) => {

@@ -1,0 +1,88 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { squaresPng } from '../helpers/onnx/test-images.js';
+import { buildYoloModel } from '../helpers/onnx/yolo-models.js';
+import { closeLivePage, openLivePage, apiCaller, SKIP_REASON, until, type Browser, type LiveServer } from './browser-harness.js';
+
+/**
+ * Suggestions waiting (issue 28): with a production model, the editor has the images ahead predicted in the
+ * background, so the next image opens with its suggestions (no "Run detector"); a class key on a selected
+ * suggestion accepts it as that class and moves on to the next one.
+ */
+describe('suggestions waiting in the editor, accepted with class keys', { skip: SKIP_REASON ?? false }, () => {
+  let server: LiveServer;
+  let browser: Browser;
+  let page: Page;
+  const errors: string[] = [];
+
+  before(async () => {
+    ({ server, browser, page } = await openLivePage(errors));
+  });
+  after(async () => {
+    await closeLivePage({ browser, server });
+  });
+
+  const base = () => server.baseUrl;
+  const call = apiCaller(() => page, base);
+
+  it('the next image opens with suggestions predicted ahead; Tab and one class key per box accept them as that class', async () => {
+    await call('post', '/api/auth/register', { email: 'admin@example.com', password: 'correct horse battery' });
+    await call('post', '/api/auth/register', { email: 'lena@example.com', password: 'correct horse battery' });
+    await call('post', '/api/auth/login', { email: 'lena@example.com', password: 'correct horse battery' }, 200);
+    const projectId = (await call<{ id: number }>('post', '/api/projects', { name: 'Suggestions' })).id;
+    await call('post', `/api/projects/${projectId}/classes`, { name: 'cat' });
+    const dog = (await call<{ id: number }>('post', `/api/projects/${projectId}/classes`, { name: 'dog' })).id;
+    const imageIds: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      // The test model finds red squares as class 0 (cat) and green ones as class 1 (dog).
+      const png = await squaresPng(128, 128, [{ x: 10 + i * 5, y: 10, width: 30, height: 30, colour: [255, 0, 0] }, { x: 70, y: 70, width: 30, height: 30, colour: [0, 255, 0] }]);
+      const res = await page.request.post(`${base()}/api/projects/${projectId}/images`, { multipart: { files: { name: `img-${i}.png`, mimeType: 'image/png', buffer: png } } });
+      assert.equal(res.status(), 201, await res.text());
+      imageIds.push((await res.json()).images[0].id);
+    }
+    const model = await page.request.post(`${base()}/api/projects/${projectId}/models/upload`, {
+      multipart: { file: { name: 'pets.onnx', mimeType: 'application/octet-stream', buffer: Buffer.from(buildYoloModel('v8', { width: 128, height: 128 }, ['cat', 'dog'])) }, name: 'pets' },
+    });
+    assert.equal(model.status(), 201, await model.text());
+    const modelId = (await model.json()).id as number;
+    const promoted = await page.request.patch(`${base()}/api/models/${modelId}/lifecycle`, { data: { lifecycle: 'production' } });
+    assert.equal(promoted.status(), 200);
+
+    const detectorRuns: string[] = [];
+    let nextLoads = 0;
+    page.on('request', (r) => {
+      if (r.url().includes('/auto-annotate/')) detectorRuns.push(r.url());
+    });
+    page.on('response', async (r) => {
+      if (!r.url().includes(`/api/images/${imageIds[1]}/annotations`)) return;
+      if (((await r.json().catch(() => [])) as unknown[]).length === 2) nextLoads++;
+    });
+    await page.goto(`${base()}/projects/${projectId}/annotate?image=${imageIds[0]}`);
+    await until('the first image', async () => (await page.evaluate(() => window.__versaEditor?.imageId() ?? null)) === imageIds[0]);
+    // The editor asked for the images ahead; once predicted, it reloads the next one with its suggestions.
+    await until('the next image loaded again with its two suggestions', async () => nextLoads > 0, 30_000);
+
+    await page.keyboard.press('d');
+    await until('the next image', async () => (await page.evaluate(() => window.__versaEditor?.imageId() ?? null)) === imageIds[1]);
+    const opened = await page.evaluate(() => [...window.__versaEditor!.controller.store!.items.values()].map((a) => a.status));
+    assert.deepEqual(opened, ['suggested', 'suggested'], 'the suggestions were there when the image opened');
+
+    // Three keys for two boxes: Tab selects the first suggestion, each class key accepts one and moves on.
+    const keys = ['Tab', '2', '2'];
+    for (const key of keys) await page.keyboard.press(key);
+    const stored = async () => {
+      const res = await page.request.get(`${base()}/api/images/${imageIds[1]}/annotations`);
+      return ((await res.json()) as { status: string; class_id: number }[]).map((a) => [a.status, a.class_id]);
+    };
+    await until('both accepted as dog', async () => JSON.stringify(await stored()) === JSON.stringify([['accepted', dog], ['accepted', dog]]));
+    assert.equal(keys.length, 3);
+    const selected = await page.evaluate(() => window.__versaEditor!.controller.selectedKey);
+    assert.notEqual(selected, null, 'at the last suggestion the selection stays');
+    await page.getByText('Accepted as dog').first().waitFor();
+    assert.deepEqual(detectorRuns, [], 'no detector run from the editor: the suggestions were waiting');
+    assert.deepEqual(errors, []);
+  });
+});
