@@ -150,6 +150,8 @@ export interface ModelsTable {
   trained_version_id: Generated<number | null>;
   /** JSON text: the run's final metrics. */
   metrics: Generated<string | null>;
+  /** JSON text: class name → the F1-maximising confidence of its run, stored when promoted to production. */
+  class_thresholds: Generated<string | null>;
 }
 
 export interface ModelLifecycleEventsTable {

@@ -180,6 +180,7 @@ const MATRIX: Record<string, Row> = {
   'GET /api/train/jobs/:job_id': { rule: 'auth-only', assigned: 'no-items' },
   'GET /api/projects/:id/experiments': { rule: 'project.read', assigned: 'no-items', path: (f) => `/api/projects/${f.projectId}/experiments` },
   'GET /api/experiments/:id': { rule: 'auth-only', assigned: 'no-items' },
+  'GET /api/experiments/:id/errors': { rule: 'auth-only', assigned: 'scoped' },
   'PATCH /api/experiments/:id': { rule: 'auth-only', assigned: 'no-items' },
   'POST /api/experiments/compare': { rule: 'auth-only', assigned: 'no-items' },
   'GET /api/projects/:id/models': { rule: 'project.read', assigned: 'no-items', path: (f) => `/api/projects/${f.projectId}/models` },

@@ -4596,6 +4596,10 @@ export interface paths {
                             /** @description The stored object, for uploaded models */
                             blob: string | null;
                             class_names: string[];
+                            /** @description Class name → the confidence that maximised its F1 in the training run, stored when the model was promoted to production; auto-annotate keeps each class's detections at or above its threshold when the request gives no confidence */
+                            class_thresholds: {
+                                [key: string]: number;
+                            } | null;
                             /** Format: date-time */
                             created_at: string;
                             created_by: number | null;
@@ -4827,6 +4831,10 @@ export interface paths {
                             /** @description The stored object, for uploaded models */
                             blob: string | null;
                             class_names: string[];
+                            /** @description Class name → the confidence that maximised its F1 in the training run, stored when the model was promoted to production; auto-annotate keeps each class's detections at or above its threshold when the request gives no confidence */
+                            class_thresholds: {
+                                [key: string]: number;
+                            } | null;
                             /** Format: date-time */
                             created_at: string;
                             created_by: number | null;
@@ -10471,7 +10479,7 @@ export interface paths {
                 query: {
                     /** @description Last id of the previous page (fast deep paging) */
                     after?: number;
-                    /** @description true: only images with annotations; false: only images without */
+                    /** @description true: only images with accepted annotations; false: only images without (open suggestions do not count) */
                     annotated?: boolean;
                     /** @description Only images with at least one annotation of this class (a class of another project is 404) */
                     class_id?: number;
@@ -12474,10 +12482,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A project's registered models, newest first */
+        /**
+         * A project's registered models, newest first
+         * @description With `include_shared=true`, then the production models of the other projects of the same owner or organization that you can read, each with `shared`: its project and which of its classes this project has (matched by name) or lacks.
+         */
         get: {
             parameters: {
-                query?: never;
+                query: {
+                    /** @description Also list the production models of your other projects with the same owner or organization (those you can read), marked `shared` */
+                    include_shared: boolean;
+                };
                 header?: never;
                 path: {
                     id: number;
@@ -12496,6 +12510,10 @@ export interface paths {
                             /** @description The stored object, for uploaded models */
                             blob: string | null;
                             class_names: string[];
+                            /** @description Class name → the confidence that maximised its F1 in the training run, stored when the model was promoted to production; auto-annotate keeps each class's detections at or above its threshold when the request gives no confidence */
+                            class_thresholds: {
+                                [key: string]: number;
+                            } | null;
                             /** Format: date-time */
                             created_at: string;
                             created_by: number | null;
@@ -12531,6 +12549,16 @@ export interface paths {
                             path: string | null;
                             project_id: number;
                             sha256: string;
+                            /** @description Another project's production model this project can use (auto-annotate takes its id) */
+                            shared?: {
+                                /** @description The model's classes this project has (matched by name, case-insensitive) */
+                                matched: string[];
+                                /** @description The project the model belongs to */
+                                project_id: number;
+                                project_name: string;
+                                /** @description The model's classes this project lacks: auto-annotate skips their detections, or creates the classes with `create_missing_classes` */
+                                unmatched: string[];
+                            };
                             size_bytes: number;
                             /** @enum {string} */
                             source: "upload" | "path" | "training_run";
@@ -12629,6 +12657,10 @@ export interface paths {
                             /** @description The stored object, for uploaded models */
                             blob: string | null;
                             class_names: string[];
+                            /** @description Class name → the confidence that maximised its F1 in the training run, stored when the model was promoted to production; auto-annotate keeps each class's detections at or above its threshold when the request gives no confidence */
+                            class_thresholds: {
+                                [key: string]: number;
+                            } | null;
                             /** Format: date-time */
                             created_at: string;
                             created_by: number | null;
@@ -12804,6 +12836,10 @@ export interface paths {
                             /** @description The stored object, for uploaded models */
                             blob: string | null;
                             class_names: string[];
+                            /** @description Class name → the confidence that maximised its F1 in the training run, stored when the model was promoted to production; auto-annotate keeps each class's detections at or above its threshold when the request gives no confidence */
+                            class_thresholds: {
+                                [key: string]: number;
+                            } | null;
                             /** Format: date-time */
                             created_at: string;
                             created_by: number | null;
@@ -15044,6 +15080,146 @@ export interface paths {
                                 msg: string;
                                 type: string;
                             }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/suggestions/prefetch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Predict the images ahead in the annotator's queue, so suggestions wait when they open
+         * @description Up to 10 images; the project's production model predicts those without an accepted annotation or open suggestions from it in a background job (202), writing suggestions (`status: "suggested"`, source `model:<id>`) as auto-annotate does; classes the project lacks are skipped. One job per project at a time: while one is queued or running, or when nothing needs predicting, the answer is 200 and nothing is queued. 409 without a production model.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Images of this project ahead of the annotator in their queue, nearest first */
+                        image_ids: number[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The project's prefetch job: the one just queued, or the one already queued or running (then nothing new is queued) */
+                            job_id: number | null;
+                            /** @description The project's production model that predicts them */
+                            model_id: number;
+                            /** @description Images the job will predict: those without an accepted annotation or open suggestions from the model */
+                            queued: number[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The project's prefetch job: the one just queued, or the one already queued or running (then nothing new is queued) */
+                            job_id: number | null;
+                            /** @description The project's production model that predicts them */
+                            model_id: number;
+                            /** @description Images the job will predict: those without an accepted annotation or open suggestions from the model */
+                            queued: number[];
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Conflicts with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Invalid request, or a model or image that cannot be used */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string | {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        } & {
+                            [key: string]: unknown;
                         };
                     };
                 };

@@ -20,6 +20,7 @@ import { projectRevisions } from './0018-project-revisions.js';
 import { projectRevisionParts } from './0019-project-revision-parts.js';
 import { pipelineOwners } from './0020-pipeline-owners.js';
 import { trainingAdmission } from './0021-training-admission.js';
+import { modelThresholds } from './0025-model-thresholds.js';
 import { countAcceptedAnnotations } from './0026-count-accepted-annotations.js';
 
 /** Every migration, in order. Names are stable forever: they are recorded in the database. */
@@ -45,6 +46,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0019-project-revision-parts': projectRevisionParts(dialect),
     '0020-pipeline-owners': pipelineOwners(),
     '0021-training-admission': trainingAdmission(),
+    '0025-model-thresholds': modelThresholds(),
     '0026-count-accepted-annotations': countAcceptedAnnotations(),
   };
 }

@@ -12,7 +12,12 @@ const ModelRef = Type.Union([Id, Type.String({ minLength: 1, maxLength: 200 })],
 export const YoloRequest = Type.Object(
   {
     model: ModelRef,
-    confidence: Type.Number({ minimum: 0, maximum: 1, default: 0.25, description: 'Detections scored lower are dropped' }),
+    confidence: Type.Optional(Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description: 'Detections scored lower are dropped. When absent: each class\'s threshold of a model promoted with them (`class_thresholds`), '
+        + 'else 0.25',
+    })),
     iou: Type.Number({ minimum: 0, maximum: 1, default: 0.45, description: 'Overlap above which NMS drops the lower-scored box of a class' }),
     image_ids: Type.Optional(Type.Array(Id, { minItems: 1, maxItems: 100_000, description: 'Images of this project to run on; all when absent' })),
     only_unannotated: Type.Boolean({ default: false, description: 'Skip images that already have annotations' }),

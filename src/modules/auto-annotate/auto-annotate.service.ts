@@ -42,7 +42,8 @@ interface YoloJobPayload {
   userId?: number;
   modelId: number;
   imageIds: number[];
-  confidence: number;
+  /** null: the model's per-class thresholds (see cutOff). */
+  confidence: number | null;
   iou: number;
   createMissingClasses: boolean;
 }
@@ -116,7 +117,7 @@ export class AutoAnnotateService {
         userId: caller.userId,
         modelId: model.id,
         imageIds: images.map((i) => i.id),
-        confidence: input.confidence,
+        confidence: input.confidence ?? null,
         iou: input.iou,
         createMissingClasses: input.create_missing_classes,
       };
@@ -487,23 +488,43 @@ export class AutoAnnotateService {
     return new Map((await this.repository.classes(projectId)).map((c) => [key(c.name), c.id]));
   }
 
-  private async detect(model: ModelRow, image: ImageToAnnotate, options: { confidence: number; iou: number }, batch: boolean): Promise<PlannedAnnotation[]> {
+  private async detect(model: ModelRow, image: ImageToAnnotate, options: { confidence?: number | null; iou: number }, batch: boolean): Promise<PlannedAnnotation[]> {
+    const cut = cutOff(model, options.confidence);
     if (model.task === 'classify') {
       // A classifier labels the whole image: one `classification` annotation with its top class, when confident enough.
       const classifier = await this.runtime.classifier(model, batch);
       const top = await classifier.classify(await this.blobs.get(image.blob_key));
-      if (top.confidence < options.confidence) return [];
-      return [{ className: top.className ?? `class_${top.classId}`, annotation_type: 'classification', geometry: {}, confidence: clamp01(top.confidence) }];
+      const className = top.className ?? `class_${top.classId}`;
+      if (top.confidence < cut.of(className)) return [];
+      return [{ className, annotation_type: 'classification', geometry: {}, confidence: clamp01(top.confidence) }];
     }
     const detector = await this.runtime.detector(model, batch);
     const bytes = await this.blobs.get(image.blob_key);
-    const result = await detector.detect(bytes, { confidence: options.confidence, iou: options.iou });
+    const result = await detector.detect(bytes, { confidence: cut.floor, iou: options.iou });
     const size = { width: image.width, height: image.height };
     return result.detections.flatMap((d) => {
+      if (d.confidence < cut.of(d.className ?? `class_${d.classId}`)) return [];
       const planned = plan(d, model.task === 'segment', size);
       return planned ? [planned] : [];
     });
   }
+}
+
+const DEFAULT_CONFIDENCE = 0.25;
+
+/**
+ * The confidence each class's detections must reach: the request's when it gives one; else the model's per-class
+ * thresholds from its promotion (DEFAULT_CONFIDENCE for a class without one); `floor` is what the detector is asked
+ * for, the lowest of them.
+ */
+function cutOff(model: ModelRow, confidence: number | null | undefined): { floor: number; of: (className: string) => number } {
+  const thresholds = confidence === null || confidence === undefined ? (JSON.parse(model.class_thresholds ?? 'null') as Record<string, number> | null) : null;
+  if (!thresholds) {
+    const fixed = confidence ?? DEFAULT_CONFIDENCE;
+    return { floor: fixed, of: () => fixed };
+  }
+  const of = (className: string) => thresholds[className] ?? DEFAULT_CONFIDENCE;
+  return { floor: Math.min(DEFAULT_CONFIDENCE, ...Object.values(thresholds)), of };
 }
 
 /** A detection as a polygon (segmentation models, largest outer boundary) or a box, cut to the image; null if empty. */

@@ -59,8 +59,12 @@ export interface TrainedModel {
 /** Lists run weights produced elsewhere (Versa's training runs) for `GET /api/models/runs`. */
 export type RunSource = (caller: Caller) => Promise<RunWeightsOut[]>;
 
+/** The F1-maximising confidence per class name of a training run (the training module's), or null when it has none. */
+export type ThresholdSource = (experimentId: number) => Promise<Record<string, number> | null>;
+
 export class ModelsService {
   private readonly runSources: RunSource[] = [];
+  private thresholdSource: ThresholdSource = async () => null;
 
   constructor(
     private readonly models: ModelsRepository,
@@ -181,6 +185,11 @@ export class ModelsService {
     this.runSources.push(source);
   }
 
+  /** Where promotion finds a trained model's per-class thresholds (the training module's experiments). */
+  setThresholdSource(source: ThresholdSource): void {
+    this.thresholdSource = source;
+  }
+
   async delete(caller: Caller, modelId: number): Promise<void> {
     const model = await this.writable(caller, modelId);
     if (!(await this.models.delete(modelId))) throw NotFoundError.of('Model', modelId);
@@ -196,8 +205,11 @@ export class ModelsService {
     const model = await this.writable(caller, modelId);
     if (model.lifecycle !== lifecycle) {
       const now = new Date().toISOString();
+      // Promotion fixes the thresholds the model is served with; the run's own evaluation supplies them.
+      const thresholds = lifecycle === 'production' && model.experiment_id !== null ? await this.thresholdSource(model.experiment_id) : null;
       try {
         await this.models.transaction(async (tx) => {
+          if (thresholds) await this.models.setThresholds(model.id, JSON.stringify(thresholds), tx);
           if (lifecycle === 'production') {
             const current = await this.models.findProduction(model.project_id, model.task, tx);
             if (current && current.id !== model.id) {

@@ -42,6 +42,8 @@ export async function registerTrainingModule(
   admitting.unref();
   app.addHook('onClose', async () => clearInterval(admitting));
   models.addRunSource((caller) => service.runWeights(caller));
-  trainingRoutes(app, service, new ExperimentsService(repository, deps.access));
+  const experiments = new ExperimentsService(repository, deps.access, deps.services.scope);
+  models.setThresholdSource((experimentId) => experiments.f1Thresholds(experimentId));
+  trainingRoutes(app, service, experiments);
   return service;
 }

@@ -166,6 +166,29 @@ export class TrainingRepository {
       .execute();
   }
 
+  /**
+   * A version's images with the project image each was made from (its size, to map boxes back; null when that image
+   * is gone) and the steps that made it.
+   */
+  versionImageSources(versionId: number, projectId: number): Promise<{ id: number; split: string; filename: string; lineage: string; image_id: number | null; source_width: number | null; source_height: number | null }[]> {
+    return this.db
+      .selectFrom('version_images')
+      .leftJoin('images', (join) => join.onRef('images.id', '=', 'version_images.source_image_id').on('images.project_id', '=', projectId))
+      .select(['version_images.id', 'version_images.split', 'version_images.filename', 'version_images.lineage', 'images.id as image_id', 'images.width as source_width', 'images.height as source_height'])
+      .where('version_images.version_id', '=', versionId)
+      .execute();
+  }
+
+  async projectClassIds(projectId: number): Promise<Map<string, number>> {
+    const rows = await this.db.selectFrom('classes').select(['id', 'name']).where('project_id', '=', projectId).execute();
+    return new Map(rows.map((r) => [r.name, r.id]));
+  }
+
+  async assignedImageIds(projectId: number, userId: number): Promise<Set<number>> {
+    const rows = await this.db.selectFrom('assignments').select('image_id').where('project_id', '=', projectId).where('user_id', '=', userId).execute();
+    return new Set(rows.map((r) => r.image_id));
+  }
+
   versionAnnotations(versionId: number): Promise<{ version_image_id: number; class_index: number; annotation_type: string; geometry: string }[]> {
     return this.db
       .selectFrom('version_annotations')

@@ -10,6 +10,8 @@ import {
   CompareOut,
   CompareRequest,
   ExperimentDetailOut,
+  ExperimentErrorsOut,
+  ExperimentErrorsQuery,
   ExperimentListQuery,
   ExperimentOut,
   ExperimentPatch,
@@ -107,6 +109,18 @@ export function trainingRoutes(server: FastifyInstance, training: TrainingServic
       response: { 200: ExperimentDetailOut, ...errors(401, 404, 422) },
     },
   }, async (request) => experiments.get(callerOf(request), request.params.id));
+
+  app.get('/api/experiments/:id/errors', {
+    schema: {
+      tags: ['experiments'],
+      summary: "The valid or test images a detector's run gets most wrong (false positives, false negatives or class confusions), with its predictions",
+      description: 'Each image is the project image its version image was made from, with the run\'s detections mapped into its pixels. An annotator '
+        + 'kept to their assignments sees only their assigned images. 409 when the run recorded no per-image evaluation (not a finished versa-detect run)',
+      params: IdParams,
+      querystring: ExperimentErrorsQuery,
+      response: { 200: ExperimentErrorsOut, ...errors(401, 404, 409, 422) },
+    },
+  }, async (request) => experiments.errors(callerOf(request), request.params.id, request.query));
 
   app.patch('/api/experiments/:id', {
     schema: {

@@ -16,6 +16,8 @@ import { toJobOut } from '../jobs/jobs.schemas.js';
 import type { ModelsService } from '../models/models.service.js';
 import type { RunWeightsOut } from '../models/models.schemas.js';
 import { initialWeights } from './initial-weights.js';
+import { evaluationSummary } from './experiments.service.js';
+import { readEvaluationFile } from '../../training/evaluation-file.js';
 import type { ExperimentRow, TrainingRepository } from './training.repository.js';
 import type { AdapterOut, TabularTrainRequest, TrainJobOut, TrainRequest } from './training.schemas.js';
 import { freshFolder, removePath, writeJsonFile } from '../../storage/local-files.js';
@@ -300,6 +302,8 @@ export class TrainingService {
       extra.confusion = final.confusion ?? null;
       extra.environment = final.env ?? extra.environment;
       extra.evaluation = final.evaluation ?? null;
+      const evaluationFile = final.artifacts?.evaluation ? await readEvaluationFile(join(runDir, final.artifacts.evaluation)) : null;
+      extra.analysis = evaluationFile ? evaluationSummary(evaluationFile) : null;
       const effective = { ...params, ...(final.params ?? {}) };
       const weights = final.artifacts?.[adapter.modelArtifact ?? 'onnx'];
       if (adapter.modelTask && weights) {
