@@ -67,7 +67,7 @@ describe('suggestions waiting in the editor, accepted with class keys', { skip: 
 
     await page.keyboard.press('d');
     await until('the next image', async () => (await page.evaluate(() => window.__versaEditor?.imageId() ?? null)) === imageIds[1]);
-    const opened = await page.evaluate(() => [...window.__versaEditor!.controller.store!.items.values()].map((a) => a.status));
+    const opened = await page.evaluate(() => [...window.__versaEditor!.controller.store!.items.values()].map((a) => (a as { status: string }).status));
     assert.deepEqual(opened, ['suggested', 'suggested'], 'the suggestions were there when the image opened');
 
     // Three keys for two boxes: Tab selects the first suggestion, each class key accepts one and moves on.
@@ -79,7 +79,7 @@ describe('suggestions waiting in the editor, accepted with class keys', { skip: 
     };
     await until('both accepted as dog', async () => JSON.stringify(await stored()) === JSON.stringify([['accepted', dog], ['accepted', dog]]));
     assert.equal(keys.length, 3);
-    const selected = await page.evaluate(() => window.__versaEditor!.controller.selectedKey);
+    const selected = await page.evaluate(() => (window.__versaEditor!.controller as unknown as { selectedKey: number | null }).selectedKey);
     assert.notEqual(selected, null, 'at the last suggestion the selection stays');
     await page.getByText('Accepted as dog').first().waitFor();
     assert.deepEqual(detectorRuns, [], 'no detector run from the editor: the suggestions were waiting');

@@ -28,7 +28,7 @@ describe('migration 0026: counters count accepted annotations', () => {
     }).returning('id').executeTakeFirstOrThrow()).id;
     const labelled = await image('aa', 2);
     const suggestedOnly = await image('bb', 1);
-    const annotation = (imageId: number, status: string) => ({
+    const annotation = (imageId: number, status: 'accepted' | 'suggested') => ({
       image_id: imageId, project_id: p, class_id: cls.id, annotation_type: 'bbox', geometry: JSON.stringify({ x: 1, y: 1, width: 5, height: 5 }), confidence: 0.9, source: 'model:1', status, created_at: now, updated_at: now,
     });
     await db.insertInto('annotations').values([annotation(labelled, 'accepted'), annotation(labelled, 'suggested'), annotation(suggestedOnly, 'suggested')]).execute();
