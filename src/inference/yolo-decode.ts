@@ -3,6 +3,7 @@ import { maskToPolygons, type Point, type PolygonOptions } from './contour.js';
 import { UnsupportedModelError } from './errors.js';
 import { toOriginal, type LetterboxTransform } from './letterbox.js';
 import { nonMaxSuppression, type Candidate } from './nms.js';
+import { decodeSemantic } from './semantic-decode.js';
 import type { TensorData } from './tensor-data.js';
 
 /**
@@ -78,6 +79,8 @@ export function detectLayout(outputs: readonly TensorData[], classCount?: number
 
 /** Turns raw YOLO outputs into detections in original image pixels: confidence filter, NMS, inverse letterbox. */
 export function decodeYolo(outputs: readonly TensorData[], transform: LetterboxTransform, options: YoloDecodeOptions): YoloDetection[] {
+  // One `[1, C, H, W]` output is a semantic segmentation model's class scores (versa-segment), read as regions.
+  if (outputs.length === 1 && outputs[0].dims.length === 4) return decodeSemantic(outputs[0], transform, options);
   const layout = options.layout ?? detectLayout(outputs, options.classCount, options.endToEnd);
   const maxDetections = options.maxDetections ?? 300;
   const output = outputs[0];

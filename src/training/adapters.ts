@@ -18,7 +18,7 @@ export interface AdapterSpec {
   modelPattern?: RegExp;
   defaultModel: string;
   /** What the registered model does, for the model registry; null: runs register nothing. */
-  modelTask: 'detect' | 'classify' | 'tabular' | null;
+  modelTask: 'detect' | 'segment' | 'classify' | 'tabular' | null;
   /** The artifact of the trainer's final event that is registered as the model (`onnx` unless said). */
   modelArtifact?: string;
   params: Record<string, ParamSpec>;
@@ -66,6 +66,18 @@ export const ADAPTERS: readonly AdapterSpec[] = [
     defaultModel: 'mobilenet_v3_small',
     modelTask: 'classify',
     params: imageParams(20, 128, 32),
+    unavailable: torchMissing,
+  },
+  {
+    name: 'versa-segment',
+    title: 'Versa semantic segmentation (U-Net, from scratch)',
+    tasks: ['semantic_segmentation'],
+    modality: 'image',
+    script: 'versa_segment.py',
+    models: ['unet-n', 'unet-s', 'unet-m'],
+    defaultModel: 'unet-s',
+    modelTask: 'segment',
+    params: imageParams(40, 256, 8),
     unavailable: torchMissing,
   },
   {

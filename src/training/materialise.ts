@@ -12,7 +12,11 @@ export interface MaterialImage {
   boxes: [number, number, number, number, number][];
   /** Classification: the image's class index, or null when unlabelled. */
   label: number | null;
+  /** Segmentation: polygons (`points` in the version image's pixels) and masks (COCO RLE), in annotation order. */
+  shapes?: MaterialShape[];
 }
+
+export type MaterialShape = { class: number; points: number[][] } | { class: number; rle: { size: [number, number]; counts: number[] } };
 
 export interface MaterialVersion {
   task: 'detect' | 'classify';
@@ -32,7 +36,7 @@ const SPLITS = ['train', 'valid', 'test'];
 /**
  * Writes a version in the layout the trainers read, without copying bytes it can link: `images/<split>/<file>` hard
  * links to the stored blobs (symlinks across file systems, copies only for stores without local files),
- * `dataset.json` (names and, per split, file, size, boxes or label), and for Ultralytics `labels/<split>/*.txt`
+ * `dataset.json` (names and, per split, file, size, boxes and any polygons and masks, or label), and for Ultralytics `labels/<split>/*.txt`
  * (YOLO rows), `data.yaml`, and for classifiers `<split>/<class>/<file>` links.
  */
 export async function materialiseVersion(blobs: BlobStore, version: MaterialVersion, dir: string): Promise<MaterialisedFolder> {
@@ -57,7 +61,7 @@ export async function materialiseVersion(blobs: BlobStore, version: MaterialVers
       const rows = image.boxes.map(([c, x, y, w, h]) =>
         [c, (x + w / 2) / image.width, (y + h / 2) / image.height, w / image.width, h / image.height].map((v, i) => (i === 0 ? String(v) : v.toFixed(6))).join(' '));
       await writeFile(join(dir, 'labels', image.split, `${image.filename.slice(0, -extname(image.filename).length || undefined)}.txt`), rows.join('\n'));
-      splits[image.split].push({ file, width: image.width, height: image.height, boxes: image.boxes });
+      splits[image.split].push({ file, width: image.width, height: image.height, boxes: image.boxes, ...(image.shapes?.length ? { shapes: image.shapes } : {}) });
     } else {
       await link(target, join(dir, image.split, safeName(version.names[image.label!]), image.filename)).catch(() => copyFile(target, join(dir, image.split, safeName(version.names[image.label!]), image.filename)));
       splits[image.split].push({ file, width: image.width, height: image.height, label: image.label });
@@ -90,4 +94,11 @@ async function place(blobs: BlobStore, key: string, target: string): Promise<'li
 export function safeName(name: string): string {
   const cleaned = name.replace(/[^A-Za-z0-9 ._-]/g, '_').replace(/^\.+/, '_');
   return cleaned.length > 0 ? cleaned.slice(0, 100) : '_';
+}
+
+/** A version annotation as a trainer's shape (polygons and masks), or null for types without one. */
+export function shapeOf(classIndex: number, type: string, geometry: any): MaterialShape | null {
+  if (type === 'polygon' && Array.isArray(geometry.points) && geometry.points.length >= 3) return { class: classIndex, points: geometry.points };
+  if (type === 'mask' && geometry.rle) return { class: classIndex, rle: { size: geometry.rle.size, counts: geometry.rle.counts } };
+  return null;
 }

@@ -76,7 +76,7 @@ describe('training and experiments', { timeout: 15 * 60_000 }, () => {
     const res = await owner.get('/api/training/adapters');
     assert.equal(res.status, 200);
     const byName = new Map(res.body.map((a: any) => [a.name, a]));
-    assert.deepEqual([...byName.keys()].sort(), ['tabular', 'ultralytics', 'versa-classify', 'versa-detect']);
+    assert.deepEqual([...byName.keys()].sort(), ['tabular', 'ultralytics', 'versa-classify', 'versa-detect', 'versa-segment']);
     assert.equal((byName.get('versa-detect') as any).available, true, (byName.get('versa-detect') as any).reason);
     assert.equal((byName.get('tabular') as any).available, true);
     assert.deepEqual((byName.get('versa-detect') as any).params.epochs, { type: 'integer', default: 30, min: 1, max: 1000, description: 'Passes over the training split' });

@@ -6,7 +6,7 @@ import { JobCancelledError, type JobContext, type JobQueue, type JobRow } from '
 import type { JobsRepository } from '../../jobs/jobs.repository.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { ADAPTERS, adapterNamed, defaultAdapterFor, type AdapterSpec } from '../../training/adapters.js';
-import { materialiseVersion, type MaterialImage, type MaterialisedFolder } from '../../training/materialise.js';
+import { materialiseVersion, shapeOf, type MaterialImage, type MaterialisedFolder } from '../../training/materialise.js';
 import { probePython, TRAINER_DIR, type PythonProbe } from '../../training/python.js';
 import { recordServedPreprocessing } from '../../training/served-preprocessing.js';
 import type { ReadinessEvaluator } from '../../training/readiness.js';
@@ -229,7 +229,8 @@ export class TrainingService {
         return box ? [[a.class_index, ...box] as [number, number, number, number, number]] : [];
       });
       const label = own.find((a) => a.annotation_type === 'classification')?.class_index ?? null;
-      return { split: image.split, filename: image.filename, blobKey: image.blob_key, width: image.width, height: image.height, boxes, label };
+      const shapes = own.flatMap((a) => shapeOf(a.class_index, a.annotation_type, JSON.parse(a.geometry)) ?? []);
+      return { split: image.split, filename: image.filename, blobKey: image.blob_key, width: image.width, height: image.height, boxes, label, shapes };
     });
     return materialiseVersion(this.blobs, { task: classify ? 'classify' : 'detect', names: classes.map((c) => c.name), images: material }, dir);
   }

@@ -1,0 +1,259 @@
+"""
+versa-segment for semantic segmentation: a small U-Net trained from scratch (nothing is downloaded) on the version's
+masks and polygons, rasterised into one class map per image (0 background, class i at i + 1; a later shape paints over
+an earlier one). Images and maps are letterboxed like every Versa model; the letterbox padding is left out of the loss
+and of the metrics. Exports ONNX with input `images [1, 3, S, S]` (pixels / 255) and output `masks [1, 1 + nc, S, S]`
+(softmax over background and the classes, averaged with the mirrored image), metadata `task: segment-semantic`,
+`names`, `imgsz`, `background: 0`.
+"""
+import copy
+import math
+import os
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+from .common import Clock, emit, environment, load_config, read_dataset, setup_torch
+from .detect import EMA, write_args_yaml
+from .images import letterbox_geometry, load_letterboxed, resolve
+from .metrics import IGNORE, pixel_confusion, semantic_metrics
+
+DEFAULTS = {"model": "unet-s", "epochs": 40, "imgsz": 256, "batch": 8, "seed": 0, "lr": 0.003, "time_budget_s": None}
+# Channel widths of the encoder's five levels.
+MODELS = {"unet-n": (8, 16, 32, 64, 128), "unet-s": (16, 32, 64, 128, 192), "unet-m": (24, 48, 96, 192, 288)}
+
+
+def decode_rle(rle):
+    """COCO uncompressed RLE (column-major, background first) to a bool [height, width] array."""
+    height, width = rle["size"]
+    flat = np.zeros(height * width, dtype=bool)
+    index, value = 0, False
+    for run in rle["counts"]:
+        if value:
+            flat[index : index + run] = True
+        index += run
+        value = not value
+    return flat.reshape(width, height).T
+
+
+def class_map(entry):
+    """The image's class map at its own size (uint8; 0 background, class i at i + 1; polygons, then masks on top)."""
+    width, height = int(entry["width"]), int(entry["height"])
+    canvas = Image.new("L", (width, height), 0)
+    draw = ImageDraw.Draw(canvas)
+    for shape in entry.get("shapes", []):
+        if len(shape.get("points", [])) >= 3:
+            draw.polygon([(float(x), float(y)) for x, y in shape["points"]], fill=int(shape["class"]) + 1)
+    target = np.array(canvas)
+    for shape in entry.get("shapes", []):
+        if "rle" in shape:
+            mask = decode_rle(shape["rle"])
+            if mask.shape == target.shape:
+                target[mask] = int(shape["class"]) + 1
+    return target
+
+
+def letterbox_map(target, size):
+    """A class map letterboxed like its image (nearest neighbour, so classes survive); the padding is IGNORE."""
+    height, width = target.shape
+    rw, rh, pad_left, pad_top = letterbox_geometry(width, height, size)
+    resized = np.asarray(Image.fromarray(target).resize((rw, rh), Image.NEAREST))
+    canvas = np.full((size, size), IGNORE, dtype=np.uint8)
+    canvas[pad_top : pad_top + rh, pad_left : pad_left + rw] = resized
+    return canvas
+
+
+class Split(object):
+    def __init__(self, data_dir, entries, size):
+        self.images = np.zeros((len(entries), size, size, 3), dtype=np.uint8)
+        self.targets = np.zeros((len(entries), size, size), dtype=np.uint8)
+        for i, entry in enumerate(entries):
+            self.images[i] = load_letterboxed(resolve(data_dir, entry["file"]), size)[0]
+            self.targets[i] = letterbox_map(class_map(entry), size)
+
+    def __len__(self):
+        return len(self.images)
+
+
+def unet(torch, widths, classes):
+    nn = torch.nn
+
+    def block(cin, cout):
+        return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
+                             nn.Conv2d(cout, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+    class UNet(nn.Module):
+        """Encoder of strided 3x3 convolutions, decoder of nearest upsampling + skip concatenation: every operation
+        exports to ONNX opset 12 and runs in onnxruntime-node."""
+
+        def __init__(self):
+            super().__init__()
+            # The stem halves the image at once and the head upsamples back: full-resolution layers would cost
+            # most of the time on 2 cores for edges a bilinear upsampling draws nearly as well.
+            self.stem = nn.Sequential(nn.Conv2d(3, widths[0], 3, stride=2, padding=1, bias=False), nn.BatchNorm2d(widths[0]), nn.ReLU(inplace=True),
+                                      nn.Conv2d(widths[0], widths[0], 3, padding=1, bias=False), nn.BatchNorm2d(widths[0]), nn.ReLU(inplace=True))
+            self.down = nn.ModuleList([nn.Sequential(nn.Conv2d(widths[i], widths[i], 3, stride=2, padding=1, bias=False), nn.BatchNorm2d(widths[i]),
+                                                     nn.ReLU(inplace=True), block(widths[i], widths[i + 1])) for i in range(len(widths) - 1)])
+            self.up = nn.ModuleList([block(widths[i + 1] + widths[i], widths[i]) for i in range(len(widths) - 1)])
+            self.head = nn.Conv2d(widths[0], classes, 1)
+
+        def forward(self, x):
+            skips = [self.stem(x)]
+            for down in self.down:
+                skips.append(down(skips[-1]))
+            y = skips.pop()
+            for up in reversed(self.up):
+                y = up(torch.cat([nn.functional.interpolate(y, scale_factor=2.0, mode="nearest"), skips.pop()], 1))
+            return nn.functional.interpolate(self.head(y), scale_factor=2.0, mode="bilinear", align_corners=False)
+
+    return UNet()
+
+
+def predictor_module(torch):
+    nn = torch.nn
+
+    class Probabilities(nn.Module):
+        """Softmax over background and classes, averaged with the horizontally mirrored image (an index gather, which
+        every ONNX runtime runs). The trainer's final metrics and the exported model both predict through it."""
+
+        def __init__(self, inner, size):
+            super().__init__()
+            self.inner = inner
+            self.register_buffer("reverse", torch.arange(size - 1, -1, -1))
+
+        def forward(self, x):
+            p = torch.softmax(self.inner(x), 1)
+            q = torch.softmax(self.inner(x.index_select(3, self.reverse)), 1).index_select(3, self.reverse)
+            return (p + q) / 2.0
+
+    return Probabilities
+
+
+def to_tensor(torch, images, device):
+    return torch.from_numpy(np.ascontiguousarray(images)).to(device).permute(0, 3, 1, 2).float() / 255.0
+
+
+def evaluate(torch, predict, split, nc, device, batch=16):
+    """Pixel confusion [1 + nc, 1 + nc] of `predict` (images -> scores [n, 1 + nc, S, S]) over the split."""
+    confusion = np.zeros((nc + 1, nc + 1), dtype=np.int64)
+    with torch.no_grad():
+        for start in range(0, len(split), batch):
+            scores = predict(to_tensor(torch, split.images[start : start + batch], device))
+            pixel_confusion(split.targets[start : start + batch], scores.argmax(1).cpu().numpy(), nc + 1, confusion)
+    return confusion
+
+
+def augment(rng, images, targets):
+    """Random mirrors and a random zoom-in crop (nearest for the maps), brightness and contrast jitter."""
+    images, targets = images.copy(), targets.copy()
+    n, size = len(images), images.shape[1]
+    for i in range(n):
+        if rng.random() < 0.5:
+            images[i], targets[i] = images[i][:, ::-1], targets[i][:, ::-1]
+        if rng.random() < 0.5:
+            crop = int(size * rng.uniform(0.6, 1.0))
+            x0, y0 = rng.integers(0, size - crop + 1, size=2)
+            img = Image.fromarray(images[i][y0 : y0 + crop, x0 : x0 + crop]).resize((size, size), Image.BILINEAR)
+            tgt = Image.fromarray(targets[i][y0 : y0 + crop, x0 : x0 + crop]).resize((size, size), Image.NEAREST)
+            images[i], targets[i] = np.asarray(img), np.asarray(tgt)
+    gain = rng.uniform(0.75, 1.25, size=(n, 1, 1, 1))
+    mean = images.reshape(n, -1).mean(1).reshape(n, 1, 1, 1)
+    contrast = rng.uniform(0.75, 1.25, size=(n, 1, 1, 1))
+    images = np.clip((mean + (images - mean) * contrast) * gain, 0, 255).astype(np.uint8)
+    return images, targets
+
+
+def main(argv):
+    config = load_config(argv)
+    params = dict(DEFAULTS)
+    params.update({k: v for k, v in config.items() if k in DEFAULTS and v is not None})
+    if params["model"] not in MODELS:
+        raise SystemExit("unknown model %s (one of %s)" % (params["model"], ", ".join(MODELS)))
+    if config.get("init_weights"):
+        raise SystemExit("versa-segment trains from scratch; it cannot start from earlier weights")
+    torch, device, threads = setup_torch(config)
+    dataset = read_dataset(config["data_dir"])
+    names = dataset["names"]
+    nc = len(names)
+    size = int(params["imgsz"])
+    if size % 32:
+        raise SystemExit("imgsz must be a multiple of 32 (the U-Net halves it five times)")
+    emit("start", adapter="versa-segment", params=params, env=environment(torch, device, threads))
+    emit("progress", progress=0.0, message="loading images and masks")
+    splits = {k: Split(config["data_dir"], dataset["splits"].get(k, []), size) for k in ("train", "valid", "test")}
+    train, valid, test = splits["train"], splits["valid"], splits["test"]
+    if len(train) == 0:
+        raise SystemExit("the version has no training images")
+    evaluation = valid if len(valid) else train
+    model = unet(torch, MODELS[params["model"]], nc + 1).to(device)
+    ema = EMA(torch, model, decay=0.995, tau=100)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=params["lr"], weight_decay=1e-4)
+    ce = torch.nn.CrossEntropyLoss(ignore_index=IGNORE)
+    epochs = int(params["epochs"])
+    batch = max(2, min(int(params["batch"]), len(train)))
+    per_epoch = max(1, len(train) // batch)
+    total = epochs * per_epoch
+    budget = params.get("time_budget_s")
+    rng = np.random.default_rng(int(params["seed"]))
+    clock = Clock()
+    history, best, iteration = [], (-1.0, None, 0), 0
+    for epoch in range(1, epochs + 1):
+        model.train()
+        order = rng.permutation(len(train))
+        running, steps = 0.0, 0
+        for b in range(per_epoch):
+            if budget and b > 0 and clock.elapsed() >= budget:
+                break
+            idx = np.sort(order[b * batch : (b + 1) * batch])
+            fraction = max(iteration / total, clock.elapsed() / budget if budget else 0)
+            lr = params["lr"] * min(1.0, (iteration + 1) / min(50, max(1, total // 10))) * 0.5 * (1 + math.cos(math.pi * min(1.0, fraction)))
+            for g in optimizer.param_groups:
+                g["lr"] = lr
+            images, targets = augment(rng, train.images[idx], train.targets[idx])
+            x = to_tensor(torch, images, device)
+            y = torch.from_numpy(targets.astype(np.int64)).to(device)
+            logits = model(x)
+            # Cross-entropy plus soft Dice over the classes: Dice keeps small classes from drowning in background.
+            valid_px = (y != IGNORE).unsqueeze(1).float()
+            probs = torch.softmax(logits, 1) * valid_px
+            onehot = torch.nn.functional.one_hot(torch.where(y == IGNORE, torch.zeros_like(y), y), nc + 1).permute(0, 3, 1, 2).float() * valid_px
+            inter = (probs * onehot).sum((0, 2, 3))
+            dice = 1 - ((2 * inter + 1) / (probs.sum((0, 2, 3)) + onehot.sum((0, 2, 3)) + 1)).mean()
+            loss = ce(logits, y) + dice
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            optimizer.step()
+            ema.update(model)
+            running += float(loss)
+            steps += 1
+            iteration += 1
+        ema.ema.eval()
+        m = semantic_metrics(evaluate(torch, ema.ema, evaluation, nc, device), names)
+        row = {"epoch": epoch, "train_loss": running / max(1, steps), "miou": m["miou"], "miou_fg": m["miou_fg"], "pixel_accuracy": m["pixel_accuracy"], "lr": lr, "time": round(clock.elapsed(), 3)}
+        history.append(row)
+        if m["miou"] >= best[0]:
+            best = (m["miou"], copy.deepcopy(ema.ema.state_dict()), epoch)
+        done = max(epoch / epochs, clock.elapsed() / budget if budget else 0)
+        emit("epoch", epochs=epochs, progress=min(0.99, done), eta_seconds=clock.eta(done), **row)
+        if budget and clock.elapsed() >= budget:
+            break
+    model.load_state_dict(best[1])
+    model.eval()
+    predictor = predictor_module(torch)(model, size).to(device).eval()
+    results = {k: semantic_metrics(evaluate(torch, predictor, s, nc, device), names) if len(s) else None for k, s in (("valid", valid), ("test", test))}
+    weights = os.path.join(config["out_dir"], "weights")
+    os.makedirs(weights, exist_ok=True)
+    torch.save({"model": model.state_dict(), "names": names, "imgsz": size, "arch": params["model"], "epoch": best[2]}, os.path.join(weights, "best.pt"))
+
+    from .onnx_meta import export_onnx, names_literal
+
+    export_onnx(torch, predictor_module(torch)(copy.deepcopy(model).cpu(), size).eval(), size, os.path.join(weights, "best.onnx"), "masks",
+                {"names": names_literal(names), "imgsz": "[%d, %d]" % (size, size), "task": "segment-semantic", "background": "0",
+                 "author": "Versa versa-segment", "batch": "1"})
+    write_args_yaml(os.path.join(config["out_dir"], "args.yaml"), dict(params, task="segment-semantic", adapter="versa-segment"))
+    v = results["valid"] or results["test"] or semantic_metrics(np.zeros((nc + 1, nc + 1)), names)
+    metrics = {"miou": v["miou"], "miou_fg": v["miou_fg"], "pixel_accuracy": v["pixel_accuracy"], "train_loss": history[-1]["train_loss"]}
+    if results["test"]:
+        metrics.update({"test_miou": results["test"]["miou"], "test_miou_fg": results["test"]["miou_fg"]})
+    emit("final", task="segment-semantic", metrics=metrics, per_class=v["per_class"], best_epoch=best[2], params=params,
+         artifacts={"onnx": "weights/best.onnx", "pt": "weights/best.pt", "args": "args.yaml"}, duration_s=clock.elapsed(), env=environment(torch, device, threads))
