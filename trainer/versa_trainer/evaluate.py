@@ -3,13 +3,15 @@
 through auto-annotate), with the same metric code the trainers use. Input:
 {"task": "detect", "class_names": [...], "max_dets": 100, "analysis": false,
  "images": [{"id": 1, "gt": [[cls, x, y, w, h], ...], "pred": [[cls, x, y, w, h, score], ...]}]}
-or {"task": "classify", "class_names": [...], "labels": [...], "scores": [[...], ...]}. Prints one JSON object.
+or {"task": "classify", "class_names": [...], "labels": [...], "scores": [[...], ...]}
+or {"task": "semantic", "class_names": [...], "truth": [class maps], "pred": [class maps]} (maps are lists of rows;
+0 background, class i at i + 1, 255 in the truth left out). Prints one JSON object.
 """
 import json
 import os
 import sys
 
-from .metrics import classification_metrics, detection_metrics
+from .metrics import classification_metrics, detection_metrics, pixel_confusion, semantic_metrics
 
 
 def main(argv):
@@ -20,6 +22,11 @@ def main(argv):
     names = spec["class_names"]
     if spec.get("task", "detect") == "classify":
         out = classification_metrics(spec["labels"], spec["scores"], names)
+    elif spec["task"] == "semantic":
+        confusion = None
+        for truth, pred in zip(spec["truth"], spec["pred"]):
+            confusion = pixel_confusion(truth, pred, len(names) + 1, confusion)
+        out = semantic_metrics(confusion, names)
     else:
         gt = {}
         pred = {}
