@@ -2063,6 +2063,32 @@ export interface paths {
                     content: {
                         "application/json": {
                             adapter: string;
+                            /** @description Detectors: the final model's evaluation per split (`valid`, `test`); null for other runs. Per-image errors: GET /api/experiments/{id}/errors */
+                            analysis: {
+                                [key: string]: {
+                                    confusion: {
+                                        /** @description The classes, then `background` */
+                                        labels: string[];
+                                        /** @description Rows true class, columns predicted, each class cut at its F1 threshold; the background row counts false positives, the background column false negatives */
+                                        matrix: number[][];
+                                    };
+                                    per_class: {
+                                        ap50: number | null;
+                                        ap50_95: number | null;
+                                        class_id: number;
+                                        /** @description The confidence that gives that F1; null without ground truth or a right detection */
+                                        conf_threshold: number | null;
+                                        /** @description The best F1 over confidence thresholds, at IoU 0.5 */
+                                        f1: number | null;
+                                        instances: number;
+                                        name: string;
+                                        /** @description Interpolated precision at recall 0, 0.01, …, 1 (101 points) at IoU 0.5 */
+                                        pr_curve: number[] | null;
+                                        precision: number | null;
+                                        recall: number | null;
+                                    }[];
+                                };
+                            } | null;
                             artifacts: {
                                 [key: string]: string;
                             };
@@ -2276,6 +2302,135 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/experiments/{id}/errors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The valid or test images a detector's run gets most wrong (false positives, false negatives or class confusions), with its predictions
+         * @description Each image is the project image its version image was made from, with the run's detections mapped into its pixels. An annotator kept to their assignments sees only their assigned images. 409 when the run recorded no per-image evaluation (not a finished versa-detect run)
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Rank by this count; by all errors together when absent */
+                    kind?: "false_positive" | "false_negative" | "confusion";
+                    limit: number;
+                    split: "valid" | "test";
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            experiment_id: number;
+                            /** @description Most errors first */
+                            images: {
+                                /** @description Detections on an object of another class */
+                                confusions: number;
+                                false_negatives: number;
+                                false_positives: number;
+                                /** @description The project image the version image was made from */
+                                image_id: number;
+                                /** @description The run's detections kept at their class's F1 threshold, in the project image's pixels */
+                                predictions: {
+                                    bbox: {
+                                        height: number;
+                                        width: number;
+                                        x: number;
+                                        y: number;
+                                    };
+                                    /** @description The project's class of that name; null when it is gone */
+                                    class_id: number | null;
+                                    class_name: string;
+                                    confidence: number;
+                                }[];
+                                version_image_id: number;
+                            }[];
+                            kind: string | null;
+                            split: string;
+                            /** @description Images of the split (that the caller may see) with at least one such error */
+                            total: number;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Conflicts with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/experiments/compare": {
         parameters: {
             query?: never;
@@ -2310,6 +2465,32 @@ export interface paths {
                         "application/json": {
                             experiments: {
                                 adapter: string;
+                                /** @description Detectors: the final model's evaluation per split (`valid`, `test`); null for other runs. Per-image errors: GET /api/experiments/{id}/errors */
+                                analysis: {
+                                    [key: string]: {
+                                        confusion: {
+                                            /** @description The classes, then `background` */
+                                            labels: string[];
+                                            /** @description Rows true class, columns predicted, each class cut at its F1 threshold; the background row counts false positives, the background column false negatives */
+                                            matrix: number[][];
+                                        };
+                                        per_class: {
+                                            ap50: number | null;
+                                            ap50_95: number | null;
+                                            class_id: number;
+                                            /** @description The confidence that gives that F1; null without ground truth or a right detection */
+                                            conf_threshold: number | null;
+                                            /** @description The best F1 over confidence thresholds, at IoU 0.5 */
+                                            f1: number | null;
+                                            instances: number;
+                                            name: string;
+                                            /** @description Interpolated precision at recall 0, 0.01, …, 1 (101 points) at IoU 0.5 */
+                                            pr_curve: number[] | null;
+                                            precision: number | null;
+                                            recall: number | null;
+                                        }[];
+                                    };
+                                } | null;
                                 artifacts: {
                                     [key: string]: string;
                                 };
@@ -9206,11 +9387,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /**
-                         * @description Detections scored lower are dropped
-                         * @default 0.25
-                         */
-                        confidence: number;
+                        /** @description Detections scored lower are dropped. When absent: each class's threshold of a model promoted with them (`class_thresholds`), else 0.25 */
+                        confidence?: number;
                         /**
                          * @description Create project classes for predicted class names the project lacks (needs classes.write); when false such detections are skipped
                          * @default true
