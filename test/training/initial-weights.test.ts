@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -76,6 +76,34 @@ print(state["model"]["inner.features.0.0.weight"].mean().item(), state["model"][
     const [mean, rows] = stdout.trim().split(' ').map(Number);
     assert.ok(Math.abs(mean - 0.25) < 1e-6, `the first convolution holds the file's weights: mean ${mean}`);
     assert.equal(rows, SHAPE_CLASSES.length, "the last layer has this run's classes");
+  });
+
+  it("fine-tunes a classifier from its checkpoint: each class's output row follows its name", async () => {
+    const base = await train('versa_classify.py', 'classifier-base', { data_dir: join(dir, 'classify'), model: 'mobilenet_v3_small', imgsz: 64 });
+    assert.ok(base.ok, JSON.stringify(base.events.at(-1)));
+    // The same images under other names: one class renamed (new), the rest in reverse order.
+    const names = SHAPE_CLASSES.map((c) => c.name);
+    const renamed = ['hexagon', ...names.slice(0, -1).reverse()];
+    const label = (old: number) => (old === names.length - 1 ? 0 : names.length - 1 - old);
+    const dataset = JSON.parse(await readFile(join(dir, 'classify', 'dataset.json'), 'utf8'));
+    for (const entries of Object.values(dataset.splits) as { label: number }[][]) for (const e of entries) e.label = label(e.label);
+    await mkdir(join(dir, 'renamed'));
+    await symlink(join(dir, 'classify', 'images'), join(dir, 'renamed', 'images'));
+    await writeFile(join(dir, 'renamed', 'dataset.json'), JSON.stringify({ ...dataset, names: renamed }));
+    const tuned = await train('versa_classify.py', 'classifier-tuned', {
+      data_dir: join(dir, 'renamed'), model: 'mobilenet_v3_small', imgsz: 64, lr: 1e-12, init_weights: join(dir, 'classifier-base', 'weights', 'best.pt'),
+    });
+    assert.ok(tuned.ok, JSON.stringify(tuned.events.at(-1)));
+    assert.deepEqual(tuned.events.find((e) => e.event === 'start').init, {
+      source: 'checkpoint', matched: renamed.slice(1), new: ['hexagon'], dropped: [names[names.length - 1]],
+    });
+    const { stdout } = await python(`
+import torch
+key = "inner.classifier.3.weight"
+base = torch.load("${dir}/classifier-base/weights/best.pt", weights_only=True)["model"][key]
+tuned = torch.load("${dir}/classifier-tuned/weights/best.pt", weights_only=True)["model"][key]
+print(all(torch.allclose(tuned[i], base[${names.length - 1} - i], atol=1e-5) for i in range(1, ${names.length})), torch.allclose(tuned[0], base[${names.length - 1}], atol=1e-3))`);
+    assert.equal(stdout.trim(), 'True False', 'matched rows come from the base by name; the new class has fresh rows');
   });
 
   it('refuses a file that pickles code, without running it', async () => {
