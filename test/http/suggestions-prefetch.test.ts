@@ -77,6 +77,19 @@ describe('suggestions prefetch', () => {
     assert.equal(p.annotated_image_count, 1);
   });
 
+  it("keeps what auto-annotate keeps by default: the model's per-class thresholds from its promotion", async () => {
+    const { projectId, ids, modelId } = await project(2);
+    // The test detector scores a red square by its red level: 255 is sure, 200 scores 0.78.
+    const unsure = await squaresPng(128, 128, [{ ...RED, colour: [200, 0, 0] }]);
+    const uploaded = await alice.request({ method: 'POST', url: `/api/projects/${projectId}/images`, ...multipart([{ filename: 'unsure.png', data: unsure, contentType: 'image/png' }]) });
+    const unsureId = uploaded.body.images[0].id as number;
+    await t.versa.deps.db.updateTable('models').set({ class_thresholds: JSON.stringify({ red: 0.9 }) }).where('id', '=', modelId).execute();
+    assert.equal((await prefetch(alice, projectId, [ids[0], unsureId])).status, 202);
+    await t.versa.deps.queue.drain();
+    assert.equal((await opened(ids[0])).length, 1);
+    assert.equal((await opened(unsureId)).length, 0, 'below the red threshold (0.9), as Run detector would leave it');
+  });
+
   it('runs one job per project at a time', async () => {
     const { projectId, ids } = await project(2);
     const busy = await t.versa.deps.db

@@ -363,9 +363,10 @@ export class AutoAnnotateService {
 
   /**
    * A detector on one image for a pipeline step: the same batch inference pool and post-processing as a many-image
-   * auto-annotate run, retried while interactive requests fill the queue.
+   * auto-annotate run, retried while interactive requests fill the queue. Without a confidence, the model's per-class
+   * thresholds apply, as for an auto-annotate request that names none.
    */
-  async detectForPipeline(model: ModelRow, image: ImageToAnnotate, options: { confidence: number; iou: number }): Promise<PlannedAnnotation[]> {
+  async detectForPipeline(model: ModelRow, image: ImageToAnnotate, options: { confidence?: number | null; iou: number }): Promise<PlannedAnnotation[]> {
     return retryOverload(() => this.detect(model, image, options, true));
   }
 

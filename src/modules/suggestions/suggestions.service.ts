@@ -18,8 +18,11 @@ export interface PrefetchPayload {
   imageIds: number[];
 }
 
-/** What auto-annotate keeps by default: the same suggestions as "Run detector", only earlier. */
-const DETECTION = { confidence: 0.25, iou: 0.45 };
+/**
+ * What auto-annotate keeps by default, so these are the suggestions "Run detector" would make, only earlier: no
+ * confidence given means the model's per-class thresholds where promotion stored them, else auto-annotate's default.
+ */
+const DETECTION = { iou: 0.45 };
 
 /**
  * Suggestions waiting when an image opens: the editor names the images ahead of the annotator, and the project's
