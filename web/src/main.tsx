@@ -17,6 +17,7 @@ const AssignPage = lazy(() => import('./pages/assign-page.js'));
 const InvitePage = lazy(() => import('./pages/invite-page.js').then((m) => ({ default: m.InvitePage })));
 // Sample labelling (text, tabular, audio, video, LLM) brings wavesurfer.js and the virtual list only when opened.
 const SamplesPage = lazy(() => import('./pages/samples-page.js'));
+const ExperimentPage = lazy(() => import('./pages/experiment-page.js'));
 
 const loading = <div className="page">Loading…</div>;
 
@@ -36,6 +37,13 @@ function App() {
     return (
       <Suspense fallback={loading}>
         <InvitePage token={invite[1]} />
+      </Suspense>
+    );
+  const experiment = /^\/projects\/(\d+)\/experiments\/(\d+)\/?$/.exec(path);
+  if (experiment)
+    return (
+      <Suspense fallback={<div className="page">Loading experiment…</div>}>
+        <ExperimentPage key={experiment[2]} projectId={Number(experiment[1])} experimentId={Number(experiment[2])} />
       </Suspense>
     );
   const match = /^\/projects\/(\d+)(?:\/(annotate|upload|review|assign|samples))?\/?$/.exec(path);

@@ -15,6 +15,7 @@ export const PAGE_ROUTES = [
   '/projects/:project_id/assign',
   '/invite/:token',
   '/projects/:project_id/samples',
+  '/projects/:project_id/experiments/:experiment_id',
   '/queue',
 ] as const;
 

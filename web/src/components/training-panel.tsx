@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { Chart, registerables, type ChartConfiguration } from 'chart.js';
 import { api } from '../api.js';
 import { ProgressBar } from '../jobs.js';
+import { Link } from '../router.js';
 import type { Version } from './versions-panel.js';
 
 Chart.register(...registerables);
@@ -323,7 +324,7 @@ export function ExperimentsPanel({ projectId }: { projectId: number }) {
             <tr key={r.id}>
               <td><input type="checkbox" checked={selected.includes(r.id)} onChange={(e) => setSelected(e.target.checked ? [...selected, r.id] : selected.filter((id) => id !== r.id))} aria-label={`Select experiment ${r.id}`} /></td>
               <td>{r.id}</td>
-              <td>{r.name}{r.tags.map((t) => <span key={t} className="tag">{t}</span>)}</td>
+              <td><Link href={`/projects/${projectId}/experiments/${r.id}`}>{r.name}</Link>{r.tags.map((t) => <span key={t} className="tag">{t}</span>)}</td>
               <td>{r.status}</td>
               <td>{r.adapter}</td>
               {metricNames.map((m) => <td key={m}>{fmt(r.metrics[m])}</td>)}

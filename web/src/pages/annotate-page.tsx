@@ -8,6 +8,7 @@ import { PREFETCH_AHEAD, prefetchSuggestions, runDetector } from '../editor/assi
 import { hasSam, isDetector, type Model } from '../models.js';
 import { displayColors } from '../editor/palette.js';
 import { ObjectsPanel } from '../components/objects-panel.js';
+import { ExperimentPredictions } from '../components/experiment-predictions.js';
 import { filterFromQuery, filterToQuery, isFiltered, listQuery } from '../components/image-grid.js';
 import { Link, navigate } from '../router.js';
 import { useEditorHandle, useEditorKeys, useImageReview } from './annotate-hooks.js';
@@ -76,6 +77,11 @@ const queueOrder = () => (new URLSearchParams(location.search).get('order') ?? '
 function editorQuery(image?: number): string {
   const extra = new URLSearchParams();
   if (queueOrder()) extra.set('order', queueOrder());
+  // Opened from an experiment's error browser: the run's predictions stay beside the editor (ExperimentPredictions).
+  for (const kept of ['experiment', 'eval_split']) {
+    const value = new URLSearchParams(location.search).get(kept);
+    if (value) extra.set(kept, value);
+  }
   if (image !== undefined) extra.set('image', String(image));
   return filterToQuery(gridFilter(), extra).toString();
 }
@@ -444,6 +450,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
             }} onError={setMessage} />
           )}
           <ObjectsPanel controller={c ?? null} classes={classes} selectedKey={state?.selectedKey ?? null} colors={drawColors} />
+          {current && <ExperimentPredictions projectId={projectId} image={current} classes={classes} />}
           <h3>Selection</h3>
           {state?.selected ? (
             <div className="small">
