@@ -85,4 +85,22 @@ describe('suggestions waiting in the editor, accepted with class keys', { skip: 
     assert.deepEqual(detectorRuns, [], 'no detector run from the editor: the suggestions were waiting');
     assert.deepEqual(errors, []);
   });
+
+  it("a new project of the same owner runs the promoted model from the editor's detector list, its unmatched classes shown", async () => {
+    const projectId = (await call<{ id: number }>('post', '/api/projects', { name: 'Second batch' })).id;
+    await call('post', `/api/projects/${projectId}/classes`, { name: 'dog' });
+    const png = await squaresPng(128, 128, [{ x: 70, y: 70, width: 30, height: 30, colour: [0, 255, 0] }]);
+    const res = await page.request.post(`${base()}/api/projects/${projectId}/images`, { multipart: { files: { name: 'new.png', mimeType: 'image/png', buffer: png } } });
+    const imageId = (await res.json()).images[0].id as number;
+    await page.goto(`${base()}/projects/${projectId}/annotate?image=${imageId}`);
+    const option = page.getByLabel('Detector model').locator('option');
+    await until('the shared model in the detector list', async () => (await option.count()) === 1);
+    assert.equal((await option.first().innerText()).trim(), 'pets (detect, from Suggestions; not here: cat)');
+    await page.getByRole('button', { name: 'Run detector on this image' }).click();
+    await until('its suggestion, as this project\'s dog', async () => (await page.getByTestId('detector-result').innerText().catch(() => '')).startsWith('1 found'));
+    const stored = (await (await page.request.get(`${base()}/api/images/${imageId}/annotations`)).json()) as { status: string; source: string }[];
+    assert.deepEqual(stored.map((a) => a.status), ['suggested']);
+    assert.match(stored[0].source, /^model:\d+$/);
+    assert.deepEqual(errors, []);
+  });
 });

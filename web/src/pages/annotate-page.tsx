@@ -5,7 +5,7 @@ import { ErrorBanner, useUser } from '../components/layout.js';
 import { EditorController, type EditorState, type Tool } from '../editor/editor-controller.js';
 import { ImageLoader } from '../editor/image-loader.js';
 import { PREFETCH_AHEAD, prefetchSuggestions, runDetector } from '../editor/assist.js';
-import { hasSam, isDetector, type Model } from '../models.js';
+import { hasSam, isDetector, ownModels, type Model } from '../models.js';
 import { displayColors } from '../editor/palette.js';
 import { ObjectsPanel } from '../components/objects-panel.js';
 import { ExperimentPredictions } from '../components/experiment-predictions.js';
@@ -144,7 +144,8 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
     }, (e) => setMessage((e as Error).message));
     loadClasses();
     // Without the models routes the assist tools simply do not show.
-    api.get<Model[]>(`/api/projects/${projectId}/models`).then((list) => {
+    // With the team's promoted models of its other projects: a new batch is labelled without uploading them again.
+    api.get<Model[]>(`/api/projects/${projectId}/models?include_shared=true`).then((list) => {
       modelsRef.current = list;
       setModels(list);
       // The queue may have opened its first image before the models arrived.
@@ -228,7 +229,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
    */
   const prefetchAhead = (list: ImageRecord[], at: number) => {
     const ahead = list.slice(at + 1, at + 1 + PREFETCH_AHEAD).map((i) => i.id);
-    const production = modelsRef.current.some((m) => m.lifecycle === 'production' && ['detect', 'segment', 'classify'].includes(m.task));
+    const production = modelsRef.current.some((m) => !m.shared && m.lifecycle === 'production' && ['detect', 'segment', 'classify'].includes(m.task));
     if (!production || ahead.length === 0) return;
     prefetchSuggestions(projectId, ahead).then((predicted) => {
       const open = imagesRef.current[indexRef.current]?.id;
@@ -282,7 +283,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
 
   useEditorKeys(controller, {
     classes: () => classes,
-    toolForKey: (key) => TOOLS.find((t) => t.key === key.toUpperCase() && (t.tool !== 'sam' || hasSam(models)))?.tool,
+    toolForKey: (key) => TOOLS.find((t) => t.key === key.toUpperCase() && (t.tool !== 'sam' || hasSam(ownModels(models))))?.tool,
     go: (delta) => void go(delta),
     toggleHelp: () => setHelp((h) => !h),
     closeHelp: () => setHelp(false),
@@ -291,7 +292,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
   const current = images && index >= 0 ? images[index] : null;
   const c = controller.current;
   const detectors = models.filter(isDetector);
-  const samReady = hasSam(models);
+  const samReady = hasSam(ownModels(models));
   const tools = TOOLS.filter((t) => t.tool !== 'sam' || samReady);
 
   return (
@@ -531,7 +532,7 @@ function DetectorAssist({ projectId, imageId, models, onResult, onError }: {
       <select value={chosen} onChange={(e) => setModel(e.target.value)} aria-label="Detector model">
         {models.map((m) => (
           <option key={m.id} value={m.id}>
-            {m.name} ({m.task})
+            {m.name} ({m.task}{m.shared ? `, from ${m.shared.project_name}${m.shared.unmatched.length ? `; not here: ${m.shared.unmatched.join(', ')}` : ''}` : ''})
           </option>
         ))}
       </select>
