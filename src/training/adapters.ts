@@ -70,8 +70,8 @@ export const ADAPTERS: readonly AdapterSpec[] = [
   },
   {
     name: 'versa-segment',
-    title: 'Versa semantic segmentation (U-Net, from scratch)',
-    tasks: ['semantic_segmentation'],
+    title: 'Versa segmentation (U-Net class maps, from scratch; instances are connected regions)',
+    tasks: ['semantic_segmentation', 'instance_segmentation'],
     modality: 'image',
     script: 'versa_segment.py',
     models: ['unet-n', 'unet-s', 'unet-m'],

@@ -81,3 +81,51 @@ describe('versa-segment trains semantic segmentation through the API', { timeout
     assert.ok(written.every((a: any) => a.annotation_type === 'polygon' && a.geometry.points.length >= 3 && a.status === 'suggested'), JSON.stringify(written[0]));
   });
 });
+
+/** Instance segmentation projects can train versa-segment too: each object a polygon, measured by mask mAP. */
+describe('versa-segment trains instance segmentation through the API', { timeout: 10 * 60_000 }, () => {
+  let t: TestApp;
+  let runsRoot: string;
+
+  before(async () => {
+    runsRoot = await mkdtemp(join(tmpdir(), 'versa-segment-instances-'));
+    t = await startTestApp({ RUNS_ROOT: runsRoot });
+  });
+  after(async () => {
+    await t.close();
+    await rm(runsRoot, { recursive: true, force: true });
+  });
+
+  it('reports mask mAP50 and mAP50-95 over the objects, per class too', async () => {
+    const owner = await t.user();
+    const projectId = (await owner.post('/api/projects', { name: 'instances', project_type: 'instance_segmentation' })).body.id;
+    const classId = await createClass(owner, projectId, 'shape');
+    // Two to three objects of one class per image: the map alone cannot tell them apart, the metric must.
+    const images = await generateDataset('instance-api', 30, { width: 96, height: 80, count: [2, 3], masks: true, format: 'png' });
+    const uploaded = await uploadImages(owner, projectId, images.map((i) => ({ name: i.filename, data: i.data })));
+    for (const [i, image] of images.entries()) {
+      for (const shape of image.shapes) {
+        const res = await owner.post(`/api/images/${uploaded[i].id}/annotations`, { class_id: classId, annotation_type: 'polygon', geometry: shapeGeometry(shape, 'polygon') });
+        assert.equal(res.status, 201, JSON.stringify(res.body));
+      }
+    }
+    const version = await owner.post(`/api/projects/${projectId}/versions`, { name: 'v1', seed: 1 });
+    await t.versa.deps.queue.drain();
+    const started = await owner.post(`/api/projects/${projectId}/train`, {
+      version_id: version.body.id, adapter: 'versa-segment', epochs: 12, imgsz: 96, batch: 4, seed: 1, device: 'cpu', require_ready: false,
+    });
+    assert.equal(started.status, 202, JSON.stringify(started.body));
+    let job: any;
+    for (;;) {
+      job = (await owner.get(`/api/train/jobs/${started.body.id}`)).body;
+      if (!['queued', 'running'].includes(job.status)) break;
+      await sleep(250);
+    }
+    assert.equal(job.status, 'succeeded', job.error);
+    const experiment = (await owner.get(`/api/experiments/${job.experiment_id}`)).body;
+    assert.ok(experiment.metrics.mask_map50 > 0.1, `valid mask mAP50 ${experiment.metrics.mask_map50}`);
+    assert.ok(experiment.metrics.mask_map50_95 > 0 && experiment.metrics.mask_map50_95 <= experiment.metrics.mask_map50, JSON.stringify(experiment.metrics));
+    assert.equal(experiment.per_class[0].mask_ap50, experiment.metrics.mask_map50);
+    assert.ok(experiment.per_class[0].instances >= 2 * 3, JSON.stringify(experiment.per_class));
+  });
+});

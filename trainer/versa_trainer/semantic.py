@@ -63,10 +63,20 @@ def letterbox_map(target, size):
     return canvas
 
 
+def instance_masks(entry, size):
+    """Each shape of the image as (class index, bool mask letterboxed to size): the ground truth of mask AP."""
+    out = []
+    for shape in entry.get("shapes", []):
+        one = class_map(dict(entry, shapes=[dict(shape, **{"class": 0})]))
+        out.append((int(shape["class"]), letterbox_map(one, size) == 1))
+    return out
+
+
 class Split(object):
-    def __init__(self, data_dir, entries, size):
+    def __init__(self, data_dir, entries, size, instances=False):
         self.images = np.zeros((len(entries), size, size, 3), dtype=np.uint8)
         self.targets = np.zeros((len(entries), size, size), dtype=np.uint8)
+        self.instances = [instance_masks(e, size) for e in entries] if instances else None
         for i, entry in enumerate(entries):
             self.images[i] = load_letterboxed(resolve(data_dir, entry["file"]), size)[0]
             self.targets[i] = letterbox_map(class_map(entry), size)
@@ -143,6 +153,33 @@ def evaluate(torch, predict, split, nc, device, batch=16):
     return confusion
 
 
+def instance_metrics(torch, predict, split, names, device, batch=16):
+    """Mask AP of the model read as instances: each connected region of a class in its class map is one object,
+    scored by the class's mean probability over the region (what auto-annotate writes as one polygon)."""
+    from scipy import ndimage
+
+    from .mask_metrics import mask_metrics
+
+    truth, predicted = {}, {}
+    with torch.no_grad():
+        for start in range(0, len(split), batch):
+            probs = predict(to_tensor(torch, split.images[start : start + batch], device)).cpu().numpy()
+            for j, p in enumerate(probs):
+                i = start + j
+                labels = p.argmax(0)
+                labels[split.targets[i] == IGNORE] = 0
+                found = []
+                for c in range(1, p.shape[0]):
+                    regions, count = ndimage.label(labels == c, structure=np.ones((3, 3)))
+                    for r in range(1, count + 1):
+                        mask = regions == r
+                        if mask.sum() >= 4:
+                            found.append((c - 1, mask, float(p[c][mask].mean())))
+                truth[i] = split.instances[i]
+                predicted[i] = found
+    return mask_metrics(truth, predicted, names)
+
+
 def augment(rng, images, targets):
     """Random mirrors and a random zoom-in crop (nearest for the maps), brightness and contrast jitter."""
     images, targets = images.copy(), targets.copy()
@@ -180,7 +217,10 @@ def main(argv):
         raise SystemExit("imgsz must be a multiple of 32 (the U-Net halves it five times)")
     emit("start", adapter="versa-segment", params=params, env=environment(torch, device, threads))
     emit("progress", progress=0.0, message="loading images and masks")
-    splits = {k: Split(config["data_dir"], dataset["splits"].get(k, []), size) for k in ("train", "valid", "test")}
+    # Instance data (one shape per object) is also measured as instances: mask mAP of the connected regions.
+    # A semantic version holds one mask per class and image; two shapes of a class on an image are two objects.
+    instances = any(len(e.get("shapes", [])) > len({sh["class"] for sh in e.get("shapes", [])}) for k in ("train", "valid", "test") for e in dataset["splits"].get(k, []))
+    splits = {k: Split(config["data_dir"], dataset["splits"].get(k, []), size, instances and k != "train") for k in ("train", "valid", "test")}
     train, valid, test = splits["train"], splits["valid"], splits["test"]
     if len(train) == 0:
         raise SystemExit("the version has no training images")
@@ -241,6 +281,7 @@ def main(argv):
     model.eval()
     predictor = predictor_module(torch)(model, size).to(device).eval()
     results = {k: semantic_metrics(evaluate(torch, predictor, s, nc, device), names) if len(s) else None for k, s in (("valid", valid), ("test", test))}
+    masks = {k: instance_metrics(torch, predictor, s, names, device) if instances and len(s) else None for k, s in (("valid", valid), ("test", test))}
     weights = os.path.join(config["out_dir"], "weights")
     os.makedirs(weights, exist_ok=True)
     torch.save({"model": model.state_dict(), "names": names, "imgsz": size, "arch": params["model"], "epoch": best[2]}, os.path.join(weights, "best.pt"))
@@ -255,5 +296,12 @@ def main(argv):
     metrics = {"miou": v["miou"], "miou_fg": v["miou_fg"], "pixel_accuracy": v["pixel_accuracy"], "train_loss": history[-1]["train_loss"]}
     if results["test"]:
         metrics.update({"test_miou": results["test"]["miou"], "test_miou_fg": results["test"]["miou_fg"]})
-    emit("final", task="segment-semantic", metrics=metrics, per_class=v["per_class"], best_epoch=best[2], params=params,
+    for split, prefix in (("valid", ""), ("test", "test_")):
+        if masks[split]:
+            metrics.update({prefix + "mask_map50": masks[split]["mask_map50"], prefix + "mask_map50_95": masks[split]["mask_map50_95"]})
+    per_class = v["per_class"]
+    if masks["valid"] or masks["test"]:
+        by_index = {c["class_index"]: c for c in (masks["valid"] or masks["test"])["per_class"]}
+        per_class = [dict(c, mask_ap50=by_index[c["class_index"]]["mask_ap50"], mask_ap50_95=by_index[c["class_index"]]["mask_ap50_95"], instances=by_index[c["class_index"]]["instances"]) for c in per_class]
+    emit("final", task="segment-semantic", metrics=metrics, per_class=per_class, best_epoch=best[2], params=params,
          artifacts={"onnx": "weights/best.onnx", "pt": "weights/best.pt", "args": "args.yaml"}, duration_s=clock.elapsed(), env=environment(torch, device, threads))

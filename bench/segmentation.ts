@@ -1,0 +1,103 @@
+/**
+ * Semantic segmentation on the shared mask sets (issue 28), through Versa's HTTP API as a user drives it: the server
+ * runs as its own process, the dataset folder is imported (`POST /api/projects/import/folder`, IMPORT_ROOT =
+ * ../shared/datasets), a version keeps the dataset's own splits at full size, and `POST /api/projects/{id}/train`
+ * trains versa-segment from scratch on the CPU under a time budget. Beside it: predict-nothing (every pixel
+ * background) and a bare torchvision script (bench/bare-semantic.py: lraspp_mobilenet_v3_large from scratch) on the
+ * same budget, both measured as versa-segment measures (test split letterboxed to imgsz, padding left out).
+ * plants-coco-seg (instance polygons) trains versa-segment too and reports test mask mAP50 / mAP50-95 of the
+ * connected regions beside predict-nothing (0); the bare script reads PNG masks only, so it has no figure there.
+ *
+ *   npx tsx bench/segmentation.ts [minutes=8] [imgsz=256] [seed=0]
+ */
+import { execFile } from 'node:child_process';
+import { cpus, loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { startServer } from './lib/server.js';
+
+const minutes = Number(process.argv[2] ?? 8);
+const imgsz = Number(process.argv[3] ?? 256);
+const seed = Number(process.argv[4] ?? 0);
+const DATASETS = resolve('..', 'shared', 'datasets');
+const SETS = ['plants-semantic-masks', 'indoor-semantic-masks'];
+const run = promisify(execFile);
+
+async function waitFor<T>(poll: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  for (;;) {
+    const value = await poll();
+    if (done(value)) return value;
+    await sleep(1000);
+  }
+}
+
+const server = await startServer({ IMPORT_ROOT: DATASETS });
+const rows: Record<string, string>[] = [];
+try {
+  for (const dataset of SETS) {
+    const load = [loadavg()[0]];
+    const project = await server.api('POST', '/api/projects/import/folder', { path: dataset, name: dataset });
+    const created = await server.api('POST', `/api/projects/${project.id}/versions`, { name: 'bench', seed: 1, preprocessing_config: { resize: { enabled: false } } });
+    const version = await waitFor(() => server.api('GET', `/api/versions/${created.id}`), (v) => v.status === 'ready' || v.status === 'failed');
+    if (version.status !== 'ready') throw new Error(`version ${version.status}`);
+    const started = Date.now();
+    const job = await server.api('POST', `/api/projects/${project.id}/train`, {
+      version_id: version.id, adapter: 'versa-segment', device: 'cpu', seed, imgsz, epochs: 1000, time_budget_s: Math.round(minutes * 60), require_ready: false,
+    });
+    const done = await waitFor(() => server.api('GET', `/api/train/jobs/${job.id}`), (j) => ['succeeded', 'failed', 'cancelled'].includes(j.status));
+    const wall = (Date.now() - started) / 1000;
+    load.push(loadavg()[0]);
+    if (done.status !== 'succeeded') throw new Error(`${dataset}: training ${done.status}: ${done.error}`);
+    const experiment = await server.api('GET', `/api/experiments/${done.experiment_id}`);
+    const m = experiment.metrics as Record<string, number>;
+    const { stdout } = await run('/usr/bin/python3', ['bench/bare-semantic.py', join(DATASETS, dataset), String(Math.round(minutes * 60)), String(imgsz), '8', String(seed)], { maxBuffer: 1 << 24 });
+    const bare = JSON.parse(stdout.trim().split('\n').pop()!);
+    load.push(loadavg()[0]);
+    rows.push({
+      dataset,
+      budget: `${minutes} min`,
+      'versa wall (s)': wall.toFixed(0),
+      epochs: String(experiment.epoch ?? ''),
+      'versa test mIoU': m.test_miou.toFixed(3),
+      'versa valid mIoU': m.miou.toFixed(3),
+      'bare lraspp test mIoU': bare.test_miou.toFixed(3),
+      'versa / bare': (m.test_miou / bare.test_miou).toFixed(2),
+      'predict-nothing mIoU': bare.nothing_miou.toFixed(3),
+      'fg mIoU versa / bare': `${m.test_miou_fg.toFixed(3)} / ${bare.test_miou_fg.toFixed(3)}`,
+      load: load.map((l) => l.toFixed(1)).join(' → '),
+    });
+    console.log(rows[rows.length - 1]);
+  }
+  {
+    // Instances: versa-segment's class map read as connected regions, one object each (what auto-annotate writes).
+    const dataset = 'plants-coco-seg';
+    const load = [loadavg()[0]];
+    const project = await server.api('POST', '/api/projects/import/folder', { path: dataset, name: dataset });
+    const created = await server.api('POST', `/api/projects/${project.id}/versions`, { name: 'bench', seed: 1, preprocessing_config: { resize: { enabled: false } } });
+    const version = await waitFor(() => server.api('GET', `/api/versions/${created.id}`), (v) => v.status === 'ready' || v.status === 'failed');
+    if (version.status !== 'ready') throw new Error(`version ${version.status}`);
+    const started = Date.now();
+    const job = await server.api('POST', `/api/projects/${project.id}/train`, {
+      version_id: version.id, adapter: 'versa-segment', device: 'cpu', seed, imgsz, epochs: 1000, time_budget_s: Math.round(minutes * 60), require_ready: false,
+    });
+    const done = await waitFor(() => server.api('GET', `/api/train/jobs/${job.id}`), (j) => ['succeeded', 'failed', 'cancelled'].includes(j.status));
+    load.push(loadavg()[0]);
+    if (done.status !== 'succeeded') throw new Error(`${dataset}: training ${done.status}: ${done.error}`);
+    const m = (await server.api('GET', `/api/experiments/${done.experiment_id}`)).metrics as Record<string, number>;
+    rows.push({
+      dataset,
+      budget: `${minutes} min`,
+      'versa wall (s)': ((Date.now() - started) / 1000).toFixed(0),
+      'versa test mIoU': `mask mAP50 ${m.test_mask_map50.toFixed(3)} (mAP50-95 ${m.test_mask_map50_95.toFixed(3)}; valid ${m.mask_map50.toFixed(3)})`,
+      'bare lraspp test mIoU': 'not run (the bare script reads PNG masks only)',
+      'predict-nothing mIoU': 'mask mAP50 0.000',
+      load: load.map((l) => l.toFixed(1)).join(' → '),
+    });
+    console.log(rows[rows.length - 1]);
+  }
+  console.log(`\nSemantic segmentation on the shared datasets through the API, from scratch, CPU (${cpus().length} cores), imgsz ${imgsz}`);
+  console.table(rows);
+} finally {
+  await server.stop();
+}
