@@ -1,8 +1,15 @@
-import type { Bitmap } from '../imaging/rle.js';
-import { maskToPolygons } from './contour.js';
+import type { Bitmap, Box } from '../imaging/rle.js';
+import { maskToPolygons, type Point, type PolygonOptions } from './contour.js';
 import type { LetterboxTransform } from './letterbox.js';
 import type { TensorData } from './tensor-data.js';
-import type { YoloDecodeOptions, YoloDetection } from './yolo-decode.js';
+
+/** A class region as yolo-decode's detections carry it (box and polygon in original pixels). */
+export interface RegionDetection {
+  classId: number;
+  confidence: number;
+  box: Box;
+  polygons: Point[][];
+}
 
 /**
  * A semantic segmentation output `[1, 1 + nc, H, W]` (versa-segment: channel 0 background, channel c + 1 class c,
@@ -11,7 +18,7 @@ import type { YoloDecodeOptions, YoloDetection } from './yolo-decode.js';
  * with its outer boundary as polygon, its box, and the mean score of the class over the region's pixels as
  * confidence. Regions under `confidence` are dropped; the largest `maxDetections` are kept.
  */
-export function decodeSemantic(output: TensorData, t: LetterboxTransform, options: YoloDecodeOptions): YoloDetection[] {
+export function decodeSemantic(output: TensorData, t: LetterboxTransform, options: { confidence: number; maxDetections?: number; polygon?: PolygonOptions }): RegionDetection[] {
   const [, channels, height, width] = output.dims;
   const scores = output.data as Float32Array;
   const plane = height * width;
@@ -30,7 +37,7 @@ export function decodeSemantic(output: TensorData, t: LetterboxTransform, option
       scoreOf[y * originalWidth + x] = scores[best * plane + cell];
     }
   }
-  const detections: YoloDetection[] = [];
+  const detections: RegionDetection[] = [];
   for (let c = 1; c < channels; c++) {
     const mask: Bitmap = { width: originalWidth, height: originalHeight, data: new Uint8Array(classOf.length) };
     let any = false;
