@@ -13269,7 +13269,7 @@ export interface paths {
         get: {
             parameters: {
                 query: {
-                    /** @description How a detector's per-detection uncertainty makes the image's: its least certain detection (max), all of them added (sum: crowded, unsure images first) or their mean */
+                    /** @description How a detector's per-detection uncertainty makes the image's: all of them added (sum, the default: crowded, unsure images first; it beat max in bench/active-learning.ts), its least certain detection (max) or their mean */
                     aggregate: "max" | "sum" | "mean";
                     limit: number;
                     model_id?: number;

@@ -21,9 +21,9 @@ export const NextToLabelQuery = Type.Object(
         + 'on the model\'s embeddings (farthest from the labelled images and the earlier picks first); random: a seeded shuffle',
     }),
     aggregate: StringEnum(AGGREGATIONS, {
-      default: 'max',
-      description: 'How a detector\'s per-detection uncertainty makes the image\'s: its least certain detection (max), all of them added (sum: '
-        + 'crowded, unsure images first) or their mean',
+      default: 'sum',
+      description: 'How a detector\'s per-detection uncertainty makes the image\'s: all of them added (sum, the default: crowded, unsure images '
+        + 'first; it beat max in bench/active-learning.ts), its least certain detection (max) or their mean',
     }),
     limit: Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: 50 }),
     offset: Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: 'Ranks skipped (paging through the same ranking)' }),

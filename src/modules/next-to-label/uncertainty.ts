@@ -8,8 +8,8 @@
  * detection down to a low confidence floor has a distribution over the classes and background: the detection's
  * confidence c shared among the classes in proportion to their scores, and 1 − c for "no object here", so a box
  * at 0.5 is as unsure as two classes tied. The measure is taken per detection and aggregated over the image
- * (Brust et al.'s three): `max` (its least certain detection), `sum` (uncertain objects add up: crowded, unsure
- * images first) or `mean`. An image on which the model finds nothing above the floor scores 1 (sum: 1 plus
+ * (Brust et al.'s three): `sum` (uncertain objects add up: crowded, unsure images first; the route's default, as
+ * it labelled more objects and beat `max` in bench/active-learning.ts), `max` (its least certain detection) or `mean`. An image on which the model finds nothing above the floor scores 1 (sum: 1 plus
  * nothing): in a project whose images hold objects, a model that sees none has failed there, and that image
  * teaches it the most.
  *
