@@ -8,7 +8,7 @@
  * plants-coco-seg (instance polygons) trains versa-segment too and reports test mask mAP50 / mAP50-95 of the
  * connected regions beside predict-nothing (0); the bare script reads PNG masks only, so it has no figure there.
  *
- *   npx tsx bench/segmentation.ts [minutes=8] [imgsz=256] [seed=0]
+ *   npx tsx bench/segmentation.ts [minutes=8] [imgsz=256] [seed=0] [only=<dataset>]
  */
 import { execFile } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
@@ -21,7 +21,8 @@ const minutes = Number(process.argv[2] ?? 8);
 const imgsz = Number(process.argv[3] ?? 256);
 const seed = Number(process.argv[4] ?? 0);
 const DATASETS = resolve('..', 'shared', 'datasets');
-const SETS = ['plants-semantic-masks', 'indoor-semantic-masks'];
+const only = process.argv[5];
+const SETS = ['plants-semantic-masks', 'indoor-semantic-masks'].filter((d) => !only || d === only);
 const run = promisify(execFile);
 
 async function waitFor<T>(poll: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
@@ -69,7 +70,7 @@ try {
     });
     console.log(rows[rows.length - 1]);
   }
-  {
+  if (!only || only === 'plants-coco-seg') {
     // Instances: versa-segment's class map read as connected regions, one object each (what auto-annotate writes).
     const dataset = 'plants-coco-seg';
     const load = [loadavg()[0]];
