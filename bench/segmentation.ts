@@ -6,7 +6,8 @@
  * background) and a bare torchvision script (bench/bare-semantic.py: lraspp_mobilenet_v3_large from scratch) on the
  * same budget, both measured as versa-segment measures (test split letterboxed to imgsz, padding left out).
  * plants-coco-seg (instance polygons) trains versa-segment too and reports test mask mAP50 / mAP50-95 of the
- * connected regions beside predict-nothing (0); the bare script reads PNG masks only, so it has no figure there.
+ * connected regions beside predict-nothing (0) and the bare script (the same LR-ASPP on the polygons' class maps, its
+ * regions measured the same way).
  *
  *   npx tsx bench/segmentation.ts [minutes=8] [imgsz=256] [seed=0] [only=<dataset>]
  */
@@ -86,12 +87,16 @@ try {
     load.push(loadavg()[0]);
     if (done.status !== 'succeeded') throw new Error(`${dataset}: training ${done.status}: ${done.error}`);
     const m = (await server.api('GET', `/api/experiments/${done.experiment_id}`)).metrics as Record<string, number>;
+    const { stdout } = await run('/usr/bin/python3', ['bench/bare-semantic.py', join(DATASETS, dataset), String(Math.round(minutes * 60)), String(imgsz), '8', String(seed)], { maxBuffer: 1 << 24 });
+    const bare = JSON.parse(stdout.trim().split('\n').pop()!);
+    load.push(loadavg()[0]);
     rows.push({
       dataset,
       budget: `${minutes} min`,
       'versa wall (s)': ((Date.now() - started) / 1000).toFixed(0),
       'versa test mIoU': `mask mAP50 ${m.test_mask_map50.toFixed(3)} (mAP50-95 ${m.test_mask_map50_95.toFixed(3)}; valid ${m.mask_map50.toFixed(3)})`,
-      'bare lraspp test mIoU': 'not run (the bare script reads PNG masks only)',
+      'bare lraspp test mIoU': `mask mAP50 ${bare.test_mask_map50.toFixed(3)} (mAP50-95 ${bare.test_mask_map50_95.toFixed(3)})`,
+      'versa / bare': (m.test_mask_map50 / bare.test_mask_map50).toFixed(2),
       'predict-nothing mIoU': 'mask mAP50 0.000',
       load: load.map((l) => l.toFixed(1)).join(' → '),
     });
