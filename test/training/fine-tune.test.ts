@@ -140,7 +140,7 @@ describe('fine-tuning from a registered model', { timeout: 15 * 60_000 }, () => 
     const wrongModel = await refused(owner, { base_model_id: base.modelId, model: 'versa-detect-s' }, 422, /versa-detect-n; fine-tuning keeps its architecture/);
     assert.deepEqual(wrongModel.body.detail[0].loc, ['body', 'model']);
     await refused(owner, { base_model_id: base.modelId, pretrained_weights: 'shapes/detector.pt' }, 422, /not both/);
-    await refused(owner, { base_model_id: base.modelId, adapter: 'ultralytics' }, 422, /registers no model to fine-tune/);
+    await refused(owner, { base_model_id: base.modelId, adapter: 'ultralytics' }, 422, /does not fine-tune a registered model/);
 
     // An uploaded ONNX file has no trainer checkpoint; a classifier cannot start a detector.
     const upload = async (data: Uint8Array, filename: string, fields: Record<string, string>) => {

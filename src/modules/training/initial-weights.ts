@@ -57,8 +57,8 @@ export async function initialWeights(
   const loc = ['body', 'base_model_id'];
   const id = request.base_model_id;
   const model = await models.readable(caller, id);
-  if (!adapter.modelTask || adapter.modality !== 'image') {
-    throw ValidationError.at(loc, `Adapter '${adapter.name}' registers no model to fine-tune; base_model_id starts versa-detect and versa-classify runs`);
+  if (!adapter.modelTask || !(adapter.name in PRETRAINED_EXTENSIONS)) {
+    throw ValidationError.at(loc, `Adapter '${adapter.name}' does not fine-tune a registered model; base_model_id starts versa-detect and versa-classify runs`);
   }
   if (model.task !== adapter.modelTask) {
     throw ValidationError.at(loc, `Model ${id} is a ${model.task} model; ${adapter.name} trains ${adapter.modelTask} models and can start only from one`);
