@@ -14,7 +14,7 @@ describe('canonical export pages', () => {
   let db: Db;
   let project: number;
   const now = new Date().toISOString();
-  const access = { project: async () => ({}) } as never;
+  const access = { wholeProject: async () => ({}) } as never;
 
   const addImage = async (name: string, split = 'train') =>
     (await db.insertInto('images').values({

@@ -45,7 +45,7 @@ describe('plugins', () => {
     assert.ok(names('pipeline_step').includes('rule'));
     assert.ok(names('quality_check').includes('near_duplicates') && names('quality_check').includes('unannotated_images'));
     assert.ok(names('cleaning_action').includes('remove_exact_duplicates'));
-    assert.deepEqual(names('training_adapter').sort(), ['tabular', 'ultralytics', 'versa-classify', 'versa-detect']);
+    assert.deepEqual(names('training_adapter').sort(), ['tabular', 'ultralytics', 'versa-classify', 'versa-detect', 'versa-segment']);
     const near = (await alice.get('/api/plugins/quality_check/near_duplicates')).body;
     assert.equal(near.config_schema.properties.max_distance.type, 'integer');
     const detect = (await alice.get('/api/plugins/training_adapter/versa-detect')).body;
