@@ -32,6 +32,8 @@ export interface YoloDecodeOptions {
   classCount?: number;
   /** The model declares NMS built in (Ultralytics' `end2end` metadata). */
   endToEnd?: boolean;
+  /** The model declares class scores per pixel (metadata task `segment-semantic`): its one `[1, C, H, W]` output is read as regions. */
+  semantic?: boolean;
   polygon?: PolygonOptions;
   /**
    * Attach each detection's score for every class (`classScores`), for measures of how unsure the model is
@@ -79,8 +81,8 @@ export function detectLayout(outputs: readonly TensorData[], classCount?: number
 
 /** Turns raw YOLO outputs into detections in original image pixels: confidence filter, NMS, inverse letterbox. */
 export function decodeYolo(outputs: readonly TensorData[], transform: LetterboxTransform, options: YoloDecodeOptions): YoloDetection[] {
-  // One `[1, C, H, W]` output is a semantic segmentation model's class scores (versa-segment), read as regions.
-  if (outputs.length === 1 && outputs[0].dims.length === 4) return decodeSemantic(outputs[0], transform, options);
+  // A semantic segmentation model's (versa-segment's) one `[1, C, H, W]` output of class scores, read as regions.
+  if (options.semantic && outputs.length === 1 && outputs[0].dims.length === 4) return decodeSemantic(outputs[0], transform, options);
   const layout = options.layout ?? detectLayout(outputs, options.classCount, options.endToEnd);
   const maxDetections = options.maxDetections ?? 300;
   const output = outputs[0];

@@ -93,7 +93,7 @@ export class YoloDetector {
       this.modelId,
       image,
       { ...imageOptions, inputName, width, height },
-      { ...options, classCount: names?.length, endToEnd: this.shape.endToEnd },
+      { ...options, classCount: names?.length, endToEnd: this.shape.endToEnd, semantic: this.shape.task === 'segment-semantic' },
     );
     return {
       width: transform.originalWidth,

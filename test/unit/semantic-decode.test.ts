@@ -17,7 +17,7 @@ describe('decodeYolo on a semantic segmentation output', () => {
     // Class 0 (channel 1): input cells x 0-1, y 2-3 → original x 0-3, y 0-3. Class 1 (channel 2): x 5-7, y 4-5 → x 10-15, y 4-7.
     for (let y = 2; y <= 3; y++) for (let x = 0; x <= 1; x++) set(1, x, y, 0.8);
     for (let y = 4; y <= 5; y++) for (let x = 5; x <= 7; x++) set(2, x, y, 0.6);
-    const detections = decodeYolo([{ dims: [1, nc1, h, w], data, type: 'float32' } as any], t, { confidence: 0.5, iou: 0.5, polygon: { epsilon: 0, minArea: 1 } });
+    const detections = decodeYolo([{ dims: [1, nc1, h, w], data, type: 'float32' } as any], t, { confidence: 0.5, iou: 0.5, semantic: true, polygon: { epsilon: 0, minArea: 1 } });
     const summary = detections.map((d) => ({ classId: d.classId, box: d.box, confidence: Math.round(d.confidence * 100) / 100 }));
     assert.deepEqual(summary, [
       { classId: 1, box: { x: 10, y: 4, width: 6, height: 4 }, confidence: 0.6 },
@@ -25,6 +25,6 @@ describe('decodeYolo on a semantic segmentation output', () => {
     ]);
     assert.ok(detections.every((d) => d.polygons?.length === 1 && d.polygons[0].length >= 4));
     // Under the confidence threshold a region is left out.
-    assert.deepEqual(decodeYolo([{ dims: [1, nc1, h, w], data, type: 'float32' } as any], t, { confidence: 0.7, iou: 0.5 }).map((d) => d.classId), [0]);
+    assert.deepEqual(decodeYolo([{ dims: [1, nc1, h, w], data, type: 'float32' } as any], t, { confidence: 0.7, iou: 0.5, semantic: true }).map((d) => d.classId), [0]);
   });
 });
