@@ -2,7 +2,7 @@ import { projectVisibleTo } from '../../access/access.repository.js';
 import type { Insertable } from 'kysely';
 import type { Db, Executor } from '../../db/database.js';
 import type { ModelLifecycleEventsTable, ModelsTable } from '../../db/schema.js';
-import type { LifecycleEventRow, ModelRow } from './models.schemas.js';
+import { IMAGE_MODEL_TASKS, type LifecycleEventRow, type ModelRow } from './models.schemas.js';
 
 export type ModelWithOwner = ModelRow & { owner_id: number };
 
@@ -44,6 +44,18 @@ export class ModelsRepository {
       .where('task', '=', task)
       .where('lifecycle', '!=', 'archived')
       .orderBy((eb) => eb.case().when('lifecycle', '=', 'production').then(0).else(1).end())
+      .orderBy('id', 'desc')
+      .executeTakeFirst();
+  }
+
+  /** The project's production model of a task that looks at whole images (detect, segment, classify), newest first. */
+  imageModelInProduction(projectId: number): Promise<ModelRow | undefined> {
+    return this.db
+      .selectFrom('models')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .where('lifecycle', '=', 'production')
+      .where('task', 'in', [...IMAGE_MODEL_TASKS])
       .orderBy('id', 'desc')
       .executeTakeFirst();
   }

@@ -1,6 +1,5 @@
 import type { Db } from '../../db/database.js';
 import { IMAGE_OUT_COLUMNS, type ImageOutRow } from '../images/images.schemas.js';
-import type { ModelRow } from '../models/models.schemas.js';
 
 /** What ranking needs of an image: its id, the bytes' hash (the prediction cache key) and where the bytes are. */
 export interface PoolImage {
@@ -9,23 +8,8 @@ export interface PoolImage {
   blob_key: string;
 }
 
-/** Tasks whose models see a whole image and say what is in it. */
-export const RANKING_TASKS = ['detect', 'segment', 'classify'] as const;
-
 export class NextToLabelRepository {
   constructor(private readonly db: Db) {}
-
-  /** The project's production model of a task that can rank images (one production model per project). */
-  productionModel(projectId: number): Promise<ModelRow | undefined> {
-    return this.db
-      .selectFrom('models')
-      .selectAll()
-      .where('project_id', '=', projectId)
-      .where('lifecycle', '=', 'production')
-      .where('task', 'in', [...RANKING_TASKS])
-      .orderBy('id', 'desc')
-      .executeTakeFirst();
-  }
 
   /**
    * The project's images with (`labelled`) or without an accepted annotation, in id order; with `assignedTo`, only

@@ -8,10 +8,10 @@ import type { AssignmentScope } from '../assignments/assignment-scope.js';
 import { toImageOut } from '../images/images.schemas.js';
 import type { ModelRuntime } from '../models/model-runtime.js';
 import type { ModelsRepository } from '../models/models.repository.js';
-import type { ModelRow } from '../models/models.schemas.js';
+import { IMAGE_MODEL_TASKS, type ModelRow } from '../models/models.schemas.js';
 import { kCentreGreedy } from './k-centre.js';
 import type { NextToLabelOut, NextToLabelQuery, Strategy } from './next-to-label.schemas.js';
-import { RANKING_TASKS, type NextToLabelRepository, type PoolImage } from './next-to-label.repository.js';
+import type { NextToLabelRepository, PoolImage } from './next-to-label.repository.js';
 import type { PredictionCache } from './prediction-cache.js';
 import { classifierPrediction, detectorPrediction, type ImagePrediction } from './uncertainty.js';
 
@@ -86,7 +86,7 @@ export class NextToLabelService {
   /** The model named by `model_id` (any the caller may read), else the project's production model. */
   private async model(caller: Caller, projectId: number, modelId: number | undefined): Promise<ModelRow> {
     if (modelId === undefined) {
-      const production = await this.repository.productionModel(projectId);
+      const production = await this.models.imageModelInProduction(projectId);
       if (!production) {
         throw new ConflictError(`Project ${projectId} has no production model to rank images with: promote one (PATCH /api/models/{id}/lifecycle), name one in model_id, or use strategy=random`);
       }
@@ -98,7 +98,7 @@ export class NextToLabelService {
     await this.access.check(caller, { id: model.project_id, owner_id: model.owner_id }, 'project.read', '').catch(() => {
       throw notFound();
     });
-    if (!(RANKING_TASKS as readonly string[]).includes(model.task)) {
+    if (!(IMAGE_MODEL_TASKS as readonly string[]).includes(model.task)) {
       throw ValidationError.at(['query', 'model_id'], `Model '${model.name}' is a ${model.task} model; ranking needs a detect, segment or classify model`);
     }
     return model;

@@ -1,24 +1,8 @@
 import type { Db } from '../../db/database.js';
 import type { ImageToAnnotate } from '../auto-annotate/auto-annotate.repository.js';
-import type { ModelRow } from '../models/models.schemas.js';
-
-/** Tasks whose models make suggestions for a whole image. */
-const SUGGESTING_TASKS = ['detect', 'segment', 'classify'];
 
 export class SuggestionsRepository {
   constructor(private readonly db: Db) {}
-
-  /** The project's production model that suggests annotations (one production model per project and task). */
-  productionModel(projectId: number): Promise<ModelRow | undefined> {
-    return this.db
-      .selectFrom('models')
-      .selectAll()
-      .where('project_id', '=', projectId)
-      .where('lifecycle', '=', 'production')
-      .where('task', 'in', SUGGESTING_TASKS)
-      .orderBy('id', 'desc')
-      .executeTakeFirst();
-  }
 
   /** Ids of the listed images that are in the project (and assigned to `assignedTo` when given). */
   async inProject(projectId: number, imageIds: number[], assignedTo: number | null): Promise<Set<number>> {

@@ -46,7 +46,7 @@ export class SuggestionsService {
     const inProject = await this.repository.inProject(projectId, input.image_ids, await this.scope.listingUser(caller, project, role));
     const foreign = input.image_ids.findIndex((id) => !inProject.has(id));
     if (foreign !== -1) throw ValidationError.at(['body', 'image_ids', foreign], `Image ${input.image_ids[foreign]} is not in project ${projectId}`);
-    const model = await this.repository.productionModel(projectId);
+    const model = await this.models.imageModelInProduction(projectId);
     if (!model) throw new ConflictError(`Project ${projectId} has no production model to suggest annotations with: promote one (PATCH /api/models/{id}/lifecycle)`);
     const running = await this.repository.activeJob(projectId, PREFETCH_JOB);
     if (running !== null) return { status: 200, body: { model_id: model.id, queued: [], job_id: running } };
