@@ -160,6 +160,13 @@ export function apiCaller(page: () => Page, base: () => string) {
   };
 }
 
+/** Registers the instance admin (the first account, kept out of the way) and `email`, and signs the page in as `email`. */
+export async function signInNewUser(call: ReturnType<typeof apiCaller>, email: string): Promise<void> {
+  await call('post', '/api/auth/register', { email: 'admin@example.com', password: 'correct horse battery' });
+  await call('post', '/api/auth/register', { email, password: 'correct horse battery' });
+  await call('post', '/api/auth/login', { email, password: 'correct horse battery' }, 200);
+}
+
 export async function screenshot(page: Page, name: string): Promise<void> {
   await mkdir(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { generateDataset, SHAPE_CLASSES } from '../../src/synthetic/index.js';
-import { apiCaller, closeLivePage, openLivePage, screenshot, SKIP_REASON, until, type Browser, type LiveServer } from './browser-harness.js';
+import { apiCaller, closeLivePage, openLivePage, screenshot, SKIP_REASON, until, type Browser, type LiveServer, signInNewUser } from './browser-harness.js';
 
 /**
  * The experiment page (issue 28): from the experiments list to a short detector run's page (per-class table, PR
@@ -25,9 +25,7 @@ describe('the experiment page and its error browser', { skip: SKIP_REASON ?? fal
   it('shows the per-class table and charts, and opens an error in the editor with the predictions', async () => {
     const base = server.baseUrl;
     const call = apiCaller(() => page, () => base);
-    await call('post', '/api/auth/register', { email: 'admin@example.com', password: 'correct horse battery' });
-    await call('post', '/api/auth/register', { email: 'ines@example.com', password: 'correct horse battery' });
-    await call('post', '/api/auth/login', { email: 'ines@example.com', password: 'correct horse battery' }, 200);
+    await signInNewUser(call, 'ines@example.com');
     const projectId = (await call<{ id: number }>('post', '/api/projects', { name: 'Shapes', project_type: 'object_detection' })).id;
     const classIds = new Map<string, number>();
     for (const c of SHAPE_CLASSES) classIds.set(c.name, (await call<{ id: number }>('post', `/api/projects/${projectId}/classes`, { name: c.name })).id);

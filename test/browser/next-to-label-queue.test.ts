@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { squaresPng } from '../helpers/onnx/test-images.js';
 import { buildYoloModel } from '../helpers/onnx/yolo-models.js';
-import { apiCaller, closeLivePage, openLivePage, SKIP_REASON, type Browser, type LiveServer } from './browser-harness.js';
+import { apiCaller, closeLivePage, openLivePage, SKIP_REASON, type Browser, type LiveServer, signInNewUser } from './browser-harness.js';
 
 /** A red square the test detector is sure of at level 255 and unsure of near 130 (its score is the red level / 255). */
 const redSquare = (level: number) => squaresPng(128, 128, [{ x: 20, y: 20, width: 30, height: 30, colour: [level, 0, 0] }]);
@@ -24,9 +24,7 @@ describe('the editor\'s queue follows next-to-label', { skip: SKIP_REASON ?? fal
   it('switches Next from upload order to the least sure images first', async () => {
     const base = server.baseUrl;
     const call = apiCaller(() => page, () => base);
-    await call('post', '/api/auth/register', { email: 'admin@example.com', password: 'correct horse battery' });
-    await call('post', '/api/auth/register', { email: 'lena@example.com', password: 'correct horse battery' });
-    await call('post', '/api/auth/login', { email: 'lena@example.com', password: 'correct horse battery' }, 200);
+    await signInNewUser(call, 'lena@example.com');
     const projectId = (await call<{ id: number }>('post', '/api/projects', { name: 'Queue' })).id;
     for (const [name, level] of [['sure', 255], ['unsure', 140], ['fair', 200]] as const) {
       const res = await page.request.post(`${base}/api/projects/${projectId}/images`, { multipart: { files: { name: `${name}.png`, mimeType: 'image/png', buffer: await redSquare(level) } } });

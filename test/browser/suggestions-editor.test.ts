@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { squaresPng } from '../helpers/onnx/test-images.js';
 import { buildYoloModel } from '../helpers/onnx/yolo-models.js';
-import { closeLivePage, openLivePage, apiCaller, SKIP_REASON, until, type Browser, type LiveServer } from './browser-harness.js';
+import { closeLivePage, openLivePage, apiCaller, SKIP_REASON, until, type Browser, type LiveServer, signInNewUser } from './browser-harness.js';
 
 /**
  * Suggestions waiting (issue 28): with a production model, the editor has the images ahead predicted in the
@@ -29,9 +29,7 @@ describe('suggestions waiting in the editor, accepted with class keys', { skip: 
   const call = apiCaller(() => page, base);
 
   it('the next image opens with suggestions predicted ahead; Tab and one class key per box accept them as that class', async () => {
-    await call('post', '/api/auth/register', { email: 'admin@example.com', password: 'correct horse battery' });
-    await call('post', '/api/auth/register', { email: 'lena@example.com', password: 'correct horse battery' });
-    await call('post', '/api/auth/login', { email: 'lena@example.com', password: 'correct horse battery' }, 200);
+    await signInNewUser(call, 'lena@example.com');
     const projectId = (await call<{ id: number }>('post', '/api/projects', { name: 'Suggestions' })).id;
     await call('post', `/api/projects/${projectId}/classes`, { name: 'cat' });
     const dog = (await call<{ id: number }>('post', `/api/projects/${projectId}/classes`, { name: 'dog' })).id;
