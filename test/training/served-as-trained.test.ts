@@ -10,6 +10,7 @@ import { startTestApp, type Client, type TestApp } from '../helpers/test-app.js'
 import { createClass, uploadImages } from '../helpers/version-fixtures.js';
 
 type Box = { x: number; y: number; width: number; height: number };
+type Found = { class_id: number; geometry: Box; confidence: number };
 
 /**
  * Train/serve skew (issue 28): a detector trained through the API on a version that *stretches* wide photos to a
@@ -72,7 +73,7 @@ describe('a trained model is served as it was trained', { timeout: 12 * 60_000 }
       model: modelId, confidence: 0.3, iou: 0.5, image_ids: uploaded.map((u: any) => u.id), create_missing_classes: false,
     });
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    return uploaded.map((u: any) => (res.body.images.find((i: any) => i.image_id === u.id)?.annotations ?? []) as { class_id: number; geometry: Box }[]);
+    return uploaded.map((u: any) => (res.body.images.find((i: any) => i.image_id === u.id)?.annotations ?? []) as Found[]);
   };
 
   it("finds on an original photo what it finds on the version's image of that photo", async () => {
@@ -81,17 +82,22 @@ describe('a trained model is served as it was trained', { timeout: 12 * 60_000 }
     // The version's image of each photo, made as a version makes it (stretched, JPEG 90), then scaled back.
     const stretched = await Promise.all(fresh.map(async (i) => ({ name: `stretched-${i.filename}`, data: await sharp(i.data).resize(SIDE, SIDE, { fit: 'fill' }).jpeg({ quality: 90 }).toBuffer() })));
     const trained = (await annotate(stretched)).map((boxes) => boxes.map((a) => ({
-      class_id: a.class_id,
+      ...a,
       geometry: { x: (a.geometry.x * WIDTH) / SIDE, y: (a.geometry.y * HEIGHT) / SIDE, width: (a.geometry.width * WIDTH) / SIDE, height: (a.geometry.height * HEIGHT) / SIDE },
     })));
-    const expected = trained.flat().length;
-    assert.ok(expected >= 6, `the model finds ${expected} objects on the version's images`);
-    let matched = 0;
-    for (const [i, boxes] of trained.entries()) {
-      for (const box of boxes) if (served[i].some((s) => s.class_id === box.class_id && iou(s.geometry, box.geometry) >= 0.7)) matched++;
-    }
-    const extra = served.flat().length - matched;
-    assert.ok(matched >= 0.9 * expected && extra <= 0.1 * expected, `${matched} of ${expected} boxes served as trained, ${extra} more`);
+    // Both ways round, each box scored clearly above the 0.3 cut must be found by the other way, at 0.3: a box near
+    // the cut may fall either side of it after the two JPEG encodings.
+    const SURE = 0.4;
+    const found = (from: Found[][], to: Found[][]) => {
+      const sure = from.flatMap((boxes, i) => boxes.filter((b) => b.confidence >= SURE).map((b) => ({ b, i })));
+      const hits = sure.filter(({ b, i }) => to[i].some((o) => o.class_id === b.class_id && iou(o.geometry, b.geometry) >= 0.7)).length;
+      return { hits, of: sure.length };
+    };
+    const recall = found(trained, served);
+    const precision = found(served, trained);
+    assert.ok(recall.of >= 6, `the model finds ${recall.of} objects on the version's images`);
+    assert.ok(recall.hits >= 0.9 * recall.of && precision.hits >= 0.9 * precision.of,
+      `${recall.hits} of ${recall.of} boxes on the version's images found on the originals; ${precision.hits} of ${precision.of} the other way`);
   });
 });
 
