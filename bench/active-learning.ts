@@ -17,8 +17,8 @@
  */
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestApp, type Client } from '../test/helpers/test-app.js';
+import { waitFor } from './lib/server.js';
 
 const arg = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const smoke = process.argv.includes('--smoke');
@@ -34,13 +34,6 @@ const DATASETS = resolve('..', 'shared', 'datasets');
 
 interface Box { class_id: number; geometry: { x: number; y: number; width: number; height: number } }
 
-async function waitFor<T>(poll: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  for (;;) {
-    const value = await poll();
-    if (done(value)) return value;
-    await sleep(500);
-  }
-}
 
 function ok<T = any>(res: { status: number; body: any }, what: string): T {
   if (res.status >= 300) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
@@ -94,13 +87,13 @@ async function train(client: Client, projectId: number, seed: number, name: stri
   const created = ok(await client.post(`/api/projects/${projectId}/versions`, {
     name, seed, preprocessing_config: { resize: { enabled: false }, filter_unannotated: true },
   }), 'version');
-  const version = await waitFor(async () => ok(await client.get(`/api/projects/${projectId}/versions/${created.id}`), 'version'), (v) => v.status === 'ready' || v.status === 'failed');
+  const version = await waitFor(async () => ok(await client.get(`/api/projects/${projectId}/versions/${created.id}`), 'version'), (v) => v.status === 'ready' || v.status === 'failed', 500);
   if (version.status !== 'ready') throw new Error(`version ${name} ${version.status}`);
   const started = Date.now();
   const job = ok(await client.post(`/api/projects/${projectId}/train`, {
     version_id: version.id, adapter: 'versa-detect', model: 'versa-detect-n', epochs, imgsz, batch: 8, seed, device: 'cpu', require_ready: false, name,
   }), 'train');
-  const done = await waitFor(async () => ok(await client.get(`/api/train/jobs/${job.id}`), 'job'), (j) => ['succeeded', 'failed', 'cancelled'].includes(j.status));
+  const done = await waitFor(async () => ok(await client.get(`/api/train/jobs/${job.id}`), 'job'), (j) => ['succeeded', 'failed', 'cancelled'].includes(j.status), 500);
   if (done.status !== 'succeeded') throw new Error(`training ${name} ${done.status}: ${done.error}`);
   const experiment = ok(await client.get(`/api/experiments/${done.experiment_id}`), 'experiment');
   return { map50: Number(experiment.metrics.map50), modelId: done.model_id, seconds: (Date.now() - started) / 1000 };

@@ -10,8 +10,7 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { startServer, type BenchServer } from './lib/server.js';
+import { startServer, type BenchServer, waitFor } from './lib/server.js';
 
 const baseMinutes = Number(process.argv[2] ?? 8);
 const shortMinutes = Number(process.argv[3] ?? 2);
@@ -20,13 +19,6 @@ const imgsz = Number(process.argv[5] ?? 416);
 const seed = Number(process.argv[6] ?? 0);
 const DATASET = 'indian-vehicles-yolo';
 
-async function waitFor<T>(poll: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  for (;;) {
-    const value = await poll();
-    if (done(value)) return value;
-    await sleep(1000);
-  }
-}
 
 async function importedVersion(server: BenchServer, name: string, keep?: (trainFiles: any[]) => any[]): Promise<{ projectId: number; versionId: number; train: number }> {
   const project = await server.api('POST', '/api/projects/import/folder', { path: DATASET, name });

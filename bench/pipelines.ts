@@ -17,7 +17,7 @@ import { PluginRegistry } from '../src/plugins/plugin-registry.js';
 import { builtinSteps } from '../src/modules/pipelines/builtin-steps.js';
 import { validateDefinition } from '../src/modules/pipelines/pipeline-validation.js';
 import { buildYolov8nLike } from './inference-models.js';
-import { blobOf, median, startServer, withServerNodeFlags, type BenchServer } from './lib/server.js';
+import { blobOf, median, startServer, withServerNodeFlags, type BenchServer, waitFor } from './lib/server.js';
 
 await withServerNodeFlags();
 const args = process.argv.slice(2).filter((a, i, all) => !a.startsWith('--') && all[i - 1] !== '--input');
@@ -27,13 +27,6 @@ const inputAt = process.argv.indexOf('--input');
 const inputSize = inputAt > 0 ? Number(process.argv[inputAt + 1]) : 320;
 const CLASS_NAMES = Array.from({ length: 80 }, (_, i) => `class${i}`);
 
-async function waitFor<T>(poll: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  for (;;) {
-    const value = await poll();
-    if (done(value)) return value;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 async function setUp(server: BenchServer): Promise<{ projectId: number; modelId: number }> {
   const { id: projectId } = await server.api('POST', '/api/projects', { name: 'pipeline bench' });
@@ -60,7 +53,7 @@ async function setUp(server: BenchServer): Promise<{ projectId: number; modelId:
 async function autoAnnotate(server: BenchServer, projectId: number, modelId: number): Promise<number> {
   const start = performance.now();
   const started = await server.api('POST', `/api/projects/${projectId}/auto-annotate/yolo`, { model: modelId, confidence: 0.25, iou: 0.45 });
-  const job = await waitFor(() => server.api('GET', `/api/jobs/${started.job_id}`), (j) => j.status === 'succeeded' || j.status === 'failed');
+  const job = await waitFor(() => server.api('GET', `/api/jobs/${started.job_id}`), (j) => j.status === 'succeeded' || j.status === 'failed', 200);
   if (job.status !== 'succeeded') throw new Error(`auto-annotate job failed: ${job.error}`);
   return performance.now() - start;
 }
@@ -68,7 +61,7 @@ async function autoAnnotate(server: BenchServer, projectId: number, modelId: num
 async function pipeline(server: BenchServer, pipelineId: number): Promise<number> {
   const start = performance.now();
   const run = await server.api('POST', `/api/pipelines/${pipelineId}/run`, {});
-  const done = await waitFor(() => server.api('GET', `/api/pipeline-runs/${run.id}`), (r) => r.status !== 'queued' && r.status !== 'running');
+  const done = await waitFor(() => server.api('GET', `/api/pipeline-runs/${run.id}`), (r) => r.status !== 'queued' && r.status !== 'running', 200);
   if (done.status !== 'succeeded') throw new Error(`pipeline run failed: ${done.error}`);
   return performance.now() - start;
 }

@@ -13,13 +13,12 @@ import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile, copyFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { encodeOnnxMetadata, readOnnxMetadata } from '../src/inference/onnx-metadata.js';
 import { PREPROCESSING_METADATA_KEY } from '../src/inference/served-input.js';
 import { TRAINER_DIR, pythonPath } from '../src/training/python.js';
-import { startServer, type BenchServer } from './lib/server.js';
+import { startServer, type BenchServer, waitFor } from './lib/server.js';
 
 const minutes = Number(process.argv[2] ?? 4);
 const imgsz = Number(process.argv[3] ?? 320);
@@ -55,13 +54,6 @@ async function unstretch(dir: string): Promise<Truth[]> {
   return held;
 }
 
-async function waitFor<T>(poll: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  for (;;) {
-    const value = await poll();
-    if (done(value)) return value;
-    await sleep(1000);
-  }
-}
 
 async function post(server: BenchServer, path: string, form: FormData): Promise<any> {
   const res = await fetch(server.url + path, { method: 'POST', headers: { authorization: `Bearer ${server.token}` }, body: form });

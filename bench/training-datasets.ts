@@ -10,9 +10,8 @@
 import { execFile } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { startServer, type BenchServer } from './lib/server.js';
+import { startServer, type BenchServer, waitFor } from './lib/server.js';
 
 const which = process.argv[2] ?? 'both';
 const detectMinutes = Number(process.argv[3] ?? 8);
@@ -29,13 +28,6 @@ interface Run {
   baseline: (server: BenchServer, projectId: number, versionId: number) => Promise<string>;
 }
 
-async function waitFor<T>(poll: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  for (;;) {
-    const value = await poll();
-    if (done(value)) return value;
-    await sleep(1000);
-  }
-}
 
 /** Majority-class accuracy on the test split, the class taken from the version's training split. */
 async function majorityBaseline(server: BenchServer, projectId: number, versionId: number): Promise<string> {

@@ -154,3 +154,12 @@ export async function timeGets(url: string, token: string, count: number): Promi
 export function blobOf(data: Buffer): Blob {
   return new Blob([data as Uint8Array<ArrayBuffer>]);
 }
+
+/** Polls until `done` holds for the answer (a job, a version), every `everyMs`; resolves with that answer. */
+export async function waitFor<T>(poll: () => Promise<T>, done: (value: T) => boolean, everyMs = 1000): Promise<T> {
+  for (;;) {
+    const value = await poll();
+    if (done(value)) return value;
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
