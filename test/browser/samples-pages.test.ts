@@ -159,6 +159,10 @@ describe('sample labelling pages in Chromium', { skip: SKIP_REASON ?? false }, (
 
   it('segments audio on the waveform and video by frames', async () => {
     await importFile('jsonl', 'audio.zip', await buildZip([{ name: 'a.jsonl', data: jsonl([{ file: 'clip.wav' }]) }, { name: 'clip.wav', data: wavFile(2) }]), { modality: 'audio' });
+    // Saving a label must not reload the clip: a stretch dragged while it reloaded was lost.
+    const clipUrl = (await samplesOf('audio'))[0].data.file_url as string;
+    let clipLoads = 0;
+    page.on('request', (r) => { if (r.url().endsWith(clipUrl)) clipLoads++; });
     await page.goto(`${server.baseUrl}/projects/${projectId}/samples?modality=audio`);
     const wave = page.getByTestId('waveform');
     await wave.waitFor();
@@ -166,6 +170,9 @@ describe('sample labelling pages in Chromium', { skip: SKIP_REASON ?? false }, (
     assert.equal(drawn, 'true', `wavesurfer: ${drawn}`);
     await page.keyboard.press('1');
     await until('clip label stored', async () => (await samplesOf('audio'))[0].label === 'PER');
+    await page.getByTestId('sample-labels').getByText('PER').waitFor();
+    await page.waitForTimeout(1000);
+    assert.equal(clipLoads, 1, 'the clip was fetched again after a label was saved');
     const b = (await wave.boundingBox())!;
     await page.mouse.move(b.x + b.width * 0.25, b.y + b.height / 2);
     await page.mouse.down();

@@ -16,8 +16,10 @@ export function SampleAudio({ sample, classes, readOnly, save }: SampleViewProps
   const surfer = useRef<WaveSurfer | null>(null);
   const pending = useRef<{ start: number; end: number; remove(): void } | null>(null);
   const [selection, setSelection] = useState<[number, number] | null>(null);
+  const [decoded, setDecoded] = useState<RegionsPlugin | null>(null);
   const segments = (sample.spans ?? []) as TimeSegment[];
 
+  // One waveform per sample: saving a label must not reload the audio (a drag made while it reloaded was lost).
   useEffect(() => {
     const regions = RegionsPlugin.create();
     const ws = WaveSurfer.create({ container: host.current!, url: sample.data.file_url, height: 96, waveColor: '#8fa3c7', progressColor: '#2f5fb3', plugins: [regions], fetchParams: { credentials: 'same-origin' } });
@@ -25,7 +27,7 @@ export function SampleAudio({ sample, classes, readOnly, save }: SampleViewProps
     ws.on('error', (err) => host.current?.setAttribute('data-error', String(err)));
     ws.on('decode', () => {
       host.current?.setAttribute('data-ready', 'true');
-      for (const s of segments) regions.addRegion({ start: s.start_s, end: s.end_s, color: `${colorOf(classes, s.label)}44`, drag: false, resize: false, content: s.label });
+      setDecoded(regions);
     });
     if (!readOnly) regions.enableDragSelection({ color: 'rgba(47, 95, 179, 0.2)' });
     regions.on('region-created', (region) => {
@@ -39,9 +41,18 @@ export function SampleAudio({ sample, classes, readOnly, save }: SampleViewProps
     });
     return () => {
       pending.current = null;
+      setDecoded(null);
+      host.current?.removeAttribute('data-ready');
       ws.destroy();
     };
-  }, [sample.id, sample.updated_at]);
+  }, [sample.id, sample.data.file_url]);
+
+  // The saved segments, redrawn whenever they change; a stretch being selected stays.
+  useEffect(() => {
+    if (!decoded) return;
+    for (const r of decoded.getRegions()) if (r !== pending.current) r.remove();
+    for (const s of segments) decoded.addRegion({ start: s.start_s, end: s.end_s, color: `${colorOf(classes, s.label)}44`, drag: false, resize: false, content: s.label });
+  }, [decoded, JSON.stringify(segments)]);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -56,6 +67,8 @@ export function SampleAudio({ sample, classes, readOnly, save }: SampleViewProps
       e.preventDefault();
       if (selection) {
         save({ spans: [...segments, { start_s: round(selection[0]), end_s: round(selection[1]), label: cls.name }].sort((a, b) => a.start_s - b.start_s) });
+        pending.current?.remove();
+        pending.current = null;
         setSelection(null);
       } else {
         save({ label: cls.name });
@@ -68,7 +81,7 @@ export function SampleAudio({ sample, classes, readOnly, save }: SampleViewProps
   const labels = labelsOf(sample);
   return (
     <div className="sample-audio">
-      <div className="sample-labels">
+      <div className="sample-labels" data-testid="sample-labels">
         {labels.length === 0 ? <span className="muted">No clip label — press 1–9</span> : labels.map((l) => <span key={l} className="chip" style={{ background: colorOf(classes, l) }}>{l}</span>)}
         <span className="muted"> {sample.data.duration_s ?? '?'} s{sample.data.sample_rate ? ` · ${sample.data.sample_rate} Hz` : ''}</span>
       </div>
