@@ -31,6 +31,7 @@ import type { LoginClock } from './modules/auth/login-throttle.js';
 import { registerAutoAnnotateModule } from './modules/auto-annotate/index.js';
 import { ClassesRepository } from './modules/classes/classes.repository.js';
 import { registerClassesModule } from './modules/classes/index.js';
+import { registerExperimentsModule } from './modules/experiments/index.js';
 import { registerExportsModule } from './modules/exports/index.js';
 import { registerImagesModule } from './modules/images/index.js';
 import { registerImportsModule } from './modules/imports/index.js';
@@ -204,6 +205,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const quality = registerQualityModule(app, deps);
   const samples = registerSamplesModule(app, deps);
   const training = await registerTrainingModule(app, deps, modelsModule.service, quality.readiness, samples.adapters);
+  registerExperimentsModule(app, deps, modelsModule.service);
   await registerPipelinesModule(app, deps, {
     ...pipelinePorts(quality, training),
     detector: autoAnnotate,
