@@ -20,6 +20,7 @@ import { transactionsOf } from './db/transactions.js';
 import { WriteBatcher } from './db/write-batcher.js';
 import { AnnotationsRepository } from './modules/annotations/annotations.repository.js';
 import { AnnotationsService } from './modules/annotations/annotations.service.js';
+import { registerAdaptersModule } from './modules/adapters/index.js';
 import { registerAnnotationsModule } from './modules/annotations/index.js';
 import { AssignmentScope } from './modules/assignments/assignment-scope.js';
 import { AssignmentsRepository } from './modules/assignments/assignments.repository.js';
@@ -206,6 +207,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const samples = registerSamplesModule(app, deps);
   const training = await registerTrainingModule(app, deps, modelsModule.service, quality.readiness, samples.adapters);
   registerExperimentsModule(app, deps, modelsModule.service);
+  registerAdaptersModule(app, samples.adapters, training);
   await registerPipelinesModule(app, deps, {
     ...pipelinePorts(quality, training),
     detector: autoAnnotate,

@@ -5,12 +5,9 @@ import { callerOf } from '../../http/authenticate.js';
 import { sendPage } from '../../http/pagination.js';
 import { errors, IdParams } from '../../http/schemas.js';
 import { ReviewDecide } from '../reviews/reviews.schemas.js';
-import type { SampleAdapters } from './sample-adapters.js';
 import { readSampleUpload, type SampleUpload } from './sample-upload.js';
 import type { SampleFile, SamplesService } from './samples.service.js';
 import {
-  AdapterPrepareBody,
-  AdapterPrepareOut,
   ImportOut,
   JsonlImportBody,
   SampleAssignBody,
@@ -38,7 +35,7 @@ const IMPORT_RULES = 'All or nothing: the file is checked whole before anything 
   + 'line number (`loc` ends with it) while nothing is stored. Class names new to the project become classes. Nothing in '
   + 'the file is ever evaluated (CSV cells are text, JSON is parsed).';
 
-export function samplesRoutes(server: FastifyInstance, samples: SamplesService, adapters: SampleAdapters, options: SampleRouteOptions): void {
+export function samplesRoutes(server: FastifyInstance, samples: SamplesService, options: SampleRouteOptions): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['samples'];
   const upload = (request: FastifyRequest) => readSampleUpload(request, options.workDir, options.maxImportBytes);
@@ -175,20 +172,6 @@ export function samplesRoutes(server: FastifyInstance, samples: SamplesService, 
       response: { 200: SampleSplitsOut, ...errors(401, 403, 404, 422) },
     },
   }, async (request) => samples.split(callerOf(request), request.params.id, request.body));
-
-  app.post('/api/projects/:id/adapters/prepare', {
-    schema: {
-      tags,
-      summary: 'Write the samples in a training layout',
-      description: '`tabular`: `train.csv`, `valid.csv`, `test.csv` (header row, missing values empty, cells as stored: '
-        + 'data for a trainer, not neutralised for spreadsheets) and `schema.json` `{target, task, columns, classes}`. `hub`: a zip that `datasets.load_dataset(path)` '
-        + 'loads once extracted — one JSONL per split and a README.md card with YAML front matter (features, splits, class '
-        + 'names). Samples without a split are left out unless none has one. Files download through `GET /api/exports/{filename}`.',
-      params: IdParams,
-      body: AdapterPrepareBody,
-      response: { 201: AdapterPrepareOut, ...errors(401, 403, 404, 409, 422) },
-    },
-  }, async (request, reply) => reply.status(201).send(await adapters.prepare(callerOf(request), request.params.id, request.body)));
 
   app.get('/api/samples/:sample_id/lock', {
     schema: { tags, summary: "A sample's editing lock, or null", params: SampleParams, response: { 200: Type.Union([SampleLockOut, Type.Null()]), ...errors(401, 404, 422) } },

@@ -4,18 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { callerOf } from '../../http/authenticate.js';
 import { ErrorOut, errors, Id, IdParams } from '../../http/schemas.js';
 import type { TrainingService } from './training.service.js';
-import {
-  AdapterOut,
-  TabularTrainRequest,
-  TrainJobOut,
-  TrainRequest,
-  TrainStatusOut,
-} from './training.schemas.js';
-
-const GateOut = Type.Object(
-  { detail: Type.String(), readiness: Type.Optional(Type.Unknown({ description: 'ReadinessOut: score, threshold, ready, checks, blockers' })) },
-  { additionalProperties: true, description: 'Readiness gate blocked the run (with `readiness`), or the version is not ready' },
-);
+import { AdapterOut, GateOut, TrainJobOut, TrainRequest, TrainStatusOut } from './training.schemas.js';
 
 export function trainingRoutes(server: FastifyInstance, training: TrainingService): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
@@ -45,24 +34,6 @@ export function trainingRoutes(server: FastifyInstance, training: TrainingServic
       response: { 202: TrainJobOut, ...errors(401, 403, 404, 422), 409: GateOut },
     },
   }, async (request, reply) => reply.status(202).send(await training.startTraining(callerOf(request), request.params.id, request.body)));
-
-  app.post('/api/projects/:id/adapters/train', {
-    schema: {
-      tags: [...tags, 'samples'],
-      summary: "Train the tabular adapter on the project's tabular samples (background job)",
-      description: 'Gradient-boosted trees (scikit-learn) on the target column of the tabular import, with the same job, experiment, '
-        + 'readiness gate and model registration as `POST /api/projects/{id}/train`; needs `models.write`. The job writes the samples '
-        + 'as they are when it starts, in the layout `adapters/prepare {adapter: "tabular"}` gives (samples in no split are left out '
-        + 'unless none has a split), into a data folder removed when the job ends. The experiment\'s metrics: `accuracy` and macro `f1` '
-        + '(classification) or `rmse` and `r2` (regression) on the valid split, and the same as `test_*` on the test split; the model '
-        + 'is registered with task `tabular` (a pickle, format `other`). 409: the gate (`require_ready`, `min_readiness_score`) blocks, '
-        + 'with `readiness` and its blockers (for example a project without tabular samples), or the train or valid split is empty '
-        + '(whatever `require_ready`: the run needs both); nothing is started. 422: an invalid body, or scikit-learn is missing.',
-      params: IdParams,
-      body: TabularTrainRequest,
-      response: { 202: TrainJobOut, ...errors(401, 403, 404, 422), 409: GateOut },
-    },
-  }, async (request, reply) => reply.status(202).send(await training.trainTabular(callerOf(request), request.params.id, request.body)));
 
   app.get('/api/projects/:id/train/status', {
     schema: {

@@ -95,3 +95,9 @@ export const AdapterOut = Type.Object({
   params: Type.Record(Type.String(), ParamSpecOut),
 });
 export type AdapterOut = Static<typeof AdapterOut>;
+
+/** 409 of a training request: the readiness gate blocked the run, or its version is not ready. */
+export const GateOut = Type.Object(
+  { detail: Type.String(), readiness: Type.Optional(Type.Unknown({ description: 'ReadinessOut: score, threshold, ready, checks, blockers' })) },
+  { additionalProperties: true, description: 'Readiness gate blocked the run (with `readiness`), or the version is not ready' },
+);
