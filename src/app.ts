@@ -190,7 +190,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const versions = await registerVersionsModule(app, deps);
   registerJobsModule(app, deps);
   const exportsService = registerExportsModule(app, deps);
-  registerImportsModule(app, deps);
   const modelsModule = registerModelsModule(app, deps);
   const autoAnnotate = registerAutoAnnotateModule(app, deps);
   registerSuggestionsModule(app, deps, autoAnnotate);
@@ -205,6 +204,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerMaintenanceModule(app, deps);
   const quality = registerQualityModule(app, deps);
   const samples = registerSamplesModule(app, deps);
+  registerImportsModule(app, deps, samples.samples);
   const training = await registerTrainingModule(app, deps, modelsModule.service, quality.readiness, samples.adapters);
   registerExperimentsModule(app, deps, modelsModule.service);
   registerAdaptersModule(app, samples.adapters, training);

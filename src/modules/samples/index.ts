@@ -9,7 +9,7 @@ import { SamplesRepository } from './samples.repository.js';
 import { samplesRoutes } from './samples.routes.js';
 import { SamplesService } from './samples.service.js';
 
-/** Text, tabular, audio, video and LLM samples: routes, imports, splits, locks and label history. */
+/** Text, tabular, audio, video and LLM samples: routes, import readers, splits, locks and label history. */
 /**
  * What the module offers others: the samples service, and the adapters (the adapters module serves them; the tabular
  * trainer reads their folder).
@@ -29,6 +29,6 @@ export function registerSamplesModule(app: FastifyInstance, deps: ModuleDeps): S
     maxMediaFiles: 100_000,
   }, new WriteBatcher(deps.db));
   const adapters = new SampleAdapters(repository, new ExportsRepository(deps.db), deps.access, deps.blobs, workDir);
-  samplesRoutes(app, service, { workDir, maxImportBytes: deps.config.maxImportBytes });
+  samplesRoutes(app, service);
   return { samples: service, adapters };
 }
