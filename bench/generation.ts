@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { planOutputs, resolveAugmentation, resolvePreprocessing, type Recipe, type StepOf } from '../src/imaging/pipeline/index.js';
+import { planOutputs, resolveAugmentation, resolvePreprocessing, type Recipe, type StepOf } from '../src/imaging/recipe/index.js';
 import { datasetImage } from '../src/synthetic/index.js';
 
 const imageCount = Number(process.argv[2] ?? 40);

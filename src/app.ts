@@ -20,6 +20,7 @@ import { transactionsOf } from './db/transactions.js';
 import { WriteBatcher } from './db/write-batcher.js';
 import { AnnotationsRepository } from './modules/annotations/annotations.repository.js';
 import { AnnotationsService } from './modules/annotations/annotations.service.js';
+import { registerAdaptersModule } from './modules/adapters/index.js';
 import { registerAnnotationsModule } from './modules/annotations/index.js';
 import { AssignmentScope } from './modules/assignments/assignment-scope.js';
 import { AssignmentsRepository } from './modules/assignments/assignments.repository.js';
@@ -31,6 +32,7 @@ import type { LoginClock } from './modules/auth/login-throttle.js';
 import { registerAutoAnnotateModule } from './modules/auto-annotate/index.js';
 import { ClassesRepository } from './modules/classes/classes.repository.js';
 import { registerClassesModule } from './modules/classes/index.js';
+import { registerExperimentsModule } from './modules/experiments/index.js';
 import { registerExportsModule } from './modules/exports/index.js';
 import { registerImagesModule } from './modules/images/index.js';
 import { registerImportsModule } from './modules/imports/index.js';
@@ -188,7 +190,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const versions = await registerVersionsModule(app, deps);
   registerJobsModule(app, deps);
   const exportsService = registerExportsModule(app, deps);
-  registerImportsModule(app, deps);
   const modelsModule = registerModelsModule(app, deps);
   const autoAnnotate = registerAutoAnnotateModule(app, deps);
   registerSuggestionsModule(app, deps, autoAnnotate);
@@ -203,7 +204,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerMaintenanceModule(app, deps);
   const quality = registerQualityModule(app, deps);
   const samples = registerSamplesModule(app, deps);
+  registerImportsModule(app, deps, samples.samples);
   const training = await registerTrainingModule(app, deps, modelsModule.service, quality.readiness, samples.adapters);
+  registerExperimentsModule(app, deps, modelsModule.service);
+  registerAdaptersModule(app, samples.adapters, training);
   await registerPipelinesModule(app, deps, {
     ...pipelinePorts(quality, training),
     detector: autoAnnotate,

@@ -1,5 +1,5 @@
 import { UnsupportedModelError } from './errors.js';
-import type { Preprocessing } from '../imaging/pipeline/index.js';
+import type { Preprocessing } from '../imaging/recipe/index.js';
 import { parseUltralyticsMetadata } from './onnx-metadata.js';
 import { servedInputs, servedPreprocessing } from './served-input.js';
 import type { SessionPool } from './session-pool.js';

@@ -8,7 +8,7 @@
  */
 import sharp from 'sharp';
 import type { Box } from '../imaging/rle.js';
-import { apply, invert } from '../imaging/pipeline/affine.js';
+import { apply, invert } from '../imaging/recipe/affine.js';
 import {
   composeGeometry,
   executePlan,
@@ -19,7 +19,7 @@ import {
   type Affine,
   type Point,
   type Preprocessing,
-} from '../imaging/pipeline/index.js';
+} from '../imaging/recipe/index.js';
 import { UnreadableImageError } from './errors.js';
 
 export const PREPROCESSING_METADATA_KEY = 'versa_preprocessing';

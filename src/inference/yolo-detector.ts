@@ -1,4 +1,4 @@
-import type { Preprocessing } from '../imaging/pipeline/index.js';
+import type { Preprocessing } from '../imaging/recipe/index.js';
 import { UnsupportedModelError } from './errors.js';
 import type { LetterboxOptions } from './letterbox.js';
 import { nonMaxSuppression } from './nms.js';

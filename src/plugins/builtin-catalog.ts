@@ -1,7 +1,7 @@
 import { Type, type TSchema } from 'typebox';
 import { FORMAT_DESCRIPTIONS, READABLE_FORMATS } from '../formats/readers/index.js';
 import { WRITERS, type ExportFormat } from '../formats/writers/index.js';
-import { AugmentationConfig, PreprocessingConfig } from '../imaging/pipeline/recipe.js';
+import { AugmentationConfig, PreprocessingConfig } from '../imaging/recipe/recipe.js';
 import { VERSION } from '../version.js';
 import { paramsSchema, type ParamSpecs } from './param-spec.js';
 import type { JsonSchema, Plugin, PluginRegistry, PluginType } from './plugin-registry.js';

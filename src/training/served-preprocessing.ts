@@ -1,5 +1,5 @@
 import { appendFile, readFile } from 'node:fs/promises';
-import { resolvePreprocessing, type PreprocessingInput } from '../imaging/pipeline/index.js';
+import { resolvePreprocessing, type PreprocessingInput } from '../imaging/recipe/index.js';
 import { encodeOnnxMetadata, readOnnxMetadata } from '../inference/onnx-metadata.js';
 import { PREPROCESSING_METADATA_KEY, pixelPreprocessing } from '../inference/served-input.js';
 

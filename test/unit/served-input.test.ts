@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { PreprocessingInput } from '../../src/imaging/pipeline/index.js';
+import type { PreprocessingInput } from '../../src/imaging/recipe/index.js';
 import type { Box } from '../../src/imaging/rle.js';
 import { ImageClassifier } from '../../src/inference/classifier.js';
 import { encodeOnnxMetadata, readOnnxMetadata } from '../../src/inference/onnx-metadata.js';

@@ -2,11 +2,17 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../module-deps.js';
+import type { SamplesService } from '../samples/samples.service.js';
 import { ImportsRepository } from './imports.repository.js';
 import { importsRoutes } from './imports.routes.js';
 import { ImportsService } from './imports.service.js';
+import { sampleImportsRoutes } from './sample-imports.routes.js';
 
-export function registerImportsModule(app: FastifyInstance, deps: ModuleDeps): ImportsService {
+/**
+ * Every `import` URL: datasets into a new or an existing project (this module's service), and data files of samples
+ * (`import/{text,tabular,jsonl}`, read by the samples service it is handed).
+ */
+export function registerImportsModule(app: FastifyInstance, deps: ModuleDeps, samples: SamplesService): ImportsService {
   const workDir = join(deps.config.dataDir, 'tmp');
   const service = new ImportsService(new ImportsRepository(deps.db), deps.blobs, {
     importRoot: deps.config.importRoot,
@@ -26,6 +32,7 @@ export function registerImportsModule(app: FastifyInstance, deps: ModuleDeps): I
     claims: deps.services.blobClaims,
   }, deps.services.ingest);
   importsRoutes(app, service, { workDir, maxArchiveBytes: deps.config.maxImportBytes });
+  sampleImportsRoutes(app, samples, { workDir, maxImportBytes: deps.config.maxImportBytes });
   // Imports killed with their process are removed before this one serves (those of live processes are fresh).
   app.addHook('onReady', async () => {
     await service.recoverAbandoned();

@@ -9,8 +9,11 @@ import { SamplesRepository } from './samples.repository.js';
 import { samplesRoutes } from './samples.routes.js';
 import { SamplesService } from './samples.service.js';
 
-/** Text, tabular, audio, video and LLM samples: routes, imports, splits, adapters, locks and label history. */
-/** What the module offers others: the samples service, and the adapters (the tabular trainer reads their folder). */
+/** Text, tabular, audio, video and LLM samples: routes, import readers, splits, locks and label history. */
+/**
+ * What the module offers others: the samples service, and the adapters (the adapters module serves them; the tabular
+ * trainer reads their folder).
+ */
 export interface SamplesModule {
   readonly samples: SamplesService;
   readonly adapters: SampleAdapters;
@@ -26,6 +29,6 @@ export function registerSamplesModule(app: FastifyInstance, deps: ModuleDeps): S
     maxMediaFiles: 100_000,
   }, new WriteBatcher(deps.db));
   const adapters = new SampleAdapters(repository, new ExportsRepository(deps.db), deps.access, deps.blobs, workDir);
-  samplesRoutes(app, service, adapters, { workDir, maxImportBytes: deps.config.maxImportBytes });
+  samplesRoutes(app, service);
   return { samples: service, adapters };
 }

@@ -5,14 +5,8 @@ import { callerOf } from '../../http/authenticate.js';
 import { sendPage } from '../../http/pagination.js';
 import { errors, IdParams } from '../../http/schemas.js';
 import { ReviewDecide } from '../reviews/reviews.schemas.js';
-import type { SampleAdapters } from './sample-adapters.js';
-import { readSampleUpload, type SampleUpload } from './sample-upload.js';
 import type { SampleFile, SamplesService } from './samples.service.js';
 import {
-  AdapterPrepareBody,
-  AdapterPrepareOut,
-  ImportOut,
-  JsonlImportBody,
   SampleAssignBody,
   SampleAssignOut,
   SampleCreateBody,
@@ -25,35 +19,11 @@ import {
   SampleSplitsBody,
   SampleSplitsOut,
   SampleUpdate,
-  TabularImportBody,
-  TextImportBody,
 } from './samples.schemas.js';
 
-export interface SampleRouteOptions {
-  readonly workDir: string;
-  readonly maxImportBytes: number;
-}
-
-const IMPORT_RULES = 'All or nothing: the file is checked whole before anything is stored, and a bad line answers 422 naming its '
-  + 'line number (`loc` ends with it) while nothing is stored. Class names new to the project become classes. Nothing in '
-  + 'the file is ever evaluated (CSV cells are text, JSON is parsed).';
-
-export function samplesRoutes(server: FastifyInstance, samples: SamplesService, adapters: SampleAdapters, options: SampleRouteOptions): void {
+export function samplesRoutes(server: FastifyInstance, samples: SamplesService): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['samples'];
-  const upload = (request: FastifyRequest) => readSampleUpload(request, options.workDir, options.maxImportBytes);
-  const withUpload = async <T>(request: FastifyRequest, work: (u: SampleUpload) => Promise<T>): Promise<T> => {
-    const u = await upload(request);
-    try {
-      return await work(u);
-    } finally {
-      await u.cleanup();
-    }
-  };
-  // The handlers read multipart parts as a stream; the body schema documents them and this placeholder satisfies it.
-  const placeholder = async (request: FastifyRequest) => {
-    request.body = { file: '', target: '', modality: 'llm' };
-  };
 
   app.get('/api/projects/:id/samples', {
     schema: {
@@ -115,55 +85,6 @@ export function samplesRoutes(server: FastifyInstance, samples: SamplesService, 
     },
   }, async (request, reply) => sendMedia(request, reply, await samples.file(callerOf(request), request.params.sample_id)));
 
-  app.post('/api/projects/:id/import/text', {
-    schema: {
-      tags,
-      summary: 'Import text samples from JSONL or CSV',
-      description: `Multipart: the data in the part \`file\` (JSONL when it starts with \`{\`, otherwise CSV with a header); text parts `
-        + `\`text_field\` (default \`text\`), \`label_field\` (\`label\`; a list is multi-label), \`spans_field\` (\`spans\`: `
-        + `\`[{start, end, label}]\` or \`[[start, end, label]]\`; \`entities\` is read too). A named field missing from the CSV header is 422. ${IMPORT_RULES}`,
-      consumes: ['multipart/form-data'],
-      params: IdParams,
-      body: TextImportBody,
-      response: { 201: ImportOut, ...errors(400, 401, 403, 404, 413, 422) },
-    },
-    preValidation: placeholder,
-  }, async (request, reply) => reply.status(201).send(await withUpload(request, (u) => samples.importText(callerOf(request), request.params.id, u))));
-
-  app.post('/api/projects/:id/import/tabular', {
-    schema: {
-      tags,
-      summary: 'Import tabular samples from CSV',
-      description: `Multipart: the CSV in \`file\`, the text part \`target\` (the label column) and optionally \`task\`. Column types `
-        + `(integer, number, boolean, category, text, date) are inferred; empty cells are null. A numeric target with many values is `
-        + `a regression target (stored as \`value\`), otherwise its values are classes (\`label\`). A later import into the same `
-        + `project must have the same columns and target. Ragged rows are 422 naming the line. ${IMPORT_RULES}`,
-      consumes: ['multipart/form-data'],
-      params: IdParams,
-      body: TabularImportBody,
-      response: { 201: ImportOut, ...errors(400, 401, 403, 404, 413, 422) },
-    },
-    preValidation: placeholder,
-  }, async (request, reply) => reply.status(201).send(await withUpload(request, (u) => samples.importTabular(callerOf(request), request.params.id, u))));
-
-  app.post('/api/projects/:id/import/jsonl', {
-    schema: {
-      tags,
-      summary: 'Import audio, video or LLM samples from JSONL (or a zip of JSONL and media)',
-      description: `Multipart: \`file\` is a JSONL file, or a zip holding one \`.jsonl\` and the media files its lines name `
-        + `(\`file\`); text part \`modality\` (audio, video, llm). Media are recognised by their bytes (WAV, MP3, FLAC, OGG, `
-        + `MP4/M4A, WebM, MOV), never their names, and probed for duration (and sample rate / fps where the container says). `
-        + `Lines: audio/video \`{file, label?, segments?: [{start_s, end_s, label}], transcript?, split?}\`; llm `
-        + `\`{prompt?, response?, chosen?, rejected?, messages?, label?, rating?, split?}\`; other fields go to \`metadata\`. `
-        + `A missing file, or one that is not the modality's media, is 422 naming the line and file. ${IMPORT_RULES}`,
-      consumes: ['multipart/form-data'],
-      params: IdParams,
-      body: JsonlImportBody,
-      response: { 201: ImportOut, ...errors(400, 401, 403, 404, 413, 422) },
-    },
-    preValidation: placeholder,
-  }, async (request, reply) => reply.status(201).send(await withUpload(request, (u) => samples.importJsonl(callerOf(request), request.params.id, u))));
-
   app.post('/api/projects/:id/samples/splits', {
     schema: {
       tags,
@@ -175,20 +96,6 @@ export function samplesRoutes(server: FastifyInstance, samples: SamplesService, 
       response: { 200: SampleSplitsOut, ...errors(401, 403, 404, 422) },
     },
   }, async (request) => samples.split(callerOf(request), request.params.id, request.body));
-
-  app.post('/api/projects/:id/adapters/prepare', {
-    schema: {
-      tags,
-      summary: 'Write the samples in a training layout',
-      description: '`tabular`: `train.csv`, `valid.csv`, `test.csv` (header row, missing values empty, cells as stored: '
-        + 'data for a trainer, not neutralised for spreadsheets) and `schema.json` `{target, task, columns, classes}`. `hub`: a zip that `datasets.load_dataset(path)` '
-        + 'loads once extracted — one JSONL per split and a README.md card with YAML front matter (features, splits, class '
-        + 'names). Samples without a split are left out unless none has one. Files download through `GET /api/exports/{filename}`.',
-      params: IdParams,
-      body: AdapterPrepareBody,
-      response: { 201: AdapterPrepareOut, ...errors(401, 403, 404, 409, 422) },
-    },
-  }, async (request, reply) => reply.status(201).send(await adapters.prepare(callerOf(request), request.params.id, request.body)));
 
   app.get('/api/samples/:sample_id/lock', {
     schema: { tags, summary: "A sample's editing lock, or null", params: SampleParams, response: { 200: Type.Union([SampleLockOut, Type.Null()]), ...errors(401, 404, 422) } },

@@ -4,7 +4,6 @@ import type { ReadinessEvaluator } from '../../training/readiness.js';
 import type { TabularDataSource } from '../../training/tabular-data.js';
 import type { ModelsService } from '../models/models.service.js';
 import type { ModuleDeps } from '../module-deps.js';
-import { ExperimentsService } from './experiments.service.js';
 import { TrainingRepository } from './training.repository.js';
 import { trainingRoutes } from './training.routes.js';
 import { TRAIN_JOB, TrainingService, type TrainPayload } from './training.service.js';
@@ -12,9 +11,9 @@ import { TRAIN_JOB, TrainingService, type TrainPayload } from './training.servic
 const ADMIT_EVERY_MS = 5000;
 
 /**
- * Training and experiments. `readiness` is the data-quality module's evaluator (the gate); `tabularData` the samples
- * module's writer of the tabular folder (`adapters/train`). Returns the service (pipelines' train step calls
- * `startTraining`).
+ * Training runs (the experiments module serves their records). `readiness` is the data-quality module's evaluator
+ * (the gate); `tabularData` the samples module's writer of the tabular folder (`adapters/train`). Returns the service
+ * (pipelines' train step and the adapters module call it).
  */
 export async function registerTrainingModule(
   app: FastifyInstance,
@@ -42,8 +41,6 @@ export async function registerTrainingModule(
   admitting.unref();
   app.addHook('onClose', async () => clearInterval(admitting));
   models.addRunSource((caller) => service.runWeights(caller));
-  const experiments = new ExperimentsService(repository, deps.access, deps.services.scope);
-  models.setThresholdSource((experimentId) => experiments.f1Thresholds(experimentId));
-  trainingRoutes(app, service, experiments);
+  trainingRoutes(app, service);
   return service;
 }

@@ -1,10 +1,11 @@
-import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { sql, type Insertable, type Updateable } from 'kysely';
 import { projectVisibleTo } from '../../access/access.repository.js';
 import type { Db, Tx } from '../../db/database.js';
 import { lockTrainingQueue } from '../../db/write-locks.js';
 import type { ExperimentsTable } from '../../db/schema.js';
+import type { ExperimentRow } from '../experiments/experiments.repository.js';
 
-export type ExperimentRow = Selectable<ExperimentsTable>;
+export type { ExperimentRow };
 
 export interface VersionForTraining {
   id: number;
@@ -17,7 +18,7 @@ export interface VersionForTraining {
   augmentation_config: string;
 }
 
-/** Experiments (all SQL of the training module), and the read-only queries it makes of a version's output. */
+/** Training runs' experiment records (all SQL of the training module), and the read-only queries it makes of a version's output. */
 export class TrainingRepository {
   constructor(private readonly db: Db) {}
 
@@ -103,15 +104,6 @@ export class TrainingRepository {
     await this.db.updateTable('experiments').set(values).where('id', '=', id).execute();
   }
 
-  list(projectId: number, filter: { status?: string; adapter?: string; versionId?: number; tag?: string; limit: number; offset: number }): Promise<ExperimentRow[]> {
-    let query = this.db.selectFrom('experiments').selectAll().where('project_id', '=', projectId);
-    if (filter.status) query = query.where('status', '=', filter.status as ExperimentRow['status']);
-    if (filter.adapter) query = query.where('adapter', '=', filter.adapter);
-    if (filter.versionId) query = query.where('version_id', '=', filter.versionId);
-    if (filter.tag) query = query.where('tags', 'like', `%${JSON.stringify(filter.tag).replace(/[%_]/g, '')}%`);
-    return query.orderBy('id', 'desc').limit(filter.limit).offset(filter.offset).execute();
-  }
-
   latest(projectId: number): Promise<ExperimentRow | undefined> {
     return this.db.selectFrom('experiments').selectAll().where('project_id', '=', projectId).orderBy('id', 'desc').limit(1).executeTakeFirst();
   }
@@ -164,29 +156,6 @@ export class TrainingRepository {
       .where('version_id', '=', versionId)
       .orderBy('id')
       .execute();
-  }
-
-  /**
-   * A version's images with the project image each was made from (its size, to map boxes back; null when that image
-   * is gone) and the steps that made it.
-   */
-  versionImageSources(versionId: number, projectId: number): Promise<{ id: number; split: string; filename: string; lineage: string; image_id: number | null; source_width: number | null; source_height: number | null }[]> {
-    return this.db
-      .selectFrom('version_images')
-      .leftJoin('images', (join) => join.onRef('images.id', '=', 'version_images.source_image_id').on('images.project_id', '=', projectId))
-      .select(['version_images.id', 'version_images.split', 'version_images.filename', 'version_images.lineage', 'images.id as image_id', 'images.width as source_width', 'images.height as source_height'])
-      .where('version_images.version_id', '=', versionId)
-      .execute();
-  }
-
-  async projectClassIds(projectId: number): Promise<Map<string, number>> {
-    const rows = await this.db.selectFrom('classes').select(['id', 'name']).where('project_id', '=', projectId).execute();
-    return new Map(rows.map((r) => [r.name, r.id]));
-  }
-
-  async assignedImageIds(projectId: number, userId: number): Promise<Set<number>> {
-    const rows = await this.db.selectFrom('assignments').select('image_id').where('project_id', '=', projectId).where('user_id', '=', userId).execute();
-    return new Set(rows.map((r) => r.image_id));
   }
 
   versionAnnotations(versionId: number): Promise<{ version_image_id: number; class_index: number; annotation_type: string; geometry: string }[]> {

@@ -1,5 +1,5 @@
 /**
- * The version generation job: reads the version's frozen snapshot, runs every source image through the pipeline
+ * The version generation job: reads the version's frozen snapshot, runs every source image through the recipe
  * (bounded concurrency), stores each output under projects/{pid}/versions/{number}/{split}/{filename} and writes
  * the output rows in batches. Rerunning it (a retry, or a regenerate) first removes what an earlier run left, and
  * produces the same bytes: every random choice comes from the version seed.
@@ -10,16 +10,16 @@ import {
   executePlan,
   outputsPerImage,
   planOutputs,
-  type PipelineAnnotation,
-  type PipelineInput,
+  type RecipeAnnotation,
+  type RecipeInput,
   type Recipe,
   type SourceDescriptor,
-} from '../../imaging/pipeline/index.js';
+} from '../../imaging/recipe/index.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { versionFileKey, versionPrefix } from '../../storage/keys.js';
 import { deleteVersionFiles } from '../../storage/lifecycle.js';
 import { filenameStem } from '../images/stored-filename.js';
-import { fromPipeline, toPipeline, type FrozenAnnotation } from './output-geometry.js';
+import { fromRecipeGeometry, toRecipeAnnotation, type FrozenAnnotation } from './output-geometry.js';
 import type { OutputRow, VersionSourceRow, VersionsRepository } from './versions.repository.js';
 import type { VersionRow } from './versions.schemas.js';
 import { drainConcurrently } from '../../lib/batches.js';
@@ -93,7 +93,7 @@ export class VersionGenerator {
     const classIndex = new Map((await this.versions.classes(version.id)).map((c) => [c.name, c.index]));
     const summaries = await this.versions.sourceSummaries(version.id);
     const pools = await this.mosaicPools(recipe, summaries);
-    const partner = async (imageId: number | string): Promise<PipelineInput<PipelineAnnotation>> => {
+    const partner = async (imageId: number | string): Promise<RecipeInput<RecipeAnnotation>> => {
       const source = await this.versions.sourceBySourceImage(version.id, Number(imageId));
       if (!source) throw new Error(`mosaic partner ${imageId} is not in version ${version.id}`);
       return { image: await this.sourceBytes(source), annotations: frozenAnnotations(source) };
@@ -150,7 +150,7 @@ export class VersionGenerator {
     source: VersionSourceRow,
     classIndex: Map<string, number>,
     pool: SourceDescriptor[] | undefined,
-    partner: (imageId: number | string) => Promise<PipelineInput<PipelineAnnotation>>,
+    partner: (imageId: number | string) => Promise<RecipeInput<RecipeAnnotation>>,
   ): Promise<OutputRow[]> {
     const image = await this.sourceBytes(source);
     const descriptor: SourceDescriptor = { id: source.source_image_id, width: source.width, height: source.height, orientation: await exifOrientation(image) };
@@ -179,7 +179,7 @@ export class VersionGenerator {
           annotations: result.annotations.flatMap((a) => {
             const index = classIndex.get(a.class_name);
             if (index === undefined) return [];
-            const out = fromPipeline(a.geometry);
+            const out = fromRecipeGeometry(a.geometry);
             return [{ class_name: a.class_name, class_index: index, annotation_type: out.annotation_type, geometry: JSON.stringify(out.geometry) }];
           }),
         });
@@ -232,7 +232,7 @@ export async function previewOutputs(
   limit: number,
 ): Promise<PreviewOutput[]> {
   const descriptor: SourceDescriptor = { id: source.id, width: source.width, height: source.height, orientation: await exifOrientation(source.image) };
-  const input = { image: source.image, annotations: annotations.flatMap((a) => toPipeline(a) ?? []) };
+  const input = { image: source.image, annotations: annotations.flatMap((a) => toRecipeAnnotation(a) ?? []) };
   const outputs: PreviewOutput[] = [];
   const perImage = outputsPerImage(recipe, 'train');
   for (let outputIndex = 0; outputIndex < perImage && outputs.length < limit; outputIndex++) {
@@ -245,7 +245,7 @@ export async function previewOutputs(
         height: result.height,
         steps: result.steps,
         annotations: result.annotations.map((a) => {
-          const out = fromPipeline(a.geometry);
+          const out = fromRecipeGeometry(a.geometry);
           return { class_name: a.class_name, annotation_type: out.annotation_type, geometry: out.geometry as object };
         }),
       });
@@ -254,8 +254,8 @@ export async function previewOutputs(
   return outputs;
 }
 
-function frozenAnnotations(source: VersionSourceRow): PipelineAnnotation[] {
-  return (JSON.parse(source.annotations) as FrozenAnnotation[]).flatMap((a) => toPipeline(a) ?? []);
+function frozenAnnotations(source: VersionSourceRow): RecipeAnnotation[] {
+  return (JSON.parse(source.annotations) as FrozenAnnotation[]).flatMap((a) => toRecipeAnnotation(a) ?? []);
 }
 
 /** Reads the snapshot page by page as workers ask for sources; one query at a time. */

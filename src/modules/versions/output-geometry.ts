@@ -1,8 +1,8 @@
 /**
  * Annotation geometry between its stored form (the annotations API: `{x, y, width, height}`, `{points}`,
- * `{rle}`, `{}`) and the pipeline's tagged form, in both directions. Outputs store masks as RLE with their bbox.
+ * `{rle}`, `{}`) and the recipe's tagged form, in both directions. Outputs store masks as RLE with their bbox.
  */
-import type { AnnotationGeometry, PipelineAnnotation } from '../../imaging/pipeline/index.js';
+import type { AnnotationGeometry, RecipeAnnotation } from '../../imaging/recipe/index.js';
 import { decodeRle, encodeRle, rleBbox, type Rle } from '../../imaging/rle.js';
 
 export interface FrozenAnnotation {
@@ -11,7 +11,7 @@ export interface FrozenAnnotation {
   geometry: Record<string, unknown>;
 }
 
-export function toPipeline(annotation: FrozenAnnotation): PipelineAnnotation | null {
+export function toRecipeAnnotation(annotation: FrozenAnnotation): RecipeAnnotation | null {
   const g = annotation.geometry;
   let geometry: AnnotationGeometry;
   switch (annotation.annotation_type) {
@@ -35,7 +35,7 @@ export function toPipeline(annotation: FrozenAnnotation): PipelineAnnotation | n
 
 const round = (v: number) => Math.round(v * 1000) / 1000;
 
-export function fromPipeline(geometry: AnnotationGeometry): { annotation_type: string; geometry: Record<string, unknown> } {
+export function fromRecipeGeometry(geometry: AnnotationGeometry): { annotation_type: string; geometry: Record<string, unknown> } {
   switch (geometry.type) {
     case 'bbox': {
       const { x, y, width, height } = geometry.box;

@@ -26,6 +26,8 @@ export function versionsRoutes(server: FastifyInstance, versions: VersionsServic
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['versions'];
 
+  // The spec fixes this URL; what it serves is the versions' image recipe (src/imaging/recipe/), not a data pipeline
+  // (src/modules/pipelines/): an exception in test/structure/route-rooms.test.ts.
   app.get('/api/pipeline/defaults', {
     schema: {
       tags,

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
-import { parseRecipe, pipelineDefaults, type Recipe } from '../../imaging/pipeline/index.js';
+import { parseRecipe, recipeDefaults, type Recipe } from '../../imaging/recipe/index.js';
 import type { JobQueue } from '../../jobs/job-queue.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { deleteImageFiles, deleteVersionFiles } from '../../storage/lifecycle.js';
@@ -24,7 +24,7 @@ export class VersionsService {
   ) {}
 
   defaults() {
-    return pipelineDefaults();
+    return recipeDefaults();
   }
 
   async list(caller: Caller, projectId: number): Promise<VersionOut[]> {

@@ -1,8 +1,11 @@
-/** The dataset-version image pipeline: recipe → planned steps (lineage) → executed outputs. */
+/**
+ * The dataset-version image recipe (not a data pipeline: those are src/modules/pipelines/): the preprocessing and
+ * augmentation configs → planned steps (lineage) → executed outputs.
+ */
 export * from './recipe.js';
 export * from './steps.js';
 export { planOutputs, resizeStep, staticCropRegion, type OutputPlan, type Plan, type PlanInput, type SourceDescriptor } from './planner.js';
-export { executePlan, type ExecuteOptions, type PipelineInput, type PipelineOutput } from './executor.js';
+export { executePlan, type ExecuteOptions, type RecipeInput, type RecipeOutput } from './executor.js';
 export {
   composeGeometry,
   geometryStages,
@@ -13,7 +16,7 @@ export {
   transformBox,
   transformMask,
   type AnnotationGeometry,
-  type PipelineAnnotation,
+  type RecipeAnnotation,
 } from './geometry-transform.js';
 export { tileRegions, type TileRegion } from './tile.js';
 export { composeMosaic, quadrants, type MosaicTile, type RawImage } from './mosaic.js';

@@ -5,11 +5,11 @@ import {
   augmentsSplit,
   outputsPerImage,
   parseRecipe,
-  pipelineDefaults,
+  recipeDefaults,
   preprocessingIssues,
   resolveAugmentation,
   resolvePreprocessing,
-} from '../../src/imaging/pipeline/index.js';
+} from '../../src/imaging/recipe/index.js';
 
 test('empty or null configs resolve to the defaults: 640×640 stretch, auto-orient, no augmentation', () => {
   for (const input of [null, undefined, {}]) {
@@ -117,8 +117,8 @@ test('a full valid recipe has no issues, and parseRecipe reports both configs at
   assert.deepEqual(bad.issues.map((i) => i.loc.join('.')), ['body.preprocessing_config.resize.width', 'body.augmentation_config.blur']);
 });
 
-test('pipelineDefaults describes every option with type, range, default and enum values', () => {
-  const doc = pipelineDefaults();
+test('recipeDefaults describes every option with type, range, default and enum values', () => {
+  const doc = recipeDefaults();
   assert.equal(doc.preprocessing_config.resize.width, 640);
   assert.equal(doc.augmentation_config.enabled, false);
   const byKey = new Map(doc.options.augmentation_config.map((o) => [o.key, o]));

@@ -230,7 +230,7 @@ export interface OptionDescriptor {
 }
 
 /** The document of GET /api/pipeline/defaults: both default configs and every option, flat, for generating a form. */
-export function pipelineDefaults() {
+export function recipeDefaults() {
   return {
     preprocessing_config: resolvePreprocessing({}),
     augmentation_config: resolveAugmentation({}),

@@ -2,11 +2,11 @@ import { join } from 'node:path';
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
-import { apply, invert, type Affine } from '../../imaging/pipeline/affine.js';
-import { composeGeometry, type Step } from '../../imaging/pipeline/index.js';
+import { apply, invert, type Affine } from '../../imaging/recipe/affine.js';
+import { composeGeometry, type Step } from '../../imaging/recipe/index.js';
 import { readEvaluationFile, type EvaluationFile, type ImageErrors } from '../../training/evaluation-file.js';
 import type { AssignmentScope } from '../assignments/assignment-scope.js';
-import type { ExperimentRow, TrainingRepository } from './training.repository.js';
+import type { ExperimentRow, ExperimentsRepository } from './experiments.repository.js';
 import type {
   ExperimentDetailOut,
   ExperimentErrorsOut,
@@ -16,12 +16,12 @@ import type {
   ExperimentPatch,
   ImageErrorsOut,
   SplitEvaluationOut,
-} from './training.schemas.js';
+} from './experiments.schemas.js';
 
 /** Experiments: list, detail, rename/tag/notes, compare. Visible to whoever can read the project. */
 export class ExperimentsService {
   constructor(
-    private readonly repository: TrainingRepository,
+    private readonly repository: ExperimentsRepository,
     private readonly access: ProjectAccess,
     private readonly scope: AssignmentScope,
   ) {}

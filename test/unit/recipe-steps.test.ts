@@ -10,8 +10,8 @@ import {
   transformBox,
   type Plan,
   type Step,
-} from '../../src/imaging/pipeline/index.js';
-import { BLUE, GREEN, RED, canvas, centroid, colourPixels, count, decode, encode, fillRect, type TestAnnotation } from './pipeline-fixtures.js';
+} from '../../src/imaging/recipe/index.js';
+import { BLUE, GREEN, RED, canvas, centroid, colourPixels, count, decode, encode, fillRect, type TestAnnotation } from './recipe-fixtures.js';
 
 function recipe(pre: unknown, aug: unknown = {}) {
   const parsed = parseRecipe(pre, aug);

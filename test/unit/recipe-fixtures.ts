@@ -1,7 +1,7 @@
-/** Synthetic images with known coloured shapes for the pipeline tests, drawn into raw RGB buffers. */
+/** Synthetic images with known coloured shapes for the recipe tests, drawn into raw RGB buffers. */
 import sharp from 'sharp';
 import type { Bitmap } from '../../src/imaging/rle.js';
-import type { PipelineAnnotation } from '../../src/imaging/pipeline/index.js';
+import type { RecipeAnnotation } from '../../src/imaging/recipe/index.js';
 
 export type Rgb = [number, number, number];
 export const RED: Rgb = [255, 0, 0];
@@ -127,4 +127,4 @@ export function pointInPolygon([x, y]: [number, number], points: [number, number
   return inside;
 }
 
-export type TestAnnotation = PipelineAnnotation & { label: string };
+export type TestAnnotation = RecipeAnnotation & { label: string };

@@ -6,28 +6,28 @@
  */
 import sharp, { type OverlayOptions, type Sharp } from 'sharp';
 import { apply, chain, invert, translate, type Affine } from './affine.js';
-import { composeGeometry, isGeometric, mapClasses, stepGeometry, transformAnnotations, transformThrough, type PipelineAnnotation } from './geometry-transform.js';
+import { composeGeometry, isGeometric, mapClasses, stepGeometry, transformAnnotations, transformThrough, type RecipeAnnotation } from './geometry-transform.js';
 import { composeMosaic, type MosaicTile, type RawImage } from './mosaic.js';
 import { applyPhotometric, equalize, photometricPasses } from './photometric.js';
 import type { OutputPlan, Plan } from './planner.js';
 import type { Size, Step, StepOf } from './steps.js';
 
-export interface PipelineInput<A extends PipelineAnnotation> {
+export interface RecipeInput<A extends RecipeAnnotation> {
   /** The encoded source file, bytes untouched (EXIF orientation still in them). */
   image: Buffer;
   /** Annotations in the upright image's pixels. */
   annotations: readonly A[];
 }
 
-export interface ExecuteOptions<A extends PipelineAnnotation> {
+export interface ExecuteOptions<A extends RecipeAnnotation> {
   format?: 'jpeg' | 'png';
   /** JPEG quality. */
   quality?: number;
   /** Loads a mosaic partner named by a `mosaic` step. */
-  partner?: (imageId: number | string) => Promise<PipelineInput<A>>;
+  partner?: (imageId: number | string) => Promise<RecipeInput<A>>;
 }
 
-export interface PipelineOutput<A extends PipelineAnnotation> {
+export interface RecipeOutput<A extends RecipeAnnotation> {
   index: number;
   tile: OutputPlan['tile'];
   steps: Step[];
@@ -39,11 +39,11 @@ export interface PipelineOutput<A extends PipelineAnnotation> {
 }
 
 /** Every output of a plan; tiles share one decode of the source. Outputs filtered as unannotated are left out. */
-export async function executePlan<A extends PipelineAnnotation>(
-  input: PipelineInput<A>,
+export async function executePlan<A extends RecipeAnnotation>(
+  input: RecipeInput<A>,
   plan: Plan,
   options: ExecuteOptions<A> = {},
-): Promise<PipelineOutput<A>[]> {
+): Promise<RecipeOutput<A>[]> {
   const format = options.format ?? 'jpeg';
   let start: Start = { kind: 'encoded', data: input.image };
   let frame: Size = { width: plan.source.width, height: plan.source.height };
@@ -59,7 +59,7 @@ export async function executePlan<A extends PipelineAnnotation>(
     start = { kind: 'raw', image: await toRaw(rendered.pipeline) };
     frame = rendered.size;
   }
-  const outputs: PipelineOutput<A>[] = [];
+  const outputs: RecipeOutput<A>[] = [];
   for (const output of plan.outputs) {
     const result = await executeSteps(start, frame, output.steps.slice(headLength), annotations, format, options);
     if (plan.filter_unannotated && result.annotations.length === 0) continue;
@@ -68,7 +68,7 @@ export async function executePlan<A extends PipelineAnnotation>(
   return outputs;
 }
 
-function headAnnotations<A extends PipelineAnnotation>(annotations: readonly A[], head: Step[], frame: Size): A[] {
+function headAnnotations<A extends RecipeAnnotation>(annotations: readonly A[], head: Step[], frame: Size): A[] {
   const classes = head.find((s): s is StepOf<'classes'> => s.op === 'classes');
   const mapped = classes ? mapClasses(annotations, classes.remap, classes.drop) : [...annotations];
   const { map, size } = composeGeometry(head, frame);
@@ -77,7 +77,7 @@ function headAnnotations<A extends PipelineAnnotation>(annotations: readonly A[]
 
 type Start = { kind: 'encoded'; data: Buffer } | { kind: 'raw'; image: RawImage };
 
-async function executeSteps<A extends PipelineAnnotation>(
+async function executeSteps<A extends RecipeAnnotation>(
   start: Start,
   frame: Size,
   steps: Step[],

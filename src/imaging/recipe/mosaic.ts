@@ -4,7 +4,7 @@
  */
 import sharp, { type OverlayOptions, type Sharp } from 'sharp';
 import { chain, scale, translate, type Affine } from './affine.js';
-import { transformAnnotations, type PipelineAnnotation } from './geometry-transform.js';
+import { transformAnnotations, type RecipeAnnotation } from './geometry-transform.js';
 import type { Region, Size } from './steps.js';
 
 export interface RawImage {
@@ -14,7 +14,7 @@ export interface RawImage {
   channels: 1 | 2 | 3 | 4;
 }
 
-export interface MosaicTile<A extends PipelineAnnotation> {
+export interface MosaicTile<A extends RecipeAnnotation> {
   image: RawImage;
   /** Annotations already in the tile image's frame. */
   annotations: A[];
@@ -44,7 +44,7 @@ export function coverPlacement(from: Size, quadrant: Region) {
 }
 
 /** The four tiles composed into one raw canvas, and all their annotations in canvas pixels. */
-export async function composeMosaic<A extends PipelineAnnotation>(
+export async function composeMosaic<A extends RecipeAnnotation>(
   canvas: Size,
   centerX: number,
   centerY: number,

@@ -7,12 +7,12 @@ import {
   planOutputs,
   RESIZE_MODES,
   ROTATE_90_CHOICES,
-  type PipelineOutput,
-} from '../../src/imaging/pipeline/index.js';
+  type RecipeOutput,
+} from '../../src/imaging/recipe/index.js';
 import {
   BLUE, GREEN, RED, canvas, centroid, colourPixels, count, decode, encode, fillRect, fillTriangle, iou, pointInPolygon,
   shareInsideBox, type TestAnnotation,
-} from './pipeline-fixtures.js';
+} from './recipe-fixtures.js';
 
 /** A random geometric-only recipe: every preprocessing and augmentation move, no pixel-value change. */
 function randomRecipe(random: Random) {
@@ -64,7 +64,7 @@ async function scene(random: Random) {
   return { width, height, image: await encode(image), annotations };
 }
 
-function check(output: PipelineOutput<TestAnnotation>, label: string, pixels: ReturnType<typeof colourPixels>, context: string): void {
+function check(output: RecipeOutput<TestAnnotation>, label: string, pixels: ReturnType<typeof colourPixels>, context: string): void {
   const annotation = output.annotations.find((a) => a.label === label);
   const n = count(pixels);
   if (!annotation) {
@@ -91,7 +91,7 @@ function check(output: PipelineOutput<TestAnnotation>, label: string, pixels: Re
 }
 
 test('transformed geometry matches where the coloured pixels went, for random geometric recipes', async () => {
-  const random = new Random(Number(process.env.PIPELINE_PROPERTY_SEED ?? 20240611));
+  const random = new Random(Number(process.env.RECIPE_PROPERTY_SEED ?? 20240611));
   for (let trial = 0; trial < 40; trial++) {
     const { preprocessing, augmentation } = randomRecipe(random);
     const parsed = parseRecipe(preprocessing, augmentation);

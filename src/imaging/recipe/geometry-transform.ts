@@ -14,8 +14,8 @@ export type AnnotationGeometry =
   | { type: 'mask'; mask: Bitmap }
   | { type: 'classification' };
 
-/** An annotation as the pipeline sees it; callers may carry more fields (ids), which are copied through. */
-export interface PipelineAnnotation {
+/** An annotation as the recipe's steps see it; callers may carry more fields (ids), which are copied through. */
+export interface RecipeAnnotation {
   class_name: string;
   geometry: AnnotationGeometry;
 }
@@ -117,14 +117,14 @@ export function geometryStages(steps: readonly Step[], source: Size): { map: Aff
 const AUGMENTATION_OPS = new Set<Step['op']>(['flip', 'rotate_90', 'crop_zoom', 'rotate', 'shear']);
 
 /** Annotations carried through every geometric step, clipped where the pixels are cut. */
-export function transformThrough<A extends PipelineAnnotation>(annotations: readonly A[], steps: readonly Step[], source: Size): A[] {
+export function transformThrough<A extends RecipeAnnotation>(annotations: readonly A[], steps: readonly Step[], source: Size): A[] {
   let current = [...annotations];
   for (const stage of geometryStages(steps, source)) current = transformAnnotations(current, stage.map, stage.size);
   return current;
 }
 
 /** Annotations after class remapping/dropping. */
-export function mapClasses<A extends PipelineAnnotation>(annotations: readonly A[], remap: Record<string, string>, drop: readonly string[]): A[] {
+export function mapClasses<A extends RecipeAnnotation>(annotations: readonly A[], remap: Record<string, string>, drop: readonly string[]): A[] {
   const dropped = new Set(drop);
   return annotations
     .filter((a) => !dropped.has(a.class_name))
@@ -132,7 +132,7 @@ export function mapClasses<A extends PipelineAnnotation>(annotations: readonly A
 }
 
 /** Every annotation moved through `map` into a `size` output; those left with no area inside it are dropped. */
-export function transformAnnotations<A extends PipelineAnnotation>(annotations: readonly A[], map: Affine, size: Size): A[] {
+export function transformAnnotations<A extends RecipeAnnotation>(annotations: readonly A[], map: Affine, size: Size): A[] {
   const out: A[] = [];
   for (const annotation of annotations) {
     const geometry = transformGeometry(annotation.geometry, map, size);
