@@ -7,7 +7,7 @@ import { errors, IdParams } from '../../http/schemas.js';
 import { ReviewDecide } from '../reviews/reviews.schemas.js';
 import type { SampleAdapters } from './sample-adapters.js';
 import { readSampleUpload, type SampleUpload } from './sample-upload.js';
-import type { SampleFile, SamplesService } from './samples.service.js';
+import type { SampleFile, SamplesService, SampleWorkflow } from './samples.service.js';
 import {
   AdapterPrepareBody,
   AdapterPrepareOut,
@@ -38,7 +38,7 @@ const IMPORT_RULES = 'All or nothing: the file is checked whole before anything 
   + 'line number (`loc` ends with it) while nothing is stored. Class names new to the project become classes. Nothing in '
   + 'the file is ever evaluated (CSV cells are text, JSON is parsed).';
 
-export function samplesRoutes(server: FastifyInstance, samples: SamplesService, adapters: SampleAdapters, options: SampleRouteOptions): void {
+export function samplesRoutes(server: FastifyInstance, samples: SamplesService, adapters: SampleAdapters, options: SampleRouteOptions, workflow: SampleWorkflow): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['samples'];
   const upload = (request: FastifyRequest) => readSampleUpload(request, options.workDir, options.maxImportBytes);
@@ -192,7 +192,7 @@ export function samplesRoutes(server: FastifyInstance, samples: SamplesService, 
 
   app.get('/api/samples/:sample_id/lock', {
     schema: { tags, summary: "A sample's editing lock, or null", params: SampleParams, response: { 200: Type.Union([SampleLockOut, Type.Null()]), ...errors(401, 404, 422) } },
-  }, async (request) => samples.getLock(callerOf(request), request.params.sample_id));
+  }, async (request) => workflow.getLock(callerOf(request), request.params.sample_id));
 
   app.post('/api/samples/:sample_id/lock', {
     schema: {
@@ -202,7 +202,7 @@ export function samplesRoutes(server: FastifyInstance, samples: SamplesService, 
       params: SampleParams,
       response: { 200: SampleLockOut, ...errors(401, 403, 404, 409, 422) },
     },
-  }, async (request) => samples.acquireLock(callerOf(request), request.params.sample_id));
+  }, async (request) => workflow.acquireLock(callerOf(request), request.params.sample_id));
 
   app.delete('/api/samples/:sample_id/lock', {
     schema: {
@@ -213,7 +213,7 @@ export function samplesRoutes(server: FastifyInstance, samples: SamplesService, 
       response: { 204: Type.Null(), ...errors(401, 403, 404, 409, 422) },
     },
   }, async (request, reply) => {
-    await samples.releaseLock(callerOf(request), request.params.sample_id, request.query.force ?? false);
+    await workflow.releaseLock(callerOf(request), request.params.sample_id, request.query.force ?? false);
     return reply.status(204).send(null);
   });
 
