@@ -37,6 +37,7 @@ import { registerExportsModule } from './modules/exports/index.js';
 import { registerImagesModule } from './modules/images/index.js';
 import { registerImportsModule } from './modules/imports/index.js';
 import { registerJobsModule } from './modules/jobs/index.js';
+import { ImageItemsRepository } from './modules/locks/image-items.repository.js';
 import { registerLocksModule } from './modules/locks/index.js';
 import { LockGuard } from './modules/locks/lock-guard.js';
 import { LocksRepository } from './modules/locks/locks.repository.js';
@@ -60,15 +61,19 @@ import { ProjectsService } from './modules/projects/projects.service.js';
 import { registerReviewsModule } from './modules/reviews/index.js';
 import { registerRevisionsModule } from './modules/revisions/index.js';
 import { RevisionsRepository } from './modules/revisions/revisions.repository.js';
+import { ImageFeaturesRepository } from './modules/quality/image-features.repository.js';
+import { ImageFeatureRecorder } from './modules/quality/image-features.service.js';
 import { registerQualityModule, type QualityModule } from './modules/quality/index.js';
 import type { QualityBody } from './modules/quality/quality.schemas.js';
 import { registerSamplesModule } from './modules/samples/index.js';
+import { SampleItemsRepository } from './modules/samples/sample-items.repository.js';
 import { registerPipelinesModule, WebhookSender, type PipelinePorts } from './modules/pipelines/index.js';
 import { Value } from 'typebox/value';
 import { ValidationError } from './http/errors.js';
 import { registerPluginsModule } from './modules/plugins/index.js';
 import { registerSplitsModule } from './modules/splits/index.js';
 import { registerVersionsModule } from './modules/versions/index.js';
+import { ItemWorkflow } from './modules/workflow/item-workflow.service.js';
 import { configureSharp } from './imaging/sharp-config.js';
 import { registerBuiltinPlugins, registerCatalogPlugins } from './plugins/builtin-catalog.js';
 import { ADAPTERS } from './training/adapters.js';
@@ -149,20 +154,30 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   }
 
   // Every piece more than one module uses, built exactly once (see SharedServices).
-  const locks = new LockGuard(new LocksRepository(db));
-  const scope = new AssignmentScope(access, new AssignmentsRepository(db));
+  const locksRepository = new LocksRepository(db);
+  const images = new ImageLookup(db);
+  const workflow = {
+    images: new ItemWorkflow(access, new ImageItemsRepository(images, new AssignmentsRepository(db), locksRepository)),
+    samples: new ItemWorkflow(access, new SampleItemsRepository(db)),
+  };
+  const writes = new WriteBatcher(db);
+  const locks = new LockGuard(locksRepository, workflow.images);
+  const scope = new AssignmentScope(access, workflow.images);
   const revisions = new RevisionsRepository(db);
   const annotationsRepository = new AnnotationsRepository(db);
   const models = { runtime: new ModelRuntime(blobs, config.dataDir), repository: new ModelsRepository(db) };
   app.addHook('onClose', () => models.runtime.close());
   const services: SharedServices = {
+    workflow,
+    writes,
+    features: new ImageFeatureRecorder(new ImageFeaturesRepository(db), blobs),
     locks,
     scope,
     blobClaims: new BlobClaims(),
     ingest: new ImageIngest(blobs, { maxImagePixels: config.maxImagePixels }),
-    images: new ImageLookup(db),
+    images,
     revisions,
-    annotations: new AnnotationsService(new WriteBatcher(db), annotationsRepository, access, locks, revisions, scope),
+    annotations: new AnnotationsService(writes, annotationsRepository, access, locks, revisions, scope),
     annotationsRepository,
     classesRepository: new ClassesRepository(db),
     projectsRepository,

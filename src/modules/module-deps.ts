@@ -4,6 +4,7 @@ import type { ProjectAccess } from '../access/project-access.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Transactions } from '../db/transactions.js';
+import type { WriteBatcher } from '../db/write-batcher.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import type { PluginRegistry } from '../plugins/plugin-registry.js';
 import type { BlobClaims } from '../storage/blob-claims.js';
@@ -13,20 +14,32 @@ import type { AnnotationsRepository } from './annotations/annotations.repository
 import type { AnnotationsService } from './annotations/annotations.service.js';
 import type { AssignmentScope } from './assignments/assignment-scope.js';
 import type { ClassesRepository } from './classes/classes.repository.js';
-import type { LockGuard } from './locks/lock-guard.js';
+import type { ImageWorkflow, LockGuard } from './locks/lock-guard.js';
 import type { ModelRuntime } from './models/model-runtime.js';
 import type { ModelsRepository } from './models/models.repository.js';
 import type { ReadinessProbe } from './platform/platform.service.js';
 import type { ProjectsRepository } from './projects/projects.repository.js';
 import type { ProjectsService } from './projects/projects.service.js';
+import type { ImageFeatureRecorder } from './quality/image-features.service.js';
 import type { RevisionsRepository } from './revisions/revisions.repository.js';
+import type { SampleWorkflow } from './samples/samples.service.js';
 
 /**
  * The pieces more than one module uses, each built exactly once by the composition root (src/app.ts). A module takes
  * what it needs from here and never constructs another module's services: one lock guard, one assignment scope, one
- * annotation service (so one group-commit WriteBatcher: "one batch at a time" holds process-wide), one model runtime.
+ * team workflow per kind of item, one group-commit WriteBatcher ("one batch at a time" holds process-wide, for
+ * annotation and sample writes alike), one image feature recorder, one model runtime.
  */
 export interface SharedServices {
+  /**
+   * The team workflow (who sees an item, its lock, who may be assigned, what a review decision needs), one rule set
+   * over two kinds of item: images and samples.
+   */
+  readonly workflow: { readonly images: ImageWorkflow; readonly samples: SampleWorkflow };
+  /** Group commit for small, frequent writes (annotations, sample labels). */
+  readonly writes: WriteBatcher;
+  /** Measures image features at upload and fills the ones missing when a check needs them. */
+  readonly features: ImageFeatureRecorder;
   /** Refuses writes to images another user has locked. */
   readonly locks: LockGuard;
   /** Keeps annotators of assigned-only projects to their images. */

@@ -1,22 +1,21 @@
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess, ProjectOwnership } from '../../access/project-access.js';
 import type { ProjectRole } from '../../access/roles.js';
-import { NotFoundError } from '../../http/errors.js';
-import type { AssignmentsRepository } from './assignments.repository.js';
+import type { AnyItemWorkflow } from '../workflow/item-workflow.service.js';
 
 /**
  * In projects that keep annotators to their assignments, an image not assigned to the annotator does not exist for
- * them (404), like a project they may not see. Everyone else is unrestricted, at no cost.
+ * them (404), like a project they may not see. Everyone else is unrestricted, at no cost. The rule is the team
+ * workflow's (samples share it); this names it for the image modules that already hold the project and role.
  */
 export class AssignmentScope {
   constructor(
     private readonly access: ProjectAccess,
-    private readonly assignments: AssignmentsRepository,
+    private readonly workflow: AnyItemWorkflow,
   ) {}
 
-  async assertImage(caller: Caller, project: ProjectOwnership, role: ProjectRole, imageId: number, notFound: string): Promise<void> {
-    const userId = await this.access.assignedOnlyUser(caller, project, role);
-    if (userId !== null && !(await this.assignments.isAssigned(imageId, userId))) throw new NotFoundError(notFound);
+  assertImage(caller: Caller, project: ProjectOwnership, role: ProjectRole, imageId: number, notFound: string): Promise<void> {
+    return this.workflow.assertAssigned(caller, project, role, { id: imageId, project_id: project.id, owner_id: project.owner_id }, notFound);
   }
 
   /** The user whose assignments bound an image listing, or null for an unrestricted caller. */

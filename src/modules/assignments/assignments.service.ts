@@ -1,7 +1,7 @@
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
-import { roleAllows } from '../../access/roles.js';
 import { NotFoundError, ValidationError } from '../../http/errors.js';
+import type { AnyItemWorkflow } from '../workflow/item-workflow.service.js';
 import type { AssignmentsRepository } from './assignments.repository.js';
 import { toAssignmentOut, type AssignmentCreate, type AssignmentOut, type ProgressOut, type QueueItemOut } from './assignments.schemas.js';
 
@@ -9,16 +9,15 @@ export class AssignmentsService {
   constructor(
     private readonly assignments: AssignmentsRepository,
     private readonly access: ProjectAccess,
+    /** Who may be assigned work: the rule samples share. */
+    private readonly workflow: AnyItemWorkflow,
   ) {}
 
   /** Gives images to a member who can annotate; 422 for a non-member or an image outside the project. */
   async assign(caller: Caller, projectId: number, input: AssignmentCreate): Promise<AssignmentOut[]> {
     const project = await this.access.project(caller, projectId, 'assignments.write');
     if ((input.image_ids === undefined) === (input.count === undefined)) throw ValidationError.at(['body'], 'Send exactly one of image_ids and count');
-    const assignee = { userId: input.user_id, isAdmin: false } as Caller;
-    const role = await this.access.roleOf(assignee, project);
-    if (!role) throw ValidationError.at(['body', 'user_id'], `User ${input.user_id} is not a member of project ${projectId}`);
-    if (!roleAllows(role, 'annotations.write')) throw ValidationError.at(['body', 'user_id'], `User ${input.user_id} is a ${role} and cannot annotate`);
+    await this.workflow.assertAssignable(project, input.user_id);
     let imageIds: number[];
     if (input.image_ids) {
       imageIds = [...new Set(input.image_ids)];

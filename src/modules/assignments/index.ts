@@ -5,5 +5,5 @@ import { assignmentsRoutes } from './assignments.routes.js';
 import { AssignmentsService } from './assignments.service.js';
 
 export function registerAssignmentsModule(app: FastifyInstance, deps: ModuleDeps): void {
-  assignmentsRoutes(app, new AssignmentsService(new AssignmentsRepository(deps.db), deps.access));
+  assignmentsRoutes(app, new AssignmentsService(new AssignmentsRepository(deps.db), deps.access, deps.services.workflow.images));
 }

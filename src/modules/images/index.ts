@@ -1,8 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../module-deps.js';
-import { ImageFeaturesRepository } from '../quality/image-features.repository.js';
-import { ImageFeatureRecorder } from '../quality/image-features.service.js';
 import { ImagesRepository } from './images.repository.js';
 import { imagesRoutes } from './images.routes.js';
 import { ImagesService } from './images.service.js';
@@ -18,6 +16,6 @@ export function registerImagesModule(app: FastifyInstance, deps: ModuleDeps): vo
     locks: deps.services.locks,
     scope: deps.services.scope,
     claims: deps.services.blobClaims,
-  }, deps.services.ingest, deps.config.ingestFeatures ? new ImageFeatureRecorder(new ImageFeaturesRepository(deps.db), deps.blobs) : undefined);
+  }, deps.services.ingest, deps.config.ingestFeatures ? deps.services.features : undefined);
   imagesRoutes(app, service, deps.config.maxUploadBytes);
 }

@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../module-deps.js';
-import { LocksRepository } from './locks.repository.js';
 import { locksRoutes } from './locks.routes.js';
-import { LocksService } from './locks.service.js';
 
+/** The editing locks of images: the images' team workflow, built once in the composition root (samples share its rules). */
 export function registerLocksModule(app: FastifyInstance, deps: ModuleDeps): void {
-  locksRoutes(app, new LocksService(new LocksRepository(deps.db), deps.access, deps.services.scope, deps.services.images));
+  locksRoutes(app, deps.services.workflow.images);
 }

@@ -1,31 +1,35 @@
 import type { Caller } from '../../access/caller.js';
 import type { Executor } from '../../db/database.js';
 import { ConflictError } from '../../http/errors.js';
-import type { LockHolder, LockScope, LocksRepository } from './locks.repository.js';
+import type { ItemWorkflow } from '../workflow/item-workflow.service.js';
+import type { WorkItem } from '../workflow/work-items.js';
+import type { ImageLockHolder, LockScope, LocksRepository } from './locks.repository.js';
+import type { LockOut } from './locks.schemas.js';
+
+/** The team workflow (visibility, locks, assignees, review decisions) over images. */
+export type ImageWorkflow = ItemWorkflow<WorkItem, LockOut, ImageLockHolder>;
 
 /** Locks a bulk refusal names in its detail; the body's `locks` lists more. */
 const NAMED_IN_DETAIL = 5;
 
 /**
- * Refuses writes to an image that another user has locked and whose lock has not expired. Writers call it inside
- * the transaction of the write, so a lock taken before the write commits is seen (no write slips past a lock).
+ * Refuses writes to images that other users have locked: one image through the images' team workflow (the rule
+ * samples share), or every image a bulk write touches at once. Writers call it inside the transaction of the write,
+ * so a lock taken before the write commits is seen (no write slips past a lock).
  */
 export class LockGuard {
-  constructor(private readonly locks: LocksRepository) {}
+  constructor(
+    private readonly locks: LocksRepository,
+    private readonly workflow: ImageWorkflow,
+  ) {}
 
-  async assertWritable(caller: Caller, imageId: number, db?: Executor): Promise<void> {
-    const holder = await this.blockingHolder(caller.userId, imageId, db);
-    if (!holder) return;
-    throw new ConflictError(`Image ${imageId} is locked by ${holder.email} until ${holder.expires_at}`, {
-      lock: { image_id: imageId, user_id: holder.user_id, email: holder.email, expires_at: holder.expires_at },
-    });
+  assertWritable(caller: Caller, imageId: number, db?: Executor): Promise<void> {
+    return this.workflow.assertWritable(caller, imageId, db);
   }
 
   /** The live lock of another user than `userId` on the image, or null when `userId` may write to it. */
-  async blockingHolder(userId: number, imageId: number, db?: Executor): Promise<LockHolder | null> {
-    const holder = await this.locks.findHolder(imageId, db);
-    if (!holder || holder.user_id === userId || holder.expires_at <= new Date().toISOString()) return null;
-    return holder;
+  blockingHolder(userId: number, imageId: number, db?: Executor): Promise<ImageLockHolder | null> {
+    return this.workflow.blockingHolder(userId, imageId, db);
   }
 
   /**

@@ -9,6 +9,9 @@ export interface LockHolder {
   expires_at: string;
 }
 
+/** An image's lock as a refused write names it. */
+export type ImageLockHolder = LockHolder & { image_id: number };
+
 /** Which images a bulk write touches: listed ones, every image of a project, or the images a class annotates. */
 export type LockScope = { imageIds: readonly number[] } | { projectId: number } | { classId: number };
 
@@ -17,7 +20,7 @@ const MAX_REPORTED = 100;
 const ID_CHUNK = 500;
 
 export class LocksRepository {
-  private readonly holder: PreparedQuery<{ imageId: number }, LockHolder>;
+  private readonly holder: PreparedQuery<{ imageId: number }, ImageLockHolder>;
 
   constructor(private readonly db: Db) {
     // Asked on every annotation write, so it is prepared once.
@@ -25,17 +28,17 @@ export class LocksRepository {
       db
         .selectFrom('image_locks')
         .innerJoin('users', 'users.id', 'image_locks.user_id')
-        .select(['image_locks.user_id', 'users.email', 'image_locks.expires_at'])
+        .select(['image_locks.image_id', 'image_locks.user_id', 'users.email', 'image_locks.expires_at'])
         .where('image_locks.image_id', '=', p.imageId),
     );
   }
 
-  async findHolder(imageId: number, db: Executor = this.db): Promise<LockHolder | undefined> {
+  async findHolder(imageId: number, db: Executor = this.db): Promise<ImageLockHolder | undefined> {
     return (await this.holder.run({ imageId }, db)).rows[0];
   }
 
   /** Live locks held by users other than `userId` on the images of `scope`, by image id (at most MAX_REPORTED). */
-  async heldByOthers(scope: LockScope, userId: number, now: string, db: Executor = this.db): Promise<(LockHolder & { image_id: number })[]> {
+  async heldByOthers(scope: LockScope, userId: number, now: string, db: Executor = this.db): Promise<ImageLockHolder[]> {
     const query = () =>
       db
         .selectFrom('image_locks')
@@ -51,7 +54,7 @@ export class LocksRepository {
     if ('classId' in scope) {
       return query().where('image_locks.image_id', 'in', (eb) => eb.selectFrom('annotations').select('annotations.image_id').where('annotations.class_id', '=', scope.classId)).execute();
     }
-    const found: (LockHolder & { image_id: number })[] = [];
+    const found: ImageLockHolder[] = [];
     const ids = [...new Set(scope.imageIds)];
     for (let i = 0; i < ids.length && found.length < MAX_REPORTED; i += ID_CHUNK) {
       found.push(...(await query().where('image_locks.image_id', 'in', ids.slice(i, i + ID_CHUNK)).execute()));

@@ -4,16 +4,16 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { callerOf } from '../../http/authenticate.js';
 import { errors } from '../../http/schemas.js';
 import { ImageParams } from '../../http/schemas.js';
-import type { LocksService } from './locks.service.js';
+import type { ImageWorkflow } from './lock-guard.js';
 import { LockOrNull, LockOut, LockReleaseQuery } from './locks.schemas.js';
 
-export function locksRoutes(server: FastifyInstance, locks: LocksService): void {
+export function locksRoutes(server: FastifyInstance, locks: ImageWorkflow): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['locks'];
 
   app.get('/api/images/:image_id/lock', {
     schema: { tags, summary: "An image's editing lock, or null", params: ImageParams, response: { 200: LockOrNull, ...errors(401, 404, 422) } },
-  }, async (request) => locks.get(callerOf(request), request.params.image_id));
+  }, async (request) => locks.getLock(callerOf(request), request.params.image_id));
 
   app.post('/api/images/:image_id/lock', {
     schema: {
@@ -27,7 +27,7 @@ export function locksRoutes(server: FastifyInstance, locks: LocksService): void 
       params: ImageParams,
       response: { 200: LockOut, ...errors(401, 403, 404, 409, 422) },
     },
-  }, async (request) => locks.acquire(callerOf(request), request.params.image_id));
+  }, async (request) => locks.acquireLock(callerOf(request), request.params.image_id));
 
   app.delete('/api/images/:image_id/lock', {
     schema: {
@@ -38,7 +38,7 @@ export function locksRoutes(server: FastifyInstance, locks: LocksService): void 
       response: { 204: Type.Null(), ...errors(401, 403, 404, 409, 422) },
     },
   }, async (request, reply) => {
-    await locks.release(callerOf(request), request.params.image_id, request.query.force ?? false);
+    await locks.releaseLock(callerOf(request), request.params.image_id, request.query.force ?? false);
     return reply.status(204).send(null);
   });
 }

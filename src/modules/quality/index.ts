@@ -3,7 +3,6 @@ import type { ModuleDeps } from '../module-deps.js';
 import { DetectorPredictions } from './model-predictions.js';
 import { checkCatalog } from './catalog.js';
 import { ImageFeaturesRepository } from './image-features.repository.js';
-import { ImageFeatureRecorder } from './image-features.service.js';
 import { ProfilePartsRepository } from './profile-parts.repository.js';
 import { ProfileRepository } from './profile.repository.js';
 import { ProjectRevisionsRepository } from './project-revisions.repository.js';
@@ -43,7 +42,6 @@ export function registerQualityModule(app: FastifyInstance, deps: ModuleDeps): Q
   const models = deps.services.models;
   const profile = new ProfileRepository(deps.db);
   const features = new ImageFeaturesRepository(deps.db);
-  const recorder = new ImageFeatureRecorder(features, deps.blobs);
   const samples = new SampleDataRepository(deps.db);
   const predictions = new DetectorPredictions(models.repository, models.runtime, deps.blobs);
   const revisions = new ProjectRevisionsRepository(deps.db);
@@ -53,7 +51,7 @@ export function registerQualityModule(app: FastifyInstance, deps: ModuleDeps): Q
   const folding = setInterval(() => void revisions.foldAll().catch((err) => app.log.warn({ err }, 'folding project revisions failed')), REVISION_FOLD_MS);
   folding.unref();
   app.addHook('onClose', async () => clearInterval(folding));
-  const quality = new QualityService(deps.access, new QualityRepository(deps.db), features, recorder, profiles, samples, predictions);
+  const quality = new QualityService(deps.access, new QualityRepository(deps.db), features, deps.services.features, profiles, samples, predictions);
   qualityRoutes(app, { readiness, quality });
   const cleaning = new CleaningService(deps.access, new CleaningRepository(deps.db), quality, deps.services.revisions, deps.services.locks, deps.blobs);
   cleaningRoutes(app, cleaning);

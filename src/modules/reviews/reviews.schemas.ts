@@ -6,7 +6,6 @@ import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
 export const REVIEW_STATUSES = ['pending', 'approved', 'rejected', 'changes'] as const;
 export const DECISIONS = ['approve', 'reject', 'changes'] as const;
 export type Decision = (typeof DECISIONS)[number];
-export const DECISION_STATUS = { approve: 'approved', reject: 'rejected', changes: 'changes' } as const;
 
 const Comment = Type.String({ maxLength: 5000 });
 

@@ -1,9 +1,10 @@
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
 import { ConflictError, ValidationError } from '../../http/errors.js';
+import { reviewDecision } from '../workflow/item-workflow.service.js';
 import type { AssignmentScope } from '../assignments/assignment-scope.js';
 import type { ReviewsRepository } from './reviews.repository.js';
-import { DECISION_STATUS, toReviewOut, type ReviewDecide, type ReviewListQuery, type ReviewOut } from './reviews.schemas.js';
+import { toReviewOut, type ReviewDecide, type ReviewListQuery, type ReviewOut } from './reviews.schemas.js';
 
 export class ReviewsService {
   constructor(
@@ -55,10 +56,9 @@ export class ReviewsService {
   async decide(caller: Caller, reviewId: number, input: ReviewDecide): Promise<ReviewOut> {
     const row = await this.reviews.find(reviewId);
     await this.access.check(caller, row && { id: row.project_id, owner_id: row.owner_id }, 'reviews.decide', `Review ${reviewId} not found`);
-    const comment = input.comment?.trim() ?? '';
-    if (input.decision === 'changes' && !comment) throw ValidationError.at(['body', 'comment'], 'Say what should change', 'missing');
+    const { state, comment } = reviewDecision(input);
     if (row!.status !== 'pending') throw new ConflictError(`Review ${reviewId} was already decided (${row!.status})`);
-    const decided = await this.reviews.decide(reviewId, DECISION_STATUS[input.decision], caller.userId, comment, new Date().toISOString());
+    const decided = await this.reviews.decide(reviewId, state, caller.userId, comment, new Date().toISOString());
     if (!decided) throw new ConflictError(`Review ${reviewId} was already decided`);
     return toReviewOut(decided);
   }

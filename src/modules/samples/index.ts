@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { WriteBatcher } from '../../db/write-batcher.js';
 import { ExportsRepository } from '../exports/exports.repository.js';
 import type { ModuleDeps } from '../module-deps.js';
 import { ProjectsRepository } from '../projects/projects.repository.js';
@@ -22,13 +21,14 @@ export interface SamplesModule {
 export function registerSamplesModule(app: FastifyInstance, deps: ModuleDeps): SamplesModule {
   const workDir = join(deps.config.dataDir, 'tmp');
   const repository = new SamplesRepository(deps.db, new ProjectsRepository(deps.db));
+  // Label edits share the process's one group-commit batcher with annotation writes; the team workflow is the images'.
   const service = new SamplesService(repository, deps.access, deps.blobs, {
     maxMediaBytes: deps.config.maxUploadBytes,
     maxImportBytes: deps.config.maxImportBytes,
     maxImportSamples: 10_000_000,
     maxMediaFiles: 100_000,
-  }, new WriteBatcher(deps.db));
+  }, deps.services.writes, deps.services.workflow.samples);
   const adapters = new SampleAdapters(repository, new ExportsRepository(deps.db), deps.access, deps.blobs, workDir);
-  samplesRoutes(app, service);
+  samplesRoutes(app, service, deps.services.workflow.samples);
   return { samples: service, adapters };
 }

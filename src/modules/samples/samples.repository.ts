@@ -8,7 +8,6 @@ import { chunks } from '../../lib/batches.js';
 
 export type SampleRow = Selectable<SamplesTable>;
 export type SampleInsert = Insertable<SamplesTable>;
-export type SampleWithOwner = SampleRow & { owner_id: number };
 /** The columns a label edit sets. */
 export type LabelColumns = Pick<SampleRow, 'label' | 'labels' | 'spans' | 'value' | 'labelled' | 'split'>;
 type RevisionValues = {
@@ -19,14 +18,6 @@ type RevisionValues = {
   user_id: number;
   created_at: string;
 };
-
-export interface SampleLockRow {
-  sample_id: number;
-  user_id: number;
-  email: string;
-  acquired_at: string;
-  expires_at: string;
-}
 
 export interface SampleFilters {
   modality?: SampleModality;
@@ -66,14 +57,6 @@ export class SamplesRepository {
     private readonly db: Db,
     private readonly projects: ProjectsRepository,
   ) {
-    this.withOwner = new PreparedQuery(db, ['id'], (p) =>
-      db.selectFrom('samples').innerJoin('projects', 'projects.id', 'samples.project_id').selectAll('samples').select('projects.owner_id').where('samples.id', '=', p.id));
-    this.lock = new PreparedQuery(db, ['id'], (p) =>
-      db
-        .selectFrom('sample_locks')
-        .innerJoin('users', 'users.id', 'sample_locks.user_id')
-        .select(['sample_locks.sample_id', 'sample_locks.user_id', 'users.email', 'sample_locks.acquired_at', 'sample_locks.expires_at'])
-        .where('sample_locks.sample_id', '=', p.id));
     this.className = new PreparedQuery(db, ['projectId', 'name'], (p) =>
       db.selectFrom('classes').select('name').where('project_id', '=', p.projectId).where('name', '=', p.name));
     this.updateLabels = new PreparedQuery(db, ['id', 'label', 'labels', 'spans', 'value', 'labelled', 'split', 'updated_at'], (p) =>
@@ -89,16 +72,10 @@ export class SamplesRepository {
         .returning('id'));
   }
 
-  /** Asked by every sample route (a PATCH on the hot path), so it is prepared once. */
-  private readonly withOwner: PreparedQuery<{ id: number }, SampleWithOwner>;
-  private readonly lock: PreparedQuery<{ id: number }, SampleLockRow>;
+  /** Prepared once: a PATCH (the hot path) asks them. */
   private readonly className: PreparedQuery<{ projectId: number; name: string }, { name: string }>;
   private readonly updateLabels: PreparedQuery<LabelColumns & { id: number; updated_at: string }, SampleRow>;
   private readonly revision: PreparedQuery<RevisionValues, { id: number }>;
-
-  async findWithOwner(id: number, db: Executor = this.db): Promise<SampleWithOwner | undefined> {
-    return (await this.withOwner.run({ id }, db)).rows[0];
-  }
 
   /** One page in id order; `after` seeks through the (project_id[, filter], id) indexes. */
   listPage(projectId: number, filters: SampleFilters, page: { limit: number; offset?: number; after?: number }): Promise<SampleRow[]> {
@@ -375,37 +352,7 @@ export class SamplesRepository {
     return this.db.transaction().execute(work);
   }
 
-  // Locks and label history of samples.
-
-  async findLock(sampleId: number, db: Executor = this.db): Promise<SampleLockRow | undefined> {
-    return (await this.lock.run({ id: sampleId }, db)).rows[0];
-  }
-
-  /** Takes or renews the lock in one statement; false when another user's live lock holds it. */
-  async acquireLock(sampleId: number, userId: number, now: string, expiresAt: string): Promise<boolean> {
-    const row = await this.db
-      .insertInto('sample_locks')
-      .values({ sample_id: sampleId, user_id: userId, acquired_at: now, expires_at: expiresAt })
-      .onConflict((oc) =>
-        oc
-          .column('sample_id')
-          .doUpdateSet((eb) => ({
-            acquired_at: eb.case().when('sample_locks.user_id', '=', userId).then(eb.ref('sample_locks.acquired_at')).else(eb.ref('excluded.acquired_at')).end(),
-            user_id: eb.ref('excluded.user_id'),
-            expires_at: eb.ref('excluded.expires_at'),
-          }))
-          .where((eb) => eb.or([eb('sample_locks.user_id', '=', userId), eb('sample_locks.expires_at', '<=', now)])),
-      )
-      .returning('sample_id')
-      .executeTakeFirst();
-    return row !== undefined;
-  }
-
-  async releaseLock(sampleId: number, userId: number | null): Promise<boolean> {
-    let query = this.db.deleteFrom('sample_locks').where('sample_id', '=', sampleId);
-    if (userId !== null) query = query.where('user_id', '=', userId);
-    return Number((await query.executeTakeFirst()).numDeletedRows) > 0;
-  }
+  // Label history of samples.
 
   async addRevision(values: Omit<RevisionValues, 'created_at'>, db: Executor): Promise<void> {
     await this.revision.run({ ...values, created_at: new Date().toISOString() }, db);

@@ -5,7 +5,7 @@ import { callerOf } from '../../http/authenticate.js';
 import { sendPage } from '../../http/pagination.js';
 import { errors, IdParams } from '../../http/schemas.js';
 import { ReviewDecide } from '../reviews/reviews.schemas.js';
-import type { SampleFile, SamplesService } from './samples.service.js';
+import type { SampleFile, SamplesService, SampleWorkflow } from './samples.service.js';
 import {
   SampleAssignBody,
   SampleAssignOut,
@@ -21,7 +21,7 @@ import {
   SampleUpdate,
 } from './samples.schemas.js';
 
-export function samplesRoutes(server: FastifyInstance, samples: SamplesService): void {
+export function samplesRoutes(server: FastifyInstance, samples: SamplesService, workflow: SampleWorkflow): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['samples'];
 
@@ -99,7 +99,7 @@ export function samplesRoutes(server: FastifyInstance, samples: SamplesService):
 
   app.get('/api/samples/:sample_id/lock', {
     schema: { tags, summary: "A sample's editing lock, or null", params: SampleParams, response: { 200: Type.Union([SampleLockOut, Type.Null()]), ...errors(401, 404, 422) } },
-  }, async (request) => samples.getLock(callerOf(request), request.params.sample_id));
+  }, async (request) => workflow.getLock(callerOf(request), request.params.sample_id));
 
   app.post('/api/samples/:sample_id/lock', {
     schema: {
@@ -109,7 +109,7 @@ export function samplesRoutes(server: FastifyInstance, samples: SamplesService):
       params: SampleParams,
       response: { 200: SampleLockOut, ...errors(401, 403, 404, 409, 422) },
     },
-  }, async (request) => samples.acquireLock(callerOf(request), request.params.sample_id));
+  }, async (request) => workflow.acquireLock(callerOf(request), request.params.sample_id));
 
   app.delete('/api/samples/:sample_id/lock', {
     schema: {
@@ -120,7 +120,7 @@ export function samplesRoutes(server: FastifyInstance, samples: SamplesService):
       response: { 204: Type.Null(), ...errors(401, 403, 404, 409, 422) },
     },
   }, async (request, reply) => {
-    await samples.releaseLock(callerOf(request), request.params.sample_id, request.query.force ?? false);
+    await workflow.releaseLock(callerOf(request), request.params.sample_id, request.query.force ?? false);
     return reply.status(204).send(null);
   });
 

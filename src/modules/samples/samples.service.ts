@@ -2,7 +2,6 @@ import { join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
-import { roleAllows, type Permission } from '../../access/roles.js';
 import type { SampleModality } from '../../db/schema.js';
 import type { WriteBatcher } from '../../db/write-batcher.js';
 import { LineError } from '../../formats/samples/line-reader.js';
@@ -15,10 +14,11 @@ import type { BlobStore } from '../../storage/blob-store.js';
 import { paletteColor } from '../classes/classes.service.js';
 import { projectBlobPrefix } from '../projects/projects.service.js';
 import { assignRandom, assignStratified, SPLIT_NAMES, type SplitCounts, type SplitName } from '../splits/assign.js';
-import { LOCK_TTL_MS } from '../locks/locks.service.js';
-import { DECISION_STATUS, type ReviewDecide } from '../reviews/reviews.schemas.js';
+import type { ReviewDecide } from '../reviews/reviews.schemas.js';
+import { reviewDecision, type ItemWorkflow } from '../workflow/item-workflow.service.js';
 import { inferTabularSchema, readJsonlSamples, readTabularSamples, readTextSamples, sha256OfFile, type MediaFacts, type ReadSample, type TabularSchema } from './sample-readers.js';
 import { normaliseData, SampleRuleError, storedLabels } from './sample-rules.js';
+import type { SampleLockRow, SampleWithOwner } from './sample-items.repository.js';
 import type { SampleUpload } from './sample-upload.js';
 import type { SampleInsert, SampleRow, SamplesRepository } from './samples.repository.js';
 import { ensureFolder, listFiles, readHead, readStream, regularFileSize } from '../../storage/local-files.js';
@@ -29,7 +29,6 @@ import type {
   SampleCreate,
   SampleCreateBody,
   SampleListQuery,
-  SampleLockOut,
   SampleOut,
   SampleRevisionOut,
   SampleSplitsBody,
@@ -49,6 +48,9 @@ export interface SamplesServiceOptions {
 
 /** Rows inserted per transaction: commits stay cheap, and other requests get the database between batches. */
 const IMPORT_BATCH = 2000;
+
+/** The team workflow (visibility, locks, assignees, review decisions) over samples. */
+export type SampleWorkflow = ItemWorkflow<SampleWithOwner, SampleLockRow>;
 
 export const sampleBlobKey = (projectId: number, sha256: string, ext: string) => `${projectBlobPrefix(projectId)}/samples/${sha256}.${ext}`;
 export const sampleFileUrl = (sampleId: number) => `/api/samples/${sampleId}/file`;
@@ -97,6 +99,8 @@ export class SamplesService {
     private readonly blobs: BlobStore,
     private readonly options: SamplesServiceOptions,
     private readonly writes: WriteBatcher,
+    /** Visibility, locks, assignees and review decisions: the same team workflow as images'. */
+    private readonly workflow: SampleWorkflow,
   ) {}
 
   async list(caller: Caller, projectId: number, query: SampleListQuery): Promise<Page<SampleOut>> {
@@ -119,7 +123,7 @@ export class SamplesService {
   }
 
   async get(caller: Caller, sampleId: number): Promise<SampleOut> {
-    return toSampleOut(await this.visible(caller, sampleId, 'project.read'));
+    return toSampleOut(await this.workflow.visible(caller, sampleId, 'project.read'));
   }
 
   /** One sample (or a list); new class names become classes of the project, all in one transaction. */
@@ -163,7 +167,7 @@ export class SamplesService {
    * the sample refuses it (409). The change and its revision are written in one transaction.
    */
   async update(caller: Caller, sampleId: number, input: SampleUpdate): Promise<SampleOut> {
-    const sample = await this.visible(caller, sampleId, 'annotations.write');
+    const sample = await this.workflow.visible(caller, sampleId, 'annotations.write');
     const current = toSampleOut(sample);
     const next = {
       label: input.label !== undefined ? input.label : current.label,
@@ -186,10 +190,7 @@ export class SamplesService {
     // Group commit: label edits from many annotators share transactions. The lock is checked inside the write's
     // transaction, so a lock taken before the write commits is seen.
     const row = await this.writes.run(async (trx) => {
-      const lock = await this.samples.findLock(sampleId, trx);
-      if (lock && lock.user_id !== caller.userId && lock.expires_at > new Date().toISOString()) {
-        throw new ConflictError(`Sample ${sampleId} is locked by ${lock.email} until ${lock.expires_at}`, { lock });
-      }
+      await this.workflow.assertWritable(caller, sampleId, trx);
       const updated = await this.samples.update(sample, {
         label: stored.label,
         labels: stored.labels,
@@ -206,7 +207,7 @@ export class SamplesService {
   }
 
   async file(caller: Caller, sampleId: number): Promise<SampleFile> {
-    const sample = await this.visible(caller, sampleId, 'project.read');
+    const sample = await this.workflow.visible(caller, sampleId, 'project.read');
     if (!sample.blob_key || !sample.sha256) throw new NotFoundError(`Sample ${sampleId} has no media file`);
     const data = JSON.parse(sample.data) as { file: string; mime_type: string };
     const key = sample.blob_key;
@@ -440,38 +441,10 @@ export class SamplesService {
     return { ...counts, strategy, seed };
   }
 
-  // Locks and revisions.
-
-  async getLock(caller: Caller, sampleId: number): Promise<SampleLockOut | null> {
-    await this.visible(caller, sampleId, 'project.read');
-    const lock = await this.samples.findLock(sampleId);
-    return lock && lock.expires_at > new Date().toISOString() ? lock : null;
-  }
-
-  async acquireLock(caller: Caller, sampleId: number): Promise<SampleLockOut> {
-    await this.visible(caller, sampleId, 'annotations.write');
-    const now = new Date();
-    const taken = await this.samples.acquireLock(sampleId, caller.userId, now.toISOString(), new Date(now.getTime() + LOCK_TTL_MS).toISOString());
-    const lock = await this.samples.findLock(sampleId);
-    if (!taken && lock) throw new ConflictError(`Sample ${sampleId} is locked by ${lock.email} until ${lock.expires_at}`, { lock });
-    return lock!;
-  }
-
-  async releaseLock(caller: Caller, sampleId: number, force: boolean): Promise<void> {
-    await this.visible(caller, sampleId, force ? 'locks.break' : 'project.read');
-    if (force) {
-      await this.samples.releaseLock(sampleId, null);
-      return;
-    }
-    if (await this.samples.releaseLock(sampleId, caller.userId)) return;
-    const lock = await this.samples.findLock(sampleId);
-    if (lock && lock.expires_at > new Date().toISOString()) {
-      throw new ConflictError(`Sample ${sampleId} is locked by ${lock.email} until ${lock.expires_at}; project admins can break it with force=true`, { lock });
-    }
-  }
+  // Revisions.
 
   async revisions(caller: Caller, sampleId: number): Promise<SampleRevisionOut[]> {
-    await this.visible(caller, sampleId, 'project.read');
+    await this.workflow.visible(caller, sampleId, 'project.read');
     return (await this.samples.revisions(sampleId)).map((r) => ({
       id: r.id,
       sample_id: r.sample_id,
@@ -495,11 +468,7 @@ export class SamplesService {
     const project = await this.access.project(caller, projectId, 'assignments.write');
     if ((input.sample_ids === undefined) === (input.count === undefined)) throw ValidationError.at(['body'], 'Send exactly one of sample_ids and count');
     if (input.user_id === null && input.sample_ids === undefined) throw ValidationError.at(['body', 'sample_ids'], 'Name the samples whose assignment to withdraw', 'missing');
-    if (input.user_id !== null) {
-      const role = await this.access.roleOf({ userId: input.user_id, isAdmin: false } as Caller, project);
-      if (!role) throw ValidationError.at(['body', 'user_id'], `User ${input.user_id} is not a member of project ${projectId}`);
-      if (!roleAllows(role, 'annotations.write')) throw ValidationError.at(['body', 'user_id'], `User ${input.user_id} is a ${role} and cannot annotate`);
-    }
+    if (input.user_id !== null) await this.workflow.assertAssignable(project, input.user_id);
     let changes: { id: number; before: number | null }[];
     if (input.sample_ids) {
       const current = await this.samples.assigneesOf(projectId, [...new Set(input.sample_ids)]);
@@ -519,7 +488,7 @@ export class SamplesService {
 
   /** Submits a sample for review: it turns `pending` (409 when it already is). */
   async submit(caller: Caller, sampleId: number): Promise<SampleOut> {
-    const sample = await this.visible(caller, sampleId, 'reviews.submit');
+    const sample = await this.workflow.visible(caller, sampleId, 'reviews.submit');
     const conflict = () => new ConflictError(`Sample ${sampleId} is already waiting for review`);
     if (sample.review_state === 'pending') throw conflict();
     const row = await this.samples.setReview(sample, { notFrom: 'pending' }, { review_state: 'pending' }, {
@@ -534,12 +503,10 @@ export class SamplesService {
    * decision, its comment, who and when are kept on the sample and in a `review` revision.
    */
   async review(caller: Caller, sampleId: number, input: ReviewDecide): Promise<SampleOut> {
-    const sample = await this.visible(caller, sampleId, 'reviews.decide');
-    const comment = input.comment?.trim() ?? '';
-    if (input.decision === 'changes' && !comment) throw ValidationError.at(['body', 'comment'], 'Say what should change', 'missing');
+    const sample = await this.workflow.visible(caller, sampleId, 'reviews.decide');
+    const { state, comment } = reviewDecision(input);
     const conflict = (state: string) => new ConflictError(`Sample ${sampleId} is not waiting for review (${state})`);
     if (sample.review_state !== 'pending') throw conflict(sample.review_state);
-    const state = DECISION_STATUS[input.decision];
     const row = await this.samples.setReview(sample, { from: 'pending' }, {
       review_state: state, review_comment: comment || null, reviewed_by: caller.userId, reviewed_at: new Date().toISOString(),
     }, {
@@ -547,20 +514,6 @@ export class SamplesService {
     }, caller.userId);
     if (!row) throw conflict('decided meanwhile');
     return toSampleOut(row);
-  }
-
-  /**
-   * A sample the caller holds `permission` on in its project; 404 when hidden or missing, and for an annotator kept
-   * to their assignments when it is not assigned to them.
-   */
-  async visible(caller: Caller, sampleId: number, permission: Permission): Promise<SampleRow> {
-    const sample = await this.samples.findWithOwner(sampleId);
-    const notFound = `Sample ${sampleId} not found`;
-    const project = sample && { id: sample.project_id, owner_id: sample.owner_id };
-    const role = await this.access.check(caller, project, permission, notFound);
-    const restrictedTo = await this.access.assignedOnlyUser(caller, project!, role);
-    if (restrictedTo !== null && sample!.assignee_id !== restrictedTo) throw new NotFoundError(notFound);
-    return sample!;
   }
 }
 
