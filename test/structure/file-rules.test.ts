@@ -57,11 +57,11 @@ describe('file rules', () => {
     );
   });
 
-  it('sharp-outside-imaging: sharp outside src/imaging/ and src/inference/', () => {
+  it('sharp-outside-imaging: sharp outside src/imaging/, src/inference/ and src/synthetic/', () => {
     fires(
       'sharp-outside-imaging',
       { 'src/formats/probe.ts': "import sharp from 'sharp';\nexport default sharp;\n", 'src/modules/probe/probe.service.ts': "import sharp from 'sharp';\nexport default sharp;\n" },
-      { 'src/imaging/probe.ts': "import sharp from 'sharp';\nexport default sharp;\n", 'src/inference/probe.ts': "import sharp from 'sharp';\nexport default sharp;\n" },
+      Object.fromEntries(['imaging', 'inference', 'synthetic'].map((home) => [`src/${home}/probe.ts`, "import sharp from 'sharp';\nexport default sharp;\n"])),
     );
   });
 
