@@ -114,6 +114,14 @@ const FS = /^(node:)?fs(\/promises)?$/;
 /** The functions of src/storage/keys.ts that return a prefix: anything added onto one is a key built by hand. */
 const KEY_PREFIXES = new Set(['projectBlobPrefix', 'versionPrefix']);
 
+const isProcess = (e: ts.Node) => ts.isIdentifier(e) && e.text === 'process';
+/** `process.env`, `process['env']` or `const { env } = process`. */
+const readsEnv = (node: ts.Node): boolean =>
+  (ts.isPropertyAccessExpression(node) && isProcess(node.expression) && node.name.text === 'env') ||
+  (ts.isElementAccessExpression(node) && isProcess(node.expression) && ts.isStringLiteral(node.argumentExpression) && node.argumentExpression.text === 'env') ||
+  (ts.isVariableDeclaration(node) && node.initializer !== undefined && isProcess(node.initializer) && ts.isObjectBindingPattern(node.name) &&
+    node.name.elements.some((e) => (e.propertyName ?? e.name).getText() === 'env'));
+
 const sourceFiles = (root: string, dir: string): string[] =>
   readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) => {
     const path = posix.join(dir, e.name);
@@ -130,7 +138,7 @@ export function findViolations(root: string): Violation[] {
     const at = (node: ts.Node) => source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
     const report = (rule: RuleName, node: ts.Node | null, detail: string) => found.push({ rule, file, line: node ? at(node) : 1, detail });
     const moduleMatch = /^src\/modules\/([^/]+)\/(.+)$/.exec(file);
-    const module = moduleMatch?.[1];
+    const moduleName = moduleMatch?.[1];
     const name = moduleMatch?.[2];
 
     if (name !== undefined && name !== 'index.ts') {
@@ -149,20 +157,18 @@ export function findViolations(root: string): Violation[] {
           const target = posix.normalize(posix.join(posix.dirname(file), specifier));
           const other = /^src\/modules\/([^/]+)\//.exec(target)?.[1];
           const names = node.importClause?.namedBindings;
-          if (other && other !== module && names && ts.isNamedImports(names)) for (const n of names.elements) fromOtherModule.set(n.name.text, target);
+          if (other && other !== moduleName && names && ts.isNamedImports(names)) for (const n of names.elements) fromOtherModule.set(n.name.text, target);
         }
       } else if (ts.isCallExpression(node) && node.arguments.length === 1 && ts.isStringLiteral(node.arguments[0])) {
         const callee = node.expression;
         if (callee.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(callee) && callee.text === 'require')) specifier = node.arguments[0].text;
       }
       if (specifier !== undefined) {
-        if (FS.test(specifier) && module !== undefined && !/\.adapter\.tsx?$/.test(file)) report('module-touches-files', node, specifier);
+        if (FS.test(specifier) && moduleName !== undefined && !/\.adapter\.tsx?$/.test(file)) report('module-touches-files', node, specifier);
         for (const home of HOMES) if (home.module.test(specifier) && !home.home.test(file)) report(home.rule, node, specifier);
       }
 
-      if (ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'process' && node.name.text === 'env' && file !== 'src/config.ts') {
-        report('env-outside-config', node, 'process.env');
-      }
+      if (file !== 'src/config.ts' && readsEnv(node)) report('env-outside-config', node, node.getText(source).slice(0, 80));
 
       if (file !== 'src/storage/keys.ts') {
         const startsKey = (s: string) => s.startsWith('projects/');

@@ -76,7 +76,12 @@ describe('file rules', () => {
   it('env-outside-config: process.env read anywhere but src/config.ts', () => {
     fires(
       'env-outside-config',
-      { 'src/training/probe.ts': 'export const env = { ...process.env };\n', 'src/modules/probe/probe.service.ts': 'export const dir = () => process.env.DATA_DIR;\n' },
+      {
+        'src/training/probe.ts': 'export const env = { ...process.env };\n',
+        'src/modules/probe/probe.service.ts': 'export const dir = () => process.env.DATA_DIR;\n',
+        'src/lib/indexed.ts': "export const dir = () => process['env'].DATA_DIR;\n",
+        'src/lib/destructured.ts': 'const { env } = process;\nexport const dir = env.DATA_DIR;\n',
+      },
       { 'src/config.ts': 'export const dir = process.env.DATA_DIR;\n', 'src/lib/probe.ts': "export const v = 'process.env';\n" },
     );
   });
