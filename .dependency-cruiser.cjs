@@ -3,6 +3,8 @@
  *   routes → services → repositories / adapters; nothing imports upward; the lower layers (src/http, src/access,
  *   src/db, src/storage, src/imaging, src/inference, src/formats, src/jobs, src/lib) never import a module;
  *   the web pages never import server code; no import cycles.
+ * What a file does (fs, child processes, sharp, onnxruntime, process.env, blob keys, what an entry constructs, a
+ * module file's role) is checked by scripts/file-rules.ts, also run by `npm run layers`.
  */
 const LOWER = '^src/(http|access|db|storage|imaging|inference|formats|jobs|lib|synthetic)/';
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -29,13 +31,6 @@ module.exports = {
       comment: 'Services never import routes or module entries (index.ts is the composition of a module).',
       from: { path: '^src/modules/.+\\.service\\.ts$' },
       to: { path: '^src/modules/.+(\\.routes|/index)\\.ts$' },
-    },
-    {
-      name: 'service-touches-files',
-      severity: 'error',
-      comment: 'Services reach files through adapters: the BlobStore for stored files, src/storage/local-files.ts for working files.',
-      from: { path: '\\.service\\.ts$' },
-      to: { dependencyTypes: ['core'], path: '^(node:)?fs(/promises)?$' },
     },
     {
       name: 'routes-import-repository',

@@ -14,8 +14,8 @@
  */
 import { generateShapesImage } from '../src/synthetic/index.js';
 import { PluginRegistry } from '../src/plugins/plugin-registry.js';
-import { builtinSteps } from '../src/modules/pipelines/builtin-steps.js';
-import { validateDefinition } from '../src/modules/pipelines/pipeline-validation.js';
+import { builtinSteps } from '../src/modules/pipelines/builtin-steps.service.js';
+import { validateDefinition } from '../src/modules/pipelines/pipeline-validation.logic.js';
 import { buildYolov8nLike } from './inference-models.js';
 import { blobOf, median, startServer, withServerNodeFlags, type BenchServer, waitFor } from './lib/server.js';
 

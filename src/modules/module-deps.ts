@@ -15,7 +15,7 @@ import type { AnnotationsService } from './annotations/annotations.service.js';
 import type { AssignmentScope } from './assignments/assignment-scope.js';
 import type { ClassesRepository } from './classes/classes.repository.js';
 import type { ImageWorkflow, LockGuard } from './locks/lock-guard.js';
-import type { ModelRuntime } from './models/model-runtime.js';
+import type { ModelRuntime } from './models/model-runtime.adapter.js';
 import type { ModelsRepository } from './models/models.repository.js';
 import type { ReadinessProbe } from './platform/platform.service.js';
 import type { ProjectsRepository } from './projects/projects.repository.js';

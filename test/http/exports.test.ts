@@ -7,7 +7,7 @@ import sharp from 'sharp';
 import { multipart } from '../helpers/multipart.js';
 import { startTestApp, type Client, type TestApp } from '../helpers/test-app.js';
 import { zipEntries } from '../helpers/zip-entries.js';
-import { pagedItems, versionItems } from '../../src/modules/exports/export-dataset.js';
+import { pagedItems, versionItems } from '../../src/modules/exports/export-dataset.service.js';
 import { ExportsRepository } from '../../src/modules/exports/exports.repository.js';
 
 type User = Awaited<ReturnType<TestApp['user']>>;

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { MaintenanceRepository } from '../../src/modules/maintenance/maintenance.repository.js';
 import { MaintenanceService } from '../../src/modules/maintenance/maintenance.service.js';
-import { StoredFiles } from '../../src/modules/maintenance/stored-files.js';
+import { StoredFiles } from '../../src/modules/maintenance/stored-files.adapter.js';
 import { multipart } from '../helpers/multipart.js';
 import { startTestApp, type Client, type TestApp } from '../helpers/test-app.js';
 import { buildZip, type ZipEntry } from '../helpers/zip-build.js';

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { LoginThrottle, type LoginClock } from '../../src/modules/auth/login-throttle.js';
+import { LoginThrottle, type LoginClock } from '../../src/modules/auth/login-throttle.service.js';
 import { startTestApp, type Response, type TestApp } from '../helpers/test-app.js';
 
 /** The login throttle's time, moved by hand; `slept` lists the slow-downs it was asked to take. */

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { parseResultsCsv } from '../../src/modules/models/run-metrics.js';
+import { parseResultsCsv } from '../../src/modules/models/run-metrics.adapter.js';
 import { pythonPath, TRAINER_DIR } from '../../src/training/python.js';
 
 const run = promisify(execFile);

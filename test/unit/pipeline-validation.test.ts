@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { builtinSteps, insideFraction } from '../../src/modules/pipelines/builtin-steps.js';
-import { parseYaml, toYaml } from '../../src/modules/pipelines/pipeline-text.js';
-import { topologicalOrder, validateDefinition } from '../../src/modules/pipelines/pipeline-validation.js';
-import { ppeExample } from '../../src/modules/pipelines/pipeline-example.js';
+import { builtinSteps, insideFraction } from '../../src/modules/pipelines/builtin-steps.service.js';
+import { parseYaml, toYaml } from '../../src/modules/pipelines/pipeline-text.logic.js';
+import { topologicalOrder, validateDefinition } from '../../src/modules/pipelines/pipeline-validation.logic.js';
+import { ppeExample } from '../../src/modules/pipelines/pipeline-example.logic.js';
 import { PluginRegistry } from '../../src/plugins/plugin-registry.js';
 import { registerBuiltinPlugins } from '../../src/plugins/builtin-catalog.js';
 

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { StoredFiles } from '../../src/modules/maintenance/stored-files.js';
+import { StoredFiles } from '../../src/modules/maintenance/stored-files.adapter.js';
 
 describe('sweep of the temporary area', () => {
   let root: string;

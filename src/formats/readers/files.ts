@@ -1,6 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import sharp from 'sharp';
+import { headerSize } from '../../imaging/dataset-pixels.js';
 import { splitFromName } from '../dataset.js';
 import { FormatError } from '../format-error.js';
 
@@ -58,10 +58,7 @@ export async function datasetRoot(dir: string): Promise<string> {
 /** Width and height from the image header (no full decode), honouring EXIF orientation. */
 export async function imageSize(path: string): Promise<{ width: number; height: number }> {
   try {
-    const meta = await sharp(path).metadata();
-    if (!meta.width || !meta.height) throw new Error('no dimensions');
-    const swap = (meta.orientation ?? 1) >= 5;
-    return swap ? { width: meta.height, height: meta.width } : { width: meta.width, height: meta.height };
+    return await headerSize(path);
   } catch (error) {
     throw new FormatError(`cannot read image ${path.split('/').slice(-2).join('/')}: ${(error as Error).message}`);
   }

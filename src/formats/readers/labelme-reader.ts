@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
-import sharp from 'sharp';
+import { maskChannel } from '../../imaging/dataset-pixels.js';
 import { encodeRle } from '../../imaging/rle.js';
 import type { Annotation, DatasetItem, DatasetSource, Point } from '../dataset.js';
 import { FormatError } from '../format-error.js';
@@ -124,7 +124,7 @@ async function annotationsOf(root: string, s: DatasetScan, file: string, kind: '
       const maskPath = findImage(s, maskRef, [maskDir]);
       if (!maskPath) throw new FormatError(`${file}: mask "${maskRef}" is not in the dataset`);
       const size = await imageSize(image);
-      const pixels = await sharp(join(root, maskPath)).resize(size.width, size.height, { fit: 'fill', kernel: 'nearest' }).extractChannel(0).raw().toBuffer();
+      const pixels = (await maskChannel(join(root, maskPath), size)).data;
       const data = new Uint8Array(pixels.length);
       for (let i = 0; i < pixels.length; i++) data[i] = pixels[i] > 127 ? 1 : 0;
       list.push({ type: 'mask', className, geometry: { rle: encodeRle({ width: size.width, height: size.height, data }) } });
@@ -136,7 +136,7 @@ async function annotationsOf(root: string, s: DatasetScan, file: string, kind: '
 /** labelme ≥ 5.3 mask shape: a PNG (base64) of the mask inside its box, placed at the box's first corner. */
 async function labelMeMask(base64: string, [left, top]: Point, size: { width: number; height: number }, file: string) {
   try {
-    const { data, info } = await sharp(Buffer.from(base64, 'base64')).extractChannel(0).raw().toBuffer({ resolveWithObject: true });
+    const { data, ...info } = await maskChannel(Buffer.from(base64, 'base64'));
     const bitmap = new Uint8Array(size.width * size.height);
     const x0 = Math.round(left);
     const y0 = Math.round(top);

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
-import sharp from 'sharp';
+import { maskChannel } from '../../imaging/dataset-pixels.js';
 import { encodeRle } from '../../imaging/rle.js';
 import type { Annotation, DatasetItem, DatasetSource, Split } from '../dataset.js';
 import { isImageName, splitFromName, stemOf } from '../dataset.js';
@@ -95,11 +95,7 @@ async function maskAnnotations(
 ): Promise<Annotation[]> {
   let pixels: Buffer;
   try {
-    pixels = await sharp(maskPath)
-      .resize(size.width, size.height, { fit: 'fill', kernel: 'nearest' })
-      .extractChannel(0)
-      .raw()
-      .toBuffer();
+    pixels = (await maskChannel(maskPath, size)).data;
   } catch (error) {
     throw new FormatError(`mask of ${fileName} cannot be read: ${(error as Error).message}`);
   }

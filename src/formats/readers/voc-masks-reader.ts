@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import sharp from 'sharp';
+import { maskColours } from '../../imaging/dataset-pixels.js';
 import { encodeRle } from '../../imaging/rle.js';
 import type { Annotation, DatasetItem, DatasetSource, Split } from '../dataset.js';
 import { stemOf } from '../dataset.js';
@@ -88,7 +88,7 @@ async function segmentationSplits(dir: string): Promise<Map<string, Split>> {
 }
 
 async function maskAnnotations(path: string, size: { width: number; height: number }, colors: Map<string, string>, where: string): Promise<Annotation[]> {
-  const pixels = await sharp(path).removeAlpha().toColourspace('srgb').resize(size.width, size.height, { fit: 'fill', kernel: 'nearest' }).raw().toBuffer();
+  const pixels = await maskColours(path, size);
   const n = size.width * size.height;
   const byClass = new Map<string, Uint8Array>();
   for (let i = 0; i < n; i++) {

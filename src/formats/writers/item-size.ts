@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import { headerSize } from '../../imaging/dataset-pixels.js';
 import { readImage, type DatasetItem } from '../dataset.js';
 import { FormatError } from '../format-error.js';
 
@@ -7,9 +7,7 @@ export async function sizeOf(item: DatasetItem): Promise<{ width: number; height
   if (item.width && item.height) return { width: item.width, height: item.height };
   try {
     const input = 'path' in item.source ? item.source.path : await readImage(item.source);
-    const meta = await sharp(input).metadata();
-    if (!meta.width || !meta.height) throw new Error('no dimensions');
-    return (meta.orientation ?? 1) >= 5 ? { width: meta.height, height: meta.width } : { width: meta.width, height: meta.height };
+    return await headerSize(input);
   } catch (error) {
     throw new FormatError(`cannot read the size of image ${item.fileName}: ${(error as Error).message}`);
   }

@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import sharp from 'sharp';
+import { greyPng } from '../../imaging/dataset-pixels.js';
 import type { DatasetToWrite, WriteStats } from '../dataset.js';
 import { stemOf } from '../dataset.js';
 import { FormatError } from '../format-error.js';
@@ -35,7 +35,7 @@ export async function writeLabelMe(dataset: DatasetToWrite, output: Writable): P
         } else if (a.type === 'mask') {
           const crop = maskCrop(a.geometry.rle);
           if (!crop) continue;
-          const png = await sharp(Buffer.from(crop.data.map((v) => (v ? 255 : 0))), { raw: { width: crop.width, height: crop.height, channels: 1 } }).png().toBuffer();
+          const png = await greyPng(crop.data.map((v) => (v ? 255 : 0)), crop);
           shapes.push({ ...base, shape_type: 'mask', points: [[crop.left, crop.top], [crop.left + crop.width - 1, crop.top + crop.height - 1]], mask: png.toString('base64') });
         } else {
           flags[a.className] = true;

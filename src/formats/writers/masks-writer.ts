@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import sharp from 'sharp';
+import { greyPng } from '../../imaging/dataset-pixels.js';
 import { decodeRle } from '../../imaging/rle.js';
 import type { DatasetToWrite, Split, WriteStats } from '../dataset.js';
 import { stemOf } from '../dataset.js';
@@ -39,7 +39,7 @@ export async function writeMasks(dataset: DatasetToWrite, output: Writable): Pro
         } else continue;
         stats.annotationCount++;
       }
-      const png = await sharp(pixels, { raw: { width, height, channels: 1 } }).png({ compressionLevel: 6 }).toBuffer();
+      const png = await greyPng(pixels, { width, height }, 6);
       const fileName = safeEntryName(item.fileName);
       await zip.addImage(`${split}/${fileName}`, item.source);
       await zip.addBuffer(`${split}/${stemOf(fileName)}_mask.png`, png);

@@ -7,9 +7,9 @@ import { ConflictError, NotFoundError, UnauthorizedError } from '../../http/erro
 import { RateLimiter } from '../../http/rate-limiter.js';
 import { AuthRepository, type TokenRow } from './auth.repository.js';
 import { toTokenOut, toUserOut, type RegisterBody, type TokenCreateBody, type UserOut } from './auth.schemas.js';
-import { loginPolicy, LoginThrottle, systemClock, type LoginClock } from './login-throttle.js';
-import { hashPassword, verifyPassword } from './passwords.js';
-import { hashToken, newTokenSecret } from './tokens.js';
+import { loginPolicy, LoginThrottle, systemClock, type LoginClock } from './login-throttle.service.js';
+import { hashPassword, verifyPassword } from './passwords.logic.js';
+import { hashToken, newTokenSecret } from './tokens.logic.js';
 
 const SESSION_DAYS = 30;
 const DAY_MS = 86_400_000;

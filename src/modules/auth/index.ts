@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../module-deps.js';
 import { authRoutes } from './auth.routes.js';
 import { AuthService } from './auth.service.js';
-import type { LoginClock } from './login-throttle.js';
+import type { LoginClock } from './login-throttle.service.js';
 
 /**
  * Accounts, sessions and API tokens; offers the authenticator the `/api` authentication hook resolves callers with.

@@ -15,7 +15,7 @@ import type { AssignmentScope } from '../assignments/assignment-scope.js';
 import { paletteColor } from '../classes/classes.service.js';
 import type { LockGuard } from '../locks/lock-guard.js';
 import type { LockHolder } from '../locks/locks.repository.js';
-import { assertRunnable, sessionId, type ModelRuntime } from '../models/model-runtime.js';
+import { assertRunnable, sessionId, type ModelRuntime } from '../models/model-runtime.adapter.js';
 import type { ModelsRepository } from '../models/models.repository.js';
 import type { ModelRow, ModelTask } from '../models/models.schemas.js';
 import type { ProjectRow } from '../projects/projects.schemas.js';

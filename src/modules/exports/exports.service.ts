@@ -8,7 +8,7 @@ import { WRITERS, type ExportWriter } from '../../formats/writers/index.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { exportBlobKey } from '../../storage/keys.js';
-import { pagedItems, versionItems } from './export-dataset.js';
+import { pagedItems, versionItems } from './export-dataset.service.js';
 import type { ExportsRepository } from './exports.repository.js';
 import { toExportOut, type ExportFormatName, type ExportOut, type ExportRequest } from './exports.schemas.js';
 

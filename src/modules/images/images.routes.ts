@@ -19,7 +19,7 @@ import {
   UploadOut,
   UploadRejectedOut,
 } from './images.schemas.js';
-import { uploadedFiles } from './upload-parts.js';
+import { uploadedFiles } from './upload-parts.adapter.js';
 
 /** A response of raw bytes, documented under its media types. */
 const Binary = (description: string, mediaTypes: readonly string[]) => ({

@@ -2,7 +2,7 @@ import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
 import { ConflictError, NotFoundError } from '../../http/errors.js';
 import type { UserOut } from '../auth/auth.schemas.js';
-import { hashToken, newTokenSecret } from '../auth/tokens.js';
+import { hashToken, newTokenSecret } from '../auth/tokens.logic.js';
 import type { InvitationsRepository } from './invitations.repository.js';
 import {
   toInvitationOut,

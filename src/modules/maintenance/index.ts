@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../module-deps.js';
 import { MaintenanceRepository } from './maintenance.repository.js';
 import { MaintenanceService } from './maintenance.service.js';
-import { StoredFiles } from './stored-files.js';
+import { StoredFiles } from './stored-files.adapter.js';
 
 /**
  * The sweep of temporary files and orphan blobs after a crash. It runs once when the server starts (in the

@@ -1,5 +1,5 @@
 import type { MaintenanceRepository } from './maintenance.repository.js';
-import type { StoredFiles } from './stored-files.js';
+import type { StoredFiles } from './stored-files.adapter.js';
 
 export interface SweepReport {
   /** Temporary files and folders removed (DATA_DIR/tmp, unfinished `.tmp` blobs). */

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../module-deps.js';
-import type { ModelRuntime } from './model-runtime.js';
+import type { ModelRuntime } from './model-runtime.adapter.js';
 import type { ModelsRepository } from './models.repository.js';
 import { modelsRoutes } from './models.routes.js';
 import { ModelsService } from './models.service.js';

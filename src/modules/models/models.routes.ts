@@ -18,7 +18,7 @@ import {
   UnprocessableOut,
 } from './models.schemas.js';
 import type { ProjectModelsService } from './project-models.service.js';
-import { modelUploadForm } from './upload-parts.js';
+import { modelUploadForm } from './upload-parts.adapter.js';
 
 export function modelsRoutes(server: FastifyInstance, models: ModelsService, projectModels: ProjectModelsService, maxUploadBytes: number): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();

@@ -9,11 +9,11 @@ import { UnsupportedModelError } from '../../inference/errors.js';
 import { parseUltralyticsMetadata } from '../../inference/onnx-metadata.js';
 import { imageInputLayout, type ModelInfo } from '../../inference/tensor-data.js';
 import type { BlobStore } from '../../storage/blob-store.js';
-import { runMetrics } from './run-metrics.js';
-import { discoverRunWeights, fileUnderRoot, formatOf, hashFile, receiveToTemp, storedExtension, type ModelFile } from './model-files.js';
-import type { ModelRuntime } from './model-runtime.js';
+import { runMetrics } from './run-metrics.adapter.js';
+import { discoverRunWeights, fileUnderRoot, formatOf, hashFile, receiveToTemp, storedExtension, type ModelFile } from './model-files.adapter.js';
+import type { ModelRuntime } from './model-runtime.adapter.js';
 import type { ModelsRepository, ModelWithOwner } from './models.repository.js';
-import type { UploadForm } from './upload-parts.js';
+import type { UploadForm } from './upload-parts.adapter.js';
 import { readStream, removePath } from '../../storage/local-files.js';
 import {
   MODEL_TASKS,

@@ -3,7 +3,7 @@ import type { ModuleDeps } from '../module-deps.js';
 import { NextToLabelRepository } from './next-to-label.repository.js';
 import { nextToLabelRoutes } from './next-to-label.routes.js';
 import { NextToLabelService } from './next-to-label.service.js';
-import { PredictionCache } from './prediction-cache.js';
+import { PredictionCache } from './prediction-cache.logic.js';
 
 /** Predictions kept in memory: an entry is an embedding of 10 × classes floats (0.5 kB for 13 classes, 3 kB for COCO's 80). */
 const CACHED_PREDICTIONS = 50_000;

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { Id, Nullable, StringEnum } from '../../http/schemas.js';
 import { ImageOut } from '../images/images.schemas.js';
-import { AGGREGATIONS, UNCERTAINTY_MEASURES } from './uncertainty.js';
+import { AGGREGATIONS, UNCERTAINTY_MEASURES } from './uncertainty.logic.js';
 
 export const STRATEGIES = [...UNCERTAINTY_MEASURES, 'diversity', 'random'] as const;
 export type Strategy = (typeof STRATEGIES)[number];

@@ -6,16 +6,16 @@ import { ConflictError, ValidationError } from '../../http/errors.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import type { AssignmentScope } from '../assignments/assignment-scope.js';
 import { toImageOut } from '../images/images.schemas.js';
-import type { ModelRuntime } from '../models/model-runtime.js';
+import type { ModelRuntime } from '../models/model-runtime.adapter.js';
 import type { ModelsRepository } from '../models/models.repository.js';
 import { IMAGE_MODEL_TASKS, type ModelRow } from '../models/models.schemas.js';
-import { kCentreGreedy } from './k-centre.js';
+import { kCentreGreedy } from './k-centre.logic.js';
 import type { NextToLabelOut, NextToLabelQuery, Strategy } from './next-to-label.schemas.js';
 import type { NextToLabelRepository, PoolImage } from './next-to-label.repository.js';
-import type { PredictionCache } from './prediction-cache.js';
-import { classifierPrediction, detectorPrediction, type ImagePrediction } from './uncertainty.js';
+import type { PredictionCache } from './prediction-cache.logic.js';
+import { classifierPrediction, detectorPrediction, type ImagePrediction } from './uncertainty.logic.js';
 
-/** Detections down to this confidence count towards an image's uncertainty (see uncertainty.ts). */
+/** Detections down to this confidence count towards an image's uncertainty (see uncertainty.logic.ts). */
 const CANDIDATE_CONFIDENCE = 0.05;
 const CANDIDATE_IOU = 0.5;
 

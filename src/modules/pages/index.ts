@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../module-deps.js';
 import { pagesRoutes } from './pages.routes.js';
-import { WebDist } from './web-dist.js';
+import { WebDist } from './web-dist.adapter.js';
 
 /** web/dist at the repository root, from src/modules/pages (tsx) and from dist/modules/pages (built) alike. */
 export const DEFAULT_WEB_DIST = fileURLToPath(new URL('../../../web/dist/', import.meta.url));

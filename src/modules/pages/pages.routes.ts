@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { HttpError, NotFoundError } from '../../http/errors.js';
-import { PAGE_SECURITY_HEADERS } from './pages.headers.js';
-import type { WebDist } from './web-dist.js';
+import { PAGE_SECURITY_HEADERS } from './security-headers.logic.js';
+import type { WebDist } from './web-dist.adapter.js';
 
 /** The page routes the spec names; the SPA decides what to draw from the URL. */
 export const PAGE_ROUTES = [

@@ -1,7 +1,7 @@
 import type { Db, Executor } from '../../db/database.js';
 import type { PipelineRunStatus, ReviewState } from '../../db/schema.js';
 import type { PipelineRow, PipelineRunRow } from './pipelines.schemas.js';
-import { REFERENCE_KINDS, type ReferenceKind } from './step-references.js';
+import { REFERENCE_KINDS, type ReferenceKind } from './step-references.logic.js';
 
 const ID_CHUNK = 500;
 /** The largest id an id column holds (PostgreSQL's integer): a larger one names nothing, and is not looked up. */

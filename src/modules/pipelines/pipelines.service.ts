@@ -5,11 +5,11 @@ import { ConflictError, NotFoundError, ValidationError, type ValidationIssue } f
 import type { Page } from '../../http/pagination.js';
 import type { JobContext, JobQueue } from '../../jobs/job-queue.js';
 import type { PluginRegistry } from '../../plugins/plugin-registry.js';
-import { ppeExample } from './pipeline-example.js';
-import { ownerOf, type PipelineOwner, type PipelineReach } from './pipeline-reach.js';
-import type { PipelineRunner, RunReporter } from './pipeline-runner.js';
-import { parseJson, parseYaml, pathText, toYaml, type ParsedText } from './pipeline-text.js';
-import { validateDefinition, type Problem, type ProjectFacts } from './pipeline-validation.js';
+import { ppeExample } from './pipeline-example.logic.js';
+import { ownerOf, type PipelineOwner, type PipelineReach } from './pipeline-reach.service.js';
+import type { PipelineRunner, RunReporter } from './pipeline-runner.service.js';
+import { parseJson, parseYaml, pathText, toYaml, type ParsedText } from './pipeline-text.logic.js';
+import { validateDefinition, type Problem, type ProjectFacts } from './pipeline-validation.logic.js';
 import type { PipelinesRepository } from './pipelines.repository.js';
 import type {
   PipelineCreate,

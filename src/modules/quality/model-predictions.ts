@@ -4,7 +4,7 @@
  * So the checks cost one auto-annotate pass over the images, and nothing is written.
  */
 import type { BlobStore } from '../../storage/blob-store.js';
-import type { ModelRuntime } from '../models/model-runtime.js';
+import type { ModelRuntime } from '../models/model-runtime.adapter.js';
 import type { ModelsRepository } from '../models/models.repository.js';
 import type { ModelRow } from '../models/models.schemas.js';
 

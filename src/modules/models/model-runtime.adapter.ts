@@ -1,9 +1,9 @@
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import * as ort from 'onnxruntime-node';
 import { ImageClassifier } from '../../inference/classifier.js';
 import { EmbeddingCache } from '../../inference/embedding-cache.js';
 import { UnsupportedModelError } from '../../inference/errors.js';
+import { onnxRuntimeInfo } from '../../inference/runtime-info.js';
 import { SamPredictor } from '../../inference/sam.js';
 import { batchPoolShape, SessionPool } from '../../inference/session-pool.js';
 import type { ModelInfo } from '../../inference/tensor-data.js';
@@ -112,16 +112,16 @@ export class ModelRuntime {
   }
 
   device() {
-    const backends = ort.listSupportedBackends();
+    const runtime = onnxRuntimeInfo();
     return {
       // The inference worker creates CPU sessions; a CUDA build of onnxruntime is not what this package ships.
       default_device: 'cpu' as const,
-      cuda_available: backends.some((b) => b.name === 'cuda' && b.bundled),
-      execution_providers: backends.map((b) => ({ name: b.name, bundled: b.bundled })),
+      cuda_available: runtime.providers.some((b) => b.name === 'cuda' && b.bundled),
+      execution_providers: runtime.providers,
       inference_threads: this.pool.intraOpThreads,
       batch_lanes: this.batchPool.laneCount,
       cpu_count: availableParallelism(),
-      onnxruntime_version: ort.env.versions.node ?? ort.env.versions.common,
+      onnxruntime_version: runtime.version,
     };
   }
 

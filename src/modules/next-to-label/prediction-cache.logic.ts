@@ -1,4 +1,4 @@
-import type { ImagePrediction } from './uncertainty.js';
+import type { ImagePrediction } from './uncertainty.logic.js';
 
 /**
  * What a model said about an image, kept in memory by the hashes of the weights and of the image bytes, least

@@ -1,4 +1,4 @@
-import type { WebhookPort } from './pipeline-ports.js';
+import type { WebhookPort } from './pipelines.ports.js';
 
 const TIMEOUT_MS = 10_000;
 

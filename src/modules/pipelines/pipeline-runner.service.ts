@@ -1,5 +1,5 @@
 import type { PluginRegistry, StepData } from '../../plugins/plugin-registry.js';
-import { topologicalOrder } from './pipeline-validation.js';
+import { topologicalOrder } from './pipeline-validation.logic.js';
 import type { PipelinesRepository } from './pipelines.repository.js';
 import type { PipelineDefinition, StepRunOut } from './pipelines.schemas.js';
 

@@ -21,10 +21,10 @@ import {
   VersionParams,
   WebhookParams,
   WriteParams,
-} from './builtin-step-params.js';
-import type { PipelinePorts } from './pipeline-ports.js';
+} from './builtin-step-params.schemas.js';
+import type { PipelinePorts } from './pipelines.ports.js';
 import type { PipelineImage, PipelinesRepository } from './pipelines.repository.js';
-import { webhookAllowed } from './webhook-sender.js';
+import { webhookAllowed } from './webhook-sender.adapter.js';
 
 /** What the built-in steps need besides the ports: the repository, the caller a run acts as, the allowlist. */
 export interface StepEnvironment {

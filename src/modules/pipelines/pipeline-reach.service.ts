@@ -3,10 +3,10 @@ import type { OrgAccess } from '../../access/org-access.js';
 import type { ProjectAccess, ProjectRecord } from '../../access/project-access.js';
 import type { Permission } from '../../access/roles.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../http/errors.js';
-import type { Problem } from './pipeline-validation.js';
+import type { Problem } from './pipeline-validation.logic.js';
 import type { PipelinesRepository, ProjectOwners } from './pipelines.repository.js';
 import type { PipelineRow } from './pipelines.schemas.js';
-import { stepReferences } from './step-references.js';
+import { stepReferences } from './step-references.logic.js';
 
 /**
  * Who owns a pipeline. A project's pipeline is read by the project's readers, changed by its admins and runs on it.

@@ -1,0 +1,33 @@
+import sharp from 'sharp';
+
+/** The pixels the dataset formats (src/formats) read and write: image sizes from headers, mask bitmaps, mask PNGs. */
+
+export interface Size {
+  width: number;
+  height: number;
+}
+
+/** Width and height from an image's header (no full decode), as displayed: EXIF orientations 5–8 swap them. */
+export async function headerSize(input: string | Buffer | Uint8Array): Promise<Size> {
+  const meta = await sharp(input).metadata();
+  if (!meta.width || !meta.height) throw new Error('no dimensions');
+  return (meta.orientation ?? 1) >= 5 ? { width: meta.height, height: meta.width } : { width: meta.width, height: meta.height };
+}
+
+/** A mask image's first channel, one byte a pixel; stretched to `size` (nearest neighbour) when given. */
+export async function maskChannel(input: string | Buffer, size?: Size): Promise<{ data: Buffer } & Size> {
+  const image = size ? sharp(input).resize(size.width, size.height, { fit: 'fill', kernel: 'nearest' }) : sharp(input);
+  const { data, info } = await image.extractChannel(0).raw().toBuffer({ resolveWithObject: true });
+  return { data, width: info.width, height: info.height };
+}
+
+/** A colour-coded mask as sRGB bytes (three a pixel, alpha dropped), stretched to `size` (nearest neighbour). */
+export function maskColours(path: string, size: Size): Promise<Buffer> {
+  return sharp(path).removeAlpha().toColourspace('srgb').resize(size.width, size.height, { fit: 'fill', kernel: 'nearest' }).raw().toBuffer();
+}
+
+/** One byte a pixel encoded as a greyscale PNG. */
+export function greyPng(pixels: Buffer | Uint8Array, size: Size, compressionLevel?: number): Promise<Buffer> {
+  const bytes = Buffer.isBuffer(pixels) ? pixels : Buffer.from(pixels.buffer, pixels.byteOffset, pixels.byteLength);
+  return sharp(bytes, { raw: { width: size.width, height: size.height, channels: 1 } }).png(compressionLevel === undefined ? {} : { compressionLevel }).toBuffer();
+}
