@@ -5,7 +5,7 @@ import type { ProjectAccess } from '../../src/access/project-access.js';
 import { roleAllows, type Permission, type ProjectRole } from '../../src/access/roles.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../src/http/errors.js';
 import { ItemWorkflow, LOCK_TTL_MS, reviewDecision } from '../../src/modules/workflow/item-workflow.service.js';
-import type { HeldLock, WorkItem, WorkItems } from '../../src/modules/workflow/work-items.js';
+import type { HeldLock, WorkItem, WorkItems } from '../../src/modules/workflow/work-items.ports.js';
 
 // The team workflow's rules, once, over a kind of item kept in memory: what images and samples both rely on.
 

@@ -1,7 +1,7 @@
 import type { ImageLookup } from '../../access/image-lookup.repository.js';
 import type { Executor } from '../../db/database.js';
 import type { AssignmentsRepository } from '../assignments/assignments.repository.js';
-import type { WorkItem, WorkItems } from '../workflow/work-items.js';
+import type { WorkItem, WorkItems } from '../workflow/work-items.ports.js';
 import type { ImageLockHolder, LocksRepository } from './locks.repository.js';
 import type { LockOut } from './locks.schemas.js';
 

@@ -2,7 +2,7 @@ import type { Caller } from '../../access/caller.js';
 import type { Executor } from '../../db/database.js';
 import { ConflictError } from '../../http/errors.js';
 import type { ItemWorkflow } from '../workflow/item-workflow.service.js';
-import type { WorkItem } from '../workflow/work-items.js';
+import type { WorkItem } from '../workflow/work-items.ports.js';
 import type { ImageLockHolder, LockScope, LocksRepository } from './locks.repository.js';
 import type { LockOut } from './locks.schemas.js';
 

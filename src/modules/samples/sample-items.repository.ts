@@ -1,6 +1,6 @@
 import type { Db, Executor } from '../../db/database.js';
 import { PreparedQuery } from '../../db/prepared-query.js';
-import type { WorkItems } from '../workflow/work-items.js';
+import type { WorkItems } from '../workflow/work-items.ports.js';
 import type { SampleRow } from './samples.repository.js';
 
 export type SampleWithOwner = SampleRow & { owner_id: number };

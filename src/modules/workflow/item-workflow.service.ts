@@ -3,7 +3,7 @@ import type { ProjectAccess, ProjectOwnership } from '../../access/project-acces
 import { roleAllows, type Permission, type ProjectRole } from '../../access/roles.js';
 import type { Executor } from '../../db/database.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
-import type { HeldLock, WorkItem, WorkItems } from './work-items.js';
+import type { HeldLock, WorkItem, WorkItems } from './work-items.ports.js';
 
 /** How long a lock lives unless its holder renews it (the editors renew well within this). */
 export const LOCK_TTL_MS = 60_000;
