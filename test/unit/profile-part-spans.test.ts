@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { partSpans } from '../../src/modules/quality/profile-parts.js';
+import { partSpans } from '../../src/modules/profile/profile-parts.js';
 
 /** Which spans of parts a profile computes for its stale parts (profile-parts.ts). */
 describe('profile part spans', () => {

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { callerOf } from '../../http/authenticate.js';
 import { ErrorOut, errors, Id, IdParams } from '../../http/schemas.js';
+import { ReadinessOut } from '../readiness/readiness.schemas.js';
 import type { ExperimentsService } from './experiments.service.js';
 import type { TrainingService } from './training.service.js';
 import {
@@ -22,7 +23,7 @@ import {
 } from './training.schemas.js';
 
 const GateOut = Type.Object(
-  { detail: Type.String(), readiness: Type.Optional(Type.Unknown({ description: 'ReadinessOut: score, threshold, ready, checks, blockers' })) },
+  { detail: Type.String(), readiness: Type.Optional(ReadinessOut) },
   { additionalProperties: true, description: 'Readiness gate blocked the run (with `readiness`), or the version is not ready' },
 );
 

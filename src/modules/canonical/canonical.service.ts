@@ -3,7 +3,7 @@ import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
 import type { CanonicalImageRecordRow, CanonicalRepository } from './canonical.repository.js';
 import { followedBy, type CanonicalSamples } from './canonical-samples.js';
-import type { CanonicalQuery } from './quality.schemas.js';
+import type { CanonicalQuery } from './canonical.schemas.js';
 
 const IMAGE_PAGE = 1000;
 /** Characters per piece written to the response. */

@@ -2,41 +2,11 @@
  * Training readiness: a score 0–100 made of weighted checks, each passed or failed with a message, and the blockers
  * (failed checks that make training pointless whatever the score). The checks depend on what the adapter trains:
  * a detector needs boxes and a non-empty valid split, a classifier enough images per class, the sample adapters
- * (tabular, text) samples of their modality with a target. The training module's gate calls
- * `ReadinessEvaluator.evaluate` (TEAM.md's contract); `POST /api/projects/{id}/readiness` shows the same.
+ * (tabular, text) samples of their modality with a target. Pure: the facts come from ReadinessEvaluator
+ * (readiness.service.ts), which the training module's gate and `POST /api/projects/{id}/readiness` both call.
  */
-import type { Caller } from '../../access/caller.js';
-import type { ProjectAccess } from '../../access/project-access.js';
 import type { SampleModality } from '../../db/schema.js';
-import type { ProfileService } from './profile.service.js';
-import type { SampleDataRepository } from './sample-data.repository.js';
-
-export interface ReadinessCheckOut {
-  id: string;
-  passed: boolean;
-  weight: number;
-  message: string;
-}
-
-export interface ReadinessOut {
-  score: number;
-  threshold: number;
-  ready: boolean;
-  adapter: string;
-  checks: ReadinessCheckOut[];
-  blockers: string[];
-}
-
-export interface ReadinessConfig {
-  /** Score needed to be ready (default 60, the training gate's default). */
-  min_readiness_score?: number;
-  /** Classifiers: images each class needs (default 10). */
-  min_images_per_class?: number;
-  /** Detectors and segmenters: instances each class needs in train (default 10). */
-  min_instances_per_class?: number;
-  /** Sample adapters: samples each class needs, or numeric values a regression target needs (default 10). */
-  min_samples_per_class?: number;
-}
+import type { ReadinessConfig, ReadinessOut } from './readiness.schemas.js';
 
 export const READINESS_DEFAULTS = { min_readiness_score: 60, min_images_per_class: 10, min_instances_per_class: 10, min_samples_per_class: 10 } as const;
 
@@ -64,16 +34,16 @@ export const ADAPTER_TASKS: Record<string, ReadinessTask> = {
 };
 
 /** The sample modality each sample task trains on. */
-const SAMPLE_TASKS: Partial<Record<ReadinessTask, SampleModality>> = { tabular: 'tabular', text: 'text' };
+export const SAMPLE_TASKS: Partial<Record<ReadinessTask, SampleModality>> = { tabular: 'tabular', text: 'text' };
 
-const DEFAULT_ADAPTER: Record<string, string> = {
+export const DEFAULT_ADAPTER: Record<string, string> = {
   object_detection: 'versa-detect',
   instance_segmentation: 'versa-segment',
   semantic_segmentation: 'versa-segment',
   classification: 'versa-classify',
 };
 
-const TASK_OF_PROJECT: Record<string, ReadinessTask> = {
+export const TASK_OF_PROJECT: Record<string, ReadinessTask> = {
   object_detection: 'detect',
   instance_segmentation: 'segment',
   semantic_segmentation: 'segment',
@@ -107,7 +77,9 @@ export interface SampleReadinessStats {
   distinctNumbers: number;
 }
 
-interface RuleCheck extends ReadinessCheckOut {
+type ReadinessCheck = ReadinessOut['checks'][number];
+
+interface RuleCheck extends ReadinessCheck {
   /** A failed blocker makes the project not ready whatever the score (some checks block only below a lower bar). */
   blocker: boolean;
 }
@@ -334,77 +306,4 @@ export function evaluateReadiness(task: ReadinessTask, adapter: string, stats: R
 
 function stripUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-/** The service other modules are handed (the training gate). */
-export class ReadinessEvaluator {
-  constructor(
-    private readonly access: ProjectAccess,
-    /** The image statistics come from the project's kept profile. */
-    private readonly profiles: ProfileService,
-    private readonly samples: SampleDataRepository,
-  ) {}
-
-  async evaluate(caller: Caller, projectId: number, input: { adapter?: string; config?: ReadinessConfig } = {}): Promise<ReadinessOut> {
-    // Per-class counts of the whole project: an annotator kept to their assignments gets 403, as for the profile.
-    const project = await this.access.wholeProject(caller, projectId, 'project.read');
-    const adapter = input.adapter ?? (await this.sampleAdapter(projectId, project)) ?? DEFAULT_ADAPTER[project.project_type] ?? 'versa-detect';
-    const task = ADAPTER_TASKS[adapter] ?? TASK_OF_PROJECT[project.project_type] ?? 'detect';
-    const modality = SAMPLE_TASKS[task];
-    // A sample adapter reads samples only: the image aggregates are not asked for.
-    const stats: ReadinessStats = modality
-      ? { images: 0, splits: { train: 0, valid: 0, test: 0, unassigned: 0 }, annotatedImages: 0, annotationTypes: {}, classes: [], samples: await this.sampleStats(projectId, modality) }
-      : await this.stats(projectId);
-    return evaluateReadiness(task, adapter, stats, input.config);
-  }
-
-  /** A project with samples and no images is judged for the adapter of its largest sample modality (tabular or text). */
-  private async sampleAdapter(projectId: number, project: { image_count: number; sample_count: number }): Promise<string | undefined> {
-    if (project.image_count > 0 || project.sample_count === 0) return undefined;
-    const counts = [...(await this.samples.modalityCounts(projectId))].filter(([m]) => m === 'tabular' || m === 'text').sort((a, b) => b[1] - a[1]);
-    return counts[0]?.[0];
-  }
-
-  private async sampleStats(projectId: number, modality: SampleModality): Promise<SampleReadinessStats> {
-    const [splitRows, labelRows, layout, values] = await Promise.all([
-      this.samples.splitCounts(projectId, modality),
-      this.samples.labelCounts(projectId, modality),
-      modality === 'tabular' ? this.samples.tabularLayout(projectId) : undefined,
-      this.samples.numericValues(projectId, modality),
-    ]);
-    const splits = { train: 0, valid: 0, test: 0, unassigned: 0 };
-    let samples = 0;
-    let labelled = 0;
-    for (const row of splitRows) {
-      splits[row.split === 'train' || row.split === 'valid' || row.split === 'test' ? row.split : 'unassigned'] += row.samples;
-      samples += row.samples;
-      labelled += row.labelled;
-    }
-    const classes = new Map<string, number>();
-    for (const row of labelRows) classes.set(row.label, (classes.get(row.label) ?? 0) + row.samples);
-    return {
-      modality,
-      samples,
-      splits,
-      labelled,
-      classes: [...classes].map(([name, n]) => ({ name, samples: n })),
-      target: layout && { name: layout.target, task: layout.task },
-      numbers: values.numbers,
-      distinctNumbers: values.distinct,
-    };
-  }
-
-  private async stats(projectId: number): Promise<ReadinessStats> {
-    const profile = await this.profiles.profile(projectId, 'image');
-    const split = (name: string) => profile.splits[name]?.images ?? 0;
-    return {
-      images: profile.totals.images,
-      splits: { train: split('train'), valid: split('valid'), test: split('test'), unassigned: split('unassigned') },
-      annotatedImages: profile.totals.annotated_images,
-      annotationTypes: profile.annotation_types,
-      classes: profile.classes
-        .filter((c) => c.instances > 0)
-        .map((c) => ({ name: c.name, instances: c.instances_by_split, images: c.images_by_split, totalInstances: c.instances, totalImages: c.images })),
-    };
-  }
 }

@@ -2,7 +2,7 @@ import type { ProjectRevisionsRepository } from './project-revisions.repository.
 import { ProfileParts } from './profile-parts.js';
 import type { ProfilePartsRepository } from './profile-parts.repository.js';
 import { HEATMAP_CELLS, type ProfileRepository } from './profile.repository.js';
-import type { Modality, ProfileOut, SampleProfileOut } from './quality.schemas.js';
+import type { Modality, ProfileOut, SampleProfileOut } from './profile.schemas.js';
 import type { SampleProfiler } from './sample-profile.js';
 
 /** Aspect-ratio buckets (width / height), upper bounds. */
@@ -25,7 +25,7 @@ interface ProjectPart {
  * The dataset profile: the sum of its image parts' SQL aggregates (ProfileRepository) and the project part, each part
  * kept per data revision (ProfileParts), so a profile after an edit recomputes the parts the edit touched.
  */
-export class ProfileService {
+export class DatasetProfiler {
   private readonly parts: ProfileParts<ProjectPart>;
 
   constructor(

@@ -1,0 +1,46 @@
+import { Type, type Static } from 'typebox';
+
+export const ReadinessBody = Type.Object(
+  {
+    adapter: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description:
+          'Training adapter (versa-detect, ultralytics, versa-segment, versa-classify, tabular, text, …); default from the project type, ' +
+          'or `tabular` / `text` for a project that holds such samples and no images. ' +
+          'An adapter not known here is judged by the rule of the project type.',
+      }),
+    ),
+    config: Type.Optional(
+      Type.Object(
+        {
+          min_readiness_score: Type.Optional(Type.Number({ minimum: 0, maximum: 100, description: 'Score needed to be ready (default 60)' })),
+          min_images_per_class: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Classifiers: images each class needs (default 10)' })),
+          min_instances_per_class: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Detectors: instances each class needs in train (default 10)' })),
+          min_samples_per_class: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Sample adapters (tabular, text): samples each class needs, or numeric values a regression target needs (default 10)' })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ReadinessBody = Static<typeof ReadinessBody>;
+
+/** Readiness config: the thresholds the rules read (defaults in readiness-rules.ts). */
+export type ReadinessConfig = NonNullable<ReadinessBody['config']>;
+
+/**
+ * The readiness report, defined once: `POST /api/projects/{id}/readiness` answers it, the training gate's 409 carries
+ * it, and the training module's port (src/training/readiness.ts) names its type.
+ */
+export const ReadinessOut = Type.Object({
+  score: Type.Integer({ minimum: 0, maximum: 100 }),
+  threshold: Type.Number(),
+  ready: Type.Boolean(),
+  adapter: Type.String(),
+  checks: Type.Array(Type.Object({ id: Type.String(), passed: Type.Boolean(), weight: Type.Number(), message: Type.String() })),
+  blockers: Type.Array(Type.String(), { description: 'Messages of the failed checks that block training whatever the score' }),
+});
+export type ReadinessOut = Static<typeof ReadinessOut>;
