@@ -183,7 +183,7 @@ async function trainingService(t: Awaited<ReturnType<typeof startTestApp>>): Pro
   const { JobsRepository } = await import('../src/jobs/jobs.repository.js');
   const { ReadinessEvaluator } = await import('../src/modules/readiness/readiness.service.js');
   const { ProfileRepository } = await import('../src/modules/profile/profile.repository.js');
-  const { DatasetProfiler } = await import('../src/modules/profile/dataset-profiler.js');
+  const { DatasetProfiler } = await import('../src/modules/profile/dataset-profile.service.js');
   const { ProjectRevisionsRepository } = await import('../src/modules/profile/project-revisions.repository.js');
   const { SampleDataRepository } = await import('../src/modules/profile/sample-data.repository.js');
   const deps = t.versa.deps;

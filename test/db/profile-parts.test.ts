@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Db } from '../../src/db/database.js';
 import { ProfilePartsRepository } from '../../src/modules/profile/profile-parts.repository.js';
 import { ProfileRepository } from '../../src/modules/profile/profile.repository.js';
-import { DatasetProfiler } from '../../src/modules/profile/dataset-profiler.js';
+import { DatasetProfiler } from '../../src/modules/profile/dataset-profile.service.js';
 import { ProjectRevisionsRepository } from '../../src/modules/profile/project-revisions.repository.js';
 import { projectTestDatabase, type ProjectTestDatabase } from '../helpers/test-app.js';
 

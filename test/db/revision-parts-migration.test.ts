@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { DatabaseHandle, Db } from '../../src/db/database.js';
 import { PART_BITS, PROJECT_PART } from '../../src/db/migrations/0019-project-revision-parts.js';
 import { ProfileRepository } from '../../src/modules/profile/profile.repository.js';
-import { DatasetProfiler } from '../../src/modules/profile/dataset-profiler.js';
+import { DatasetProfiler } from '../../src/modules/profile/dataset-profile.service.js';
 import { ProjectRevisionsRepository } from '../../src/modules/profile/project-revisions.repository.js';
 import { migratedTestDatabase } from '../helpers/test-app.js';
 

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { callerOf } from '../../http/authenticate.js';
 import { errors, IdParams } from '../../http/schemas.js';
 import { ModalityQuery } from '../quality/quality.schemas.js';
-import { cleaningCatalog } from './cleaning-actions.js';
+import { cleaningCatalog } from './cleaning-actions.logic.js';
 import { ActionOut, CleaningApplyBody, CleaningApplyOut, CleaningPreviewBody, CleaningPreviewOut, CleaningRunOut, CleaningRunParams } from './cleaning.schemas.js';
 import { REVERT_WINDOW_DAYS, type CleaningService } from './cleaning.service.js';
 

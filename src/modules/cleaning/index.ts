@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../module-deps.js';
 import type { QualityService } from '../quality/quality.service.js';
-import { cleaningCatalog } from './cleaning-actions.js';
+import { cleaningCatalog } from './cleaning-actions.logic.js';
 import { CleaningRepository } from './cleaning.repository.js';
 import { cleaningRoutes } from './cleaning.routes.js';
 import { CleaningService } from './cleaning.service.js';

@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../module-deps.js';
-import { DatasetProfiler } from './dataset-profiler.js';
+import { DatasetProfiler } from './dataset-profile.service.js';
 import { ProfilePartsRepository } from './profile-parts.repository.js';
 import { ProfileRepository } from './profile.repository.js';
 import { profileRoutes } from './profile.routes.js';
 import { ProfileService } from './profile.service.js';
 import { ProjectRevisionsRepository } from './project-revisions.repository.js';
 import { SampleDataRepository } from './sample-data.repository.js';
-import { SampleProfiler } from './sample-profile.js';
+import { SampleProfiler } from './sample-profile.service.js';
 
 /** What the profile module offers the others: the kept profile (readiness's image statistics) and the samples' reads. */
 export interface ProfileModule {

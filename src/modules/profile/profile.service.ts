@@ -1,7 +1,7 @@
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
 import type { SampleModality } from '../../db/schema.js';
-import type { DatasetProfiler } from './dataset-profiler.js';
+import type { DatasetProfiler } from './dataset-profile.service.js';
 import { SAMPLE_MODALITIES, type Modality, type ProfileOut } from './profile.schemas.js';
 import type { SampleDataRepository } from './sample-data.repository.js';
 

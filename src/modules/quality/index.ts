@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../module-deps.js';
 import type { SampleDataRepository } from '../profile/sample-data.repository.js';
-import { checkCatalog } from './catalog.js';
+import { checkCatalog } from './catalog.logic.js';
 import { ImageFeaturesRepository } from './image-features.repository.js';
 import { ImageFeatureRecorder } from './image-features.service.js';
-import { DetectorPredictions } from './model-predictions.js';
+import { DetectorPredictions } from './model-predictions.adapter.js';
 import { QualityRepository } from './quality.repository.js';
 import { qualityRoutes } from './quality.routes.js';
 import { QualityService } from './quality.service.js';

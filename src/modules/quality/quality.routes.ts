@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { callerOf } from '../../http/authenticate.js';
 import { errors, IdParams } from '../../http/schemas.js';
-import { checkCatalog } from './catalog.js';
+import { checkCatalog } from './catalog.logic.js';
 import { CheckOut, ModalityQuery, QualityBody, QualityReportOut } from './quality.schemas.js';
 import type { QualityService } from './quality.service.js';
 

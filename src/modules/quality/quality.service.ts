@@ -3,15 +3,15 @@ import type { ProjectAccess, ProjectRecord } from '../../access/project-access.j
 import type { SampleModality } from '../../db/schema.js';
 import { SAMPLE_MODALITIES, type Modality } from '../profile/profile.schemas.js';
 import type { SampleDataRepository } from '../profile/sample-data.repository.js';
-import { assertKnownIds, checksOf, Findings, resolveParams, type CheckDefinition, type ParamValues } from './check-catalog.js';
-import './catalog.js';
-import { AnnotationColumns, DatasetSnapshot } from './dataset-snapshot.js';
+import { assertKnownIds, checksOf, Findings, resolveParams, type CheckDefinition, type ParamValues } from './check-catalog.logic.js';
+import './catalog.logic.js';
+import { AnnotationColumns, DatasetSnapshot } from './dataset-snapshot.logic.js';
 import type { ImageFeaturesRepository } from './image-features.repository.js';
 import type { ImageFeatureRecorder } from './image-features.service.js';
-import type { PredictionSource } from './model-predictions.js';
+import type { PredictionSource } from './model-predictions.adapter.js';
 import type { QualityRepository } from './quality.repository.js';
 import type { CheckResultOut, QualityBody, QualityReportOut } from './quality.schemas.js';
-import { SampleSnapshotBuilder, type SampleSnapshot } from './sample-snapshot.js';
+import { SampleSnapshotBuilder, type SampleSnapshot } from './sample-snapshot.logic.js';
 
 /** Annotations read per query while a snapshot loads. */
 const ANNOTATION_CHUNK = 50_000;

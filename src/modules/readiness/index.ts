@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../module-deps.js';
-import type { DatasetProfiler } from '../profile/dataset-profiler.js';
+import type { DatasetProfiler } from '../profile/dataset-profile.service.js';
 import type { SampleDataRepository } from '../profile/sample-data.repository.js';
 import { readinessRoutes } from './readiness.routes.js';
 import { ReadinessEvaluator } from './readiness.service.js';

@@ -28,7 +28,7 @@ export const ReadinessBody = Type.Object(
 );
 export type ReadinessBody = Static<typeof ReadinessBody>;
 
-/** Readiness config: the thresholds the rules read (defaults in readiness-rules.ts). */
+/** Readiness config: the thresholds the rules read (defaults in readiness-rules.logic.ts). */
 export type ReadinessConfig = NonNullable<ReadinessBody['config']>;
 
 /**

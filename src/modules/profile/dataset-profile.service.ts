@@ -1,9 +1,9 @@
 import type { ProjectRevisionsRepository } from './project-revisions.repository.js';
-import { ProfileParts } from './profile-parts.js';
+import { ProfileParts } from './profile-parts.service.js';
 import type { ProfilePartsRepository } from './profile-parts.repository.js';
 import { HEATMAP_CELLS, type ProfileRepository } from './profile.repository.js';
 import type { Modality, ProfileOut, SampleProfileOut } from './profile.schemas.js';
-import type { SampleProfiler } from './sample-profile.js';
+import type { SampleProfiler } from './sample-profile.service.js';
 
 /** Aspect-ratio buckets (width / height), upper bounds. */
 const ASPECT_BUCKETS: [string, number][] = [
@@ -31,7 +31,7 @@ export class DatasetProfiler {
   constructor(
     repository: ProfileRepository,
     revisions: ProjectRevisionsRepository,
-    /** The samples' section (sample-profile.ts), for projects that hold samples. */
+    /** The samples' section (sample-profile.service.ts), for projects that hold samples. */
     samples?: SampleProfiler,
     /** Where computed parts outlive the process (none: kept in memory only). */
     store?: ProfilePartsRepository,

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { SampleModality } from '../../db/schema.js';
-import { personalData } from './personal-data.js';
+import { personalData } from './personal-data.logic.js';
 import type { SampleChunkRow, TabularLayout } from '../profile/sample-data.repository.js';
 
 /** Why an LLM record counts as having an empty response. */
