@@ -1,6 +1,19 @@
+import { Type, type Static } from 'typebox';
 import type { Caller } from '../access/caller.js';
-// The report's shape is defined once, beside the route that answers it.
-import type { ReadinessOut } from '../modules/readiness/readiness.schemas.js';
+
+/**
+ * The readiness report, defined once, with the port that returns it: the readiness module's evaluator builds it,
+ * `POST /api/projects/{id}/readiness` answers it and the training gate's 409 carries it.
+ */
+export const ReadinessOut = Type.Object({
+  score: Type.Integer({ minimum: 0, maximum: 100 }),
+  threshold: Type.Number(),
+  ready: Type.Boolean(),
+  adapter: Type.String(),
+  checks: Type.Array(Type.Object({ id: Type.String(), passed: Type.Boolean(), weight: Type.Number(), message: Type.String() })),
+  blockers: Type.Array(Type.String(), { description: 'Messages of the failed checks that block training whatever the score' }),
+});
+export type ReadinessOut = Static<typeof ReadinessOut>;
 
 export interface ReadinessOptions {
   adapter?: string;

@@ -6,7 +6,8 @@
  * (readiness.service.ts), which the training module's gate and `POST /api/projects/{id}/readiness` both call.
  */
 import type { SampleModality } from '../../db/schema.js';
-import type { ReadinessConfig, ReadinessOut } from './readiness.schemas.js';
+import type { ReadinessOut } from '../../training/readiness.js';
+import type { ReadinessConfig } from './readiness.schemas.js';
 
 export const READINESS_DEFAULTS = { min_readiness_score: 60, min_images_per_class: 10, min_instances_per_class: 10, min_samples_per_class: 10 } as const;
 

@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { callerOf } from '../../http/authenticate.js';
 import { errors, IdParams } from '../../http/schemas.js';
-import { ReadinessBody, ReadinessOut } from './readiness.schemas.js';
+import { ReadinessOut } from '../../training/readiness.js';
+import { ReadinessBody } from './readiness.schemas.js';
 import type { ReadinessEvaluator } from './readiness.service.js';
 
 export function readinessRoutes(server: FastifyInstance, readiness: ReadinessEvaluator): void {

@@ -30,17 +30,3 @@ export type ReadinessBody = Static<typeof ReadinessBody>;
 
 /** Readiness config: the thresholds the rules read (defaults in readiness-rules.logic.ts). */
 export type ReadinessConfig = NonNullable<ReadinessBody['config']>;
-
-/**
- * The readiness report, defined once: `POST /api/projects/{id}/readiness` answers it, the training gate's 409 carries
- * it, and the training module's port (src/training/readiness.ts) names its type.
- */
-export const ReadinessOut = Type.Object({
-  score: Type.Integer({ minimum: 0, maximum: 100 }),
-  threshold: Type.Number(),
-  ready: Type.Boolean(),
-  adapter: Type.String(),
-  checks: Type.Array(Type.Object({ id: Type.String(), passed: Type.Boolean(), weight: Type.Number(), message: Type.String() })),
-  blockers: Type.Array(Type.String(), { description: 'Messages of the failed checks that block training whatever the score' }),
-});
-export type ReadinessOut = Static<typeof ReadinessOut>;

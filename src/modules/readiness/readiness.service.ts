@@ -1,10 +1,11 @@
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
 import type { SampleModality } from '../../db/schema.js';
+import type { ReadinessOut } from '../../training/readiness.js';
 import type { DatasetProfiler } from '../profile/dataset-profile.service.js';
 import type { SampleDataRepository } from '../profile/sample-data.repository.js';
 import { ADAPTER_TASKS, DEFAULT_ADAPTER, evaluateReadiness, SAMPLE_TASKS, TASK_OF_PROJECT, type ReadinessStats, type SampleReadinessStats } from './readiness-rules.logic.js';
-import type { ReadinessConfig, ReadinessOut } from './readiness.schemas.js';
+import type { ReadinessConfig } from './readiness.schemas.js';
 
 /** The facts of a project the rules read, gathered by SQL aggregates; the service the training gate is handed. */
 export class ReadinessEvaluator {

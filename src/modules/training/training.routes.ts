@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { callerOf } from '../../http/authenticate.js';
 import { ErrorOut, errors, Id, IdParams } from '../../http/schemas.js';
-import { ReadinessOut } from '../readiness/readiness.schemas.js';
+import { ReadinessOut } from '../../training/readiness.js';
 import type { ExperimentsService } from './experiments.service.js';
 import type { TrainingService } from './training.service.js';
 import {
