@@ -118,16 +118,42 @@ function common(stats: ReadinessStats): { hasImages: RuleCheck; train: RuleCheck
   };
 }
 
+/** Enough instances of each class in train (unassigned images count: a version deals them); below a handful it blocks. */
+function instancesInTrain(stats: ReadinessStats, config: Required<ReadinessConfig>): RuleCheck {
+  const inTrain = (c: ReadinessStats['classes'][number]) => (c.instances.train ?? 0) + (c.instances.unassigned ?? 0);
+  const few = stats.classes.filter((c) => inTrain(c) < config.min_instances_per_class).map((c) => c.name);
+  const handful = Math.min(BLOCKING.instances_per_class, config.min_instances_per_class);
+  const tooFew = stats.classes.filter((c) => inTrain(c) < handful).map((c) => c.name);
+  return check(
+    'min_instances_per_class',
+    15,
+    tooFew.length > 0,
+    stats.classes.length > 0 && few.length === 0,
+    few.length === 0
+      ? `Every class has at least ${config.min_instances_per_class} instances in train`
+      : tooFew.length > 0
+        ? `Fewer than ${handful} instances in train, too few to learn from: ${tooFew.slice(0, 10).join(', ')}`
+        : `Fewer than ${config.min_instances_per_class} instances in train: ${few.slice(0, 10).join(', ')}`,
+  );
+}
+
+/** An empty valid split is valid_split's blocker; this one names the classes a non-empty valid split lacks. */
+function classesInValid(stats: ReadinessStats): RuleCheck {
+  const missingValid = stats.classes.filter((c) => (c.instances.train ?? 0) > 0 && (c.instances.valid ?? 0) === 0).map((c) => c.name);
+  return check(
+    'classes_in_valid',
+    10,
+    stats.splits.valid > 0,
+    missingValid.length === 0,
+    missingValid.length === 0 ? 'Every trained class appears in valid' : `Missing from valid, so the model cannot be measured on them: ${missingValid.slice(0, 10).join(', ')}`,
+  );
+}
+
 function spatialRule(kind: 'detect' | 'segment'): Rule {
   return (stats, config) => {
     const { hasImages, train, annotated, balance } = common(stats);
     const types = kind === 'detect' ? ['bbox', 'polygon', 'mask'] : ['polygon', 'mask'];
     const shapes = types.reduce((sum, t) => sum + (stats.annotationTypes[t] ?? 0), 0);
-    const inTrain = (c: ReadinessStats['classes'][number]) => (c.instances.train ?? 0) + (c.instances.unassigned ?? 0);
-    const few = stats.classes.filter((c) => inTrain(c) < config.min_instances_per_class).map((c) => c.name);
-    const handful = Math.min(BLOCKING.instances_per_class, config.min_instances_per_class);
-    const tooFew = stats.classes.filter((c) => inTrain(c) < handful).map((c) => c.name);
-    const missingValid = stats.classes.filter((c) => (c.instances.train ?? 0) > 0 && (c.instances.valid ?? 0) === 0).map((c) => c.name);
     const what = kind === 'detect' ? 'boxes (bbox, polygon or mask annotations)' : 'polygon or mask annotations';
     return [
       hasImages,
@@ -135,25 +161,8 @@ function spatialRule(kind: 'detect' | 'segment'): Rule {
       train,
       check('valid_split', 15, true, stats.splits.valid > 0 || pending(stats), stats.splits.valid > 0 ? `${plural(stats.splits.valid, 'image')} in valid` : pending(stats) ? unassignedMessage(stats) : 'The valid split is empty: nothing to measure the model on'),
       annotated,
-      check(
-        'min_instances_per_class',
-        15,
-        tooFew.length > 0,
-        stats.classes.length > 0 && few.length === 0,
-        few.length === 0
-          ? `Every class has at least ${config.min_instances_per_class} instances in train`
-          : tooFew.length > 0
-            ? `Fewer than ${handful} instances in train, too few to learn from: ${tooFew.slice(0, 10).join(', ')}`
-            : `Fewer than ${config.min_instances_per_class} instances in train: ${few.slice(0, 10).join(', ')}`,
-      ),
-      // An empty valid split is valid_split's blocker; this one names the classes a non-empty valid split lacks.
-      check(
-        'classes_in_valid',
-        10,
-        stats.splits.valid > 0,
-        missingValid.length === 0,
-        missingValid.length === 0 ? 'Every trained class appears in valid' : `Missing from valid, so the model cannot be measured on them: ${missingValid.slice(0, 10).join(', ')}`,
-      ),
+      instancesInTrain(stats, config),
+      classesInValid(stats),
       balance,
     ];
   };
@@ -193,6 +202,54 @@ const classifyRule: Rule = (stats, config) => {
   ];
 };
 
+/** The target: tabular samples need the import's target column; the others (and a classification target) labels. */
+function sampleTarget(s: SampleReadinessStats, modality: SampleModality): RuleCheck {
+  if (modality === 'tabular' && !s.target) {
+    return check('has_target', 15, true, false, 'No target column: tabular samples need one (import the CSV with POST /api/projects/{id}/import/tabular and its `target`)');
+  }
+  if (s.target?.task === 'regression') {
+    return check('has_target', 15, true, s.numbers > 0, s.numbers > 0 ? `Target "${s.target.name}" (regression) on ${s.numbers} of ${s.samples} samples` : `No sample has a value in the target column "${s.target.name}"`);
+  }
+  const labelled = s.classes.reduce((n, c) => n + c.samples, 0);
+  const what = s.target ? `Target "${s.target.name}" (classification)` : 'Labels';
+  return check(
+    'has_target',
+    15,
+    true,
+    labelled > 0,
+    labelled > 0 ? `${what} on ${labelled} of ${s.samples} samples` : s.target ? `No sample has a value in the target column "${s.target.name}"` : `The ${modality} adapter needs labelled samples; none has a label`,
+  );
+}
+
+/** A regression target: enough numbers, and more than one value. */
+function numericTarget(s: SampleReadinessStats, config: Required<ReadinessConfig>): RuleCheck {
+  const enough = s.numbers >= config.min_samples_per_class && s.distinctNumbers >= 2;
+  return check(
+    'numeric_target',
+    25,
+    true,
+    enough,
+    enough
+      ? `${plural(s.numbers, 'numeric target value')} (${s.distinctNumbers} distinct)`
+      : `The regression target needs at least ${config.min_samples_per_class} numbers with 2 or more distinct values; it has ${s.numbers} (${s.distinctNumbers} distinct)`,
+  );
+}
+
+/** Classification: two classes at least, each with enough samples. */
+function sampleClasses(used: SampleReadinessStats['classes'], config: Required<ReadinessConfig>): RuleCheck[] {
+  const few = used.filter((c) => c.samples < config.min_samples_per_class).map((c) => c.name);
+  return [
+    check('two_classes', 10, true, used.length >= 2, `${plural(used.length, 'class', 'classes')} in use (at least 2 needed)`),
+    check(
+      'min_samples_per_class',
+      15,
+      true,
+      used.length > 0 && few.length === 0,
+      few.length === 0 ? `Every class has at least ${config.min_samples_per_class} samples` : `Fewer than ${config.min_samples_per_class} samples: ${few.slice(0, 10).join(', ')}`,
+    ),
+  ];
+}
+
 /**
  * The sample adapters: samples of their modality with a target — tabular: the import's target column; text: labels —
  * enough per class (classification) or enough numbers (regression), and a train and a valid split.
@@ -206,51 +263,13 @@ function samplesRule(modality: SampleModality): Rule {
     const waitingMessage = `${plural(s.splits.unassigned, things)} in no split yet: POST /api/projects/{id}/samples/splits assigns them`;
     const regression = s.target?.task === 'regression';
     const used = s.classes.filter((c) => c.samples > 0);
-    const labelledClasses = used.reduce((n, c) => n + c.samples, 0);
-    let target: RuleCheck;
-    if (modality === 'tabular' && !s.target) {
-      target = check('has_target', 15, true, false, 'No target column: tabular samples need one (import the CSV with POST /api/projects/{id}/import/tabular and its `target`)');
-    } else if (regression) {
-      target = check('has_target', 15, true, s.numbers > 0, s.numbers > 0 ? `Target "${s.target!.name}" (regression) on ${s.numbers} of ${s.samples} samples` : `No sample has a value in the target column "${s.target!.name}"`);
-    } else {
-      const what = s.target ? `Target "${s.target.name}" (classification)` : 'Labels';
-      target = check(
-        'has_target',
-        15,
-        true,
-        labelledClasses > 0,
-        labelledClasses > 0 ? `${what} on ${labelledClasses} of ${s.samples} samples` : s.target ? `No sample has a value in the target column "${s.target.name}"` : `The ${modality} adapter needs labelled samples; none has a label`,
-      );
-    }
-    const few = used.filter((c) => c.samples < config.min_samples_per_class).map((c) => c.name);
-    const perClass = regression
-      ? [
-          check(
-            'numeric_target',
-            25,
-            true,
-            s.numbers >= config.min_samples_per_class && s.distinctNumbers >= 2,
-            s.numbers >= config.min_samples_per_class && s.distinctNumbers >= 2
-              ? `${plural(s.numbers, 'numeric target value')} (${s.distinctNumbers} distinct)`
-              : `The regression target needs at least ${config.min_samples_per_class} numbers with 2 or more distinct values; it has ${s.numbers} (${s.distinctNumbers} distinct)`,
-          ),
-        ]
-      : [
-          check('two_classes', 10, true, used.length >= 2, `${plural(used.length, 'class', 'classes')} in use (at least 2 needed)`),
-          check(
-            'min_samples_per_class',
-            15,
-            true,
-            used.length > 0 && few.length === 0,
-            few.length === 0 ? `Every class has at least ${config.min_samples_per_class} samples` : `Fewer than ${config.min_samples_per_class} samples: ${few.slice(0, 10).join(', ')}`,
-          ),
-        ];
+    const perClass = regression ? [numericTarget(s, config)] : sampleClasses(used, config);
     const fraction = s.samples === 0 ? 0 : s.labelled / s.samples;
     const counts = used.map((c) => c.samples);
     const ratio = counts.length < 2 ? 1 : Math.max(...counts) / Math.min(...counts);
     return [
       check('has_samples', 10, true, s.samples > 0, s.samples > 0 ? plural(s.samples, things) : `The ${modality} adapter trains on ${modality} samples; this project has none`),
-      target,
+      sampleTarget(s, modality),
       ...perClass,
       check(
         'train_split',
