@@ -181,13 +181,13 @@ async function writeJson(dir: string, value: unknown): Promise<string> {
 async function trainingService(t: Awaited<ReturnType<typeof startTestApp>>): Promise<TrainingService> {
   const { TrainingRepository } = await import('../src/modules/training/training.repository.js');
   const { JobsRepository } = await import('../src/jobs/jobs.repository.js');
-  const { ReadinessEvaluator } = await import('../src/modules/quality/readiness.js');
-  const { ProfileRepository } = await import('../src/modules/quality/profile.repository.js');
-  const { ProfileService } = await import('../src/modules/quality/profile.service.js');
-  const { ProjectRevisionsRepository } = await import('../src/modules/quality/project-revisions.repository.js');
-  const { SampleDataRepository } = await import('../src/modules/quality/sample-data.repository.js');
+  const { ReadinessEvaluator } = await import('../src/modules/readiness/readiness.service.js');
+  const { ProfileRepository } = await import('../src/modules/profile/profile.repository.js');
+  const { DatasetProfiler } = await import('../src/modules/profile/dataset-profile.service.js');
+  const { ProjectRevisionsRepository } = await import('../src/modules/profile/project-revisions.repository.js');
+  const { SampleDataRepository } = await import('../src/modules/profile/sample-data.repository.js');
   const deps = t.versa.deps;
-  return new TrainingService(new TrainingRepository(deps.db), new JobsRepository(deps.db), deps.access, deps.queue, deps.blobs, null as never, new ReadinessEvaluator(deps.access, new ProfileService(new ProfileRepository(deps.db), new ProjectRevisionsRepository(deps.db)), new SampleDataRepository(deps.db)), null as never, {
+  return new TrainingService(new TrainingRepository(deps.db), new JobsRepository(deps.db), deps.access, deps.queue, deps.blobs, null as never, new ReadinessEvaluator(deps.access, new DatasetProfiler(new ProfileRepository(deps.db), new ProjectRevisionsRepository(deps.db)), new SampleDataRepository(deps.db)), null as never, {
     dataDir: deps.config.dataDir,
     python: deps.config.python,
     perProject: deps.config.trainingPerProject,

@@ -39,22 +39,6 @@ const EXCEPTIONS: Record<RuleName, Record<string, string>> = {
   'module-file-without-role': {
     // Being moved by other branches of issue 32 (quality split: h1; experiments, adapters, versions: h2; samples and
     // the team workflow: h3; ingest: h4; training: h6); each gets its role when it lands.
-    'src/modules/quality/annotation-checks.ts': 'h1 moves these',
-    'src/modules/quality/canonical-samples.ts': 'h1 moves these',
-    'src/modules/quality/catalog.ts': 'h1 moves these',
-    'src/modules/quality/check-catalog.ts': 'h1 moves these',
-    'src/modules/quality/cleaning-actions.ts': 'h1 moves these',
-    'src/modules/quality/dataset-snapshot.ts': 'h1 moves these',
-    'src/modules/quality/image-checks.ts': 'h1 moves these',
-    'src/modules/quality/model-checks.ts': 'h1 moves these',
-    'src/modules/quality/model-predictions.ts': 'h1 moves these',
-    'src/modules/quality/near-duplicates.ts': 'h1 moves these',
-    'src/modules/quality/personal-data.ts': 'h1 moves these',
-    'src/modules/quality/profile-parts.ts': 'h1 moves these',
-    'src/modules/quality/readiness.ts': 'h1 moves these',
-    'src/modules/quality/sample-checks.ts': 'h1 moves these',
-    'src/modules/quality/sample-profile.ts': 'h1 moves these',
-    'src/modules/quality/sample-snapshot.ts': 'h1 moves these',
     'src/modules/versions/diff.ts': 'h2 renames the recipe here',
     'src/modules/versions/generation.ts': 'h2 renames the recipe here',
     'src/modules/versions/output-geometry.ts': 'h2 renames the recipe here',

@@ -63,7 +63,11 @@ import { registerRevisionsModule } from './modules/revisions/index.js';
 import { RevisionsRepository } from './modules/revisions/revisions.repository.js';
 import { ImageFeaturesRepository } from './modules/quality/image-features.repository.js';
 import { ImageFeatureRecorder } from './modules/quality/image-features.service.js';
+import { registerCanonicalModule } from './modules/canonical/index.js';
+import { registerCleaningModule, type CleaningModule } from './modules/cleaning/index.js';
+import { registerProfileModule } from './modules/profile/index.js';
 import { registerQualityModule, type QualityModule } from './modules/quality/index.js';
+import { registerReadinessModule } from './modules/readiness/index.js';
 import type { QualityBody } from './modules/quality/quality.schemas.js';
 import { registerSamplesModule } from './modules/samples/index.js';
 import { SampleItemsRepository } from './modules/samples/sample-items.repository.js';
@@ -217,14 +221,18 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerLocksModule(app, deps);
   registerRevisionsModule(app, deps);
   registerMaintenanceModule(app, deps);
-  const quality = registerQualityModule(app, deps);
+  const profile = registerProfileModule(app, deps);
+  const readiness = registerReadinessModule(app, deps, profile.profiler, profile.samples);
+  const quality = registerQualityModule(app, deps, profile.samples);
+  const cleaning = registerCleaningModule(app, deps, quality.quality);
+  registerCanonicalModule(app, deps);
   const samples = registerSamplesModule(app, deps);
   registerImportsModule(app, deps, samples.samples);
-  const training = await registerTrainingModule(app, deps, modelsModule.service, quality.readiness, samples.adapters);
+  const training = await registerTrainingModule(app, deps, modelsModule.service, readiness, samples.adapters);
   registerExperimentsModule(app, deps, modelsModule.service);
   registerAdaptersModule(app, samples.adapters, training);
   await registerPipelinesModule(app, deps, {
-    ...pipelinePorts(quality, training),
+    ...pipelinePorts(quality, cleaning, training),
     detector: autoAnnotate,
     models: deps.services.models.repository,
     reviews,
@@ -234,7 +242,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   registerCatalogPlugins(plugins, {
     checks: quality.checkCatalog().map((c) => ({ name: c.id, title: c.title, description: c.description, params: c.params })),
-    actions: quality.cleaningCatalog().map((a) => ({ name: a.id, title: a.title, description: a.description, params: a.params })),
+    actions: cleaning.cleaningCatalog().map((a) => ({ name: a.id, title: a.title, description: a.description, params: a.params })),
     adapters: ADAPTERS.map((a) => ({ name: a.name, title: a.title, description: `Trains ${a.tasks.join(', ')} (${a.modality})`, params: a.params })),
   });
   registerPluginsModule(app, plugins);
@@ -245,7 +253,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 }
 
 /** The pipeline steps `quality`, `cleaning` and `train`, on the services that serve the same routes. */
-function pipelinePorts(quality: QualityModule, training: TrainingService): Pick<PipelinePorts, 'quality' | 'cleaning' | 'training'> {
+function pipelinePorts(quality: QualityModule, cleaning: CleaningModule, training: TrainingService): Pick<PipelinePorts, 'quality' | 'cleaning' | 'training'> {
   return {
     quality: {
       async run(caller, projectId, params) {
@@ -257,8 +265,8 @@ function pipelinePorts(quality: QualityModule, training: TrainingService): Pick<
       // What the step applies is exactly what its own preview listed; the cleaning run it records can be reverted whole.
       async apply(caller, projectId, params) {
         const actions = [{ id: params.action, params: params.params }];
-        const preview = await quality.cleaning.preview(caller, projectId, { actions });
-        const applied = await quality.cleaning.apply(caller, projectId, { actions, preview_token: preview.preview_token });
+        const preview = await cleaning.cleaning.preview(caller, projectId, { actions });
+        const applied = await cleaning.cleaning.apply(caller, projectId, { actions, preview_token: preview.preview_token });
         return { ...applied, ids: [applied.cleaning_run_id] };
       },
     },

@@ -1,24 +1,19 @@
+import { Type, type Static } from 'typebox';
 import type { Caller } from '../access/caller.js';
 
-/** One readiness check: passed or not, its weight in the score, and what to do about it. */
-export interface ReadinessCheck {
-  id: string;
-  passed: boolean;
-  weight: number;
-  message: string;
-}
-
-/** The readiness report (the quality branch's `POST /api/projects/{id}/readiness` answers the same shape). */
-export interface ReadinessOut {
-  /** 0–100: the weights of the passed checks over all weights. */
-  score: number;
-  threshold: number;
-  ready: boolean;
-  adapter: string | null;
-  checks: ReadinessCheck[];
-  /** What stops training outright, in words. */
-  blockers: string[];
-}
+/**
+ * The readiness report, defined once, with the port that returns it: the readiness module's evaluator builds it,
+ * `POST /api/projects/{id}/readiness` answers it and the training gate's 409 carries it.
+ */
+export const ReadinessOut = Type.Object({
+  score: Type.Integer({ minimum: 0, maximum: 100 }),
+  threshold: Type.Number(),
+  ready: Type.Boolean(),
+  adapter: Type.String(),
+  checks: Type.Array(Type.Object({ id: Type.String(), passed: Type.Boolean(), weight: Type.Number(), message: Type.String() })),
+  blockers: Type.Array(Type.String(), { description: 'Messages of the failed checks that block training whatever the score' }),
+});
+export type ReadinessOut = Static<typeof ReadinessOut>;
 
 export interface ReadinessOptions {
   adapter?: string;
@@ -26,8 +21,8 @@ export interface ReadinessOptions {
 }
 
 /**
- * Decides whether a project's data is ready to train on. Training depends on this interface only; the data-quality
- * module provides the evaluator (src/modules/quality/readiness.ts), handed over in app.ts.
+ * Decides whether a project's data is ready to train on. Training depends on this interface only; the readiness
+ * module provides the evaluator (src/modules/readiness/readiness.service.ts), handed over in app.ts.
  */
 export interface ReadinessEvaluator {
   evaluate(caller: Caller, projectId: number, options: ReadinessOptions): Promise<ReadinessOut>;

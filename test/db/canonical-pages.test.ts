@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Db } from '../../src/db/database.js';
-import { CanonicalRepository } from '../../src/modules/quality/canonical.repository.js';
-import { CanonicalService } from '../../src/modules/quality/canonical.service.js';
+import { CanonicalRepository } from '../../src/modules/canonical/canonical.repository.js';
+import { CanonicalService } from '../../src/modules/canonical/canonical.service.js';
 import { projectTestDatabase, type ProjectTestDatabase } from '../helpers/test-app.js';
 
 /**

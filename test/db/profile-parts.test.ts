@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Db } from '../../src/db/database.js';
-import { ProfilePartsRepository } from '../../src/modules/quality/profile-parts.repository.js';
-import { ProfileRepository } from '../../src/modules/quality/profile.repository.js';
-import { ProfileService } from '../../src/modules/quality/profile.service.js';
-import { ProjectRevisionsRepository } from '../../src/modules/quality/project-revisions.repository.js';
+import { ProfilePartsRepository } from '../../src/modules/profile/profile-parts.repository.js';
+import { ProfileRepository } from '../../src/modules/profile/profile.repository.js';
+import { DatasetProfiler } from '../../src/modules/profile/dataset-profile.service.js';
+import { ProjectRevisionsRepository } from '../../src/modules/profile/project-revisions.repository.js';
 import { projectTestDatabase, type ProjectTestDatabase } from '../helpers/test-app.js';
 
 /** A profile repository that records the parts it computes, and may write to the project while it does. */
@@ -29,13 +29,13 @@ describe('profile parts', () => {
   let opened: ProjectTestDatabase;
   let db: Db;
   let repository: RecordingRepository;
-  let profiles: ProfileService;
+  let profiles: DatasetProfiler;
   let project: number;
   const classes: number[] = [];
   const now = new Date().toISOString();
 
   /** The profile from nothing: a service that has kept nothing. */
-  const fromNothing = () => new ProfileService(new ProfileRepository(db), new ProjectRevisionsRepository(db)).profile(project, 'image');
+  const fromNothing = () => new DatasetProfiler(new ProfileRepository(db), new ProjectRevisionsRepository(db)).profile(project, 'image');
   /** The kept service's profile, which must equal the one from nothing; returns the parts it computed. */
   const profiled = async (): Promise<number[]> => {
     repository.computed = [];
@@ -50,7 +50,7 @@ describe('profile parts', () => {
     opened = await projectTestDatabase('versa-profile-parts');
     db = opened.db;
     repository = new RecordingRepository(db);
-    profiles = new ProfileService(repository, new ProjectRevisionsRepository(db), undefined, new ProfilePartsRepository(db));
+    profiles = new DatasetProfiler(repository, new ProjectRevisionsRepository(db), undefined, new ProfilePartsRepository(db));
     project = await opened.newProject();
     for (const name of ['cat', 'dog']) classes.push((await db.insertInto('classes').values({ project_id: project, name, color: '#000000', created_at: now }).returning('id').executeTakeFirstOrThrow()).id);
     // Images in parts 0, 1 and 4 (ids 100…, 1100…, 5000…), two annotations each.
@@ -103,7 +103,7 @@ describe('profile parts', () => {
 
   it('keeps the parts in the database: a restarted server computes only what changed since', async () => {
     await profiled();
-    const restarted = () => new ProfileService(repository, new ProjectRevisionsRepository(db), undefined, new ProfilePartsRepository(db));
+    const restarted = () => new DatasetProfiler(repository, new ProjectRevisionsRepository(db), undefined, new ProfilePartsRepository(db));
     repository.computed = [];
     assert.deepEqual(await restarted().profile(project, 'image'), await fromNothing());
     assert.deepEqual(repository.computed, [], 'every part comes from the database');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Db } from '../../src/db/database.js';
 import { PART_BITS, PROJECT_PART } from '../../src/db/migrations/0019-project-revision-parts.js';
-import { ProjectRevisionsRepository } from '../../src/modules/quality/project-revisions.repository.js';
+import { ProjectRevisionsRepository } from '../../src/modules/profile/project-revisions.repository.js';
 import { projectTestDatabase, type ProjectTestDatabase } from '../helpers/test-app.js';
 
 /**

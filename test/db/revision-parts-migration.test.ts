@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { DatabaseHandle, Db } from '../../src/db/database.js';
 import { PART_BITS, PROJECT_PART } from '../../src/db/migrations/0019-project-revision-parts.js';
-import { ProfileRepository } from '../../src/modules/quality/profile.repository.js';
-import { ProfileService } from '../../src/modules/quality/profile.service.js';
-import { ProjectRevisionsRepository } from '../../src/modules/quality/project-revisions.repository.js';
+import { ProfileRepository } from '../../src/modules/profile/profile.repository.js';
+import { DatasetProfiler } from '../../src/modules/profile/dataset-profile.service.js';
+import { ProjectRevisionsRepository } from '../../src/modules/profile/project-revisions.repository.js';
 import { migratedTestDatabase } from '../helpers/test-app.js';
 
 /**
@@ -42,7 +42,7 @@ describe('migration 0019: project revisions per part', () => {
   it('gives every part that holds images a revision, and the profile counts them all', async () => {
     const parts = await new ProjectRevisionsRepository(database.db).parts(ids.project);
     assert.deepEqual([...parts.keys()].sort((a, b) => a - b), [PROJECT_PART, ...new Set(ids.images.map((id) => id >> PART_BITS))]);
-    const profile = await new ProfileService(new ProfileRepository(database.db), new ProjectRevisionsRepository(database.db)).profile(ids.project, 'image');
+    const profile = await new DatasetProfiler(new ProfileRepository(database.db), new ProjectRevisionsRepository(database.db)).profile(ids.project, 'image');
     assert.equal(profile.totals.images, 4);
     assert.equal(profile.totals.annotations, 4);
   });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { ProfileRepository } from '../../src/modules/quality/profile.repository.js';
+import { ProfileRepository } from '../../src/modules/profile/profile.repository.js';
 import { startTestApp, type Client, type TestApp } from '../helpers/test-app.js';
 import { addBox, createClass, createProject, nearCopy, smoothImage, uploadImages } from '../helpers/version-fixtures.js';
 

@@ -59,15 +59,6 @@ const EXCEPTIONS: Record<string, string> = {
   // The URL is the spec's, but what it serves is the versions' image recipe (preprocessing and augmentation
   // defaults), not a data pipeline: it stays with versions, away from pipelines/.
   '/api/pipeline/defaults': 'versions',
-  // h1 moves these (the quality split): delete them when cleaning/, canonical/, profile/ and readiness/ land.
-  '/api/projects/:id/profile': 'quality',
-  '/api/projects/:id/readiness': 'quality',
-  '/api/cleaning/actions': 'quality',
-  '/api/projects/:id/cleaning/preview': 'quality',
-  '/api/projects/:id/cleaning': 'quality',
-  '/api/projects/:id/cleaning/runs': 'quality',
-  '/api/cleaning-runs/:id/revert': 'quality',
-  '/api/projects/:id/canonical': 'quality',
 };
 
 /** The API's documentation: Swagger UI's own routes and the OpenAPI document, set up in src/http/openapi.ts. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { nearDuplicateGroups, MAX_NEAR_DISTANCE, type HashedImage } from '../../src/modules/quality/near-duplicates.js';
+import { nearDuplicateGroups, MAX_NEAR_DISTANCE, type HashedImage } from '../../src/modules/quality/near-duplicates.logic.js';
 import { popcount32 } from '../../src/modules/splits/assign.js';
 
 /** The groups by comparing every pair (union-find), for checking the multi-index search. */

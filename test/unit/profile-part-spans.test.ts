@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { partSpans } from '../../src/modules/quality/profile-parts.js';
+import { partSpans } from '../../src/modules/profile/profile-parts.service.js';
 
-/** Which spans of parts a profile computes for its stale parts (profile-parts.ts). */
+/** Which spans of parts a profile computes for its stale parts (profile-parts.service.ts). */
 describe('profile part spans', () => {
   const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 

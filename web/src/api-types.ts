@@ -8680,8 +8680,20 @@ export interface paths {
                     content: {
                         "application/json": {
                             detail: string;
-                            /** @description ReadinessOut: score, threshold, ready, checks, blockers */
-                            readiness?: unknown;
+                            readiness?: {
+                                adapter: string;
+                                /** @description Messages of the failed checks that block training whatever the score */
+                                blockers: string[];
+                                checks: {
+                                    id: string;
+                                    message: string;
+                                    passed: boolean;
+                                    weight: number;
+                                }[];
+                                ready: boolean;
+                                score: number;
+                                threshold: number;
+                            };
                         } & {
                             [key: string]: unknown;
                         };
@@ -15559,8 +15571,20 @@ export interface paths {
                     content: {
                         "application/json": {
                             detail: string;
-                            /** @description ReadinessOut: score, threshold, ready, checks, blockers */
-                            readiness?: unknown;
+                            readiness?: {
+                                adapter: string;
+                                /** @description Messages of the failed checks that block training whatever the score */
+                                blockers: string[];
+                                checks: {
+                                    id: string;
+                                    message: string;
+                                    passed: boolean;
+                                    weight: number;
+                                }[];
+                                ready: boolean;
+                                score: number;
+                                threshold: number;
+                            };
                         } & {
                             [key: string]: unknown;
                         };

@@ -8,7 +8,7 @@ export const REVISED_TABLES = ['images', 'annotations', 'classes', 'samples'] as
  * A project's data revision: a number that grows with every committed change to its images, annotations, classes or
  * samples, kept by database triggers, so no write path (today's or a future one, a job's or a cleaning run's) can
  * forget it. What is computed from a project's rows (its profile) is kept while the revision it was computed at is
- * still the current one (src/modules/quality/profile-parts.ts; per part since migration 0019).
+ * still the current one (src/modules/profile/profile-parts.service.ts; per part since migration 0019).
  *
  * The revision is the sum of `revision` over the project's rows of `project_revisions`:
  * - SQLite has one writer at a time: one row per project, incremented by a trigger for each row written.

@@ -50,7 +50,7 @@ export function projectRevisionParts(dialect: DialectName) {
           primary key (project_id, part))`.execute(db);
       }
       await sql.raw(`insert into project_revisions (project_id, part, revision) select project_id, ${PART_OF.images('images')}, 1 from images group by 1, 2`).execute(db);
-      // The computed parts, kept across restarts: each with the revision it was computed at (src/modules/quality/profile-parts.ts).
+      // The computed parts, kept across restarts: each with the revision it was computed at (src/modules/profile/profile-parts.service.ts).
       await db.schema
         .createTable('profile_parts')
         .addColumn('project_id', 'integer', (c) => c.notNull().references('projects.id').onDelete('cascade'))

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { arrayRows } from '../../db/array-rows.js';
 import type { Db } from '../../db/database.js';
 import { ANNOTATION_TYPES } from '../../imaging/geometry.js';
-import { TYPE_OTHER, type AnnotationChunkRow } from './dataset-snapshot.js';
+import { TYPE_OTHER, type AnnotationChunkRow } from './dataset-snapshot.logic.js';
 
 /** The annotation type as its index in ANNOTATION_TYPES (a number costs less to read than a string per row). */
 const TYPE_INDEX = sql.raw(`case annotation_type ${ANNOTATION_TYPES.map((t, i) => `when '${t}' then ${i}`).join(' ')} else ${TYPE_OTHER} end`);

@@ -1,39 +1,27 @@
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess, ProjectRecord } from '../../access/project-access.js';
 import type { SampleModality } from '../../db/schema.js';
-import { assertKnownIds, checksOf, Findings, resolveParams, type CheckDefinition, type ParamValues } from './check-catalog.js';
-import './catalog.js';
-import { AnnotationColumns, DatasetSnapshot } from './dataset-snapshot.js';
+import { SAMPLE_MODALITIES, type Modality } from '../profile/profile.schemas.js';
+import type { SampleDataRepository } from '../profile/sample-data.repository.js';
+import { assertKnownIds, checksOf, Findings, resolveParams, type CheckDefinition, type ParamValues } from './check-catalog.logic.js';
+import './catalog.logic.js';
+import { AnnotationColumns, DatasetSnapshot } from './dataset-snapshot.logic.js';
 import type { ImageFeaturesRepository } from './image-features.repository.js';
 import type { ImageFeatureRecorder } from './image-features.service.js';
-import type { PredictionSource } from './model-predictions.js';
-import type { ProfileService } from './profile.service.js';
+import type { PredictionSource } from './model-predictions.adapter.js';
 import type { QualityRepository } from './quality.repository.js';
-import type { CheckResultOut, Modality, ProfileOut, QualityBody, QualityReportOut } from './quality.schemas.js';
-import type { SampleDataRepository } from './sample-data.repository.js';
-import { SampleSnapshotBuilder, type SampleSnapshot } from './sample-snapshot.js';
+import type { CheckResultOut, QualityBody, QualityReportOut } from './quality.schemas.js';
+import { SampleSnapshotBuilder, type SampleSnapshot } from './sample-snapshot.logic.js';
 
 /** Annotations read per query while a snapshot loads. */
 const ANNOTATION_CHUNK = 50_000;
 /** Samples read per query while a sample snapshot loads. */
 const SAMPLE_CHUNK = 5000;
-const SAMPLE_MODALITIES: SampleModality[] = ['text', 'tabular', 'audio', 'video', 'llm'];
 
 /** What a project holds: its image count and its samples per modality. */
 interface ProjectContent {
   images: number;
   samples: Map<SampleModality, number>;
-}
-
-/** The modality most of a project's records have: 'image' for a project with images and no samples (or nothing). */
-export function projectModality(content: ProjectContent): Modality {
-  let modality: Modality = 'image';
-  let most = content.images;
-  for (const m of SAMPLE_MODALITIES) {
-    const n = content.samples.get(m) ?? 0;
-    if (n > most) [modality, most] = [m, n];
-  }
-  return modality;
 }
 
 /**
@@ -52,17 +40,10 @@ export class QualityService {
     private readonly repository: QualityRepository,
     private readonly features: ImageFeaturesRepository,
     private readonly recorder: ImageFeatureRecorder,
-    private readonly profiles: ProfileService,
     private readonly samples: SampleDataRepository,
     /** The detector behind the model-assisted checks (absent: they are skipped). */
     private readonly predictions?: PredictionSource,
   ) {}
-
-  /** The profile and the report describe every image and sample: an annotator kept to their assignments gets 403. */
-  async profile(caller: Caller, projectId: number): Promise<ProfileOut> {
-    const project = await this.access.wholeProject(caller, projectId, 'project.read');
-    return this.profiles.profile(projectId, projectModality(await this.content(project)));
-  }
 
   /** The project's counters say whether it holds images and samples; the samples' modalities take one aggregate. */
   private async content(project: ProjectRecord): Promise<ProjectContent> {
@@ -70,6 +51,7 @@ export class QualityService {
     return { images: project.image_count, samples };
   }
 
+  /** The report describes every image and sample: an annotator kept to their assignments gets 403. */
   async report(caller: Caller, projectId: number, body: QualityBody = {}): Promise<QualityReportOut> {
     const project = await this.access.wholeProject(caller, projectId, 'project.read');
     const content = await this.content(project);

@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
 import { Metrics } from '../experiments/experiments.schemas.js';
 import { JobOut } from '../jobs/jobs.schemas.js';
+import { ReadinessOut } from '../../training/readiness.js';
 
 export const TrainRequest = Type.Object(
   {
@@ -98,6 +99,6 @@ export type AdapterOut = Static<typeof AdapterOut>;
 
 /** 409 of a training request: the readiness gate blocked the run, or its version is not ready. */
 export const GateOut = Type.Object(
-  { detail: Type.String(), readiness: Type.Optional(Type.Unknown({ description: 'ReadinessOut: score, threshold, ready, checks, blockers' })) },
+  { detail: Type.String(), readiness: Type.Optional(ReadinessOut) },
   { additionalProperties: true, description: 'Readiness gate blocked the run (with `readiness`), or the version is not ready' },
 );

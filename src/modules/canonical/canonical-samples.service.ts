@@ -3,7 +3,7 @@
  * rows. Records are built as text: the stored data, labels, spans and value are JSON already and go in unparsed (only
  * media samples' facts and the metadata are re-read), so a page costs one string per record.
  */
-import type { CanonicalSampleRow, SampleDataRepository } from './sample-data.repository.js';
+import type { CanonicalRepository, CanonicalSampleRow } from './canonical.repository.js';
 
 const SAMPLE_PAGE = 1000;
 
@@ -11,12 +11,12 @@ const SAMPLE_PAGE = 1000;
 const fileUri = (sampleId: number) => `/api/samples/${sampleId}/file`;
 
 export class CanonicalSamples {
-  constructor(private readonly repository: SampleDataRepository) {}
+  constructor(private readonly repository: CanonicalRepository) {}
 
   /** Pages of sample records, as JSON text, in id order; `split` keeps one split. */
   async *pages(projectId: number, split?: string): AsyncGenerator<string[]> {
     for (let after = 0; ; ) {
-      const rows = await this.repository.canonicalPage(projectId, after, SAMPLE_PAGE, split);
+      const rows = await this.repository.samplePage(projectId, after, SAMPLE_PAGE, split);
       if (rows.length === 0) return;
       yield rows.map(sampleRecord);
       if (rows.length < SAMPLE_PAGE) return;

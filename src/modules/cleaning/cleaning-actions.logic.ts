@@ -5,10 +5,11 @@
  * the other).
  */
 import { ValidationError } from '../../http/errors.js';
-import { resolveParams, type CatalogEntry, type ParamSpecs, type ParamValues } from './check-catalog.js';
-import { iou, type DatasetSnapshot } from './dataset-snapshot.js';
-import { MAX_NEAR_DISTANCE } from './near-duplicates.js';
-import type { ChangeKind, Modality } from './quality.schemas.js';
+import { resolveParams, type CatalogEntry, type ParamSpecs, type ParamValues } from '../quality/check-catalog.logic.js';
+import { iou, type DatasetSnapshot } from '../quality/dataset-snapshot.logic.js';
+import { MAX_NEAR_DISTANCE } from '../quality/near-duplicates.logic.js';
+import type { Modality } from '../profile/profile.schemas.js';
+import type { ChangeKind } from './cleaning.schemas.js';
 
 export interface PlannedChange {
   action: string;

@@ -6,14 +6,13 @@
  */
 import type { SampleModality } from '../../db/schema.js';
 import type { SampleDataRepository, TabularLayout } from './sample-data.repository.js';
-import type { SampleProfileOut } from './quality.schemas.js';
+import { SAMPLE_MODALITIES, type SampleProfileOut } from './profile.schemas.js';
 
 const PAGE = 5000;
 const HISTOGRAM_BINS = 10;
 const TOP_VALUES = 10;
 /** Distinct values counted per table, shared between its columns (at least 100 each). */
 const COLUMN_VALUES = 200_000;
-const ORDER: SampleModality[] = ['text', 'tabular', 'audio', 'video', 'llm'];
 
 type Splits = SampleProfileOut['splits'];
 const noSplits = (): Splits => ({ train: 0, valid: 0, test: 0, unassigned: 0 });
@@ -63,7 +62,7 @@ export class SampleProfiler {
       total,
       labelled,
       splits,
-      modalities: ORDER.filter((m) => byModality.has(m)).map((m) => byModality.get(m)!),
+      modalities: SAMPLE_MODALITIES.filter((m) => byModality.has(m)).map((m) => byModality.get(m)!),
       labels: [...labels.values()].sort((a, b) => b.samples - a.samples || a.name.localeCompare(b.name)),
       lengths,
       tabular: byModality.has('tabular') ? await this.tabular(projectId, layout) : null,

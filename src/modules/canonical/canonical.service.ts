@@ -2,8 +2,8 @@ import { Readable } from 'node:stream';
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
 import type { CanonicalImageRecordRow, CanonicalRepository } from './canonical.repository.js';
-import { followedBy, type CanonicalSamples } from './canonical-samples.js';
-import type { CanonicalQuery } from './quality.schemas.js';
+import { followedBy, type CanonicalSamples } from './canonical-samples.service.js';
+import type { CanonicalQuery } from './canonical.schemas.js';
 
 const IMAGE_PAGE = 1000;
 /** Characters per piece written to the response. */
@@ -15,7 +15,7 @@ export interface CanonicalStream {
 }
 
 /**
- * The canonical export: one universal record per image, then per sample (canonical-samples.ts), written straight from keyset
+ * The canonical export: one universal record per image, then per sample (canonical-samples.service.ts), written straight from keyset
  * pages of rows. Records are built as text: the stored geometry is already JSON and goes in unparsed, so the stream
  * costs one string per record and holds one page in memory.
  */

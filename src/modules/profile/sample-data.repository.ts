@@ -13,16 +13,6 @@ export interface SampleChunkRow {
   value: string | null;
 }
 
-/** What the canonical export writes of a sample. */
-export interface CanonicalSampleRow extends SampleChunkRow {
-  modality: SampleModality;
-  spans: string | null;
-  metadata: string | null;
-  sha256: string | null;
-  review_state: string;
-  created_at: string;
-}
-
 /** The tabular layout the first tabular import fixed (sample_schemas), as far as quality reads it. */
 export interface TabularLayout {
   target: string;
@@ -32,7 +22,7 @@ export interface TabularLayout {
 }
 
 /**
- * The quality module's reads of samples: counts and label aggregates in SQL, and keyset pages (by id, along the
+ * The reads of samples the profile, the readiness rules and the quality checks share: counts and label aggregates in SQL, and keyset pages (by id, along the
  * (project_id, modality, id) and (project_id, split, id) indexes) for what has to look at each sample.
  */
 export class SampleDataRepository {
@@ -121,16 +111,5 @@ export class SampleDataRepository {
       .orderBy('id')
       .limit(limit)
       .execute();
-  }
-
-  /** A page of the project's samples (of one split) for the canonical export, in id order after `afterId`. */
-  canonicalPage(projectId: number, afterId: number, limit: number, split?: string): Promise<CanonicalSampleRow[]> {
-    let query = this.db
-      .selectFrom('samples')
-      .select(['id', 'modality', 'split', 'data', 'label', 'labels', 'spans', 'value', 'metadata', 'sha256', 'review_state', 'created_at'])
-      .where('project_id', '=', projectId)
-      .where('id', '>', afterId);
-    if (split) query = query.where('split', '=', split);
-    return query.orderBy('id').limit(limit).execute();
   }
 }

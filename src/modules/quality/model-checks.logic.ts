@@ -6,9 +6,9 @@
  * class supports are likely spurious, and labels confidently predicted as another class are likely mislabelled.
  * Each finding is scored, worst first. They run only when asked for by id (a detector pass is not free).
  */
-import type { CheckDefinition, Findings, ParamSpecs, ParamValues } from './check-catalog.js';
-import type { DatasetSnapshot } from './dataset-snapshot.js';
-import type { Prediction } from './model-predictions.js';
+import type { CheckDefinition, Findings, ParamSpecs, ParamValues } from './check-catalog.logic.js';
+import type { DatasetSnapshot } from './dataset-snapshot.logic.js';
+import type { Prediction } from './model-predictions.adapter.js';
 
 const PARAMS: ParamSpecs = {
   model_id: { type: 'integer', default: 0, min: 0, max: 2_147_483_647, description: "The detector to use; 0: the project's default detect model" },

@@ -4,9 +4,9 @@
  * a project holds several modalities.
  */
 import type { SampleModality } from '../../db/schema.js';
-import type { CheckDefinition, ParamSpec } from './check-catalog.js';
-import { describePersonalData, EMAIL, PHONE } from './personal-data.js';
-import { LLM_EMPTY_REASONS, type ColumnFacts, type SampleSnapshot } from './sample-snapshot.js';
+import type { CheckDefinition, ParamSpec } from './check-catalog.logic.js';
+import { describePersonalData, EMAIL, PHONE } from './personal-data.logic.js';
+import { LLM_EMPTY_REASONS, type ColumnFacts, type SampleSnapshot } from './sample-snapshot.logic.js';
 
 type SampleCheck = CheckDefinition<SampleSnapshot>;
 
@@ -258,7 +258,7 @@ export const LLM_CHECKS: SampleCheck[] = [
   personalDataCheck('llm', 'prompts, responses or messages'),
 ];
 
-/** Each sample modality's checks, registered by catalog.ts. */
+/** Each sample modality's checks, registered by catalog.logic.ts. */
 export const SAMPLE_CHECKS: [SampleModality, SampleCheck[]][] = [
   ['text', TEXT_CHECKS],
   ['tabular', TABULAR_CHECKS],

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { arrayRows } from '../../db/array-rows.js';
 import type { Db } from '../../db/database.js';
+import type { SampleModality } from '../../db/schema.js';
 import { isPostgres, jsonQuote, stringAgg } from '../../db/sql-json.js';
 
 /**
@@ -22,6 +23,22 @@ export type CanonicalImageRecordRow = [
 ];
 
 /** Keyset pages of image records for the canonical stream: bounded reads, never a whole project at once. */
+/** What the canonical export writes of a sample. */
+export interface CanonicalSampleRow {
+  id: number;
+  modality: SampleModality;
+  split: string | null;
+  data: string;
+  label: string | null;
+  labels: string | null;
+  spans: string | null;
+  value: string | null;
+  metadata: string | null;
+  sha256: string | null;
+  review_state: string;
+  created_at: string;
+}
+
 export class CanonicalRepository {
   /**
    * Pages worth reading ahead of the one being written out: PostgreSQL builds them on parallel connections meanwhile
@@ -73,5 +90,16 @@ export class CanonicalRepository {
     if (split) query = query.where('split', '=', split);
     query = 'through' in page ? query.where('id', '<=', page.through) : query.limit(page.limit);
     return arrayRows<CanonicalImageRecordRow>(db, query.orderBy('id'));
+  }
+
+  /** A page of the project's samples (of one split), in id order after `afterId`. */
+  samplePage(projectId: number, afterId: number, limit: number, split?: string): Promise<CanonicalSampleRow[]> {
+    let query = this.db
+      .selectFrom('samples')
+      .select(['id', 'modality', 'split', 'data', 'label', 'labels', 'spans', 'value', 'metadata', 'sha256', 'review_state', 'created_at'])
+      .where('project_id', '=', projectId)
+      .where('id', '>', afterId);
+    if (split) query = query.where('split', '=', split);
+    return query.orderBy('id').limit(limit).execute();
   }
 }

@@ -1,9 +1,9 @@
 import type { ProjectRevisionsRepository } from './project-revisions.repository.js';
-import { ProfileParts } from './profile-parts.js';
+import { ProfileParts } from './profile-parts.service.js';
 import type { ProfilePartsRepository } from './profile-parts.repository.js';
 import { HEATMAP_CELLS, type ProfileRepository } from './profile.repository.js';
-import type { Modality, ProfileOut, SampleProfileOut } from './quality.schemas.js';
-import type { SampleProfiler } from './sample-profile.js';
+import type { Modality, ProfileOut, SampleProfileOut } from './profile.schemas.js';
+import type { SampleProfiler } from './sample-profile.service.js';
 
 /** Aspect-ratio buckets (width / height), upper bounds. */
 const ASPECT_BUCKETS: [string, number][] = [
@@ -25,13 +25,13 @@ interface ProjectPart {
  * The dataset profile: the sum of its image parts' SQL aggregates (ProfileRepository) and the project part, each part
  * kept per data revision (ProfileParts), so a profile after an edit recomputes the parts the edit touched.
  */
-export class ProfileService {
+export class DatasetProfiler {
   private readonly parts: ProfileParts<ProjectPart>;
 
   constructor(
     repository: ProfileRepository,
     revisions: ProjectRevisionsRepository,
-    /** The samples' section (sample-profile.ts), for projects that hold samples. */
+    /** The samples' section (sample-profile.service.ts), for projects that hold samples. */
     samples?: SampleProfiler,
     /** Where computed parts outlive the process (none: kept in memory only). */
     store?: ProfilePartsRepository,

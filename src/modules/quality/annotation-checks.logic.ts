@@ -1,6 +1,6 @@
 /** The image modality's annotation checks: geometry, pairs of boxes, per-class statistics and the class set. */
-import type { CheckDefinition, Findings } from './check-catalog.js';
-import { iou, type DatasetSnapshot } from './dataset-snapshot.js';
+import type { CheckDefinition, Findings } from './check-catalog.logic.js';
+import { iou, type DatasetSnapshot } from './dataset-snapshot.logic.js';
 
 type AnnotationCheck = CheckDefinition<DatasetSnapshot>;
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;

@@ -5,7 +5,8 @@
  */
 import { ValidationError, type ValidationIssue } from '../../http/errors.js';
 import type { ParamSpec, ParamSpecs } from '../../plugins/param-spec.js';
-import type { Modality, QualityItem, Severity } from './quality.schemas.js';
+import type { Modality } from '../profile/profile.schemas.js';
+import type { QualityItem, Severity } from './quality.schemas.js';
 
 export type { ParamSpec, ParamSpecs } from '../../plugins/param-spec.js';
 export type ParamValues = Record<string, any>;

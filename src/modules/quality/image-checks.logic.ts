@@ -1,7 +1,7 @@
 /** The image modality's checks: files, pixels and near copies, read from the cached per-image features. */
-import type { CheckDefinition, Findings, ParamValues } from './check-catalog.js';
-import type { DatasetSnapshot } from './dataset-snapshot.js';
-import { MAX_NEAR_DISTANCE } from './near-duplicates.js';
+import type { CheckDefinition, Findings, ParamValues } from './check-catalog.logic.js';
+import type { DatasetSnapshot } from './dataset-snapshot.logic.js';
+import { MAX_NEAR_DISTANCE } from './near-duplicates.logic.js';
 
 type ImageCheck = CheckDefinition<DatasetSnapshot>;
 

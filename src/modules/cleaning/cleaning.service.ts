@@ -8,11 +8,11 @@ import type { BlobStore } from '../../storage/blob-store.js';
 import type { LockGuard } from '../locks/lock-guard.js';
 import type { NewRevision, RevisionsRepository } from '../revisions/revisions.repository.js';
 import { stateText } from '../revisions/revisions.schemas.js';
-import { assertKnownIds, resolveParams, type ParamValues } from './check-catalog.js';
-import { cleaningActionsOf, Plan, type PlannedChange } from './cleaning-actions.js';
+import { assertKnownIds, resolveParams, type ParamValues } from '../quality/check-catalog.logic.js';
+import { cleaningActionsOf, Plan, type PlannedChange } from './cleaning-actions.logic.js';
 import type { AnnotationFullRow, CleaningRecordRow, CleaningRepository, CleaningRunRow, ImageFullRow } from './cleaning.repository.js';
-import type { CleaningActionIn, CleaningApplyBody, CleaningPreviewBody, CleaningPreviewOut, CleaningRunOut } from './quality.schemas.js';
-import type { QualityService } from './quality.service.js';
+import type { CleaningActionIn, CleaningApplyBody, CleaningPreviewBody, CleaningPreviewOut, CleaningRunOut } from './cleaning.schemas.js';
+import type { QualityService } from '../quality/quality.service.js';
 
 /**
  * How long a cleaning run can be reverted. The files of the images it deleted are kept that long (a revert puts the

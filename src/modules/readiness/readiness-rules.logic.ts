@@ -2,41 +2,12 @@
  * Training readiness: a score 0–100 made of weighted checks, each passed or failed with a message, and the blockers
  * (failed checks that make training pointless whatever the score). The checks depend on what the adapter trains:
  * a detector needs boxes and a non-empty valid split, a classifier enough images per class, the sample adapters
- * (tabular, text) samples of their modality with a target. The training module's gate calls
- * `ReadinessEvaluator.evaluate` (TEAM.md's contract); `POST /api/projects/{id}/readiness` shows the same.
+ * (tabular, text) samples of their modality with a target. Pure: the facts come from ReadinessEvaluator
+ * (readiness.service.ts), which the training module's gate and `POST /api/projects/{id}/readiness` both call.
  */
-import type { Caller } from '../../access/caller.js';
-import type { ProjectAccess } from '../../access/project-access.js';
 import type { SampleModality } from '../../db/schema.js';
-import type { ProfileService } from './profile.service.js';
-import type { SampleDataRepository } from './sample-data.repository.js';
-
-export interface ReadinessCheckOut {
-  id: string;
-  passed: boolean;
-  weight: number;
-  message: string;
-}
-
-export interface ReadinessOut {
-  score: number;
-  threshold: number;
-  ready: boolean;
-  adapter: string;
-  checks: ReadinessCheckOut[];
-  blockers: string[];
-}
-
-export interface ReadinessConfig {
-  /** Score needed to be ready (default 60, the training gate's default). */
-  min_readiness_score?: number;
-  /** Classifiers: images each class needs (default 10). */
-  min_images_per_class?: number;
-  /** Detectors and segmenters: instances each class needs in train (default 10). */
-  min_instances_per_class?: number;
-  /** Sample adapters: samples each class needs, or numeric values a regression target needs (default 10). */
-  min_samples_per_class?: number;
-}
+import type { ReadinessOut } from '../../training/readiness.js';
+import type { ReadinessConfig } from './readiness.schemas.js';
 
 export const READINESS_DEFAULTS = { min_readiness_score: 60, min_images_per_class: 10, min_instances_per_class: 10, min_samples_per_class: 10 } as const;
 
@@ -64,16 +35,16 @@ export const ADAPTER_TASKS: Record<string, ReadinessTask> = {
 };
 
 /** The sample modality each sample task trains on. */
-const SAMPLE_TASKS: Partial<Record<ReadinessTask, SampleModality>> = { tabular: 'tabular', text: 'text' };
+export const SAMPLE_TASKS: Partial<Record<ReadinessTask, SampleModality>> = { tabular: 'tabular', text: 'text' };
 
-const DEFAULT_ADAPTER: Record<string, string> = {
+export const DEFAULT_ADAPTER: Record<string, string> = {
   object_detection: 'versa-detect',
   instance_segmentation: 'versa-segment',
   semantic_segmentation: 'versa-segment',
   classification: 'versa-classify',
 };
 
-const TASK_OF_PROJECT: Record<string, ReadinessTask> = {
+export const TASK_OF_PROJECT: Record<string, ReadinessTask> = {
   object_detection: 'detect',
   instance_segmentation: 'segment',
   semantic_segmentation: 'segment',
@@ -107,7 +78,9 @@ export interface SampleReadinessStats {
   distinctNumbers: number;
 }
 
-interface RuleCheck extends ReadinessCheckOut {
+type ReadinessCheck = ReadinessOut['checks'][number];
+
+interface RuleCheck extends ReadinessCheck {
   /** A failed blocker makes the project not ready whatever the score (some checks block only below a lower bar). */
   blocker: boolean;
 }
@@ -145,16 +118,42 @@ function common(stats: ReadinessStats): { hasImages: RuleCheck; train: RuleCheck
   };
 }
 
+/** Enough instances of each class in train (unassigned images count: a version deals them); below a handful it blocks. */
+function instancesInTrain(stats: ReadinessStats, config: Required<ReadinessConfig>): RuleCheck {
+  const inTrain = (c: ReadinessStats['classes'][number]) => (c.instances.train ?? 0) + (c.instances.unassigned ?? 0);
+  const few = stats.classes.filter((c) => inTrain(c) < config.min_instances_per_class).map((c) => c.name);
+  const handful = Math.min(BLOCKING.instances_per_class, config.min_instances_per_class);
+  const tooFew = stats.classes.filter((c) => inTrain(c) < handful).map((c) => c.name);
+  return check(
+    'min_instances_per_class',
+    15,
+    tooFew.length > 0,
+    stats.classes.length > 0 && few.length === 0,
+    few.length === 0
+      ? `Every class has at least ${config.min_instances_per_class} instances in train`
+      : tooFew.length > 0
+        ? `Fewer than ${handful} instances in train, too few to learn from: ${tooFew.slice(0, 10).join(', ')}`
+        : `Fewer than ${config.min_instances_per_class} instances in train: ${few.slice(0, 10).join(', ')}`,
+  );
+}
+
+/** An empty valid split is valid_split's blocker; this one names the classes a non-empty valid split lacks. */
+function classesInValid(stats: ReadinessStats): RuleCheck {
+  const missingValid = stats.classes.filter((c) => (c.instances.train ?? 0) > 0 && (c.instances.valid ?? 0) === 0).map((c) => c.name);
+  return check(
+    'classes_in_valid',
+    10,
+    stats.splits.valid > 0,
+    missingValid.length === 0,
+    missingValid.length === 0 ? 'Every trained class appears in valid' : `Missing from valid, so the model cannot be measured on them: ${missingValid.slice(0, 10).join(', ')}`,
+  );
+}
+
 function spatialRule(kind: 'detect' | 'segment'): Rule {
   return (stats, config) => {
     const { hasImages, train, annotated, balance } = common(stats);
     const types = kind === 'detect' ? ['bbox', 'polygon', 'mask'] : ['polygon', 'mask'];
     const shapes = types.reduce((sum, t) => sum + (stats.annotationTypes[t] ?? 0), 0);
-    const inTrain = (c: ReadinessStats['classes'][number]) => (c.instances.train ?? 0) + (c.instances.unassigned ?? 0);
-    const few = stats.classes.filter((c) => inTrain(c) < config.min_instances_per_class).map((c) => c.name);
-    const handful = Math.min(BLOCKING.instances_per_class, config.min_instances_per_class);
-    const tooFew = stats.classes.filter((c) => inTrain(c) < handful).map((c) => c.name);
-    const missingValid = stats.classes.filter((c) => (c.instances.train ?? 0) > 0 && (c.instances.valid ?? 0) === 0).map((c) => c.name);
     const what = kind === 'detect' ? 'boxes (bbox, polygon or mask annotations)' : 'polygon or mask annotations';
     return [
       hasImages,
@@ -162,25 +161,8 @@ function spatialRule(kind: 'detect' | 'segment'): Rule {
       train,
       check('valid_split', 15, true, stats.splits.valid > 0 || pending(stats), stats.splits.valid > 0 ? `${plural(stats.splits.valid, 'image')} in valid` : pending(stats) ? unassignedMessage(stats) : 'The valid split is empty: nothing to measure the model on'),
       annotated,
-      check(
-        'min_instances_per_class',
-        15,
-        tooFew.length > 0,
-        stats.classes.length > 0 && few.length === 0,
-        few.length === 0
-          ? `Every class has at least ${config.min_instances_per_class} instances in train`
-          : tooFew.length > 0
-            ? `Fewer than ${handful} instances in train, too few to learn from: ${tooFew.slice(0, 10).join(', ')}`
-            : `Fewer than ${config.min_instances_per_class} instances in train: ${few.slice(0, 10).join(', ')}`,
-      ),
-      // An empty valid split is valid_split's blocker; this one names the classes a non-empty valid split lacks.
-      check(
-        'classes_in_valid',
-        10,
-        stats.splits.valid > 0,
-        missingValid.length === 0,
-        missingValid.length === 0 ? 'Every trained class appears in valid' : `Missing from valid, so the model cannot be measured on them: ${missingValid.slice(0, 10).join(', ')}`,
-      ),
+      instancesInTrain(stats, config),
+      classesInValid(stats),
       balance,
     ];
   };
@@ -220,6 +202,54 @@ const classifyRule: Rule = (stats, config) => {
   ];
 };
 
+/** The target: tabular samples need the import's target column; the others (and a classification target) labels. */
+function sampleTarget(s: SampleReadinessStats, modality: SampleModality): RuleCheck {
+  if (modality === 'tabular' && !s.target) {
+    return check('has_target', 15, true, false, 'No target column: tabular samples need one (import the CSV with POST /api/projects/{id}/import/tabular and its `target`)');
+  }
+  if (s.target?.task === 'regression') {
+    return check('has_target', 15, true, s.numbers > 0, s.numbers > 0 ? `Target "${s.target.name}" (regression) on ${s.numbers} of ${s.samples} samples` : `No sample has a value in the target column "${s.target.name}"`);
+  }
+  const labelled = s.classes.reduce((n, c) => n + c.samples, 0);
+  const what = s.target ? `Target "${s.target.name}" (classification)` : 'Labels';
+  return check(
+    'has_target',
+    15,
+    true,
+    labelled > 0,
+    labelled > 0 ? `${what} on ${labelled} of ${s.samples} samples` : s.target ? `No sample has a value in the target column "${s.target.name}"` : `The ${modality} adapter needs labelled samples; none has a label`,
+  );
+}
+
+/** A regression target: enough numbers, and more than one value. */
+function numericTarget(s: SampleReadinessStats, config: Required<ReadinessConfig>): RuleCheck {
+  const enough = s.numbers >= config.min_samples_per_class && s.distinctNumbers >= 2;
+  return check(
+    'numeric_target',
+    25,
+    true,
+    enough,
+    enough
+      ? `${plural(s.numbers, 'numeric target value')} (${s.distinctNumbers} distinct)`
+      : `The regression target needs at least ${config.min_samples_per_class} numbers with 2 or more distinct values; it has ${s.numbers} (${s.distinctNumbers} distinct)`,
+  );
+}
+
+/** Classification: two classes at least, each with enough samples. */
+function sampleClasses(used: SampleReadinessStats['classes'], config: Required<ReadinessConfig>): RuleCheck[] {
+  const few = used.filter((c) => c.samples < config.min_samples_per_class).map((c) => c.name);
+  return [
+    check('two_classes', 10, true, used.length >= 2, `${plural(used.length, 'class', 'classes')} in use (at least 2 needed)`),
+    check(
+      'min_samples_per_class',
+      15,
+      true,
+      used.length > 0 && few.length === 0,
+      few.length === 0 ? `Every class has at least ${config.min_samples_per_class} samples` : `Fewer than ${config.min_samples_per_class} samples: ${few.slice(0, 10).join(', ')}`,
+    ),
+  ];
+}
+
 /**
  * The sample adapters: samples of their modality with a target — tabular: the import's target column; text: labels —
  * enough per class (classification) or enough numbers (regression), and a train and a valid split.
@@ -233,51 +263,13 @@ function samplesRule(modality: SampleModality): Rule {
     const waitingMessage = `${plural(s.splits.unassigned, things)} in no split yet: POST /api/projects/{id}/samples/splits assigns them`;
     const regression = s.target?.task === 'regression';
     const used = s.classes.filter((c) => c.samples > 0);
-    const labelledClasses = used.reduce((n, c) => n + c.samples, 0);
-    let target: RuleCheck;
-    if (modality === 'tabular' && !s.target) {
-      target = check('has_target', 15, true, false, 'No target column: tabular samples need one (import the CSV with POST /api/projects/{id}/import/tabular and its `target`)');
-    } else if (regression) {
-      target = check('has_target', 15, true, s.numbers > 0, s.numbers > 0 ? `Target "${s.target!.name}" (regression) on ${s.numbers} of ${s.samples} samples` : `No sample has a value in the target column "${s.target!.name}"`);
-    } else {
-      const what = s.target ? `Target "${s.target.name}" (classification)` : 'Labels';
-      target = check(
-        'has_target',
-        15,
-        true,
-        labelledClasses > 0,
-        labelledClasses > 0 ? `${what} on ${labelledClasses} of ${s.samples} samples` : s.target ? `No sample has a value in the target column "${s.target.name}"` : `The ${modality} adapter needs labelled samples; none has a label`,
-      );
-    }
-    const few = used.filter((c) => c.samples < config.min_samples_per_class).map((c) => c.name);
-    const perClass = regression
-      ? [
-          check(
-            'numeric_target',
-            25,
-            true,
-            s.numbers >= config.min_samples_per_class && s.distinctNumbers >= 2,
-            s.numbers >= config.min_samples_per_class && s.distinctNumbers >= 2
-              ? `${plural(s.numbers, 'numeric target value')} (${s.distinctNumbers} distinct)`
-              : `The regression target needs at least ${config.min_samples_per_class} numbers with 2 or more distinct values; it has ${s.numbers} (${s.distinctNumbers} distinct)`,
-          ),
-        ]
-      : [
-          check('two_classes', 10, true, used.length >= 2, `${plural(used.length, 'class', 'classes')} in use (at least 2 needed)`),
-          check(
-            'min_samples_per_class',
-            15,
-            true,
-            used.length > 0 && few.length === 0,
-            few.length === 0 ? `Every class has at least ${config.min_samples_per_class} samples` : `Fewer than ${config.min_samples_per_class} samples: ${few.slice(0, 10).join(', ')}`,
-          ),
-        ];
+    const perClass = regression ? [numericTarget(s, config)] : sampleClasses(used, config);
     const fraction = s.samples === 0 ? 0 : s.labelled / s.samples;
     const counts = used.map((c) => c.samples);
     const ratio = counts.length < 2 ? 1 : Math.max(...counts) / Math.min(...counts);
     return [
       check('has_samples', 10, true, s.samples > 0, s.samples > 0 ? plural(s.samples, things) : `The ${modality} adapter trains on ${modality} samples; this project has none`),
-      target,
+      sampleTarget(s, modality),
       ...perClass,
       check(
         'train_split',
@@ -334,77 +326,4 @@ export function evaluateReadiness(task: ReadinessTask, adapter: string, stats: R
 
 function stripUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-/** The service other modules are handed (the training gate). */
-export class ReadinessEvaluator {
-  constructor(
-    private readonly access: ProjectAccess,
-    /** The image statistics come from the project's kept profile. */
-    private readonly profiles: ProfileService,
-    private readonly samples: SampleDataRepository,
-  ) {}
-
-  async evaluate(caller: Caller, projectId: number, input: { adapter?: string; config?: ReadinessConfig } = {}): Promise<ReadinessOut> {
-    // Per-class counts of the whole project: an annotator kept to their assignments gets 403, as for the profile.
-    const project = await this.access.wholeProject(caller, projectId, 'project.read');
-    const adapter = input.adapter ?? (await this.sampleAdapter(projectId, project)) ?? DEFAULT_ADAPTER[project.project_type] ?? 'versa-detect';
-    const task = ADAPTER_TASKS[adapter] ?? TASK_OF_PROJECT[project.project_type] ?? 'detect';
-    const modality = SAMPLE_TASKS[task];
-    // A sample adapter reads samples only: the image aggregates are not asked for.
-    const stats: ReadinessStats = modality
-      ? { images: 0, splits: { train: 0, valid: 0, test: 0, unassigned: 0 }, annotatedImages: 0, annotationTypes: {}, classes: [], samples: await this.sampleStats(projectId, modality) }
-      : await this.stats(projectId);
-    return evaluateReadiness(task, adapter, stats, input.config);
-  }
-
-  /** A project with samples and no images is judged for the adapter of its largest sample modality (tabular or text). */
-  private async sampleAdapter(projectId: number, project: { image_count: number; sample_count: number }): Promise<string | undefined> {
-    if (project.image_count > 0 || project.sample_count === 0) return undefined;
-    const counts = [...(await this.samples.modalityCounts(projectId))].filter(([m]) => m === 'tabular' || m === 'text').sort((a, b) => b[1] - a[1]);
-    return counts[0]?.[0];
-  }
-
-  private async sampleStats(projectId: number, modality: SampleModality): Promise<SampleReadinessStats> {
-    const [splitRows, labelRows, layout, values] = await Promise.all([
-      this.samples.splitCounts(projectId, modality),
-      this.samples.labelCounts(projectId, modality),
-      modality === 'tabular' ? this.samples.tabularLayout(projectId) : undefined,
-      this.samples.numericValues(projectId, modality),
-    ]);
-    const splits = { train: 0, valid: 0, test: 0, unassigned: 0 };
-    let samples = 0;
-    let labelled = 0;
-    for (const row of splitRows) {
-      splits[row.split === 'train' || row.split === 'valid' || row.split === 'test' ? row.split : 'unassigned'] += row.samples;
-      samples += row.samples;
-      labelled += row.labelled;
-    }
-    const classes = new Map<string, number>();
-    for (const row of labelRows) classes.set(row.label, (classes.get(row.label) ?? 0) + row.samples);
-    return {
-      modality,
-      samples,
-      splits,
-      labelled,
-      classes: [...classes].map(([name, n]) => ({ name, samples: n })),
-      target: layout && { name: layout.target, task: layout.task },
-      numbers: values.numbers,
-      distinctNumbers: values.distinct,
-    };
-  }
-
-  private async stats(projectId: number): Promise<ReadinessStats> {
-    const profile = await this.profiles.profile(projectId, 'image');
-    const split = (name: string) => profile.splits[name]?.images ?? 0;
-    return {
-      images: profile.totals.images,
-      splits: { train: split('train'), valid: split('valid'), test: split('test'), unassigned: split('unassigned') },
-      annotatedImages: profile.totals.annotated_images,
-      annotationTypes: profile.annotation_types,
-      classes: profile.classes
-        .filter((c) => c.instances > 0)
-        .map((c) => ({ name: c.name, instances: c.instances_by_split, images: c.images_by_split, totalInstances: c.instances, totalImages: c.images })),
-    };
-  }
 }

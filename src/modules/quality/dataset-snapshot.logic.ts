@@ -5,8 +5,8 @@
 import { ANNOTATION_TYPES } from '../../imaging/geometry.js';
 import { hashHalves } from '../../imaging/perceptual-hash.js';
 import type { MeasuredImageRow } from './image-features.repository.js';
-import type { Prediction } from './model-predictions.js';
-import { nearDuplicateGroups } from './near-duplicates.js';
+import type { Prediction } from './model-predictions.adapter.js';
+import { nearDuplicateGroups } from './near-duplicates.logic.js';
 
 /** The type index of a type not in ANNOTATION_TYPES. */
 export const TYPE_OTHER = ANNOTATION_TYPES.length;

@@ -5,8 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { SampleModality } from '../../db/schema.js';
-import { personalData } from './personal-data.js';
-import type { SampleChunkRow, TabularLayout } from './sample-data.repository.js';
+import { personalData } from './personal-data.logic.js';
+import type { SampleChunkRow, TabularLayout } from '../profile/sample-data.repository.js';
 
 /** Why an LLM record counts as having an empty response. */
 export const LLM_EMPTY_REASONS = ['', 'an empty response', 'an empty chosen response', 'an empty rejected response', 'an empty last assistant turn'] as const;
