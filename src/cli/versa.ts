@@ -71,31 +71,40 @@ async function imagesUnder(folder: string): Promise<string[]> {
     .sort();
 }
 
+const OPTIONS = {
+  server: { type: 'string' },
+  token: { type: 'string' },
+  email: { type: 'string' },
+  password: { type: 'string' },
+  type: { type: 'string' },
+  batch: { type: 'string' },
+  name: { type: 'string' },
+  format: { type: 'string' },
+  seed: { type: 'string' },
+  version: { type: 'string' },
+  output: { type: 'string', short: 'o' },
+  model: { type: 'string' },
+  epochs: { type: 'string' },
+  imgsz: { type: 'string' },
+  device: { type: 'string' },
+  adapter: { type: 'string' },
+  'no-follow': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const parse = (argv: string[]) => parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+type Options = ReturnType<typeof parse>['values'];
+
+/** What a command runs with: the client for the server, the server's URL, the options and the arguments after the command. */
+interface Invocation {
+  api: VersaApi;
+  server: string;
+  values: Options;
+  args: string[];
+}
+
 export async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      server: { type: 'string' },
-      token: { type: 'string' },
-      email: { type: 'string' },
-      password: { type: 'string' },
-      type: { type: 'string' },
-      batch: { type: 'string' },
-      name: { type: 'string' },
-      format: { type: 'string' },
-      seed: { type: 'string' },
-      version: { type: 'string' },
-      output: { type: 'string', short: 'o' },
-      model: { type: 'string' },
-      epochs: { type: 'string' },
-      imgsz: { type: 'string' },
-      device: { type: 'string' },
-      adapter: { type: 'string' },
-      'no-follow': { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  const { values, positionals } = parse(argv);
   const [command, ...args] = positionals;
   if (!command || command === 'help' || values.help) {
     out(HELP);
@@ -104,116 +113,143 @@ export async function main(argv: string[]): Promise<number> {
   const saved = await loadSaved();
   const server = values.server || process.env.VERSA_URL || saved.server || 'http://127.0.0.1:8000';
   const api = new VersaApi(server, values.token || process.env.VERSA_TOKEN || (saved.server === server ? saved.token : undefined) || null);
+  const run = COMMANDS.get(command);
+  if (!run) throw new UsageError(`unknown command "${command}" (versa help lists them)`);
+  return run({ api, server, values, args });
+}
 
-  switch (command) {
-    case 'login': {
-      const password = values.password ?? process.env.VERSA_PASSWORD;
-      if (!values.email || !password) throw new UsageError('login needs --email and --password (or VERSA_PASSWORD)');
-      const login = await api.post<{ token: string; user: { email: string } }>('/api/auth/login', { email: values.email, password });
-      await save({ server, token: login.token });
-      out(`logged in to ${server} as ${login.user.email}; token saved in ${configPath()}`);
-      return 0;
-    }
-    case 'projects': {
-      const projects = await api.get<{ id: number; name: string; project_type: string; image_count: number }[]>('/api/projects');
-      for (const p of projects) out(`${p.id}\t${p.project_type}\t${p.image_count} images\t${p.name}`);
-      return 0;
-    }
-    case 'create-project': {
-      if (!args[0]) throw new UsageError('create-project needs a NAME');
-      out(await api.post('/api/projects', { name: args[0], project_type: values.type ?? 'object_detection' }));
-      return 0;
-    }
-    case 'upload': {
-      const projectId = integer(args[0], 'PROJECT_ID');
-      if (!args[1]) throw new UsageError('upload needs a FOLDER');
-      const files = await imagesUnder(resolve(args[1]));
-      if (files.length === 0) throw new UsageError(`no images under ${args[1]}`);
-      const batch = values.batch ? integer(values.batch, '--batch') || 16 : 16;
-      const bar = new ProgressBar('upload');
-      const totals = { created: 0, duplicates: 0, rejected: 0 };
-      const rejected: string[] = [];
-      for (let start = 0; start < files.length; start += batch) {
-        let answer: { created: number; duplicates: number; rejected: number; results: { original_name: string; outcome: string; detail?: string }[] };
-        try {
-          answer = await api.upload(`/api/projects/${projectId}/images`, {}, 'files', files.slice(start, start + batch));
-        } catch (error) {
-          // Every file of the batch refused: the answer still carries the per-file report.
-          if (!(error instanceof ApiError) || !(error.body as { results?: unknown })?.results) throw error;
-          answer = error.body as typeof answer;
-        }
-        totals.created += answer.created;
-        totals.duplicates += answer.duplicates;
-        totals.rejected += answer.rejected;
-        for (const r of answer.results) if (r.outcome === 'rejected') rejected.push(`${r.original_name}: ${r.detail ?? ''}`);
-        bar.update(Math.min(start + batch, files.length), files.length);
-      }
-      bar.done();
-      for (const line of rejected) process.stderr.write(`rejected ${line}\n`);
-      out(totals);
-      return totals.rejected > 0 && totals.created + totals.duplicates === 0 ? 1 : 0;
-    }
-    case 'import': {
-      if (!args[0]) throw new UsageError('import needs an ARCHIVE.zip');
-      process.stderr.write(`importing ${basename(args[0])} (the server reads and checks the whole archive; this can take a while)\n`);
-      out(await api.upload('/api/projects/import', { name: values.name, format: values.format, project_type: values.type }, 'file', [resolve(args[0])]));
-      return 0;
-    }
-    case 'version': {
-      const projectId = integer(args[0], 'PROJECT_ID');
-      if (!values.name) throw new UsageError('version needs --name');
-      let version = await api.post<{ id: number; status: string; job_id?: number | null }>(`/api/projects/${projectId}/versions`, {
-        name: values.name,
-        ...(values.seed !== undefined ? { seed: integer(values.seed, '--seed') } : {}),
-      });
-      const bar = new ProgressBar(`version ${version.id}`);
-      while (version.status !== 'ready' && version.status !== 'failed') {
-        await new Promise((r) => setTimeout(r, 500));
-        if (version.job_id) {
-          const job = await api.get<{ progress: number }>(`/api/jobs/${version.job_id}`);
-          bar.update(Math.round(job.progress * 100), 100, '%');
-        }
-        version = await api.get(`/api/projects/${projectId}/versions/${version.id}`);
-      }
-      bar.done();
-      out(version);
-      return version.status === 'ready' ? 0 : 1;
-    }
-    case 'export': {
-      const projectId = integer(args[0], 'PROJECT_ID');
-      if (!values.format) throw new UsageError('export needs --format');
-      process.stderr.write(`exporting project ${projectId} as ${values.format}…\n`);
-      const exported = await api.post<{ filename: string; url: string; size_bytes: number; image_count: number }>(`/api/projects/${projectId}/export`, {
-        format: values.format,
-        version_id: values.version !== undefined ? integer(values.version, '--version') : null,
-      });
-      const destination = resolve(values.output ?? exported.filename);
-      const bar = new ProgressBar('download');
-      await api.download(exported.url, destination, (done, total) => bar.update(done, total, humanBytes(done)));
-      bar.done(`${exported.image_count} images, ${humanBytes(exported.size_bytes)} → ${destination}`);
-      out({ ...exported, path: destination });
-      return 0;
-    }
-    case 'train': {
-      const projectId = integer(args[0], 'PROJECT_ID');
-      if (values.version === undefined) throw new UsageError('train needs --version');
-      const body: Record<string, unknown> = { version_id: integer(values.version, '--version') };
-      if (values.model) body.model = values.model;
-      if (values.epochs) body.epochs = integer(values.epochs, '--epochs');
-      if (values.imgsz) body.imgsz = integer(values.imgsz, '--imgsz');
-      if (values.batch) body.batch = integer(values.batch, '--batch');
-      if (values.device) body.device = values.device;
-      if (values.adapter) body.adapter = values.adapter;
-      const job = await api.post<{ id: number }>(`/api/projects/${projectId}/train`, body);
-      process.stderr.write(`training job ${job.id} started\n`);
-      return values['no-follow'] ? (out(job), 0) : follow(api, job.id);
-    }
-    case 'follow':
-      return follow(api, integer(args[0], 'JOB_ID'));
-    default:
-      throw new UsageError(`unknown command "${command}" (versa help lists them)`);
+async function login({ api, server, values }: Invocation): Promise<number> {
+  const password = values.password ?? process.env.VERSA_PASSWORD;
+  if (!values.email || !password) throw new UsageError('login needs --email and --password (or VERSA_PASSWORD)');
+  const answer = await api.post<{ token: string; user: { email: string } }>('/api/auth/login', { email: values.email, password });
+  await save({ server, token: answer.token });
+  out(`logged in to ${server} as ${answer.user.email}; token saved in ${configPath()}`);
+  return 0;
+}
+
+async function projects({ api }: Invocation): Promise<number> {
+  const list = await api.get<{ id: number; name: string; project_type: string; image_count: number }[]>('/api/projects');
+  for (const p of list) out(`${p.id}\t${p.project_type}\t${p.image_count} images\t${p.name}`);
+  return 0;
+}
+
+async function createProject({ api, values, args }: Invocation): Promise<number> {
+  if (!args[0]) throw new UsageError('create-project needs a NAME');
+  out(await api.post('/api/projects', { name: args[0], project_type: values.type ?? 'object_detection' }));
+  return 0;
+}
+
+interface UploadAnswer {
+  created: number;
+  duplicates: number;
+  rejected: number;
+  results: { original_name: string; outcome: string; detail?: string }[];
+}
+
+async function upload({ api, values, args }: Invocation): Promise<number> {
+  const projectId = integer(args[0], 'PROJECT_ID');
+  if (!args[1]) throw new UsageError('upload needs a FOLDER');
+  const files = await imagesUnder(resolve(args[1]));
+  if (files.length === 0) throw new UsageError(`no images under ${args[1]}`);
+  const batch = values.batch ? integer(values.batch, '--batch') || 16 : 16;
+  const bar = new ProgressBar('upload');
+  const totals = { created: 0, duplicates: 0, rejected: 0 };
+  const rejected: string[] = [];
+  for (let start = 0; start < files.length; start += batch) {
+    const answer = await uploadBatch(api, projectId, files.slice(start, start + batch));
+    totals.created += answer.created;
+    totals.duplicates += answer.duplicates;
+    totals.rejected += answer.rejected;
+    for (const r of answer.results) if (r.outcome === 'rejected') rejected.push(`${r.original_name}: ${r.detail ?? ''}`);
+    bar.update(Math.min(start + batch, files.length), files.length);
+  }
+  bar.done();
+  for (const line of rejected) process.stderr.write(`rejected ${line}\n`);
+  out(totals);
+  return totals.rejected > 0 && totals.created + totals.duplicates === 0 ? 1 : 0;
+}
+
+async function uploadBatch(api: VersaApi, projectId: number, files: string[]): Promise<UploadAnswer> {
+  try {
+    return await api.upload<UploadAnswer>(`/api/projects/${projectId}/images`, {}, 'files', files);
+  } catch (error) {
+    // Every file of the batch refused: the answer still carries the per-file report.
+    if (!(error instanceof ApiError) || !(error.body as { results?: unknown })?.results) throw error;
+    return error.body as UploadAnswer;
   }
 }
+
+async function importArchive({ api, values, args }: Invocation): Promise<number> {
+  if (!args[0]) throw new UsageError('import needs an ARCHIVE.zip');
+  process.stderr.write(`importing ${basename(args[0])} (the server reads and checks the whole archive; this can take a while)\n`);
+  out(await api.upload('/api/projects/import', { name: values.name, format: values.format, project_type: values.type }, 'file', [resolve(args[0])]));
+  return 0;
+}
+
+async function version({ api, values, args }: Invocation): Promise<number> {
+  const projectId = integer(args[0], 'PROJECT_ID');
+  if (!values.name) throw new UsageError('version needs --name');
+  let created = await api.post<{ id: number; status: string; job_id?: number | null }>(`/api/projects/${projectId}/versions`, {
+    name: values.name,
+    ...(values.seed !== undefined ? { seed: integer(values.seed, '--seed') } : {}),
+  });
+  const bar = new ProgressBar(`version ${created.id}`);
+  while (created.status !== 'ready' && created.status !== 'failed') {
+    await new Promise((r) => setTimeout(r, 500));
+    if (created.job_id) {
+      const job = await api.get<{ progress: number }>(`/api/jobs/${created.job_id}`);
+      bar.update(Math.round(job.progress * 100), 100, '%');
+    }
+    created = await api.get(`/api/projects/${projectId}/versions/${created.id}`);
+  }
+  bar.done();
+  out(created);
+  return created.status === 'ready' ? 0 : 1;
+}
+
+async function exportProject({ api, values, args }: Invocation): Promise<number> {
+  const projectId = integer(args[0], 'PROJECT_ID');
+  if (!values.format) throw new UsageError('export needs --format');
+  process.stderr.write(`exporting project ${projectId} as ${values.format}…\n`);
+  const exported = await api.post<{ filename: string; url: string; size_bytes: number; image_count: number }>(`/api/projects/${projectId}/export`, {
+    format: values.format,
+    version_id: values.version !== undefined ? integer(values.version, '--version') : null,
+  });
+  const destination = resolve(values.output ?? exported.filename);
+  const bar = new ProgressBar('download');
+  await api.download(exported.url, destination, (done, total) => bar.update(done, total, humanBytes(done)));
+  bar.done(`${exported.image_count} images, ${humanBytes(exported.size_bytes)} → ${destination}`);
+  out({ ...exported, path: destination });
+  return 0;
+}
+
+async function train({ api, values, args }: Invocation): Promise<number> {
+  const projectId = integer(args[0], 'PROJECT_ID');
+  if (values.version === undefined) throw new UsageError('train needs --version');
+  const body: Record<string, unknown> = { version_id: integer(values.version, '--version') };
+  if (values.model) body.model = values.model;
+  if (values.epochs) body.epochs = integer(values.epochs, '--epochs');
+  if (values.imgsz) body.imgsz = integer(values.imgsz, '--imgsz');
+  if (values.batch) body.batch = integer(values.batch, '--batch');
+  if (values.device) body.device = values.device;
+  if (values.adapter) body.adapter = values.adapter;
+  const job = await api.post<{ id: number }>(`/api/projects/${projectId}/train`, body);
+  process.stderr.write(`training job ${job.id} started\n`);
+  return values['no-follow'] ? (out(job), 0) : follow(api, job.id);
+}
+
+/** The commands by name (`versa help` describes them). */
+const COMMANDS = new Map<string, (invocation: Invocation) => Promise<number>>([
+  ['login', login],
+  ['projects', projects],
+  ['create-project', createProject],
+  ['upload', upload],
+  ['import', importArchive],
+  ['version', version],
+  ['export', exportProject],
+  ['train', train],
+  ['follow', ({ api, args }) => follow(api, integer(args[0], 'JOB_ID'))],
+]);
 
 interface TrainJob {
   id: number;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { builtinSteps, insideFraction } from '../../src/modules/pipelines/builtin-steps.service.js';
+import { builtinSteps } from '../../src/modules/pipelines/builtin-steps.service.js';
+import { insideFraction } from '../../src/modules/pipelines/step-kit.logic.js';
 import { parseYaml, toYaml } from '../../src/modules/pipelines/pipeline-text.logic.js';
 import { topologicalOrder, validateDefinition } from '../../src/modules/pipelines/pipeline-validation.logic.js';
 import { ppeExample } from '../../src/modules/pipelines/pipeline-example.logic.js';

@@ -90,6 +90,58 @@ export class AutoAnnotateService {
    * way an image another user has locked gets nothing and is reported in `locked` (the rest go ahead).
    */
   async yolo(caller: Caller, projectId: number, input: YoloRequest): Promise<YoloOutcome> {
+    const { project, model, images, batch } = await this.yoloTargets(caller, projectId, input);
+    if (images.length > INLINE_IMAGE_LIMIT) {
+      const payload: YoloJobPayload = {
+        projectId,
+        userId: caller.userId,
+        modelId: model.id,
+        imageIds: images.map((i) => i.id),
+        confidence: input.confidence ?? null,
+        iou: input.iou,
+        createMissingClasses: input.create_missing_classes,
+      };
+      const job = await this.queue.enqueue(YOLO_JOB, payload, { projectId, createdBy: caller.userId });
+      return { status: 202, body: jobStarted(job, images.length) };
+    }
+    const inFlight = batch ? this.runtime.batchInFlight : 1;
+    const detections = await mapLimit(images, inFlight, async (image) => ({ image, planned: await this.detect(model, image, input, batch) }));
+    const classes = await this.classIndex(projectId);
+    const missing = [...new Set(detections.flatMap((d) => d.planned.map((p) => p.className)))].filter((n) => !classes.has(key(n)));
+    if (input.create_missing_classes && missing.length > 0) await this.access.check(caller, project, 'classes.write', `Project ${projectId} not found`);
+    const created: string[] = input.create_missing_classes ? missing : [];
+    const now = new Date().toISOString();
+    const source = `model:${model.id}`;
+    try {
+      const written = await this.writeSuggested(caller, project, detections, classes, created, source, now);
+      const lockedIds = new Set(written.locked.map((l) => l.image_id));
+      const byImage = new Map<number, AnnotationOut[]>(images.filter((i) => !lockedIds.has(i.id)).map((i) => [i.id, []]));
+      written.rows.forEach((row, i) => byImage.get(row.image_id)!.push({
+        id: written.ids[i],
+        image_id: row.image_id,
+        class_id: row.class_id,
+        annotation_type: row.annotation_type as AnnotationOut['annotation_type'],
+        geometry: row.geometry,
+        confidence: row.confidence,
+        source,
+        status: row.status,
+        created_at: now,
+        updated_at: now,
+      }));
+      const { skipped, replaced, matched, locked } = written;
+      const annotated = [...byImage].map(([image_id, annotations]) => ({ image_id, annotations }));
+      return { status: 200, body: { created: written.rows.length, skipped, replaced, matched, classes_created: created, images: annotated, locked } };
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ConflictError('A class was created or images were deleted while annotating; try again');
+      throw err;
+    }
+  }
+
+  /**
+   * What `yolo` runs on: the project (annotations.write), the model (detect, segment or classify, runnable and loaded
+   * in the pool that will run it, before anything is queued) and the caller's images among those asked for.
+   */
+  private async yoloTargets(caller: Caller, projectId: number, input: YoloRequest): Promise<{ project: ProjectRow; model: ModelRow; images: ImageToAnnotate[]; batch: boolean }> {
     const project = await this.access.project(caller, projectId, 'annotations.write');
     const role = (await this.access.roleOf(caller, project))!;
     const assignedTo = (await this.teams.scope.listingUser(caller, project, role)) ?? undefined;
@@ -111,92 +163,48 @@ export class AutoAnnotateService {
     const batch = images.length > 1;
     if (model.task === 'classify') await this.runtime.classifier(model, batch);
     else await this.runtime.detector(model, batch);
-    if (images.length > INLINE_IMAGE_LIMIT) {
-      const payload: YoloJobPayload = {
-        projectId,
-        userId: caller.userId,
-        modelId: model.id,
-        imageIds: images.map((i) => i.id),
-        confidence: input.confidence ?? null,
-        iou: input.iou,
-        createMissingClasses: input.create_missing_classes,
-      };
-      const job = await this.queue.enqueue(YOLO_JOB, payload, { projectId, createdBy: caller.userId });
-      return { status: 202, body: jobStarted(job, images.length) };
-    }
-    const inFlight = batch ? this.runtime.batchInFlight : 1;
-    const detections = await mapLimit(images, inFlight, async (image) => ({ image, planned: await this.detect(model, image, input, batch) }));
-    const classes = await this.classIndex(projectId);
-    const missing = [...new Set(detections.flatMap((d) => d.planned.map((p) => p.className)))].filter((n) => !classes.has(key(n)));
-    if (input.create_missing_classes && missing.length > 0) await this.access.check(caller, project, 'classes.write', `Project ${projectId} not found`);
-    const source = `model:${model.id}`;
-    let skipped = 0;
-    let replaced = 0;
-    let matched = 0;
-    const rows: NewAnnotation[] = [];
-    const locked: LockedImageOut[] = [];
-    const created: string[] = input.create_missing_classes ? missing : [];
-    const now = new Date().toISOString();
-    try {
-      const ids = await this.repository.transaction(async (tx) => {
-        for (const [i, name] of created.entries()) {
-          classes.set(key(name), await this.repository.insertClass(projectId, name, paletteColor(project.class_count + i), tx));
+    return { project, model, images, batch };
+  }
+
+  /**
+   * `yolo`'s write, all of it in one transaction: the classes to create, then image by image (skipping those another
+   * user has locked) the model's earlier suggestions replaced by its detections, less those an accepted annotation
+   * already matches.
+   */
+  private async writeSuggested(
+    caller: Caller,
+    project: ProjectRow,
+    detections: { image: ImageToAnnotate; planned: PlannedAnnotation[] }[],
+    classes: Map<string, number>,
+    created: string[],
+    source: string,
+    now: string,
+  ): Promise<{ ids: number[]; rows: NewAnnotation[]; locked: LockedImageOut[]; skipped: number; replaced: number; matched: number }> {
+    const tally = { rows: [] as NewAnnotation[], locked: [] as LockedImageOut[], skipped: 0, replaced: 0, matched: 0 };
+    const ids = await this.repository.transaction(async (tx) => {
+      for (const [i, name] of created.entries()) {
+        classes.set(key(name), await this.repository.insertClass(project.id, name, paletteColor(project.class_count + i), tx));
+      }
+      const accepted = await this.repository.accepted(detections.map((d) => d.image.id), tx);
+      for (const { image, planned } of detections) {
+        // Inside the write's transaction, as for a person's writes: a lock taken before the commit is seen.
+        const holder = await this.teams.locks.blockingHolder(caller.userId, image.id, tx);
+        if (holder) {
+          tally.locked.push(lockedImage(image.id, holder));
+          continue;
         }
-        const accepted = await this.repository.accepted(detections.map((d) => d.image.id), tx);
-        for (const { image, planned } of detections) {
-          // Inside the write's transaction, as for a person's writes: a lock taken before the commit is seen.
-          const holder = await this.teams.locks.blockingHolder(caller.userId, image.id, tx);
-          if (holder) {
-            locked.push(lockedImage(image.id, holder));
-            continue;
-          }
-          replaced += await this.replaceSuggestions(image.id, source, caller.userId, now, tx);
-          const kept = accepted.filter((a) => a.image_id === image.id);
-          for (const p of planned) {
-            const classId = classes.get(key(p.className));
-            if (classId === undefined) {
-              skipped++;
-              continue;
-            }
-            if (matchesAccepted(classId, p.geometry, kept)) {
-              matched++;
-              continue;
-            }
-            rows.push({ image_id: image.id, project_id: projectId, class_id: classId, annotation_type: p.annotation_type, geometry: p.geometry, confidence: p.confidence, source, status: 'suggested' });
-          }
+        tally.replaced += await this.replaceSuggestions(image.id, source, caller.userId, now, tx);
+        const kept = accepted.filter((a) => a.image_id === image.id);
+        for (const p of planned) {
+          const classId = classes.get(key(p.className));
+          if (classId === undefined) tally.skipped++;
+          else if (matchesAccepted(classId, p.geometry, kept)) tally.matched++;
+          else tally.rows.push({ image_id: image.id, project_id: project.id, class_id: classId, annotation_type: p.annotation_type, geometry: p.geometry, confidence: p.confidence, source, status: 'suggested' });
         }
-        return this.insertWithRevisions(rows, caller.userId, now, tx);
-      });
-      const lockedIds = new Set(locked.map((l) => l.image_id));
-      const byImage = new Map<number, AnnotationOut[]>(images.filter((i) => !lockedIds.has(i.id)).map((i) => [i.id, []]));
-      rows.forEach((row, i) => byImage.get(row.image_id)!.push({
-        id: ids[i],
-        image_id: row.image_id,
-        class_id: row.class_id,
-        annotation_type: row.annotation_type as AnnotationOut['annotation_type'],
-        geometry: row.geometry,
-        confidence: row.confidence,
-        source,
-        status: row.status,
-        created_at: now,
-        updated_at: now,
-      }));
-      return {
-        status: 200,
-        body: {
-          created: rows.length,
-          skipped,
-          replaced,
-          matched,
-          classes_created: created,
-          images: [...byImage].map(([image_id, annotations]) => ({ image_id, annotations })),
-          locked,
-        },
-      };
-    } catch (err) {
-      if (isUniqueViolation(err)) throw new ConflictError('A class was created or images were deleted while annotating; try again');
-      throw err;
-    }
+      }
+      return this.insertWithRevisions(tally.rows, caller.userId, now, tx);
+    });
+    return { ids, ...tally };
   }
 
   /**
@@ -233,26 +241,11 @@ export class AutoAnnotateService {
           const planned = await retryOverload(() => this.detect(model, image, ctx.payload, true));
           const rows: NewAnnotation[] = [];
           for (const p of planned) {
-            let classId = classes.get(key(p.className));
-            if (classId === undefined && createMissingClasses) {
-              const ensured = await this.repository.ensureClass(projectId, p.className, paletteColor(classes.size));
-              classes.set(key(p.className), ensured.id);
-              if (ensured.created) classesCreated.push(p.className);
-              classId = ensured.id;
-            }
+            const classId = await this.jobClassId(projectId, p.className, classes, createMissingClasses ? classesCreated : null);
             if (classId === undefined) skipped++;
             else rows.push({ image_id: image.id, project_id: projectId, class_id: classId, annotation_type: p.annotation_type, geometry: p.geometry, confidence: p.confidence, source, status: 'suggested' });
           }
-          const outcome = await this.repository.transaction(async (tx) => {
-            const holderNow = await this.teams.locks.blockingHolder(userId ?? 0, image.id, tx);
-            if (holderNow) return { holder: holderNow, kept: [] as NewAnnotation[], replacedNow: 0 };
-            const now = new Date().toISOString();
-            const replacedNow = await this.replaceSuggestions(image.id, source, userId, now, tx);
-            const accepted = await this.repository.accepted([image.id], tx);
-            const kept = rows.filter((r) => !matchesAccepted(r.class_id, r.geometry, accepted));
-            await this.insertWithRevisions(kept, userId, now, tx);
-            return { holder: null, kept, replacedNow };
-          });
+          const outcome = await this.writeImageSuggestions(image.id, rows, source, userId);
           if (outcome.holder) skipLocked(image.id, outcome.holder);
           else {
             created += outcome.kept.length;
@@ -267,6 +260,33 @@ export class AutoAnnotateService {
       await ctx.progress(++done / imageIds.length);
     });
     return { created, skipped, replaced, matched, images: imageIds.length, classes_created: classesCreated, failed, locked_count: lockedCount, locked };
+  }
+
+  /** A job's class for a detected name: known, else created when `created` collects new ones, else undefined. */
+  private async jobClassId(projectId: number, className: string, classes: Map<string, number>, created: string[] | null): Promise<number | undefined> {
+    const known = classes.get(key(className));
+    if (known !== undefined || !created) return known;
+    const ensured = await this.repository.ensureClass(projectId, className, paletteColor(classes.size));
+    classes.set(key(className), ensured.id);
+    if (ensured.created) created.push(className);
+    return ensured.id;
+  }
+
+  /**
+   * A job's write for one image, in its own transaction: nothing when another user holds its lock (the holder is
+   * returned); else the model's earlier suggestions replaced by `rows`, less those an accepted annotation matches.
+   */
+  private async writeImageSuggestions(imageId: number, rows: NewAnnotation[], source: string, userId: number | null): Promise<{ holder: LockHolder | null; kept: NewAnnotation[]; replacedNow: number }> {
+    return this.repository.transaction(async (tx) => {
+      const holderNow = await this.teams.locks.blockingHolder(userId ?? 0, imageId, tx);
+      if (holderNow) return { holder: holderNow, kept: [] as NewAnnotation[], replacedNow: 0 };
+      const now = new Date().toISOString();
+      const replacedNow = await this.replaceSuggestions(imageId, source, userId, now, tx);
+      const accepted = await this.repository.accepted([imageId], tx);
+      const kept = rows.filter((r) => !matchesAccepted(r.class_id, r.geometry, accepted));
+      await this.insertWithRevisions(kept, userId, now, tx);
+      return { holder: null, kept, replacedNow };
+    });
   }
 
   /**

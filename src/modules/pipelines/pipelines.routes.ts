@@ -40,14 +40,18 @@ export async function pipelinesRoutes(server: FastifyInstance, service: Pipeline
       }
     });
     scope.addContentTypeParser(['application/yaml', 'application/x-yaml', 'text/yaml', 'text/plain'], { parseAs: 'string', bodyLimit: LIMITS.textBytes }, (_request, body, done) => done(null, body));
-    routes(scope, service);
+    checkRoutes(scope, service);
+    createRoutes(scope, service);
+    pipelineRoutes(scope, service);
+    runRoutes(scope, service);
   });
 }
 
-function routes(server: FastifyInstance, service: PipelinesService): void {
-  const app = server.withTypeProvider<TypeBoxTypeProvider>();
-  const tags = ['pipelines'];
+const tags = ['pipelines'];
 
+/** The step types, the example, and checking a definition (JSON or YAML) without saving it. */
+function checkRoutes(server: FastifyInstance, service: PipelinesService): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
   app.get('/api/pipelines/step-types', {
     schema: { tags, summary: 'Pipeline step types, each with the JSON Schema of its params and the data it takes and gives', response: { 200: Type.Array(StepTypeOut), ...errors(401) } },
   }, async () => service.stepTypes());
@@ -79,7 +83,11 @@ function routes(server: FastifyInstance, service: PipelinesService): void {
       response: { 200: ValidationOut, ...bad },
     },
   }, async (request) => service.validateYaml(callerOf(request), request.body, request.query));
+}
 
+/** Creating a pipeline, from YAML or JSON. */
+function createRoutes(server: FastifyInstance, service: PipelinesService): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
   app.post('/api/pipelines/from-yaml', {
     schema: {
       tags,
@@ -100,7 +108,11 @@ function routes(server: FastifyInstance, service: PipelinesService): void {
       response: { 201: PipelineOut, ...bad },
     },
   }, async (request, reply) => reply.status(201).send(await service.create(callerOf(request), request.body ?? {})));
+}
 
+/** Pipelines: list, read (JSON or YAML), change, delete. */
+function pipelineRoutes(server: FastifyInstance, service: PipelinesService): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
   app.get('/api/pipelines', {
     schema: {
       tags,
@@ -133,7 +145,11 @@ function routes(server: FastifyInstance, service: PipelinesService): void {
     await service.delete(callerOf(request), request.params.id);
     return reply.status(204).send(null);
   });
+}
 
+/** Runs: start one, list a pipeline's, follow one, cancel one. */
+function runRoutes(server: FastifyInstance, service: PipelinesService): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
   app.post('/api/pipelines/:id/run', {
     schema: {
       tags,
