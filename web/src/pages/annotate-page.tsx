@@ -2,7 +2,7 @@ import { lazy, Suspense, useEffect, useRef, useState, useMemo } from 'react';
 import { api, request } from '../api.js';
 import { clock, useImageLock, type LockStatus } from '../components/image-lock.js';
 import { ErrorBanner, useUser } from '../components/layout.js';
-import { EditorController, type EditorState, type Tool } from '../editor/editor-controller.js';
+import { EditorController, type EditorState, type ToolName } from '../editor/editor-controller.js';
 import { ImageLoader } from '../editor/image-loader.js';
 import { PREFETCH_AHEAD, prefetchSuggestions, runDetector } from '../editor/assist.js';
 import { hasSam, isDetector, ownModels, type Model } from '../models.js';
@@ -14,7 +14,7 @@ import { Link, navigate } from '../router.js';
 import { useEditorHandle, useEditorKeys, useImageReview } from './annotate-hooks.js';
 import type { Annotation, ImageRecord, LabelClass, Member, NextToLabel, Project, QueueOrder, Review } from '../types.js';
 
-const TOOLS: { tool: Tool; key: string; label: string }[] = [
+const TOOLS: { tool: ToolName; key: string; label: string }[] = [
   { tool: 'select', key: 'V', label: 'Select' },
   { tool: 'box', key: 'B', label: 'Box' },
   { tool: 'polygon', key: 'P', label: 'Polygon' },
