@@ -26,7 +26,7 @@ export function useJob(jobId: number | null, onDone?: (job: Job) => void, interv
     let timer = 0;
     const poll = async () => {
       try {
-        const next = await api.get<Job>(`/api/jobs/${jobId}`);
+        const next = await api.get('/api/jobs/{id}', { path: { id: jobId } });
         if (stopped) return;
         setJob(next);
         if (jobFinished(next)) return onDone?.(next);

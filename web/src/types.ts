@@ -4,14 +4,21 @@ import type { paths } from './api-types';
 // and checked by `npm run typecheck`), so a server schema change that breaks a page fails the type check. The few
 // types below that are not generated are narrower views the editor works with (geometry kinds) or client-side.
 
-type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+/** The routes that answer a method. */
+export type PathWith<M extends Method> = { [P in keyof paths]: paths[P] extends Record<M, object> ? P : never }[keyof paths];
+type Operation<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>;
 type JsonOf<R> = R extends { content: { 'application/json': infer T } } ? T : never;
-type Success<R> = R extends { 200: infer A } ? JsonOf<A> : R extends { 201: infer B } ? JsonOf<B> : never;
-/** The JSON body of a route's success response (200, else 201). */
-export type ResponseOf<P extends keyof paths, M extends Method> = Success<NonNullable<paths[P][M]> extends { responses: infer R } ? R : never>;
+type Success<R> = R extends { 200: infer A } ? JsonOf<A> : R extends { 201: infer B } ? JsonOf<B> : R extends { 202: infer C } ? JsonOf<C> : never;
+/** The JSON body of a route's success response (200, else 201, else 202). */
+export type ResponseOf<P extends keyof paths, M extends Method> = Success<Operation<P, M> extends { responses: infer R } ? R : never>;
 /** The JSON request body of a route. */
 export type RequestOf<P extends keyof paths, M extends Method> =
-  NonNullable<paths[P][M]> extends { requestBody?: { content: { 'application/json': infer T } } } ? T : never;
+  Operation<P, M> extends { requestBody?: { content: { 'application/json': infer T } } } ? T : never;
+/** A route's path parameters (never when it has none). */
+export type PathParamsOf<P extends keyof paths, M extends Method> = Operation<P, M> extends { parameters: { path: infer T } } ? T : never;
+/** A route's query parameters. */
+export type QueryOf<P extends keyof paths, M extends Method> = Operation<P, M> extends { parameters: { query?: infer T } } ? T : never;
 type Item<T> = T extends readonly (infer I)[] ? I : T extends { items: readonly (infer J)[] } ? J : never;
 
 export type ProjectType = Project['project_type'];
@@ -57,37 +64,41 @@ export type Revision = Item<ResponseOf<'/api/images/{image_id}/revisions', 'get'
 
 export type QueueItem = Item<ResponseOf<'/api/assignments/mine', 'get'>>;
 
-export interface BboxGeometry {
+// Geometry kinds as the editor reads them (the document says only "an object"): type aliases, not interfaces, so
+// they are assignable to the generated `{ [key: string]: unknown }`.
+export type BboxGeometry = {
   x: number;
   y: number;
   width: number;
   height: number;
-}
-export interface PolygonGeometry {
+};
+export type PolygonGeometry = {
   points: [number, number][];
-}
-export interface Rle {
+};
+export type Rle = {
   size: [number, number];
   counts: number[];
-}
-export interface MaskGeometry {
+};
+export type MaskGeometry = {
   rle: Rle;
   bbox?: BboxGeometry;
-}
+};
 
-export type AnnotationType = 'bbox' | 'polygon' | 'mask' | 'classification';
+export type AnnotationType = Annotation['annotation_type'];
 
-export interface Annotation {
-  id: number;
-  image_id: number;
-  class_id: number;
-  annotation_type: AnnotationType;
+type AnnotationOut = ResponseOf<'/api/annotations/{id}', 'get'>;
+
+/**
+ * An annotation as the editor holds it: the generated record's fields it reads, its geometry narrowed by
+ * `annotation_type` (the server validates it), and `status` optional because a shape drawn but not yet saved has none.
+ */
+export type Annotation = Pick<AnnotationOut, 'id' | 'image_id' | 'class_id' | 'annotation_type' | 'confidence' | 'source'> & {
   geometry: BboxGeometry | PolygonGeometry | MaskGeometry | Record<string, never>;
-  confidence: number | null;
-  source: string;
-  /** `suggested`: a model prediction awaiting accept or reject (older servers omit it: accepted). */
-  status?: 'accepted' | 'suggested';
-}
+  status?: AnnotationOut['status'];
+};
+
+/** An annotation as the API answered it, read with its geometry narrowed (see `Annotation`). */
+export const asAnnotation = (a: AnnotationOut): Annotation => a as unknown as Annotation;
 
 export type Stats = ResponseOf<'/api/stats', 'get'>;
 
@@ -102,18 +113,7 @@ export type SampleModality = 'text' | 'tabular' | 'audio' | 'video' | 'llm';
 export interface TextSpan { start: number; end: number; label: string }
 export interface TimeSegment { start_s: number; end_s: number; label: string }
 export interface LlmValue { rating?: number; preference?: 'chosen' | 'rejected' | 'tie' }
-export interface Sample {
-  id: number;
-  project_id: number;
-  modality: SampleModality;
-  split: 'train' | 'valid' | 'test' | null;
-  data: Record<string, any>;
-  label: string | string[] | null;
-  spans: (TextSpan | TimeSegment)[] | null;
-  value: number | string | LlmValue | null;
-  metadata: Record<string, unknown> | null;
-  created_at: string;
-  updated_at: string;
-}
+/** A sample as the API answers it (with its team fields); `data` read loosely, its keys depend on the modality. */
+export type Sample = Omit<ResponseOf<'/api/samples/{sample_id}', 'get'>, 'data'> & { data: Record<string, any> };
 /** What a sample view may change; the page sends it as a PATCH. */
 export type SamplePatch = Partial<Pick<Sample, 'label' | 'spans' | 'value' | 'split'>>;

@@ -259,8 +259,8 @@ export function HealthPanel({ projectId, onShowImages, onCleaned }: { projectId:
 
   const load = () => {
     setError(null);
-    api.get<Report>(`/api/projects/${projectId}/quality`).then(setReport, (e) => setError((e as Error).message));
-    api.get<Profile>(`/api/projects/${projectId}/profile`).then(
+    api.get('/api/projects/{id}/quality', { path: { id: projectId } }).then(setReport, (e) => setError((e as Error).message));
+    api.get('/api/projects/{id}/profile', { path: { id: projectId } }).then(
       (p) => {
         setProfile(p);
         // The image charts for projects with images (or nothing yet); a chart of the sample classes beside them.
@@ -269,7 +269,7 @@ export function HealthPanel({ projectId, onShowImages, onCleaned }: { projectId:
       },
       (e) => setError((e as Error).message),
     );
-    api.post<Readiness>(`/api/projects/${projectId}/readiness`, {}).then(setReadiness, (e) => setError((e as Error).message));
+    api.post('/api/projects/{id}/readiness', { path: { id: projectId } }).then(setReadiness, (e) => setError((e as Error).message));
   };
   useEffect(load, [projectId]);
 
@@ -385,10 +385,10 @@ function CleaningDialog({ projectId, onClose, onChanged }: { projectId: number; 
   const [error, setError] = useState<string | null>(null);
   const [note, setNote] = useState<string | null>(null);
 
-  const loadRuns = () => api.get<Run[]>(`/api/projects/${projectId}/cleaning/runs`).then(setRuns, (e) => setError((e as Error).message));
+  const loadRuns = () => api.get('/api/projects/{id}/cleaning/runs', { path: { id: projectId } }).then(setRuns, (e) => setError((e as Error).message));
   useEffect(() => {
     // Actions needing the user's own parameters (class merges and renames) are left to the API.
-    api.get<Action[]>('/api/cleaning/actions?modality=image').then((a) => setCatalog(a.filter((x) => !['merge_classes', 'rename_class'].includes(x.id))), (e) => setError((e as Error).message));
+    api.get('/api/cleaning/actions', { query: { modality: 'image' } }).then((a) => setCatalog(a.filter((x) => !['merge_classes', 'rename_class'].includes(x.id))), (e) => setError((e as Error).message));
     void loadRuns();
   }, [projectId]);
 
@@ -411,10 +411,10 @@ function CleaningDialog({ projectId, onClose, onChanged }: { projectId: number; 
       setBusy(false);
     }
   };
-  const doPreview = () => run(async () => setPreview(await api.post<Preview>(`/api/projects/${projectId}/cleaning/preview`, { actions: actions() })));
+  const doPreview = () => run(async () => setPreview(await api.post('/api/projects/{id}/cleaning/preview', { path: { id: projectId }, body: { actions: actions() } })));
   const doApply = () =>
     run(async () => {
-      const res = await api.post<{ cleaning_run_id: number; summary: Record<string, number> }>(`/api/projects/${projectId}/cleaning`, { actions: actions(), preview_token: preview!.preview_token });
+      const res = await api.post('/api/projects/{id}/cleaning', { path: { id: projectId }, body: { actions: actions(), preview_token: preview!.preview_token } });
       setNote(`Run ${res.cleaning_run_id} applied: ${describe(res.summary)}`);
       setPreview(null);
       await loadRuns();
@@ -422,7 +422,7 @@ function CleaningDialog({ projectId, onClose, onChanged }: { projectId: number; 
     });
   const doRevert = (id: number) =>
     run(async () => {
-      await api.post(`/api/cleaning-runs/${id}/revert`, {});
+      await api.post('/api/cleaning-runs/{id}/revert', { path: { id } });
       setNote(`Run ${id} reverted`);
       await loadRuns();
       onChanged();

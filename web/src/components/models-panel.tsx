@@ -22,13 +22,13 @@ interface JobStarted {
 export function ModelsPanel({ projectId, onAnnotated }: { projectId: number; onAnnotated: () => void }) {
   const [models, setModels] = useState<Model[] | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const load = () => api.get<Model[]>(`/api/projects/${projectId}/models`).then(setModels, (e) => setError((e as Error).message));
+  const load = () => api.get('/api/projects/{id}/models', { path: { id: projectId } }).then(setModels, (e) => setError((e as Error).message));
   useEffect(() => void load(), [projectId]);
 
-  const setLifecycle = async (m: Model, lifecycle: string) => {
+  const setLifecycle = async (m: Model, lifecycle: Model['lifecycle']) => {
     setError(null);
     try {
-      await api.patch(`/api/models/${m.id}/lifecycle`, { lifecycle });
+      await api.patch('/api/models/{model_id}/lifecycle', { path: { model_id: m.id }, body: { lifecycle } });
     } catch (e) {
       setError((e as Error).message);
     }
@@ -38,7 +38,7 @@ export function ModelsPanel({ projectId, onAnnotated }: { projectId: number; onA
     if (!confirm(`Delete the model “${m.name}”?`)) return;
     setError(null);
     try {
-      await api.delete(`/api/models/${m.id}`);
+      await api.delete('/api/models/{model_id}', { path: { model_id: m.id } });
     } catch (e) {
       setError((e as Error).message);
     }
@@ -80,7 +80,7 @@ export function ModelsPanel({ projectId, onAnnotated }: { projectId: number; onA
                   <td className="small">{m.input_size ? `${m.input_size.width}×${m.input_size.height}` : '—'}</td>
                   <td className="small">{m.size_bytes < 1024 * 1024 ? `${Math.ceil(m.size_bytes / 1024)} KiB` : `${(m.size_bytes / 1024 / 1024).toFixed(1)} MiB`}</td>
                   <td>
-                    <select value={m.lifecycle} onChange={(e) => void setLifecycle(m, e.target.value)} aria-label={`Lifecycle of ${m.name}`}>
+                    <select value={m.lifecycle} onChange={(e) => void setLifecycle(m, e.target.value as typeof m.lifecycle)} aria-label={`Lifecycle of ${m.name}`}>
                       {LIFECYCLES.map((l) => (
                         <option key={l} value={l}>
                           {l}
@@ -124,7 +124,7 @@ function UploadModel({ projectId, onUploaded, onError }: { projectId: number; on
     form.append('file', f, f.name);
     setProgress(0);
     try {
-      await upload(`/api/projects/${projectId}/models/upload`, form, (p) => setProgress(p.total ? p.loaded / p.total : 0)).promise;
+      await upload('/api/projects/{id}/models/upload', { path: { id: projectId } }, form, (p) => setProgress(p.total ? p.loaded / p.total : 0)).promise;
       setName('');
       setClassNames('');
       if (file.current) file.current.value = '';

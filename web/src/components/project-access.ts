@@ -35,7 +35,7 @@ export function useProjectAccess(projectId: number) {
   useEffect(() => {
     let promise = cache.get(projectId);
     if (!promise) {
-      promise = api.get<ProjectAccess>(`/api/projects/${projectId}/my-access`);
+      promise = api.get('/api/projects/{id}/my-access', { path: { id: projectId } });
       cache.set(projectId, promise);
       promise.catch(() => cache.delete(projectId));
     }

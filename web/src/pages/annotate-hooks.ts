@@ -49,7 +49,7 @@ export function useImageReview(projectId: number, imageId: number | null, onErro
     setReview(null);
     if (imageId === null) return;
     let live = true;
-    api.get<Review[]>(`/api/projects/${projectId}/reviews?image_id=${imageId}&limit=1000`).then(
+    api.get('/api/projects/{id}/reviews', { path: { id: projectId }, query: { image_id: imageId, limit: 1000 } }).then(
       (list) => live && setReview(list.at(-1) ?? null),
       () => undefined,
     );
@@ -61,7 +61,7 @@ export function useImageReview(projectId: number, imageId: number | null, onErro
     setSubmitting(true);
     try {
       await settled();
-      const created = await api.post<Review>(`/api/projects/${projectId}/reviews`, { image_id: id });
+      const created = await api.post('/api/projects/{id}/reviews', { path: { id: projectId }, body: { image_id: id } });
       if (current.current === id) setReview(created);
       return created;
     } catch (e) {
