@@ -1,16 +1,8 @@
 import { useEffect, useState } from 'react';
 import { api } from './api.js';
+import type { ResponseOf } from './types.js';
 
-export interface Job {
-  id: number;
-  name: string;
-  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
-  progress: number;
-  message?: string | null;
-  eta_seconds?: number | null;
-  result: unknown;
-  error: string | null;
-}
+export type Job = ResponseOf<'/api/jobs/{id}', 'get'>;
 
 export const jobFinished = (job: Job | null): boolean => job?.status === 'succeeded' || job?.status === 'failed' || job?.status === 'cancelled';
 

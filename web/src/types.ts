@@ -9,8 +9,8 @@ export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export type PathWith<M extends Method> = { [P in keyof paths]: paths[P] extends Record<M, object> ? P : never }[keyof paths];
 type Operation<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>;
 type JsonOf<R> = R extends { content: { 'application/json': infer T } } ? T : never;
-type Success<R> = R extends { 200: infer A } ? JsonOf<A> : R extends { 201: infer B } ? JsonOf<B> : R extends { 202: infer C } ? JsonOf<C> : never;
-/** The JSON body of a route's success response (200, else 201, else 202). */
+type Success<R> = JsonOf<R[Extract<keyof R, 200 | 201 | 202>]>;
+/** The JSON body of a route's success responses (200, 201, 202: a union where a route answers more than one). */
 export type ResponseOf<P extends keyof paths, M extends Method> = Success<Operation<P, M> extends { responses: infer R } ? R : never>;
 /** The JSON request body of a route. */
 export type RequestOf<P extends keyof paths, M extends Method> =
@@ -51,14 +51,6 @@ export type Decision = 'approve' | 'reject' | 'changes';
 export type Review = ResponseOf<'/api/reviews/{id}', 'get'>;
 
 export type Lock = NonNullable<ResponseOf<'/api/images/{image_id}/lock', 'get'>>;
-
-export interface AnnotationState {
-  class_id: number;
-  annotation_type: string;
-  geometry: Record<string, unknown>;
-  confidence: number | null;
-  source: string;
-}
 
 export type Revision = Item<ResponseOf<'/api/images/{image_id}/revisions', 'get'>>;
 

@@ -1,20 +1,13 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { api } from '../api.js';
-import type { Member, ProjectRole, RequestOf, Role } from '../types.js';
+import type { Member, ProjectRole, RequestOf, ResponseOf, Role } from '../types.js';
 
 /** The roles a member can be given (a project has one owner, its creator). */
 type GrantedRole = RequestOf<'/api/projects/{id}/members', 'post'>['role'];
 import { ErrorBanner, useUser } from './layout.js';
 import { useProjectAccess } from './project-access.js';
 
-interface Invitation {
-  id: number;
-  email: string;
-  role: ProjectRole;
-  status: 'pending' | 'accepted' | 'expired';
-  expires_at: string;
-  url?: string;
-}
+type Invitation = ResponseOf<'/api/projects/{id}/invitations', 'get'>[number];
 
 /** Who works on the project and in which role: add by email, change a role, remove (or leave). */
 export function MembersPanel({ projectId }: { projectId: number }) {
@@ -28,7 +21,7 @@ export function MembersPanel({ projectId }: { projectId: number }) {
   const { can, why } = useProjectAccess(projectId);
   const manage = why('project.members');
   const [invitations, setInvitations] = useState<Invitation[]>([]);
-  const [link, setLink] = useState<Invitation | null>(null);
+  const [link, setLink] = useState<ResponseOf<'/api/projects/{id}/invitations', 'post'> | null>(null);
 
   const load = () => api.get('/api/projects/{id}/members', { path: { id: projectId } }).then(setMembers, (e) => setError((e as Error).message));
   const loadInvitations = () => api.get('/api/projects/{id}/invitations', { path: { id: projectId } }).then(setInvitations, () => undefined);

@@ -1,22 +1,16 @@
 import { useEffect, useRef, useState } from 'react';
-import { api, describeDetail, upload } from '../api.js';
+import { api, upload } from '../api.js';
 import { ProgressBar, useJob, type Job } from '../jobs.js';
 import { isDetector, type Model } from '../models.js';
+import type { ResponseOf } from '../types.js';
 import { ErrorBanner } from './layout.js';
 
 const TASKS = ['detect', 'segment', 'classify', 'sam-encoder', 'sam-decoder'];
 const LIFECYCLES: Model['lifecycle'][] = ['development', 'staging', 'production', 'archived'];
 
-interface YoloResult {
-  created: number;
-  skipped: number;
-  classes_created: string[];
-  images?: unknown[];
-}
-interface JobStarted {
-  job_id: number;
-  image_count: number;
-}
+/** What a detector run over the project answers: its result, or (202) the job that will produce it. */
+type YoloAnswer = ResponseOf<'/api/projects/{id}/auto-annotate/yolo', 'post'>;
+type YoloResult = Exclude<YoloAnswer, { job_id: number }>;
 
 /** The project's model registry (upload .onnx, lifecycle, delete) and "auto-annotate all / unannotated". */
 export function ModelsPanel({ projectId, onAnnotated }: { projectId: number; onAnnotated: () => void }) {
@@ -182,23 +176,16 @@ function AutoAnnotate({ projectId, models, onDone }: { projectId: number; models
     setJobId(null);
     setBusy(true);
     try {
-      const res = await fetch(`/api/projects/${projectId}/auto-annotate/yolo`, {
-        method: 'POST',
-        credentials: 'same-origin',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: Number(chosen), confidence, iou, only_unannotated: onlyUnannotated }),
+      const answer = await api.post('/api/projects/{id}/auto-annotate/yolo', {
+        path: { id: projectId },
+        body: { model: Number(chosen), confidence, iou, only_unannotated: onlyUnannotated, create_missing_classes: true },
       });
-      const body = (await res.json().catch(() => null)) as (YoloResult & JobStarted) | { detail?: unknown } | null;
-      if (res.status === 202) {
-        const started = body as JobStarted;
-        setImageCount(started.image_count);
-        setJobId(started.job_id);
+      if ('job_id' in answer) {
+        setImageCount(answer.image_count);
+        setJobId(answer.job_id);
         return;
       }
-      if (!res.ok) {
-        throw new Error(describeDetail(res.status, body));
-      }
-      setResult(body as YoloResult);
+      setResult(answer);
       setBusy(false);
       onDone();
     } catch (e) {

@@ -1,46 +1,13 @@
 import { useEffect, useState } from 'react';
 import { api, ApiError } from '../api.js';
 import { ProgressBar } from '../jobs.js';
+import type { ResponseOf } from '../types.js';
 import { ErrorBanner } from './layout.js';
 import { PipelineEditor, type EditorProblem } from './pipeline-editor.js';
 
-interface Step {
-  id: string;
-  type: string;
-  params?: Record<string, unknown>;
-  needs?: string[];
-}
-
-interface Pipeline {
-  id: number;
-  name: string;
-  description: string;
-  project_id: number | null;
-  definition: { name: string; steps: Step[] };
-  writes_data: boolean;
-  updated_at: string;
-}
-
-interface StepRun {
-  id: string;
-  type: string;
-  status: string;
-  duration_ms: number | null;
-  outputs: Record<string, unknown>;
-  error: string | null;
-}
-
-interface Run {
-  id: number;
-  status: string;
-  progress: number;
-  eta_seconds: number | null;
-  steps: StepRun[];
-  outputs: Record<string, unknown>;
-  error: string | null;
-  writes: Record<string, number>;
-  created_at: string;
-}
+type Pipeline = ResponseOf<'/api/pipelines', 'get'>[number];
+type Step = Pipeline['definition']['steps'][number];
+type Run = ResponseOf<'/api/pipelines/{id}/runs', 'get'>[number];
 
 const active = (r: Run) => r.status === 'queued' || r.status === 'running';
 

@@ -21,6 +21,8 @@ export async function runDetector(projectId: number, imageId: number, model: num
     path: { id: projectId },
     body: { model, confidence, iou, image_ids: [imageId], only_unannotated: false, create_missing_classes: true },
   });
+  // One image is run in the request; only a run over many images answers 202 with a job.
+  if ('job_id' in res) throw new Error('the detector was queued as a job instead of answering');
   return { ...res, images: res.images.map((i) => ({ ...i, annotations: i.annotations.map(asAnnotation) })) };
 }
 

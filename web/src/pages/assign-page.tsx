@@ -4,18 +4,9 @@ import { ImageGrid, isFiltered, listQuery, NO_FILTER, type GridFilter } from '..
 import { ErrorBanner, Layout } from '../components/layout.js';
 import { useProjectAccess } from '../components/project-access.js';
 import { Link } from '../router.js';
-import { REVIEW_STATES, type ImageRecord, type LabelClass, type Member, type Project, type ReviewState } from '../types.js';
+import { REVIEW_STATES, type ImageRecord, type LabelClass, type Member, type Project, type ResponseOf, type ReviewState } from '../types.js';
 
-interface Progress {
-  user_id: number;
-  email: string;
-  display_name: string;
-  assigned: number;
-  annotated: number;
-  pending: number;
-  approved: number;
-  returned: number;
-}
+type Progress = ResponseOf<'/api/projects/{id}/assignments/progress', 'get'>[number];
 
 const MAX_IDS = 10_000;
 

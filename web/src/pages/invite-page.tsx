@@ -1,12 +1,8 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { api } from '../api.js';
+import type { ResponseOf } from '../types.js';
 
-interface Preview {
-  email: string;
-  role: string;
-  project_name: string;
-  expires_at: string;
-}
+type Preview = ResponseOf<'/api/invitations/{token}', 'get'>;
 
 /** The page an invitation link opens: choose a password, and the account is made and joins the project. */
 export function InvitePage({ token }: { token: string }) {

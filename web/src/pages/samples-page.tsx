@@ -10,13 +10,13 @@ import { SampleText } from '../components/samples/sample-text.js';
 import { SampleVideo } from '../components/samples/sample-video.js';
 import { isTyping } from '../components/samples/sample-view.js';
 import { Link, navigate, useLocation } from '../router.js';
-import type { LabelClass, Member, Project, Sample, SampleModality, SamplePatch } from '../types.js';
+import type { LabelClass, Member, Project, ResponseOf, Sample, SampleModality, SamplePatch } from '../types.js';
 
 const MODALITIES: [SampleModality, string][] = [['text', 'Text'], ['tabular', 'Tabular'], ['audio', 'Audio'], ['video', 'Video'], ['llm', 'LLM']];
 const PAGE = 200;
 const LOCK_RENEW_MS = 30_000;
 
-interface Lock { user_id: number; email: string; expires_at: string }
+type Lock = ResponseOf<'/api/samples/{sample_id}/lock', 'post'>;
 
 /**
  * Samples of one modality, labelled from the keyboard: ← / → (or P / N) move between samples, 1–9 pick a class
