@@ -39,13 +39,13 @@ export type QueueOrder = NextToLabel['strategy'];
 export type ReviewState = 'unreviewed' | 'pending' | 'approved' | 'rejected' | 'changes';
 export const REVIEW_STATES: ReviewState[] = ['unreviewed', 'pending', 'approved', 'rejected', 'changes'];
 
-export type ProjectRole = 'owner' | 'admin' | 'reviewer' | 'annotator' | 'viewer';
+export type ProjectRole = ResponseOf<'/api/projects/{id}/my-access', 'get'>['role'];
 
 export type Role = Item<ResponseOf<'/api/identity/roles', 'get'>>;
 
 export type Member = Item<ResponseOf<'/api/projects/{id}/members', 'get'>>;
 
-export type Decision = 'approve' | 'reject' | 'changes';
+export type Decision = RequestOf<'/api/reviews/{id}/decide', 'post'>['decision'];
 
 export type Review = ResponseOf<'/api/reviews/{id}', 'get'>;
 
@@ -100,10 +100,11 @@ export type UploadResponse = ResponseOf<'/api/projects/{id}/images', 'post'>;
 /** What an import of a labelled dataset into a project did. */
 export type ImportIntoResult = ResponseOf<'/api/projects/{id}/import', 'post'>;
 
-export type SampleModality = 'text' | 'tabular' | 'audio' | 'video' | 'llm';
-export interface TextSpan { start: number; end: number; label: string }
-export interface TimeSegment { start_s: number; end_s: number; label: string }
-export interface LlmValue { rating?: number; preference?: 'chosen' | 'rejected' | 'tie' }
+export type SampleModality = Sample['modality'];
+type Span = NonNullable<Sample['spans']>[number];
+export type TextSpan = Extract<Span, { start: number }>;
+export type TimeSegment = Extract<Span, { start_s: number }>;
+export type LlmValue = Extract<NonNullable<Sample['value']>, object>;
 /** A sample as the API answers it (with its team fields); `data` read loosely, its keys depend on the modality. */
 export type Sample = Omit<ResponseOf<'/api/samples/{sample_id}', 'get'>, 'data'> & { data: Record<string, any> };
 /** What a sample view may change; the page sends it as a PATCH. */
