@@ -205,6 +205,32 @@ describe('web pages in Chromium', { skip: SKIP_REASON ?? false }, () => {
     const restored = await until('box restored', async () => (await apiGet<Ann[]>(`/api/images/${firstId}/annotations`)).find((a) => a.annotation_type === 'bbox'));
     assert.deepEqual(restored.geometry, box.geometry);
 
+    // The select tool drags the box 20 image pixels right; then its bottom-right handle stretches it by 30 × 20.
+    const dragFrom = await screenOf(page, 80, 80);
+    const dragTo = await screenOf(page, 100, 80);
+    await page.mouse.move(dragFrom.x, dragFrom.y);
+    await page.mouse.down();
+    await page.mouse.move(dragTo.x, dragTo.y, { steps: 4 });
+    await page.mouse.up();
+    const bboxNow = async () => (await apiGet<Ann[]>(`/api/images/${firstId}/annotations`)).find((a) => a.annotation_type === 'bbox')!;
+    const moved = await until('box moved', async () => {
+      const b = await bboxNow();
+      return Math.abs(b.geometry.x! - (box.geometry.x! + 20)) < 2 ? b : undefined;
+    });
+    assert.deepEqual([moved.geometry.y, moved.geometry.width, moved.geometry.height], [box.geometry.y, box.geometry.width, box.geometry.height]);
+    const g = moved.geometry as { x: number; y: number; width: number; height: number };
+    const corner = await screenOf(page, g.x + g.width, g.y + g.height);
+    const stretched = await screenOf(page, g.x + g.width + 30, g.y + g.height + 20);
+    await page.mouse.move(corner.x, corner.y);
+    await page.mouse.down();
+    await page.mouse.move(stretched.x, stretched.y, { steps: 4 });
+    await page.mouse.up();
+    const resized = await until('box resized', async () => {
+      const b = await bboxNow();
+      return Math.abs(b.geometry.width! - (g.width + 30)) < 2 ? b : undefined;
+    });
+    assert.ok(Math.abs(resized.geometry.height! - (g.height + 20)) < 2 && Math.abs(resized.geometry.x! - g.x) < 2, JSON.stringify(resized.geometry));
+
     // The help overlay lists the shortcuts.
     await page.keyboard.press('?');
     await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor();

@@ -1,3 +1,5 @@
+import type { Method, PathParamsOf, PathWith, QueryOf, RequestOf, ResponseOf } from './types.js';
+
 /** Talks to the Versa API with the session cookie; a 401 sends the browser to the login page. */
 
 export class ApiError extends Error {
@@ -38,7 +40,7 @@ export interface ApiResponse<T> {
   headers: Headers;
 }
 
-export async function request<T>(method: string, url: string, body?: unknown, contentType = 'application/json'): Promise<ApiResponse<T>> {
+async function request<T>(method: string, url: string, body?: unknown, contentType = 'application/json'): Promise<ApiResponse<T>> {
   const init: RequestInit = { method, credentials: 'same-origin', headers: {} };
   if (body !== undefined) {
     init.body = contentType === 'application/json' ? JSON.stringify(body) : String(body);
@@ -64,17 +66,53 @@ export async function request<T>(method: string, url: string, body?: unknown, co
   return { data: parsed as T, headers: res.headers };
 }
 
+// The one typed client: a call names the route as the OpenAPI document spells it ('/api/projects/{id}/classes'), its
+// path and query parameters and body are checked against the generated types (api-types.ts), and its answer is
+// typed from them. Pages never write a response shape by hand.
+
+/** The options of a call: path parameters (required when the route has any), query parameters, the JSON body. */
+export type CallOptions<P extends PathWith<M>, M extends Method> = ([PathParamsOf<P, M>] extends [never] ? { path?: never } : { path: PathParamsOf<P, M> }) & {
+  /** Query parameters with a server default are listed as required in the document: none is required here. */
+  query?: Partial<QueryOf<P, M>>;
+  body?: RequestOf<P, M>;
+};
+type Args<P extends PathWith<M>, M extends Method> = [PathParamsOf<P, M>] extends [never] ? [options?: CallOptions<P, M>] : [options: CallOptions<P, M>];
+type Answer<P extends PathWith<M>, M extends Method> = [ResponseOf<P, M>] extends [never] ? void : ResponseOf<P, M>;
+
+/** A route template filled in: `{name}` from the path parameters, then the defined query parameters. */
+export function urlOf(template: string, options?: { path?: unknown; query?: unknown }): string {
+  const path = (options?.path ?? {}) as Record<string, unknown>;
+  const url = template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(path[name])));
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries((options?.query ?? {}) as Record<string, unknown>)) {
+    for (const item of Array.isArray(value) ? value : [value]) if (item !== undefined && item !== null) query.append(name, String(item));
+  }
+  const q = query.toString();
+  return q ? `${url}?${q}` : url;
+}
+
+function call<M extends Method>(method: M) {
+  return async <P extends PathWith<M>>(path: P, ...[options]: Args<P, M>): Promise<Answer<P, M>> => {
+    const body = options?.body ?? (method === 'post' ? {} : undefined);
+    return (await request<Answer<P, M>>(method.toUpperCase(), urlOf(path, options), body)).data;
+  };
+}
+
 export const api = {
-  get: async <T>(url: string) => (await request<T>('GET', url)).data,
-  post: async <T>(url: string, body?: unknown) => (await request<T>('POST', url, body ?? {})).data,
-  put: async <T>(url: string, body: unknown) => (await request<T>('PUT', url, body)).data,
-  patch: async <T>(url: string, body: unknown) => (await request<T>('PATCH', url, body)).data,
-  delete: async <T>(url: string) => (await request<T>('DELETE', url)).data,
+  get: call('get'),
+  post: call('post'),
+  put: call('put'),
+  patch: call('patch'),
+  delete: call('delete'),
+  /** A GET whose answer's headers matter too (a page of a list and its `X-Next-Cursor`). */
+  page: async <P extends PathWith<'get'>>(path: P, ...[options]: Args<P, 'get'>): Promise<ApiResponse<Answer<P, 'get'>>> =>
+    request<Answer<P, 'get'>>('GET', urlOf(path, options)),
   /** A text body (YAML) instead of JSON. */
-  postText: async <T>(url: string, text: string, contentType = 'application/yaml') => (await request<T>('POST', url, text, contentType)).data,
+  postText: async <P extends PathWith<'post'>>(path: P, text: string, ...[options]: Args<P, 'post'>): Promise<Answer<P, 'post'>> =>
+    (await request<Answer<P, 'post'>>('POST', urlOf(path, options), text, 'application/yaml')).data,
   /** A text answer (YAML) as it is. */
-  getText: async (url: string) => {
-    const data = (await request<unknown>('GET', url)).data;
+  getText: async <P extends PathWith<'get'>>(path: P, ...[options]: Args<P, 'get'>): Promise<string> => {
+    const data = (await request<unknown>('GET', urlOf(path, options))).data;
     return typeof data === 'string' ? data : JSON.stringify(data);
   },
 };
@@ -85,10 +123,16 @@ export interface UploadProgress {
 }
 
 /** Multipart upload through XMLHttpRequest, which (unlike fetch) reports upload progress. */
-export function upload<T>(url: string, form: FormData, onProgress: (p: UploadProgress) => void): { promise: Promise<T>; abort: () => void } {
+export function upload<P extends PathWith<'post'>>(
+  path: P,
+  options: Omit<CallOptions<P, 'post'>, 'body'>,
+  form: FormData,
+  onProgress: (p: UploadProgress) => void,
+): { promise: Promise<Answer<P, 'post'>>; abort: () => void } {
+  type T = Answer<P, 'post'>;
   const xhr = new XMLHttpRequest();
   const promise = new Promise<T>((resolve, reject) => {
-    xhr.open('POST', url);
+    xhr.open('POST', urlOf(path, options));
     xhr.withCredentials = true;
     xhr.upload.onprogress = (e) => onProgress({ loaded: e.loaded, total: e.lengthComputable ? e.total : 0 });
     xhr.onerror = () => reject(new ApiError(0, null));

@@ -1,16 +1,8 @@
 import { useEffect, useState } from 'react';
 import { api } from './api.js';
+import type { ResponseOf } from './types.js';
 
-export interface Job {
-  id: number;
-  name: string;
-  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
-  progress: number;
-  message?: string | null;
-  eta_seconds?: number | null;
-  result: unknown;
-  error: string | null;
-}
+export type Job = ResponseOf<'/api/jobs/{id}', 'get'>;
 
 export const jobFinished = (job: Job | null): boolean => job?.status === 'succeeded' || job?.status === 'failed' || job?.status === 'cancelled';
 
@@ -26,7 +18,7 @@ export function useJob(jobId: number | null, onDone?: (job: Job) => void, interv
     let timer = 0;
     const poll = async () => {
       try {
-        const next = await api.get<Job>(`/api/jobs/${jobId}`);
+        const next = await api.get('/api/jobs/{id}', { path: { id: jobId } });
         if (stopped) return;
         setJob(next);
         if (jobFinished(next)) return onDone?.(next);

@@ -1,18 +1,10 @@
-/** A registered model as GET /api/projects/{id}/models lists it. */
-export interface Model {
-  id: number;
-  name: string;
-  format: string;
-  task: string;
-  input_size: { width: number; height: number } | null;
-  class_names: string[];
-  size_bytes: number;
-  lifecycle: 'development' | 'staging' | 'production' | 'archived';
-  source: string;
-  created_at: string;
-  /** Another project's production model this project can use (listed with include_shared), and its class match. */
-  shared?: { project_id: number; project_name: string; matched: string[]; unmatched: string[] };
-}
+import type { ResponseOf } from './types.js';
+
+/**
+ * A registered model as GET /api/projects/{id}/models lists it; with `include_shared`, `shared` marks another
+ * project's production model this project can use, and its class match.
+ */
+export type Model = ResponseOf<'/api/projects/{id}/models', 'get'>[number];
 
 /** The project's own models (SAM and the background suggestions use the project's own). */
 export const ownModels = (models: Model[]) => models.filter((m) => !m.shared);

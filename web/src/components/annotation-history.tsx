@@ -37,7 +37,7 @@ export function AnnotationHistory({ annotationId, version, classes, userName, re
     let live = true;
     // Saves land a moment after the edit; ask once it has had time to be recorded.
     const timer = setTimeout(() => {
-      api.get<Revision[]>(`/api/annotations/${annotationId}/revisions`).then(
+      api.get('/api/annotations/{id}/revisions', { path: { id: annotationId } }).then(
         (list) => live && setRevisions([...list].sort((a, b) => b.id - a.id)),
         (e) => {
           if (!live) return;
@@ -55,7 +55,7 @@ export function AnnotationHistory({ annotationId, version, classes, userName, re
   const revert = async (r: Revision) => {
     setBusy(r.id);
     try {
-      await api.post<Revision>(`/api/annotations/${annotationId}/revert`, { revision_id: r.id });
+      await api.post('/api/annotations/{id}/revert', { path: { id: annotationId }, body: { revision_id: r.id } });
       onReverted(annotationId);
     } catch (e) {
       onError(`Revert: ${(e as Error).message}`);

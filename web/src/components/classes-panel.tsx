@@ -34,7 +34,7 @@ export function ClassesPanel({ projectId, classes, onChange }: { projectId: numb
     e.preventDefault();
     void act(async () => {
       // Without a picked colour the server assigns the next one from its palette.
-      await api.post(`/api/projects/${projectId}/classes`, color ? { name, color } : { name });
+      await api.post('/api/projects/{id}/classes', { path: { id: projectId }, body: color ? { name, color } : { name } });
       setName('');
       setColor(null);
     });
@@ -43,7 +43,7 @@ export function ClassesPanel({ projectId, classes, onChange }: { projectId: numb
   const remove = async (cls: LabelClass) => {
     setError(null);
     try {
-      await api.delete(`/api/classes/${cls.id}`);
+      await api.delete('/api/classes/{class_id}', { path: { class_id: cls.id } });
       onChange();
     } catch (e) {
       if (e instanceof ApiError && e.status === 409) {
@@ -65,7 +65,7 @@ export function ClassesPanel({ projectId, classes, onChange }: { projectId: numb
               aria-label={`Colour of ${c.name}`}
               disabled={!!denied}
               title={denied}
-              onChange={(e) => void act(() => api.patch(`/api/classes/${c.id}`, { color: e.target.value }))}
+              onChange={(e) => void act(() => api.patch('/api/classes/{class_id}', { path: { class_id: c.id }, body: { color: e.target.value } }))}
             />
             <span className="key">{i < 9 ? i + 1 : ''}</span>
             {editing === c.id ? (
@@ -73,7 +73,7 @@ export function ClassesPanel({ projectId, classes, onChange }: { projectId: numb
                 onSubmit={(e) => {
                   e.preventDefault();
                   setEditing(null);
-                  void act(() => api.patch(`/api/classes/${c.id}`, { name: editName }));
+                  void act(() => api.patch('/api/classes/{class_id}', { path: { class_id: c.id }, body: { name: editName } }));
                 }}
               >
                 <input autoFocus value={editName} onChange={(e) => setEditName(e.target.value)} aria-label="New class name" />
@@ -106,7 +106,7 @@ export function ClassesPanel({ projectId, classes, onChange }: { projectId: numb
             className="danger"
             onClick={() =>
               void act(async () => {
-                await api.delete(`/api/classes/${pending.cls.id}?cascade=true`);
+                await api.delete('/api/classes/{class_id}', { path: { class_id: pending.cls.id }, query: { cascade: true } });
                 setPending(null);
               })
             }

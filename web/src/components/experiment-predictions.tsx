@@ -31,11 +31,11 @@ function RunPredictions({ projectId, image, experimentId, split, classes }: {
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     setPredictions(null);
-    api.get<Errors>(`/api/experiments/${experimentId}/errors?split=${split}&limit=500`).then(
+    api.get('/api/experiments/{id}/errors', { path: { id: experimentId }, query: { split: split as 'valid' | 'test', limit: 500 } }).then(
       (e) => setPredictions(e.images.find((i) => i.image_id === image.id)?.predictions ?? []),
       (e) => setError((e as Error).message),
     );
-    api.get<typeof truth>(`/api/images/${image.id}/annotations`).then(setTruth, () => setTruth([]));
+    api.get('/api/images/{image_id}/annotations', { path: { image_id: image.id } }).then(setTruth, () => setTruth([]));
   }, [experimentId, split, image.id]);
   const colour = (classId: number | null) => classes.find((c) => c.id === classId)?.color ?? '#2196f3';
   const stroke = Math.max(1, Math.max(image.width, image.height) / 300);

@@ -1,18 +1,14 @@
 import { useState } from 'react';
 import { api, isMissingRoute } from '../api.js';
+import type { RequestOf, ResponseOf } from '../types.js';
 import { ErrorBanner } from './layout.js';
 import type { Version } from './versions-panel.js';
 
-interface ExportResult {
-  filename: string;
-  url: string;
-  format: string;
-  size_bytes: number;
-  image_count: number;
-  annotation_count: number;
-}
+type ExportRequest = RequestOf<'/api/projects/{id}/export', 'post'>;
+type ExportResult = ResponseOf<'/api/projects/{id}/export', 'post'>;
+type Format = ExportRequest['format'];
 
-const FORMATS: [string, string][] = [
+const FORMATS: [Format, string][] = [
   ['coco', 'COCO JSON'],
   ['coco_zip', 'COCO with images (zip)'],
   ['yolo', 'YOLO (zip)'],
@@ -32,7 +28,7 @@ const size = (bytes: number) => (bytes < 1024 * 1024 ? `${Math.ceil(bytes / 1024
 
 /** Export the current annotations or a ready version in one of the server's formats, with a download link. */
 export function ExportPanel({ projectId, versions, initialVersion = '' }: { projectId: number; versions: Version[]; initialVersion?: string }) {
-  const [format, setFormat] = useState('coco');
+  const [format, setFormat] = useState<Format>('coco');
   // Defaults to the version the user was looking at (the Versions tab's "Export vN" link), else the current project.
   const [versionId, setVersionId] = useState(initialVersion);
   const [includePredictions, setIncludePredictions] = useState(false);
@@ -47,10 +43,10 @@ export function ExportPanel({ projectId, versions, initialVersion = '' }: { proj
     setExported(null);
     setBusy(true);
     try {
-      const body: Record<string, unknown> = { format, include_unannotated: includeUnannotated };
+      const body: ExportRequest = { format, include_unannotated: includeUnannotated };
       if (versionId) body.version_id = Number(versionId);
       else if (includePredictions) body.include_predictions = true;
-      setExported(await api.post<ExportResult>(`/api/projects/${projectId}/export`, body));
+      setExported(await api.post('/api/projects/{id}/export', { path: { id: projectId }, body }));
     } catch (e) {
       if (isMissingRoute(e)) setMissing(true);
       else setError((e as Error).message);
@@ -79,7 +75,7 @@ export function ExportPanel({ projectId, versions, initialVersion = '' }: { proj
         </label>
         <label className="small">
           Format
-          <select value={format} onChange={(e) => setFormat(e.target.value)} aria-label="Export format">
+          <select value={format} onChange={(e) => setFormat(e.target.value as Format)} aria-label="Export format">
             {FORMATS.map(([v, label]) => (
               <option key={v} value={v}>
                 {label}

@@ -13,82 +13,17 @@ import {
 } from 'chart.js';
 import { api } from '../api.js';
 import { Link } from '../router.js';
+import type { ResponseOf } from '../types.js';
+import { CleaningDialog } from './cleaning-dialog.js';
 import { ErrorBanner } from './layout.js';
 
 Chart.register(BarController, BarElement, BubbleController, CategoryScale, LinearScale, PointElement, Tooltip, Legend);
 
-interface CheckResult {
-  id: string;
-  title: string;
-  modality: string;
-  severity: 'error' | 'warning' | 'info';
-  count: number;
-  message: string;
-  items: { image_id?: number; annotation_id?: number; sample_id?: number; detail: string }[];
-  image_ids?: number[];
-  sample_ids?: number[];
-}
-interface Report {
-  score: number;
-  generated_at: string;
-  features: { computed: number };
-  checks: CheckResult[];
-}
-interface Profile {
-  totals: { images: number; annotated_images: number; annotations: number; classes: number };
-  splits: Record<string, { images: number; annotated: number }>;
-  classes: { id: number; name: string; color: string; images: number; instances: number }[];
-  box_sizes: { small: number; medium: number; large: number };
-  box_heatmap: { cells: number; counts: number[][] };
-  image_sizes: { width: number; height: number; images: number }[];
-  samples?: SampleProfile;
-}
-interface SampleProfile {
-  total: number;
-  labelled: number;
-  modalities: { modality: string; samples: number; labelled: number; splits: Record<string, number> }[];
-  labels: { modality: string; name: string; samples: number }[];
-  lengths: { modality: string; samples: number; min: number; median: number; p95: number; max: number }[];
-  tabular: {
-    target: string | null;
-    rows: number;
-    columns: { name: string; type: string; target: boolean; missing: number; distinct: number; distinct_capped: boolean; min?: number; max?: number; mean?: number; top_values?: { value: string; samples: number }[] }[];
-  } | null;
-}
-interface Readiness {
-  score: number;
-  threshold: number;
-  ready: boolean;
-  adapter: string;
-  checks: { id: string; passed: boolean; weight: number; message: string }[];
-  blockers: string[];
-}
-interface Action {
-  id: string;
-  title: string;
-  description: string;
-  params: Record<string, { type: string; default: unknown; enum?: string[] }>;
-}
-interface Change {
-  action: string;
-  kind: string;
-  image_id?: number;
-  annotation_id?: number;
-  class_id?: number;
-  detail: string;
-}
-interface Preview {
-  preview_token: string;
-  summary: Record<string, number>;
-  changes: Change[];
-}
-interface Run {
-  id: number;
-  status: string;
-  created_at: string;
-  summary: Record<string, number>;
-  actions: { id: string }[];
-}
+type Report = ResponseOf<'/api/projects/{id}/quality', 'get'>;
+type CheckResult = Report['checks'][number];
+type Profile = ResponseOf<'/api/projects/{id}/profile', 'get'>;
+type SampleProfile = NonNullable<Profile['samples']>;
+type Readiness = ResponseOf<'/api/projects/{id}/readiness', 'post'>;
 
 /** One Chart.js chart on its own canvas, rebuilt when its configuration changes. */
 function ChartCanvas({ config, label }: { config: ChartConfiguration; label: string }) {
@@ -190,7 +125,7 @@ function SampleProfileTables({ samples }: { samples: SampleProfile }) {
                 <td>{m.modality}</td>
                 <td className="count">{m.samples}</td>
                 <td className="count">{m.labelled}</td>
-                <td>{['train', 'valid', 'test', 'unassigned'].map((k) => m.splits[k] ?? 0).join(' / ')}</td>
+                <td>{(['train', 'valid', 'test', 'unassigned'] as const).map((k) => m.splits[k] ?? 0).join(' / ')}</td>
                 <td>{length ? `${length.median}, ${length.p95}, ${length.max} characters` : '—'}</td>
               </tr>
             );
@@ -259,8 +194,8 @@ export function HealthPanel({ projectId, onShowImages, onCleaned }: { projectId:
 
   const load = () => {
     setError(null);
-    api.get<Report>(`/api/projects/${projectId}/quality`).then(setReport, (e) => setError((e as Error).message));
-    api.get<Profile>(`/api/projects/${projectId}/profile`).then(
+    api.get('/api/projects/{id}/quality', { path: { id: projectId } }).then(setReport, (e) => setError((e as Error).message));
+    api.get('/api/projects/{id}/profile', { path: { id: projectId } }).then(
       (p) => {
         setProfile(p);
         // The image charts for projects with images (or nothing yet); a chart of the sample classes beside them.
@@ -269,7 +204,7 @@ export function HealthPanel({ projectId, onShowImages, onCleaned }: { projectId:
       },
       (e) => setError((e as Error).message),
     );
-    api.post<Readiness>(`/api/projects/${projectId}/readiness`, {}).then(setReadiness, (e) => setError((e as Error).message));
+    api.post('/api/projects/{id}/readiness', { path: { id: projectId } }).then(setReadiness, (e) => setError((e as Error).message));
   };
   useEffect(load, [projectId]);
 
@@ -373,134 +308,4 @@ export function HealthPanel({ projectId, onShowImages, onCleaned }: { projectId:
       )}
     </section>
   );
-}
-
-/** Pick actions, preview exactly what changes, apply, and revert earlier runs. */
-function CleaningDialog({ projectId, onClose, onChanged }: { projectId: number; onClose: () => void; onChanged: () => void }) {
-  const [catalog, setCatalog] = useState<Action[]>([]);
-  const [chosen, setChosen] = useState<Set<string>>(new Set());
-  const [preview, setPreview] = useState<Preview | null>(null);
-  const [runs, setRuns] = useState<Run[]>([]);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [note, setNote] = useState<string | null>(null);
-
-  const loadRuns = () => api.get<Run[]>(`/api/projects/${projectId}/cleaning/runs`).then(setRuns, (e) => setError((e as Error).message));
-  useEffect(() => {
-    // Actions needing the user's own parameters (class merges and renames) are left to the API.
-    api.get<Action[]>('/api/cleaning/actions?modality=image').then((a) => setCatalog(a.filter((x) => !['merge_classes', 'rename_class'].includes(x.id))), (e) => setError((e as Error).message));
-    void loadRuns();
-  }, [projectId]);
-
-  const actions = () => catalog.filter((a) => chosen.has(a.id)).map((a) => ({ id: a.id }));
-  const toggle = (id: string) => {
-    const next = new Set(chosen);
-    if (next.has(id)) next.delete(id);
-    else next.add(id);
-    setChosen(next);
-    setPreview(null);
-  };
-  const run = async (work: () => Promise<void>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await work();
-    } catch (e) {
-      setError((e as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
-  const doPreview = () => run(async () => setPreview(await api.post<Preview>(`/api/projects/${projectId}/cleaning/preview`, { actions: actions() })));
-  const doApply = () =>
-    run(async () => {
-      const res = await api.post<{ cleaning_run_id: number; summary: Record<string, number> }>(`/api/projects/${projectId}/cleaning`, { actions: actions(), preview_token: preview!.preview_token });
-      setNote(`Run ${res.cleaning_run_id} applied: ${describe(res.summary)}`);
-      setPreview(null);
-      await loadRuns();
-      onChanged();
-    });
-  const doRevert = (id: number) =>
-    run(async () => {
-      await api.post(`/api/cleaning-runs/${id}/revert`, {});
-      setNote(`Run ${id} reverted`);
-      await loadRuns();
-      onChanged();
-    });
-
-  return (
-    <div className="modal-backdrop">
-      <div className="modal cleaning-dialog" role="dialog" aria-modal="true" aria-label="Clean the dataset">
-        <h2>Clean the dataset</h2>
-        <ErrorBanner message={error} onClose={() => setError(null)} />
-        {note && <p className="notice" role="status">{note}</p>}
-        <fieldset>
-          <legend>Actions (applied in this order)</legend>
-          {catalog.map((a) => (
-            <label key={a.id} title={a.description}>
-              <input type="checkbox" checked={chosen.has(a.id)} onChange={() => toggle(a.id)} /> {a.title}
-            </label>
-          ))}
-        </fieldset>
-        <div className="toolbar">
-          <button onClick={doPreview} disabled={busy || chosen.size === 0}>
-            Preview
-          </button>
-          <button className="primary" onClick={doApply} disabled={busy || !preview || preview.changes.length === 0}>
-            Apply
-          </button>
-          <button className="ghost" onClick={onClose}>
-            Close
-          </button>
-        </div>
-        {preview && (
-          <div className="cleaning-preview" data-testid="cleaning-preview">
-            <p>
-              <b>{preview.changes.length}</b> change{preview.changes.length === 1 ? '' : 's'}: {describe(preview.summary) || 'nothing to do'}
-            </p>
-            <ul>
-              {preview.changes.slice(0, 200).map((c, i) => (
-                <li key={i}>
-                  {c.kind.replace(/_/g, ' ')} {c.image_id !== undefined && `image ${c.image_id}`} {c.annotation_id !== undefined && `annotation ${c.annotation_id}`}{' '}
-                  {c.class_id !== undefined && `class ${c.class_id}`} — {c.detail}
-                </li>
-              ))}
-              {preview.changes.length > 200 && <li className="muted">… and {preview.changes.length - 200} more</li>}
-            </ul>
-          </div>
-        )}
-        <h3>History</h3>
-        {runs.length === 0 ? (
-          <p className="muted">No cleaning run yet.</p>
-        ) : (
-          <table className="cleaning-history">
-            <tbody>
-              {runs.map((r) => (
-                <tr key={r.id} data-run={r.id}>
-                  <td>Run {r.id}</td>
-                  <td>{new Date(r.created_at).toLocaleString()}</td>
-                  <td>{r.actions.map((a) => a.id).join(', ')}</td>
-                  <td>{describe(r.summary)}</td>
-                  <td>{r.status}</td>
-                  <td>
-                    {r.status === 'applied' && (
-                      <button className="ghost" disabled={busy} onClick={() => doRevert(r.id)}>
-                        Revert
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </div>
-    </div>
-  );
-}
-
-function describe(summary: Record<string, number>): string {
-  return Object.entries(summary)
-    .map(([kind, n]) => `${n} ${kind.replace(/_/g, ' ')}`)
-    .join(', ');
 }

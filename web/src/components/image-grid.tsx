@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { request } from '../api.js';
+import { api } from '../api.js';
 import { Link } from '../router.js';
-import type { ImageRecord, ReviewState } from '../types.js';
+import type { ImageRecord, QueryOf, ReviewState } from '../types.js';
 
 const CELL = 168;
 const GAP = 8;
@@ -22,12 +22,19 @@ export const NO_FILTER: GridFilter = { split: '', annotated: 'all', classId: '',
 /** Ids sent per page when the grid shows a given list of images (the list route takes up to 1,000). */
 const IDS_PAGE = 500;
 
-/** The list route's query for a filter: the server filters, so the total and the cursor pages are the filtered ones. */
-function filterParams(filter: GridFilter, params: URLSearchParams): void {
-  if (filter.split) params.set('split', filter.split);
-  if (filter.annotated !== 'all') params.set('annotated', String(filter.annotated === 'yes'));
-  if (filter.classId) params.set('class_id', filter.classId);
-  if (filter.reviewState) params.set('review_state', filter.reviewState);
+type ImageListQuery = Partial<QueryOf<'/api/projects/{id}/images', 'get'>>;
+
+/**
+ * The list route's query for a filter (the editor pages through the same filtered list): the server filters, so the
+ * total and the cursor pages are the filtered ones.
+ */
+export function listQuery(filter: GridFilter): ImageListQuery {
+  return {
+    split: (filter.split || undefined) as ImageListQuery['split'],
+    annotated: filter.annotated === 'all' ? undefined : filter.annotated === 'yes',
+    class_id: filter.classId ? Number(filter.classId) : undefined,
+    review_state: filter.reviewState || undefined,
+  };
 }
 
 /**
@@ -59,14 +66,13 @@ export function ImageGrid({ projectId, filter, reloadKey, selection, scrollKey }
     if (loading.current || done) return;
     loading.current = true;
     const gen = generation.current;
-    const params = new URLSearchParams({ limit: String(PAGE) });
-    filterParams(filter, params);
+    const query: ImageListQuery = { limit: PAGE, ...listQuery(filter) };
     // A list of ids is paged through by position in the list; everything else by the `after` cursor.
     const idsFrom = filter.ids ? (cursor.current ?? 0) : 0;
-    if (filter.ids) params.set('ids', filter.ids.ids.slice(idsFrom, idsFrom + IDS_PAGE).join(',') || '0');
-    else if (cursor.current !== null) params.set('after', String(cursor.current));
+    if (filter.ids) query.ids = filter.ids.ids.slice(idsFrom, idsFrom + IDS_PAGE).join(',') || '0';
+    else if (cursor.current !== null) query.after = cursor.current;
     try {
-      const res = await request<ImageRecord[]>('GET', `/api/projects/${projectId}/images?${params}`);
+      const res = await api.page('/api/projects/{id}/images', { path: { id: projectId }, query });
       if (gen !== generation.current) return;
       const page = res.data;
       const count = res.headers.get('x-total-count');
@@ -221,11 +227,4 @@ export function filterFromQuery(query: URLSearchParams): GridFilter {
 function gridQuery(filter: GridFilter, imageId: number, index: number): string {
   const params = new URLSearchParams({ image: String(imageId), pos: String(index) });
   return filterToQuery(filter, params).toString();
-}
-
-/** The list route's query string for a filter (the editor pages through the same filtered list). */
-export function listQuery(filter: GridFilter): URLSearchParams {
-  const params = new URLSearchParams();
-  filterParams(filter, params);
-  return params;
 }

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { ApiError, api } from '../api.js';
+import { ApiError, api, urlOf } from '../api.js';
 import type { Lock } from '../types.js';
 
 /** The server's locks last 60 s; renewing every 20 s survives two missed renewals. */
@@ -16,7 +16,7 @@ export type LockStatus =
   /** The server could not be asked (network); editing stays on and writes are checked by the server anyway. */
   | { kind: 'unknown'; message: string };
 
-const lockUrl = (imageId: number) => `/api/images/${imageId}/lock`;
+const lockRoute = '/api/images/{image_id}/lock';
 
 /**
  * Holds the editing lock of the open image: takes it when the image opens, renews it on a timer, keeps trying while
@@ -36,7 +36,7 @@ export function useImageLock(imageId: number | null): LockStatus {
       let next: LockStatus;
       let delay = RENEW_MS;
       try {
-        const lock = await api.post<Lock>(lockUrl(imageId));
+        const lock = await api.post(lockRoute, { path: { image_id: imageId } });
         held.current = imageId;
         next = { kind: 'mine', lock };
       } catch (e) {
@@ -57,7 +57,7 @@ export function useImageLock(imageId: number | null): LockStatus {
         // The editor moved on while the request was in flight: give back what it got.
         if (next.kind === 'mine') {
           if (held.current === imageId) held.current = null;
-          void api.delete(lockUrl(imageId)).catch(() => undefined);
+          void api.delete(lockRoute, { path: { image_id: imageId } }).catch(() => undefined);
         }
         return;
       }
@@ -68,7 +68,7 @@ export function useImageLock(imageId: number | null): LockStatus {
 
     // Closing the tab or leaving the site: release with a request that outlives the page.
     const onPageHide = () => {
-      if (held.current === imageId) void fetch(lockUrl(imageId), { method: 'DELETE', credentials: 'same-origin', keepalive: true }).catch(() => undefined);
+      if (held.current === imageId) void fetch(urlOf(lockRoute, { path: { image_id: imageId } }), { method: 'DELETE', credentials: 'same-origin', keepalive: true }).catch(() => undefined);
     };
     window.addEventListener('pagehide', onPageHide);
     return () => {
@@ -77,7 +77,7 @@ export function useImageLock(imageId: number | null): LockStatus {
       window.removeEventListener('pagehide', onPageHide);
       if (held.current === imageId) {
         held.current = null;
-        void api.delete(lockUrl(imageId)).catch(() => undefined);
+        void api.delete(lockRoute, { path: { image_id: imageId } }).catch(() => undefined);
       }
     };
   }, [imageId]);

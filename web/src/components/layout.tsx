@@ -9,7 +9,7 @@ let currentUser: Promise<User> | null = null;
 export function useUser(): User | null {
   const [user, setUser] = useState<User | null>(null);
   useEffect(() => {
-    currentUser ??= api.get<User>('/api/auth/me');
+    currentUser ??= api.get('/api/auth/me');
     currentUser.then(setUser, () => (currentUser = null));
   }, []);
   return user;

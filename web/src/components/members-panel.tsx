@@ -1,17 +1,13 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { api } from '../api.js';
-import type { Member, ProjectRole, Role } from '../types.js';
+import type { Member, ProjectRole, RequestOf, ResponseOf, Role } from '../types.js';
+
+/** The roles a member can be given (a project has one owner, its creator). */
+type GrantedRole = RequestOf<'/api/projects/{id}/members', 'post'>['role'];
 import { ErrorBanner, useUser } from './layout.js';
 import { useProjectAccess } from './project-access.js';
 
-interface Invitation {
-  id: number;
-  email: string;
-  role: ProjectRole;
-  status: 'pending' | 'accepted' | 'expired';
-  expires_at: string;
-  url?: string;
-}
+type Invitation = ResponseOf<'/api/projects/{id}/invitations', 'get'>[number];
 
 /** Who works on the project and in which role: add by email, change a role, remove (or leave). */
 export function MembersPanel({ projectId }: { projectId: number }) {
@@ -19,22 +15,22 @@ export function MembersPanel({ projectId }: { projectId: number }) {
   const [members, setMembers] = useState<Member[] | null>(null);
   const [roles, setRoles] = useState<Role[]>([]);
   const [email, setEmail] = useState('');
-  const [role, setRole] = useState<ProjectRole>('annotator');
+  const [role, setRole] = useState<GrantedRole>('annotator');
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const { can, why } = useProjectAccess(projectId);
   const manage = why('project.members');
   const [invitations, setInvitations] = useState<Invitation[]>([]);
-  const [link, setLink] = useState<Invitation | null>(null);
+  const [link, setLink] = useState<ResponseOf<'/api/projects/{id}/invitations', 'post'> | null>(null);
 
-  const load = () => api.get<Member[]>(`/api/projects/${projectId}/members`).then(setMembers, (e) => setError((e as Error).message));
-  const loadInvitations = () => api.get<Invitation[]>(`/api/projects/${projectId}/invitations`).then(setInvitations, () => undefined);
+  const load = () => api.get('/api/projects/{id}/members', { path: { id: projectId } }).then(setMembers, (e) => setError((e as Error).message));
+  const loadInvitations = () => api.get('/api/projects/{id}/invitations', { path: { id: projectId } }).then(setInvitations, () => undefined);
   useEffect(() => {
     if (can('project.members')) void loadInvitations();
   }, [projectId, can('project.members')]);
   useEffect(() => {
     void load();
-    api.get<Role[]>('/api/identity/roles').then(setRoles, (e) => setError((e as Error).message));
+    api.get('/api/identity/roles').then(setRoles, (e) => setError((e as Error).message));
   }, [projectId]);
 
   // The owner is the project's creator; the other roles can be given.
@@ -57,7 +53,7 @@ export function MembersPanel({ projectId }: { projectId: number }) {
     e.preventDefault();
     const who = email.trim();
     void act(async () => {
-      await api.post(`/api/projects/${projectId}/members`, { email: who, role });
+      await api.post('/api/projects/{id}/members', { path: { id: projectId }, body: { email: who, role } });
       setEmail('');
     }, `${who} added as ${role}`);
   };
@@ -66,7 +62,7 @@ export function MembersPanel({ projectId }: { projectId: number }) {
   const invite = () => {
     const who = email.trim();
     void act(async () => {
-      const out = await api.post<Invitation>(`/api/projects/${projectId}/invitations`, { email: who, role });
+      const out = await api.post('/api/projects/{id}/invitations', { path: { id: projectId }, body: { email: who, role } });
       setLink(out);
       setEmail('');
       await loadInvitations();
@@ -77,7 +73,7 @@ export function MembersPanel({ projectId }: { projectId: number }) {
     const leaving = me?.id === m.user_id;
     if (!confirm(leaving ? 'Leave this project?' : `Remove ${m.display_name || m.email} from the project?`)) return;
     void act(async () => {
-      await api.delete(`/api/projects/${projectId}/members/${m.user_id}`);
+      await api.delete('/api/projects/{id}/members/{user_id}', { path: { id: projectId, user_id: m.user_id } });
       if (leaving) location.assign('/');
     }, `${m.email} removed`);
   };
@@ -116,7 +112,7 @@ export function MembersPanel({ projectId }: { projectId: number }) {
                       aria-label={`Role of ${m.email}`}
                       title={manage ?? describe(m.role)}
                       disabled={!!manage}
-                      onChange={(e) => void act(() => api.patch(`/api/projects/${projectId}/members/${m.user_id}`, { role: e.target.value }), `${m.email} is now ${e.target.value}`)}
+                      onChange={(e) => void act(() => api.patch('/api/projects/{id}/members/{user_id}', { path: { id: projectId, user_id: m.user_id }, body: { role: e.target.value as GrantedRole } }), `${m.email} is now ${e.target.value}`)}
                     >
                       {assignable.map((r) => (
                         <option key={r.name} value={r.name}>
@@ -148,7 +144,7 @@ export function MembersPanel({ projectId }: { projectId: number }) {
           </label>
           <label>
             Role
-            <select value={role} onChange={(e) => setRole(e.target.value as ProjectRole)} name="member-role">
+            <select value={role} onChange={(e) => setRole(e.target.value as GrantedRole)} name="member-role">
               {assignable.map((r) => (
                 <option key={r.name} value={r.name}>
                   {r.name}
@@ -188,7 +184,7 @@ export function MembersPanel({ projectId }: { projectId: number }) {
                 <td>{inv.status}</td>
                 <td>
                   {inv.status === 'pending' && (
-                    <button className="ghost small" onClick={() => void act(async () => (await api.delete(`/api/invitations/${inv.id}`), await loadInvitations()), `Invitation for ${inv.email} revoked`)}>
+                    <button className="ghost small" onClick={() => void act(async () => (await api.delete('/api/invitations/{id}', { path: { id: inv.id } }), await loadInvitations()), `Invitation for ${inv.email} revoked`)}>
                       Revoke
                     </button>
                   )}

@@ -1,34 +1,28 @@
 import { useEffect, useRef, useState } from 'react';
-import { api, describeDetail, upload } from '../api.js';
+import { api, upload } from '../api.js';
 import { ProgressBar, useJob, type Job } from '../jobs.js';
 import { isDetector, type Model } from '../models.js';
+import type { ResponseOf } from '../types.js';
 import { ErrorBanner } from './layout.js';
 
 const TASKS = ['detect', 'segment', 'classify', 'sam-encoder', 'sam-decoder'];
 const LIFECYCLES: Model['lifecycle'][] = ['development', 'staging', 'production', 'archived'];
 
-interface YoloResult {
-  created: number;
-  skipped: number;
-  classes_created: string[];
-  images?: unknown[];
-}
-interface JobStarted {
-  job_id: number;
-  image_count: number;
-}
+/** What a detector run over the project answers: its result, or (202) the job that will produce it. */
+type YoloAnswer = ResponseOf<'/api/projects/{id}/auto-annotate/yolo', 'post'>;
+type YoloResult = Exclude<YoloAnswer, { job_id: number }>;
 
 /** The project's model registry (upload .onnx, lifecycle, delete) and "auto-annotate all / unannotated". */
 export function ModelsPanel({ projectId, onAnnotated }: { projectId: number; onAnnotated: () => void }) {
   const [models, setModels] = useState<Model[] | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const load = () => api.get<Model[]>(`/api/projects/${projectId}/models`).then(setModels, (e) => setError((e as Error).message));
+  const load = () => api.get('/api/projects/{id}/models', { path: { id: projectId } }).then(setModels, (e) => setError((e as Error).message));
   useEffect(() => void load(), [projectId]);
 
-  const setLifecycle = async (m: Model, lifecycle: string) => {
+  const setLifecycle = async (m: Model, lifecycle: Model['lifecycle']) => {
     setError(null);
     try {
-      await api.patch(`/api/models/${m.id}/lifecycle`, { lifecycle });
+      await api.patch('/api/models/{model_id}/lifecycle', { path: { model_id: m.id }, body: { lifecycle } });
     } catch (e) {
       setError((e as Error).message);
     }
@@ -38,7 +32,7 @@ export function ModelsPanel({ projectId, onAnnotated }: { projectId: number; onA
     if (!confirm(`Delete the model “${m.name}”?`)) return;
     setError(null);
     try {
-      await api.delete(`/api/models/${m.id}`);
+      await api.delete('/api/models/{model_id}', { path: { model_id: m.id } });
     } catch (e) {
       setError((e as Error).message);
     }
@@ -80,7 +74,7 @@ export function ModelsPanel({ projectId, onAnnotated }: { projectId: number; onA
                   <td className="small">{m.input_size ? `${m.input_size.width}×${m.input_size.height}` : '—'}</td>
                   <td className="small">{m.size_bytes < 1024 * 1024 ? `${Math.ceil(m.size_bytes / 1024)} KiB` : `${(m.size_bytes / 1024 / 1024).toFixed(1)} MiB`}</td>
                   <td>
-                    <select value={m.lifecycle} onChange={(e) => void setLifecycle(m, e.target.value)} aria-label={`Lifecycle of ${m.name}`}>
+                    <select value={m.lifecycle} onChange={(e) => void setLifecycle(m, e.target.value as typeof m.lifecycle)} aria-label={`Lifecycle of ${m.name}`}>
                       {LIFECYCLES.map((l) => (
                         <option key={l} value={l}>
                           {l}
@@ -124,7 +118,7 @@ function UploadModel({ projectId, onUploaded, onError }: { projectId: number; on
     form.append('file', f, f.name);
     setProgress(0);
     try {
-      await upload(`/api/projects/${projectId}/models/upload`, form, (p) => setProgress(p.total ? p.loaded / p.total : 0)).promise;
+      await upload('/api/projects/{id}/models/upload', { path: { id: projectId } }, form, (p) => setProgress(p.total ? p.loaded / p.total : 0)).promise;
       setName('');
       setClassNames('');
       if (file.current) file.current.value = '';
@@ -182,23 +176,16 @@ function AutoAnnotate({ projectId, models, onDone }: { projectId: number; models
     setJobId(null);
     setBusy(true);
     try {
-      const res = await fetch(`/api/projects/${projectId}/auto-annotate/yolo`, {
-        method: 'POST',
-        credentials: 'same-origin',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: Number(chosen), confidence, iou, only_unannotated: onlyUnannotated }),
+      const answer = await api.post('/api/projects/{id}/auto-annotate/yolo', {
+        path: { id: projectId },
+        body: { model: Number(chosen), confidence, iou, only_unannotated: onlyUnannotated, create_missing_classes: true },
       });
-      const body = (await res.json().catch(() => null)) as (YoloResult & JobStarted) | { detail?: unknown } | null;
-      if (res.status === 202) {
-        const started = body as JobStarted;
-        setImageCount(started.image_count);
-        setJobId(started.job_id);
+      if ('job_id' in answer) {
+        setImageCount(answer.image_count);
+        setJobId(answer.job_id);
         return;
       }
-      if (!res.ok) {
-        throw new Error(describeDetail(res.status, body));
-      }
-      setResult(body as YoloResult);
+      setResult(answer);
       setBusy(false);
       onDone();
     } catch (e) {

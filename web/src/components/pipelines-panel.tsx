@@ -1,46 +1,13 @@
 import { useEffect, useState } from 'react';
 import { api, ApiError } from '../api.js';
 import { ProgressBar } from '../jobs.js';
+import type { ResponseOf } from '../types.js';
 import { ErrorBanner } from './layout.js';
 import { PipelineEditor, type EditorProblem } from './pipeline-editor.js';
 
-interface Step {
-  id: string;
-  type: string;
-  params?: Record<string, unknown>;
-  needs?: string[];
-}
-
-interface Pipeline {
-  id: number;
-  name: string;
-  description: string;
-  project_id: number | null;
-  definition: { name: string; steps: Step[] };
-  writes_data: boolean;
-  updated_at: string;
-}
-
-interface StepRun {
-  id: string;
-  type: string;
-  status: string;
-  duration_ms: number | null;
-  outputs: Record<string, unknown>;
-  error: string | null;
-}
-
-interface Run {
-  id: number;
-  status: string;
-  progress: number;
-  eta_seconds: number | null;
-  steps: StepRun[];
-  outputs: Record<string, unknown>;
-  error: string | null;
-  writes: Record<string, number>;
-  created_at: string;
-}
+type Pipeline = ResponseOf<'/api/pipelines', 'get'>[number];
+type Step = Pipeline['definition']['steps'][number];
+type Run = ResponseOf<'/api/pipelines/{id}/runs', 'get'>[number];
 
 const active = (r: Run) => r.status === 'queued' || r.status === 'running';
 
@@ -60,7 +27,7 @@ export function PipelinesPanel({ projectId }: { projectId: number }) {
   const [error, setError] = useState<string | null>(null);
 
   const load = (select?: number) =>
-    api.get<Pipeline[]>(`/api/pipelines?project_id=${projectId}`).then((list) => {
+    api.get('/api/pipelines', { query: { project_id: projectId } }).then((list) => {
       setPipelines(list);
       setSelected((current) => select ?? current ?? list[0]?.id ?? null);
     }, (e) => setError((e as Error).message));
@@ -68,7 +35,7 @@ export function PipelinesPanel({ projectId }: { projectId: number }) {
 
   const create = async () => {
     try {
-      const created = await api.post<Pipeline>('/api/pipelines', { project_id: projectId });
+      const created = await api.post('/api/pipelines', { body: { project_id: projectId } });
       await load(created.id);
     } catch (e) {
       setError((e as Error).message);
@@ -119,10 +86,10 @@ function PipelineDetail({ projectId, pipeline, onSaved, onError }: { projectId: 
   const [openRun, setOpenRun] = useState<number | null>(null);
 
   useEffect(() => {
-    api.getText(`/api/pipelines/${pipeline.id}/yaml`).then(setText, (e) => onError((e as Error).message));
+    api.getText('/api/pipelines/{id}/yaml', { path: { id: pipeline.id } }).then(setText, (e) => onError((e as Error).message));
   }, [pipeline.id]);
 
-  const loadRuns = () => api.get<Run[]>(`/api/pipelines/${pipeline.id}/runs?limit=20`).then(setRuns, (e) => onError((e as Error).message));
+  const loadRuns = () => api.get('/api/pipelines/{id}/runs', { path: { id: pipeline.id }, query: { limit: 20 } }).then(setRuns, (e) => onError((e as Error).message));
   useEffect(() => void loadRuns(), [pipeline.id]);
   // Follow the runs that are still going.
   useEffect(() => {
@@ -134,7 +101,7 @@ function PipelineDetail({ projectId, pipeline, onSaved, onError }: { projectId: 
   const check = async (yamlText: string): Promise<EditorProblem[]> => {
     let found: EditorProblem[];
     try {
-      found = (await api.postText<{ errors: EditorProblem[] }>(`/api/pipelines/validate-yaml?project_id=${projectId}`, yamlText)).errors;
+      found = (await api.postText('/api/pipelines/validate-yaml', yamlText, { query: { project_id: projectId } })).errors;
     } catch (e) {
       found = syntaxProblems(e);
     }
@@ -146,7 +113,7 @@ function PipelineDetail({ projectId, pipeline, onSaved, onError }: { projectId: 
     if (text === null) return;
     setSaving(true);
     try {
-      await api.put(`/api/pipelines/${pipeline.id}`, { yaml: text });
+      await api.put('/api/pipelines/{id}', { path: { id: pipeline.id }, body: { yaml: text } });
       onSaved();
     } catch (e) {
       setProblems(syntaxProblems(e));
@@ -158,7 +125,7 @@ function PipelineDetail({ projectId, pipeline, onSaved, onError }: { projectId: 
 
   const run = async () => {
     try {
-      const started = await api.post<Run>(`/api/pipelines/${pipeline.id}/run`, {});
+      const started = await api.post('/api/pipelines/{id}/run', { path: { id: pipeline.id } });
       setOpenRun(started.id);
       await loadRuns();
     } catch (e) {
@@ -168,7 +135,7 @@ function PipelineDetail({ projectId, pipeline, onSaved, onError }: { projectId: 
 
   const cancel = async (id: number) => {
     try {
-      await api.post(`/api/pipeline-runs/${id}/cancel`);
+      await api.post('/api/pipeline-runs/{id}/cancel', { path: { id } });
       await loadRuns();
     } catch (e) {
       onError((e as Error).message);

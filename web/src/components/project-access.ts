@@ -1,14 +1,12 @@
 import { useEffect, useState } from 'react';
 import { api } from '../api.js';
-import type { ProjectRole } from '../types.js';
+import type { ResponseOf } from '../types.js';
 
-export interface ProjectAccess {
-  role: ProjectRole;
-  permissions: string[];
-}
+export type ProjectAccess = ResponseOf<'/api/projects/{id}/my-access', 'get'>;
+type Permission = ProjectAccess['permissions'][number];
 
 /** Why a role lacks a permission, in words shown next to a disabled control. */
-const NEEDS: Record<string, string> = {
+const NEEDS: Partial<Record<Permission, string>> = {
   'project.members': 'Only project admins manage members and invitations',
   'classes.write': 'Only project admins change classes',
   'images.write': 'Viewers cannot upload images',
@@ -35,15 +33,15 @@ export function useProjectAccess(projectId: number) {
   useEffect(() => {
     let promise = cache.get(projectId);
     if (!promise) {
-      promise = api.get<ProjectAccess>(`/api/projects/${projectId}/my-access`);
+      promise = api.get('/api/projects/{id}/my-access', { path: { id: projectId } });
       cache.set(projectId, promise);
       promise.catch(() => cache.delete(projectId));
     }
     promise.then(setAccess, () => undefined);
   }, [projectId]);
-  const can = (permission: string) => access?.permissions.includes(permission) ?? false;
+  const can = (permission: Permission) => access?.permissions.includes(permission) ?? false;
   /** The reason a control is disabled, or undefined when the caller may use it. */
-  const why = (permission: string): string | undefined =>
+  const why = (permission: Permission): string | undefined =>
     can(permission) ? undefined : access === null ? 'Checking your role…' : `${NEEDS[permission] ?? `Needs ${permission}`} (you are ${access.role})`;
   return { access, can, why };
 }

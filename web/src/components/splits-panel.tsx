@@ -1,26 +1,13 @@
 import { useEffect, useState } from 'react';
 import { api, isMissingRoute } from '../api.js';
+import type { QueryOf, ResponseOf } from '../types.js';
 import { ErrorBanner } from './layout.js';
 
-interface SplitCounts {
-  train: number;
-  valid: number;
-  test: number;
-}
-interface CurrentSplits {
-  counts: SplitCounts;
-  unassigned: number;
-  total: number;
-}
-interface SplitResult {
-  counts: SplitCounts;
-  per_class?: Record<string, SplitCounts>;
-  groups?: number;
-  seed: number;
-  strategy: string;
-}
+type CurrentSplits = ResponseOf<'/api/projects/{id}/splits', 'get'>;
+type SplitResult = ResponseOf<'/api/projects/{id}/splits', 'post'>;
+type Strategy = NonNullable<QueryOf<'/api/projects/{id}/splits', 'post'>['strategy']>;
 
-const STRATEGIES: [string, string][] = [
+const STRATEGIES: [Strategy, string][] = [
   ['random', 'Random'],
   ['stratified', 'Stratified (keep class proportions)'],
   ['grouped', 'Grouped (near-duplicates together)'],
@@ -31,14 +18,14 @@ export function SplitsPanel({ projectId, onChange }: { projectId: number; onChan
   const [current, setCurrent] = useState<CurrentSplits | null>(null);
   const [missing, setMissing] = useState(false);
   const [percent, setPercent] = useState({ train: 70, valid: 20, test: 10 });
-  const [strategy, setStrategy] = useState('random');
+  const [strategy, setStrategy] = useState<Strategy>('random');
   const [seed, setSeed] = useState('');
   const [result, setResult] = useState<SplitResult | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
   const load = () =>
-    api.get<CurrentSplits>(`/api/projects/${projectId}/splits`).then(setCurrent, (e) => (isMissingRoute(e) ? setMissing(true) : setError((e as Error).message)));
+    api.get('/api/projects/{id}/splits', { path: { id: projectId } }).then(setCurrent, (e) => (isMissingRoute(e) ? setMissing(true) : setError((e as Error).message)));
   useEffect(() => void load(), [projectId]);
 
   const sum = percent.train + percent.valid + percent.test;
@@ -46,9 +33,8 @@ export function SplitsPanel({ projectId, onChange }: { projectId: number; onChan
     setBusy(true);
     setError(null);
     try {
-      const q = new URLSearchParams({ train: String(percent.train), valid: String(percent.valid), test: String(percent.test), strategy });
-      if (seed !== '') q.set('seed', seed);
-      const res = await api.post<SplitResult>(`/api/projects/${projectId}/splits?${q}`);
+      const query = { ...percent, strategy, seed: seed === '' ? undefined : Number(seed) };
+      const res = await api.post('/api/projects/{id}/splits', { path: { id: projectId }, query });
       // The counts are read again before the result shows, so the two never disagree on screen.
       await load();
       setResult(res);
@@ -74,7 +60,7 @@ export function SplitsPanel({ projectId, onChange }: { projectId: number; onChan
       <form className="inline-form" onSubmit={(e) => (e.preventDefault(), void run())}>
         <label className="small">
           Strategy
-          <select value={strategy} onChange={(e) => setStrategy(e.target.value)} aria-label="Split strategy">
+          <select value={strategy} onChange={(e) => setStrategy(e.target.value as Strategy)} aria-label="Split strategy">
             {STRATEGIES.map(([v, label]) => (
               <option key={v} value={v}>
                 {label}

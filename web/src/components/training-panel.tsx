@@ -4,71 +4,17 @@ import { api } from '../api.js';
 import { ProgressBar } from '../jobs.js';
 import { Link } from '../router.js';
 import type { Version } from './versions-panel.js';
+import type { RequestOf, ResponseOf } from '../types.js';
 
 Chart.register(...registerables);
 
-interface ParamSpec {
-  type: string;
-  default: number | string | boolean | null;
-  min?: number;
-  max?: number;
-  description: string;
-}
-
-interface Adapter {
-  name: string;
-  title: string;
-  tasks: string[];
-  available: boolean;
-  reason: string | null;
-  devices: string[];
-  models: string[];
-  default_model: string;
-  params: Record<string, ParamSpec>;
-}
-
-interface Readiness {
-  score: number;
-  threshold: number;
-  ready: boolean;
-  checks: { id: string; passed: boolean; weight: number; message: string }[];
-  blockers: string[];
-}
-
-export interface TrainJob {
-  id: number;
-  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
-  progress: number;
-  message: string | null;
-  eta_seconds: number | null;
-  error: string | null;
-  experiment_id: number;
-  adapter: string;
-  epoch: number;
-  epochs: number | null;
-  metrics: Record<string, number | null>;
-  model_id: number | null;
-}
-
-export interface Experiment {
-  id: number;
-  name: string;
-  tags: string[];
-  notes: string;
-  status: TrainJob['status'];
-  adapter: string;
-  version_id: number | null;
-  job_id: number | null;
-  model_id: number | null;
-  params: Record<string, unknown>;
-  metrics: Record<string, number | null>;
-  best_epoch: number | null;
-  created_at: string;
-  duration_s: number | null;
-  history?: Record<string, number>[];
-  per_class?: Record<string, unknown>[];
-  confusion?: number[][] | null;
-}
+type Adapter = ResponseOf<'/api/training/adapters', 'get'>[number];
+type Readiness = ResponseOf<'/api/projects/{id}/readiness', 'post'>;
+export type TrainJob = ResponseOf<'/api/train/jobs/{job_id}', 'get'>;
+type ExperimentRow = ResponseOf<'/api/projects/{id}/experiments', 'get'>[number];
+type Compare = ResponseOf<'/api/experiments/compare', 'post'>;
+/** One epoch's figures in an experiment's history (the document says only "an object"). */
+type Epoch = Record<string, number>;
 
 const FINISHED = ['succeeded', 'failed', 'cancelled'];
 const LOSSES = ['train_loss', 'val_loss'];
@@ -98,7 +44,7 @@ export function Curves({ title, series }: { title: string; series: { label: stri
   return <canvas ref={canvas} aria-label={title} />;
 }
 
-function curves(history: Record<string, number>[], names: string[], prefix = ''): { label: string; points: { x: number; y: number }[] }[] {
+function curves(history: Epoch[], names: string[], prefix = ''): { label: string; points: { x: number; y: number }[] }[] {
   return names
     .filter((n) => history.some((h) => typeof h[n] === 'number'))
     .map((n) => ({ label: `${prefix}${n}`, points: history.filter((h) => typeof h[n] === 'number').map((h) => ({ x: h.epoch, y: h[n] })) }));
@@ -117,7 +63,7 @@ export function TrainDialog({ projectId, versions, initialVersion, onStarted }: 
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   useEffect(() => {
-    api.get<Adapter[]>('/api/training/adapters').then((list) => {
+    api.get('/api/training/adapters').then((list) => {
       setAdapters(list);
       const first = list.find((a) => a.available && a.name !== 'tabular');
       if (first) setAdapterName(first.name);
@@ -131,7 +77,7 @@ export function TrainDialog({ projectId, versions, initialVersion, onStarted }: 
     if (!adapter) return;
     setForm({ model: adapter.default_model, device: 'auto', ...Object.fromEntries(Object.entries(adapter.params).map(([k, p]) => [k, p.default === null ? '' : String(p.default)])) });
     // The readiness score and its blockers, before the user presses Train (the data-quality module answers this at merge).
-    api.post<Readiness>(`/api/projects/${projectId}/readiness`, { adapter: adapter.name }).then(setReadiness, () => setReadiness(null));
+    api.post('/api/projects/{id}/readiness', { path: { id: projectId }, body: { adapter: adapter.name } }).then(setReadiness, () => setReadiness(null));
   }, [adapterName, adapters.length]);
 
   const train = async () => {
@@ -141,7 +87,8 @@ export function TrainDialog({ projectId, versions, initialVersion, onStarted }: 
     try {
       const body: Record<string, unknown> = { version_id: versionId, adapter: adapter.name, model: form.model, device: form.device || 'auto' };
       for (const [name, spec] of Object.entries(adapter.params)) if (form[name] !== '' && form[name] !== undefined) body[name] = spec.type === 'integer' || spec.type === 'number' ? Number(form[name]) : form[name];
-      onStarted(await api.post<TrainJob>(`/api/projects/${projectId}/train`, body));
+      // The form is generated from the adapter's parameter list, so the body is assembled by name; the server validates it.
+      onStarted(await api.post('/api/projects/{id}/train', { path: { id: projectId }, body: body as RequestOf<'/api/projects/{id}/train', 'post'> }));
     } catch (e) {
       const detail = (e as { body?: { readiness?: Readiness } }).body?.readiness;
       if (detail) setReadiness(detail);
@@ -214,16 +161,16 @@ export function TrainDialog({ projectId, versions, initialVersion, onStarted }: 
 /** The live job view: progress, ETA, epoch, latest metrics, loss and mAP curves as epochs come in; Cancel. */
 export function TrainJobView({ jobId, onFinished }: { jobId: number; onFinished?: () => void }) {
   const [job, setJob] = useState<TrainJob | null>(null);
-  const [history, setHistory] = useState<Record<string, number>[]>([]);
+  const [history, setHistory] = useState<Epoch[]>([]);
   useEffect(() => {
     let stopped = false;
     let timer = 0;
     const poll = async () => {
-      const next = await api.get<TrainJob>(`/api/train/jobs/${jobId}`).catch(() => null);
+      const next = await api.get('/api/train/jobs/{job_id}', { path: { job_id: jobId } }).catch(() => null);
       if (stopped || !next) return;
       setJob(next);
-      const experiment = await api.get<Experiment>(`/api/experiments/${next.experiment_id}`).catch(() => null);
-      if (experiment?.history) setHistory(experiment.history);
+      const experiment = await api.get('/api/experiments/{id}', { path: { id: next.experiment_id } }).catch(() => null);
+      if (experiment?.history) setHistory(experiment.history as Epoch[]);
       if (FINISHED.includes(next.status)) return onFinished?.();
       timer = window.setTimeout(() => void poll(), 2000);
     };
@@ -243,7 +190,7 @@ export function TrainJobView({ jobId, onFinished }: { jobId: number; onFinished?
       </p>
       {job.error && <p className="error">{job.error}</p>}
       <p className="small">{Object.entries(job.metrics).map(([k, v]) => `${k} ${fmt(v)}`).join(' · ')}</p>
-      {!FINISHED.includes(job.status) && <button onClick={() => void api.post(`/api/jobs/${job.id}/cancel`)}>Cancel</button>}
+      {!FINISHED.includes(job.status) && <button onClick={() => void api.post('/api/jobs/{id}/cancel', { path: { id: job.id } })}>Cancel</button>}
       <div className="charts">
         <Curves title="Losses" series={curves(history, LOSSES)} />
         <Curves title="Validation" series={curves(history, QUALITY)} />
@@ -256,13 +203,13 @@ type SortKey = 'id' | 'name' | 'status' | 'adapter' | string;
 
 /** The Experiments tab: sortable, filterable table; compare view; confusion matrix and per-class table; promote. */
 export function ExperimentsPanel({ projectId }: { projectId: number }) {
-  const [rows, setRows] = useState<Experiment[]>([]);
+  const [rows, setRows] = useState<ExperimentRow[]>([]);
   const [filter, setFilter] = useState({ status: '', adapter: '', text: '' });
   const [sort, setSort] = useState<{ key: SortKey; desc: boolean }>({ key: 'id', desc: true });
   const [selected, setSelected] = useState<number[]>([]);
-  const [compare, setCompare] = useState<{ experiments: Experiment[]; params: Record<string, unknown[]>; metrics: Record<string, (number | null)[]> } | null>(null);
+  const [compare, setCompare] = useState<Compare | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const load = () => api.get<Experiment[]>(`/api/projects/${projectId}/experiments?limit=1000`).then(setRows, (e) => setError((e as Error).message));
+  const load = () => api.get('/api/projects/{id}/experiments', { path: { id: projectId }, query: { limit: 1000 } }).then(setRows, (e) => setError((e as Error).message));
   useEffect(() => void load(), [projectId]);
   const metricNames = useMemo(() => [...new Set(rows.flatMap((r) => Object.keys(r.metrics)))].filter((m) => !m.startsWith('test_')).sort(), [rows]);
   const shown = rows
@@ -281,7 +228,7 @@ export function ExperimentsPanel({ projectId }: { projectId: number }) {
   );
   const promote = async (modelId: number) => {
     try {
-      await api.patch(`/api/models/${modelId}/lifecycle`, { lifecycle: 'production' });
+      await api.patch('/api/models/{model_id}/lifecycle', { path: { model_id: modelId }, body: { lifecycle: 'production' } });
       setError(null);
       await load();
     } catch (e) {
@@ -301,7 +248,7 @@ export function ExperimentsPanel({ projectId }: { projectId: number }) {
           <option value="">Any adapter</option>
           {[...new Set(rows.map((r) => r.adapter))].map((a) => <option key={a}>{a}</option>)}
         </select>
-        <button disabled={selected.length === 0} onClick={() => void api.post<typeof compare>('/api/experiments/compare', { ids: selected }).then(setCompare, (e) => setError((e as Error).message))}>
+        <button disabled={selected.length === 0} onClick={() => void api.post('/api/experiments/compare', { body: { ids: selected } }).then(setCompare, (e) => setError((e as Error).message))}>
           Compare {selected.length || ''}
         </button>
         <button className="ghost" onClick={() => void load()}>Refresh</button>
@@ -339,7 +286,7 @@ export function ExperimentsPanel({ projectId }: { projectId: number }) {
   );
 }
 
-function CompareView({ data }: { data: { experiments: Experiment[]; params: Record<string, unknown[]>; metrics: Record<string, (number | null)[]> } }) {
+function CompareView({ data }: { data: Compare }) {
   const names = data.experiments.map((e) => `#${e.id} ${e.name}`);
   return (
     <section className="panel" aria-label="Compare experiments">
@@ -352,8 +299,8 @@ function CompareView({ data }: { data: { experiments: Experiment[]; params: Reco
         </tbody>
       </table>
       <div className="charts">
-        <Curves title="Losses" series={data.experiments.flatMap((e) => curves(e.history ?? [], LOSSES, `#${e.id} `))} />
-        <Curves title="Validation" series={data.experiments.flatMap((e) => curves(e.history ?? [], QUALITY, `#${e.id} `))} />
+        <Curves title="Losses" series={data.experiments.flatMap((e) => curves((e.history ?? []) as Epoch[], LOSSES, `#${e.id} `))} />
+        <Curves title="Validation" series={data.experiments.flatMap((e) => curves((e.history ?? []) as Epoch[], QUALITY, `#${e.id} `))} />
       </div>
       {data.experiments.map((e) => (
         <div key={e.id}>
@@ -379,7 +326,7 @@ function CompareView({ data }: { data: { experiments: Experiment[]; params: Reco
 export function TrainingPanel({ projectId, versions, initialVersion }: { projectId: number; versions: Version[]; initialVersion?: number }) {
   const [jobId, setJobId] = useState<number | null>(null);
   useEffect(() => {
-    api.get<{ status: string; job: TrainJob | null }>(`/api/projects/${projectId}/train/status`).then((s) => s.job && setJobId(s.job.id), () => undefined);
+    api.get('/api/projects/{id}/train/status', { path: { id: projectId } }).then((s) => s.job && setJobId(s.job.id), () => undefined);
   }, [projectId]);
   return (
     <>

@@ -8,48 +8,14 @@ const colorOf = (name: string) => classColor(name);
 import { api, isMissingRoute } from '../api.js';
 import { ProgressBar, useJob } from '../jobs.js';
 import { navigate } from '../router.js';
+import type { RequestOf, ResponseOf } from '../types.js';
 import { ErrorBanner } from './layout.js';
 import { nest, PipelineForm, type Changes, type PipelineDefaults } from './pipeline-form.js';
 
-interface Counts {
-  train: number;
-  valid: number;
-  test: number;
-  total: number;
-}
-
-export interface Version {
-  id: number;
-  project_id: number;
-  number: number;
-  name: string;
-  status: 'pending' | 'generating' | 'ready' | 'failed';
-  progress: number;
-  error: string | null;
-  job_id: number | null;
-  seed: number;
-  image_counts: Counts;
-  source_counts: Counts;
-}
-
-interface VersionImage {
-  id: number;
-  split: string;
-  filename: string;
-  width: number;
-  height: number;
-  source_image_id: number | null;
-  lineage: unknown[];
-  annotations: { class_name: string; annotation_type: string; geometry: unknown }[];
-  file_url: string;
-}
-
-interface Diff {
-  config_changes: string[];
-  images: { added: number[]; removed: number[]; changed: unknown[]; unchanged: number };
-  annotations: { added: number; removed: number };
-  outputs: { a: number; b: number; identical: number };
-}
+export type Version = ResponseOf<'/api/projects/{project_id}/versions/{version_id}', 'get'>;
+type Counts = Version['image_counts'];
+type VersionImage = ResponseOf<'/api/projects/{project_id}/versions/{version_id}/images', 'get'>[number];
+type Diff = ResponseOf<'/api/projects/{project_id}/versions/{a}/diff/{b}', 'get'>;
 
 const working = (v: Version) => v.status === 'pending' || v.status === 'generating';
 const countsText = (c: Counts) => `${c.total} (${c.train} train / ${c.valid} valid / ${c.test} test)`;
@@ -62,7 +28,7 @@ export function VersionsPanel({ projectId, onVersions }: { projectId: number; on
   const [open, setOpen] = useState<number | null>(null);
 
   const load = () =>
-    api.get<Version[]>(`/api/projects/${projectId}/versions`).then(
+    api.get('/api/projects/{project_id}/versions', { path: { project_id: projectId } }).then(
       (list) => (setVersions(list), onVersions?.(list)),
       (e) => (isMissingRoute(e) ? setMissing(true) : setError((e as Error).message)),
     );
@@ -131,10 +97,7 @@ function VersionRow({ version: v, onFinished, onOpen, opened }: { version: Versi
   );
 }
 
-interface PreviewOut {
-  image_id: number;
-  outputs: { data_url: string; width: number; height: number; lineage: unknown[]; annotations: { class_name: string; annotation_type: string; geometry: unknown }[] }[];
-}
+type PreviewOut = ResponseOf<'/api/projects/{project_id}/versions/preview', 'post'>;
 
 function CreateVersion({ projectId, nextNumber, onCreated, onError }: { projectId: number; nextNumber: number; onCreated: () => void; onError: (m: string) => void }) {
   const [defaults, setDefaults] = useState<PipelineDefaults | null>(null);
@@ -151,29 +114,30 @@ function CreateVersion({ projectId, nextNumber, onCreated, onError }: { projectI
     try {
       const body: Record<string, unknown> = { preprocessing_config: nest(pre), augmentation_config: nest(aug) };
       if (seed !== '') body.seed = Number(seed);
-      setPreview(await api.post<PreviewOut>(`/api/projects/${projectId}/versions/preview`, body));
+      setPreview(await api.post('/api/projects/{project_id}/versions/preview', { path: { project_id: projectId }, body }));
     } catch (e) {
       onError((e as Error).message);
     }
   };
 
   useEffect(() => {
-    api.get<PipelineDefaults>('/api/pipeline/defaults').then(setDefaults, (e) => onError((e as Error).message));
-    api.get<{ counts: Record<'train' | 'valid' | 'test', number>; unassigned: number }>(`/api/projects/${projectId}/splits`).then(setSources, () => undefined);
+    // The document describes the options loosely; pipeline-form.tsx reads them as its descriptors.
+    api.get('/api/pipeline/defaults').then((d) => setDefaults(d as PipelineDefaults), (e) => onError((e as Error).message));
+    api.get('/api/projects/{id}/splits', { path: { id: projectId } }).then(setSources, () => undefined);
   }, []);
 
   const sum = split.train + split.valid + split.test;
   const create = async () => {
     setBusy(true);
     try {
-      const body: Record<string, unknown> = {
+      const body: RequestOf<'/api/projects/{project_id}/versions', 'post'> = {
         name: name.trim() || `Version ${nextNumber}`,
         split_config: split,
         preprocessing_config: nest(pre),
         augmentation_config: nest(aug),
       };
       if (seed !== '') body.seed = Number(seed);
-      await api.post(`/api/projects/${projectId}/versions`, body);
+      await api.post('/api/projects/{project_id}/versions', { path: { project_id: projectId }, body });
       setName('');
       onCreated();
     } catch (e) {
@@ -245,10 +209,9 @@ function VersionImages({ projectId, version }: { projectId: number; version: Ver
   const [picked, setPicked] = useState<VersionImage | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    const q = new URLSearchParams({ limit: '60' });
-    if (split) q.set('split', split);
     setPicked(null);
-    api.get<VersionImage[]>(`/api/projects/${projectId}/versions/${version.id}/images?${q}`).then(setImages, (e) => setError((e as Error).message));
+    const query = { limit: 60, split: (split || undefined) as 'train' | 'valid' | 'test' | undefined };
+    api.get('/api/projects/{project_id}/versions/{version_id}/images', { path: { project_id: projectId, version_id: version.id }, query }).then(setImages, (e) => setError((e as Error).message));
   }, [version.id, split]);
   return (
     <div className="card" aria-label={`Images of v${version.number}`}>
@@ -314,7 +277,7 @@ function VersionDiff({ projectId, versions }: { projectId: number; versions: Ver
   const run = async () => {
     setError(null);
     try {
-      setDiff(await api.get<Diff>(`/api/projects/${projectId}/versions/${a}/diff/${b}`));
+      setDiff(await api.get('/api/projects/{project_id}/versions/{a}/diff/{b}', { path: { project_id: projectId, a, b } }));
     } catch (e) {
       setError((e as Error).message);
     }

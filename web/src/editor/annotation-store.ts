@@ -1,5 +1,5 @@
 import { api } from '../api.js';
-import type { Annotation } from '../types.js';
+import { asAnnotation, type Annotation } from '../types.js';
 
 /** A stable handle on one annotation: the server id changes when an undone delete is re-created. */
 export interface Ref {
@@ -92,11 +92,11 @@ export class AnnotationStore {
     return this.queue(
       ref,
       async () => {
-        const saved = await api.post<Annotation>(`/api/images/${this.imageId}/annotations`, this.body(data));
+        const saved = await api.post('/api/images/{image_id}/annotations', { path: { image_id: this.imageId }, body: this.body(data) });
         ref.id = saved.id;
-        if (this.items.has(ref.key)) this.set(ref, saved);
+        if (this.items.has(ref.key)) this.set(ref, asAnnotation(saved));
         // Deleted on screen while the create was in flight: delete it on the server too.
-        else await api.delete(`/api/annotations/${saved.id}`);
+        else await api.delete('/api/annotations/{id}', { path: { id: saved.id } });
       },
       () => this.set(ref, null),
     );
@@ -109,7 +109,7 @@ export class AnnotationStore {
     return this.queue(
       ref,
       async () => {
-        if (ref.id !== null) await api.delete(`/api/annotations/${ref.id}`);
+        if (ref.id !== null) await api.delete('/api/annotations/{id}', { path: { id: ref.id } });
         ref.id = null;
       },
       () => this.set(ref, before),
@@ -123,8 +123,8 @@ export class AnnotationStore {
     return this.queue(
       ref,
       async () => {
-        const saved = await api.put<Annotation>(`/api/annotations/${ref.id}`, this.body(data));
-        if (this.items.has(ref.key)) this.set(ref, saved);
+        const saved = await api.put('/api/annotations/{id}', { path: { id: ref.id! }, body: this.body(data) });
+        if (this.items.has(ref.key)) this.set(ref, asAnnotation(saved));
       },
       () => this.set(ref, before),
     );

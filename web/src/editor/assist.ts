@@ -1,45 +1,33 @@
 import { api } from '../api.js';
-import type { Annotation } from '../types.js';
+import { asAnnotation, type ResponseOf } from '../types.js';
 import type { Point } from './geometry.js';
 
-/** A mask answered by POST /api/projects/{id}/auto-annotate/sam with `preview: true`. */
-export interface SamMask {
-  polygons: Point[][];
-  bbox: { x: number; y: number; width: number; height: number };
-  area: number;
-  score: number;
-}
+type SamOut = ResponseOf<'/api/projects/{id}/auto-annotate/sam', 'post'>;
 
-interface SamOut {
-  mask: SamMask;
-  embedding_cached: boolean;
-}
+/** A mask answered by POST /api/projects/{id}/auto-annotate/sam with `preview: true` (its points as pairs). */
+export type SamMask = Omit<SamOut['mask'], 'polygons'> & { polygons: Point[][] };
 
 export async function samPreview(projectId: number, imageId: number, points: Point[], labels: (0 | 1)[]): Promise<SamMask & { cached: boolean }> {
-  const res = await api.post<SamOut>(`/api/projects/${projectId}/auto-annotate/sam`, { image_id: imageId, points, labels, preview: true });
-  return { ...res.mask, cached: res.embedding_cached };
-}
-
-export interface DetectorResult {
-  created: number;
-  skipped: number;
-  classes_created: string[];
-  images: { image_id: number; annotations: Annotation[] }[];
+  const res = await api.post('/api/projects/{id}/auto-annotate/sam', {
+    path: { id: projectId },
+    body: { image_id: imageId, points, labels, preview: true, annotation_type: 'polygon' },
+  });
+  return { ...res.mask, polygons: res.mask.polygons as Point[][], cached: res.embedding_cached };
 }
 
 /** Runs a detector on one image; the server saves what it finds and answers with it (one image never queues a job). */
-export function runDetector(projectId: number, imageId: number, model: number, confidence: number, iou = 0.45): Promise<DetectorResult> {
-  return api.post<DetectorResult>(`/api/projects/${projectId}/auto-annotate/yolo`, { model, confidence, iou, image_ids: [imageId] });
+export async function runDetector(projectId: number, imageId: number, model: number, confidence: number, iou = 0.45) {
+  const res = await api.post('/api/projects/{id}/auto-annotate/yolo', {
+    path: { id: projectId },
+    body: { model, confidence, iou, image_ids: [imageId], only_unannotated: false, create_missing_classes: true },
+  });
+  // One image is run in the request; only a run over many images answers 202 with a job.
+  if ('job_id' in res) throw new Error('the detector was queued as a job instead of answering');
+  return { ...res, images: res.images.map((i) => ({ ...i, annotations: i.annotations.map(asAnnotation) })) };
 }
 
 /** How many images ahead of the open one the production model predicts in the background. */
 export const PREFETCH_AHEAD = 5;
-
-interface PrefetchOut {
-  model_id: number;
-  queued: number[];
-  job_id: number | null;
-}
 
 /**
  * Asks the server to predict the images ahead of the open one, so their suggestions wait when they open. Resolves,
@@ -47,11 +35,11 @@ interface PrefetchOut {
  * queued (already predicted or labelled, or the project's prediction job is busy: the next image asks again).
  */
 export async function prefetchSuggestions(projectId: number, imageIds: number[]): Promise<number[]> {
-  const res = await api.post<PrefetchOut>(`/api/projects/${projectId}/suggestions/prefetch`, { image_ids: imageIds });
+  const res = await api.post('/api/projects/{id}/suggestions/prefetch', { path: { id: projectId }, body: { image_ids: imageIds } });
   if (res.job_id === null || res.queued.length === 0) return [];
   for (let polls = 0; polls < 300; polls++) {
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const job = await api.get<{ status: string }>(`/api/jobs/${res.job_id}`);
+    const job = await api.get('/api/jobs/{id}', { path: { id: res.job_id } });
     if (job.status !== 'queued' && job.status !== 'running') break;
   }
   return res.queued;

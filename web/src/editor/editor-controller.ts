@@ -1,17 +1,20 @@
 import { displayColors } from './palette.js';
-import type { Annotation, BboxGeometry, LabelClass, MaskGeometry } from '../types.js';
+import type { Annotation, LabelClass, MaskGeometry } from '../types.js';
 import { AnnotationStore, type Draft } from './annotation-store.js';
-import { BOX_HANDLES, boundsOf, clampBox, clampPoints, handlePoints, hits, translate, type Point } from './geometry.js';
+import { boundsOf, hits, type Point } from './geometry.js';
 import { decodeRle, maskBounds, paintMask, type Bitmap } from './mask.js';
-import { drawMinimapBase, drawScene, HANDLE_PX, LayerCache, paintDraft, paintMinimapView, paintSelection, type Drag, type Shape } from './renderer.js';
+import { drawMinimapBase, drawScene, LayerCache, paintMinimapView, paintSelection, type Moving, type Shape } from './renderer.js';
+import { BoxTool } from './tools/box-tool.js';
 import { BrushTool } from './tools/brush-tool.js';
+import { ClassificationTool } from './tools/classification-tool.js';
 import { PolygonTool } from './tools/polygon-tool.js';
 import { SamTool } from './tools/sam-tool.js';
-import type { ToolHost } from './tools/tool-host.js';
+import { SelectTool } from './tools/select-tool.js';
+import type { Tool, ToolHost, ToolName, ToolPointer, ToolPreview } from './tools/tool.js';
 import { GridIndex, type Rect } from './spatial-index.js';
 import { ViewTransform } from './view-transform.js';
 
-export type Tool = 'select' | 'box' | 'polygon' | 'brush' | 'eraser' | 'classification' | 'sam';
+export type { ToolName } from './tools/tool.js';
 
 export interface LoadedImage {
   imageId: number;
@@ -25,7 +28,7 @@ export interface LoadedImage {
 }
 
 export interface EditorState {
-  tool: Tool;
+  tool: ToolName;
   classId: number | null;
   selectedKey: number | null;
   selected: Annotation | null;
@@ -41,12 +44,10 @@ export interface EditorState {
 }
 
 /**
- * The canvas editor: the image and its shapes, hit testing, selection, box drawing and moving, pan and zoom; the
- * polygon, brush and SAM tools live in tools/, the view transform in view-transform.ts, drawing in renderer.ts.
+ * The canvas editor: the image and its shapes, hit testing, selection, pan and zoom, read-only mode and the commands
+ * of the toolbar and keys. Pointer input on the image is dispatched to the active `Tool` (tools/, one file each); the
+ * view transform lives in view-transform.ts, drawing in renderer.ts.
  */
-/** A box drag shorter than this on screen (either side) is an accident, not a box: nothing is saved. */
-export const MIN_DRAG_PX = 8;
-
 export class EditorController implements ToolHost {
   private ctx: CanvasRenderingContext2D;
   image: LoadedImage | null = null;
@@ -55,12 +56,12 @@ export class EditorController implements ToolHost {
   private index = new GridIndex(1, 1);
   /** Image pixels → canvas pixels (src: view-transform.ts); `scale`, `tx`, `ty` below read and write it. */
   readonly view = new ViewTransform();
-  tool: Tool = 'box';
   classId: number | null = null;
   selectedKey: number | null = null;
   brushSize = 12;
   private classes = new Map<number, LabelClass>();
-  private drag: Drag | null = null;
+  /** A pan in progress (middle button, or space and drag): works whatever the tool. */
+  private pan: { sx: number; sy: number; tx: number; ty: number } | null = null;
   private cursor: Point = [0, 0];
   private spaceDown = false;
   private frame = 0;
@@ -69,9 +70,20 @@ export class EditorController implements ToolHost {
   lastPaintMs = 0;
   /** Set by the page; SAM requests need it. */
   projectId: number | null = null;
-  private readonly polygonTool = new PolygonTool(this);
-  private readonly brush = new BrushTool(this);
   private readonly samTool = new SamTool(this);
+  private readonly tools: Record<ToolName, Tool> = {
+    select: new SelectTool(this),
+    box: new BoxTool(this),
+    polygon: new PolygonTool(this),
+    brush: new BrushTool(this, 'brush'),
+    eraser: new BrushTool(this, 'eraser'),
+    classification: new ClassificationTool(),
+    sam: this.samTool,
+  };
+  /** The tool new presses go to. */
+  private active: Tool = this.tools.box;
+  /** The tool that took the press in progress: its moves and release go to it. */
+  private pressed: Tool | null = null;
   /** Why edits are refused right now (null: they are not). */
   private readOnlyReason: string | null = null;
 
@@ -87,8 +99,12 @@ export class EditorController implements ToolHost {
     window.addEventListener('pointerup', this.onPointerUp);
     canvas.addEventListener('wheel', this.onWheel, { passive: false });
     canvas.addEventListener('contextmenu', (e) => e.preventDefault());
-    canvas.addEventListener('dblclick', () => this.tool === 'polygon' && this.closePolygon());
+    canvas.addEventListener('dblclick', () => this.active.doubleClick?.());
     minimap?.addEventListener('pointerdown', this.onMinimap);
+  }
+
+  get tool(): ToolName {
+    return this.active.name;
   }
 
   get scale(): number {
@@ -149,10 +165,7 @@ export class EditorController implements ToolHost {
     this.selectedKey = null;
     this.hidden.clear();
     this.locked.clear();
-    this.polygonTool.reset();
-    this.brush.reset();
-    this.drag = null;
-    this.samTool.reset();
+    this.dropDrafts();
     this.fit();
     this.drawMinimapBase();
     this.emit();
@@ -213,12 +226,7 @@ export class EditorController implements ToolHost {
   setReadOnly(reason: string | null): void {
     if (reason === this.readOnlyReason) return;
     this.readOnlyReason = reason;
-    if (reason !== null) {
-      this.polygonTool.reset();
-      this.drag = null;
-      this.brush.reset();
-      this.samTool.reset();
-    }
+    if (reason !== null) this.dropDrafts();
     this.emit();
     this.requestPaint();
   }
@@ -290,10 +298,10 @@ export class EditorController implements ToolHost {
     }
   }
 
-  setTool(tool: Tool): void {
-    this.tool = tool;
-    this.polygonTool.reset();
-    this.samTool.reset();
+  setTool(tool: ToolName): void {
+    // A drag in progress ends with the tool that began it; whatever else the old tool had started is dropped.
+    if (this.active !== this.pressed) this.active.reset();
+    this.active = this.tools[tool];
     this.emit();
     this.requestPaint();
   }
@@ -400,9 +408,7 @@ export class EditorController implements ToolHost {
   }
 
   cancel(): void {
-    this.samTool.reset();
-    this.polygonTool.reset();
-    this.drag = null;
+    this.dropDrafts();
     this.selectedKey = null;
     this.emit();
     this.requestPaint();
@@ -423,6 +429,13 @@ export class EditorController implements ToolHost {
     this.store.create(data);
     this.selectedKey = null;
     this.emit();
+  }
+
+  /** Drops every tool's shape in progress and any drag. */
+  private dropDrafts(): void {
+    for (const tool of Object.values(this.tools)) tool.reset();
+    this.pressed = null;
+    this.pan = null;
   }
 
   // ---- view ----
@@ -481,162 +494,57 @@ export class EditorController implements ToolHost {
     return best;
   }
 
-  private handleAt(x: number, y: number): number | null {
-    const s = this.selectedKey !== null ? this.shapes.get(this.selectedKey) : undefined;
-    if (!s) return null;
-    const r = (HANDLE_PX + 2) / this.scale;
-    const pts = handlePoints(s.ann, s.bounds);
-    for (let i = 0; i < pts.length; i++) if (Math.abs(pts[i][0] - x) <= r && Math.abs(pts[i][1] - y) <= r) return i;
-    return null;
-  }
+  // ---- pointer input: pan and read-only here, the rest dispatched to the tools ----
 
-  // ---- pointer input ----
+  private pointer(e: PointerEvent): ToolPointer {
+    const [x, y] = this.toImage(e);
+    const [sx, sy] = this.screenOf(e);
+    return { x, y, sx, sy, button: e.button };
+  }
 
   private onPointerDown = (e: PointerEvent) => {
     if (!this.image) return;
     this.canvas.focus();
-    const [x, y] = this.toImage(e);
-    const [sx, sy] = this.screenOf(e);
+    const p = this.pointer(e);
     if (e.button === 1 || (e.button === 0 && this.spaceDown)) {
       e.preventDefault();
-      this.drag = { kind: 'pan', sx, sy, tx: this.tx, ty: this.ty };
+      this.pan = { sx: p.sx, sy: p.sy, tx: this.tx, ty: this.ty };
       return;
     }
     if (this.readOnlyReason !== null) {
       // Read-only: a click selects what is under it (to read its history), nothing moves.
-      if (e.button === 0) {
-        this.selectedKey = this.shapeAt(x, y);
-        this.emit();
-        this.requestPaint();
-      }
+      if (e.button === 0) this.selectKey(this.shapeAt(p.x, p.y));
       return;
     }
-    if (this.tool === 'sam' && (e.button === 0 || e.button === 2)) {
-      this.samTool.addPoint(x, y, e.button === 0 ? 1 : 0);
-      return;
-    }
-    if (e.button !== 0) return;
-    const handle = this.tool === 'select' || this.tool === 'box' ? this.handleAt(x, y) : null;
-    if (handle !== null && this.selectedKey !== null) {
-      this.drag = { kind: 'handle', key: this.selectedKey, handle, geometry: this.shapes.get(this.selectedKey)!.ann.geometry };
-      return;
-    }
-    switch (this.tool) {
-      case 'select': {
-        const key = this.shapeAt(x, y);
-        this.selectedKey = key;
-        if (key !== null) this.drag = { kind: 'move', key, x0: x, y0: y, dx: 0, dy: 0 };
-        this.emit();
-        break;
-      }
-      case 'box':
-        this.drag = { kind: 'box', x0: x, y0: y, x1: x, y1: y, sx, sy };
-        break;
-      case 'polygon':
-        this.polygonTool.add(x, y);
-        break;
-      case 'brush':
-      case 'eraser':
-        {
-          const stroke = this.brush.begin(x, y, this.tool === 'brush' ? 1 : 0);
-          if (stroke) this.drag = { kind: 'paint', ...stroke };
-        }
-        break;
-      case 'classification':
-      case 'sam':
-        break;
-    }
+    this.pressed = this.active;
+    this.active.down(p);
     this.requestPaint();
   };
 
   private onPointerMove = (e: PointerEvent) => {
     if (!this.image) return;
-    const [x, y] = this.toImage(e);
-    this.cursor = [x, y];
-    const d = this.drag;
-    if (!d) {
-      if (this.tool === 'polygon' || this.tool === 'brush' || this.tool === 'eraser') this.requestPaint();
+    const p = this.pointer(e);
+    this.cursor = [p.x, p.y];
+    if (this.pan) {
+      this.tx = this.pan.tx + p.sx - this.pan.sx;
+      this.ty = this.pan.ty + p.sy - this.pan.sy;
+    } else if (this.pressed) {
+      this.pressed.move?.(p);
+    } else if (!this.active.followsCursor) {
       return;
-    }
-    if (d.kind === 'pan') {
-      const [sx, sy] = this.screenOf(e);
-      this.tx = d.tx + sx - d.sx;
-      this.ty = d.ty + sy - d.sy;
-    } else if (d.kind === 'box') {
-      d.x1 = x;
-      d.y1 = y;
-    } else if (d.kind === 'move') {
-      d.dx = x - d.x0;
-      d.dy = y - d.y0;
-    } else if (d.kind === 'handle') {
-      const s = this.shapes.get(d.key);
-      if (s) this.previewHandle(d.key, s, d, x, y);
-    } else if (d.kind === 'paint') {
-      this.brush.paintTo(x, y, d);
     }
     this.requestPaint();
   };
 
   private onPointerUp = (e: PointerEvent) => {
-    const d = this.drag;
-    this.drag = null;
-    if (!d || !this.image || !this.store) return;
-    const { width: W, height: H } = this.image;
-    if (d.kind === 'box') {
-      const [sx, sy] = this.screenOf(e);
-      if (Math.abs(sx - d.sx) < 3 && Math.abs(sy - d.sy) < 3) {
-        // A click, not a drag: select what is under it.
-        this.selectedKey = this.shapeAt(d.x0, d.y0);
-        this.emit();
-      } else if (Math.abs(sx - d.sx) < MIN_DRAG_PX || Math.abs(sy - d.sy) < MIN_DRAG_PX) {
-        // An accidental flick, not a box: nothing is saved, and the user is told why.
-        this.onMessage(`Box not saved: drag at least ${MIN_DRAG_PX} screen pixels in both directions`);
-      } else {
-        const g = clampBox(d.x0, d.y0, d.x1, d.y1, W, H);
-        if (g.width >= 1 && g.height >= 1) this.createWithClass({ annotation_type: 'bbox', geometry: g });
-      }
-    } else if (d.kind === 'move' && (d.dx !== 0 || d.dy !== 0)) {
-      const s = this.shapes.get(d.key);
-      if (s && s.ann.annotation_type !== 'mask') {
-        this.store.update(d.key, { class_id: s.ann.class_id, annotation_type: s.ann.annotation_type, geometry: translate(s.ann, d.dx, d.dy, W, H) });
-      }
-    } else if (d.kind === 'handle') {
-      const s = this.shapes.get(d.key);
-      if (s && s.ann.geometry !== d.geometry) {
-        const moved = s.ann.geometry;
-        // The preview changed the shape in place; restore it so the update records the right "before".
-        this.onChangedLocal(d.key, { ...s.ann, geometry: d.geometry });
-        this.store.update(d.key, { class_id: s.ann.class_id, annotation_type: s.ann.annotation_type, geometry: moved });
-      }
-    } else if (d.kind === 'paint') {
-      this.brush.end();
-    }
+    const tool = this.pressed;
+    this.pressed = null;
+    this.pan = null;
+    if (!tool) return;
+    if (!this.image || !this.store) return tool.reset();
+    tool.up?.(this.pointer(e));
     this.requestPaint();
   };
-
-  private onChangedLocal(key: number, ann: Annotation): void {
-    this.version++;
-    this.store!.items.set(key, ann);
-    this.index.remove(key);
-    this.shapes.delete(key);
-    this.addShape(key, ann);
-  }
-
-  private previewHandle(key: number, s: Shape, d: Extract<Drag, { kind: 'handle' }>, x: number, y: number): void {
-    const { width: W, height: H } = this.image!;
-    if (s.ann.annotation_type === 'bbox') {
-      const g = d.geometry as BboxGeometry;
-      const h = BOX_HANDLES[d.handle];
-      const x0 = h.l ? x : g.x, x1 = h.r ? x : g.x + g.width;
-      const y0 = h.t ? y : g.y, y1 = h.b ? y : g.y + g.height;
-      const next = clampBox(x0, y0, x1, y1, W, H);
-      if (next.width >= 1 && next.height >= 1) this.onChangedLocal(key, { ...s.ann, geometry: next });
-    } else if (s.ann.annotation_type === 'polygon') {
-      const pts = (s.ann.geometry as { points: Point[] }).points.slice();
-      pts[d.handle] = [x, y];
-      this.onChangedLocal(key, { ...s.ann, geometry: { points: clampPoints(pts, W, H) } });
-    }
-  }
 
   createWithClass(data: Omit<Draft, 'class_id'>): void {
     if (this.classId === null) {
@@ -646,19 +554,14 @@ export class EditorController implements ToolHost {
     this.newShape({ ...data, class_id: this.classId });
   }
 
-  closePolygon(): void {
-    this.polygonTool.close();
+  /** Backspace: takes back the last step of the shape being drawn (a polygon's point); false when there is none. */
+  stepBack(): boolean {
+    return this.active.stepBack?.() ?? false;
   }
 
-  /** Backspace while placing a polygon: drops its last point; false when there was none. */
-  removeLastPolygonPoint(): boolean {
-    return this.polygonTool.removeLast();
-  }
-
-  /** Enter: closes a polygon, or accepts the SAM mask. */
+  /** Enter: finishes the shape being drawn (closes a polygon, accepts the SAM mask). */
   commit(): void {
-    if (this.tool === 'sam') this.samTool.accept();
-    else this.closePolygon();
+    this.active.commit?.();
   }
 
   /** Takes in annotations the server created (a detector run) as one undoable step. */
@@ -674,6 +577,14 @@ export class EditorController implements ToolHost {
 
   shape(key: number): Shape | undefined {
     return this.shapes.get(key);
+  }
+
+  previewShape(key: number, ann: Annotation): void {
+    this.version++;
+    this.store!.items.set(key, ann);
+    this.index.remove(key);
+    this.shapes.delete(key);
+    this.addShape(key, ann);
   }
 
   message(text: string): void {
@@ -751,17 +662,18 @@ export class EditorController implements ToolHost {
     if (!this.image) return;
     const s = this.scale;
     const view: Rect = this.view.visibleRect(width, height);
-    const moving = this.drag?.kind === 'move' ? this.drag : null;
+    const tool = this.pressed ?? this.active;
+    const preview = tool.preview?.() ?? null;
     ctx.setTransform(dpr * s, 0, 0, dpr * s, dpr * this.tx, dpr * this.ty);
-    if (moving || this.drag?.kind === 'handle' || this.brush.edit) {
-      this.drawScene(ctx, view, s, moving);
+    if (preview) {
+      this.drawScene(ctx, view, s, preview);
     } else {
       const layer = this.layerFor(view, s, dpr);
       ctx.imageSmoothingEnabled = true;
       ctx.drawImage(layer.canvas, layer.rect.x, layer.rect.y, layer.rect.width, layer.rect.height);
     }
-    this.paintSelection(ctx, s, moving);
-    this.paintDraft(ctx, s);
+    this.paintSelection(ctx, s, preview?.moving ?? null);
+    tool.paintDraft?.(ctx, s, this.classId !== null ? this.colorOf(this.classId) : '#ffffff', this.cursor);
     this.paintMinimapView();
     this.lastPaintMs = performance.now() - started;
   }
@@ -774,28 +686,23 @@ export class EditorController implements ToolHost {
     return this.layers.layerFor(this.image!, view, s, dpr, this.version, (ctx, rect) => this.drawScene(ctx, rect, s, null));
   }
 
-  private drawScene(ctx: CanvasRenderingContext2D, view: Rect, s: number, moving: Extract<Drag, { kind: 'move' }> | null): void {
+  private drawScene(ctx: CanvasRenderingContext2D, view: Rect, s: number, preview: ToolPreview | null): void {
     drawScene(ctx, view, s, {
       image: this.image!,
       index: this.index,
       shapes: this.shapes,
       visible: this.visible,
-      maskEdit: this.brush.edit,
+      maskEdit: preview?.maskEdit ?? null,
       colorOf: (classId) => this.colorOf(classId),
       maskCanvasOf: (shape) => this.maskCanvasOf(shape),
       hidden: this.hidden,
       className: (classId) => this.classes.get(classId)?.name ?? `class ${classId}`,
-    }, moving);
+    }, preview?.moving ?? null);
   }
 
-  private paintSelection(ctx: CanvasRenderingContext2D, s: number, moving: Extract<Drag, { kind: 'move' }> | null): void {
+  private paintSelection(ctx: CanvasRenderingContext2D, s: number, moving: Moving | null): void {
     const sel = this.selectedKey !== null ? this.shapes.get(this.selectedKey) : undefined;
     if (sel) paintSelection(ctx, s, sel, this.colorOf(sel.ann.class_id), moving);
-  }
-
-  private paintDraft(ctx: CanvasRenderingContext2D, s: number): void {
-    const color = this.classId !== null ? this.colorOf(this.classId) : '#ffffff';
-    paintDraft(ctx, s, color, { tool: this.tool, drag: this.drag, polygon: this.polygonTool.points, cursor: this.cursor, brushSize: this.brushSize, sam: this.samTool.session });
   }
 
   private minimapBase: HTMLCanvasElement | null = null;

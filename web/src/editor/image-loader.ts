@@ -1,5 +1,5 @@
-import { request } from '../api.js';
-import type { Annotation, ImageRecord } from '../types.js';
+import { api } from '../api.js';
+import { asAnnotation, type Annotation, type ImageRecord } from '../types.js';
 import type { LoadedImage } from './editor-controller.js';
 
 const PREVIEW_MAX = 2048;
@@ -9,8 +9,7 @@ async function allAnnotations(imageId: number): Promise<Annotation[]> {
   const out: Annotation[] = [];
   let after: number | null = null;
   for (;;) {
-    const q: string = after === null ? '' : `&after=${after}`;
-    const page: Annotation[] = (await request<Annotation[]>('GET', `/api/images/${imageId}/annotations?limit=${PAGE}${q}`)).data;
+    const page: Annotation[] = (await api.get('/api/images/{image_id}/annotations', { path: { image_id: imageId }, query: { limit: PAGE, after: after ?? undefined } })).map(asAnnotation);
     out.push(...page);
     if (page.length < PAGE) return out;
     after = page[page.length - 1].id;

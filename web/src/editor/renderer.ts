@@ -1,24 +1,13 @@
 import type { Annotation } from '../types.js';
-import type { SamMask } from './assist.js';
 import { handlePoints, type Point } from './geometry.js';
 import type { Bitmap } from './mask.js';
 import type { GridIndex, Rect } from './spatial-index.js';
 
-// The editor's renderer: what a frame draws (the image, the shapes in view, the selection, drafts, SAM prompts, the
-// minimap) and the cached layer that makes panning a blit. State is passed in; nothing here handles input.
+// The editor's renderer: what a frame draws (the image, the shapes in view, the selection, the minimap) and the cached
+// layer that makes panning a blit. State is passed in; nothing here handles input. A tool draws its own draft.
 
 /** Half the side of a selection handle, in screen pixels. */
 export const HANDLE_PX = 5;
-
-/** SAM click mode: the prompt points so far and the last previewed mask. */
-export interface SamSession {
-  points: Point[];
-  labels: (0 | 1)[];
-  mask: SamMask | null;
-  /** Answers to older clicks are dropped. */
-  seq: number;
-  busy: boolean;
-}
 
 export interface Shape {
   ann: Annotation;
@@ -27,12 +16,12 @@ export interface Shape {
   maskCanvas?: HTMLCanvasElement;
 }
 
-export type Drag =
-  | { kind: 'pan'; sx: number; sy: number; tx: number; ty: number }
-  | { kind: 'box'; x0: number; y0: number; x1: number; y1: number; sx: number; sy: number }
-  | { kind: 'move'; key: number; x0: number; y0: number; dx: number; dy: number }
-  | { kind: 'handle'; key: number; handle: number; geometry: Annotation['geometry'] }
-  | { kind: 'paint'; value: 0 | 1; last: Point };
+/** A shape being dragged by the select tool: drawn offset by (dx, dy) until it is dropped. */
+export interface Moving {
+  key: number;
+  dx: number;
+  dy: number;
+}
 
 export interface MaskEdit {
   key: number | null;
@@ -128,7 +117,7 @@ export class LayerCache {
 }
 
 /** The image and the shapes inside `view`; shapes of one class go into one path, stroked once. */
-export function drawScene(ctx: CanvasRenderingContext2D, view: Rect, s: number, scene: Scene, moving: Extract<Drag, { kind: 'move' }> | null): void {
+export function drawScene(ctx: CanvasRenderingContext2D, view: Rect, s: number, scene: Scene, moving: Moving | null): void {
   const img = scene.image;
   ctx.imageSmoothingEnabled = s < 2;
   if (img.preview && img.preview.width >= img.width * s) ctx.drawImage(img.preview, 0, 0, img.width, img.height);
@@ -212,7 +201,7 @@ function drawLabels(ctx: CanvasRenderingContext2D, s: number, scene: Scene): voi
 }
 
 /** The selected shape: a tinted fill, a dashed outline and its handles. */
-export function paintSelection(ctx: CanvasRenderingContext2D, s: number, sel: Shape, color: string, moving: Extract<Drag, { kind: 'move' }> | null): void {
+export function paintSelection(ctx: CanvasRenderingContext2D, s: number, sel: Shape, color: string, moving: Moving | null): void {
   if (sel.ann.annotation_type === 'classification') return;
   const dx = moving ? moving.dx : 0, dy = moving ? moving.dy : 0;
   const b = sel.bounds;
@@ -237,70 +226,6 @@ export function paintSelection(ctx: CanvasRenderingContext2D, s: number, sel: Sh
   for (const [x, y] of handlePoints(sel.ann, sel.bounds)) {
     ctx.fillRect(x + dx - r, y + dy - r, r * 2, r * 2);
     ctx.strokeRect(x + dx - r, y + dy - r, r * 2, r * 2);
-  }
-}
-
-/** SAM click mode: the previewed mask and the prompt points (green include, red exclude). */
-export function paintSam(ctx: CanvasRenderingContext2D, s: number, sam: SamSession, color: string): void {
-  const { mask, points, labels } = sam;
-  if (mask) {
-    ctx.beginPath();
-    for (const poly of mask.polygons) {
-      poly.forEach(([x, y], i) => (i ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
-      ctx.closePath();
-    }
-    ctx.globalAlpha = 0.4;
-    ctx.fillStyle = color;
-    ctx.fill('evenodd');
-    ctx.globalAlpha = 1;
-    ctx.lineWidth = 2 / s;
-    ctx.strokeStyle = color;
-    ctx.stroke();
-  }
-  const r = 5 / s;
-  points.forEach(([x, y], i) => {
-    ctx.beginPath();
-    ctx.arc(x, y, r, 0, Math.PI * 2);
-    ctx.fillStyle = labels[i] === 1 ? '#2ecc71' : '#e74c3c';
-    ctx.fill();
-    ctx.lineWidth = 1.5 / s;
-    ctx.strokeStyle = '#ffffff';
-    ctx.stroke();
-  });
-}
-
-/** What a tool is in the middle of drawing. */
-export interface Draft {
-  tool: string;
-  drag: Drag | null;
-  polygon: Point[];
-  cursor: Point;
-  brushSize: number;
-  sam: SamSession;
-}
-
-/** The box being dragged, the polygon being placed, the brush outline, SAM's prompts. */
-export function paintDraft(ctx: CanvasRenderingContext2D, s: number, color: string, draft: Draft): void {
-  if (draft.tool === 'sam') paintSam(ctx, s, draft.sam, color);
-  ctx.strokeStyle = color;
-  ctx.lineWidth = 2 / s;
-  if (draft.drag?.kind === 'box') {
-    const d = draft.drag;
-    ctx.strokeRect(Math.min(d.x0, d.x1), Math.min(d.y0, d.y1), Math.abs(d.x1 - d.x0), Math.abs(d.y1 - d.y0));
-  }
-  if (draft.tool === 'polygon' && draft.polygon.length > 0) {
-    ctx.beginPath();
-    draft.polygon.forEach(([x, y], i) => (i ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
-    ctx.lineTo(draft.cursor[0], draft.cursor[1]);
-    ctx.stroke();
-    ctx.fillStyle = color;
-    for (const [x, y] of draft.polygon) ctx.fillRect(x - 3 / s, y - 3 / s, 6 / s, 6 / s);
-  }
-  if ((draft.tool === 'brush' || draft.tool === 'eraser') && !draft.drag) {
-    ctx.beginPath();
-    ctx.arc(draft.cursor[0], draft.cursor[1], draft.brushSize / 2, 0, Math.PI * 2);
-    ctx.strokeStyle = draft.tool === 'eraser' ? '#ffffff' : color;
-    ctx.stroke();
   }
 }
 

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type MutableRefObject } from 'react';
 import { api } from '../api.js';
-import type { EditorController, Tool } from '../editor/editor-controller.js';
+import type { EditorController, ToolName } from '../editor/editor-controller.js';
 import type { LabelClass, Review } from '../types.js';
 
 declare global {
@@ -49,7 +49,7 @@ export function useImageReview(projectId: number, imageId: number | null, onErro
     setReview(null);
     if (imageId === null) return;
     let live = true;
-    api.get<Review[]>(`/api/projects/${projectId}/reviews?image_id=${imageId}&limit=1000`).then(
+    api.get('/api/projects/{id}/reviews', { path: { id: projectId }, query: { image_id: imageId, limit: 1000 } }).then(
       (list) => live && setReview(list.at(-1) ?? null),
       () => undefined,
     );
@@ -61,7 +61,7 @@ export function useImageReview(projectId: number, imageId: number | null, onErro
     setSubmitting(true);
     try {
       await settled();
-      const created = await api.post<Review>(`/api/projects/${projectId}/reviews`, { image_id: id });
+      const created = await api.post('/api/projects/{id}/reviews', { path: { id: projectId }, body: { image_id: id } });
       if (current.current === id) setReview(created);
       return created;
     } catch (e) {
@@ -78,7 +78,7 @@ export function useImageReview(projectId: number, imageId: number | null, onErro
 /** What the editor's keys act on besides the controller: read afresh at every key press. */
 export interface EditorKeys {
   classes(): LabelClass[];
-  toolForKey(key: string): Tool | undefined;
+  toolForKey(key: string): ToolName | undefined;
   go(delta: number): void;
   toggleHelp(): void;
   closeHelp(): void;
@@ -146,7 +146,7 @@ export function useEditorKeys(controller: MutableRefObject<EditorController | nu
           c.deleteSelected();
           break;
         case 'Backspace':
-          if (!c.removeLastPolygonPoint()) c.deleteSelected();
+          if (!c.stepBack()) c.deleteSelected();
           break;
         case 'Enter':
           c.commit();

@@ -1,8 +1,8 @@
 import { lazy, Suspense, useEffect, useRef, useState, useMemo } from 'react';
-import { api, request } from '../api.js';
+import { api } from '../api.js';
 import { clock, useImageLock, type LockStatus } from '../components/image-lock.js';
 import { ErrorBanner, useUser } from '../components/layout.js';
-import { EditorController, type EditorState, type Tool } from '../editor/editor-controller.js';
+import { EditorController, type EditorState, type ToolName } from '../editor/editor-controller.js';
 import { ImageLoader } from '../editor/image-loader.js';
 import { PREFETCH_AHEAD, prefetchSuggestions, runDetector } from '../editor/assist.js';
 import { hasSam, isDetector, ownModels, type Model } from '../models.js';
@@ -14,7 +14,7 @@ import { Link, navigate } from '../router.js';
 import { useEditorHandle, useEditorKeys, useImageReview } from './annotate-hooks.js';
 import type { Annotation, ImageRecord, LabelClass, Member, NextToLabel, Project, QueueOrder, Review } from '../types.js';
 
-const TOOLS: { tool: Tool; key: string; label: string }[] = [
+const TOOLS: { tool: ToolName; key: string; label: string }[] = [
   { tool: 'select', key: 'V', label: 'Select' },
   { tool: 'box', key: 'B', label: 'Box' },
   { tool: 'polygon', key: 'P', label: 'Polygon' },
@@ -90,17 +90,16 @@ function editorQuery(image?: number): string {
 async function queueImages(projectId: number): Promise<ImageRecord[]> {
   const order = queueOrder();
   if (!order) return allImages(projectId);
-  const ranked = await api.get<NextToLabel>(`/api/projects/${projectId}/next-to-label?strategy=${order}&limit=1000`);
+  const ranked = await api.get('/api/projects/{id}/next-to-label', { path: { id: projectId }, query: { strategy: order, limit: 1000 } });
   return ranked.items.map((item) => item.image);
 }
 
 async function allImages(projectId: number): Promise<ImageRecord[]> {
   const out: ImageRecord[] = [];
   let after: number | null = null;
-  const filter = listQuery(gridFilter()).toString();
+  const filter = listQuery(gridFilter());
   for (;;) {
-    const q: string = (after === null ? '' : `&after=${after}`) + (filter ? `&${filter}` : '');
-    const page: ImageRecord[] = (await request<ImageRecord[]>('GET', `/api/projects/${projectId}/images?limit=10000${q}`)).data;
+    const page: ImageRecord[] = await api.get('/api/projects/{id}/images', { path: { id: projectId }, query: { limit: 10000, after: after ?? undefined, ...filter } });
     out.push(...page);
     if (page.length < 10000) return out;
     after = page[page.length - 1].id;
@@ -136,7 +135,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
     controller.current = c;
     const resize = new ResizeObserver(() => c.requestPaint());
     resize.observe(canvas.current!);
-    api.get<Project>(`/api/projects/${projectId}`).then((p) => {
+    api.get('/api/projects/{id}', { path: { id: projectId } }).then((p) => {
       setProject(p);
       // The tool follows the project type: classification opens on its class choices (one key sets the label),
       // segmentation in polygon mode, detection with the box.
@@ -145,13 +144,13 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
     loadClasses();
     // Without the models routes the assist tools simply do not show.
     // With the team's promoted models of its other projects: a new batch is labelled without uploading them again.
-    api.get<Model[]>(`/api/projects/${projectId}/models?include_shared=true`).then((list) => {
+    api.get('/api/projects/{id}/models', { path: { id: projectId }, query: { include_shared: true } }).then((list) => {
       modelsRef.current = list;
       setModels(list);
       // The queue may have opened its first image before the models arrived.
       if (indexRef.current >= 0) prefetchAhead(imagesRef.current, indexRef.current);
     }, () => setModels([]));
-    api.get<Member[]>(`/api/projects/${projectId}/members`).then(setMembers, () => undefined);
+    api.get('/api/projects/{id}/members', { path: { id: projectId } }).then(setMembers, () => undefined);
     loadQueue();
     return () => {
       resize.disconnect();
@@ -184,7 +183,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
   };
 
   function loadClasses() {
-    api.get<LabelClass[]>(`/api/projects/${projectId}/classes`).then((cls) => {
+    api.get('/api/projects/{id}/classes', { path: { id: projectId } }).then((cls) => {
       setClasses(cls);
       controller.current?.setClasses(cls);
     }, (e) => setMessage((e as Error).message));

@@ -1,21 +1,12 @@
 import { useEffect, useState } from 'react';
-import { api, request } from '../api.js';
+import { api } from '../api.js';
 import { ImageGrid, isFiltered, listQuery, NO_FILTER, type GridFilter } from '../components/image-grid.js';
 import { ErrorBanner, Layout } from '../components/layout.js';
 import { useProjectAccess } from '../components/project-access.js';
 import { Link } from '../router.js';
-import { REVIEW_STATES, type ImageRecord, type LabelClass, type Member, type Project, type ReviewState } from '../types.js';
+import { REVIEW_STATES, type ImageRecord, type LabelClass, type Member, type Project, type ResponseOf, type ReviewState } from '../types.js';
 
-interface Progress {
-  user_id: number;
-  email: string;
-  display_name: string;
-  assigned: number;
-  annotated: number;
-  pending: number;
-  approved: number;
-  returned: number;
-}
+type Progress = ResponseOf<'/api/projects/{id}/assignments/progress', 'get'>[number];
 
 const MAX_IDS = 10_000;
 
@@ -39,11 +30,11 @@ export default function AssignPage({ projectId }: { projectId: number }) {
   const [notice, setNotice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
-  const loadProgress = () => api.get<Progress[]>(`/api/projects/${projectId}/assignments/progress`).then(setProgress, (e) => setError((e as Error).message));
+  const loadProgress = () => api.get('/api/projects/{id}/assignments/progress', { path: { id: projectId } }).then(setProgress, (e) => setError((e as Error).message));
   useEffect(() => {
-    api.get<Project>(`/api/projects/${projectId}`).then(setProject, (e) => setError((e as Error).message));
-    api.get<Member[]>(`/api/projects/${projectId}/members`).then(setMembers, (e) => setError((e as Error).message));
-    api.get<LabelClass[]>(`/api/projects/${projectId}/classes`).then(setClasses, () => undefined);
+    api.get('/api/projects/{id}', { path: { id: projectId } }).then(setProject, (e) => setError((e as Error).message));
+    api.get('/api/projects/{id}/members', { path: { id: projectId } }).then(setMembers, (e) => setError((e as Error).message));
+    api.get('/api/projects/{id}/classes', { path: { id: projectId } }).then(setClasses, () => undefined);
     void loadProgress();
   }, [projectId]);
 
@@ -56,7 +47,7 @@ export default function AssignPage({ projectId }: { projectId: number }) {
     setError(null);
     setNotice(null);
     try {
-      const out = await api.post<unknown[]>(`/api/projects/${projectId}/assignments`, { user_id: Number(assignee), ...body });
+      const out = await api.post('/api/projects/{id}/assignments', { path: { id: projectId }, body: { user_id: Number(assignee), ...body } });
       const who = people.find((p) => String(p.user_id) === assignee);
       setNotice(`${out.length} image${out.length === 1 ? '' : 's'} ${what} assigned to ${who?.display_name || who?.email}`);
       setSelected(new Set());
@@ -74,10 +65,8 @@ export default function AssignPage({ projectId }: { projectId: number }) {
     const ids: number[] = [];
     let after: number | null = null;
     for (;;) {
-      const params = listQuery(filter);
-      params.set('limit', '1000');
-      if (after !== null) params.set('after', String(after));
-      const page: ImageRecord[] = (await request<ImageRecord[]>('GET', `/api/projects/${projectId}/images?${params}`)).data;
+      const query = { ...listQuery(filter), limit: 1000, after: after ?? undefined };
+      const page: ImageRecord[] = await api.get('/api/projects/{id}/images', { path: { id: projectId }, query });
       ids.push(...page.map((i) => i.id));
       if (page.length < 1000 || ids.length >= MAX_IDS) return ids.slice(0, MAX_IDS);
       after = page[page.length - 1].id;

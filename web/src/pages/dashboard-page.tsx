@@ -8,7 +8,7 @@ function ProjectThumbnail({ project }: { project: Project }) {
   const [imageId, setImageId] = useState<number | null>(null);
   useEffect(() => {
     if (project.image_count === 0) return;
-    api.get<ImageRecord[]>(`/api/projects/${project.id}/images?limit=1`).then(
+    api.get('/api/projects/{id}/images', { path: { id: project.id }, query: { limit: 1 } }).then(
       (images) => setImageId(images[0]?.id ?? null),
       () => setImageId(null),
     );
@@ -25,8 +25,8 @@ export function DashboardPage() {
   const [error, setError] = useState<string | null>(null);
 
   const load = () => {
-    api.get<Project[]>('/api/projects').then(setProjects, (e: ApiError) => setError(e.message));
-    api.get<Stats>('/api/stats').then(setStats, () => setStats(null));
+    api.get('/api/projects').then(setProjects, (e: ApiError) => setError(e.message));
+    api.get('/api/stats').then(setStats, () => setStats(null));
   };
   useEffect(load, []);
 
@@ -45,7 +45,7 @@ export function DashboardPage() {
   const bulkDelete = async () => {
     if (!confirm(`Delete ${selected.size} project(s) with all their images and annotations?`)) return;
     try {
-      await api.post('/api/projects/bulk-delete', { ids: [...selected] });
+      await api.post('/api/projects/bulk-delete', { body: { ids: [...selected] } });
       setSelected(new Set());
       load();
     } catch (e) {

@@ -48,19 +48,19 @@ function PrCurves({ split }: { split: SplitEvaluation }) {
 export default function ExperimentPage({ projectId, experimentId }: { projectId: number; experimentId: number }) {
   const [experiment, setExperiment] = useState<Experiment | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [split, setSplit] = useState('valid');
+  const [split, setSplit] = useState<'valid' | 'test'>('valid');
   const [kind, setKind] = useState<Kind>('');
   const [errors, setErrors] = useState<Errors | null>(null);
 
   useEffect(() => {
-    api.get<Experiment>(`/api/experiments/${experimentId}`).then((e) => {
+    api.get('/api/experiments/{id}', { path: { id: experimentId } }).then((e) => {
       setExperiment(e);
       if (e.analysis && !e.analysis.valid && e.analysis.test) setSplit('test');
     }, (e) => setError((e as Error).message));
   }, [experimentId]);
   useEffect(() => {
     if (!experiment?.analysis) return;
-    api.get<Errors>(`/api/experiments/${experimentId}/errors?split=${split}&limit=100${kind ? `&kind=${kind}` : ''}`).then(setErrors, (e) => setError((e as Error).message));
+    api.get('/api/experiments/{id}/errors', { path: { id: experimentId }, query: { split, limit: 100, kind: kind || undefined } }).then(setErrors, (e) => setError((e as Error).message));
   }, [experiment, split, kind]);
 
   if (error) return <div className="page"><p className="error">{error}</p></div>;
@@ -80,7 +80,7 @@ export default function ExperimentPage({ projectId, experimentId }: { projectId:
       {experiment.analysis ? (
         <>
           <label>Split{' '}
-            <select value={split} onChange={(e) => setSplit(e.target.value)} aria-label="Split">
+            <select value={split} onChange={(e) => setSplit(e.target.value as 'valid' | 'test')} aria-label="Split">
               {Object.keys(experiment.analysis).map((s) => <option key={s}>{s}</option>)}
             </select>
           </label>

@@ -1,12 +1,8 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { api } from '../api.js';
+import type { ResponseOf } from '../types.js';
 
-interface Preview {
-  email: string;
-  role: string;
-  project_name: string;
-  expires_at: string;
-}
+type Preview = ResponseOf<'/api/invitations/{token}', 'get'>;
 
 /** The page an invitation link opens: choose a password, and the account is made and joins the project. */
 export function InvitePage({ token }: { token: string }) {
@@ -17,7 +13,7 @@ export function InvitePage({ token }: { token: string }) {
   const [busy, setBusy] = useState(false);
 
   useEffect(() => {
-    api.get<Preview>(`/api/invitations/${encodeURIComponent(token)}`).then(setPreview, (e) => setError((e as Error).message));
+    api.get('/api/invitations/{token}', { path: { token } }).then(setPreview, (e) => setError((e as Error).message));
   }, [token]);
 
   const submit = async (e: FormEvent) => {
@@ -25,10 +21,10 @@ export function InvitePage({ token }: { token: string }) {
     setBusy(true);
     setError(null);
     try {
-      const out = await api.post<{ project_id: number }>(`/api/invitations/${encodeURIComponent(token)}/accept`, {
+      const out = await api.post('/api/invitations/{token}/accept', { path: { token }, body: {
         password,
         ...(name.trim() ? { display_name: name.trim() } : {}),
-      });
+      } });
       location.assign(`/projects/${out.project_id}`);
     } catch (err) {
       setError((err as Error).message);

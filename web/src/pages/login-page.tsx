@@ -15,9 +15,9 @@ export function LoginPage() {
     setError(null);
     try {
       if (mode === 'register') {
-        await api.post('/api/auth/register', { email, password, ...(displayName ? { display_name: displayName } : {}) });
+        await api.post('/api/auth/register', { body: { email, password, ...(displayName ? { display_name: displayName } : {}) } });
       }
-      await api.post('/api/auth/login', { email, password });
+      await api.post('/api/auth/login', { body: { email, password } });
       const next = new URLSearchParams(location.search).get('next');
       // Only same-site paths: an absolute URL here would be an open redirect.
       location.assign(next && next.startsWith('/') && !next.startsWith('//') ? next : '/');

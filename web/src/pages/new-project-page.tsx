@@ -23,7 +23,7 @@ function CreateForm() {
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     try {
-      const project = await api.post<Project>('/api/projects', { name, description, project_type: projectType, location });
+      const project = await api.post('/api/projects', { body: { name, description, project_type: projectType, location } });
       navigate(`/projects/${project.id}/upload`);
     } catch (err) {
       setError((err as Error).message);
@@ -81,7 +81,7 @@ function ImportForm() {
     setError(null);
     setProgress(0);
     try {
-      const project = await upload<ProjectImported>('/api/projects/import', form, (p) => setProgress(p.total ? p.loaded / p.total : 0)).promise;
+      const project = await upload('/api/projects/import', {}, form, (p) => setProgress(p.total ? p.loaded / p.total : 0)).promise;
       // Something left out or kept with shared bytes is said before leaving the page; a clean import opens the project.
       if (project.import.skipped_count === 0 && project.import.images_sharing_bytes === 0) return navigate(`/projects/${project.id}`);
       setProgress(null);

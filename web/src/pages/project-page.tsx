@@ -54,8 +54,8 @@ export function ProjectPage({ projectId }: { projectId: number }) {
   const [reloadKey, setReloadKey] = useState(0);
 
   const load = () => {
-    api.get<Project>(`/api/projects/${projectId}`).then(setProject, (e) => setError((e as Error).message));
-    api.get<LabelClass[]>(`/api/projects/${projectId}/classes`).then(setClasses, (e) => setError((e as Error).message));
+    api.get('/api/projects/{id}', { path: { id: projectId } }).then(setProject, (e) => setError((e as Error).message));
+    api.get('/api/projects/{id}/classes', { path: { id: projectId } }).then(setClasses, (e) => setError((e as Error).message));
   };
   const refresh = () => (setReloadKey((k) => k + 1), load());
   // A class deleted (or renamed away) while it filters the grid: drop that filter rather than show a 404.
@@ -65,7 +65,7 @@ export function ProjectPage({ projectId }: { projectId: number }) {
   useEffect(load, [projectId]);
   useEffect(() => {
     // Export offers the ready versions even when the Versions tab was never opened.
-    api.get<Version[]>(`/api/projects/${projectId}/versions`).then(setVersions, () => undefined);
+    api.get('/api/projects/{project_id}/versions', { path: { project_id: projectId } }).then(setVersions, () => undefined);
   }, [projectId]);
 
   return (

@@ -14,11 +14,11 @@ export default function QueuePage() {
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
-    api.get<QueueItem[]>('/api/assignments/mine').then(
+    api.get('/api/assignments/mine').then(
       async (list) => {
         setItems(list);
         const ids = [...new Set(list.map((i) => i.project_id))];
-        const found = await Promise.all(ids.map((id) => api.get<Project>(`/api/projects/${id}`).catch(() => null)));
+        const found = await Promise.all(ids.map((id) => api.get('/api/projects/{id}', { path: { id } }).catch(() => null)));
         setProjects(new Map(found.filter((p): p is Project => p !== null).map((p) => [p.id, p])));
       },
       (e) => setError((e as Error).message),

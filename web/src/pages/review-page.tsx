@@ -4,7 +4,7 @@ import { AnnotatedImage, classSummary } from '../components/annotated-image.js';
 import { useProjectAccess } from '../components/project-access.js';
 import { ErrorBanner, Layout } from '../components/layout.js';
 import { Link } from '../router.js';
-import type { Annotation, Decision, ImageRecord, LabelClass, Member, Project, Review } from '../types.js';
+import { asAnnotation, type Annotation, type Decision, type ImageRecord, type LabelClass, type Member, type Project, type Review } from '../types.js';
 
 const DECISIONS: { decision: Decision; key: string; label: string; className: string }[] = [
   { decision: 'approve', key: 'A', label: 'Approve', className: 'primary' },
@@ -39,12 +39,12 @@ export default function ReviewPage({ projectId }: { projectId: number }) {
   const commentBox = useRef<HTMLTextAreaElement>(null);
 
   const loadQueue = () =>
-    api.get<Review[]>(`/api/projects/${projectId}/reviews?status=pending&limit=1000`).then(setQueue, (e) => setError((e as Error).message));
+    api.get('/api/projects/{id}/reviews', { path: { id: projectId }, query: { status: 'pending', limit: 1000 } }).then(setQueue, (e) => setError((e as Error).message));
 
   useEffect(() => {
-    api.get<Project>(`/api/projects/${projectId}`).then(setProject, (e) => setError((e as Error).message));
-    api.get<LabelClass[]>(`/api/projects/${projectId}/classes`).then(setClasses, (e) => setError((e as Error).message));
-    api.get<Member[]>(`/api/projects/${projectId}/members`).then(setMembers, () => undefined);
+    api.get('/api/projects/{id}', { path: { id: projectId } }).then(setProject, (e) => setError((e as Error).message));
+    api.get('/api/projects/{id}/classes', { path: { id: projectId } }).then(setClasses, (e) => setError((e as Error).message));
+    api.get('/api/projects/{id}/members', { path: { id: projectId } }).then(setMembers, () => undefined);
     void loadQueue();
   }, [projectId]);
 
@@ -53,8 +53,8 @@ export default function ReviewPage({ projectId }: { projectId: number }) {
   useEffect(() => {
     if (!current) return setShown(null);
     let live = true;
-    Promise.all([api.get<ImageRecord>(`/api/images/${current.image_id}`), api.get<Annotation[]>(`/api/images/${current.image_id}/annotations`)]).then(
-      ([image, annotations]) => live && setShown({ review: current, image, annotations }),
+    Promise.all([api.get('/api/images/{image_id}', { path: { image_id: current.image_id } }), api.get('/api/images/{image_id}/annotations', { path: { image_id: current.image_id } })]).then(
+      ([image, annotations]) => live && setShown({ review: current, image, annotations: annotations.map(asAnnotation) }),
       (e) => live && setError((e as Error).message),
     );
     return () => void (live = false);
@@ -78,7 +78,7 @@ export default function ReviewPage({ projectId }: { projectId: number }) {
     setBusy(true);
     setError(null);
     try {
-      await api.post<Review>(`/api/reviews/${current.id}/decide`, text ? { decision, comment: text } : { decision });
+      await api.post('/api/reviews/{id}/decide', { path: { id: current.id }, body: text ? { decision, comment: text } : { decision } });
       setLast(`${PAST[decision]} ${shown?.image.original_name ?? `image ${current.image_id}`}${text && decision !== 'approve' ? ` “${text}”` : ''}`);
       setComment('');
       // The decided review leaves the queue; the one after it takes its place.

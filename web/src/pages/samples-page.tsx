@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { api, ApiError, request, upload } from '../api.js';
+import { api, ApiError, upload } from '../api.js';
 import { ErrorBanner, Layout } from '../components/layout.js';
 import { useProjectAccess } from '../components/project-access.js';
 import { SampleAudio } from '../components/samples/sample-audio.js';
@@ -10,13 +10,13 @@ import { SampleText } from '../components/samples/sample-text.js';
 import { SampleVideo } from '../components/samples/sample-video.js';
 import { isTyping } from '../components/samples/sample-view.js';
 import { Link, navigate, useLocation } from '../router.js';
-import type { LabelClass, Member, Project, Sample, SampleModality, SamplePatch } from '../types.js';
+import type { LabelClass, Member, Project, ResponseOf, Sample, SampleModality, SamplePatch } from '../types.js';
 
 const MODALITIES: [SampleModality, string][] = [['text', 'Text'], ['tabular', 'Tabular'], ['audio', 'Audio'], ['video', 'Video'], ['llm', 'LLM']];
 const PAGE = 200;
 const LOCK_RENEW_MS = 30_000;
 
-interface Lock { user_id: number; email: string; expires_at: string }
+type Lock = ResponseOf<'/api/samples/{sample_id}/lock', 'post'>;
 
 /**
  * Samples of one modality, labelled from the keyboard: ← / → (or P / N) move between samples, 1–9 pick a class
@@ -41,9 +41,9 @@ export default function SamplesPage({ projectId }: { projectId: number }) {
   const loading = useRef(false);
 
   const loadProject = useCallback(() => {
-    api.get<Project>(`/api/projects/${projectId}`).then(setProject, (e) => setError((e as Error).message));
-    api.get<LabelClass[]>(`/api/projects/${projectId}/classes`).then(setClasses, (e) => setError((e as Error).message));
-    api.get<Member[]>(`/api/projects/${projectId}/members`).then(setMembers, () => undefined);
+    api.get('/api/projects/{id}', { path: { id: projectId } }).then(setProject, (e) => setError((e as Error).message));
+    api.get('/api/projects/{id}/classes', { path: { id: projectId } }).then(setClasses, (e) => setError((e as Error).message));
+    api.get('/api/projects/{id}/members', { path: { id: projectId } }).then(setMembers, () => undefined);
   }, [projectId]);
 
   const loadMore = useCallback(async (reset = false) => {
@@ -51,7 +51,7 @@ export default function SamplesPage({ projectId }: { projectId: number }) {
     loading.current = true;
     try {
       const after = reset ? undefined : samples.at(-1)?.id;
-      const res = await request<Sample[]>('GET', `/api/projects/${projectId}/samples?modality=${modality}&limit=${PAGE}${after ? `&after=${after}` : ''}`);
+      const res = await api.page('/api/projects/{id}/samples', { path: { id: projectId }, query: { modality, limit: PAGE, after } });
       setTotal(Number(res.headers.get('X-Total-Count') ?? 0));
       setSamples((prev) => (reset ? res.data : [...prev, ...res.data]));
     } catch (e) {
@@ -63,7 +63,7 @@ export default function SamplesPage({ projectId }: { projectId: number }) {
 
   useEffect(loadProject, [projectId]);
   useEffect(() => {
-    api.get<{ id: number }>('/api/auth/me').then((u) => setMe(u.id), () => undefined);
+    api.get('/api/auth/me').then((u) => setMe(u.id), () => undefined);
   }, []);
   useEffect(() => {
     setSamples([]);
@@ -92,7 +92,7 @@ export default function SamplesPage({ projectId }: { projectId: number }) {
     if (!sample) return;
     let live = true;
     const take = () =>
-      api.post<Lock>(`/api/samples/${sample.id}/lock`).then(
+      api.post('/api/samples/{sample_id}/lock', { path: { sample_id: sample.id } }).then(
         (l) => live && setLock(l),
         (e) => {
           if (live && e instanceof ApiError && e.status === 409) setLock((e.body as { lock: Lock }).lock);
@@ -104,7 +104,7 @@ export default function SamplesPage({ projectId }: { projectId: number }) {
       live = false;
       clearInterval(timer);
       setLock(null);
-      void api.delete(`/api/samples/${sample.id}/lock`).catch(() => undefined);
+      void api.delete('/api/samples/{sample_id}/lock', { path: { sample_id: sample.id } }).catch(() => undefined);
     };
   }, [sample?.id]);
 
@@ -118,7 +118,7 @@ export default function SamplesPage({ projectId }: { projectId: number }) {
     setStatus('Saving…');
     const replace = (fresh: Sample) => setSamples((prev) => prev.map((s) => (s.id === fresh.id ? fresh : s)));
     const mine: Promise<void> = (saving.current.get(target.id) ?? Promise.resolve()).then(() =>
-      api.patch<Sample>(`/api/samples/${target.id}`, patch).then(
+      api.patch('/api/samples/{sample_id}', { path: { sample_id: target.id }, body: patch }).then(
         (updated) => {
           // Only the last edit's answer is the sample as the page now shows it.
           if (saving.current.get(target.id) !== mine) return;
@@ -130,13 +130,13 @@ export default function SamplesPage({ projectId }: { projectId: number }) {
           setStatus('');
           setError((e as Error).message);
           // The edit did not happen: show the sample as stored.
-          void api.get<Sample>(`/api/samples/${target.id}`).then(replace, () => undefined);
+          void api.get('/api/samples/{sample_id}', { path: { sample_id: target.id } }).then(replace, () => undefined);
         },
       ),
     );
     saving.current.set(target.id, mine);
   };
-  const loadProjectCounts = () => api.get<Project>(`/api/projects/${projectId}`).then(setProject, () => undefined);
+  const loadProjectCounts = () => api.get('/api/projects/{id}', { path: { id: projectId } }).then(setProject, () => undefined);
 
   const go = (delta: number) => {
     const next = Math.min(Math.max(0, index + delta), Math.max(0, total - 1));
@@ -236,7 +236,7 @@ function ImportForm({ projectId, modality, onDone, onError }: { projectId: numbe
     for (const [k, v] of form) if (k !== 'file') ordered.append(k, v);
     ordered.append('file', form.get('file')!);
     setBusy(true);
-    upload<{ created: number }>(`/api/projects/${projectId}/import/${route}`, ordered, () => undefined).promise.then(
+    upload(`/api/projects/{id}/import/${route}`, { path: { id: projectId } }, ordered, () => undefined).promise.then(
       (r) => {
         setBusy(false);
         (e.target as HTMLFormElement).reset();

@@ -61,7 +61,7 @@ function importInto(projectId: number, archive: Blob, fileName: string, newClass
   const form = new FormData();
   form.append('new_classes', newClasses);
   form.append('file', archive, fileName);
-  return upload<ImportIntoResult>(`/api/projects/${projectId}/import`, form, (p) => onProgress(p.total ? p.loaded / p.total : 0)).promise;
+  return upload('/api/projects/{id}/import', { path: { id: projectId } }, form, (p) => onProgress(p.total ? p.loaded / p.total : 0)).promise;
 }
 
 /** A zip of images with their label files, added to the project by the import route (not the image upload). */
@@ -261,7 +261,7 @@ export function UploadPage({ projectId }: { projectId: number }) {
       update(item.key, { state: 'uploading', progress: 0, detail: undefined });
       const form = new FormData();
       form.append('files', item.file, item.name.split('/').pop() ?? item.name);
-      upload<UploadResponse>(`/api/projects/${projectId}/images`, form, (p) => update(item.key, { progress: p.total ? p.loaded / p.total : 0 }))
+      upload('/api/projects/{id}/images', { path: { id: projectId } }, form, (p) => update(item.key, { progress: p.total ? p.loaded / p.total : 0 }))
         .promise.then(
           (res) => {
             const result = res.results?.[0];

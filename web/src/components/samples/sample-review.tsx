@@ -3,15 +3,7 @@ import { api } from '../../api.js';
 import type { Sample } from '../../types.js';
 import { isTyping } from './sample-view.js';
 
-/** What the samples API adds to a sample for teams: its assignee and where its review stands. */
-export interface SampleTeamFields {
-  assignee_id: number | null;
-  review_state: 'unreviewed' | 'pending' | 'approved' | 'rejected' | 'changes';
-  review_comment: string | null;
-}
-export type TeamSample = Sample & Partial<SampleTeamFields>;
-
-const STATE_NAMES: Record<SampleTeamFields['review_state'], string> = {
+const STATE_NAMES: Record<Sample['review_state'], string> = {
   unreviewed: 'Not reviewed',
   pending: 'Waiting for review',
   approved: 'Approved',
@@ -20,7 +12,7 @@ const STATE_NAMES: Record<SampleTeamFields['review_state'], string> = {
 };
 
 interface Props {
-  sample: TeamSample;
+  sample: Sample;
   me: number | null;
   /** The assignee's name, when the caller may see the members. */
   nameOf(userId: number): string | undefined;
@@ -28,7 +20,7 @@ interface Props {
   why(permission: string): string | undefined;
   /** LLM samples use a/b/t for preferences: there the review keys need Shift. */
   shiftKeys: boolean;
-  onChange(updated: TeamSample): void;
+  onChange(updated: Sample): void;
   onError(message: string): void;
 }
 
@@ -47,9 +39,9 @@ export function SampleReview({ sample, me, nameOf, why, shiftKeys, onChange, onE
 
   useEffect(() => setComment(''), [sample.id]);
 
-  const send = (url: string, body?: unknown) => {
+  const send = (answer: Promise<Sample>) => {
     setBusy(true);
-    api.post<TeamSample>(url, body).then(
+    answer.then(
       (updated) => {
         setBusy(false);
         setComment('');
@@ -67,7 +59,7 @@ export function SampleReview({ sample, me, nameOf, why, shiftKeys, onChange, onE
       commentBox.current?.focus();
       return onError('Say what should change in the comment first');
     }
-    send(`/api/samples/${sample.id}/review`, { decision, ...(comment.trim() ? { comment: comment.trim() } : {}) });
+    send(api.post('/api/samples/{sample_id}/review', { path: { sample_id: sample.id }, body: { decision, ...(comment.trim() ? { comment: comment.trim() } : {}) } }));
   };
 
   // Read through a ref so the handler, attached once, sees the current sample and comment.
@@ -94,7 +86,7 @@ export function SampleReview({ sample, me, nameOf, why, shiftKeys, onChange, onE
       <span data-testid="review-state" className={`badge review-${state}`}>{STATE_NAMES[state]}</span>
       <span className="muted" data-testid="assignee">Assigned to {assignee}</span>
       {sample.review_comment && <span className="muted" data-testid="review-comment">“{sample.review_comment}”</span>}
-      <button onClick={() => send(`/api/samples/${sample.id}/submit`)} disabled={busy || pending || !!submitDenied} title={submitDenied ?? (pending ? 'Already waiting for review' : undefined)}>
+      <button onClick={() => send(api.post('/api/samples/{sample_id}/submit', { path: { sample_id: sample.id } }))} disabled={busy || pending || !!submitDenied} title={submitDenied ?? (pending ? 'Already waiting for review' : undefined)}>
         Submit for review
       </button>
       {!decideDenied && (

@@ -1,11 +1,22 @@
-import { samPreview } from '../assist.js';
-import { clampPoints } from '../geometry.js';
-import type { SamSession } from '../renderer.js';
-import type { ToolHost } from './tool-host.js';
+import { samPreview, type SamMask } from '../assist.js';
+import { clampPoints, type Point } from '../geometry.js';
+import type { Tool, ToolHost, ToolPointer } from './tool.js';
+
+/** SAM click mode: the prompt points so far and the last previewed mask. */
+interface SamSession {
+  points: Point[];
+  labels: (0 | 1)[];
+  mask: SamMask | null;
+  /** Answers to older clicks are dropped. */
+  seq: number;
+  busy: boolean;
+}
 
 /** SAM click mode: include (left) and exclude (right) points, a previewed mask, saved as a polygon on Enter. */
-export class SamTool {
-  session: SamSession = { points: [], labels: [], mask: null, seq: 0, busy: false };
+export class SamTool implements Tool {
+  readonly name = 'sam';
+  readonly followsCursor = false;
+  private session: SamSession = { points: [], labels: [], mask: null, seq: 0, busy: false };
 
   constructor(private readonly host: ToolHost) {}
 
@@ -18,7 +29,10 @@ export class SamTool {
     return { points: s.points.length, busy: s.busy, score: s.mask?.score ?? null, hasMask: s.mask !== null };
   }
 
-  addPoint(x: number, y: number, label: 0 | 1): void {
+  /** A left click includes its point, a right click excludes it. */
+  down({ x, y, button }: ToolPointer): void {
+    if (button !== 0 && button !== 2) return;
+    const label = button === 0 ? 1 : 0;
     const { image, projectId } = this.host;
     if (!image || projectId === null) return;
     if (x < 0 || y < 0 || x > image.width || y > image.height) return;
@@ -49,8 +63,8 @@ export class SamTool {
     );
   }
 
-  /** Saves the previewed mask as a polygon of the current class (its largest outer boundary). */
-  accept(): void {
+  /** Enter: saves the previewed mask as a polygon of the current class (its largest outer boundary). */
+  commit(): void {
     const mask = this.session.mask;
     const image = this.host.image;
     if (!mask || this.session.busy || !image) return;
@@ -62,5 +76,34 @@ export class SamTool {
     this.host.createWithClass({ annotation_type: 'polygon', geometry: { points: clampPoints(outline, image.width, image.height) }, source: 'sam', confidence: null });
     this.reset();
     this.host.changed();
+  }
+
+  /** The previewed mask and the prompt points (green include, red exclude). */
+  paintDraft(ctx: CanvasRenderingContext2D, s: number, color: string): void {
+    const { mask, points, labels } = this.session;
+    if (mask) {
+      ctx.beginPath();
+      for (const poly of mask.polygons) {
+        poly.forEach(([x, y], i) => (i ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
+        ctx.closePath();
+      }
+      ctx.globalAlpha = 0.4;
+      ctx.fillStyle = color;
+      ctx.fill('evenodd');
+      ctx.globalAlpha = 1;
+      ctx.lineWidth = 2 / s;
+      ctx.strokeStyle = color;
+      ctx.stroke();
+    }
+    const r = 5 / s;
+    points.forEach(([x, y], i) => {
+      ctx.beginPath();
+      ctx.arc(x, y, r, 0, Math.PI * 2);
+      ctx.fillStyle = labels[i] === 1 ? '#2ecc71' : '#e74c3c';
+      ctx.fill();
+      ctx.lineWidth = 1.5 / s;
+      ctx.strokeStyle = '#ffffff';
+      ctx.stroke();
+    });
   }
 }
