@@ -7,6 +7,7 @@ import { FormatError } from '../format-error.js';
 import { polygonBbox } from '../geometry.js';
 import { safeEntryName, sizeOf } from './item-size.js';
 import { writeZip } from './zip-output.js';
+import { SPLIT_NAMES } from '../../lib/vocabulary.js';
 
 const YAML_KEYS: Record<Split, string> = { train: 'train', valid: 'val', test: 'test' };
 
@@ -55,7 +56,7 @@ export async function writeYolo(dataset: DatasetToWrite, output: Writable): Prom
     label: (split, stem) => `${split}/labels/${stem}.txt`,
     dataYaml: (splits) => {
       const config: Record<string, unknown> = {};
-      for (const split of ['train', 'valid', 'test'] as const) if (splits.has(split)) config[YAML_KEYS[split]] = `${split}/images`;
+      for (const split of SPLIT_NAMES) if (splits.has(split)) config[YAML_KEYS[split]] = `${split}/images`;
       config.nc = dataset.classes.length;
       config.names = dataset.classes;
       return toYaml(config, { flow: false });

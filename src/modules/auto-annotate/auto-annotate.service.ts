@@ -32,6 +32,7 @@ import {
   type YoloRequest,
   type YoloResultOut,
 } from './auto-annotate.schemas.js';
+import { forEachConcurrently, mapConcurrently } from '../../lib/batches.js';
 
 export const YOLO_JOB = 'auto-annotate.yolo';
 export const SAM_PRECOMPUTE_JOB = 'auto-annotate.sam-precompute';
@@ -125,7 +126,7 @@ export class AutoAnnotateService {
       return { status: 202, body: jobStarted(job, images.length) };
     }
     const inFlight = batch ? this.runtime.batchInFlight : 1;
-    const detections = await mapLimit(images, inFlight, async (image) => ({ image, planned: await this.detect(model, image, input, batch) }));
+    const detections = await mapConcurrently(images, inFlight, async (image) => ({ image, planned: await this.detect(model, image, input, batch) }));
     const classes = await this.classIndex(projectId);
     const missing = [...new Set(detections.flatMap((d) => d.planned.map((p) => p.className)))].filter((n) => !classes.has(key(n)));
     if (input.create_missing_classes && missing.length > 0) await this.access.check(caller, project, 'classes.write', `Project ${projectId} not found`);
@@ -224,7 +225,7 @@ export class AutoAnnotateService {
       if (locked.length < 100) locked.push(lockedImage(imageId, holder));
       lockedCount++;
     };
-    await forEachLimit(imageIds, this.runtime.batchInFlight, async (imageId) => {
+    await forEachConcurrently(imageIds, this.runtime.batchInFlight, async (imageId) => {
       const image = await this.repository.image(imageId);
       const holderFirst = image && image.project_id === projectId ? await this.teams.locks.blockingHolder(userId ?? 0, imageId) : null;
       if (holderFirst) skipLocked(imageId, holderFirst);
@@ -605,29 +606,4 @@ async function retryOverload<T>(work: () => Promise<T>): Promise<T> {
       await sleep(500);
     }
   }
-}
-
-async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  await forEachLimit(items.map((item, i) => [item, i] as const), limit, async ([item, i]) => {
-    results[i] = await work(item);
-  });
-  return results;
-}
-
-async function forEachLimit<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failure: unknown = null;
-  const lane = async () => {
-    while (next < items.length && failure === null) {
-      const item = items[next++];
-      try {
-        await work(item);
-      } catch (err) {
-        failure = err;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  if (failure !== null) throw failure;
 }

@@ -71,8 +71,6 @@ const REJECTION_CODE: Record<number, string> = {
   422: 'invalid_image',
 };
 
-/** Kept for callers not yet moved to src/storage (the imports service). */
-
 const extensionOf = (key: string) => key.slice(key.lastIndexOf('.') + 1);
 const notFound = (imageId: number) => `Image ${imageId} not found`;
 

@@ -12,7 +12,6 @@ import {
   FilterParams,
   FlagParams,
   QualityParams,
-  REVIEW_STATES,
   ReportParams,
   RuleParams,
   SamParams,
@@ -25,6 +24,8 @@ import {
 import type { PipelinePorts } from './pipeline-ports.js';
 import type { PipelineImage, PipelinesRepository } from './pipelines.repository.js';
 import { webhookAllowed } from './webhook-sender.js';
+import { forEachConcurrently } from '../../lib/batches.js';
+import { type ReviewState } from '../../lib/vocabulary.js';
 
 /** What the built-in steps need besides the ports: the repository, the caller a run acts as, the allowlist. */
 export interface StepEnvironment {
@@ -72,7 +73,7 @@ export function builtinSteps(env: StepEnvironment): Plugin[] {
           return issues;
         },
         async execute(ctx, params) {
-          const p = params as { source?: string; version_id?: number; splits?: string[]; class_ids?: number[]; review_states?: (typeof REVIEW_STATES)[number][]; annotated?: boolean; limit?: number };
+          const p = params as { source?: string; version_id?: number; splits?: string[]; class_ids?: number[]; review_states?: ReviewState[]; annotated?: boolean; limit?: number };
           const versionId = p.source === 'version' ? (p.version_id ?? ctx.versionId) : null;
           if (p.source === 'version' && !versionId) throw new Error("select_images with source 'version' needs version_id (in its params or the run's)");
           const images = await repository.selectImages({
@@ -130,7 +131,8 @@ export function builtinSteps(env: StepEnvironment): Plugin[] {
           const failed: { image_id: number; error: string }[] = [];
           for (let i = 0; i < ids.length; i += IMAGE_CHUNK) {
             const images = await repository.images(ctx.projectId, ids.slice(i, i + IMAGE_CHUNK));
-            await forEachLimit(images, ports.detector.batchInFlight, ctx.signal, async (image) => {
+            await forEachConcurrently(images, ports.detector.batchInFlight, async (image) => {
+              if (ctx.signal.aborted) throw abortError();
               try {
                 const planned = await ports.detector.detectForPipeline(model, image, { confidence: p.confidence ?? 0.25, iou: p.iou ?? 0.45 });
                 const found = planned.map((a) => toDetection(a, `model:${model.id}`)).filter((d) => !keep || keep.has(key(d.class_name)));
@@ -553,24 +555,4 @@ export function abortError(): Error {
   return err;
 }
 
-async function forEachLimit<T>(items: readonly T[], limit: number, signal: AbortSignal, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failure: unknown = null;
-  const lane = async () => {
-    while (next < items.length && failure === null) {
-      if (signal.aborted) {
-        failure = abortError();
-        break;
-      }
-      const item = items[next++];
-      try {
-        await work(item);
-      } catch (err) {
-        failure = err;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane));
-  if (failure !== null) throw failure;
-}
 export type { PipelineImage };

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { SPLIT_NAMES } from '../../lib/vocabulary.js';
 
 export const MODALITIES = ['image', 'text', 'tabular', 'audio', 'video', 'llm'] as const;
 export type Modality = (typeof MODALITIES)[number];
@@ -269,7 +270,7 @@ export const CleaningRunParams = Type.Object({ id: Id });
 
 export const CanonicalQuery = Type.Object({
   format: Type.Optional(StringEnum(['jsonl', 'json'] as const, { default: 'jsonl', description: 'jsonl: one record per line (application/x-ndjson); json: one array document' })),
-  split: Type.Optional(StringEnum(['train', 'valid', 'test'] as const)),
+  split: Type.Optional(StringEnum(SPLIT_NAMES)),
 });
 export type CanonicalQuery = Static<typeof CanonicalQuery>;
 
@@ -333,7 +334,7 @@ export const CanonicalRecord = Type.Object(
   {
     id: Type.String({ description: '"image:<id>" or "sample:<id>": unique across modalities' }),
     modality: StringEnum(MODALITIES),
-    split: Nullable(StringEnum(['train', 'valid', 'test'] as const)),
+    split: Nullable(StringEnum(SPLIT_NAMES)),
     media: Nullable(Type.Union([FileMedia, ContentMedia], { description: 'The record\'s file (images, audio, video) or content (text `{text}`, tabular `{row}`, LLM `{prompt, response, …}`)' })),
     annotations: Type.Array(Type.Union([ImageAnnotation, SegmentAnnotation]), { description: 'Image annotations, or the time segments of audio and video samples; empty for other samples' }),
     label: Nullable(Type.Union([Type.String(), Type.Array(Type.String())], { description: 'The record-level class (classification; every class of a multi-label sample), else null' })),
