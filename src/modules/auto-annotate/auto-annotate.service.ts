@@ -33,6 +33,7 @@ import {
   type YoloResultOut,
 } from './auto-annotate.schemas.js';
 import { forEachConcurrently, mapConcurrently } from '../../lib/batches.js';
+import { geometryBox } from '../../imaging/geometry.js';
 
 export const YOLO_JOB = 'auto-annotate.yolo';
 export const SAM_PRECOMPUTE_JOB = 'auto-annotate.sam-precompute';
@@ -159,7 +160,7 @@ export class AutoAnnotateService {
               skipped++;
               continue;
             }
-            if (matchesAccepted(classId, p.geometry, kept)) {
+            if (matchesAccepted(classId, p.annotation_type, p.geometry, kept)) {
               matched++;
               continue;
             }
@@ -250,7 +251,7 @@ export class AutoAnnotateService {
             const now = new Date().toISOString();
             const replacedNow = await this.replaceSuggestions(image.id, source, userId, now, tx);
             const accepted = await this.repository.accepted([image.id], tx);
-            const kept = rows.filter((r) => !matchesAccepted(r.class_id, r.geometry, accepted));
+            const kept = rows.filter((r) => !matchesAccepted(r.class_id, r.annotation_type, r.geometry, accepted));
             await this.insertWithRevisions(kept, userId, now, tx);
             return { holder: null, kept, replacedNow };
           });
@@ -549,32 +550,17 @@ function plan(detection: NamedDetection, segment: boolean, size: ImageSize): Pla
 /** Detections that overlap an accepted annotation of the same class this much (box IoU) are not suggested again. */
 export const RERUN_MATCH_IOU = 0.5;
 
-function matchesAccepted(classId: number, geometry: object, accepted: readonly ExistingAnnotation[]): boolean {
-  const box = boxOf(geometry);
+function matchesAccepted(classId: number, type: string, geometry: object, accepted: readonly ExistingAnnotation[]): boolean {
+  const box = geometryBox(type, geometry);
   if (!box) return false;
   return accepted.some((a) => {
     if (a.class_id !== classId) return false;
-    const other = boxOf(JSON.parse(a.geometry));
+    const other = geometryBox(a.annotation_type, JSON.parse(a.geometry));
     return other !== null && boxIou(box, other) >= RERUN_MATCH_IOU;
   });
 }
 
 type Rect = { x: number; y: number; width: number; height: number };
-
-/** The box of a bbox, polygon or mask geometry (masks carry theirs); null for classifications. */
-function boxOf(geometry: object): Rect | null {
-  const g = geometry as { x?: number; points?: [number, number][]; bbox?: Rect };
-  if (typeof g.x === 'number') return g as Rect;
-  if (g.bbox) return g.bbox;
-  if (g.points?.length) {
-    const xs = g.points.map((p) => p[0]);
-    const ys = g.points.map((p) => p[1]);
-    const x = Math.min(...xs);
-    const y = Math.min(...ys);
-    return { x, y, width: Math.max(...xs) - x, height: Math.max(...ys) - y };
-  }
-  return null;
-}
 
 function boxIou(a: Rect, b: Rect): number {
   const w = Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x);

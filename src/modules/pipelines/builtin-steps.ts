@@ -26,6 +26,7 @@ import type { PipelineImage, PipelinesRepository } from './pipelines.repository.
 import { webhookAllowed } from './webhook-sender.js';
 import { forEachConcurrently } from '../../lib/batches.js';
 import { type ReviewState } from '../../lib/vocabulary.js';
+import { pointsBox } from '../../imaging/geometry.js';
 
 /** What the built-in steps need besides the ports: the repository, the caller a run acts as, the allowlist. */
 export interface StepEnvironment {
@@ -527,10 +528,7 @@ async function resolveModel(ports: PipelinePorts, projectId: number, ref: number
 function toDetection(a: PlannedAnnotation, source: string): Detection {
   const g = a.geometry as { x?: number; y?: number; width?: number; height?: number; points?: [number, number][] };
   if (a.annotation_type === 'polygon' && g.points) {
-    const xs = g.points.map((p) => p[0]);
-    const ys = g.points.map((p) => p[1]);
-    const box = { x: Math.min(...xs), y: Math.min(...ys), width: Math.max(...xs) - Math.min(...xs), height: Math.max(...ys) - Math.min(...ys) };
-    return { class_name: a.className, confidence: a.confidence, box, polygon: g.points, source };
+    return { class_name: a.className, confidence: a.confidence, box: pointsBox(g.points), polygon: g.points, source };
   }
   return { class_name: a.className, confidence: a.confidence, box: { x: g.x!, y: g.y!, width: g.width!, height: g.height! }, source };
 }
