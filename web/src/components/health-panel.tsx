@@ -14,6 +14,7 @@ import {
 import { api } from '../api.js';
 import { Link } from '../router.js';
 import { ErrorBanner } from './layout.js';
+import { SPLIT_NAMES } from '../vocabulary.js';
 
 Chart.register(BarController, BarElement, BubbleController, CategoryScale, LinearScale, PointElement, Tooltip, Legend);
 
@@ -190,7 +191,7 @@ function SampleProfileTables({ samples }: { samples: SampleProfile }) {
                 <td>{m.modality}</td>
                 <td className="count">{m.samples}</td>
                 <td className="count">{m.labelled}</td>
-                <td>{['train', 'valid', 'test', 'unassigned'].map((k) => m.splits[k] ?? 0).join(' / ')}</td>
+                <td>{[...SPLIT_NAMES, 'unassigned'].map((k) => m.splits[k] ?? 0).join(' / ')}</td>
                 <td>{length ? `${length.median}, ${length.p95}, ${length.max} characters` : '—'}</td>
               </tr>
             );

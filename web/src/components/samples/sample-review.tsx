@@ -2,11 +2,12 @@ import { useEffect, useRef, useState } from 'react';
 import { api } from '../../api.js';
 import type { Sample } from '../../types.js';
 import { isTyping } from './sample-view.js';
+import type { ReviewState } from '../../vocabulary.js';
 
 /** What the samples API adds to a sample for teams: its assignee and where its review stands. */
 export interface SampleTeamFields {
   assignee_id: number | null;
-  review_state: 'unreviewed' | 'pending' | 'approved' | 'rejected' | 'changes';
+  review_state: ReviewState;
   review_comment: string | null;
 }
 export type TeamSample = Sample & Partial<SampleTeamFields>;
