@@ -179,7 +179,9 @@ export class ImagesService {
       const existing = await this.images.findBySha(projectId, sha256);
       if (existing) return { originalName, outcome: 'duplicate', image: existing };
       let measured: MeasuredFile | undefined;
-      const checked = await this.ingest.check(bytes, type, (pixels) => (measured = this.features?.measure(bytes, type.mime, pixels)));
+      // Only a recorder asks for the fitted pixels: without one the thumbnail is made in one cheaper pipeline.
+      const features = this.features;
+      const checked = await this.ingest.check(bytes, type, features && ((pixels) => (measured = features.measure(bytes, type.mime, pixels))));
       const { probed } = checked;
       const { blobKey, thumbnailKey } = this.ingest.keys(projectId, sha256, type);
       claims.hold([blobKey, thumbnailKey]);
