@@ -182,31 +182,16 @@ export class ImagesService {
       // Only a recorder asks for the fitted pixels: without one the thumbnail is made in one cheaper pipeline.
       const features = this.features;
       const checked = await this.ingest.check(bytes, type, features && ((pixels) => (measured = features.measure(bytes, type.mime, pixels))));
-      const { probed } = checked;
-      const { blobKey, thumbnailKey } = this.ingest.keys(projectId, sha256, type);
-      claims.hold([blobKey, thumbnailKey]);
+      const columns = this.ingest.columns(projectId, sha256, bytes.length, checked.probed);
+      const keys = { blobKey: columns.blob_key, thumbnailKey: columns.thumbnail_key };
+      claims.hold([keys.blobKey, keys.thumbnailKey]);
       try {
-        await this.ingest.store({ blobKey, thumbnailKey }, bytes, checked);
+        await this.ingest.store(keys, bytes, checked);
       } catch (writeFailure) {
-        await this.deleteBlobsUnlessUsed(projectId, sha256, [blobKey, thumbnailKey], claims);
+        await this.deleteBlobsUnlessUsed(projectId, sha256, [keys.blobKey, keys.thumbnailKey], claims);
         throw writeFailure;
       }
-      return {
-        originalName,
-        outcome: 'stored',
-        image: {
-          project_id: projectId,
-          width: probed.width,
-          height: probed.height,
-          split: null,
-          sha256,
-          mime_type: type.mime,
-          size_bytes: bytes.length,
-          blob_key: blobKey,
-          thumbnail_key: thumbnailKey,
-        },
-        measured,
-      };
+      return { originalName, outcome: 'stored', image: { project_id: projectId, split: null, ...columns }, measured };
     } catch (err) {
       if (err instanceof ImageRejectedError) return { originalName, outcome: 'rejected', status: REJECTION_STATUS[err.reason], detail: err.message };
       throw err;
