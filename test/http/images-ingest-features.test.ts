@@ -5,8 +5,8 @@ import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { createProject, smoothImage, uploadImages } from '../helpers/version-fixtures.js';
 
 /**
- * Where the quality features are measured: at upload (INGEST_FEATURES=1, from the pixels the thumbnail is made of),
- * or by the first check that reads them (0). Either way they exist when a check reads them.
+ * Where the quality features are measured: by the first check that reads them (the default, INGEST_FEATURES=0), or at
+ * upload (1, from the pixels the thumbnail is made of). Either way they exist when a check reads them.
  */
 describe('quality features of uploaded images', () => {
   const apps: TestApp[] = [];
@@ -32,7 +32,8 @@ describe('quality features of uploaded images', () => {
     return { askedForPixels, stored, computed: report.body.features.computed as number };
   }
 
-  it('measured off the request path: the upload makes the thumbnail in one pipeline and the first report measures them', async () => {
+  it('by default measured off the request path: the upload makes the thumbnail in one pipeline, the first report measures them', async () => {
+    assert.deepEqual(await uploadAndReport({}), { askedForPixels: [false, false], stored: 0, computed: 2 });
     assert.deepEqual(await uploadAndReport({ INGEST_FEATURES: '0' }), { askedForPixels: [false, false], stored: 0, computed: 2 });
   });
 
