@@ -10,6 +10,7 @@ import type { ProjectAccess } from '../../access/project-access.js';
 import type { SampleModality } from '../../db/schema.js';
 import type { ProfileService } from './profile.service.js';
 import type { SampleDataRepository } from './sample-data.repository.js';
+import { isSplitName } from '../../lib/vocabulary.js';
 
 export interface ReadinessCheckOut {
   id: string;
@@ -376,7 +377,7 @@ export class ReadinessEvaluator {
     let samples = 0;
     let labelled = 0;
     for (const row of splitRows) {
-      splits[row.split === 'train' || row.split === 'valid' || row.split === 'test' ? row.split : 'unassigned'] += row.samples;
+      splits[isSplitName(row.split) ? row.split : 'unassigned'] += row.samples;
       samples += row.samples;
       labelled += row.labelled;
     }
