@@ -70,10 +70,6 @@ const EXCEPTIONS: Record<RuleName, Record<string, string>> = {
     'src/training/trainer-process.ts': 'h6 gives the trainer a minimal environment',
   },
   'hand-built-blob-key': {
-    'src/modules/models/models.service.ts': 'h4 moves every key into storage/keys.ts',
-    'src/modules/maintenance/stored-files.adapter.ts': 'h4 moves every key into storage/keys.ts',
-    'src/modules/samples/samples.service.ts': 'h4 moves every key into storage/keys.ts',
-    'src/modules/samples/sample-adapters.ts': 'h4 moves every key into storage/keys.ts',
     'src/modules/maintenance/maintenance.repository.ts': "a LIKE pattern over a project's keys, not a key (storage/keys.ts could offer it)",
   },
   'entry-builds-other-module': {

@@ -41,7 +41,10 @@ export interface Config {
    */
   readonly trustProxy: false | string[];
   readonly logLevel: string;
-  /** Measure quality features (blur, brightness, …) from each upload's thumbnail at ingest; else on first report. */
+  /**
+   * Measure quality features (blur, brightness, …) at upload, from the pixels the thumbnail is made of; by default
+   * they are measured off the request path, by the first quality report that reads them (issue 32, item 10).
+   */
   readonly ingestFeatures: boolean;
   /** Folder of third-party plugin modules loaded at start-up; null loads none. */
   readonly pluginsDir: string | null;
@@ -133,7 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authAttemptsPerMinute: int(env, 'AUTH_ATTEMPTS_PER_MINUTE', 30, 1, 1_000_000),
     trustProxy: trustProxy(env.TRUST_PROXY),
     logLevel: env.LOG_LEVEL || 'info',
-    ingestFeatures: int(env, 'INGEST_FEATURES', 1, 0, 1) === 1,
+    ingestFeatures: int(env, 'INGEST_FEATURES', 0, 0, 1) === 1,
     pluginsDir: optionalPath(env, 'PLUGINS_DIR'),
     webhookAllowlist: Object.freeze(urlPrefixes(env, 'WEBHOOK_ALLOWLIST')),
   });

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, GeneratedAlways } from 'kysely';
+import { type ReviewState, type ReviewStatus } from '../lib/vocabulary.js';
 
 /**
  * Table types. Timestamps are ISO-8601 text and booleans are 0/1 integers on both dialects, so rows read the same
@@ -80,7 +81,7 @@ export interface ImagesTable {
 }
 
 /** Where an image stands in the review loop: never submitted, waiting, or the last decision. */
-export type ReviewState = 'unreviewed' | 'pending' | 'approved' | 'rejected' | 'changes';
+export type { ReviewState } from '../lib/vocabulary.js';
 
 export interface AnnotationsTable {
   id: Generated<number>;
@@ -359,7 +360,7 @@ export interface ReviewsTable {
   image_id: number;
   submitted_by: number | null;
   comment: ColumnType<string, string | undefined, string>;
-  status: Exclude<ReviewState, 'unreviewed'>;
+  status: ReviewStatus;
   decided_by: number | null;
   decided_at: string | null;
   decision_comment: ColumnType<string, string | undefined, string>;

@@ -2,13 +2,13 @@ import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { Box, Rle } from '../imaging/rle.js';
+import { type SplitName } from '../lib/vocabulary.js';
 
 /**
  * The neutral dataset model every reader produces and every writer consumes. Geometry is in pixels of the image,
  * origin top-left, in the same shapes the annotations API stores (`bbox`, `polygon`, `mask`, `classification`).
  */
-export type Split = 'train' | 'valid' | 'test';
-export const SPLITS: readonly Split[] = ['train', 'valid', 'test'];
+export type Split = SplitName;
 
 export type ProjectType = 'object_detection' | 'instance_segmentation' | 'classification' | 'semantic_segmentation';
 

@@ -1,19 +1,6 @@
+import { pointsBox } from '../imaging/geometry.js';
 import type { Box } from '../imaging/rle.js';
 import type { Point } from './dataset.js';
-
-export function polygonBbox(points: Point[]): Box {
-  let minX = Infinity;
-  let minY = Infinity;
-  let maxX = -Infinity;
-  let maxY = -Infinity;
-  for (const [x, y] of points) {
-    if (x < minX) minX = x;
-    if (y < minY) minY = y;
-    if (x > maxX) maxX = x;
-    if (y > maxY) maxY = y;
-  }
-  return { x: minX, y: minY, width: maxX - minX, height: maxY - minY };
-}
 
 /** Drops the repeated first point of an explicitly closed polygon (formats disagree on whether to repeat it). */
 export function openRing(points: Point[]): Point[] {
@@ -37,7 +24,7 @@ export function rectangleOf(points: Point[]): Box | null {
     const b = ring[(i + 1) % 4];
     if (a[0] !== b[0] && a[1] !== b[1]) return null;
   }
-  return polygonBbox(ring);
+  return pointsBox(ring);
 }
 
 /** Rounds to 2 decimals: enough for sub-pixel geometry, and keeps exported text free of float noise. */
@@ -51,7 +38,7 @@ export function round2(value: number): number {
 export function fillPolygon(target: Uint8Array, width: number, height: number, points: Point[], value: number): void {
   const n = points.length;
   if (n < 3) return;
-  const box = polygonBbox(points);
+  const box = pointsBox(points);
   const yStart = Math.max(0, Math.floor(box.y));
   const yEnd = Math.min(height - 1, Math.ceil(box.y + box.height));
   const crossings: number[] = [];

@@ -68,6 +68,39 @@ export function parseBox(geometry: Record<string, unknown>, size: ImageSize): Bo
   return clamped;
 }
 
+/** The box around points: their bounds (a loop, not Math.min(...points): a polygon may have 100,000 of them). */
+export function pointsBox(points: readonly Point[]): Box {
+  let minX = Infinity;
+  let minY = Infinity;
+  let maxX = -Infinity;
+  let maxY = -Infinity;
+  for (const [x, y] of points) {
+    if (x < minX) minX = x;
+    if (y < minY) minY = y;
+    if (x > maxX) maxX = x;
+    if (y > maxY) maxY = y;
+  }
+  return { x: minX, y: minY, width: maxX - minX, height: maxY - minY };
+}
+
+/**
+ * The box of an annotation's geometry, stored or read from a dataset: a bbox is its own box, a polygon's is the
+ * bounds of its points, a mask's the `bbox` stored with it or else its RLE's; null for a classification (no extent).
+ */
+export function geometryBox(type: string, geometry: object): Box | null {
+  const g = geometry as Partial<Box> & { points?: Point[]; bbox?: Box; rle?: Rle };
+  switch (type) {
+    case 'bbox':
+      return { x: g.x!, y: g.y!, width: g.width!, height: g.height! };
+    case 'polygon':
+      return g.points && g.points.length > 0 ? pointsBox(g.points) : null;
+    case 'mask':
+      return g.bbox ?? (g.rle ? rleBbox(g.rle) : null);
+    default:
+      return null;
+  }
+}
+
 /** Shoelace area; positive for loops that run clockwise on screen (y down). */
 export function signedPolygonArea(points: readonly Point[]): number {
   let twice = 0;

@@ -2,6 +2,7 @@ import type { Bitmap, Box } from '../imaging/rle.js';
 import { maskToPolygons, type Point, type PolygonOptions } from './contour.js';
 import type { LetterboxTransform } from './letterbox.js';
 import type { TensorData } from './tensor-data.js';
+import { pointsBox } from '../imaging/geometry.js';
 
 /** A class region as yolo-decode's detections carry it (box and polygon in original pixels). */
 export interface RegionDetection {
@@ -49,9 +50,7 @@ export function decodeSemantic(output: TensorData, t: LetterboxTransform, option
     }
     if (!any) continue;
     for (const polygon of maskToPolygons(mask, options.polygon ?? { epsilon: 1, minArea: 16 })) {
-      const xs = polygon.map((p) => p[0]);
-      const ys = polygon.map((p) => p[1]);
-      const box = { x: Math.min(...xs), y: Math.min(...ys), width: Math.max(...xs) - Math.min(...xs), height: Math.max(...ys) - Math.min(...ys) };
+      const box = pointsBox(polygon);
       let sum = 0;
       let count = 0;
       for (let y = Math.floor(box.y); y < Math.ceil(box.y + box.height); y++) {

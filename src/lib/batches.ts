@@ -10,16 +10,37 @@ export function chunks<T>(items: readonly T[], size: number): T[][] {
 /**
  * Runs `work` with at most `limit` calls in flight until `next` has nothing more (undefined), each worker taking
  * the next item as soon as it is free. Items come from a function so that they can be read lazily (a cursor).
+ * The first failure stops every worker from taking another item; it is thrown once the calls in flight have
+ * settled, so nothing is still running when the caller cleans up.
  */
 export async function drainConcurrently<T>(limit: number, next: () => Promise<T | undefined> | T | undefined, work: (item: T) => Promise<void>): Promise<void> {
+  const state: { failure?: { error: unknown } } = {};
   const worker = async () => {
-    for (let item = await next(); item !== undefined; item = await next()) await work(item);
+    while (!state.failure) {
+      try {
+        const item = await next();
+        if (item === undefined) return;
+        await work(item);
+      } catch (error) {
+        state.failure ??= { error };
+      }
+    }
   };
   await Promise.all(Array.from({ length: Math.max(1, limit) }, worker));
+  if (state.failure) throw state.failure.error;
 }
 
-/** `work` on every item of `items`, at most `limit` at a time. */
+/** `work` on every item of `items`, at most `limit` at a time (the first failure stops the rest, as above). */
 export function forEachConcurrently<T>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
   let at = 0;
   return drainConcurrently(Math.min(limit, items.length), () => (at < items.length ? at++ : undefined), (index) => work(items[index], index));
+}
+
+/** `work`'s results for every item of `items`, in their order, computed at most `limit` at a time. */
+export async function mapConcurrently<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  await forEachConcurrently(items, limit, async (item, index) => {
+    results[index] = await work(item, index);
+  });
+  return results;
 }

@@ -4,6 +4,7 @@ import { Random } from '../lib/random.js';
 import { storedForOrientation, type ExifOrientation, type RawImage } from './orientation.js';
 import { polygonSpans, spansArea, type Point, type Span } from './raster.js';
 import { SHAPE_CLASSES, hexOf, rgbOf, type ShapeKind } from './shape-classes.js';
+import { pointsBox } from '../imaging/geometry.js';
 
 export type SyntheticFormat = 'jpeg' | 'png' | 'webp';
 export type SyntheticBackground = 'plain' | 'gradient' | 'noise';
@@ -218,11 +219,8 @@ function rounded(x: number, y: number): Point {
 }
 
 function extent(polygon: readonly Point[]): Box {
-  const xs = polygon.map(([x]) => x);
-  const ys = polygon.map(([, y]) => y);
-  const x = Math.min(...xs);
-  const y = Math.min(...ys);
-  return { x, y, width: Math.round((Math.max(...xs) - x) * 10) / 10, height: Math.round((Math.max(...ys) - y) * 10) / 10 };
+  const { x, y, width, height } = pointsBox(polygon);
+  return { x, y, width: Math.round(width * 10) / 10, height: Math.round(height * 10) / 10 };
 }
 
 function jitter(rgb: [number, number, number], random: Random): [number, number, number] {

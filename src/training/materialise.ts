@@ -1,6 +1,7 @@
 import { copyFile, link, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { BlobStore } from '../storage/blob-store.js';
+import { isSplitName, SPLIT_NAMES } from '../lib/vocabulary.js';
 
 export interface MaterialImage {
   split: string;
@@ -31,8 +32,6 @@ export interface MaterialisedFolder {
   copied: number;
 }
 
-const SPLITS = ['train', 'valid', 'test'];
-
 /**
  * Writes a version in the layout the trainers read, without copying bytes it can link: `images/<split>/<file>` hard
  * links to the stored blobs (symlinks across file systems, copies only for stores without local files),
@@ -44,13 +43,13 @@ export async function materialiseVersion(blobs: BlobStore, version: MaterialVers
   const splits: Record<string, unknown[]> = { train: [], valid: [], test: [] };
   let linked = 0;
   let copied = 0;
-  for (const split of SPLITS) {
+  for (const split of SPLIT_NAMES) {
     await mkdir(join(dir, 'images', split), { recursive: true });
     if (version.task === 'detect') await mkdir(join(dir, 'labels', split), { recursive: true });
     else for (const name of version.names) await mkdir(join(dir, split, safeName(name)), { recursive: true });
   }
   for (const image of version.images) {
-    if (!SPLITS.includes(image.split)) continue;
+    if (!isSplitName(image.split)) continue;
     if (version.task === 'classify' && image.label === null) continue;
     const file = `images/${image.split}/${image.filename}`;
     const target = join(dir, file);

@@ -24,7 +24,8 @@ describe('quality report and profile', () => {
   let dog: number;
 
   before(async () => {
-    t = await startTestApp();
+    // Features measured at upload, so that a later measurement can be compared with the upload's.
+    t = await startTestApp({ INGEST_FEATURES: '1' });
     owner = await t.user();
     stranger = await t.user();
     projectId = await createProject(owner, 'quality');

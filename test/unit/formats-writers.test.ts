@@ -13,7 +13,7 @@ import type { DatasetItem, DatasetSource, DatasetToWrite } from '../../src/forma
 import { FormatError } from '../../src/formats/format-error.js';
 import { readDataset, readDatasetZip } from '../../src/formats/readers/index.js';
 import { WRITERS, writeExportFile, type ExportFormat } from '../../src/formats/writers/index.js';
-import { boxOf } from '../../src/formats/writers/yolo-writer.js';
+import { geometryBox } from '../../src/imaging/geometry.js';
 
 /** Real samples copied from the shared datasets (test/fixtures/<name>/SOURCE.md). */
 const DATASETS = new URL('../fixtures/', import.meta.url).pathname;
@@ -62,9 +62,9 @@ describe('dataset writers', () => {
         const copy = byKey.get(key(original))!;
         assert.equal(copy.annotations.length, original.annotations.length, key(original));
         // Greedy matching: every original annotation has a copy of the same class whose box is within 0.5 px.
-        const unmatched = copy.annotations.map((a) => ({ className: a.className, box: boxOf(a) }));
+        const unmatched = copy.annotations.map((a) => ({ className: a.className, box: geometryBox(a.type, a.geometry) }));
         for (const annotation of original.annotations) {
-          const box = boxOf(annotation);
+          const box = geometryBox(annotation.type, annotation.geometry);
           const index = unmatched.findIndex(
             (c) =>
               c.className === annotation.className &&

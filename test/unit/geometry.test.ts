@@ -4,6 +4,7 @@ import {
   clampBox,
   clipPolygon,
   GeometryError,
+  geometryBox,
   parseBox,
   parseGeometry,
   parseMask,
@@ -129,5 +130,22 @@ describe('annotation geometry by type', () => {
 
   it('refuses anything in a classification geometry', () => {
     assert.deepEqual(problem(() => parseGeometry('classification', { x: 1 }, image)).path, ['x']);
+  });
+});
+
+describe('the box of a geometry', () => {
+  it('is the bbox itself, the bounds of a polygon, the stored box of a mask (else its RLE\'s), and none for a classification', () => {
+    assert.deepEqual(geometryBox('bbox', { x: 1, y: 2, width: 3, height: 4 }), { x: 1, y: 2, width: 3, height: 4 });
+    assert.deepEqual(geometryBox('polygon', { points: [[5, 1], [9, 4], [2, 7]] }), { x: 2, y: 1, width: 7, height: 6 });
+    assert.deepEqual(geometryBox('mask', { rle: { size: [2, 3], counts: [1, 2, 3] }, bbox: { x: 0, y: 0, width: 3, height: 2 } }), { x: 0, y: 0, width: 3, height: 2 });
+    // Without a stored box, the RLE's: pixels 1 and 2 of a column-major 2×3 mask are (x 0, y 1) and (x 1, y 0).
+    assert.deepEqual(geometryBox('mask', { rle: { size: [2, 3], counts: [1, 2, 3] } }), { x: 0, y: 0, width: 2, height: 2 });
+    assert.equal(geometryBox('classification', {}), null);
+    assert.equal(geometryBox('polygon', { points: [] }), null);
+  });
+
+  it('takes a polygon of any length (the copies it replaced spread every point into Math.min and overflowed the stack)', () => {
+    const points = Array.from({ length: 300_000 }, (_, i): Point => [i % 1000, Math.floor(i / 1000)]);
+    assert.deepEqual(geometryBox('polygon', { points }), { x: 0, y: 0, width: 999, height: 299 });
   });
 });

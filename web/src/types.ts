@@ -28,7 +28,7 @@ export type Project = ResponseOf<'/api/projects/{id}', 'get'>;
 
 export type LabelClass = Item<ResponseOf<'/api/projects/{id}/classes', 'get'>>;
 
-export type Split = 'train' | 'valid' | 'test';
+export type { SplitName as Split } from './vocabulary.js';
 
 export type ImageRecord = ResponseOf<'/api/images/{image_id}', 'get'>;
 
@@ -36,8 +36,7 @@ export type ImageRecord = ResponseOf<'/api/images/{image_id}', 'get'>;
 export type NextToLabel = ResponseOf<'/api/projects/{id}/next-to-label', 'get'>;
 export type QueueOrder = NextToLabel['strategy'];
 
-export type ReviewState = 'unreviewed' | 'pending' | 'approved' | 'rejected' | 'changes';
-export const REVIEW_STATES: ReviewState[] = ['unreviewed', 'pending', 'approved', 'rejected', 'changes'];
+export { REVIEW_STATES, type ReviewState } from './vocabulary.js';
 
 export type ProjectRole = ResponseOf<'/api/projects/{id}/my-access', 'get'>['role'];
 

@@ -5,7 +5,8 @@ import { maskChannel } from '../../imaging/dataset-pixels.js';
 import { encodeRle } from '../../imaging/rle.js';
 import type { Annotation, DatasetItem, DatasetSource, Point } from '../dataset.js';
 import { FormatError } from '../format-error.js';
-import { openRing, polygonBbox, rectangleOf } from '../geometry.js';
+import { pointsBox } from '../../imaging/geometry.js';
+import { openRing, rectangleOf } from '../geometry.js';
 import { imageSize } from './files.js';
 import { addClass, findImage, head, projectTypeOf, requireImage, scanDataset, splitOfPath, type DatasetScan } from './scan.js';
 
@@ -84,7 +85,7 @@ async function annotationsOf(root: string, s: DatasetScan, file: string, kind: '
       const points = (shape.points ?? []).map((p) => [Number(p[0]), Number(p[1])] as Point);
       if (!className || points.some((p) => !p.every(Number.isFinite))) throw new FormatError(`${file}: every shape needs a label and numeric points`);
       if (shape.shape_type === 'rectangle' && points.length === 2) {
-        const box = polygonBbox(points);
+        const box = pointsBox(points);
         if (box.width > 0 && box.height > 0) list.push({ type: 'bbox', className, geometry: box });
       } else if ((shape.shape_type ?? 'polygon') === 'polygon' && points.length >= 3) {
         list.push({ type: 'polygon', className, geometry: { points: openRing(points) } });

@@ -8,7 +8,7 @@ import { rleArea, rleBbox } from '../../imaging/rle.js';
 import type { Annotation, DatasetItem, DatasetToWrite, Split, WriteStats } from '../dataset.js';
 import { FormatError } from '../format-error.js';
 import { polygonArea } from '../../imaging/geometry.js';
-import { polygonBbox } from '../geometry.js';
+import { pointsBox } from '../../imaging/geometry.js';
 import { writeChunk, writeZip } from './zip-output.js';
 
 /** Strings are gathered up to this many characters before one write: one write per annotation would dominate. */
@@ -108,7 +108,7 @@ export class CocoDocumentWriter {
       }
       case 'polygon': {
         const points = annotation.geometry.points;
-        const box = polygonBbox(points);
+        const box = pointsBox(points);
         let flat = '';
         for (let i = 0; i < points.length; i++) flat += `${i ? ',' : ''}${r(points[i][0])},${r(points[i][1])}`;
         return `${head},"bbox":[${r(box.x)},${r(box.y)},${r(box.width)},${r(box.height)}],"area":${r(polygonArea(points))},"segmentation":[[${flat}]],"iscrowd":0}`;

@@ -3,7 +3,7 @@ import type { DatasetToWrite, WriteStats } from '../dataset.js';
 import { FormatError } from '../format-error.js';
 import { round2 } from '../geometry.js';
 import { safeEntryName, sizeOf } from './item-size.js';
-import { boxOf } from './yolo-writer.js';
+import { geometryBox } from '../../imaging/geometry.js';
 import { writeZip } from './zip-output.js';
 
 /**
@@ -23,7 +23,7 @@ export async function writeCreateMl(dataset: DatasetToWrite, output: Writable): 
       const annotations = [];
       for (const a of item.annotations) {
         if (!classes.has(a.className)) throw new FormatError(`annotation class "${a.className}" is not in the class list`);
-        const box = boxOf(a);
+        const box = geometryBox(a.type, a.geometry);
         if (!box) continue;
         annotations.push({ label: a.className, coordinates: { x: round2(box.x + box.width / 2), y: round2(box.y + box.height / 2), width: round2(box.width), height: round2(box.height) } });
       }

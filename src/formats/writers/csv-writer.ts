@@ -3,7 +3,7 @@ import type { Writable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import type { Annotation, DatasetToWrite, WriteStats } from '../dataset.js';
 import { round2 } from '../geometry.js';
-import { boxOf } from './yolo-writer.js';
+import { geometryBox } from '../../imaging/geometry.js';
 
 export const CSV_COLUMNS = ['image', 'split', 'image_width', 'image_height', 'class', 'type', 'x', 'y', 'width', 'height', 'points'];
 
@@ -48,7 +48,7 @@ export async function writeCsv(dataset: DatasetToWrite, output: Writable): Promi
 }
 
 function geometryCells(annotation: Annotation): (string | number)[] {
-  const box = boxOf(annotation);
+  const box = geometryBox(annotation.type, annotation.geometry);
   const points = annotation.type === 'polygon' ? annotation.geometry.points.map(([x, y]) => `${round2(x)} ${round2(y)}`).join(';') : '';
   if (!box) return ['', '', '', '', points];
   return [round2(box.x), round2(box.y), round2(box.width), round2(box.height), points];

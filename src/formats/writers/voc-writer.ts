@@ -3,7 +3,7 @@ import type { DatasetToWrite, WriteStats } from '../dataset.js';
 import { stemOf } from '../dataset.js';
 import { round2 } from '../geometry.js';
 import { safeEntryName, sizeOf } from './item-size.js';
-import { boxOf } from './yolo-writer.js';
+import { geometryBox } from '../../imaging/geometry.js';
 import { writeZip } from './zip-output.js';
 
 /**
@@ -20,7 +20,7 @@ export async function writeVoc(dataset: DatasetToWrite, output: Writable): Promi
       const fileName = safeEntryName(item.fileName);
       const objects: string[] = [];
       for (const annotation of item.annotations) {
-        const box = boxOf(annotation);
+        const box = geometryBox(annotation.type, annotation.geometry);
         if (!box) continue;
         const xmin = round2(Math.max(0, box.x));
         const ymin = round2(Math.max(0, box.y));

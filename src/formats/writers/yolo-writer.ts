@@ -1,12 +1,13 @@
 import type { Writable } from 'node:stream';
 import { stringify as toYaml } from 'yaml';
-import { rleBbox, type Box } from '../../imaging/rle.js';
+import type { Box } from '../../imaging/rle.js';
 import type { Annotation, DatasetToWrite, Split, WriteStats } from '../dataset.js';
 import { stemOf } from '../dataset.js';
 import { FormatError } from '../format-error.js';
-import { polygonBbox } from '../geometry.js';
+import { geometryBox } from '../../imaging/geometry.js';
 import { safeEntryName, sizeOf } from './item-size.js';
 import { writeZip } from './zip-output.js';
+import { SPLIT_NAMES } from '../../lib/vocabulary.js';
 
 const YAML_KEYS: Record<Split, string> = { train: 'train', valid: 'val', test: 'test' };
 
@@ -55,7 +56,7 @@ export async function writeYolo(dataset: DatasetToWrite, output: Writable): Prom
     label: (split, stem) => `${split}/labels/${stem}.txt`,
     dataYaml: (splits) => {
       const config: Record<string, unknown> = {};
-      for (const split of ['train', 'valid', 'test'] as const) if (splits.has(split)) config[YAML_KEYS[split]] = `${split}/images`;
+      for (const split of SPLIT_NAMES) if (splits.has(split)) config[YAML_KEYS[split]] = `${split}/images`;
       config.nc = dataset.classes.length;
       config.names = dataset.classes;
       return toYaml(config, { flow: false });
@@ -72,7 +73,7 @@ export function labelLine(annotation: Annotation, classIndex: Map<string, number
     for (const [x, y] of annotation.geometry.points) line += ` ${norm(x / width)} ${norm(y / height)}`;
     return line;
   }
-  const box = boxOf(annotation);
+  const box = geometryBox(annotation.type, annotation.geometry);
   if (!box) return null;
   const x0 = Math.max(0, box.x);
   const y0 = Math.max(0, box.y);
@@ -80,19 +81,6 @@ export function labelLine(annotation: Annotation, classIndex: Map<string, number
   const y1 = Math.min(height, box.y + box.height);
   if (x1 <= x0 || y1 <= y0) return null;
   return `${index} ${norm((x0 + x1) / 2 / width)} ${norm((y0 + y1) / 2 / height)} ${norm((x1 - x0) / width)} ${norm((y1 - y0) / height)}`;
-}
-
-export function boxOf(annotation: Annotation): Box | null {
-  switch (annotation.type) {
-    case 'bbox':
-      return annotation.geometry;
-    case 'polygon':
-      return polygonBbox(annotation.geometry.points);
-    case 'mask':
-      return rleBbox(annotation.geometry.rle);
-    default:
-      return null;
-  }
 }
 
 /** Six decimals: 0.0006 px at 1000 px, and what Ultralytics and Roboflow write. */

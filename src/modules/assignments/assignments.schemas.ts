@@ -2,8 +2,7 @@ import { Type, type Static } from 'typebox';
 import type { Selectable } from 'kysely';
 import type { AssignmentsTable } from '../../db/schema.js';
 import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
-
-export const REVIEW_STATES = ['unreviewed', 'pending', 'approved', 'rejected', 'changes'] as const;
+import { REVIEW_STATES } from '../../lib/vocabulary.js';
 
 export const AssignmentCreate = Type.Object(
   {

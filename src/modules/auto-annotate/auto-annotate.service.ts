@@ -32,6 +32,8 @@ import {
   type YoloRequest,
   type YoloResultOut,
 } from './auto-annotate.schemas.js';
+import { forEachConcurrently, mapConcurrently } from '../../lib/batches.js';
+import { geometryBox } from '../../imaging/geometry.js';
 
 export const YOLO_JOB = 'auto-annotate.yolo';
 export const SAM_PRECOMPUTE_JOB = 'auto-annotate.sam-precompute';
@@ -105,7 +107,7 @@ export class AutoAnnotateService {
       return { status: 202, body: jobStarted(job, images.length) };
     }
     const inFlight = batch ? this.runtime.batchInFlight : 1;
-    const detections = await mapLimit(images, inFlight, async (image) => ({ image, planned: await this.detect(model, image, input, batch) }));
+    const detections = await mapConcurrently(images, inFlight, async (image) => ({ image, planned: await this.detect(model, image, input, batch) }));
     const classes = await this.classIndex(projectId);
     const missing = [...new Set(detections.flatMap((d) => d.planned.map((p) => p.className)))].filter((n) => !classes.has(key(n)));
     if (input.create_missing_classes && missing.length > 0) await this.access.check(caller, project, 'classes.write', `Project ${projectId} not found`);
@@ -198,7 +200,7 @@ export class AutoAnnotateService {
         for (const p of planned) {
           const classId = classes.get(key(p.className));
           if (classId === undefined) tally.skipped++;
-          else if (matchesAccepted(classId, p.geometry, kept)) tally.matched++;
+          else if (matchesAccepted(classId, p.annotation_type, p.geometry, kept)) tally.matched++;
           else tally.rows.push({ image_id: image.id, project_id: project.id, class_id: classId, annotation_type: p.annotation_type, geometry: p.geometry, confidence: p.confidence, source, status: 'suggested' });
         }
       }
@@ -232,7 +234,7 @@ export class AutoAnnotateService {
       if (locked.length < 100) locked.push(lockedImage(imageId, holder));
       lockedCount++;
     };
-    await forEachLimit(imageIds, this.runtime.batchInFlight, async (imageId) => {
+    await forEachConcurrently(imageIds, this.runtime.batchInFlight, async (imageId) => {
       const image = await this.repository.image(imageId);
       const holderFirst = image && image.project_id === projectId ? await this.teams.locks.blockingHolder(userId ?? 0, imageId) : null;
       if (holderFirst) skipLocked(imageId, holderFirst);
@@ -283,7 +285,7 @@ export class AutoAnnotateService {
       const now = new Date().toISOString();
       const replacedNow = await this.replaceSuggestions(imageId, source, userId, now, tx);
       const accepted = await this.repository.accepted([imageId], tx);
-      const kept = rows.filter((r) => !matchesAccepted(r.class_id, r.geometry, accepted));
+      const kept = rows.filter((r) => !matchesAccepted(r.class_id, r.annotation_type, r.geometry, accepted));
       await this.insertWithRevisions(kept, userId, now, tx);
       return { holder: null, kept, replacedNow };
     });
@@ -568,32 +570,17 @@ function plan(detection: NamedDetection, segment: boolean, size: ImageSize): Pla
 /** Detections that overlap an accepted annotation of the same class this much (box IoU) are not suggested again. */
 export const RERUN_MATCH_IOU = 0.5;
 
-function matchesAccepted(classId: number, geometry: object, accepted: readonly ExistingAnnotation[]): boolean {
-  const box = boxOf(geometry);
+function matchesAccepted(classId: number, type: string, geometry: object, accepted: readonly ExistingAnnotation[]): boolean {
+  const box = geometryBox(type, geometry);
   if (!box) return false;
   return accepted.some((a) => {
     if (a.class_id !== classId) return false;
-    const other = boxOf(JSON.parse(a.geometry));
+    const other = geometryBox(a.annotation_type, JSON.parse(a.geometry));
     return other !== null && boxIou(box, other) >= RERUN_MATCH_IOU;
   });
 }
 
 type Rect = { x: number; y: number; width: number; height: number };
-
-/** The box of a bbox, polygon or mask geometry (masks carry theirs); null for classifications. */
-function boxOf(geometry: object): Rect | null {
-  const g = geometry as { x?: number; points?: [number, number][]; bbox?: Rect };
-  if (typeof g.x === 'number') return g as Rect;
-  if (g.bbox) return g.bbox;
-  if (g.points?.length) {
-    const xs = g.points.map((p) => p[0]);
-    const ys = g.points.map((p) => p[1]);
-    const x = Math.min(...xs);
-    const y = Math.min(...ys);
-    return { x, y, width: Math.max(...xs) - x, height: Math.max(...ys) - y };
-  }
-  return null;
-}
 
 function boxIou(a: Rect, b: Rect): number {
   const w = Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x);
@@ -625,29 +612,4 @@ async function retryOverload<T>(work: () => Promise<T>): Promise<T> {
       await sleep(500);
     }
   }
-}
-
-async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  await forEachLimit(items.map((item, i) => [item, i] as const), limit, async ([item, i]) => {
-    results[i] = await work(item);
-  });
-  return results;
-}
-
-async function forEachLimit<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failure: unknown = null;
-  const lane = async () => {
-    while (next < items.length && failure === null) {
-      const item = items[next++];
-      try {
-        await work(item);
-      } catch (err) {
-        failure = err;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  if (failure !== null) throw failure;
 }

@@ -10,6 +10,7 @@ import { iou, type DatasetSnapshot } from '../quality/dataset-snapshot.logic.js'
 import { MAX_NEAR_DISTANCE } from '../quality/near-duplicates.logic.js';
 import type { Modality } from '../profile/profile.schemas.js';
 import type { ChangeKind } from './cleaning.schemas.js';
+import { SPLIT_NAMES } from '../../lib/vocabulary.js';
 
 export interface PlannedChange {
   action: string;
@@ -33,7 +34,6 @@ export interface CleaningActionDefinition extends CatalogEntry {
   plan(snapshot: DatasetSnapshot, params: ParamValues, plan: Plan, lookups: PlanLookups): void | Promise<void>;
 }
 
-const SPLIT_ORDER = ['train', 'valid', 'test'];
 
 /** The changes of one request, with the bookkeeping that keeps actions from contradicting each other. */
 export class Plan {
@@ -149,7 +149,7 @@ export const IMAGE_CLEANING_ACTIONS: CleaningActionDefinition[] = [
         const counts = new Map<string, number>();
         for (const i of group) if (s.images[i].split) counts.set(s.images[i].split!, (counts.get(s.images[i].split!) ?? 0) + 1);
         if (counts.size < 2) continue;
-        const target = SPLIT_ORDER.filter((x) => counts.has(x)).reduce((a, b) => (counts.get(b)! > counts.get(a)! ? b : a));
+        const target = SPLIT_NAMES.filter((x) => counts.has(x)).reduce((a, b) => (counts.get(b)! > counts.get(a)! ? b : a));
         for (const i of group) {
           if (s.images[i].split !== target) plan.setImage(i, 'move_image', { split: target }, `${s.images[i].split ?? 'no split'} → ${target} (group of ${group.length})`);
         }

@@ -1,8 +1,8 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Annotation, DatasetItem, Split } from '../../formats/dataset.js';
-import { SPLITS } from '../../formats/dataset.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import type { AnnotationCursor, ExportAnnotationRow, ExportImageRow, PageCursor } from './exports.repository.js';
+import { isSplitName, SPLIT_NAMES } from '../../lib/vocabulary.js';
 
 /**
  * Rows read per query. Each query and the work on its rows run without yielding, so these bound how long the event
@@ -83,12 +83,12 @@ export async function* versionItems(
   signal: AbortSignal,
   sizes = EXPORT_PAGE_SIZES,
 ): AsyncGenerator<DatasetItem> {
-  for (const split of SPLITS) yield* pagedItems(pages(split), blobs, annotatedOnly, signal, sizes);
+  for (const split of SPLIT_NAMES) yield* pagedItems(pages(split), blobs, annotatedOnly, signal, sizes);
 }
 
 function toItem(image: ExportImageRow, annotations: Annotation[], blobs: BlobStore): DatasetItem {
   return {
-    split: image.split === 'train' || image.split === 'valid' || image.split === 'test' ? image.split : null,
+    split: isSplitName(image.split) ? image.split : null,
     fileName: image.filename,
     source: { open: () => blobs.stream(image.blob_key) },
     width: image.width,

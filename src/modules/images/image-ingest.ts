@@ -12,6 +12,17 @@ export const REJECTION_STATUS: Record<ImageRejectionReason, number> = {
   undecodable: 422,
 };
 
+/** The columns of an image row that ingest decides, the same for an upload and an import. */
+export interface IngestedColumns {
+  width: number;
+  height: number;
+  sha256: string;
+  mime_type: string;
+  size_bytes: number;
+  blob_key: string;
+  thumbnail_key: string;
+}
+
 /** An image file checked and decoded: its type, size and upright thumbnail. */
 export interface CheckedImage {
   type: ImageType;
@@ -40,6 +51,12 @@ export class ImageIngest {
   /** The keys an image's file and thumbnail are stored under. */
   keys(projectId: number, sha256: string, type: ImageType): { blobKey: string; thumbnailKey: string } {
     return { blobKey: imageBlobKey(projectId, sha256, type.ext), thumbnailKey: thumbnailBlobKey(projectId, sha256) };
+  }
+
+  /** The row's columns for a checked file: its size as displayed, hash, type, byte size and the keys of both files. */
+  columns(projectId: number, sha256: string, sizeBytes: number, image: { type: ImageType; width: number; height: number }): IngestedColumns {
+    const keys = this.keys(projectId, sha256, image.type);
+    return { width: image.width, height: image.height, sha256, mime_type: image.type.mime, size_bytes: sizeBytes, blob_key: keys.blobKey, thumbnail_key: keys.thumbnailKey };
   }
 
   /** Writes both files; when either write fails, rejects with its error once both have settled. */

@@ -3,10 +3,10 @@ import type { Selectable } from 'kysely';
 import type { ImagesTable } from '../../db/schema.js';
 import { PageQuery } from '../../http/pagination.js';
 import { Id, Nullable, StringEnum, Timestamp, ValidationErrorOut } from '../../http/schemas.js';
+import { REVIEW_STATES, SPLIT_NAMES, type SplitName } from '../../lib/vocabulary.js';
 
-export const SPLITS = ['train', 'valid', 'test'] as const;
-export const Split = StringEnum(SPLITS);
-export type Split = (typeof SPLITS)[number];
+export const Split = StringEnum(SPLIT_NAMES);
+export type Split = SplitName;
 
 export const ImageOut = Type.Object({
   id: Type.Integer(),
@@ -22,7 +22,7 @@ export const ImageOut = Type.Object({
   mime_type: Type.String(),
   file_url: Type.String({ description: 'The original bytes' }),
   thumbnail_url: Type.String({ description: 'WebP thumbnail, longest side 256' }),
-  review_state: StringEnum(['unreviewed', 'pending', 'approved', 'rejected', 'changes'] as const, {
+  review_state: StringEnum(REVIEW_STATES, {
     description: 'Where the image stands in the review loop: never submitted, waiting, or the last decision',
   }),
   created_at: Timestamp,
@@ -35,7 +35,7 @@ export const ImageFileParams = Type.Object({ id: Id, filename: Type.String({ min
 export const ImageListQuery = Type.Object({
   ...PageQuery.properties,
   split: Type.Optional(Split),
-  review_state: Type.Optional(StringEnum(['unreviewed', 'pending', 'approved', 'rejected', 'changes'] as const)),
+  review_state: Type.Optional(StringEnum(REVIEW_STATES)),
   class_id: Type.Optional(Type.Integer({
     minimum: 1,
     maximum: 2_147_483_647,

@@ -71,8 +71,6 @@ const REJECTION_CODE: Record<number, string> = {
   422: 'invalid_image',
 };
 
-/** Kept for callers not yet moved to src/storage (the imports service). */
-
 const extensionOf = (key: string) => key.slice(key.lastIndexOf('.') + 1);
 const notFound = (imageId: number) => `Image ${imageId} not found`;
 
@@ -181,32 +179,19 @@ export class ImagesService {
       const existing = await this.images.findBySha(projectId, sha256);
       if (existing) return { originalName, outcome: 'duplicate', image: existing };
       let measured: MeasuredFile | undefined;
-      const checked = await this.ingest.check(bytes, type, (pixels) => (measured = this.features?.measure(bytes, type.mime, pixels)));
-      const { probed } = checked;
-      const { blobKey, thumbnailKey } = this.ingest.keys(projectId, sha256, type);
-      claims.hold([blobKey, thumbnailKey]);
+      // Only a recorder asks for the fitted pixels: without one the thumbnail is made in one cheaper pipeline.
+      const features = this.features;
+      const checked = await this.ingest.check(bytes, type, features && ((pixels) => (measured = features.measure(bytes, type.mime, pixels))));
+      const columns = this.ingest.columns(projectId, sha256, bytes.length, checked.probed);
+      const keys = { blobKey: columns.blob_key, thumbnailKey: columns.thumbnail_key };
+      claims.hold([keys.blobKey, keys.thumbnailKey]);
       try {
-        await this.ingest.store({ blobKey, thumbnailKey }, bytes, checked);
+        await this.ingest.store(keys, bytes, checked);
       } catch (writeFailure) {
-        await this.deleteBlobsUnlessUsed(projectId, sha256, [blobKey, thumbnailKey], claims);
+        await this.deleteBlobsUnlessUsed(projectId, sha256, [keys.blobKey, keys.thumbnailKey], claims);
         throw writeFailure;
       }
-      return {
-        originalName,
-        outcome: 'stored',
-        image: {
-          project_id: projectId,
-          width: probed.width,
-          height: probed.height,
-          split: null,
-          sha256,
-          mime_type: type.mime,
-          size_bytes: bytes.length,
-          blob_key: blobKey,
-          thumbnail_key: thumbnailKey,
-        },
-        measured,
-      };
+      return { originalName, outcome: 'stored', image: { project_id: projectId, split: null, ...columns }, measured };
     } catch (err) {
       if (err instanceof ImageRejectedError) return { originalName, outcome: 'rejected', status: REJECTION_STATUS[err.reason], detail: err.message };
       throw err;

@@ -18,12 +18,11 @@ import { ImageRejectedError, type ProbedImage } from '../../imaging/image-probe.
 import type { BlobClaims, BlobClaimSession } from '../../storage/blob-claims.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { paletteColor } from '../classes/classes.service.js';
-import { imageBlobKey, thumbnailBlobKey } from '../../storage/keys.js';
+import { projectBlobPrefix } from '../../storage/keys.js';
 import { REJECTION_STATUS, type CheckedImage, type ImageIngest } from '../images/image-ingest.js';
 import { filenameStem, storedFilenameCandidates } from '../images/stored-filename.js';
 import type { LockGuard } from '../locks/lock-guard.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
-import { projectBlobPrefix } from '../projects/projects.service.js';
 import type { RevisionsRepository } from '../revisions/revisions.repository.js';
 import { toProjectOut } from '../projects/projects.schemas.js';
 import type { UploadedArchive } from './import-upload.js';
@@ -578,14 +577,8 @@ export class ImportsService {
         project_id: projectId,
         filename,
         original_name: item.fileName.slice(0, 255),
-        width: probed.width,
-        height: probed.height,
         split: item.split,
-        sha256,
-        mime_type: probed.type.mime,
-        size_bytes: sizeBytes,
-        blob_key: imageBlobKey(blobProjectId, sha256, probed.type.ext),
-        thumbnail_key: thumbnailBlobKey(blobProjectId, sha256),
+        ...this.ingest.columns(blobProjectId, sha256, sizeBytes, probed),
         annotation_count: rows.length,
         created_at: createdAt,
       });

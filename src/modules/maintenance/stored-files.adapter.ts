@@ -1,5 +1,6 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { PROJECTS_PREFIX, projectBlobPrefix, versionPrefix, versionsPrefix } from '../../storage/keys.js';
 
 /** A stored file by its blob key, with when it was last written. */
 export interface StoredFile {
@@ -44,21 +45,21 @@ export class StoredFiles {
   }
 
   async projectIds(): Promise<number[]> {
-    return (await names(join(this.blobRoot, 'projects'))).filter((name) => /^\d+$/.test(name)).map(Number);
+    return (await names(join(this.blobRoot, PROJECTS_PREFIX))).filter((name) => /^\d+$/.test(name)).map(Number);
   }
 
   async versionNumbers(projectId: number): Promise<number[]> {
-    return (await names(join(this.blobRoot, 'projects', String(projectId), 'versions'))).filter((name) => /^\d+$/.test(name)).map(Number);
+    return (await names(join(this.blobRoot, versionsPrefix(projectId)))).filter((name) => /^\d+$/.test(name)).map(Number);
   }
 
   async removeProject(projectId: number): Promise<number> {
     const count = (await this.projectFiles(projectId)).length;
-    await rm(join(this.blobRoot, 'projects', String(projectId)), { recursive: true, force: true });
+    await rm(join(this.blobRoot, projectBlobPrefix(projectId)), { recursive: true, force: true });
     return count;
   }
 
   async removeVersion(projectId: number, number: number): Promise<number> {
-    await rm(join(this.blobRoot, 'projects', String(projectId), 'versions', String(number)), { recursive: true, force: true });
+    await rm(join(this.blobRoot, versionPrefix(projectId, number)), { recursive: true, force: true });
     return 1;
   }
 
@@ -70,14 +71,14 @@ export class StoredFiles {
       for (const entry of entries) {
         const key = `${relative}/${entry.name}`;
         if (entry.isDirectory()) {
-          if (key !== `projects/${projectId}/versions`) await walk(key);
+          if (key !== versionsPrefix(projectId)) await walk(key);
         } else if (entry.isFile()) {
           const info = await stat(join(this.blobRoot, key)).catch(() => null);
           if (info) files.push({ key, mtimeMs: info.mtimeMs });
         }
       }
     };
-    await walk(`projects/${projectId}`);
+    await walk(projectBlobPrefix(projectId));
     return files;
   }
 

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { basename, extname, join } from 'node:path';
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
@@ -12,6 +11,7 @@ import type { BlobStore } from '../../storage/blob-store.js';
 import { runMetrics } from './run-metrics.adapter.js';
 import { discoverRunWeights, fileUnderRoot, formatOf, hashFile, receiveToTemp, storedExtension, type ModelFile } from './model-files.adapter.js';
 import type { ModelRuntime } from './model-runtime.adapter.js';
+import { modelBlobKey } from '../../storage/keys.js';
 import type { ModelsRepository, ModelWithOwner } from './models.repository.js';
 import type { UploadForm } from './upload-parts.adapter.js';
 import { readStream, removePath } from '../../storage/local-files.js';
@@ -124,9 +124,7 @@ export class ModelsService {
       const described = await this.describe(received, filename, given);
       const name = given.name ?? (basename(filename, extname(filename)).trim() || `model-${received.sha256.slice(0, 8)}`);
       await this.assertNew(projectId, name, received.sha256);
-      // A name of its own, not the bare hash: a concurrent upload of the same bytes that is refused (409) removes only
-      // the file it wrote itself, never the one the winner's row points to.
-      blobKey = `projects/${projectId}/models/${received.sha256}-${randomBytes(6).toString('hex')}.${storedExtension(described.format)}`;
+      blobKey = modelBlobKey(projectId, received.sha256, storedExtension(described.format));
       await this.blobs.putStream(blobKey, readStream(received.path));
       const out = await this.insert(caller, projectId, { name, described, file: received, source: 'upload', path: null, blobKey });
       blobKey = null;

@@ -14,6 +14,7 @@ import type { NextToLabelOut, NextToLabelQuery, Strategy } from './next-to-label
 import type { NextToLabelRepository, PoolImage } from './next-to-label.repository.js';
 import type { PredictionCache } from './prediction-cache.logic.js';
 import { classifierPrediction, detectorPrediction, type ImagePrediction } from './uncertainty.logic.js';
+import { forEachConcurrently } from '../../lib/batches.js';
 
 /** Detections down to this confidence count towards an image's uncertainty (see uncertainty.logic.ts). */
 const CANDIDATE_CONFIDENCE = 0.05;
@@ -121,20 +122,15 @@ export class NextToLabelService {
         const result = await detector.detect(bytes, { confidence: CANDIDATE_CONFIDENCE, iou: CANDIDATE_IOU, classScores: true });
         return detectorPrediction(result.detections, result, detector.shape.names?.length ?? names.length);
       });
-    let next = 0;
-    const lane = async () => {
-      while (next < missing.length) {
-        const image = missing[next++];
-        try {
-          const prediction = await view(await this.blobs.get(image.blob_key));
-          this.cache.set(model.sha256, image.sha256, prediction);
-          predictions.set(image.id, prediction);
-        } catch (error) {
-          if (!(error instanceof UnreadableImageError)) throw error;
-        }
+    await forEachConcurrently(missing, this.runtime.batchInFlight, async (image) => {
+      try {
+        const prediction = await view(await this.blobs.get(image.blob_key));
+        this.cache.set(model.sha256, image.sha256, prediction);
+        predictions.set(image.id, prediction);
+      } catch (error) {
+        if (!(error instanceof UnreadableImageError)) throw error;
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.runtime.batchInFlight, missing.length) }, lane));
+    });
     return { predictions, predicted: missing.length };
   }
 }

@@ -3,10 +3,9 @@ import { StringEnum } from '../../http/schemas.js';
 import { ExportRequest } from '../exports/exports.schemas.js';
 import { TrainRequest } from '../training/training.schemas.js';
 import { VersionCreate } from '../versions/versions.schemas.js';
+import { REVIEW_STATES, SPLIT_NAMES } from '../../lib/vocabulary.js';
 
 /** The params schemas of the built-in step types (the JSON Schema GET /api/pipelines/step-types serves). */
-export const REVIEW_STATES = ['unreviewed', 'pending', 'approved', 'rejected', 'changes'] as const;
-const SPLITS = ['train', 'valid', 'test', 'none'] as const;
 const ClassName = Type.String({ minLength: 1, maxLength: 100 });
 const ModelRef = Type.Union([Type.Integer({ minimum: 1 }), Type.String({ minLength: 1, maxLength: 200 })], {
   description: "A model of the project: its id, or its name. Default: the project's production (else newest) detect or segment model that has every class in `classes`",
@@ -16,7 +15,7 @@ export const SelectParams = Type.Object(
   {
     source: Type.Optional(StringEnum(['project', 'version'] as const, { default: 'project', description: "The live project's images, or the source images frozen into a version" })),
     version_id: Type.Optional(Type.Integer({ minimum: 1, description: "With source 'version': the version (default: the run's version_id)" })),
-    splits: Type.Optional(Type.Array(StringEnum(SPLITS), { maxItems: 4, description: 'Keep images of these splits (`none`: without a split)' })),
+    splits: Type.Optional(Type.Array(StringEnum([...SPLIT_NAMES, 'none']), { maxItems: 4, description: 'Keep images of these splits (`none`: without a split)' })),
     class_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 1000, description: 'Keep images with an annotation of one of these classes' })),
     review_states: Type.Optional(Type.Array(StringEnum(REVIEW_STATES), { maxItems: 5 })),
     annotated: Type.Optional(Type.Boolean({ description: 'true: only annotated images; false: only unannotated ones' })),

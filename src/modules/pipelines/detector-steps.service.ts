@@ -2,7 +2,8 @@ import type { Detection, SchemaIssue, StepCheckContext } from '../../plugins/plu
 import type { ModelRow } from '../models/models.schemas.js';
 import { DetectParams, SamParams } from './builtin-step-params.schemas.js';
 import type { PipelinePorts } from './pipelines.ports.js';
-import { abortError, countByClass, forEachLimit, IMAGE_CHUNK, key, toDetection, type StepEnvironment, type StepSpec } from './step-kit.logic.js';
+import { forEachConcurrently } from '../../lib/batches.js';
+import { abortError, countByClass, IMAGE_CHUNK, key, toDetection, type StepEnvironment, type StepSpec } from './step-kit.logic.js';
 
 /** detect: a registered detect or segment model of the project run on the images. */
 export function detectStep({ repository, ports }: StepEnvironment): StepSpec {
@@ -33,7 +34,8 @@ export function detectStep({ repository, ports }: StepEnvironment): StepSpec {
         const failed: { image_id: number; error: string }[] = [];
         for (let i = 0; i < ids.length; i += IMAGE_CHUNK) {
           const images = await repository.images(ctx.projectId, ids.slice(i, i + IMAGE_CHUNK));
-          await forEachLimit(images, ports.detector.batchInFlight, ctx.signal, async (image) => {
+          await forEachConcurrently(images, ports.detector.batchInFlight, async (image) => {
+            if (ctx.signal.aborted) throw abortError();
             try {
               const planned = await ports.detector.detectForPipeline(model, image, { confidence: p.confidence ?? 0.25, iou: p.iou ?? 0.45 });
               const found = planned.map((a) => toDetection(a, `model:${model.id}`)).filter((d) => !keep || keep.has(key(d.class_name)));

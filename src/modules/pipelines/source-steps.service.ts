@@ -1,5 +1,6 @@
 import type { SchemaIssue } from '../../plugins/plugin-registry.js';
-import { REVIEW_STATES, SelectParams } from './builtin-step-params.schemas.js';
+import { SelectParams } from './builtin-step-params.schemas.js';
+import type { ReviewState } from '../../lib/vocabulary.js';
 import type { StepEnvironment, StepSpec } from './step-kit.logic.js';
 
 /** select_images: where a pipeline's images come from. */
@@ -28,7 +29,7 @@ export function selectImagesStep({ repository }: StepEnvironment): StepSpec {
         return issues;
       },
       async execute(ctx, params) {
-        const p = params as { source?: string; version_id?: number; splits?: string[]; class_ids?: number[]; review_states?: (typeof REVIEW_STATES)[number][]; annotated?: boolean; limit?: number };
+        const p = params as { source?: string; version_id?: number; splits?: string[]; class_ids?: number[]; review_states?: ReviewState[]; annotated?: boolean; limit?: number };
         const versionId = p.source === 'version' ? (p.version_id ?? ctx.versionId) : null;
         if (p.source === 'version' && !versionId) throw new Error("select_images with source 'version' needs version_id (in its params or the run's)");
         const images = await repository.selectImages({

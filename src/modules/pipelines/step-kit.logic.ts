@@ -1,4 +1,5 @@
 import type { TSchema } from 'typebox';
+import { pointsBox } from '../../imaging/geometry.js';
 import type { Caller } from '../../access/caller.js';
 import type { Detection, SchemaIssue, StepCheckContext, StepImplementation } from '../../plugins/plugin-registry.js';
 import type { PlannedAnnotation } from '../auto-annotate/auto-annotate.service.js';
@@ -44,10 +45,7 @@ export function classIssues(names: string[] | undefined, path: (string | number)
 export function toDetection(a: PlannedAnnotation, source: string): Detection {
   const g = a.geometry as { x?: number; y?: number; width?: number; height?: number; points?: [number, number][] };
   if (a.annotation_type === 'polygon' && g.points) {
-    const xs = g.points.map((p) => p[0]);
-    const ys = g.points.map((p) => p[1]);
-    const box = { x: Math.min(...xs), y: Math.min(...ys), width: Math.max(...xs) - Math.min(...xs), height: Math.max(...ys) - Math.min(...ys) };
-    return { class_name: a.className, confidence: a.confidence, box, polygon: g.points, source };
+    return { class_name: a.className, confidence: a.confidence, box: pointsBox(g.points), polygon: g.points, source };
   }
   return { class_name: a.className, confidence: a.confidence, box: { x: g.x!, y: g.y!, width: g.width!, height: g.height! }, source };
 }
@@ -71,25 +69,4 @@ export function abortError(): Error {
   const err = new Error('The run was cancelled');
   err.name = 'AbortError';
   return err;
-}
-
-export async function forEachLimit<T>(items: readonly T[], limit: number, signal: AbortSignal, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failure: unknown = null;
-  const lane = async () => {
-    while (next < items.length && failure === null) {
-      if (signal.aborted) {
-        failure = abortError();
-        break;
-      }
-      const item = items[next++];
-      try {
-        await work(item);
-      } catch (err) {
-        failure = err;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane));
-  if (failure !== null) throw failure;
 }

@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.js';
 import { PART_BITS } from '../../db/migrations/0019-project-revision-parts.js';
 import { clampTo, floorInt } from '../../db/sql-json.js';
 import { tallies } from '../../db/tallies.js';
+import { SPLIT_NAMES } from '../../lib/vocabulary.js';
 
 /** Cells per side of the box-centre heat map. */
 export const HEATMAP_CELLS = 10;
@@ -25,7 +26,7 @@ export interface ImagesPart {
   sizes: { width: number; height: number; images: number }[];
 }
 
-const SPLITS = ['train', 'valid', 'test', null] as const;
+const SPLITS = [...SPLIT_NAMES, null] as const;
 const BOX_SIZES = ['small', 'medium', 'large'] as const;
 /** The cell code of an annotation that is not a bounding box (a box's is size · cells² + column · cells + row < 999). */
 const NO_CELL = 999;

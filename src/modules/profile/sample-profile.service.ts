@@ -7,6 +7,7 @@
 import type { SampleModality } from '../../db/schema.js';
 import type { SampleDataRepository, TabularLayout } from './sample-data.repository.js';
 import { SAMPLE_MODALITIES, type SampleProfileOut } from './profile.schemas.js';
+import { isSplitName } from '../../lib/vocabulary.js';
 
 const PAGE = 5000;
 const HISTOGRAM_BINS = 10;
@@ -16,7 +17,7 @@ const COLUMN_VALUES = 200_000;
 
 type Splits = SampleProfileOut['splits'];
 const noSplits = (): Splits => ({ train: 0, valid: 0, test: 0, unassigned: 0 });
-const splitKey = (split: string | null): keyof Splits => (split === 'train' || split === 'valid' || split === 'test' ? split : 'unassigned');
+const splitKey = (split: string | null): keyof Splits => (isSplitName(split) ? split : 'unassigned');
 
 export class SampleProfiler {
   constructor(private readonly repository: SampleDataRepository) {}

@@ -7,10 +7,6 @@ import { deleteProjectFiles } from '../../storage/lifecycle.js';
 import type { ProjectsRepository } from './projects.repository.js';
 import { toProjectOut, type ProjectCreate, type ProjectOut, type ProjectUpdate } from './projects.schemas.js';
 
-/** Blob keys of everything a project owns start with this prefix, so deleting a project removes its files. */
-/** Kept for callers not yet moved to src/storage (the imports service). */
-export { projectBlobPrefix } from '../../storage/keys.js';
-
 export class ProjectsService {
   constructor(
     private readonly projects: ProjectsRepository,

@@ -1,10 +1,10 @@
 /** The image modality's annotation checks: geometry, pairs of boxes, per-class statistics and the class set. */
 import type { CheckDefinition, Findings } from './check-catalog.logic.js';
 import { iou, type DatasetSnapshot } from './dataset-snapshot.logic.js';
+import { SPLIT_NAMES } from '../../lib/vocabulary.js';
 
 type AnnotationCheck = CheckDefinition<DatasetSnapshot>;
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-const SPLITS = ['train', 'valid', 'test'] as const;
 
 /** Each pair of spatial annotations of one image that `test` accepts. */
 function pairs(s: DatasetSnapshot, test: (a: number, b: number) => void): void {
@@ -304,7 +304,7 @@ export const ANNOTATION_CHECKS: AnnotationCheck[] = [
       const splitImages = new Set(s.images.map((i) => i.split));
       for (const [id, c] of classCounts(s)) {
         if (!c.bySplit.train) continue;
-        const missing = SPLITS.filter((split) => split !== 'train' && splitImages.has(split) && !c.bySplit[split]);
+        const missing = SPLIT_NAMES.filter((split) => split !== 'train' && splitImages.has(split) && !c.bySplit[split]);
         if (missing.length) findings.add({}, () => `${s.className(id)}: ${c.bySplit.train} in train, none in ${missing.join(' or ')}`);
       }
     },

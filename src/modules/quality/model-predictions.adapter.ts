@@ -7,6 +7,7 @@ import type { BlobStore } from '../../storage/blob-store.js';
 import type { ModelRuntime } from '../models/model-runtime.adapter.js';
 import type { ModelsRepository } from '../models/models.repository.js';
 import type { ModelRow } from '../models/models.schemas.js';
+import { mapConcurrently } from '../../lib/batches.js';
 
 export interface Prediction {
   className: string;
@@ -41,23 +42,16 @@ export class DetectorPredictions implements PredictionSource {
 
   async predict(model: ModelRow, images: readonly { blob_key: string }[], confidence: number): Promise<Prediction[][]> {
     const detector = await this.runtime.detector(model, true);
-    const out: Prediction[][] = new Array(images.length);
-    let next = 0;
-    const lane = async () => {
-      while (next < images.length) {
-        const i = next++;
-        const result = await detector.detect(await this.blobs.get(images[i].blob_key), { confidence, iou: 0.45 });
-        out[i] = result.detections.map((d) => ({
-          className: d.className ?? `class_${d.classId}`,
-          confidence: d.confidence,
-          x: d.box.x,
-          y: d.box.y,
-          w: d.box.width,
-          h: d.box.height,
-        }));
-      }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, this.runtime.batchInFlight) }, lane));
-    return out;
+    return mapConcurrently(images, this.runtime.batchInFlight, async (image) => {
+      const result = await detector.detect(await this.blobs.get(image.blob_key), { confidence, iou: 0.45 });
+      return result.detections.map((d) => ({
+        className: d.className ?? `class_${d.classId}`,
+        confidence: d.confidence,
+        x: d.box.x,
+        y: d.box.y,
+        w: d.box.width,
+        h: d.box.height,
+      }));
+    });
   }
 }

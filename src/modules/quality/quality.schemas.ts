@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { StringEnum, Timestamp } from '../../http/schemas.js';
 import { MODALITIES } from '../profile/profile.schemas.js';
+import { SPLIT_NAMES } from '../../lib/vocabulary.js';
 
 export const ModalityQuery = Type.Object({
   modality: Type.Optional(StringEnum(MODALITIES, { description: 'Only the entries of this modality' })),

@@ -8,6 +8,7 @@
 import type { SampleModality } from '../../db/schema.js';
 import type { ReadinessOut } from '../../training/readiness.js';
 import type { ReadinessConfig } from './readiness.schemas.js';
+import { isSplitName } from '../../lib/vocabulary.js';
 
 export const READINESS_DEFAULTS = { min_readiness_score: 60, min_images_per_class: 10, min_instances_per_class: 10, min_samples_per_class: 10 } as const;
 

@@ -2,8 +2,8 @@ import { Type, type Static } from 'typebox';
 import type { Selectable } from 'kysely';
 import type { ReviewsTable } from '../../db/schema.js';
 import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { REVIEW_STATUSES } from '../../lib/vocabulary.js';
 
-export const REVIEW_STATUSES = ['pending', 'approved', 'rejected', 'changes'] as const;
 export const DECISIONS = ['approve', 'reject', 'changes'] as const;
 export type Decision = (typeof DECISIONS)[number];
 

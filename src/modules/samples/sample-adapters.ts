@@ -13,8 +13,8 @@ import type { BlobStore } from '../../storage/blob-store.js';
 import type { TabularDataSource, TabularLayout } from '../../training/tabular-data.js';
 import type { ExportsRepository } from '../exports/exports.repository.js';
 import { slugOf } from '../exports/exports.service.js';
-import { projectBlobPrefix } from '../projects/projects.service.js';
-import { SPLIT_NAMES, type SplitName } from '../splits/assign.js';
+import { exportBlobKey } from '../../storage/keys.js';
+import { SPLIT_NAMES, type SplitName } from '../../lib/vocabulary.js';
 import type { TabularSchema } from './sample-readers.js';
 import type { SampleRow, SamplesRepository } from './samples.repository.js';
 import type { AdapterPrepareBody, AdapterPrepareOut, Modality } from './samples.schemas.js';
@@ -53,7 +53,7 @@ export class SampleAdapters implements TabularDataSource {
       try {
         for (const file of files) {
           const filename = `${slugOf(project.name) || 'project'}-project-${body.adapter}-${file.stem}-${randomBytes(8).toString('hex')}.${file.ext}`;
-          const key = `${projectBlobPrefix(projectId)}/exports/${filename}`;
+          const key = exportBlobKey(projectId, filename);
           const size = await this.blobs.putStream(key, createReadStream(file.path));
           written.push(key);
           await this.exportsRepository.insert({

@@ -9,7 +9,7 @@ import { ColumnProfile, convertCell, type ColumnType } from '../../formats/sampl
 import { readCsvRecords } from '../../formats/samples/csv-records.js';
 import { LineError, parseJsonLine, readLines } from '../../formats/samples/line-reader.js';
 import { inputIssues, textProblem } from '../../http/input-guard.js';
-import { SPLIT_NAMES } from '../splits/assign.js';
+import { SPLIT_NAMES } from '../../lib/vocabulary.js';
 import { normaliseLlm, SampleRuleError, storedLabels, type StoredLabels } from './sample-rules.js';
 import type { Modality } from './samples.schemas.js';
 

@@ -3,7 +3,7 @@ import type { Db, Executor } from '../../db/database.js';
 import { PreparedQuery } from '../../db/prepared-query.js';
 import type { ReviewState, SampleModality, SampleRevisionAction, SamplesTable } from '../../db/schema.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
-import type { SplitName } from '../splits/assign.js';
+import type { SplitName } from '../../lib/vocabulary.js';
 import { chunks } from '../../lib/batches.js';
 
 export type SampleRow = Selectable<SamplesTable>;

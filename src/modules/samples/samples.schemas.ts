@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery } from '../../http/pagination.js';
 import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
-import { REVIEW_STATES } from '../assignments/assignments.schemas.js';
+import { REVIEW_STATES } from '../../lib/vocabulary.js';
 import { Split } from '../images/images.schemas.js';
 
 export const MODALITIES = ['text', 'tabular', 'audio', 'video', 'llm'] as const;

@@ -12,8 +12,9 @@ import type { Page } from '../../http/pagination.js';
 import { MediaRejectedError, probeMediaFile } from '../../media/media-probe.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { paletteColor } from '../classes/classes.service.js';
-import { projectBlobPrefix } from '../projects/projects.service.js';
-import { assignRandom, assignStratified, SPLIT_NAMES, type SplitCounts, type SplitName } from '../splits/assign.js';
+import { sampleBlobKey } from '../../storage/keys.js';
+import { assignRandom, assignStratified, type SplitCounts } from '../splits/assign.js';
+import { SPLIT_NAMES, type SplitName } from '../../lib/vocabulary.js';
 import type { ReviewDecide } from '../reviews/reviews.schemas.js';
 import { reviewDecision, type ItemWorkflow } from '../workflow/item-workflow.service.js';
 import { inferTabularSchema, readJsonlSamples, readTabularSamples, readTextSamples, sha256OfFile, type MediaFacts, type ReadSample, type TabularSchema } from './sample-readers.js';
@@ -52,7 +53,6 @@ const IMPORT_BATCH = 2000;
 /** The team workflow (visibility, locks, assignees, review decisions) over samples. */
 export type SampleWorkflow = ItemWorkflow<SampleWithOwner, SampleLockRow>;
 
-export const sampleBlobKey = (projectId: number, sha256: string, ext: string) => `${projectBlobPrefix(projectId)}/samples/${sha256}.${ext}`;
 export const sampleFileUrl = (sampleId: number) => `/api/samples/${sampleId}/file`;
 
 const parse = (text: string | null) => (text === null ? null : JSON.parse(text));

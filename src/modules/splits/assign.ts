@@ -3,9 +3,8 @@
  * give the same assignment, because every random choice draws from one seeded PRNG.
  */
 import { Random } from '../../lib/random.js';
+import { SPLIT_NAMES, type SplitName } from '../../lib/vocabulary.js';
 
-export const SPLIT_NAMES = ['train', 'valid', 'test'] as const;
-export type SplitName = (typeof SPLIT_NAMES)[number];
 export type SplitPercentages = Record<SplitName, number>;
 export type SplitCounts = Record<SplitName, number>;
 

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { SPLIT_NAMES, type SplitName } from './assign.js';
+import { SPLIT_NAMES, type SplitName } from '../../lib/vocabulary.js';
 
 /** Rows written per transaction when splits are reassigned: bounded transactions, never one long one. */
 export const SPLIT_WRITE_BATCH = 1000;

@@ -21,6 +21,7 @@ import { readEvaluationFile } from '../../training/evaluation-file.js';
 import type { ExperimentRow, TrainingRepository } from './training.repository.js';
 import type { AdapterOut, TabularTrainRequest, TrainJobOut, TrainRequest } from './training.schemas.js';
 import { freshFolder, removePath, writeJsonFile } from '../../storage/local-files.js';
+import { geometryBox } from '../../imaging/geometry.js';
 
 export const TRAIN_JOB = 'train';
 
@@ -225,8 +226,8 @@ export class TrainingService {
     const material: MaterialImage[] = images.map((image) => {
       const own = byImage.get(image.id) ?? [];
       const boxes = own.flatMap((a) => {
-        const box = boxOf(a.annotation_type, JSON.parse(a.geometry));
-        return box ? [[a.class_index, ...box] as [number, number, number, number, number]] : [];
+        const box = geometryBox(a.annotation_type, JSON.parse(a.geometry));
+        return box ? [[a.class_index, box.x, box.y, box.width, box.height] as [number, number, number, number, number]] : [];
       });
       const label = own.find((a) => a.annotation_type === 'classification')?.class_index ?? null;
       const shapes = own.flatMap((a) => shapeOf(a.class_index, a.annotation_type, JSON.parse(a.geometry)) ?? []);
@@ -516,16 +517,3 @@ function perClassOut(entry: unknown): Record<string, unknown> {
   return { class_id: class_index, ...rest };
 }
 
-/** `[x, y, w, h]` of a version annotation (bbox, polygon or mask), or null for types without extent. */
-function boxOf(type: string, geometry: any): [number, number, number, number] | null {
-  if (type === 'bbox') return [geometry.x, geometry.y, geometry.width, geometry.height];
-  if (type === 'mask' && geometry.bbox) return [geometry.bbox.x, geometry.bbox.y, geometry.bbox.width, geometry.bbox.height];
-  if (type === 'polygon' && Array.isArray(geometry.points) && geometry.points.length >= 3) {
-    const xs = geometry.points.map((p: number[]) => p[0]);
-    const ys = geometry.points.map((p: number[]) => p[1]);
-    const x = Math.min(...xs);
-    const y = Math.min(...ys);
-    return [x, y, Math.max(...xs) - x, Math.max(...ys) - y];
-  }
-  return null;
-}

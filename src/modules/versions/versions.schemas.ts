@@ -3,6 +3,7 @@ import type { Selectable } from 'kysely';
 import type { VersionImagesTable, VersionsTable } from '../../db/schema.js';
 import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
 import { PageQuery } from '../../http/pagination.js';
+import { SPLIT_NAMES } from '../../lib/vocabulary.js';
 
 export const VERSION_STATUSES = ['pending', 'generating', 'ready', 'failed'] as const;
 
@@ -72,7 +73,7 @@ export const DiffParams = Type.Object({ project_id: Id, a: Id, b: Id });
 
 export const VersionImagesQuery = Type.Object({
   ...PageQuery.properties,
-  split: Type.Optional(StringEnum(['train', 'valid', 'test'] as const)),
+  split: Type.Optional(StringEnum(SPLIT_NAMES)),
 });
 export type VersionImagesQuery = Static<typeof VersionImagesQuery>;
 

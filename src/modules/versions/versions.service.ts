@@ -6,7 +6,8 @@ import { parseRecipe, recipeDefaults, type Recipe } from '../../imaging/recipe/i
 import type { JobQueue } from '../../jobs/job-queue.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { deleteImageFiles, deleteVersionFiles } from '../../storage/lifecycle.js';
-import { assignRandom, SPLIT_NAMES, type SplitName } from '../splits/assign.js';
+import { assignRandom } from '../splits/assign.js';
+import { SPLIT_NAMES, type SplitName } from '../../lib/vocabulary.js';
 import { checkPercentages, randomSeed } from '../splits/splits.service.js';
 import { diffVersions } from './diff.js';
 import { GENERATE_JOB, previewOutputs, type GeneratePayload } from './generation.js';

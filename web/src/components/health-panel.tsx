@@ -16,6 +16,7 @@ import { Link } from '../router.js';
 import type { ResponseOf } from '../types.js';
 import { CleaningDialog } from './cleaning-dialog.js';
 import { ErrorBanner } from './layout.js';
+import { SPLIT_NAMES } from '../vocabulary.js';
 
 Chart.register(BarController, BarElement, BubbleController, CategoryScale, LinearScale, PointElement, Tooltip, Legend);
 
@@ -125,7 +126,7 @@ function SampleProfileTables({ samples }: { samples: SampleProfile }) {
                 <td>{m.modality}</td>
                 <td className="count">{m.samples}</td>
                 <td className="count">{m.labelled}</td>
-                <td>{(['train', 'valid', 'test', 'unassigned'] as const).map((k) => m.splits[k] ?? 0).join(' / ')}</td>
+                <td>{[...SPLIT_NAMES, 'unassigned' as const].map((k) => m.splits[k] ?? 0).join(' / ')}</td>
                 <td>{length ? `${length.median}, ${length.p95}, ${length.max} characters` : '—'}</td>
               </tr>
             );

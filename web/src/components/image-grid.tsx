@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { api } from '../api.js';
 import { Link } from '../router.js';
 import type { ImageRecord, QueryOf, ReviewState } from '../types.js';
+import { REVIEW_STATES, SPLIT_NAMES } from '../vocabulary.js';
 
 const CELL = 168;
 const GAP = 8;
@@ -215,10 +216,10 @@ export function filterToQuery(filter: GridFilter, params = new URLSearchParams()
 export function filterFromQuery(query: URLSearchParams): GridFilter {
   const annotated = query.get('annotated');
   return {
-    split: ['train', 'valid', 'test', 'none'].includes(query.get('split') ?? '') ? query.get('split')! : '',
+    split: [...SPLIT_NAMES, 'none'].includes(query.get('split') ?? '') ? query.get('split')! : '',
     annotated: annotated === 'yes' || annotated === 'no' ? annotated : 'all',
     classId: /^\d+$/.test(query.get('class') ?? '') ? query.get('class')! : '',
-    reviewState: (['unreviewed', 'pending', 'approved', 'rejected', 'changes'] as const).find((r) => r === query.get('review')) ?? '',
+    reviewState: REVIEW_STATES.find((r) => r === query.get('review')) ?? '',
     ...(/^\d+(,\d+)*$/.test(query.get('ids') ?? '') ? { ids: { ids: query.get('ids')!.split(',').map(Number), label: query.get('ids_label') ?? 'selected images' } } : {}),
   };
 }

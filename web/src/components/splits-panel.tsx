@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { api, isMissingRoute } from '../api.js';
 import type { QueryOf, ResponseOf } from '../types.js';
 import { ErrorBanner } from './layout.js';
+import { SPLIT_NAMES } from '../vocabulary.js';
 
 type CurrentSplits = ResponseOf<'/api/projects/{id}/splits', 'get'>;
 type SplitResult = ResponseOf<'/api/projects/{id}/splits', 'post'>;
@@ -68,7 +69,7 @@ export function SplitsPanel({ projectId, onChange }: { projectId: number; onChan
             ))}
           </select>
         </label>
-        {(['train', 'valid', 'test'] as const).map((k) => (
+        {SPLIT_NAMES.map((k) => (
           <label key={k} className="small">
             {k} %
             <input type="number" min={0} max={100} className="narrow" aria-label={`${k} percent`} value={percent[k]} onChange={(e) => setPercent({ ...percent, [k]: Number(e.target.value) })} />

@@ -11,6 +11,7 @@ import { navigate } from '../router.js';
 import type { RequestOf, ResponseOf } from '../types.js';
 import { ErrorBanner } from './layout.js';
 import { nest, PipelineForm, type Changes, type PipelineDefaults } from './pipeline-form.js';
+import { SPLIT_NAMES } from '../vocabulary.js';
 
 export type Version = ResponseOf<'/api/projects/{project_id}/versions/{version_id}', 'get'>;
 type Counts = Version['image_counts'];
@@ -155,7 +156,7 @@ function CreateVersion({ projectId, nextNumber, onCreated, onError }: { projectI
           Name
           <input name="version-name" placeholder={`Version ${nextNumber}`} value={name} onChange={(e) => setName(e.target.value)} />
         </label>
-        {(['train', 'valid', 'test'] as const).map((k) => (
+        {SPLIT_NAMES.map((k) => (
           <label key={k} className="small">
             {k} %
             <input type="number" name={`split-${k}`} min={0} max={100} className="narrow" value={split[k]} onChange={(e) => setSplit({ ...split, [k]: Number(e.target.value) })} />
@@ -178,7 +179,7 @@ function CreateVersion({ projectId, nextNumber, onCreated, onError }: { projectI
       )}
       {sources && sum === 100 && (
         <p className="small" data-testid="expected-output">
-          Expected output: <b>{expectedOutputs(sources, split, pre, aug).total}</b> images ({(['train', 'valid', 'test'] as const).map((k) => `${k} ${expectedOutputs(sources, split, pre, aug)[k]}`).join(', ')})
+          Expected output: <b>{expectedOutputs(sources, split, pre, aug).total}</b> images ({SPLIT_NAMES.map((k) => `${k} ${expectedOutputs(sources, split, pre, aug)[k]}`).join(', ')})
         </p>
       )}
       {denied && <p className="muted small">{denied}</p>}
@@ -337,7 +338,7 @@ export function expectedOutputs(
   const tiles = pre['tile.enabled'] === true ? Number(pre['tile.rows'] ?? 2) * Number(pre['tile.columns'] ?? 2) : 1;
   const out = { train: 0, valid: 0, test: 0, total: 0 };
   let spread = 0;
-  for (const k of ['train', 'valid', 'test'] as const) {
+  for (const k of SPLIT_NAMES) {
     const share = k === 'test' ? sources.unassigned - spread : Math.round((sources.unassigned * split[k]) / 100);
     spread += share;
     out[k] = (sources.counts[k] + share) * (augmented(k) ? per : 1) * tiles;

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { api } from '../../api.js';
 import type { Sample } from '../../types.js';
 import { isTyping } from './sample-view.js';
+import type { ReviewState } from '../../vocabulary.js';
 
 const STATE_NAMES: Record<Sample['review_state'], string> = {
   unreviewed: 'Not reviewed',
