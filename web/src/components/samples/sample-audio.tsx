@@ -16,7 +16,7 @@ export function SampleAudio({ sample, classes, readOnly, save }: SampleViewProps
   const surfer = useRef<WaveSurfer | null>(null);
   const pending = useRef<{ start: number; end: number; remove(): void } | null>(null);
   const [selection, setSelection] = useState<[number, number] | null>(null);
-  const [decoded, setDecoded] = useState<RegionsPlugin | null>(null);
+  const [decoded, setDecoded] = useState<ReturnType<typeof RegionsPlugin.create> | null>(null);
   const segments = (sample.spans ?? []) as TimeSegment[];
 
   // One waveform per sample: saving a label must not reload the audio (a drag made while it reloaded was lost).
