@@ -245,6 +245,8 @@ describe('authorization matrix', () => {
   const clients = {} as Record<Persona, Client>;
   const ids = {} as Record<Persona, number>;
   let spare: number;
+  /** Every fixture's plain annotator (added to each new project and org), registered once: a password hash is costly. */
+  let member: number;
 
   before(async () => {
     t = await startTestApp();
@@ -256,10 +258,18 @@ describe('authorization matrix', () => {
     }
     clients.anonymous = t.client();
     spare = (await t.user()).id;
+    member = (await t.user()).id;
     const otherOrg = (await clients['other-org'].post('/api/orgs', { name: 'elsewhere' })).body.id as number;
     assert.ok(otherOrg > 0);
   });
   after(() => t.close());
+
+  /**
+   * Reads change nothing, so every GET row shares one fixture; a row that writes gets its own. Rows without a path
+   * share it too: they never touch it (their URL's ids are placeholders).
+   */
+  let shared: Promise<Fixture> | undefined;
+  const fixtureFor = (row: Row, method: string): Promise<Fixture> => (row.path && method !== 'GET' ? fixture() : (shared ??= fixture()));
 
   /** A project in the owner's organization with one member per role, a class, images, an annotation, a review. */
   async function fixture(): Promise<Fixture> {
@@ -268,7 +278,7 @@ describe('authorization matrix', () => {
     await owner.post(`/api/orgs/${orgId}/members`, { user_id: ids.viewer, role: 'member' });
     const projectId = (await owner.post('/api/projects', { name: `matrix ${seq}`, org_id: orgId })).body.id as number;
     for (const role of MEMBER_ROLES) await owner.post(`/api/projects/${projectId}/members`, { user_id: ids[role], role });
-    const memberId = (await t.user()).id;
+    const memberId = member;
     await owner.post(`/api/projects/${projectId}/members`, { user_id: memberId, role: 'annotator' });
     await owner.post(`/api/orgs/${orgId}/members`, { user_id: memberId, role: 'member' });
     const classId = (await owner.post(`/api/projects/${projectId}/classes`, { name: 'thing' })).body.id as number;
@@ -303,7 +313,7 @@ describe('authorization matrix', () => {
       const [method, url] = key.split(' ') as [string, string];
       const checked = row.path || row.rule === 'user' || row.rule === 'public' ? PERSONAS : (['anonymous'] as Persona[]);
       // Destructive routes get a fresh fixture for each persona that may succeed.
-      let f = await fixture();
+      let f = await fixtureFor(row, method);
       for (const persona of checked) {
         const want = expected(row.rule === 'auth-only' ? 'user' : row.rule, persona);
         if (row.rule === 'public' && persona !== 'anonymous') continue;
@@ -334,15 +344,21 @@ describe('authorization matrix', () => {
    */
   it('answers every route as an assigned-only annotator: unassigned images and what is on them are 404', async () => {
     const assigned = await t.user();
+    const assignedOnly = async (): Promise<Fixture> => {
+      const f = await fixture();
+      await clients.owner.patch(`/api/projects/${f.projectId}`, { assigned_only: true });
+      await clients.owner.post(`/api/projects/${f.projectId}/members`, { user_id: assigned.id, role: 'annotator' });
+      await clients.owner.post(`/api/projects/${f.projectId}/assignments`, { user_id: assigned.id, image_ids: [f.freshImageId] });
+      return f;
+    };
+    // As above: the GET rows share one fixture.
+    let sharedAssigned: Promise<Fixture> | undefined;
     const failures: string[] = [];
     let cells = 0;
     for (const [key, row] of Object.entries(MATRIX)) {
       if (!row.path || row.rule === 'public' || row.rule === 'user' || row.rule === 'org-read' || row.rule === 'org-manage') continue;
       const [method] = key.split(' ') as [string, string];
-      const f = await fixture();
-      await clients.owner.patch(`/api/projects/${f.projectId}`, { assigned_only: true });
-      await clients.owner.post(`/api/projects/${f.projectId}/members`, { user_id: assigned.id, role: 'annotator' });
-      await clients.owner.post(`/api/projects/${f.projectId}/assignments`, { user_id: assigned.id, image_ids: [f.freshImageId] });
+      const f = method === 'GET' ? await (sharedAssigned ??= assignedOnly()) : await assignedOnly();
       const path = row.path(f);
       const onUnassigned = [`/images/${f.imageId}`, `/annotations/${f.annotationId}`, `/reviews/${f.reviewId}`].some((part) => path.includes(part) && !path.includes(`${part}0`));
       const asAnnotator = expected(row.rule, 'annotator');

@@ -306,8 +306,6 @@ async function tinted(warm: boolean, seed: number): Promise<Buffer> {
  * CPU → experiment with accuracy and a confusion matrix → registered `classify` model → auto-annotate labels new
  * images with a `classification` annotation of the top class and its confidence.
  */
-// In this file, not one of its own: the test runner runs two files at once, and two PyTorch trainers on two cores
-// (each spinning two OpenMP threads) slowed both training tests about tenfold.
 describe('training a classifier', { timeout: 10 * 60_000 }, () => {
   let t: TestApp;
   let owner: Client;

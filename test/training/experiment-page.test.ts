@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { generateDataset, SHAPE_CLASSES } from '../../src/synthetic/index.js';
-import { apiCaller, closeLivePage, openLivePage, screenshot, SKIP_REASON, until, type Browser, type LiveServer, signInNewUser } from './browser-harness.js';
+import { apiCaller, closeLivePage, openLivePage, screenshot, SKIP_REASON, until, type Browser, type LiveServer, signInNewUser } from '../browser/browser-harness.js';
 
 /**
  * The experiment page (issue 28): from the experiments list to a short detector run's page (per-class table, PR
