@@ -39,10 +39,11 @@ export interface PythonProbe {
 const PROBE_TTL_MS = 5 * 60_000;
 const cache = new Map<string, { at: number; probe: Promise<PythonProbe> }>();
 
-export function probePython(python: string): Promise<PythonProbe> {
+/** Runs trainer/probe.py in the environment the trainers get (`env`: config.trainerEnv), cached for five minutes. */
+export function probePython(python: string, env: Readonly<Record<string, string>>): Promise<PythonProbe> {
   const hit = cache.get(python);
   if (hit && Date.now() - hit.at < PROBE_TTL_MS) return hit.probe;
-  const probe = run(python, [join(TRAINER_DIR, 'probe.py')], { timeout: 60_000, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } }).then(
+  const probe = run(python, [join(TRAINER_DIR, 'probe.py')], { timeout: 60_000, env: { ...env, PYTHONDONTWRITEBYTECODE: '1' } }).then(
     ({ stdout }) => JSON.parse(stdout.trim().split('\n').pop()!) as PythonProbe,
     (err: Error) => ({ python: null, numpy: null, PIL: null, torch: null, torchvision: null, sklearn: null, ultralytics: null, cuda: false, yolo: null, error: `${python} could not be run: ${err.message.split('\n')[0]}` }),
   );
