@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { loadConfig } from '../config.js';
 
 const run = promisify(execFile);
 
@@ -16,9 +17,9 @@ export const TRAINER_DIR = (() => {
   return resolve('trainer');
 })();
 
-/** `PYTHON`, else the system's /usr/bin/python3 (which sees the Debian torch packages; a pyenv python3 may not). */
-export function pythonPath(env: NodeJS.ProcessEnv = process.env): string {
-  return env.PYTHON || '/usr/bin/python3';
+/** The configured interpreter (config.python), for tests and benchmarks that run a trainer directly. */
+export function pythonPath(): string {
+  return loadConfig().python;
 }
 
 /** What the interpreter has: package versions (null when missing), CUDA, the `yolo` command. */
