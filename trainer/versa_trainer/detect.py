@@ -362,7 +362,7 @@ def main(argv):
         return row, 0.1 * row["map50"] + 0.9 * row["map50_95"]
 
     history, best = fit(model, ema, optimizer, len(train), max(1, min(int(params["batch"]), len(train))), int(params["epochs"]), params.get("time_budget_s"),
-                        rng, clock, learning_rate, step, measure, partial_batches=True, clip_grad=10.0)
+                        rng, clock, learning_rate, step, measure, partial_batches=True, clip_grad=10.0, ties_to_later=False)
 
     emit("progress", progress=0.99, message="evaluating and exporting")
     final = ema.ema

@@ -32,14 +32,14 @@ class EMA(object):
 
 
 def fit(model, ema, optimizer, train_size, batch, epochs, budget, rng, clock, learning_rate, step, evaluate,
-        partial_batches=False, clip_grad=None):
+        partial_batches=False, clip_grad=None, ties_to_later=True):
     """
     Trains `epochs` passes over `train_size` items in batches of `batch`, shuffled by `rng`, and stops early once the
     time `budget` (seconds, or None) is spent. Per batch: `learning_rate(iteration, total, fraction)` sets the rate
     (`fraction`: the larger of iterations done and budget spent), `step(indices)` returns the loss tensor and any
     named parts (floats) to average over the epoch; the optimiser steps and `ema` follows the weights. Per epoch:
-    `evaluate()` returns the row's metrics and the fitness that picks the best epoch (ties go to the later one), and an
-    `epoch` event is emitted. Without `partial_batches` the last incomplete batch of an epoch is skipped.
+    `evaluate()` returns the row's metrics and the fitness that picks the best epoch (ties go to the later one unless
+    not `ties_to_later`), and an `epoch` event is emitted. Without `partial_batches` the last incomplete batch of an epoch is skipped.
     Returns (history rows, (best fitness, best EMA state dict, best epoch)).
     """
     per_epoch = math.ceil(train_size / batch) if partial_batches else max(1, train_size // batch)
@@ -76,7 +76,7 @@ def fit(model, ema, optimizer, train_size, batch, epochs, budget, rng, clock, le
         row.update(metrics)
         row.update(lr=lr, time=round(clock.elapsed(), 3))
         history.append(row)
-        if fitness >= best[0]:
+        if fitness > best[0] or (ties_to_later and fitness == best[0]):
             best = (fitness, copy.deepcopy(ema.ema.state_dict()), epoch)
         done = max(epoch / epochs, clock.elapsed() / budget if budget else 0)
         emit("epoch", epochs=epochs, progress=min(0.99, done), eta_seconds=clock.eta(done), **row)
