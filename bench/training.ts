@@ -192,6 +192,7 @@ async function trainingService(t: Awaited<ReturnType<typeof startTestApp>>): Pro
     python: deps.config.python,
     perProject: deps.config.trainingPerProject,
     queuedPerUser: deps.config.trainingQueuedPerUser,
+    trainerEnv: deps.config.trainerEnv,
   });
 }
 

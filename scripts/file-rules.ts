@@ -66,8 +66,6 @@ const EXCEPTIONS: Record<RuleName, Record<string, string>> = {
   'onnxruntime-outside-inference': {},
   'env-outside-config': {
     'src/cli/versa.ts': 'the command-line client: its own program with its own variables (VERSA_URL, VERSA_TOKEN, …), never the server',
-    'src/training/python.ts': 'h6 gives the trainer a minimal environment',
-    'src/training/trainer-process.ts': 'h6 gives the trainer a minimal environment',
   },
   'hand-built-blob-key': {
     'src/modules/maintenance/maintenance.repository.ts': "a LIKE pattern over a project's keys, not a key (storage/keys.ts could offer it)",

@@ -29,6 +29,8 @@ export interface Config {
   readonly runsRoot: string | null;
   /** The Python interpreter trainers run with (PYTHON; default /usr/bin/python3, which sees Debian's torch). */
   readonly python: string;
+  /** The trainers' whole environment: TRAINER_ENV_NAMES taken from the server's, nothing else (no database URL, no secrets). */
+  readonly trainerEnv: Readonly<Record<string, string>>;
   /** Training runs of one project admitted to the job queue at once (queued there or running); the rest wait their turn. */
   readonly trainingPerProject: number;
   /** Training runs one account may have waiting to start; one more is 429. */
@@ -53,6 +55,16 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+/**
+ * What a trainer may see of the server's environment: where programs and libraries are (PATH for `yolo`, HOME for a
+ * user's site-packages, LD_LIBRARY_PATH and CUDA_VISIBLE_DEVICES for CUDA), locale and temporary folder, and the
+ * thread settings the trainers honour (VERSA_TRAIN_THREADS).
+ */
+export const TRAINER_ENV_NAMES = [
+  'PATH', 'HOME', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'LD_LIBRARY_PATH', 'CUDA_VISIBLE_DEVICES',
+  'OMP_NUM_THREADS', 'MKL_NUM_THREADS', 'VERSA_TRAIN_THREADS', 'YOLO_CONFIG_DIR',
+] as const;
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -131,6 +143,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxModelUploadBytes: int(env, 'MAX_MODEL_UPLOAD_MB', 4096, 1, 100_000) * 1024 * 1024,
     runsRoot: optionalPath(env, 'RUNS_ROOT'),
     python: env.PYTHON || '/usr/bin/python3',
+    trainerEnv: Object.freeze(Object.fromEntries(TRAINER_ENV_NAMES.flatMap((name) => (env[name] ? [[name, env[name]]] : [])))),
     trainingPerProject: int(env, 'TRAINING_PER_PROJECT', 1, 1, 1000),
     trainingQueuedPerUser: int(env, 'TRAINING_QUEUED_PER_USER', 10, 1, 100_000),
     authAttemptsPerMinute: int(env, 'AUTH_ATTEMPTS_PER_MINUTE', 30, 1, 1_000_000),

@@ -11,6 +11,7 @@ export interface ParamSpec<D = unknown> {
   default: D;
   min?: number;
   max?: number;
+  multipleOf?: number;
   enum?: string[];
   description: string;
 }
@@ -29,6 +30,7 @@ export function paramsSchema(params: ParamSpecs): JsonSchema {
       description: p.description,
       ...(p.min !== undefined ? { minimum: p.min } : {}),
       ...(p.max !== undefined ? { maximum: p.max } : {}),
+      ...(p.multipleOf !== undefined ? { multipleOf: p.multipleOf } : {}),
       ...(p.enum ? { enum: p.enum } : {}),
     } as JsonSchema;
   }

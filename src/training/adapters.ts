@@ -1,9 +1,8 @@
 import type { ParamSpec as AnyParamSpec } from '../plugins/param-spec.js';
+import type { PythonProbe } from './python.js';
 
 /** A training parameter: its default is a scalar or null. */
 export type ParamSpec = AnyParamSpec<number | string | boolean | null>;
-import type { PythonProbe } from './python.js';
-
 
 export interface AdapterSpec {
   name: string;
@@ -35,12 +34,35 @@ const torchMissing = (probe: PythonProbe): string | null => {
   return null;
 };
 
-const imageParams = (epochs: number, imgsz: number, batch: number): Record<string, ParamSpec> => ({
-  epochs: { type: 'integer', default: epochs, min: 1, max: 1000, description: 'Passes over the training split' },
-  imgsz: { type: 'integer', default: imgsz, min: 32, max: 1280, description: 'Square input size in pixels (a multiple of 32); images are letterboxed' },
-  batch: { type: 'integer', default: batch, min: 1, max: 256, description: 'Images per optimisation step' },
+/**
+ * The training parameters, defined here once: the adapters' catalog (GET /api/training/adapters) shows them, the
+ * train requests' schemas take their ranges (src/modules/training/training.schemas.ts), and the trainers read their
+ * defaults from trainer/versa_trainer/contract.json, generated from this file (scripts/trainer-contract.ts).
+ */
+const IMAGE_PARAMS = {
+  epochs: { type: 'integer', min: 1, max: 1000, description: 'Passes over the training split' },
+  imgsz: { type: 'integer', min: 32, max: 1280, multipleOf: 32, description: 'Square input size in pixels (a multiple of 32); images are letterboxed' },
+  batch: { type: 'integer', min: 1, max: 256, description: 'Images per optimisation step' },
   seed: { type: 'integer', default: 0, min: 0, max: 2_147_483_647, description: 'Same seed on CPU, same metrics' },
   time_budget_s: { type: 'integer', default: null, min: 1, max: 604_800, description: 'Stop after this many seconds (the learning-rate schedule follows the budget)' },
+} as const satisfies Record<string, Omit<ParamSpec, 'default'> & { default?: number | null }>;
+
+export const TABULAR_PARAMS = {
+  epochs: { type: 'integer', default: 100, min: 1, max: 5000, description: 'Boosting iterations' },
+  lr: { type: 'number', default: 0.1, min: 0.001, max: 1, description: 'Learning rate (shrinkage of each tree)' },
+  max_depth: { type: 'integer', default: null, min: 1, max: 64, description: 'Depth limit of each tree; none when null' },
+  seed: { type: 'integer', default: 0, min: 0, max: 2_147_483_647, description: 'Random state' },
+} as const satisfies Record<string, ParamSpec>;
+
+/** The image parameters' ranges (every image adapter has the same); their defaults are each adapter's. */
+export const IMAGE_PARAM_RANGES: { readonly [K in keyof typeof IMAGE_PARAMS]: Omit<ParamSpec, 'default'> } = IMAGE_PARAMS;
+
+const imageParams = (epochs: number, imgsz: number, batch: number): Record<string, ParamSpec> => ({
+  epochs: { ...IMAGE_PARAMS.epochs, default: epochs },
+  imgsz: { ...IMAGE_PARAMS.imgsz, default: imgsz },
+  batch: { ...IMAGE_PARAMS.batch, default: batch },
+  seed: IMAGE_PARAMS.seed,
+  time_budget_s: IMAGE_PARAMS.time_budget_s,
 });
 
 export const ADAPTERS: readonly AdapterSpec[] = [
@@ -90,13 +112,7 @@ export const ADAPTERS: readonly AdapterSpec[] = [
     defaultModel: 'hist-gradient-boosting',
     modelTask: 'tabular',
     modelArtifact: 'model',
-    // trainer/versa_trainer/tabular.py's DEFAULTS.
-    params: {
-      epochs: { type: 'integer', default: 100, min: 1, max: 5000, description: 'Boosting iterations' },
-      lr: { type: 'number', default: 0.1, min: 0.001, max: 1, description: 'Learning rate (shrinkage of each tree)' },
-      max_depth: { type: 'integer', default: null, min: 1, max: 64, description: 'Depth limit of each tree; none when null' },
-      seed: { type: 'integer', default: 0, min: 0, max: 2_147_483_647, description: 'Random state' },
-    },
+    params: TABULAR_PARAMS,
     unavailable: (probe) =>
       probe.error ? `${probe.error}. Set PYTHON to an interpreter with scikit-learn` : !probe.sklearn || !probe.numpy ? 'scikit-learn is not installed: apt-get install -y python3-sklearn' : null,
   },

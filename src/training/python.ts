@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { loadConfig } from '../config.js';
 
 const run = promisify(execFile);
 
@@ -16,9 +17,9 @@ export const TRAINER_DIR = (() => {
   return resolve('trainer');
 })();
 
-/** `PYTHON`, else the system's /usr/bin/python3 (which sees the Debian torch packages; a pyenv python3 may not). */
-export function pythonPath(env: NodeJS.ProcessEnv = process.env): string {
-  return env.PYTHON || '/usr/bin/python3';
+/** The configured interpreter (config.python), for tests and benchmarks that run a trainer directly. */
+export function pythonPath(): string {
+  return loadConfig().python;
 }
 
 /** What the interpreter has: package versions (null when missing), CUDA, the `yolo` command. */
@@ -39,10 +40,11 @@ export interface PythonProbe {
 const PROBE_TTL_MS = 5 * 60_000;
 const cache = new Map<string, { at: number; probe: Promise<PythonProbe> }>();
 
-export function probePython(python: string): Promise<PythonProbe> {
+/** Runs trainer/probe.py in the environment the trainers get (`env`: config.trainerEnv), cached for five minutes. */
+export function probePython(python: string, env: Readonly<Record<string, string>>): Promise<PythonProbe> {
   const hit = cache.get(python);
   if (hit && Date.now() - hit.at < PROBE_TTL_MS) return hit.probe;
-  const probe = run(python, [join(TRAINER_DIR, 'probe.py')], { timeout: 60_000, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } }).then(
+  const probe = run(python, [join(TRAINER_DIR, 'probe.py')], { timeout: 60_000, env: { ...env, PYTHONDONTWRITEBYTECODE: '1' } }).then(
     ({ stdout }) => JSON.parse(stdout.trim().split('\n').pop()!) as PythonProbe,
     (err: Error) => ({ python: null, numpy: null, PIL: null, torch: null, torchvision: null, sklearn: null, ultralytics: null, cuda: false, yolo: null, error: `${python} could not be run: ${err.message.split('\n')[0]}` }),
   );

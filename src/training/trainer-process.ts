@@ -1,30 +1,34 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-
-/** An event the trainer printed (one JSON object per stdout line, with an `event` member). */
-export interface TrainerEvent {
-  event: 'start' | 'progress' | 'epoch' | 'final' | 'error' | string;
-  [key: string]: unknown;
-}
+import { parseTrainerLine, type TrainerEvent, type TrainerEventOf } from './trainer-protocol.js';
 
 export interface TrainerRun {
   python: string;
   script: string;
   configPath: string;
   cwd: string;
+  /** The child's whole environment (config.trainerEnv): the server's own (database URL, secrets) is not passed on. */
+  env: Readonly<Record<string, string>>;
   signal?: AbortSignal;
   onEvent?: (event: TrainerEvent) => void | Promise<void>;
   /** Grace between SIGTERM and SIGKILL on cancel. */
   killAfterMs?: number;
-  env?: NodeJS.ProcessEnv;
+}
+
+/** What a run that ended well reported: its `metrics`, its `artifact`s by name and its `finished` event. */
+export interface TrainerResult {
+  metrics: TrainerEventOf<'metrics'>;
+  artifacts: Record<string, string>;
+  finished: TrainerEventOf<'finished'>;
 }
 
 export interface TrainerOutcome {
   code: number | null;
   signal: NodeJS.Signals | null;
   cancelled: boolean;
-  final: TrainerEvent | null;
-  /** The trainer's own `error` event, else the end of its stderr. */
+  /** Set when the trainer exited with 0 after its `metrics` and `finished` events. */
+  result: TrainerResult | null;
+  /** A broken protocol, the trainer's own `failed` event, else the end of its stderr. */
   error: string | null;
   events: number;
 }
@@ -32,20 +36,25 @@ export interface TrainerOutcome {
 const STDERR_KEEP = 4000;
 
 /**
- * Starts a trainer entry point as a child process in its own process group and follows its JSON lines. On abort:
- * SIGTERM to the group, SIGKILL after `killAfterMs`. Lines that are not JSON events are ignored (libraries print).
+ * Starts a trainer entry point as a child process in its own process group and follows its protocol events
+ * (src/training/trainer-protocol.ts). On abort: SIGTERM to the group, SIGKILL after `killAfterMs`. Lines that are not
+ * events are ignored (libraries print); an event that breaks the protocol stops the run.
  */
 export function runTrainer(options: TrainerRun): Promise<TrainerOutcome> {
   return new Promise((resolve, reject) => {
     const child = spawn(options.python, [options.script, '--config', options.configPath], {
       cwd: options.cwd,
-      env: { ...process.env, ...options.env, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' },
+      env: { ...options.env, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
     let stderr = '';
-    let final: TrainerEvent | null = null;
-    let trainerError: string | null = null;
+    let metrics: TrainerResult['metrics'] | null = null;
+    let finished: TrainerResult['finished'] | null = null;
+    const artifacts: Record<string, string> = {};
+    let failure: string | null = null;
+    /** Set when an event broke the protocol: the child is stopped and the run fails with it. */
+    let broken: string | null = null;
     let events = 0;
     let cancelled = false;
     let killTimer: NodeJS.Timeout | null = null;
@@ -57,11 +66,14 @@ export function runTrainer(options: TrainerRun): Promise<TrainerOutcome> {
         child.kill(signal);
       }
     };
-    const onAbort = () => {
-      cancelled = true;
+    const stop = () => {
       kill('SIGTERM');
       killTimer = setTimeout(() => kill('SIGKILL'), options.killAfterMs ?? 5000);
       killTimer.unref();
+    };
+    const onAbort = () => {
+      cancelled = true;
+      stop();
     };
     if (options.signal?.aborted) onAbort();
     else options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -75,31 +87,37 @@ export function runTrainer(options: TrainerRun): Promise<TrainerOutcome> {
     });
     const lines = createInterface({ input: child.stdout });
     lines.on('line', (line) => {
-      if (!line.startsWith('{')) return;
-      let event: TrainerEvent;
+      if (broken) return;
+      let event: TrainerEvent | null;
       try {
-        event = JSON.parse(line) as TrainerEvent;
-      } catch {
+        event = parseTrainerLine(line);
+      } catch (err) {
+        broken = (err as Error).message;
+        stop();
         return;
       }
-      if (typeof event.event !== 'string') return;
+      if (!event) return;
       events++;
-      if (event.event === 'final') final = event;
-      if (event.event === 'error') trainerError = String(event.message ?? 'the trainer failed');
+      if (event.event === 'metrics') metrics = event;
+      if (event.event === 'artifact') artifacts[event.name] = event.path;
+      if (event.event === 'finished') finished = event;
+      if (event.event === 'failed') failure = event.message;
       // Events are handled one after another, in order, without blocking the pipe.
-      handling = handling.then(() => options.onEvent?.(event)).catch(() => undefined);
+      const handled = event;
+      handling = handling.then(() => options.onEvent?.(handled)).catch(() => undefined);
     });
     child.on('close', (code, signal) => {
       options.signal?.removeEventListener('abort', onAbort);
       if (killTimer) clearTimeout(killTimer);
       void handling.then(() => {
         const tail = stderr.trim().split('\n').filter((l) => !/Warning|warn\(|^\s/.test(l)).slice(-3).join(' | ');
+        const result = !broken && code === 0 && metrics && finished ? { metrics, artifacts, finished } : null;
         resolve({
           code,
           signal,
           cancelled,
-          final: code === 0 ? final : null,
-          error: code === 0 && final ? null : trainerError ?? (tail || `the trainer exited with ${signal ?? `code ${code}`}`),
+          result,
+          error: result ? null : broken ?? failure ?? (tail || `the trainer exited with ${signal ?? `code ${code}`}${code === 0 ? ' without its metrics and finished events' : ''}`),
           events,
         });
       });

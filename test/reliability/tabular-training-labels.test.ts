@@ -107,8 +107,8 @@ describe('tabular trainer: labels outside the schema', { timeout: 2 * 60_000 }, 
     });
     assert.notEqual(result.code, 0);
     const events = result.stdout.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
-    assert.equal(events.some((e) => e.event === 'final'), false);
-    const error = events.find((e) => e.event === 'error');
+    assert.equal(events.some((e) => e.event === 'finished'), false);
+    const error = events.find((e) => e.event === 'failed');
     assert.ok(error, result.stdout);
     assert.match(error.message, /'=even/);
     assert.match(error.message, /'\+half/);

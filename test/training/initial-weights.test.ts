@@ -65,7 +65,7 @@ torch.save(torch.nn.Linear(2, 2), "${dir}/module.pt")
       data_dir: join(dir, 'classify'), model: 'mobilenet_v3_small', imgsz: 64, lr: 1e-12, init_weights: join(dir, 'mobilenet_v3_small.pth'),
     });
     assert.ok(ok, JSON.stringify(events.at(-1)));
-    const start = events.find((e) => e.event === 'start');
+    const start = events.find((e) => e.event === 'started');
     assert.equal(start.init.source, 'pretrained');
     assert.deepEqual(start.init.not_loaded, ['classifier.3.bias', 'classifier.3.weight']);
     assert.equal(start.init.tensors_loaded, start.init.tensors_total - 2);
@@ -94,7 +94,7 @@ print(state["model"]["inner.features.0.0.weight"].mean().item(), state["model"][
       data_dir: join(dir, 'renamed'), model: 'mobilenet_v3_small', imgsz: 64, lr: 1e-12, init_weights: join(dir, 'classifier-base', 'weights', 'best.pt'),
     });
     assert.ok(tuned.ok, JSON.stringify(tuned.events.at(-1)));
-    assert.deepEqual(tuned.events.find((e) => e.event === 'start').init, {
+    assert.deepEqual(tuned.events.find((e) => e.event === 'started').init, {
       source: 'checkpoint', matched: renamed.slice(1), new: ['hexagon'], dropped: [names[names.length - 1]],
     });
     const { stdout } = await python(`
@@ -109,14 +109,14 @@ print(all(torch.allclose(tuned[i], base[${names.length - 1} - i], atol=1e-5) for
   it('refuses a file that pickles code, without running it', async () => {
     const { ok, events } = await train('versa_detect.py', 'pickled', { data_dir: join(dir, 'detect'), model: 'versa-detect-n', imgsz: 64, init_weights: join(dir, 'module.pt') });
     assert.equal(ok, false);
-    const error = events.find((e) => e.event === 'error');
+    const error = events.find((e) => e.event === 'failed');
     assert.match(error.message, /module\.pt cannot be read as plain weights \(tensors only/);
-    assert.equal(events.some((e) => e.event === 'start'), false, 'refused before the run started');
+    assert.equal(events.some((e) => e.event === 'started'), false, 'refused before the run started');
   });
 
   it("refuses weights that do not fit the detector, saying why", async () => {
     const { ok, events } = await train('versa_detect.py', 'mismatch', { data_dir: join(dir, 'detect'), model: 'versa-detect-n', imgsz: 64, init_weights: join(dir, 'mobilenet_v3_small.pth') });
     assert.equal(ok, false);
-    assert.match(events.find((e) => e.event === 'error').message, /mobilenet_v3_small\.pth fits 0 of the \d+ tensors of versa-detect-n.*backbone is Versa's own/);
+    assert.match(events.find((e) => e.event === 'failed').message, /mobilenet_v3_small\.pth fits 0 of the \d+ tensors of versa-detect-n.*backbone is Versa's own/);
   });
 });

@@ -9,15 +9,18 @@ import os
 
 import numpy as np
 
-from .common import Clock, emit, environment, load_config, read_dataset, setup_torch
-from .detect import EMA, write_args_yaml
+from .common import Clock, emit, environment, load_config, read_dataset, run_params, setup_torch
+from .detect import write_args_yaml
 from .images import load_letterboxed, resolve
 from .initial_weights import FINE_TUNE_LR, initialise
+from .loop import EMA, fit
 from .metrics import classification_metrics
+from .protocol import adapter_models, finish
 
-DEFAULTS = {"model": "mobilenet_v3_small", "epochs": 20, "imgsz": 128, "batch": 32, "seed": 0, "lr": 0.003, "time_budget_s": None, "augment": "standard"}
+# The trainer's own settings, not API parameters; the others' defaults are the server's.
+OWN = {"lr": 0.003, "augment": "standard"}
 AUGMENTS = ("flip", "standard")
-MODELS = ("mobilenet_v3_small", "mobilenet_v3_large")
+MODELS = tuple(adapter_models("versa-classify"))
 BN_MOMENTUM = 0.1
 MEAN = np.array([0.485, 0.456, 0.406], dtype=np.float32)
 STD = np.array([0.229, 0.224, 0.225], dtype=np.float32)
@@ -129,8 +132,7 @@ def scores(torch, predictor, split, device, batch=64, logits=False):
 
 def main(argv):
     config = load_config(argv)
-    params = dict(DEFAULTS)
-    params.update({k: v for k, v in config.items() if k in DEFAULTS and v is not None})
+    params = run_params("versa-classify", config, OWN)
     if params["model"] not in MODELS:
         raise SystemExit("unknown model %s (one of %s)" % (params["model"], ", ".join(MODELS)))
     if config.get("init_weights") and config.get("lr") is None:
@@ -147,7 +149,7 @@ def main(argv):
         # The last linear layer's rows are the classes; a torchvision state dict goes into the network inside the wrapper.
         init = initialise(torch, model, config["init_weights"], names, {"inner.classifier.3.weight": 0, "inner.classifier.3.bias": 0},
                           pretrained_target="inner", arch=params["model"])
-    emit("start", adapter="versa-classify", params=params, env=environment(torch, device, threads), init=init)
+    emit("started", adapter="versa-classify", params=params, env=environment(torch, device, threads), init=init)
     emit("progress", progress=0.0, message="loading images")
     splits = {k: Split(config["data_dir"], dataset["splits"].get(k, []), size) for k in ("train", "valid", "test")}
     train, valid, test = splits["train"], splits["valid"], splits["test"]
@@ -158,53 +160,34 @@ def main(argv):
     ema = EMA(torch, model, decay=0.995, tau=200)
     optimizer = torch.optim.AdamW(model.parameters(), lr=params["lr"], weight_decay=1e-4)
     loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
-    epochs = int(params["epochs"])
-    batch = max(2, min(int(params["batch"]), len(train)))
-    per_epoch = max(1, len(train) // batch)
-    total = epochs * per_epoch
-    budget = params.get("time_budget_s")
     rng = np.random.default_rng(int(params["seed"]))
     generator = torch.Generator().manual_seed(int(params["seed"]))
     clock = Clock()
-    history, best, iteration = [], (-1.0, None, 0), 0
-    for epoch in range(1, epochs + 1):
-        model.train()
-        order = rng.permutation(len(train))
-        running = 0.0
-        for b in range(per_epoch):
-            idx = order[b * batch : (b + 1) * batch]
-            fraction = max(iteration / total, clock.elapsed() / budget if budget else 0)
-            lr = params["lr"] * 0.5 * (1 + math.cos(math.pi * min(1.0, fraction)))
-            for g in optimizer.param_groups:
-                g["lr"] = lr
-            if params["augment"] == "standard":
-                x = augmented(torch, to_tensor(torch, train.images[idx], device), generator)
-            else:
-                images = train.images[idx].copy()
-                flip = rng.random(len(idx)) < 0.5
-                images[flip] = images[flip][:, :, ::-1]
-                x = to_tensor(torch, images, device)
-            y = torch.from_numpy(train.labels[idx]).to(device)
-            loss = loss_fn(model(x), y)
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            optimizer.step()
-            ema.update(model)
-            running += float(loss)
-            iteration += 1
+
+    def learning_rate(iteration, total, fraction):
+        return params["lr"] * 0.5 * (1 + math.cos(math.pi * min(1.0, fraction)))
+
+    def step(idx):
+        if params["augment"] == "standard":
+            x = augmented(torch, to_tensor(torch, train.images[idx], device), generator)
+        else:
+            images = train.images[idx].copy()
+            flip = rng.random(len(idx)) < 0.5
+            images[flip] = images[flip][:, :, ::-1]
+            x = to_tensor(torch, images, device)
+        y = torch.from_numpy(train.labels[idx]).to(device)
+        return loss_fn(model(x), y), {}
+
+    def measure():
         # One pass per epoch (the mirrored passes would cost a third of the epoch); the final evaluation uses them.
         probs = scores(torch, ema.ema, evaluation, device, logits=True)
         m = classification_metrics(evaluation.labels, probs, names)
         with torch.no_grad():
             val = float(loss_fn(torch.log(torch.from_numpy(probs).clamp(min=1e-9)), torch.from_numpy(evaluation.labels))) if len(evaluation) else 0.0
-        row = {"epoch": epoch, "train_loss": running / per_epoch, "val_loss": val, "accuracy": m["accuracy"], "top5": m["top5"], "lr": lr, "time": round(clock.elapsed(), 3)}
-        history.append(row)
-        if m["accuracy"] >= best[0]:
-            best = (m["accuracy"], copy.deepcopy(ema.ema.state_dict()), epoch)
-        done = max(epoch / epochs, clock.elapsed() / budget if budget else 0)
-        emit("epoch", epochs=epochs, progress=min(0.99, done), eta_seconds=clock.eta(done), **row)
-        if budget and clock.elapsed() >= budget:
-            break
+        return {"val_loss": val, "accuracy": m["accuracy"], "top5": m["top5"]}, m["accuracy"]
+
+    history, best = fit(model, ema, optimizer, len(train), max(2, min(int(params["batch"]), len(train))), int(params["epochs"]), params.get("time_budget_s"),
+                        rng, clock, learning_rate, step, measure)
     model.load_state_dict(best[1])
     model.eval()
     predictor = flip_averaged(torch)(model, size).to(device)
@@ -223,5 +206,5 @@ def main(argv):
     metrics = {"accuracy": v["accuracy"], "top5": v["top5"], "train_loss": history[-1]["train_loss"], "val_loss": history[-1]["val_loss"]}
     if results["test"]:
         metrics.update({"test_accuracy": results["test"]["accuracy"], "test_top5": results["test"]["top5"]})
-    emit("final", task="classify", metrics=metrics, per_class=v["per_class"], confusion=v["confusion"], best_epoch=best[2], params=params,
-         artifacts={"onnx": "weights/best.onnx", "pt": "weights/best.pt", "args": "args.yaml"}, duration_s=clock.elapsed(), env=environment(torch, device, threads))
+    finish({"task": "classify", "metrics": metrics, "per_class": v["per_class"], "confusion": v["confusion"], "best_epoch": best[2]},
+           {"onnx": "weights/best.onnx", "pt": "weights/best.pt", "args": "args.yaml"}, params, clock.elapsed(), environment(torch, device, threads))

@@ -1,25 +1,11 @@
-"""What every adapter shares: the JSON-lines protocol, the run configuration, seeding and threads."""
+"""What every adapter shares: the run configuration, its parameters, seeding and threads (the protocol: protocol.py)."""
 import json
 import os
 import random
 import sys
 import time
 
-PROTOCOL = 1
-
-
-def emit(event, **fields):
-    """One event per line on stdout; Versa parses these (anything else on stdout is ignored, stderr is logged)."""
-    fields["event"] = event
-    sys.stdout.write(json.dumps(fields, allow_nan=False, default=_plain) + "\n")
-    sys.stdout.flush()
-
-
-def _plain(value):
-    try:
-        return value.item()
-    except AttributeError:
-        return str(value)
+from .protocol import PROTOCOL, adapter_defaults, emit
 
 
 def load_config(argv):
@@ -34,6 +20,14 @@ def load_config(argv):
             raise SystemExit("config lacks %s" % key)
     os.makedirs(config["out_dir"], exist_ok=True)
     return config
+
+
+def run_params(adapter, config, extra=None):
+    """The run's parameters: the adapter's defaults (defined by the server, contract.json), then the trainer's own
+    settings that are no API parameter (`extra`), then what the configuration sets."""
+    params = dict(adapter_defaults(adapter), **(extra or {}))
+    params.update({k: v for k, v in config.items() if k in params and v is not None})
+    return params
 
 
 def cpu_threads():
@@ -121,16 +115,16 @@ def read_dataset(data_dir):
 
 
 def run_main(main):
-    """Runs an adapter's main; any failure becomes an `error` event and exit status 1."""
+    """Runs an adapter's main; any failure becomes a `failed` event and exit status 1."""
     try:
         main(sys.argv)
     except SystemExit as exit_:
         if exit_.code not in (0, None):
-            emit("error", message=str(exit_.code))
+            emit("failed", message=str(exit_.code))
             sys.exit(1)
         raise
     except KeyboardInterrupt:
         sys.exit(130)
     except Exception as err:  # noqa: BLE001 - reported to Versa, then re-raised for the traceback on stderr
-        emit("error", message="%s: %s" % (type(err).__name__, err))
+        emit("failed", message="%s: %s" % (type(err).__name__, err))
         raise

@@ -14,19 +14,20 @@ import copy
 import csv
 import math
 import os
-import sys
-import time
 
 import numpy as np
 
-from .common import Clock, emit, environment, load_config, read_dataset, run_main, setup_torch
+from .common import Clock, emit, environment, load_config, read_dataset, run_main, run_params, setup_torch
 from .images import load_letterboxed, resolve
 from .initial_weights import FINE_TUNE_LR, initialise
 from .evaluate import write_analysis
+from .loop import EMA, fit
 from .metrics import detection_metrics
+from .protocol import finish
 
 STRIDE = 8
-DEFAULTS = {"model": "versa-detect-s", "epochs": 30, "imgsz": 320, "batch": 16, "seed": 0, "lr": 0.002, "time_budget_s": None}
+# The learning rate is the trainer's own setting, not an API parameter; the others' defaults are the server's.
+LR = 0.002
 MODELS = {"versa-detect-n": (12, 24, 48, 96, 192), "versa-detect-s": (16, 32, 64, 128, 256), "versa-detect-m": (24, 48, 96, 192, 384)}
 EVAL_CONF = 0.001
 EVAL_IOU = 0.6
@@ -191,29 +192,6 @@ def compute_loss(torch, raw, targets):
     return total, {"box_loss": float(loss_box), "obj_loss": float(loss_obj), "cls_loss": float(loss_cls)}
 
 
-class EMA(object):
-    """Exponential moving average of the weights (YOLOv5's ModelEMA: decay ramps up over the first updates)."""
-
-    def __init__(self, torch, model, decay=0.9999, tau=2000):
-        self.torch = torch
-        self.ema = copy.deepcopy(model).eval()
-        for p in self.ema.parameters():
-            p.requires_grad_(False)
-        self.updates = 0
-        self.decay = lambda x: decay * (1 - math.exp(-x / tau))
-
-    def update(self, model):
-        with self.torch.no_grad():
-            self.updates += 1
-            d = self.decay(self.updates)
-            msd = model.state_dict()
-            for k, v in self.ema.state_dict().items():
-                if v.dtype.is_floating_point:
-                    v.mul_(d).add_(msd[k].detach(), alpha=1 - d)
-                else:
-                    v.copy_(msd[k])
-
-
 class Split(object):
     """One split, letterboxed into memory once: images uint8 [n, S, S, 3], targets in input pixels, originals."""
 
@@ -334,8 +312,7 @@ def write_args_yaml(path, params):
 
 def main(argv):
     config = load_config(argv)
-    params = dict(DEFAULTS)
-    params.update({k: v for k, v in config.items() if k in DEFAULTS and v is not None})
+    params = run_params("versa-detect", config, {"lr": LR})
     if config.get("init_weights") and config.get("lr") is None:
         params["lr"] = params["lr"] * FINE_TUNE_LR
     if params["model"] not in MODELS:
@@ -352,7 +329,7 @@ def main(argv):
     if config.get("init_weights"):
         # The box and objectness rows (0-4) of the output layer are shared by every class; rows 5+ are the classes.
         init = initialise(torch, model, config["init_weights"], names, {"out.weight": 5, "out.bias": 5}, arch=params["model"])
-    emit("start", adapter="versa-detect", params=params, env=environment(torch, device, threads), init=init)
+    emit("started", adapter="versa-detect", params=params, env=environment(torch, device, threads), init=init)
     emit("progress", progress=0.0, message="loading images")
     train = Split(data_dir, dataset["splits"].get("train", []), size)
     valid = Split(data_dir, dataset["splits"].get("valid", []), size)
@@ -367,71 +344,25 @@ def main(argv):
     for name, p in model.named_parameters():
         (no_decay if p.ndim <= 1 else decay).append(p)
     optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": 5e-4}, {"params": no_decay, "weight_decay": 0.0}], lr=params["lr"])
-    epochs = int(params["epochs"])
-    batch = max(1, min(int(params["batch"]), len(train)))
-    per_epoch = math.ceil(len(train) / batch)
-    total_iters = epochs * per_epoch
-    budget = params.get("time_budget_s")
-    warmup = max(1, min(100, total_iters // 10))
+    base_lr = params["lr"]
     rng = np.random.default_rng(int(params["seed"]))
     clock = Clock()
-    history = []
-    best = (-1.0, None, 0)
-    iteration = 0
-    last_report = 0.0
-    for epoch in range(1, epochs + 1):
-        model.train()
-        order = rng.permutation(len(train))
-        sums = {"box_loss": 0.0, "obj_loss": 0.0, "cls_loss": 0.0, "loss": 0.0}
-        for b_index in range(per_epoch):
-            idx = order[b_index * batch : (b_index + 1) * batch].tolist()
-            if not idx:
-                continue
-            fraction = iteration / total_iters
-            if budget:
-                fraction = max(fraction, clock.elapsed() / budget)
-            lr = params["lr"] * (iteration + 1) / warmup if iteration < warmup else params["lr"] * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * min(1.0, fraction))))
-            for group in optimizer.param_groups:
-                group["lr"] = lr
-            x, t = batch_tensor(torch, train, idx, True, rng, device)
-            loss, parts = compute_loss(torch, model(x), t)
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 10.0)
-            optimizer.step()
-            ema.update(model)
-            iteration += 1
-            for k, v in parts.items():
-                sums[k] += v
-            sums["loss"] += float(loss)
-            if time.monotonic() - last_report > 2.0:
-                last_report = time.monotonic()
-                done = iteration / total_iters if not budget else max(iteration / total_iters, clock.elapsed() / budget)
-                emit("progress", progress=min(0.99, done), eta_seconds=clock.eta(done), epoch=epoch, message="epoch %d/%d" % (epoch, epochs))
-        n = max(1, per_epoch)
-        metrics = evaluate(torch, ema.ema, evaluation, names, device)
-        row = {
-            "epoch": epoch,
-            "train_loss": sums["loss"] / n,
-            "box_loss": sums["box_loss"] / n,
-            "obj_loss": sums["obj_loss"] / n,
-            "cls_loss": sums["cls_loss"] / n,
-            "val_loss": val_loss(torch, ema.ema, evaluation, device),
-            "map50": metrics["map50"],
-            "map50_95": metrics["map50_95"],
-            "precision": metrics["precision"],
-            "recall": metrics["recall"],
-            "lr": lr,
-            "time": round(clock.elapsed(), 3),
-        }
-        history.append(row)
-        fitness = 0.1 * row["map50"] + 0.9 * row["map50_95"]
-        if fitness > best[0]:
-            best = (fitness, copy.deepcopy(ema.ema.state_dict()), epoch)
-        done = epoch / epochs if not budget else max(epoch / epochs, clock.elapsed() / budget)
-        emit("epoch", epochs=epochs, progress=min(0.99, done), eta_seconds=clock.eta(done), **row)
-        if budget and clock.elapsed() >= budget:
-            break
+
+    def learning_rate(iteration, total, fraction):
+        warmup = max(1, min(100, total // 10))
+        return base_lr * (iteration + 1) / warmup if iteration < warmup else base_lr * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * min(1.0, fraction))))
+
+    def step(indices):
+        x, t = batch_tensor(torch, train, indices.tolist(), True, rng, device)
+        return compute_loss(torch, model(x), t)
+
+    def measure():
+        m = evaluate(torch, ema.ema, evaluation, names, device)
+        row = {"val_loss": val_loss(torch, ema.ema, evaluation, device), "map50": m["map50"], "map50_95": m["map50_95"], "precision": m["precision"], "recall": m["recall"]}
+        return row, 0.1 * row["map50"] + 0.9 * row["map50_95"]
+
+    history, best = fit(model, ema, optimizer, len(train), max(1, min(int(params["batch"]), len(train))), int(params["epochs"]), params.get("time_budget_s"),
+                        rng, clock, learning_rate, step, measure, partial_batches=True, clip_grad=10.0, ties_to_later=False)
 
     emit("progress", progress=0.99, message="evaluating and exporting")
     final = ema.ema
@@ -461,11 +392,11 @@ def main(argv):
     for entry in (results["valid"] or headline).get("per_class", []):
         per_class.append({"class_index": entry["class_index"], "name": entry["name"], "instances": entry["instances"],
                           "map50": entry["ap50"], "map50_95": entry["ap50_95"], "precision": entry["precision"], "recall": entry["recall"]})
-    emit("final", task="detect", metrics=metrics, per_class=per_class, best_epoch=best[2], params=params, parameters=param_count,
-         artifacts={"onnx": "weights/best.onnx", "pt": "weights/best.pt", "results": "results.csv", "args": "args.yaml",
-                    "evaluation": write_analysis(out_dir, names, {k: (s.entries, results[k]) if results[k] else None for k, s in (("valid", valid), ("test", test))})},
-         evaluation={"conf": EVAL_CONF, "iou": EVAL_IOU, "max_det": MAX_DET}, duration_s=clock.elapsed(),
-         env=environment(torch, device, threads))
+    evaluation_file = write_analysis(out_dir, names, {k: (s.entries, results[k]) if results[k] else None for k, s in (("valid", valid), ("test", test))})
+    finish({"task": "detect", "metrics": metrics, "per_class": per_class, "best_epoch": best[2], "parameters": param_count,
+            "evaluation": {"conf": EVAL_CONF, "iou": EVAL_IOU, "max_det": MAX_DET}},
+           {"onnx": "weights/best.onnx", "pt": "weights/best.pt", "results": "results.csv", "args": "args.yaml", "evaluation": evaluation_file},
+           params, clock.elapsed(), environment(torch, device, threads))
 
 
 if __name__ == "__main__":

@@ -13,12 +13,15 @@ import os
 import numpy as np
 from PIL import Image, ImageDraw
 
-from .common import Clock, emit, environment, load_config, read_dataset, setup_torch
-from .detect import EMA, write_args_yaml
+from .common import Clock, emit, environment, load_config, read_dataset, run_params, setup_torch
+from .detect import write_args_yaml
 from .images import letterbox_geometry, load_letterboxed, resolve
+from .loop import EMA, fit
 from .metrics import IGNORE, pixel_confusion, semantic_metrics
+from .protocol import finish
 
-DEFAULTS = {"model": "unet-s", "epochs": 40, "imgsz": 256, "batch": 8, "seed": 0, "lr": 0.003, "time_budget_s": None}
+# The learning rate is the trainer's own setting, not an API parameter; the others' defaults are the server's.
+LR = 0.003
 # Channel widths of the encoder's five levels.
 MODELS = {"unet-n": (8, 16, 32, 64, 128), "unet-s": (16, 32, 64, 128, 192), "unet-m": (24, 48, 96, 192, 288)}
 
@@ -202,8 +205,7 @@ def augment(rng, images, targets):
 
 def main(argv):
     config = load_config(argv)
-    params = dict(DEFAULTS)
-    params.update({k: v for k, v in config.items() if k in DEFAULTS and v is not None})
+    params = run_params("versa-segment", config, {"lr": LR})
     if params["model"] not in MODELS:
         raise SystemExit("unknown model %s (one of %s)" % (params["model"], ", ".join(MODELS)))
     if config.get("init_weights"):
@@ -215,7 +217,7 @@ def main(argv):
     size = int(params["imgsz"])
     if size % 32:
         raise SystemExit("imgsz must be a multiple of 32 (the U-Net halves it five times)")
-    emit("start", adapter="versa-segment", params=params, env=environment(torch, device, threads))
+    emit("started", adapter="versa-segment", params=params, env=environment(torch, device, threads))
     emit("progress", progress=0.0, message="loading images and masks")
     # Instance data (one shape per object) is also measured as instances: mask mAP of the connected regions.
     # A semantic version holds one mask per class and image; two shapes of a class on an image are two objects.
@@ -229,54 +231,33 @@ def main(argv):
     ema = EMA(torch, model, decay=0.995, tau=100)
     optimizer = torch.optim.AdamW(model.parameters(), lr=params["lr"], weight_decay=1e-4)
     ce = torch.nn.CrossEntropyLoss(ignore_index=IGNORE)
-    epochs = int(params["epochs"])
-    batch = max(2, min(int(params["batch"]), len(train)))
-    per_epoch = max(1, len(train) // batch)
-    total = epochs * per_epoch
-    budget = params.get("time_budget_s")
     rng = np.random.default_rng(int(params["seed"]))
     clock = Clock()
-    history, best, iteration = [], (-1.0, None, 0), 0
-    for epoch in range(1, epochs + 1):
-        model.train()
-        order = rng.permutation(len(train))
-        running, steps = 0.0, 0
-        for b in range(per_epoch):
-            if budget and b > 0 and clock.elapsed() >= budget:
-                break
-            idx = np.sort(order[b * batch : (b + 1) * batch])
-            fraction = max(iteration / total, clock.elapsed() / budget if budget else 0)
-            lr = params["lr"] * min(1.0, (iteration + 1) / min(50, max(1, total // 10))) * 0.5 * (1 + math.cos(math.pi * min(1.0, fraction)))
-            for g in optimizer.param_groups:
-                g["lr"] = lr
-            images, targets = augment(rng, train.images[idx], train.targets[idx])
-            x = to_tensor(torch, images, device)
-            y = torch.from_numpy(targets.astype(np.int64)).to(device)
-            logits = model(x)
-            # Cross-entropy plus soft Dice over the classes: Dice keeps small classes from drowning in background.
-            valid_px = (y != IGNORE).unsqueeze(1).float()
-            probs = torch.softmax(logits, 1) * valid_px
-            onehot = torch.nn.functional.one_hot(torch.where(y == IGNORE, torch.zeros_like(y), y), nc + 1).permute(0, 3, 1, 2).float() * valid_px
-            inter = (probs * onehot).sum((0, 2, 3))
-            dice = 1 - ((2 * inter + 1) / (probs.sum((0, 2, 3)) + onehot.sum((0, 2, 3)) + 1)).mean()
-            loss = ce(logits, y) + dice
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            optimizer.step()
-            ema.update(model)
-            running += float(loss)
-            steps += 1
-            iteration += 1
+
+    def learning_rate(iteration, total, fraction):
+        return params["lr"] * min(1.0, (iteration + 1) / min(50, max(1, total // 10))) * 0.5 * (1 + math.cos(math.pi * min(1.0, fraction)))
+
+    def step(idx):
+        idx = np.sort(idx)
+        images, targets = augment(rng, train.images[idx], train.targets[idx])
+        x = to_tensor(torch, images, device)
+        y = torch.from_numpy(targets.astype(np.int64)).to(device)
+        logits = model(x)
+        # Cross-entropy plus soft Dice over the classes: Dice keeps small classes from drowning in background.
+        valid_px = (y != IGNORE).unsqueeze(1).float()
+        probs = torch.softmax(logits, 1) * valid_px
+        onehot = torch.nn.functional.one_hot(torch.where(y == IGNORE, torch.zeros_like(y), y), nc + 1).permute(0, 3, 1, 2).float() * valid_px
+        inter = (probs * onehot).sum((0, 2, 3))
+        dice = 1 - ((2 * inter + 1) / (probs.sum((0, 2, 3)) + onehot.sum((0, 2, 3)) + 1)).mean()
+        return ce(logits, y) + dice, {}
+
+    def measure():
         ema.ema.eval()
         m = semantic_metrics(evaluate(torch, ema.ema, evaluation, nc, device), names)
-        row = {"epoch": epoch, "train_loss": running / max(1, steps), "miou": m["miou"], "miou_fg": m["miou_fg"], "pixel_accuracy": m["pixel_accuracy"], "lr": lr, "time": round(clock.elapsed(), 3)}
-        history.append(row)
-        if m["miou"] >= best[0]:
-            best = (m["miou"], copy.deepcopy(ema.ema.state_dict()), epoch)
-        done = max(epoch / epochs, clock.elapsed() / budget if budget else 0)
-        emit("epoch", epochs=epochs, progress=min(0.99, done), eta_seconds=clock.eta(done), **row)
-        if budget and clock.elapsed() >= budget:
-            break
+        return {"miou": m["miou"], "miou_fg": m["miou_fg"], "pixel_accuracy": m["pixel_accuracy"]}, m["miou"]
+
+    history, best = fit(model, ema, optimizer, len(train), max(2, min(int(params["batch"]), len(train))), int(params["epochs"]), params.get("time_budget_s"),
+                        rng, clock, learning_rate, step, measure)
     model.load_state_dict(best[1])
     model.eval()
     predictor = predictor_module(torch)(model, size).to(device).eval()
@@ -303,5 +284,5 @@ def main(argv):
     if masks["valid"] or masks["test"]:
         by_index = {c["class_index"]: c for c in (masks["valid"] or masks["test"])["per_class"]}
         per_class = [dict(c, mask_ap50=by_index[c["class_index"]]["mask_ap50"], mask_ap50_95=by_index[c["class_index"]]["mask_ap50_95"], instances=by_index[c["class_index"]]["instances"]) for c in per_class]
-    emit("final", task="segment-semantic", metrics=metrics, per_class=per_class, best_epoch=best[2], params=params,
-         artifacts={"onnx": "weights/best.onnx", "pt": "weights/best.pt", "args": "args.yaml"}, duration_s=clock.elapsed(), env=environment(torch, device, threads))
+    finish({"task": "segment-semantic", "metrics": metrics, "per_class": per_class, "best_epoch": best[2]},
+           {"onnx": "weights/best.onnx", "pt": "weights/best.pt", "args": "args.yaml"}, params, clock.elapsed(), environment(torch, device, threads))

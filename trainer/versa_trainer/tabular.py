@@ -13,10 +13,9 @@ from datetime import datetime
 
 import numpy as np
 
-from .common import Clock, emit, environment, load_config, seed_everything
+from .common import Clock, emit, environment, load_config, run_params, seed_everything
 from .metrics import classification_metrics, f1_macro
-
-DEFAULTS = {"model": "hist-gradient-boosting", "epochs": 100, "lr": 0.1, "max_depth": None, "seed": 0}
+from .protocol import finish
 
 
 def read_csv(path):
@@ -82,8 +81,7 @@ def check_labels(splits, target, index):
 
 def main(argv):
     config = load_config(argv)
-    params = dict(DEFAULTS)
-    params.update({k: v for k, v in config.items() if k in DEFAULTS and v is not None})
+    params = run_params("tabular", config)
     seed_everything(int(params["seed"]))
     import sklearn
     from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
@@ -92,7 +90,7 @@ def main(argv):
     with open(os.path.join(data_dir, "schema.json"), "r", encoding="utf-8") as handle:
         schema = json.load(handle)
     target, task = schema["target"], schema["task"]
-    emit("start", adapter="tabular", params=params, env=dict(environment(), sklearn=sklearn.__version__))
+    emit("started", adapter="tabular", params=params, env=dict(environment(), sklearn=sklearn.__version__))
     clock = Clock()
     splits = {k: [r for r in read_csv(os.path.join(data_dir, k + ".csv")) if (r.get(target) or "").strip() != ""] for k in ("train", "valid", "test")}
     if not splits["train"]:
@@ -145,6 +143,6 @@ def main(argv):
     metrics = dict(headline)
     if results["test"]:
         metrics.update({"test_" + k: v for k, v in results["test"].items()})
-    emit("final", task="tabular-" + task, metrics=metrics, per_class=detail["per_class"], confusion=detail["confusion"], best_epoch=1, params=params, history=history,
-         artifacts={"model": "weights/model.pkl"}, class_names=classes if task == "classification" else [],
-         duration_s=clock.elapsed(), env=dict(environment(), sklearn=sklearn.__version__))
+    finish({"task": "tabular-" + task, "metrics": metrics, "per_class": detail["per_class"], "confusion": detail["confusion"], "best_epoch": 1,
+            "history": history, "class_names": classes if task == "classification" else []},
+           {"model": "weights/model.pkl"}, params, clock.elapsed(), dict(environment(), sklearn=sklearn.__version__))

@@ -12,7 +12,8 @@ import shutil
 import subprocess
 import time
 
-from .common import Clock, emit, environment, load_config, read_dataset
+from .common import Clock, emit, environment, load_config, read_dataset, run_params
+from .protocol import finish
 
 METRIC_NAMES = {
     "metrics/mAP50(B)": "map50",
@@ -112,22 +113,23 @@ def main(argv):
     data = config["data_dir"] if task == "classify" else os.path.join(config["data_dir"], "data.yaml")
     project = os.path.join(config["out_dir"], "ultralytics")
     device = config.get("device", "auto")
-    command = [yolo, task, "train", "data=%s" % data, "model=%s" % config.get("model", "yolov8n.yaml"), "epochs=%d" % int(config.get("epochs", 50)),
-               "imgsz=%d" % int(config.get("imgsz", 640)), "batch=%d" % int(config.get("batch", 16)), "seed=%d" % int(config.get("seed", 0)),
+    params = run_params("ultralytics", config)
+    command = [yolo, task, "train", "data=%s" % data, "model=%s" % params["model"], "epochs=%d" % int(params["epochs"]),
+               "imgsz=%d" % int(params["imgsz"]), "batch=%d" % int(params["batch"]), "seed=%d" % int(params["seed"]),
                "project=%s" % project, "name=run", "exist_ok=True", "pretrained=%s" % (config.get("init_weights") or False), "plots=False", "workers=0"]
     if device not in ("auto", None):
         command.append("device=%s" % device)
-    if config.get("time_budget_s"):
-        command.append("time=%f" % (float(config["time_budget_s"]) / 3600.0))
+    if params["time_budget_s"]:
+        command.append("time=%f" % (float(params["time_budget_s"]) / 3600.0))
     # An operator's .pt under MODELS_ROOT (init_weights) is read by Ultralytics' own loader (its files pickle whole
     # models, which torch.load(weights_only=True) refuses); Versa's trainers never unpickle it.
     init = {"source": "pretrained", "file": os.path.basename(config["init_weights"])} if config.get("init_weights") else None
-    emit("start", adapter="ultralytics", params=config, env=environment(), command=command, init=init)
+    emit("started", adapter="ultralytics", params=config, env=environment(), command=command, init=init)
     clock = Clock()
     run_dir = os.path.join(project, "run")
     child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=dict(os.environ, YOLO_OFFLINE="1"))
     seen = 0
-    epochs = int(config.get("epochs", 50))
+    epochs = int(params["epochs"])
     while True:
         finished = child.poll() is not None
         csv_path = os.path.join(run_dir, "results.csv")
@@ -148,7 +150,7 @@ def main(argv):
     if "best.pt" not in run["weights"]:
         raise SystemExit("the run wrote no weights/best.pt")
     best_pt = os.path.join(run_dir, "weights", "best.pt")
-    subprocess.run([yolo, "export", "model=%s" % best_pt, "format=onnx", "imgsz=%d" % int(config.get("imgsz", 640))], check=True,
+    subprocess.run([yolo, "export", "model=%s" % best_pt, "format=onnx", "imgsz=%d" % int(params["imgsz"])], check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=dict(os.environ, YOLO_OFFLINE="1"))
     weights = os.path.join(config["out_dir"], "weights")
     os.makedirs(weights, exist_ok=True)
@@ -156,6 +158,6 @@ def main(argv):
     shutil.copy(os.path.join(run_dir, "weights", "best.onnx"), os.path.join(weights, "best.onnx"))
     best = run["best"] or {}
     metrics = {k: best[k] for k in ("map50", "map50_95", "precision", "recall", "accuracy", "top5", "train_loss", "val_loss") if k in best}
-    emit("final", task=task, metrics=metrics, per_class=[], best_epoch=best.get("epoch"), params=run["args"],
-         artifacts={"onnx": "weights/best.onnx", "pt": "weights/best.pt", "results": "ultralytics/run/results.csv", "args": "ultralytics/run/args.yaml"},
-         duration_s=clock.elapsed(), env=environment())
+    finish({"task": task, "metrics": metrics, "per_class": [], "best_epoch": best.get("epoch")},
+           {"onnx": "weights/best.onnx", "pt": "weights/best.pt", "results": "ultralytics/run/results.csv", "args": "ultralytics/run/args.yaml"},
+           run["args"], clock.elapsed(), environment())

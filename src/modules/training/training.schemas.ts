@@ -3,18 +3,25 @@ import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
 import { Metrics } from '../experiments/experiments.schemas.js';
 import { JobOut } from '../jobs/jobs.schemas.js';
 import { ReadinessOut } from '../../training/readiness.js';
+import { IMAGE_PARAM_RANGES as IMAGE, TABULAR_PARAMS as TABULAR, type ParamSpec } from '../../training/adapters.js';
+
+/** An optional request field that takes a training parameter's type and range from its one definition. */
+function param(spec: Omit<ParamSpec, 'default'>, options: { description?: string } = {}) {
+  const range = { minimum: spec.min, maximum: spec.max, ...(spec.multipleOf !== undefined ? { multipleOf: spec.multipleOf } : {}), ...options };
+  return Type.Optional(spec.type === 'integer' ? Type.Integer(range) : Type.Number(range));
+}
 
 export const TrainRequest = Type.Object(
   {
     version_id: Id,
     adapter: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'From GET /api/training/adapters; by project type when absent' })),
     model: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "One of the adapter's models; its default when absent" })),
-    epochs: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-    imgsz: Type.Optional(Type.Integer({ minimum: 32, maximum: 1280, multipleOf: 32 })),
-    batch: Type.Optional(Type.Integer({ minimum: 1, maximum: 256 })),
+    epochs: param(IMAGE.epochs),
+    imgsz: param(IMAGE.imgsz),
+    batch: param(IMAGE.batch),
     device: Type.String({ default: 'auto', pattern: '^(auto|cpu|cuda(:[0-9]{1,2})?)$', description: '`auto` is CUDA when available, else CPU' }),
-    seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
-    time_budget_s: Type.Optional(Type.Integer({ minimum: 1, maximum: 604_800, description: 'Stop after this many seconds' })),
+    seed: param(IMAGE.seed),
+    time_budget_s: param(IMAGE.time_budget_s, { description: 'Stop after this many seconds' }),
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' })),
     require_ready: Type.Boolean({ default: true, description: 'Apply the readiness gate' }),
     min_readiness_score: Type.Number({ minimum: 0, maximum: 100, default: 60 }),
@@ -41,10 +48,10 @@ export const TabularTrainRequest = Type.Object(
   {
     adapter: StringEnum(['tabular'] as const, { description: 'The tabular-learning adapter (scikit-learn histogram gradient boosting)' }),
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'The experiment\'s (and model\'s) name; `tabular <target>` when absent' })),
-    epochs: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000, description: 'Boosting iterations (default 100)' })),
-    lr: Type.Optional(Type.Number({ minimum: 0.001, maximum: 1, description: 'Learning rate (default 0.1)' })),
-    max_depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 64, description: 'Depth limit of each tree (none when absent)' })),
-    seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'Random state (default 0)' })),
+    epochs: param(TABULAR.epochs, { description: `Boosting iterations (default ${TABULAR.epochs.default})` }),
+    lr: param(TABULAR.lr, { description: `Learning rate (default ${TABULAR.lr.default})` }),
+    max_depth: param(TABULAR.max_depth, { description: 'Depth limit of each tree (none when absent)' }),
+    seed: param(TABULAR.seed, { description: `Random state (default ${TABULAR.seed.default})` }),
     require_ready: Type.Boolean({ default: true, description: 'Apply the readiness gate' }),
     min_readiness_score: Type.Number({ minimum: 0, maximum: 100, default: 60 }),
   },

@@ -11,7 +11,7 @@ import { probePython, TRAINER_DIR, type PythonProbe } from '../../training/pytho
 import { recordServedPreprocessing } from '../../training/served-preprocessing.js';
 import type { ReadinessEvaluator } from '../../training/readiness.js';
 import type { TabularDataSource } from '../../training/tabular-data.js';
-import { runTrainer, type TrainerEvent } from '../../training/trainer-process.js';
+import { numericMetrics, superviseTraining, type HistoryRow, type RunRecorder } from '../../training/trainer-supervisor.js';
 import { toJobOut } from '../jobs/jobs.schemas.js';
 import type { ModelsService } from '../models/models.service.js';
 import type { RunWeightsOut } from '../models/models.schemas.js';
@@ -36,10 +36,10 @@ export interface TrainingOptions {
   perProject: number;
   /** Runs one account may have waiting to start (TRAINING_QUEUED_PER_USER). */
   queuedPerUser: number;
+  /** The trainers' whole environment (config.trainerEnv). */
+  trainerEnv: Readonly<Record<string, string>>;
 }
 
-const DEFAULT_SEED = 0;
-const HISTORY_WRITE_MS = 1000;
 /** What a 429 for a full training allowance suggests waiting: runs take minutes, not seconds. */
 const QUEUED_RETRY_AFTER_S = 60;
 
@@ -67,7 +67,7 @@ export class TrainingService {
   }
 
   probe(): Promise<PythonProbe> {
-    return probePython(this.options.python);
+    return probePython(this.options.python, this.options.trainerEnv);
   }
 
   async adapters(): Promise<AdapterOut[]> {
@@ -123,8 +123,8 @@ export class TrainingService {
       imgsz: request.imgsz ?? init?.imgsz ?? adapter.params.imgsz?.default,
       batch: request.batch ?? adapter.params.batch?.default,
       device: request.device,
-      seed: request.seed ?? DEFAULT_SEED,
-      time_budget_s: request.time_budget_s ?? null,
+      seed: request.seed ?? adapter.params.seed?.default,
+      time_budget_s: request.time_budget_s ?? adapter.params.time_budget_s?.default,
       require_ready: request.require_ready,
       min_readiness_score: request.min_readiness_score,
       ...(request.base_model_id !== undefined ? { base_model_id: request.base_model_id } : {}),
@@ -164,7 +164,7 @@ export class TrainingService {
       epochs: request.epochs ?? adapter.params.epochs?.default,
       lr: request.lr ?? adapter.params.lr?.default,
       max_depth: request.max_depth ?? adapter.params.max_depth?.default,
-      seed: request.seed ?? DEFAULT_SEED,
+      seed: request.seed ?? adapter.params.seed?.default,
       require_ready: request.require_ready,
       min_readiness_score: request.min_readiness_score,
     };
@@ -246,10 +246,8 @@ export class TrainingService {
     const started = Date.now();
     const params = JSON.parse(experiment.params) as Record<string, unknown>;
     const extra = JSON.parse(experiment.extra) as Record<string, unknown>;
-    const history: Record<string, unknown>[] = [];
-    let lastWrite = 0;
-    let latest: Record<string, number | null> = {};
-    let epoch = 0;
+    /** The epochs recorded so far (kept when the run fails). */
+    let history: HistoryRow[] = [];
     let modelId: number | null = null;
     let registered = false;
     await this.repository.update(experiment.id, { status: 'running' });
@@ -269,45 +267,37 @@ export class TrainingService {
       }
       const configPath = join(runDir, 'run.json');
       await writeJsonFile(configPath, { ...params, ...(extra.init_weights ? { init_weights: extra.init_weights } : {}), data_dir: dataDir, out_dir: runDir });
-      const onEvent = async (event: TrainerEvent) => {
-        if (event.event === 'start') extra.environment = event.env;
-        if (event.event === 'start' && event.init && typeof event.init === 'object') {
+      const recorder: RunRecorder = {
+        started: async (event) => {
+          extra.environment = event.env;
+          if (!event.init) return;
           // What the trainer loaded (classes matched, new and dropped; tensors of a pretrained file), shown from now on.
-          const { source: _source, ...loaded } = event.init as Record<string, unknown>;
+          const { source: _source, ...loaded } = event.init;
           const recipe = extra.recipe as Record<string, Record<string, unknown>>;
           recipe.initial_weights = { ...recipe.initial_weights, ...loaded };
           await this.repository.update(experiment.id, { extra: JSON.stringify(extra) });
-        }
-        if (event.event === 'epoch') {
-          const { event: _e, progress, eta_seconds, epochs, ...row } = event;
-          history.push(row);
-          epoch = Number(row.epoch) || epoch;
-          latest = numericMetrics(row);
-          const now = Date.now();
-          if (now - lastWrite > HISTORY_WRITE_MS) {
-            lastWrite = now;
-            await this.repository.update(experiment.id, { epoch, metrics: JSON.stringify(latest), history: JSON.stringify(history) });
-          }
-          await ctx.report({ progress: Number(progress) || undefined, eta_seconds: etaOf(eta_seconds), message: `epoch ${epoch}/${epochs ?? params.epochs}` });
-        }
-        if (event.event === 'progress') {
-          await ctx.report({ progress: Number(event.progress) || undefined, eta_seconds: etaOf(event.eta_seconds), message: typeof event.message === 'string' ? event.message : undefined });
-        }
+        },
+        epochs: async (epoch, latest, rows) => {
+          // The supervisor's own history, which grows with every epoch: what a failed run keeps.
+          history = rows;
+          await this.repository.update(experiment.id, { epoch, metrics: JSON.stringify(latest), history: JSON.stringify(rows) });
+        },
+        report: (report) => ctx.report(report),
       };
-      const outcome = await runTrainer({ python: this.options.python, script: join(TRAINER_DIR, adapter.script), configPath, cwd: runDir, signal: ctx.signal, onEvent });
-      if (outcome.cancelled || ctx.signal.aborted) throw new JobCancelledError();
-      if (!outcome.final) throw new Error(outcome.error ?? 'the trainer ended without results');
-      const final = outcome.final as TrainerEvent & { metrics: Record<string, number | null>; per_class?: unknown[]; best_epoch?: number; artifacts?: Record<string, string>; confusion?: number[][]; history?: Record<string, unknown>[]; duration_s?: number; env?: unknown; params?: Record<string, unknown>; class_names?: string[] };
-      const metrics = numericMetrics(final.metrics);
-      const fullHistory = history.length ? history : final.history ?? [];
-      extra.artifacts = final.artifacts ?? {};
-      extra.confusion = final.confusion ?? null;
-      extra.environment = final.env ?? extra.environment;
-      extra.evaluation = final.evaluation ?? null;
-      const evaluationFile = final.artifacts?.evaluation ? await readEvaluationFile(join(runDir, final.artifacts.evaluation)) : null;
+      const final = await superviseTraining(
+        { python: this.options.python, script: join(TRAINER_DIR, adapter.script), configPath, cwd: runDir, env: this.options.trainerEnv, signal: ctx.signal },
+        recorder,
+      );
+      history = final.history;
+      const metrics = final.metrics;
+      extra.artifacts = final.artifacts;
+      extra.confusion = final.confusion;
+      extra.environment = final.environment;
+      extra.evaluation = final.evaluation;
+      const evaluationFile = final.artifacts.evaluation ? await readEvaluationFile(join(runDir, final.artifacts.evaluation)) : null;
       extra.analysis = evaluationFile ? evaluationSummary(evaluationFile) : null;
-      const effective = { ...params, ...(final.params ?? {}) };
-      const weights = final.artifacts?.[adapter.modelArtifact ?? 'onnx'];
+      const effective = { ...params, ...final.params };
+      const weights = final.artifacts[adapter.modelArtifact ?? 'onnx'];
       if (adapter.modelTask && weights) {
         const version = experiment.version_id !== null ? await this.repository.version(experiment.version_id) : undefined;
         if (version) await recordServedPreprocessing(join(runDir, weights), JSON.parse(version.preprocessing_config));
@@ -328,12 +318,12 @@ export class TrainingService {
         await this.repository.update(experiment.id, {
           status: 'succeeded',
           metrics: JSON.stringify(metrics),
-          history: JSON.stringify(fullHistory),
-          per_class: JSON.stringify((final.per_class ?? []).map(perClassOut)),
+          history: JSON.stringify(final.history),
+          per_class: JSON.stringify(final.per_class.map(perClassOut)),
           extra: JSON.stringify(extra),
           params: JSON.stringify(effective),
-          best_epoch: final.best_epoch ?? null,
-          epoch: Math.max(epoch, fullHistory.length ? Number(fullHistory[fullHistory.length - 1].epoch) || 0 : 0),
+          best_epoch: final.best_epoch,
+          epoch: final.epoch,
           model_id: modelId,
           finished_at: new Date().toISOString(),
           duration_s: (Date.now() - started) / 1000,
@@ -496,20 +486,6 @@ export class TrainingService {
 /** `name #id` keeps experiment (and model) names distinct without asking the user for one. */
 function request_name(name: string, id: number): string {
   return `${name} #${id}`;
-}
-
-function etaOf(value: unknown): number | null | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : value === null ? null : undefined;
-}
-
-export function numericMetrics(values: Record<string, unknown>): Record<string, number | null> {
-  const out: Record<string, number | null> = {};
-  for (const [key, value] of Object.entries(values ?? {})) {
-    if (key === 'epoch' || key === 'time' || key === 'lr') continue;
-    if (typeof value === 'number' && Number.isFinite(value)) out[key] = value;
-    else if (value === null) out[key] = null;
-  }
-  return out;
 }
 
 function perClassOut(entry: unknown): Record<string, unknown> {
