@@ -36,31 +36,8 @@ export type RuleName = keyof typeof RULES;
  * that no longer matches a violation fails the check, so the list can only shrink.
  */
 const EXCEPTIONS: Record<RuleName, Record<string, string>> = {
-  'module-file-without-role': {
-    // Being moved by other branches of issue 32 (quality split: h1; experiments, adapters, versions: h2; samples and
-    // the team workflow: h3; ingest: h4; training: h6); each gets its role when it lands.
-    'src/modules/versions/diff.ts': 'h2 renames the recipe here',
-    'src/modules/versions/generation.ts': 'h2 renames the recipe here',
-    'src/modules/versions/output-geometry.ts': 'h2 renames the recipe here',
-    'src/modules/imports/entry-pairing.ts': 'h2 and h4 move imports',
-    'src/modules/imports/import-upload.ts': 'h2 and h4 move imports',
-    'src/modules/samples/sample-adapters.ts': 'h3 moves samples',
-    'src/modules/samples/sample-readers.ts': 'h3 moves samples',
-    'src/modules/samples/sample-rules.ts': 'h3 moves samples',
-    'src/modules/samples/sample-upload.ts': 'h3 moves samples',
-    'src/modules/assignments/assignment-scope.ts': 'h3 builds one team workflow from these',
-    'src/modules/locks/lock-guard.ts': 'h3 builds one team workflow from these',
-    'src/modules/images/image-ingest.ts': 'h4 makes one ingest path',
-    'src/modules/images/stored-filename.ts': 'h4 makes one ingest path',
-    'src/modules/splits/assign.ts': 'h4 moves the split names to one vocabulary (then: assign.logic.ts)',
-    'src/modules/training/initial-weights.ts': 'h6 owns training',
-  },
-  'module-touches-files': {
-    'src/modules/imports/import-upload.ts': 'h2 and h4 move imports',
-    'src/modules/samples/sample-adapters.ts': 'h3 moves samples',
-    'src/modules/samples/sample-readers.ts': 'h3 moves samples',
-    'src/modules/samples/sample-upload.ts': 'h3 moves samples',
-  },
+  'module-file-without-role': {},
+  'module-touches-files': {},
   'child-process-outside-training': {},
   'sharp-outside-imaging': {},
   'onnxruntime-outside-inference': {},
@@ -71,7 +48,6 @@ const EXCEPTIONS: Record<RuleName, Record<string, string>> = {
     'src/modules/maintenance/maintenance.repository.ts': "a LIKE pattern over a project's keys, not a key (storage/keys.ts could offer it)",
   },
   'entry-builds-other-module': {
-    'src/modules/samples/index.ts': 'h3 moves samples onto the shared workflow',
   },
 };
 

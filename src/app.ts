@@ -22,7 +22,7 @@ import { AnnotationsRepository } from './modules/annotations/annotations.reposit
 import { AnnotationsService } from './modules/annotations/annotations.service.js';
 import { registerAdaptersModule } from './modules/adapters/index.js';
 import { registerAnnotationsModule } from './modules/annotations/index.js';
-import { AssignmentScope } from './modules/assignments/assignment-scope.js';
+import { AssignmentScope } from './modules/assignments/assignment-scope.service.js';
 import { AssignmentsRepository } from './modules/assignments/assignments.repository.js';
 import { registerAssignmentsModule } from './modules/assignments/index.js';
 import { registerNextToLabelModule } from './modules/next-to-label/index.js';
@@ -39,7 +39,7 @@ import { registerImportsModule } from './modules/imports/index.js';
 import { registerJobsModule } from './modules/jobs/index.js';
 import { ImageItemsRepository } from './modules/locks/image-items.repository.js';
 import { registerLocksModule } from './modules/locks/index.js';
-import { LockGuard } from './modules/locks/lock-guard.js';
+import { LockGuard } from './modules/locks/lock-guard.service.js';
 import { LocksRepository } from './modules/locks/locks.repository.js';
 import { registerMaintenanceModule } from './modules/maintenance/index.js';
 import { registerMembersModule } from './modules/members/index.js';
@@ -84,7 +84,7 @@ import { ADAPTERS } from './training/adapters.js';
 import { loadPluginDirectory } from './plugins/plugin-loader.js';
 import { PluginRegistry } from './plugins/plugin-registry.js';
 import { BlobClaims } from './storage/blob-claims.js';
-import { ImageIngest } from './modules/images/image-ingest.js';
+import { ImageIngest } from './modules/images/image-ingest.service.js';
 import { LocalBlobStore } from './storage/local-blob-store.js';
 import { VERSION } from './version.js';
 
@@ -208,7 +208,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerSplitsModule(app, deps);
   const versions = await registerVersionsModule(app, deps);
   registerJobsModule(app, deps);
-  const exportsService = registerExportsModule(app, deps);
+  const exportsModule = registerExportsModule(app, deps);
   const modelsModule = registerModelsModule(app, deps);
   const autoAnnotate = registerAutoAnnotateModule(app, deps);
   registerSuggestionsModule(app, deps, autoAnnotate);
@@ -226,7 +226,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const quality = registerQualityModule(app, deps, profile.samples);
   const cleaning = registerCleaningModule(app, deps, quality.quality);
   registerCanonicalModule(app, deps);
-  const samples = registerSamplesModule(app, deps);
+  const samples = registerSamplesModule(app, deps, exportsModule.repository);
   registerImportsModule(app, deps, samples.samples);
   const training = await registerTrainingModule(app, deps, modelsModule.service, readiness, samples.adapters);
   registerExperimentsModule(app, deps, modelsModule.service);
@@ -237,7 +237,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     models: deps.services.models.repository,
     reviews,
     versions: versions.service,
-    exports: exportsService,
+    exports: exportsModule.service,
     webhook: new WebhookSender(config.webhookAllowlist),
   });
   registerCatalogPlugins(plugins, {

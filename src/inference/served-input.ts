@@ -24,7 +24,7 @@ import { UnreadableImageError } from './errors.js';
 
 export const PREPROCESSING_METADATA_KEY = 'versa_preprocessing';
 
-/** Version images are JPEG at this quality (versions/generation.ts); served inputs are encoded the same way. */
+/** Version images are JPEG at this quality (versions/generation.service.ts); served inputs are encoded the same way. */
 export const VERSION_JPEG_QUALITY = 90;
 
 /**

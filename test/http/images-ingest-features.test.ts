@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import type { ImageIngest } from '../../src/modules/images/image-ingest.js';
+import type { ImageIngest } from '../../src/modules/images/image-ingest.service.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { createProject, smoothImage, uploadImages } from '../helpers/version-fixtures.js';
 

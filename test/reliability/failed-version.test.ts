@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { VersionGenerator } from '../../src/modules/versions/generation.js';
+import { VersionGenerator } from '../../src/modules/versions/generation.service.js';
 import { VersionsRepository } from '../../src/modules/versions/versions.repository.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { addBox, createClass, createProject, smoothImage, uploadImages } from '../helpers/version-fixtures.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { planEntries } from '../../src/modules/imports/entry-pairing.js';
+import { planEntries } from '../../src/modules/imports/entry-pairing.logic.js';
 
 const entry = (id: number, sha256: string, original_name: string) => ({ id, sha256, original_name });
 

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import sharp from 'sharp';
 import { identifyImage, ImageRejectedError, probeImage } from '../../src/imaging/image-probe.js';
 import { detectImageType, IMAGE_TYPES } from '../../src/imaging/image-type.js';
-import { filenameStem, storedFilenameCandidates } from '../../src/modules/images/stored-filename.js';
+import { filenameStem, storedFilenameCandidates } from '../../src/modules/images/stored-filename.logic.js';
 
 const make = (format: 'jpeg' | 'png' | 'webp' | 'tiff' | 'gif' | 'avif', width = 12, height = 8) =>
   sharp({ create: { width, height, channels: 3, background: '#336699' } }).toFormat(format).toBuffer();

@@ -7,7 +7,7 @@ import { ColumnProfile, convertCell } from '../../src/formats/samples/column-typ
 import { LineError, readLines } from '../../src/formats/samples/line-reader.js';
 import { identifyMedia, MediaRejectedError, probeMediaFile } from '../../src/media/media-probe.js';
 import { readMp4Facts } from '../../src/media/mp4-header.js';
-import { normaliseTextSpans, SampleRuleError } from '../../src/modules/samples/sample-rules.js';
+import { normaliseTextSpans, SampleRuleError } from '../../src/modules/samples/sample-rules.logic.js';
 import { mp4File, wavFile } from '../helpers/media-fixtures.js';
 
 describe('sample formats', () => {

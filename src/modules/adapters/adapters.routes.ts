@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { callerOf } from '../../http/authenticate.js';
 import { errors, IdParams } from '../../http/schemas.js';
-import type { SampleAdapters } from '../samples/sample-adapters.js';
+import type { SampleAdapters } from '../samples/training-layouts.adapter.js';
 import { AdapterPrepareBody, AdapterPrepareOut } from '../samples/samples.schemas.js';
 import type { TrainingService } from '../training/training.service.js';
 import { GateOut, TabularTrainRequest, TrainJobOut } from '../training/training.schemas.js';

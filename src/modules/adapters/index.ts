@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { SampleAdapters } from '../samples/sample-adapters.js';
+import type { SampleAdapters } from '../samples/training-layouts.adapter.js';
 import type { TrainingService } from '../training/training.service.js';
 import { adaptersRoutes } from './adapters.routes.js';
 

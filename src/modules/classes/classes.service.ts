@@ -3,7 +3,7 @@ import type { ProjectAccess } from '../../access/project-access.js';
 import type { Transactions } from '../../db/transactions.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
-import type { LockGuard } from '../locks/lock-guard.js';
+import type { LockGuard } from '../locks/lock-guard.service.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { RevisionsRepository } from '../revisions/revisions.repository.js';
 import type { ClassesRepository, ClassWithOwner } from './classes.repository.js';

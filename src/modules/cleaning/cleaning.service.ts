@@ -5,7 +5,7 @@ import type { Executor } from '../../db/database.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
 import { ConflictError, NotFoundError } from '../../http/errors.js';
 import type { BlobStore } from '../../storage/blob-store.js';
-import type { LockGuard } from '../locks/lock-guard.js';
+import type { LockGuard } from '../locks/lock-guard.service.js';
 import type { NewRevision, RevisionsRepository } from '../revisions/revisions.repository.js';
 import { stateText } from '../revisions/revisions.schemas.js';
 import { assertKnownIds, resolveParams, type ParamValues } from '../quality/check-catalog.logic.js';

@@ -5,7 +5,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../../http/errors
 import { apply, invert, type Affine } from '../../imaging/recipe/affine.js';
 import { composeGeometry, type Step } from '../../imaging/recipe/index.js';
 import { readEvaluationFile, type EvaluationFile, type ImageErrors } from '../../training/evaluation-file.js';
-import type { AssignmentScope } from '../assignments/assignment-scope.js';
+import type { AssignmentScope } from '../assignments/assignment-scope.service.js';
 import type { ExperimentRow, ExperimentsRepository } from './experiments.repository.js';
 import type {
   ExperimentDetailOut,

@@ -4,8 +4,15 @@ import { ExportsRepository } from './exports.repository.js';
 import { exportsRoutes } from './exports.routes.js';
 import { ExportsService } from './exports.service.js';
 
-export function registerExportsModule(app: FastifyInstance, deps: ModuleDeps): ExportsService {
-  const service = new ExportsService(new ExportsRepository(deps.db), deps.access, deps.blobs);
+/** What the module offers others: the export service, and its repository for modules that record export files of their own (samples' training layouts). */
+export interface ExportsModule {
+  readonly service: ExportsService;
+  readonly repository: ExportsRepository;
+}
+
+export function registerExportsModule(app: FastifyInstance, deps: ModuleDeps): ExportsModule {
+  const repository = new ExportsRepository(deps.db);
+  const service = new ExportsService(repository, deps.access, deps.blobs);
   exportsRoutes(app, service);
-  return service;
+  return { service, repository };
 }

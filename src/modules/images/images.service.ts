@@ -21,10 +21,10 @@ import {
   type UploadOut,
   type UploadResult,
 } from './images.schemas.js';
-import type { AssignmentScope } from '../assignments/assignment-scope.js';
-import type { LockGuard } from '../locks/lock-guard.js';
-import { storedFilenameCandidates } from './stored-filename.js';
-import { REJECTION_STATUS, type ImageIngest } from './image-ingest.js';
+import type { AssignmentScope } from '../assignments/assignment-scope.service.js';
+import type { LockGuard } from '../locks/lock-guard.service.js';
+import { storedFilenameCandidates } from './stored-filename.logic.js';
+import { REJECTION_STATUS, type ImageIngest } from './image-ingest.service.js';
 import type { ImageFeatureRecorder, MeasuredFile } from '../quality/image-features.service.js';
 
 /** One file of an upload, read whole, with the hash of its bytes. */

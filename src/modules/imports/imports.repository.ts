@@ -5,7 +5,7 @@ import type { AnnotationsTable, ImagesTable, ProjectsTable } from '../../db/sche
 import type { ProjectRow } from '../projects/projects.schemas.js';
 import { chunks } from '../../lib/batches.js';
 import { shaInUse } from '../images/images.repository.js';
-import type { ProjectImageOfBytes, StagedEntry } from './entry-pairing.js';
+import type { ProjectImageOfBytes, StagedEntry } from './entry-pairing.logic.js';
 
 export type NewImage = Insertable<ImagesTable>;
 /** An annotation whose image is named by its stored filename until the image's id is known. */

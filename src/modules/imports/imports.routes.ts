@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { callerOf } from '../../http/authenticate.js';
 import { errors, IdParams } from '../../http/schemas.js';
-import { parseIntoFields, readImportUpload } from './import-upload.js';
+import { parseIntoFields, readImportUpload } from './import-upload.adapter.js';
 import type { ImportsService } from './imports.service.js';
 import {
   ImportFolderRequest,

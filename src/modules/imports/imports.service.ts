@@ -19,15 +19,15 @@ import type { BlobClaims, BlobClaimSession } from '../../storage/blob-claims.js'
 import type { BlobStore } from '../../storage/blob-store.js';
 import { paletteColor } from '../classes/classes.service.js';
 import { projectBlobPrefix } from '../../storage/keys.js';
-import { REJECTION_STATUS, type CheckedImage, type ImageIngest } from '../images/image-ingest.js';
-import { filenameStem, storedFilenameCandidates } from '../images/stored-filename.js';
-import type { LockGuard } from '../locks/lock-guard.js';
+import { REJECTION_STATUS, type CheckedImage, type ImageIngest } from '../images/image-ingest.service.js';
+import { filenameStem, storedFilenameCandidates } from '../images/stored-filename.logic.js';
+import type { LockGuard } from '../locks/lock-guard.service.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { RevisionsRepository } from '../revisions/revisions.repository.js';
 import { toProjectOut } from '../projects/projects.schemas.js';
-import type { UploadedArchive } from './import-upload.js';
+import type { UploadedArchive } from './import-upload.adapter.js';
 import type { ImportsRepository, NewAnnotation, NewImage } from './imports.repository.js';
-import { planEntries, type EntryPlan } from './entry-pairing.js';
+import { planEntries, type EntryPlan } from './entry-pairing.logic.js';
 import { ensureFolder, resolvedPath, touch } from '../../storage/local-files.js';
 import {
   MAX_SKIPPED_LISTED,

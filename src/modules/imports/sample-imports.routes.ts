@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { callerOf } from '../../http/authenticate.js';
 import { errors, IdParams } from '../../http/schemas.js';
-import { readSampleUpload, type SampleUpload } from '../samples/sample-upload.js';
+import { readSampleUpload, type SampleUpload } from '../samples/sample-upload.adapter.js';
 import type { SamplesService } from '../samples/samples.service.js';
 import { ImportOut, JsonlImportBody, TabularImportBody, TextImportBody } from '../samples/samples.schemas.js';
 

@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { callerOf } from '../../http/authenticate.js';
 import { errors } from '../../http/schemas.js';
 import { ImageParams } from '../../http/schemas.js';
-import type { ImageWorkflow } from './lock-guard.js';
+import type { ImageWorkflow } from './lock-guard.service.js';
 import { LockOrNull, LockOut, LockReleaseQuery } from './locks.schemas.js';
 
 export function locksRoutes(server: FastifyInstance, locks: ImageWorkflow): void {

@@ -4,7 +4,7 @@ import type { ProjectAccess } from '../../access/project-access.js';
 import { UnreadableImageError } from '../../inference/errors.js';
 import { ConflictError, ValidationError } from '../../http/errors.js';
 import type { BlobStore } from '../../storage/blob-store.js';
-import type { AssignmentScope } from '../assignments/assignment-scope.js';
+import type { AssignmentScope } from '../assignments/assignment-scope.service.js';
 import { toImageOut } from '../images/images.schemas.js';
 import type { ModelRuntime } from '../models/model-runtime.adapter.js';
 import type { ModelsRepository } from '../models/models.repository.js';

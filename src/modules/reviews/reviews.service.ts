@@ -2,7 +2,7 @@ import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
 import { ConflictError, ValidationError } from '../../http/errors.js';
 import { reviewDecision } from '../workflow/item-workflow.service.js';
-import type { AssignmentScope } from '../assignments/assignment-scope.js';
+import type { AssignmentScope } from '../assignments/assignment-scope.service.js';
 import type { ReviewsRepository } from './reviews.repository.js';
 import { toReviewOut, type ReviewDecide, type ReviewListQuery, type ReviewOut } from './reviews.schemas.js';
 

@@ -1,9 +1,8 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { ExportsRepository } from '../exports/exports.repository.js';
+import type { ExportsRepository } from '../exports/exports.repository.js';
 import type { ModuleDeps } from '../module-deps.js';
-import { ProjectsRepository } from '../projects/projects.repository.js';
-import { SampleAdapters } from './sample-adapters.js';
+import { SampleAdapters } from './training-layouts.adapter.js';
 import { SamplesRepository } from './samples.repository.js';
 import { samplesRoutes } from './samples.routes.js';
 import { SamplesService } from './samples.service.js';
@@ -18,9 +17,9 @@ export interface SamplesModule {
   readonly adapters: SampleAdapters;
 }
 
-export function registerSamplesModule(app: FastifyInstance, deps: ModuleDeps): SamplesModule {
+export function registerSamplesModule(app: FastifyInstance, deps: ModuleDeps, exportRecords: ExportsRepository): SamplesModule {
   const workDir = join(deps.config.dataDir, 'tmp');
-  const repository = new SamplesRepository(deps.db, new ProjectsRepository(deps.db));
+  const repository = new SamplesRepository(deps.db, deps.services.projectsRepository);
   // Label edits share the process's one group-commit batcher with annotation writes; the team workflow is the images'.
   const service = new SamplesService(repository, deps.access, deps.blobs, {
     maxMediaBytes: deps.config.maxUploadBytes,
@@ -28,7 +27,7 @@ export function registerSamplesModule(app: FastifyInstance, deps: ModuleDeps): S
     maxImportSamples: 10_000_000,
     maxMediaFiles: 100_000,
   }, deps.services.writes, deps.services.workflow.samples);
-  const adapters = new SampleAdapters(repository, new ExportsRepository(deps.db), deps.access, deps.blobs, workDir);
+  const adapters = new SampleAdapters(repository, exportRecords, deps.access, deps.blobs, workDir);
   samplesRoutes(app, service, deps.services.workflow.samples);
   return { samples: service, adapters };
 }

@@ -13,14 +13,14 @@ import { MediaRejectedError, probeMediaFile } from '../../media/media-probe.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { paletteColor } from '../classes/classes.service.js';
 import { sampleBlobKey } from '../../storage/keys.js';
-import { assignRandom, assignStratified, type SplitCounts } from '../splits/assign.js';
+import { assignRandom, assignStratified, type SplitCounts } from '../splits/assign.logic.js';
 import { SPLIT_NAMES, type SplitName } from '../../lib/vocabulary.js';
 import type { ReviewDecide } from '../reviews/reviews.schemas.js';
 import { reviewDecision, type ItemWorkflow } from '../workflow/item-workflow.service.js';
-import { inferTabularSchema, readJsonlSamples, readTabularSamples, readTextSamples, sha256OfFile, type MediaFacts, type ReadSample, type TabularSchema } from './sample-readers.js';
-import { normaliseData, SampleRuleError, storedLabels } from './sample-rules.js';
+import { inferTabularSchema, readJsonlSamples, readTabularSamples, readTextSamples, sha256OfFile, type MediaFacts, type ReadSample, type TabularSchema } from './sample-readers.adapter.js';
+import { normaliseData, SampleRuleError, storedLabels } from './sample-rules.logic.js';
 import type { SampleLockRow, SampleWithOwner } from './sample-items.repository.js';
-import type { SampleUpload } from './sample-upload.js';
+import type { SampleUpload } from './sample-upload.adapter.js';
 import type { SampleInsert, SampleRow, SamplesRepository } from './samples.repository.js';
 import { ensureFolder, listFiles, readHead, readStream, regularFileSize } from '../../storage/local-files.js';
 import type {

@@ -2,7 +2,7 @@ import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
 import { ConflictError, ValidationError } from '../../http/errors.js';
 import type { JobContext, JobQueue } from '../../jobs/job-queue.js';
-import type { AssignmentScope } from '../assignments/assignment-scope.js';
+import type { AssignmentScope } from '../assignments/assignment-scope.service.js';
 import type { AutoAnnotateService } from '../auto-annotate/auto-annotate.service.js';
 import type { ModelsRepository } from '../models/models.repository.js';
 import type { PrefetchOut, PrefetchRequest } from './suggestions.schemas.js';

@@ -15,7 +15,7 @@ import { numericMetrics, superviseTraining, type HistoryRow, type RunRecorder } 
 import { toJobOut } from '../jobs/jobs.schemas.js';
 import type { ModelsService } from '../models/models.service.js';
 import type { RunWeightsOut } from '../models/models.schemas.js';
-import { initialWeights } from './initial-weights.js';
+import { initialWeights } from './initial-weights.service.js';
 import { evaluationSummary } from '../experiments/experiments.service.js';
 import { readEvaluationFile } from '../../training/evaluation-file.js';
 import type { ExperimentRow, TrainingRepository } from './training.repository.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../module-deps.js';
-import { GENERATE_JOB, VersionGenerator, type GeneratePayload } from './generation.js';
+import { GENERATE_JOB, VersionGenerator, type GeneratePayload } from './generation.service.js';
 import { VersionsRepository } from './versions.repository.js';
 import { versionsRoutes } from './versions.routes.js';
 import { VersionsService } from './versions.service.js';

@@ -6,11 +6,11 @@ import { parseRecipe, recipeDefaults, type Recipe } from '../../imaging/recipe/i
 import type { JobQueue } from '../../jobs/job-queue.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { deleteImageFiles, deleteVersionFiles } from '../../storage/lifecycle.js';
-import { assignRandom } from '../splits/assign.js';
+import { assignRandom } from '../splits/assign.logic.js';
 import { SPLIT_NAMES, type SplitName } from '../../lib/vocabulary.js';
 import { checkPercentages, randomSeed } from '../splits/splits.service.js';
-import { diffVersions } from './diff.js';
-import { GENERATE_JOB, previewOutputs, type GeneratePayload } from './generation.js';
+import { diffVersions } from './diff.logic.js';
+import { GENERATE_JOB, previewOutputs, type GeneratePayload } from './generation.service.js';
 import type { SourceAnnotation, SourceImage, VersionsRepository } from './versions.repository.js';
 import type { SplitConfig, VersionCreate, VersionPreviewOut, VersionPreviewRequest, VersionDiffOut, VersionImageOut, VersionImagesQuery, VersionOut, VersionRow } from './versions.schemas.js';
 

@@ -18,8 +18,8 @@ import {
 import type { BlobStore } from '../../storage/blob-store.js';
 import { versionFileKey, versionPrefix } from '../../storage/keys.js';
 import { deleteVersionFiles } from '../../storage/lifecycle.js';
-import { filenameStem } from '../images/stored-filename.js';
-import { fromRecipeGeometry, toRecipeAnnotation, type FrozenAnnotation } from './output-geometry.js';
+import { filenameStem } from '../images/stored-filename.logic.js';
+import { fromRecipeGeometry, toRecipeAnnotation, type FrozenAnnotation } from './output-geometry.logic.js';
 import type { OutputRow, VersionSourceRow, VersionsRepository } from './versions.repository.js';
 import type { VersionRow } from './versions.schemas.js';
 import { drainConcurrently } from '../../lib/batches.js';

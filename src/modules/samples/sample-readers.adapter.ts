@@ -10,7 +10,7 @@ import { readCsvRecords } from '../../formats/samples/csv-records.js';
 import { LineError, parseJsonLine, readLines } from '../../formats/samples/line-reader.js';
 import { inputIssues, textProblem } from '../../http/input-guard.js';
 import { SPLIT_NAMES } from '../../lib/vocabulary.js';
-import { normaliseLlm, SampleRuleError, storedLabels, type StoredLabels } from './sample-rules.js';
+import { normaliseLlm, SampleRuleError, storedLabels, type StoredLabels } from './sample-rules.logic.js';
 import type { Modality } from './samples.schemas.js';
 
 export const MAX_LINE_BYTES = 4 * 1024 * 1024;

@@ -15,7 +15,7 @@ import type { ExportsRepository } from '../exports/exports.repository.js';
 import { slugOf } from '../exports/exports.service.js';
 import { exportBlobKey } from '../../storage/keys.js';
 import { SPLIT_NAMES, type SplitName } from '../../lib/vocabulary.js';
-import type { TabularSchema } from './sample-readers.js';
+import type { TabularSchema } from './sample-readers.adapter.js';
 import type { SampleRow, SamplesRepository } from './samples.repository.js';
 import type { AdapterPrepareBody, AdapterPrepareOut, Modality } from './samples.schemas.js';
 
