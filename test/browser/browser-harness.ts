@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, statSync } from 'node:fs';
+import { after, before } from 'node:test';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -146,6 +147,24 @@ export async function openLivePage(errors: string[]): Promise<{ server: LiveServ
 export async function closeLivePage(opened: { browser?: Browser; server?: LiveServer }): Promise<void> {
   await opened.browser?.close();
   await opened.server?.close();
+}
+
+/** What a suite's live page holds: the server, the browser, its page and the page's uncaught errors. */
+export interface LivePage {
+  readonly server: LiveServer;
+  readonly browser: Browser;
+  readonly page: Page;
+  readonly errors: string[];
+}
+
+/** Opens a live server and Chromium page before the suite's tests and closes both after them; read its fields inside tests. */
+export function livePageSuite(): LivePage {
+  const live = { errors: [] as string[] } as { -readonly [K in keyof LivePage]?: LivePage[K] } & { errors: string[] };
+  before(async () => {
+    Object.assign(live, await openLivePage(live.errors));
+  });
+  after(() => closeLivePage(live));
+  return live as LivePage;
 }
 
 /**

@@ -1,10 +1,9 @@
 /// <reference lib="dom" />
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import sharp from 'sharp';
-import type { Page } from 'playwright-core';
 import { buildZip } from '../helpers/zip-build.js';
-import { closeLivePage, openLivePage, apiCaller, SKIP_REASON, screenshot, type Browser, type LiveServer } from './browser-harness.js';
+import { livePageSuite, apiCaller, SKIP_REASON, screenshot } from './browser-harness.js';
 
 const picture = (r: number) => sharp({ create: { width: 80, height: 60, channels: 3, background: { r, g: 120, b: 60 } } }).jpeg().toBuffer();
 
@@ -13,20 +12,10 @@ const picture = (r: number) => sharp({ create: { width: 80, height: 60, channels
  * names goes into an existing project, every entry kept with its labels, and the page says what became of each.
  */
 describe('upload page in Chromium: a labelled dataset (zip) imported into the project', { skip: SKIP_REASON ?? false }, () => {
-  let server: LiveServer;
-  let browser: Browser;
-  let page: Page;
-  const errors: string[] = [];
+  const live = livePageSuite();
 
-  before(async () => {
-    ({ server, browser, page } = await openLivePage(errors));
-  });
-  after(async () => {
-    await closeLivePage({ browser, server });
-  });
-
-  const base = () => server.baseUrl;
-  const call = apiCaller(() => page, base);
+  const base = () => live.server.baseUrl;
+  const call = apiCaller(() => live.page, base);
 
   it('shows what was added, merged, kept with shared bytes and left out; every entry has its own labels', async () => {
     await call('post', '/api/auth/register', { email: 'ines@example.com', password: 'correct horse battery' });
@@ -34,7 +23,7 @@ describe('upload page in Chromium: a labelled dataset (zip) imported into the pr
     const projectId = (await call<{ id: number }>('post', '/api/projects', { name: 'Imported labels' })).id;
     await call('post', `/api/projects/${projectId}/classes`, { name: 'cat' });
     const same = await picture(200);
-    const uploaded = await page.request.post(`${base()}/api/projects/${projectId}/images`, { multipart: { files: { name: 'up.jpg', mimeType: 'image/jpeg', buffer: same } } });
+    const uploaded = await live.page.request.post(`${base()}/api/projects/${projectId}/images`, { multipart: { files: { name: 'up.jpg', mimeType: 'image/jpeg', buffer: same } } });
     assert.equal(uploaded.status(), 201, await uploaded.text());
 
     // a.jpg and b.jpg have the bytes of up.jpg: a.jpg's label goes onto up.jpg, b.jpg becomes an image of its own.
@@ -51,24 +40,24 @@ describe('upload page in Chromium: a labelled dataset (zip) imported into the pr
       { name: 'train/labels/d.txt', data: '0 1.5 1.5 0.1 0.1\n0 0.5 0.5 0.1 0.1\n' },
     ]);
 
-    await page.goto(`${base()}/projects/${projectId}/upload`);
-    const form = page.getByRole('form', { name: 'Import labelled dataset' });
+    await live.page.goto(`${base()}/projects/${projectId}/upload`);
+    const form = live.page.getByRole('form', { name: 'Import labelled dataset' });
     await form.getByRole('heading', { name: 'Labelled dataset (zip)' }).waitFor();
-    await page.setInputFiles('[data-testid=dataset-input]', { name: 'labelled.zip', mimeType: 'application/zip', buffer: zip });
+    await live.page.setInputFiles('[data-testid=dataset-input]', { name: 'labelled.zip', mimeType: 'application/zip', buffer: zip });
     await form.getByRole('button', { name: 'Import' }).click();
-    const counts = page.getByTestId('import-counts');
+    const counts = live.page.getByTestId('import-counts');
     await counts.waitFor({ timeout: 20_000 });
     assert.equal(
       (await counts.innerText()).replace(/\s+/g, ' ').trim(),
       '4 image entries read: 3 images added, 1 already in the project (labels added), 5 annotations.',
     );
-    assert.match(await page.getByTestId('import-shared').innerText(), /^1 image has the same bytes as another image: kept, each with its own labels, the file stored once/);
-    const result = page.getByTestId('import-result');
+    assert.match(await live.page.getByTestId('import-shared').innerText(), /^1 image has the same bytes as another image: kept, each with its own labels, the file stored once/);
+    const result = live.page.getByTestId('import-result');
     await result.getByText('b.jpg: same bytes as up.jpg').waitFor();
     assert.match(await result.innerText(), /Classes created: dog/);
-    assert.match(await page.getByTestId('import-skipped').innerText(), /Left out \(1\)/);
+    assert.match(await live.page.getByTestId('import-skipped').innerText(), /Left out \(1\)/);
     await result.getByText('d.jpg: 1 label with no area inside the image was left out').waitFor();
-    await screenshot(page, 'upload-import-labelled-zip');
+    await screenshot(live.page, 'upload-import-labelled-zip');
 
     // The project's images, each with the labels of its own entry.
     const images = await call<{ id: number; original_name: string; annotation_count: number; sha256: string }[]>('get', `/api/projects/${projectId}/images`);
@@ -82,7 +71,7 @@ describe('upload page in Chromium: a labelled dataset (zip) imported into the pr
     assert.deepEqual(await labels(images[2].id), ['dog:import']);
     const project = await call<{ image_count: number; annotation_count: number }>('get', `/api/projects/${projectId}`);
     assert.deepEqual([project.image_count, project.annotation_count], [4, 5]);
-    assert.deepEqual(errors, [], 'no errors on the page');
+    assert.deepEqual(live.errors, [], 'no errors on the page');
   });
 
   it('the new-project page says what an import kept with shared bytes and left out before opening the project', async () => {
@@ -95,8 +84,8 @@ describe('upload page in Chromium: a labelled dataset (zip) imported into the pr
       // Outside the image: left out.
       { name: 'train/labels/b.txt', data: '0 1.5 1.5 0.1 0.1\n' },
     ]);
-    await page.goto(`${base()}/projects/new`);
-    const form = page.getByRole('form', { name: 'Import project' });
+    await live.page.goto(`${base()}/projects/new`);
+    const form = live.page.getByRole('form', { name: 'Import project' });
     await form.locator('input[name=file]').setInputFiles({ name: 'pets.zip', mimeType: 'application/zip', buffer: zip });
     await form.getByRole('button', { name: 'Import' }).click();
     const counts = form.getByTestId('import-counts');
@@ -107,7 +96,7 @@ describe('upload page in Chromium: a labelled dataset (zip) imported into the pr
     );
     await form.getByText('b.jpg: 1 label with no area inside the image was left out').waitFor();
     await form.getByRole('link', { name: /^Open / }).click();
-    await page.waitForURL(/\/projects\/\d+$/);
-    assert.deepEqual(errors, [], 'no errors on the page');
+    await live.page.waitForURL(/\/projects\/\d+$/);
+    assert.deepEqual(live.errors, [], 'no errors on the page');
   });
 });
