@@ -60,6 +60,10 @@ export interface ClassesTable {
   name: string;
   color: string;
   created_at: string;
+  /** JSON text of the keypoint skeleton (class-specs.ts), null when the class has none (migration 0027). */
+  skeleton: ColumnType<string | null, string | null | undefined, string | null>;
+  /** JSON text of the attribute specs, null when the class declares none (migration 0027). */
+  attributes: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ImagesTable {
@@ -97,6 +101,10 @@ export interface AnnotationsTable {
   status: Generated<'accepted' | 'suggested'>;
   created_at: string;
   updated_at: string;
+  /** JSON text `{name: value}` of attribute values, null when none (migration 0027). */
+  attributes: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Shapes with the same group id in one image are one object (migration 0027). */
+  group_id: ColumnType<number | null, number | null | undefined, number | null>;
   /** A bbox's or a mask's box, computed by the database from `geometry` (migration 0017); null for other types. */
   box_x: GeneratedAlways<number | null>;
   box_y: GeneratedAlways<number | null>;

@@ -1,12 +1,16 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import type { Box, Rle } from '../imaging/rle.js';
+import type { AttributeSpec, AttributeValue, Skeleton } from '../imaging/class-specs.js';
+import type { EllipseGeometry, KeypointsGeometry, PolygonGeometry, RotatedBox } from '../imaging/geometry.js';
+import type { Rle } from '../imaging/rle.js';
+import type { ImportLedger } from './import-ledger.js';
 import { type SplitName } from '../lib/vocabulary.js';
 
 /**
  * The neutral dataset model every reader produces and every writer consumes. Geometry is in pixels of the image,
- * origin top-left, in the same shapes the annotations API stores (`bbox`, `polygon`, `mask`, `classification`).
+ * origin top-left, in the same shapes the annotations API stores (`bbox` (maybe rotated), `polygon` (maybe in parts,
+ * with holes), `mask`, `classification`, `keypoints`, `polyline`, `points`, `ellipse`).
  */
 export type Split = SplitName;
 
@@ -29,11 +33,32 @@ export type FormatName =
 
 export type Point = [x: number, y: number];
 
-export type Annotation =
-  | { type: 'bbox'; className: string; geometry: Box }
-  | { type: 'polygon'; className: string; geometry: { points: Point[] } }
-  | { type: 'mask'; className: string; geometry: { rle: Rle } }
-  | { type: 'classification'; className: string; geometry: Record<string, never> };
+/** What any annotation may carry besides its shape: attribute values, and the group of a multi-shape object. */
+export interface AnnotationExtras {
+  className: string;
+  attributes?: Record<string, AttributeValue>;
+  /** Shapes with the same group id in one image form one object (CVAT groups). */
+  groupId?: number;
+}
+
+/** The shapes, as the annotations API stores them (geometry.ts validates each). */
+export type Shape =
+  | { type: 'bbox'; geometry: RotatedBox }
+  | { type: 'polygon'; geometry: PolygonGeometry }
+  | { type: 'mask'; geometry: { rle: Rle } }
+  | { type: 'classification'; geometry: Record<string, never> }
+  | { type: 'keypoints'; geometry: KeypointsGeometry }
+  | { type: 'polyline'; geometry: { points: Point[] } }
+  | { type: 'points'; geometry: { points: Point[] } }
+  | { type: 'ellipse'; geometry: EllipseGeometry };
+
+export type Annotation = AnnotationExtras & Shape;
+
+/** What a dataset declares about a class besides its name (CVAT labels, COCO categories' keypoints). */
+export interface ClassSpec {
+  skeleton?: Skeleton;
+  attributes?: AttributeSpec[];
+}
 
 /** Where an image's bytes come from: a file on disk, or anything that opens a stream (a zip entry, a blob). */
 export type ImageSource = { path: string } | { open: () => Readable | Promise<Readable> };
@@ -54,6 +79,13 @@ export interface DatasetSource {
   projectType: ProjectType;
   /** Class names in order (the order writers use for class indices). */
   classes: string[];
+  /** Skeletons and attribute specs the dataset declares, by class name. */
+  classSpecs?: Map<string, ClassSpec>;
+  /**
+   * What the reader read but cannot keep (a shape type it has no equivalent for, an image its labels name that is not
+   * in the archive...), each with its file and reason. An import adds what it read and kept; read = kept + skipped.
+   */
+  ledger?: ImportLedger;
   items(): AsyncIterable<DatasetItem>;
   /**
    * Readers whose labels are not stored beside each image (COCO: one list for the whole dataset) also offer them
@@ -69,6 +101,7 @@ export interface DatasetSource {
 /** What writers consume. */
 export interface DatasetToWrite {
   classes: string[];
+  classSpecs?: Map<string, ClassSpec>;
   projectType?: ProjectType;
   items: AsyncIterable<DatasetItem> | Iterable<DatasetItem>;
 }

@@ -216,7 +216,13 @@ describe('import of a labelled dataset into an existing project', () => {
     assert.deepEqual(res.body.shared_bytes, [{ file: 'zcopy.jpg', same_as: 'one.jpg' }]);
     assert.equal(res.body.skipped_count, 1);
     assert.deepEqual(res.body.skipped.map((s: { file: string }) => s.file), ['edge.jpg']);
-    assert.match(res.body.skipped[0].reason, /1 label with no area/);
+    assert.match(res.body.skipped[0].reason, /box lies outside the 50×50 image/);
+    assert.equal(res.body.skipped[0].item, 'annotation 1 (bbox, class "cat")');
+    // Every label is accounted for: read = kept + skipped.
+    assert.deepEqual(res.body.counts.read.annotations, { bbox: 6 });
+    assert.deepEqual(res.body.counts.kept.annotations, { bbox: 5 });
+    assert.deepEqual(res.body.counts.skipped.annotations, { bbox: 1 });
+    assert.deepEqual([res.body.counts.read.images, res.body.counts.kept.images], [5, 5]);
     await assertCountersExact(t, projectId);
   });
 

@@ -27,7 +27,11 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            annotation_type: "bbox" | "polygon" | "mask" | "classification";
+                            annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                            /** @description Attribute values `{name: value}`, each declared by the class's `attributes` specs (checkbox: boolean, select: one of its values, number: within its range, text: a string); an attribute left out holds its default */
+                            attributes: {
+                                [key: string]: boolean | number | string;
+                            };
                             class_id: number;
                             confidence: number | null;
                             /** Format: date-time */
@@ -37,12 +41,19 @@ export interface paths {
                              *     - `bbox`: `{x, y, width, height}`, width and height > 0. A box reaching past the image is cut to it; one with no area inside is 422.
                              *     - `polygon`: `{points: [[x, y], ...]}`, at least 3 points enclosing some area. A polygon reaching past the image is clipped to it (it may gain vertices on the border); one with no area inside is 422.
                              *     - `mask`: `{rle: {size: [height, width], counts: [...]}}`, COCO uncompressed RLE in column-major order starting with background; `size` must be the image size, `counts` must sum to height × width and mark at least one pixel. Answers add the computed `bbox`; a `bbox` sent in a request is ignored.
+                             *     - `bbox` may carry `rotation`: degrees clockwise about the box centre, [0, 360); `x, y, width, height` are the box before rotation (CVAT's convention). A rotated box is kept whole when its centre is on the image (422 otherwise).
+                             *     - `polygon` may carry `parts: [[[x, y], ...], ...]` for one object made of several polygons (`points` is then the first part) and `holes`. Parts and holes with nothing inside the image are dropped.
                              *     - `classification`: `{}`; the class is the label.
+                             *     - `keypoints`: `{points: [[x, y, v], ...], bbox?}` in the order of the class's skeleton points (as many as it names); `v` as COCO: 0 not labelled (stored as [0, 0, 0]), 1 labelled but not visible, 2 visible. Labelled points must lie on the image (within a pixel of its border they are moved onto it).
+                             *     - `polyline`: `{points: [[x, y], ...]}`, at least 2 points, an open path. `points`: `{points: [[x, y], ...]}`, at least 1. Points must lie on the image.
+                             *     - `ellipse`: `{cx, cy, rx, ry, rotation}`: radii > 0, centre on the image, rotation in degrees clockwise.
                              *     Other members of the geometry are not stored.
                              */
                             geometry: {
                                 [key: string]: unknown;
                             };
+                            /** @description Shapes of one image with the same group id are one object (CVAT groups) */
+                            group_id: number | null;
                             id: number;
                             image_id: number;
                             source: string;
@@ -116,7 +127,11 @@ export interface paths {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        annotation_type: "bbox" | "polygon" | "mask" | "classification";
+                        annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                        /** @description Attribute values `{name: value}`, each declared by the class's `attributes` specs (checkbox: boolean, select: one of its values, number: within its range, text: a string); an attribute left out holds its default */
+                        attributes?: {
+                            [key: string]: boolean | number | string;
+                        };
                         class_id: number;
                         /** @description null for manual annotations */
                         confidence?: number | null;
@@ -125,12 +140,19 @@ export interface paths {
                          *     - `bbox`: `{x, y, width, height}`, width and height > 0. A box reaching past the image is cut to it; one with no area inside is 422.
                          *     - `polygon`: `{points: [[x, y], ...]}`, at least 3 points enclosing some area. A polygon reaching past the image is clipped to it (it may gain vertices on the border); one with no area inside is 422.
                          *     - `mask`: `{rle: {size: [height, width], counts: [...]}}`, COCO uncompressed RLE in column-major order starting with background; `size` must be the image size, `counts` must sum to height × width and mark at least one pixel. Answers add the computed `bbox`; a `bbox` sent in a request is ignored.
+                         *     - `bbox` may carry `rotation`: degrees clockwise about the box centre, [0, 360); `x, y, width, height` are the box before rotation (CVAT's convention). A rotated box is kept whole when its centre is on the image (422 otherwise).
+                         *     - `polygon` may carry `parts: [[[x, y], ...], ...]` for one object made of several polygons (`points` is then the first part) and `holes`. Parts and holes with nothing inside the image are dropped.
                          *     - `classification`: `{}`; the class is the label.
+                         *     - `keypoints`: `{points: [[x, y, v], ...], bbox?}` in the order of the class's skeleton points (as many as it names); `v` as COCO: 0 not labelled (stored as [0, 0, 0]), 1 labelled but not visible, 2 visible. Labelled points must lie on the image (within a pixel of its border they are moved onto it).
+                         *     - `polyline`: `{points: [[x, y], ...]}`, at least 2 points, an open path. `points`: `{points: [[x, y], ...]}`, at least 1. Points must lie on the image.
+                         *     - `ellipse`: `{cx, cy, rx, ry, rotation}`: radii > 0, centre on the image, rotation in degrees clockwise.
                          *     Other members of the geometry are not stored.
                          */
                         geometry: {
                             [key: string]: unknown;
                         };
+                        /** @description Shapes of one image with the same group id are one object (CVAT groups) */
+                        group_id?: number | null;
                         /**
                          * @description `manual` (default), `yolo`, `sam`, `import` or `model:<id>`
                          * @default manual
@@ -153,7 +175,11 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            annotation_type: "bbox" | "polygon" | "mask" | "classification";
+                            annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                            /** @description Attribute values `{name: value}`, each declared by the class's `attributes` specs (checkbox: boolean, select: one of its values, number: within its range, text: a string); an attribute left out holds its default */
+                            attributes: {
+                                [key: string]: boolean | number | string;
+                            };
                             class_id: number;
                             confidence: number | null;
                             /** Format: date-time */
@@ -163,12 +189,19 @@ export interface paths {
                              *     - `bbox`: `{x, y, width, height}`, width and height > 0. A box reaching past the image is cut to it; one with no area inside is 422.
                              *     - `polygon`: `{points: [[x, y], ...]}`, at least 3 points enclosing some area. A polygon reaching past the image is clipped to it (it may gain vertices on the border); one with no area inside is 422.
                              *     - `mask`: `{rle: {size: [height, width], counts: [...]}}`, COCO uncompressed RLE in column-major order starting with background; `size` must be the image size, `counts` must sum to height × width and mark at least one pixel. Answers add the computed `bbox`; a `bbox` sent in a request is ignored.
+                             *     - `bbox` may carry `rotation`: degrees clockwise about the box centre, [0, 360); `x, y, width, height` are the box before rotation (CVAT's convention). A rotated box is kept whole when its centre is on the image (422 otherwise).
+                             *     - `polygon` may carry `parts: [[[x, y], ...], ...]` for one object made of several polygons (`points` is then the first part) and `holes`. Parts and holes with nothing inside the image are dropped.
                              *     - `classification`: `{}`; the class is the label.
+                             *     - `keypoints`: `{points: [[x, y, v], ...], bbox?}` in the order of the class's skeleton points (as many as it names); `v` as COCO: 0 not labelled (stored as [0, 0, 0]), 1 labelled but not visible, 2 visible. Labelled points must lie on the image (within a pixel of its border they are moved onto it).
+                             *     - `polyline`: `{points: [[x, y], ...]}`, at least 2 points, an open path. `points`: `{points: [[x, y], ...]}`, at least 1. Points must lie on the image.
+                             *     - `ellipse`: `{cx, cy, rx, ry, rotation}`: radii > 0, centre on the image, rotation in degrees clockwise.
                              *     Other members of the geometry are not stored.
                              */
                             geometry: {
                                 [key: string]: unknown;
                             };
+                            /** @description Shapes of one image with the same group id are one object (CVAT groups) */
+                            group_id: number | null;
                             id: number;
                             image_id: number;
                             source: string;
@@ -364,7 +397,11 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            annotation_type: "bbox" | "polygon" | "mask" | "classification";
+                            annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                            /** @description Attribute values `{name: value}`, each declared by the class's `attributes` specs (checkbox: boolean, select: one of its values, number: within its range, text: a string); an attribute left out holds its default */
+                            attributes: {
+                                [key: string]: boolean | number | string;
+                            };
                             class_id: number;
                             confidence: number | null;
                             /** Format: date-time */
@@ -374,12 +411,19 @@ export interface paths {
                              *     - `bbox`: `{x, y, width, height}`, width and height > 0. A box reaching past the image is cut to it; one with no area inside is 422.
                              *     - `polygon`: `{points: [[x, y], ...]}`, at least 3 points enclosing some area. A polygon reaching past the image is clipped to it (it may gain vertices on the border); one with no area inside is 422.
                              *     - `mask`: `{rle: {size: [height, width], counts: [...]}}`, COCO uncompressed RLE in column-major order starting with background; `size` must be the image size, `counts` must sum to height × width and mark at least one pixel. Answers add the computed `bbox`; a `bbox` sent in a request is ignored.
+                             *     - `bbox` may carry `rotation`: degrees clockwise about the box centre, [0, 360); `x, y, width, height` are the box before rotation (CVAT's convention). A rotated box is kept whole when its centre is on the image (422 otherwise).
+                             *     - `polygon` may carry `parts: [[[x, y], ...], ...]` for one object made of several polygons (`points` is then the first part) and `holes`. Parts and holes with nothing inside the image are dropped.
                              *     - `classification`: `{}`; the class is the label.
+                             *     - `keypoints`: `{points: [[x, y, v], ...], bbox?}` in the order of the class's skeleton points (as many as it names); `v` as COCO: 0 not labelled (stored as [0, 0, 0]), 1 labelled but not visible, 2 visible. Labelled points must lie on the image (within a pixel of its border they are moved onto it).
+                             *     - `polyline`: `{points: [[x, y], ...]}`, at least 2 points, an open path. `points`: `{points: [[x, y], ...]}`, at least 1. Points must lie on the image.
+                             *     - `ellipse`: `{cx, cy, rx, ry, rotation}`: radii > 0, centre on the image, rotation in degrees clockwise.
                              *     Other members of the geometry are not stored.
                              */
                             geometry: {
                                 [key: string]: unknown;
                             };
+                            /** @description Shapes of one image with the same group id are one object (CVAT groups) */
+                            group_id: number | null;
                             id: number;
                             image_id: number;
                             source: string;
@@ -620,11 +664,17 @@ export interface paths {
                             /** @description null when the change deleted it */
                             after: {
                                 annotation_type: string;
+                                /** @description Attribute values, when it had any */
+                                attributes?: {
+                                    [key: string]: unknown;
+                                };
                                 class_id: number;
                                 confidence: number | null;
                                 geometry: {
                                     [key: string]: unknown;
                                 };
+                                /** @description Its group, when it was in one */
+                                group_id?: number;
                                 source: string;
                                 /**
                                  * @description `suggested` while a model prediction awaited a decision
@@ -636,11 +686,17 @@ export interface paths {
                             /** @description null when the annotation did not exist before */
                             before: {
                                 annotation_type: string;
+                                /** @description Attribute values, when it had any */
+                                attributes?: {
+                                    [key: string]: unknown;
+                                };
                                 class_id: number;
                                 confidence: number | null;
                                 geometry: {
                                     [key: string]: unknown;
                                 };
+                                /** @description Its group, when it was in one */
+                                group_id?: number;
                                 source: string;
                                 /**
                                  * @description `suggested` while a model prediction awaited a decision
@@ -773,11 +829,17 @@ export interface paths {
                             /** @description null when the change deleted it */
                             after: {
                                 annotation_type: string;
+                                /** @description Attribute values, when it had any */
+                                attributes?: {
+                                    [key: string]: unknown;
+                                };
                                 class_id: number;
                                 confidence: number | null;
                                 geometry: {
                                     [key: string]: unknown;
                                 };
+                                /** @description Its group, when it was in one */
+                                group_id?: number;
                                 source: string;
                                 /**
                                  * @description `suggested` while a model prediction awaited a decision
@@ -789,11 +851,17 @@ export interface paths {
                             /** @description null when the annotation did not exist before */
                             before: {
                                 annotation_type: string;
+                                /** @description Attribute values, when it had any */
+                                attributes?: {
+                                    [key: string]: unknown;
+                                };
                                 class_id: number;
                                 confidence: number | null;
                                 geometry: {
                                     [key: string]: unknown;
                                 };
+                                /** @description Its group, when it was in one */
+                                group_id?: number;
                                 source: string;
                                 /**
                                  * @description `suggested` while a model prediction awaited a decision
@@ -1719,6 +1787,15 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description The attributes the class's annotations may carry (names distinct) */
+                        attributes?: {
+                            default?: boolean | number | string;
+                            name: string;
+                            /** @enum {string} */
+                            type: "checkbox" | "select" | "number" | "text";
+                            /** @description `select`: its choices. `number`: `[min, max]` or `[min, max, step]`. Absent for `checkbox` and `text` */
+                            values?: (string | number)[];
+                        }[];
                         /**
                          * @description `#rrggbb`; stored in lower case
                          * @example #4e79a7
@@ -1726,6 +1803,21 @@ export interface paths {
                         color?: string;
                         /** @description Unique within the project (case-sensitive, surrounding spaces trimmed) */
                         name?: string;
+                        /** @description A new skeleton (null: none). Refused (409) when it changes the number of points keypoint annotations of the class hold */
+                        skeleton?: {
+                            /** @description Lines drawn between points, as index pairs */
+                            edges?: [
+                                number,
+                                number
+                            ][];
+                            /** @description Left/right pairs a horizontal flip swaps (e.g. left and right eye), as index pairs */
+                            flip_pairs?: [
+                                number,
+                                number
+                            ][];
+                            /** @description The point names, in the order keypoint annotations list their points */
+                            points: string[];
+                        } | (never | null);
                     };
                 };
             };
@@ -1739,12 +1831,36 @@ export interface paths {
                         "application/json": {
                             /** @description Annotations labelled with this class */
                             annotation_count?: number;
+                            /** @description The attributes the class's annotations may carry (names distinct) */
+                            attributes: {
+                                default?: boolean | number | string;
+                                name: string;
+                                /** @enum {string} */
+                                type: "checkbox" | "select" | "number" | "text";
+                                /** @description `select`: its choices. `number`: `[min, max]` or `[min, max, step]`. Absent for `checkbox` and `text` */
+                                values?: (string | number)[];
+                            }[];
                             color: string;
                             /** Format: date-time */
                             created_at: string;
                             id: number;
                             name: string;
                             project_id: number;
+                            /** @description A keypoint skeleton: the template keypoint annotations of the class follow */
+                            skeleton: {
+                                /** @description Lines drawn between points, as index pairs */
+                                edges?: [
+                                    number,
+                                    number
+                                ][];
+                                /** @description Left/right pairs a horizontal flip swaps (e.g. left and right eye), as index pairs */
+                                flip_pairs?: [
+                                    number,
+                                    number
+                                ][];
+                                /** @description The point names, in the order keypoint annotations list their points */
+                                points: string[];
+                            } | null;
                         };
                     };
                 };
@@ -3122,7 +3238,11 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            annotation_type: "bbox" | "polygon" | "mask" | "classification";
+                            annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                            /** @description Attribute values `{name: value}`, each declared by the class's `attributes` specs (checkbox: boolean, select: one of its values, number: within its range, text: a string); an attribute left out holds its default */
+                            attributes: {
+                                [key: string]: boolean | number | string;
+                            };
                             class_id: number;
                             confidence: number | null;
                             /** Format: date-time */
@@ -3132,12 +3252,19 @@ export interface paths {
                              *     - `bbox`: `{x, y, width, height}`, width and height > 0. A box reaching past the image is cut to it; one with no area inside is 422.
                              *     - `polygon`: `{points: [[x, y], ...]}`, at least 3 points enclosing some area. A polygon reaching past the image is clipped to it (it may gain vertices on the border); one with no area inside is 422.
                              *     - `mask`: `{rle: {size: [height, width], counts: [...]}}`, COCO uncompressed RLE in column-major order starting with background; `size` must be the image size, `counts` must sum to height × width and mark at least one pixel. Answers add the computed `bbox`; a `bbox` sent in a request is ignored.
+                             *     - `bbox` may carry `rotation`: degrees clockwise about the box centre, [0, 360); `x, y, width, height` are the box before rotation (CVAT's convention). A rotated box is kept whole when its centre is on the image (422 otherwise).
+                             *     - `polygon` may carry `parts: [[[x, y], ...], ...]` for one object made of several polygons (`points` is then the first part) and `holes`. Parts and holes with nothing inside the image are dropped.
                              *     - `classification`: `{}`; the class is the label.
+                             *     - `keypoints`: `{points: [[x, y, v], ...], bbox?}` in the order of the class's skeleton points (as many as it names); `v` as COCO: 0 not labelled (stored as [0, 0, 0]), 1 labelled but not visible, 2 visible. Labelled points must lie on the image (within a pixel of its border they are moved onto it).
+                             *     - `polyline`: `{points: [[x, y], ...]}`, at least 2 points, an open path. `points`: `{points: [[x, y], ...]}`, at least 1. Points must lie on the image.
+                             *     - `ellipse`: `{cx, cy, rx, ry, rotation}`: radii > 0, centre on the image, rotation in degrees clockwise.
                              *     Other members of the geometry are not stored.
                              */
                             geometry: {
                                 [key: string]: unknown;
                             };
+                            /** @description Shapes of one image with the same group id are one object (CVAT groups) */
+                            group_id: number | null;
                             id: number;
                             image_id: number;
                             source: string;
@@ -3212,7 +3339,11 @@ export interface paths {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        annotation_type: "bbox" | "polygon" | "mask" | "classification";
+                        annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                        /** @description Attribute values `{name: value}`, each declared by the class's `attributes` specs (checkbox: boolean, select: one of its values, number: within its range, text: a string); an attribute left out holds its default */
+                        attributes?: {
+                            [key: string]: boolean | number | string;
+                        };
                         class_id: number;
                         /** @description null for manual annotations */
                         confidence?: number | null;
@@ -3221,12 +3352,19 @@ export interface paths {
                          *     - `bbox`: `{x, y, width, height}`, width and height > 0. A box reaching past the image is cut to it; one with no area inside is 422.
                          *     - `polygon`: `{points: [[x, y], ...]}`, at least 3 points enclosing some area. A polygon reaching past the image is clipped to it (it may gain vertices on the border); one with no area inside is 422.
                          *     - `mask`: `{rle: {size: [height, width], counts: [...]}}`, COCO uncompressed RLE in column-major order starting with background; `size` must be the image size, `counts` must sum to height × width and mark at least one pixel. Answers add the computed `bbox`; a `bbox` sent in a request is ignored.
+                         *     - `bbox` may carry `rotation`: degrees clockwise about the box centre, [0, 360); `x, y, width, height` are the box before rotation (CVAT's convention). A rotated box is kept whole when its centre is on the image (422 otherwise).
+                         *     - `polygon` may carry `parts: [[[x, y], ...], ...]` for one object made of several polygons (`points` is then the first part) and `holes`. Parts and holes with nothing inside the image are dropped.
                          *     - `classification`: `{}`; the class is the label.
+                         *     - `keypoints`: `{points: [[x, y, v], ...], bbox?}` in the order of the class's skeleton points (as many as it names); `v` as COCO: 0 not labelled (stored as [0, 0, 0]), 1 labelled but not visible, 2 visible. Labelled points must lie on the image (within a pixel of its border they are moved onto it).
+                         *     - `polyline`: `{points: [[x, y], ...]}`, at least 2 points, an open path. `points`: `{points: [[x, y], ...]}`, at least 1. Points must lie on the image.
+                         *     - `ellipse`: `{cx, cy, rx, ry, rotation}`: radii > 0, centre on the image, rotation in degrees clockwise.
                          *     Other members of the geometry are not stored.
                          */
                         geometry: {
                             [key: string]: unknown;
                         };
+                        /** @description Shapes of one image with the same group id are one object (CVAT groups) */
+                        group_id?: number | null;
                         /**
                          * @description `manual` (default), `yolo`, `sam`, `import` or `model:<id>`
                          * @default manual
@@ -3249,7 +3387,11 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            annotation_type: "bbox" | "polygon" | "mask" | "classification";
+                            annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                            /** @description Attribute values `{name: value}`, each declared by the class's `attributes` specs (checkbox: boolean, select: one of its values, number: within its range, text: a string); an attribute left out holds its default */
+                            attributes: {
+                                [key: string]: boolean | number | string;
+                            };
                             class_id: number;
                             confidence: number | null;
                             /** Format: date-time */
@@ -3259,12 +3401,19 @@ export interface paths {
                              *     - `bbox`: `{x, y, width, height}`, width and height > 0. A box reaching past the image is cut to it; one with no area inside is 422.
                              *     - `polygon`: `{points: [[x, y], ...]}`, at least 3 points enclosing some area. A polygon reaching past the image is clipped to it (it may gain vertices on the border); one with no area inside is 422.
                              *     - `mask`: `{rle: {size: [height, width], counts: [...]}}`, COCO uncompressed RLE in column-major order starting with background; `size` must be the image size, `counts` must sum to height × width and mark at least one pixel. Answers add the computed `bbox`; a `bbox` sent in a request is ignored.
+                             *     - `bbox` may carry `rotation`: degrees clockwise about the box centre, [0, 360); `x, y, width, height` are the box before rotation (CVAT's convention). A rotated box is kept whole when its centre is on the image (422 otherwise).
+                             *     - `polygon` may carry `parts: [[[x, y], ...], ...]` for one object made of several polygons (`points` is then the first part) and `holes`. Parts and holes with nothing inside the image are dropped.
                              *     - `classification`: `{}`; the class is the label.
+                             *     - `keypoints`: `{points: [[x, y, v], ...], bbox?}` in the order of the class's skeleton points (as many as it names); `v` as COCO: 0 not labelled (stored as [0, 0, 0]), 1 labelled but not visible, 2 visible. Labelled points must lie on the image (within a pixel of its border they are moved onto it).
+                             *     - `polyline`: `{points: [[x, y], ...]}`, at least 2 points, an open path. `points`: `{points: [[x, y], ...]}`, at least 1. Points must lie on the image.
+                             *     - `ellipse`: `{cx, cy, rx, ry, rotation}`: radii > 0, centre on the image, rotation in degrees clockwise.
                              *     Other members of the geometry are not stored.
                              */
                             geometry: {
                                 [key: string]: unknown;
                             };
+                            /** @description Shapes of one image with the same group id are one object (CVAT groups) */
+                            group_id: number | null;
                             id: number;
                             image_id: number;
                             source: string;
@@ -3674,7 +3823,11 @@ export interface paths {
                         "application/json": {
                             annotations: {
                                 /** @enum {string} */
-                                annotation_type: "bbox" | "polygon" | "mask" | "classification";
+                                annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                                /** @description Attribute values `{name: value}`, each declared by the class's `attributes` specs (checkbox: boolean, select: one of its values, number: within its range, text: a string); an attribute left out holds its default */
+                                attributes: {
+                                    [key: string]: boolean | number | string;
+                                };
                                 class_id: number;
                                 confidence: number | null;
                                 /** Format: date-time */
@@ -3684,12 +3837,19 @@ export interface paths {
                                  *     - `bbox`: `{x, y, width, height}`, width and height > 0. A box reaching past the image is cut to it; one with no area inside is 422.
                                  *     - `polygon`: `{points: [[x, y], ...]}`, at least 3 points enclosing some area. A polygon reaching past the image is clipped to it (it may gain vertices on the border); one with no area inside is 422.
                                  *     - `mask`: `{rle: {size: [height, width], counts: [...]}}`, COCO uncompressed RLE in column-major order starting with background; `size` must be the image size, `counts` must sum to height × width and mark at least one pixel. Answers add the computed `bbox`; a `bbox` sent in a request is ignored.
+                                 *     - `bbox` may carry `rotation`: degrees clockwise about the box centre, [0, 360); `x, y, width, height` are the box before rotation (CVAT's convention). A rotated box is kept whole when its centre is on the image (422 otherwise).
+                                 *     - `polygon` may carry `parts: [[[x, y], ...], ...]` for one object made of several polygons (`points` is then the first part) and `holes`. Parts and holes with nothing inside the image are dropped.
                                  *     - `classification`: `{}`; the class is the label.
+                                 *     - `keypoints`: `{points: [[x, y, v], ...], bbox?}` in the order of the class's skeleton points (as many as it names); `v` as COCO: 0 not labelled (stored as [0, 0, 0]), 1 labelled but not visible, 2 visible. Labelled points must lie on the image (within a pixel of its border they are moved onto it).
+                                 *     - `polyline`: `{points: [[x, y], ...]}`, at least 2 points, an open path. `points`: `{points: [[x, y], ...]}`, at least 1. Points must lie on the image.
+                                 *     - `ellipse`: `{cx, cy, rx, ry, rotation}`: radii > 0, centre on the image, rotation in degrees clockwise.
                                  *     Other members of the geometry are not stored.
                                  */
                                 geometry: {
                                     [key: string]: unknown;
                                 };
+                                /** @description Shapes of one image with the same group id are one object (CVAT groups) */
+                                group_id: number | null;
                                 id: number;
                                 image_id: number;
                                 source: string;
@@ -3821,7 +3981,11 @@ export interface paths {
                         "application/json": {
                             annotations: {
                                 /** @enum {string} */
-                                annotation_type: "bbox" | "polygon" | "mask" | "classification";
+                                annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                                /** @description Attribute values `{name: value}`, each declared by the class's `attributes` specs (checkbox: boolean, select: one of its values, number: within its range, text: a string); an attribute left out holds its default */
+                                attributes: {
+                                    [key: string]: boolean | number | string;
+                                };
                                 class_id: number;
                                 confidence: number | null;
                                 /** Format: date-time */
@@ -3831,12 +3995,19 @@ export interface paths {
                                  *     - `bbox`: `{x, y, width, height}`, width and height > 0. A box reaching past the image is cut to it; one with no area inside is 422.
                                  *     - `polygon`: `{points: [[x, y], ...]}`, at least 3 points enclosing some area. A polygon reaching past the image is clipped to it (it may gain vertices on the border); one with no area inside is 422.
                                  *     - `mask`: `{rle: {size: [height, width], counts: [...]}}`, COCO uncompressed RLE in column-major order starting with background; `size` must be the image size, `counts` must sum to height × width and mark at least one pixel. Answers add the computed `bbox`; a `bbox` sent in a request is ignored.
+                                 *     - `bbox` may carry `rotation`: degrees clockwise about the box centre, [0, 360); `x, y, width, height` are the box before rotation (CVAT's convention). A rotated box is kept whole when its centre is on the image (422 otherwise).
+                                 *     - `polygon` may carry `parts: [[[x, y], ...], ...]` for one object made of several polygons (`points` is then the first part) and `holes`. Parts and holes with nothing inside the image are dropped.
                                  *     - `classification`: `{}`; the class is the label.
+                                 *     - `keypoints`: `{points: [[x, y, v], ...], bbox?}` in the order of the class's skeleton points (as many as it names); `v` as COCO: 0 not labelled (stored as [0, 0, 0]), 1 labelled but not visible, 2 visible. Labelled points must lie on the image (within a pixel of its border they are moved onto it).
+                                 *     - `polyline`: `{points: [[x, y], ...]}`, at least 2 points, an open path. `points`: `{points: [[x, y], ...]}`, at least 1. Points must lie on the image.
+                                 *     - `ellipse`: `{cx, cy, rx, ry, rotation}`: radii > 0, centre on the image, rotation in degrees clockwise.
                                  *     Other members of the geometry are not stored.
                                  */
                                 geometry: {
                                     [key: string]: unknown;
                                 };
+                                /** @description Shapes of one image with the same group id are one object (CVAT groups) */
+                                group_id: number | null;
                                 id: number;
                                 image_id: number;
                                 source: string;
@@ -3970,11 +4141,17 @@ export interface paths {
                             /** @description null when the change deleted it */
                             after: {
                                 annotation_type: string;
+                                /** @description Attribute values, when it had any */
+                                attributes?: {
+                                    [key: string]: unknown;
+                                };
                                 class_id: number;
                                 confidence: number | null;
                                 geometry: {
                                     [key: string]: unknown;
                                 };
+                                /** @description Its group, when it was in one */
+                                group_id?: number;
                                 source: string;
                                 /**
                                  * @description `suggested` while a model prediction awaited a decision
@@ -3986,11 +4163,17 @@ export interface paths {
                             /** @description null when the annotation did not exist before */
                             before: {
                                 annotation_type: string;
+                                /** @description Attribute values, when it had any */
+                                attributes?: {
+                                    [key: string]: unknown;
+                                };
                                 class_id: number;
                                 confidence: number | null;
                                 geometry: {
                                     [key: string]: unknown;
                                 };
+                                /** @description Its group, when it was in one */
+                                group_id?: number;
                                 source: string;
                                 /**
                                  * @description `suggested` while a model prediction awaited a decision
@@ -9063,7 +9246,11 @@ export interface paths {
                         "application/json": {
                             annotation: {
                                 /** @enum {string} */
-                                annotation_type: "bbox" | "polygon" | "mask" | "classification";
+                                annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                                /** @description Attribute values `{name: value}`, each declared by the class's `attributes` specs (checkbox: boolean, select: one of its values, number: within its range, text: a string); an attribute left out holds its default */
+                                attributes: {
+                                    [key: string]: boolean | number | string;
+                                };
                                 class_id: number;
                                 confidence: number | null;
                                 /** Format: date-time */
@@ -9073,12 +9260,19 @@ export interface paths {
                                  *     - `bbox`: `{x, y, width, height}`, width and height > 0. A box reaching past the image is cut to it; one with no area inside is 422.
                                  *     - `polygon`: `{points: [[x, y], ...]}`, at least 3 points enclosing some area. A polygon reaching past the image is clipped to it (it may gain vertices on the border); one with no area inside is 422.
                                  *     - `mask`: `{rle: {size: [height, width], counts: [...]}}`, COCO uncompressed RLE in column-major order starting with background; `size` must be the image size, `counts` must sum to height × width and mark at least one pixel. Answers add the computed `bbox`; a `bbox` sent in a request is ignored.
+                                 *     - `bbox` may carry `rotation`: degrees clockwise about the box centre, [0, 360); `x, y, width, height` are the box before rotation (CVAT's convention). A rotated box is kept whole when its centre is on the image (422 otherwise).
+                                 *     - `polygon` may carry `parts: [[[x, y], ...], ...]` for one object made of several polygons (`points` is then the first part) and `holes`. Parts and holes with nothing inside the image are dropped.
                                  *     - `classification`: `{}`; the class is the label.
+                                 *     - `keypoints`: `{points: [[x, y, v], ...], bbox?}` in the order of the class's skeleton points (as many as it names); `v` as COCO: 0 not labelled (stored as [0, 0, 0]), 1 labelled but not visible, 2 visible. Labelled points must lie on the image (within a pixel of its border they are moved onto it).
+                                 *     - `polyline`: `{points: [[x, y], ...]}`, at least 2 points, an open path. `points`: `{points: [[x, y], ...]}`, at least 1. Points must lie on the image.
+                                 *     - `ellipse`: `{cx, cy, rx, ry, rotation}`: radii > 0, centre on the image, rotation in degrees clockwise.
                                  *     Other members of the geometry are not stored.
                                  */
                                 geometry: {
                                     [key: string]: unknown;
                                 };
+                                /** @description Shapes of one image with the same group id are one object (CVAT groups) */
+                                group_id: number | null;
                                 id: number;
                                 image_id: number;
                                 source: string;
@@ -9123,7 +9317,11 @@ export interface paths {
                         "application/json": {
                             annotation: {
                                 /** @enum {string} */
-                                annotation_type: "bbox" | "polygon" | "mask" | "classification";
+                                annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                                /** @description Attribute values `{name: value}`, each declared by the class's `attributes` specs (checkbox: boolean, select: one of its values, number: within its range, text: a string); an attribute left out holds its default */
+                                attributes: {
+                                    [key: string]: boolean | number | string;
+                                };
                                 class_id: number;
                                 confidence: number | null;
                                 /** Format: date-time */
@@ -9133,12 +9331,19 @@ export interface paths {
                                  *     - `bbox`: `{x, y, width, height}`, width and height > 0. A box reaching past the image is cut to it; one with no area inside is 422.
                                  *     - `polygon`: `{points: [[x, y], ...]}`, at least 3 points enclosing some area. A polygon reaching past the image is clipped to it (it may gain vertices on the border); one with no area inside is 422.
                                  *     - `mask`: `{rle: {size: [height, width], counts: [...]}}`, COCO uncompressed RLE in column-major order starting with background; `size` must be the image size, `counts` must sum to height × width and mark at least one pixel. Answers add the computed `bbox`; a `bbox` sent in a request is ignored.
+                                 *     - `bbox` may carry `rotation`: degrees clockwise about the box centre, [0, 360); `x, y, width, height` are the box before rotation (CVAT's convention). A rotated box is kept whole when its centre is on the image (422 otherwise).
+                                 *     - `polygon` may carry `parts: [[[x, y], ...], ...]` for one object made of several polygons (`points` is then the first part) and `holes`. Parts and holes with nothing inside the image are dropped.
                                  *     - `classification`: `{}`; the class is the label.
+                                 *     - `keypoints`: `{points: [[x, y, v], ...], bbox?}` in the order of the class's skeleton points (as many as it names); `v` as COCO: 0 not labelled (stored as [0, 0, 0]), 1 labelled but not visible, 2 visible. Labelled points must lie on the image (within a pixel of its border they are moved onto it).
+                                 *     - `polyline`: `{points: [[x, y], ...]}`, at least 2 points, an open path. `points`: `{points: [[x, y], ...]}`, at least 1. Points must lie on the image.
+                                 *     - `ellipse`: `{cx, cy, rx, ry, rotation}`: radii > 0, centre on the image, rotation in degrees clockwise.
                                  *     Other members of the geometry are not stored.
                                  */
                                 geometry: {
                                     [key: string]: unknown;
                                 };
+                                /** @description Shapes of one image with the same group id are one object (CVAT groups) */
+                                group_id: number | null;
                                 id: number;
                                 image_id: number;
                                 source: string;
@@ -9438,7 +9643,11 @@ export interface paths {
                             images: {
                                 annotations: {
                                     /** @enum {string} */
-                                    annotation_type: "bbox" | "polygon" | "mask" | "classification";
+                                    annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                                    /** @description Attribute values `{name: value}`, each declared by the class's `attributes` specs (checkbox: boolean, select: one of its values, number: within its range, text: a string); an attribute left out holds its default */
+                                    attributes: {
+                                        [key: string]: boolean | number | string;
+                                    };
                                     class_id: number;
                                     confidence: number | null;
                                     /** Format: date-time */
@@ -9448,12 +9657,19 @@ export interface paths {
                                      *     - `bbox`: `{x, y, width, height}`, width and height > 0. A box reaching past the image is cut to it; one with no area inside is 422.
                                      *     - `polygon`: `{points: [[x, y], ...]}`, at least 3 points enclosing some area. A polygon reaching past the image is clipped to it (it may gain vertices on the border); one with no area inside is 422.
                                      *     - `mask`: `{rle: {size: [height, width], counts: [...]}}`, COCO uncompressed RLE in column-major order starting with background; `size` must be the image size, `counts` must sum to height × width and mark at least one pixel. Answers add the computed `bbox`; a `bbox` sent in a request is ignored.
+                                     *     - `bbox` may carry `rotation`: degrees clockwise about the box centre, [0, 360); `x, y, width, height` are the box before rotation (CVAT's convention). A rotated box is kept whole when its centre is on the image (422 otherwise).
+                                     *     - `polygon` may carry `parts: [[[x, y], ...], ...]` for one object made of several polygons (`points` is then the first part) and `holes`. Parts and holes with nothing inside the image are dropped.
                                      *     - `classification`: `{}`; the class is the label.
+                                     *     - `keypoints`: `{points: [[x, y, v], ...], bbox?}` in the order of the class's skeleton points (as many as it names); `v` as COCO: 0 not labelled (stored as [0, 0, 0]), 1 labelled but not visible, 2 visible. Labelled points must lie on the image (within a pixel of its border they are moved onto it).
+                                     *     - `polyline`: `{points: [[x, y], ...]}`, at least 2 points, an open path. `points`: `{points: [[x, y], ...]}`, at least 1. Points must lie on the image.
+                                     *     - `ellipse`: `{cx, cy, rx, ry, rotation}`: radii > 0, centre on the image, rotation in degrees clockwise.
                                      *     Other members of the geometry are not stored.
                                      */
                                     geometry: {
                                         [key: string]: unknown;
                                     };
+                                    /** @description Shapes of one image with the same group id are one object (CVAT groups) */
+                                    group_id: number | null;
                                     id: number;
                                     image_id: number;
                                     source: string;
@@ -9872,12 +10088,36 @@ export interface paths {
                         "application/json": {
                             /** @description Annotations labelled with this class */
                             annotation_count?: number;
+                            /** @description The attributes the class's annotations may carry (names distinct) */
+                            attributes: {
+                                default?: boolean | number | string;
+                                name: string;
+                                /** @enum {string} */
+                                type: "checkbox" | "select" | "number" | "text";
+                                /** @description `select`: its choices. `number`: `[min, max]` or `[min, max, step]`. Absent for `checkbox` and `text` */
+                                values?: (string | number)[];
+                            }[];
                             color: string;
                             /** Format: date-time */
                             created_at: string;
                             id: number;
                             name: string;
                             project_id: number;
+                            /** @description A keypoint skeleton: the template keypoint annotations of the class follow */
+                            skeleton: {
+                                /** @description Lines drawn between points, as index pairs */
+                                edges?: [
+                                    number,
+                                    number
+                                ][];
+                                /** @description Left/right pairs a horizontal flip swaps (e.g. left and right eye), as index pairs */
+                                flip_pairs?: [
+                                    number,
+                                    number
+                                ][];
+                                /** @description The point names, in the order keypoint annotations list their points */
+                                points: string[];
+                            } | null;
                         }[];
                     };
                 };
@@ -9942,6 +10182,15 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description The attributes the class's annotations may carry (names distinct) */
+                        attributes?: {
+                            default?: boolean | number | string;
+                            name: string;
+                            /** @enum {string} */
+                            type: "checkbox" | "select" | "number" | "text";
+                            /** @description `select`: its choices. `number`: `[min, max]` or `[min, max, step]`. Absent for `checkbox` and `text` */
+                            values?: (string | number)[];
+                        }[];
                         /**
                          * @description `#rrggbb`; stored in lower case
                          * @example #4e79a7
@@ -9949,6 +10198,21 @@ export interface paths {
                         color?: string;
                         /** @description Unique within the project (case-sensitive, surrounding spaces trimmed) */
                         name: string;
+                        /** @description A keypoint skeleton: the template keypoint annotations of the class follow */
+                        skeleton?: {
+                            /** @description Lines drawn between points, as index pairs */
+                            edges?: [
+                                number,
+                                number
+                            ][];
+                            /** @description Left/right pairs a horizontal flip swaps (e.g. left and right eye), as index pairs */
+                            flip_pairs?: [
+                                number,
+                                number
+                            ][];
+                            /** @description The point names, in the order keypoint annotations list their points */
+                            points: string[];
+                        } | null;
                     };
                 };
             };
@@ -9962,12 +10226,36 @@ export interface paths {
                         "application/json": {
                             /** @description Annotations labelled with this class */
                             annotation_count?: number;
+                            /** @description The attributes the class's annotations may carry (names distinct) */
+                            attributes: {
+                                default?: boolean | number | string;
+                                name: string;
+                                /** @enum {string} */
+                                type: "checkbox" | "select" | "number" | "text";
+                                /** @description `select`: its choices. `number`: `[min, max]` or `[min, max, step]`. Absent for `checkbox` and `text` */
+                                values?: (string | number)[];
+                            }[];
                             color: string;
                             /** Format: date-time */
                             created_at: string;
                             id: number;
                             name: string;
                             project_id: number;
+                            /** @description A keypoint skeleton: the template keypoint annotations of the class follow */
+                            skeleton: {
+                                /** @description Lines drawn between points, as index pairs */
+                                edges?: [
+                                    number,
+                                    number
+                                ][];
+                                /** @description Left/right pairs a horizontal flip swaps (e.g. left and right eye), as index pairs */
+                                flip_pairs?: [
+                                    number,
+                                    number
+                                ][];
+                                /** @description The point names, in the order keypoint annotations list their points */
+                                points: string[];
+                            } | null;
                         };
                     };
                 };
@@ -11183,6 +11471,39 @@ export interface paths {
                             classes_created: string[];
                             /** @description Project classes the dataset's classes were matched to, by their name in the project */
                             classes_matched: string[];
+                            /** @description Every item the dataset's files hold, per kind: read = kept + skipped. Each skipped one is listed in `skipped` */
+                            counts: {
+                                kept: {
+                                    /** @description By annotation type (the file's own name for a shape Versa has no type for) */
+                                    annotations: {
+                                        [key: string]: number;
+                                    };
+                                    /** @description Attribute values */
+                                    attributes: number;
+                                    images: number;
+                                    tracks: number;
+                                };
+                                read: {
+                                    /** @description By annotation type (the file's own name for a shape Versa has no type for) */
+                                    annotations: {
+                                        [key: string]: number;
+                                    };
+                                    /** @description Attribute values */
+                                    attributes: number;
+                                    images: number;
+                                    tracks: number;
+                                };
+                                skipped: {
+                                    /** @description By annotation type (the file's own name for a shape Versa has no type for) */
+                                    annotations: {
+                                        [key: string]: number;
+                                    };
+                                    /** @description Attribute values */
+                                    attributes: number;
+                                    images: number;
+                                    tracks: number;
+                                };
+                            };
                             /** @description Image entries the dataset lists. Every one is kept with its labels: it becomes an image (`images_created`), or gives its labels to an image of the project with the same bytes (`images_merged`) */
                             entries: number;
                             /** @description The layout the dataset was read as */
@@ -11225,13 +11546,15 @@ export interface paths {
                                 /** @description The name of the image (of the project, or the first entry of the dataset) with the same bytes */
                                 same_as: string;
                             }[];
-                            /** @description What was left out: labels with no area inside their image, by the file of the image (at most 1000 listed) */
+                            /** @description What was left out, item by item: shapes and attributes no Versa type holds, labels with no area inside their image, images the labels name that the archive lacks... (at most 1000 listed) */
                             skipped: {
-                                /** @description The image's file name in the dataset */
+                                /** @description The dataset file it came from (an annotation file, or the image's name) */
                                 file: string;
+                                /** @description What it is, in the file's terms (e.g. `shape 3 (cuboid, label "car")`) */
+                                item: string;
                                 reason: string;
                             }[];
-                            /** @description Files with labels left out, all of them */
+                            /** @description Items left out, all of them */
                             skipped_count: number;
                         };
                     };
@@ -11404,6 +11727,39 @@ export interface paths {
                             classes_created: string[];
                             /** @description Project classes the dataset's classes were matched to, by their name in the project */
                             classes_matched: string[];
+                            /** @description Every item the dataset's files hold, per kind: read = kept + skipped. Each skipped one is listed in `skipped` */
+                            counts: {
+                                kept: {
+                                    /** @description By annotation type (the file's own name for a shape Versa has no type for) */
+                                    annotations: {
+                                        [key: string]: number;
+                                    };
+                                    /** @description Attribute values */
+                                    attributes: number;
+                                    images: number;
+                                    tracks: number;
+                                };
+                                read: {
+                                    /** @description By annotation type (the file's own name for a shape Versa has no type for) */
+                                    annotations: {
+                                        [key: string]: number;
+                                    };
+                                    /** @description Attribute values */
+                                    attributes: number;
+                                    images: number;
+                                    tracks: number;
+                                };
+                                skipped: {
+                                    /** @description By annotation type (the file's own name for a shape Versa has no type for) */
+                                    annotations: {
+                                        [key: string]: number;
+                                    };
+                                    /** @description Attribute values */
+                                    attributes: number;
+                                    images: number;
+                                    tracks: number;
+                                };
+                            };
                             /** @description Image entries the dataset lists. Every one is kept with its labels: it becomes an image (`images_created`), or gives its labels to an image of the project with the same bytes (`images_merged`) */
                             entries: number;
                             /** @description The layout the dataset was read as */
@@ -11446,13 +11802,15 @@ export interface paths {
                                 /** @description The name of the image (of the project, or the first entry of the dataset) with the same bytes */
                                 same_as: string;
                             }[];
-                            /** @description What was left out: labels with no area inside their image, by the file of the image (at most 1000 listed) */
+                            /** @description What was left out, item by item: shapes and attributes no Versa type holds, labels with no area inside their image, images the labels name that the archive lacks... (at most 1000 listed) */
                             skipped: {
-                                /** @description The image's file name in the dataset */
+                                /** @description The dataset file it came from (an annotation file, or the image's name) */
                                 file: string;
+                                /** @description What it is, in the file's terms (e.g. `shape 3 (cuboid, label "car")`) */
+                                item: string;
                                 reason: string;
                             }[];
-                            /** @description Files with labels left out, all of them */
+                            /** @description Items left out, all of them */
                             skipped_count: number;
                         };
                     };
@@ -16996,6 +17354,39 @@ export interface paths {
                             import: {
                                 /** @description Annotations added, to new and merged images (each with a `create` revision) */
                                 annotations_created: number;
+                                /** @description Every item the dataset's files hold, per kind: read = kept + skipped. Each skipped one is listed in `skipped` */
+                                counts: {
+                                    kept: {
+                                        /** @description By annotation type (the file's own name for a shape Versa has no type for) */
+                                        annotations: {
+                                            [key: string]: number;
+                                        };
+                                        /** @description Attribute values */
+                                        attributes: number;
+                                        images: number;
+                                        tracks: number;
+                                    };
+                                    read: {
+                                        /** @description By annotation type (the file's own name for a shape Versa has no type for) */
+                                        annotations: {
+                                            [key: string]: number;
+                                        };
+                                        /** @description Attribute values */
+                                        attributes: number;
+                                        images: number;
+                                        tracks: number;
+                                    };
+                                    skipped: {
+                                        /** @description By annotation type (the file's own name for a shape Versa has no type for) */
+                                        annotations: {
+                                            [key: string]: number;
+                                        };
+                                        /** @description Attribute values */
+                                        attributes: number;
+                                        images: number;
+                                        tracks: number;
+                                    };
+                                };
                                 /** @description Image entries the dataset lists. Every one is kept with its labels: it becomes an image (`images_created`), or gives its labels to an image of the project with the same bytes (`images_merged`) */
                                 entries: number;
                                 /** @description The layout the dataset was read as */
@@ -17013,13 +17404,15 @@ export interface paths {
                                     /** @description The name of the image (of the project, or the first entry of the dataset) with the same bytes */
                                     same_as: string;
                                 }[];
-                                /** @description What was left out: labels with no area inside their image, by the file of the image (at most 1000 listed) */
+                                /** @description What was left out, item by item: shapes and attributes no Versa type holds, labels with no area inside their image, images the labels name that the archive lacks... (at most 1000 listed) */
                                 skipped: {
-                                    /** @description The image's file name in the dataset */
+                                    /** @description The dataset file it came from (an annotation file, or the image's name) */
                                     file: string;
+                                    /** @description What it is, in the file's terms (e.g. `shape 3 (cuboid, label "car")`) */
+                                    item: string;
                                     reason: string;
                                 }[];
-                                /** @description Files with labels left out, all of them */
+                                /** @description Items left out, all of them */
                                 skipped_count: number;
                             };
                             /** @description Samples with a label, spans or a value */
@@ -17170,6 +17563,39 @@ export interface paths {
                             import: {
                                 /** @description Annotations added, to new and merged images (each with a `create` revision) */
                                 annotations_created: number;
+                                /** @description Every item the dataset's files hold, per kind: read = kept + skipped. Each skipped one is listed in `skipped` */
+                                counts: {
+                                    kept: {
+                                        /** @description By annotation type (the file's own name for a shape Versa has no type for) */
+                                        annotations: {
+                                            [key: string]: number;
+                                        };
+                                        /** @description Attribute values */
+                                        attributes: number;
+                                        images: number;
+                                        tracks: number;
+                                    };
+                                    read: {
+                                        /** @description By annotation type (the file's own name for a shape Versa has no type for) */
+                                        annotations: {
+                                            [key: string]: number;
+                                        };
+                                        /** @description Attribute values */
+                                        attributes: number;
+                                        images: number;
+                                        tracks: number;
+                                    };
+                                    skipped: {
+                                        /** @description By annotation type (the file's own name for a shape Versa has no type for) */
+                                        annotations: {
+                                            [key: string]: number;
+                                        };
+                                        /** @description Attribute values */
+                                        attributes: number;
+                                        images: number;
+                                        tracks: number;
+                                    };
+                                };
                                 /** @description Image entries the dataset lists. Every one is kept with its labels: it becomes an image (`images_created`), or gives its labels to an image of the project with the same bytes (`images_merged`) */
                                 entries: number;
                                 /** @description The layout the dataset was read as */
@@ -17187,13 +17613,15 @@ export interface paths {
                                     /** @description The name of the image (of the project, or the first entry of the dataset) with the same bytes */
                                     same_as: string;
                                 }[];
-                                /** @description What was left out: labels with no area inside their image, by the file of the image (at most 1000 listed) */
+                                /** @description What was left out, item by item: shapes and attributes no Versa type holds, labels with no area inside their image, images the labels name that the archive lacks... (at most 1000 listed) */
                                 skipped: {
-                                    /** @description The image's file name in the dataset */
+                                    /** @description The dataset file it came from (an annotation file, or the image's name) */
                                     file: string;
+                                    /** @description What it is, in the file's terms (e.g. `shape 3 (cuboid, label "car")`) */
+                                    item: string;
                                     reason: string;
                                 }[];
-                                /** @description Files with labels left out, all of them */
+                                /** @description Items left out, all of them */
                                 skipped_count: number;
                             };
                             /** @description Samples with a label, spans or a value */

@@ -22,6 +22,7 @@ import { pipelineOwners } from './0020-pipeline-owners.js';
 import { trainingAdmission } from './0021-training-admission.js';
 import { modelThresholds } from './0025-model-thresholds.js';
 import { countAcceptedAnnotations } from './0026-count-accepted-annotations.js';
+import { shapes } from './0027-shapes.js';
 
 /** Every migration, in order. Names are stable forever: they are recorded in the database. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -48,5 +49,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0021-training-admission': trainingAdmission(),
     '0025-model-thresholds': modelThresholds(),
     '0026-count-accepted-annotations': countAcceptedAnnotations(),
+    '0027-shapes': shapes(),
   };
 }

@@ -121,6 +121,8 @@ export class CocoDocumentWriter {
         const crowd = (annotation.geometry as { crowd?: boolean }).crowd === true ? 1 : 0;
         return `${head},"bbox":[${box.x},${box.y},${box.width},${box.height}],"area":${rleArea(rle)},"segmentation":{"size":[${rle.size[0]},${rle.size[1]}],"counts":[${rle.counts.join(',')}]},"iscrowd":${crowd}}`;
       }
+      default:
+        return null;
     }
   }
 }

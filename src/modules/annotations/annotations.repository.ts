@@ -13,6 +13,9 @@ export interface ImageTarget {
   height: number;
   /** The requested class's id when it belongs to the image's project, else null. */
   class_id: number | null;
+  /** That class's skeleton and attribute specs (JSON text, null when it declares none). */
+  skeleton: string | null;
+  attributes: string | null;
 }
 
 /** An annotation about to be replaced: the same facts, reached from the annotation. */
@@ -21,7 +24,7 @@ export interface AnnotationTarget extends ImageTarget {
 }
 
 /** Every column of a new annotation but its id. */
-type NewAnnotation = Required<Omit<Insertable<AnnotationsTable>, 'id'>>;
+type NewAnnotation = Required<Omit<Insertable<AnnotationsTable>, 'id' | 'attributes' | 'group_id'>> & Pick<Insertable<AnnotationsTable>, 'attributes' | 'group_id'>;
 
 /**
  * Queries of the annotation hot paths (create and delete) are prepared once per database: annotating must sustain
@@ -39,10 +42,10 @@ export class AnnotationsRepository {
         .selectFrom('images')
         .innerJoin('projects', 'projects.id', 'images.project_id')
         .leftJoin('classes', (join) => join.on('classes.id', '=', p.classId).onRef('classes.project_id', '=', 'images.project_id'))
-        .select(['images.project_id', 'projects.owner_id', 'images.width', 'images.height', 'classes.id as class_id'])
+        .select(['images.project_id', 'projects.owner_id', 'images.width', 'images.height', 'classes.id as class_id', 'classes.skeleton', 'classes.attributes'])
         .where('images.id', '=', p.imageId),
     );
-    const columns = ['image_id', 'project_id', 'class_id', 'annotation_type', 'geometry', 'confidence', 'source', 'status', 'created_at', 'updated_at'] as const;
+    const columns = ['image_id', 'project_id', 'class_id', 'annotation_type', 'geometry', 'confidence', 'source', 'status', 'created_at', 'updated_at', 'attributes', 'group_id'] as const;
     this.insertOne = new PreparedQuery(db, columns, (p) =>
       db.insertInto('annotations').values(p).returning('id'),
     );
@@ -75,7 +78,7 @@ export class AnnotationsRepository {
       .innerJoin('images', 'images.id', 'annotations.image_id')
       .innerJoin('projects', 'projects.id', 'annotations.project_id')
       .leftJoin('classes', (join) => join.on('classes.id', '=', classId).onRef('classes.project_id', '=', 'annotations.project_id'))
-      .select(['annotations.image_id', 'annotations.project_id', 'projects.owner_id', 'images.width', 'images.height', 'classes.id as class_id'])
+      .select(['annotations.image_id', 'annotations.project_id', 'projects.owner_id', 'images.width', 'images.height', 'classes.id as class_id', 'classes.skeleton', 'classes.attributes'])
       .where('annotations.id', '=', id)
       .executeTakeFirst();
   }

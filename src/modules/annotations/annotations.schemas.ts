@@ -20,11 +20,21 @@ const GEOMETRY_DESCRIPTION = [
   '- `bbox`: `{x, y, width, height}`, width and height > 0. A box reaching past the image is cut to it; one with no area inside is 422.',
   '- `polygon`: `{points: [[x, y], ...]}`, at least 3 points enclosing some area. A polygon reaching past the image is clipped to it (it may gain vertices on the border); one with no area inside is 422.',
   '- `mask`: `{rle: {size: [height, width], counts: [...]}}`, COCO uncompressed RLE in column-major order starting with background; `size` must be the image size, `counts` must sum to height × width and mark at least one pixel. Answers add the computed `bbox`; a `bbox` sent in a request is ignored.',
+  '- `bbox` may carry `rotation`: degrees clockwise about the box centre, [0, 360); `x, y, width, height` are the box before rotation (CVAT\'s convention). A rotated box is kept whole when its centre is on the image (422 otherwise).',
+  '- `polygon` may carry `parts: [[[x, y], ...], ...]` for one object made of several polygons (`points` is then the first part) and `holes`. Parts and holes with nothing inside the image are dropped.',
   '- `classification`: `{}`; the class is the label.',
+  '- `keypoints`: `{points: [[x, y, v], ...], bbox?}` in the order of the class\'s skeleton points (as many as it names); `v` as COCO: 0 not labelled (stored as [0, 0, 0]), 1 labelled but not visible, 2 visible. Labelled points must lie on the image (within a pixel of its border they are moved onto it).',
+  '- `polyline`: `{points: [[x, y], ...]}`, at least 2 points, an open path. `points`: `{points: [[x, y], ...]}`, at least 1. Points must lie on the image.',
+  '- `ellipse`: `{cx, cy, rx, ry, rotation}`: radii > 0, centre on the image, rotation in degrees clockwise.',
   'Other members of the geometry are not stored.',
 ].join('\n');
 
 const Geometry = Type.Object({}, { additionalProperties: true, description: GEOMETRY_DESCRIPTION });
+
+const Attributes = Type.Record(Type.String({ maxLength: 100 }), Type.Union([Type.Boolean(), Type.Number(), Type.String({ maxLength: 2000 })]), {
+  description: "Attribute values `{name: value}`, each declared by the class's `attributes` specs (checkbox: boolean, select: one of its values, number: within its range, text: a string); an attribute left out holds its default",
+});
+const GroupId = Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1, description: 'Shapes of one image with the same group id are one object (CVAT groups)' });
 
 export const AnnotationCreate = Type.Object(
   {
@@ -40,6 +50,8 @@ export const AnnotationCreate = Type.Object(
       }),
     ),
     status: Type.Optional(AnnotationStatusSchema),
+    attributes: Type.Optional(Attributes),
+    group_id: Type.Optional(Nullable(GroupId)),
   },
   { additionalProperties: false },
 );
@@ -54,6 +66,8 @@ export const AnnotationOut = Type.Object({
   confidence: Nullable(Type.Number()),
   source: Type.String(),
   status: AnnotationStatusSchema,
+  attributes: Attributes,
+  group_id: Nullable(GroupId),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -73,6 +87,8 @@ export function toAnnotationOut(row: AnnotationRow): AnnotationOut {
     confidence: row.confidence,
     source: row.source,
     status: row.status,
+    attributes: row.attributes === null ? {} : JSON.parse(row.attributes),
+    group_id: row.group_id,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -96,7 +112,11 @@ export const PredictionsDecisionOut = Type.Object({
 export type PredictionsDecisionOut = Static<typeof PredictionsDecisionOut>;
 
 /** The JSON text a revision stores for an annotation's state (geometry is already JSON text in the row). */
-export function stateText(row: { class_id: number; annotation_type: string; geometry: string; confidence: number | null; source: string; status?: string }): string {
+export function stateText(row: {
+  class_id: number; annotation_type: string; geometry: string; confidence: number | null; source: string; status?: string; attributes?: string | null; group_id?: number | null;
+}): string {
   const status = row.status === undefined ? '' : `,"status":${JSON.stringify(row.status)}`;
-  return `{"class_id":${row.class_id},"annotation_type":${JSON.stringify(row.annotation_type)},"geometry":${row.geometry},"confidence":${JSON.stringify(row.confidence)},"source":${JSON.stringify(row.source)}${status}}`;
+  const attributes = row.attributes == null ? '' : `,"attributes":${row.attributes}`;
+  const group = row.group_id == null ? '' : `,"group_id":${row.group_id}`;
+  return `{"class_id":${row.class_id},"annotation_type":${JSON.stringify(row.annotation_type)},"geometry":${row.geometry},"confidence":${JSON.stringify(row.confidence)},"source":${JSON.stringify(row.source)}${status}${attributes}${group}}`;
 }

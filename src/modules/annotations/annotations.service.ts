@@ -6,7 +6,8 @@ import { isForeignKeyViolation } from '../../db/errors.js';
 import type { WriteBatcher } from '../../db/write-batcher.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
 import type { Page, PageQuery } from '../../http/pagination.js';
-import { GeometryError, parseGeometry, type ImageSize } from '../../imaging/geometry.js';
+import { ClassSpecError, parseAttributes, type AttributeValue, type Skeleton } from '../../imaging/class-specs.js';
+import { GeometryError, parseGeometry, type KeypointsGeometry } from '../../imaging/geometry.js';
 import type { LockGuard } from '../locks/lock-guard.service.js';
 import type { AssignmentScope } from '../assignments/assignment-scope.service.js';
 import type { AnnotationsRepository, ImageTarget } from './annotations.repository.js';
@@ -60,6 +61,7 @@ export class AnnotationsService {
     const target = await this.annotations.findImageTarget(imageId, input.class_id);
     const image = await this.writable(caller, target, imageId, `Image ${imageId} not found`, input);
     const geometry = validGeometry(input, image);
+    const attributes = validAttributes(input, image);
     const now = new Date().toISOString();
     const out: AnnotationOut = {
       id: 0,
@@ -70,6 +72,8 @@ export class AnnotationsService {
       confidence: input.confidence ?? null,
       source: input.source ?? 'manual',
       status: input.status ?? 'accepted',
+      attributes: attributes ?? {},
+      group_id: input.group_id ?? null,
       created_at: now,
       updated_at: now,
     };
@@ -85,6 +89,8 @@ export class AnnotationsService {
         status: out.status,
         created_at: now,
         updated_at: now,
+        attributes: attributes && JSON.stringify(attributes),
+        group_id: out.group_id,
       };
       const after = stateText(row);
       out.id = await this.writes.run(async (tx) => {
@@ -117,6 +123,11 @@ export class AnnotationsService {
       confidence: input.confidence ?? null,
       source: input.source ?? 'manual',
       status: input.status ?? 'accepted',
+      attributes: (() => {
+        const attributes = validAttributes(input, image);
+        return attributes && JSON.stringify(attributes);
+      })(),
+      group_id: input.group_id ?? null,
       updated_at: new Date().toISOString(),
     };
     let row;
@@ -269,11 +280,30 @@ export class AnnotationsService {
   }
 }
 
-function validGeometry(input: AnnotationCreate, size: ImageSize): object {
+/** The geometry to store; keypoints must hold one point per point of their class's skeleton. */
+function validGeometry(input: AnnotationCreate, target: ImageTarget): object {
+  let geometry: object;
   try {
-    return parseGeometry(input.annotation_type, input.geometry as Record<string, unknown>, size);
+    geometry = parseGeometry(input.annotation_type, input.geometry as Record<string, unknown>, target);
   } catch (err) {
     if (err instanceof GeometryError) throw ValidationError.at(['body', 'geometry', ...err.path], err.message);
+    throw err;
+  }
+  if (input.annotation_type === 'keypoints' && target.skeleton !== null) {
+    const expected = (JSON.parse(target.skeleton) as Skeleton).points.length;
+    const got = (geometry as KeypointsGeometry).points.length;
+    if (got !== expected) throw ValidationError.at(['body', 'geometry', 'points'], `the class's skeleton has ${expected} points; ${got} were sent`);
+  }
+  return geometry;
+}
+
+/** The attribute values to store (null when none), each checked against the class's specs. */
+function validAttributes(input: AnnotationCreate, target: ImageTarget): Record<string, AttributeValue> | null {
+  if (input.attributes === undefined || Object.keys(input.attributes).length === 0) return null;
+  try {
+    return parseAttributes(input.attributes, target.attributes === null ? [] : JSON.parse(target.attributes));
+  } catch (err) {
+    if (err instanceof ClassSpecError) throw ValidationError.at(['body', 'attributes', ...err.path], err.message);
     throw err;
   }
 }

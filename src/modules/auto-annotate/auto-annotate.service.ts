@@ -127,6 +127,8 @@ export class AutoAnnotateService {
         confidence: row.confidence,
         source,
         status: row.status,
+        attributes: {},
+        group_id: null,
         created_at: now,
         updated_at: now,
       }));

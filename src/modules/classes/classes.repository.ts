@@ -44,13 +44,15 @@ export class ClassesRepository {
     return db.updateTable('classes').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
   }
 
-  async countAnnotations(id: number, db: Executor = this.db): Promise<number> {
-    const row = await db
-      .selectFrom('annotations')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('class_id', '=', id)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+  /** The class's annotations, or those of one type. */
+  async countAnnotations(id: number, type?: string, db: Executor = this.db): Promise<number> {
+    let query = db.selectFrom('annotations').select((eb) => eb.fn.countAll<number>().as('n')).where('class_id', '=', id);
+    if (type !== undefined) query = query.where('annotation_type', '=', type);
+    return Number((await query.executeTakeFirstOrThrow()).n);
+  }
+
+  async findSkeleton(id: number): Promise<string | null | undefined> {
+    return (await this.db.selectFrom('classes').select('skeleton').where('id', '=', id).executeTakeFirst())?.skeleton;
   }
 
   /**

@@ -1,19 +1,52 @@
 import { Type, type Static } from 'typebox';
 import type { Selectable } from 'kysely';
 import type { ClassesTable } from '../../db/schema.js';
-import { Id, Timestamp } from '../../http/schemas.js';
+import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { ATTRIBUTE_TYPES } from '../../imaging/class-specs.js';
 
 const ClassName = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'Unique within the project (case-sensitive, surrounding spaces trimmed)' });
 const Color = Type.String({ pattern: '^#[0-9a-fA-F]{6}$', description: '`#rrggbb`; stored in lower case', examples: ['#4e79a7'] });
 
+const Skeleton = Type.Object(
+  {
+    points: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 1000, description: 'The point names, in the order keypoint annotations list their points' }),
+    edges: Type.Optional(Type.Array(Type.Tuple([Type.Integer({ minimum: 0 }), Type.Integer({ minimum: 0 })]), { maxItems: 4000, description: 'Lines drawn between points, as index pairs' })),
+    flip_pairs: Type.Optional(Type.Array(Type.Tuple([Type.Integer({ minimum: 0 }), Type.Integer({ minimum: 0 })]), {
+      maxItems: 1000,
+      description: 'Left/right pairs a horizontal flip swaps (e.g. left and right eye), as index pairs',
+    })),
+  },
+  { additionalProperties: false, description: 'A keypoint skeleton: the template keypoint annotations of the class follow' },
+);
+
+const AttributeSpec = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    type: StringEnum(ATTRIBUTE_TYPES),
+    values: Type.Optional(Type.Array(Type.Union([Type.String({ maxLength: 200 }), Type.Number()]), {
+      maxItems: 1000,
+      description: '`select`: its choices. `number`: `[min, max]` or `[min, max, step]`. Absent for `checkbox` and `text`',
+    })),
+    default: Type.Optional(Type.Union([Type.Boolean(), Type.Number(), Type.String({ maxLength: 2000 })])),
+  },
+  { additionalProperties: false },
+);
+
+const Attributes = Type.Array(AttributeSpec, { maxItems: 100, description: "The attributes the class's annotations may carry (names distinct)" });
+
 export const ClassCreate = Type.Object(
-  { name: ClassName, color: Type.Optional(Color) },
+  { name: ClassName, color: Type.Optional(Color), skeleton: Type.Optional(Nullable(Skeleton)), attributes: Type.Optional(Attributes) },
   { additionalProperties: false, description: 'When `color` is omitted one is picked from a fixed palette by the class index.' },
 );
 export type ClassCreate = Static<typeof ClassCreate>;
 
 export const ClassUpdate = Type.Object(
-  { name: Type.Optional(ClassName), color: Type.Optional(Color) },
+  {
+    name: Type.Optional(ClassName),
+    color: Type.Optional(Color),
+    skeleton: Type.Optional(Type.Union([Skeleton, Type.Null()], { description: 'A new skeleton (null: none). Refused (409) when it changes the number of points keypoint annotations of the class hold' })),
+    attributes: Type.Optional(Attributes),
+  },
   { additionalProperties: false, minProperties: 1 },
 );
 export type ClassUpdate = Static<typeof ClassUpdate>;
@@ -23,6 +56,8 @@ export const ClassOut = Type.Object({
   project_id: Type.Integer(),
   name: Type.String(),
   color: Type.String(),
+  skeleton: Nullable(Skeleton),
+  attributes: Attributes,
   created_at: Timestamp,
   annotation_count: Type.Optional(Type.Integer({ description: 'Annotations labelled with this class' })),
 });
@@ -58,6 +93,8 @@ export function toClassOut(row: ClassRow, annotationCount?: number): ClassOut {
     project_id: row.project_id,
     name: row.name,
     color: row.color,
+    skeleton: row.skeleton === null ? null : JSON.parse(row.skeleton),
+    attributes: row.attributes === null ? [] : JSON.parse(row.attributes),
     created_at: row.created_at,
     ...(annotationCount === undefined ? {} : { annotation_count: annotationCount }),
   };

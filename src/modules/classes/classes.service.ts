@@ -3,6 +3,7 @@ import type { ProjectAccess } from '../../access/project-access.js';
 import type { Transactions } from '../../db/transactions.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
+import { ClassSpecError, parseAttributeSpecs, parseSkeleton, type Skeleton } from '../../imaging/class-specs.js';
 import type { LockGuard } from '../locks/lock-guard.service.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { RevisionsRepository } from '../revisions/revisions.repository.js';
@@ -47,7 +48,7 @@ export class ClassesService {
     const color = input.color?.toLowerCase() ?? paletteColor(project.class_count);
     try {
       const row = await this.transactions.run(async (tx) => {
-        const inserted = await this.classes.insert({ project_id: projectId, name, color, created_at: new Date().toISOString() }, tx);
+        const inserted = await this.classes.insert({ project_id: projectId, name, color, created_at: new Date().toISOString(), ...classSpecs(input) }, tx);
         await this.projects.bumpCounters(projectId, { class_count: 1 }, tx);
         return inserted;
       });
@@ -61,17 +62,32 @@ export class ClassesService {
   async update(caller: Caller, classId: number, input: ClassUpdate): Promise<ClassOut> {
     const found = await this.writable(caller, classId);
     // Unknown members are stripped by validation, so `{"colour": …}` arrives here empty.
-    if (input.name === undefined && input.color === undefined) throw ValidationError.at(['body'], 'Send name and/or color');
+    if (Object.values(input).every((v) => v === undefined)) throw ValidationError.at(['body'], 'Send name, color, skeleton and/or attributes');
     const name = input.name?.trim();
+    const specs = classSpecs(input);
+    if (specs.skeleton !== undefined) await this.assertSkeletonFits(classId, specs.skeleton);
     try {
       const row = await this.classes.update(classId, {
         ...(name !== undefined ? { name } : {}),
         ...(input.color !== undefined ? { color: input.color.toLowerCase() } : {}),
+        ...specs,
       });
       return toClassOut(row, await this.classes.countAnnotations(classId));
     } catch (err) {
       if (isUniqueViolation(err)) throw duplicateName(name!, found.project_id);
       throw err;
+    }
+  }
+
+  /** A class's keypoint annotations keep their points: a new skeleton must have as many (409 otherwise). */
+  private async assertSkeletonFits(classId: number, skeleton: string | null): Promise<void> {
+    const used = await this.classes.countAnnotations(classId, 'keypoints');
+    if (used === 0) return;
+    const points = skeleton === null ? 0 : (JSON.parse(skeleton) as Skeleton).points.length;
+    const current = (await this.classes.findSkeleton(classId)) ?? null;
+    const before = current === null ? null : (JSON.parse(current) as Skeleton).points.length;
+    if (points !== before) {
+      throw new ConflictError(`${used} keypoint annotations of the class hold ${before ?? 'their'} points each; a skeleton with ${points} points would not fit them (edit or delete them first)`);
     }
   }
 
@@ -123,4 +139,21 @@ export class ClassesService {
 
 function duplicateName(name: string, projectId: number): ConflictError {
   return new ConflictError(`A class named '${name}' already exists in project ${projectId}`);
+}
+
+/** The skeleton and attribute specs a request sets, as the JSON text the row stores (absent when not sent). */
+function classSpecs(input: ClassCreate | ClassUpdate): { skeleton?: string | null; attributes?: string | null } {
+  const parsed = <T>(field: string, parse: () => T): T => {
+    try {
+      return parse();
+    } catch (err) {
+      if (err instanceof ClassSpecError) throw ValidationError.at(['body', field, ...err.path], err.message);
+      throw err;
+    }
+  };
+  const { skeleton, attributes } = input;
+  return {
+    ...(skeleton !== undefined ? { skeleton: skeleton === null ? null : JSON.stringify(parsed('skeleton', () => parseSkeleton(skeleton))) } : {}),
+    ...(attributes !== undefined ? { attributes: attributes.length === 0 ? null : JSON.stringify(parsed('attributes', () => parseAttributeSpecs(attributes))) } : {}),
+  };
 }

@@ -27,10 +27,11 @@ export class ImportsRepository {
     return this.db.insertInto('projects').values(values).returningAll().executeTakeFirstOrThrow();
   }
 
-  async insertClass(projectId: number, name: string, color: string): Promise<number> {
+  /** A class with the skeleton and attribute specs the dataset declares for it (JSON text, null when none). */
+  async insertClass(projectId: number, name: string, color: string, specs: { skeleton: string | null; attributes: string | null }): Promise<number> {
     const row = await this.db
       .insertInto('classes')
-      .values({ project_id: projectId, name, color, created_at: new Date().toISOString() })
+      .values({ project_id: projectId, name, color, created_at: new Date().toISOString(), ...specs })
       .returning('id')
       .executeTakeFirstOrThrow();
     return row.id;

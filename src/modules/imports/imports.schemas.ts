@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { FORMAT_DESCRIPTIONS, READABLE_FORMATS } from '../../formats/readers/index.js';
 import { Id, StringEnum, ValidationErrorOut } from '../../http/schemas.js';
+import { MAX_SKIPPED_LISTED } from '../../formats/import-ledger.js';
 import { ProjectOut, ProjectType } from '../projects/projects.schemas.js';
 
 export const ImportFormat = StringEnum(READABLE_FORMATS, {
@@ -71,15 +72,26 @@ export interface ImportIntoOptions {
 
 export const ImportSkippedOut = Type.Object(
   {
-    file: Type.String({ description: "The image's file name in the dataset" }),
+    file: Type.String({ description: 'The dataset file it came from (an annotation file, or the image\'s name)' }),
+    item: Type.String({ description: 'What it is, in the file\'s terms (e.g. `shape 3 (cuboid, label "car")`)' }),
     reason: Type.String(),
   },
   { description: 'Something of the dataset that was not imported, and why' },
 );
+
+const LedgerCountsOut = Type.Object({
+  images: Type.Integer({ minimum: 0 }),
+  annotations: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), { description: 'By annotation type (the file\'s own name for a shape Versa has no type for)' }),
+  attributes: Type.Integer({ minimum: 0, description: 'Attribute values' }),
+  tracks: Type.Integer({ minimum: 0 }),
+});
+
+export const ImportCountsOut = Type.Object(
+  { read: LedgerCountsOut, kept: LedgerCountsOut, skipped: LedgerCountsOut },
+  { description: 'Every item the dataset\'s files hold, per kind: read = kept + skipped. Each skipped one is listed in `skipped`' },
+);
 export type ImportSkippedOut = Static<typeof ImportSkippedOut>;
 
-/** Most entries `skipped` lists; `skipped_count` counts them all. */
-export const MAX_SKIPPED_LISTED = 1000;
 
 export const ImportSharedBytesOut = Type.Object(
   {
@@ -111,10 +123,11 @@ const importSummary = {
   }),
   shared_bytes: Type.Array(ImportSharedBytesOut, { description: `Those images, in dataset order (at most ${MAX_SKIPPED_LISTED} listed)` }),
   annotations_created: Type.Integer({ minimum: 0, description: 'Annotations added, to new and merged images (each with a `create` revision)' }),
+  counts: ImportCountsOut,
   skipped: Type.Array(ImportSkippedOut, {
-    description: `What was left out: labels with no area inside their image, by the file of the image (at most ${MAX_SKIPPED_LISTED} listed)`,
+    description: `What was left out, item by item: shapes and attributes no Versa type holds, labels with no area inside their image, images the labels name that the archive lacks... (at most ${MAX_SKIPPED_LISTED} listed)`,
   }),
-  skipped_count: Type.Integer({ minimum: 0, description: 'Files with labels left out, all of them' }),
+  skipped_count: Type.Integer({ minimum: 0, description: 'Items left out, all of them' }),
 };
 
 export const ImportSummaryOut = Type.Object(importSummary, { description: 'What the import made of the dataset' });

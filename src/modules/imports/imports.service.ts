@@ -13,7 +13,9 @@ import { readImage, stemOf } from '../../formats/dataset.js';
 import { FormatError } from '../../formats/format-error.js';
 import { readDataset, readDatasetZip } from '../../formats/readers/index.js';
 import { ConflictError, HttpError, ForbiddenError, NotFoundError, PayloadTooLargeError, ValidationError } from '../../http/errors.js';
+import { attributeProblem, type AttributeSpec, type AttributeValue } from '../../imaging/class-specs.js';
 import { GeometryError, parseGeometry, type AnnotationType } from '../../imaging/geometry.js';
+import { ImportLedger, MAX_SKIPPED_LISTED } from '../../formats/import-ledger.js';
 import { ImageRejectedError, type ProbedImage } from '../../imaging/image-probe.js';
 import type { BlobClaims, BlobClaimSession } from '../../storage/blob-claims.js';
 import type { BlobStore } from '../../storage/blob-store.js';
@@ -30,7 +32,6 @@ import type { ImportsRepository, NewAnnotation, NewImage } from './imports.repos
 import { planEntries, type EntryPlan } from './entry-pairing.logic.js';
 import { ensureFolder, resolvedPath, touch } from '../../storage/local-files.js';
 import {
-  MAX_SKIPPED_LISTED,
   type ImportFolderRequest,
   type ImportIntoFolderRequest,
   type ImportIntoOptions,
@@ -82,17 +83,6 @@ interface PreparedImage<T extends DatasetItem = DatasetItem> {
   sizeBytes: number;
 }
 
-/** What was left out of an import, for its answer: the first entries, and how many in all. */
-interface Skipped {
-  list: ImportSkippedOut[];
-  count: number;
-}
-
-function skip(skipped: Skipped, file: string, reason: string): void {
-  skipped.count++;
-  if (skipped.list.length < MAX_SKIPPED_LISTED) skipped.list.push({ file, reason });
-}
-
 /**
  * Where `fill` writes for an import into an existing project: rows under the hidden staging project, files under
  * the target project's keys (so that moving the rows is all that is left), claimed while the import runs.
@@ -130,9 +120,13 @@ interface ImportCounts {
   annotated_image_count: number;
   annotation_count: number;
   class_count: number;
-  droppedAnnotations: number;
-  /** Labels left out, by the file of their image. */
-  skipped: Skipped;
+  /** What the dataset held: read = kept + skipped, per kind. */
+  ledger: ImportLedger;
+}
+
+/** The accounts of an import, for its answer. */
+function accounts(ledger: ImportLedger): Pick<ImportSummaryOut, 'counts' | 'skipped' | 'skipped_count'> {
+  return { counts: ledger.counts(), skipped: ledger.skippedList, skipped_count: ledger.skippedCount };
 }
 
 /** Entries that became images of their own while another image has their bytes, for the answer. */
@@ -298,7 +292,7 @@ export class ImportsService {
       });
       this.log.info(
         { projectId: project.id, format: source.format, images: counts.image_count, annotations: counts.annotation_count,
-          imagesSharingBytes: shared.length, droppedAnnotations: counts.droppedAnnotations },
+          imagesSharingBytes: shared.length, skipped: counts.ledger.skippedCount },
         'dataset imported',
       );
       return {
@@ -310,8 +304,7 @@ export class ImportsService {
           images_merged: 0,
           ...sharedReport(shared),
           annotations_created: counts.annotation_count,
-          skipped: counts.skipped.list,
-          skipped_count: counts.skipped.count,
+          ...accounts(counts.ledger),
         },
       };
     } catch (error) {
@@ -370,7 +363,7 @@ export class ImportsService {
       this.log.info(
         { projectId: target.id, format: source.format, imagesCreated: merged.imagesCreated, imagesMerged: merged.imagesMerged,
           annotations: merged.annotations, classesCreated: merged.created.length, imagesSharingBytes: merged.shared.length,
-          droppedAnnotations: counts.droppedAnnotations },
+          skipped: counts.ledger.skippedCount },
         'dataset imported into a project',
       );
       return {
@@ -383,8 +376,7 @@ export class ImportsService {
         annotations_created: merged.annotations,
         classes_created: merged.created,
         classes_matched: merged.matched,
-        skipped: counts.skipped.list,
-        skipped_count: counts.skipped.count,
+        ...accounts(counts.ledger),
         project: toProjectOut(project),
       };
     } catch (error) {
@@ -500,29 +492,35 @@ export class ImportsService {
    */
   private async fill(projectId: number, source: DatasetSource, root: string | null, into?: IntoTarget): Promise<ImportCounts> {
     const blobProjectId = into?.projectId ?? projectId;
-    const counts: ImportCounts = {
-      image_count: 0, annotated_image_count: 0, annotation_count: 0, class_count: 0, droppedAnnotations: 0, skipped: { list: [], count: 0 },
-    };
+    const ledger = source.ledger ?? new ImportLedger();
+    const counts: ImportCounts = { image_count: 0, annotated_image_count: 0, annotation_count: 0, class_count: 0, ledger };
     const classIds = new Map<string, number>();
     const classId = async (name: string): Promise<number> => {
       let id = classIds.get(name);
       if (id === undefined) {
-        id = await this.imports.insertClass(projectId, name, paletteColor(classIds.size));
+        const spec = source.classSpecs?.get(name);
+        id = await this.imports.insertClass(projectId, name, paletteColor(classIds.size), {
+          skeleton: spec?.skeleton ? JSON.stringify(spec.skeleton) : null,
+          attributes: spec?.attributes?.length ? JSON.stringify(spec.attributes) : null,
+        });
         classIds.set(name, id);
         counts.class_count++;
       }
       return id;
     };
     for (const name of source.classes) await classId(name);
-    const annotationRow = async (annotation: Annotation, size: { width: number; height: number }, createdAt: string): Promise<NewAnnotation | null> => {
+    /** The row of an annotation, or null when it cannot be stored (it is accounted as skipped, with the reason). */
+    const annotationRow = async (annotation: Annotation, size: { width: number; height: number }, createdAt: string, file: string, index: number): Promise<NewAnnotation | null> => {
+      const what = `annotation ${index + 1} (${annotation.type}, class "${annotation.className}")`;
       const geometry = storedGeometry(annotation, size);
-      if (geometry === null) {
-        counts.droppedAnnotations++;
+      if (typeof geometry === 'string') {
+        ledger.skip('annotations', annotation.type, { file, item: what, reason: geometry });
         return null;
       }
       if (counts.annotation_count >= this.options.maxAnnotations) {
         throw new PayloadTooLargeError(`The dataset has more than ${this.options.maxAnnotations} annotations (MAX_IMPORT_ANNOTATIONS)`);
       }
+      ledger.keep('annotations', annotation.type);
       counts.annotation_count++;
       return {
         project_id: projectId,
@@ -533,6 +531,8 @@ export class ImportsService {
         source: 'import',
         created_at: createdAt,
         updated_at: createdAt,
+        attributes: keptAttributes(annotation, source.classSpecs?.get(annotation.className)?.attributes ?? [], ledger, file, what),
+        group_id: annotation.groupId ?? null,
       };
     };
 
@@ -567,12 +567,11 @@ export class ImportsService {
       const size = { width: probed.width, height: probed.height };
       const rows: NewAnnotation[] = [];
       const createdAt = new Date().toISOString();
-      for (const annotation of item.annotations) {
-        const row = await annotationRow(annotation, size, createdAt);
+      ledger.keep('images');
+      for (let i = 0; i < item.annotations.length; i++) {
+        const row = await annotationRow(item.annotations[i], size, createdAt, item.fileName, i);
         if (row) rows.push(row);
       }
-      const dropped = item.annotations.length - rows.length;
-      if (dropped > 0) skip(counts.skipped, item.fileName, droppedReason(dropped));
       images.push({
         project_id: projectId,
         filename,
@@ -598,21 +597,23 @@ export class ImportsService {
   private async fillLabelsApart(
     labels: AsyncIterable<{ itemKey: string; annotation: Annotation }>,
     targets: Map<string, { id: number; width: number; height: number; file: string }>,
-    annotationRow: (annotation: Annotation, size: { width: number; height: number }, createdAt: string) => Promise<NewAnnotation | null>,
+    annotationRow: (annotation: Annotation, size: { width: number; height: number }, createdAt: string, file: string, index: number) => Promise<NewAnnotation | null>,
     counts: ImportCounts,
   ): Promise<void> {
     const perImage = new Map<number, number>();
-    const dropped = new Map<string, number>();
+    const seen = new Map<number, number>();
     let rows: Insertable<AnnotationsTable>[] = [];
     const createdAt = new Date().toISOString();
     for await (const { itemKey, annotation } of labels) {
       const target = targets.get(itemKey);
-      if (!target) continue;
-      const row = await annotationRow(annotation, target, createdAt);
-      if (!row) {
-        dropped.set(target.file, (dropped.get(target.file) ?? 0) + 1);
+      if (!target) {
+        counts.ledger.skip('annotations', annotation.type, { file: itemKey, item: `annotation (${annotation.type}, class "${annotation.className}")`, reason: 'its image is not in the dataset' });
         continue;
       }
+      const index = seen.get(target.id) ?? 0;
+      seen.set(target.id, index + 1);
+      const row = await annotationRow(annotation, target, createdAt, target.file, index);
+      if (!row) continue;
       rows.push({ ...row, image_id: target.id });
       perImage.set(target.id, (perImage.get(target.id) ?? 0) + 1);
       if (rows.length >= BATCH_ANNOTATIONS) {
@@ -628,7 +629,6 @@ export class ImportsService {
       await setImmediate();
     }
     counts.annotated_image_count = perImage.size;
-    for (const [file, n] of dropped) skip(counts.skipped, file, droppedReason(n));
   }
 
   /**
@@ -717,27 +717,40 @@ function freeFilename(fileName: string, ext: string, sha256: string, taken: Set<
   }
 }
 
-function droppedReason(n: number): string {
-  return n === 1 ? '1 label with no area inside the image was left out' : `${n} labels with no area inside the image were left out`;
-}
-
 function isInside(root: string, path: string): boolean {
   const rel = relative(root, path);
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
 /**
- * The geometry to store, validated like the annotations API does (shapes cut to the image), or null for a shape the
- * API would refuse (no area inside the image): datasets in the wild carry such degenerate labels, and dropping them
- * is what other tools do rather than refusing the whole dataset.
+ * The geometry to store, validated like the annotations API does (shapes cut to the image), or why the API would
+ * refuse it (no area inside the image...): datasets in the wild carry such degenerate labels; they are skipped and
+ * accounted for rather than refusing the whole dataset (`strict` refuses it).
  */
-function storedGeometry(annotation: Annotation, size: { width: number; height: number }): object | null {
+function storedGeometry(annotation: Annotation, size: { width: number; height: number }): object | string {
   try {
     return parseGeometry(annotation.type as AnnotationType, annotation.geometry as Record<string, unknown>, size);
   } catch (error) {
-    if (error instanceof GeometryError) return null;
+    if (error instanceof GeometryError) return error.path.length > 0 ? `${error.message} (at ${error.path.join('.')})` : error.message;
     throw error;
   }
+}
+
+/** The annotation's attribute values its class declares, as the row stores them; the others are skipped with why. */
+function keptAttributes(annotation: Annotation, specs: readonly AttributeSpec[], ledger: ImportLedger, file: string, what: string): string | null {
+  if (!annotation.attributes) return null;
+  const kept: Record<string, AttributeValue> = {};
+  for (const [name, value] of Object.entries(annotation.attributes)) {
+    const spec = specs.find((s) => s.name === name);
+    const problem = spec ? attributeProblem(spec, value) : 'the class declares no such attribute';
+    if (problem) {
+      ledger.skip('attributes', '', { file, item: `attribute "${name}" of ${what}`, reason: problem });
+      continue;
+    }
+    kept[name] = value;
+    ledger.keep('attributes');
+  }
+  return Object.keys(kept).length > 0 ? JSON.stringify(kept) : null;
 }
 
 /**

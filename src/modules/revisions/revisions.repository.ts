@@ -88,7 +88,8 @@ function stateSql(withStatus: boolean): RawBuilder<string | null> {
   const status = withStatus ? sql`|| ',"status":' || ${jsonString('status')}` : sql``;
   return sql<string | null>`'{"class_id":' || cast(class_id as text) || ',"annotation_type":' || ${jsonString('annotation_type')}
     || ',"geometry":' || geometry || ',"confidence":' || coalesce(cast(confidence as text), 'null')
-    || ',"source":' || ${jsonString('source')} ${status} || '}'`;
+    || ',"source":' || ${jsonString('source')} ${status}
+    || coalesce(',"attributes":' || attributes, '') || coalesce(',"group_id":' || cast(group_id as text), '') || '}'`;
 }
 
 /**

@@ -12,6 +12,9 @@ export interface AnnotationState {
   source: string;
   /** Absent in revisions written before annotations had a status (they were all accepted). */
   status?: 'accepted' | 'suggested';
+  /** Absent when the annotation had no attribute values or group (and in revisions written before either existed). */
+  attributes?: Record<string, unknown>;
+  group_id?: number;
 }
 
 const State = Type.Object(
@@ -22,6 +25,8 @@ const State = Type.Object(
     confidence: Nullable(Type.Number()),
     source: Type.String(),
     status: Type.Optional(StringEnum(['accepted', 'suggested'] as const, { description: '`suggested` while a model prediction awaited a decision' })),
+    attributes: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Attribute values, when it had any' })),
+    group_id: Type.Optional(Type.Integer({ description: 'Its group, when it was in one' })),
   },
   { description: 'The annotation as it was' },
 );

@@ -64,7 +64,12 @@ export class RevisionsService {
           await this.annotations.countStatusChange(current, current.status, null, tx);
           return this.insertRevision({ ...base, before: stateText(current), after: null }, tx);
         }
-        const fields = { ...target, geometry: JSON.stringify(target.geometry) };
+        const fields = {
+          ...target,
+          geometry: JSON.stringify(target.geometry),
+          attributes: target.attributes === undefined ? null : JSON.stringify(target.attributes),
+          group_id: target.group_id ?? null,
+        };
         if (current) {
           const updated = (await this.annotations.update(annotationId, { ...fields, updated_at: now }, tx))!;
           await this.annotations.countStatusChange(updated, current.status, updated.status, tx);
