@@ -97,18 +97,31 @@ function toItem(image: ExportImageRow, annotations: Annotation[], blobs: BlobSto
   };
 }
 
-/** Stored geometry → the formats' annotation shape (masks keep only their RLE; the stored bbox is derived). */
+/**
+ * Stored geometry → the formats' annotation shape, with the attribute values and group it carries (masks keep only
+ * their RLE; the stored bbox is derived). Other shapes go as stored: their geometry is the dataset model's.
+ */
 function toAnnotation(row: ExportAnnotationRow): Annotation {
   const geometry = JSON.parse(row.geometry);
-  const className = row.class_name;
+  const extras = {
+    className: row.class_name,
+    ...(row.attributes ? { attributes: JSON.parse(row.attributes) } : {}),
+    ...(row.group_id != null ? { groupId: row.group_id } : {}),
+  };
   switch (row.annotation_type) {
-    case 'bbox':
-      return { type: 'bbox', className, geometry: { x: geometry.x, y: geometry.y, width: geometry.width, height: geometry.height } };
-    case 'polygon':
-      return { type: 'polygon', className, geometry: { points: geometry.points } };
+    case 'bbox': {
+      const { x, y, width, height, rotation } = geometry;
+      return { type: 'bbox', ...extras, geometry: rotation ? { x, y, width, height, rotation } : { x, y, width, height } };
+    }
     case 'mask':
-      return { type: 'mask', className, geometry: { rle: geometry.rle } };
+      return { type: 'mask', ...extras, geometry: { rle: geometry.rle } };
+    case 'polygon':
+    case 'keypoints':
+    case 'polyline':
+    case 'points':
+    case 'ellipse':
+      return { type: row.annotation_type, ...extras, geometry } as Annotation;
     default:
-      return { type: 'classification', className, geometry: {} };
+      return { type: 'classification', ...extras, geometry: {} };
   }
 }

@@ -19,6 +19,9 @@ export interface ExportAnnotationRow {
   class_name: string;
   annotation_type: string;
   geometry: string;
+  /** JSON text of attribute values, null when none (version rows before they kept attributes: absent). */
+  attributes?: string | null;
+  group_id?: number | null;
 }
 
 export interface PageCursor {
@@ -56,8 +59,8 @@ export class ExportsRepository {
   }
 
   /** Class names in creation order, which is the order exports number them in. */
-  async projectClasses(projectId: number): Promise<{ id: number; name: string }[]> {
-    return this.db.selectFrom('classes').select(['id', 'name']).where('project_id', '=', projectId).orderBy('id').execute();
+  async projectClasses(projectId: number): Promise<{ id: number; name: string; skeleton: string | null; attributes: string | null }[]> {
+    return this.db.selectFrom('classes').select(['id', 'name', 'skeleton', 'attributes']).where('project_id', '=', projectId).orderBy('id').execute();
   }
 
   /** One page of a project's images in id order, after the cursor (keyset on the (project_id, id) index). */
@@ -81,7 +84,7 @@ export class ExportsRepository {
     let query = this.db
       .selectFrom('annotations')
       .innerJoin('classes', 'classes.id', 'annotations.class_id')
-      .select(['annotations.id', 'annotations.image_id', 'classes.name as class_name', 'annotations.annotation_type', 'annotations.geometry'])
+      .select(['annotations.id', 'annotations.image_id', 'classes.name as class_name', 'annotations.annotation_type', 'annotations.geometry', 'annotations.attributes', 'annotations.group_id'])
       .where('annotations.image_id', 'in', (eb) =>
         eb
           .selectFrom('images')

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { PassThrough, type Readable } from 'node:stream';
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
-import type { DatasetToWrite, ProjectType, Split, WriteStats } from '../../formats/dataset.js';
+import type { ClassSpec, DatasetToWrite, ProjectType, Split, WriteStats } from '../../formats/dataset.js';
 import { FormatError } from '../../formats/format-error.js';
 import { WRITERS, type ExportWriter } from '../../formats/writers/index.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
@@ -56,6 +56,20 @@ export class ExportsService {
     private readonly blobs: BlobStore,
   ) {}
 
+  /** The project's class names in order, and the skeletons and attribute specs they declare. */
+  private async projectClassList(projectId: number): Promise<Pick<DatasetToWrite, 'classes' | 'classSpecs'>> {
+    const rows = await this.exports.projectClasses(projectId);
+    const classSpecs = new Map<string, ClassSpec>();
+    for (const row of rows) {
+      if (row.skeleton === null && row.attributes === null) continue;
+      classSpecs.set(row.name, {
+        ...(row.skeleton !== null ? { skeleton: JSON.parse(row.skeleton) } : {}),
+        ...(row.attributes !== null ? { attributes: JSON.parse(row.attributes) } : {}),
+      });
+    }
+    return { classes: rows.map((c) => c.name), classSpecs };
+  }
+
   async export(caller: Caller, projectId: number, input: ExportRequest): Promise<ExportOut> {
     const project = await this.access.wholeProject(caller, projectId, 'export');
     const version = input.version_id == null ? null : await this.readyVersion(projectId, input.version_id);
@@ -79,7 +93,7 @@ export class ExportsService {
           ),
         }
       : {
-          classes: (await this.exports.projectClasses(projectId)).map((c) => c.name),
+          ...(await this.projectClassList(projectId)),
           projectType: project.project_type as ProjectType,
           items: pagedItems(
             {
