@@ -1806,15 +1806,9 @@ export interface paths {
                         /** @description A new skeleton (null: none). Refused (409) when it changes the number of points keypoint annotations of the class hold */
                         skeleton?: {
                             /** @description Lines drawn between points, as index pairs */
-                            edges?: [
-                                number,
-                                number
-                            ][];
+                            edges?: number[][];
                             /** @description Left/right pairs a horizontal flip swaps (e.g. left and right eye), as index pairs */
-                            flip_pairs?: [
-                                number,
-                                number
-                            ][];
+                            flip_pairs?: number[][];
                             /** @description The point names, in the order keypoint annotations list their points */
                             points: string[];
                         } | (never | null);
@@ -1849,15 +1843,9 @@ export interface paths {
                             /** @description A keypoint skeleton: the template keypoint annotations of the class follow */
                             skeleton: {
                                 /** @description Lines drawn between points, as index pairs */
-                                edges?: [
-                                    number,
-                                    number
-                                ][];
+                                edges?: number[][];
                                 /** @description Left/right pairs a horizontal flip swaps (e.g. left and right eye), as index pairs */
-                                flip_pairs?: [
-                                    number,
-                                    number
-                                ][];
+                                flip_pairs?: number[][];
                                 /** @description The point names, in the order keypoint annotations list their points */
                                 points: string[];
                             } | null;
@@ -10106,15 +10094,9 @@ export interface paths {
                             /** @description A keypoint skeleton: the template keypoint annotations of the class follow */
                             skeleton: {
                                 /** @description Lines drawn between points, as index pairs */
-                                edges?: [
-                                    number,
-                                    number
-                                ][];
+                                edges?: number[][];
                                 /** @description Left/right pairs a horizontal flip swaps (e.g. left and right eye), as index pairs */
-                                flip_pairs?: [
-                                    number,
-                                    number
-                                ][];
+                                flip_pairs?: number[][];
                                 /** @description The point names, in the order keypoint annotations list their points */
                                 points: string[];
                             } | null;
@@ -10201,15 +10183,9 @@ export interface paths {
                         /** @description A keypoint skeleton: the template keypoint annotations of the class follow */
                         skeleton?: {
                             /** @description Lines drawn between points, as index pairs */
-                            edges?: [
-                                number,
-                                number
-                            ][];
+                            edges?: number[][];
                             /** @description Left/right pairs a horizontal flip swaps (e.g. left and right eye), as index pairs */
-                            flip_pairs?: [
-                                number,
-                                number
-                            ][];
+                            flip_pairs?: number[][];
                             /** @description The point names, in the order keypoint annotations list their points */
                             points: string[];
                         } | null;
@@ -10244,15 +10220,9 @@ export interface paths {
                             /** @description A keypoint skeleton: the template keypoint annotations of the class follow */
                             skeleton: {
                                 /** @description Lines drawn between points, as index pairs */
-                                edges?: [
-                                    number,
-                                    number
-                                ][];
+                                edges?: number[][];
                                 /** @description Left/right pairs a horizontal flip swaps (e.g. left and right eye), as index pairs */
-                                flip_pairs?: [
-                                    number,
-                                    number
-                                ][];
+                                flip_pairs?: number[][];
                                 /** @description The point names, in the order keypoint annotations list their points */
                                 points: string[];
                             } | null;

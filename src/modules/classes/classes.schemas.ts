@@ -7,11 +7,14 @@ import { ATTRIBUTE_TYPES } from '../../imaging/class-specs.js';
 const ClassName = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'Unique within the project (case-sensitive, surrounding spaces trimmed)' });
 const Color = Type.String({ pattern: '^#[0-9a-fA-F]{6}$', description: '`#rrggbb`; stored in lower case', examples: ['#4e79a7'] });
 
+/** `[i, j]`: two point indices (an array, not a tuple: OpenAPI 3.0 has no tuples). */
+const IndexPair = Type.Array(Type.Integer({ minimum: 0 }), { minItems: 2, maxItems: 2 });
+
 const Skeleton = Type.Object(
   {
     points: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 1000, description: 'The point names, in the order keypoint annotations list their points' }),
-    edges: Type.Optional(Type.Array(Type.Tuple([Type.Integer({ minimum: 0 }), Type.Integer({ minimum: 0 })]), { maxItems: 4000, description: 'Lines drawn between points, as index pairs' })),
-    flip_pairs: Type.Optional(Type.Array(Type.Tuple([Type.Integer({ minimum: 0 }), Type.Integer({ minimum: 0 })]), {
+    edges: Type.Optional(Type.Array(IndexPair, { maxItems: 4000, description: 'Lines drawn between points, as index pairs' })),
+    flip_pairs: Type.Optional(Type.Array(IndexPair, {
       maxItems: 1000,
       description: 'Left/right pairs a horizontal flip swaps (e.g. left and right eye), as index pairs',
     })),
