@@ -5,6 +5,7 @@ import type { Annotation, DatasetItem, DatasetSource, Split } from '../dataset.j
 import { IMAGE_EXTENSIONS, splitFromName, stemOf } from '../dataset.js';
 import { FormatError } from '../format-error.js';
 import { orderedMap } from '../ordered-map.js';
+import { ImportLedger } from '../import-ledger.js';
 import { exists, imageSize, walk } from './files.js';
 
 /** Optional class list beside the XML files (ours and CVAT's), which fixes the class order. */
@@ -42,6 +43,8 @@ export async function looksLikeVoc(root: string, xml: string): Promise<boolean> 
  * Pascal VOC: one `<annotation>` XML per image with `<object><name>` and `<bndbox>` corners in pixels. Layouts:
  * Roboflow's (`train/a.xml` beside `train/a.jpg`) and the original (`Annotations/a.xml` + `JPEGImages/a.jpg`, splits
  * from `ImageSets/Main/{train,val,test}.txt`). Classes come from a class list file when present, else sorted names.
+ * An image `ImageSets` lists without an XML (VOC's test images, frames nobody labelled) is kept unlabelled; one whose
+ * file is missing too is accounted as skipped.
  */
 export async function readVoc(root: string): Promise<DatasetSource> {
   const files = await findVocFiles(root);
@@ -51,6 +54,15 @@ export async function readVoc(root: string): Promise<DatasetSource> {
   for (const file of files) for (const object of (await parseVoc(root, file)).object ?? []) names.add(objectName(object, file));
   const listed = await classList(root);
   const classes = [...listed, ...[...names].filter((n) => !listed.includes(n)).sort()];
+  const ledger = new ImportLedger();
+  const labelled = new Set(files.map((f) => stemOf(f.split('/').pop()!)));
+  const unlabelled: { stem: string; split: Split; path: string }[] = [];
+  for (const [stem, split] of splitSets) {
+    if (labelled.has(stem)) continue;
+    const path = await unlabelledImage(root, stem);
+    if (path) unlabelled.push({ stem, split, path });
+    else ledger.skip('images', '', { file: `ImageSets/Main/${split === 'valid' ? 'val' : split}.txt`, item: `image ${stem}`, reason: 'listed, but neither its XML nor its image is in the dataset' });
+  }
 
   async function* items(): AsyncGenerator<DatasetItem> {
     yield* orderedMap(files, 16, async (file) => {
@@ -71,8 +83,9 @@ export async function readVoc(root: string): Promise<DatasetSource> {
       });
       return { split, fileName: path.split('/').pop()!, source: { path }, ...size, annotations };
     });
+    for (const { split, path } of unlabelled) yield { split, fileName: path.split('/').pop()!, source: { path }, annotations: [] };
   }
-  return { format: 'voc', projectType: 'object_detection', classes, items };
+  return { format: 'voc', projectType: 'object_detection', classes, ledger, items };
 }
 
 async function parseVoc(root: string, file: string): Promise<VocAnnotation> {
@@ -101,6 +114,15 @@ async function classList(root: string): Promise<string[]> {
     return [...new Set(lines.map((l) => l.split(':')[0].trim()).filter((n) => n && n !== 'background'))];
   }
   return [];
+}
+
+/** The image of an ImageSets entry that has no XML: `JPEGImages/<stem>.<ext>` beside `ImageSets`. */
+async function unlabelledImage(root: string, stem: string): Promise<string | null> {
+  for (const ext of IMAGE_EXTENSIONS) {
+    const path = join(root, 'JPEGImages', stem + ext);
+    if (await exists(path)) return path;
+  }
+  return null;
 }
 
 async function imageSetSplits(root: string): Promise<Map<string, Split>> {
