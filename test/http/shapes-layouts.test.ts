@@ -186,6 +186,34 @@ describe('shapes-layouts: KITTI, Open Images, VoTT, WIDER Face and MPII imports 
     assert.deepEqual([...byImage].map(([name, list]) => `${name}:${list.map((a) => a.class).join(',')}`).sort(), ['a.png:cat', 'b.png:cat', 'c.png:dog', 'loose.png:']);
   });
 
+  it('shapes-layouts VOC: flags and pose as attributes, person-layout parts as grouped boxes, images no XML names kept', async () => {
+    const pic = (n: number) => sharp({ create: { width: 353, height: 500, channels: 3, background: { r: n * 40, g: 10, b: 10 } } }).jpeg().toBuffer();
+    // VOC2007 000001.xml's objects, and a person-layout object with a head part.
+    const xml = '<annotation><folder>VOC2007</folder><filename>000001.jpg</filename><size><width>353</width><height>500</height><depth>3</depth></size>'
+      + '<object><name>dog</name><pose>Left</pose><truncated>1</truncated><difficult>0</difficult><bndbox><xmin>48</xmin><ymin>240</ymin><xmax>195</xmax><ymax>371</ymax></bndbox></object>'
+      + '<object><name>person</name><pose>Unspecified</pose><truncated>0</truncated><difficult>1</difficult><bndbox><xmin>8</xmin><ymin>12</ymin><xmax>352</xmax><ymax>498</ymax></bndbox>'
+      + '<part><name>head</name><bndbox><xmin>100</xmin><ymin>20</ymin><xmax>160</xmax><ymax>90</ymax></bndbox></part></object></annotation>';
+    const res = await importZip(alice, await buildZip([
+      { name: 'Annotations/000001.xml', data: xml },
+      { name: 'JPEGImages/000001.jpg', data: await pic(1) },
+      { name: 'JPEGImages/000002.jpg', data: await pic(2) },
+      { name: 'SegmentationClass/000001.png', data: await sharp({ create: { width: 353, height: 500, channels: 3, background: { r: 0, g: 0, b: 0 } } }).png().toBuffer() },
+    ]), { format: 'voc' });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assertBalanced(res.body.import);
+    assert.equal(res.body.import.skipped_count, 0);
+    const { byImage, images } = await annotationsOf(alice, res.body.id);
+    assert.deepEqual(images.map((i) => i.original_name).sort(), ['000001.jpg', '000002.jpg'], 'the unlabelled image is kept, the mask is not an image');
+    const [dog, person, head] = byImage.get('000001.jpg')!;
+    assert.deepEqual(dog.attributes, { pose: 'Left', truncated: true });
+    assert.deepEqual(person.attributes, { difficult: true });
+    assert.equal(head.class, 'head');
+    assert.deepEqual(head.geometry, { x: 100, y: 20, width: 60, height: 70 });
+    const groups = ((await alice.get(`/api/images/${images.find((i) => i.original_name === '000001.jpg')!.id}/annotations`)).body as { group_id: number | null }[]).map((a) => a.group_id);
+    assert.equal(groups[0], null);
+    assert.ok(groups[1] !== null && groups[1] === groups[2], 'the part is in its object\'s group');
+  });
+
   it('shapes-layouts VOC: an image ImageSets lists without an XML is kept unlabelled', async () => {
     const pic = (n: number) => sharp({ create: { width: 20, height: 20, channels: 3, background: { r: n * 40, g: 10, b: 10 } } }).jpeg().toBuffer();
     const xml = '<annotation><filename>a.jpg</filename><size><width>20</width><height>20</height></size><object><name>cat</name><bndbox><xmin>1</xmin><ymin>1</ymin><xmax>10</xmax><ymax>10</ymax></bndbox></object></annotation>';
