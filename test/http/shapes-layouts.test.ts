@@ -170,6 +170,9 @@ describe('shapes-layouts: KITTI, Open Images, VoTT, WIDER Face and MPII imports 
     assert.equal(res.status, 422, JSON.stringify(res.body));
     assert.match(res.body.detail, /video/);
     assert.doesNotMatch(res.body.detail, /unrecognised/);
+    const frames = await importZip(alice, await buildZip(await fixtureEntries('mot')), { format: 'images' });
+    assert.equal(frames.status, 201, JSON.stringify(frames.body));
+    assert.equal(frames.body.image_count, 1, 'format=images takes its frames without tracks');
   });
 
   it('shapes-layouts class folders: root images kept unlabelled, nested folders under their top class folder', async () => {

@@ -67,7 +67,7 @@ const ANNOTATION_EXTENSIONS = /\.(json|xml|csv|ya?ml|txt|names|data)$/i;
  * no annotation file at all.
  */
 export async function readLayout(root: string, format?: FormatName, limits: DatasetLimits = DEFAULT_DATASET_LIMITS): Promise<DatasetSource> {
-  const scan: DatasetScan = { ...(await scanDataset(root)), limits };
+  const scan: DatasetScan & { allowVideoFrames?: boolean } = { ...(await scanDataset(root)), limits, allowVideoFrames: format === 'images' };
   const candidates = await detectCandidates(scan);
   if (format) {
     const match = candidates.find((c) => c.format === format);
@@ -126,7 +126,7 @@ function forced(scan: DatasetScan, format: FormatName): Promise<DatasetSource> {
   }
 }
 
-async function detectCandidates(scan: DatasetScan): Promise<Candidate[]> {
+async function detectCandidates(scan: DatasetScan & { allowVideoFrames?: boolean }): Promise<Candidate[]> {
   const root = scan.root;
   const candidates: Candidate[] = [];
   const add = (format: FormatName, evidence: string[], read: () => Promise<DatasetSource>) => {
@@ -214,8 +214,9 @@ async function detectCandidates(scan: DatasetScan): Promise<Candidate[]> {
   if (wider.length) add('widerface', wider, () => readWiderFace(scan));
   // MOT (`<sequence>/gt/gt.txt` + `seqinfo.ini`) is video: its tracks have nowhere to go yet; say so rather than "unrecognised".
   const mot = scan.files.filter((f) => /(^|\/)seqinfo\.ini$/i.test(f));
-  if (mot.length && scan.files.some((f) => /(^|\/)gt\/gt\.txt$/i.test(f))) {
-    throw new FormatError(`MOT video tracking layout found (${mot.slice(0, 3).join(', ')} with gt/gt.txt): video frames and tracks are not importable yet; nothing was imported`);
+  if (mot.length && scan.files.some((f) => /(^|\/)gt\/gt\.txt$/i.test(f)) && !scan.allowVideoFrames) {
+    throw new FormatError(`MOT video tracking layout found (${mot.slice(0, 3).join(', ')} with gt/gt.txt): video frames and tracks are not importable yet; `
+      + 'nothing was imported (send format=images to import its frames without their tracks)');
   }
 
   if (candidates.length === 0 && !scan.files.some((f) => ANNOTATION_EXTENSIONS.test(f) && !NOT_ANNOTATIONS.test(f))) {
