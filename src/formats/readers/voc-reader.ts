@@ -34,6 +34,8 @@ interface VocObject {
   pose?: string;
   /** VOC person layout: a head, hand or foot box of the object. */
   part?: { name?: string; bndbox?: VocBox }[];
+  /** VOC action release: `<actions><phoning>1</phoning>…</actions>`. */
+  actions?: Record<string, string>;
   /** CVAT's Pascal VOC 1.1 export: the object's other attributes. */
   attributes?: { attribute?: { name?: string; value?: string }[] };
 }
@@ -60,8 +62,8 @@ export async function looksLikeVoc(root: string, xml: string): Promise<boolean> 
  * from `ImageSets/Main/{train,val,test}.txt`). Classes come from a class list file when present, else sorted names.
  * An image `ImageSets` lists without an XML (VOC's test images, frames nobody labelled), and any other image of the
  * dataset no XML names (masks under `Segmentation*` aside), is kept unlabelled; one ImageSets lists whose file is
- * missing too is accounted as skipped. An object's `difficult`, `truncated` and `occluded` flags become checkbox
- * attributes (set when 1), its `pose` a select (unless `Unspecified`), CVAT's `<attributes>` attributes of their own;
+ * missing too is accounted as skipped. An object's `difficult`, `truncated` and `occluded` flags and the action
+ * release's `<actions>` become checkbox attributes (set when 1), its `pose` a select (unless `Unspecified`), CVAT's `<attributes>` attributes of their own;
  * the parts of the person layout (`<part>` head/hand/foot boxes) become boxes of the part's class in the same group
  * as their object.
  */
@@ -153,6 +155,10 @@ function objectAttributes(object: VocObject): Record<string, AttributeValue> {
   for (const flag of ['difficult', 'truncated', 'occluded'] as const) if (String(object[flag] ?? '').trim() === '1') attributes[flag] = true;
   const pose = typeof object.pose === 'string' ? object.pose.trim() : '';
   if (pose && pose !== 'Unspecified') attributes.pose = pose;
+  // The action release's flags, each a checkbox named by its action (set when 1).
+  if (object.actions && typeof object.actions === 'object') {
+    for (const [action, value] of Object.entries(object.actions)) if (String(value).trim() === '1') attributes[action] = true;
+  }
   for (const attribute of object.attributes?.attribute ?? []) {
     const name = typeof attribute.name === 'string' ? attribute.name.trim() : '';
     if (!name || name in attributes) continue;
