@@ -29,6 +29,11 @@ export type FormatName =
   | 'labelstudio'
   | 'createml'
   | 'multilabel_csv'
+  | 'kitti'
+  | 'openimages'
+  | 'vott'
+  | 'widerface'
+  | 'mpii'
   | 'images';
 
 export type Point = [x: number, y: number];

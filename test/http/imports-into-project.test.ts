@@ -190,8 +190,8 @@ describe('import of a labelled dataset into an existing project', () => {
     assert.ok(names.includes('two.png') && names.some((n) => /^two-[0-9a-f]{8}\.png$/.test(n)), names.join(', '));
     await assertCountersExact(t, projectId);
 
-    // The same archive again: every image is merged, the labels are added again, nothing else grows.
-    const again = await importInto(alice, projectId, zip);
+    // The same archive again with on_conflict=append: every image is merged, the labels are added again, nothing else grows.
+    const again = await importInto(alice, projectId, zip, { on_conflict: 'append' });
     assert.equal(again.status, 201, JSON.stringify(again.body));
     assert.deepEqual([again.body.images_created, again.body.images_merged, again.body.annotations_created], [0, 3, 3]);
     assert.deepEqual([again.body.project.image_count, again.body.project.annotated_image_count, again.body.project.annotation_count], [4, 2, 6]);
@@ -270,8 +270,8 @@ describe('import of a labelled dataset into an existing project', () => {
     assert.deepEqual([files.filter((f) => f.startsWith('images/')).length, files.filter((f) => f.startsWith('thumbs/')).length], [2, 2], files.join(', '));
     await assertCountersExact(t, projectId);
 
-    // The same archive again: each entry finds the image of its name (the labels are added to it), nothing else grows.
-    const again = await importInto(alice, projectId, zip);
+    // The same archive again (on_conflict=append): each entry finds the image of its name (the labels are added to it), nothing else grows.
+    const again = await importInto(alice, projectId, zip, { on_conflict: 'append' });
     assert.equal(again.status, 201, JSON.stringify(again.body));
     assert.deepEqual([again.body.images_created, again.body.images_merged, again.body.annotations_created], [0, 3, 3]);
     const after = (await alice.get(`/api/projects/${projectId}/images`)).body as any[];
@@ -446,7 +446,7 @@ describe('every layout the project import reads, into an existing project', () =
       assert.equal(first.body.annotations_created, fresh.body.annotation_count);
       await assertCountersExact(t, projectId);
 
-      const second = await alice.post(`/api/projects/${projectId}/import/folder`, { path: folder, new_classes: 'refuse' });
+      const second = await alice.post(`/api/projects/${projectId}/import/folder`, { path: folder, new_classes: 'refuse', on_conflict: 'append' });
       assert.equal(second.status, 201, JSON.stringify(second.body));
       assert.deepEqual([second.body.images_created, second.body.images_merged, second.body.classes_created.length], [0, fresh.body.image_count, 0]);
       assert.deepEqual(counters(second.body.project), [fresh.body.image_count, fresh.body.annotated_image_count, 2 * fresh.body.annotation_count, fresh.body.class_count]);

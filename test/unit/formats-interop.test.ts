@@ -112,7 +112,10 @@ describe('readers for other tools’ exports (real files)', () => {
     const boxes = await readDataset(root);
     assert.equal(boxes.format, 'voc');
     const [item] = await collect(boxes);
-    assert.deepEqual([item.split, item.annotations.map((a) => `${a.className}`)], ['train', ['cat', 'person']]);
+    // The person's <part> (head) is a box of its own in the person's group (issue 25: it used to be dropped unsaid).
+    assert.deepEqual([item.split, item.annotations.map((a) => `${a.className}`)], ['train', ['cat', 'person', 'head']]);
+    assert.ok(item.annotations[1].groupId !== undefined && item.annotations[2].groupId === item.annotations[1].groupId);
+    assert.deepEqual(item.annotations[1].attributes, { other: true, phoning: true, reading: true, ridinghorse: true, takingphoto: true, walking: true }, 'the actions set to 1');
     const masks = await readDataset(root, 'voc_masks');
     assert.equal(masks.projectType, 'semantic_segmentation');
     assert.equal(masks.classes.length, 20, 'the VOC palette classes');

@@ -11395,7 +11395,7 @@ export interface paths {
         put?: never;
         /**
          * Add a labelled dataset archive to a project
-         * @description Multipart: the zip in the part `file`; optional text parts `format` (default: detected) and `new_classes` (`create` or `refuse`). Adds the dataset (any layout the project import reads) to this project, all or nothing: any failure leaves the project as it was (no rows, no files). Needs `images.write` and `annotations.write`; an annotator kept to their assigned images is refused (403). Dataset classes are matched to the project's by name, case-insensitively (an exact match first); the others are created (`new_classes=create`, the default; creating needs `classes.write`, else 403 naming them) or refused (`new_classes=refuse`: 422 naming them). Splits are kept. Every image entry the dataset lists is kept with its labels. An entry whose bytes the project already has gives its labels to that image (`images_merged`; one entry per image, the image of the same name first), which keeps its split unless it had none; 409 when another user holds the editing lock of such an image. The other entries become images, byte-identical ones under different names too (`images_sharing_bytes`, listed in `shared_bytes`: the file is stored once). Every annotation gets `source: import` and a `create` revision. Labels with no area inside their image are left out and listed in `skipped`. 413: an image over the pixel or size limit, or an archive over the size, entry-count or compression-ratio limits; 415: a file that is not an accepted image; 422: an unreadable layout or label file, an unsafe archive entry, no images, refused classes.
+         * @description Multipart: the zip in the part `file`; optional text parts `format` (default: detected) and `new_classes` (`create` or `refuse`), `strict` (`true` or `false`) and `on_conflict` (`skip`, `replace` or `append`). Adds the dataset (any layout the project import reads) to this project, all or nothing: any failure leaves the project as it was (no rows, no files). Needs `images.write` and `annotations.write`; an annotator kept to their assigned images is refused (403). Dataset classes are matched to the project's by name, case-insensitively (an exact match first); the others are created (`new_classes=create`, the default; creating needs `classes.write`, else 403 naming them) or refused (`new_classes=refuse`: 422 naming them). Splits are kept. Every image entry the dataset lists is kept with its labels. An entry whose bytes the project already has gives its labels to that image (`images_merged`; one entry per image, the image of the same name first), which keeps its split unless it had none; 409 when another user holds the editing lock of such an image. The other entries become images, byte-identical ones under different names too (`images_sharing_bytes`, listed in `shared_bytes`: the file is stored once). Every annotation gets `source: import` and a `create` revision. A merged entry's annotations that match one its image has (same class and type, geometry within 0.5 px) are left out by default (`on_conflict=skip`: importing the same dataset twice duplicates nothing), or replace the image's (`replace`), or are all added (`append`); `conflicts` counts them. Labels with no area inside their image are left out and listed in `skipped` (`strict=true` refuses the dataset instead, 422 listing them). 413: an image over the pixel or size limit, or an archive over the size, entry-count or compression-ratio limits; 415: a file that is not an accepted image; 422: an unreadable layout or label file, an unsafe archive entry, no images, refused classes.
          */
         post: {
             parameters: {
@@ -11415,15 +11415,25 @@ export interface paths {
                          */
                         file: string;
                         /**
-                         * @description The archive's layout, forcing that reader. When absent it is decided from the annotation files' content; several matching layouts or none answer 422 naming the files found and the values that apply. `coco`: COCO JSON (Roboflow per-split _annotations.coco.json, the official annotations/instances_<split>.json layout, CVAT COCO 1.0); `yolo`: YOLO labels (Ultralytics/Roboflow data.yaml or images/+labels/ without one; Darknet/CVAT YOLO 1.1 obj.data/obj.names); `voc`: Pascal VOC XML boxes (Roboflow layout or the VOC release / CVAT Pascal VOC 1.1 with ImageSets); `voc_masks`: Pascal VOC segmentation PNGs (SegmentationClass/, CVAT Segmentation mask 1.1); `masks`: PNG class-index masks with _classes.csv (Roboflow semantic segmentation); `cvat`: CVAT for images 1.1 XML; `datumaro`: Datumaro JSON (CVAT Datumaro 1.0); `labelme`: LabelMe JSON (labelme tool) or LabelMe 3.0 XML (CVAT); `labelstudio`: Label Studio JSON export; `createml`: CreateML JSON (Roboflow CreateML); `multilabel_csv`: multi-label classification CSV (Roboflow _classes.csv with one-hot columns); `folders`: classification by folder: <split>/<class>/image (ImageNet style, Ultralytics classify); `images`: plain images, no annotations
+                         * @description The archive's layout, forcing that reader. When absent it is decided from the annotation files' content; several matching layouts or none answer 422 naming the files found and the values that apply. `coco`: COCO JSON (Roboflow per-split _annotations.coco.json, the official annotations/instances_<split>.json layout, CVAT COCO 1.0); `yolo`: YOLO labels (Ultralytics/Roboflow data.yaml or images/+labels/ without one; Darknet/CVAT YOLO 1.1 obj.data/obj.names); `voc`: Pascal VOC XML boxes (Roboflow layout or the VOC release / CVAT Pascal VOC 1.1 with ImageSets); `voc_masks`: Pascal VOC segmentation PNGs (SegmentationClass/, CVAT Segmentation mask 1.1); `masks`: PNG class-index masks with _classes.csv (Roboflow semantic segmentation); `cvat`: CVAT for images 1.1 XML; `datumaro`: Datumaro JSON (CVAT Datumaro 1.0); `labelme`: LabelMe JSON (labelme tool) or LabelMe 3.0 XML (CVAT); `labelstudio`: Label Studio JSON export; `createml`: CreateML JSON (Roboflow CreateML); `multilabel_csv`: multi-label classification CSV (Roboflow _classes.csv with one-hot columns); `kitti`: KITTI object detection (label_2/*.txt beside image_2/; 3D columns kept as attributes); `openimages`: Open Images boxes (<split>-annotations-bbox.csv with class-descriptions-boxable.csv; flags kept as attributes); `vott`: VoTT 2 exports (CSV *-export.csv, or JSON vott-json-export/*-export.json: rectangles, polygons, polylines, points); `widerface`: WIDER Face (wider_face_<split>_bbx_gt.txt; blur, expression, illumination, invalid, occlusion, pose as attributes); `mpii`: MPII Human Pose JSON (mmpose mpii_<split>.json joints/joints_vis, or mpii_annotations.json joint_self): 16-point skeleton; `folders`: classification by folder: <split>/<class>/image (ImageNet style, Ultralytics classify); `images`: plain images, no annotations
                          * @enum {string}
                          */
-                        format?: "coco" | "yolo" | "voc" | "voc_masks" | "masks" | "cvat" | "datumaro" | "labelme" | "labelstudio" | "createml" | "multilabel_csv" | "folders" | "images";
+                        format?: "coco" | "yolo" | "voc" | "voc_masks" | "masks" | "cvat" | "datumaro" | "labelme" | "labelstudio" | "createml" | "multilabel_csv" | "kitti" | "openimages" | "vott" | "widerface" | "mpii" | "folders" | "images";
                         /**
                          * @description What becomes of a dataset class no class of the project matches (by name, case-insensitively): `create` (the default) adds it to the project, `refuse` answers 422 naming every such class and changes nothing.
                          * @enum {string}
                          */
                         new_classes?: "create" | "refuse";
+                        /**
+                         * @description For an entry whose bytes the project already has (merged into its image): `skip` (the default) leaves out each of its annotations that matches one the image has (same class and type, geometry within 0.5 px / 0.5°), so importing the same dataset twice adds nothing; `replace` deletes the image's annotations (each with a `delete` revision) and puts the entry's in their place; `append` adds them all.
+                         * @enum {string}
+                         */
+                        on_conflict?: "skip" | "replace" | "append";
+                        /**
+                         * @description When true, a dataset of which anything would be left out (see `skipped`) is refused: 422 whose body lists what would be lost (`detail`, `skipped`, `skipped_count`, `counts`), and nothing changes. Default false: the import goes on and its answer lists what was left out.
+                         * @enum {string}
+                         */
+                        strict?: "true" | "false";
                     };
                 };
             };
@@ -11441,6 +11451,20 @@ export interface paths {
                             classes_created: string[];
                             /** @description Project classes the dataset's classes were matched to, by their name in the project */
                             classes_matched: string[];
+                            /** @description What became of the annotations of entries merged into images the project has (see `on_conflict`) */
+                            conflicts: {
+                                /** @description Annotations of merged entries that match one their image already had */
+                                matched: number;
+                                /**
+                                 * @description For an entry whose bytes the project already has (merged into its image): `skip` (the default) leaves out each of its annotations that matches one the image has (same class and type, geometry within 0.5 px / 0.5°), so importing the same dataset twice adds nothing; `replace` deletes the image's annotations (each with a `delete` revision) and puts the entry's in their place; `append` adds them all.
+                                 * @enum {string}
+                                 */
+                                on_conflict: "skip" | "replace" | "append";
+                                /** @description Annotations the images had that were deleted (`replace`) */
+                                replaced: number;
+                                /** @description Of those, left out (`skip`): the image keeps its own */
+                                skipped: number;
+                            };
                             /** @description Every item the dataset's files hold, per kind: read = kept + skipped. Each skipped one is listed in `skipped` */
                             counts: {
                                 kept: {
@@ -11627,11 +11651,53 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description Every item the dataset's files hold, per kind: read = kept + skipped. Each skipped one is listed in `skipped` */
+                            counts?: {
+                                kept: {
+                                    /** @description By annotation type (the file's own name for a shape Versa has no type for) */
+                                    annotations: {
+                                        [key: string]: number;
+                                    };
+                                    /** @description Attribute values */
+                                    attributes: number;
+                                    images: number;
+                                    tracks: number;
+                                };
+                                read: {
+                                    /** @description By annotation type (the file's own name for a shape Versa has no type for) */
+                                    annotations: {
+                                        [key: string]: number;
+                                    };
+                                    /** @description Attribute values */
+                                    attributes: number;
+                                    images: number;
+                                    tracks: number;
+                                };
+                                skipped: {
+                                    /** @description By annotation type (the file's own name for a shape Versa has no type for) */
+                                    annotations: {
+                                        [key: string]: number;
+                                    };
+                                    /** @description Attribute values */
+                                    attributes: number;
+                                    images: number;
+                                    tracks: number;
+                                };
+                            };
                             detail: string | {
                                 loc: (string | number)[];
                                 msg: string;
                                 type: string;
                             }[];
+                            /** @description `strict`: what the import would leave out */
+                            skipped?: {
+                                /** @description The dataset file it came from (an annotation file, or the image's name) */
+                                file: string;
+                                /** @description What it is, in the file's terms (e.g. `shape 3 (cuboid, label "car")`) */
+                                item: string;
+                                reason: string;
+                            }[];
+                            skipped_count?: number;
                         };
                     };
                 };
@@ -11654,7 +11720,7 @@ export interface paths {
         put?: never;
         /**
          * Add a labelled dataset folder on the server to a project
-         * @description `path` is resolved (links included) inside the configured import root; without one, or outside it, 403. Adds the dataset (any layout the project import reads) to this project, all or nothing: any failure leaves the project as it was (no rows, no files). Needs `images.write` and `annotations.write`; an annotator kept to their assigned images is refused (403). Dataset classes are matched to the project's by name, case-insensitively (an exact match first); the others are created (`new_classes=create`, the default; creating needs `classes.write`, else 403 naming them) or refused (`new_classes=refuse`: 422 naming them). Splits are kept. Every image entry the dataset lists is kept with its labels. An entry whose bytes the project already has gives its labels to that image (`images_merged`; one entry per image, the image of the same name first), which keeps its split unless it had none; 409 when another user holds the editing lock of such an image. The other entries become images, byte-identical ones under different names too (`images_sharing_bytes`, listed in `shared_bytes`: the file is stored once). Every annotation gets `source: import` and a `create` revision. Labels with no area inside their image are left out and listed in `skipped`. 413: an image over the pixel or size limit, or an archive over the size, entry-count or compression-ratio limits; 415: a file that is not an accepted image; 422: an unreadable layout or label file, an unsafe archive entry, no images, refused classes.
+         * @description `path` is resolved (links included) inside the configured import root; without one, or outside it, 403. Adds the dataset (any layout the project import reads) to this project, all or nothing: any failure leaves the project as it was (no rows, no files). Needs `images.write` and `annotations.write`; an annotator kept to their assigned images is refused (403). Dataset classes are matched to the project's by name, case-insensitively (an exact match first); the others are created (`new_classes=create`, the default; creating needs `classes.write`, else 403 naming them) or refused (`new_classes=refuse`: 422 naming them). Splits are kept. Every image entry the dataset lists is kept with its labels. An entry whose bytes the project already has gives its labels to that image (`images_merged`; one entry per image, the image of the same name first), which keeps its split unless it had none; 409 when another user holds the editing lock of such an image. The other entries become images, byte-identical ones under different names too (`images_sharing_bytes`, listed in `shared_bytes`: the file is stored once). Every annotation gets `source: import` and a `create` revision. A merged entry's annotations that match one its image has (same class and type, geometry within 0.5 px) are left out by default (`on_conflict=skip`: importing the same dataset twice duplicates nothing), or replace the image's (`replace`), or are all added (`append`); `conflicts` counts them. Labels with no area inside their image are left out and listed in `skipped` (`strict=true` refuses the dataset instead, 422 listing them). 413: an image over the pixel or size limit, or an archive over the size, entry-count or compression-ratio limits; 415: a file that is not an accepted image; 422: an unreadable layout or label file, an unsafe archive entry, no images, refused classes.
          */
         post: {
             parameters: {
@@ -11669,17 +11735,24 @@ export interface paths {
                 content: {
                     "application/json": {
                         /**
-                         * @description The archive's layout, forcing that reader. When absent it is decided from the annotation files' content; several matching layouts or none answer 422 naming the files found and the values that apply. `coco`: COCO JSON (Roboflow per-split _annotations.coco.json, the official annotations/instances_<split>.json layout, CVAT COCO 1.0); `yolo`: YOLO labels (Ultralytics/Roboflow data.yaml or images/+labels/ without one; Darknet/CVAT YOLO 1.1 obj.data/obj.names); `voc`: Pascal VOC XML boxes (Roboflow layout or the VOC release / CVAT Pascal VOC 1.1 with ImageSets); `voc_masks`: Pascal VOC segmentation PNGs (SegmentationClass/, CVAT Segmentation mask 1.1); `masks`: PNG class-index masks with _classes.csv (Roboflow semantic segmentation); `cvat`: CVAT for images 1.1 XML; `datumaro`: Datumaro JSON (CVAT Datumaro 1.0); `labelme`: LabelMe JSON (labelme tool) or LabelMe 3.0 XML (CVAT); `labelstudio`: Label Studio JSON export; `createml`: CreateML JSON (Roboflow CreateML); `multilabel_csv`: multi-label classification CSV (Roboflow _classes.csv with one-hot columns); `folders`: classification by folder: <split>/<class>/image (ImageNet style, Ultralytics classify); `images`: plain images, no annotations
+                         * @description The archive's layout, forcing that reader. When absent it is decided from the annotation files' content; several matching layouts or none answer 422 naming the files found and the values that apply. `coco`: COCO JSON (Roboflow per-split _annotations.coco.json, the official annotations/instances_<split>.json layout, CVAT COCO 1.0); `yolo`: YOLO labels (Ultralytics/Roboflow data.yaml or images/+labels/ without one; Darknet/CVAT YOLO 1.1 obj.data/obj.names); `voc`: Pascal VOC XML boxes (Roboflow layout or the VOC release / CVAT Pascal VOC 1.1 with ImageSets); `voc_masks`: Pascal VOC segmentation PNGs (SegmentationClass/, CVAT Segmentation mask 1.1); `masks`: PNG class-index masks with _classes.csv (Roboflow semantic segmentation); `cvat`: CVAT for images 1.1 XML; `datumaro`: Datumaro JSON (CVAT Datumaro 1.0); `labelme`: LabelMe JSON (labelme tool) or LabelMe 3.0 XML (CVAT); `labelstudio`: Label Studio JSON export; `createml`: CreateML JSON (Roboflow CreateML); `multilabel_csv`: multi-label classification CSV (Roboflow _classes.csv with one-hot columns); `kitti`: KITTI object detection (label_2/*.txt beside image_2/; 3D columns kept as attributes); `openimages`: Open Images boxes (<split>-annotations-bbox.csv with class-descriptions-boxable.csv; flags kept as attributes); `vott`: VoTT 2 exports (CSV *-export.csv, or JSON vott-json-export/*-export.json: rectangles, polygons, polylines, points); `widerface`: WIDER Face (wider_face_<split>_bbx_gt.txt; blur, expression, illumination, invalid, occlusion, pose as attributes); `mpii`: MPII Human Pose JSON (mmpose mpii_<split>.json joints/joints_vis, or mpii_annotations.json joint_self): 16-point skeleton; `folders`: classification by folder: <split>/<class>/image (ImageNet style, Ultralytics classify); `images`: plain images, no annotations
                          * @enum {string}
                          */
-                        format?: "coco" | "yolo" | "voc" | "voc_masks" | "masks" | "cvat" | "datumaro" | "labelme" | "labelstudio" | "createml" | "multilabel_csv" | "folders" | "images";
+                        format?: "coco" | "yolo" | "voc" | "voc_masks" | "masks" | "cvat" | "datumaro" | "labelme" | "labelstudio" | "createml" | "multilabel_csv" | "kitti" | "openimages" | "vott" | "widerface" | "mpii" | "folders" | "images";
                         /**
                          * @description What becomes of a dataset class no class of the project matches (by name, case-insensitively): `create` (the default) adds it to the project, `refuse` answers 422 naming every such class and changes nothing.
                          * @enum {string}
                          */
                         new_classes?: "create" | "refuse";
+                        /**
+                         * @description For an entry whose bytes the project already has (merged into its image): `skip` (the default) leaves out each of its annotations that matches one the image has (same class and type, geometry within 0.5 px / 0.5°), so importing the same dataset twice adds nothing; `replace` deletes the image's annotations (each with a `delete` revision) and puts the entry's in their place; `append` adds them all.
+                         * @enum {string}
+                         */
+                        on_conflict?: "skip" | "replace" | "append";
                         /** @description A folder inside the configured import root (relative to it, or absolute) */
                         path: string;
+                        /** @description When true, a dataset of which anything would be left out (see `skipped`) is refused: 422 whose body lists what would be lost (`detail`, `skipped`, `skipped_count`, `counts`), and nothing changes. Default false: the import goes on and its answer lists what was left out. */
+                        strict?: boolean;
                     };
                 };
             };
@@ -11697,6 +11770,20 @@ export interface paths {
                             classes_created: string[];
                             /** @description Project classes the dataset's classes were matched to, by their name in the project */
                             classes_matched: string[];
+                            /** @description What became of the annotations of entries merged into images the project has (see `on_conflict`) */
+                            conflicts: {
+                                /** @description Annotations of merged entries that match one their image already had */
+                                matched: number;
+                                /**
+                                 * @description For an entry whose bytes the project already has (merged into its image): `skip` (the default) leaves out each of its annotations that matches one the image has (same class and type, geometry within 0.5 px / 0.5°), so importing the same dataset twice adds nothing; `replace` deletes the image's annotations (each with a `delete` revision) and puts the entry's in their place; `append` adds them all.
+                                 * @enum {string}
+                                 */
+                                on_conflict: "skip" | "replace" | "append";
+                                /** @description Annotations the images had that were deleted (`replace`) */
+                                replaced: number;
+                                /** @description Of those, left out (`skip`): the image keeps its own */
+                                skipped: number;
+                            };
                             /** @description Every item the dataset's files hold, per kind: read = kept + skipped. Each skipped one is listed in `skipped` */
                             counts: {
                                 kept: {
@@ -11870,11 +11957,53 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description Every item the dataset's files hold, per kind: read = kept + skipped. Each skipped one is listed in `skipped` */
+                            counts?: {
+                                kept: {
+                                    /** @description By annotation type (the file's own name for a shape Versa has no type for) */
+                                    annotations: {
+                                        [key: string]: number;
+                                    };
+                                    /** @description Attribute values */
+                                    attributes: number;
+                                    images: number;
+                                    tracks: number;
+                                };
+                                read: {
+                                    /** @description By annotation type (the file's own name for a shape Versa has no type for) */
+                                    annotations: {
+                                        [key: string]: number;
+                                    };
+                                    /** @description Attribute values */
+                                    attributes: number;
+                                    images: number;
+                                    tracks: number;
+                                };
+                                skipped: {
+                                    /** @description By annotation type (the file's own name for a shape Versa has no type for) */
+                                    annotations: {
+                                        [key: string]: number;
+                                    };
+                                    /** @description Attribute values */
+                                    attributes: number;
+                                    images: number;
+                                    tracks: number;
+                                };
+                            };
                             detail: string | {
                                 loc: (string | number)[];
                                 msg: string;
                                 type: string;
                             }[];
+                            /** @description `strict`: what the import would leave out */
+                            skipped?: {
+                                /** @description The dataset file it came from (an annotation file, or the image's name) */
+                                file: string;
+                                /** @description What it is, in the file's terms (e.g. `shape 3 (cuboid, label "car")`) */
+                                item: string;
+                                reason: string;
+                            }[];
+                            skipped_count?: number;
                         };
                     };
                 };
@@ -17274,7 +17403,7 @@ export interface paths {
         put?: never;
         /**
          * Create a project from a dataset archive
-         * @description Multipart: the zip in the part `file`; optional text parts `name` (default: the archive's name), `project_type` and `format` (default: detected). All or nothing: any failure leaves no project, rows or files. Layouts: COCO (one JSON, or per-split folders with `_annotations.coco.json`), YOLO (`data.yaml` + images/labels, boxes and polygons), Pascal VOC, a folder per class, PNG class-index masks with `_classes.csv`. Splits are kept. Every image entry the dataset lists becomes an image with its own labels, byte-identical ones under different names too (their file is stored once; `import` counts and lists them); labels with no area inside their image are dropped and listed in `import.skipped`. 413: an image over the pixel or size limit, or an archive over the size, entry-count or compression-ratio limits; 415: a file that is not an accepted image; 422: an unreadable layout or label file, an unsafe archive entry (`..`, absolute path, link, NUL byte), no images.
+         * @description Multipart: the zip in the part `file`; optional text parts `name` (default: the archive's name), `project_type`, `format` (default: detected) and `strict` (`true`: refuse, 422 listing it, a dataset of which anything would be left out). All or nothing: any failure leaves no project, rows or files. Layouts: COCO (one JSON, or per-split folders with `_annotations.coco.json`), YOLO (`data.yaml` + images/labels, boxes and polygons), Pascal VOC, a folder per class, PNG class-index masks with `_classes.csv`. Splits are kept. Every image entry the dataset lists becomes an image with its own labels, byte-identical ones under different names too (their file is stored once; `import` counts and lists them); labels with no area inside their image and whatever the layout holds that Versa cannot keep are left out and listed in `import.skipped` (`strict=true` refuses the dataset instead: 422 listing them). 413: an image over the pixel or size limit, or an archive over the size, entry-count or compression-ratio limits; 415: a file that is not an accepted image; 422: an unreadable layout or label file, an unsafe archive entry (`..`, absolute path, link, NUL byte), no images.
          */
         post: {
             parameters: {
@@ -17292,13 +17421,18 @@ export interface paths {
                          */
                         file: string;
                         /**
-                         * @description The archive's layout, forcing that reader. When absent it is decided from the annotation files' content; several matching layouts or none answer 422 naming the files found and the values that apply. `coco`: COCO JSON (Roboflow per-split _annotations.coco.json, the official annotations/instances_<split>.json layout, CVAT COCO 1.0); `yolo`: YOLO labels (Ultralytics/Roboflow data.yaml or images/+labels/ without one; Darknet/CVAT YOLO 1.1 obj.data/obj.names); `voc`: Pascal VOC XML boxes (Roboflow layout or the VOC release / CVAT Pascal VOC 1.1 with ImageSets); `voc_masks`: Pascal VOC segmentation PNGs (SegmentationClass/, CVAT Segmentation mask 1.1); `masks`: PNG class-index masks with _classes.csv (Roboflow semantic segmentation); `cvat`: CVAT for images 1.1 XML; `datumaro`: Datumaro JSON (CVAT Datumaro 1.0); `labelme`: LabelMe JSON (labelme tool) or LabelMe 3.0 XML (CVAT); `labelstudio`: Label Studio JSON export; `createml`: CreateML JSON (Roboflow CreateML); `multilabel_csv`: multi-label classification CSV (Roboflow _classes.csv with one-hot columns); `folders`: classification by folder: <split>/<class>/image (ImageNet style, Ultralytics classify); `images`: plain images, no annotations
+                         * @description The archive's layout, forcing that reader. When absent it is decided from the annotation files' content; several matching layouts or none answer 422 naming the files found and the values that apply. `coco`: COCO JSON (Roboflow per-split _annotations.coco.json, the official annotations/instances_<split>.json layout, CVAT COCO 1.0); `yolo`: YOLO labels (Ultralytics/Roboflow data.yaml or images/+labels/ without one; Darknet/CVAT YOLO 1.1 obj.data/obj.names); `voc`: Pascal VOC XML boxes (Roboflow layout or the VOC release / CVAT Pascal VOC 1.1 with ImageSets); `voc_masks`: Pascal VOC segmentation PNGs (SegmentationClass/, CVAT Segmentation mask 1.1); `masks`: PNG class-index masks with _classes.csv (Roboflow semantic segmentation); `cvat`: CVAT for images 1.1 XML; `datumaro`: Datumaro JSON (CVAT Datumaro 1.0); `labelme`: LabelMe JSON (labelme tool) or LabelMe 3.0 XML (CVAT); `labelstudio`: Label Studio JSON export; `createml`: CreateML JSON (Roboflow CreateML); `multilabel_csv`: multi-label classification CSV (Roboflow _classes.csv with one-hot columns); `kitti`: KITTI object detection (label_2/*.txt beside image_2/; 3D columns kept as attributes); `openimages`: Open Images boxes (<split>-annotations-bbox.csv with class-descriptions-boxable.csv; flags kept as attributes); `vott`: VoTT 2 exports (CSV *-export.csv, or JSON vott-json-export/*-export.json: rectangles, polygons, polylines, points); `widerface`: WIDER Face (wider_face_<split>_bbx_gt.txt; blur, expression, illumination, invalid, occlusion, pose as attributes); `mpii`: MPII Human Pose JSON (mmpose mpii_<split>.json joints/joints_vis, or mpii_annotations.json joint_self): 16-point skeleton; `folders`: classification by folder: <split>/<class>/image (ImageNet style, Ultralytics classify); `images`: plain images, no annotations
                          * @enum {string}
                          */
-                        format?: "coco" | "yolo" | "voc" | "voc_masks" | "masks" | "cvat" | "datumaro" | "labelme" | "labelstudio" | "createml" | "multilabel_csv" | "folders" | "images";
+                        format?: "coco" | "yolo" | "voc" | "voc_masks" | "masks" | "cvat" | "datumaro" | "labelme" | "labelstudio" | "createml" | "multilabel_csv" | "kitti" | "openimages" | "vott" | "widerface" | "mpii" | "folders" | "images";
                         name?: string;
                         /** @enum {string} */
                         project_type?: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                        /**
+                         * @description When true, a dataset of which anything would be left out (see `skipped`) is refused: 422 whose body lists what would be lost (`detail`, `skipped`, `skipped_count`, `counts`), and nothing changes. Default false: the import goes on and its answer lists what was left out.
+                         * @enum {string}
+                         */
+                        strict?: "true" | "false";
                     };
                 };
             };
@@ -17459,11 +17593,53 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description Every item the dataset's files hold, per kind: read = kept + skipped. Each skipped one is listed in `skipped` */
+                            counts?: {
+                                kept: {
+                                    /** @description By annotation type (the file's own name for a shape Versa has no type for) */
+                                    annotations: {
+                                        [key: string]: number;
+                                    };
+                                    /** @description Attribute values */
+                                    attributes: number;
+                                    images: number;
+                                    tracks: number;
+                                };
+                                read: {
+                                    /** @description By annotation type (the file's own name for a shape Versa has no type for) */
+                                    annotations: {
+                                        [key: string]: number;
+                                    };
+                                    /** @description Attribute values */
+                                    attributes: number;
+                                    images: number;
+                                    tracks: number;
+                                };
+                                skipped: {
+                                    /** @description By annotation type (the file's own name for a shape Versa has no type for) */
+                                    annotations: {
+                                        [key: string]: number;
+                                    };
+                                    /** @description Attribute values */
+                                    attributes: number;
+                                    images: number;
+                                    tracks: number;
+                                };
+                            };
                             detail: string | {
                                 loc: (string | number)[];
                                 msg: string;
                                 type: string;
                             }[];
+                            /** @description `strict`: what the import would leave out */
+                            skipped?: {
+                                /** @description The dataset file it came from (an annotation file, or the image's name) */
+                                file: string;
+                                /** @description What it is, in the file's terms (e.g. `shape 3 (cuboid, label "car")`) */
+                                item: string;
+                                reason: string;
+                            }[];
+                            skipped_count?: number;
                         };
                     };
                 };
@@ -17486,7 +17662,7 @@ export interface paths {
         put?: never;
         /**
          * Create a project from a dataset folder on the server
-         * @description `path` is resolved (links included) inside the configured import root; without one, or outside it, 403. All or nothing: any failure leaves no project, rows or files. Layouts: COCO (one JSON, or per-split folders with `_annotations.coco.json`), YOLO (`data.yaml` + images/labels, boxes and polygons), Pascal VOC, a folder per class, PNG class-index masks with `_classes.csv`. Splits are kept. Every image entry the dataset lists becomes an image with its own labels, byte-identical ones under different names too (their file is stored once; `import` counts and lists them); labels with no area inside their image are dropped and listed in `import.skipped`. 413: an image over the pixel or size limit, or an archive over the size, entry-count or compression-ratio limits; 415: a file that is not an accepted image; 422: an unreadable layout or label file, an unsafe archive entry (`..`, absolute path, link, NUL byte), no images.
+         * @description `path` is resolved (links included) inside the configured import root; without one, or outside it, 403. All or nothing: any failure leaves no project, rows or files. Layouts: COCO (one JSON, or per-split folders with `_annotations.coco.json`), YOLO (`data.yaml` + images/labels, boxes and polygons), Pascal VOC, a folder per class, PNG class-index masks with `_classes.csv`. Splits are kept. Every image entry the dataset lists becomes an image with its own labels, byte-identical ones under different names too (their file is stored once; `import` counts and lists them); labels with no area inside their image and whatever the layout holds that Versa cannot keep are left out and listed in `import.skipped` (`strict=true` refuses the dataset instead: 422 listing them). 413: an image over the pixel or size limit, or an archive over the size, entry-count or compression-ratio limits; 415: a file that is not an accepted image; 422: an unreadable layout or label file, an unsafe archive entry (`..`, absolute path, link, NUL byte), no images.
          */
         post: {
             parameters: {
@@ -17499,15 +17675,17 @@ export interface paths {
                 content: {
                     "application/json": {
                         /**
-                         * @description The archive's layout, forcing that reader. When absent it is decided from the annotation files' content; several matching layouts or none answer 422 naming the files found and the values that apply. `coco`: COCO JSON (Roboflow per-split _annotations.coco.json, the official annotations/instances_<split>.json layout, CVAT COCO 1.0); `yolo`: YOLO labels (Ultralytics/Roboflow data.yaml or images/+labels/ without one; Darknet/CVAT YOLO 1.1 obj.data/obj.names); `voc`: Pascal VOC XML boxes (Roboflow layout or the VOC release / CVAT Pascal VOC 1.1 with ImageSets); `voc_masks`: Pascal VOC segmentation PNGs (SegmentationClass/, CVAT Segmentation mask 1.1); `masks`: PNG class-index masks with _classes.csv (Roboflow semantic segmentation); `cvat`: CVAT for images 1.1 XML; `datumaro`: Datumaro JSON (CVAT Datumaro 1.0); `labelme`: LabelMe JSON (labelme tool) or LabelMe 3.0 XML (CVAT); `labelstudio`: Label Studio JSON export; `createml`: CreateML JSON (Roboflow CreateML); `multilabel_csv`: multi-label classification CSV (Roboflow _classes.csv with one-hot columns); `folders`: classification by folder: <split>/<class>/image (ImageNet style, Ultralytics classify); `images`: plain images, no annotations
+                         * @description The archive's layout, forcing that reader. When absent it is decided from the annotation files' content; several matching layouts or none answer 422 naming the files found and the values that apply. `coco`: COCO JSON (Roboflow per-split _annotations.coco.json, the official annotations/instances_<split>.json layout, CVAT COCO 1.0); `yolo`: YOLO labels (Ultralytics/Roboflow data.yaml or images/+labels/ without one; Darknet/CVAT YOLO 1.1 obj.data/obj.names); `voc`: Pascal VOC XML boxes (Roboflow layout or the VOC release / CVAT Pascal VOC 1.1 with ImageSets); `voc_masks`: Pascal VOC segmentation PNGs (SegmentationClass/, CVAT Segmentation mask 1.1); `masks`: PNG class-index masks with _classes.csv (Roboflow semantic segmentation); `cvat`: CVAT for images 1.1 XML; `datumaro`: Datumaro JSON (CVAT Datumaro 1.0); `labelme`: LabelMe JSON (labelme tool) or LabelMe 3.0 XML (CVAT); `labelstudio`: Label Studio JSON export; `createml`: CreateML JSON (Roboflow CreateML); `multilabel_csv`: multi-label classification CSV (Roboflow _classes.csv with one-hot columns); `kitti`: KITTI object detection (label_2/*.txt beside image_2/; 3D columns kept as attributes); `openimages`: Open Images boxes (<split>-annotations-bbox.csv with class-descriptions-boxable.csv; flags kept as attributes); `vott`: VoTT 2 exports (CSV *-export.csv, or JSON vott-json-export/*-export.json: rectangles, polygons, polylines, points); `widerface`: WIDER Face (wider_face_<split>_bbx_gt.txt; blur, expression, illumination, invalid, occlusion, pose as attributes); `mpii`: MPII Human Pose JSON (mmpose mpii_<split>.json joints/joints_vis, or mpii_annotations.json joint_self): 16-point skeleton; `folders`: classification by folder: <split>/<class>/image (ImageNet style, Ultralytics classify); `images`: plain images, no annotations
                          * @enum {string}
                          */
-                        format?: "coco" | "yolo" | "voc" | "voc_masks" | "masks" | "cvat" | "datumaro" | "labelme" | "labelstudio" | "createml" | "multilabel_csv" | "folders" | "images";
+                        format?: "coco" | "yolo" | "voc" | "voc_masks" | "masks" | "cvat" | "datumaro" | "labelme" | "labelstudio" | "createml" | "multilabel_csv" | "kitti" | "openimages" | "vott" | "widerface" | "mpii" | "folders" | "images";
                         name?: string;
                         /** @description A folder inside the configured import root (relative to it, or absolute) */
                         path: string;
                         /** @enum {string} */
                         project_type?: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                        /** @description When true, a dataset of which anything would be left out (see `skipped`) is refused: 422 whose body lists what would be lost (`detail`, `skipped`, `skipped_count`, `counts`), and nothing changes. Default false: the import goes on and its answer lists what was left out. */
+                        strict?: boolean;
                     };
                 };
             };
@@ -17668,11 +17846,53 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description Every item the dataset's files hold, per kind: read = kept + skipped. Each skipped one is listed in `skipped` */
+                            counts?: {
+                                kept: {
+                                    /** @description By annotation type (the file's own name for a shape Versa has no type for) */
+                                    annotations: {
+                                        [key: string]: number;
+                                    };
+                                    /** @description Attribute values */
+                                    attributes: number;
+                                    images: number;
+                                    tracks: number;
+                                };
+                                read: {
+                                    /** @description By annotation type (the file's own name for a shape Versa has no type for) */
+                                    annotations: {
+                                        [key: string]: number;
+                                    };
+                                    /** @description Attribute values */
+                                    attributes: number;
+                                    images: number;
+                                    tracks: number;
+                                };
+                                skipped: {
+                                    /** @description By annotation type (the file's own name for a shape Versa has no type for) */
+                                    annotations: {
+                                        [key: string]: number;
+                                    };
+                                    /** @description Attribute values */
+                                    attributes: number;
+                                    images: number;
+                                    tracks: number;
+                                };
+                            };
                             detail: string | {
                                 loc: (string | number)[];
                                 msg: string;
                                 type: string;
                             }[];
+                            /** @description `strict`: what the import would leave out */
+                            skipped?: {
+                                /** @description The dataset file it came from (an annotation file, or the image's name) */
+                                file: string;
+                                /** @description What it is, in the file's terms (e.g. `shape 3 (cuboid, label "car")`) */
+                                item: string;
+                                reason: string;
+                            }[];
+                            skipped_count?: number;
                         };
                     };
                 };

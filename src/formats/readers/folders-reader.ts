@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { DatasetItem, DatasetSource, Split } from '../dataset.js';
 import { isImageName, splitFromName } from '../dataset.js';
 import { FormatError } from '../format-error.js';
-import { listDir } from './files.js';
+import { listDir, walk } from './files.js';
 
 interface ClassFolder {
   split: Split | null;
@@ -10,39 +10,60 @@ interface ClassFolder {
   dir: string;
 }
 
-/** Class-per-folder classification: `{train,valid,test}/<class>/*.jpg`, or `<class>/*.jpg` without splits. */
+/** Where an image of a class-folder dataset belongs: its split, and its class (null: at the root of a split). */
+interface Placed {
+  path: string;
+  split: Split | null;
+  className: string | null;
+}
+
+/**
+ * Class-per-folder classification: `{train,valid,test}/<class>/*.jpg`, or `<class>/*.jpg` without splits. As
+ * torchvision's `ImageFolder` (which Ultralytics classify uses) does, the class is the first folder under the split
+ * (or the root) and its images are found at any depth: `a/b/img.jpg` is of class `a`, so a dataset means here what it
+ * means to the tools that train on it. Images directly at the root (or directly in a split folder) have no class
+ * folder: they are kept, unlabelled (ImageFolder would leave them out).
+ */
 export async function readFolders(root: string): Promise<DatasetSource> {
-  const folders = await classFolders(root);
-  if (folders.length === 0) throw new FormatError('no class folders with images found');
-  const classes = [...new Set(folders.map((f) => f.className))].sort();
+  const placed = await placeImages(root);
+  if (!placed.some((p) => p.className !== null)) throw new FormatError('no class folders with images found');
+  const classes = [...new Set(placed.flatMap((p) => (p.className === null ? [] : [p.className])))].sort();
 
   async function* items(): AsyncGenerator<DatasetItem> {
-    for (const folder of folders) {
-      const { files } = await listDir(folder.dir);
-      for (const fileName of files.filter(isImageName)) {
-        yield {
-          split: folder.split,
-          fileName,
-          source: { path: join(folder.dir, fileName) },
-          annotations: [{ type: 'classification', className: folder.className, geometry: {} }],
-        };
-      }
+    for (const { path, split, className } of placed) {
+      yield {
+        split,
+        fileName: path.split('/').pop()!,
+        source: { path: join(root, path) },
+        annotations: className === null ? [] : [{ type: 'classification', className, geometry: {} }],
+      };
     }
   }
   return { format: 'folders', projectType: 'classification', classes, items };
 }
 
-export async function classFolders(root: string): Promise<ClassFolder[]> {
+/** Every image under `root`, with its split and class folder (see `readFolders`). */
+async function placeImages(root: string): Promise<Placed[]> {
   const { dirs } = await listDir(root);
-  const splitDirs = dirs.filter((d) => splitFromName(d));
-  const found: ClassFolder[] = [];
-  const scan = async (dir: string, split: Split | null) => {
-    for (const className of (await listDir(dir)).dirs) {
-      const classDir = join(dir, className);
-      if ((await listDir(classDir)).files.some(isImageName)) found.push({ split, className, dir: classDir });
-    }
-  };
-  if (splitDirs.length > 0) for (const d of splitDirs) await scan(join(root, d), splitFromName(d));
-  else await scan(root, null);
-  return found;
+  const hasSplits = dirs.some((d) => splitFromName(d));
+  const placed: Placed[] = [];
+  for await (const path of walk(root)) {
+    if (!isImageName(path.split('/').pop()!)) continue;
+    let parts = path.split('/');
+    const split = hasSplits && parts.length > 1 ? splitFromName(parts[0]) : null;
+    if (split) parts = parts.slice(1);
+    placed.push({ path, split, className: parts.length > 1 ? parts[0] : null });
+  }
+  return placed;
+}
+
+export async function classFolders(root: string): Promise<ClassFolder[]> {
+  const found = new Map<string, ClassFolder>();
+  for (const { path, split, className } of await placeImages(root)) {
+    if (className === null) continue;
+    const parts = path.split('/');
+    const dir = join(root, ...parts.slice(0, split ? 2 : 1));
+    if (!found.has(dir)) found.set(dir, { split, className, dir });
+  }
+  return [...found.values()];
 }

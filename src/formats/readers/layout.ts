@@ -19,6 +19,11 @@ import { head, scanDataset, type DatasetScan } from './scan.js';
 import { readVocMasks } from './voc-masks-reader.js';
 import { readVoc } from './voc-reader.js';
 import { readYolo, readYoloYaml, YOLO_YAML_NAMES } from './yolo-reader.js';
+import { KITTI_LABEL_FILE, looksLikeKittiLine, readKitti } from './kitti-reader.js';
+import { isOpenImagesHeader, readOpenImages } from './openimages-reader.js';
+import { isVottCsvHeader, looksLikeVottJson, readVott } from './vott-reader.js';
+import { readWiderFace, WIDER_FACE_FILE } from './widerface-reader.js';
+import { looksLikeMpii, readMpii } from './mpii-reader.js';
 
 /** Every `format` value an import accepts, with what it reads (the 422 answers and the API document use these). */
 export const FORMAT_DESCRIPTIONS: Record<FormatName, string> = {
@@ -33,6 +38,11 @@ export const FORMAT_DESCRIPTIONS: Record<FormatName, string> = {
   labelstudio: 'Label Studio JSON export',
   createml: 'CreateML JSON (Roboflow CreateML)',
   multilabel_csv: 'multi-label classification CSV (Roboflow _classes.csv with one-hot columns)',
+  kitti: 'KITTI object detection (label_2/*.txt beside image_2/; 3D columns kept as attributes)',
+  openimages: 'Open Images boxes (<split>-annotations-bbox.csv with class-descriptions-boxable.csv; flags kept as attributes)',
+  vott: 'VoTT 2 exports (CSV *-export.csv, or JSON vott-json-export/*-export.json: rectangles, polygons, polylines, points)',
+  widerface: 'WIDER Face (wider_face_<split>_bbx_gt.txt; blur, expression, illumination, invalid, occlusion, pose as attributes)',
+  mpii: 'MPII Human Pose JSON (mmpose mpii_<split>.json joints/joints_vis, or mpii_annotations.json joint_self): 16-point skeleton',
   folders: 'classification by folder: <split>/<class>/image (ImageNet style, Ultralytics classify)',
   images: 'plain images, no annotations',
 };
@@ -57,7 +67,7 @@ const ANNOTATION_EXTENSIONS = /\.(json|xml|csv|ya?ml|txt|names|data)$/i;
  * no annotation file at all.
  */
 export async function readLayout(root: string, format?: FormatName, limits: DatasetLimits = DEFAULT_DATASET_LIMITS): Promise<DatasetSource> {
-  const scan: DatasetScan = { ...(await scanDataset(root)), limits };
+  const scan: DatasetScan & { allowVideoFrames?: boolean } = { ...(await scanDataset(root)), limits, allowVideoFrames: format === 'images' };
   const candidates = await detectCandidates(scan);
   if (format) {
     const match = candidates.find((c) => c.format === format);
@@ -105,13 +115,18 @@ function forced(scan: DatasetScan, format: FormatName): Promise<DatasetSource> {
     case 'labelstudio': return readLabelStudio(root, scan);
     case 'createml': return readCreateMl(root, scan);
     case 'multilabel_csv': return readMultiLabelCsv(root, scan);
+    case 'kitti': return readKitti(scan);
+    case 'openimages': return readOpenImages(scan);
+    case 'vott': return readVott(scan, scan.files.filter((f) => f.toLowerCase().endsWith('.json')), scan.files.filter((f) => /-export\.csv$/i.test(f)));
+    case 'widerface': return readWiderFace(scan);
+    case 'mpii': return readMpii(scan, scan.files.filter((f) => f.toLowerCase().endsWith('.json')));
     case 'folders': return readFolders(root);
     case 'images': return readImages(root, scan);
     default: throw new FormatError(`unknown dataset format "${String(format)}"`);
   }
 }
 
-async function detectCandidates(scan: DatasetScan): Promise<Candidate[]> {
+async function detectCandidates(scan: DatasetScan & { allowVideoFrames?: boolean }): Promise<Candidate[]> {
   const root = scan.root;
   const candidates: Candidate[] = [];
   const add = (format: FormatName, evidence: string[], read: () => Promise<DatasetSource>) => {
@@ -123,6 +138,8 @@ async function detectCandidates(scan: DatasetScan): Promise<Candidate[]> {
   // JSON documents, told apart by their first bytes.
   const coco: string[] = [];
   const json = { datumaro: [] as string[], labelme: [] as string[], labelstudio: [] as string[], createml: [] as string[] };
+  const vottJson: string[] = [];
+  const mpiiJson: string[] = [];
   // Per-image documents (LabelMe) come by the thousand in one folder: after 20 of them and nothing else there, the
   // rest of that folder is taken to be the same (bench/layout-detection.ts: 10,000 files read in full cost 70× a walk).
   const perFolder = new Map<string, number>();
@@ -133,7 +150,9 @@ async function detectCandidates(scan: DatasetScan): Promise<Candidate[]> {
       continue;
     }
     const text = await head(join(root, file));
-    if (file.toLowerCase().endsWith(CREATEML_SUFFIX) || (/^\s*\[/.test(text) && /"coordinates"\s*:/.test(text))) json.createml.push(file);
+    if (looksLikeMpii(text)) mpiiJson.push(file);
+    else if (looksLikeVottJson(text)) vottJson.push(file);
+    else if (file.toLowerCase().endsWith(CREATEML_SUFFIX) || (/^\s*\[/.test(text) && /"coordinates"\s*:/.test(text))) json.createml.push(file);
     else if (looksLikeLabelStudio(text)) json.labelstudio.push(file);
     else if (looksLikeDatumaro(text)) json.datumaro.push(file);
     else if (looksLikeLabelMeJson(text)) json.labelme.push(file);
@@ -146,6 +165,7 @@ async function detectCandidates(scan: DatasetScan): Promise<Candidate[]> {
   if (json.labelme.length) add('labelme', json.labelme, () => readLabelMe(root, scan));
   if (json.labelstudio.length) add('labelstudio', json.labelstudio, () => readLabelStudio(root, scan));
   if (json.createml.length) add('createml', json.createml, () => readCreateMl(root, scan));
+  if (mpiiJson.length) add('mpii', mpiiJson, () => readMpii(scan, mpiiJson));
 
   // XML: CVAT's one document, LabelMe 3.0 per image, or Pascal VOC per image.
   const xml = { cvat: [] as string[], labelme: [] as string[], voc: [] as string[] };
@@ -181,12 +201,35 @@ async function detectCandidates(scan: DatasetScan): Promise<Candidate[]> {
     else add('masks', [file], () => readMasks(root));
   }
 
+  // Table-like layouts named by their files and first lines: KITTI, Open Images, VoTT CSV, WIDER Face.
+  const kitti = scan.files.filter((f) => KITTI_LABEL_FILE.test(f));
+  if (kitti.length && (await firstLines(root, kitti.slice(0, 5))).some(looksLikeKittiLine)) add('kitti', [kitti[0], `${kitti.length} label files`], () => readKitti(scan));
+  const csvs = scan.files.filter((f) => f.toLowerCase().endsWith('.csv') && shallow(f, 4));
+  const csvHeads = await Promise.all(csvs.map(async (f) => ({ f, first: (await head(join(root, f), 4096)).split(/\r?\n/, 1)[0] ?? '' })));
+  const openImages = csvHeads.filter((c) => isOpenImagesHeader(c.first)).map((c) => c.f);
+  if (openImages.length) add('openimages', openImages, () => readOpenImages(scan));
+  const vottCsv = csvHeads.filter((c) => isVottCsvHeader(c.first)).map((c) => c.f);
+  if (vottCsv.length || vottJson.length) add('vott', [...vottCsv, ...vottJson], () => readVott(scan, vottJson, vottCsv));
+  const wider = scan.files.filter((f) => WIDER_FACE_FILE.test(f));
+  if (wider.length) add('widerface', wider, () => readWiderFace(scan));
+  // MOT (`<sequence>/gt/gt.txt` + `seqinfo.ini`) is video: its tracks have nowhere to go yet; say so rather than "unrecognised".
+  const mot = scan.files.filter((f) => /(^|\/)seqinfo\.ini$/i.test(f));
+  if (mot.length && scan.files.some((f) => /(^|\/)gt\/gt\.txt$/i.test(f)) && !scan.allowVideoFrames) {
+    throw new FormatError(`MOT video tracking layout found (${mot.slice(0, 3).join(', ')} with gt/gt.txt): video frames and tracks are not importable yet; `
+      + 'nothing was imported (send format=images to import its frames without their tracks)');
+  }
+
   if (candidates.length === 0 && !scan.files.some((f) => ANNOTATION_EXTENSIONS.test(f) && !NOT_ANNOTATIONS.test(f))) {
     const folders = await classFolders(root);
     if (folders.length > 0) add('folders', folders.slice(0, 3).map((f) => posix.join(f.split ?? '', f.className) + '/'), () => readFolders(root));
     else if (scan.images.length > 0) add('images', [`${scan.images.length} images`], () => readImages(root, scan));
   }
   return candidates;
+}
+
+/** The first non-empty line of each file. */
+async function firstLines(root: string, files: string[]): Promise<string[]> {
+  return Promise.all(files.map(async (f) => (await head(join(root, f), 4096)).split(/\r?\n/).find((l) => l.trim()) ?? ''));
 }
 
 async function firstMatching(root: string, files: string[], pattern: RegExp): Promise<string | undefined> {

@@ -8,7 +8,7 @@ import { ValidationError } from '../../http/errors.js';
 import { textProblem } from '../../http/input-guard.js';
 import { FORM_LIMITS, isMultipart, readMultipartRequest } from '../../http/multipart-request.js';
 import { PROJECT_TYPES } from '../projects/projects.schemas.js';
-import { NEW_CLASSES, type ImportIntoOptions, type ImportOptions } from './imports.schemas.js';
+import { NEW_CLASSES, ON_CONFLICT, type ImportIntoOptions, type ImportOptions } from './imports.schemas.js';
 
 export interface UploadedArchive<O = ImportOptions> {
   /** The archive, spooled to disk (an upload can be far larger than memory). */
@@ -74,6 +74,7 @@ function parseFields(fields: Record<string, string>): ImportOptions {
     } else options.project_type = fields.project_type as ImportOptions['project_type'];
   }
   options.format = formatField(fields, issues);
+  options.strict = strictField(fields, issues);
   if (issues.length > 0) throw new ValidationError(issues);
   return options;
 }
@@ -81,7 +82,12 @@ function parseFields(fields: Record<string, string>): ImportOptions {
 /** The text parts of an import into an existing project: `format` and `new_classes`. */
 export function parseIntoFields(fields: Record<string, string>): ImportIntoOptions {
   const issues: Issue[] = [];
-  const options: ImportIntoOptions = { format: formatField(fields, issues) };
+  const options: ImportIntoOptions = { format: formatField(fields, issues), strict: strictField(fields, issues) };
+  if (fields.on_conflict !== undefined && fields.on_conflict !== '') {
+    if (!(ON_CONFLICT as readonly string[]).includes(fields.on_conflict)) {
+      issues.push({ loc: ['body', 'on_conflict'], msg: `must be one of ${ON_CONFLICT.join(', ')}`, type: 'enum' });
+    } else options.on_conflict = fields.on_conflict as ImportIntoOptions['on_conflict'];
+  }
   if (fields.new_classes !== undefined && fields.new_classes !== '') {
     if (!(NEW_CLASSES as readonly string[]).includes(fields.new_classes)) {
       issues.push({ loc: ['body', 'new_classes'], msg: `must be one of ${NEW_CLASSES.join(', ')}`, type: 'enum' });
@@ -89,6 +95,15 @@ export function parseIntoFields(fields: Record<string, string>): ImportIntoOptio
   }
   if (issues.length > 0) throw new ValidationError(issues);
   return options;
+}
+
+/** `strict`: `true` or `false` (absent or empty: false). */
+function strictField(fields: Record<string, string>, issues: Issue[]): boolean | undefined {
+  const value = fields.strict;
+  if (value === undefined || value === '') return undefined;
+  if (value === 'true' || value === 'false') return value === 'true';
+  issues.push({ loc: ['body', 'strict'], msg: 'must be true or false', type: 'bool_parsing' });
+  return undefined;
 }
 
 function formatField(fields: Record<string, string>, issues: Issue[]): ImportOptions['format'] {

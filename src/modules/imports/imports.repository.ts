@@ -6,6 +6,7 @@ import type { ProjectRow } from '../projects/projects.schemas.js';
 import { chunks } from '../../lib/batches.js';
 import { shaInUse } from '../images/images.repository.js';
 import type { ProjectImageOfBytes, StagedEntry } from './entry-pairing.logic.js';
+import type { ComparableAnnotation } from './annotation-match.logic.js';
 
 export type NewImage = Insertable<ImagesTable>;
 /** An annotation whose image is named by its stored filename until the image's id is known. */
@@ -194,6 +195,25 @@ export class ImportsRepository {
       await db.deleteFrom('images').where('id', 'in', stagedIds).execute();
     }
     return annotatedNow;
+  }
+
+  /** The annotations of these images, as the conflict check of an import compares them. */
+  async annotationsOfImages(imageIds: number[], db: Executor): Promise<ComparableAnnotation[]> {
+    const rows: ComparableAnnotation[] = [];
+    for (const chunk of chunks(imageIds, ROWS_PER_INSERT)) {
+      rows.push(...(await db.selectFrom('annotations').select(['id', 'image_id', 'class_id', 'annotation_type', 'geometry']).where('image_id', 'in', chunk).orderBy('id').execute()));
+    }
+    return rows;
+  }
+
+  /** Deletes these annotations and lowers their images' counts by as many. */
+  async deleteAnnotations(rows: { id: number; image_id: number }[], db: Executor): Promise<void> {
+    const perImage = new Map<number, number>();
+    for (const row of rows) perImage.set(row.image_id, (perImage.get(row.image_id) ?? 0) + 1);
+    for (const chunk of chunks(rows.map((r) => r.id), ROWS_PER_INSERT)) await db.deleteFrom('annotations').where('id', 'in', chunk).execute();
+    for (const [imageId, n] of perImage) {
+      await db.updateTable('images').set((eb) => ({ annotation_count: eb('annotation_count', '-', n) })).where('id', '=', imageId).execute();
+    }
   }
 
   /** Staging images whose stored name the project already uses. */

@@ -18,7 +18,8 @@ const OUTCOMES = 'All or nothing: any failure leaves no project, rows or files. 
   + 'with `_annotations.coco.json`), YOLO (`data.yaml` + images/labels, boxes and polygons), Pascal VOC, a folder per '
   + 'class, PNG class-index masks with `_classes.csv`. Splits are kept. Every image entry the dataset lists becomes an '
   + 'image with its own labels, byte-identical ones under different names too (their file is stored once; `import` '
-  + 'counts and lists them); labels with no area inside their image are dropped and listed in `import.skipped`. 413: an image over the pixel or size limit, or an '
+  + 'counts and lists them); labels with no area inside their image and whatever the layout holds that Versa cannot keep '
+  + 'are left out and listed in `import.skipped` (`strict=true` refuses the dataset instead: 422 listing them). 413: an image over the pixel or size limit, or an '
   + 'archive over the size, entry-count or compression-ratio limits; 415: a file that is not an accepted image; 422: '
   + 'an unreadable layout or label file, an unsafe archive entry (`..`, absolute path, link, NUL byte), no images.';
 
@@ -31,8 +32,11 @@ const INTO = 'Adds the dataset (any layout the project import reads) to this pro
   + '(`images_merged`; one entry per image, the image of the same name first), which keeps its split unless it had '
   + 'none; 409 when another user holds the editing lock of such an image. The other entries become images, byte-identical '
   + 'ones under different names too (`images_sharing_bytes`, listed in `shared_bytes`: the file is stored once). Every '
-  + 'annotation gets `source: import` and a `create` revision. Labels with no area inside their image are left out and '
-  + 'listed in `skipped`. 413: an image over the pixel or size limit, or an archive over '
+  + 'annotation gets `source: import` and a `create` revision. A merged entry\'s annotations that match one its image has '
+  + '(same class and type, geometry within 0.5 px) are left out by default (`on_conflict=skip`: importing the same '
+  + 'dataset twice duplicates nothing), or replace the image\'s (`replace`), or are all added (`append`); `conflicts` '
+  + 'counts them. Labels with no area inside their image are left out and listed in `skipped` (`strict=true` refuses '
+  + 'the dataset instead, 422 listing them). 413: an image over the pixel or size limit, or an archive over '
   + 'the size, entry-count or compression-ratio limits; 415: a file that is not an accepted image; 422: an unreadable '
   + 'layout or label file, an unsafe archive entry, no images, refused classes.';
 
@@ -45,7 +49,8 @@ export function importsRoutes(server: FastifyInstance, imports: ImportsService, 
       tags,
       summary: 'Create a project from a dataset archive',
       description: `Multipart: the zip in the part \`file\`; optional text parts \`name\` (default: the archive's name), `
-        + `\`project_type\` and \`format\` (default: detected). ${OUTCOMES}`,
+        + `\`project_type\`, \`format\` (default: detected) and \`strict\` (\`true\`: refuse, 422 listing it, a dataset of which `
+        + `anything would be left out). ${OUTCOMES}`,
       consumes: ['multipart/form-data'],
       body: ImportUploadBody,
       response: { 201: ProjectImportedOut, ...errors(400, 401, 413, 415), 422: ImportInvalidOut },
@@ -75,7 +80,8 @@ export function importsRoutes(server: FastifyInstance, imports: ImportsService, 
       tags,
       summary: 'Add a labelled dataset archive to a project',
       description: `Multipart: the zip in the part \`file\`; optional text parts \`format\` (default: detected) and `
-        + `\`new_classes\` (\`create\` or \`refuse\`). ${INTO}`,
+        + `\`new_classes\` (\`create\` or \`refuse\`), \`strict\` (\`true\` or \`false\`) and \`on_conflict\` (\`skip\`, \`replace\` `
+        + `or \`append\`). ${INTO}`,
       consumes: ['multipart/form-data'],
       params: IdParams,
       body: ImportIntoUploadBody,

@@ -10,6 +10,20 @@ export const ImportFormat = StringEnum(READABLE_FORMATS, {
     + READABLE_FORMATS.map((f) => `\`${f}\`: ${FORMAT_DESCRIPTIONS[f]}`).join('; '),
 });
 
+const STRICT_DESCRIPTION = 'When true, a dataset of which anything would be left out (see `skipped`) is refused: 422 whose body lists what '
+    + 'would be lost (`detail`, `skipped`, `skipped_count`, `counts`), and nothing changes. Default false: the import goes '
+    + 'on and its answer lists what was left out.';
+export const Strict = Type.Boolean({ description: STRICT_DESCRIPTION });
+
+export const ON_CONFLICT = ['skip', 'replace', 'append'] as const;
+export const OnConflict = StringEnum(ON_CONFLICT, {
+  description: 'For an entry whose bytes the project already has (merged into its image): `skip` (the default) leaves out each '
+    + 'of its annotations that matches one the image has (same class and type, geometry within 0.5 px / 0.5°), so '
+    + 'importing the same dataset twice adds nothing; `replace` deletes the image\'s annotations (each with a `delete` '
+    + 'revision) and puts the entry\'s in their place; `append` adds them all.',
+});
+export type OnConflict = Static<typeof OnConflict>;
+
 const ProjectName = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
 
 export const ImportFolderRequest = Type.Object(
@@ -18,6 +32,7 @@ export const ImportFolderRequest = Type.Object(
     name: Type.Optional(ProjectName),
     project_type: Type.Optional(ProjectType),
     format: Type.Optional(ImportFormat),
+    strict: Type.Optional(Strict),
   },
   { additionalProperties: false },
 );
@@ -31,6 +46,7 @@ export const ImportUploadBody = Type.Object({
   name: Type.Optional(ProjectName),
   project_type: Type.Optional(ProjectType),
   format: Type.Optional(ImportFormat),
+  strict: Type.Optional(Type.String({ enum: ['true', 'false'], description: STRICT_DESCRIPTION })),
 });
 
 /** What an import needs besides the dataset itself. */
@@ -38,6 +54,7 @@ export interface ImportOptions {
   name?: string;
   project_type?: Static<typeof ProjectType>;
   format?: Static<typeof ImportFormat>;
+  strict?: boolean;
 }
 
 export const NEW_CLASSES = ['create', 'refuse'] as const;
@@ -52,6 +69,8 @@ export const ImportIntoFolderRequest = Type.Object(
     path: Type.String({ minLength: 1, maxLength: 4096, description: 'A folder inside the configured import root (relative to it, or absolute)' }),
     format: Type.Optional(ImportFormat),
     new_classes: Type.Optional(NewClasses),
+    strict: Type.Optional(Strict),
+    on_conflict: Type.Optional(OnConflict),
   },
   { additionalProperties: false },
 );
@@ -62,12 +81,16 @@ export const ImportIntoUploadBody = Type.Object({
   file: Binary,
   format: Type.Optional(ImportFormat),
   new_classes: Type.Optional(NewClasses),
+  strict: Type.Optional(Type.String({ enum: ['true', 'false'], description: STRICT_DESCRIPTION })),
+  on_conflict: Type.Optional(OnConflict),
 });
 
 /** What an import into an existing project needs besides the dataset itself. */
 export interface ImportIntoOptions {
   format?: Static<typeof ImportFormat>;
   new_classes?: NewClasses;
+  strict?: boolean;
+  on_conflict?: OnConflict;
 }
 
 export const ImportSkippedOut = Type.Object(
@@ -142,9 +165,23 @@ export const ImportIntoOut = Type.Object({
   ...importSummary,
   classes_created: Type.Array(Type.String(), { description: 'Classes added to the project' }),
   classes_matched: Type.Array(Type.String(), { description: "Project classes the dataset's classes were matched to, by their name in the project" }),
+  conflicts: Type.Object(
+    {
+      on_conflict: OnConflict,
+      matched: Type.Integer({ minimum: 0, description: 'Annotations of merged entries that match one their image already had' }),
+      skipped: Type.Integer({ minimum: 0, description: 'Of those, left out (`skip`): the image keeps its own' }),
+      replaced: Type.Integer({ minimum: 0, description: 'Annotations the images had that were deleted (`replace`)' }),
+    },
+    { description: 'What became of the annotations of entries merged into images the project has (see `on_conflict`)' },
+  ),
   project: ProjectOut,
 });
 export type ImportIntoOut = Static<typeof ImportIntoOut>;
 
 /** A request that failed validation lists its issues; a dataset that cannot be read says why in one sentence. */
-export const ImportInvalidOut = Type.Object({ detail: Type.Union([Type.String(), ValidationErrorOut.properties.detail]) });
+export const ImportInvalidOut = Type.Object({
+  detail: Type.Union([Type.String(), ValidationErrorOut.properties.detail]),
+  skipped: Type.Optional(Type.Array(ImportSkippedOut, { description: '`strict`: what the import would leave out' })),
+  skipped_count: Type.Optional(Type.Integer({ minimum: 0 })),
+  counts: Type.Optional(ImportCountsOut),
+});

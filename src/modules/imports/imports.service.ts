@@ -30,6 +30,7 @@ import { toProjectOut } from '../projects/projects.schemas.js';
 import type { UploadedArchive } from './import-upload.adapter.js';
 import type { ImportsRepository, NewAnnotation, NewImage } from './imports.repository.js';
 import { planEntries, type EntryPlan } from './entry-pairing.logic.js';
+import { matchedAnnotations } from './annotation-match.logic.js';
 import { ensureFolder, resolvedPath, touch } from '../../storage/local-files.js';
 import {
   type ImportFolderRequest,
@@ -41,6 +42,7 @@ import {
   type ImportSummaryOut,
   type ProjectImportedOut,
   type NewClasses,
+  type OnConflict,
 } from './imports.schemas.js';
 
 export interface ImportsServiceOptions {
@@ -127,6 +129,17 @@ interface ImportCounts {
 /** The accounts of an import, for its answer. */
 function accounts(ledger: ImportLedger): Pick<ImportSummaryOut, 'counts' | 'skipped' | 'skipped_count'> {
   return { counts: ledger.counts(), skipped: ledger.skippedList, skipped_count: ledger.skippedCount };
+}
+
+/**
+ * `strict`: an import that would leave anything out is refused, its answer listing what would be lost. Thrown before
+ * the project is published (or the staging rows merged), so the failure path removes everything written.
+ */
+function assertNothingSkipped(strict: boolean | undefined, ledger: ImportLedger): void {
+  if (!strict || ledger.skippedCount === 0) return;
+  throw new HttpError(422, 'items_skipped', `The import would leave out ${ledger.skippedCount} item(s) of the dataset (strict=true); nothing was imported`, {
+    ...accounts(ledger),
+  });
 }
 
 /** Entries that became images of their own while another image has their bytes, for the answer. */
@@ -282,6 +295,7 @@ export class ImportsService {
     beat.unref();
     try {
       const counts = await this.fill(project.id, source, root);
+      assertNothingSkipped(options.strict, counts.ledger);
       const { staged } = await this.imports.bytesShared(project.id, null);
       const { shared } = planEntries(staged, []);
       const row = await this.imports.publish(project.id, {
@@ -357,7 +371,9 @@ export class ImportsService {
     const into: IntoTarget = { projectId: target.id, claims: this.into.claims.session(), written: new Map() };
     try {
       const counts = await this.fill(staging.id, source, root, into);
-      const merged = await this.into.transactions.run((tx) => this.mergeStaging(caller, target, staging.id, newClasses, tx));
+      assertNothingSkipped(options.strict, counts.ledger);
+      const onConflict = options.on_conflict ?? 'skip';
+      const merged = await this.into.transactions.run((tx) => this.mergeStaging(caller, target, staging.id, newClasses, onConflict, tx));
       const project = await this.into.projects.find(target.id);
       if (!project) throw new NotFoundError(`Project ${target.id} not found`);
       this.log.info(
@@ -376,6 +392,7 @@ export class ImportsService {
         annotations_created: merged.annotations,
         classes_created: merged.created,
         classes_matched: merged.matched,
+        conflicts: { on_conflict: onConflict, ...merged.conflicts },
         ...accounts(counts.ledger),
         project: toProjectOut(project),
       };
@@ -406,7 +423,7 @@ export class ImportsService {
   }
 
   /** The one transaction that moves a filled staging project's rows into the target project (see `importInto`). */
-  private async mergeStaging(caller: Caller, target: ProjectRecord, stagingId: number, newClasses: NewClasses, tx: Tx) {
+  private async mergeStaging(caller: Caller, target: ProjectRecord, stagingId: number, newClasses: NewClasses, onConflict: OnConflict, tx: Tx) {
     // First, before any row lock: uploads of bytes the project has answer them as duplicates only while no import
     // adds those bytes unseen, and the entries are paired with the project's images as they stand.
     await this.imports.lockImageWrites(target.id, tx);
@@ -441,8 +458,10 @@ export class ImportsService {
     const { staged, existing } = await this.imports.bytesShared(stagingId, target.id, tx);
     const { merges, shared } = planEntries(staged, existing);
     let annotatedBefore = 0;
+    let conflicts = { matched: 0, skipped: 0, replaced: 0, annotatedLost: 0 };
     if (merges.length > 0) {
       await this.into.locks.assertNoneLocked(caller, { imageIds: merges.map((m) => m.into) }, tx);
+      conflicts = await this.resolveConflicts(caller, merges, onConflict, tx);
       annotatedBefore = await this.imports.mergeEntries(merges, tx);
     }
     await this.renameClashes(stagingId, target.id, tx);
@@ -450,12 +469,51 @@ export class ImportsService {
     const rows = await this.imports.moveRows(stagingId, target.id, tx);
     await this.into.projects.bumpCounters(target.id, {
       image_count: rows.images,
-      annotation_count: rows.annotations,
-      annotated_image_count: rows.annotatedImages + annotatedBefore,
+      annotation_count: rows.annotations - conflicts.replaced,
+      annotated_image_count: rows.annotatedImages + annotatedBefore - conflicts.annotatedLost,
       class_count: created.length,
     }, tx);
     await this.imports.deleteProject(stagingId, tx);
-    return { imagesCreated: rows.images, imagesMerged: merges.length, annotations: rows.annotations, created, matched: [...matched], shared };
+    const { annotatedLost: _, ...conflictCounts } = conflicts;
+    return { imagesCreated: rows.images, imagesMerged: merges.length, annotations: rows.annotations, created, matched: [...matched], shared, conflicts: conflictCounts };
+  }
+
+  /**
+   * The annotations of merged entries against those their images already have (classes already remapped to the
+   * project's): each one matching an existing annotation (same class, type and geometry within 0.5 px) is counted;
+   * `skip` deletes those staged ones, `replace` deletes every annotation of the image (with a `delete` revision), so
+   * that the entry's take their place; `append` changes nothing. `annotatedLost`: images `replace` emptied.
+   */
+  private async resolveConflicts(caller: Caller, merges: { staged: number; into: number }[], onConflict: OnConflict, tx: Tx) {
+    const result = { matched: 0, skipped: 0, replaced: 0, annotatedLost: 0 };
+    const staged = await this.imports.annotationsOfImages(merges.map((m) => m.staged), tx);
+    const existing = await this.imports.annotationsOfImages(merges.map((m) => m.into), tx);
+    const byImage = <T extends { image_id: number }>(rows: T[]) => {
+      const map = new Map<number, T[]>();
+      for (const row of rows) map.set(row.image_id, [...(map.get(row.image_id) ?? []), row]);
+      return map;
+    };
+    const stagedOf = byImage(staged);
+    const existingOf = byImage(existing);
+    const dropped: { id: number; image_id: number }[] = [];
+    const now = new Date().toISOString();
+    for (const { staged: stagedId, into } of merges) {
+      const incoming = stagedOf.get(stagedId) ?? [];
+      const have = existingOf.get(into) ?? [];
+      const matched = matchedAnnotations(incoming, have);
+      result.matched += matched.size;
+      if (onConflict === 'skip') {
+        for (const row of incoming) if (matched.has(row.id)) dropped.push(row);
+        result.skipped += matched.size;
+      } else if (onConflict === 'replace' && have.length > 0) {
+        await this.into.revisions.insertDeletesOfImage(into, caller.userId, now, tx);
+        await this.imports.deleteAnnotations(have, tx);
+        result.replaced += have.length;
+        result.annotatedLost++;
+      }
+    }
+    await this.imports.deleteAnnotations(dropped, tx);
+    return result;
   }
 
   /** Staging images whose stored name the project already uses get the next free one, as an upload would. */

@@ -41,6 +41,11 @@ export class RevisionsRepository {
     await insertFromAnnotations(db, { action: 'delete', userId, now, where: ['class_id', classId] });
   }
 
+  /** A `delete` revision for every annotation of an image, before they are deleted (an import replacing them). */
+  async insertDeletesOfImage(imageId: number, userId: number, now: string, db: Executor): Promise<void> {
+    await insertFromAnnotations(db, { action: 'delete', userId, now, where: ['image_id', imageId] });
+  }
+
   /**
    * A `create` revision for every annotation still under `fromProjectId` (an import's hidden staging project), naming
    * `projectId` (the project they are about to move to, in the same transaction). `after` is built in SQL exactly as
@@ -98,7 +103,7 @@ function stateSql(withStatus: boolean): RawBuilder<string | null> {
  */
 async function insertFromAnnotations(
   db: Executor,
-  options: { action: 'create' | 'delete'; userId: number; now: string; where: ['class_id' | 'project_id', number]; projectId?: number },
+  options: { action: 'create' | 'delete'; userId: number; now: string; where: ['class_id' | 'project_id' | 'image_id', number]; projectId?: number },
 ): Promise<void> {
   const nothing = sql<string | null>`cast(null as text)`;
   const created = options.action === 'create';
