@@ -31,3 +31,19 @@ export function greyPng(pixels: Buffer | Uint8Array, size: Size, compressionLeve
   const bytes = Buffer.isBuffer(pixels) ? pixels : Buffer.from(pixels.buffer, pixels.byteOffset, pixels.byteLength);
   return sharp(bytes, { raw: { width: size.width, height: size.height, channels: 1 } }).png(compressionLevel === undefined ? {} : { compressionLevel }).toBuffer();
 }
+
+/**
+ * A mask image's foreground, 1 or 0 a pixel: where its alpha is not 0 when it has an alpha channel, else where any
+ * channel is not 0 (labelme stores masks as 0/1 bytes, LabelMe 3.0 and CVAT as coloured RGBA, MIT LabelMe as 0/255).
+ */
+export async function maskForeground(input: string | Buffer): Promise<{ data: Uint8Array } & Size> {
+  const { data, info } = await sharp(input).raw().toBuffer({ resolveWithObject: true });
+  const out = new Uint8Array(info.width * info.height);
+  const c = info.channels;
+  const alpha = c === 2 || c === 4;
+  for (let i = 0, p = 0; i < out.length; i++, p += c) {
+    if (alpha) out[i] = data[p + c - 1] > 0 ? 1 : 0;
+    else for (let k = 0; k < c; k++) if (data[p + k] > 0) { out[i] = 1; break; }
+  }
+  return { data: out, width: info.width, height: info.height };
+}

@@ -66,21 +66,23 @@ describe('readers for other tools’ exports (real files)', () => {
     }
   });
 
-  it('CVAT for images 1.1 (project export): boxes, polygons, subsets as splits; polylines and points left out', async () => {
+  it('CVAT for images 1.1 (project export): boxes, polygons, polylines, points, attributes, subsets as splits, z_order as drawing order', async () => {
     const source = await readDataset(join(INTEROP, 'cvat-images-1.1'));
     assert.equal(source.format, 'cvat');
     assert.equal(source.projectType, 'instance_segmentation');
     assert.deepEqual(source.classes, ['label1', 'label2']);
     const items = await collect(source);
     assert.deepEqual(summary(items).map(([split, name, a]) => [split, name, a]), [
-      ['test', 'img0.jpg', ['bbox:label1']],
-      ['test', 'img1.jpg', ['polygon:label1']],
-      ['train', 'img0.jpg', ['bbox:label1']],
-      ['train', 'img1.jpg', ['polygon:label1']],
-      ['valid', 'img0.jpg', ['bbox:label1']],
-      ['valid', 'img1.jpg', ['polygon:label1']],
+      ['test', 'img0.jpg', ['polyline:label2', 'bbox:label1']],
+      ['test', 'img1.jpg', ['polygon:label1', 'points:label2']],
+      ['train', 'img0.jpg', ['polyline:label2', 'bbox:label1']],
+      ['train', 'img1.jpg', ['polygon:label1', 'points:label2']],
+      ['valid', 'img0.jpg', ['polyline:label2', 'bbox:label1']],
+      ['valid', 'img1.jpg', ['polygon:label1', 'points:label2']],
     ]);
-    assert.deepEqual(items[0].annotations[0].geometry, { x: 0, y: 2, width: 4, height: 2 });
+    // Drawing order (z_order): the polyline (0) under the box (1).
+    assert.deepEqual(items[0].annotations[1].geometry, { x: 0, y: 2, width: 4, height: 2 });
+    assert.deepEqual(items[0].annotations[1].attributes, { a1: true, a2: 'v3', a3: '0003', a4: 2.4, occluded: true });
     assert.deepEqual(items[1].annotations[0].geometry, { points: [[1, 2], [3, 4], [6, 5]] });
   });
 

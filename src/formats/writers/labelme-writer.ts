@@ -1,17 +1,26 @@
 import type { Writable } from 'node:stream';
 import { greyPng } from '../../imaging/dataset-pixels.js';
-import type { DatasetToWrite, WriteStats } from '../dataset.js';
+import type { AttributeValue } from '../../imaging/class-specs.js';
+import { rotatedCorners, type EllipseGeometry } from '../../imaging/geometry.js';
+import { encodeRle, type Rle } from '../../imaging/rle.js';
+import type { DatasetToWrite, Point, WriteStats } from '../dataset.js';
 import { stemOf } from '../dataset.js';
 import { FormatError } from '../format-error.js';
-import { round2 } from '../geometry.js';
+import { fillPolygon, round2 } from '../geometry.js';
 import { maskCrop } from './interop-shared.js';
 import { safeEntryName, sizeOf } from './item-size.js';
 import { writeZip } from './zip-output.js';
 
 /**
- * LabelMe JSON (what the labelme tool opens and labelme2coco reads): `<split>/<stem>.json` beside
- * `<split>/<image>`, one document per image with `shapes` — `rectangle` (two corners), `polygon`, `mask` (labelme ≥
- * 5.3: a base64 PNG of the mask inside its box, the box's corners as points) — and image-level labels as `flags`.
+ * LabelMe JSON (what the labelme tool opens and labelme2coco reads): `<split>/<stem>.json` beside `<split>/<image>`,
+ * one document per image with `shapes`, each as its LabelMe type: `rectangle` (two corners), `polygon` (a polygon in
+ * parts: one per part sharing a `group_id`), `circle` (an ellipse with rx = ry: centre and a point on it), `linestrip`
+ * (polyline), `point` / `points`, `mask` (labelme ≥ 5.3: a base64 PNG of the mask inside its box, the box's corners
+ * as points). What LabelMe cannot draw is converted: a rotated box → its 4-corner polygon, another ellipse → a
+ * 64-point polygon, a polygon with holes → a mask, keypoints → one `point` per labelled point (its name as the
+ * description, one `group_id` per instance). Boolean attributes are the shape's `flags`, the text attribute
+ * `description` its description, the others an `attributes` object (labelme keeps unknown keys); image-level labels
+ * are the image's `flags`.
  */
 export async function writeLabelMe(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
   return writeZip(output, async (zip) => {
@@ -24,22 +33,71 @@ export async function writeLabelMe(dataset: DatasetToWrite, output: Writable): P
       const { width, height } = await sizeOf(item);
       const shapes: object[] = [];
       const flags: Record<string, boolean> = {};
+      let nextGroup = Math.max(0, ...item.annotations.map((a) => a.groupId ?? 0)) + 1;
       for (const a of item.annotations) {
         if (!classes.has(a.className)) throw new FormatError(`annotation class "${a.className}" is not in the class list`);
-        const base = { label: a.className, group_id: null, description: '', flags: {} };
+        if (a.type === 'classification') {
+          flags[a.className] = true;
+          stats.annotationCount++;
+          continue;
+        }
+        const shapeFlags: Record<string, boolean> = {};
+        const attributes: Record<string, AttributeValue> = {};
+        let description = '';
+        for (const [name, value] of Object.entries(a.attributes ?? {})) {
+          if (typeof value === 'boolean') shapeFlags[name] = value;
+          else if (name === 'description' && typeof value === 'string') description = value;
+          else attributes[name] = value;
+        }
+        const base = (groupId: number | null = a.groupId ?? null) => ({
+          label: a.className,
+          group_id: groupId,
+          description,
+          flags: shapeFlags,
+          ...(Object.keys(attributes).length > 0 ? { attributes } : {}),
+        });
+        const xy = (points: readonly (readonly number[])[]) => points.map(([x, y]) => [round2(x), round2(y)]);
+        const before = shapes.length;
+        const maskShape = async (rle: Rle) => {
+          const crop = maskCrop(rle);
+          if (!crop) return;
+          const png = await greyPng(crop.data.map((v) => (v ? 1 : 0)), crop);
+          shapes.push({ ...base(), shape_type: 'mask', points: [[crop.left, crop.top], [crop.left + crop.width - 1, crop.top + crop.height - 1]], mask: png.toString('base64') });
+        };
         if (a.type === 'bbox') {
           const g = a.geometry;
-          shapes.push({ ...base, shape_type: 'rectangle', points: [[round2(g.x), round2(g.y)], [round2(g.x + g.width), round2(g.y + g.height)]] });
+          if (g.rotation) shapes.push({ ...base(), shape_type: 'polygon', points: xy(rotatedCorners(g)) });
+          else shapes.push({ ...base(), shape_type: 'rectangle', points: [[round2(g.x), round2(g.y)], [round2(g.x + g.width), round2(g.y + g.height)]] });
         } else if (a.type === 'polygon') {
-          shapes.push({ ...base, shape_type: 'polygon', points: a.geometry.points.map(([x, y]) => [round2(x), round2(y)]) });
+          const parts = a.geometry.parts ?? [a.geometry.points];
+          if (a.geometry.holes?.length) {
+            const data = new Uint8Array(width * height);
+            for (const part of parts) fillPolygon(data, width, height, part as Point[], 1);
+            for (const hole of a.geometry.holes) fillPolygon(data, width, height, hole as Point[], 0);
+            await maskShape(encodeRle({ width, height, data }));
+          } else {
+            const group = parts.length > 1 ? (a.groupId ?? nextGroup++) : (a.groupId ?? null);
+            for (const part of parts) shapes.push({ ...base(group), shape_type: 'polygon', points: xy(part) });
+          }
         } else if (a.type === 'mask') {
-          const crop = maskCrop(a.geometry.rle);
-          if (!crop) continue;
-          const png = await greyPng(crop.data.map((v) => (v ? 255 : 0)), crop);
-          shapes.push({ ...base, shape_type: 'mask', points: [[crop.left, crop.top], [crop.left + crop.width - 1, crop.top + crop.height - 1]], mask: png.toString('base64') });
-        } else {
-          flags[a.className] = true;
+          await maskShape(a.geometry.rle);
+        } else if (a.type === 'polyline') {
+          shapes.push({ ...base(), shape_type: 'linestrip', points: xy(a.geometry.points) });
+        } else if (a.type === 'points') {
+          shapes.push({ ...base(), shape_type: a.geometry.points.length === 1 ? 'point' : 'points', points: xy(a.geometry.points) });
+        } else if (a.type === 'ellipse') {
+          const g = a.geometry;
+          if (Math.abs(g.rx - g.ry) < 1e-9) shapes.push({ ...base(), shape_type: 'circle', points: xy([[g.cx, g.cy], [g.cx + g.rx, g.cy]]) });
+          else shapes.push({ ...base(), shape_type: 'polygon', points: xy(ellipsePolygon(g)) });
+        } else if (a.type === 'keypoints') {
+          const names = dataset.classSpecs?.get(a.className)?.skeleton?.points ?? [];
+          const group = a.groupId ?? nextGroup++;
+          a.geometry.points.forEach(([x, y, v], i) => {
+            if (v === 0) return;
+            shapes.push({ ...base(group), description: names[i] ?? String(i + 1), shape_type: 'point', points: xy([[x, y]]) });
+          });
         }
+        if (shapes.length > before) stats.annotationCount++;
       }
       const key = `${folder}/${stemOf(fileName)}`;
       if (used.has(key)) throw new FormatError(`two images named ${stemOf(fileName)} in ${folder}: LabelMe keeps one JSON per image name`);
@@ -48,10 +106,18 @@ export async function writeLabelMe(dataset: DatasetToWrite, output: Writable): P
       await zip.addImage(`${folder}/${fileName}`, item.source);
       await zip.addBuffer(`${key}.json`, JSON.stringify(doc, null, 2));
       stats.imageCount++;
-      stats.annotationCount += shapes.length + Object.keys(flags).length;
     }
     return stats;
   });
 }
 
-
+/** An ellipse as a 64-point polygon (LabelMe draws only circles). */
+function ellipsePolygon(e: EllipseGeometry): Point[] {
+  const rad = (e.rotation * Math.PI) / 180;
+  return Array.from({ length: 64 }, (_, i) => {
+    const t = (2 * Math.PI * i) / 64;
+    const x = e.rx * Math.cos(t);
+    const y = e.ry * Math.sin(t);
+    return [e.cx + x * Math.cos(rad) - y * Math.sin(rad), e.cy + x * Math.sin(rad) + y * Math.cos(rad)] as Point;
+  });
+}
