@@ -59,8 +59,11 @@ interface ClassPaths {
 
 const RAD = Math.PI / 180;
 
-/** Adds one shape's outline (and fill, dots) to its class's paths. */
-export function traceShape(p: ClassPaths, ann: Annotation, s: number, skeleton: Skeleton | null): void {
+/** A skeleton smaller than this on screen (both sides, pixels) is drawn as its edges only: its dots would be a blot. */
+export const SKELETON_DOTS_PX = 24;
+
+/** Adds one shape's outline (and fill, dots) to its class's paths; `small`: the shape is tiny on screen. */
+export function traceShape(p: ClassPaths, ann: Annotation, s: number, skeleton: Skeleton | null, small = false): void {
   const path = p.stroke;
   const g = ann.geometry;
   switch (ann.annotation_type) {
@@ -114,6 +117,7 @@ export function traceShape(p: ClassPaths, ann: Annotation, s: number, skeleton: 
         path.moveTo(pa[0], pa[1]);
         path.lineTo(pb[0], pb[1]);
       }
+      if (small && skeleton?.edges?.length) return;
       const r = 3 / s;
       for (const [x, y, v] of pts) {
         if (v === 2) (p.dots ??= new Path2D()).rect(x - r, y - r, r * 2, r * 2);
@@ -226,7 +230,9 @@ export function drawScene(ctx: CanvasRenderingContext2D, view: Rect, s: number, 
     let p = paths.get(ann.class_id);
     if (!p) paths.set(ann.class_id, (p = { stroke: new Path2D(), fill: null, dots: null, hollow: null }));
     if (moving?.key === key) ann = { ...ann, geometry: shifted(ann, moving.dx, moving.dy) };
-    traceShape(p, ann, s, ann.annotation_type === 'keypoints' ? scene.skeletonOf(ann.class_id) : null);
+    const keypoints = ann.annotation_type === 'keypoints';
+    const small = keypoints && shape.bounds.width * s < SKELETON_DOTS_PX && shape.bounds.height * s < SKELETON_DOTS_PX;
+    traceShape(p, ann, s, keypoints ? scene.skeletonOf(ann.class_id) : null, small);
   }
   if (scene.maskEdit) ctx.drawImage(scene.maskEdit.canvas, 0, 0);
   // Polygons are filled, semi-transparent, so a segmentation reads as regions, not outlines.
