@@ -9,7 +9,8 @@ import { apiCaller, livePageSuite, screenshot, signInNewUser, SKIP_REASON, until
 /**
  * Every shape in the editor (issue 25): a skeleton placed point by point from its class's template, an ellipse, a
  * polyline, a point set, a box turned by key and by its rotation handle, a second part added to a polygon; a point's
- * visibility toggled by key; an attribute edited in the objects list; undo. Each checked as the API stored it.
+ * visibility toggled by key; an attribute edited in the objects list; undo. The class's skeleton and attributes are set
+ * in the classes panel first. Each checked as the API stored it.
  */
 describe('the editor draws every shape', { skip: SKIP_REASON ?? false }, () => {
   const live = livePageSuite();
@@ -38,11 +39,22 @@ describe('the editor draws every shape', { skip: SKIP_REASON ?? false }, () => {
     const page = live.page;
     await signInNewUser(call, 'ada@example.com');
     const projectId = (await call<{ id: number }>('post', '/api/projects', { name: 'Shapes' })).id;
-    await call('post', `/api/projects/${projectId}/classes`, {
-      name: 'person',
-      skeleton: { points: ['nose', 'left_eye', 'right_eye'], edges: [[0, 1], [0, 2]], flip_pairs: [[1, 2]] },
-      attributes: [{ name: 'occluded', type: 'checkbox' }, { name: 'pose', type: 'select', values: ['standing', 'sitting'] }],
+    const personId = (await call<{ id: number }>('post', `/api/projects/${projectId}/classes`, { name: 'person' })).id;
+
+    // The class's skeleton and attributes, set on the project page ("Shapes").
+    await page.goto(`${base()}/projects/${projectId}`);
+    await page.getByRole('button', { name: 'Shapes of person' }).click();
+    await page.getByLabel('Skeleton points').fill('nose, left_eye, right_eye');
+    await page.getByLabel('Skeleton edges').fill('nose-left_eye, nose-right_eye');
+    await page.getByLabel('Skeleton flip pairs').fill('left_eye-right_eye');
+    await page.getByLabel('Attribute specs').fill('occluded: checkbox\npose: select standing | sitting');
+    await page.getByRole('button', { name: 'Save shapes' }).click();
+    const cls = await until('the class specs saved', async () => {
+      const c = (await call<{ id: number; skeleton: unknown; attributes: unknown[] }[]>('get', `/api/projects/${projectId}/classes`)).find((x) => x.id === personId)!;
+      return c.skeleton !== null && c;
     });
+    assert.deepEqual(cls.skeleton, { points: ['nose', 'left_eye', 'right_eye'], edges: [[0, 1], [0, 2]], flip_pairs: [[1, 2]] });
+    assert.deepEqual(cls.attributes, [{ name: 'occluded', type: 'checkbox' }, { name: 'pose', type: 'select', values: ['standing', 'sitting'] }]);
     const png = await sharp({ create: { width: 400, height: 300, channels: 3, background: { r: 90, g: 110, b: 130 } } }).png().toBuffer();
     const res = await page.request.post(`${base()}/api/projects/${projectId}/images`, { multipart: { files: { name: 'street.png', mimeType: 'image/png', buffer: png } } });
     assert.equal(res.status(), 201, await res.text());
