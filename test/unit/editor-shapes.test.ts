@@ -64,7 +64,7 @@ describe('editor geometry of the new shapes', () => {
   });
 
   it('a skeleton: points not labelled stay [0, 0, 0] when it moves and are never grabbed; moves stay inside the image', () => {
-    const g = { points: [[10, 10, 2], [0, 0, 0], [30, 20, 1]] };
+    const g = { points: [[10, 10, 2], [0, 0, 0], [30, 20, 1]] as [number, number, number][] };
     const k = ann('keypoints', g);
     const b = boundsOf(k)!;
     close([b.x, b.y, b.width, b.height], [10, 10, 20, 10]);
