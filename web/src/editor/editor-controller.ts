@@ -3,7 +3,7 @@ import type { Annotation, AttributeValues, BboxGeometry, EllipseGeometry, Keypoi
 import { AnnotationStore, type Draft } from './annotation-store.js';
 import { boundsOf, hits, normalizeDegrees, type Point } from './geometry.js';
 import { decodeRle, maskBounds, paintMask, type Bitmap } from './mask.js';
-import { drawMinimapBase, drawScene, LayerCache, paintMinimapView, paintSelection, type Moving, type Shape } from './renderer.js';
+import { drawMinimapBase, drawScene, LayerCache, paintMinimapView, paintPointNames, paintSelection, type Moving, type Shape } from './renderer.js';
 import { BoxTool } from './tools/box-tool.js';
 import { BrushTool } from './tools/brush-tool.js';
 import { ClassificationTool } from './tools/classification-tool.js';
@@ -93,6 +93,8 @@ export class EditorController implements ToolHost {
   };
   /** The point of the selected skeleton that X toggles (the last one dragged or chosen). */
   activePoint: number | null = null;
+  /** The skeleton under the pointer: its point names are shown. */
+  private hoveredSkeleton: number | null = null;
   /** The tool new presses go to. */
   private active: Tool = this.tools.box;
   /** The tool that took the press in progress: its moves and release go to it. */
@@ -176,6 +178,8 @@ export class EditorController implements ToolHost {
     this.index = new GridIndex(image.width, image.height);
     for (const [key, ann] of this.store.items) this.addShape(key, ann);
     this.selectedKey = null;
+    this.activePoint = null;
+    this.hoveredSkeleton = null;
     this.hidden.clear();
     this.locked.clear();
     this.dropDrafts();
@@ -620,8 +624,12 @@ export class EditorController implements ToolHost {
       this.ty = this.pan.ty + p.sy - this.pan.sy;
     } else if (this.pressed) {
       this.pressed.move?.(p);
-    } else if (!this.active.followsCursor) {
-      return;
+    } else {
+      // Hovering a skeleton shows its point names (through the spatial index: cheap at 5,000 shapes).
+      const under = this.shapeAt(p.x, p.y);
+      const hovered = under !== null && this.shapes.get(under)?.ann.annotation_type === 'keypoints' ? under : null;
+      if (hovered !== this.hoveredSkeleton) this.hoveredSkeleton = hovered;
+      else if (!this.active.followsCursor) return;
     }
     this.requestPaint();
   };
@@ -794,6 +802,8 @@ export class EditorController implements ToolHost {
   private paintSelection(ctx: CanvasRenderingContext2D, s: number, moving: Moving | null): void {
     const sel = this.selectedKey !== null ? this.shapes.get(this.selectedKey) : undefined;
     if (sel) paintSelection(ctx, s, sel, this.colorOf(sel.ann.class_id), moving, { skeleton: this.skeletonOf(sel.ann.class_id), activePoint: this.activePoint });
+    const hover = this.hoveredSkeleton !== null && this.hoveredSkeleton !== this.selectedKey ? this.shapes.get(this.hoveredSkeleton) : undefined;
+    if (hover && !this.hidden.has(this.hoveredSkeleton!)) paintPointNames(ctx, s, hover.ann.geometry as KeypointsGeometry, this.skeletonOf(hover.ann.class_id), null);
   }
 
   private minimapBase: HTMLCanvasElement | null = null;

@@ -337,7 +337,7 @@ export function paintSelection(ctx: CanvasRenderingContext2D, s: number, sel: Sh
 const VISIBILITY = ['not labelled', 'occluded', 'visible'];
 
 /** Each labelled point's name beside it; the active point's with its visibility. */
-function paintPointNames(ctx: CanvasRenderingContext2D, s: number, g: KeypointsGeometry, skeleton: Skeleton | null, active: number | null): void {
+export function paintPointNames(ctx: CanvasRenderingContext2D, s: number, g: KeypointsGeometry, skeleton: Skeleton | null, active: number | null): void {
   const size = 11 / s;
   ctx.textBaseline = 'middle';
   g.points.forEach(([x, y, v], i) => {
