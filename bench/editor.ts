@@ -75,7 +75,8 @@ async function main(): Promise<void> {
 
   const imageIds: number[] = [];
   // Two 4000 × 3000 images with boxes, then an 8000 × 6000 one that must open without freezing the page.
-  const sizes = [[WIDTH, HEIGHT], [WIDTH, HEIGHT], [HUGE_WIDTH, HUGE_HEIGHT]];
+  // A fourth, last in the queue: as many plain boxes as the first has mixed shapes, the baseline measured beside them.
+  const sizes = [[WIDTH, HEIGHT], [WIDTH, HEIGHT], [HUGE_WIDTH, HUGE_HEIGHT], [WIDTH, HEIGHT]];
   for (const [i, [width, height]] of sizes.entries()) {
     const png = await sharp({ create: { width, height, channels: 3, background: { r: 60 + i * 80, g: 90, b: 120 } } })
       .composite([{ input: { create: { width: 400, height: 300, channels: 3, background: { r: 240, g: 240, b: 240 } } }, left: 100 * (i + 1), top: 100 }])
@@ -96,8 +97,8 @@ async function main(): Promise<void> {
     imageIds.push(res.json().images[0].id);
   }
   const started = Date.now();
-  for (const [n, imageId] of imageIds.slice(0, 2).entries()) {
-    const count = n === 0 ? BOXES : Math.round(BOXES / 10);
+  for (const [n, imageId] of [imageIds[0], imageIds[1], imageIds[3]].entries()) {
+    const count = n === 1 ? Math.round(BOXES / 10) : BOXES;
     for (let i = 0; i < count; i++) {
       const x = (i * 7919) % (WIDTH - 120), y = (i * 104729) % (HEIGHT - 100);
       // The first image holds the mixed shapes; the second, boxes (it is only switched to).
@@ -108,7 +109,7 @@ async function main(): Promise<void> {
       });
     }
   }
-  console.log(`seeded ${BOXES} mixed shapes (${SKELETONS} skeletons of 17 points) + ${Math.round(BOXES / 10)} boxes in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(`seeded ${BOXES} mixed shapes (${SKELETONS} skeletons of 17 points) + ${Math.round(BOXES / 10)} + ${BOXES} boxes in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
   const browser = await launchBrowser();
   const page = browser.page;
@@ -141,6 +142,17 @@ async function main(): Promise<void> {
     const mean = frames.reduce((a, b) => a + b, 0) / frames.length;
     return { fps: 1000 / mean, p95: sorted[Math.floor(sorted.length * 0.95)], paint: paints.reduce((a, b) => a + b, 0) / paints.length };
   }`;
+  // The CPU cost of the worst frame, less sensitive to a busy machine than fps: the cached layer dropped and the
+  // whole scene at fit rendered again (image and every shape), the median of 15.
+  const RENDER = `() => {
+    const c = window.__versaEditor.controller;
+    c.fit();
+    const ms = [];
+    for (let i = 0; i < 15; i++) { c.layers.reset(); c.paint(); ms.push(c.lastPaintMs); }
+    ms.sort((a, b) => a - b);
+    return ms[7];
+  }`;
+  const fullRender = () => page.evaluate(`(${RENDER})()`) as Promise<number>;
   type Run = { fps: number; p95: number; paint: number };
   const once = (mode: 'pan' | 'zoom') => page.evaluate(`(${MEASURE})(${JSON.stringify(mode)})`) as Promise<Run>;
   /** The median run (by fps) of RUNS. */
@@ -152,6 +164,7 @@ async function main(): Promise<void> {
   };
   const pan = await measure('pan');
   const zoom = await measure('zoom');
+  const render = await fullRender();
 
   // The next image is prefetched while the first is open; give the prefetch a moment, as a person would.
   await page.waitForTimeout(1500);
@@ -173,6 +186,14 @@ async function main(): Promise<void> {
   await page.waitForTimeout(500);
   const longTasks = (await page.evaluate('window.__longTasks')) as number[];
   const hugeZoom = await measure('zoom');
+
+  // The baseline on the same machine, now: as many plain boxes.
+  await page.goto(`${server.baseUrl}/projects/${project.id}/annotate?image=${imageIds[3]}`);
+  await page.waitForFunction((id) => window.__versaEditor?.imageId() === id && (window.__versaEditor?.firstPaintAt() ?? 0) > 0, imageIds[3], { timeout: 60_000 });
+  await page.waitForTimeout(1000);
+  const boxPan = await measure('pan');
+  const boxZoom = await measure('zoom');
+  const boxRender = await fullRender();
   await browser.close();
   await server.close();
 
@@ -183,6 +204,9 @@ async function main(): Promise<void> {
   const rows: [string, string][] = [
     [`pan, ${BOXES} mixed shapes in view (fit), median of ${RUNS}`, `${pan.fps.toFixed(1)} fps · p95 frame ${pan.p95.toFixed(1)} ms · paint ${pan.paint.toFixed(2)} ms (runs: ${pan.all.map((f) => f.toFixed(1)).join(', ')})`],
     [`zoom around centre, ${BOXES} mixed shapes, median of ${RUNS}`, `${zoom.fps.toFixed(1)} fps · p95 frame ${zoom.p95.toFixed(1)} ms · paint ${zoom.paint.toFixed(2)} ms (runs: ${zoom.all.map((f) => f.toFixed(1)).join(', ')})`],
+    [`baseline: pan, ${BOXES} plain boxes, median of ${RUNS}`, `${boxPan.fps.toFixed(1)} fps · p95 frame ${boxPan.p95.toFixed(1)} ms (runs: ${boxPan.all.map((f) => f.toFixed(1)).join(', ')})`],
+    [`baseline: zoom, ${BOXES} plain boxes, median of ${RUNS}`, `${boxZoom.fps.toFixed(1)} fps · p95 frame ${boxZoom.p95.toFixed(1)} ms (runs: ${boxZoom.all.map((f) => f.toFixed(1)).join(', ')})`],
+    [`whole scene rendered at fit (layer rebuilt), median of 15`, `${render.toFixed(1)} ms with ${BOXES} mixed shapes · ${boxRender.toFixed(1)} ms with ${BOXES} plain boxes`],
     [`editor first paint (${WIDTH}×${HEIGHT}, ${BOXES} mixed shapes)`, `${firstPaint.toFixed(0)} ms after navigation start`],
     ['switch to next image (prefetched)', `${switchMs.toFixed(1)} ms`],
     [`open ${HUGE_WIDTH}×${HUGE_HEIGHT} image (prefetched)`, `${hugeSwitchMs.toFixed(1)} ms in the editor, ${hugeOpenMs} ms key to shown`],
