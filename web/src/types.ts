@@ -28,6 +28,10 @@ export type Project = ResponseOf<'/api/projects/{id}', 'get'>;
 
 export type LabelClass = Item<ResponseOf<'/api/projects/{id}/classes', 'get'>>;
 
+export type Skeleton = NonNullable<LabelClass['skeleton']>;
+export type AttributeSpec = LabelClass['attributes'][number];
+export type AttributeValues = NonNullable<Annotation['attributes']>;
+
 export type { SplitName as Split } from './vocabulary.js';
 
 export type ImageRecord = ResponseOf<'/api/images/{image_id}', 'get'>;
@@ -61,9 +65,30 @@ export type BboxGeometry = {
   y: number;
   width: number;
   height: number;
+  /** Degrees clockwise about the centre, [0, 360); x, y, width, height are the box before rotation. */
+  rotation?: number;
 };
 export type PolygonGeometry = {
   points: [number, number][];
+  /** Every polygon of a multi-part object (points = parts[0]). */
+  parts?: [number, number][][];
+  holes?: [number, number][][];
+};
+/** Keypoints in the order of the class's skeleton points; v as COCO (0 not labelled, 1 occluded, 2 visible). */
+export type KeypointsGeometry = {
+  points: [number, number, number][];
+  bbox?: BboxGeometry;
+};
+/** A polyline (open path, ≥ 2 points) or a set of points (≥ 1). */
+export type PathGeometry = {
+  points: [number, number][];
+};
+export type EllipseGeometry = {
+  cx: number;
+  cy: number;
+  rx: number;
+  ry: number;
+  rotation: number;
 };
 export type Rle = {
   size: [number, number];
@@ -83,7 +108,11 @@ type AnnotationOut = ResponseOf<'/api/annotations/{id}', 'get'>;
  * `annotation_type` (the server validates it), and `status` optional because a shape drawn but not yet saved has none.
  */
 export type Annotation = Pick<AnnotationOut, 'id' | 'image_id' | 'class_id' | 'annotation_type' | 'confidence' | 'source'> & {
-  geometry: BboxGeometry | PolygonGeometry | MaskGeometry | Record<string, never>;
+  geometry: BboxGeometry | PolygonGeometry | MaskGeometry | KeypointsGeometry | PathGeometry | EllipseGeometry | Record<string, never>;
+  /** Attribute values `{name: value}` (the class's `attributes` specs); absent on a shape not yet saved. */
+  attributes?: AnnotationOut['attributes'];
+  /** The object a multi-shape group (CVAT's group) belongs to. */
+  group_id?: AnnotationOut['group_id'];
   status?: AnnotationOut['status'];
 };
 

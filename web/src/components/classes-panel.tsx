@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { ApiError, api } from '../api.js';
 import type { LabelClass } from '../types.js';
+import { attributesFromText, attributesToText, skeletonFromText, skeletonToText } from './class-specs-text.js';
 import { ErrorBanner } from './layout.js';
 import { useProjectAccess } from './project-access.js';
 
@@ -9,13 +10,17 @@ interface PendingDelete {
   annotationCount: number;
 }
 
-/** Classes with their colours: add, rename, recolour, and delete (with the 409 for classes still in use explained). */
+/**
+ * Classes with their colours: add, rename, recolour, delete (with the 409 for classes still in use explained), and
+ * set a class's keypoint skeleton and attribute specs ("Shapes").
+ */
 export function ClassesPanel({ projectId, classes, onChange }: { projectId: number; classes: LabelClass[]; onChange: () => void }) {
   const [name, setName] = useState('');
   const [color, setColor] = useState<string | null>(null);
   const [editing, setEditing] = useState<number | null>(null);
   const [editName, setEditName] = useState('');
   const [pending, setPending] = useState<PendingDelete | null>(null);
+  const [specsOf, setSpecsOf] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
   // Classes are shown to everyone; changing them needs classes.write (otherwise no controls, and the reason).
   const denied = useProjectAccess(projectId).why('classes.write');
@@ -91,7 +96,20 @@ export function ClassesPanel({ projectId, classes, onChange }: { projectId: numb
                 <button className="ghost small" onClick={() => void remove(c)} aria-label={`Delete ${c.name}`}>
                   Delete
                 </button>
+                <button className="ghost small" onClick={() => setSpecsOf(specsOf === c.id ? null : c.id)} aria-label={`Shapes of ${c.name}`} title="Keypoint skeleton and attributes">
+                  Shapes
+                </button>
               </>
+            )}
+            {specsOf === c.id && !denied && (
+              <ClassSpecsForm
+                cls={c}
+                onSave={(body) => act(async () => {
+                  await api.patch('/api/classes/{class_id}', { path: { class_id: c.id }, body });
+                  setSpecsOf(null);
+                })}
+                onError={setError}
+              />
             )}
           </li>
         ))}
@@ -129,5 +147,47 @@ export function ClassesPanel({ projectId, classes, onChange }: { projectId: numb
       )}
       <ErrorBanner message={error} onClose={() => setError(null)} />
     </section>
+  );
+}
+
+/** A class's keypoint skeleton (point names, edges, left/right pairs) and attribute specs, written as short text. */
+function ClassSpecsForm({ cls, onSave, onError }: {
+  cls: LabelClass;
+  onSave: (body: { skeleton: LabelClass['skeleton']; attributes: LabelClass['attributes'] }) => Promise<void>;
+  onError: (m: string) => void;
+}) {
+  const initial = skeletonToText(cls.skeleton);
+  const [points, setPoints] = useState(initial.points);
+  const [edges, setEdges] = useState(initial.edges);
+  const [flips, setFlips] = useState(initial.flips);
+  const [attributes, setAttributes] = useState(attributesToText(cls.attributes ?? []));
+  const save = (e: FormEvent) => {
+    e.preventDefault();
+    try {
+      void onSave({ skeleton: skeletonFromText(points, edges, flips), attributes: attributesFromText(attributes) });
+    } catch (err) {
+      onError((err as Error).message);
+    }
+  };
+  return (
+    <form className="class-specs" onSubmit={save} aria-label={`Shapes of ${cls.name}`}>
+      <label className="small">
+        Keypoints (names in order)
+        <input value={points} onChange={(e) => setPoints(e.target.value)} placeholder="nose, left_eye, right_eye" aria-label="Skeleton points" />
+      </label>
+      <label className="small">
+        Edges
+        <input value={edges} onChange={(e) => setEdges(e.target.value)} placeholder="nose-left_eye, nose-right_eye" aria-label="Skeleton edges" />
+      </label>
+      <label className="small">
+        Left/right pairs (swapped by flips)
+        <input value={flips} onChange={(e) => setFlips(e.target.value)} placeholder="left_eye-right_eye" aria-label="Skeleton flip pairs" />
+      </label>
+      <label className="small">
+        Attributes, one a line
+        <textarea rows={3} value={attributes} onChange={(e) => setAttributes(e.target.value)} placeholder={'occluded: checkbox\npose: select standing | sitting = standing\nheight: number 0..300'} aria-label="Attribute specs" />
+      </label>
+      <button type="submit">Save shapes</button>
+    </form>
   );
 }

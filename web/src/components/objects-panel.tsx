@@ -2,13 +2,14 @@ import { useRef, useState, type KeyboardEvent } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { EditorController } from '../editor/editor-controller.js';
 import type { Annotation, LabelClass } from '../types.js';
+import { AttributesEditor } from './attributes-editor.js';
 
 const ROW = 28;
 
 /**
  * Every shape of the open image, virtualised (thousands of rows cost a screenful): class, source, confidence;
  * select (kept in sync with the canvas), hide, lock, delete and change class; filter by class; ↑/↓ move the
- * selection, Delete deletes, H hides, L locks.
+ * selection, Delete deletes, H hides, L locks. Below the list, the selected shape's attributes (its class's specs).
  */
 export function ObjectsPanel({ controller, classes, selectedKey, colors }: { controller: EditorController | null; classes: LabelClass[]; selectedKey: number | null; colors: Map<number, string> }) {
   const [classFilter, setClassFilter] = useState('');
@@ -100,6 +101,20 @@ export function ObjectsPanel({ controller, classes, selectedKey, colors }: { con
           })}
         </div>
       </div>
+      {(() => {
+        const selected = selectedKey !== null ? controller?.store?.items.get(selectedKey) : undefined;
+        const specs = selected ? (classes.find((c) => c.id === selected.class_id)?.attributes ?? []) : [];
+        if (!selected || !controller || specs.length === 0) return null;
+        return (
+          <AttributesEditor
+            key={selectedKey}
+            specs={specs}
+            values={selected.attributes}
+            disabled={controller.locked.has(selectedKey!) || controller.state().readOnly}
+            onChange={(values) => controller.setAttributes(selectedKey!, values)}
+          />
+        );
+      })()}
     </section>
   );
 }

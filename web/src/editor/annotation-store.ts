@@ -13,7 +13,7 @@ export interface Ref {
  * What is sent to the API; `source`, `confidence` and `status` travel with it so an undone model prediction comes
  * back as one (and undoing an accept makes it a suggestion again).
  */
-export type Draft = Pick<Annotation, 'class_id' | 'annotation_type' | 'geometry'> & Partial<Pick<Annotation, 'source' | 'confidence' | 'status'>>;
+export type Draft = Pick<Annotation, 'class_id' | 'annotation_type' | 'geometry'> & Partial<Pick<Annotation, 'source' | 'confidence' | 'status' | 'attributes' | 'group_id'>>;
 
 type Command =
   | { kind: 'create'; ref: Ref; data: Draft }
@@ -35,6 +35,8 @@ const draftOf = (a: Annotation | Draft): Draft => ({
   source: a.source,
   confidence: a.confidence,
   status: a.status,
+  attributes: a.attributes,
+  group_id: a.group_id,
 });
 
 /**
@@ -75,7 +77,8 @@ export class AnnotationStore {
   }
 
   private body(d: Draft) {
-    return { class_id: d.class_id, annotation_type: d.annotation_type, geometry: d.geometry, confidence: d.confidence ?? null, source: d.source ?? 'manual', status: d.status ?? 'accepted' };
+    // Attribute values travel with every write (an update that leaves them out would keep no record of an undo).
+    return { class_id: d.class_id, annotation_type: d.annotation_type, geometry: d.geometry, confidence: d.confidence ?? null, source: d.source ?? 'manual', status: d.status ?? 'accepted', ...(d.attributes ? { attributes: d.attributes } : {}), ...(d.group_id != null ? { group_id: d.group_id } : {}) };
   }
 
   private queue(ref: Ref, op: () => Promise<void>, rollback: (err: Error) => void): Promise<void> {
@@ -170,6 +173,9 @@ export class AnnotationStore {
     const ref = this.refs.get(key);
     const current = this.items.get(key);
     if (!ref || !current) return;
+    // An edit of the geometry or class keeps the shape's attribute values unless it names new ones.
+    if (after.attributes === undefined && current.attributes !== undefined) after = { ...after, attributes: current.attributes };
+    if (after.group_id === undefined && current.group_id != null) after = { ...after, group_id: current.group_id };
     this.record({ kind: 'update', ref, before: draftOf(current), after });
     void this.doUpdate(ref, after);
   }

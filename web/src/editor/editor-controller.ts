@@ -1,12 +1,15 @@
 import { displayColors } from './palette.js';
-import type { Annotation, LabelClass, MaskGeometry } from '../types.js';
+import type { Annotation, AttributeValues, BboxGeometry, EllipseGeometry, KeypointsGeometry, LabelClass, MaskGeometry, Skeleton } from '../types.js';
 import { AnnotationStore, type Draft } from './annotation-store.js';
-import { boundsOf, hits, type Point } from './geometry.js';
+import { boundsOf, hits, normalizeDegrees, type Point } from './geometry.js';
 import { decodeRle, maskBounds, paintMask, type Bitmap } from './mask.js';
-import { drawMinimapBase, drawScene, LayerCache, paintMinimapView, paintSelection, type Moving, type Shape } from './renderer.js';
+import { drawMinimapBase, drawScene, LayerCache, paintMinimapView, paintPointNames, paintSelection, type Moving, type Shape } from './renderer.js';
 import { BoxTool } from './tools/box-tool.js';
 import { BrushTool } from './tools/brush-tool.js';
 import { ClassificationTool } from './tools/classification-tool.js';
+import { EllipseTool } from './tools/ellipse-tool.js';
+import { KeypointsTool } from './tools/keypoints-tool.js';
+import { PathTool } from './tools/path-tool.js';
 import { PolygonTool } from './tools/polygon-tool.js';
 import { SamTool } from './tools/sam-tool.js';
 import { SelectTool } from './tools/select-tool.js';
@@ -41,6 +44,10 @@ export interface EditorState {
   sam: { points: number; busy: boolean; score: number | null; hasMask: boolean };
   /** Another user holds the image's lock (or the role cannot edit): look, select, pan and zoom only. */
   readOnly: boolean;
+  /** What the active tool's next click does (null: nothing to say). */
+  hint: string | null;
+  /** The point of the selected skeleton the visibility key (X) acts on. */
+  activePoint: number | null;
 }
 
 /**
@@ -79,7 +86,15 @@ export class EditorController implements ToolHost {
     eraser: new BrushTool(this, 'eraser'),
     classification: new ClassificationTool(),
     sam: this.samTool,
+    keypoints: new KeypointsTool(this),
+    polyline: new PathTool(this, 'polyline'),
+    points: new PathTool(this, 'points'),
+    ellipse: new EllipseTool(this),
   };
+  /** The point of the selected skeleton that X toggles (the last one dragged or chosen). */
+  activePoint: number | null = null;
+  /** The skeleton under the pointer: its point names are shown. */
+  private hoveredSkeleton: number | null = null;
   /** The tool new presses go to. */
   private active: Tool = this.tools.box;
   /** The tool that took the press in progress: its moves and release go to it. */
@@ -163,6 +178,8 @@ export class EditorController implements ToolHost {
     this.index = new GridIndex(image.width, image.height);
     for (const [key, ann] of this.store.items) this.addShape(key, ann);
     this.selectedKey = null;
+    this.activePoint = null;
+    this.hoveredSkeleton = null;
     this.hidden.clear();
     this.locked.clear();
     this.dropDrafts();
@@ -213,6 +230,8 @@ export class EditorController implements ToolHost {
       classifications,
       sam: this.samTool.summary(),
       readOnly: this.readOnlyReason !== null,
+      hint: this.active.hint?.() ?? null,
+      activePoint: this.activePoint,
     };
   }
 
@@ -244,7 +263,9 @@ export class EditorController implements ToolHost {
 
   /** Selects a shape by its store key (the objects list); null clears the selection. */
   selectKey(key: number | null): void {
-    this.selectedKey = key !== null && this.shapes.has(key) ? key : null;
+    const next = key !== null && this.shapes.has(key) ? key : null;
+    if (next !== this.selectedKey) this.activePoint = null;
+    this.selectedKey = next;
     this.emit();
     this.requestPaint();
   }
@@ -296,6 +317,79 @@ export class EditorController implements ToolHost {
         return;
       }
     }
+  }
+
+  skeletonOf(classId: number): Skeleton | null {
+    return this.classes.get(classId)?.skeleton ?? null;
+  }
+
+  attributeSpecsOf(classId: number): LabelClass['attributes'] {
+    return this.classes.get(classId)?.attributes ?? [];
+  }
+
+  setActivePoint(index: number | null): void {
+    this.activePoint = index;
+    this.emit();
+    this.requestPaint();
+  }
+
+  /**
+   * A key for the active tool or the selected shape: the tool's own keys first (a skeleton's 0 and X while it is
+   * placed); then X cycles the visibility of the selected skeleton's active point (2 → 1 → 0), R / Shift+R turn the
+   * selected box or ellipse by 5°, Shift+P starts a new part of the selected polygon. False when the key means none
+   * of these.
+   */
+  shapeKey(key: string): boolean {
+    if (this.readOnlyReason === null && this.active.key?.(key)) return true;
+    const key0 = this.selectedKey;
+    const sel = key0 !== null ? this.shapes.get(key0) : undefined;
+    if (!sel || !this.store) return false;
+    const type = sel.ann.annotation_type;
+    if ((key === 'x' || key === 'X') && type === 'keypoints') {
+      if (this.blocked()) return true;
+      const g = sel.ann.geometry as KeypointsGeometry;
+      const i = this.activePoint ?? g.points.findIndex((p) => p[2] > 0);
+      if (i < 0 || !g.points[i]) return true;
+      this.activePoint = i;
+      const [x, y, v] = g.points[i];
+      if (v === 0) {
+        this.onMessage('That point is not labelled: drag it or place the skeleton again');
+        return true;
+      }
+      const points = g.points.slice();
+      // Not labelled is stored as [0, 0, 0]: the point's place is dropped with it (Ctrl+Z brings it back).
+      points[i] = v === 2 ? [x, y, 1] : [0, 0, 0];
+      this.store.update(key0!, { class_id: sel.ann.class_id, annotation_type: 'keypoints', geometry: { ...g, points } });
+      const name = this.skeletonOf(sel.ann.class_id)?.points[i] ?? `point ${i + 1}`;
+      this.onMessage(`${name}: ${v === 2 ? 'occluded' : 'not labelled'} (Ctrl+Z undoes)`);
+      this.emit();
+      return true;
+    }
+    if ((key === 'r' || key === 'R') && (type === 'bbox' || type === 'ellipse')) {
+      if (this.blocked()) return true;
+      const g = sel.ann.geometry as BboxGeometry | EllipseGeometry;
+      const rotation = normalizeDegrees((g.rotation ?? 0) + (key === 'r' ? 5 : -5));
+      this.store.update(key0!, { class_id: sel.ann.class_id, annotation_type: type, geometry: { ...g, rotation } });
+      return true;
+    }
+    if (key === 'P' && type === 'polygon') {
+      if (this.blocked()) return true;
+      const tool = this.tools.polygon as PolygonTool;
+      this.setTool('polygon');
+      tool.partOf = key0;
+      this.onMessage('Draw the new part: click its points, Enter adds it to the selected object');
+      this.emit();
+      return true;
+    }
+    return false;
+  }
+
+  /** Sets the attribute values of one shape: an undoable edit, saved with the shape. */
+  setAttributes(key: number, attributes: AttributeValues): void {
+    const s = this.shapes.get(key);
+    if (!s || !this.store || this.blocked()) return;
+    const a = s.ann;
+    this.store.update(key, { class_id: a.class_id, annotation_type: a.annotation_type, geometry: this.sendable(a), source: a.source, confidence: a.confidence, status: a.status, attributes });
   }
 
   setTool(tool: ToolName): void {
@@ -530,8 +624,12 @@ export class EditorController implements ToolHost {
       this.ty = this.pan.ty + p.sy - this.pan.sy;
     } else if (this.pressed) {
       this.pressed.move?.(p);
-    } else if (!this.active.followsCursor) {
-      return;
+    } else {
+      // Hovering a skeleton shows its point names (through the spatial index: cheap at 5,000 shapes).
+      const under = this.shapeAt(p.x, p.y);
+      const hovered = under !== null && this.shapes.get(under)?.ann.annotation_type === 'keypoints' ? under : null;
+      if (hovered !== this.hoveredSkeleton) this.hoveredSkeleton = hovered;
+      else if (!this.active.followsCursor) return;
     }
     this.requestPaint();
   };
@@ -697,12 +795,15 @@ export class EditorController implements ToolHost {
       maskCanvasOf: (shape) => this.maskCanvasOf(shape),
       hidden: this.hidden,
       className: (classId) => this.classes.get(classId)?.name ?? `class ${classId}`,
+      skeletonOf: (classId) => this.skeletonOf(classId),
     }, preview?.moving ?? null);
   }
 
   private paintSelection(ctx: CanvasRenderingContext2D, s: number, moving: Moving | null): void {
     const sel = this.selectedKey !== null ? this.shapes.get(this.selectedKey) : undefined;
-    if (sel) paintSelection(ctx, s, sel, this.colorOf(sel.ann.class_id), moving);
+    if (sel) paintSelection(ctx, s, sel, this.colorOf(sel.ann.class_id), moving, { skeleton: this.skeletonOf(sel.ann.class_id), activePoint: this.activePoint });
+    const hover = this.hoveredSkeleton !== null && this.hoveredSkeleton !== this.selectedKey ? this.shapes.get(this.hoveredSkeleton) : undefined;
+    if (hover && !this.hidden.has(this.hoveredSkeleton!)) paintPointNames(ctx, s, hover.ann.geometry as KeypointsGeometry, this.skeletonOf(hover.ann.class_id), null);
   }
 
   private minimapBase: HTMLCanvasElement | null = null;

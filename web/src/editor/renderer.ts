@@ -1,5 +1,5 @@
-import type { Annotation } from '../types.js';
-import { handlePoints, type Point } from './geometry.js';
+import type { Annotation, BboxGeometry, EllipseGeometry, KeypointsGeometry, PathGeometry, PolygonGeometry, Skeleton } from '../types.js';
+import { BOX_ROTATE_HANDLE, ELLIPSE_HANDLES, handlePoints, polygonParts, rotatedCorners, shifted, type Point } from './geometry.js';
 import type { Bitmap } from './mask.js';
 import type { GridIndex, Rect } from './spatial-index.js';
 
@@ -42,6 +42,90 @@ export interface Scene {
   /** Shapes the annotator hid in the objects sidebar. */
   hidden: ReadonlySet<number>;
   className(classId: number): string;
+  /** The class's keypoint skeleton (its edges are drawn between a skeleton's points). */
+  skeletonOf(classId: number): Skeleton | null;
+}
+
+/** Per class, what one frame strokes and fills: a few paths per class, whatever the number of shapes. */
+interface ClassPaths {
+  stroke: Path2D;
+  /** Polygon regions, filled even-odd so holes stay open. */
+  fill: Path2D | null;
+  /** Points and visible keypoints: filled squares. */
+  dots: Path2D | null;
+  /** Occluded keypoints (v = 1): hollow squares. */
+  hollow: Path2D | null;
+}
+
+const RAD = Math.PI / 180;
+
+/** A skeleton smaller than this on screen (both sides, pixels) is drawn as its edges only: its dots would be a blot. */
+export const SKELETON_DOTS_PX = 24;
+
+/** Adds one shape's outline (and fill, dots) to its class's paths; `small`: the shape is tiny on screen. */
+export function traceShape(p: ClassPaths, ann: Annotation, s: number, skeleton: Skeleton | null, small = false): void {
+  const path = p.stroke;
+  const g = ann.geometry;
+  switch (ann.annotation_type) {
+    case 'bbox': {
+      const b = g as BboxGeometry;
+      if (!b.rotation) path.rect(b.x, b.y, b.width, b.height);
+      else {
+        const c = rotatedCorners(b);
+        path.moveTo(c[0][0], c[0][1]);
+        for (let i = 1; i < 4; i++) path.lineTo(c[i][0], c[i][1]);
+        path.closePath();
+      }
+      return;
+    }
+    case 'polygon': {
+      const poly = g as PolygonGeometry;
+      const fill = (p.fill ??= new Path2D());
+      for (const ring of [...polygonParts(poly), ...(poly.holes ?? [])]) {
+        if (ring.length === 0) continue;
+        for (const target of [path, fill]) {
+          target.moveTo(ring[0][0], ring[0][1]);
+          for (let i = 1; i < ring.length; i++) target.lineTo(ring[i][0], ring[i][1]);
+          target.closePath();
+        }
+      }
+      return;
+    }
+    case 'polyline': {
+      const pts = (g as PathGeometry).points;
+      path.moveTo(pts[0][0], pts[0][1]);
+      for (let i = 1; i < pts.length; i++) path.lineTo(pts[i][0], pts[i][1]);
+      return;
+    }
+    case 'points': {
+      const r = 3 / s, dots = (p.dots ??= new Path2D());
+      for (const [x, y] of (g as PathGeometry).points) dots.rect(x - r, y - r, r * 2, r * 2);
+      return;
+    }
+    case 'ellipse': {
+      const e = g as EllipseGeometry;
+      const rot = e.rotation * RAD;
+      path.moveTo(e.cx + e.rx * Math.cos(rot), e.cy + e.rx * Math.sin(rot));
+      path.ellipse(e.cx, e.cy, e.rx, e.ry, rot, 0, Math.PI * 2);
+      return;
+    }
+    case 'keypoints': {
+      const pts = (g as KeypointsGeometry).points;
+      for (const [a, b] of skeleton?.edges ?? []) {
+        const pa = pts[a], pb = pts[b];
+        if (!pa || !pb || pa[2] === 0 || pb[2] === 0) continue;
+        path.moveTo(pa[0], pa[1]);
+        path.lineTo(pb[0], pb[1]);
+      }
+      if (small && skeleton?.edges?.length) return;
+      const r = 3 / s;
+      for (const [x, y, v] of pts) {
+        if (v === 2) (p.dots ??= new Path2D()).rect(x - r, y - r, r * 2, r * 2);
+        else if (v === 1) (p.hollow ??= new Path2D()).rect(x - r, y - r, r * 2, r * 2);
+      }
+      return;
+    }
+  }
 }
 
 /**
@@ -131,48 +215,44 @@ export function drawScene(ctx: CanvasRenderingContext2D, view: Rect, s: number, 
   const visible = scene.visible;
   visible.length = 0;
   scene.index.query(view, visible);
-  const paths = new Map<number, Path2D>();
-  const polygonFills = new Map<number, Path2D>();
+  const paths = new Map<number, ClassPaths>();
   ctx.globalAlpha = 0.55;
   for (const key of visible) {
     if (scene.hidden.has(key)) continue;
     const shape = scene.shapes.get(key)!;
-    const ann = shape.ann;
+    let ann = shape.ann;
     if (ann.annotation_type === 'mask') {
       const c = scene.maskCanvasOf(shape);
       if (c && scene.maskEdit?.key !== key) ctx.drawImage(c, shape.bounds.x, shape.bounds.y);
       continue;
     }
-    let path = paths.get(ann.class_id);
-    if (!path) paths.set(ann.class_id, (path = new Path2D()));
-    const dx = moving?.key === key ? moving.dx : 0, dy = moving?.key === key ? moving.dy : 0;
-    if (ann.annotation_type === 'bbox') {
-      const b = shape.bounds;
-      path.rect(b.x + dx, b.y + dy, b.width, b.height);
-    } else {
-      const pts = (ann.geometry as { points: Point[] }).points;
-      path.moveTo(pts[0][0] + dx, pts[0][1] + dy);
-      for (let i = 1; i < pts.length; i++) path.lineTo(pts[i][0] + dx, pts[i][1] + dy);
-      path.closePath();
-      let fill = polygonFills.get(ann.class_id);
-      if (!fill) polygonFills.set(ann.class_id, (fill = new Path2D()));
-      fill.moveTo(pts[0][0] + dx, pts[0][1] + dy);
-      for (let i = 1; i < pts.length; i++) fill.lineTo(pts[i][0] + dx, pts[i][1] + dy);
-      fill.closePath();
-    }
+    if (ann.annotation_type === 'classification') continue;
+    let p = paths.get(ann.class_id);
+    if (!p) paths.set(ann.class_id, (p = { stroke: new Path2D(), fill: null, dots: null, hollow: null }));
+    if (moving?.key === key) ann = { ...ann, geometry: shifted(ann, moving.dx, moving.dy) };
+    const keypoints = ann.annotation_type === 'keypoints';
+    const small = keypoints && shape.bounds.width * s < SKELETON_DOTS_PX && shape.bounds.height * s < SKELETON_DOTS_PX;
+    traceShape(p, ann, s, keypoints ? scene.skeletonOf(ann.class_id) : null, small);
   }
   if (scene.maskEdit) ctx.drawImage(scene.maskEdit.canvas, 0, 0);
   // Polygons are filled, semi-transparent, so a segmentation reads as regions, not outlines.
   ctx.globalAlpha = 0.25;
-  for (const [classId, path] of polygonFills) {
+  for (const [classId, p] of paths) {
+    if (!p.fill) continue;
     ctx.fillStyle = scene.colorOf(classId);
-    ctx.fill(path);
+    ctx.fill(p.fill, 'evenodd');
   }
   ctx.globalAlpha = 1;
   ctx.lineWidth = 1.5 / s;
-  for (const [classId, path] of paths) {
-    ctx.strokeStyle = scene.colorOf(classId);
-    ctx.stroke(path);
+  for (const [classId, p] of paths) {
+    const color = scene.colorOf(classId);
+    ctx.strokeStyle = color;
+    ctx.stroke(p.stroke);
+    if (p.dots) {
+      ctx.fillStyle = color;
+      ctx.fill(p.dots);
+    }
+    if (p.hollow) ctx.stroke(p.hollow);
   }
   drawLabels(ctx, s, scene);
 }
@@ -200,33 +280,77 @@ function drawLabels(ctx: CanvasRenderingContext2D, s: number, scene: Scene): voi
   }
 }
 
-/** The selected shape: a tinted fill, a dashed outline and its handles. */
-export function paintSelection(ctx: CanvasRenderingContext2D, s: number, sel: Shape, color: string, moving: Moving | null): void {
+/**
+ * The selected shape: a tinted fill, a dashed outline and its handles; a rotation handle (a circle on a stem) on boxes
+ * and ellipses; a skeleton's point names (the active point's in bold, with its visibility).
+ */
+export function paintSelection(ctx: CanvasRenderingContext2D, s: number, sel: Shape, color: string, moving: Moving | null, opts: { skeleton?: Skeleton | null; activePoint?: number | null } = {}): void {
   if (sel.ann.annotation_type === 'classification') return;
   const dx = moving ? moving.dx : 0, dy = moving ? moving.dy : 0;
-  const b = sel.bounds;
+  const ann = dx || dy ? { ...sel.ann, geometry: shifted(sel.ann, dx, dy) } : sel.ann;
+  const b = { ...sel.bounds, x: sel.bounds.x + dx, y: sel.bounds.y + dy };
   ctx.fillStyle = color;
   ctx.globalAlpha = 0.2;
-  if (sel.ann.annotation_type === 'polygon') {
-    const pts = (sel.ann.geometry as { points: Point[] }).points;
-    ctx.beginPath();
-    pts.forEach(([x, y], i) => (i ? ctx.lineTo(x + dx, y + dy) : ctx.moveTo(x + dx, y + dy)));
-    ctx.closePath();
-    ctx.fill();
-  } else ctx.fillRect(b.x + dx, b.y + dy, b.width, b.height);
+  const type = ann.annotation_type;
+  if (type === 'polygon' || type === 'ellipse' || (type === 'bbox' && (ann.geometry as BboxGeometry).rotation)) {
+    const p: ClassPaths = { stroke: new Path2D(), fill: null, dots: null, hollow: null };
+    traceShape(p, ann, s, null);
+    if (type === 'polygon') ctx.fill(p.fill!, 'evenodd');
+    else ctx.fill(p.stroke);
+  } else if (type === 'bbox' || type === 'mask') ctx.fillRect(b.x, b.y, b.width, b.height);
   ctx.globalAlpha = 1;
   ctx.setLineDash([4 / s, 3 / s]);
   ctx.strokeStyle = '#ffffff';
   ctx.lineWidth = 1 / s;
-  ctx.strokeRect(b.x + dx, b.y + dy, b.width, b.height);
+  ctx.strokeRect(b.x, b.y, b.width, b.height);
   ctx.setLineDash([]);
   const r = HANDLE_PX / s;
+  const handles = handlePoints(ann, b, s);
+  const rotate = type === 'bbox' ? BOX_ROTATE_HANDLE : type === 'ellipse' ? ELLIPSE_HANDLES.rotate : -1;
+  if (rotate >= 0) {
+    // The stem from the shape's top to its rotation handle.
+    const [hx, hy] = handles[rotate];
+    const from = type === 'bbox' ? handles[1] : ([(ann.geometry as EllipseGeometry).cx, (ann.geometry as EllipseGeometry).cy] as Point);
+    ctx.beginPath();
+    ctx.moveTo(from[0], from[1]);
+    ctx.lineTo(hx, hy);
+    ctx.strokeStyle = '#ffffff';
+    ctx.stroke();
+  }
   ctx.fillStyle = '#ffffff';
   ctx.strokeStyle = '#000000';
-  for (const [x, y] of handlePoints(sel.ann, sel.bounds)) {
-    ctx.fillRect(x + dx - r, y + dy - r, r * 2, r * 2);
-    ctx.strokeRect(x + dx - r, y + dy - r, r * 2, r * 2);
-  }
+  handles.forEach(([x, y], i) => {
+    if (Number.isNaN(x)) return;
+    if (i === rotate) {
+      ctx.beginPath();
+      ctx.arc(x, y, r * 1.2, 0, Math.PI * 2);
+      ctx.fill();
+      ctx.stroke();
+    } else {
+      ctx.fillRect(x - r, y - r, r * 2, r * 2);
+      ctx.strokeRect(x - r, y - r, r * 2, r * 2);
+    }
+  });
+  if (type === 'keypoints') paintPointNames(ctx, s, ann.geometry as KeypointsGeometry, opts.skeleton ?? null, opts.activePoint ?? null);
+}
+
+const VISIBILITY = ['not labelled', 'occluded', 'visible'];
+
+/** Each labelled point's name beside it; the active point's with its visibility. */
+export function paintPointNames(ctx: CanvasRenderingContext2D, s: number, g: KeypointsGeometry, skeleton: Skeleton | null, active: number | null): void {
+  const size = 11 / s;
+  ctx.textBaseline = 'middle';
+  g.points.forEach(([x, y, v], i) => {
+    if (v === 0 && i !== active) return;
+    const name = skeleton?.points[i] ?? `point ${i + 1}`;
+    const text = i === active ? `${name} (${VISIBILITY[v]})` : name;
+    ctx.font = `${i === active ? 'bold ' : ''}${size}px sans-serif`;
+    const w = ctx.measureText(text).width;
+    ctx.fillStyle = 'rgba(0,0,0,0.65)';
+    ctx.fillRect(x + 6 / s, y - size / 2 - 1 / s, w + 4 / s, size + 2 / s);
+    ctx.fillStyle = '#ffffff';
+    ctx.fillText(text, x + 8 / s, y);
+  });
 }
 
 /** The minimap's picture of the whole image (at most 180 px a side); returns the base to draw each frame on. */

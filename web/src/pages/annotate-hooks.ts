@@ -117,6 +117,11 @@ export function useEditorKeys(controller: MutableRefObject<EditorController | nu
         return;
       }
       if (ctrl || e.altKey) return;
+      // The active tool's and the selected shape's own keys (a skeleton's 0 / X, R to turn, Shift+P for a part).
+      if (c.shapeKey(key)) {
+        e.preventDefault();
+        return;
+      }
       if (/^[1-9]$/.test(key)) {
         const cls = k.classes()[Number(key) - 1];
         if (cls) c.pickClass(cls.id);

@@ -22,12 +22,21 @@ const TOOLS: { tool: ToolName; key: string; label: string }[] = [
   { tool: 'eraser', key: 'E', label: 'Eraser' },
   { tool: 'classification', key: 'C', label: 'Classify' },
   { tool: 'sam', key: 'S', label: 'SAM' },
+  { tool: 'keypoints', key: 'K', label: 'Keypoints' },
+  { tool: 'polyline', key: 'L', label: 'Polyline' },
+  { tool: 'points', key: 'T', label: 'Points' },
+  { tool: 'ellipse', key: 'O', label: 'Ellipse' },
 ];
 
 const SHORTCUTS: [string, string][] = [
   ['1 – 9', 'pick class (changes the selected shape’s class; accepts a selected suggestion as that class and selects the next; toggles it in Classify)'],
   ['V / B / P / M / E / C', 'select, box, polygon, mask brush, eraser, classify'],
-  ['Enter / double-click', 'close the polygon; accept the SAM mask'],
+  ['K / L / T / O', 'keypoints (click each point of the class’s skeleton in order), polyline, points, ellipse (drag from the centre)'],
+  ['Enter / double-click', 'close the polygon; finish the polyline, points or skeleton; accept the SAM mask'],
+  ['0 / X (placing a skeleton)', 'skip the next point (not labelled) / make the last one occluded, then not labelled'],
+  ['X (skeleton selected)', 'the active point (last dragged): visible → occluded → not labelled'],
+  ['R / Shift+R', 'turn the selected box or ellipse 5° clockwise / back (or drag its round handle)'],
+  ['Shift+P (polygon selected)', 'draw another part of the same object'],
   ['S, then left / right click', 'SAM: include / exclude a point (the mask previews at once)'],
   ['Backspace', 'remove the last polygon point'],
   ['Delete', 'delete the selected shape'],
@@ -385,6 +394,11 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
           {state?.readOnly && lock.kind === 'theirs' && (
             <div className="read-only-hint" data-testid="read-only-hint">
               {lock.lock.display_name || lock.lock.email} is editing this image. You can look, select and read the history; editing opens when they leave.
+            </div>
+          )}
+          {state?.hint && state.tool !== 'sam' && (
+            <div className="sam-hint" data-testid="tool-hint">
+              {state.hint}
             </div>
           )}
           {state?.tool === 'sam' && (

@@ -1,4 +1,4 @@
-import type { Annotation } from '../../types.js';
+import type { Annotation, Skeleton } from '../../types.js';
 import type { AnnotationStore, Draft } from '../annotation-store.js';
 import type { Point } from '../geometry.js';
 import type { MaskEdit, Moving, Shape } from '../renderer.js';
@@ -8,7 +8,7 @@ import type { MaskEdit, Moving, Shape } from '../renderer.js';
 // into the editor only through `ToolHost`. Each tool is one file in this folder.
 
 /** The editor's tools, as the toolbar, the keys and the page name them. */
-export type ToolName = 'select' | 'box' | 'polygon' | 'brush' | 'eraser' | 'classification' | 'sam';
+export type ToolName = 'select' | 'box' | 'polygon' | 'brush' | 'eraser' | 'classification' | 'sam' | 'keypoints' | 'polyline' | 'points' | 'ellipse';
 
 /** A pointer event on the canvas: the point in image pixels, the point on screen, and the button. */
 export interface ToolPointer {
@@ -44,6 +44,10 @@ export interface Tool {
   stepBack?(): boolean;
   /** Drops whatever is in progress. */
   reset(): void;
+  /** A key the tool gives a meaning to while it is active (a skeleton's "skip this point"); true when it took it. */
+  key?(key: string): boolean;
+  /** A line the editor shows while the tool is active (what the next click does). */
+  hint?(): string | null;
   /** Non-null while the scene must be drawn live (a shape moved, a handle dragged, a mask painted). */
   preview?(): ToolPreview | null;
   /** Draws the shape in progress; `s` is canvas pixels per image pixel, `color` the current class's. */
@@ -68,6 +72,10 @@ export interface ToolHost {
   /** Shows a shape changed in place while it is dragged, without saving it. */
   previewShape(key: number, ann: Annotation): void;
   colorOf(classId: number): string;
+  /** The keypoint skeleton of a class (null: it has none). */
+  skeletonOf(classId: number): Skeleton | null;
+  /** The point of the selected skeleton the visibility key acts on. */
+  setActivePoint(index: number | null): void;
   /** Saves a new shape of the current class (or says that there is none). */
   createWithClass(data: Omit<Draft, 'class_id'>): void;
   /** Tells the annotator something on screen. */
