@@ -8174,7 +8174,7 @@ export interface paths {
                             org_id: number | null;
                             owner_id: number;
                             /** @enum {string} */
-                            project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                            project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation" | "keypoint_detection" | "oriented_detection";
                             /** @description Text, tabular, audio, video and LLM samples */
                             sample_count: number;
                             /** Format: date-time */
@@ -8232,7 +8232,7 @@ export interface paths {
                         /** @description The organization the project belongs to (its owners and admins manage it); you must be an owner or admin of it */
                         org_id?: number | null;
                         /** @enum {string} */
-                        project_type?: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                        project_type?: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation" | "keypoint_detection" | "oriented_detection";
                     };
                 };
             };
@@ -8261,7 +8261,7 @@ export interface paths {
                             org_id: number | null;
                             owner_id: number;
                             /** @enum {string} */
-                            project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                            project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation" | "keypoint_detection" | "oriented_detection";
                             /** @description Text, tabular, audio, video and LLM samples */
                             sample_count: number;
                             /** Format: date-time */
@@ -8348,7 +8348,7 @@ export interface paths {
                             org_id: number | null;
                             owner_id: number;
                             /** @enum {string} */
-                            project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                            project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation" | "keypoint_detection" | "oriented_detection";
                             /** @description Text, tabular, audio, video and LLM samples */
                             sample_count: number;
                             /** Format: date-time */
@@ -8499,7 +8499,7 @@ export interface paths {
                         /** @description The organization the project belongs to (its owners and admins manage it); you must be an owner or admin of it */
                         org_id?: number | null;
                         /** @enum {string} */
-                        project_type?: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                        project_type?: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation" | "keypoint_detection" | "oriented_detection";
                     };
                 };
             };
@@ -8528,7 +8528,7 @@ export interface paths {
                             org_id: number | null;
                             owner_id: number;
                             /** @enum {string} */
-                            project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                            project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation" | "keypoint_detection" | "oriented_detection";
                             /** @description Text, tabular, audio, video and LLM samples */
                             sample_count: number;
                             /** Format: date-time */
@@ -11532,7 +11532,7 @@ export interface paths {
                                 org_id: number | null;
                                 owner_id: number;
                                 /** @enum {string} */
-                                project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                                project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation" | "keypoint_detection" | "oriented_detection";
                                 /** @description Text, tabular, audio, video and LLM samples */
                                 sample_count: number;
                                 /** Format: date-time */
@@ -11788,7 +11788,7 @@ export interface paths {
                                 org_id: number | null;
                                 owner_id: number;
                                 /** @enum {string} */
-                                project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                                project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation" | "keypoint_detection" | "oriented_detection";
                                 /** @description Text, tabular, audio, video and LLM samples */
                                 sample_count: number;
                                 /** Format: date-time */
@@ -17328,7 +17328,7 @@ export interface paths {
                         format?: "coco" | "yolo" | "voc" | "voc_masks" | "masks" | "cvat" | "datumaro" | "labelme" | "labelstudio" | "createml" | "multilabel_csv" | "folders" | "images";
                         name?: string;
                         /** @enum {string} */
-                        project_type?: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                        project_type?: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation" | "keypoint_detection" | "oriented_detection";
                     };
                 };
             };
@@ -17422,7 +17422,7 @@ export interface paths {
                             org_id: number | null;
                             owner_id: number;
                             /** @enum {string} */
-                            project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                            project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation" | "keypoint_detection" | "oriented_detection";
                             /** @description Text, tabular, audio, video and LLM samples */
                             sample_count: number;
                             /** Format: date-time */
@@ -17537,7 +17537,7 @@ export interface paths {
                         /** @description A folder inside the configured import root (relative to it, or absolute) */
                         path: string;
                         /** @enum {string} */
-                        project_type?: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                        project_type?: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation" | "keypoint_detection" | "oriented_detection";
                     };
                 };
             };
@@ -17631,7 +17631,7 @@ export interface paths {
                             org_id: number | null;
                             owner_id: number;
                             /** @enum {string} */
-                            project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                            project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation" | "keypoint_detection" | "oriented_detection";
                             /** @description Text, tabular, audio, video and LLM samples */
                             sample_count: number;
                             /** Format: date-time */
