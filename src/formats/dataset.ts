@@ -14,7 +14,7 @@ import { type SplitName } from '../lib/vocabulary.js';
  */
 export type Split = SplitName;
 
-export type ProjectType = 'object_detection' | 'instance_segmentation' | 'classification' | 'semantic_segmentation';
+export type ProjectType = 'object_detection' | 'instance_segmentation' | 'classification' | 'semantic_segmentation' | 'keypoint_detection' | 'oriented_detection';
 
 export type FormatName =
   | 'coco'

@@ -8162,7 +8162,7 @@ export interface paths {
                             org_id: number | null;
                             owner_id: number;
                             /** @enum {string} */
-                            project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                            project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation" | "keypoint_detection" | "oriented_detection";
                             /** @description Text, tabular, audio, video and LLM samples */
                             sample_count: number;
                             /** Format: date-time */
@@ -8220,7 +8220,7 @@ export interface paths {
                         /** @description The organization the project belongs to (its owners and admins manage it); you must be an owner or admin of it */
                         org_id?: number | null;
                         /** @enum {string} */
-                        project_type?: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                        project_type?: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation" | "keypoint_detection" | "oriented_detection";
                     };
                 };
             };
@@ -8249,7 +8249,7 @@ export interface paths {
                             org_id: number | null;
                             owner_id: number;
                             /** @enum {string} */
-                            project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                            project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation" | "keypoint_detection" | "oriented_detection";
                             /** @description Text, tabular, audio, video and LLM samples */
                             sample_count: number;
                             /** Format: date-time */
@@ -8336,7 +8336,7 @@ export interface paths {
                             org_id: number | null;
                             owner_id: number;
                             /** @enum {string} */
-                            project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                            project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation" | "keypoint_detection" | "oriented_detection";
                             /** @description Text, tabular, audio, video and LLM samples */
                             sample_count: number;
                             /** Format: date-time */
@@ -8487,7 +8487,7 @@ export interface paths {
                         /** @description The organization the project belongs to (its owners and admins manage it); you must be an owner or admin of it */
                         org_id?: number | null;
                         /** @enum {string} */
-                        project_type?: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                        project_type?: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation" | "keypoint_detection" | "oriented_detection";
                     };
                 };
             };
@@ -8516,7 +8516,7 @@ export interface paths {
                             org_id: number | null;
                             owner_id: number;
                             /** @enum {string} */
-                            project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                            project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation" | "keypoint_detection" | "oriented_detection";
                             /** @description Text, tabular, audio, video and LLM samples */
                             sample_count: number;
                             /** Format: date-time */
@@ -11526,7 +11526,7 @@ export interface paths {
                                 org_id: number | null;
                                 owner_id: number;
                                 /** @enum {string} */
-                                project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                                project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation" | "keypoint_detection" | "oriented_detection";
                                 /** @description Text, tabular, audio, video and LLM samples */
                                 sample_count: number;
                                 /** Format: date-time */
@@ -11845,7 +11845,7 @@ export interface paths {
                                 org_id: number | null;
                                 owner_id: number;
                                 /** @enum {string} */
-                                project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                                project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation" | "keypoint_detection" | "oriented_detection";
                                 /** @description Text, tabular, audio, video and LLM samples */
                                 sample_count: number;
                                 /** Format: date-time */
@@ -17427,7 +17427,7 @@ export interface paths {
                         format?: "coco" | "yolo" | "voc" | "voc_masks" | "masks" | "cvat" | "datumaro" | "labelme" | "labelstudio" | "createml" | "multilabel_csv" | "kitti" | "openimages" | "vott" | "widerface" | "mpii" | "folders" | "images";
                         name?: string;
                         /** @enum {string} */
-                        project_type?: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                        project_type?: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation" | "keypoint_detection" | "oriented_detection";
                         /**
                          * @description When true, a dataset of which anything would be left out (see `skipped`) is refused: 422 whose body lists what would be lost (`detail`, `skipped`, `skipped_count`, `counts`), and nothing changes. Default false: the import goes on and its answer lists what was left out.
                          * @enum {string}
@@ -17526,7 +17526,7 @@ export interface paths {
                             org_id: number | null;
                             owner_id: number;
                             /** @enum {string} */
-                            project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                            project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation" | "keypoint_detection" | "oriented_detection";
                             /** @description Text, tabular, audio, video and LLM samples */
                             sample_count: number;
                             /** Format: date-time */
@@ -17683,7 +17683,7 @@ export interface paths {
                         /** @description A folder inside the configured import root (relative to it, or absolute) */
                         path: string;
                         /** @enum {string} */
-                        project_type?: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                        project_type?: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation" | "keypoint_detection" | "oriented_detection";
                         /** @description When true, a dataset of which anything would be left out (see `skipped`) is refused: 422 whose body lists what would be lost (`detail`, `skipped`, `skipped_count`, `counts`), and nothing changes. Default false: the import goes on and its answer lists what was left out. */
                         strict?: boolean;
                     };
@@ -17779,7 +17779,7 @@ export interface paths {
                             org_id: number | null;
                             owner_id: number;
                             /** @enum {string} */
-                            project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation";
+                            project_type: "object_detection" | "instance_segmentation" | "classification" | "semantic_segmentation" | "keypoint_detection" | "oriented_detection";
                             /** @description Text, tabular, audio, video and LLM samples */
                             sample_count: number;
                             /** Format: date-time */

@@ -8,3 +8,9 @@ export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
 
 export const REVIEW_STATES = ["unreviewed","pending","approved","rejected","changes"] as const;
 export type ReviewState = (typeof REVIEW_STATES)[number];
+
+export const PROJECT_TYPES = ["object_detection","instance_segmentation","classification","semantic_segmentation","keypoint_detection","oriented_detection"] as const;
+export type ProjectTypeName = (typeof PROJECT_TYPES)[number];
+
+/** The annotation types each project type expects (the editor's default tool is the first). */
+export const PROJECT_TYPE_SHAPES: Record<ProjectTypeName, readonly string[]> = {"object_detection":["bbox","polygon","mask"],"instance_segmentation":["polygon","mask"],"classification":["classification"],"semantic_segmentation":["polygon","mask"],"keypoint_detection":["keypoints"],"oriented_detection":["bbox"]};

@@ -3,7 +3,7 @@ import type { Selectable } from 'kysely';
 import type { ProjectsTable } from '../../db/schema.js';
 import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
 
-export const PROJECT_TYPES = ['object_detection', 'instance_segmentation', 'classification', 'semantic_segmentation'] as const;
+export const PROJECT_TYPES = ['object_detection', 'instance_segmentation', 'classification', 'semantic_segmentation', 'keypoint_detection', 'oriented_detection'] as const;
 export const ProjectType = StringEnum(PROJECT_TYPES);
 
 const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });

@@ -8,7 +8,7 @@
 import type { SampleModality } from '../../db/schema.js';
 import type { ReadinessOut } from '../../training/readiness.js';
 import type { ReadinessConfig } from './readiness.schemas.js';
-import { isSplitName } from '../../lib/vocabulary.js';
+import { isSplitName, PROJECT_TYPE_SHAPES, type ProjectTypeName } from '../../lib/vocabulary.js';
 
 export const READINESS_DEFAULTS = { min_readiness_score: 60, min_images_per_class: 10, min_instances_per_class: 10, min_samples_per_class: 10 } as const;
 
@@ -20,7 +20,7 @@ export const READINESS_DEFAULTS = { min_readiness_score: 60, min_images_per_clas
 export const BLOCKING = { labelled_fraction: 0.5, instances_per_class: 5 } as const;
 
 /** What an adapter trains; each task has its own rule. */
-export type ReadinessTask = 'detect' | 'segment' | 'classify' | 'tabular' | 'text';
+export type ReadinessTask = 'detect' | 'segment' | 'classify' | 'tabular' | 'text' | 'keypoints' | 'oriented';
 
 /** Known adapter names (the training module's and common aliases); others fall back to the project type's task. */
 export const ADAPTER_TASKS: Record<string, ReadinessTask> = {
@@ -50,7 +50,12 @@ export const TASK_OF_PROJECT: Record<string, ReadinessTask> = {
   instance_segmentation: 'segment',
   semantic_segmentation: 'segment',
   classification: 'classify',
+  keypoint_detection: 'keypoints',
+  oriented_detection: 'oriented',
 };
+
+/** Tasks no adapter trains yet: readiness says so as a blocker rather than passing (issue 25). */
+export const UNTRAINED_TASKS: Partial<Record<ReadinessTask, ProjectTypeName>> = { keypoints: 'keypoint_detection', oriented: 'oriented_detection' };
 
 /** The facts every rule reads: SQL aggregates, no image is opened. */
 export interface ReadinessStats {
@@ -60,6 +65,8 @@ export interface ReadinessStats {
   annotationTypes: Record<string, number>;
   /** Per used class: instances and images in each split. */
   classes: { name: string; instances: Record<string, number>; images: Record<string, number>; totalInstances: number; totalImages: number }[];
+  /** Keypoint instances whose class has no skeleton (their points have no names, no edges, no flips). */
+  keypointsWithoutSkeleton?: number;
   /** Sample tasks: the samples of the task's modality. */
   samples?: SampleReadinessStats;
 }
@@ -300,6 +307,39 @@ function samplesRule(modality: SampleModality): Rule {
   };
 }
 
+/**
+ * Keypoint and oriented detection: the project type's shapes (PROJECT_TYPE_SHAPES; rotated boxes count as boxes) in
+ * splits as a detector's, keypoints from a class with a skeleton; and, until an adapter trains the task, a blocker
+ * that says there is no trainer for it.
+ */
+function untrainedRule(task: 'keypoints' | 'oriented'): Rule {
+  const projectType = UNTRAINED_TASKS[task]!;
+  return (stats, config) => {
+    const { hasImages, train, annotated, balance } = common(stats);
+    const types = PROJECT_TYPE_SHAPES[projectType];
+    const shapes = types.reduce((sum, t) => sum + (stats.annotationTypes[t] ?? 0), 0);
+    const what = task === 'keypoints' ? 'keypoint instances' : 'boxes (rotated or not)';
+    const checks = [
+      check('has_trainer', 0, true, false, `No trainer for ${projectType} yet: the project can be labelled, checked and exported (COCO keypoints, YOLO pose/OBB, DOTA…) but not trained here`),
+      hasImages,
+      check(task === 'keypoints' ? 'has_keypoints' : 'has_boxes', 20, true, shapes > 0, shapes > 0 ? `${plural(shapes, 'shape')} to learn from` : `A ${projectType} project needs ${what}; it has none`),
+    ];
+    if (task === 'keypoints') {
+      const orphans = stats.keypointsWithoutSkeleton ?? 0;
+      checks.push(check('skeleton_classes', 10, true, orphans === 0, orphans === 0 ? 'Every keypoint class has a skeleton' : `${plural(orphans, 'keypoint instance')} belong to classes without a skeleton: give each keypoint class its skeleton (points, edges, flip_pairs)`));
+    }
+    checks.push(
+      train,
+      check('valid_split', 15, true, stats.splits.valid > 0 || pending(stats), stats.splits.valid > 0 ? `${plural(stats.splits.valid, 'image')} in valid` : pending(stats) ? unassignedMessage(stats) : 'The valid split is empty: nothing to measure the model on'),
+      annotated,
+      instancesInTrain(stats, config),
+      classesInValid(stats),
+      balance,
+    );
+    return checks;
+  };
+}
+
 /** One rule per task; a modality adds its own without touching the others. */
 export const READINESS_RULES: Record<ReadinessTask, Rule> = {
   detect: spatialRule('detect'),
@@ -307,6 +347,8 @@ export const READINESS_RULES: Record<ReadinessTask, Rule> = {
   classify: classifyRule,
   tabular: samplesRule('tabular'),
   text: samplesRule('text'),
+  keypoints: untrainedRule('keypoints'),
+  oriented: untrainedRule('oriented'),
 };
 
 /** Pure: the readiness of a project with these stats for this task. */

@@ -4,7 +4,7 @@ import type { SampleModality } from '../../db/schema.js';
 import type { ReadinessOut } from '../../training/readiness.js';
 import type { DatasetProfiler } from '../profile/dataset-profile.service.js';
 import type { SampleDataRepository } from '../profile/sample-data.repository.js';
-import { ADAPTER_TASKS, DEFAULT_ADAPTER, evaluateReadiness, SAMPLE_TASKS, TASK_OF_PROJECT, type ReadinessStats, type SampleReadinessStats } from './readiness-rules.logic.js';
+import { ADAPTER_TASKS, DEFAULT_ADAPTER, evaluateReadiness, SAMPLE_TASKS, TASK_OF_PROJECT, UNTRAINED_TASKS, type ReadinessStats, type SampleReadinessStats } from './readiness-rules.logic.js';
 import type { ReadinessConfig } from './readiness.schemas.js';
 
 /** The facts of a project the rules read, gathered by SQL aggregates; the service the training gate is handed. */
@@ -19,8 +19,10 @@ export class ReadinessEvaluator {
   async evaluate(caller: Caller, projectId: number, input: { adapter?: string; config?: ReadinessConfig } = {}): Promise<ReadinessOut> {
     // Per-class counts of the whole project: an annotator kept to their assignments gets 403, as for the profile.
     const project = await this.access.wholeProject(caller, projectId, 'project.read');
-    const adapter = input.adapter ?? (await this.sampleAdapter(projectId, project)) ?? DEFAULT_ADAPTER[project.project_type] ?? 'versa-detect';
-    const task = ADAPTER_TASKS[adapter] ?? TASK_OF_PROJECT[project.project_type] ?? 'detect';
+    const untrained = TASK_OF_PROJECT[project.project_type];
+    // A project type no adapter trains yet (keypoint or oriented detection) is judged by its own rule, which blocks.
+    const adapter = input.adapter ?? (await this.sampleAdapter(projectId, project)) ?? DEFAULT_ADAPTER[project.project_type] ?? (untrained && UNTRAINED_TASKS[untrained] ? 'none' : 'versa-detect');
+    const task = (adapter === 'none' ? untrained : ADAPTER_TASKS[adapter]) ?? TASK_OF_PROJECT[project.project_type] ?? 'detect';
     const modality = SAMPLE_TASKS[task];
     // A sample adapter reads samples only: the image aggregates are not asked for.
     const stats: ReadinessStats = modality
