@@ -11,7 +11,7 @@ const list = (text: string) => text.split(/[,\n]/).map((s) => s.trim()).filter(B
 
 export function skeletonToText(s: Skeleton | null): { points: string; edges: string; flips: string } {
   if (!s) return { points: '', edges: '', flips: '' };
-  const pair = ([a, b]: [number, number]) => `${s.points[a]}-${s.points[b]}`;
+  const pair = ([a, b]: number[]) => `${s.points[a]}-${s.points[b]}`;
   return { points: s.points.join(', '), edges: (s.edges ?? []).map(pair).join(', '), flips: (s.flip_pairs ?? []).map(pair).join(', ') };
 }
 
