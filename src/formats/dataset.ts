@@ -14,7 +14,7 @@ import { type SplitName } from '../lib/vocabulary.js';
  */
 export type Split = SplitName;
 
-export type ProjectType = 'object_detection' | 'instance_segmentation' | 'classification' | 'semantic_segmentation';
+export type ProjectType = 'object_detection' | 'instance_segmentation' | 'classification' | 'semantic_segmentation' | 'keypoint_detection' | 'oriented_detection';
 
 export type FormatName =
   | 'coco'
@@ -29,7 +29,8 @@ export type FormatName =
   | 'labelstudio'
   | 'createml'
   | 'multilabel_csv'
-  | 'images';
+  | 'images'
+  | 'dota';
 
 export type Point = [x: number, y: number];
 
@@ -109,6 +110,16 @@ export interface DatasetToWrite {
 export interface WriteStats {
   imageCount: number;
   annotationCount: number;
+  /** Shapes the format has no equivalent for, written as another (`"ellipse→polygon": 3`), by what became what. */
+  converted?: Record<string, number>;
+  /** Shapes the format cannot hold at all and that were left out, by type. */
+  skipped?: Record<string, number>;
+}
+
+/** Adds one to a WriteStats tally (`converted` or `skipped`). */
+export function tally(stats: WriteStats, kind: 'converted' | 'skipped', what: string, n = 1): void {
+  const counts = (stats[kind] ??= {});
+  counts[what] = (counts[what] ?? 0) + n;
 }
 
 export async function openImage(source: ImageSource): Promise<Readable> {
