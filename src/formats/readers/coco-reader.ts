@@ -469,8 +469,11 @@ function shapesOf(
       if (!(error instanceof FormatError)) throw error;
       problem = error.message;
     }
-    if (problem) skip('mask', `its RLE ${problem}`);
-    else outline = { type: 'mask', className, geometry: annotation.iscrowd === 1 ? ({ rle, crowd: true } as { rle: Rle }) : { rle: rle! } };
+    if (problem) {
+      skip('mask', `its RLE ${problem}`);
+      return keypoints ? [keypoints] : [];
+    }
+    outline = { type: 'mask', className, geometry: annotation.iscrowd === 1 ? ({ rle, crowd: true } as { rle: Rle }) : { rle: rle! } };
   } else if (Array.isArray(seg) && seg.length > 0) {
     const rings = (typeof seg[0] === 'number' ? [seg] : seg) as number[][];
     const parts: Point[][] = [];
@@ -496,7 +499,6 @@ function shapesOf(
   if (keypoints) return [keypoints];
   if (outline) return [outline];
   if (!bbox) {
-    if (seg && !Array.isArray(seg)) return []; // an RLE already skipped above, and no box beside it
     throw new FormatError(`${file}: annotation ${annotation.id ?? '?'} has neither a segmentation nor a valid bbox [x, y, width, height]`);
   }
   // CVAT's COCO export: the box before rotation, and the rotation as an attribute.
