@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import sharp from 'sharp';
 import type { Annotation, ClassSpec, DatasetItem, DatasetToWrite, ProjectType, WriteStats } from '../../src/formats/dataset.js';
 import { readDatasetZip } from '../../src/formats/readers/index.js';
-import { quadToBox } from '../../src/formats/readers/dota-reader.js';
+import { quadToBox } from '../../src/formats/geometry.js';
 import { WRITERS, type ExportFormat } from '../../src/formats/writers/index.js';
 import { rotatedCorners } from '../../src/imaging/geometry.js';
 

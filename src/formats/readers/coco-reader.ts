@@ -10,8 +10,7 @@ import type { Annotation, ClassSpec, DatasetItem, DatasetSource, Point, ProjectT
 import { splitFromName } from '../dataset.js';
 import { FormatError } from '../format-error.js';
 import { ImportLedger } from '../import-ledger.js';
-import { openRing, rectangleOf } from '../geometry.js';
-import { quadToBox } from './dota-reader.js';
+import { openRing, quadToBox, rectangleOf } from '../geometry.js';
 import { exists, imageSize, walk } from './files.js';
 
 interface CocoCategory {

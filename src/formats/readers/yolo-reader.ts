@@ -7,8 +7,7 @@ import type { Annotation, ClassSpec, DatasetItem, DatasetSource, Point, ProjectT
 import { isImageName, stemOf } from '../dataset.js';
 import { FormatError } from '../format-error.js';
 import { ImportLedger } from '../import-ledger.js';
-import { quadToBox } from './dota-reader.js';
-import { openRing } from '../geometry.js';
+import { openRing, quadToBox } from '../geometry.js';
 import { orderedMap } from '../ordered-map.js';
 import { exists, imageSize, isDirectory, listDir } from './files.js';
 
