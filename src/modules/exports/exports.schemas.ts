@@ -44,10 +44,12 @@ export const ExportOut = Type.Object({
   annotation_count: Type.Integer(),
   version_id: Nullable(Type.Integer()),
   created_at: Timestamp,
-  shapes_converted: Type.Optional(Type.Record(Type.String(), Type.Integer(), {
+  shapes_converted: Type.Optional(Type.Object({}, {
+    additionalProperties: Type.Integer(),
     description: 'In the answer to the export only: shapes the format has no equivalent for, written as another, by what became what (e.g. `"ellipse→polygon": 3`)',
   })),
-  shapes_skipped: Type.Optional(Type.Record(Type.String(), Type.Integer(), {
+  shapes_skipped: Type.Optional(Type.Object({}, {
+    additionalProperties: Type.Integer(),
     description: 'In the answer to the export only: shapes the format cannot hold, left out, by type (e.g. `"polyline": 2`)',
   })),
 });
