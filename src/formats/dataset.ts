@@ -34,7 +34,8 @@ export type FormatName =
   | 'vott'
   | 'widerface'
   | 'mpii'
-  | 'images';
+  | 'images'
+  | 'dota';
 
 export type Point = [x: number, y: number];
 
@@ -114,6 +115,16 @@ export interface DatasetToWrite {
 export interface WriteStats {
   imageCount: number;
   annotationCount: number;
+  /** Shapes the format has no equivalent for, written as another (`"ellipse→polygon": 3`), by what became what. */
+  converted?: Record<string, number>;
+  /** Shapes the format cannot hold at all and that were left out, by type. */
+  skipped?: Record<string, number>;
+}
+
+/** Adds one to a WriteStats tally (`converted` or `skipped`). */
+export function tally(stats: WriteStats, kind: 'converted' | 'skipped', what: string, n = 1): void {
+  const counts = (stats[kind] ??= {});
+  counts[what] = (counts[what] ?? 0) + n;
 }
 
 export async function openImage(source: ImageSource): Promise<Readable> {

@@ -1,4 +1,4 @@
-import { pointsBox } from '../imaging/geometry.js';
+import { normalizeDegrees, pointsBox, rotatedCorners, signedPolygonArea, type RotatedBox } from '../imaging/geometry.js';
 import type { Box } from '../imaging/rle.js';
 import type { Point } from './dataset.js';
 
@@ -66,4 +66,35 @@ export function fillBox(target: Uint8Array, width: number, height: number, box: 
   const y1 = Math.min(height, Math.round(box.y + box.height));
   if (x1 <= x0) return;
   for (let y = y0; y < y1; y++) target.fill(value, y * width + x0, y * width + x1);
+}
+
+/**
+ * How far (pixels) a quad's corners may lie from the rectangle fitted to it and still be read as a rotated box:
+ * DOTA's corners are hand-placed integers, so 1 px, or 1 % of the quad's diagonal for large objects.
+ */
+function rectangleTolerance(quad: Point[]): number {
+  const diagonal = Math.hypot(quad[2][0] - quad[0][0], quad[2][1] - quad[0][1]);
+  return Math.max(1, diagonal * 0.01);
+}
+
+/**
+ * The rotated box a quad is, or null when it is not (near enough) a rectangle. DOTA lists the corners clockwise from
+ * the object's "top left" (x1 y1 → x2 y2 is its top edge); a box's `rotation` is that edge's angle, clockwise on
+ * screen, and `width` its length. A quad listed counter-clockwise is read in reverse from its first corner.
+ */
+export function quadToBox(input: Point[]): RotatedBox | null {
+  const quad = signedPolygonArea(input) < 0 ? [input[0], input[3], input[2], input[1]] : input;
+  const [p1, p2, p3, p4] = quad;
+  const cx = (p1[0] + p2[0] + p3[0] + p4[0]) / 4;
+  const cy = (p1[1] + p2[1] + p3[1] + p4[1]) / 4;
+  const width = (Math.hypot(p2[0] - p1[0], p2[1] - p1[1]) + Math.hypot(p3[0] - p4[0], p3[1] - p4[1])) / 2;
+  const height = (Math.hypot(p3[0] - p2[0], p3[1] - p2[1]) + Math.hypot(p4[0] - p1[0], p4[1] - p1[1])) / 2;
+  if (!(width > 0 && height > 0)) return null;
+  const dx = (p2[0] - p1[0] + p3[0] - p4[0]) / 2;
+  const dy = (p2[1] - p1[1] + p3[1] - p4[1]) / 2;
+  const degrees = normalizeDegrees(Math.round((Math.atan2(dy, dx) * 180) / Math.PI * 1e6) / 1e6);
+  const box: RotatedBox = { x: cx - width / 2, y: cy - height / 2, width, height, ...(degrees === 0 ? {} : { rotation: degrees }) };
+  const corners = rotatedCorners(box);
+  const tolerance = rectangleTolerance(quad);
+  return corners.every((c, i) => Math.hypot(c[0] - quad[i][0], c[1] - quad[i][1]) <= tolerance) ? box : null;
 }

@@ -20,6 +20,7 @@ const EXPORTER_TITLES: Record<ExportFormat, string> = {
   datumaro: 'Datumaro 1.0 JSON with the images (zip)',
   labelme: 'LabelMe JSON per image with the images (zip)',
   createml: 'CreateML JSON with the images (zip)',
+  dota: 'DOTA oriented boxes: images/ and labelTxt/ per split (zip)',
 };
 
 const ImporterParams = Type.Object(

@@ -54,7 +54,7 @@ function yoloDataset(p: Pictures, options: { names?: string; badLabel?: boolean;
     { name: 'train/labels/two.txt', data: '' },
     { name: 'valid/images/three.jpg', data: p.three },
     // The last image read: the others are already stored when its label file fails.
-    { name: 'valid/labels/three.txt', data: options.badLabel ? '7 0.25 0.5 0.5 0.5\n' : '1 0.25 0.5 0.5 0.5\n' },
+    { name: 'valid/labels/three.txt', data: options.badLabel ? '1 0.25 abc 0.5 0.5\n' : '1 0.25 0.5 0.5 0.5\n' },
   ];
 }
 

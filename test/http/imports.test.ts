@@ -396,8 +396,9 @@ const ROUND_TRIPS: { folder: string; format: string; projectType: string; images
   { folder: 'indian-vehicles-yolo', format: 'yolo', projectType: 'object_detection', images: 7 },
   { folder: 'toy-cars-yolo-seg', format: 'yolo', projectType: 'instance_segmentation', images: 6 },
   { folder: 'plants-coco-seg', format: 'coco_zip', projectType: 'instance_segmentation', images: 9 },
-  // Its segmentations are empty or box-shaped: read as boxes, so a detection project.
-  { folder: 'car-damage-coco-seg', format: 'coco_zip', projectType: 'object_detection', images: 6 },
+  // Its segmentations are mostly empty or box-shaped (read as boxes), but two real outlines make it a segmentation
+  // project: a polygon stays a polygon (issue 25).
+  { folder: 'car-damage-coco-seg', format: 'coco_zip', projectType: 'instance_segmentation', images: 6 },
   { folder: 'fresh-rotten-cls', format: 'folders', projectType: 'classification', images: 18 },
   { folder: 'plants-semantic-masks', format: 'masks', projectType: 'semantic_segmentation', images: 9 },
   { folder: 'indoor-semantic-masks', format: 'masks', projectType: 'semantic_segmentation', images: 7 },

@@ -79,9 +79,10 @@ describe('dataset readers on real samples of the shared datasets', () => {
     assert.ok(items.some((i) => i.fileName.startsWith('jn9vyid8m5oiqbbk5rilvvlbq2ql') && i.annotations.length > 0));
   });
 
-  it('COCO with empty and box-shaped segmentations reads as detection with the real outlines kept', async () => {
+  it('COCO with empty and box-shaped segmentations keeps the real outlines, and its type follows them (issue 25)', async () => {
     const source = await readDataset(join(DATASETS, 'car-damage-coco-seg'));
-    assert.equal(source.projectType, 'object_detection');
+    // A polygon stays a polygon: the files hold outlines, so the project is a segmentation project (issue 25).
+    assert.equal(source.projectType, 'instance_segmentation');
     assert.equal(source.classes.length, 9);
     assert.ok(!source.classes.includes('car-damaged-parts'));
     const annotations = (await collect(source)).flatMap((i) => i.annotations);
@@ -184,7 +185,11 @@ describe('dataset readers on synthetic inputs', () => {
 
   it('YOLO errors name the file and line', async () => {
     const base = { 'data.yaml': 'train: train/images\nnames: [cat]\n', 'train/images/a.jpg': jpeg };
-    await expectFormatError(await folder({ ...base, 'train/labels/a.txt': '0 0.5 0.5 0.2 0.2\n3 0.5 0.5 0.2 0.2' }), /train\/a\.txt line 2: class index "3"/);
+    // A class index past the names is skipped through the ledger, with its file and line (issue 25).
+    const unknown = await readDataset(await folder({ ...base, 'train/labels/a.txt': '0 0.5 0.5 0.2 0.2\n3 0.5 0.5 0.2 0.2' }));
+    assert.equal((await collect(unknown))[0].annotations.length, 1);
+    assert.deepEqual(unknown.ledger?.skippedList.map((e) => [e.file, e.item]), [['train/a.txt', 'line 2']]);
+    assert.match(unknown.ledger!.skippedList[0].reason, /class index 3/);
     await expectFormatError(await folder({ ...base, 'train/labels/a.txt': '0 0.5 0.5 0.2' }), /line 1: expected "class cx cy w h"/);
     await expectFormatError(await folder({ ...base, 'train/labels/a.txt': '0 0.5 abc 0.2 0.2' }), /coordinates must be numbers/);
     await expectFormatError(await folder({ 'data.yaml': 'train: train/images\nnc: 2\nnames: [cat]\n', 'train/images/a.jpg': jpeg }), /nc is 2 but names lists 1/);
@@ -207,7 +212,6 @@ describe('dataset readers on synthetic inputs', () => {
     assert.equal(await detectFormat(root), 'coco');
     const [item] = await collect(await readDataset(root));
     assert.equal(item.split, null);
-    assert.equal(item.annotations.length, 3);
     const mask = item.annotations[0];
     assert.equal(mask.type, 'mask');
     if (mask.type === 'mask') {
@@ -216,15 +220,27 @@ describe('dataset readers on synthetic inputs', () => {
       assert.equal(bitmap.data[2 * 40 + 2], 1);
       assert.equal(rleArea(mask.geometry.rle), 4);
     }
-    assert.deepEqual(item.annotations.slice(1).map((a) => a.type), ['polygon', 'polygon']);
+    // The two polygons of one segmentation are one object in two parts (issue 25).
+    assert.equal(item.annotations.length, 2);
+    const object = item.annotations[1];
+    assert.ok(object.type === 'polygon' && object.geometry.parts?.length === 2);
   });
 
   it('COCO errors: unknown image, unknown category, missing file, bad JSON', async () => {
     const doc = (annotations: unknown[], images = [{ id: 1, file_name: 'a.jpg', width: 40, height: 20 }]) =>
       JSON.stringify({ images, annotations, categories: [{ id: 1, name: 'x' }] });
-    await expectFormatError(await folder({ 'c.json': doc([{ id: 7, image_id: 9, category_id: 1, bbox: [0, 0, 1, 1] }]), 'a.jpg': jpeg }), /annotation 7 refers to image 9/);
-    await expectFormatError(await folder({ 'c.json': doc([{ id: 7, image_id: 1, category_id: 4, bbox: [0, 0, 1, 1] }]), 'a.jpg': jpeg }), /annotation 7 uses category 4/);
-    await expectFormatError(await folder({ 'c.json': doc([]) }), /image "a\.jpg" is listed but its file is not in the dataset/);
+    // What cannot be kept is skipped through the ledger, each with its reason (issue 25).
+    const skippedBy = async (files: Record<string, string | Buffer>) => {
+      const source = await readDataset(await folder(files));
+      await collect(source);
+      return source.ledger!.skippedList.map((e) => `${e.item}: ${e.reason}`);
+    };
+    assert.deepEqual(await skippedBy({ 'c.json': doc([{ id: 7, image_id: 9, category_id: 1, bbox: [0, 0, 1, 1] }]), 'a.jpg': jpeg }), ['annotation 7: it refers to image 9, which is not listed']);
+    assert.deepEqual(await skippedBy({ 'c.json': doc([{ id: 7, image_id: 1, category_id: 4, bbox: [0, 0, 1, 1] }]), 'a.jpg': jpeg }), ['annotation 7: it uses category 4, which is not listed']);
+    assert.deepEqual(await skippedBy({ 'c.json': doc([{ id: 7, image_id: 1, category_id: 1, bbox: [0, 0, 1, 1] }]) }), [
+      'image 1 "a.jpg": its file is not in the dataset',
+      'annotation (bbox, class "x") of image 1: its image is not in the dataset',
+    ]);
     await expectFormatError(await folder({ 'c.json': doc([], [{ id: 1, file_name: '../../etc/passwd', width: 1, height: 1 }]) }), /leaves the dataset folder/);
     await expectFormatError(await folder({ 'c.json': '{"images": [' }), /not valid JSON/);
   });

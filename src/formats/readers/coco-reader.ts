@@ -1,19 +1,25 @@
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import { JSONParser } from '@streamparser/json';
 import { rleProblem, type Rle } from '../../imaging/rle.js';
-import type { Annotation, DatasetItem, DatasetSource, Point, Split } from '../dataset.js';
+import { MAX_ATTRIBUTE_VALUES, parseSkeleton, specsFromValues, type AttributeValue, type Skeleton } from '../../imaging/class-specs.js';
+import { normalizeDegrees, type Keypoint } from '../../imaging/geometry.js';
+import type { Annotation, ClassSpec, DatasetItem, DatasetSource, Point, ProjectType, Split } from '../dataset.js';
 import { splitFromName } from '../dataset.js';
 import { FormatError } from '../format-error.js';
-import { openRing, rectangleOf } from '../geometry.js';
+import { ImportLedger } from '../import-ledger.js';
+import { openRing, quadToBox, rectangleOf } from '../geometry.js';
 import { exists, imageSize, walk } from './files.js';
 
 interface CocoCategory {
   id: number;
   name: string;
   supercategory?: string;
+  /** Keypoint categories (person_keypoints): the point names, and edges between them numbered from 1. */
+  keypoints?: string[];
+  skeleton?: number[][];
 }
 interface CocoImage {
   id: number;
@@ -28,6 +34,12 @@ interface CocoAnnotation {
   category_id: number;
   bbox?: number[];
   segmentation?: number[][] | number[] | { size: [number, number]; counts: number[] | string };
+  /** `[x, y, v] × k`, in the order of the category's `keypoints`. */
+  keypoints?: number[];
+  num_keypoints?: number;
+  iscrowd?: number;
+  /** CVAT's COCO export (and ours): attribute values, and `rotation` (degrees) of a rotated box. */
+  attributes?: Record<string, unknown>;
 }
 /** Which files to read, as resolved by the layout detection (official COCO: annotations/instances_<split>.json). */
 export interface CocoLayout {
@@ -59,6 +71,8 @@ interface CocoScan {
   file: string;
   images: CocoImage[];
   classOf: Map<number, string>;
+  /** Point count of each keypoint category, by category id. */
+  keypointsOf: Map<number, number>;
 }
 
 /** A JSON file that declares itself COCO in its first bytes; only these are parsed. */
@@ -85,30 +99,45 @@ export async function findCocoFiles(root: string): Promise<string[]> {
 }
 
 /**
- * COCO object detection / instance segmentation. Traps handled: category ids from 0; Roboflow's unused placeholder
- * category (the supercategory of the real ones, sometimes with the same name as a real class) is dropped; several
- * ids with one name become one class; empty `segmentation` means a box; a polygon that is exactly the box's
- * rectangle is a box; multi-part polygons become one polygon per part; RLE (list or compressed string) is a mask.
+ * COCO object detection / instance segmentation / keypoints. Traps handled: category ids from 0; Roboflow's unused
+ * placeholder category (the supercategory of the real ones, sometimes with the same name as a real class) is
+ * dropped; several ids with one name become one class; empty `segmentation` means a box; a polygon that is exactly
+ * the box's rectangle is a box; a `segmentation` of several polygons is ONE object (a polygon with `parts`); RLE (list
+ * or compressed string) is a mask. Keypoint categories (`keypoints` names, `skeleton` edges numbered from 1) become
+ * class skeletons (edges from 0; left/right pairs guessed from the point names, COCO has none); an annotation with
+ * labelled `keypoints` becomes a keypoints shape with its `bbox`, and its outline, when it has one, a second shape in
+ * the same group (`groupId`, the COCO annotation id). The project type follows what the files hold: keypoints →
+ * keypoint_detection; any outline or mask → instance_segmentation; else object_detection.
+ *
+ * What cannot be kept is skipped through the ledger, with its file and reason: an annotation of an unlisted image or
+ * category, an RLE that does not decode, a keypoints list that does not match its category, an image listed whose
+ * file is missing.
  *
  * The documents are read as streams (@streamparser/json), never whole: a first pass keeps the images and categories
  * and only counts the annotations (refused past `limits.maxAnnotations`); the annotations are then streamed again
  * one at a time. `labelsApart()` hands them out that way (the import stores the images, then the annotations, and
  * holds neither list); `items()` groups them by image for small datasets (tests, conversions).
  */
-export async function readCoco(root: string, limits: DatasetLimits = DEFAULT_DATASET_LIMITS, layout?: CocoLayout): Promise<DatasetSource> {
+export async function readCoco(
+  root: string,
+  limits: DatasetLimits = DEFAULT_DATASET_LIMITS,
+  layout?: CocoLayout,
+  ledger: ImportLedger = new ImportLedger(),
+): Promise<DatasetSource> {
   const files = layout?.files ?? (await findCocoFiles(root));
   if (files.length === 0) throw new FormatError('no COCO annotation file (a .json with images, annotations and categories) found');
   const classes: string[] = [];
+  const classSpecs = new Map<string, ClassSpec>();
   const scans: CocoScan[] = [];
-  const totals = { images: 0, annotations: 0, shapes: 0 };
+  const totals: ScanTotals = { images: 0, annotations: 0, shapes: 0, keypoints: 0 };
   for (const file of files) {
-    const scan = await scanFile(root, file, limits, totals);
+    const scan = await scanFile(root, file, limits, totals, classSpecs);
     for (const name of new Set(scan.classOf.values())) if (!classes.includes(name)) classes.push(name);
     scans.push(scan);
   }
   if (classes.length === 0) throw new FormatError('the COCO file lists no categories');
-  // Tools export boxes with box-shaped polygons; only a majority of real outlines makes it a segmentation set.
-  const projectType = totals.annotations > 0 && totals.shapes * 2 > totals.annotations ? 'instance_segmentation' : 'object_detection';
+  // Boxes saved as box-shaped polygons are boxes (rectangleOf); one real outline or mask makes it a segmentation set.
+  const projectType: ProjectType = totals.keypoints > 0 ? 'keypoint_detection' : totals.shapes > 0 ? 'instance_segmentation' : 'object_detection';
 
   /** The images in document order, each with the key its annotations are streamed under, without annotations. */
   async function* bareItems(): AsyncGenerator<DatasetItem & { key: string }> {
@@ -116,6 +145,10 @@ export async function readCoco(root: string, limits: DatasetLimits = DEFAULT_DAT
       const folderSplit = layout?.splitOf?.[file] ?? splitFromName(dirname(file).split('/').pop() ?? '');
       for (const image of images) {
         const path = await locateImage(root, file, image.file_name, layout?.imageDirs?.[file]);
+        if (path === null) {
+          ledger.skip('images', '', { file, item: `image ${image.id} "${image.file_name}"`, reason: 'its file is not in the dataset' });
+          continue;
+        }
         const size = image.width && image.height ? { width: image.width, height: image.height } : await imageSize(path);
         const split = folderSplit ?? (image.split ? splitFromName(image.split) : null) ?? splitOfPath(image.file_name);
         yield { key: itemKey(file, image.id), split, fileName: image.file_name.split('/').pop()!, source: { path }, ...size, annotations: [] };
@@ -125,25 +158,36 @@ export async function readCoco(root: string, limits: DatasetLimits = DEFAULT_DAT
 
   /** Every annotation, converted, in document order. Sizes are those the images declare (boxes are checked again on import). */
   async function* annotations(): AsyncGenerator<KeyedAnnotation> {
-    for (const { file, images, classOf } of scans) {
+    for (const { file, images, classOf, keypointsOf } of scans) {
       const byId = new Map<number, CocoImage>();
       for (const image of images) byId.set(image.id, image);
       // Images that do not declare their size are measured from their file, once each, when first needed.
-      const measured = new Map<number, { width: number; height: number }>();
+      const measured = new Map<number, { width: number; height: number } | null>();
       const sizeOf = async (image: CocoImage) => {
         if (image.width && image.height) return { width: image.width, height: image.height };
         let size = measured.get(image.id);
-        if (!size) measured.set(image.id, (size = await imageSize(await locateImage(root, file, image.file_name, layout?.imageDirs?.[file]))));
+        if (size === undefined) {
+          const path = await locateImage(root, file, image.file_name, layout?.imageDirs?.[file]);
+          measured.set(image.id, (size = path === null ? null : await imageSize(path)));
+        }
         return size;
       };
       for await (const { section, value } of cocoValues(root, file)) {
         if (section !== 'annotations') continue;
         const annotation = value as CocoAnnotation;
         if (annotation === null || typeof annotation !== 'object') throw new FormatError(`${file}: every annotation must be an object`);
+        const at = { file, item: `annotation ${annotation.id ?? '?'}` };
         const image = byId.get(annotation.image_id);
-        if (!image) throw new FormatError(`${file}: annotation ${annotation.id} refers to image ${annotation.image_id}, which is not listed`);
+        if (!image) {
+          ledger.skip('annotations', cocoType(annotation), { ...at, reason: `it refers to image ${annotation.image_id}, which is not listed` });
+          continue;
+        }
         const size = await sizeOf(image);
-        for (const converted of convert(annotation, classOf, size, file)) yield { itemKey: itemKey(file, annotation.image_id), annotation: converted };
+        if (!size) {
+          ledger.skip('annotations', cocoType(annotation), { ...at, reason: `its image "${image.file_name}" is not in the dataset` });
+          continue;
+        }
+        for (const converted of convert(annotation, classOf, keypointsOf, size, file, ledger)) yield { itemKey: itemKey(file, annotation.image_id), annotation: converted };
       }
     }
   }
@@ -155,10 +199,34 @@ export async function readCoco(root: string, limits: DatasetLimits = DEFAULT_DAT
       if (list) list.push(annotation);
       else byItem.set(key, [annotation]);
     }
-    for await (const { key, ...item } of bareItems()) yield { ...item, annotations: byItem.get(key) ?? [] };
+    for await (const { key, ...item } of bareItems()) {
+      yield { ...item, annotations: byItem.get(key) ?? [] };
+      byItem.delete(key);
+    }
+    // Labels of images whose file is missing (the image was skipped): accounted, not dropped.
+    for (const [key, list] of byItem) {
+      for (const annotation of list) ledger.skip('annotations', annotation.type, { file: key.split('#')[0], item: `annotation (${annotation.type}, class "${annotation.className}") of image ${key.split('#')[1]}`, reason: 'its image is not in the dataset' });
+    }
   }
 
-  return { format: 'coco', projectType, classes, items, labelsApart: () => ({ items: bareItems, annotations }) };
+  return { format: 'coco', projectType, classes, classSpecs, ledger, items, labelsApart: () => ({ items: bareItems, annotations }) };
+}
+
+interface ScanTotals {
+  images: number;
+  annotations: number;
+  /** Annotations with a real outline or mask. */
+  shapes: number;
+  /** Annotations with at least one labelled keypoint. */
+  keypoints: number;
+}
+
+/** The annotation type a COCO annotation reads as, for the ledger (before it is converted). */
+function cocoType(annotation: CocoAnnotation): string {
+  if (Array.isArray(annotation.keypoints) && annotation.keypoints.some((v, i) => i % 3 === 2 && v > 0)) return 'keypoints';
+  const seg = annotation.segmentation;
+  if (seg && !Array.isArray(seg)) return 'mask';
+  return Array.isArray(seg) && seg.length > 0 ? 'polygon' : 'bbox';
 }
 
 function itemKey(file: string, imageId: number): string {
@@ -206,11 +274,12 @@ async function* cocoValues(root: string, file: string): AsyncGenerator<{ section
 }
 
 /** First pass over a file: images and categories are kept, annotations only counted and summarised. */
-async function scanFile(root: string, file: string, limits: DatasetLimits, totals: { images: number; annotations: number; shapes: number }): Promise<CocoScan> {
+async function scanFile(root: string, file: string, limits: DatasetLimits, totals: ScanTotals, classSpecs: Map<string, ClassSpec>): Promise<CocoScan> {
   const images: CocoImage[] = [];
   const categories: CocoCategory[] = [];
   const used = new Set<number>();
   const seen = new Set<Section>();
+  const attributeValues = new Map<number, Map<string, Set<AttributeValue>>>();
   for await (const { section, value } of cocoValues(root, file)) {
     seen.add(section);
     if (section === 'images') {
@@ -232,11 +301,84 @@ async function scanFile(root: string, file: string, limits: DatasetLimits, total
       }
       if (annotation && typeof annotation === 'object') {
         if (typeof annotation.category_id === 'number' && used.size < MAX_CATEGORIES) used.add(annotation.category_id);
-        if (hasShape(annotation)) totals.shapes++;
+        if (annotation.attributes && typeof annotation.attributes === 'object' && typeof annotation.category_id === 'number') {
+          for (const [name, value] of Object.entries(annotation.attributes)) {
+            if (name === 'rotation' || !isAttributeValue(value)) continue;
+            let byName = attributeValues.get(annotation.category_id);
+            if (!byName) attributeValues.set(annotation.category_id, (byName = new Map()));
+            let values = byName.get(name);
+            if (!values) byName.set(name, (values = new Set()));
+            if (values.size <= MAX_ATTRIBUTE_VALUES) values.add(value);
+          }
+        }
+        if (Array.isArray(annotation.keypoints) && annotation.keypoints.some((v, i) => i % 3 === 2 && v > 0)) totals.keypoints++;
+        else if (hasShape(annotation)) totals.shapes++;
       }
     }
   }
-  return { file, images, classOf: classMap(categories, used, file) };
+  const classOf = classMap(categories, used, file);
+  const keypointsOf = new Map<number, number>();
+  for (const category of categories) {
+    const name = classOf.get(category.id);
+    if (name === undefined || !Array.isArray(category.keypoints) || category.keypoints.length === 0) continue;
+    keypointsOf.set(category.id, category.keypoints.length);
+    if (!classSpecs.get(name)?.skeleton) classSpecs.set(name, { ...classSpecs.get(name), skeleton: skeletonOf(category, file) });
+  }
+  // Attribute values seen per class (several category ids may share a name) → specs that admit them.
+  const byClass = new Map<string, Map<string, Set<AttributeValue>>>();
+  for (const [id, byName] of attributeValues) {
+    const name = classOf.get(id);
+    if (name === undefined) continue;
+    const merged = byClass.get(name) ?? new Map<string, Set<AttributeValue>>();
+    for (const [attribute, values] of byName) merged.set(attribute, new Set([...(merged.get(attribute) ?? []), ...values]));
+    byClass.set(name, merged);
+  }
+  for (const [name, values] of byClass) if (!classSpecs.get(name)?.attributes) classSpecs.set(name, { ...classSpecs.get(name), attributes: specsFromValues(values) });
+  return { file, images, classOf, keypointsOf };
+}
+
+const isAttributeValue = (value: unknown): value is AttributeValue =>
+  typeof value === 'boolean' || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+
+/**
+ * A keypoint category's skeleton: its point names, its `skeleton` edges (COCO numbers points from 1; ours from 0),
+ * and the left/right pairs a horizontal flip swaps, which COCO does not record: guessed from the names
+ * (`left_eye` ↔ `right_eye`, `l_ankle` ↔ `r_ankle`, `LeftHand` ↔ `RightHand`).
+ */
+function skeletonOf(category: CocoCategory, file: string): Skeleton {
+  const points = category.keypoints!.map(String);
+  const edges = (Array.isArray(category.skeleton) ? category.skeleton : [])
+    .filter((e) => Array.isArray(e) && e.length === 2 && e.every((i) => Number.isInteger(i) && i >= 1 && i <= points.length) && e[0] !== e[1])
+    .map((e) => [e[0] - 1, e[1] - 1]);
+  try {
+    return parseSkeleton({ points, edges, flip_pairs: guessFlipPairs(points) });
+  } catch (error) {
+    throw new FormatError(`${file}: category "${category.name}" has an invalid keypoint list: ${(error as Error).message}`);
+  }
+}
+
+/** Left/right point pairs named alike (`left_x`/`right_x`, `l_x`/`r_x`, `x_l`/`x_r`, any case). */
+export function guessFlipPairs(points: string[]): [number, number][] {
+  const pairs: [number, number][] = [];
+  const paired = new Set<number>();
+  const swaps: [RegExp, (m: string) => string][] = [
+    [/left/i, (m) => (m === 'left' ? 'right' : m === 'LEFT' ? 'RIGHT' : 'Right')],
+    [/^l(?=[_\-. ])/i, (m) => (m === 'l' ? 'r' : 'R')],
+    [/(?<=[_\-. ])l$/i, (m) => (m === 'l' ? 'r' : 'R')],
+  ];
+  points.forEach((name, i) => {
+    if (paired.has(i)) return;
+    for (const [pattern, swap] of swaps) {
+      if (!pattern.test(name)) continue;
+      const j = points.indexOf(name.replace(pattern, swap));
+      if (j >= 0 && j !== i && !paired.has(j)) {
+        pairs.push([i, j]);
+        paired.add(i).add(j);
+        break;
+      }
+    }
+  });
+  return pairs;
 }
 
 /** More categories than any real dataset has; a file past it is refused rather than kept in memory. */
@@ -282,40 +424,124 @@ function hasShape(annotation: CocoAnnotation): boolean {
 function convert(
   annotation: CocoAnnotation,
   classOf: Map<number, string>,
+  keypointsOf: Map<number, number>,
   size: { width: number; height: number },
   file: string,
+  ledger: ImportLedger,
 ): Annotation[] {
   const className = classOf.get(annotation.category_id);
-  const at = `${file}: annotation ${annotation.id ?? '?'}`;
-  if (className === undefined) throw new FormatError(`${at} uses category ${annotation.category_id}, which is not listed`);
+  const at = { file, item: `annotation ${annotation.id ?? '?'}` };
+  const skip = (type: string, reason: string) => ledger.skip('annotations', type, { ...at, reason });
+  if (className === undefined) {
+    skip(cocoType(annotation), `it uses category ${annotation.category_id}, which is not listed`);
+    return [];
+  }
+  const bbox = validBox(annotation.bbox);
+  const attributes: Record<string, AttributeValue> = {};
+  const rawAttributes = annotation.attributes && typeof annotation.attributes === 'object' ? annotation.attributes : {};
+  for (const [name, value] of Object.entries(rawAttributes)) if (name !== 'rotation' && isAttributeValue(value)) attributes[name] = value;
+  const withAttributes = (shapes: Annotation[]): Annotation[] => (Object.keys(attributes).length ? shapes.map((a) => ({ ...a, attributes })) : shapes);
+  const rotation = typeof rawAttributes.rotation === 'number' && Number.isFinite(rawAttributes.rotation) ? normalizeDegrees(rawAttributes.rotation) : 0;
+  return withAttributes(shapesOf(annotation, className, bbox, rotation, keypointsOf, size, file, skip));
+}
+
+function shapesOf(
+  annotation: CocoAnnotation,
+  className: string,
+  bbox: { x: number; y: number; width: number; height: number } | null,
+  rotation: number,
+  keypointsOf: Map<number, number>,
+  size: { width: number; height: number },
+  file: string,
+  skip: (type: string, reason: string) => void,
+): Annotation[] {
+  const keypoints = keypointsShape(annotation, className, keypointsOf.get(annotation.category_id), bbox, skip);
   const seg = annotation.segmentation;
+  let outline: Annotation | null = null;
   if (seg && !Array.isArray(seg)) {
-    const rle: Rle = { size: seg.size, counts: typeof seg.counts === 'string' ? decodeCompressedCounts(seg.counts) : seg.counts };
-    const problem = Array.isArray(rle.size) ? rleProblem(rle, size.height, size.width) : 'size must be [height, width]';
-    if (problem) throw new FormatError(`${at}: RLE ${problem}`);
-    return [{ type: 'mask', className, geometry: { rle } }];
-  }
-  if (Array.isArray(seg) && seg.length > 0) {
-    const parts = (typeof seg[0] === 'number' ? [seg] : seg) as number[][];
-    const shapes: Annotation[] = [];
-    for (const part of parts) {
-      if (!Array.isArray(part) || part.length < 6 || part.length % 2 !== 0 || part.some((v) => !Number.isFinite(v))) {
-        throw new FormatError(`${at}: a polygon needs at least 3 numeric x, y pairs`);
-      }
-      const points = openRing(toPoints(part));
-      const box = rectangleOf(points);
-      if (box) shapes.push({ type: 'bbox', className, geometry: box });
-      else if (points.length >= 3) shapes.push({ type: 'polygon', className, geometry: { points } });
+    let rle: Rle | null = null;
+    let problem: string | null = 'size must be [height, width]';
+    try {
+      if (typeof seg === 'object' && Array.isArray(seg.size)) rle = { size: seg.size, counts: typeof seg.counts === 'string' ? decodeCompressedCounts(seg.counts) : seg.counts };
+      problem = rle ? rleProblem(rle, size.height, size.width) : problem;
+    } catch (error) {
+      if (!(error instanceof FormatError)) throw error;
+      problem = error.message;
     }
-    if (shapes.length > 0) return shapes;
+    if (problem) {
+      skip('mask', `its RLE ${problem}`);
+      return keypoints ? [keypoints] : [];
+    }
+    outline = { type: 'mask', className, geometry: annotation.iscrowd === 1 ? ({ rle, crowd: true } as { rle: Rle }) : { rle: rle! } };
+  } else if (Array.isArray(seg) && seg.length > 0) {
+    const rings = (typeof seg[0] === 'number' ? [seg] : seg) as number[][];
+    const parts: Point[][] = [];
+    for (const ring of rings) {
+      if (!Array.isArray(ring) || ring.length < 6 || ring.length % 2 !== 0 || ring.some((v) => !Number.isFinite(v))) {
+        throw new FormatError(`${file}: annotation ${annotation.id ?? '?'}: a polygon needs at least 3 numeric x, y pairs`);
+      }
+      const points = openRing(toPoints(ring));
+      if (points.length >= 3) parts.push(points);
+    }
+    // A rotated box (attributes.rotation, as we and CVAT write it) is its four corners; one polygon that is exactly
+    // a rectangle is a box some tool saved as a polygon; several polygons are one object.
+    const rotated = rotation && parts.length === 1 && parts[0].length === 4 ? quadToBox(parts[0]) : null;
+    const box = rotated ?? (parts.length === 1 ? rectangleOf(parts[0]) : null);
+    if (box) outline = keypoints ? null : { type: 'bbox', className, geometry: box };
+    else if (parts.length > 0) outline = { type: 'polygon', className, geometry: parts.length === 1 ? { points: parts[0] } : { points: parts[0], parts } };
   }
-  const bbox = annotation.bbox;
-  if (!Array.isArray(bbox) || bbox.length !== 4 || bbox.some((v) => !Number.isFinite(v))) {
-    throw new FormatError(`${at} has neither a segmentation nor a valid bbox [x, y, width, height]`);
+  if (keypoints && outline) {
+    // The person's outline and its keypoints are one object: two shapes in one group.
+    const groupId = annotation.id ?? 0;
+    return [{ ...keypoints, groupId }, { ...outline, groupId }];
   }
-  const [x, y, width, height] = bbox;
-  if (width <= 0 || height <= 0) throw new FormatError(`${at}: bbox width and height must be positive`);
-  return [{ type: 'bbox', className, geometry: { x, y, width, height } }];
+  if (keypoints) return [keypoints];
+  if (outline) return [outline];
+  if (!bbox) {
+    throw new FormatError(`${file}: annotation ${annotation.id ?? '?'} has neither a segmentation nor a valid bbox [x, y, width, height]`);
+  }
+  // CVAT's COCO export: the box before rotation, and the rotation as an attribute.
+  return [{ type: 'bbox', className, geometry: rotation ? { ...bbox, rotation } : bbox }];
+}
+
+function validBox(bbox: unknown): { x: number; y: number; width: number; height: number } | null {
+  if (!Array.isArray(bbox) || bbox.length !== 4 || bbox.some((v) => typeof v !== 'number' || !Number.isFinite(v))) return null;
+  const [x, y, width, height] = bbox as number[];
+  return width > 0 && height > 0 ? { x, y, width, height } : null;
+}
+
+/**
+ * The keypoints of an annotation as a shape, or null when it has none labelled (an annotation of a keypoint category
+ * with `num_keypoints: 0` is an ordinary box or outline). A list that does not match its category is skipped.
+ */
+function keypointsShape(
+  annotation: CocoAnnotation,
+  className: string,
+  expected: number | undefined,
+  bbox: { x: number; y: number; width: number; height: number } | null,
+  skip: (type: string, reason: string) => void,
+): Annotation | null {
+  const raw = annotation.keypoints;
+  if (!Array.isArray(raw) || raw.length === 0) return null;
+  if (!raw.some((v, i) => i % 3 === 2 && v > 0)) return null;
+  if (expected === undefined) {
+    skip('keypoints', `its category ${annotation.category_id} declares no keypoint names`);
+    return null;
+  }
+  if (raw.length !== expected * 3) {
+    skip('keypoints', `it has ${raw.length} keypoint values; its category's ${expected} points need ${expected * 3}`);
+    return null;
+  }
+  const points: Keypoint[] = new Array(expected);
+  for (let k = 0; k < expected; k++) {
+    const [x, y, v] = [raw[3 * k], raw[3 * k + 1], raw[3 * k + 2]];
+    if (v !== 0 && v !== 1 && v !== 2) {
+      skip('keypoints', `keypoint ${k + 1} has visibility ${JSON.stringify(v)} (COCO: 0, 1 or 2)`);
+      return null;
+    }
+    points[k] = v === 0 ? [0, 0, 0] : [x, y, v];
+  }
+  return { type: 'keypoints', className, geometry: bbox ? { points, bbox } : { points } };
 }
 
 function toPoints(flat: number[]): Point[] {
@@ -348,9 +574,9 @@ export function decodeCompressedCounts(text: string): number[] {
 
 /**
  * The file an image entry names. `file_name` is relative to the JSON's folder (Roboflow), to an `images/` folder
- * beside it, or to the dataset root; names that climb out of the dataset are refused.
+ * beside it, or to the dataset root; names that climb out of the dataset are refused; null when it is not there.
  */
-async function locateImage(root: string, file: string, fileName: string, imageDirs: string[] = []): Promise<string> {
+async function locateImage(root: string, file: string, fileName: string, imageDirs: string[] = []): Promise<string | null> {
   const clean = fileName.replace(/\\/g, '/');
   if (clean.startsWith('/') || clean.split('/').includes('..')) {
     throw new FormatError(`${file}: image file_name "${fileName}" leaves the dataset folder`);
@@ -359,7 +585,7 @@ async function locateImage(root: string, file: string, fileName: string, imageDi
   const base = clean.split('/').pop()!;
   const candidates = [join(jsonDir, clean), join(jsonDir, 'images', clean), join(root, clean), join(root, 'images', clean), join(jsonDir, base), ...imageDirs.map((dir) => join(root, dir, clean))];
   for (const candidate of candidates) if (await exists(candidate)) return candidate;
-  throw new FormatError(`${file}: image "${fileName}" is listed but its file is not in the dataset (looked in ${relative(root, jsonDir) || '.'})`);
+  return null;
 }
 
 function splitOfPath(fileName: string): Split | null {

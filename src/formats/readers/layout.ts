@@ -24,6 +24,8 @@ import { isOpenImagesHeader, readOpenImages } from './openimages-reader.js';
 import { isVottCsvHeader, looksLikeVottJson, readVott } from './vott-reader.js';
 import { readWiderFace, WIDER_FACE_FILE } from './widerface-reader.js';
 import { looksLikeMpii, readMpii } from './mpii-reader.js';
+import { looksLikeDota, readDota } from './dota-reader.js';
+import { ImportLedger } from '../import-ledger.js';
 
 /** Every `format` value an import accepts, with what it reads (the 422 answers and the API document use these). */
 export const FORMAT_DESCRIPTIONS: Record<FormatName, string> = {
@@ -45,6 +47,7 @@ export const FORMAT_DESCRIPTIONS: Record<FormatName, string> = {
   mpii: 'MPII Human Pose JSON (mmpose mpii_<split>.json joints/joints_vis, or mpii_annotations.json joint_self): 16-point skeleton',
   folders: 'classification by folder: <split>/<class>/image (ImageNet style, Ultralytics classify)',
   images: 'plain images, no annotations',
+  dota: 'DOTA oriented boxes: labelTxt/<image>.txt with "x1 y1 x2 y2 x3 y3 x4 y4 class difficult" lines (DOTA v1.0/v1.5/v2.0)',
 };
 
 interface Candidate {
@@ -122,6 +125,7 @@ function forced(scan: DatasetScan, format: FormatName): Promise<DatasetSource> {
     case 'mpii': return readMpii(scan, scan.files.filter((f) => f.toLowerCase().endsWith('.json')));
     case 'folders': return readFolders(root);
     case 'images': return readImages(root, scan);
+    case 'dota': return readDota(root, scan);
     default: throw new FormatError(`unknown dataset format "${String(format)}"`);
   }
 }
@@ -194,6 +198,13 @@ async function detectCandidates(scan: DatasetScan & { allowVideoFrames?: boolean
   else if (darknet.length && scan.images.some((p) => /(^|\/)obj_[^/]+_data\//.test(p))) add('yolo', darknet, () => readDarknet(root, scan));
   else if (labelFiles.length && scan.images.some((p) => /(^|\/)images\//.test(p))) add('yolo', [labelFiles[0], `${labelFiles.length} label files, no data.yaml`], () => readYoloWithoutYaml(scan));
 
+  // DOTA: per-image .txt files of "x1 y1 … x4 y4 class difficult" lines (labelTxt/), told apart by their content.
+  const dota: string[] = [];
+  for (const file of scan.files.filter((f) => f.toLowerCase().endsWith('.txt') && !NOT_ANNOTATIONS.test(f) && !labelFiles.includes(f)).slice(0, 20)) {
+    if (looksLikeDota(await head(join(root, file), 4096))) dota.push(file);
+  }
+  if (dota.length) add('dota', dota, () => readDota(root, scan));
+
   // CSV: Roboflow's _classes.csv is either the masks' class table or a multi-label one-hot table.
   for (const file of scan.files.filter((f) => f.split('/').pop() === '_classes.csv' && shallow(f, 3))) {
     const first = (await head(join(root, file), 4096)).split(/\r?\n/, 1)[0] ?? '';
@@ -239,9 +250,9 @@ async function firstMatching(root: string, files: string[], pattern: RegExp): Pr
 
 /**
  * COCO files to read. Official layout (`annotations/<kind>_<split>.json`): per split, instances are read; keypoint
- * files only when there is no instances file for that split (their boxes and outlines are used, the keypoints are
- * not); captions, panoptic, image_info, stuff and labels files have no counterpart here and are left out — a
- * dataset with nothing else is refused with a message saying so. Other names (Roboflow's `_annotations.coco.json`,
+ * files (boxes, outlines and keypoints) when there is no instances file for that split; captions, panoptic,
+ * image_info, stuff and labels files have no counterpart here and are left out, each listed in the import's skipped
+ * items — a dataset with nothing else is refused with a message saying so. Other names (Roboflow's `_annotations.coco.json`,
  * `annotations.json`) are all read.
  */
 function cocoReader(scan: DatasetScan, files: string[]): () => Promise<DatasetSource> {
@@ -259,9 +270,18 @@ function cocoReader(scan: DatasetScan, files: string[]): () => Promise<DatasetSo
     }
     const layout: Required<CocoLayout> = { files: [...plain], splitOf: {}, imageDirs: {} };
     const skipped: string[] = [];
+    // Files left out are accounted for in the import's answer, one entry per file.
+    const ledger = new ImportLedger();
     for (const [subset, kinds] of official) {
       const used = kinds.get('instances') ?? kinds.get('person_keypoints');
-      for (const [, file] of kinds) if (file !== used) skipped.push(file);
+      for (const [kind, file] of kinds) {
+        if (file === used) continue;
+        skipped.push(file);
+        const reason = kind === 'person_keypoints'
+          ? `the persons' boxes and outlines are those of ${used}; import ${file} on its own to keep their keypoints`
+          : `${kind} annotations have no counterpart in Versa`;
+        ledger.skip('annotations', kind, { file, item: `the ${kind} file`, reason });
+      }
       if (!used) continue;
       layout.files.push(used);
       layout.splitOf[used] = splitOfSubset(subset);
@@ -275,7 +295,7 @@ function cocoReader(scan: DatasetScan, files: string[]): () => Promise<DatasetSo
           'label files are not imported. Add the instances_<split>.json (or person_keypoints_<split>.json) files',
       );
     }
-    return readCoco(scan.root, scan.limits, layout);
+    return readCoco(scan.root, scan.limits, layout, ledger);
   };
 }
 

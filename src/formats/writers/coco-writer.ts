@@ -4,11 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
-import { rleArea, rleBbox } from '../../imaging/rle.js';
-import type { Annotation, DatasetItem, DatasetToWrite, Split, WriteStats } from '../dataset.js';
+import { encodeRle, rleArea, rleBbox, type Box, type Rle } from '../../imaging/rle.js';
+import type { Annotation, ClassSpec, DatasetItem, DatasetToWrite, Point, Split, WriteStats } from '../dataset.js';
+import { tally } from '../dataset.js';
 import { FormatError } from '../format-error.js';
-import { polygonArea } from '../../imaging/geometry.js';
+import { fillPolygon } from '../geometry.js';
+import { geometryBox, polygonArea, rotatedCorners, type EllipseGeometry } from '../../imaging/geometry.js';
 import { pointsBox } from '../../imaging/geometry.js';
+import { sizeOf } from './item-size.js';
 import { writeChunk, writeZip } from './zip-output.js';
 
 /** Strings are gathered up to this many characters before one write: one write per annotation would dominate. */
@@ -28,11 +31,15 @@ export class CocoDocumentWriter {
   private spool: WriteStream | null = null;
   private spoolDir: string | null = null;
 
+  /** What was converted or left out (WriteStats). */
+  private readonly tallies: WriteStats = { imageCount: 0, annotationCount: 0 };
+
   constructor(
     private readonly output: Writable,
     private readonly classes: string[],
     /** Adds a non-standard `split` member to each image (kept by our reader; other tools ignore it). */
     private readonly withSplit: boolean,
+    private readonly classSpecs: Map<string, ClassSpec> = new Map(),
   ) {
     classes.forEach((name, index) => this.categoryIds.set(name, index + 1));
   }
@@ -40,7 +47,13 @@ export class CocoDocumentWriter {
   async start(): Promise<void> {
     this.spoolDir = await mkdtemp(join(tmpdir(), 'versa-coco-'));
     this.spool = createWriteStream(join(this.spoolDir, 'annotations.json'));
-    const categories = this.classes.map((name, index) => `{"id":${index + 1},"name":${JSON.stringify(name)},"supercategory":"none"}`);
+    // Keypoint classes as COCO's person_keypoints: point names and edges numbered from 1. COCO has no flip pairs (a
+    // reader guesses them from left_/right_ names, as ours does).
+    const categories = this.classes.map((name, index) => {
+      const skeleton = this.classSpecs.get(name)?.skeleton;
+      const keypoints = skeleton ? `,"keypoints":${JSON.stringify(skeleton.points)},"skeleton":${JSON.stringify(skeleton.edges.map(([a, b]) => [a + 1, b + 1]))}` : '';
+      return `{"id":${index + 1},"name":${JSON.stringify(name)},"supercategory":"none"${keypoints}}`;
+    });
     await writeChunk(
       this.output,
       `{"info":{"description":"Exported from Versa","version":"1.0"},"licenses":[],"categories":[${categories.join(',')}],"images":[`,
@@ -52,8 +65,26 @@ export class CocoDocumentWriter {
     const size = item.width && item.height ? `,"width":${item.width},"height":${item.height}` : '';
     const split = this.withSplit && item.split ? `,"split":"${item.split}"` : '';
     this.images += `${imageId > 1 ? ',' : ''}{"id":${imageId},"file_name":${JSON.stringify(fileName)}${size}${split}}`;
+    // A keypoints shape and an outline in one group (a person and its outline) are one COCO annotation.
+    const outlineOf = new Map<string, Annotation>();
+    const merged = new Set<Annotation>();
+    for (const a of item.annotations) if (a.groupId !== undefined && a.type === 'keypoints') outlineOf.set(`${a.groupId}\0${a.className}`, a);
+    const withOutline = new Map<Annotation, Annotation>();
+    if (outlineOf.size > 0) {
+      for (const a of item.annotations) {
+        if ((a.type !== 'polygon' && a.type !== 'mask') || a.groupId === undefined) continue;
+        const keypoints = outlineOf.get(`${a.groupId}\0${a.className}`);
+        if (keypoints && !withOutline.has(keypoints)) {
+          withOutline.set(keypoints, a);
+          merged.add(a);
+        }
+      }
+    }
+    // Only an object with holes needs the image's size (it is written as a mask).
+    const pixels = item.annotations.some((a) => a.type === 'polygon' && a.geometry.holes?.length) ? await sizeOf(item) : null;
     for (const annotation of item.annotations) {
-      const json = this.annotationJson(annotation, imageId);
+      if (merged.has(annotation)) continue;
+      const json = this.annotationJson(annotation, imageId, pixels, withOutline.get(annotation));
       if (json === null) continue;
       this.annotations += `${this.annotationCount > 0 ? ',' : ''}${json}`;
       this.annotationCount++;
@@ -73,7 +104,7 @@ export class CocoDocumentWriter {
       await writeChunk(this.output, '],"annotations":[');
       await pipeline(createReadStream(spool.path as string), this.output, { end: false });
       await writeChunk(this.output, ']}\n');
-      return { imageCount: this.imageCount, annotationCount: this.annotationCount };
+      return { ...this.tallies, imageCount: this.imageCount, annotationCount: this.annotationCount };
     } finally {
       await this.discard();
     }
@@ -95,36 +126,119 @@ export class CocoDocumentWriter {
     this.annotations = '';
   }
 
-  private annotationJson(annotation: Annotation, imageId: number): string | null {
-    // COCO has no image-level labels; classification projects export through `folders`, `csv` or `jsonl`.
-    if (annotation.type === 'classification') return null;
+  /**
+   * One annotation as COCO JSON, or null when COCO cannot hold it (counted in the WriteStats). Conversions: a rotated
+   * box is its envelope `bbox` with its four corners as `segmentation` and `attributes.rotation` (CVAT's COCO key; our
+   * reader turns it back into the rotated box); a polygon in several parts is one annotation with several polygons;
+   * one with holes, which COCO polygons cannot express, an RLE mask; an ellipse a 64-point polygon; keypoints of a
+   * class without a skeleton their box. Polylines, point sets and classifications have no COCO form: left out.
+   * Attribute values go in `attributes` (CVAT's COCO export does the same).
+   */
+  private annotationJson(annotation: Annotation, imageId: number, size: { width: number; height: number } | null, outline?: Annotation): string | null {
+    if (annotation.type === 'classification' || annotation.type === 'polyline' || annotation.type === 'points') {
+      // COCO has no image-level labels, open paths or point sets; classification projects export through `folders`, `csv` or `jsonl`.
+      tally(this.tallies, 'skipped', annotation.type);
+      return null;
+    }
     const categoryId = this.categoryIds.get(annotation.className);
     if (categoryId === undefined) throw new FormatError(`annotation class "${annotation.className}" is not in the class list`);
+    const extras: Record<string, unknown> = { ...annotation.attributes };
     const head = `{"id":${this.annotationCount + 1},"image_id":${imageId},"category_id":${categoryId}`;
+    const tail = (crowd = 0) => `,"iscrowd":${crowd}${Object.keys(extras).length ? `,"attributes":${JSON.stringify(extras)}` : ''}}`;
+    const boxJson = (box: Box) => `"bbox":[${r(box.x)},${r(box.y)},${r(box.width)},${r(box.height)}]`;
     switch (annotation.type) {
       case 'bbox': {
-        const { x, y, width, height } = annotation.geometry;
-        return `${head},"bbox":[${r(x)},${r(y)},${r(width)},${r(height)}],"area":${r(width * height)},"segmentation":[],"iscrowd":0}`;
+        const { x, y, width, height, rotation } = annotation.geometry;
+        if (rotation) {
+          const corners = rotatedCorners(annotation.geometry);
+          extras.rotation = rotation;
+          tally(this.tallies, 'converted', 'rotated bbox→bbox+polygon');
+          return `${head},${boxJson(pointsBox(corners))},"area":${r(width * height)},"segmentation":[${flatJson(corners)}]${tail()}`;
+        }
+        return `${head},"bbox":[${r(x)},${r(y)},${r(width)},${r(height)}],"area":${r(width * height)},"segmentation":[]${tail()}`;
       }
       case 'polygon': {
-        const points = annotation.geometry.points;
-        const box = pointsBox(points);
-        let flat = '';
-        for (let i = 0; i < points.length; i++) flat += `${i ? ',' : ''}${r(points[i][0])},${r(points[i][1])}`;
-        return `${head},"bbox":[${r(box.x)},${r(box.y)},${r(box.width)},${r(box.height)}],"area":${r(polygonArea(points))},"segmentation":[[${flat}]],"iscrowd":0}`;
+        const { points, parts = [points], holes } = annotation.geometry;
+        if (holes && holes.length > 0) {
+          tally(this.tallies, 'converted', 'polygon with holes→mask');
+          return this.maskJson(head, polygonRle(parts, holes, size!), tail);
+        }
+        const area = parts.reduce((sum, part) => sum + polygonArea(part), 0);
+        return `${head},${boxJson(pointsBox(parts.flat()))},"area":${r(area)},"segmentation":[${parts.map(flatJson).join(',')}]${tail()}`;
       }
-      case 'mask': {
-        const rle = annotation.geometry.rle;
-        const box = rleBbox(rle) ?? { x: 0, y: 0, width: 0, height: 0 };
-        // A drawn mask is one object: a normal instance (iscrowd 0) with its uncompressed RLE, which pycocotools,
-        // detectron2 and mmdetection read for iscrowd 0 as well. Only a mask marked as a crowd region keeps iscrowd 1.
-        const crowd = (annotation.geometry as { crowd?: boolean }).crowd === true ? 1 : 0;
-        return `${head},"bbox":[${box.x},${box.y},${box.width},${box.height}],"area":${rleArea(rle)},"segmentation":{"size":[${rle.size[0]},${rle.size[1]}],"counts":[${rle.counts.join(',')}]},"iscrowd":${crowd}}`;
+      case 'ellipse': {
+        const ring = ellipsePolygon(annotation.geometry, 64);
+        tally(this.tallies, 'converted', 'ellipse→polygon');
+        return `${head},${boxJson(pointsBox(ring))},"area":${r(polygonArea(ring))},"segmentation":[${flatJson(ring)}]${tail()}`;
+      }
+      case 'mask':
+        return this.maskJson(head, annotation.geometry.rle, tail, (annotation.geometry as { crowd?: boolean }).crowd === true ? 1 : 0);
+      case 'keypoints': {
+        const { points, bbox } = annotation.geometry;
+        const box = bbox ?? geometryBox('keypoints', annotation.geometry) ?? { x: 0, y: 0, width: 0, height: 0 };
+        const skeleton = this.classSpecs.get(annotation.className)?.skeleton;
+        if (!skeleton || skeleton.points.length !== points.length) {
+          tally(this.tallies, 'converted', 'keypoints→bbox');
+          return `${head},${boxJson(box)},"area":${r(box.width * box.height)},"segmentation":[]${tail()}`;
+        }
+        let flat = '';
+        let labelled = 0;
+        for (let i = 0; i < points.length; i++) {
+          const [x, y, v] = points[i];
+          if (v > 0) labelled++;
+          flat += `${i ? ',' : ''}${v ? r(x) : 0},${v ? r(y) : 0},${v}`;
+        }
+        let segmentation = '[]';
+        let area = box.width * box.height;
+        if (outline?.type === 'polygon') {
+          const parts = outline.geometry.parts ?? [outline.geometry.points];
+          segmentation = `[${parts.map(flatJson).join(',')}]`;
+          area = parts.reduce((sum, part) => sum + polygonArea(part), 0);
+        } else if (outline?.type === 'mask') {
+          const rle = outline.geometry.rle;
+          segmentation = `{"size":[${rle.size[0]},${rle.size[1]}],"counts":[${rle.counts.join(',')}]}`;
+          area = rleArea(rle);
+        }
+        return `${head},${boxJson(box)},"area":${r(area)},"segmentation":${segmentation},"keypoints":[${flat}],"num_keypoints":${labelled}${tail()}`;
       }
       default:
         return null;
     }
   }
+
+  private maskJson(head: string, rle: Rle, tail: (crowd?: number) => string, crowd = 0): string {
+    const box = rleBbox(rle) ?? { x: 0, y: 0, width: 0, height: 0 };
+    // A drawn mask is one object: a normal instance (iscrowd 0) with its uncompressed RLE, which pycocotools,
+    // detectron2 and mmdetection read for iscrowd 0 as well. Only a mask marked as a crowd region keeps iscrowd 1.
+    return `${head},"bbox":[${box.x},${box.y},${box.width},${box.height}],"area":${rleArea(rle)},"segmentation":{"size":[${rle.size[0]},${rle.size[1]}],"counts":[${rle.counts.join(',')}]}${tail(crowd)}`;
+  }
+}
+
+function flatJson(points: readonly Point[]): string {
+  let flat = '';
+  for (let i = 0; i < points.length; i++) flat += `${i ? ',' : ''}${r(points[i][0])},${r(points[i][1])}`;
+  return `[${flat}]`;
+}
+
+/** An ellipse as a polygon of `n` points (the first at its rotated x axis, clockwise on screen). */
+export function ellipsePolygon(e: EllipseGeometry, n: number): Point[] {
+  const rad = (e.rotation * Math.PI) / 180;
+  const cos = Math.cos(rad);
+  const sin = Math.sin(rad);
+  return Array.from({ length: n }, (_, i) => {
+    const t = (2 * Math.PI * i) / n;
+    const dx = e.rx * Math.cos(t);
+    const dy = e.ry * Math.sin(t);
+    return [e.cx + dx * cos - dy * sin, e.cy + dx * sin + dy * cos] as Point;
+  });
+}
+
+/** Parts filled, holes cut out, as an RLE the size of the image (even-odd per ring, pixel centres). */
+function polygonRle(parts: Point[][], holes: Point[][], size: { width: number; height: number }): Rle {
+  const data = new Uint8Array(size.width * size.height);
+  for (const part of parts) fillPolygon(data, size.width, size.height, part, 1);
+  for (const hole of holes) fillPolygon(data, size.width, size.height, hole, 0);
+  return encodeRle({ width: size.width, height: size.height, data });
 }
 
 function r(value: number): number {
@@ -133,7 +247,7 @@ function r(value: number): number {
 
 /** The whole dataset as one COCO JSON document (each image carries its `split`). */
 export async function writeCocoJson(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
-  const writer = new CocoDocumentWriter(output, dataset.classes, true);
+  const writer = new CocoDocumentWriter(output, dataset.classes, true, dataset.classSpecs);
   try {
     await writer.start();
     for await (const item of dataset.items) await writer.add(item);
@@ -161,7 +275,7 @@ export async function writeCocoZip(dataset: DatasetToWrite, output: Writable): P
         let entry = splits.get(split);
         if (!entry) {
           const file = createWriteStream(join(dir, `${split}.json`));
-          entry = { writer: new CocoDocumentWriter(file, dataset.classes, false), file };
+          entry = { writer: new CocoDocumentWriter(file, dataset.classes, false, dataset.classSpecs), file };
           splits.set(split, entry);
           await entry.writer.start();
         }
@@ -175,6 +289,7 @@ export async function writeCocoZip(dataset: DatasetToWrite, output: Writable): P
         await new Promise<void>((resolve, reject) => file.once('close', resolve).once('error', reject));
         stats.imageCount += counts.imageCount;
         stats.annotationCount += counts.annotationCount;
+        for (const kind of ['converted', 'skipped'] as const) for (const [what, n] of Object.entries(counts[kind] ?? {})) tally(stats, kind, what, n);
         await zip.addImage(`${split}/_annotations.coco.json`, { path: join(dir, `${split}.json`) });
       }
       return stats;

@@ -13,6 +13,7 @@ import { writeJsonl } from './jsonl-writer.js';
 import { writeMasks } from './masks-writer.js';
 import { writeVoc } from './voc-writer.js';
 import { writeYolo } from './yolo-writer.js';
+import { writeDota } from './dota-writer.js';
 
 export type ExportFormat =
   | 'coco'
@@ -27,7 +28,8 @@ export type ExportFormat =
   | 'cvat'
   | 'datumaro'
   | 'labelme'
-  | 'createml';
+  | 'createml'
+  | 'dota';
 
 export interface ExportWriter {
   /** File extension of what the writer produces. */
@@ -53,6 +55,7 @@ export const WRITERS: Record<ExportFormat, ExportWriter> = {
   datumaro: { extension: 'zip', contentType: ZIP, write: writeDatumaro },
   labelme: { extension: 'zip', contentType: ZIP, write: writeLabelMe },
   createml: { extension: 'zip', contentType: ZIP, write: writeCreateMl },
+  dota: { extension: 'zip', contentType: ZIP, write: writeDota },
 };
 
 /**

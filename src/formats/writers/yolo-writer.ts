@@ -1,10 +1,12 @@
 import type { Writable } from 'node:stream';
 import { stringify as toYaml } from 'yaml';
 import type { Box } from '../../imaging/rle.js';
-import type { Annotation, DatasetToWrite, Split, WriteStats } from '../dataset.js';
-import { stemOf } from '../dataset.js';
+import { flipPermutation } from '../../imaging/class-specs.js';
+import type { Annotation, DatasetToWrite, Point, Split, WriteStats } from '../dataset.js';
+import { stemOf, tally } from '../dataset.js';
 import { FormatError } from '../format-error.js';
-import { geometryBox } from '../../imaging/geometry.js';
+import { geometryBox, rotatedCorners } from '../../imaging/geometry.js';
+import { ellipsePolygon } from './coco-writer.js';
 import { safeEntryName, sizeOf } from './item-size.js';
 import { writeZip } from './zip-output.js';
 import { SPLIT_NAMES } from '../../lib/vocabulary.js';
@@ -20,13 +22,14 @@ export interface YoloLayout {
 
 /**
  * Writes every item's image and label lines where `layout` says, then its `data.yaml`. Coordinates are normalised
- * to [0, 1] and clipped to the image. Polygons stay polygons unless the project is a detection project (then their
- * boxes are written); masks are written as their boxes (YOLO has no mask lines). Items without a split go to `train`.
+ * to [0, 1] and clipped to the image. What a line holds follows the project type (`yoloMode`, `labelLines`: boxes,
+ * polygons, OBB corners or pose lines); what YOLO cannot hold is converted or left out and counted in the WriteStats.
+ * Items without a split go to `train`.
  */
 export async function writeYoloLayout(dataset: DatasetToWrite, output: Writable, layout: YoloLayout): Promise<WriteStats> {
   return writeZip(output, async (zip) => {
     const classIndex = new Map(dataset.classes.map((name, index) => [name, index]));
-    const polygons = dataset.projectType !== 'object_detection';
+    const mode = yoloMode(dataset);
     const splits = new Set<Split>();
     const stats: WriteStats = { imageCount: 0, annotationCount: 0 };
     for await (const item of dataset.items) {
@@ -35,8 +38,7 @@ export async function writeYoloLayout(dataset: DatasetToWrite, output: Writable,
       const { width, height } = await sizeOf(item);
       const lines: string[] = [];
       for (const annotation of item.annotations) {
-        const line = labelLine(annotation, classIndex, width, height, polygons);
-        if (line) lines.push(line);
+        for (const line of labelLines(annotation, classIndex, width, height, mode, stats)) lines.push(line);
       }
       const fileName = safeEntryName(item.fileName);
       await zip.addImage(layout.image(split, fileName), item.source);
@@ -44,9 +46,114 @@ export async function writeYoloLayout(dataset: DatasetToWrite, output: Writable,
       stats.imageCount++;
       stats.annotationCount += lines.length;
     }
-    await zip.addBuffer('data.yaml', layout.dataYaml(splits));
+    await zip.addBuffer('data.yaml', `${layout.dataYaml(splits)}${mode.kind === 'pose' ? poseYaml(dataset.classes, mode) : ''}`);
     return stats;
   });
+}
+
+/**
+ * What the label lines hold, from the project type: `pose` (keypoint projects: every line `class cx cy w h` and k
+ * points `px py v`, as Ultralytics requires of every line of a pose set — a plain box gets k unlabelled points),
+ * `obb` (oriented detection: every line four corners), `segment` (polygons) or `detect` (boxes).
+ */
+export type YoloMode =
+  | { kind: 'detect' | 'segment' | 'obb' }
+  | { kind: 'pose'; k: number; flipIdx: number[]; names: Map<string, string[]> };
+
+export function yoloMode(dataset: DatasetToWrite): YoloMode {
+  if (dataset.projectType === 'oriented_detection') return { kind: 'obb' };
+  if (dataset.projectType === 'keypoint_detection') {
+    // YOLO has one kpt_shape for all classes: the first skeleton's (keypoints of another size are written as boxes).
+    const skeleton = dataset.classes.map((name) => dataset.classSpecs?.get(name)?.skeleton).find(Boolean);
+    if (skeleton) {
+      const names = new Map<string, string[]>();
+      for (const name of dataset.classes) {
+        const own = dataset.classSpecs?.get(name)?.skeleton;
+        if (own && own.points.length === skeleton.points.length) names.set(name, own.points);
+      }
+      return { kind: 'pose', k: skeleton.points.length, flipIdx: flipPermutation(skeleton, skeleton.points.length), names };
+    }
+  }
+  return { kind: dataset.projectType === 'object_detection' ? 'detect' : 'segment' };
+}
+
+/** The pose keys of data.yaml: `kpt_shape`, `flip_idx` (Ultralytics' flip augmentation) and `kpt_names` per class. */
+function poseYaml(classes: string[], mode: Extract<YoloMode, { kind: 'pose' }>): string {
+  const kptNames = Object.fromEntries(classes.flatMap((name, index) => (mode.names.has(name) ? [[index, mode.names.get(name)!]] : [])));
+  return toYaml({ kpt_shape: [mode.k, 3], flip_idx: mode.flipIdx, ...(Object.keys(kptNames).length ? { kpt_names: kptNames } : {}) }, { flow: false });
+}
+
+/**
+ * The label lines of one annotation in `mode` (several for an object in parts, none for what YOLO cannot hold).
+ * Conversions, counted in `stats`: in `detect` every shape is its box; in `segment` a rotated box and an ellipse are
+ * polygons, a multi-part object one line per part, keypoints and masks their boxes; in `obb` every shape is four
+ * corners (a box's, a 4-point polygon's own, any other shape's envelope); in `pose` keypoints of the skeleton's size
+ * are pose lines and every other shape its box with no point labelled. Polylines, point sets and classifications
+ * have no YOLO form and are left out.
+ */
+export function labelLines(annotation: Annotation, classIndex: Map<string, number>, width: number, height: number, mode: YoloMode, stats: WriteStats): string[] {
+  if (annotation.type === 'classification' || annotation.type === 'polyline' || annotation.type === 'points') {
+    tally(stats, 'skipped', annotation.type);
+    return [];
+  }
+  const index = classIndex.get(annotation.className);
+  if (index === undefined) throw new FormatError(`annotation class "${annotation.className}" is not in the class list`);
+  const corners = (points: Point[]) => `${index}${points.map(([x, y]) => ` ${norm(x / width)} ${norm(y / height)}`).join('')}`;
+  const converted = (to: string) => tally(stats, 'converted', `${annotation.type}${annotation.type === 'bbox' ? ' (rotated)' : ''}→${to}`);
+  if (mode.kind === 'obb') {
+    if (annotation.type === 'bbox') return [corners(rotatedCorners(annotation.geometry))];
+    if (annotation.type === 'polygon' && !annotation.geometry.parts && !annotation.geometry.holes && annotation.geometry.points.length === 4) return [corners(annotation.geometry.points)];
+    if (annotation.type === 'ellipse') {
+      const e = annotation.geometry;
+      converted('rotated bbox');
+      return [corners(rotatedCorners({ x: e.cx - e.rx, y: e.cy - e.ry, width: 2 * e.rx, height: 2 * e.ry, rotation: e.rotation }))];
+    }
+    const box = geometryBox(annotation.type, annotation.geometry);
+    if (!box) return [];
+    converted('bbox');
+    return [corners(rotatedCorners(box))];
+  }
+  if (mode.kind === 'pose') {
+    const line = boxLine(index, geometryBox(annotation.type, annotation.geometry), width, height);
+    if (!line) return [];
+    if (annotation.type === 'keypoints' && annotation.geometry.points.length === mode.k) {
+      let points = '';
+      for (const [x, y, v] of annotation.geometry.points) points += v ? ` ${norm(x / width)} ${norm(y / height)} ${v}` : ' 0 0 0';
+      return [`${line}${points}`];
+    }
+    if (annotation.type !== 'bbox' || annotation.geometry.rotation) converted('bbox');
+    return [`${line}${' 0 0 0'.repeat(mode.k)}`];
+  }
+  if (mode.kind === 'segment') {
+    if (annotation.type === 'polygon') {
+      const parts = annotation.geometry.parts ?? [annotation.geometry.points];
+      if (parts.length > 1) tally(stats, 'converted', 'polygon parts→one line each');
+      if (annotation.geometry.holes?.length) tally(stats, 'converted', 'polygon holes→left out');
+      return parts.map(corners);
+    }
+    if (annotation.type === 'bbox' && annotation.geometry.rotation) {
+      converted('polygon');
+      return [corners(rotatedCorners(annotation.geometry))];
+    }
+    if (annotation.type === 'ellipse') {
+      converted('polygon');
+      return [corners(ellipsePolygon(annotation.geometry, 32))];
+    }
+  }
+  const line = boxLine(index, geometryBox(annotation.type, annotation.geometry), width, height);
+  if (line && (annotation.type !== 'bbox' || annotation.geometry.rotation) && !(mode.kind === 'segment' && annotation.type === 'mask')) converted('bbox');
+  if (line && mode.kind === 'segment' && annotation.type === 'mask') tally(stats, 'converted', 'mask→bbox');
+  return line ? [line] : [];
+}
+
+function boxLine(index: number, box: Box | null, width: number, height: number): string | null {
+  if (!box) return null;
+  const x0 = Math.max(0, box.x);
+  const y0 = Math.max(0, box.y);
+  const x1 = Math.min(width, box.x + box.width);
+  const y1 = Math.min(height, box.y + box.height);
+  if (x1 <= x0 || y1 <= y0) return null;
+  return `${index} ${norm((x0 + x1) / 2 / width)} ${norm((y0 + y1) / 2 / height)} ${norm((x1 - x0) / width)} ${norm((y1 - y0) / height)}`;
 }
 
 /** YOLO (Roboflow's layout) zip: `{split}/images/*`, `{split}/labels/<stem>.txt` and a `data.yaml` naming the splits and classes. */
@@ -62,25 +169,6 @@ export async function writeYolo(dataset: DatasetToWrite, output: Writable): Prom
       return toYaml(config, { flow: false });
     },
   });
-}
-
-export function labelLine(annotation: Annotation, classIndex: Map<string, number>, width: number, height: number, polygons: boolean): string | null {
-  if (annotation.type === 'classification') return null;
-  const index = classIndex.get(annotation.className);
-  if (index === undefined) throw new FormatError(`annotation class "${annotation.className}" is not in the class list`);
-  if (annotation.type === 'polygon' && polygons) {
-    let line = String(index);
-    for (const [x, y] of annotation.geometry.points) line += ` ${norm(x / width)} ${norm(y / height)}`;
-    return line;
-  }
-  const box = geometryBox(annotation.type, annotation.geometry);
-  if (!box) return null;
-  const x0 = Math.max(0, box.x);
-  const y0 = Math.max(0, box.y);
-  const x1 = Math.min(width, box.x + box.width);
-  const y1 = Math.min(height, box.y + box.height);
-  if (x1 <= x0 || y1 <= y0) return null;
-  return `${index} ${norm((x0 + x1) / 2 / width)} ${norm((y0 + y1) / 2 / height)} ${norm((x1 - x0) / width)} ${norm((y1 - y0) / height)}`;
 }
 
 /** Six decimals: 0.0006 px at 1000 px, and what Ultralytics and Roboflow write. */

@@ -6,6 +6,7 @@ import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
 /** `coco_zip` (beyond the spec) is COCO with the images: per-split `_annotations.coco.json` beside them, Roboflow-style. */
 export const EXPORT_FORMATS = [
   'coco', 'coco_zip', 'yolo', 'yolo_ultralytics', 'jsonl', 'csv', 'voc', 'masks', 'folders', 'cvat', 'datumaro', 'labelme', 'createml',
+  'dota',
 ] as const;
 export type ExportFormatName = (typeof EXPORT_FORMATS)[number];
 
@@ -17,7 +18,8 @@ export const ExportRequest = Type.Object(
         + '`masks` (zip of PNG class-index masks), `folders` (zip, a folder per class, for classification), '
         + '`yolo_ultralytics` (zip: images/{train,val,test}, labels/…, a data.yaml `yolo train data=data.yaml` reads as is), '
         + '`cvat` (CVAT for images 1.1 XML + images), `datumaro` (Datumaro JSON + images), `labelme` (LabelMe JSON per image), '
-        + '`createml` (CreateML JSON per split + images)',
+        + '`createml` (CreateML JSON per split + images)'
+        + ', `dota` (zip: {split}/images and {split}/labelTxt, DOTA oriented boxes "x1 y1 … x4 y4 class difficult")',
     }),
     version_id: Type.Optional(Nullable(Id)),
     include_unannotated: Type.Boolean({ default: true, description: 'Whether images without annotations are exported (default true)' }),
@@ -42,6 +44,14 @@ export const ExportOut = Type.Object({
   annotation_count: Type.Integer(),
   version_id: Nullable(Type.Integer()),
   created_at: Timestamp,
+  shapes_converted: Type.Optional(Type.Object({}, {
+    additionalProperties: Type.Integer(),
+    description: 'In the answer to the export only: shapes the format has no equivalent for, written as another, by what became what (e.g. `"ellipse→polygon": 3`)',
+  })),
+  shapes_skipped: Type.Optional(Type.Object({}, {
+    additionalProperties: Type.Integer(),
+    description: 'In the answer to the export only: shapes the format cannot hold, left out, by type (e.g. `"polyline": 2`)',
+  })),
 });
 export type ExportOut = Static<typeof ExportOut>;
 

@@ -120,7 +120,12 @@ export class ExportsService {
         created_by: caller.userId,
         created_at: new Date().toISOString(),
       });
-      return toExportOut(row);
+      // What the format could not hold as it is: said in the answer, never dropped silently.
+      return {
+        ...toExportOut(row),
+        ...(stats.converted ? { shapes_converted: stats.converted } : {}),
+        ...(stats.skipped ? { shapes_skipped: stats.skipped } : {}),
+      };
     } catch (error) {
       await this.blobs.delete(blobKey);
       throw error;

@@ -1,0 +1,72 @@
+import type { Writable } from 'node:stream';
+import { geometryBox, rotatedCorners } from '../../imaging/geometry.js';
+import type { Annotation, DatasetToWrite, Point, WriteStats } from '../dataset.js';
+import { stemOf, tally } from '../dataset.js';
+import { FormatError } from '../format-error.js';
+import { safeEntryName } from './item-size.js';
+import { writeZip } from './zip-output.js';
+
+/**
+ * DOTA (v1.0 layout, as DOTA_devkit reads it): `{split}/images/<file>` and `{split}/labelTxt/<stem>.txt`, one object
+ * per line `x1 y1 x2 y2 x3 y3 x4 y4 class difficult`, corners clockwise from the box's top left (its top edge first),
+ * in pixels. No `imagesource`/`gsd` header (DOTA's tools read files without one). `difficult` is the annotation's
+ * `difficult` attribute (true → 1). A class name with white space has it replaced by `-` (DOTA's own names use
+ * hyphens: `large-vehicle`). Conversions, counted in the WriteStats: a 4-point polygon is its own quad; an ellipse its
+ * rotated bounding rectangle; any other polygon, a mask or keypoints their envelope box. Polylines, point sets and
+ * classifications have no DOTA form and are left out.
+ */
+export async function writeDota(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
+  return writeZip(output, async (zip) => {
+    const classes = new Set(dataset.classes);
+    const stats: WriteStats = { imageCount: 0, annotationCount: 0 };
+    for await (const item of dataset.items) {
+      const split = item.split ?? 'train';
+      const lines: string[] = [];
+      for (const annotation of item.annotations) {
+        if (!classes.has(annotation.className)) throw new FormatError(`annotation class "${annotation.className}" is not in the class list`);
+        const quad = dotaQuad(annotation, stats);
+        if (!quad) continue;
+        const difficult = annotation.attributes?.difficult === true || annotation.attributes?.difficult === 1 ? 1 : 0;
+        lines.push(`${quad.map(([x, y]) => `${r(x)} ${r(y)}`).join(' ')} ${annotation.className.trim().replace(/\s+/g, '-')} ${difficult}`);
+      }
+      const fileName = safeEntryName(item.fileName);
+      await zip.addImage(`${split}/images/${fileName}`, item.source);
+      await zip.addBuffer(`${split}/labelTxt/${stemOf(fileName)}.txt`, lines.length ? `${lines.join('\n')}\n` : '');
+      stats.imageCount++;
+      stats.annotationCount += lines.length;
+    }
+    return stats;
+  });
+}
+
+/** The four corners DOTA writes for an annotation, or null (counted as skipped) when it has none. */
+function dotaQuad(annotation: Annotation, stats: WriteStats): Point[] | null {
+  switch (annotation.type) {
+    case 'bbox':
+      return rotatedCorners(annotation.geometry);
+    case 'ellipse': {
+      const e = annotation.geometry;
+      tally(stats, 'converted', 'ellipse→rotated bbox');
+      return rotatedCorners({ x: e.cx - e.rx, y: e.cy - e.ry, width: 2 * e.rx, height: 2 * e.ry, rotation: e.rotation });
+    }
+    case 'classification':
+    case 'polyline':
+    case 'points':
+      tally(stats, 'skipped', annotation.type);
+      return null;
+    default: {
+      if (annotation.type === 'polygon' && !annotation.geometry.parts && !annotation.geometry.holes && annotation.geometry.points.length === 4) return annotation.geometry.points;
+      const box = geometryBox(annotation.type, annotation.geometry);
+      if (!box) {
+        tally(stats, 'skipped', annotation.type);
+        return null;
+      }
+      tally(stats, 'converted', `${annotation.type}→bbox`);
+      return rotatedCorners(box);
+    }
+  }
+}
+
+function r(value: number): number {
+  return Math.round(value * 100) / 100;
+}
