@@ -20,6 +20,8 @@ const EXPORTER_TITLES: Record<ExportFormat, string> = {
   datumaro: 'Datumaro 1.0 JSON with the images (zip)',
   labelme: 'LabelMe JSON per image with the images (zip)',
   createml: 'CreateML JSON with the images (zip)',
+  labelstudio: 'Label Studio JSON tasks with the images (zip)',
+  multilabel_csv: 'Multi-label classification CSV (_classes.csv per split, one-hot) with the images (zip)',
 };
 
 const ImporterParams = Type.Object(

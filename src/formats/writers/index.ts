@@ -7,6 +7,8 @@ import { writeCsv } from './csv-writer.js';
 import { writeCvat } from './cvat-writer.js';
 import { writeDatumaro } from './datumaro-writer.js';
 import { writeLabelMe } from './labelme-writer.js';
+import { writeLabelStudio } from './labelstudio-writer.js';
+import { writeMultiLabelCsv } from './multilabel-csv-writer.js';
 import { writeUltralytics } from './ultralytics-writer.js';
 import { writeFolders } from './folders-writer.js';
 import { writeJsonl } from './jsonl-writer.js';
@@ -27,7 +29,9 @@ export type ExportFormat =
   | 'cvat'
   | 'datumaro'
   | 'labelme'
-  | 'createml';
+  | 'createml'
+  | 'labelstudio'
+  | 'multilabel_csv';
 
 export interface ExportWriter {
   /** File extension of what the writer produces. */
@@ -53,6 +57,8 @@ export const WRITERS: Record<ExportFormat, ExportWriter> = {
   datumaro: { extension: 'zip', contentType: ZIP, write: writeDatumaro },
   labelme: { extension: 'zip', contentType: ZIP, write: writeLabelMe },
   createml: { extension: 'zip', contentType: ZIP, write: writeCreateMl },
+  labelstudio: { extension: 'zip', contentType: ZIP, write: writeLabelStudio },
+  multilabel_csv: { extension: 'zip', contentType: ZIP, write: writeMultiLabelCsv },
 };
 
 /**

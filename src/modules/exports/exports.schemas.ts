@@ -6,6 +6,7 @@ import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
 /** `coco_zip` (beyond the spec) is COCO with the images: per-split `_annotations.coco.json` beside them, Roboflow-style. */
 export const EXPORT_FORMATS = [
   'coco', 'coco_zip', 'yolo', 'yolo_ultralytics', 'jsonl', 'csv', 'voc', 'masks', 'folders', 'cvat', 'datumaro', 'labelme', 'createml',
+  'labelstudio', 'multilabel_csv',
 ] as const;
 export type ExportFormatName = (typeof EXPORT_FORMATS)[number];
 
@@ -17,6 +18,7 @@ export const ExportRequest = Type.Object(
         + '`masks` (zip of PNG class-index masks), `folders` (zip, a folder per class, for classification), '
         + '`yolo_ultralytics` (zip: images/{train,val,test}, labels/…, a data.yaml `yolo train data=data.yaml` reads as is), '
         + '`cvat` (CVAT for images 1.1 XML + images), `datumaro` (Datumaro JSON + images), `labelme` (LabelMe JSON per image), '
+        + '`labelstudio` (Label Studio JSON tasks + images), `multilabel_csv` (one-hot `_classes.csv` per split + images), '
         + '`createml` (CreateML JSON per split + images)',
     }),
     version_id: Type.Optional(Nullable(Id)),
