@@ -10826,10 +10826,10 @@ export interface paths {
                 content: {
                     "application/json": {
                         /**
-                         * @description `coco` (one COCO JSON, each image with its `split`), `coco_zip` (COCO JSON per split with the images), `yolo` (zip: data.yaml, images/ and labels/ per split), `jsonl`, `csv`, `voc` (zip of Pascal VOC XML and images), `masks` (zip of PNG class-index masks), `folders` (zip, a folder per class, for classification), `yolo_ultralytics` (zip: images/{train,val,test}, labels/…, a data.yaml `yolo train data=data.yaml` reads as is), `cvat` (CVAT for images 1.1 XML + images), `datumaro` (Datumaro JSON + images), `labelme` (LabelMe JSON per image), `createml` (CreateML JSON per split + images)
+                         * @description `coco` (one COCO JSON, each image with its `split`), `coco_zip` (COCO JSON per split with the images), `yolo` (zip: data.yaml, images/ and labels/ per split), `jsonl`, `csv`, `voc` (zip of Pascal VOC XML and images), `masks` (zip of PNG class-index masks), `folders` (zip, a folder per class, for classification), `yolo_ultralytics` (zip: images/{train,val,test}, labels/…, a data.yaml `yolo train data=data.yaml` reads as is), `cvat` (CVAT for images 1.1 XML + images), `datumaro` (Datumaro JSON + images), `labelme` (LabelMe JSON per image), `labelstudio` (Label Studio JSON tasks + images), `multilabel_csv` (one-hot `_classes.csv` per split + images), `createml` (CreateML JSON per split + images)
                          * @enum {string}
                          */
-                        format: "coco" | "coco_zip" | "yolo" | "yolo_ultralytics" | "jsonl" | "csv" | "voc" | "masks" | "folders" | "cvat" | "datumaro" | "labelme" | "createml";
+                        format: "coco" | "coco_zip" | "yolo" | "yolo_ultralytics" | "jsonl" | "csv" | "voc" | "masks" | "folders" | "cvat" | "datumaro" | "labelme" | "createml" | "labelstudio" | "multilabel_csv";
                         /**
                          * @description Also export model suggestions nobody has accepted yet (`status: "suggested"`); default false. A version export holds what the version froze.
                          * @default false
@@ -10857,7 +10857,7 @@ export interface paths {
                             created_at: string;
                             filename: string;
                             /** @enum {string} */
-                            format: "coco" | "coco_zip" | "yolo" | "yolo_ultralytics" | "jsonl" | "csv" | "voc" | "masks" | "folders" | "cvat" | "datumaro" | "labelme" | "createml";
+                            format: "coco" | "coco_zip" | "yolo" | "yolo_ultralytics" | "jsonl" | "csv" | "voc" | "masks" | "folders" | "cvat" | "datumaro" | "labelme" | "createml" | "labelstudio" | "multilabel_csv";
                             image_count: number;
                             size_bytes: number;
                             /** @description The download route, GET /api/exports/{filename} */
