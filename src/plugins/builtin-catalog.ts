@@ -21,6 +21,8 @@ const EXPORTER_TITLES: Record<ExportFormat, string> = {
   labelme: 'LabelMe JSON per image with the images (zip)',
   createml: 'CreateML JSON with the images (zip)',
   dota: 'DOTA oriented boxes: images/ and labelTxt/ per split (zip)',
+  labelstudio: 'Label Studio JSON tasks with the images (zip)',
+  multilabel_csv: 'Multi-label classification CSV (_classes.csv per split, one-hot) with the images (zip)',
 };
 
 const ImporterParams = Type.Object(

@@ -38,7 +38,7 @@ describe('plugins', () => {
     assert.equal(res.status, 200);
     const names = (type: string) => (res.body as { type: string; name: string; status: string }[]).filter((p) => p.type === type && p.status === 'loaded').map((p) => p.name);
     assert.deepEqual(names('importer').sort(), ['coco', 'createml', 'cvat', 'datumaro', 'dota', 'folders', 'images', 'labelme', 'labelstudio', 'masks', 'multilabel_csv', 'voc', 'voc_masks', 'yolo']);
-    assert.deepEqual(names('exporter').sort(), ['coco', 'coco_zip', 'createml', 'csv', 'cvat', 'datumaro', 'dota', 'folders', 'jsonl', 'labelme', 'masks', 'voc', 'yolo', 'yolo_ultralytics']);
+    assert.deepEqual(names('exporter').sort(), ['coco', 'coco_zip', 'createml', 'csv', 'cvat', 'datumaro', 'dota', 'folders', 'jsonl', 'labelme', 'labelstudio', 'masks', 'multilabel_csv', 'voc', 'yolo', 'yolo_ultralytics']);
     assert.ok(names('preprocessing').includes('resize'));
     assert.ok(names('augmentation').length > 3);
     assert.deepEqual(names('detector').sort(), ['sam', 'yolo-detect', 'yolo-segment']);

@@ -10796,10 +10796,10 @@ export interface paths {
                 content: {
                     "application/json": {
                         /**
-                         * @description `coco` (one COCO JSON, each image with its `split`), `coco_zip` (COCO JSON per split with the images), `yolo` (zip: data.yaml, images/ and labels/ per split), `jsonl`, `csv`, `voc` (zip of Pascal VOC XML and images), `masks` (zip of PNG class-index masks), `folders` (zip, a folder per class, for classification), `yolo_ultralytics` (zip: images/{train,val,test}, labels/…, a data.yaml `yolo train data=data.yaml` reads as is), `cvat` (CVAT for images 1.1 XML + images), `datumaro` (Datumaro JSON + images), `labelme` (LabelMe JSON per image), `createml` (CreateML JSON per split + images), `dota` (zip: {split}/images and {split}/labelTxt, DOTA oriented boxes "x1 y1 … x4 y4 class difficult")
+                         * @description `coco` (one COCO JSON, each image with its `split`), `coco_zip` (COCO JSON per split with the images), `yolo` (zip: data.yaml, images/ and labels/ per split), `jsonl`, `csv`, `voc` (zip of Pascal VOC XML and images), `masks` (zip of PNG class-index masks), `folders` (zip, a folder per class, for classification), `yolo_ultralytics` (zip: images/{train,val,test}, labels/…, a data.yaml `yolo train data=data.yaml` reads as is), `cvat` (CVAT for images 1.1 XML + images), `datumaro` (Datumaro JSON + images), `labelme` (LabelMe JSON per image), `labelstudio` (Label Studio JSON tasks + images), `multilabel_csv` (one-hot `_classes.csv` per split + images), `createml` (CreateML JSON per split + images), `dota` (zip: {split}/images and {split}/labelTxt, DOTA oriented boxes "x1 y1 … x4 y4 class difficult")
                          * @enum {string}
                          */
-                        format: "coco" | "coco_zip" | "yolo" | "yolo_ultralytics" | "jsonl" | "csv" | "voc" | "masks" | "folders" | "cvat" | "datumaro" | "labelme" | "createml" | "dota";
+                        format: "coco" | "coco_zip" | "yolo" | "yolo_ultralytics" | "jsonl" | "csv" | "voc" | "masks" | "folders" | "cvat" | "datumaro" | "labelme" | "createml" | "dota" | "labelstudio" | "multilabel_csv";
                         /**
                          * @description Also export model suggestions nobody has accepted yet (`status: "suggested"`); default false. A version export holds what the version froze.
                          * @default false
@@ -10827,7 +10827,7 @@ export interface paths {
                             created_at: string;
                             filename: string;
                             /** @enum {string} */
-                            format: "coco" | "coco_zip" | "yolo" | "yolo_ultralytics" | "jsonl" | "csv" | "voc" | "masks" | "folders" | "cvat" | "datumaro" | "labelme" | "createml" | "dota";
+                            format: "coco" | "coco_zip" | "yolo" | "yolo_ultralytics" | "jsonl" | "csv" | "voc" | "masks" | "folders" | "cvat" | "datumaro" | "labelme" | "createml" | "dota" | "labelstudio" | "multilabel_csv";
                             image_count: number;
                             /** @description In the answer to the export only: shapes the format has no equivalent for, written as another, by what became what (e.g. `"ellipse→polygon": 3`) */
                             shapes_converted?: {

@@ -1,33 +1,48 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decode as decodeRlePack } from '@thi.ng/rle-pack';
+import type { AttributeValue } from '../../imaging/class-specs.js';
+import { specsFromValues } from '../../imaging/class-specs.js';
+import { normalizeDegrees } from '../../imaging/geometry.js';
 import { encodeRle } from '../../imaging/rle.js';
-import type { Annotation, DatasetItem, DatasetSource, Point } from '../dataset.js';
+import type { Annotation, ClassSpec, DatasetItem, DatasetSource, Point } from '../dataset.js';
 import { isImageName } from '../dataset.js';
 import { FormatError } from '../format-error.js';
 import { openRing } from '../geometry.js';
+import { ImportLedger } from '../import-ledger.js';
 import { imageSize } from './files.js';
 import { addClass, finite, projectTypeOf, requireImage, scanDataset, splitOfPath, type DatasetScan } from './scan.js';
 
+interface LsValue {
+  x?: number;
+  y?: number;
+  width?: number;
+  height?: number;
+  rotation?: number;
+  radiusX?: number;
+  radiusY?: number;
+  points?: number[][];
+  rle?: number[];
+  format?: string;
+  rectanglelabels?: string[];
+  polygonlabels?: string[];
+  brushlabels?: string[];
+  keypointlabels?: string[];
+  ellipselabels?: string[];
+  choices?: string[];
+  labels?: string[];
+  text?: string[] | string;
+  number?: number;
+  rating?: number;
+}
 interface LsResult {
+  id?: string;
+  parentID?: string;
   type?: string;
+  from_name?: string;
   original_width?: number;
   original_height?: number;
-  value?: {
-    x?: number;
-    y?: number;
-    width?: number;
-    height?: number;
-    rotation?: number;
-    points?: number[][];
-    rle?: number[];
-    format?: string;
-    rectanglelabels?: string[];
-    polygonlabels?: string[];
-    brushlabels?: string[];
-    choices?: string[];
-    labels?: string[];
-  };
+  value?: LsValue;
 }
 interface LsTask {
   id?: number;
@@ -36,6 +51,17 @@ interface LsTask {
   completions?: { result?: LsResult[]; was_cancelled?: boolean }[];
 }
 
+/** Result types that draw a region, and the Versa type each becomes. */
+const REGION_TYPES: Record<string, Annotation['type']> = {
+  rectanglelabels: 'bbox',
+  polygonlabels: 'polygon',
+  brushlabels: 'mask',
+  keypointlabels: 'points',
+  ellipselabels: 'ellipse',
+};
+/** Result types that describe a region (when their `id` is a region's) or the image. */
+const PER_REGION_TYPES = new Set(['choices', 'textarea', 'number', 'rating', 'taxonomy']);
+
 /** A Label Studio JSON export: a list of tasks with `data` and `annotations[].result`. */
 export function looksLikeLabelStudio(head: string): boolean {
   return /^\s*\[/.test(head) && /"(annotations|completions)"\s*:/.test(head) && /"(result|data)"\s*:/.test(head);
@@ -43,10 +69,21 @@ export function looksLikeLabelStudio(head: string): boolean {
 
 /**
  * Label Studio's JSON export (one file, a list of tasks). Per task the first annotation that was not cancelled is
- * used. Results: `rectanglelabels` (x, y, width, height in percent of the image; rotated rectangles become their
- * outline polygon), `polygonlabels` (points in percent), `brushlabels` (Label Studio's RLE of the RGBA layer,
- * decoded with @thi.ng/rle-pack into a mask) and `choices` (image-level labels). The image is the task's
- * `data.image` (or the first value that names an image file), found in the archive by its path's tail.
+ * used; values are in percent of the image (`original_width` × `original_height`), scaled to the image's pixels.
+ * - `rectanglelabels` → bbox. Label Studio turns a rectangle `rotation` degrees clockwise about its top-left corner
+ *   (x, y); Versa about its centre, so the centre is moved: centre = corner + R·(w/2, h/2), x = cx − w/2, y = cy − h/2,
+ *   same angle.
+ * - `polygonlabels` → polygon; `ellipselabels` (centre x, y, radiusX of the width, radiusY of the height, rotation
+ *   clockwise about the centre) → ellipse.
+ * - `keypointlabels` (one point each) → `points`: the keypoints of one label that hang on the same region
+ *   (`parentID`), or on none, form one point set (Label Studio declares no skeleton in its export, so no `keypoints`);
+ *   a point set hanging on a region gets that region's group id.
+ * - `brushlabels` with `format: "rle"` → mask: Label Studio's "brush" RLE is @thi.ng/rle-pack over the RGBA layer
+ *   (label-studio-converter's brush.py decodes it the same way); a pixel with alpha > 0 is in the mask.
+ * - `choices`, `textarea`, `number`, `rating` whose `id` is a region's (per-region controls) → attributes of that
+ *   region named after the control (`from_name`): one choice as its text, several joined with ", ", text lines joined
+ *   with a newline, numbers as numbers. Image-level `choices` → classifications; image-level text and numbers have
+ *   no counterpart and are skipped through the ledger, as is every result type Versa has no shape for.
  */
 export async function readLabelStudio(root: string, scan?: DatasetScan): Promise<DatasetSource> {
   const s = scan ?? (await scanDataset(root));
@@ -66,13 +103,44 @@ export async function readLabelStudio(root: string, scan?: DatasetScan): Promise
   if (docs.length === 0) throw new FormatError('no Label Studio JSON export (a list of tasks with data and annotations) found');
   const classes: string[] = [];
   const types: Annotation['type'][] = [];
-  for (const { tasks } of docs) for (const task of tasks) for (const r of resultsOf(task)) {
-    for (const name of labelsOf(r)) addClass(classes, name);
-    const type = ({ rectanglelabels: 'bbox', polygonlabels: 'polygon', brushlabels: 'mask', choices: 'classification' } as const)[r.type as 'choices'];
-    if (type) types.push(type);
+  const seen = new Map<string, Map<string, Set<AttributeValue>>>();
+  for (const { tasks } of docs) {
+    for (const task of tasks) {
+      const results = resultsOf(task);
+      const regionIds = new Set(results.filter((r) => r.type && r.type in REGION_TYPES && r.id).map((r) => r.id!));
+      const regionClass = new Map<string, string>();
+      for (const r of results) {
+        const regionType = REGION_TYPES[r.type ?? ''];
+        if (regionType) {
+          for (const name of labelsOf(r)) addClass(classes, name);
+          types.push(regionType);
+          if (r.id && labelsOf(r)[0]) regionClass.set(r.id, labelsOf(r)[0]);
+        } else if (r.type === 'choices' && !(r.id && regionIds.has(r.id))) {
+          for (const name of labelsOf(r)) addClass(classes, name);
+          types.push('classification');
+        }
+      }
+      for (const r of results) {
+        if (!PER_REGION_TYPES.has(r.type ?? '') || !r.id || !regionIds.has(r.id)) continue;
+        const value = attributeValue(r);
+        const className = regionClass.get(r.id);
+        if (value === null || !className || !r.from_name) continue;
+        const perClass = seen.get(className) ?? new Map<string, Set<AttributeValue>>();
+        seen.set(className, perClass);
+        const values = perClass.get(r.from_name) ?? new Set<AttributeValue>();
+        perClass.set(r.from_name, values);
+        values.add(value);
+      }
+    }
   }
+  const classSpecs = new Map<string, ClassSpec>([...seen].map(([name, values]) => [name, { attributes: specsFromValues(values) }]));
+  const ledger = new ImportLedger();
+  let accounted = false;
 
   async function* items(): AsyncGenerator<DatasetItem> {
+    // The ledger accounts for the files once, however often the items are read.
+    const skip: ImportLedger['skip'] = accounted ? () => {} : ledger.skip.bind(ledger);
+    accounted = true;
     for (const { file, tasks } of docs) {
       for (const task of tasks) {
         const where = `${file} task ${task.id ?? '?'}`;
@@ -80,12 +148,12 @@ export async function readLabelStudio(root: string, scan?: DatasetScan): Promise
         if (!reference) throw new FormatError(`${where}: data names no image`);
         const path = requireImage(s, reference, where, ['images', 'upload', 'media']);
         const size = await imageSize(path);
-        const annotations = resultsOf(task).flatMap((r) => convert(r, size, where));
+        const annotations = convertTask(resultsOf(task), size, file, `task ${task.id ?? '?'}`, skip);
         yield { split: splitOfPath(path.slice(root.length + 1)), fileName: path.split('/').pop()!, source: { path }, ...size, annotations };
       }
     }
   }
-  return { format: 'labelstudio', projectType: projectTypeOf(types), classes, items };
+  return { format: 'labelstudio', projectType: projectTypeOf(types), classes, classSpecs, ledger, items };
 }
 
 function resultsOf(task: LsTask): LsResult[] {
@@ -95,7 +163,35 @@ function resultsOf(task: LsTask): LsResult[] {
 
 function labelsOf(r: LsResult): string[] {
   const v = r.value ?? {};
-  return (v.rectanglelabels ?? v.polygonlabels ?? v.brushlabels ?? v.choices ?? v.labels ?? []).map((n) => String(n).trim()).filter(Boolean);
+  const list = v.rectanglelabels ?? v.polygonlabels ?? v.brushlabels ?? v.keypointlabels ?? v.ellipselabels ?? v.choices ?? v.labels ?? [];
+  return (Array.isArray(list) ? list : []).map((n) => String(n).trim()).filter(Boolean);
+}
+
+/** A per-region control's value as an attribute value, or null when it holds none. */
+function attributeValue(r: LsResult): AttributeValue | null {
+  const v = r.value ?? {};
+  switch (r.type) {
+    case 'choices': {
+      const list = (v.choices ?? []).map(String);
+      // A checkbox written back as choices "true"/"false" (labelstudio-writer) is a checkbox again.
+      if (list.length === 1 && (list[0] === 'true' || list[0] === 'false')) return list[0] === 'true';
+      return list.length === 0 ? null : list.join(', ');
+    }
+    case 'taxonomy': {
+      const list = ((v as { taxonomy?: string[][] }).taxonomy ?? []).map((path) => (Array.isArray(path) ? path.join('/') : String(path)));
+      return list.length === 0 ? null : list.join(', ');
+    }
+    case 'textarea': {
+      const text = Array.isArray(v.text) ? v.text.map(String).join('\n') : typeof v.text === 'string' ? v.text : null;
+      return text === null || text === '' ? null : text;
+    }
+    case 'number':
+      return typeof v.number === 'number' && Number.isFinite(v.number) ? v.number : null;
+    case 'rating':
+      return typeof v.rating === 'number' && Number.isFinite(v.rating) ? v.rating : null;
+    default:
+      return null;
+  }
 }
 
 function imageReference(task: LsTask): string | null {
@@ -105,43 +201,133 @@ function imageReference(task: LsTask): string | null {
   return null;
 }
 
-function convert(r: LsResult, size: { width: number; height: number }, where: string): Annotation[] {
-  const v = r.value ?? {};
-  const names = labelsOf(r);
-  if (names.length === 0) return [];
-  const width = r.original_width ?? size.width;
-  const height = r.original_height ?? size.height;
-  // Percent coordinates are of the image as Label Studio saw it; scale to the image we have.
-  const sx = size.width / 100;
-  const sy = size.height / 100;
-  switch (r.type) {
-    case 'choices':
-      return names.map((className) => ({ type: 'classification', className, geometry: {} }));
-    case 'rectanglelabels': {
-      if (!finite([v.x, v.y, v.width, v.height]) || v.width! <= 0 || v.height! <= 0) throw new FormatError(`${where}: a rectangle needs x, y, width, height`);
-      const [x, y, w, h] = [v.x! * sx, v.y! * sy, v.width! * sx, v.height! * sy];
-      const angle = ((v.rotation ?? 0) * Math.PI) / 180;
-      if (Math.abs(angle) < 1e-9) return names.map((className) => ({ type: 'bbox', className, geometry: { x, y, width: w, height: h } }));
-      // Rotated about its top-left corner, as Label Studio draws it.
-      const corner = ([dx, dy]: Point): Point => [x + dx * Math.cos(angle) - dy * Math.sin(angle), y + dx * Math.sin(angle) + dy * Math.cos(angle)];
-      const points = ([[0, 0], [w, 0], [w, h], [0, h]] as Point[]).map(corner);
-      return names.map((className) => ({ type: 'polygon', className, geometry: { points } }));
+type Skip = ImportLedger['skip'];
+
+/** The annotations of one task's results (regions, their per-region controls, image-level choices). */
+function convertTask(results: LsResult[], size: { width: number; height: number }, file: string, task: string, skip: Skip): Annotation[] {
+  const regionIds = new Set(results.filter((r) => r.type && r.type in REGION_TYPES && r.id).map((r) => r.id!));
+  // Per-region controls, by region id.
+  const attributes = new Map<string, Record<string, AttributeValue>>();
+  for (const r of results) {
+    if (!PER_REGION_TYPES.has(r.type ?? '') || !r.id || !regionIds.has(r.id)) continue;
+    const value = attributeValue(r);
+    if (value === null) continue;
+    if (!r.from_name) {
+      skip('attributes', '', { file, item: `${task} result ${r.id} (${r.type})`, reason: 'a per-region control without from_name names no attribute' });
+      continue;
     }
-    case 'polygonlabels': {
-      const points = (v.points ?? []).map((p) => [Number(p[0]) * sx, Number(p[1]) * sy] as Point);
-      if (points.length < 3 || points.some((p) => !p.every(Number.isFinite))) throw new FormatError(`${where}: a polygon needs at least 3 points`);
-      return names.map((className) => ({ type: 'polygon', className, geometry: { points: openRing(points) } }));
-    }
-    case 'brushlabels': {
-      if (!Array.isArray(v.rle)) throw new FormatError(`${where}: a brush result needs its rle`);
-      const rgba = decodeRlePack(Uint8Array.from(v.rle));
-      if (rgba.length < width * height * 4) throw new FormatError(`${where}: the brush rle is shorter than ${width}×${height} pixels`);
-      if (width !== size.width || height !== size.height) throw new FormatError(`${where}: the brush mask is ${width}×${height} but the image is ${size.width}×${size.height}`);
-      const data = new Uint8Array(width * height);
-      for (let i = 0; i < data.length; i++) data[i] = rgba[i * 4 + 3] > 0 ? 1 : 0;
-      return names.map((className) => ({ type: 'mask', className, geometry: { rle: encodeRle({ width, height, data }) } }));
-    }
-    default:
-      return [];
+    attributes.set(r.id, { ...attributes.get(r.id), [r.from_name]: value });
   }
+  // Group ids of regions that keypoints hang on (parentID), numbered in order of appearance.
+  const groups = new Map<string, number>();
+  const groupOf = (id: string) => {
+    if (!groups.has(id)) groups.set(id, groups.size + 1);
+    return groups.get(id)!;
+  };
+  for (const r of results) if (r.type === 'keypointlabels' && r.parentID && regionIds.has(r.parentID)) groupOf(r.parentID);
+
+  const out: Annotation[] = [];
+  const pointSets = new Map<string, Annotation & { type: 'points' }>();
+  results.forEach((r, index) => {
+    const type = r.type ?? '(no type)';
+    const item = `${task} result ${r.id ?? index + 1} (${type})`;
+    const extras = (className: string) => {
+      const attrs = r.id ? attributes.get(r.id) : undefined;
+      const groupId = r.id ? groups.get(r.id) : undefined;
+      return { className, ...(attrs ? { attributes: attrs } : {}), ...(groupId ? { groupId } : {}) };
+    };
+    if (PER_REGION_TYPES.has(type) && r.id && regionIds.has(r.id)) return; // an attribute of its region (above)
+    if (type === 'choices') {
+      for (const className of labelsOf(r)) out.push({ type: 'classification', className, geometry: {} });
+      return;
+    }
+    if (!(type in REGION_TYPES)) {
+      skip('annotations', type, { file, item, reason: PER_REGION_TYPES.has(type) ? 'an image-level text or number has no counterpart in Versa' : `Versa has no shape for Label Studio's ${type}` });
+      return;
+    }
+    const names = labelsOf(r);
+    if (names.length === 0) {
+      skip('annotations', REGION_TYPES[type], { file, item, reason: 'the region has no label' });
+      return;
+    }
+    const v = r.value ?? {};
+    // Percent of the image as Label Studio saw it; scaled to the image we have.
+    const sx = size.width / 100;
+    const sy = size.height / 100;
+    const problem = (reason: string) => skip('annotations', REGION_TYPES[type], { file, item, reason });
+    switch (type) {
+      case 'rectanglelabels': {
+        if (!finite([v.x, v.y, v.width, v.height]) || !(v.width! > 0) || !(v.height! > 0)) return problem('a rectangle needs x, y and a positive width and height');
+        const [x, y, w, h] = [v.x! * sx, v.y! * sy, v.width! * sx, v.height! * sy];
+        const rotation = normalizeDegrees(typeof v.rotation === 'number' && Number.isFinite(v.rotation) ? v.rotation : 0);
+        if (rotation === 0) {
+          for (const className of names) out.push({ type: 'bbox', ...extras(className), geometry: { x, y, width: w, height: h } });
+          return;
+        }
+        // Label Studio turns the rectangle about its top-left corner (x, y); Versa about its centre.
+        const rad = (rotation * Math.PI) / 180;
+        const cx = x + (w / 2) * Math.cos(rad) - (h / 2) * Math.sin(rad);
+        const cy = y + (w / 2) * Math.sin(rad) + (h / 2) * Math.cos(rad);
+        for (const className of names) out.push({ type: 'bbox', ...extras(className), geometry: { x: cx - w / 2, y: cy - h / 2, width: w, height: h, rotation } });
+        return;
+      }
+      case 'polygonlabels': {
+        const points = (v.points ?? []).map((p) => [Number(p?.[0]) * sx, Number(p?.[1]) * sy] as Point);
+        if (points.length < 3 || points.some((p) => !p.every(Number.isFinite))) return problem('a polygon needs at least 3 points');
+        for (const className of names) out.push({ type: 'polygon', ...extras(className), geometry: { points: openRing(points) } });
+        return;
+      }
+      case 'ellipselabels': {
+        if (!finite([v.x, v.y, v.radiusX, v.radiusY]) || !(v.radiusX! > 0) || !(v.radiusY! > 0)) return problem('an ellipse needs x, y and positive radiusX, radiusY');
+        const rotation = normalizeDegrees(typeof v.rotation === 'number' && Number.isFinite(v.rotation) ? v.rotation : 0);
+        const geometry = { cx: v.x! * sx, cy: v.y! * sy, rx: v.radiusX! * sx, ry: v.radiusY! * sy, rotation };
+        for (const className of names) out.push({ type: 'ellipse', ...extras(className), geometry });
+        return;
+      }
+      case 'keypointlabels': {
+        if (!finite([v.x, v.y])) return problem('a keypoint needs x and y');
+        const point: Point = [v.x! * sx, v.y! * sy];
+        const parent = r.parentID && regionIds.has(r.parentID) ? r.parentID : '';
+        for (const className of names) {
+          const key = `${className}\u0000${parent}`;
+          const set = pointSets.get(key);
+          if (set) {
+            set.geometry.points.push(point);
+            continue;
+          }
+          const attrs = r.id ? attributes.get(r.id) : undefined;
+          const created: Annotation & { type: 'points' } = {
+            type: 'points',
+            className,
+            ...(attrs ? { attributes: attrs } : {}),
+            ...(parent ? { groupId: groupOf(parent) } : {}),
+            geometry: { points: [point] },
+          };
+          pointSets.set(key, created);
+          out.push(created);
+        }
+        return;
+      }
+      case 'brushlabels': {
+        const width = r.original_width ?? size.width;
+        const height = r.original_height ?? size.height;
+        if (v.format !== undefined && v.format !== 'rle') return problem(`brush format "${v.format}" is not Label Studio's rle`);
+        if (!Array.isArray(v.rle)) return problem('a brush result needs its rle');
+        if (width !== size.width || height !== size.height) return problem(`the brush mask is ${width}×${height} but the image is ${size.width}×${size.height}`);
+        let rgba: ArrayLike<number>;
+        try {
+          rgba = decodeRlePack(Uint8Array.from(v.rle));
+        } catch (error) {
+          return problem(`the brush rle does not decode: ${(error as Error).message}`);
+        }
+        if (rgba.length < width * height * 4) return problem(`the brush rle is shorter than ${width}×${height} pixels`);
+        const data = new Uint8Array(width * height);
+        for (let i = 0; i < data.length; i++) data[i] = rgba[i * 4 + 3] > 0 ? 1 : 0;
+        const geometry = { rle: encodeRle({ width, height, data }) };
+        for (const className of names) out.push({ type: 'mask', ...extras(className), geometry });
+        return;
+      }
+    }
+  });
+  return out;
 }

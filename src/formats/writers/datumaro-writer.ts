@@ -1,16 +1,24 @@
 import type { Writable } from 'node:stream';
-import type { DatasetToWrite, WriteStats } from '../dataset.js';
+import { encodeRle } from '../../imaging/rle.js';
+import type { Annotation, DatasetToWrite, WriteStats } from '../dataset.js';
 import { stemOf } from '../dataset.js';
 import { FormatError } from '../format-error.js';
-import { round2 } from '../geometry.js';
+import { fillPolygon, round2 } from '../geometry.js';
 import { encodeCompressedCounts, subsetOf } from './interop-shared.js';
 import { safeEntryName, sizeOf } from './item-size.js';
 import { writeZip } from './zip-output.js';
 
 /**
  * Datumaro JSON (CVAT's "Datumaro 1.0", `datum convert` input): `annotations/<subset>.json` with the label
- * categories and one item per image, images under `images/<subset>/`. Boxes are `bbox` [x, y, w, h], polygons
- * flat `points`, masks COCO RLE with compressed counts, image-level labels `label`.
+ * categories and one item per image, images under `images/<subset>/`.
+ * - bbox → `bbox` [x, y, w, h], a rotated one with the `rotation` attribute (as CVAT writes it);
+ * - polygon → `polygon` (flat points); an object in parts → one polygon per part in one `group`; an object with
+ *   holes → `mask` (its parts filled less its holes: Datumaro polygons have no holes);
+ * - polyline → `polyline`; points → `points` (all visible); ellipse → `ellipse` (the corners of its box before
+ *   rotation, and the `rotation` attribute); mask → `mask` (COCO RLE, compressed counts); classification → `label`;
+ * - keypoints → `points` with `visibility` (0 absent, 1 hidden, 2 visible), the class's skeleton in the `points`
+ *   category (point names, `joints` 1-based as COCO), and the instance's box as a `bbox` in the same group;
+ * - attributes → `attributes`, declared by name on their label; group ids → `group`.
  */
 export async function writeDatumaro(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
   return writeZip(output, async (zip) => {
@@ -21,31 +29,82 @@ export async function writeDatumaro(dataset: DatasetToWrite, output: Writable): 
       const subset = safeEntryName(subsetOf(item.split));
       const fileName = safeEntryName(item.fileName);
       const { width, height } = await sizeOf(item);
-      const annotations = item.annotations.map((a, id) => {
+      // New groups for objects in parts and keypoint boxes start after the groups the image already uses.
+      let nextGroup = Math.max(0, ...item.annotations.map((a) => a.groupId ?? 0));
+      const annotations: object[] = [];
+      for (const a of item.annotations) {
         const label_id = labelId.get(a.className);
         if (label_id === undefined) throw new FormatError(`annotation class "${a.className}" is not in the class list`);
-        const base = { id, attributes: {}, group: 0, label_id };
-        switch (a.type) {
-          case 'bbox':
-            return { ...base, type: 'bbox', bbox: [a.geometry.x, a.geometry.y, a.geometry.width, a.geometry.height].map(round2), z_order: 0 };
-          case 'polygon':
-            return { ...base, type: 'polygon', points: a.geometry.points.flat().map(round2), z_order: 0 };
-          case 'mask':
-            return { ...base, type: 'mask', rle: { counts: encodeCompressedCounts(a.geometry.rle.counts), size: a.geometry.rle.size }, z_order: 0 };
-          default:
-            return { ...base, type: 'label' };
-        }
-      });
+        const push = (extra: object, attributes: object = {}, group = a.groupId ?? 0) =>
+          annotations.push({ id: annotations.length, attributes: { ...a.attributes, ...attributes }, group, label_id, ...extra });
+        shapeOf(a, width, height, push, () => ++nextGroup);
+        stats.annotationCount++;
+      }
       if (!subsets.has(subset)) subsets.set(subset, []);
       subsets.get(subset)!.push({ id: stemOf(fileName), annotations, attr: {}, image: { path: fileName, size: [height, width] } });
       await zip.addImage(`images/${subset}/${fileName}`, item.source);
       stats.imageCount++;
-      stats.annotationCount += annotations.length;
     }
-    const categories = { label: { labels: dataset.classes.map((name) => ({ name, parent: '', attributes: [] })), attributes: [] } };
+    const labels = dataset.classes.map((name) => ({ name, parent: '', attributes: (dataset.classSpecs?.get(name)?.attributes ?? []).map((s) => s.name) }));
+    const points = dataset.classes.flatMap((name, label_id) => {
+      const skeleton = dataset.classSpecs?.get(name)?.skeleton;
+      return skeleton ? [{ label_id, labels: skeleton.points, joints: skeleton.edges.map(([i, j]) => [i + 1, j + 1]) }] : [];
+    });
+    const categories = { label: { labels, attributes: [] }, ...(points.length > 0 ? { points: { items: points } } : {}) };
     for (const [subset, items] of subsets) {
       await zip.addBuffer(`annotations/${subset}.json`, JSON.stringify({ info: {}, categories, items }));
     }
     return stats;
   });
+}
+
+type Push = (extra: object, attributes?: object, group?: number) => void;
+
+function shapeOf(a: Annotation, width: number, height: number, push: Push, newGroup: () => number): void {
+  const flat = (points: number[][]) => points.flatMap(([x, y]) => [x, y]).map(round2);
+  switch (a.type) {
+    case 'bbox': {
+      const g = a.geometry;
+      push({ type: 'bbox', bbox: [g.x, g.y, g.width, g.height].map(round2), z_order: 0 }, g.rotation ? { rotation: g.rotation } : {});
+      return;
+    }
+    case 'polygon': {
+      const g = a.geometry;
+      if (g.holes && g.holes.length > 0) {
+        const data = new Uint8Array(width * height);
+        for (const part of g.parts ?? [g.points]) fillPolygon(data, width, height, part, 1);
+        for (const hole of g.holes) fillPolygon(data, width, height, hole, 0);
+        const rle = encodeRle({ width, height, data });
+        push({ type: 'mask', rle: { counts: encodeCompressedCounts(rle.counts), size: rle.size }, z_order: 0 });
+        return;
+      }
+      const parts = g.parts ?? [g.points];
+      const group = parts.length > 1 ? (a.groupId ?? newGroup()) : (a.groupId ?? 0);
+      for (const part of parts) push({ type: 'polygon', points: flat(part), z_order: 0 }, {}, group);
+      return;
+    }
+    case 'polyline':
+      push({ type: 'polyline', points: flat(a.geometry.points), z_order: 0 });
+      return;
+    case 'points':
+      push({ type: 'points', points: flat(a.geometry.points), visibility: a.geometry.points.map(() => 2), z_order: 0 });
+      return;
+    case 'ellipse': {
+      const g = a.geometry;
+      push({ type: 'ellipse', points: [g.cx - g.rx, g.cy - g.ry, g.cx + g.rx, g.cy + g.ry].map(round2), z_order: 0 }, g.rotation ? { rotation: g.rotation } : {});
+      return;
+    }
+    case 'mask':
+      push({ type: 'mask', rle: { counts: encodeCompressedCounts(a.geometry.rle.counts), size: a.geometry.rle.size }, z_order: 0 });
+      return;
+    case 'keypoints': {
+      const g = a.geometry;
+      const group = g.bbox ? (a.groupId ?? newGroup()) : (a.groupId ?? 0);
+      push({ type: 'points', points: flat(g.points), visibility: g.points.map((p) => p[2]), z_order: 0 }, {}, group);
+      if (g.bbox) push({ type: 'bbox', bbox: [g.bbox.x, g.bbox.y, g.bbox.width, g.bbox.height].map(round2), z_order: 0 }, {}, group);
+      return;
+    }
+    default:
+      push({ type: 'label' });
+  }
 }

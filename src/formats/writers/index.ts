@@ -7,6 +7,8 @@ import { writeCsv } from './csv-writer.js';
 import { writeCvat } from './cvat-writer.js';
 import { writeDatumaro } from './datumaro-writer.js';
 import { writeLabelMe } from './labelme-writer.js';
+import { writeLabelStudio } from './labelstudio-writer.js';
+import { writeMultiLabelCsv } from './multilabel-csv-writer.js';
 import { writeUltralytics } from './ultralytics-writer.js';
 import { writeFolders } from './folders-writer.js';
 import { writeJsonl } from './jsonl-writer.js';
@@ -29,7 +31,9 @@ export type ExportFormat =
   | 'datumaro'
   | 'labelme'
   | 'createml'
-  | 'dota';
+  | 'dota'
+  | 'labelstudio'
+  | 'multilabel_csv';
 
 export interface ExportWriter {
   /** File extension of what the writer produces. */
@@ -56,6 +60,8 @@ export const WRITERS: Record<ExportFormat, ExportWriter> = {
   labelme: { extension: 'zip', contentType: ZIP, write: writeLabelMe },
   createml: { extension: 'zip', contentType: ZIP, write: writeCreateMl },
   dota: { extension: 'zip', contentType: ZIP, write: writeDota },
+  labelstudio: { extension: 'zip', contentType: ZIP, write: writeLabelStudio },
+  multilabel_csv: { extension: 'zip', contentType: ZIP, write: writeMultiLabelCsv },
 };
 
 /**

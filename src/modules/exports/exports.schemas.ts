@@ -7,6 +7,7 @@ import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
 export const EXPORT_FORMATS = [
   'coco', 'coco_zip', 'yolo', 'yolo_ultralytics', 'jsonl', 'csv', 'voc', 'masks', 'folders', 'cvat', 'datumaro', 'labelme', 'createml',
   'dota',
+  'labelstudio', 'multilabel_csv',
 ] as const;
 export type ExportFormatName = (typeof EXPORT_FORMATS)[number];
 
@@ -18,6 +19,7 @@ export const ExportRequest = Type.Object(
         + '`masks` (zip of PNG class-index masks), `folders` (zip, a folder per class, for classification), '
         + '`yolo_ultralytics` (zip: images/{train,val,test}, labels/…, a data.yaml `yolo train data=data.yaml` reads as is), '
         + '`cvat` (CVAT for images 1.1 XML + images), `datumaro` (Datumaro JSON + images), `labelme` (LabelMe JSON per image), '
+        + '`labelstudio` (Label Studio JSON tasks + images), `multilabel_csv` (one-hot `_classes.csv` per split + images), '
         + '`createml` (CreateML JSON per split + images)'
         + ', `dota` (zip: {split}/images and {split}/labelTxt, DOTA oriented boxes "x1 y1 … x4 y4 class difficult")',
     }),

@@ -1,0 +1,134 @@
+import type { Writable } from 'node:stream';
+import { encode as encodeRlePack } from '@thi.ng/rle-pack';
+import type { AttributeSpec, AttributeValue } from '../../imaging/class-specs.js';
+import { decodeRle } from '../../imaging/rle.js';
+import type { Annotation, DatasetToWrite, WriteStats } from '../dataset.js';
+import { FormatError } from '../format-error.js';
+import { fillPolygon } from '../geometry.js';
+import { subsetOf } from './interop-shared.js';
+import { safeEntryName, sizeOf } from './item-size.js';
+import { writeZip } from './zip-output.js';
+
+/**
+ * Label Studio JSON (what Label Studio's "Import" takes and its converter reads): `export.json`, a list of tasks
+ * `{id, data: {image}, annotations: [{result}]}`, beside `images/<split>/<file>`. Every value is in percent of the
+ * image (`original_width` × `original_height` on each result) and every result has an id.
+ * - bbox → `rectanglelabels`; a rotated box is turned about its top-left corner as Label Studio does (the corner is
+ *   the centre − R·(w/2, h/2)), the same angle.
+ * - polygon → `polygonlabels`; an object in several parts or with holes → `brushlabels` (its filled parts less its
+ *   holes), as Label Studio's polygons have neither.
+ * - mask → `brushlabels`, Label Studio's RLE (@thi.ng/rle-pack over the RGBA layer, 255 inside).
+ * - ellipse → `ellipselabels` (centre, radii, rotation); points → one `keypointlabels` per point; keypoints → one
+ *   `keypointlabels` per labelled point, hanging (`parentID`) on a `rectanglelabels` of the instance's box when it
+ *   has one (Label Studio has no skeletons: they come back as a point set in the box's group).
+ * - classification → one image-level `choices` result listing the classes.
+ * - attributes → per-region controls sharing the region's id, named by the attribute: text → `textarea`, number →
+ *   `number`, select → `choices`, checkbox → `choices` of "true"/"false" (read back as a checkbox).
+ * Group ids have no place in Label Studio's results and are not written (a keypoint set keeps its box by parentID).
+ */
+export async function writeLabelStudio(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
+  return writeZip(output, async (zip) => {
+    const classes = new Set(dataset.classes);
+    const stats: WriteStats = { imageCount: 0, annotationCount: 0 };
+    const tasks: object[] = [];
+    for await (const item of dataset.items) {
+      const folder = `images/${safeEntryName(subsetOf(item.split))}`;
+      const fileName = safeEntryName(item.fileName);
+      const { width, height } = await sizeOf(item);
+      const result: object[] = [];
+      const choices: string[] = [];
+      let next = 0;
+      const newId = () => `r${++next}`;
+      const base = { to_name: 'image', original_width: width, original_height: height, image_rotation: 0, origin: 'manual' };
+      const px = (x: number) => (x / width) * 100;
+      const py = (y: number) => (y / height) * 100;
+      for (const a of item.annotations) {
+        if (!classes.has(a.className)) throw new FormatError(`annotation class "${a.className}" is not in the class list`);
+        if (a.type === 'classification') {
+          if (!choices.includes(a.className)) choices.push(a.className);
+          stats.annotationCount++;
+          continue;
+        }
+        const ids = regionsOf(a, width, height, newId, px, py, base, result);
+        const specs = dataset.classSpecs?.get(a.className)?.attributes ?? [];
+        for (const [name, value] of Object.entries(a.attributes ?? {})) result.push(attributeResult(ids[0], name, value, specs, base));
+        stats.annotationCount++;
+      }
+      if (choices.length > 0) result.push({ id: newId(), type: 'choices', from_name: 'class', ...base, value: { choices } });
+      const image = `${folder}/${fileName}`;
+      await zip.addImage(image, item.source);
+      tasks.push({ id: tasks.length + 1, data: { image }, annotations: [{ id: tasks.length + 1, result, was_cancelled: false, ground_truth: false }], predictions: [] });
+      stats.imageCount++;
+    }
+    await zip.addBuffer('export.json', JSON.stringify(tasks, null, 1));
+    return stats;
+  });
+}
+
+type Base = { to_name: string; original_width: number; original_height: number };
+
+/** Pushes the results that draw `a` and answers their ids (the first carries the attributes). */
+function regionsOf(a: Annotation, width: number, height: number, newId: () => string, px: (x: number) => number, py: (y: number) => number, base: Base, out: object[]): string[] {
+  const region = (type: string, value: object, extra: object = {}) => {
+    const id = newId();
+    out.push({ id, type, from_name: type, ...base, ...extra, value: { ...value, [type]: [a.className] } });
+    return id;
+  };
+  switch (a.type) {
+    case 'bbox': {
+      const g = a.geometry;
+      const rotation = g.rotation ?? 0;
+      const rad = (rotation * Math.PI) / 180;
+      // The top-left corner Label Studio turns the rectangle about: centre − R·(w/2, h/2).
+      const cx = g.x + g.width / 2;
+      const cy = g.y + g.height / 2;
+      const x = cx - (g.width / 2) * Math.cos(rad) + (g.height / 2) * Math.sin(rad);
+      const y = cy - (g.width / 2) * Math.sin(rad) - (g.height / 2) * Math.cos(rad);
+      return [region('rectanglelabels', { x: px(x), y: py(y), width: px(g.width), height: py(g.height), rotation })];
+    }
+    case 'polygon': {
+      const g = a.geometry;
+      if (!g.parts && !g.holes) return [region('polygonlabels', { points: g.points.map(([x, y]) => [px(x), py(y)]) })];
+      const data = new Uint8Array(width * height);
+      for (const part of g.parts ?? [g.points]) fillPolygon(data, width, height, part, 1);
+      for (const hole of g.holes ?? []) fillPolygon(data, width, height, hole, 0);
+      return [region('brushlabels', brush(data))];
+    }
+    case 'mask':
+      return [region('brushlabels', brush(decodeRle(a.geometry.rle).data))];
+    case 'ellipse': {
+      const g = a.geometry;
+      return [region('ellipselabels', { x: px(g.cx), y: py(g.cy), radiusX: px(g.rx), radiusY: py(g.ry), rotation: g.rotation })];
+    }
+    case 'points':
+      return a.geometry.points.map(([x, y]) => region('keypointlabels', { x: px(x), y: py(y), width: 0.5 }));
+    case 'polyline': {
+      // Label Studio has no open paths in image results: the points of the path, in order, as a point set.
+      return a.geometry.points.map(([x, y]) => region('keypointlabels', { x: px(x), y: py(y), width: 0.5 }));
+    }
+    case 'keypoints': {
+      const g = a.geometry;
+      const parent = g.bbox ? region('rectanglelabels', { x: px(g.bbox.x), y: py(g.bbox.y), width: px(g.bbox.width), height: py(g.bbox.height), rotation: 0 }) : undefined;
+      const points = g.points.filter((p) => p[2] > 0).map(([x, y]) => region('keypointlabels', { x: px(x), y: py(y), width: 0.5 }, parent ? { parentID: parent } : {}));
+      return parent ? [parent, ...points] : points;
+    }
+    default:
+      return [];
+  }
+}
+
+/** Label Studio's brush RLE of a row-major mask: rle-pack over RGBA bytes, 255 inside. */
+function brush(data: Uint8Array): { format: 'rle'; rle: number[] } {
+  const rgba = new Uint8Array(data.length * 4);
+  for (let i = 0; i < data.length; i++) if (data[i]) rgba.fill(255, i * 4, i * 4 + 4);
+  return { format: 'rle', rle: Array.from(encodeRlePack(rgba, rgba.length, 8)) };
+}
+
+function attributeResult(id: string, name: string, value: AttributeValue, specs: readonly AttributeSpec[], base: Base): object {
+  const spec = specs.find((s) => s.name === name);
+  const common = { id, from_name: name, ...base };
+  if (typeof value === 'number') return { ...common, type: 'number', value: { number: value } };
+  if (typeof value === 'boolean') return { ...common, type: 'choices', value: { choices: [String(value)] } };
+  if (spec?.type === 'text') return { ...common, type: 'textarea', value: { text: [value] } };
+  return { ...common, type: 'choices', value: { choices: [value] } };
+}

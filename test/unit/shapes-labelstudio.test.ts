@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { encode as encodeRlePack } from '@thi.ng/rle-pack';
+import type { DatasetToWrite } from '../../src/formats/dataset.js';
+import { readLabelStudio } from '../../src/formats/readers/labelstudio-reader.js';
+import { readDataset } from '../../src/formats/readers/index.js';
+import { writeLabelStudio } from '../../src/formats/writers/labelstudio-writer.js';
+import { writeMultiLabelCsv } from '../../src/formats/writers/multilabel-csv-writer.js';
+import { WRITERS } from '../../src/formats/writers/index.js';
+import { decodeRle, encodeRle } from '../../src/imaging/rle.js';
+import { builtinPlugins } from '../../src/plugins/builtin-catalog.js';
+import { assertClose, collect, greyImage, writeToFolder } from '../helpers/shapes-roundtrip.js';
+
+
+function squareMask(width: number, height: number) {
+  const data = new Uint8Array(width * height);
+  for (let y = 10; y < 20; y++) for (let x = 30; x < 45; x++) data[y * width + x] = 1;
+  return encodeRle({ width, height, data });
+}
+
+describe('shapes-labelstudio', () => {
+  it('shapes-labelstudio round trip: every shape Label Studio carries comes back within 0.5 px / 0.5°, attributes equal', async () => {
+    const [width, height] = [80, 60];
+    const png = await greyImage(width, height);
+    const dataset: DatasetToWrite = {
+      classes: ['car', 'person', 'sky', 'day'],
+      classSpecs: new Map([['car', { attributes: [{ name: 'color', type: 'select', values: ['red', 'blue'] }, { name: 'parked', type: 'checkbox' }, { name: 'doors', type: 'number' }, { name: 'note', type: 'text' }] }]]),
+      items: [{
+        split: 'train', fileName: 'a.png', width, height, source: { open: async () => (await import('node:stream')).Readable.from([png]) },
+        annotations: [
+          { type: 'bbox', className: 'car', geometry: { x: 10, y: 12, width: 20, height: 10 }, attributes: { color: 'red', parked: true, doors: 4, note: 'dent on the left' } },
+          { type: 'bbox', className: 'car', geometry: { x: 40, y: 20, width: 24, height: 8, rotation: 30 } },
+          { type: 'polygon', className: 'person', geometry: { points: [[5, 40], [20, 42], [12, 55]] } },
+          { type: 'ellipse', className: 'person', geometry: { cx: 60, cy: 45, rx: 8, ry: 5, rotation: 20 } },
+          { type: 'points', className: 'person', geometry: { points: [[30, 30], [33, 35], [36, 31]] } },
+          { type: 'mask', className: 'sky', geometry: { rle: squareMask(width, height) } },
+          { type: 'classification', className: 'day', geometry: {} },
+        ],
+      }],
+    };
+    const root = await writeToFolder(writeLabelStudio, dataset);
+    try {
+      const source = await readLabelStudio(root);
+      const [item] = await collect(source);
+      assert.equal(item.split, 'train');
+      assert.deepEqual(item.annotations.map((a) => `${a.type}:${a.className}`), ['bbox:car', 'bbox:car', 'polygon:person', 'ellipse:person', 'points:person', 'mask:sky', 'classification:day']);
+      const written = (dataset.items as { annotations: { geometry: unknown; attributes?: unknown }[] }[])[0].annotations;
+      for (const i of [0, 1, 2, 3, 4]) assertClose(item.annotations[i].geometry, written[i].geometry, `annotation ${i}`);
+      assert.deepEqual(decodeRle((item.annotations[5].geometry as { rle: never }).rle).data, decodeRle(squareMask(width, height)).data);
+      assert.deepEqual(item.annotations[0].attributes, { color: 'red', parked: true, doors: 4, note: 'dent on the left' });
+      const specs = source.classSpecs?.get('car')?.attributes ?? [];
+      assert.deepEqual(specs.map((s) => [s.name, s.type]).sort(), [['color', 'select'], ['doors', 'number'], ['note', 'select'], ['parked', 'checkbox']]);
+      assert.equal(source.ledger?.skippedCount, 0);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it("shapes-labelstudio reader: a rectangle rotated about its top-left corner becomes Versa's box about its centre", async () => {
+    const root = await mkdtemp(join(tmpdir(), 'versa-ls-'));
+    try {
+      await writeFile(join(root, 'a.png'), await greyImage(100, 100));
+      // 40×20 px from (10, 10), turned 90° clockwise about (10, 10): it covers x (−10…10), y (10…50); centre (0, 30).
+      const result = [{ id: 'r1', type: 'rectanglelabels', from_name: 'label', to_name: 'image', original_width: 100, original_height: 100, value: { x: 10, y: 10, width: 40, height: 20, rotation: 90, rectanglelabels: ['box'] } }];
+      await writeFile(join(root, 'export.json'), JSON.stringify([{ id: 1, data: { image: '/data/upload/1/a.png' }, annotations: [{ result }] }]));
+      const [item] = await collect(await readLabelStudio(root));
+      assertClose(item.annotations[0].geometry, { x: -20, y: 20, width: 40, height: 20, rotation: 90 });
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it('shapes-labelstudio reader: keypoints on a region, ellipses, per-region controls; what it cannot keep is in the ledger', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'versa-ls-'));
+    try {
+      await writeFile(join(root, 'c.png'), await greyImage(200, 100));
+      const base = { to_name: 'image', original_width: 200, original_height: 100 };
+      const result = [
+        { ...base, id: 'box', type: 'rectanglelabels', from_name: 'label', value: { x: 10, y: 10, width: 50, height: 50, rotation: 0, rectanglelabels: ['person'] } },
+        { ...base, id: 'k1', parentID: 'box', type: 'keypointlabels', from_name: 'kp', value: { x: 20, y: 20, width: 1, keypointlabels: ['nose'] } },
+        { ...base, id: 'k2', parentID: 'box', type: 'keypointlabels', from_name: 'kp', value: { x: 25, y: 30, width: 1, keypointlabels: ['nose'] } },
+        { ...base, id: 'e1', type: 'ellipselabels', from_name: 'ell', value: { x: 50, y: 50, radiusX: 10, radiusY: 20, rotation: 15, ellipselabels: ['ball'] } },
+        { ...base, id: 'box', type: 'textarea', from_name: 'note', value: { text: ['tall'] } },
+        { ...base, id: 't1', type: 'textarea', from_name: 'caption', value: { text: ['a sunny day'] } },
+        { from_id: 'box', to_id: 'e1', type: 'relation', direction: 'right' },
+      ];
+      await writeFile(join(root, 'export.json'), JSON.stringify([{ id: 7, data: { image: 'c.png' }, annotations: [{ result }] }]));
+      const source = await readLabelStudio(root);
+      const [item] = await collect(source);
+      assert.deepEqual(item.annotations.map((a) => [a.type, a.className, a.groupId ?? null, a.attributes ?? null]), [
+        ['bbox', 'person', 1, { note: 'tall' }], ['points', 'nose', 1, null], ['ellipse', 'ball', null, null],
+      ]);
+      assertClose(item.annotations[1].geometry, { points: [[40, 20], [50, 30]] });
+      assertClose(item.annotations[2].geometry, { cx: 100, cy: 50, rx: 20, ry: 20, rotation: 15 });
+      assert.deepEqual(source.ledger!.skippedList.map((s) => s.item), ['task 7 result t1 (textarea)', 'task 7 result 7 (relation)']);
+      assert.deepEqual(source.ledger!.counts().skipped.annotations, { textarea: 1, relation: 1 });
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it('shapes-labelstudio brush: Label Studio RLE (rle-pack over RGBA) decodes to the mask it was made from', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'versa-ls-brush-'));
+    try {
+      await writeFile(join(root, 'b.png'), await greyImage(8, 4));
+      const rgba = new Uint8Array(8 * 4 * 4);
+      for (const p of [9, 10, 17, 18]) rgba.fill(255, p * 4, p * 4 + 4);
+      const result = [{ id: 'b1', type: 'brushlabels', from_name: 'tag', to_name: 'image', original_width: 8, original_height: 4, value: { format: 'rle', rle: Array.from(encodeRlePack(rgba, rgba.length, 8)), brushlabels: ['blob'] } }];
+      await writeFile(join(root, 'export.json'), JSON.stringify([{ id: 1, data: { image: 'b.png' }, annotations: [{ result }] }]));
+      const [item] = await collect(await readLabelStudio(root));
+      const bitmap = decodeRle((item.annotations[0].geometry as { rle: never }).rle);
+      assert.deepEqual([...bitmap.data].flatMap((v, i) => (v ? [i] : [])), [9, 10, 17, 18]);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('shapes-labelstudio catalog', () => {
+  it('every importer the plugin catalog lists for Label Studio and multi-label CSV has a writer, and what it writes reads back', async () => {
+    const exporters = new Set(builtinPlugins().filter((p) => p.type === 'exporter').map((p) => p.name));
+    for (const name of ['labelstudio', 'multilabel_csv']) {
+      assert.ok(exporters.has(name), `${name} exporter listed`);
+      assert.ok(name in WRITERS, `${name} writer exists`);
+    }
+    const png = await greyImage(10, 10);
+    const root = await writeToFolder(writeMultiLabelCsv, {
+      classes: ['cat', 'dog', 'bird'],
+      items: [
+        { split: 'train', fileName: 'a.png', source: { open: async () => (await import('node:stream')).Readable.from([png]) }, width: 10, height: 10, annotations: [{ type: 'classification', className: 'cat', geometry: {} }, { type: 'classification', className: 'bird', geometry: {} }] },
+        { split: 'valid', fileName: 'b.png', source: { open: async () => (await import('node:stream')).Readable.from([png]) }, width: 10, height: 10, annotations: [{ type: 'classification', className: 'dog', geometry: {} }] },
+      ],
+    });
+    try {
+      const source = await readDataset(root);
+      assert.equal(source.format, 'multilabel_csv');
+      const items = await collect(source);
+      assert.deepEqual(items.map((i) => [i.split, i.fileName, i.annotations.map((a) => a.className)]), [['train', 'a.png', ['cat', 'bird']], ['valid', 'b.png', ['dog']]]);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
