@@ -288,15 +288,22 @@ export function transformEllipse(e: EllipseGeometry, map: Affine): EllipseGeomet
   const [cx, cy] = apply(map, [e.cx, e.cy]);
   // Angle of the major eigenvector: ½·atan2(2q, p − r).
   const rotation = normalizeDegrees((Math.atan2(2 * q, p - r) * 90) / Math.PI);
-  // Keep rx on the axis that came from rx when the map is a similarity (so a rotation just adds its angle).
-  const similar = Math.abs(spread) < 1e-12 * Math.max(1, mean);
-  if (similar) return { cx, cy, rx: Math.hypot(u[0], u[1]) * e.rx, ry: Math.hypot(v[0], v[1]) * e.ry, rotation: angleOf(u) };
+  // A similarity (rotation, flip, uniform scale) keeps the axes: rx stays rx and the angle turns with the map.
+  if (isSimilarity(map)) return { cx, cy, rx: Math.hypot(u[0], u[1]) * e.rx, ry: Math.hypot(v[0], v[1]) * e.ry, rotation: angleOf(u) };
   const rad = (rotation * Math.PI) / 180;
   const along = Math.abs(Math.cos(rad) * u[0] + Math.sin(rad) * u[1]);
   const across = Math.abs(-Math.sin(rad) * u[0] + Math.cos(rad) * u[1]);
-  // rx stays the radius of the side the old rx axis leans to: the major one when its mapped direction is nearer it.
-  return along >= across ? { cx, cy, rx: major, ry: minor, rotation } : { cx, cy, rx: minor, ry: major, rotation: normalizeDegrees(rotation - 90) };
+  // rx stays the radius of the side the old rx axis leans to (the major one when its mapped direction is nearer it),
+  // its angle the one of the two opposite directions nearer the mapped rx axis.
+  const [rx, ry, angle] = along >= across ? [major, minor, rotation] : [minor, major, rotation - 90];
+  const turn = Math.abs(((angle - angleOf(u) + 540) % 360) - 180) > 90 ? angle + 180 : angle;
+  return { cx, cy, rx, ry, rotation: normalizeDegrees(turn) };
 }
+
+const isSimilarity = (m: Affine) => {
+  const scale = m.a * m.a + m.c * m.c;
+  return Math.abs(scale - (m.b * m.b + m.d * m.d)) <= 1e-12 * scale && Math.abs(m.a * m.b + m.c * m.d) <= 1e-12 * scale;
+};
 
 function transformKeypoints(geometry: Extract<AnnotationGeometry, { type: 'keypoints' }>, map: Affine, size: Size): AnnotationGeometry[] {
   const moved = geometry.points.map(([x, y, v]): Keypoint => {
