@@ -246,7 +246,7 @@ export interface VersionSourcesTable {
   sha256: string;
   width: number;
   height: number;
-  /** JSON text: [{class_name, annotation_type, geometry}] in source pixels. */
+  /** JSON text: [{class_name, annotation_type, geometry, attributes?, group_id?}] in source pixels. */
   annotations: string;
 }
 
@@ -274,6 +274,9 @@ export interface VersionAnnotationsTable {
   annotation_type: string;
   /** JSON text in output pixels; masks as RLE. */
   geometry: string;
+  /** JSON text `{name: value}`; null when the annotation has no attribute values. */
+  attributes: string | null;
+  group_id: number | null;
 }
 
 export interface VersionClassesTable {
@@ -281,6 +284,9 @@ export interface VersionClassesTable {
   index: number;
   name: string;
   color: string;
+  /** JSON text: the class's keypoint skeleton / attribute specs as it had them when the version was made; null when none. */
+  skeleton: string | null;
+  attributes: string | null;
 }
 
 /** The last version number handed out per project (numbers are never reused). */

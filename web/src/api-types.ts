@@ -16882,12 +16882,18 @@ export interface paths {
                         "application/json": {
                             annotations: {
                                 annotation_type: string;
+                                /** @description The annotation's attribute values `{name: value}`, carried unchanged by every step; {} when none */
+                                attributes: {
+                                    [key: string]: unknown;
+                                };
                                 class_index: number;
                                 class_name: string;
                                 /** @description In output pixels; masks as `{rle, bbox}` */
                                 geometry: {
                                     [key: string]: unknown;
                                 };
+                                /** @description Shapes of one object share it (a polyline a crop cut in pieces gets one) */
+                                group_id: number | null;
                             }[];
                             file_url: string;
                             filename: string;

@@ -23,6 +23,7 @@ import { trainingAdmission } from './0021-training-admission.js';
 import { modelThresholds } from './0025-model-thresholds.js';
 import { countAcceptedAnnotations } from './0026-count-accepted-annotations.js';
 import { shapes } from './0027-shapes.js';
+import { versionShapes } from './0028-version-shapes.js';
 
 /** Every migration, in order. Names are stable forever: they are recorded in the database. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -50,5 +51,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0025-model-thresholds': modelThresholds(),
     '0026-count-accepted-annotations': countAcceptedAnnotations(),
     '0027-shapes': shapes(),
+    '0028-version-shapes': versionShapes(),
   };
 }

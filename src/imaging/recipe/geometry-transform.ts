@@ -3,21 +3,34 @@
  * composed affine map, masks by inverse mapping (nearest neighbour), then clipped to the output; whatever keeps no
  * area inside the output is dropped.
  */
-import { polygonArea } from '../geometry.js';
+import { normalizeDegrees, polygonArea, rotatedCorners, type EllipseGeometry, type Keypoint, type RotatedBox } from '../geometry.js';
 import type { Bitmap, Box } from '../rle.js';
 import { IDENTITY, apply, chain, invert, rotateAbout, scale, shearAbout, translate, type Affine, type Point } from './affine.js';
 import type { Size, Step, StepOf } from './steps.js';
 
+/**
+ * Every annotation shape as the recipe's steps see it. A bbox's `rotation` (degrees clockwise about its centre, the
+ * box before rotation as CVAT) is absent or 0 for an axis-aligned box. A keypoints instance carries `flip`, its class
+ * skeleton's left/right permutation (`flipPermutation`), which every mirroring map applies.
+ */
 export type AnnotationGeometry =
-  | { type: 'bbox'; box: Box }
-  | { type: 'polygon'; points: Point[] }
-  | { type: 'mask'; mask: Bitmap }
-  | { type: 'classification' };
+  | { type: 'bbox'; box: RotatedBox }
+  | { type: 'polygon'; points: Point[]; parts?: Point[][]; holes?: Point[][] }
+  | { type: 'mask'; mask: Bitmap; crowd?: true }
+  | { type: 'classification' }
+  | { type: 'keypoints'; points: Keypoint[]; bbox?: Box; flip?: number[] }
+  | { type: 'polyline'; points: Point[] }
+  | { type: 'points'; points: Point[] }
+  | { type: 'ellipse'; ellipse: EllipseGeometry };
 
-/** An annotation as the recipe's steps see it; callers may carry more fields (ids), which are copied through. */
+/**
+ * An annotation as the recipe's steps see it; callers may carry more fields (ids, attribute values), which are copied
+ * through unchanged. `group_id` ties the shapes of one object (a polyline cut in pieces by a crop gets one).
+ */
 export interface RecipeAnnotation {
   class_name: string;
   geometry: AnnotationGeometry;
+  group_id?: number | null;
 }
 
 /** Stored-pixel → upright map for an EXIF orientation of an image stored as width × height. */
@@ -131,35 +144,233 @@ export function mapClasses<A extends RecipeAnnotation>(annotations: readonly A[]
     .map((a) => (a.class_name in remap ? { ...a, class_name: remap[a.class_name] } : a));
 }
 
-/** Every annotation moved through `map` into a `size` output; those left with no area inside it are dropped. */
+/**
+ * Every annotation moved through `map` into a `size` output; those left with nothing inside it are dropped. A polyline
+ * a crop cuts into several pieces becomes several polylines of one group: its own group id, or when it has none a new
+ * one (above every group id of these annotations), so the pieces stay one object.
+ */
 export function transformAnnotations<A extends RecipeAnnotation>(annotations: readonly A[], map: Affine, size: Size): A[] {
   const out: A[] = [];
+  let nextGroup = annotations.reduce((max, a) => Math.max(max, a.group_id ?? 0), 0) + 1;
   for (const annotation of annotations) {
-    const geometry = transformGeometry(annotation.geometry, map, size);
-    if (geometry) out.push({ ...annotation, geometry });
+    const geometries = transformShape(annotation.geometry, map, size);
+    if (geometries.length === 1) out.push({ ...annotation, geometry: geometries[0] });
+    else if (geometries.length > 1) {
+      const group_id = annotation.group_id ?? nextGroup++;
+      for (const geometry of geometries) out.push({ ...annotation, geometry, group_id });
+    }
   }
   return out;
 }
 
 const MIN_AREA = 1e-6;
+/** Two mapped directions closer to perpendicular than this (cosine) still make a rectangle. */
+const RIGHT_ANGLE = 1e-9;
 
+/** Whether `map` mirrors (a flip, or a quarter turn composed with one): left and right keypoints change places. */
+export const mirrors = (map: Affine) => map.a * map.d - map.b * map.c < 0;
+
+/** One annotation's geometry after `map`, clipped to `size`; null when nothing of it is left (see transformShape). */
 export function transformGeometry(geometry: AnnotationGeometry, map: Affine, size: Size): AnnotationGeometry | null {
+  return transformShape(geometry, map, size)[0] ?? null;
+}
+
+/**
+ * One geometry after `map`, clipped to the `size` output: none when nothing is left, several only for a polyline
+ * cut into pieces.
+ * - bbox: an axis-aligned box stays axis-aligned (the box around its mapped corners, clipped; what detectors train
+ *   on). A rotated box stays a rotated box (centre mapped, angle turned with the map, mirrored by a flip, sides
+ *   scaled) while the map keeps its sides perpendicular (flips, rotations, uniform or axis-aligned scaling of an
+ *   axis-aligned side); under a shear or a non-uniform scale across its sides it becomes the polygon of its mapped
+ *   corners. A rotated box is kept whole while its centre is inside the output (as the API stores one), else dropped.
+ * - polygon: every part and hole mapped and clipped; parts and holes with no area left are dropped.
+ * - mask: resampled (nearest neighbour).
+ * - keypoints: labelled points mapped; one that leaves the output becomes not labelled ([0, 0, 0]); a mirroring map
+ *   swaps left/right points by the skeleton's flip pairs; the optional box follows as an axis-aligned box. Dropped
+ *   when no point stays labelled.
+ * - polyline: mapped and clipped to the output; each piece inside is kept (see transformAnnotations).
+ * - points: mapped; points outside the output are dropped, and the shape when none is left.
+ * - ellipse: the exact image of the ellipse under the map (an affine map takes an ellipse to an ellipse: its new
+ *   radii and angle are the singular values and left singular vector of the mapped axes), kept whole while its
+ *   centre is inside the output.
+ * - classification: unchanged.
+ */
+export function transformShape(geometry: AnnotationGeometry, map: Affine, size: Size): AnnotationGeometry[] {
   switch (geometry.type) {
     case 'classification':
-      return geometry;
+      return [geometry];
     case 'bbox': {
-      const box = transformBox(geometry.box, map, size);
-      return box ? { type: 'bbox', box } : null;
+      if (!geometry.box.rotation) {
+        const box = transformBox(geometry.box, map, size);
+        return box ? [{ type: 'bbox', box }] : [];
+      }
+      const rotated = transformRotatedBox(geometry.box, map);
+      if (rotated) return insideOutput([rotated.x + rotated.width / 2, rotated.y + rotated.height / 2], size) ? [{ type: 'bbox', box: rotated }] : [];
+      const points = clipPolygon(rotatedCorners(geometry.box).map((p) => apply(map, p)), size);
+      return points.length >= 3 && polygonArea(points) > MIN_AREA ? [{ type: 'polygon', points }] : [];
     }
     case 'polygon': {
-      const points = clipPolygon(geometry.points.map((p) => apply(map, p)), size);
-      return points.length >= 3 && polygonArea(points) > MIN_AREA ? { type: 'polygon', points } : null;
+      const ring = (r: readonly Point[]) => {
+        const points = clipPolygon(r.map((p) => apply(map, p)), size);
+        return points.length >= 3 && polygonArea(points) > MIN_AREA ? points : null;
+      };
+      const parts = (geometry.parts ?? [geometry.points]).map(ring).filter((r): r is Point[] => r !== null);
+      if (parts.length === 0) return [];
+      const holes = (geometry.holes ?? []).map(ring).filter((r): r is Point[] => r !== null);
+      return [{ type: 'polygon', points: parts[0], ...(parts.length > 1 ? { parts } : {}), ...(holes.length > 0 ? { holes } : {}) }];
     }
     case 'mask': {
       const mask = transformMask(geometry.mask, map, size);
-      return mask.data.includes(1) ? { type: 'mask', mask } : null;
+      return mask.data.includes(1) ? [{ ...geometry, mask }] : [];
+    }
+    case 'keypoints':
+      return transformKeypoints(geometry, map, size);
+    case 'polyline':
+      return clipPolyline(geometry.points.map((p) => apply(map, p)), size).map((points) => ({ type: 'polyline', points }));
+    case 'points': {
+      const points = geometry.points.map((p) => apply(map, p)).filter((p) => insideOutput(p, size));
+      return points.length > 0 ? [{ type: 'points', points }] : [];
+    }
+    case 'ellipse': {
+      const ellipse = transformEllipse(geometry.ellipse, map);
+      return insideOutput([ellipse.cx, ellipse.cy], size) ? [{ type: 'ellipse', ellipse }] : [];
     }
   }
+}
+
+const insideOutput = (p: readonly number[], size: Size) => p[0] >= 0 && p[1] >= 0 && p[0] <= size.width && p[1] <= size.height;
+
+/** The mapped direction of a unit vector at `degrees` (the linear part of the map only). */
+function mappedAxis(map: Affine, degrees: number): Point {
+  const r = (degrees * Math.PI) / 180;
+  return [map.a * Math.cos(r) + map.b * Math.sin(r), map.c * Math.cos(r) + map.d * Math.sin(r)];
+}
+
+const angleOf = (v: Point) => normalizeDegrees((Math.atan2(v[1], v[0]) * 180) / Math.PI);
+
+/**
+ * A rotated box after `map` when the map keeps its sides perpendicular: the width side's mapped direction gives the
+ * new angle (a flip mirrors it: 180° − θ), each side scales by its axis' stretch. Null when the map skews the box.
+ */
+export function transformRotatedBox(box: RotatedBox, map: Affine): RotatedBox | null {
+  const rotation = box.rotation ?? 0;
+  const u = mappedAxis(map, rotation);
+  const v = mappedAxis(map, rotation + 90);
+  const lu = Math.hypot(u[0], u[1]);
+  const lv = Math.hypot(v[0], v[1]);
+  if (Math.abs(u[0] * v[0] + u[1] * v[1]) > RIGHT_ANGLE * lu * lv) return null;
+  const [cx, cy] = apply(map, [box.x + box.width / 2, box.y + box.height / 2]);
+  const width = box.width * lu;
+  const height = box.height * lv;
+  return { x: cx - width / 2, y: cy - height / 2, width, height, rotation: angleOf(u) };
+}
+
+/**
+ * The ellipse after `map`: its points are c + A·(cos t, sin t) with A = L·R(θ)·diag(rx, ry) (L the map's linear
+ * part); A's singular values are the new radii and its first left singular vector the new major direction.
+ */
+export function transformEllipse(e: EllipseGeometry, map: Affine): EllipseGeometry {
+  const u = mappedAxis(map, e.rotation);
+  const v = mappedAxis(map, e.rotation + 90);
+  // A = [u·rx, v·ry] as columns.
+  const a = u[0] * e.rx;
+  const b = v[0] * e.ry;
+  const c = u[1] * e.rx;
+  const d = v[1] * e.ry;
+  // A·Aᵀ = [[p, q], [q, r]]: its eigenvalues are the squared radii, its first eigenvector the major axis.
+  const p = a * a + b * b;
+  const q = a * c + b * d;
+  const r = c * c + d * d;
+  const mean = (p + r) / 2;
+  const spread = Math.hypot((p - r) / 2, q);
+  const major = Math.sqrt(mean + spread);
+  const minor = Math.sqrt(Math.max(0, mean - spread));
+  const [cx, cy] = apply(map, [e.cx, e.cy]);
+  // Angle of the major eigenvector: ½·atan2(2q, p − r).
+  const rotation = normalizeDegrees((Math.atan2(2 * q, p - r) * 90) / Math.PI);
+  // A similarity (rotation, flip, uniform scale) keeps the axes: rx stays rx and the angle turns with the map.
+  if (isSimilarity(map)) return { cx, cy, rx: Math.hypot(u[0], u[1]) * e.rx, ry: Math.hypot(v[0], v[1]) * e.ry, rotation: angleOf(u) };
+  const rad = (rotation * Math.PI) / 180;
+  const along = Math.abs(Math.cos(rad) * u[0] + Math.sin(rad) * u[1]);
+  const across = Math.abs(-Math.sin(rad) * u[0] + Math.cos(rad) * u[1]);
+  // rx stays the radius of the side the old rx axis leans to (the major one when its mapped direction is nearer it),
+  // its angle the one of the two opposite directions nearer the mapped rx axis.
+  const [rx, ry, angle] = along >= across ? [major, minor, rotation] : [minor, major, rotation - 90];
+  const turn = Math.abs(((angle - angleOf(u) + 540) % 360) - 180) > 90 ? angle + 180 : angle;
+  return { cx, cy, rx, ry, rotation: normalizeDegrees(turn) };
+}
+
+const isSimilarity = (m: Affine) => {
+  const scale = m.a * m.a + m.c * m.c;
+  return Math.abs(scale - (m.b * m.b + m.d * m.d)) <= 1e-12 * scale && Math.abs(m.a * m.b + m.c * m.d) <= 1e-12 * scale;
+};
+
+function transformKeypoints(geometry: Extract<AnnotationGeometry, { type: 'keypoints' }>, map: Affine, size: Size): AnnotationGeometry[] {
+  const moved = geometry.points.map(([x, y, v]): Keypoint => {
+    if (v === 0) return [0, 0, 0];
+    const [px, py] = apply(map, [x, y]);
+    return insideOutput([px, py], size) ? [px, py, v] : [0, 0, 0];
+  });
+  const order = geometry.flip && mirrors(map) ? geometry.flip : null;
+  // Point i of the mirrored instance is what was point order[i] (the skeleton's left/right partner).
+  const points = order ? moved.map((_, i) => moved[order[i] ?? i] ?? [0, 0, 0]) : moved;
+  if (!points.some((p) => p[2] > 0)) return [];
+  const bbox = geometry.bbox ? transformBox(geometry.bbox, map, size) : null;
+  return [{ type: 'keypoints', points, ...(bbox ? { bbox } : {}), ...(geometry.flip ? { flip: geometry.flip } : {}) }];
+}
+
+/** An open path clipped to [0, width] × [0, height] (Liang–Barsky on each segment): the pieces inside, in order. */
+export function clipPolyline(points: readonly Point[], size: Size): Point[][] {
+  const pieces: Point[][] = [];
+  let current: Point[] = [];
+  const close = () => {
+    if (current.length >= 2 && pathLength(current) > MIN_AREA) pieces.push(current);
+    current = [];
+  };
+  for (let i = 0; i + 1 < points.length; i++) {
+    const segment = clipSegment(points[i], points[i + 1], size);
+    if (!segment) {
+      close();
+      continue;
+    }
+    const [from, to] = segment;
+    const last = current.at(-1);
+    if (!last || last[0] !== from[0] || last[1] !== from[1]) {
+      close();
+      current.push(from);
+    }
+    current.push(to);
+    // The segment left the output before its end: the path leaves here.
+    if (to[0] !== points[i + 1][0] || to[1] !== points[i + 1][1]) close();
+  }
+  close();
+  return pieces;
+}
+
+function pathLength(points: readonly Point[]): number {
+  let length = 0;
+  for (let i = 1; i < points.length; i++) length += Math.hypot(points[i][0] - points[i - 1][0], points[i][1] - points[i - 1][1]);
+  return length;
+}
+
+function clipSegment(p: Point, q: Point, size: Size): [Point, Point] | null {
+  const dx = q[0] - p[0];
+  const dy = q[1] - p[1];
+  let t0 = 0;
+  let t1 = 1;
+  const checks: [number, number][] = [[-dx, p[0]], [dx, size.width - p[0]], [-dy, p[1]], [dy, size.height - p[1]]];
+  for (const [den, num] of checks) {
+    if (den === 0) {
+      if (num < 0) return null;
+    } else {
+      const t = num / den;
+      if (den < 0) t0 = Math.max(t0, t);
+      else t1 = Math.min(t1, t);
+    }
+  }
+  if (t0 > t1) return null;
+  const at = (t: number): Point => (t === 0 ? [p[0], p[1]] : t === 1 ? [q[0], q[1]] : [p[0] + t * dx, p[1] + t * dy]);
+  return [at(t0), at(t1)];
 }
 
 /** The bounding box of the box's four mapped corners, clipped to the output; null when nothing is left inside. */

@@ -1,6 +1,7 @@
 /**
  * Mosaic: four images (this output and three partners) each cover one quadrant of the canvas around a centre
- * point, scaled to cover it and centre-cropped; their annotations follow and are clipped to their quadrant.
+ * point, scaled to cover it and centre-cropped; their annotations follow and are clipped to their quadrant (every
+ * shape as geometry-transform.ts says; group ids renumbered per tile so objects of different images never share one).
  */
 import sharp, { type OverlayOptions, type Sharp } from 'sharp';
 import { chain, scale, translate, type Affine } from './affine.js';
@@ -53,6 +54,7 @@ export async function composeMosaic<A extends RecipeAnnotation>(
   const regions = quadrants(canvas, centerX, centerY);
   const overlays: OverlayOptions[] = [];
   const annotations: A[] = [];
+  let groupOffset = 0;
   for (let q = 0; q < 4; q++) {
     const { image, annotations: own } = tiles[q];
     const region = regions[q];
@@ -65,7 +67,13 @@ export async function composeMosaic<A extends RecipeAnnotation>(
       .toBuffer({ resolveWithObject: true });
     overlays.push({ input: piece.data, raw: { width: piece.info.width, height: piece.info.height, channels: piece.info.channels }, left: region.x, top: region.y });
     const local = transformAnnotations(own, placement.map, region);
-    annotations.push(...transformAnnotations(local, translate(region.x, region.y), canvas));
+    const placed = transformAnnotations(local, translate(region.x, region.y), canvas);
+    // Group ids are per source image: each tile's are moved above the previous tiles' so no two objects merge.
+    const offset = groupOffset;
+    for (const a of placed) {
+      if (a.group_id != null) groupOffset = Math.max(groupOffset, offset + a.group_id);
+      annotations.push(a.group_id != null && offset > 0 ? { ...a, group_id: offset + a.group_id } : a);
+    }
   }
   const { data, info } = await sharp({ create: { width: canvas.width, height: canvas.height, channels: 3, background: '#000000' } })
     .composite(overlays)

@@ -102,9 +102,9 @@ export class ExportsRepository {
     return this.db.selectFrom('versions').select(['id', 'project_id', 'number', 'status']).where('id', '=', versionId).executeTakeFirst();
   }
 
-  async versionClasses(versionId: number): Promise<string[]> {
-    const rows = await this.db.selectFrom('version_classes').select('name').where('version_id', '=', versionId).orderBy('index').execute();
-    return rows.map((r) => r.name);
+  /** A version's classes in index order, with the skeletons and attribute specs they had when it was made. */
+  versionClasses(versionId: number): Promise<{ name: string; skeleton: string | null; attributes: string | null }[]> {
+    return this.db.selectFrom('version_classes').select(['name', 'skeleton', 'attributes']).where('version_id', '=', versionId).orderBy('index').execute();
   }
 
   /** One page of a version's images of one split (keyset on the (version_id, split, id) index). */
@@ -125,7 +125,7 @@ export class ExportsRepository {
   versionAnnotations(versionId: number, split: string, cursor: AnnotationCursor): Promise<ExportAnnotationRow[]> {
     return this.db
       .selectFrom('version_annotations')
-      .select(['id', 'version_image_id as image_id', 'class_name', 'annotation_type', 'geometry'])
+      .select(['id', 'version_image_id as image_id', 'class_name', 'annotation_type', 'geometry', 'attributes', 'group_id'])
       .where('version_image_id', 'in', (eb) =>
         eb
           .selectFrom('version_images')

@@ -58,16 +58,7 @@ export class ExportsService {
 
   /** The project's class names in order, and the skeletons and attribute specs they declare. */
   private async projectClassList(projectId: number): Promise<Pick<DatasetToWrite, 'classes' | 'classSpecs'>> {
-    const rows = await this.exports.projectClasses(projectId);
-    const classSpecs = new Map<string, ClassSpec>();
-    for (const row of rows) {
-      if (row.skeleton === null && row.attributes === null) continue;
-      classSpecs.set(row.name, {
-        ...(row.skeleton !== null ? { skeleton: JSON.parse(row.skeleton) } : {}),
-        ...(row.attributes !== null ? { attributes: JSON.parse(row.attributes) } : {}),
-      });
-    }
-    return { classes: rows.map((c) => c.name), classSpecs };
+    return classList(await this.exports.projectClasses(projectId));
   }
 
   async export(caller: Caller, projectId: number, input: ExportRequest): Promise<ExportOut> {
@@ -80,7 +71,7 @@ export class ExportsService {
     const controller = new AbortController();
     const dataset: DatasetToWrite = version
       ? {
-          classes: await this.exports.versionClasses(version.id),
+          ...classList(await this.exports.versionClasses(version.id)),
           projectType: project.project_type as ProjectType,
           items: versionItems(
             (split: Split) => ({
@@ -188,4 +179,17 @@ export class ExportsService {
       throw error;
     }
   }
+}
+
+/** Class names in order, and the skeletons and attribute specs those that declare any have. */
+function classList(rows: { name: string; skeleton: string | null; attributes: string | null }[]): Pick<DatasetToWrite, 'classes' | 'classSpecs'> {
+  const classSpecs = new Map<string, ClassSpec>();
+  for (const row of rows) {
+    if (row.skeleton === null && row.attributes === null) continue;
+    classSpecs.set(row.name, {
+      ...(row.skeleton !== null ? { skeleton: JSON.parse(row.skeleton) } : {}),
+      ...(row.attributes !== null ? { attributes: JSON.parse(row.attributes) } : {}),
+    });
+  }
+  return { classes: rows.map((c) => c.name), classSpecs };
 }

@@ -1,6 +1,6 @@
 /**
  * What changed between two versions, by source image id: images added, removed, or changed (content hash, split,
- * annotations compared as multisets of canonical class/type/geometry strings), the recipe members that differ, and
+ * annotations compared as multisets of canonical class/type/geometry/attribute strings), the recipe members that differ, and
  * how many output files are byte-identical.
  */
 import type { VersionDiffOut, VersionRow } from './versions.schemas.js';
@@ -57,10 +57,19 @@ export function diffVersions(
   };
 }
 
+/**
+ * An annotation's identity for the diff: class, type, geometry, and its attribute values and group id when it has
+ * some (a changed attribute value is a removed and an added annotation, as a moved box is; snapshots of plain shapes
+ * made before attributes existed compare equal to new ones).
+ */
 function annotationKeys(json: string): string[] {
-  return (JSON.parse(json) as { class_name: string; annotation_type: string; geometry: unknown }[]).map((a) =>
-    canonical([a.class_name, a.annotation_type, a.geometry]),
-  );
+  type Frozen = { class_name: string; annotation_type: string; geometry: unknown; attributes?: Record<string, unknown>; group_id?: number | null };
+  return (JSON.parse(json) as Frozen[]).map((a) => {
+    const key: unknown[] = [a.class_name, a.annotation_type, a.geometry];
+    if (a.attributes && Object.keys(a.attributes).length > 0) key.push({ attributes: a.attributes });
+    if (a.group_id != null) key.push({ group_id: a.group_id });
+    return canonical(key);
+  });
 }
 
 function multisetDifference(before: string[], after: string[]): { plus: number; minus: number } {

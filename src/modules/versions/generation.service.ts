@@ -19,7 +19,7 @@ import type { BlobStore } from '../../storage/blob-store.js';
 import { versionFileKey, versionPrefix } from '../../storage/keys.js';
 import { deleteVersionFiles } from '../../storage/lifecycle.js';
 import { filenameStem } from '../images/stored-filename.logic.js';
-import { fromRecipeGeometry, toRecipeAnnotation, type FrozenAnnotation } from './output-geometry.logic.js';
+import { carriedColumns, flipOrders, fromRecipeGeometry, toRecipeAnnotation, type CarriedAnnotation, type FrozenAnnotation } from './output-geometry.logic.js';
 import type { OutputRow, VersionSourceRow, VersionsRepository } from './versions.repository.js';
 import type { VersionRow } from './versions.schemas.js';
 import { drainConcurrently } from '../../lib/batches.js';
@@ -90,13 +90,21 @@ export class VersionGenerator {
 
   private async generate(version: VersionRow, prefix: string, ctx: JobContext<GeneratePayload>) {
     const recipe = recipeOf(version);
-    const classIndex = new Map((await this.versions.classes(version.id)).map((c) => [c.name, c.index]));
+    const classes = await this.versions.classes(version.id);
+    const classIndex = new Map(classes.map((c) => [c.name, c.index]));
+    // Keypoints are mirrored by the skeleton of the class they end in: a class the recipe renames into another takes
+    // that class's flip order (the version keeps one skeleton per output class).
+    const flips = flipOrders(classes);
+    for (const [from, to] of Object.entries(recipe.preprocessing.classes.remap)) {
+      const order = flips.get(to);
+      if (order && !flips.has(from)) flips.set(from, order);
+    }
     const summaries = await this.versions.sourceSummaries(version.id);
     const pools = await this.mosaicPools(recipe, summaries);
-    const partner = async (imageId: number | string): Promise<RecipeInput<RecipeAnnotation>> => {
+    const partner = async (imageId: number | string): Promise<RecipeInput<CarriedAnnotation>> => {
       const source = await this.versions.sourceBySourceImage(version.id, Number(imageId));
       if (!source) throw new Error(`mosaic partner ${imageId} is not in version ${version.id}`);
-      return { image: await this.sourceBytes(source), annotations: frozenAnnotations(source) };
+      return { image: await this.sourceBytes(source), annotations: frozenAnnotations(source, flips) };
     };
 
     const total = summaries.length;
@@ -125,7 +133,7 @@ export class VersionGenerator {
     };
     await drainConcurrently(GENERATION_CONCURRENCY, next, async (source) => {
       try {
-        pending.push(...(await this.renderSource(version, recipe, prefix, source, classIndex, pools.get(source.split), partner)));
+        pending.push(...(await this.renderSource(version, recipe, prefix, source, classIndex, flips, pools.get(source.split), partner)));
         done++;
         if (pending.length >= WRITE_BATCH) await flush();
       } catch (err) {
@@ -149,12 +157,13 @@ export class VersionGenerator {
     prefix: string,
     source: VersionSourceRow,
     classIndex: Map<string, number>,
+    flips: ReadonlyMap<string, number[]>,
     pool: SourceDescriptor[] | undefined,
-    partner: (imageId: number | string) => Promise<RecipeInput<RecipeAnnotation>>,
+    partner: (imageId: number | string) => Promise<RecipeInput<CarriedAnnotation>>,
   ): Promise<OutputRow[]> {
     const image = await this.sourceBytes(source);
     const descriptor: SourceDescriptor = { id: source.source_image_id, width: source.width, height: source.height, orientation: await exifOrientation(image) };
-    const annotations = frozenAnnotations(source);
+    const annotations = frozenAnnotations(source, flips);
     const outputs = outputsPerImage(recipe, source.split);
     const stem = `${filenameStem(source.filename)}-${source.source_image_id}`;
     const rows: OutputRow[] = [];
@@ -180,7 +189,7 @@ export class VersionGenerator {
             const index = classIndex.get(a.class_name);
             if (index === undefined) return [];
             const out = fromRecipeGeometry(a.geometry);
-            return [{ class_name: a.class_name, class_index: index, annotation_type: out.annotation_type, geometry: JSON.stringify(out.geometry) }];
+            return [{ class_name: a.class_name, class_index: index, annotation_type: out.annotation_type, geometry: JSON.stringify(out.geometry), ...carriedColumns(a) }];
           }),
         });
       }
@@ -217,7 +226,7 @@ export interface PreviewOutput {
   width: number;
   height: number;
   steps: unknown[];
-  annotations: { class_name: string; annotation_type: string; geometry: object }[];
+  annotations: { class_name: string; annotation_type: string; geometry: object; attributes: Record<string, unknown>; group_id: number | null }[];
 }
 
 /**
@@ -230,9 +239,10 @@ export async function previewOutputs(
   source: { id: number; width: number; height: number; image: Buffer },
   annotations: FrozenAnnotation[],
   limit: number,
+  flips?: ReadonlyMap<string, number[]>,
 ): Promise<PreviewOutput[]> {
   const descriptor: SourceDescriptor = { id: source.id, width: source.width, height: source.height, orientation: await exifOrientation(source.image) };
-  const input = { image: source.image, annotations: annotations.flatMap((a) => toRecipeAnnotation(a) ?? []) };
+  const input = { image: source.image, annotations: annotations.flatMap((a) => toRecipeAnnotation(a, flips) ?? []) };
   const outputs: PreviewOutput[] = [];
   const perImage = outputsPerImage(recipe, 'train');
   for (let outputIndex = 0; outputIndex < perImage && outputs.length < limit; outputIndex++) {
@@ -246,7 +256,7 @@ export async function previewOutputs(
         steps: result.steps,
         annotations: result.annotations.map((a) => {
           const out = fromRecipeGeometry(a.geometry);
-          return { class_name: a.class_name, annotation_type: out.annotation_type, geometry: out.geometry as object };
+          return { class_name: a.class_name, annotation_type: out.annotation_type, geometry: out.geometry as object, attributes: a.attributes ?? {}, group_id: a.group_id ?? null };
         }),
       });
     }
@@ -254,8 +264,8 @@ export async function previewOutputs(
   return outputs;
 }
 
-function frozenAnnotations(source: VersionSourceRow): RecipeAnnotation[] {
-  return (JSON.parse(source.annotations) as FrozenAnnotation[]).flatMap((a) => toRecipeAnnotation(a) ?? []);
+function frozenAnnotations(source: VersionSourceRow, flips: ReadonlyMap<string, number[]>): CarriedAnnotation[] {
+  return (JSON.parse(source.annotations) as FrozenAnnotation[]).flatMap((a) => toRecipeAnnotation(a, flips) ?? []);
 }
 
 /** Reads the snapshot page by page as workers ask for sources; one query at a time. */

@@ -24,10 +24,13 @@ export interface SourceAnnotation {
   class_name: string;
   annotation_type: string;
   geometry: string;
+  attributes: string | null;
+  group_id: number | null;
 }
 
 export type VersionSourceRow = Omit<Insertable<VersionSourcesTable>, 'id'> & { id: number };
 export type OutputAnnotation = Omit<Insertable<VersionAnnotationsTable>, 'id' | 'version_image_id'>;
+export type OutputAnnotationRow = { class_name: string; class_index: number; annotation_type: string; geometry: string; attributes: string | null; group_id: number | null };
 export interface OutputRow {
   image: Omit<Insertable<VersionImagesTable>, 'id'>;
   annotations: OutputAnnotation[];
@@ -37,6 +40,11 @@ export class VersionsRepository {
   private referencing: Promise<string[]> | null = null;
 
   constructor(private readonly db: Db) {}
+
+  /** The database itself, for the reads that take an executor outside a transaction. */
+  get executor(): Executor {
+    return this.db;
+  }
 
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(work);
@@ -70,7 +78,7 @@ export class VersionsRepository {
     let query = tx
       .selectFrom('annotations')
       .innerJoin('classes', 'classes.id', 'annotations.class_id')
-      .select(['annotations.image_id', 'classes.name as class_name', 'annotations.annotation_type', 'annotations.geometry'])
+      .select(['annotations.image_id', 'classes.name as class_name', 'annotations.annotation_type', 'annotations.geometry', 'annotations.attributes', 'annotations.group_id'])
       .where('annotations.project_id', '=', projectId);
     if (!includeSuggested) query = query.where('annotations.status', '=', 'accepted');
     return query
@@ -91,15 +99,15 @@ export class VersionsRepository {
     return this.db
       .selectFrom('annotations')
       .innerJoin('classes', 'classes.id', 'annotations.class_id')
-      .select(['annotations.image_id', 'classes.name as class_name', 'annotations.annotation_type', 'annotations.geometry'])
+      .select(['annotations.image_id', 'classes.name as class_name', 'annotations.annotation_type', 'annotations.geometry', 'annotations.attributes', 'annotations.group_id'])
       .where('annotations.image_id', '=', imageId)
       .where('annotations.status', '=', 'accepted')
       .orderBy('annotations.id')
       .execute();
   }
 
-  projectClasses(tx: Executor, projectId: number): Promise<{ name: string; color: string }[]> {
-    return tx.selectFrom('classes').select(['name', 'color']).where('project_id', '=', projectId).orderBy('id').execute();
+  projectClasses(tx: Executor, projectId: number): Promise<{ name: string; color: string; skeleton: string | null; attributes: string | null }[]> {
+    return tx.selectFrom('classes').select(['name', 'color', 'skeleton', 'attributes']).where('project_id', '=', projectId).orderBy('id').execute();
   }
 
   async insertSources(tx: Tx, rows: Omit<Insertable<VersionSourcesTable>, 'id'>[]): Promise<void> {
@@ -173,8 +181,8 @@ export class VersionsRepository {
       .execute();
   }
 
-  classes(versionId: number): Promise<{ index: number; name: string; color: string }[]> {
-    return this.db.selectFrom('version_classes').select(['index', 'name', 'color']).where('version_id', '=', versionId).orderBy('index').execute();
+  classes(versionId: number): Promise<{ index: number; name: string; color: string; skeleton: string | null; attributes: string | null }[]> {
+    return this.db.selectFrom('version_classes').select(['index', 'name', 'color', 'skeleton', 'attributes']).where('version_id', '=', versionId).orderBy('index').execute();
   }
 
   /** Removes every output row of a version (before a (re)generation, or after a failed one). */
@@ -229,12 +237,12 @@ export class VersionsRepository {
     return this.db.selectFrom('version_images').select(['filename', 'sha256']).where('version_id', '=', versionId).execute();
   }
 
-  async annotationsOf(imageIds: number[]): Promise<Map<number, { class_name: string; class_index: number; annotation_type: string; geometry: string }[]>> {
-    const out = new Map<number, { class_name: string; class_index: number; annotation_type: string; geometry: string }[]>();
+  async annotationsOf(imageIds: number[]): Promise<Map<number, OutputAnnotationRow[]>> {
+    const out = new Map<number, OutputAnnotationRow[]>();
     if (imageIds.length === 0) return out;
     const rows = await this.db
       .selectFrom('version_annotations')
-      .select(['version_image_id', 'class_name', 'class_index', 'annotation_type', 'geometry'])
+      .select(['version_image_id', 'class_name', 'class_index', 'annotation_type', 'geometry', 'attributes', 'group_id'])
       .where('version_image_id', 'in', imageIds)
       .orderBy('id')
       .execute();

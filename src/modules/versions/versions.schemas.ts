@@ -84,6 +84,8 @@ export const VersionAnnotationOut = Type.Object({
   class_index: Type.Integer(),
   annotation_type: Type.String(),
   geometry: Config('In output pixels; masks as `{rle, bbox}`'),
+  attributes: Config('The annotation\'s attribute values `{name: value}`, carried unchanged by every step; {} when none'),
+  group_id: Nullable(Type.Integer({ description: 'Shapes of one object share it (a polyline a crop cut in pieces gets one)' })),
 });
 
 export const VersionImageOut = Type.Object({

@@ -12,6 +12,7 @@ import { checkPercentages, randomSeed } from '../splits/splits.service.js';
 import { diffVersions } from './diff.logic.js';
 import { GENERATE_JOB, previewOutputs, type GeneratePayload } from './generation.service.js';
 import type { SourceAnnotation, SourceImage, VersionsRepository } from './versions.repository.js';
+import { flipOrders, type FrozenAnnotation } from './output-geometry.logic.js';
 import type { SplitConfig, VersionCreate, VersionPreviewOut, VersionPreviewRequest, VersionDiffOut, VersionImageOut, VersionImagesQuery, VersionOut, VersionRow } from './versions.schemas.js';
 
 const DEFAULT_SPLIT: SplitConfig = { train: 70, valid: 20, test: 10 };
@@ -51,9 +52,10 @@ export class VersionsService {
       if (input.image_id !== undefined) throw ValidationError.at(['body', 'image_id'], `Image ${input.image_id} is not in project ${projectId}`);
       throw ValidationError.at(['body'], 'The project has no images to preview');
     }
-    const annotations = (await this.versions.imageAnnotations(image.id)).map((a) => ({ class_name: a.class_name, annotation_type: a.annotation_type, geometry: JSON.parse(a.geometry) }));
+    const annotations = frozen(await this.versions.imageAnnotations(image.id));
     const bytes = await this.blobs.get(image.blob_key);
-    const outputs = await previewOutputs(parsed.recipe, input.seed ?? 0, { ...image, image: bytes }, annotations, input.limit ?? 4);
+    const flips = flipOrders(await this.versions.projectClasses(this.versions.executor, projectId));
+    const outputs = await previewOutputs(parsed.recipe, input.seed ?? 0, { ...image, image: bytes }, annotations, input.limit ?? 4, flips);
     return {
       image_id: image.id,
       outputs: outputs.map((o) => ({
@@ -174,7 +176,7 @@ export class VersionsService {
         source_image_id: row.source_image_id,
         sha256: row.sha256,
         lineage: JSON.parse(row.lineage),
-        annotations: (annotations.get(row.id) ?? []).map((a) => ({ ...a, geometry: JSON.parse(a.geometry) })),
+        annotations: (annotations.get(row.id) ?? []).map((a) => ({ ...a, geometry: JSON.parse(a.geometry), attributes: a.attributes ? JSON.parse(a.attributes) : {} })),
         file_url: `/api/projects/${version.project_id}/versions/${version.id}/images/${row.id}/file`,
       })),
     };
@@ -242,12 +244,28 @@ export class VersionsService {
 
 const emptyAsNull = (config: object | null | undefined) => (config && Object.keys(config).length > 0 ? config : null);
 
+/** An annotation as a snapshot freezes it: attribute values and group id only when it has some (plain shapes read as before). */
+function frozen(annotations: SourceAnnotation[]): FrozenAnnotation[] {
+  return annotations.map((a) => {
+    const attributes = a.attributes ? (JSON.parse(a.attributes) as Record<string, unknown>) : null;
+    return {
+      class_name: a.class_name,
+      annotation_type: a.annotation_type,
+      geometry: JSON.parse(a.geometry),
+      ...(attributes && Object.keys(attributes).length > 0 ? { attributes } : {}),
+      ...(a.group_id != null ? { group_id: a.group_id } : {}),
+    };
+  });
+}
+
 /** One snapshot row per image: its split (kept, or assigned with the version seed) and its annotations inline. */
 function snapshotRows(versionId: number, images: SourceImage[], annotations: SourceAnnotation[], split: SplitConfig, seed: number) {
-  const byImage = new Map<number, { class_name: string; annotation_type: string; geometry: unknown }[]>();
-  for (const a of annotations) {
+  const byImage = new Map<number, FrozenAnnotation[]>();
+  const all = frozen(annotations);
+  for (let i = 0; i < annotations.length; i++) {
+    const a = annotations[i];
     const list = byImage.get(a.image_id) ?? [];
-    list.push({ class_name: a.class_name, annotation_type: a.annotation_type, geometry: JSON.parse(a.geometry) });
+    list.push(all[i]);
     byImage.set(a.image_id, list);
   }
   const hasSplit = (s: string | null): s is SplitName => s !== null && (SPLIT_NAMES as readonly string[]).includes(s);
@@ -265,15 +283,20 @@ function snapshotRows(versionId: number, images: SourceImage[], annotations: Sou
   }));
 }
 
-/** The classes outputs carry, in project order, after dropping and remapping; a merged class keeps the first colour. */
-function outputClasses(classes: { name: string; color: string }[], recipe: Recipe): { name: string; color: string }[] {
+type ClassSnapshot = { name: string; color: string; skeleton: string | null; attributes: string | null };
+
+/**
+ * The classes outputs carry, in project order, after dropping and remapping, with their skeletons and attribute specs;
+ * a merged class keeps the first class's colour and specs.
+ */
+function outputClasses(classes: ClassSnapshot[], recipe: Recipe): ClassSnapshot[] {
   const { remap, drop } = recipe.preprocessing.classes;
   const dropped = new Set(drop);
-  const out = new Map<string, string>();
+  const out = new Map<string, ClassSnapshot>();
   for (const c of classes) {
     if (dropped.has(c.name)) continue;
     const name = Object.hasOwn(remap, c.name) ? remap[c.name] : c.name;
-    if (!out.has(name)) out.set(name, c.color);
+    if (!out.has(name)) out.set(name, { ...c, name });
   }
-  return [...out].map(([name, color]) => ({ name, color }));
+  return [...out.values()];
 }
