@@ -266,8 +266,9 @@ export function toHwcTensor(
 }
 
 /** A point in the model input frame → the original (oriented) image's pixels, clamped to the image. */
-export function toOriginal(t: LetterboxTransform, x: number, y: number): [number, number] {
-  return [clamp((x - t.padLeft) / t.scaleX, 0, t.originalWidth), clamp((y - t.padTop) / t.scaleY, 0, t.originalHeight)];
+export function toOriginal(t: LetterboxTransform, x: number, y: number, clampToImage = true): [number, number] {
+  const [ox, oy] = [(x - t.padLeft) / t.scaleX, (y - t.padTop) / t.scaleY];
+  return clampToImage ? [clamp(ox, 0, t.originalWidth), clamp(oy, 0, t.originalHeight)] : [ox, oy];
 }
 
 /** A point in the original image's pixels → the model input frame. */

@@ -61,6 +61,12 @@ export interface UltralyticsMetadata {
   imgsz?: [height: number, width: number];
   task?: string;
   endToEnd?: boolean;
+  /** Pose models: `kpt_shape` [keypoints, values per keypoint (2 or 3)]. */
+  keypointShape?: [number, number];
+  /** Pose models: keypoint names (`kpt_names`, the first class's list), when given for every keypoint. */
+  keypointNames?: string[];
+  /** Pose models: `flip_idx`, the keypoint each one becomes in a horizontal flip. */
+  flipIndex?: number[];
 }
 
 export function parseUltralyticsMetadata(metadata: Record<string, string>): UltralyticsMetadata {
@@ -72,6 +78,16 @@ export function parseUltralyticsMetadata(metadata: Record<string, string>): Ultr
   if (imgsz && imgsz.length === 2 && imgsz[0] > 0 && imgsz[1] > 0) parsed.imgsz = [imgsz[0], imgsz[1]];
   if (metadata.task) parsed.task = metadata.task.trim();
   if (metadata.end2end) parsed.endToEnd = /^true$/i.test(metadata.end2end.trim());
+  const kpt = metadata.kpt_shape?.match(/\d+/g)?.map(Number);
+  if (kpt && kpt.length === 2 && kpt[0] > 0 && (kpt[1] === 2 || kpt[1] === 3)) parsed.keypointShape = [kpt[0], kpt[1]];
+  if (metadata.kpt_names && parsed.keypointShape) {
+    // `{0: ['nose', 'left_eye', ...]}` (a list per class) or a plain list; the first list's names.
+    const first = metadata.kpt_names.replace(/^\s*\{\s*\d+\s*:\s*/, '').split(']')[0];
+    const names = [...first.matchAll(/'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"/g)].map((m) => (m[1] ?? m[2]).replace(/\\(.)/g, '$1'));
+    if (names.length === parsed.keypointShape[0]) parsed.keypointNames = names;
+  }
+  const flip = metadata.flip_idx?.match(/\d+/g)?.map(Number);
+  if (flip && parsed.keypointShape && flip.length === parsed.keypointShape[0] && flip.every((i) => i < flip.length)) parsed.flipIndex = flip;
   return parsed;
 }
 

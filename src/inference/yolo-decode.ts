@@ -1,8 +1,10 @@
+import { normalizeDegrees, pointsBox, rotatedCorners } from '../imaging/geometry.js';
 import type { Bitmap, Box } from '../imaging/rle.js';
 import { maskToPolygons, type Point, type PolygonOptions } from './contour.js';
 import { UnsupportedModelError } from './errors.js';
 import { toOriginal, type LetterboxTransform } from './letterbox.js';
 import { nonMaxSuppression, type Candidate } from './nms.js';
+import { rotatedIou } from './rotated-iou.js';
 import { decodeSemantic } from './semantic-decode.js';
 import type { TensorData } from './tensor-data.js';
 
@@ -14,9 +16,13 @@ import type { TensorData } from './tensor-data.js';
  * - `v8-seg`: output0 `[1, 4 + nc + nm, N]` plus prototypes `[1, nm, mh, mw]`;
  * - `end2end-seg` (YOLOv10/YOLO26 segmentation with NMS inside): `[1, N, 6 + nm]` rows of x1, y1, x2, y2, score,
  *   class, mask coefficients, plus prototypes `[1, nm, mh, mw]`.
+ * - `pose` (Ultralytics pose, task `pose`): `[1, 4 + nc + k·d, N]`: cx, cy, w, h, class scores, then per keypoint
+ *   x, y (and its confidence when d = 3; `kpt_shape` [k, d]);
+ * - `obb` (Ultralytics OBB, task `obb`): `[1, 4 + nc + 1, N]`: cx, cy, w, h, class scores, the angle in radians
+ *   (clockwise in image axes, y down) as the last row.
  * Boxes are in the letterboxed input's pixels.
  */
-export type YoloLayout = 'v5' | 'v8' | 'end2end' | 'v8-seg' | 'end2end-seg';
+export type YoloLayout = 'v5' | 'v8' | 'end2end' | 'v8-seg' | 'end2end-seg' | 'pose' | 'obb';
 
 export interface YoloDecodeOptions {
   /** Minimum confidence kept. */
@@ -40,6 +46,17 @@ export interface YoloDecodeOptions {
    * between classes (active learning). End-to-end heads keep only the winning class's score.
    */
   classScores?: boolean;
+  /** Pose models: keypoints per instance and values per keypoint (2: x, y; 3: x, y, confidence), metadata `kpt_shape`. */
+  keypointShape?: [number, number];
+}
+
+/** A rotated box in original pixels: the box before rotation and its clockwise rotation in degrees, [0, 360). */
+export interface OrientedBox {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  rotation: number;
 }
 
 export interface YoloDetection {
@@ -51,6 +68,10 @@ export interface YoloDetection {
   polygons?: Point[][];
   /** With `classScores`: the candidate's score per class (v5: objectness × class probability). */
   classScores?: number[];
+  /** Pose models: each keypoint's [x, y] in original pixels and its confidence (1 when the model gives none). */
+  keypoints?: [x: number, y: number, confidence: number][];
+  /** OBB models: the rotated box (`box` is its axis-aligned envelope). */
+  oriented?: OrientedBox;
 }
 
 /** Infers the layout from output shapes (outputs in the model's output order). */
@@ -84,6 +105,8 @@ export function decodeYolo(outputs: readonly TensorData[], transform: LetterboxT
   // A semantic segmentation model's (versa-segment's) one `[1, C, H, W]` output of class scores, read as regions.
   if (options.semantic && outputs.length === 1 && outputs[0].dims.length === 4) return decodeSemantic(outputs[0], transform, options);
   const layout = options.layout ?? detectLayout(outputs, options.classCount, options.endToEnd);
+  if (layout === 'pose') return decodePose(outputs[0], transform, options);
+  if (layout === 'obb') return decodeObb(outputs[0], transform, options);
   const maxDetections = options.maxDetections ?? 300;
   const output = outputs[0];
   const data = output.data as Float32Array;
@@ -286,4 +309,92 @@ function segmentPolygons(
     }
   }
   return maskToPolygons(mask, polygon).map((points) => points.map(([x, y]): Point => [x + px0, y + py0]));
+}
+
+/**
+ * Ultralytics pose `[1, 4 + nc + k·d, N]`: candidates as for v8 (class-aware NMS on their boxes), then each kept
+ * candidate's keypoints read from its column and taken back through the letterbox. Without `kpt_shape` the model is
+ * read as one class with (x, y, confidence) per keypoint, k from the output height.
+ */
+function decodePose(output: TensorData, transform: LetterboxTransform, options: YoloDecodeOptions): YoloDetection[] {
+  const data = output.data as Float32Array;
+  const [, rows, columns] = output.dims;
+  const [k, d] = options.keypointShape ?? [(rows - 4 - (options.classCount ?? 1)) / 3, 3];
+  const classes = rows - 4 - k * d;
+  if (!Number.isInteger(k) || k < 1 || (d !== 2 && d !== 3) || classes < 1) {
+    throw new UnsupportedModelError(`Pose output [${output.dims.join(', ')}] does not hold 4 box values, class scores and ${k}×${d} keypoint values`);
+  }
+  const candidates = transposedCandidates(data, rows, columns, classes, options.confidence);
+  const kept = nonMaxSuppression(limit(candidates, options.maxCandidates), options.iou, options.maxDetections ?? 300);
+  const detections: YoloDetection[] = [];
+  for (const candidate of kept) {
+    const box = boxToOriginal(candidate, transform);
+    if (!box) continue;
+    const keypoints: [number, number, number][] = [];
+    for (let j = 0; j < k; j++) {
+      const row = 4 + classes + j * d;
+      const [x, y] = toOriginal(transform, data[row * columns + candidate.index], data[(row + 1) * columns + candidate.index]);
+      keypoints.push([x, y, d === 3 ? data[(row + 2) * columns + candidate.index] : 1]);
+    }
+    detections.push({ classId: candidate.classId, confidence: candidate.score, box, keypoints });
+  }
+  return detections;
+}
+
+/**
+ * Ultralytics OBB `[1, 4 + nc + 1, N]`: best class per column, class-aware NMS by rotated-box IoU, then the box
+ * taken back through the letterbox: its corners are mapped (unclamped: a rotated box cannot be cut to the image
+ * without changing its shape) and the box rebuilt from them, so the slightly different x and y scales of a rounded
+ * letterbox are honoured.
+ */
+function decodeObb(output: TensorData, transform: LetterboxTransform, options: YoloDecodeOptions): YoloDetection[] {
+  const data = output.data as Float32Array;
+  const [, rows, columns] = output.dims;
+  const classes = rows - 5;
+  if (classes < 1) throw new UnsupportedModelError(`OBB output [${output.dims.join(', ')}] has no room for class scores and an angle`);
+  const angleRow = (rows - 1) * columns;
+  const oriented = (c: Candidate): OrientedBox => {
+    const [w, h] = [c.x2 - c.x1, c.y2 - c.y1];
+    return { x: c.x1, y: c.y1, width: w, height: h, rotation: normalizeDegrees((data[angleRow + c.index] * 180) / Math.PI) };
+  };
+  const sorted = limit(transposedCandidates(data, rows, columns, classes, options.confidence), options.maxCandidates).sort((a, b) => b.score - a.score);
+  const kept: { candidate: Candidate; box: OrientedBox }[] = [];
+  const maxDetections = options.maxDetections ?? 300;
+  for (const candidate of sorted) {
+    if (kept.length >= maxDetections) break;
+    const box = oriented(candidate);
+    if (kept.some((k) => k.candidate.classId === candidate.classId && rotatedIou(k.box, box) > options.iou)) continue;
+    kept.push({ candidate, box });
+  }
+  const detections: YoloDetection[] = [];
+  for (const { candidate, box } of kept) {
+    const corners = rotatedCorners(box).map(([x, y]) => toOriginal(transform, x, y, false));
+    const back = orientedFromCorners(corners);
+    if (!(back.width > 0 && back.height > 0)) continue;
+    const envelope = pointsBox(corners);
+    detections.push({ classId: candidate.classId, confidence: candidate.score, box: envelope, oriented: back });
+  }
+  return detections;
+}
+
+/** The rotated box whose corners (clockwise from its top left before rotation) these are, to within a shear. */
+export function orientedFromCorners(corners: readonly Point[]): OrientedBox {
+  const [p0, p1, p2, p3] = corners;
+  const cx = (p0[0] + p1[0] + p2[0] + p3[0]) / 4;
+  const cy = (p0[1] + p1[1] + p2[1] + p3[1]) / 4;
+  const width = Math.hypot(p1[0] - p0[0], p1[1] - p0[1]);
+  const height = Math.hypot(p3[0] - p0[0], p3[1] - p0[1]);
+  const rotation = normalizeDegrees((Math.atan2(p1[1] - p0[1], p1[0] - p0[0]) * 180) / Math.PI);
+  return { x: cx - width / 2, y: cy - height / 2, width, height, rotation };
+}
+
+/** An input-frame candidate box in original pixels (clamped to the image); null when nothing is left. */
+function boxToOriginal(candidate: Candidate, transform: LetterboxTransform): Box | null {
+  const [x1, y1] = toOriginal(transform, candidate.x1, candidate.y1);
+  const [x2, y2] = toOriginal(transform, candidate.x2, candidate.y2);
+  return x2 > x1 && y2 > y1 ? { x: x1, y: y1, width: x2 - x1, height: y2 - y1 } : null;
+}
+
+function limit(candidates: Candidate[], maxCandidates = 30000): Candidate[] {
+  return candidates.length > maxCandidates ? candidates.sort((x, y) => y.score - x.score).slice(0, maxCandidates) : candidates;
 }

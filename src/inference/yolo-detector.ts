@@ -6,7 +6,9 @@ import { parseUltralyticsMetadata } from './onnx-metadata.js';
 import { boxToOriginal, pointsToOriginal, servedInputs, servedPreprocessing, type ServedImage, type ServedInput } from './served-input.js';
 import type { SessionPool } from './session-pool.js';
 import type { ModelInfo } from './tensor-data.js';
-import type { YoloDecodeOptions, YoloDetection } from './yolo-decode.js';
+import { orientedFromCorners, type YoloDecodeOptions, type YoloDetection } from './yolo-decode.js';
+import { rotatedCorners } from '../imaging/geometry.js';
+import { apply } from '../imaging/recipe/affine.js';
 
 export interface NamedDetection extends YoloDetection {
   /** The class name from the model's metadata (or the names given at load), else null. */
@@ -30,9 +32,14 @@ export interface DetectorShape {
   task: string | null;
   /** The preprocessing of the images it was trained on, applied to every image before its letterbox. */
   preprocessing: Preprocessing | null;
+  /** Pose models: [keypoints, values per keypoint] from `kpt_shape` (else read from the output's height). */
+  keypointShape: [number, number] | null;
+  keypointNames: string[] | null;
+  flipIndex: number[] | null;
 }
 
-export function detectorShape(info: ModelInfo, names?: string[]): DetectorShape {
+/** `task`, when given (the registered model's), overrides the metadata's: it picks the pose and OBB layouts. */
+export function detectorShape(info: ModelInfo, names?: string[], task?: string): DetectorShape {
   const input = info.inputs[0];
   if (!input || input.dims.length !== 4 || (typeof input.dims[1] === 'number' && input.dims[1] !== 3)) {
     throw new UnsupportedModelError(`A detector needs one image input [1, 3, H, W]; this model's first input is [${input?.dims.join(', ') ?? ''}]`);
@@ -47,8 +54,11 @@ export function detectorShape(info: ModelInfo, names?: string[]): DetectorShape 
     height,
     names: names ?? metadata.names ?? null,
     endToEnd: metadata.endToEnd ?? false,
-    task: metadata.task ?? null,
+    task: task ?? metadata.task ?? null,
     preprocessing: servedPreprocessing(info.metadata),
+    keypointShape: metadata.keypointShape ?? null,
+    keypointNames: metadata.keypointNames ?? null,
+    flipIndex: metadata.flipIndex ?? null,
   };
 }
 
@@ -65,12 +75,13 @@ export class YoloDetector {
     readonly modelId: string,
     readonly info: ModelInfo,
     names?: string[],
+    task?: string,
   ) {
-    this.shape = detectorShape(info, names);
+    this.shape = detectorShape(info, names, task);
   }
 
-  static async load(pool: SessionPool, modelId: string, source: string | Uint8Array, names?: string[]): Promise<YoloDetector> {
-    return new YoloDetector(pool, modelId, await pool.load(modelId, source), names);
+  static async load(pool: SessionPool, modelId: string, source: string | Uint8Array, names?: string[], task?: string): Promise<YoloDetector> {
+    return new YoloDetector(pool, modelId, await pool.load(modelId, source), names, task);
   }
 
   /** Detections in the original image's pixels, after the preprocessing the model was trained with (if any). */
@@ -93,7 +104,14 @@ export class YoloDetector {
       this.modelId,
       image,
       { ...imageOptions, inputName, width, height },
-      { ...options, classCount: names?.length, endToEnd: this.shape.endToEnd, semantic: this.shape.task === 'segment-semantic' },
+      {
+        ...options,
+        classCount: names?.length,
+        endToEnd: this.shape.endToEnd,
+        semantic: this.shape.task === 'segment-semantic',
+        ...(this.shape.task === 'pose' || this.shape.task === 'obb' ? { layout: this.shape.task } : {}),
+        ...(this.shape.keypointShape ? { keypointShape: this.shape.keypointShape } : {}),
+      },
     );
     return {
       width: transform.originalWidth,
@@ -108,6 +126,11 @@ function toOriginal(detection: NamedDetection, input: ServedInput, served: Serve
   if (!box) return [];
   const mapped: NamedDetection = { ...detection, box };
   if (detection.polygons) mapped.polygons = detection.polygons.map((polygon) => pointsToOriginal(polygon, input, served));
+  if (detection.keypoints) {
+    const points = pointsToOriginal(detection.keypoints.map(([x, y]) => [x, y]), input, served);
+    mapped.keypoints = detection.keypoints.map(([, , confidence], i) => [points[i][0], points[i][1], confidence]);
+  }
+  if (detection.oriented) mapped.oriented = orientedFromCorners(rotatedCorners(detection.oriented).map((p) => apply(input.toOriginal, p)));
   return [mapped];
 }
 

@@ -4991,7 +4991,7 @@ export interface paths {
                             /** @enum {string} */
                             source: "upload" | "path" | "training_run";
                             /** @enum {string} */
-                            task: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder" | "tabular";
+                            task: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder" | "tabular" | "pose" | "obb";
                             /** @description The dataset version it was trained on */
                             version_id: number | null;
                         }[];
@@ -5226,7 +5226,7 @@ export interface paths {
                             /** @enum {string} */
                             source: "upload" | "path" | "training_run";
                             /** @enum {string} */
-                            task: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder" | "tabular";
+                            task: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder" | "tabular" | "pose" | "obb";
                             /** @description The dataset version it was trained on */
                             version_id: number | null;
                         };
@@ -9206,6 +9206,13 @@ export interface paths {
                          * @enum {string}
                          */
                         annotation_type: "polygon" | "mask";
+                        /** @description A box around the object, in image pixels: SAM's decoder reads its corners as two points labelled 2 and 3; points may refine it */
+                        box?: {
+                            height: number;
+                            width: number;
+                            x: number;
+                            y: number;
+                        };
                         class_id?: number;
                         /** @description A registered model's id (any project you can read) or its name in this project */
                         decoder_model?: number | string;
@@ -9213,9 +9220,9 @@ export interface paths {
                         encoder_model?: number | string;
                         image_id: number;
                         /** @description Per point: 1 include, 0 exclude */
-                        labels: (0 | 1)[];
-                        /** @description `[[x, y], …]` in image pixels (EXIF orientation applied) */
-                        points: number[][];
+                        labels?: (0 | 1)[];
+                        /** @description `[[x, y], …]` in image pixels (EXIF orientation applied); needed unless `box` is given */
+                        points?: number[][];
                         /**
                          * @description Return the mask without saving an annotation (class_id not needed)
                          * @default false
@@ -13218,7 +13225,7 @@ export interface paths {
                             /** @enum {string} */
                             source: "upload" | "path" | "training_run";
                             /** @enum {string} */
-                            task: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder" | "tabular";
+                            task: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder" | "tabular" | "pose" | "obb";
                             /** @description The dataset version it was trained on */
                             version_id: number | null;
                         }[];
@@ -13297,7 +13304,7 @@ export interface paths {
                          * @description What the model does; read from the ONNX metadata (Ultralytics `task`) when absent, else `detect`
                          * @enum {string}
                          */
-                        task?: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder" | "tabular";
+                        task?: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder" | "tabular" | "pose" | "obb";
                     };
                 };
             };
@@ -13355,7 +13362,7 @@ export interface paths {
                             /** @enum {string} */
                             source: "upload" | "path" | "training_run";
                             /** @enum {string} */
-                            task: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder" | "tabular";
+                            task: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder" | "tabular" | "pose" | "obb";
                             /** @description The dataset version it was trained on */
                             version_id: number | null;
                         };
@@ -13476,7 +13483,7 @@ export interface paths {
                          * @description What the model does; read from the ONNX metadata (Ultralytics `task`) when absent, else `detect`
                          * @enum {string}
                          */
-                        task?: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder" | "tabular";
+                        task?: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder" | "tabular" | "pose" | "obb";
                     };
                 };
             };
@@ -13534,7 +13541,7 @@ export interface paths {
                             /** @enum {string} */
                             source: "upload" | "path" | "training_run";
                             /** @enum {string} */
-                            task: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder" | "tabular";
+                            task: "detect" | "segment" | "classify" | "sam-encoder" | "sam-decoder" | "tabular" | "pose" | "obb";
                             /** @description The dataset version it was trained on */
                             version_id: number | null;
                         };

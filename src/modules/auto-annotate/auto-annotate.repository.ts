@@ -86,17 +86,17 @@ export class AutoAnnotateRepository {
     return this.db.selectFrom('images').select(IMAGE_COLUMNS).where('id', '=', imageId).executeTakeFirst();
   }
 
-  async classes(projectId: number): Promise<{ id: number; name: string }[]> {
-    return this.db.selectFrom('classes').select(['id', 'name']).where('project_id', '=', projectId).orderBy('id').execute();
+  async classes(projectId: number): Promise<{ id: number; name: string; skeleton: string | null }[]> {
+    return this.db.selectFrom('classes').select(['id', 'name', 'skeleton']).where('project_id', '=', projectId).orderBy('id').execute();
   }
 
   /**
    * Creates a class with the project's counter, or returns the one a concurrent request created under that name.
    */
-  async ensureClass(projectId: number, name: string, color: string): Promise<{ id: number; created: boolean }> {
+  async ensureClass(projectId: number, name: string, color: string, skeleton: string | null = null): Promise<{ id: number; created: boolean }> {
     try {
       const row = await this.db.transaction().execute(async (tx) => {
-        const inserted = await this.classRows.insert({ project_id: projectId, name, color, created_at: new Date().toISOString() }, tx);
+        const inserted = await this.classRows.insert({ project_id: projectId, name, color, skeleton, created_at: new Date().toISOString() }, tx);
         await this.projects.bumpCounters(projectId, { class_count: 1 }, tx);
         return inserted;
       });
@@ -109,8 +109,8 @@ export class AutoAnnotateRepository {
   }
 
   /** Creates a class and counts it, inside the caller's transaction. */
-  async insertClass(projectId: number, name: string, color: string, tx: Executor): Promise<number> {
-    const row = await this.classRows.insert({ project_id: projectId, name, color, created_at: new Date().toISOString() }, tx);
+  async insertClass(projectId: number, name: string, color: string, tx: Executor, skeleton: string | null = null): Promise<number> {
+    const row = await this.classRows.insert({ project_id: projectId, name, color, skeleton, created_at: new Date().toISOString() }, tx);
     await this.projects.bumpCounters(projectId, { class_count: 1 }, tx);
     return row.id;
   }

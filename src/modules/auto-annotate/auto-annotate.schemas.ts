@@ -66,8 +66,12 @@ export const SamRequest = Type.Object(
   {
     image_id: Id,
     class_id: Type.Optional(Id),
-    points: Type.Array(Point, { minItems: 1, maxItems: 64, description: '`[[x, y], …]` in image pixels (EXIF orientation applied)' }),
-    labels: Type.Array(Type.Union([Type.Literal(0), Type.Literal(1)]), { minItems: 1, maxItems: 64, description: 'Per point: 1 include, 0 exclude' }),
+    points: Type.Optional(Type.Array(Point, { minItems: 1, maxItems: 64, description: '`[[x, y], …]` in image pixels (EXIF orientation applied); needed unless `box` is given' })),
+    labels: Type.Optional(Type.Array(Type.Union([Type.Literal(0), Type.Literal(1)]), { minItems: 1, maxItems: 64, description: 'Per point: 1 include, 0 exclude' })),
+    box: Type.Optional(Type.Object(
+      { x: Type.Number({ minimum: 0 }), y: Type.Number({ minimum: 0 }), width: Type.Number({ minimum: 1 }), height: Type.Number({ minimum: 1 }) },
+      { additionalProperties: false, description: "A box around the object, in image pixels: SAM's decoder reads its corners as two points labelled 2 and 3; points may refine it" },
+    )),
     preview: Type.Boolean({ default: false, description: 'Return the mask without saving an annotation (class_id not needed)' }),
     annotation_type: StringEnum(['polygon', 'mask'] as const, {
       default: 'polygon',

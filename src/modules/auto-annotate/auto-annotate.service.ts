@@ -6,7 +6,8 @@ import { isUniqueViolation } from '../../db/errors.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../http/errors.js';
 import { GeometryError, parseGeometry, type ImageSize } from '../../imaging/geometry.js';
 import { InferenceOverloadedError, UnsupportedModelError } from '../../inference/errors.js';
-import type { NamedDetection } from '../../inference/yolo-detector.js';
+import type { DetectorShape, NamedDetection } from '../../inference/yolo-detector.js';
+import type { Skeleton } from '../../imaging/class-specs.js';
 import type { JobContext, JobQueue } from '../../jobs/job-queue.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import type { AnnotationsService } from '../annotations/annotations.service.js';
@@ -62,9 +63,11 @@ const OVERLOAD_RETRIES = 60;
 /** One detection turned into what will be stored, before classes are resolved. */
 export interface PlannedAnnotation {
   className: string;
-  annotation_type: 'bbox' | 'polygon' | 'classification';
+  annotation_type: 'bbox' | 'polygon' | 'classification' | 'keypoints';
   geometry: object;
   confidence: number;
+  /** Keypoints: the skeleton a class created for them gets; an existing class must have one of as many points. */
+  skeleton?: Skeleton;
 }
 
 export type YoloOutcome = { status: 200; body: YoloResultOut } | { status: 202; body: JobStartedOut };
@@ -150,8 +153,8 @@ export class AutoAnnotateService {
     const role = (await this.access.roleOf(caller, project))!;
     const assignedTo = (await this.teams.scope.listingUser(caller, project, role)) ?? undefined;
     const model = await this.resolveModel(caller, projectId, input.model, ['body', 'model']);
-    if (model.task !== 'detect' && model.task !== 'segment' && model.task !== 'classify') {
-      throw ValidationError.at(['body', 'model'], `Model '${model.name}' is a ${model.task} model; auto-annotation needs a detect, segment or classify model`);
+    if (!(['detect', 'segment', 'classify', 'pose', 'obb'] as string[]).includes(model.task)) {
+      throw ValidationError.at(['body', 'model'], `Model '${model.name}' is a ${model.task} model; auto-annotation needs a detect, segment, classify, pose or obb model`);
     }
     assertRunnable(model);
     if (input.image_ids) {
@@ -187,8 +190,10 @@ export class AutoAnnotateService {
     const tally = { rows: [] as NewAnnotation[], locked: [] as LockedImageOut[], skipped: 0, replaced: 0, matched: 0 };
     const ids = await this.repository.transaction(async (tx) => {
       for (const [i, name] of created.entries()) {
-        classes.set(key(name), await this.repository.insertClass(project.id, name, paletteColor(project.class_count + i), tx));
+        const skeleton = detections.flatMap((d) => d.planned).find((p) => p.className === name)?.skeleton;
+        classes.set(key(name), await this.repository.insertClass(project.id, name, paletteColor(project.class_count + i), tx, skeleton ? JSON.stringify(skeleton) : null));
       }
+      const sizes = await this.skeletonSizes(project.id);
       const accepted = await this.repository.accepted(detections.map((d) => d.image.id), tx);
       for (const { image, planned } of detections) {
         // Inside the write's transaction, as for a person's writes: a lock taken before the commit is seen.
@@ -201,7 +206,7 @@ export class AutoAnnotateService {
         const kept = accepted.filter((a) => a.image_id === image.id);
         for (const p of planned) {
           const classId = classes.get(key(p.className));
-          if (classId === undefined) tally.skipped++;
+          if (classId === undefined || !fitsSkeleton(p, sizes.get(classId))) tally.skipped++;
           else if (matchesAccepted(classId, p.annotation_type, p.geometry, kept)) tally.matched++;
           else tally.rows.push({ image_id: image.id, project_id: project.id, class_id: classId, annotation_type: p.annotation_type, geometry: p.geometry, confidence: p.confidence, source, status: 'suggested' });
         }
@@ -245,8 +250,8 @@ export class AutoAnnotateService {
           const planned = await retryOverload(() => this.detect(model, image, ctx.payload, true));
           const rows: NewAnnotation[] = [];
           for (const p of planned) {
-            const classId = await this.jobClassId(projectId, p.className, classes, createMissingClasses ? classesCreated : null);
-            if (classId === undefined) skipped++;
+            const classId = await this.jobClassId(projectId, p.className, classes, createMissingClasses ? classesCreated : null, p.skeleton);
+            if (classId === undefined || !fitsSkeleton(p, (await this.skeletonSizes(projectId)).get(classId))) skipped++;
             else rows.push({ image_id: image.id, project_id: projectId, class_id: classId, annotation_type: p.annotation_type, geometry: p.geometry, confidence: p.confidence, source, status: 'suggested' });
           }
           const outcome = await this.writeImageSuggestions(image.id, rows, source, userId);
@@ -267,10 +272,10 @@ export class AutoAnnotateService {
   }
 
   /** A job's class for a detected name: known, else created when `created` collects new ones, else undefined. */
-  private async jobClassId(projectId: number, className: string, classes: Map<string, number>, created: string[] | null): Promise<number | undefined> {
+  private async jobClassId(projectId: number, className: string, classes: Map<string, number>, created: string[] | null, skeleton?: Skeleton): Promise<number | undefined> {
     const known = classes.get(key(className));
     if (known !== undefined || !created) return known;
-    const ensured = await this.repository.ensureClass(projectId, className, paletteColor(classes.size));
+    const ensured = await this.repository.ensureClass(projectId, className, paletteColor(classes.size), skeleton ? JSON.stringify(skeleton) : null);
     classes.set(key(className), ensured.id);
     if (ensured.created) created.push(className);
     return ensured.id;
@@ -303,11 +308,17 @@ export class AutoAnnotateService {
     if (!image || image.project_id !== projectId) throw new NotFoundError(`Image ${input.image_id} not found in project ${projectId}`);
     const role = (await this.access.roleOf(caller, project))!;
     await this.teams.scope.assertImage(caller, project, role, image.id, `Image ${input.image_id} not found in project ${projectId}`);
-    if (input.labels.length !== input.points.length) {
-      throw ValidationError.at(['body', 'labels'], `Give one label per point (${input.points.length} points, ${input.labels.length} labels)`);
+    const points = input.points ?? [];
+    const labels = input.labels ?? [];
+    if (points.length === 0 && !input.box) throw ValidationError.at(['body', 'points'], 'Give points, a box, or both', 'missing');
+    if (labels.length !== points.length) {
+      throw ValidationError.at(['body', 'labels'], `Give one label per point (${points.length} points, ${labels.length} labels)`);
     }
-    const outside = input.points.findIndex(([x, y]) => x > image.width || y > image.height);
+    const outside = points.findIndex(([x, y]) => x > image.width || y > image.height);
     if (outside !== -1) throw ValidationError.at(['body', 'points', outside], `Point lies outside the ${image.width}×${image.height} image`);
+    if (input.box && (input.box.x + input.box.width > image.width || input.box.y + input.box.height > image.height)) {
+      throw ValidationError.at(['body', 'box'], `The box reaches past the ${image.width}×${image.height} image`);
+    }
     if (!input.preview) {
       if (input.class_id === undefined) throw ValidationError.at(['body', 'class_id'], 'Field required unless preview is true', 'missing');
       const classes = await this.repository.classes(projectId);
@@ -322,10 +333,10 @@ export class AutoAnnotateService {
     let embedding = await this.runtime.embeddings.get(sessionId(encoder), image.sha256);
     const cached = embedding !== null;
     if (!embedding) embedding = await predictor.embed(await this.blobs.get(image.blob_key), image.sha256);
-    const mask = await predictor.predict(embedding, { points: input.points as [number, number][], labels: input.labels });
+    const mask = await predictor.predict(embedding, { points: points as [number, number][], labels, box: input.box });
     let annotation: AnnotationOut | null = null;
     if (!input.preview) {
-      if (mask.area === 0 || mask.polygons.length === 0) throw ValidationError.at(['body', 'points'], 'The model found no object at these points');
+      if (mask.area === 0 || mask.polygons.length === 0) throw ValidationError.at(['body', input.box && points.length === 0 ? 'box' : 'points'], 'The model found no object at this prompt');
       annotation = await this.annotations.create(caller, image.id, {
         class_id: input.class_id!,
         annotation_type: input.annotation_type,
@@ -509,6 +520,11 @@ export class AutoAnnotateService {
     if (names.some((n) => !classes.has(key(n)))) await this.access.check(caller, project, 'classes.write', `Project ${project.id} not found`);
   }
 
+  /** Each class's skeleton point count (null: no skeleton). */
+  private async skeletonSizes(projectId: number): Promise<Map<number, number | null>> {
+    return new Map((await this.repository.classes(projectId)).map((c) => [c.id, c.skeleton ? (JSON.parse(c.skeleton) as Skeleton).points.length : null]));
+  }
+
   private async classIndex(projectId: number): Promise<Map<string, number>> {
     return new Map((await this.repository.classes(projectId)).map((c) => [key(c.name), c.id]));
   }
@@ -529,7 +545,7 @@ export class AutoAnnotateService {
     const size = { width: image.width, height: image.height };
     return result.detections.flatMap((d) => {
       if (d.confidence < cut.of(d.className ?? `class_${d.classId}`)) return [];
-      const planned = plan(d, model.task === 'segment', size);
+      const planned = plan(d, model.task === 'segment', size, detector.shape);
       return planned ? [planned] : [];
     });
   }
@@ -552,11 +568,31 @@ function cutOff(model: ModelRow, confidence: number | null | undefined): { floor
   return { floor: Math.min(DEFAULT_CONFIDENCE, ...Object.values(thresholds)), of };
 }
 
-/** A detection as a polygon (segmentation models, largest outer boundary) or a box, cut to the image; null if empty. */
-function plan(detection: NamedDetection, segment: boolean, size: ImageSize): PlannedAnnotation | null {
+/**
+ * A pose detection's keypoint is visible (v = 2) when the model's confidence in it reaches this (Ultralytics draws
+ * keypoints from 0.5), else not labelled (v = 0): a model says nothing that tells "occluded" (v = 1) apart.
+ */
+export const KEYPOINT_VISIBLE_CONFIDENCE = 0.5;
+
+/**
+ * A detection as keypoints (pose models; the instance's box as their `bbox`), a rotated box (OBB models), a polygon
+ * (segmentation models, largest outer boundary) or a box, cut to the image; null if empty.
+ */
+function plan(detection: NamedDetection, segment: boolean, size: ImageSize, shape?: DetectorShape): PlannedAnnotation | null {
   const className = detection.className ?? `class_${detection.classId}`;
   const confidence = clamp01(detection.confidence);
   try {
+    if (detection.keypoints) {
+      const points = detection.keypoints.map(([x, y, c]) => (c >= KEYPOINT_VISIBLE_CONFIDENCE ? [round(x), round(y), 2] : [0, 0, 0]));
+      const { x, y, width, height } = detection.box;
+      const geometry = parseGeometry('keypoints', { points, bbox: { x: round(x), y: round(y), width: round(width), height: round(height) } }, size);
+      return { className, annotation_type: 'keypoints', geometry, confidence, skeleton: poseSkeleton(detection.keypoints.length, shape) };
+    }
+    if (detection.oriented) {
+      const { x, y, width, height, rotation } = detection.oriented;
+      const box = { x: round(x), y: round(y), width: round(width), height: round(height), rotation: round(rotation) % 360 };
+      return { className, annotation_type: 'bbox', geometry: parseGeometry('bbox', box, size), confidence };
+    }
     if (segment && detection.polygons?.length) {
       const points = detection.polygons[0].map(([x, y]) => [round(x), round(y)]);
       return { className, annotation_type: 'polygon', geometry: parseGeometry('polygon', { points }, size), confidence };
@@ -567,6 +603,19 @@ function plan(detection: NamedDetection, segment: boolean, size: ImageSize): Pla
     if (err instanceof GeometryError) return null;
     throw err;
   }
+}
+
+/** The skeleton a pose model's class is created with: its `kpt_names` (else kp0…), no edges, pairs from `flip_idx`. */
+function poseSkeleton(count: number, shape?: DetectorShape): Skeleton {
+  const names = shape?.keypointNames?.length === count ? shape.keypointNames : Array.from({ length: count }, (_, i) => `kp${i}`);
+  const flip = shape?.flipIndex?.length === count ? shape.flipIndex : null;
+  const flipPairs: [number, number][] = flip ? flip.flatMap((j, i): [number, number][] => (i < j && flip[j] === i ? [[i, j]] : [])) : [];
+  return { points: [...names], edges: [], flip_pairs: flipPairs };
+}
+
+/** Keypoints need a class whose skeleton has as many points; other shapes fit any class. */
+function fitsSkeleton(planned: PlannedAnnotation, size: number | null | undefined): boolean {
+  return !planned.skeleton || size === planned.skeleton.points.length;
 }
 
 /** Detections that overlap an accepted annotation of the same class this much (box IoU) are not suggested again. */

@@ -54,12 +54,12 @@ export class ModelRuntime {
   /** A loaded detector, in the pool for single images or (`batch`) the one for many. */
   detector(model: ModelRow, batch = false): Promise<YoloDetector> {
     assertRunnable(model);
-    const key = `${sessionId(model)}:${batch ? 'batch' : 'single'}:${model.class_names}`;
+    const key = `${sessionId(model)}:${batch ? 'batch' : 'single'}:${model.task}:${model.class_names}`;
     let detector = this.detectors.get(key);
     if (!detector) {
       const names = JSON.parse(model.class_names) as string[];
       const pool = batch ? this.batchPool : this.pool;
-      detector = this.source(model).then((source) => YoloDetector.load(pool, sessionId(model), source, names.length > 0 ? names : undefined));
+      detector = this.source(model).then((source) => YoloDetector.load(pool, sessionId(model), source, names.length > 0 ? names : undefined, model.task));
       detector.catch(() => this.detectors.delete(key));
       this.detectors.set(key, detector);
     }

@@ -6,7 +6,8 @@ import { Id, Nullable, StringEnum, Timestamp, ValidationErrorOut } from '../../h
 export const MODEL_FORMATS = ['onnx', 'pt', 'other'] as const;
 export type ModelFormat = (typeof MODEL_FORMATS)[number];
 /** `tabular`: a gradient-boosted tree model the tabular adapter trained (a pickle, format `other`; not run by Versa's ONNX runtime). */
-export const MODEL_TASKS = ['detect', 'segment', 'classify', 'sam-encoder', 'sam-decoder', 'tabular'] as const;
+/** `pose` and `obb`: Ultralytics keypoint and oriented-box detectors (auto-annotate writes keypoints and rotated boxes). */
+export const MODEL_TASKS = ['detect', 'segment', 'classify', 'sam-encoder', 'sam-decoder', 'tabular', 'pose', 'obb'] as const;
 /** Tasks whose models look at a whole image and say what is in it: they suggest annotations and rank images. */
 export const IMAGE_MODEL_TASKS = ['detect', 'segment', 'classify'] as const;
 export type ModelTask = (typeof MODEL_TASKS)[number];

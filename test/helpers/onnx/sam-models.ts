@@ -41,9 +41,10 @@ function embeddingsOf(g: OnnxGraph, image: string, size: number): void {
  * A decoder with SAM's exported interface whose mask depends on the prompt: the cells whose colour is close to
  * the mean colour under the include points (label 1; the padding point −1 and excludes are ignored). Its logits
  * go through SAM's own post-processing: upscale to S × S, crop to the resized image, resize to `orig_im_size`.
- * It returns three masks, the best (by `iou_predictions`) being that colour region.
+ * It returns three masks, the best (by `iou_predictions`) being that colour region. With `boxCorners` a box prompt's
+ * corners (labels 2 and 3) count as include points too, so a box drawn inside a region selects it.
  */
-export function buildSamDecoder(size = 1024): Uint8Array {
+export function buildSamDecoder(size = 1024, options: { boxCorners?: boolean } = {}): Uint8Array {
   const grid = size / 16;
   const g = new OnnxGraph('test-sam-decoder');
   const embeddings = g.input('image_embeddings', [1, 256, grid, grid]);
@@ -63,7 +64,10 @@ export function buildSamDecoder(size = 1024): Uint8Array {
   const columns = g.op('Transpose', [oneHot(0)], { perm: [1, 0] }); // [grid, n]
   const rows = g.op('Transpose', [oneHot(1)], { perm: [1, 0] }); // [grid, n]
   const perPoint = g.op('ReduceSum', [g.op('Mul', [g.op('MatMul', [colours, columns]), rows]), g.ints([1])], { keepdims: 0 }); // [3, n]
-  const include = g.op('Cast', [g.op('Equal', [labels, g.scalar(1)])], { to: DataType.FLOAT }); // [1, n]
+  const includeLabel = (label: number) => g.op('Cast', [g.op('Equal', [labels, g.scalar(label)])], { to: DataType.FLOAT });
+  const include = options.boxCorners
+    ? g.op('Add', [g.op('Add', [includeLabel(1), includeLabel(2)]), includeLabel(3)])
+    : includeLabel(1); // [1, n]
   const total = g.op('ReduceSum', [g.op('Mul', [perPoint, include]), g.ints([1])], { keepdims: 1 });
   const colour = g.op('Reshape', [g.op('Div', [total, g.op('ReduceSum', [include], { keepdims: 1 })]), g.ints([3, 1, 1])]);
   const difference = g.op('Sub', [colours, colour]);
