@@ -86,8 +86,8 @@ export class AutoAnnotateRepository {
     return this.db.selectFrom('images').select(IMAGE_COLUMNS).where('id', '=', imageId).executeTakeFirst();
   }
 
-  async classes(projectId: number): Promise<{ id: number; name: string; skeleton: string | null }[]> {
-    return this.db.selectFrom('classes').select(['id', 'name', 'skeleton']).where('project_id', '=', projectId).orderBy('id').execute();
+  async classes(projectId: number, db: Executor = this.db): Promise<{ id: number; name: string; skeleton: string | null }[]> {
+    return db.selectFrom('classes').select(['id', 'name', 'skeleton']).where('project_id', '=', projectId).orderBy('id').execute();
   }
 
   /**

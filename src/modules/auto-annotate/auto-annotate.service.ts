@@ -193,7 +193,8 @@ export class AutoAnnotateService {
         const skeleton = detections.flatMap((d) => d.planned).find((p) => p.className === name)?.skeleton;
         classes.set(key(name), await this.repository.insertClass(project.id, name, paletteColor(project.class_count + i), tx, skeleton ? JSON.stringify(skeleton) : null));
       }
-      const sizes = await this.skeletonSizes(project.id);
+      // In the transaction: on SQLite its one connection is held, and a read outside it would wait for ever.
+      const sizes = await this.skeletonSizes(project.id, tx);
       const accepted = await this.repository.accepted(detections.map((d) => d.image.id), tx);
       for (const { image, planned } of detections) {
         // Inside the write's transaction, as for a person's writes: a lock taken before the commit is seen.
@@ -251,7 +252,7 @@ export class AutoAnnotateService {
           const rows: NewAnnotation[] = [];
           for (const p of planned) {
             const classId = await this.jobClassId(projectId, p.className, classes, createMissingClasses ? classesCreated : null, p.skeleton);
-            if (classId === undefined || !fitsSkeleton(p, (await this.skeletonSizes(projectId)).get(classId))) skipped++;
+            if (classId === undefined || (p.skeleton && !fitsSkeleton(p, (await this.skeletonSizes(projectId)).get(classId)))) skipped++;
             else rows.push({ image_id: image.id, project_id: projectId, class_id: classId, annotation_type: p.annotation_type, geometry: p.geometry, confidence: p.confidence, source, status: 'suggested' });
           }
           const outcome = await this.writeImageSuggestions(image.id, rows, source, userId);
@@ -521,8 +522,8 @@ export class AutoAnnotateService {
   }
 
   /** Each class's skeleton point count (null: no skeleton). */
-  private async skeletonSizes(projectId: number): Promise<Map<number, number | null>> {
-    return new Map((await this.repository.classes(projectId)).map((c) => [c.id, c.skeleton ? (JSON.parse(c.skeleton) as Skeleton).points.length : null]));
+  private async skeletonSizes(projectId: number, db?: Executor): Promise<Map<number, number | null>> {
+    return new Map((await this.repository.classes(projectId, db)).map((c) => [c.id, c.skeleton ? (JSON.parse(c.skeleton) as Skeleton).points.length : null]));
   }
 
   private async classIndex(projectId: number): Promise<Map<string, number>> {
