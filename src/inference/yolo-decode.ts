@@ -4,7 +4,7 @@ import { maskToPolygons, type Point, type PolygonOptions } from './contour.js';
 import { UnsupportedModelError } from './errors.js';
 import { toOriginal, type LetterboxTransform } from './letterbox.js';
 import { nonMaxSuppression, type Candidate } from './nms.js';
-import { rotatedIou } from './rotated-iou.js';
+import { boxIou } from '../imaging/shape-metrics.js';
 import { decodeSemantic } from './semantic-decode.js';
 import type { TensorData } from './tensor-data.js';
 
@@ -363,7 +363,7 @@ function decodeObb(output: TensorData, transform: LetterboxTransform, options: Y
   for (const candidate of sorted) {
     if (kept.length >= maxDetections) break;
     const box = oriented(candidate);
-    if (kept.some((k) => k.candidate.classId === candidate.classId && rotatedIou(k.box, box) > options.iou)) continue;
+    if (kept.some((k) => k.candidate.classId === candidate.classId && boxIou(k.box, box) > options.iou)) continue;
     kept.push({ candidate, box });
   }
   const detections: YoloDetection[] = [];

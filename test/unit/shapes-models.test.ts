@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { letterboxTransform } from '../../src/inference/letterbox.js';
-import { rotatedIou } from '../../src/inference/rotated-iou.js';
+import { boxIou as rotatedIou } from '../../src/imaging/shape-metrics.js';
 import { decodeYolo } from '../../src/inference/yolo-decode.js';
 import type { TensorData } from '../../src/inference/tensor-data.js';
 import { parseUltralyticsMetadata } from '../../src/inference/onnx-metadata.js';
