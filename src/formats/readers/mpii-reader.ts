@@ -75,7 +75,7 @@ export async function readMpii(scan: DatasetScan, files: string[]): Promise<Data
   }
   return {
     format: 'mpii',
-    projectType: 'object_detection',
+    projectType: 'keypoint_detection',
     classes: ['person'],
     classSpecs: new Map([['person', { skeleton: MPII_SKELETON }]]),
     ledger,

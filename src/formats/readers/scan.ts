@@ -105,6 +105,7 @@ export function splitOfPath(path: string): Split | null {
  */
 export function projectTypeOf(annotations: Iterable<Annotation['type']>): ProjectType {
   const seen = new Set(annotations);
+  if (seen.has('keypoints')) return 'keypoint_detection';
   if (seen.has('mask') && !seen.has('polygon') && !seen.has('bbox')) return 'semantic_segmentation';
   if (seen.has('polygon') || seen.has('mask')) return 'instance_segmentation';
   if (seen.has('bbox')) return 'object_detection';
