@@ -159,4 +159,27 @@ describe('shapes through the annotations API (issue 25)', () => {
     assert.equal(attrs.status, 200, JSON.stringify(attrs.body));
     assert.deepEqual(attrs.body.attributes, [{ name: 'colour', type: 'select', values: ['red', 'blue', 'green'] }]);
   });
+
+  it('lists the images that hold an attribute value (images?attribute=name:value), on both value kinds', async () => {
+    assert.equal((await alice.patch(`/api/classes/${car}`, { attributes: ATTRIBUTES })).status, 200);
+    const other = await insertImageRow(t, projectId, { width: 200, height: 100 });
+    const third = await insertImageRow(t, projectId, { width: 200, height: 100 });
+    const box = { x: 1, y: 1, width: 5, height: 5 };
+    for (const [image, attributes] of [[other, { colour: 'red', occluded: true, speed: 40 }], [third, { colour: 'blue', occluded: false, note: 'a:b "c"' }]] as const) {
+      const res = await alice.post(`/api/images/${image}/annotations`, { class_id: car, annotation_type: 'bbox', geometry: box, attributes });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+    }
+    const ids = async (filter: string) => {
+      const res = await alice.get(`/api/projects/${projectId}/images?attribute=${encodeURIComponent(filter)}`);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      return (res.body as { id: number }[]).map((i) => i.id).filter((id) => id === other || id === third);
+    };
+    assert.deepEqual(await ids('colour:red'), [other]);
+    assert.deepEqual(await ids('occluded:true'), [other]);
+    assert.deepEqual(await ids('occluded:false'), [third]);
+    assert.deepEqual(await ids('speed:40'), [other]);
+    assert.deepEqual(await ids('note:a:b "c"'), [third]);
+    assert.deepEqual(await ids('colour:green'), []);
+    assert.equal((await alice.get(`/api/projects/${projectId}/images?attribute=nocolon`)).status, 422);
+  });
 });

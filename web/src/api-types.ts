@@ -10944,6 +10944,8 @@ export interface paths {
                     after?: number;
                     /** @description true: only images with accepted annotations; false: only images without (open suggestions do not count) */
                     annotated?: boolean;
+                    /** @description Only images with an annotation whose attribute has this value, as `name:value` (e.g. `occluded:true`, `colour:red`, `speed:40`): `true`/`false` match a checkbox, a number a number attribute, any text a select or text one */
+                    attribute?: string;
                     /** @description Only images with at least one annotation of this class (a class of another project is 404) */
                     class_id?: number;
                     /** @description Only these images: up to 1,000 comma-separated ids (the quality report's `image_ids`, a page at a time) */

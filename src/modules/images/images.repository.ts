@@ -1,7 +1,8 @@
-import type { Insertable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Db, Executor, Tx } from '../../db/database.js';
 import { isUniqueViolation, retryOnConflict } from '../../db/errors.js';
 import { lockProjectImages } from '../../db/write-locks.js';
+import { isPostgres } from '../../db/sql-json.js';
 import type { ImagesTable, ReviewState } from '../../db/schema.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import { IMAGE_OUT_COLUMNS, type ImageOutRow, type ImageRow, type Split } from './images.schemas.js';
@@ -28,6 +29,8 @@ export interface ImagePageQuery {
   assigned_to?: number;
   /** Only these images (e.g. those a quality check flagged). */
   ids?: number[];
+  /** Only images with an annotation whose attribute `name` holds one of these values (JSON texts). */
+  attribute?: { name: string; json: string[] };
   limit: number;
   offset?: number;
   after?: number;
@@ -137,6 +140,14 @@ export class ImagesRepository {
       // One probe of the (class_id, image_id) index per image.
       query = query.where((eb) =>
         eb.exists(eb.selectFrom('annotations').select('annotations.id').whereRef('annotations.image_id', '=', 'images.id').where('annotations.class_id', '=', classId)),
+      );
+    }
+    if (filters.attribute !== undefined) {
+      const { name, json } = filters.attribute;
+      // The value as JSON text: SQLite's `->` gives it minified, PostgreSQL's json `->` keeps the text stored (minified by JSON.stringify).
+      const value = isPostgres(this.db) ? sql<string>`((annotations.attributes)::json -> ${name})::text` : sql<string>`(annotations.attributes -> ${'$."' + name + '"'})`;
+      query = query.where((eb) =>
+        eb.exists(eb.selectFrom('annotations').select('annotations.id').whereRef('annotations.image_id', '=', 'images.id').where('annotations.attributes', 'is not', null).where(value, 'in', json)),
       );
     }
     if (filters.assigned_to !== undefined) {

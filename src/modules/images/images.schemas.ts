@@ -42,6 +42,11 @@ export const ImageListQuery = Type.Object({
     description: 'Only images with at least one annotation of this class (a class of another project is 404)',
   })),
   annotated: Type.Optional(Type.Boolean({ description: 'true: only images with accepted annotations; false: only images without (open suggestions do not count)' })),
+  attribute: Type.Optional(Type.String({
+    pattern: '^[^":]{1,100}:[\\s\\S]{0,2000}$',
+    description: 'Only images with an annotation whose attribute has this value, as `name:value` (e.g. `occluded:true`, '
+      + '`colour:red`, `speed:40`): `true`/`false` match a checkbox, a number a number attribute, any text a select or text one',
+  })),
   ids: Type.Optional(Type.String({
     pattern: '^[0-9]{1,10}(,[0-9]{1,10}){0,999}$',
     description: 'Only these images: up to 1,000 comma-separated ids (the quality report\'s `image_ids`, a page at a time)',

@@ -103,7 +103,8 @@ export class ImagesService {
       throw new NotFoundError('Class not found in this project');
     }
     const ids = query.ids?.split(',').map(Number);
-    const filters = { split: query.split, review_state: query.review_state, class_id: query.class_id, annotated: query.annotated, assigned_to: assignedTo, ids };
+    const attribute = query.attribute === undefined ? undefined : attributeFilter(query.attribute);
+    const filters = { split: query.split, review_state: query.review_state, class_id: query.class_id, annotated: query.annotated, assigned_to: assignedTo, ids, attribute };
     const filtered = Object.values(filters).some((value) => value !== undefined);
     const [rows, total] = await Promise.all([
       this.images.listPage(projectId, { ...query, ...filters }, filtered ? undefined : project.image_count),
@@ -410,4 +411,14 @@ export class ImagesService {
     if (await this.images.shaInUse(projectId, sha256)) return;
     await Promise.all(keys.filter((key) => !this.claims.anyHeld(key, claims)).map((key) => this.blobs.delete(key)));
   }
+}
+
+/** `name:value` → the attribute's name and the JSON texts its value may be stored as (a string, or a boolean or number). */
+function attributeFilter(text: string): { name: string; json: string[] } {
+  const colon = text.indexOf(':');
+  const raw = text.slice(colon + 1);
+  const json = [JSON.stringify(raw)];
+  if (raw === 'true' || raw === 'false') json.push(raw);
+  else if (raw.trim() !== '' && Number.isFinite(Number(raw))) json.push(JSON.stringify(Number(raw)));
+  return { name: text.slice(0, colon), json };
 }
