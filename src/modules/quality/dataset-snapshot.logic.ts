@@ -2,7 +2,8 @@
  * Everything the image and annotation checks read, loaded once per report: the images with their cached features
  * and the annotations as typed columns (about 50 bytes per annotation), grouped by image. Checks never query.
  */
-import { ANNOTATION_TYPES } from '../../imaging/geometry.js';
+import { ANNOTATION_TYPES, geometryBox } from '../../imaging/geometry.js';
+import { shapeArea } from '../../imaging/shape-metrics.js';
 import { hashHalves } from '../../imaging/perceptual-hash.js';
 import type { MeasuredImageRow } from './image-features.repository.js';
 import type { Prediction } from './model-predictions.adapter.js';
@@ -10,6 +11,7 @@ import { nearDuplicateGroups } from './near-duplicates.logic.js';
 
 /** The type index of a type not in ANNOTATION_TYPES. */
 export const TYPE_OTHER = ANNOTATION_TYPES.length;
+const ELLIPSE = ANNOTATION_TYPES.indexOf('ellipse');
 
 /**
  * An annotation as the snapshot reads it, a row of values: id, image id, class id, the type's index in
@@ -88,10 +90,30 @@ export class AnnotationColumns {
       this.pushPolygon(i, polygon);
       return;
     }
+    if (polygon !== null) {
+      this.pushShape(i, type, polygon);
+      return;
+    }
     if (x !== null && y !== null && w !== null && h !== null) {
       this.setBox(i, x, y, w, h);
       this.area[i] = Math.max(0, w) * Math.max(0, h);
     }
+  }
+
+  /** A rotated box's or another shape's envelope and area (geometry.ts, shape-metrics.ts). */
+  private pushShape(i: number, type: number, geometry: string): void {
+    let g: any;
+    try {
+      g = JSON.parse(geometry);
+    } catch {
+      return;
+    }
+    const name = ANNOTATION_TYPES[type];
+    const box = name && g ? geometryBox(name, g) : null;
+    if (!box) return;
+    this.setBox(i, box.x, box.y, box.width, box.height);
+    this.area[i] = shapeArea(name, g);
+    if (Array.isArray(g.points)) this.points[i] = g.points.length;
   }
 
   /** A polygon's box, area (shoelace) and point count. */
@@ -130,9 +152,9 @@ export class AnnotationColumns {
     this.h[i] = h;
   }
 
-  /** Spatial annotations (box, polygon, mask) have a box to measure. */
+  /** Spatial annotations (box, polygon, mask, ellipse) have a box to measure. */
   spatial(i: number): boolean {
-    return this.type[i] < 3;
+    return this.type[i] < 3 || this.type[i] === ELLIPSE;
   }
 }
 

@@ -13,13 +13,14 @@ export class QualityRepository {
 
   /**
    * A chunk of the project's annotations in id order, after `afterId` (keyset on the (project_id, id) index), as
-   * arrays (AnnotationChunkRow): boxes as the stored numbers, the type as its index, only polygons' geometry as text.
+   * arrays (AnnotationChunkRow): boxes as the stored numbers, the type as its index, only the geometry of polygons, rotated boxes and the shapes with no stored box as text.
    */
   annotationChunk(projectId: number, afterId: number, limit: number): Promise<AnnotationChunkRow[]> {
     const query = this.db
       .selectFrom('annotations')
       .select(['id', 'image_id', 'class_id', sql<number>`${TYPE_INDEX}`.as('type'), 'box_x', 'box_y', 'box_w', 'box_h'])
-      .select(sql<string | null>`case when annotation_type = 'polygon' then geometry end`.as('polygon'))
+      // Polygons, the shapes with no stored box, and rotated boxes (their stored columns are the box before rotation).
+      .select(sql<string | null>`case when annotation_type in ('polygon', 'keypoints', 'polyline', 'points', 'ellipse') or (annotation_type = 'bbox' and geometry like '%"rotation"%') then geometry end`.as('polygon'))
       .where('project_id', '=', projectId)
       .where('status', '=', 'accepted')
       .where('id', '>', afterId)
