@@ -56,7 +56,8 @@ describe('upload page in Chromium: a labelled dataset (zip) imported into the pr
     await result.getByText('b.jpg: same bytes as up.jpg').waitFor();
     assert.match(await result.innerText(), /Classes created: dog/);
     assert.match(await live.page.getByTestId('import-skipped').innerText(), /Left out \(1\)/);
-    await result.getByText('d.jpg: 1 label with no area inside the image was left out').waitFor();
+    await result.getByText('d.jpg: annotation 1 (bbox, class').waitFor();
+    assert.match(await result.innerText(), /d\.jpg: annotation 1 \(bbox, class "[a-z]+"\): box lies outside the 80×60 image/);
     await screenshot(live.page, 'upload-import-labelled-zip');
 
     // The project's images, each with the labels of its own entry.
@@ -92,9 +93,9 @@ describe('upload page in Chromium: a labelled dataset (zip) imported into the pr
     await counts.waitFor({ timeout: 20_000 });
     assert.equal(
       (await counts.innerText()).replace(/\s+/g, ' ').trim(),
-      '2 image entries read: 2 images, 1 of them with the same bytes as another (the file stored once), 1 annotation. Files with labels left out: 1.',
+      '2 image entries read: 2 images, 1 of them with the same bytes as another (the file stored once), 1 annotation. Items left out: 1.',
     );
-    await form.getByText('b.jpg: 1 label with no area inside the image was left out').waitFor();
+    await form.getByText('b.jpg: annotation 1 (bbox, class "cat"): box lies outside the').waitFor();
     await form.getByRole('link', { name: /^Open / }).click();
     await live.page.waitForURL(/\/projects\/\d+$/);
     assert.deepEqual(live.errors, [], 'no errors on the page');

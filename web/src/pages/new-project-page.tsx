@@ -112,12 +112,12 @@ function ImportForm() {
           <p data-testid="import-counts">
             {plural(imported.import.entries, 'image entry', 'image entries')} read: {plural(imported.import.images_created, 'image')},{' '}
             {imported.import.images_sharing_bytes} of them with the same bytes as another (the file stored once),{' '}
-            {plural(imported.import.annotations_created, 'annotation')}. Files with labels left out: {imported.import.skipped_count}.
+            {plural(imported.import.annotations_created, 'annotation')}. Items left out: {imported.import.skipped_count}.
           </p>
           <ul>
             {imported.import.skipped.map((s, i) => (
               <li key={i}>
-                {s.file}: {s.reason}
+                {s.file}: {s.item}: {s.reason}
               </li>
             ))}
           </ul>

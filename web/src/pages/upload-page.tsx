@@ -142,7 +142,7 @@ function ImportReport({ result }: { result: ImportIntoResult }) {
           <ul>
             {result.skipped.map((s, i) => (
               <li key={i}>
-                {s.file}: {s.reason}
+                {s.file}: {s.item}: {s.reason}
               </li>
             ))}
           </ul>
