@@ -1,6 +1,6 @@
 import { normalizeDegrees, pointsBox, rotatedCorners, signedPolygonArea, type RotatedBox } from '../imaging/geometry.js';
 import type { Box } from '../imaging/rle.js';
-import type { Point } from './dataset.js';
+import type { Annotation, Point } from './dataset.js';
 
 /** Drops the repeated first point of an explicitly closed polygon (formats disagree on whether to repeat it). */
 export function openRing(points: Point[]): Point[] {
@@ -97,4 +97,29 @@ export function quadToBox(input: Point[]): RotatedBox | null {
   const corners = rotatedCorners(box);
   const tolerance = rectangleTolerance(quad);
   return corners.every((c, i) => Math.hypot(c[0] - quad[i][0], c[1] - quad[i][1]) <= tolerance) ? box : null;
+}
+
+/**
+ * Polygons of one class sharing a group id in one image are one object: a polygon in parts (as COCO's
+ * multi-polygon). CVAT groups and LabelMe group ids say so; the first polygon keeps its place in the list.
+ */
+export function mergeGroupedPolygons(annotations: Annotation[]): Annotation[] {
+  const out: Annotation[] = [];
+  const first = new Map<string, Annotation & { type: 'polygon' }>();
+  for (const a of annotations) {
+    if (a.type !== 'polygon' || a.groupId === undefined) {
+      out.push(a);
+      continue;
+    }
+    const key = `${a.groupId}\u0000${a.className}`;
+    const head = first.get(key);
+    if (!head) {
+      first.set(key, a);
+      out.push(a);
+      continue;
+    }
+    head.geometry = { points: head.geometry.points, parts: [...(head.geometry.parts ?? [head.geometry.points]), a.geometry.points] };
+    if (a.attributes) head.attributes = { ...a.attributes, ...head.attributes };
+  }
+  return out;
 }

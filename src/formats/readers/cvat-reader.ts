@@ -8,7 +8,7 @@ import { encodeRle } from '../../imaging/rle.js';
 import type { Annotation, ClassSpec, DatasetItem, DatasetSource, Point } from '../dataset.js';
 import { splitFromName } from '../dataset.js';
 import { FormatError } from '../format-error.js';
-import { openRing } from '../geometry.js';
+import { mergeGroupedPolygons, openRing } from '../geometry.js';
 import { ImportLedger } from '../import-ledger.js';
 import { imageSize } from './files.js';
 import { addClass, findImage, head, projectTypeOf, scanDataset, type DatasetScan } from './scan.js';
@@ -376,27 +376,6 @@ function skeletonOf(el: El, label: string, context: ShapeContext, what: string):
   return { type: 'keypoints', geometry: { points } };
 }
 
-/** Polygons of one class sharing a group id in one image are one object: a polygon in parts (as COCO's multi-polygon). */
-function mergeGroupedPolygons(annotations: Annotation[]): Annotation[] {
-  const out: Annotation[] = [];
-  const first = new Map<string, Annotation & { type: 'polygon' }>();
-  for (const a of annotations) {
-    if (a.type !== 'polygon' || a.groupId === undefined) {
-      out.push(a);
-      continue;
-    }
-    const key = `${a.groupId}\u0000${a.className}`;
-    const head = first.get(key);
-    if (!head) {
-      first.set(key, a);
-      out.push(a);
-      continue;
-    }
-    head.geometry = { points: head.geometry.points, parts: [...(head.geometry.parts ?? [head.geometry.points]), a.geometry.points] };
-    if (a.attributes) head.attributes = { ...a.attributes, ...head.attributes };
-  }
-  return out;
-}
 
 function parsePoints(el: El): Point[] {
   return String(el.attrs.points ?? '').split(';').filter((p) => p.trim()).map((pair) => {

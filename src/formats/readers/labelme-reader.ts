@@ -8,7 +8,7 @@ import type { Annotation, ClassSpec, DatasetItem, DatasetSource, Point } from '.
 import { ImportLedger } from '../import-ledger.js';
 import { FormatError } from '../format-error.js';
 import { pointsBox } from '../../imaging/geometry.js';
-import { openRing, rectangleOf } from '../geometry.js';
+import { mergeGroupedPolygons, openRing, rectangleOf } from '../geometry.js';
 import { imageSize } from './files.js';
 import { addClass, findImage, head, projectTypeOf, scanDataset, splitOfPath, type DatasetScan } from './scan.js';
 
@@ -168,27 +168,6 @@ async function jsonShape(shape: LabelMeShape, image: string, file: string, what:
   }
 }
 
-/** Polygons of one class sharing a group id in one image are one object: a polygon in parts. */
-function mergeGroupedPolygons(annotations: Annotation[]): Annotation[] {
-  const out: Annotation[] = [];
-  const first = new Map<string, Annotation & { type: 'polygon' }>();
-  for (const a of annotations) {
-    if (a.type !== 'polygon' || a.groupId === undefined) {
-      out.push(a);
-      continue;
-    }
-    const key = `${a.groupId}\u0000${a.className}`;
-    const head = first.get(key);
-    if (!head) {
-      first.set(key, a);
-      out.push(a);
-      continue;
-    }
-    head.geometry = { points: head.geometry.points, parts: [...(head.geometry.parts ?? [head.geometry.points]), a.geometry.points] };
-    if (a.attributes) head.attributes = { ...a.attributes, ...head.attributes };
-  }
-  return out;
-}
 
 /** LabelMe 3.0's `<attributes>` text: `a, b=c` (a bare name is true; `\,` `\=` escape), values typed as datumaro does. */
 function xmlAttributes(text: string): Record<string, AttributeValue> {
