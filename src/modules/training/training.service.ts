@@ -226,6 +226,8 @@ export class TrainingService {
     const material: MaterialImage[] = images.map((image) => {
       const own = byImage.get(image.id) ?? [];
       const boxes = own.flatMap((a) => {
+        // A detector learns objects with an extent: open paths and point sets are not boxes (a straight line has none).
+        if (a.annotation_type === 'polyline' || a.annotation_type === 'points') return [];
         const box = geometryBox(a.annotation_type, JSON.parse(a.geometry));
         return box ? [[a.class_index, box.x, box.y, box.width, box.height] as [number, number, number, number, number]] : [];
       });
