@@ -38,7 +38,7 @@ export interface DetectorShape {
   flipIndex: number[] | null;
 }
 
-/** `task`, when given (the registered model's), overrides the metadata's: it picks the pose and OBB layouts. */
+/** `task`, when the registered model's is pose or obb, picks those layouts; otherwise the metadata's task stands. */
 export function detectorShape(info: ModelInfo, names?: string[], task?: string): DetectorShape {
   const input = info.inputs[0];
   if (!input || input.dims.length !== 4 || (typeof input.dims[1] === 'number' && input.dims[1] !== 3)) {
@@ -54,7 +54,8 @@ export function detectorShape(info: ModelInfo, names?: string[], task?: string):
     height,
     names: names ?? metadata.names ?? null,
     endToEnd: metadata.endToEnd ?? false,
-    task: task ?? metadata.task ?? null,
+    // The metadata's own task (e.g. segment-semantic) stays; a registered pose or obb task picks those layouts.
+    task: task === 'pose' || task === 'obb' ? task : (metadata.task ?? null),
     preprocessing: servedPreprocessing(info.metadata),
     keypointShape: metadata.keypointShape ?? null,
     keypointNames: metadata.keypointNames ?? null,
