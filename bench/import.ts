@@ -5,28 +5,18 @@
  * per-round ratios. Target: import ≥ 0.8× the upload route's images/s.
  * Usage: npx tsx bench/import.ts [images=10000] [rounds=3]
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import sharp from 'sharp';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
 import { multipart } from '../test/helpers/multipart.js';
 import { buildZip } from '../test/helpers/zip-build.js';
-import { median, withServerNodeFlags } from './lib/server.js';
+import { inProcessApp, median, withServerNodeFlags } from './lib/server.js';
 
 // The service runs in this process, so this process gets the server's node flags.
 await withServerNodeFlags();
 
 const count = Number(process.argv[2] ?? 10_000);
 const rounds = Number(process.argv[3] ?? 3);
-const dataDir = await mkdtemp(join(tmpdir(), 'versa-bench-import-'));
-const versa = await buildApp(loadConfig({ DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL ?? '', LOG_LEVEL: 'silent', AUTH_ATTEMPTS_PER_MINUTE: '1000', MAX_UPLOAD_MB: '1000' }), { logger: false });
-const app = versa.app;
+const { app, authorization, close } = await inProcessApp('import', { MAX_UPLOAD_MB: '1000' });
 try {
-  await app.inject({ method: 'POST', url: '/api/auth/register', payload: { email: 'bench@example.com', password: 'correct horse battery' } });
-  const login = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: 'bench@example.com', password: 'correct horse battery' } });
-  const authorization = `Bearer ${login.json().token}`;
 
   // Distinct 320×240 photos-like JPEGs (noise), as both runs need different bytes per image.
   const images: Buffer[] = [];
@@ -77,6 +67,5 @@ try {
   }
   console.log(`\nimport throughput = ${median(uploads.map((u, i) => u / imports[i])).toFixed(2)}× the upload route (median of ${rounds} rounds; target ≥ 0.8×)`);
 } finally {
-  await app.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await close();
 }

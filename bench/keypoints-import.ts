@@ -7,15 +7,10 @@
  * Target (issue 25): 100,000 instances × 17 points import in < 30 s.
  * Usage: npx tsx bench/keypoints-import.ts [instances=100000] [rounds=3] [perImage=100]
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import sharp from 'sharp';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
 import { multipart } from '../test/helpers/multipart.js';
 import { buildZip } from '../test/helpers/zip-build.js';
-import { median, withServerNodeFlags } from './lib/server.js';
+import { inProcessApp, median, withServerNodeFlags } from './lib/server.js';
 
 await withServerNodeFlags();
 
@@ -26,13 +21,8 @@ const imageCount = Math.ceil(instances / perImage);
 const POINTS = ['nose', 'left_eye', 'right_eye', 'left_ear', 'right_ear', 'left_shoulder', 'right_shoulder', 'left_elbow', 'right_elbow', 'left_wrist', 'right_wrist', 'left_hip', 'right_hip', 'left_knee', 'right_knee', 'left_ankle', 'right_ankle'];
 const SKELETON = [[16, 14], [14, 12], [17, 15], [15, 13], [12, 13], [6, 12], [7, 13], [6, 7], [6, 8], [7, 9], [8, 10], [9, 11], [2, 3], [1, 2], [1, 3], [2, 4], [3, 5], [4, 6], [5, 7]];
 
-const dataDir = await mkdtemp(join(tmpdir(), 'versa-bench-keypoints-'));
-const versa = await buildApp(loadConfig({ DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL ?? '', LOG_LEVEL: 'silent', AUTH_ATTEMPTS_PER_MINUTE: '1000', MAX_UPLOAD_MB: '2000' }), { logger: false });
-const app = versa.app;
+const { app, authorization, close } = await inProcessApp('keypoints', { MAX_UPLOAD_MB: '2000' });
 try {
-  await app.inject({ method: 'POST', url: '/api/auth/register', payload: { email: 'bench@example.com', password: 'correct horse battery' } });
-  const login = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: 'bench@example.com', password: 'correct horse battery' } });
-  const authorization = `Bearer ${login.json().token}`;
 
   const images: Buffer[] = [];
   for (let i = 0; i < imageCount; i++) {
@@ -93,6 +83,5 @@ try {
   for (let i = 0; i < rounds; i++) console.log(`| ${i + 1} | ${withKeypoints[i].toFixed(2)} | ${boxesOnly[i].toFixed(2)} |`);
   console.log(`\nCOCO keypoints import: median ${median(withKeypoints).toFixed(2)} s for ${instances} instances × 17 points on ${imageCount} images (target < 30 s); boxes only ${median(boxesOnly).toFixed(2)} s`);
 } finally {
-  await app.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await close();
 }

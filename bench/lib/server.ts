@@ -1,8 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
 import { generateShapesImage } from '../../src/synthetic/index.js';
 
 /**
@@ -162,4 +165,25 @@ export async function waitFor<T>(poll: () => Promise<T>, done: (value: T) => boo
     if (done(value)) return value;
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
+}
+
+/**
+ * Versa built in this process (requests by `app.inject`) on a fresh DATA_DIR (and DATABASE_URL when set), with a
+ * user logged in: the import benchmarks measure the service's work without a socket. `close` removes everything.
+ */
+export async function inProcessApp(name: string, env: Record<string, string> = {}): Promise<{ app: FastifyInstance; authorization: string; close(): Promise<void> }> {
+  const dataDir = await mkdtemp(join(tmpdir(), `versa-bench-${name}-`));
+  const versa = await buildApp(loadConfig({ DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL ?? '', LOG_LEVEL: 'silent', AUTH_ATTEMPTS_PER_MINUTE: '1000', ...env }), { logger: false });
+  const app = versa.app;
+  const account = { email: 'bench@example.com', password: 'correct horse battery' };
+  await app.inject({ method: 'POST', url: '/api/auth/register', payload: account });
+  const login = await app.inject({ method: 'POST', url: '/api/auth/login', payload: account });
+  return {
+    app,
+    authorization: `Bearer ${login.json().token}`,
+    async close() {
+      await app.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
 }
