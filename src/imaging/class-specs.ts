@@ -75,6 +75,11 @@ export function parseSkeleton(raw: unknown): Skeleton {
   return { points: points as string[], edges: pairs(edges, 'edges'), flip_pairs: flips };
 }
 
+/** How many points a stored skeleton (JSON text, as a class row holds it) names; null when there is none. */
+export function skeletonSize(stored: string | null): number | null {
+  return stored === null ? null : (JSON.parse(stored) as Skeleton).points.length;
+}
+
 /** The index each point goes to under a horizontal flip (itself when it is in no pair). */
 export function flipPermutation(skeleton: Pick<Skeleton, 'flip_pairs'> | null | undefined, n: number): number[] {
   const order = Array.from({ length: n }, (_, i) => i);

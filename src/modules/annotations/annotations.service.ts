@@ -6,7 +6,7 @@ import { isForeignKeyViolation } from '../../db/errors.js';
 import type { WriteBatcher } from '../../db/write-batcher.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
 import type { Page, PageQuery } from '../../http/pagination.js';
-import { ClassSpecError, parseAttributes, type AttributeValue, type Skeleton } from '../../imaging/class-specs.js';
+import { ClassSpecError, parseAttributes, skeletonSize, type AttributeValue } from '../../imaging/class-specs.js';
 import { GeometryError, parseGeometry, type KeypointsGeometry } from '../../imaging/geometry.js';
 import type { LockGuard } from '../locks/lock-guard.service.js';
 import type { AssignmentScope } from '../assignments/assignment-scope.service.js';
@@ -290,7 +290,7 @@ function validGeometry(input: AnnotationCreate, target: ImageTarget): object {
     throw err;
   }
   if (input.annotation_type === 'keypoints' && target.skeleton !== null) {
-    const expected = (JSON.parse(target.skeleton) as Skeleton).points.length;
+    const expected = skeletonSize(target.skeleton);
     const got = (geometry as KeypointsGeometry).points.length;
     if (got !== expected) throw ValidationError.at(['body', 'geometry', 'points'], `the class's skeleton has ${expected} points; ${got} were sent`);
   }

@@ -7,7 +7,7 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '.
 import { GeometryError, parseGeometry, type ImageSize } from '../../imaging/geometry.js';
 import { InferenceOverloadedError, UnsupportedModelError } from '../../inference/errors.js';
 import type { DetectorShape, NamedDetection } from '../../inference/yolo-detector.js';
-import type { Skeleton } from '../../imaging/class-specs.js';
+import { skeletonSize, type Skeleton } from '../../imaging/class-specs.js';
 import type { JobContext, JobQueue } from '../../jobs/job-queue.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import type { AnnotationsService } from '../annotations/annotations.service.js';
@@ -523,7 +523,7 @@ export class AutoAnnotateService {
 
   /** Each class's skeleton point count (null: no skeleton). */
   private async skeletonSizes(projectId: number, db?: Executor): Promise<Map<number, number | null>> {
-    return new Map((await this.repository.classes(projectId, db)).map((c) => [c.id, c.skeleton ? (JSON.parse(c.skeleton) as Skeleton).points.length : null]));
+    return new Map((await this.repository.classes(projectId, db)).map((c) => [c.id, skeletonSize(c.skeleton)]));
   }
 
   private async classIndex(projectId: number): Promise<Map<string, number>> {

@@ -3,7 +3,7 @@ import type { ProjectAccess } from '../../access/project-access.js';
 import type { Transactions } from '../../db/transactions.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
-import { ClassSpecError, parseAttributeSpecs, parseSkeleton, type Skeleton } from '../../imaging/class-specs.js';
+import { ClassSpecError, parseAttributeSpecs, parseSkeleton, skeletonSize } from '../../imaging/class-specs.js';
 import type { LockGuard } from '../locks/lock-guard.service.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { RevisionsRepository } from '../revisions/revisions.repository.js';
@@ -83,9 +83,9 @@ export class ClassesService {
   private async assertSkeletonFits(classId: number, skeleton: string | null): Promise<void> {
     const used = await this.classes.countAnnotations(classId, 'keypoints');
     if (used === 0) return;
-    const points = skeleton === null ? 0 : (JSON.parse(skeleton) as Skeleton).points.length;
+    const points = skeletonSize(skeleton) ?? 0;
     const current = (await this.classes.findSkeleton(classId)) ?? null;
-    const before = current === null ? null : (JSON.parse(current) as Skeleton).points.length;
+    const before = skeletonSize(current);
     if (points !== before) {
       throw new ConflictError(`${used} keypoint annotations of the class hold ${before ?? 'their'} points each; a skeleton with ${points} points would not fit them (edit or delete them first)`);
     }
