@@ -1,4 +1,5 @@
-import { sql, type CompiledQuery, type Insertable, type Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
+import { BulkInsert } from '../../db/bulk-insert.js';
 import type { Db, Executor } from '../../db/database.js';
 import { PreparedQuery } from '../../db/prepared-query.js';
 import type { ReviewState, SampleModality, SampleRevisionAction, SamplesTable } from '../../db/schema.js';
@@ -39,13 +40,11 @@ export interface SampleEvent {
 /** The review columns a submission or a decision sets. */
 export type ReviewColumns = Pick<SampleRow, 'review_state' | 'review_comment' | 'reviewed_by' | 'reviewed_at'>;
 
-/** Every column an import writes, in the order of the insert template's parameters. */
+/** Every column an insert writes (the others take their defaults). */
 const INSERT_COLUMNS = [
   'project_id', 'modality', 'split', 'data', 'label', 'labels', 'spans', 'value', 'metadata', 'labelled', 'blob_key', 'sha256', 'created_at', 'updated_at',
 ] as const satisfies readonly (keyof SampleInsert)[];
 
-/** Rows per multi-row insert: well below both dialects' bound-parameter limits (15 columns each). */
-const INSERT_CHUNK = 400;
 const ID_CHUNK = 500;
 
 
@@ -57,6 +56,7 @@ export class SamplesRepository {
     private readonly db: Db,
     private readonly projects: ProjectsRepository,
   ) {
+    this.bulkInsert = new BulkInsert(db, 'samples', INSERT_COLUMNS, ['id']);
     this.className = new PreparedQuery(db, ['projectId', 'name'], (p) =>
       db.selectFrom('classes').select('name').where('project_id', '=', p.projectId).where('name', '=', p.name));
     this.updateLabels = new PreparedQuery(db, ['id', 'label', 'labels', 'spans', 'value', 'labelled', 'split', 'updated_at'], (p) =>
@@ -72,6 +72,7 @@ export class SamplesRepository {
         .returning('id'));
   }
 
+  private readonly bulkInsert: BulkInsert<'samples', (typeof INSERT_COLUMNS)[number], 'id'>;
   /** Prepared once: a PATCH (the hot path) asks them. */
   private readonly className: PreparedQuery<{ projectId: number; name: string }, { name: string }>;
   private readonly updateLabels: PreparedQuery<LabelColumns & { id: number; updated_at: string }, SampleRow>;
@@ -177,42 +178,17 @@ export class SamplesRepository {
 
   /** Inserts samples in order (ids follow it) and adds them to the project's counters, in the caller's transaction. */
   async insertMany(projectId: number, rows: SampleInsert[], db: Executor): Promise<SampleRow[]> {
-    const out: SampleRow[] = [];
-    for (const chunk of chunks(rows, INSERT_CHUNK)) out.push(...(await db.insertInto('samples').values(chunk).returningAll().execute()));
-    await this.bumpCounters(projectId, rows, db);
-    return out;
+    const ids = await this.insertManyIds(projectId, rows, db);
+    const stored = new Map<number, SampleRow>();
+    for (const chunk of chunks(ids, ID_CHUNK)) for (const row of await db.selectFrom('samples').selectAll().where('id', 'in', chunk).execute()) stored.set(row.id, row);
+    return ids.map((id) => stored.get(id)!);
   }
 
-  /**
-   * Like insertMany, returning only the new ids (imports insert many rows and need only these). Full chunks reuse
-   * one compiled statement with new parameters: building a 400-row insert with Kysely costs more than running it.
-   */
+  /** Inserts through the one bulk path (see BulkInsert), answering the new ids in the order of `rows`. */
   async insertManyIds(projectId: number, rows: SampleInsert[], db: Executor): Promise<number[]> {
-    const ids: number[] = [];
-    for (const chunk of chunks(rows, INSERT_CHUNK)) {
-      const result = chunk.length === INSERT_CHUNK
-        ? await db.executeQuery<{ id: number }>({ ...this.insertTemplate(), parameters: chunk.flatMap((row) => INSERT_COLUMNS.map((c) => row[c] ?? null)) })
-        : { rows: await db.insertInto('samples').values(chunk).returning('id').execute() };
-      for (const r of result.rows) ids.push(r.id);
-    }
+    const ids = (await this.bulkInsert.run(rows.map((row) => Object.fromEntries(INSERT_COLUMNS.map((c) => [c, row[c] ?? null])) as Record<(typeof INSERT_COLUMNS)[number], unknown>), db)).map((r) => r.id);
     await this.bumpCounters(projectId, rows, db);
     return ids;
-  }
-
-  private template: CompiledQuery<{ id: number }> | null = null;
-
-  /** An insert of INSERT_CHUNK rows returning their ids, its parameters row by row in INSERT_COLUMNS order. */
-  private insertTemplate(): CompiledQuery<{ id: number }> {
-    if (this.template) return this.template;
-    const marker = (r: number, c: number) => `\u0000${r}:${c}`;
-    const rows = Array.from({ length: INSERT_CHUNK }, (_, r) => Object.fromEntries(INSERT_COLUMNS.map((column, c) => [column, marker(r, c)])) as unknown as SampleInsert);
-    const compiled = this.db.insertInto('samples').values(rows).returning('id').compile();
-    // The statement must take its parameters exactly row by row, column by column, as insertManyIds passes them.
-    compiled.parameters.forEach((value, i) => {
-      if (value !== marker(Math.floor(i / INSERT_COLUMNS.length), i % INSERT_COLUMNS.length)) throw new Error('unexpected parameter order in the sample insert');
-    });
-    this.template = compiled;
-    return compiled;
   }
 
   private async bumpCounters(projectId: number, rows: SampleInsert[], db: Executor) {
