@@ -20,10 +20,16 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   /** Removes every object whose key starts with `prefix/`. */
   deletePrefix(prefix: string): Promise<void>;
-  /** Every object whose key starts with `prefix/`, in no particular order. */
-  list(prefix: string): AsyncIterable<{ key: string; size: number }>;
+  /** Every object whose key starts with `prefix/`, in no particular order, with when it was last written. */
+  list(prefix: string): AsyncIterable<StoredBlob>;
   /** The object's file on this machine, for stores that keep files (trainers hard-link them); absent otherwise. */
   localPath?(key: string): string;
+}
+
+export interface StoredBlob {
+  key: string;
+  size: number;
+  modifiedMs: number;
 }
 
 const KEY = /^[a-z0-9_-]+(\/[a-zA-Z0-9_-][a-zA-Z0-9_.-]*)*$/;

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { dirname, join, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { assertBlobKey, type BlobStore } from './blob-store.js';
+import { assertBlobKey, type BlobStore, type StoredBlob } from './blob-store.js';
 
 const TEMP_SUFFIX = '.tmp';
 
@@ -82,7 +82,7 @@ export class LocalBlobStore implements BlobStore {
     await rm(this.path(prefix), { recursive: true, force: true });
   }
 
-  async *list(prefix: string): AsyncIterable<{ key: string; size: number }> {
+  async *list(prefix: string): AsyncIterable<StoredBlob> {
     const dir = this.path(prefix);
     const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return [];
@@ -91,7 +91,8 @@ export class LocalBlobStore implements BlobStore {
     for (const entry of entries) {
       if (!entry.isFile() || entry.name.endsWith(TEMP_SUFFIX)) continue;
       const path = join(entry.parentPath, entry.name);
-      yield { key: relative(this.root, path).split(sep).join('/'), size: (await stat(path)).size };
+      const info = await stat(path).catch(() => null); // removed since the listing
+      if (info) yield { key: relative(this.root, path).split(sep).join('/'), size: info.size, modifiedMs: info.mtimeMs };
     }
   }
 }

@@ -13,9 +13,10 @@ import {
   PutObjectCommand,
   S3Client,
   UploadPartCommand,
+  type _Object,
 } from '@aws-sdk/client-s3';
 import type { S3BlobStoreConfig } from '../config.js';
-import { assertBlobKey, missingBlob, type BlobStore } from './blob-store.js';
+import { assertBlobKey, missingBlob, type BlobStore, type StoredBlob } from './blob-store.js';
 
 const MiB = 1024 * 1024;
 
@@ -151,20 +152,19 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  async *list(prefix: string): AsyncIterable<{ key: string; size: number }> {
+  async *list(prefix: string): AsyncIterable<StoredBlob> {
     for await (const page of this.pages(prefix)) {
-      for (const object of page) yield { key: object.Key.slice(this.prefix.length), size: object.Size };
+      for (const object of page) yield { key: object.Key!.slice(this.prefix.length), size: object.Size ?? 0, modifiedMs: object.LastModified?.getTime() ?? 0 };
     }
   }
 
   /** The objects under `prefix/`, a page at a time (non-empty pages only). */
-  private async *pages(prefix: string): AsyncGenerator<Array<{ Key: string; Size: number }>> {
+  private async *pages(prefix: string): AsyncGenerator<_Object[]> {
     const Prefix = `${this.objectKey(prefix)}/`;
     let ContinuationToken: string | undefined;
     do {
       const res = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix, ContinuationToken, MaxKeys: this.pageSize }));
-      const page = (res.Contents ?? []).map((o) => ({ Key: o.Key!, Size: o.Size ?? 0 }));
-      if (page.length > 0) yield page;
+      if (res.Contents?.length) yield res.Contents;
       ContinuationToken = res.IsTruncated ? res.NextContinuationToken : undefined;
     } while (ContinuationToken);
   }

@@ -35,9 +35,13 @@ async function collect(stream: Readable): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** The keys and sizes under `prefix/`, sorted; every one written within the last minute. */
 async function keys(store: BlobStore, prefix: string): Promise<Array<[string, number]>> {
   const found: Array<[string, number]> = [];
-  for await (const { key, size } of store.list(prefix)) found.push([key, size]);
+  for await (const { key, size, modifiedMs } of store.list(prefix)) {
+    assert.ok(Math.abs(Date.now() - modifiedMs) < 60_000, `${key} was written at ${new Date(modifiedMs).toISOString()}`);
+    found.push([key, size]);
+  }
   return found.sort(([a], [b]) => a.localeCompare(b));
 }
 
