@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { multipart } from '../helpers/multipart.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import type { TestApp } from '../helpers/test-app.js';
 import { s3Env, s3Skip, s3TestBucket, type TestBucket } from './s3-env.js';
 
 describe('the app with BLOB_STORE=s3://…', { skip: s3Skip }, () => {
@@ -14,7 +14,8 @@ describe('the app with BLOB_STORE=s3://…', { skip: s3Skip }, () => {
   before(async () => {
     const env = s3Env();
     bucket = await s3TestBucket(env);
-    t = await startTestApp(env);
+    // Loaded here: the whole app takes seconds to load, for nothing where the suite skips.
+    t = await (await import('../helpers/test-app.js')).startTestApp(env);
   });
   after(async () => {
     await t?.close();
