@@ -172,7 +172,9 @@ export class S3BlobStore implements BlobStore {
 
 const md5 = (data: Uint8Array): string => createHash('md5').update(data).digest('base64');
 
-const isMissing = (err: unknown): boolean => (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;
+/** A 404 about the key (a missing bucket is a configuration error, not a missing blob). */
+const isMissing = (err: unknown): boolean =>
+  (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404 && (err as Error).name !== 'NoSuchBucket';
 
 const missingOr = (err: unknown, key: string): unknown => (isMissing(err) ? missingBlob(key) : err);
 

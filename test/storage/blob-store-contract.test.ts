@@ -206,3 +206,13 @@ contract('S3', s3Skip, async () => {
     close: bucket.empty,
   };
 });
+
+describe('S3 blob store on a bucket that does not exist', { skip: s3Skip }, () => {
+  it('says so instead of reporting a missing blob', async () => {
+    const bucket = await s3TestBucket();
+    const store = new S3BlobStore({ ...bucket.config, bucket: 'versa-no-such-bucket' });
+    await assert.rejects(store.get('projects/1/images/a.jpg'), (err: Error) => err.name === 'NoSuchBucket' && !isMissing(err));
+    await assert.rejects(store.put('projects/1/images/a.jpg', Buffer.from('x')), { name: 'NoSuchBucket' });
+    await bucket.empty();
+  });
+});
