@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import { AccessRepository } from './access/access.repository.js';
@@ -85,7 +84,7 @@ import { loadPluginDirectory } from './plugins/plugin-loader.js';
 import { PluginRegistry } from './plugins/plugin-registry.js';
 import { BlobClaims } from './storage/blob-claims.js';
 import { ImageIngest } from './modules/images/image-ingest.service.js';
-import { LocalBlobStore } from './storage/local-blob-store.js';
+import { openBlobStore } from './storage/open-blob-store.js';
 import { VERSION } from './version.js';
 
 /** A route as registered: the authorization matrix test walks every one of them. */
@@ -128,7 +127,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
 
   const db = database.db;
-  const blobs = new LocalBlobStore(join(config.dataDir, 'blobs'));
+  const blobs = await openBlobStore(config.blobStore);
   const jobs = new JobsRepository(db);
   // The in-process queue's jobs die with their process. With Redis, other workers' jobs are alive, and BullMQ's own
   // stalled-job check (a lock each worker renews) re-queues those whose worker died: no start-up sweep there.

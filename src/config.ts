@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 
 /** Everything the process reads from its environment, parsed and validated once at boot. */
 export interface Config {
@@ -6,6 +6,8 @@ export interface Config {
   readonly port: number;
   readonly host: string;
   readonly dataDir: string;
+  /** Where stored files live (BLOB_STORE): a folder, DATA_DIR/blobs by default, or an S3 bucket. */
+  readonly blobStore: BlobStoreConfig;
   /** postgres://… selects PostgreSQL; absent means SQLite at DATA_DIR/versa.db. */
   readonly databaseUrl: string | null;
   readonly redisUrl: string | null;
@@ -52,6 +54,25 @@ export interface Config {
   readonly pluginsDir: string | null;
   /** URL prefixes a pipeline's webhook step may POST to; empty refuses every webhook. */
   readonly webhookAllowlist: readonly string[];
+}
+
+export type BlobStoreConfig = { readonly kind: 'local'; readonly root: string } | S3BlobStoreConfig;
+
+/**
+ * BLOB_STORE=s3://bucket/prefix, with S3_ENDPOINT (absent: AWS), S3_REGION, S3_FORCE_PATH_STYLE=1 (path-style
+ * addressing), S3_CHECKSUMS=WHEN_REQUIRED (for back ends that refuse the SDK's default streaming checksums) and
+ * AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN (absent: the SDK's own chain, e.g. an instance role).
+ */
+export interface S3BlobStoreConfig {
+  readonly kind: 's3';
+  readonly bucket: string;
+  /** Key prefix of every object, without a trailing slash; '' for the bucket's root. */
+  readonly prefix: string;
+  readonly endpoint: string | null;
+  readonly region: string;
+  readonly forcePathStyle: boolean;
+  readonly checksums: 'WHEN_SUPPORTED' | 'WHEN_REQUIRED';
+  readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string; readonly sessionToken?: string } | null;
 }
 
 export class ConfigError extends Error {}
@@ -108,6 +129,33 @@ function trustProxy(raw: string | undefined): false | string[] {
   return list;
 }
 
+function blobStore(env: NodeJS.ProcessEnv, dataDir: string): BlobStoreConfig {
+  const raw = env.BLOB_STORE;
+  if (!raw || raw === 'local') return { kind: 'local', root: join(dataDir, 'blobs') };
+  const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/([A-Za-z0-9_.\/-]*))?$/.exec(raw);
+  const prefix = (match?.[2] ?? '').replace(/\/+$/, '');
+  if (!match || (prefix !== '' && prefix.split('/').some((part) => part === '' || part === '.' || part === '..'))) {
+    throw new ConfigError(`BLOB_STORE must be "local" or s3://bucket/prefix (letters, digits, . _ - in the prefix), got "${raw}"`);
+  }
+  const endpoint = env.S3_ENDPOINT || null;
+  if (endpoint && !/^https?:\/\/[^/?#@]+\/?$/.test(endpoint)) throw new ConfigError(`S3_ENDPOINT must be an http(s) URL of a server, got "${endpoint}"`);
+  const checksums = env.S3_CHECKSUMS || 'WHEN_SUPPORTED';
+  if (checksums !== 'WHEN_SUPPORTED' && checksums !== 'WHEN_REQUIRED') throw new ConfigError(`S3_CHECKSUMS must be WHEN_SUPPORTED or WHEN_REQUIRED, got "${checksums}"`);
+  const accessKeyId = env.AWS_ACCESS_KEY_ID || '';
+  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY || '';
+  if (!accessKeyId !== !secretAccessKey) throw new ConfigError('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY go together: set both or neither');
+  return {
+    kind: 's3',
+    bucket: match[1],
+    prefix,
+    endpoint,
+    region: env.S3_REGION || env.AWS_REGION || 'us-east-1',
+    forcePathStyle: int(env, 'S3_FORCE_PATH_STYLE', 0, 0, 1) === 1,
+    checksums,
+    credentials: accessKeyId ? { accessKeyId, secretAccessKey, ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}) } : null,
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const role = env.VERSA_ROLE ?? 'all';
   if (role !== 'api' && role !== 'worker' && role !== 'all') {
@@ -124,11 +172,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (role !== 'all' && !redisUrl) {
     throw new ConfigError(`VERSA_ROLE=${role} splits API and workers, which needs REDIS_URL for the job queue`);
   }
+  const dataDir = resolve(env.DATA_DIR || './data');
   return Object.freeze({
     role,
     port: int(env, 'PORT', 8000, 0, 65535),
     host: env.HOST || '127.0.0.1',
-    dataDir: resolve(env.DATA_DIR || './data'),
+    dataDir,
+    blobStore: Object.freeze(blobStore(env, dataDir)),
     databaseUrl,
     redisUrl,
     queuePrefix: env.QUEUE_PREFIX || 'versa',

@@ -1,10 +1,12 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { assertBlobKey, type BlobStore } from './blob-store.js';
+import { assertBlobKey, type BlobStore, type StoredBlob } from './blob-store.js';
+
+const TEMP_SUFFIX = '.tmp';
 
 /** Blobs as files under `root` (DATA_DIR/blobs). Writes go to a temporary file that is renamed into place. */
 export class LocalBlobStore implements BlobStore {
@@ -21,7 +23,7 @@ export class LocalBlobStore implements BlobStore {
 
   private temp(key: string): { final: string; temp: string } {
     const final = this.path(key);
-    return { final, temp: `${final}.${randomBytes(6).toString('hex')}.tmp` };
+    return { final, temp: `${final}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}` };
   }
 
   async put(key: string, data: Buffer | Uint8Array): Promise<void> {
@@ -78,5 +80,19 @@ export class LocalBlobStore implements BlobStore {
 
   async deletePrefix(prefix: string): Promise<void> {
     await rm(this.path(prefix), { recursive: true, force: true });
+  }
+
+  async *list(prefix: string): AsyncIterable<StoredBlob> {
+    const dir = this.path(prefix);
+    const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return [];
+      throw err;
+    });
+    for (const entry of entries) {
+      if (!entry.isFile() || entry.name.endsWith(TEMP_SUFFIX)) continue;
+      const path = join(entry.parentPath, entry.name);
+      const info = await stat(path).catch(() => null); // removed since the listing
+      if (info) yield { key: relative(this.root, path).split(sep).join('/'), size: info.size, modifiedMs: info.mtimeMs };
+    }
   }
 }

@@ -1,0 +1,200 @@
+import { createHash } from 'node:crypto';
+import { PassThrough, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
+  type _Object,
+} from '@aws-sdk/client-s3';
+import type { S3BlobStoreConfig } from '../config.js';
+import { assertBlobKey, missingBlob, type BlobStore, type StoredBlob } from './blob-store.js';
+
+const MiB = 1024 * 1024;
+
+export interface S3Tuning {
+  /** Bytes per part of a streamed upload (S3's least is 5 MiB); a stream no longer than one part is one PutObject. */
+  partSize?: number;
+  /** Parts of one upload in flight at once (each held in memory). */
+  partsInFlight?: number;
+  /** Keys per ListObjectsV2 page (S3's most is 1,000). */
+  pageSize?: number;
+}
+
+/**
+ * Blobs as objects of an S3 bucket under a key prefix. Every write is atomic (S3 shows an object only once whole);
+ * bodies carry Content-MD5 so the server refuses bytes damaged on the way; a stream longer than one part goes up as a
+ * multipart upload (parts of `partSize`: 8 MiB × S3's 10,000 parts is 78 GiB), aborted on any failure so that an
+ * interrupted upload leaves nothing behind.
+ */
+export class S3BlobStore implements BlobStore {
+  private readonly client: S3Client;
+  private readonly bucket: string;
+  private readonly prefix: string;
+  private readonly partSize: number;
+  private readonly partsInFlight: number;
+  private readonly pageSize: number;
+
+  constructor(config: S3BlobStoreConfig, tuning: S3Tuning = {}) {
+    this.client = new S3Client({
+      region: config.region,
+      endpoint: config.endpoint ?? undefined,
+      forcePathStyle: config.forcePathStyle,
+      credentials: config.credentials ?? undefined,
+      requestChecksumCalculation: config.checksums,
+      responseChecksumValidation: config.checksums,
+    });
+    this.bucket = config.bucket;
+    this.prefix = config.prefix ? `${config.prefix}/` : '';
+    this.partSize = tuning.partSize ?? 8 * MiB;
+    this.partsInFlight = tuning.partsInFlight ?? 4;
+    this.pageSize = tuning.pageSize ?? 1000;
+    if (this.partSize < 5 * MiB) throw new Error('S3 parts are at least 5 MiB');
+  }
+
+  private objectKey(key: string): string {
+    assertBlobKey(key);
+    return this.prefix + key;
+  }
+
+  async put(key: string, data: Buffer | Uint8Array): Promise<void> {
+    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key), Body: data, ContentLength: data.length, ContentMD5: md5(data) }));
+  }
+
+  async putStream(key: string, data: Readable): Promise<number> {
+    const Key = this.objectKey(key);
+    const parts = partsOf(data, this.partSize);
+    const first = await parts.next();
+    const second = first.done ? first : await parts.next();
+    if (second.done) {
+      const body = first.done ? Buffer.alloc(0) : first.value;
+      await this.put(key, body);
+      return body.length;
+    }
+    const { UploadId } = await this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key }));
+    const etags: string[] = [];
+    const pending: Promise<unknown>[] = [];
+    let bytes = 0;
+    const upload = (body: Buffer) => {
+      const PartNumber = pending.length + 1;
+      bytes += body.length;
+      const sent = this.client
+        .send(new UploadPartCommand({ Bucket: this.bucket, Key, UploadId, PartNumber, Body: body, ContentLength: body.length, ContentMD5: md5(body) }))
+        .then((res) => (etags[PartNumber - 1] = res.ETag!));
+      sent.catch(() => undefined); // awaited below, in order; this keeps a later part's failure from going unhandled meanwhile
+      pending.push(sent);
+      // Read on while fewer than partsInFlight parts are on their way; else wait for the oldest of them.
+      return pending.length >= this.partsInFlight ? pending[pending.length - this.partsInFlight] : undefined;
+    };
+    try {
+      await upload(first.value as Buffer);
+      await upload(second.value);
+      for await (const body of parts) await upload(body);
+      await Promise.all(pending);
+      await this.client.send(new CompleteMultipartUploadCommand({
+        Bucket: this.bucket, Key, UploadId, MultipartUpload: { Parts: etags.map((ETag, i) => ({ ETag, PartNumber: i + 1 })) },
+      }));
+    } catch (err) {
+      data.destroy();
+      await Promise.allSettled(pending);
+      await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key, UploadId })).catch(() => undefined);
+      throw err;
+    }
+    return bytes;
+  }
+
+  async get(key: string): Promise<Buffer> {
+    try {
+      const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+      return Buffer.from(await res.Body!.transformToByteArray());
+    } catch (err) {
+      throw missingOr(err, key);
+    }
+  }
+
+  stream(key: string, range?: { start: number; end: number }): Readable {
+    const Key = this.objectKey(key);
+    const out = new PassThrough();
+    const abort = new AbortController();
+    out.once('close', () => abort.abort());
+    this.client
+      .send(new GetObjectCommand({ Bucket: this.bucket, Key, Range: range && `bytes=${range.start}-${range.end}` }), { abortSignal: abort.signal })
+      .then((res) => pipeline(res.Body as Readable, out))
+      .catch((err) => out.destroy(missingOr(err, key) as Error));
+    return out;
+  }
+
+  async size(key: string): Promise<number | null> {
+    try {
+      return (await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }))).ContentLength ?? 0;
+    } catch (err) {
+      if (isMissing(err)) return null;
+      throw err;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+  }
+
+  async deletePrefix(prefix: string): Promise<void> {
+    for await (const page of this.pages(prefix)) {
+      const res = await this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: page.map(({ Key }) => ({ Key })), Quiet: true } }));
+      if (res.Errors?.length) throw new Error(`${res.Errors.length} objects under "${prefix}" could not be deleted: ${res.Errors[0].Code} ${res.Errors[0].Message}`);
+    }
+  }
+
+  async *list(prefix: string): AsyncIterable<StoredBlob> {
+    for await (const page of this.pages(prefix)) {
+      for (const object of page) yield { key: object.Key!.slice(this.prefix.length), size: object.Size ?? 0, modifiedMs: object.LastModified?.getTime() ?? 0 };
+    }
+  }
+
+  /** The objects under `prefix/`, a page at a time (non-empty pages only). */
+  private async *pages(prefix: string): AsyncGenerator<_Object[]> {
+    const Prefix = `${this.objectKey(prefix)}/`;
+    let ContinuationToken: string | undefined;
+    do {
+      const res = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix, ContinuationToken, MaxKeys: this.pageSize }));
+      if (res.Contents?.length) yield res.Contents;
+      ContinuationToken = res.IsTruncated ? res.NextContinuationToken : undefined;
+    } while (ContinuationToken);
+  }
+}
+
+const md5 = (data: Uint8Array): string => createHash('md5').update(data).digest('base64');
+
+/** A 404 about the key (a missing bucket is a configuration error, not a missing blob). */
+const isMissing = (err: unknown): boolean =>
+  (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404 && (err as Error).name !== 'NoSuchBucket';
+
+const missingOr = (err: unknown, key: string): unknown => (isMissing(err) ? missingBlob(key) : err);
+
+/** The stream cut into parts of exactly `size` bytes, the last one shorter (none at all for an empty stream). */
+async function* partsOf(source: Readable, size: number): AsyncGenerator<Buffer> {
+  let chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of source) {
+    let rest: Buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+    while (length + rest.length >= size) {
+      chunks.push(rest.subarray(0, size - length));
+      rest = rest.subarray(size - length);
+      yield Buffer.concat(chunks);
+      chunks = [];
+      length = 0;
+    }
+    if (rest.length > 0) {
+      chunks.push(rest);
+      length += rest.length;
+    }
+  }
+  if (length > 0) yield Buffer.concat(chunks);
+}
