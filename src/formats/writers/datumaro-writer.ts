@@ -16,13 +16,22 @@ import { writeZip } from './zip-output.js';
  *   holes → `mask` (its parts filled less its holes: Datumaro polygons have no holes);
  * - polyline → `polyline`; points → `points` (all visible); ellipse → `ellipse` (the corners of its box before
  *   rotation, and the `rotation` attribute); mask → `mask` (COCO RLE, compressed counts); classification → `label`;
- * - keypoints → `points` with `visibility` (0 absent, 1 hidden, 2 visible), the class's skeleton in the `points`
- *   category (point names, `joints` 1-based as COCO), and the instance's box as a `bbox` in the same group;
+ * - keypoints → `skeleton` as CVAT's Datumaro writes it: one `points` element per point (visibility 0 absent,
+ *   1 hidden, 2 visible) labelled with a sublabel (each skeleton point is a label whose `parent` is the class,
+ *   listed after the classes), the class's skeleton in the `points` category (point names, `joints` 1-based as
+ *   COCO), and the instance's box as a `bbox` in the same group;
  * - attributes → `attributes`, declared by name on their label; group ids → `group`.
  */
 export async function writeDatumaro(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
   return writeZip(output, async (zip) => {
     const labelId = new Map(dataset.classes.map((name, index) => [name, index]));
+    // Skeleton points as sublabels after the classes (class indices stay as they are), by class then point index.
+    const sublabels: { name: string; parent: string; attributes: string[] }[] = [];
+    const pointLabels = new Map<string, number[]>();
+    for (const name of dataset.classes) {
+      const points = dataset.classSpecs?.get(name)?.skeleton?.points ?? [];
+      if (points.length > 0) pointLabels.set(name, points.map((point) => dataset.classes.length + sublabels.push({ name: point, parent: name, attributes: [] }) - 1));
+    }
     const subsets = new Map<string, object[]>();
     const stats: WriteStats = { imageCount: 0, annotationCount: 0 };
     for await (const item of dataset.items) {
@@ -37,7 +46,7 @@ export async function writeDatumaro(dataset: DatasetToWrite, output: Writable): 
         if (label_id === undefined) throw new FormatError(`annotation class "${a.className}" is not in the class list`);
         const push = (extra: object, attributes: object = {}, group = a.groupId ?? 0) =>
           annotations.push({ id: annotations.length, attributes: { ...a.attributes, ...attributes }, group, label_id, ...extra });
-        shapeOf(a, width, height, push, () => ++nextGroup);
+        shapeOf(a, width, height, push, () => ++nextGroup, pointLabels.get(a.className));
         stats.annotationCount++;
       }
       if (!subsets.has(subset)) subsets.set(subset, []);
@@ -45,7 +54,7 @@ export async function writeDatumaro(dataset: DatasetToWrite, output: Writable): 
       await zip.addImage(`images/${subset}/${fileName}`, item.source);
       stats.imageCount++;
     }
-    const labels = dataset.classes.map((name) => ({ name, parent: '', attributes: (dataset.classSpecs?.get(name)?.attributes ?? []).map((s) => s.name) }));
+    const labels = [...dataset.classes.map((name) => ({ name, parent: '', attributes: (dataset.classSpecs?.get(name)?.attributes ?? []).map((s) => s.name) })), ...sublabels];
     const points = dataset.classes.flatMap((name, label_id) => {
       const skeleton = dataset.classSpecs?.get(name)?.skeleton;
       return skeleton ? [{ label_id, labels: skeleton.points, joints: skeleton.edges.map(([i, j]) => [i + 1, j + 1]) }] : [];
@@ -60,7 +69,7 @@ export async function writeDatumaro(dataset: DatasetToWrite, output: Writable): 
 
 type Push = (extra: object, attributes?: object, group?: number) => void;
 
-function shapeOf(a: Annotation, width: number, height: number, push: Push, newGroup: () => number): void {
+function shapeOf(a: Annotation, width: number, height: number, push: Push, newGroup: () => number, pointLabels: number[] = []): void {
   const flat = (points: number[][]) => points.flatMap(([x, y]) => [x, y]).map(round2);
   switch (a.type) {
     case 'bbox': {
@@ -100,7 +109,9 @@ function shapeOf(a: Annotation, width: number, height: number, push: Push, newGr
     case 'keypoints': {
       const g = a.geometry;
       const group = g.bbox ? (a.groupId ?? newGroup()) : (a.groupId ?? 0);
-      push({ type: 'points', points: flat(g.points), visibility: g.points.map((p) => p[2]), z_order: 0 }, {}, group);
+      if (pointLabels.length !== g.points.length) throw new FormatError(`keypoints of class "${a.className}" do not match its skeleton`);
+      const elements = g.points.map(([x, y, v], i) => ({ id: i, type: 'points', attributes: {}, group: 0, label_id: pointLabels[i], z_order: 0, points: [x, y].map(round2), visibility: [v] }));
+      push({ type: 'skeleton', elements, z_order: 0 }, {}, group);
       if (g.bbox) push({ type: 'bbox', bbox: [g.bbox.x, g.bbox.y, g.bbox.width, g.bbox.height].map(round2), z_order: 0 }, {}, group);
       return;
     }
