@@ -23,10 +23,10 @@ interface DatumaroAnnotation {
   points?: number[];
   visibility?: number[];
   rle?: { counts?: string | number[]; size?: [number, number] };
-  /** A skeleton's points as CVAT's Datumaro writes them: one `points` annotation (one point) per sublabel. */
-  elements?: DatumaroAnnotation[];
-  /** A skeleton in Datumaro's own layout: `points` as x, y, visibility triples, and each point's attributes. */
+  /** A skeleton's points as x, y, visibility triples (`points`) and each point's attributes. */
   points_attributes?: Record<string, unknown>[];
+  /** A skeleton's points in the earlier layout: one `points` annotation (one point) per sublabel. */
+  elements?: DatumaroAnnotation[];
 }
 interface DatumaroItem {
   id?: string;
@@ -62,10 +62,11 @@ const TYPES: Record<string, Annotation['type']> = { bbox: 'bbox', polygon: 'poly
  *   group becomes the instance's box. Other points → a point set.
  * - `group` → group id; `attributes` (true/false, numbers, text) → attributes, declared on the class from the values
  *   seen (the `occluded` etc. CVAT adds included); values that are objects or lists are skipped through the ledger.
- * - `skeleton` → keypoints of the label's skeleton (its `points` category): CVAT writes its points as `elements`, one
- *   `points` annotation per point labelled with a sublabel (a label whose `parent` is the skeleton's); Datumaro's own
- *   layout writes `points` as x, y, visibility triples in the skeleton's order. Sublabels are point names, not
- *   classes; attributes of single points (Versa keeps none per point) are skipped through the ledger.
+ * - `skeleton` → keypoints of the label's skeleton (its `points` category): `points` as x, y, visibility triples in
+ *   the skeleton's order with `points_attributes` (cvat-ai/datumaro since 2024, CVAT's export), or `elements`, one
+ *   `points` annotation per point labelled with a sublabel (its earlier layout). Sublabels (labels whose `parent` is
+ *   a skeleton's label) are point names, not classes; attributes of single points (Versa keeps none per point) are
+ *   skipped through the ledger.
  * - `caption`, `cuboid_3d` and every other type → skipped through the ledger with the reason; so are items whose
  *   image is not in the archive, with their annotations.
  */

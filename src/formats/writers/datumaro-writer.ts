@@ -16,22 +16,18 @@ import { writeZip } from './zip-output.js';
  *   holes → `mask` (its parts filled less its holes: Datumaro polygons have no holes);
  * - polyline → `polyline`; points → `points` (all visible); ellipse → `ellipse` (the corners of its box before
  *   rotation, and the `rotation` attribute); mask → `mask` (COCO RLE, compressed counts); classification → `label`;
- * - keypoints → `skeleton` as CVAT's Datumaro writes it: one `points` element per point (visibility 0 absent,
- *   1 hidden, 2 visible) labelled with a sublabel (each skeleton point is a label whose `parent` is the class,
- *   listed after the classes), the class's skeleton in the `points` category (point names, `joints` 1-based as
- *   COCO), and the instance's box as a `bbox` in the same group;
+ * - keypoints → `skeleton` as CVAT's Datumaro (cvat-ai/datumaro, since 2024) writes it: `points` as x, y,
+ *   visibility triples (0 absent, 1 hidden, 2 visible) in the skeleton's order and an empty `points_attributes` per
+ *   point; each skeleton point is a label whose `parent` is the class (listed after the classes), the class's
+ *   skeleton is in the `points` category (point names, `joints` 1-based as COCO); the instance's box is a `bbox`
+ *   in the same group;
  * - attributes → `attributes`, declared by name on their label; group ids → `group`.
  */
 export async function writeDatumaro(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
   return writeZip(output, async (zip) => {
     const labelId = new Map(dataset.classes.map((name, index) => [name, index]));
-    // Skeleton points as sublabels after the classes (class indices stay as they are), by class then point index.
-    const sublabels: { name: string; parent: string; attributes: string[] }[] = [];
-    const pointLabels = new Map<string, number[]>();
-    for (const name of dataset.classes) {
-      const points = dataset.classSpecs?.get(name)?.skeleton?.points ?? [];
-      if (points.length > 0) pointLabels.set(name, points.map((point) => dataset.classes.length + sublabels.push({ name: point, parent: name, attributes: [] }) - 1));
-    }
+    // Skeleton points as sublabels after the classes (class indices stay as they are).
+    const sublabels = dataset.classes.flatMap((parent) => (dataset.classSpecs?.get(parent)?.skeleton?.points ?? []).map((name) => ({ name, parent, attributes: [] })));
     const subsets = new Map<string, object[]>();
     const stats: WriteStats = { imageCount: 0, annotationCount: 0 };
     for await (const item of dataset.items) {
@@ -46,7 +42,7 @@ export async function writeDatumaro(dataset: DatasetToWrite, output: Writable): 
         if (label_id === undefined) throw new FormatError(`annotation class "${a.className}" is not in the class list`);
         const push = (extra: object, attributes: object = {}, group = a.groupId ?? 0) =>
           annotations.push({ id: annotations.length, attributes: { ...a.attributes, ...attributes }, group, label_id, ...extra });
-        shapeOf(a, width, height, push, () => ++nextGroup, pointLabels.get(a.className));
+        shapeOf(a, width, height, push, () => ++nextGroup);
         stats.annotationCount++;
       }
       if (!subsets.has(subset)) subsets.set(subset, []);
@@ -69,7 +65,7 @@ export async function writeDatumaro(dataset: DatasetToWrite, output: Writable): 
 
 type Push = (extra: object, attributes?: object, group?: number) => void;
 
-function shapeOf(a: Annotation, width: number, height: number, push: Push, newGroup: () => number, pointLabels: number[] = []): void {
+function shapeOf(a: Annotation, width: number, height: number, push: Push, newGroup: () => number): void {
   const flat = (points: number[][]) => points.flatMap(([x, y]) => [x, y]).map(round2);
   switch (a.type) {
     case 'bbox': {
@@ -109,9 +105,7 @@ function shapeOf(a: Annotation, width: number, height: number, push: Push, newGr
     case 'keypoints': {
       const g = a.geometry;
       const group = g.bbox ? (a.groupId ?? newGroup()) : (a.groupId ?? 0);
-      if (pointLabels.length !== g.points.length) throw new FormatError(`keypoints of class "${a.className}" do not match its skeleton`);
-      const elements = g.points.map(([x, y, v], i) => ({ id: i, type: 'points', attributes: {}, group: 0, label_id: pointLabels[i], z_order: 0, points: [x, y].map(round2), visibility: [v] }));
-      push({ type: 'skeleton', elements, z_order: 0 }, {}, group);
+      push({ type: 'skeleton', points: g.points.flatMap(([x, y, v]) => [round2(x), round2(y), v]), points_attributes: g.points.map(() => ({})), z_order: 0 }, {}, group);
       if (g.bbox) push({ type: 'bbox', bbox: [g.bbox.x, g.bbox.y, g.bbox.width, g.bbox.height].map(round2), z_order: 0 }, {}, group);
       return;
     }
