@@ -23,6 +23,7 @@ describe('shapes-real-exports: Datumaro', () => {
     assert.equal(source.projectType, 'keypoint_detection');
     // joints [[2, 3], [1, 2]] are 1-based over the points category's order [point1, point3, point2].
     assert.deepEqual(source.classSpecs?.get('skeleton-label')?.skeleton, { points: ['point1-label', 'point3-label', 'point2-label'], edges: [[1, 2], [0, 1]], flip_pairs: [] });
+    assert.deepEqual(source.classSpecs?.get('skeleton-label')?.attributes?.map((spec) => [spec.name, spec.type]), [['occluded', 'checkbox'], ['keyframe', 'checkbox']]);
     const [item] = await collect(source);
     assert.deepEqual([item.fileName, item.width, item.height], ['100.jpg', 6, 10]);
     assert.deepEqual(item.annotations, [

@@ -102,7 +102,6 @@ export async function readDatumaro(root: string, scan?: DatasetScan): Promise<Da
       const type = TYPES[a.type ?? ''];
       const name = labels[a.label_id ?? -1];
       if (type) types.push(type === 'points' && name && skeletons.has(name) ? 'keypoints' : type);
-      if (a.type === 'skeleton') continue;
       if (!name) continue;
       for (const [key, value] of Object.entries(a.attributes ?? {})) {
         if (key === 'rotation' && (a.type === 'bbox' || a.type === 'ellipse')) continue;
