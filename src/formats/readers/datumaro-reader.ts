@@ -23,10 +23,8 @@ interface DatumaroAnnotation {
   points?: number[];
   visibility?: number[];
   rle?: { counts?: string | number[]; size?: [number, number] };
-  /** A skeleton's points as x, y, visibility triples (`points`) and each point's attributes. */
+  /** A skeleton's attributes of each point (its `points` are x, y, visibility triples). */
   points_attributes?: Record<string, unknown>[];
-  /** A skeleton's points in the earlier layout: one `points` annotation (one point) per sublabel. */
-  elements?: DatumaroAnnotation[];
 }
 interface DatumaroItem {
   id?: string;
@@ -63,10 +61,9 @@ const TYPES: Record<string, Annotation['type']> = { bbox: 'bbox', polygon: 'poly
  * - `group` → group id; `attributes` (true/false, numbers, text) → attributes, declared on the class from the values
  *   seen (the `occluded` etc. CVAT adds included); values that are objects or lists are skipped through the ledger.
  * - `skeleton` → keypoints of the label's skeleton (its `points` category): `points` as x, y, visibility triples in
- *   the skeleton's order with `points_attributes` (cvat-ai/datumaro since 2024, CVAT's export), or `elements`, one
- *   `points` annotation per point labelled with a sublabel (its earlier layout). Sublabels (labels whose `parent` is
- *   a skeleton's label) are point names, not classes; attributes of single points (Versa keeps none per point) are
- *   skipped through the ledger.
+ *   the skeleton's order with `points_attributes` (cvat-ai/datumaro since 2024, which CVAT's export uses).
+ *   Sublabels (labels whose `parent` is a skeleton's label) are point names, not classes; attributes of single
+ *   points (Versa keeps none per point; `occluded`, `outside`, `keyframe` are the visibility) go to the ledger.
  * - `caption`, `cuboid_3d` and every other type → skipped through the ledger with the reason; so are items whose
  *   image is not in the archive, with their annotations.
  */
@@ -259,32 +256,14 @@ function convertItem(item: DatumaroItem, labels: string[], skeletons: Map<string
       case 'skeleton': {
         const skeleton = skeletons.get(className);
         if (!skeleton) return problem(`the label "${className}" has no skeleton (no points category names its points)`);
-        const keypoints: Keypoint[] = skeleton.points.map(() => [0, 0, 0]);
-        const pointAttributes: [string, Record<string, unknown> | undefined][] = [];
-        if (Array.isArray(a.elements)) {
-          a.elements.forEach((e, i) => {
-            const name = labels[e.label_id ?? -1] ?? String(e.label_id);
-            const at = skeleton.points.indexOf(name);
-            const xy = e.points;
-            const reason = e.type !== 'points' ? `a skeleton element of type ${e.type} is not a point`
-              : at < 0 ? `the skeleton "${className}" has no point "${name}"`
-              : !Array.isArray(xy) || xy.length !== 2 || !finite(xy) ? 'a skeleton point needs one x, y pair' : '';
-            if (reason) return skip('annotations', 'skeleton point', { file, item: `point ${e.id ?? i + 1} of ${item}`, reason });
-            keypoints[at] = keypoint(xy![0], xy![1], e.visibility?.[0]);
-            pointAttributes.push([name, e.attributes]);
-          });
-        } else {
-          const flat = a.points;
-          if (!Array.isArray(flat) || flat.length !== skeleton.points.length * 3 || !finite(flat)) return problem(`a skeleton needs its elements or ${skeleton.points.length} x, y, visibility triples`);
-          skeleton.points.forEach((name, i) => {
-            keypoints[i] = keypoint(flat[3 * i], flat[3 * i + 1], flat[3 * i + 2]);
-            pointAttributes.push([name, a.points_attributes?.[i]]);
-          });
-        }
-        for (const [name, attrs] of pointAttributes) for (const key of Object.keys(attrs ?? {})) {
-          if (!POINT_STATE.has(key)) skip('attributes', '', { file, item: `attribute "${key}" of point "${name}" of ${item}`, reason: 'Versa keeps no attributes per keypoint' });
-        }
-        return instance(keypoints);
+        const flat = a.points;
+        if (!Array.isArray(flat) || flat.length !== skeleton.points.length * 3 || !finite(flat)) return problem(`a skeleton of "${className}" needs ${skeleton.points.length} x, y, visibility triples`);
+        skeleton.points.forEach((name, i) => {
+          for (const key of Object.keys(a.points_attributes?.[i] ?? {})) {
+            if (!POINT_STATE.has(key)) skip('attributes', '', { file, item: `attribute "${key}" of point "${name}" of ${item}`, reason: 'Versa keeps no attributes per keypoint' });
+          }
+        });
+        return instance(skeleton.points.map((_, i) => keypoint(flat[3 * i], flat[3 * i + 1], flat[3 * i + 2])));
       }
       case 'points': {
         const points = pairs();
