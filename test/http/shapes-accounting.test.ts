@@ -38,7 +38,8 @@ interface Row {
  * One row per reader: an archive with one of everything that reader cannot keep (real exports where the tools' own
  * repositories have them). Readers with their own accounting test elsewhere: CVAT (shapes-cvat-import), LabelMe
  * (shapes-labelme-import), COCO, Ultralytics pose/OBB and DOTA (shapes-formats-import), KITTI, Open Images, VoTT,
- * WIDER Face and MPII (shapes-layouts).
+ * WIDER Face and MPII (shapes-layouts). Class folders, plain images and the mask layouts hold only images and
+ * masks: nothing in them is left out (a mask value no class names is refused with 422).
  */
 const ROWS: Row[] = [
   {
@@ -112,6 +113,35 @@ const ROWS: Row[] = [
     ],
     skipped: [['image ghost', 'listed, but neither its XML nor its image is in the dataset']],
     kept: { images: 1, annotations: { bbox: 1 } },
+  },
+  {
+    reader: 'createml',
+    holds: 'an entry whose image is not in the archive (it failed the whole import)',
+    entries: async () => [
+      { name: 'train/_annotations.createml.json', data: JSON.stringify([
+        { image: 'a.png', annotations: [{ label: 'cat', coordinates: { x: 20, y: 15, width: 10, height: 8 } }] },
+        { image: 'ghost.png', annotations: [{ label: 'dog', coordinates: { x: 5, y: 5, width: 4, height: 4 } }] },
+      ]) },
+      { name: 'train/a.png', data: await png(40, 30) },
+    ],
+    skipped: [
+      ['image ghost.png', 'the labels name this image but its file is not in the dataset'],
+      ['label 1 of ghost.png (bbox, class "dog")', 'its image is not in the dataset'],
+    ],
+    kept: { images: 1, annotations: { bbox: 1 } },
+  },
+  {
+    reader: 'multilabel_csv',
+    holds: 'a row whose image is not in the archive (it failed the whole import)',
+    entries: async () => [
+      { name: 'train/_classes.csv', data: 'filename, cat, dog\na.png,1,1\nghost.png,0,1\n' },
+      { name: 'train/a.png', data: await png(20, 20) },
+    ],
+    skipped: [
+      ['image "ghost.png" (train/_classes.csv line 3)', 'the labels name this image but its file is not in the dataset'],
+      ['label 1 of "ghost.png" (train/_classes.csv line 3) (classification, class "dog")', 'its image is not in the dataset'],
+    ],
+    kept: { images: 1, annotations: { classification: 2 } },
   },
 ];
 
