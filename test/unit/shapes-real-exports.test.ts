@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { decode as decodeRlePack } from '@thi.ng/rle-pack';
 import sharp from 'sharp';
 import type { Annotation } from '../../src/formats/dataset.js';
 import { readDataset } from '../../src/formats/readers/index.js';
@@ -109,6 +110,15 @@ describe('shapes-real-exports: Label Studio', () => {
       ['image (none) of task 28', "the task's data names no image (video); Versa imports images"],
     ]);
     assert.deepEqual(source.ledger!.counts().skipped, { images: 1, annotations: {}, attributes: 0, tracks: 1 });
+  });
+});
+
+describe('shapes-real-exports: Label Studio brush', () => {
+  it("label-studio-converter's own RLE vector decodes to its pixels with the decoder the reader uses", () => {
+    // tests/test_brush.py (HumanSignal/label-studio-converter 2ef54005): encode_rle of these colour values.
+    const values = [1, 1, 1, 1, 2, 3, 5, 6, 7, 8, 4, 4, 4, 4, 4, 4, 4, 4];
+    const rle = [0, 0, 0, 18, 57, 27, 252, 96, 32, 1, 0, 6, 0, 40, 0, 192, 3, 128, 17, 56, 32];
+    assert.deepEqual([...decodeRlePack(Uint8Array.from(rle))], values);
   });
 });
 
