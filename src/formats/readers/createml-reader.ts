@@ -2,8 +2,10 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Annotation, DatasetItem, DatasetSource } from '../dataset.js';
 import { FormatError } from '../format-error.js';
+import { ImportLedger } from '../import-ledger.js';
 import { imageSize } from './files.js';
-import { addClass, finite, requireImage, scanDataset, splitOfPath, type DatasetScan } from './scan.js';
+import { skipMissingImage } from './listed-images.js';
+import { addClass, findImage, finite, scanDataset, splitOfPath, type DatasetScan } from './scan.js';
 
 export const CREATEML_SUFFIX = '.createml.json';
 
@@ -25,13 +27,17 @@ export async function readCreateMl(root: string, scan?: DatasetScan): Promise<Da
   const classes: string[] = [];
   for (const { entries } of docs) for (const e of entries) for (const a of e.annotations ?? []) if (typeof a.label === 'string') addClass(classes, a.label.trim());
 
+  const ledger = new ImportLedger();
+  let accounted = false;
+
   async function* items(): AsyncGenerator<DatasetItem> {
+    // The ledger accounts for the files once, however often the items are read.
+    const first = !accounted;
+    accounted = true;
     for (const { file, entries } of docs) {
       for (const [index, entry] of entries.entries()) {
         const where = `${file} entry ${index + 1}`;
         if (typeof entry.image !== 'string' || !entry.image) throw new FormatError(`${where}: "image" must be a file name`);
-        const path = requireImage(s, entry.image, where, [dirname(file)]);
-        const size = await imageSize(path);
         const annotations: Annotation[] = (entry.annotations ?? []).map((a) => {
           const c = a.coordinates ?? {};
           const values = [c.x, c.y, c.width, c.height];
@@ -41,11 +47,18 @@ export async function readCreateMl(root: string, scan?: DatasetScan): Promise<Da
           const [x, y, width, height] = values as number[];
           return { type: 'bbox', className: a.label.trim(), geometry: { x: x - width / 2, y: y - height / 2, width, height } };
         });
+        const found = findImage(s, entry.image, [dirname(file)]);
+        if (!found) {
+          if (first) skipMissingImage(ledger, file, entry.image, annotations);
+          continue;
+        }
+        const path = join(s.root, found);
+        const size = await imageSize(path);
         yield { split: splitOfPath(file), fileName: path.split('/').pop()!, source: { path }, ...size, annotations };
       }
     }
   }
-  return { format: 'createml', projectType: 'object_detection', classes, items };
+  return { format: 'createml', projectType: 'object_detection', classes, ledger, items };
 }
 
 async function load(root: string, file: string): Promise<CreateMlEntry[]> {

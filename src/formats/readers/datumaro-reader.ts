@@ -10,7 +10,8 @@ import { openRing } from '../geometry.js';
 import { ImportLedger } from '../import-ledger.js';
 import { decodeCompressedCounts } from './coco-reader.js';
 import { imageSize } from './files.js';
-import { addClass, finite, projectTypeOf, requireImage, scanDataset, type DatasetScan } from './scan.js';
+import { skipMissingImage } from './listed-images.js';
+import { addClass, findImage, finite, projectTypeOf, scanDataset, type DatasetScan } from './scan.js';
 
 interface DatumaroAnnotation {
   id?: number;
@@ -22,6 +23,8 @@ interface DatumaroAnnotation {
   points?: number[];
   visibility?: number[];
   rle?: { counts?: string | number[]; size?: [number, number] };
+  /** A skeleton's attributes of each point (its `points` are x, y, visibility triples). */
+  points_attributes?: Record<string, unknown>[];
 }
 interface DatumaroItem {
   id?: string;
@@ -31,7 +34,7 @@ interface DatumaroItem {
 }
 interface DatumaroDocument {
   categories?: {
-    label?: { labels?: { name?: string; attributes?: string[] }[]; attributes?: string[] };
+    label?: { labels?: { name?: string; parent?: string; attributes?: string[] }[]; attributes?: string[] };
     points?: { items?: { label_id?: number; labels?: string[]; joints?: number[][] }[] };
   };
   items?: DatumaroItem[];
@@ -42,7 +45,7 @@ export function looksLikeDatumaro(head: string): boolean {
   return /^\s*\{/.test(head) && /"items"\s*:/.test(head) && /"categories"\s*:/.test(head);
 }
 
-const TYPES: Record<string, Annotation['type']> = { bbox: 'bbox', polygon: 'polygon', polyline: 'polyline', points: 'points', mask: 'mask', ellipse: 'ellipse', label: 'classification' };
+const TYPES: Record<string, Annotation['type']> = { bbox: 'bbox', polygon: 'polygon', polyline: 'polyline', points: 'points', mask: 'mask', ellipse: 'ellipse', label: 'classification', skeleton: 'keypoints' };
 
 /**
  * Datumaro JSON: `annotations/<subset>.json` and images under `images/<subset>/` (or `images/`).
@@ -57,7 +60,12 @@ const TYPES: Record<string, Annotation['type']> = { bbox: 'bbox', polygon: 'poly
  *   group becomes the instance's box. Other points → a point set.
  * - `group` → group id; `attributes` (true/false, numbers, text) → attributes, declared on the class from the values
  *   seen (the `occluded` etc. CVAT adds included); values that are objects or lists are skipped through the ledger.
- * - `caption`, `cuboid_3d`, `skeleton` and every other type → skipped through the ledger with the reason.
+ * - `skeleton` → keypoints of the label's skeleton (its `points` category): `points` as x, y, visibility triples in
+ *   the skeleton's order with `points_attributes` (cvat-ai/datumaro since 2024, which CVAT's export uses).
+ *   Sublabels (labels whose `parent` is a skeleton's label) are point names, not classes; attributes of single
+ *   points (Versa keeps none per point; `occluded`, `outside`, `keyframe` are the visibility) go to the ledger.
+ * - `caption`, `cuboid_3d` and every other type → skipped through the ledger with the reason; so are items whose
+ *   image is not in the archive, with their annotations.
  */
 export async function readDatumaro(root: string, scan?: DatasetScan): Promise<DatasetSource> {
   const s = scan ?? (await scanDataset(root));
@@ -74,7 +82,6 @@ export async function readDatumaro(root: string, scan?: DatasetScan): Promise<Da
   const seen = new Map<string, Map<string, Set<AttributeValue>>>();
   for (const { doc } of docs) {
     const labels = labelNames(doc);
-    for (const name of labels) if (name) addClass(classes, name);
     for (const entry of doc.categories?.points?.items ?? []) {
       const name = labels[entry.label_id ?? -1];
       const points = (entry.labels ?? []).map(String);
@@ -84,6 +91,10 @@ export async function readDatumaro(root: string, scan?: DatasetScan): Promise<Da
       const edges = joints.map(([a, b]) => [a - base, b - base] as [number, number]).filter(([a, b]) => a >= 0 && b >= 0 && a < points.length && b < points.length && a !== b);
       skeletons.set(name, { points, edges, flip_pairs: [] });
     }
+    const parents = (doc.categories?.label?.labels ?? []).map((l) => String(l.parent ?? '').trim());
+    labels.forEach((name, i) => {
+      if (name && !skeletons.has(parents[i])) addClass(classes, name);
+    });
     for (const item of doc.items ?? []) for (const a of item.annotations ?? []) {
       const type = TYPES[a.type ?? ''];
       const name = labels[a.label_id ?? -1];
@@ -111,7 +122,8 @@ export async function readDatumaro(root: string, scan?: DatasetScan): Promise<Da
 
   async function* items(): AsyncGenerator<DatasetItem> {
     // The ledger accounts for the files once, however often the items are read.
-    const skip: ImportLedger['skip'] = accounted ? () => {} : ledger.skip.bind(ledger);
+    const first = !accounted;
+    const skip: ImportLedger['skip'] = first ? ledger.skip.bind(ledger) : () => {};
     accounted = true;
     for (const { file, subset, doc } of docs) {
       const labels = labelNames(doc);
@@ -119,8 +131,15 @@ export async function readDatumaro(root: string, scan?: DatasetScan): Promise<Da
       for (const item of doc.items ?? []) {
         const where = `${file} item "${item.id}"`;
         const reference = item.image?.path ?? item.media?.path ?? `${item.id}.jpg`;
-        const path = requireImage(s, reference, where, [`${imagesDir}/${subset}`, imagesDir]);
-        const size = item.image?.size && finite(item.image.size) ? { height: item.image.size[0], width: item.image.size[1] } : await imageSize(path);
+        const found = findImage(s, reference, [`${imagesDir}/${subset}`, imagesDir]);
+        const declared = item.image?.size && finite(item.image.size) ? { height: item.image.size[0], width: item.image.size[1] } : null;
+        if (!found) {
+          const annotations = convertItem(item, labels, skeletons, declared ?? { width: 0, height: 0 }, file, `item "${item.id}"`, skip);
+          if (first) skipMissingImage(ledger, file, `"${reference}" (${where})`, annotations);
+          continue;
+        }
+        const path = join(s.root, found);
+        const size = declared ?? (await imageSize(path));
         const annotations = convertItem(item, labels, skeletons, size, file, `item "${item.id}"`, skip);
         yield { split: splitFromName(subset), fileName: path.split('/').pop()!, source: { path }, ...size, annotations };
       }
@@ -137,17 +156,37 @@ const isAttributeValue = (v: unknown): v is AttributeValue => typeof v === 'bool
 
 type Skip = ImportLedger['skip'];
 
+/** What a skeleton point's visibility already says (CVAT writes them on each point too): not lost when dropped. */
+const POINT_STATE = new Set(['occluded', 'outside', 'keyframe']);
+
+/** A keypoint with COCO visibility (0 not labelled, 1 occluded, 2 visible; anything else visible). */
+function keypoint(x: number, y: number, v: unknown): Keypoint {
+  const vis: Visibility = v === 0 || v === 1 ? v : 2;
+  return vis === 0 ? [0, 0, 0] : [x, y, vis];
+}
+
 function convertItem(item: DatumaroItem, labels: string[], skeletons: Map<string, Skeleton>, size: { width: number; height: number }, file: string, where: string, skip: Skip): Annotation[] {
   const out: Annotation[] = [];
   const list = item.annotations ?? [];
   // Boxes that are keypoint instances' boxes (same label, same group), by group and label.
-  const keypointGroups = new Set(list.filter((a) => a.type === 'points' && a.group && skeletons.has(labels[a.label_id ?? -1] ?? '')).map((a) => `${a.group}\u0000${a.label_id}`));
+  const keypointGroups = new Set(list.filter((a) => (a.type === 'points' || a.type === 'skeleton') && a.group && skeletons.has(labels[a.label_id ?? -1] ?? '')).map((a) => `${a.group}\u0000${a.label_id}`));
   const instanceBoxes = new Map<string, { x: number; y: number; width: number; height: number }>();
   const polygonParts = new Map<string, Annotation & { type: 'polygon' }>();
   /** Keypoint instances waiting for their group's box (the box may come after them). */
   const pendingBoxes: (() => void)[] = [];
   list.forEach((a, index) => {
     const type = a.type ?? '(no type)';
+    /** A keypoint instance, boxed by the bbox of its label in its group. */
+    const instance = (keypoints: Keypoint[]) => {
+      if (!keypoints.some((p) => p[2] > 0)) return problem('no keypoint of the instance is labelled');
+      const annotation: Annotation & { type: 'keypoints' } = { type: 'keypoints', ...extras, geometry: { points: keypoints } };
+      out.push(annotation);
+      const boxKey = `${a.group}\u0000${a.label_id}`;
+      pendingBoxes.push(() => {
+        const bbox = instanceBoxes.get(boxKey);
+        if (bbox) annotation.geometry.bbox = bbox;
+      });
+    };
     const item = `${where} annotation ${a.id ?? index + 1} (${type})`;
     const vtype = TYPES[type];
     if (!vtype) return skip('annotations', type, { file, item, reason: `Versa has no shape for Datumaro's ${type}` });
@@ -214,27 +253,24 @@ function convertItem(item: DatumaroItem, labels: string[], skeletons: Map<string
         out.push({ type: 'ellipse', ...extras, geometry: { cx: (x1 + x2) / 2, cy: (y1 + y2) / 2, rx: Math.abs(x2 - x1) / 2, ry: Math.abs(y2 - y1) / 2, rotation } });
         return;
       }
+      case 'skeleton': {
+        const skeleton = skeletons.get(className);
+        if (!skeleton) return problem(`the label "${className}" has no skeleton (no points category names its points)`);
+        const flat = a.points;
+        if (!Array.isArray(flat) || flat.length !== skeleton.points.length * 3 || !finite(flat)) return problem(`a skeleton of "${className}" needs ${skeleton.points.length} x, y, visibility triples`);
+        skeleton.points.forEach((name, i) => {
+          for (const key of Object.keys(a.points_attributes?.[i] ?? {})) {
+            if (!POINT_STATE.has(key)) skip('attributes', '', { file, item: `attribute "${key}" of point "${name}" of ${item}`, reason: 'Versa keeps no attributes per keypoint' });
+          }
+        });
+        return instance(skeleton.points.map((_, i) => keypoint(flat[3 * i], flat[3 * i + 1], flat[3 * i + 2])));
+      }
       case 'points': {
         const points = pairs();
         if (!points || points.length < 1) return problem('points need at least one x, y pair');
         const skeleton = skeletons.get(className);
         const visibility = Array.isArray(a.visibility) ? a.visibility : points.map(() => 2);
-        if (skeleton && skeleton.points.length === points.length) {
-          const keypoints: Keypoint[] = points.map(([x, y], i) => {
-            const v = visibility[i];
-            const vis: Visibility = v === 0 || v === 1 || v === 2 ? v : 2;
-            return vis === 0 ? [0, 0, 0] : [x, y, vis];
-          });
-          if (!keypoints.some((p) => p[2] > 0)) return problem('no keypoint of the instance is labelled');
-          const annotation: Annotation & { type: 'keypoints' } = { type: 'keypoints', ...extras, geometry: { points: keypoints } };
-          out.push(annotation);
-          const boxKey = `${a.group}\u0000${a.label_id}`;
-          pendingBoxes.push(() => {
-            const bbox = instanceBoxes.get(boxKey);
-            if (bbox) annotation.geometry.bbox = bbox;
-          });
-          return;
-        }
+        if (skeleton && skeleton.points.length === points.length) return instance(points.map(([x, y], i) => keypoint(x, y, visibility[i])));
         // Points of a set that are absent (visibility 0) are not part of it.
         const present = points.filter((_, i) => visibility[i] !== 0);
         if (present.length < points.length) skip('annotations', 'point', { file, item, reason: 'a point marked absent (visibility 0) in a point set with no skeleton' }, points.length - present.length);

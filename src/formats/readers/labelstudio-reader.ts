@@ -11,7 +11,8 @@ import { FormatError } from '../format-error.js';
 import { openRing } from '../geometry.js';
 import { ImportLedger } from '../import-ledger.js';
 import { imageSize } from './files.js';
-import { addClass, finite, projectTypeOf, requireImage, scanDataset, splitOfPath, type DatasetScan } from './scan.js';
+import { skipMissingImage } from './listed-images.js';
+import { addClass, findImage, finite, projectTypeOf, scanDataset, splitOfPath, type DatasetScan } from './scan.js';
 
 interface LsValue {
   x?: number;
@@ -84,6 +85,8 @@ export function looksLikeLabelStudio(head: string): boolean {
  *   region named after the control (`from_name`): one choice as its text, several joined with ", ", text lines joined
  *   with a newline, numbers as numbers. Image-level `choices` → classifications; image-level text and numbers have
  *   no counterpart and are skipped through the ledger, as is every result type Versa has no shape for.
+ * - `videorectangle` (a box tracked over a video's frames) → skipped through the ledger as a track; a task whose data
+ *   names no image (a video) or whose image is not in the archive → skipped with everything it holds.
  */
 export async function readLabelStudio(root: string, scan?: DatasetScan): Promise<DatasetSource> {
   const s = scan ?? (await scanDataset(root));
@@ -139,16 +142,26 @@ export async function readLabelStudio(root: string, scan?: DatasetScan): Promise
 
   async function* items(): AsyncGenerator<DatasetItem> {
     // The ledger accounts for the files once, however often the items are read.
-    const skip: ImportLedger['skip'] = accounted ? () => {} : ledger.skip.bind(ledger);
+    const first = !accounted;
+    const skip: ImportLedger['skip'] = first ? ledger.skip.bind(ledger) : () => {};
     accounted = true;
     for (const { file, tasks } of docs) {
       for (const task of tasks) {
-        const where = `${file} task ${task.id ?? '?'}`;
+        const where = `task ${task.id ?? '?'}`;
+        const results = resultsOf(task);
         const reference = imageReference(task);
-        if (!reference) throw new FormatError(`${where}: data names no image`);
-        const path = requireImage(s, reference, where, ['images', 'upload', 'media']);
+        const found = reference ? findImage(s, reference, ['images', 'upload', 'media']) : null;
+        if (!found) {
+          // A task of another medium (a video...) or whose image is not in the archive: accounted for, not imported.
+          const r = results.find((x) => x.original_width && x.original_height);
+          const annotations = convertTask(results, { width: r?.original_width ?? 100, height: r?.original_height ?? 100 }, file, where, skip);
+          const reason = reference ? undefined : `the task's data names no image (${Object.keys(task.data ?? {}).join(', ') || 'no data'}); Versa imports images`;
+          if (first) skipMissingImage(ledger, file, `${reference ? `"${reference}"` : '(none)'} of ${where}`, annotations, reason);
+          continue;
+        }
+        const path = join(s.root, found);
         const size = await imageSize(path);
-        const annotations = convertTask(resultsOf(task), size, file, `task ${task.id ?? '?'}`, skip);
+        const annotations = convertTask(results, size, file, where, skip);
         yield { split: splitOfPath(path.slice(root.length + 1)), fileName: path.split('/').pop()!, source: { path }, ...size, annotations };
       }
     }
@@ -239,6 +252,11 @@ function convertTask(results: LsResult[], size: { width: number; height: number 
     if (PER_REGION_TYPES.has(type) && r.id && regionIds.has(r.id)) return; // an attribute of its region (above)
     if (type === 'choices') {
       for (const className of labelsOf(r)) out.push({ type: 'classification', className, geometry: {} });
+      return;
+    }
+    if (type === 'videorectangle') {
+      const frames = Array.isArray((r.value as { sequence?: unknown[] } | undefined)?.sequence) ? (r.value as { sequence: unknown[] }).sequence.length : 0;
+      skip('tracks', '', { file, item: `${item} "${labelsOf(r).join(', ')}"`, reason: `a video track (${frames} keyframes): Versa does not import video tracks yet` });
       return;
     }
     if (!(type in REGION_TYPES)) {

@@ -55,8 +55,8 @@ export function listImage(listed: Map<string, ListedImage>, path: string, split:
 }
 
 /** Accounts for the labels of an image the files name but the dataset lacks: the image and each label are skipped. */
-export function skipMissingImage(ledger: ImportLedger, file: string, reference: string, annotations: { type: string; className: string }[]): void {
-  ledger.skip('images', '', { file, item: `image ${reference}`, reason: 'the labels name this image but its file is not in the dataset' });
+export function skipMissingImage(ledger: ImportLedger, file: string, reference: string, annotations: { type: string; className: string }[], reason = 'the labels name this image but its file is not in the dataset'): void {
+  ledger.skip('images', '', { file, item: `image ${reference}`, reason });
   for (const [i, a] of annotations.entries()) {
     ledger.skip('annotations', a.type, { file, item: `label ${i + 1} of ${reference} (${a.type}, class "${a.className}")`, reason: 'its image is not in the dataset' });
   }

@@ -1,9 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
-import type { DatasetItem, DatasetSource } from '../dataset.js';
+import type { Annotation, DatasetItem, DatasetSource } from '../dataset.js';
 import { FormatError } from '../format-error.js';
-import { addClass, requireImage, scanDataset, splitOfPath, type DatasetScan } from './scan.js';
+import { ImportLedger } from '../import-ledger.js';
+import { skipMissingImage } from './listed-images.js';
+import { addClass, findImage, scanDataset, splitOfPath, type DatasetScan } from './scan.js';
 
 /** The first cell of a multi-label `_classes.csv` header (Roboflow "Multi-Label Classification CSV"). */
 export function isMultiLabelHeader(firstLine: string): boolean {
@@ -26,27 +28,33 @@ export async function readMultiLabelCsv(root: string, scan?: DatasetScan): Promi
   const classes: string[] = [];
   for (const { rows } of files) for (const name of rows[0].slice(1)) addClass(classes, name);
 
+  const ledger = new ImportLedger();
+  let accounted = false;
+
   async function* items(): AsyncGenerator<DatasetItem> {
+    // The ledger accounts for the files once, however often the items are read.
+    const first = !accounted;
+    accounted = true;
     for (const { file, rows } of files) {
       const header = rows[0];
       for (const [index, row] of rows.slice(1).entries()) {
         const where = `${file} line ${index + 2}`;
-        const path = requireImage(s, row[0] ?? '', where, [dirname(file)]);
         const labels = header.slice(1).filter((_, k) => {
           const cell = (row[k + 1] ?? '').trim();
           if (cell !== '0' && cell !== '1' && cell !== '') throw new FormatError(`${where}: class columns hold 0 or 1, got "${cell}"`);
           return cell === '1';
         });
-        yield {
-          split: splitOfPath(file),
-          fileName: path.split('/').pop()!,
-          source: { path },
-          annotations: labels.map((className) => ({ type: 'classification', className, geometry: {} })),
-        };
+        const annotations: Annotation[] = labels.map((className) => ({ type: 'classification', className, geometry: {} }));
+        const found = findImage(s, row[0] ?? '', [dirname(file)]);
+        if (!found) {
+          if (first) skipMissingImage(ledger, file, `"${row[0] ?? ''}" (${where})`, annotations);
+          continue;
+        }
+        yield { split: splitOfPath(file), fileName: found.split('/').pop()!, source: { path: join(s.root, found) }, annotations };
       }
     }
   }
-  return { format: 'multilabel_csv', projectType: 'classification', classes, items };
+  return { format: 'multilabel_csv', projectType: 'classification', classes, ledger, items };
 }
 
 function parse(text: string, file: string): string[][] {

@@ -83,12 +83,6 @@ export function findImage(scan: DatasetScan, reference: string, preferDirs: stri
   return null;
 }
 
-export function requireImage(scan: DatasetScan, reference: string, where: string, preferDirs: string[] = []): string {
-  const found = findImage(scan, reference, preferDirs);
-  if (!found) throw new FormatError(`${where}: image "${reference}" is listed but its file is not in the dataset`);
-  return join(scan.root, found);
-}
-
 /** The split a path's folders name (`images/val/a.jpg` → valid), nearest folder first. */
 export function splitOfPath(path: string): Split | null {
   const parts = path.split('/').slice(0, -1).reverse();

@@ -16,13 +16,18 @@ import { writeZip } from './zip-output.js';
  *   holes → `mask` (its parts filled less its holes: Datumaro polygons have no holes);
  * - polyline → `polyline`; points → `points` (all visible); ellipse → `ellipse` (the corners of its box before
  *   rotation, and the `rotation` attribute); mask → `mask` (COCO RLE, compressed counts); classification → `label`;
- * - keypoints → `points` with `visibility` (0 absent, 1 hidden, 2 visible), the class's skeleton in the `points`
- *   category (point names, `joints` 1-based as COCO), and the instance's box as a `bbox` in the same group;
+ * - keypoints → `skeleton` as CVAT's Datumaro (cvat-ai/datumaro, since 2024) writes it: `points` as x, y,
+ *   visibility triples (0 absent, 1 hidden, 2 visible) in the skeleton's order and an empty `points_attributes` per
+ *   point; each skeleton point is a label whose `parent` is the class (listed after the classes), the class's
+ *   skeleton is in the `points` category (point names, `joints` 1-based as COCO); the instance's box is a `bbox`
+ *   in the same group;
  * - attributes → `attributes`, declared by name on their label; group ids → `group`.
  */
 export async function writeDatumaro(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
   return writeZip(output, async (zip) => {
     const labelId = new Map(dataset.classes.map((name, index) => [name, index]));
+    // Skeleton points as sublabels after the classes (class indices stay as they are).
+    const sublabels = dataset.classes.flatMap((parent) => (dataset.classSpecs?.get(parent)?.skeleton?.points ?? []).map((name) => ({ name, parent, attributes: [] })));
     const subsets = new Map<string, object[]>();
     const stats: WriteStats = { imageCount: 0, annotationCount: 0 };
     for await (const item of dataset.items) {
@@ -45,7 +50,7 @@ export async function writeDatumaro(dataset: DatasetToWrite, output: Writable): 
       await zip.addImage(`images/${subset}/${fileName}`, item.source);
       stats.imageCount++;
     }
-    const labels = dataset.classes.map((name) => ({ name, parent: '', attributes: (dataset.classSpecs?.get(name)?.attributes ?? []).map((s) => s.name) }));
+    const labels = [...dataset.classes.map((name) => ({ name, parent: '', attributes: (dataset.classSpecs?.get(name)?.attributes ?? []).map((s) => s.name) })), ...sublabels];
     const points = dataset.classes.flatMap((name, label_id) => {
       const skeleton = dataset.classSpecs?.get(name)?.skeleton;
       return skeleton ? [{ label_id, labels: skeleton.points, joints: skeleton.edges.map(([i, j]) => [i + 1, j + 1]) }] : [];
@@ -100,7 +105,7 @@ function shapeOf(a: Annotation, width: number, height: number, push: Push, newGr
     case 'keypoints': {
       const g = a.geometry;
       const group = g.bbox ? (a.groupId ?? newGroup()) : (a.groupId ?? 0);
-      push({ type: 'points', points: flat(g.points), visibility: g.points.map((p) => p[2]), z_order: 0 }, {}, group);
+      push({ type: 'skeleton', points: g.points.flatMap(([x, y, v]) => [round2(x), round2(y), v]), points_attributes: g.points.map(() => ({})), z_order: 0 }, {}, group);
       if (g.bbox) push({ type: 'bbox', bbox: [g.bbox.x, g.bbox.y, g.bbox.width, g.bbox.height].map(round2), z_order: 0 }, {}, group);
       return;
     }

@@ -1,0 +1,177 @@
+import assert from 'node:assert/strict';
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import sharp from 'sharp';
+import { multipart } from '../helpers/multipart.js';
+import { startTestApp, type Client, type TestApp } from '../helpers/test-app.js';
+import { buildZip, type ZipEntry } from '../helpers/zip-build.js';
+
+const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
+
+/** A fixture folder as zip entries (SOURCE.md left out). */
+async function fixtureEntries(name: string): Promise<ZipEntry[]> {
+  const dir = join(FIXTURES, name);
+  const entries: ZipEntry[] = [];
+  for (const e of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!e.isFile() || e.name === 'SOURCE.md') continue;
+    const path = join(e.parentPath, e.name);
+    entries.push({ name: relative(dir, path).split('\\').join('/'), data: await readFile(path) });
+  }
+  return entries;
+}
+
+const png = (width: number, height: number) => sharp({ create: { width, height, channels: 3, background: { r: 90, g: 90, b: 90 } } }).png().toBuffer();
+
+type Counts = { images: number; annotations: Record<string, number>; attributes: number; tracks: number };
+interface Row {
+  reader: string;
+  /** What the archive holds that the reader cannot keep. */
+  holds: string;
+  entries: () => Promise<ZipEntry[]>;
+  /** Every skipped item, as [item, reason], in any order. */
+  skipped: [string, string][];
+  kept: Partial<Counts>;
+}
+
+/**
+ * One row per reader: an archive with one of everything that reader cannot keep (real exports where the tools' own
+ * repositories have them). Readers with their own accounting test elsewhere: CVAT (shapes-cvat-import), LabelMe
+ * (shapes-labelme-import), COCO, Ultralytics pose/OBB and DOTA (shapes-formats-import), KITTI, Open Images, VoTT,
+ * WIDER Face and MPII (shapes-layouts). Class folders, plain images and the mask layouts hold only images and
+ * masks: nothing in them is left out (a mask value no class names is refused with 422).
+ */
+const ROWS: Row[] = [
+  {
+    reader: 'datumaro',
+    holds: "Datumaro's diverse asset: captions, a box without a label, a mask of the wrong size, an unknown label id, an item without its image",
+    entries: () => fixtureEntries('datumaro-real/diverse'),
+    skipped: [
+      ['item "100" annotation 1 (caption)', "Versa has no shape for Datumaro's caption"],
+      ['item "100" annotation 2 (caption)', "Versa has no shape for Datumaro's caption"],
+      ['item "100" annotation 5 (bbox)', 'the annotation has no label'],
+      ['item "100" annotation 5 (mask)', "a mask needs an rle whose size is the image's [height, width]"],
+      ['item "21" annotation 0 (caption)', "Versa has no shape for Datumaro's caption"],
+      ['item "21" annotation 42 (bbox)', 'label_id 5 is not in the label categories'],
+      ['image "21.jpg" (annotations/train.json item "21")', 'the labels name this image but its file is not in the dataset'],
+      ['label 1 of "21.jpg" (annotations/train.json item "21") (classification, class "cat2")', 'its image is not in the dataset'],
+    ],
+    kept: { images: 1, annotations: { classification: 1, bbox: 1, points: 1 }, attributes: 5 },
+  },
+  {
+    reader: 'datumaro skeleton',
+    holds: "Datumaro's skeleton asset: attributes on single skeleton points",
+    entries: () => fixtureEntries('datumaro-real/with_skeleton'),
+    skipped: [
+      ['attribute "point3-attribute-checkbox" of point "point3-label" of item "100" annotation 0 (skeleton)', 'Versa keeps no attributes per keypoint'],
+      ['attribute "point2-attribute-text" of point "point2-label" of item "100" annotation 0 (skeleton)', 'Versa keeps no attributes per keypoint'],
+    ],
+    kept: { images: 1, annotations: { keypoints: 1 }, attributes: 2 },
+  },
+  {
+    reader: 'labelstudio',
+    holds: 'a real export of rotated rectangles beside a video task with a videorectangle track',
+    entries: () => fixtureEntries('labelstudio-real'),
+    skipped: [
+      ['task 28 result M-XUImr4kg (videorectangle) "Possum"', 'a video track (6 keyframes): Versa does not import video tracks yet'],
+      ['image (none) of task 28', "the task's data names no image (video); Versa imports images"],
+    ],
+    kept: { images: 3, annotations: { bbox: 25 }, tracks: 0 },
+  },
+  {
+    reader: 'labelme',
+    holds: "labelme's primitives example (every shape type it draws): nothing to skip",
+    entries: () => fixtureEntries('labelme-real'),
+    skipped: [],
+    kept: { images: 1, annotations: { bbox: 2, ellipse: 1, polygon: 1, polyline: 2, points: 1, mask: 1 } },
+  },
+  {
+    reader: 'yolo',
+    holds: 'a line whose class index data.yaml does not name, a label file without its image',
+    entries: async () => [
+      { name: 'data.yaml', data: 'train: train/images\nnames: [car]\n' },
+      { name: 'train/images/a.png', data: await png(40, 40) },
+      { name: 'train/labels/a.txt', data: '0 0.5 0.5 0.25 0.25\n3 0.5 0.5 0.1 0.1\n' },
+      { name: 'train/labels/ghost.txt', data: '0 0.5 0.5 0.1 0.1\n' },
+    ],
+    skipped: [
+      ['line 2', 'class index 3 is not one of 0…0 (data.yaml names)'],
+      ['line 1', 'no image named ghost.* is in the images folder'],
+    ],
+    kept: { images: 1, annotations: { bbox: 1 } },
+  },
+  {
+    reader: 'voc',
+    holds: 'an image ImageSets lists whose XML and image are both missing',
+    entries: async () => [
+      { name: 'ImageSets/Main/train.txt', data: 'a\nghost\n' },
+      { name: 'JPEGImages/a.png', data: await png(40, 30) },
+      {
+        name: 'Annotations/a.xml',
+        data: '<annotation><filename>a.png</filename><size><width>40</width><height>30</height><depth>3</depth></size><object><name>cat</name><bndbox><xmin>2</xmin><ymin>3</ymin><xmax>20</xmax><ymax>25</ymax></bndbox></object></annotation>',
+      },
+    ],
+    skipped: [['image ghost', 'listed, but neither its XML nor its image is in the dataset']],
+    kept: { images: 1, annotations: { bbox: 1 } },
+  },
+  {
+    reader: 'createml',
+    holds: 'an entry whose image is not in the archive (it failed the whole import)',
+    entries: async () => [
+      { name: 'train/_annotations.createml.json', data: JSON.stringify([
+        { image: 'a.png', annotations: [{ label: 'cat', coordinates: { x: 20, y: 15, width: 10, height: 8 } }] },
+        { image: 'ghost.png', annotations: [{ label: 'dog', coordinates: { x: 5, y: 5, width: 4, height: 4 } }] },
+      ]) },
+      { name: 'train/a.png', data: await png(40, 30) },
+    ],
+    skipped: [
+      ['image ghost.png', 'the labels name this image but its file is not in the dataset'],
+      ['label 1 of ghost.png (bbox, class "dog")', 'its image is not in the dataset'],
+    ],
+    kept: { images: 1, annotations: { bbox: 1 } },
+  },
+  {
+    reader: 'multilabel_csv',
+    holds: 'a row whose image is not in the archive (it failed the whole import)',
+    entries: async () => [
+      { name: 'train/_classes.csv', data: 'filename, cat, dog\na.png,1,1\nghost.png,0,1\n' },
+      { name: 'train/a.png', data: await png(20, 20) },
+    ],
+    skipped: [
+      ['image "ghost.png" (train/_classes.csv line 3)', 'the labels name this image but its file is not in the dataset'],
+      ['label 1 of "ghost.png" (train/_classes.csv line 3) (classification, class "dog")', 'its image is not in the dataset'],
+    ],
+    kept: { images: 1, annotations: { classification: 2 } },
+  },
+];
+
+function importZip(client: Client, zip: Buffer) {
+  const { payload, headers } = multipart([{ name: 'file', filename: 'dataset.zip', data: zip, contentType: 'application/zip' }], {});
+  return client.request({ method: 'POST', url: '/api/projects/import', payload, headers });
+}
+
+describe('shapes-accounting: for each reader, an archive with one of everything it cannot keep lists each of them (issue 25)', () => {
+  let t: TestApp;
+  let alice: Client;
+  before(async () => {
+    t = await startTestApp();
+    alice = await t.user();
+  });
+  after(() => t.close());
+
+  for (const row of ROWS) {
+    it(`shapes-accounting ${row.reader}: ${row.holds}`, async () => {
+      const res = await importZip(alice, await buildZip(await row.entries()));
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      const summary = res.body.import as { counts: { read: Counts; kept: Counts; skipped: Counts }; skipped: { item: string; reason: string }[]; skipped_count: number };
+      const { read, kept, skipped } = summary.counts;
+      for (const kind of ['images', 'attributes', 'tracks'] as const) assert.equal(read[kind], kept[kind] + skipped[kind], kind);
+      for (const type of new Set([...Object.keys(read.annotations), ...Object.keys(kept.annotations), ...Object.keys(skipped.annotations)])) {
+        assert.equal(read.annotations[type] ?? 0, (kept.annotations[type] ?? 0) + (skipped.annotations[type] ?? 0), `annotations ${type}`);
+      }
+      assert.deepEqual(summary.skipped.map((s) => [s.item, s.reason]).sort(), [...row.skipped].sort());
+      assert.equal(summary.skipped_count, row.skipped.length);
+      for (const [kind, want] of Object.entries(row.kept)) assert.deepEqual(kept[kind as keyof Counts], want, `kept ${kind}`);
+    });
+  }
+});
