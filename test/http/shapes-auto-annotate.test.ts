@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { parse } from 'yaml';
 import { rotatedCorners } from '../../src/imaging/geometry.js';
 import { multipart } from '../helpers/multipart.js';
 import { buildSamDecoder, buildSamEncoder } from '../helpers/onnx/sam-models.js';
 import { squaresPng, type Square } from '../helpers/onnx/test-images.js';
 import { buildYoloObbModel, buildYoloPoseModel, OBB_ANGLES, OBB_CLASSES, POSE_KEYPOINT_CONFIDENCES, POSE_KEYPOINTS } from '../helpers/onnx/yolo-models.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { zipEntries } from '../helpers/zip-entries.js';
 
 type User = Awaited<ReturnType<TestApp['user']>>;
 type Box = { x: number; y: number; width: number; height: number };
@@ -72,36 +74,60 @@ describe('shapes-auto-annotate: pose and OBB models write keypoints and rotated 
     assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
     return ((await alice.get(`/api/images/${imageId}/annotations`)).body as any[]).find((a) => a.id === annotationId);
   };
+  /** A project of `type` with the model and the red-and-green image, after one auto-annotate run. */
+  const modelRun = async (type: string, data: Uint8Array, filename: string, classes: object[] = []) => {
+    const projectId = await project(type);
+    for (const c of classes) assert.equal((await alice.post(`/api/projects/${projectId}/classes`, c)).status, 201);
+    const model = await uploadModel(projectId, data, filename);
+    const imageId = await uploadImage(projectId, await squaresPng(200, 120, [RED, GREEN]));
+    const body = await annotate(projectId, model.id);
+    return { projectId, model, imageId, body, classes: (await alice.get(`/api/projects/${projectId}/classes`)).body as { id: number; name: string }[] };
+  };
+  const skeleton = { points: POSE_KEYPOINTS, edges: [[0, 2], [1, 2], [2, 3]], flip_pairs: [[0, 1]] };
+  const poseRun = () => modelRun('keypoint_detection', buildYoloPoseModel(), 'yolo11n-pose.onnx', [{ name: 'person', skeleton }]);
+  const obbRun = () => modelRun('oriented_detection', buildYoloObbModel(), 'yolo11n-obb.onnx');
+  /**
+   * Accepts the run's suggestions, freezes a version (no resize), exports it as YOLO and imports that archive as a
+   * new project: the archive's entries, the new project and its one image's annotations.
+   */
+  const roundTrip = async (run: Awaited<ReturnType<typeof modelRun>>) => {
+    for (const a of run.body.images[0].annotations) assert.equal((await alice.post(`/api/annotations/${a.id}/accept`)).status, 200);
+    const version = await alice.post(`/api/projects/${run.projectId}/versions`, { name: 'v1', preprocessing_config: { resize: { enabled: false } } });
+    assert.equal(version.status, 201, JSON.stringify(version.body));
+    await t.versa.deps.queue.drain();
+    const exported = await alice.post(`/api/projects/${run.projectId}/export`, { format: 'yolo', version_id: version.body.id });
+    assert.equal(exported.status, 200, JSON.stringify(exported.body));
+    const zip = (await alice.get(exported.body.url)).raw as Buffer;
+    const imported = await alice.request({ method: 'POST', url: '/api/projects/import', ...multipart([{ name: 'file', filename: 'v1.zip', data: zip, contentType: 'application/zip' }]) });
+    assert.equal(imported.status, 201, JSON.stringify(imported.body));
+    const [image] = (await alice.get(`/api/projects/${imported.body.id}/images`)).body as { id: number }[];
+    const annotations = (await alice.get(`/api/images/${image.id}/annotations`)).body as any[];
+    return { entries: await zipEntries(zip), project: imported.body, annotations, classes: (await alice.get(`/api/projects/${imported.body.id}/classes`)).body as any[] };
+  };
   const annotationCount = async (projectId: number) => (await alice.get(`/api/projects/${projectId}`)).body.annotation_count as number;
 
   it('pose: an Ultralytics pose export suggests keypoints in the skeleton class, visible by confidence, in original pixels', async () => {
-    const projectId = await project('keypoint_detection');
-    const skeleton = { points: POSE_KEYPOINTS, edges: [[0, 2], [1, 2]], flip_pairs: [[0, 1]] };
-    const person = await alice.post(`/api/projects/${projectId}/classes`, { name: 'person', skeleton });
-    assert.equal(person.status, 201, JSON.stringify(person.body));
-    const model = await uploadModel(projectId, buildYoloPoseModel(), 'yolo11n-pose.onnx');
+    const { projectId, model, imageId, body, classes } = await poseRun();
     assert.equal(model.task, 'pose');
-    const imageId = await uploadImage(projectId, await squaresPng(200, 120, [RED, GREEN]));
-
-    const body = await annotate(projectId, model.id);
     assert.deepEqual([body.created, body.skipped, body.classes_created], [1, 0, []]);
     const [suggestion] = body.images[0].annotations;
     assert.equal(suggestion.annotation_type, 'keypoints');
-    assert.equal(suggestion.class_id, person.body.id);
+    assert.equal(suggestion.class_id, classes[0].id);
     assert.equal(suggestion.source, `model:${model.id}`);
     assert.equal(suggestion.status, 'suggested');
     near(suggestion.confidence, 1, 0.01, 'confidence');
-    // The skeleton's three points in order: the red square's top corners and centre, back through the letterbox;
-    // the one the model is unsure of (0.3 < 0.5) is not labelled.
+    // The skeleton's points in order: the red square's top corners and centre, back through the letterbox. The one
+    // the model is unsure of (0.3 < 0.5) is not labelled, nor the confident one it places above the image (y ≈ −22).
     const points = suggestion.geometry.points as [number, number, number][];
     assert.equal(points.length, POSE_KEYPOINTS.length);
-    assert.deepEqual(points.map((p) => p[2]), POSE_KEYPOINT_CONFIDENCES.map((c) => (c >= 0.5 ? 2 : 0)));
+    assert.deepEqual(POSE_KEYPOINT_CONFIDENCES, [0.9, 0.3, 0.8, 0.9]);
+    assert.deepEqual(points.map((p) => p[2]), [2, 0, 2, 0]);
     const expected = [[RED.x, RED.y], [RED.x + RED.width, RED.y], [RED.x + RED.width / 2, RED.y + RED.height / 2]];
     for (const i of [0, 2]) {
       near(points[i][0], expected[i][0], 2, `keypoint ${i} x`);
       near(points[i][1], expected[i][1], 2, `keypoint ${i} y`);
     }
-    assert.deepEqual(points[1], [0, 0, 0]);
+    assert.deepEqual([points[1], points[3]], [[0, 0, 0], [0, 0, 0]]);
     assertBox(suggestion.geometry.bbox, RED);
     assert.equal(await annotationCount(projectId), 0, 'a suggestion is no annotation until accepted');
 
@@ -113,35 +139,22 @@ describe('shapes-auto-annotate: pose and OBB models write keypoints and rotated 
   });
 
   it('pose: a class the model names is created with its kpt_names and flip_idx; a class whose skeleton does not fit gets nothing', async () => {
-    const fresh = await project('keypoint_detection');
-    const model = await uploadModel(fresh, buildYoloPoseModel(), 'pose.onnx');
-    await uploadImage(fresh, await squaresPng(200, 120, [RED]));
-    const created = await annotate(fresh, model.id);
-    assert.deepEqual([created.created, created.classes_created], [1, ['person']]);
-    const [person] = (await alice.get(`/api/projects/${fresh}/classes`)).body;
+    const fresh = await modelRun('keypoint_detection', buildYoloPoseModel(), 'pose.onnx');
+    assert.deepEqual([fresh.body.created, fresh.body.classes_created], [1, ['person']]);
+    const [person] = (await alice.get(`/api/projects/${fresh.projectId}/classes`)).body;
     assert.deepEqual(person.skeleton, { points: POSE_KEYPOINTS, edges: [], flip_pairs: [[0, 1]] });
-    assert.equal(created.images[0].annotations[0].class_id, person.id);
+    assert.equal(fresh.body.images[0].annotations[0].class_id, person.id);
 
-    const misfit = await project('keypoint_detection');
-    const face = await alice.post(`/api/projects/${misfit}/classes`, { name: 'person', skeleton: { points: ['nose', 'left_eye'], edges: [], flip_pairs: [] } });
-    assert.equal(face.status, 201, JSON.stringify(face.body));
-    const other = await uploadModel(misfit, buildYoloPoseModel(), 'pose.onnx');
-    await uploadImage(misfit, await squaresPng(200, 120, [RED]));
-    const refused = await annotate(misfit, other.id);
-    assert.deepEqual([refused.created, refused.skipped], [0, 1]);
-    assert.deepEqual(await t.versa.deps.db.selectFrom('annotations').select('id').where('project_id', '=', misfit).execute(), []);
+    const misfit = await modelRun('keypoint_detection', buildYoloPoseModel(), 'pose.onnx', [{ name: 'person', skeleton: { points: ['nose', 'left_eye'], edges: [], flip_pairs: [] } }]);
+    assert.deepEqual([misfit.body.created, misfit.body.skipped], [0, 1]);
+    assert.deepEqual(await t.versa.deps.db.selectFrom('annotations').select('id').where('project_id', '=', misfit.projectId).execute(), []);
   });
 
   it('obb: an Ultralytics OBB export suggests rotated boxes, turned clockwise by its angle, in original pixels', async () => {
-    const projectId = await project('oriented_detection');
-    const model = await uploadModel(projectId, buildYoloObbModel(), 'yolo11n-obb.onnx');
+    const { projectId, model, imageId, body, classes } = await obbRun();
     assert.equal(model.task, 'obb');
-    const imageId = await uploadImage(projectId, await squaresPng(200, 120, [RED, GREEN]));
-
-    const body = await annotate(projectId, model.id);
     assert.equal(body.created, 2);
     assert.deepEqual([...body.classes_created].sort(), [...OBB_CLASSES].sort());
-    const classes = (await alice.get(`/api/projects/${projectId}/classes`)).body as { id: number; name: string }[];
     const byClass = (name: string) => body.images[0].annotations.find((a: { class_id: number }) => a.class_id === classes.find((c) => c.name === name)!.id);
     for (const [i, square] of [RED, GREEN].entries()) {
       const box = byClass(OBB_CLASSES[i]);
@@ -162,6 +175,41 @@ describe('shapes-auto-annotate: pose and OBB models write keypoints and rotated 
     assert.equal(stored.annotation_type, 'bbox');
     assert.deepEqual(stored.geometry, plane.geometry);
     assert.equal(await annotationCount(projectId), 1);
+  });
+
+  it('pose: accepted keypoints exported from a version as YOLO pose (kpt_shape, flip_idx) read back the same', async () => {
+    const run = await poseRun();
+    const { entries, project: back, annotations, classes } = await roundTrip(run);
+    const yaml = parse(entries.get('data.yaml')!.toString());
+    assert.deepEqual([yaml.kpt_shape, yaml.flip_idx], [[4, 3], [1, 0, 2, 3]]);
+    assert.equal(back.project_type, 'keypoint_detection');
+    assert.deepEqual(classes.map((c) => [c.name, c.skeleton.points.length, c.skeleton.flip_pairs]), [['person', POSE_KEYPOINTS.length, [[0, 1]]]]);
+    const [sent] = run.body.images[0].annotations;
+    assert.equal(annotations.length, 1);
+    assert.equal(annotations[0].annotation_type, 'keypoints');
+    (annotations[0].geometry.points as number[][]).forEach(([x, y, v], i) => {
+      const [sx, sy, sv] = sent.geometry.points[i];
+      assert.equal(v, sv, `visibility of point ${i}`);
+      if (sv !== 0) {
+        near(x, sx, 0.5, `point ${i} x`);
+        near(y, sy, 0.5, `point ${i} y`);
+      }
+    });
+    assertBox(annotations[0].geometry.bbox, sent.geometry.bbox, 0.5);
+  });
+
+  it('obb: accepted rotated boxes exported from a version as YOLO OBB read back the same', async () => {
+    const run = await obbRun();
+    const { project: back, annotations, classes } = await roundTrip(run);
+    assert.equal(back.project_type, 'oriented_detection');
+    const nameOf = (list: { id: number; name: string }[], id: number) => list.find((c) => c.id === id)!.name;
+    const got = new Map(annotations.map((a) => [nameOf(classes, a.class_id), a.geometry]));
+    assert.equal(got.size, 2);
+    for (const sent of run.body.images[0].annotations) {
+      const geometry = got.get(nameOf(run.classes, sent.class_id))!;
+      assertBox(geometry, sent.geometry, 0.5);
+      near(geometry.rotation, sent.geometry.rotation, 0.5, 'rotation');
+    }
   });
 
   it('sam: a box prompt alone segments the object it frames; the mask and saved polygon lie inside the box', async () => {

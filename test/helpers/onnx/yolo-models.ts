@@ -70,22 +70,25 @@ export function buildYoloModel(layout: Exclude<YoloLayout, 'pose' | 'obb'>, size
   return g.toBytes({ metadata });
 }
 
-/** The Ultralytics pose test model's keypoints: the top-left and top-right corners of the red pixels and their centre. */
-export const POSE_KEYPOINTS = ['top_left', 'top_right', 'centre'];
+/**
+ * The Ultralytics pose test model's keypoints: the top-left and top-right corners of the red pixels, their centre,
+ * and a point 40 input pixels above their top edge (off the image when they lie near its top).
+ */
+export const POSE_KEYPOINTS = ['top_left', 'top_right', 'centre', 'above'];
 /** Each keypoint's confidence in the pose test model's output (≥ 0.5 reads as visible). */
-export const POSE_KEYPOINT_CONFIDENCES = [0.9, 0.3, 0.8];
+export const POSE_KEYPOINT_CONFIDENCES = [0.9, 0.3, 0.8, 0.9];
 
 /**
  * An Ultralytics pose export (`[1, 4 + 1 + 3k, N]`, one class `person`) that finds red pixels as the v8 model does
- * and places three keypoints on them (POSE_KEYPOINTS, scored POSE_KEYPOINT_CONFIDENCES), with the metadata
- * Ultralytics writes for pose models: `kpt_shape`, `kpt_names` and `flip_idx` (the corners swap in a flip).
+ * and places POSE_KEYPOINTS on them (scored POSE_KEYPOINT_CONFIDENCES), with the metadata Ultralytics writes for
+ * pose models: `kpt_shape`, `kpt_names` and `flip_idx` (the corners swap in a flip).
  */
 export function buildYoloPoseModel(size = { width: 128, height: 128 }): Uint8Array {
   const { width: W, height: H } = size;
   const g = new OnnxGraph('test-pose');
   const { score, x1, y1, x2, y2, cx, cy } = colourBoxes(g, W, H, 1);
-  const [c0, c1, c2] = POSE_KEYPOINT_CONFIDENCES.map((c) => g.floats([c], [1, 1, 1]));
-  const keypoints = [x1, y1, c0, x2, y1, c1, cx, cy, c2];
+  const [c0, c1, c2, c3] = POSE_KEYPOINT_CONFIDENCES.map((c) => g.floats([c], [1, 1, 1]));
+  const keypoints = [x1, y1, c0, x2, y1, c1, cx, cy, c2, cx, g.op('Sub', [y1, g.scalar(40)]), c3];
   const row = g.op('Concat', [cx, cy, g.op('Sub', [x2, x1]), g.op('Sub', [y2, y1]), score, ...keypoints], { axis: 2 });
   transposedHead(g, [row], 5 + keypoints.length, 1);
   return g.toBytes({
@@ -93,9 +96,9 @@ export function buildYoloPoseModel(size = { width: 128, height: 128 }): Uint8Arr
       names: "{0: 'person'}",
       imgsz: `[${H}, ${W}]`,
       task: 'pose',
-      kpt_shape: '[3, 3]',
+      kpt_shape: `[${POSE_KEYPOINTS.length}, 3]`,
       kpt_names: `{0: [${POSE_KEYPOINTS.map((n) => `'${n}'`).join(', ')}]}`,
-      flip_idx: '[1, 0, 2]',
+      flip_idx: '[1, 0, 2, 3]',
     },
   });
 }
