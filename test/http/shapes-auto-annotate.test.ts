@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { rotatedCorners } from '../../src/imaging/geometry.js';
+import { INLINE_IMAGE_LIMIT } from '../../src/modules/auto-annotate/auto-annotate.schemas.js';
 import { multipart } from '../helpers/multipart.js';
 import { buildSamDecoder, buildSamEncoder } from '../helpers/onnx/sam-models.js';
 import { squaresPng, type Square } from '../helpers/onnx/test-images.js';
@@ -136,6 +137,29 @@ describe('shapes-auto-annotate: pose and OBB models write keypoints and rotated 
     assert.equal(stored.status, 'accepted');
     assert.deepEqual(stored.geometry, suggestion.geometry);
     assert.equal(await annotationCount(projectId), 1);
+    // Run again: the accepted instance (matched by its box) is not suggested twice.
+    const again = await annotate(projectId, model.id);
+    assert.deepEqual([again.created, again.matched], [0, 1]);
+  });
+
+  it('pose: many images run as a job that creates the skeleton class once and suggests keypoints on each', async () => {
+    const projectId = await project('keypoint_detection');
+    const model = await uploadModel(projectId, buildYoloPoseModel(), 'pose.onnx');
+    const count = INLINE_IMAGE_LIMIT + 1;
+    for (let dx = 0; dx < count; dx++) await uploadImage(projectId, await squaresPng(200, 120, [{ ...RED, x: RED.x + dx }]));
+    const res = await alice.post(`/api/projects/${projectId}/auto-annotate/yolo`, { model: model.id, confidence: 0.25, iou: 0.5 });
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    await t.versa.deps.queue.drain();
+    const job = (await alice.get(`/api/jobs/${res.body.job_id}`)).body;
+    assert.equal(job.status, 'succeeded', JSON.stringify(job));
+    assert.deepEqual([job.result.created, job.result.skipped, job.result.classes_created], [count, 0, ['person']]);
+    const classes = (await alice.get(`/api/projects/${projectId}/classes`)).body as any[];
+    assert.deepEqual(classes.map((c) => [c.name, c.skeleton.points]), [['person', POSE_KEYPOINTS]]);
+    const rows = await t.versa.deps.db.selectFrom('annotations').selectAll().where('project_id', '=', projectId).execute();
+    assert.deepEqual(
+      rows.map((r) => [r.annotation_type, r.class_id, JSON.parse(r.geometry).points.map((p: number[]) => p[2])]),
+      Array.from({ length: count }, () => ['keypoints', classes[0].id, [2, 0, 2, 0]]),
+    );
   });
 
   it('pose: a class the model names is created with its kpt_names and flip_idx; a class whose skeleton does not fit gets nothing', async () => {
