@@ -68,7 +68,7 @@ export interface YoloDetection {
   polygons?: Point[][];
   /** With `classScores`: the candidate's score per class (v5: objectness × class probability). */
   classScores?: number[];
-  /** Pose models: each keypoint's [x, y] in original pixels and its confidence (1 when the model gives none). */
+  /** Pose models: each keypoint's [x, y] in original pixels (off the image where the model puts it there) and its confidence (1 when the model gives none). */
   keypoints?: [x: number, y: number, confidence: number][];
   /** OBB models: the rotated box (`box` is its axis-aligned envelope). */
   oriented?: OrientedBox;
@@ -313,8 +313,9 @@ function segmentPolygons(
 
 /**
  * Ultralytics pose `[1, 4 + nc + k·d, N]`: candidates as for v8 (class-aware NMS on their boxes), then each kept
- * candidate's keypoints read from its column and taken back through the letterbox. Without `kpt_shape` the model is
- * read as one class with (x, y, confidence) per keypoint, k from the output height.
+ * candidate's keypoints read from its column and taken back through the letterbox, unclamped: a keypoint the model
+ * places off the image is not moved onto its border. Without `kpt_shape` the model is read as one class with
+ * (x, y, confidence) per keypoint, k from the output height.
  */
 function decodePose(output: TensorData, transform: LetterboxTransform, options: YoloDecodeOptions): YoloDetection[] {
   const data = output.data as Float32Array;
@@ -333,7 +334,7 @@ function decodePose(output: TensorData, transform: LetterboxTransform, options: 
     const keypoints: [number, number, number][] = [];
     for (let j = 0; j < k; j++) {
       const row = 4 + classes + j * d;
-      const [x, y] = toOriginal(transform, data[row * columns + candidate.index], data[(row + 1) * columns + candidate.index]);
+      const [x, y] = toOriginal(transform, data[row * columns + candidate.index], data[(row + 1) * columns + candidate.index], false);
       keypoints.push([x, y, d === 3 ? data[(row + 2) * columns + candidate.index] : 1]);
     }
     detections.push({ classId: candidate.classId, confidence: candidate.score, box, keypoints });

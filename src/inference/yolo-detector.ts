@@ -127,10 +127,8 @@ function toOriginal(detection: NamedDetection, input: ServedInput, served: Serve
   if (!box) return [];
   const mapped: NamedDetection = { ...detection, box };
   if (detection.polygons) mapped.polygons = detection.polygons.map((polygon) => pointsToOriginal(polygon, input, served));
-  if (detection.keypoints) {
-    const points = pointsToOriginal(detection.keypoints.map(([x, y]) => [x, y]), input, served);
-    mapped.keypoints = detection.keypoints.map(([, , confidence], i) => [points[i][0], points[i][1], confidence]);
-  }
+  // Keypoints unclamped, as decoded: one beyond the tile or the image stays where the model put it.
+  if (detection.keypoints) mapped.keypoints = detection.keypoints.map(([x, y, confidence]) => [...apply(input.toOriginal, [x, y]), confidence]);
   if (detection.oriented) mapped.oriented = orientedFromCorners(rotatedCorners(detection.oriented).map((p) => apply(input.toOriginal, p)));
   return [mapped];
 }

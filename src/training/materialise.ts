@@ -2,6 +2,7 @@ import { copyFile, link, mkdir, rm, symlink, writeFile } from 'node:fs/promises'
 import { extname, join } from 'node:path';
 import type { BlobStore } from '../storage/blob-store.js';
 import { isSplitName, SPLIT_NAMES } from '../lib/vocabulary.js';
+import { geometryBox } from '../imaging/geometry.js';
 
 export interface MaterialImage {
   split: string;
@@ -93,6 +94,17 @@ async function place(blobs: BlobStore, key: string, target: string): Promise<'li
 export function safeName(name: string): string {
   const cleaned = name.replace(/[^A-Za-z0-9 ._-]/g, '_').replace(/^\.+/, '_');
   return cleaned.length > 0 ? cleaned.slice(0, 100) : '_';
+}
+
+/**
+ * A version annotation as a detector's box `[class_index, x, y, w, h]`, or null for a shape without an extent: open
+ * paths and point sets are no objects to learn (a straight line's box would have no height), nor is anything whose
+ * envelope has no area (a keypoint instance with one labelled point and no box) or a classification.
+ */
+export function detectorBox(classIndex: number, type: string, geometry: object): MaterialImage['boxes'][number] | null {
+  if (type === 'polyline' || type === 'points') return null;
+  const box = geometryBox(type, geometry);
+  return box && box.width > 0 && box.height > 0 ? [classIndex, box.x, box.y, box.width, box.height] : null;
 }
 
 /** A version annotation as a trainer's shape (polygons and masks), or null for types without one. */

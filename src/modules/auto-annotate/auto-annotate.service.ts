@@ -571,7 +571,8 @@ function cutOff(model: ModelRow, confidence: number | null | undefined): { floor
 
 /**
  * A pose detection's keypoint is visible (v = 2) when the model's confidence in it reaches this (Ultralytics draws
- * keypoints from 0.5), else not labelled (v = 0): a model says nothing that tells "occluded" (v = 1) apart.
+ * keypoints from 0.5) and it lies on the image, else not labelled (v = 0), as a crop marks the points it cuts off: a
+ * model says nothing that tells "occluded" (v = 1) apart.
  */
 export const KEYPOINT_VISIBLE_CONFIDENCE = 0.5;
 
@@ -584,7 +585,9 @@ function plan(detection: NamedDetection, segment: boolean, size: ImageSize, shap
   const confidence = clamp01(detection.confidence);
   try {
     if (detection.keypoints) {
-      const points = detection.keypoints.map(([x, y, c]) => (c >= KEYPOINT_VISIBLE_CONFIDENCE ? [round(x), round(y), 2] : [0, 0, 0]));
+      // On the image or within the pixel that parseGeometry moves onto it; beyond, the model guessed a point it cannot see.
+      const onImage = (x: number, y: number) => x >= -1 && y >= -1 && x <= size.width + 1 && y <= size.height + 1;
+      const points = detection.keypoints.map(([x, y, c]) => (c >= KEYPOINT_VISIBLE_CONFIDENCE && onImage(x, y) ? [round(x), round(y), 2] : [0, 0, 0]));
       const { x, y, width, height } = detection.box;
       const geometry = parseGeometry('keypoints', { points, bbox: { x: round(x), y: round(y), width: round(width), height: round(height) } }, size);
       return { className, annotation_type: 'keypoints', geometry, confidence, skeleton: poseSkeleton(detection.keypoints.length, shape) };

@@ -6,7 +6,7 @@ import { JobCancelledError, type JobContext, type JobQueue, type JobRow } from '
 import type { JobsRepository } from '../../jobs/jobs.repository.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { ADAPTERS, adapterNamed, defaultAdapterFor, type AdapterSpec } from '../../training/adapters.js';
-import { materialiseVersion, shapeOf, type MaterialImage, type MaterialisedFolder } from '../../training/materialise.js';
+import { detectorBox, materialiseVersion, shapeOf, type MaterialImage, type MaterialisedFolder } from '../../training/materialise.js';
 import { probePython, TRAINER_DIR, type PythonProbe } from '../../training/python.js';
 import { recordServedPreprocessing } from '../../training/served-preprocessing.js';
 import type { ReadinessEvaluator } from '../../training/readiness.js';
@@ -21,7 +21,6 @@ import { readEvaluationFile } from '../../training/evaluation-file.js';
 import type { ExperimentRow, TrainingRepository } from './training.repository.js';
 import type { AdapterOut, TabularTrainRequest, TrainJobOut, TrainRequest } from './training.schemas.js';
 import { freshFolder, removePath, writeJsonFile } from '../../storage/local-files.js';
-import { geometryBox } from '../../imaging/geometry.js';
 
 export const TRAIN_JOB = 'train';
 
@@ -225,12 +224,7 @@ export class TrainingService {
     for (const a of annotations) byImage.set(a.version_image_id, [...(byImage.get(a.version_image_id) ?? []), a]);
     const material: MaterialImage[] = images.map((image) => {
       const own = byImage.get(image.id) ?? [];
-      const boxes = own.flatMap((a) => {
-        // A detector learns objects with an extent: open paths and point sets are not boxes (a straight line has none).
-        if (a.annotation_type === 'polyline' || a.annotation_type === 'points') return [];
-        const box = geometryBox(a.annotation_type, JSON.parse(a.geometry));
-        return box ? [[a.class_index, box.x, box.y, box.width, box.height] as [number, number, number, number, number]] : [];
-      });
+      const boxes = own.map((a) => detectorBox(a.class_index, a.annotation_type, JSON.parse(a.geometry))).filter((box) => box !== null);
       const label = own.find((a) => a.annotation_type === 'classification')?.class_index ?? null;
       const shapes = own.flatMap((a) => shapeOf(a.class_index, a.annotation_type, JSON.parse(a.geometry)) ?? []);
       return { split: image.split, filename: image.filename, blobKey: image.blob_key, width: image.width, height: image.height, boxes, label, shapes };

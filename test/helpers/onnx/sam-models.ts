@@ -41,8 +41,9 @@ function embeddingsOf(g: OnnxGraph, image: string, size: number): void {
  * A decoder with SAM's exported interface whose mask depends on the prompt: the cells whose colour is close to
  * the mean colour under the include points (label 1; the padding point −1 and excludes are ignored). Its logits
  * go through SAM's own post-processing: upscale to S × S, crop to the resized image, resize to `orig_im_size`.
- * It returns three masks, the best (by `iou_predictions`) being that colour region. With `boxCorners` a box prompt's
- * corners (labels 2 and 3) count as include points too, so a box drawn inside a region selects it.
+ * It returns three masks, the best (by `iou_predictions`) being that colour region. With `boxCorners` a box prompt
+ * (its corners labelled 2 and 3) counts as one include point at its centre, as SAM segments the object a box frames:
+ * a box drawn around a region, or inside it, selects it.
  */
 export function buildSamDecoder(size = 1024, options: { boxCorners?: boolean } = {}): Uint8Array {
   const grid = size / 16;
@@ -65,11 +66,20 @@ export function buildSamDecoder(size = 1024, options: { boxCorners?: boolean } =
   const rows = g.op('Transpose', [oneHot(1)], { perm: [1, 0] }); // [grid, n]
   const perPoint = g.op('ReduceSum', [g.op('Mul', [g.op('MatMul', [colours, columns]), rows]), g.ints([1])], { keepdims: 0 }); // [3, n]
   const includeLabel = (label: number) => g.op('Cast', [g.op('Equal', [labels, g.scalar(label)])], { to: DataType.FLOAT });
-  const include = options.boxCorners
-    ? g.op('Add', [g.op('Add', [includeLabel(1), includeLabel(2)]), includeLabel(3)])
-    : includeLabel(1); // [1, n]
-  const total = g.op('ReduceSum', [g.op('Mul', [perPoint, include]), g.ints([1])], { keepdims: 1 });
-  const colour = g.op('Reshape', [g.op('Div', [total, g.op('ReduceSum', [include], { keepdims: 1 })]), g.ints([3, 1, 1])]);
+  const include = includeLabel(1); // [1, n]
+  let total = g.op('ReduceSum', [g.op('Mul', [perPoint, include]), g.ints([1])], { keepdims: 1 }); // [3, 1]
+  let count = g.op('ReduceSum', [include], { keepdims: 1 });
+  if (options.boxCorners) {
+    // The box's centre, the mean of its two corners, looked up as one more point.
+    const corners = g.op('Add', [includeLabel(2), includeLabel(3)]); // [1, n]
+    const centre = g.op('MatMul', [g.op('Div', [corners, g.scalar(2)]), g.op('Reshape', [coords, g.ints([-1, 2])])]); // [1, 2]
+    const at = (axis: number) => g.op('Cast', [g.op('Equal', [g.op('Floor', [g.op('Div', [g.op('Slice', [centre, g.ints([axis]), g.ints([axis + 1]), g.ints([1])]), g.scalar(16)])]), cellRamp])], { to: DataType.FLOAT }); // [1, grid]
+    const boxColour = g.op('ReduceSum', [g.op('Mul', [g.op('MatMul', [colours, g.op('Transpose', [at(0)], { perm: [1, 0] })]), g.op('Transpose', [at(1)], { perm: [1, 0] })]), g.ints([1])], { keepdims: 0 }); // [3, 1]
+    const boxed = g.op('ReduceMax', [corners], { keepdims: 1 }); // 1 with a box, else 0
+    total = g.op('Add', [total, g.op('Mul', [boxColour, boxed])]);
+    count = g.op('Add', [count, boxed]);
+  }
+  const colour = g.op('Reshape', [g.op('Div', [total, count]), g.ints([3, 1, 1])]);
   const difference = g.op('Sub', [colours, colour]);
   const distance = g.op('ReduceSum', [g.op('Mul', [difference, difference]), g.ints([0])], { keepdims: 0 });
   // Saturated ±10 logits put the zero crossing halfway between an inside and an outside cell: on their border.

@@ -18,35 +18,17 @@ const EMPTY_CANDIDATES = 60;
  * `names` (up to three) renames the classes and sets their number: class 0 finds red, 1 green, 2 blue pixels
  * (a three-class model with `['person', 'helmet', 'vest']` is the pipelines tests' protective-equipment detector).
  */
-export function buildYoloModel(layout: YoloLayout, size = { width: 128, height: 128 }, names: readonly string[] = TEST_CLASSES): Uint8Array {
+export function buildYoloModel(layout: Exclude<YoloLayout, 'pose' | 'obb'>, size = { width: 128, height: 128 }, names: readonly string[] = TEST_CLASSES): Uint8Array {
   const { width: W, height: H } = size;
   const nc = names.length;
   if (nc < 1 || nc > 3) throw new Error('test detectors have one to three classes (red, green, blue)');
   const g = new OnnxGraph(`test-${layout}`);
-  const images = g.input('images', [1, 3, H, W]);
-
-  const colourness = g.op('Conv', [images, g.floats([1, -1, -1, -1, 1, -1, -1, -1, 1].slice(0, 3 * nc), [nc, 3, 1, 1])]);
-  const mask = g.op('Cast', [g.op('Greater', [colourness, g.scalar(0.4)])], { to: 1 });
-  const channel = g.op('Conv', [images, g.floats([1, 0, 0, 0, 1, 0, 0, 0, 1].slice(0, 3 * nc), [nc, 3, 1, 1])]);
-  const score = g.op('Reshape', [g.op('ReduceMax', [g.op('Mul', [mask, channel])], { axes: [2, 3], keepdims: 0 }), g.ints([1, nc, 1])]);
-
-  // Extents along x and y from the columns/rows that hold any matching pixel, weighted by coordinate ramps.
-  const extent = (axis: 2 | 3, length: number): [string, string] => {
-    const present = g.op('ReduceMax', [mask], { axes: [axis === 3 ? 2 : 3], keepdims: 0 });
-    const upper = g.op('ReduceMax', [g.op('Mul', [present, g.floats(ramp(length, (i) => i + 1), [length])])], { axes: [2], keepdims: 1 });
-    const fromEnd = g.op('ReduceMax', [g.op('Mul', [present, g.floats(ramp(length, (i) => length - i), [length])])], { axes: [2], keepdims: 1 });
-    return [g.op('Sub', [g.scalar(length), fromEnd]), upper];
-  };
-  const [x1, x2] = extent(3, W);
-  const [y1, y2] = extent(2, H);
-  const cx = g.op('Div', [g.op('Add', [x1, x2]), g.scalar(2)]);
-  const cy = g.op('Div', [g.op('Add', [y1, y2]), g.scalar(2)]);
+  const { mask, score, x1, y1, x2, y2, cx, cy } = colourBoxes(g, W, H, nc);
   const xywh = g.op('Concat', [cx, cy, g.op('Sub', [x2, x1]), g.op('Sub', [y2, y1])], { axis: 2 });
   const shifted = g.op('Add', [xywh, g.floats([2, 1, 0, 0], [4])]);
   const eye = g.floats(ramp(nc * nc, (i) => (Math.floor(i / nc) === i % nc ? 1 : 0)), [1, nc, nc]);
   const classScores = g.op('Mul', [score, eye]);
   const duplicate = (rows: string) => g.op('Mul', [rows, g.scalar(DUPLICATE_SCORE)]);
-  // Real heads emit thousands of candidates, most of them empty; a few zero rows keep N larger than the row count.
   const empty = (columns: number) => g.floats(new Array(EMPTY_CANDIDATES * columns).fill(0), [1, EMPTY_CANDIDATES, columns]);
 
   if (layout === 'end2end') {
@@ -71,14 +53,12 @@ export function buildYoloModel(layout: YoloLayout, size = { width: 128, height: 
   } else if (layout === 'v8') {
     const rows = g.op('Concat', [xywh, classScores], { axis: 2 });
     const dupes = g.op('Concat', [shifted, duplicate(classScores)], { axis: 2 });
-    g.op('Transpose', [g.op('Concat', [rows, dupes, empty(4 + nc)], { axis: 1 })], { perm: [0, 2, 1] }, 'output0');
-    g.output('output0', [1, 4 + nc, 2 * nc + EMPTY_CANDIDATES]);
+    transposedHead(g, [rows, dupes], 4 + nc, 2 * nc);
   } else {
     const coefficients = maskSelectors(g, nc);
     const rows = g.op('Concat', [xywh, classScores, coefficients], { axis: 2 });
     const dupes = g.op('Concat', [shifted, duplicate(classScores), coefficients], { axis: 2 });
-    g.op('Transpose', [g.op('Concat', [rows, dupes, empty(4 + nc + MASK_COEFFICIENTS)], { axis: 1 })], { perm: [0, 2, 1] }, 'output0');
-    g.output('output0', [1, 4 + nc + MASK_COEFFICIENTS, 2 * nc + EMPTY_CANDIDATES]);
+    transposedHead(g, [rows, dupes], 4 + nc + MASK_COEFFICIENTS, 2 * nc);
     prototypes(g, mask, W, H, 'output1', nc);
   }
   const metadata: Record<string, string> = {
@@ -88,6 +68,93 @@ export function buildYoloModel(layout: YoloLayout, size = { width: 128, height: 
   };
   if (layout === 'end2end' || layout === 'end2end-seg') metadata.end2end = 'True';
   return g.toBytes({ metadata });
+}
+
+/**
+ * The Ultralytics pose test model's keypoints: the top-left and top-right corners of the red pixels, their centre,
+ * and a point 40 input pixels above their top edge (off the image when they lie near its top).
+ */
+export const POSE_KEYPOINTS = ['top_left', 'top_right', 'centre', 'above'];
+/** Each keypoint's confidence in the pose test model's output (≥ 0.5 reads as visible). */
+export const POSE_KEYPOINT_CONFIDENCES = [0.9, 0.3, 0.8, 0.9];
+
+/**
+ * An Ultralytics pose export (`[1, 4 + 1 + 3k, N]`, one class `person`) that finds red pixels as the v8 model does
+ * and places POSE_KEYPOINTS on them (scored POSE_KEYPOINT_CONFIDENCES), with the metadata Ultralytics writes for
+ * pose models: `kpt_shape`, `kpt_names` and `flip_idx` (the corners swap in a flip).
+ */
+export function buildYoloPoseModel(size = { width: 128, height: 128 }): Uint8Array {
+  const { width: W, height: H } = size;
+  const g = new OnnxGraph('test-pose');
+  const { score, x1, y1, x2, y2, cx, cy } = colourBoxes(g, W, H, 1);
+  const [c0, c1, c2, c3] = POSE_KEYPOINT_CONFIDENCES.map((c) => g.floats([c], [1, 1, 1]));
+  const keypoints = [x1, y1, c0, x2, y1, c1, cx, cy, c2, cx, g.op('Sub', [y1, g.scalar(40)]), c3];
+  const row = g.op('Concat', [cx, cy, g.op('Sub', [x2, x1]), g.op('Sub', [y2, y1]), score, ...keypoints], { axis: 2 });
+  transposedHead(g, [row], 5 + keypoints.length, 1);
+  return g.toBytes({
+    metadata: {
+      names: "{0: 'person'}",
+      imgsz: `[${H}, ${W}]`,
+      task: 'pose',
+      kpt_shape: `[${POSE_KEYPOINTS.length}, 3]`,
+      kpt_names: `{0: [${POSE_KEYPOINTS.map((n) => `'${n}'`).join(', ')}]}`,
+      flip_idx: '[1, 0, 2, 3]',
+    },
+  });
+}
+
+/** The OBB test model's classes and each one's angle in radians (Ultralytics' range is [−π/4, 3π/4)). */
+export const OBB_CLASSES = ['plane', 'ship'];
+export const OBB_ANGLES = [Math.PI / 6, -Math.PI / 9];
+
+/**
+ * An Ultralytics OBB export (`[1, 4 + nc + 1, N]`): class `plane` finds red pixels, `ship` green ones, each reported
+ * as the extent of its pixels (centre, width, height) turned by its class's angle in OBB_ANGLES.
+ */
+export function buildYoloObbModel(size = { width: 128, height: 128 }): Uint8Array {
+  const { width: W, height: H } = size;
+  const nc = OBB_CLASSES.length;
+  const g = new OnnxGraph('test-obb');
+  const { score, x1, y1, x2, y2, cx, cy } = colourBoxes(g, W, H, nc);
+  const classScores = g.op('Mul', [score, g.floats(ramp(nc * nc, (i) => (Math.floor(i / nc) === i % nc ? 1 : 0)), [1, nc, nc])]);
+  const rows = g.op('Concat', [cx, cy, g.op('Sub', [x2, x1]), g.op('Sub', [y2, y1]), classScores, g.floats(OBB_ANGLES, [1, nc, 1])], { axis: 2 });
+  transposedHead(g, [rows], 4 + nc + 1, nc);
+  return g.toBytes({ metadata: { names: `{${OBB_CLASSES.map((name, i) => `${i}: '${name}'`).join(', ')}}`, imgsz: `[${H}, ${W}]`, task: 'obb' } });
+}
+
+/**
+ * `output0` `[1, width, N]` from candidate rows `[1, count, width]` (`count` rows in all): real heads emit thousands
+ * of candidates, most of them empty, so a few zero rows keep N larger than the row count.
+ */
+function transposedHead(g: OnnxGraph, rows: string[], width: number, count: number): void {
+  const empty = g.floats(new Array(EMPTY_CANDIDATES * width).fill(0), [1, EMPTY_CANDIDATES, width]);
+  g.op('Transpose', [g.op('Concat', [...rows, empty], { axis: 1 })], { perm: [0, 2, 1] }, 'output0');
+  g.output('output0', [1, width, count + EMPTY_CANDIDATES]);
+}
+
+/**
+ * The graph's input `images` [1, 3, H, W] and, per class (red, green, blue pixels), the pixel mask, the score and
+ * the extent of its pixels as `[1, nc, 1]` values in input pixels.
+ */
+function colourBoxes(g: OnnxGraph, W: number, H: number, nc: number) {
+  const images = g.input('images', [1, 3, H, W]);
+  const colourness = g.op('Conv', [images, g.floats([1, -1, -1, -1, 1, -1, -1, -1, 1].slice(0, 3 * nc), [nc, 3, 1, 1])]);
+  const mask = g.op('Cast', [g.op('Greater', [colourness, g.scalar(0.4)])], { to: 1 });
+  const channel = g.op('Conv', [images, g.floats([1, 0, 0, 0, 1, 0, 0, 0, 1].slice(0, 3 * nc), [nc, 3, 1, 1])]);
+  const score = g.op('Reshape', [g.op('ReduceMax', [g.op('Mul', [mask, channel])], { axes: [2, 3], keepdims: 0 }), g.ints([1, nc, 1])]);
+
+  // Extents along x and y from the columns/rows that hold any matching pixel, weighted by coordinate ramps.
+  const extent = (axis: 2 | 3, length: number): [string, string] => {
+    const present = g.op('ReduceMax', [mask], { axes: [axis === 3 ? 2 : 3], keepdims: 0 });
+    const upper = g.op('ReduceMax', [g.op('Mul', [present, g.floats(ramp(length, (i) => i + 1), [length])])], { axes: [2], keepdims: 1 });
+    const fromEnd = g.op('ReduceMax', [g.op('Mul', [present, g.floats(ramp(length, (i) => length - i), [length])])], { axes: [2], keepdims: 1 });
+    return [g.op('Sub', [g.scalar(length), fromEnd]), upper];
+  };
+  const [x1, x2] = extent(3, W);
+  const [y1, y2] = extent(2, H);
+  const cx = g.op('Div', [g.op('Add', [x1, x2]), g.scalar(2)]);
+  const cy = g.op('Div', [g.op('Add', [y1, y2]), g.scalar(2)]);
+  return { mask, score, x1, y1, x2, y2, cx, cy };
 }
 
 /** Mask coefficients per class row `[1, nc, nm]`: class k's row selects prototype k. */
