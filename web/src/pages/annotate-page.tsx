@@ -39,7 +39,7 @@ const SHORTCUTS: [string, string][] = [
   ['Shift+P (polygon selected)', 'draw another part of the same object'],
   ['Shift+H (polygon selected)', 'draw a hole in the object'],
   ['S, then left / right click', 'SAM: include / exclude a point (the mask previews at once)'],
-  ['Backspace', 'remove the last polygon point'],
+  ['Backspace', 'take back the last point placed (polygon, polyline, points, skeleton)'],
   ['Delete', 'delete the selected shape'],
   ['Ctrl+Z / Ctrl+Shift+Z (Ctrl+Y)', 'undo / redo'],
   ['A / D, ← / →', 'previous / next image'],
