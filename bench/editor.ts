@@ -4,10 +4,13 @@
  * shapes (issue 25: 1,000 skeletons of 17 points, boxes half of them rotated, polygons some of two parts with a
  * hole, polylines, point sets, ellipses; requestAnimationFrame timing, one full repaint per frame, the median of
  * RUNS runs), time to first paint of the editor, time to switch to the next (prefetched) image, and the gzip size of
- * the JS bundle. Prints a table; asserts nothing.
+ * the JS bundle. Beside them, in the same run, the same pan and zoom over as many plain boxes and over the image
+ * alone (a bare baseline: when it drops too, the machine is busy), and the load average. Prints a table; asserts
+ * nothing.
  *   npx tsx bench/editor.ts [shapes] [runs]
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import sharp from 'sharp';
@@ -57,6 +60,7 @@ async function main(): Promise<void> {
     console.log(`skipped: ${SKIP_REASON}`);
     return;
   }
+  const loadAtStart = loadavg().map((l) => l.toFixed(2)).join(', ');
   ensureWebBuilt();
   const server = await startServer();
   const app = server.versa.app;
@@ -75,8 +79,9 @@ async function main(): Promise<void> {
 
   const imageIds: number[] = [];
   // Two 4000 × 3000 images with boxes, then an 8000 × 6000 one that must open without freezing the page.
-  // A fourth, last in the queue: as many plain boxes as the first has mixed shapes, the baseline measured beside them.
-  const sizes = [[WIDTH, HEIGHT], [WIDTH, HEIGHT], [HUGE_WIDTH, HUGE_HEIGHT], [WIDTH, HEIGHT]];
+  // A fourth: as many plain boxes as the first has mixed shapes, the baseline measured beside them. A fifth, last in
+  // the queue, holds no shape: the bare baseline (the image alone), which says how much of a drop is the machine's.
+  const sizes = [[WIDTH, HEIGHT], [WIDTH, HEIGHT], [HUGE_WIDTH, HUGE_HEIGHT], [WIDTH, HEIGHT], [WIDTH, HEIGHT]];
   for (const [i, [width, height]] of sizes.entries()) {
     const png = await sharp({ create: { width, height, channels: 3, background: { r: 60 + i * 80, g: 90, b: 120 } } })
       .composite([{ input: { create: { width: 400, height: 300, channels: 3, background: { r: 240, g: 240, b: 240 } } }, left: 100 * (i + 1), top: 100 }])
@@ -194,6 +199,11 @@ async function main(): Promise<void> {
   const boxPan = await measure('pan');
   const boxZoom = await measure('zoom');
   const boxRender = await fullRender();
+  await page.goto(`${server.baseUrl}/projects/${project.id}/annotate?image=${imageIds[4]}`);
+  await page.waitForFunction((id) => window.__versaEditor?.imageId() === id && (window.__versaEditor?.firstPaintAt() ?? 0) > 0, imageIds[4], { timeout: 60_000 });
+  await page.waitForTimeout(1000);
+  const barePan = await measure('pan');
+  const bareZoom = await measure('zoom');
   await browser.close();
   await server.close();
 
@@ -201,11 +211,15 @@ async function main(): Promise<void> {
   const gz = (f: string) => gzipSync(readFileSync(join('web/dist/assets', f))).length;
   const total = assets.reduce((sum, f) => sum + gz(f), 0);
 
+  const runs = (r: { all: number[] }) => r.all.map((f) => f.toFixed(1)).join(', ');
   const rows: [string, string][] = [
-    [`pan, ${BOXES} mixed shapes in view (fit), median of ${RUNS}`, `${pan.fps.toFixed(1)} fps · p95 frame ${pan.p95.toFixed(1)} ms · paint ${pan.paint.toFixed(2)} ms (runs: ${pan.all.map((f) => f.toFixed(1)).join(', ')})`],
-    [`zoom around centre, ${BOXES} mixed shapes, median of ${RUNS}`, `${zoom.fps.toFixed(1)} fps · p95 frame ${zoom.p95.toFixed(1)} ms · paint ${zoom.paint.toFixed(2)} ms (runs: ${zoom.all.map((f) => f.toFixed(1)).join(', ')})`],
-    [`baseline: pan, ${BOXES} plain boxes, median of ${RUNS}`, `${boxPan.fps.toFixed(1)} fps · p95 frame ${boxPan.p95.toFixed(1)} ms (runs: ${boxPan.all.map((f) => f.toFixed(1)).join(', ')})`],
-    [`baseline: zoom, ${BOXES} plain boxes, median of ${RUNS}`, `${boxZoom.fps.toFixed(1)} fps · p95 frame ${boxZoom.p95.toFixed(1)} ms (runs: ${boxZoom.all.map((f) => f.toFixed(1)).join(', ')})`],
+    ['load average (1, 5, 15 min) at start / end', `${loadAtStart} / ${loadavg().map((l) => l.toFixed(2)).join(', ')} (${cpus().length} CPUs)`],
+    [`pan, ${BOXES} mixed shapes in view (fit), median of ${RUNS}`, `${pan.fps.toFixed(1)} fps · p95 frame ${pan.p95.toFixed(1)} ms · paint ${pan.paint.toFixed(2)} ms (runs: ${runs(pan)})`],
+    [`zoom around centre, ${BOXES} mixed shapes, median of ${RUNS}`, `${zoom.fps.toFixed(1)} fps · p95 frame ${zoom.p95.toFixed(1)} ms · paint ${zoom.paint.toFixed(2)} ms (runs: ${runs(zoom)})`],
+    [`baseline: pan, ${BOXES} plain boxes, median of ${RUNS}`, `${boxPan.fps.toFixed(1)} fps · p95 frame ${boxPan.p95.toFixed(1)} ms (runs: ${runs(boxPan)})`],
+    [`baseline: zoom, ${BOXES} plain boxes, median of ${RUNS}`, `${boxZoom.fps.toFixed(1)} fps · p95 frame ${boxZoom.p95.toFixed(1)} ms (runs: ${runs(boxZoom)})`],
+    [`bare baseline: pan, the image alone, median of ${RUNS}`, `${barePan.fps.toFixed(1)} fps · p95 frame ${barePan.p95.toFixed(1)} ms (runs: ${runs(barePan)})`],
+    [`bare baseline: zoom, the image alone, median of ${RUNS}`, `${bareZoom.fps.toFixed(1)} fps · p95 frame ${bareZoom.p95.toFixed(1)} ms (runs: ${runs(bareZoom)})`],
     [`whole scene rendered at fit (layer rebuilt), median of 15`, `${render.toFixed(1)} ms with ${BOXES} mixed shapes · ${boxRender.toFixed(1)} ms with ${BOXES} plain boxes`],
     [`editor first paint (${WIDTH}×${HEIGHT}, ${BOXES} mixed shapes)`, `${firstPaint.toFixed(0)} ms after navigation start`],
     ['switch to next image (prefetched)', `${switchMs.toFixed(1)} ms`],

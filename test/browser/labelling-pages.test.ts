@@ -116,7 +116,7 @@ describe('labelling pages in Chromium: invitations, role-gated controls, assignm
     const box = (await frame.boundingBox())!;
     assert.ok(Math.abs(box.width / box.height - 2) < 0.02, `drawn at 2:1, got ${box.width}×${box.height}`);
     // The polygon is drawn with the stored points, filled.
-    assert.equal(await live.page.locator('[data-shape="polygon"]').getAttribute('points'), polygon.map((p) => p.join(',')).join(' '));
+    assert.equal(await live.page.locator('[data-shape="polygon"]').getAttribute('d'), `M${polygon.map((p) => p.join(' ')).join('L')}Z`);
     // The mask image holds exactly the stored pixels.
     const drawn = await live.page.evaluate(async () => {
       const el = document.querySelector('[data-shape="mask"]')!;

@@ -545,7 +545,7 @@ describe('web pages in Chromium', { skip: SKIP_REASON ?? false }, () => {
     await signIn('rita@example.com');
     await page.goto(`${base}/projects/${projectId}/review`);
     await page.getByTestId('review-position').filter({ hasText: '1 of 2 waiting' }).waitFor();
-    await page.getByTestId('review-annotations').locator('rect').first().waitFor();
+    await page.getByTestId('review-annotations').locator('[data-shape="bbox"]').first().waitFor();
     await screenshot(page, '20-review');
     await page.keyboard.press('a');
     await page.getByTestId('review-position').filter({ hasText: '1 of 1 waiting' }).waitFor();

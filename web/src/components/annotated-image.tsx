@@ -19,7 +19,7 @@ export function AnnotatedImage({ image, annotations, classes }: { image: ImageRe
       const model = fromModel(a);
       const conf = a.confidence == null ? '' : ` ${Math.round(a.confidence * 100)}%`;
       const label = !model ? name : a.status === 'suggested' ? `${name}${conf} · suggestion` : `${name}${conf} · accepted prediction`;
-      return { key: a.id, type: a.annotation_type, geometry: a.geometry, color: color(a.class_id), label, dashed: model };
+      return { key: a.id, type: a.annotation_type, geometry: a.geometry, color: color(a.class_id), label, dashed: model, skeleton: byId.get(a.class_id)?.skeleton };
     });
   const accepted = annotations.filter((a) => fromModel(a) && a.status !== 'suggested').length;
   const suggested = annotations.filter((a) => a.status === 'suggested').length;

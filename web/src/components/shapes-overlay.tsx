@@ -1,6 +1,9 @@
 import { useEffect, useState } from 'react';
+import { boundsOf } from '../editor/geometry.js';
 import { decodeRle } from '../editor/mask.js';
-import type { Rle } from '../types.js';
+import { classPaths, traceShape } from '../editor/renderer.js';
+import { SvgPath } from '../editor/svg-path.js';
+import type { Annotation, MaskGeometry, Rle, Skeleton } from '../types.js';
 
 /** One shape to draw over an image, in image pixels. */
 export interface OverlayShape {
@@ -11,12 +14,15 @@ export interface OverlayShape {
   label: string;
   /** Dashed outline: a model prediction (accepted or not). */
   dashed?: boolean;
+  /** The class's keypoint skeleton: its edges are drawn between a skeleton's points. */
+  skeleton?: Skeleton | null;
 }
 
 /**
- * Boxes, polygons (filled, semi-transparent) and masks drawn exactly as stored, pixel for pixel, as SVG in image
- * pixels over an image kept at its aspect ratio: the frame is as wide as it can be without exceeding the height
- * limit, so nothing is stretched.
+ * Every shape drawn exactly as stored, as SVG in image pixels over an image kept at its aspect ratio (the frame is as
+ * wide as it can be without exceeding the height limit, so nothing is stretched): the outlines are traced by the
+ * editor's own traceShape (rotated boxes, ellipses, skeletons with their edges, polylines, points, polygons of several
+ * parts with holes), masks pixel for pixel.
  */
 export function ShapesOverlay({ src, alt, width, height, shapes, maxHeight = 'calc(100vh - 200px)' }: { src: string; alt: string; width: number; height: number; shapes: OverlayShape[]; maxHeight?: string }) {
   const stroke = Math.max(1.5, Math.max(width, height) / 400);
@@ -30,24 +36,13 @@ export function ShapesOverlay({ src, alt, width, height, shapes, maxHeight = 'ca
       <img src={src} alt={alt} />
       <svg viewBox={`0 0 ${width} ${height}`} preserveAspectRatio="none" aria-label="Annotations" data-testid="review-annotations">
         {shapes.map((s) => {
-          const dash = s.dashed ? `${stroke * 4} ${stroke * 2}` : undefined;
-          const g = s.geometry as { x: number; y: number; width: number; height: number; points?: [number, number][]; rle?: Rle; bbox?: { x: number; y: number } };
-          let at: { x: number; y: number } | null = null;
-          let body = null;
-          if (s.type === 'polygon' && g.points) {
-            at = { x: Math.min(...g.points.map((p) => p[0])), y: Math.min(...g.points.map((p) => p[1])) };
-            body = <polygon points={g.points.map((p) => p.join(',')).join(' ')} fill={s.color} fillOpacity={0.3} stroke={s.color} strokeWidth={stroke} strokeDasharray={dash} data-shape="polygon" />;
-          } else if (s.type === 'mask' && g.rle) {
-            at = g.bbox ?? { x: 0, y: 0 };
-            body = <MaskImage rle={g.rle} color={s.color} />;
-          } else if (s.type === 'bbox') {
-            at = { x: g.x, y: g.y };
-            body = <rect x={g.x} y={g.y} width={g.width} height={g.height} fill={s.color} fillOpacity={0.08} stroke={s.color} strokeWidth={stroke} strokeDasharray={dash} data-shape="bbox" />;
-          }
-          if (!body || !at) return null;
+          const ann = { annotation_type: s.type, geometry: s.geometry } as Annotation;
+          // A classification has no place on the image; a mask's computed box may be missing.
+          const at = boundsOf(ann) ?? (s.type === 'mask' ? { x: 0, y: 0 } : null);
+          if (!at) return null;
           return (
             <g key={s.key} data-label={s.label}>
-              {body}
+              {s.type === 'mask' ? <MaskImage rle={(s.geometry as MaskGeometry).rle} color={s.color} /> : <TracedShape ann={ann} shape={s} stroke={stroke} />}
               <text x={at.x + stroke} y={Math.max(font, at.y - stroke)} fontSize={font} fill={s.color} stroke="#fff" strokeWidth={font / 8} paintOrder="stroke">
                 {s.label}
               </text>
@@ -56,6 +51,23 @@ export function ShapesOverlay({ src, alt, width, height, shapes, maxHeight = 'ca
         })}
       </svg>
     </div>
+  );
+}
+
+/** One shape as the editor traces it: its outline, its filled regions (even-odd: holes stay open), its points. */
+function TracedShape({ ann, shape, stroke }: { ann: Annotation; shape: OverlayShape; stroke: number }) {
+  const p = classPaths(() => new SvgPath());
+  // Points are squares of 2 × 1.5 strokes a side, as on the editor's canvas at its line width.
+  traceShape(p, ann, 2 / stroke, shape.skeleton ?? null);
+  const line = { stroke: shape.color, strokeWidth: stroke, strokeDasharray: shape.dashed ? `${stroke * 4} ${stroke * 2}` : undefined };
+  const area = ann.annotation_type === 'bbox' || ann.annotation_type === 'ellipse';
+  return (
+    <>
+      {p.fill && <path d={p.fill.d} fill={shape.color} fillOpacity={0.3} fillRule="evenodd" />}
+      <path d={p.stroke.d} fill={area ? shape.color : 'none'} fillOpacity={0.08} {...line} data-shape={ann.annotation_type} />
+      {p.dots && <path d={p.dots.d} fill={shape.color} />}
+      {p.hollow && <path d={p.hollow.d} fill="none" {...line} strokeDasharray={undefined} />}
+    </>
   );
 }
 

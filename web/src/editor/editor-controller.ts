@@ -336,8 +336,8 @@ export class EditorController implements ToolHost {
   /**
    * A key for the active tool or the selected shape: the tool's own keys first (a skeleton's 0 and X while it is
    * placed); then X cycles the visibility of the selected skeleton's active point (2 → 1 → 0), R / Shift+R turn the
-   * selected box or ellipse by 5°, Shift+P starts a new part of the selected polygon. False when the key means none
-   * of these.
+   * selected box or ellipse by 5°, Shift+P starts a new part of the selected polygon, Shift+H a hole in it. False
+   * when the key means none of these.
    */
   shapeKey(key: string): boolean {
     if (this.readOnlyReason === null && this.active.key?.(key)) return true;
@@ -372,12 +372,12 @@ export class EditorController implements ToolHost {
       this.store.update(key0!, { class_id: sel.ann.class_id, annotation_type: type, geometry: { ...g, rotation } });
       return true;
     }
-    if (key === 'P' && type === 'polygon') {
+    if ((key === 'P' || key === 'H') && type === 'polygon') {
       if (this.blocked()) return true;
       const tool = this.tools.polygon as PolygonTool;
       this.setTool('polygon');
-      tool.partOf = key0;
-      this.onMessage('Draw the new part: click its points, Enter adds it to the selected object');
+      tool.addTo = { key: key0!, as: key === 'P' ? 'part' : 'hole' };
+      this.onMessage(key === 'P' ? 'Draw the new part: click its points, Enter adds it to the selected object' : 'Draw the hole inside the selected object: click its points, Enter cuts it');
       this.emit();
       return true;
     }
@@ -518,11 +518,12 @@ export class EditorController implements ToolHost {
    * Saves a drawn shape. It is not left selected: the next class key chooses the class of the next shape ("pick a
    * label, then draw") instead of silently relabelling this one; click a shape to select it and change its class.
    */
-  private newShape(data: Draft): void {
-    if (!this.store) return;
-    this.store.create(data);
+  private newShape(data: Draft): number | null {
+    if (!this.store) return null;
+    const { key } = this.store.create(data);
     this.selectedKey = null;
     this.emit();
+    return key;
   }
 
   /** Drops every tool's shape in progress and any drag. */
@@ -644,12 +645,12 @@ export class EditorController implements ToolHost {
     this.requestPaint();
   };
 
-  createWithClass(data: Omit<Draft, 'class_id'>): void {
+  createWithClass(data: Omit<Draft, 'class_id'>): number | null {
     if (this.classId === null) {
       this.onMessage('Add a class first (project page → Classes)');
-      return;
+      return null;
     }
-    this.newShape({ ...data, class_id: this.classId });
+    return this.newShape({ ...data, class_id: this.classId });
   }
 
   /** Backspace: takes back the last step of the shape being drawn (a polygon's point); false when there is none. */

@@ -46,16 +46,34 @@ export interface Scene {
   skeletonOf(classId: number): Skeleton | null;
 }
 
-/** Per class, what one frame strokes and fills: a few paths per class, whatever the number of shapes. */
-interface ClassPaths {
-  stroke: Path2D;
-  /** Polygon regions, filled even-odd so holes stay open. */
-  fill: Path2D | null;
-  /** Points and visible keypoints: filled squares. */
-  dots: Path2D | null;
-  /** Occluded keypoints (v = 1): hollow squares. */
-  hollow: Path2D | null;
+/** What outlines are traced into: a canvas Path2D here, an SVG path's `d` in the review overlay (svg-path.ts). */
+export interface PathSink {
+  moveTo(x: number, y: number): void;
+  lineTo(x: number, y: number): void;
+  closePath(): void;
+  rect(x: number, y: number, w: number, h: number): void;
+  /** A whole ellipse (start 0, end 2π), begun at the current point (its end of the x radius). */
+  ellipse(x: number, y: number, rx: number, ry: number, rotation: number, startAngle: number, endAngle: number): void;
 }
+
+/** Per class, what one frame strokes and fills: a few paths per class, whatever the number of shapes. */
+export interface ClassPaths<P extends PathSink = Path2D> {
+  stroke: P;
+  /** Polygon regions, filled even-odd so holes stay open. */
+  fill: P | null;
+  /** Points and visible keypoints: filled squares. */
+  dots: P | null;
+  /** Occluded keypoints (v = 1): hollow squares. */
+  hollow: P | null;
+  newPath(): P;
+}
+
+/** Empty paths for one class (or one shape). */
+export function classPaths<P extends PathSink>(newPath: () => P): ClassPaths<P> {
+  return { stroke: newPath(), fill: null, dots: null, hollow: null, newPath };
+}
+
+const canvasPaths = () => classPaths(() => new Path2D());
 
 const RAD = Math.PI / 180;
 
@@ -63,7 +81,7 @@ const RAD = Math.PI / 180;
 export const SKELETON_DOTS_PX = 24;
 
 /** Adds one shape's outline (and fill, dots) to its class's paths; `small`: the shape is tiny on screen. */
-export function traceShape(p: ClassPaths, ann: Annotation, s: number, skeleton: Skeleton | null, small = false): void {
+export function traceShape<P extends PathSink>(p: ClassPaths<P>, ann: Annotation, s: number, skeleton: Skeleton | null, small = false): void {
   const path = p.stroke;
   const g = ann.geometry;
   switch (ann.annotation_type) {
@@ -80,7 +98,7 @@ export function traceShape(p: ClassPaths, ann: Annotation, s: number, skeleton: 
     }
     case 'polygon': {
       const poly = g as PolygonGeometry;
-      const fill = (p.fill ??= new Path2D());
+      const fill = (p.fill ??= p.newPath());
       for (const ring of [...polygonParts(poly), ...(poly.holes ?? [])]) {
         if (ring.length === 0) continue;
         for (const target of [path, fill]) {
@@ -98,7 +116,7 @@ export function traceShape(p: ClassPaths, ann: Annotation, s: number, skeleton: 
       return;
     }
     case 'points': {
-      const r = 3 / s, dots = (p.dots ??= new Path2D());
+      const r = 3 / s, dots = (p.dots ??= p.newPath());
       for (const [x, y] of (g as PathGeometry).points) dots.rect(x - r, y - r, r * 2, r * 2);
       return;
     }
@@ -120,8 +138,8 @@ export function traceShape(p: ClassPaths, ann: Annotation, s: number, skeleton: 
       if (small && skeleton?.edges?.length) return;
       const r = 3 / s;
       for (const [x, y, v] of pts) {
-        if (v === 2) (p.dots ??= new Path2D()).rect(x - r, y - r, r * 2, r * 2);
-        else if (v === 1) (p.hollow ??= new Path2D()).rect(x - r, y - r, r * 2, r * 2);
+        if (v === 2) (p.dots ??= p.newPath()).rect(x - r, y - r, r * 2, r * 2);
+        else if (v === 1) (p.hollow ??= p.newPath()).rect(x - r, y - r, r * 2, r * 2);
       }
       return;
     }
@@ -228,7 +246,7 @@ export function drawScene(ctx: CanvasRenderingContext2D, view: Rect, s: number, 
     }
     if (ann.annotation_type === 'classification') continue;
     let p = paths.get(ann.class_id);
-    if (!p) paths.set(ann.class_id, (p = { stroke: new Path2D(), fill: null, dots: null, hollow: null }));
+    if (!p) paths.set(ann.class_id, (p = canvasPaths()));
     if (moving?.key === key) ann = { ...ann, geometry: shifted(ann, moving.dx, moving.dy) };
     const keypoints = ann.annotation_type === 'keypoints';
     const small = keypoints && shape.bounds.width * s < SKELETON_DOTS_PX && shape.bounds.height * s < SKELETON_DOTS_PX;
@@ -293,7 +311,7 @@ export function paintSelection(ctx: CanvasRenderingContext2D, s: number, sel: Sh
   ctx.globalAlpha = 0.2;
   const type = ann.annotation_type;
   if (type === 'polygon' || type === 'ellipse' || (type === 'bbox' && (ann.geometry as BboxGeometry).rotation)) {
-    const p: ClassPaths = { stroke: new Path2D(), fill: null, dots: null, hollow: null };
+    const p = canvasPaths();
     traceShape(p, ann, s, null);
     if (type === 'polygon') ctx.fill(p.fill!, 'evenodd');
     else ctx.fill(p.stroke);

@@ -1,41 +1,27 @@
 import { clampPoints, type Point } from '../geometry.js';
-import { HandleDrag } from './handle-drag.js';
-import type { Tool, ToolHost, ToolPointer, ToolPreview } from './tool.js';
+import { ClickTool } from './click-tool.js';
+import type { ToolHost, ToolPointer } from './tool.js';
 
 /**
  * Click to place points: a polyline (an open path, at least two points) or a point set (one shape holding every point
  * clicked). Enter or a double click finishes it; Backspace takes back the last point; a handle of the selected shape
  * drags that point.
  */
-export class PathTool implements Tool {
-  readonly followsCursor = true;
-  points: Point[] = [];
-  private readonly handles: HandleDrag;
-
-  constructor(private readonly host: ToolHost, readonly name: 'polyline' | 'points') {
-    this.handles = new HandleDrag(host);
+export class PathTool extends ClickTool {
+  constructor(host: ToolHost, readonly name: 'polyline' | 'points') {
+    super(host);
   }
 
   private get minimum(): number {
     return this.name === 'polyline' ? 2 : 1;
   }
 
-  down({ x, y, button }: ToolPointer): void {
-    if (button !== 0) return;
-    if (this.points.length === 0 && this.handles.grab(x, y)) return;
+  protected place({ x, y }: ToolPointer): void {
     // The second click of a double click lands on the first: one point, not two.
     const last = this.points[this.points.length - 1];
     if (last && Math.hypot((last[0] - x) * this.host.scale, (last[1] - y) * this.host.scale) < 3) return;
     this.points.push([x, y]);
     this.host.changed();
-  }
-
-  move({ x, y }: ToolPointer): void {
-    if (this.handles.active) this.handles.to(x, y);
-  }
-
-  up(): void {
-    if (this.handles.active) this.handles.release();
   }
 
   doubleClick(): void {
@@ -52,22 +38,6 @@ export class PathTool implements Tool {
     this.host.changed();
   }
 
-  stepBack(): boolean {
-    if (this.points.length === 0) return false;
-    this.points.pop();
-    this.host.changed();
-    return true;
-  }
-
-  reset(): void {
-    this.points = [];
-    this.handles.reset();
-  }
-
-  preview(): ToolPreview | null {
-    return this.handles.active ? { moving: null, maskEdit: null } : null;
-  }
-
   hint(): string {
     const what = this.name === 'polyline' ? 'Polyline' : 'Points';
     return this.points.length === 0
@@ -76,16 +46,6 @@ export class PathTool implements Tool {
   }
 
   paintDraft(ctx: CanvasRenderingContext2D, s: number, color: string, cursor: Point): void {
-    if (this.points.length === 0) return;
-    ctx.strokeStyle = color;
-    ctx.lineWidth = 2 / s;
-    if (this.name === 'polyline') {
-      ctx.beginPath();
-      this.points.forEach(([x, y], i) => (i ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
-      ctx.lineTo(cursor[0], cursor[1]);
-      ctx.stroke();
-    }
-    ctx.fillStyle = color;
-    for (const [x, y] of this.points) ctx.fillRect(x - 3 / s, y - 3 / s, 6 / s, 6 / s);
+    this.paintPoints(ctx, s, color, this.points, this.name === 'polyline' ? cursor : null);
   }
 }

@@ -76,8 +76,8 @@ export interface ToolHost {
   skeletonOf(classId: number): Skeleton | null;
   /** The point of the selected skeleton the visibility key acts on. */
   setActivePoint(index: number | null): void;
-  /** Saves a new shape of the current class (or says that there is none). */
-  createWithClass(data: Omit<Draft, 'class_id'>): void;
+  /** Saves a new shape of the current class and returns its store key (null: there is no class, and it says so). */
+  createWithClass(data: Omit<Draft, 'class_id'>): number | null;
   /** Tells the annotator something on screen. */
   message(text: string): void;
   /** The tool's state changed: the toolbar reads it again and the canvas repaints. */
