@@ -114,4 +114,29 @@ describe('quality, profile and canonical export of every shape (issue 25)', () =
     const all = (await owner.post(`/api/projects/${projectId}/quality`, { checks: ['degenerate_annotations', 'outside_image'] })).body.checks;
     for (const check of all) assert.ok(!check.items.some((i: any) => i.annotation_id === ids['two parts']), `${check.id}: ${JSON.stringify(check.items)}`);
   });
+
+  it('the canonical export carries every shape, its attributes and its group', async () => {
+    const res = await owner.get(`/api/projects/${projectId}/canonical?format=json`);
+    assert.equal(res.status, 200);
+    const records = res.body;
+    const byId = new Map<number, any>(records.flatMap((r: any) => r.annotations).map((a: any) => [a.id, a]));
+    const stored = await owner.get(`/api/images/${good}/annotations`);
+    assert.equal(stored.status, 200);
+    const list = Array.isArray(stored.body) ? stored.body : stored.body.items;
+    assert.equal(list.length, 8);
+    for (const a of list) {
+      const out = byId.get(a.id);
+      assert.deepEqual(
+        { type: out.type, class_id: out.class_id, geometry: out.geometry, attributes: out.attributes, group_id: out.group_id },
+        { type: a.annotation_type, class_id: a.class_id, geometry: a.geometry, attributes: a.attributes, group_id: a.group_id },
+        a.annotation_type,
+      );
+    }
+    assert.deepEqual(byId.get(ids['turned box']).attributes, { occluded: true, colour: 'red', speed: 40, note: 'dented' });
+    assert.equal(byId.get(ids['turned box']).geometry.rotation, 30);
+    assert.equal(byId.get(ids.pose).group_id, 7);
+    assert.deepEqual(byId.get(ids.ellipse).attributes, {});
+    assert.equal(byId.get(ids.ellipse).group_id, null);
+    assert.deepEqual(byId.get(ids['two parts']).geometry.parts.length, 2);
+  });
 });
