@@ -139,4 +139,39 @@ describe('quality, profile and canonical export of every shape (issue 25)', () =
     assert.equal(byId.get(ids.ellipse).group_id, null);
     assert.deepEqual(byId.get(ids['two parts']).geometry.parts.length, 2);
   });
+
+  it('the profile counts every type, attribute values per class and keypoint visibility per skeleton point', async () => {
+    const res = await owner.get(`/api/projects/${projectId}/profile`);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const p = res.body;
+    assert.deepEqual(p.annotation_types, { keypoints: 3, bbox: 3, polyline: 2, ellipse: 2, polygon: 3, points: 1 });
+    assert.deepEqual(p.attributes, [
+      { class_id: car, class: 'car', name: 'occluded', type: 'checkbox', annotations: 2, distinct: 2, distinct_capped: false, values: { true: 1, false: 1 } },
+      { class_id: car, class: 'car', name: 'colour', type: 'select', annotations: 3, distinct: 2, distinct_capped: false, values: { red: 2, blue: 1 } },
+      { class_id: car, class: 'car', name: 'speed', type: 'number', annotations: 2, distinct: 2, distinct_capped: false, min: 40, max: 60, mean: 50 },
+      { class_id: car, class: 'car', name: 'note', type: 'text', annotations: 2, distinct: 1, distinct_capped: false, top_values: [{ value: 'dented', annotations: 2 }] },
+    ]);
+    assert.deepEqual(p.keypoints, [
+      {
+        class_id: face,
+        class: 'face',
+        instances: 2,
+        points: [
+          { point: 'nose', not_labelled: 0, occluded: 0, visible: 2 },
+          { point: 'left_eye', not_labelled: 0, occluded: 1, visible: 1 },
+          { point: 'right_eye', not_labelled: 1, occluded: 0, visible: 1 },
+        ],
+      },
+      { class_id: hand, class: 'hand', instances: 1, points: [{ point: '#0', not_labelled: 0, occluded: 0, visible: 1 }] },
+    ]);
+
+    // An edit is seen by the next profile (the part it touched is computed again).
+    const edited = await owner.put(`/api/annotations/${ids.box}`, { class_id: car, annotation_type: 'bbox', geometry: { x: 60, y: 10, width: 20, height: 30 }, attributes: { occluded: true, colour: 'blue', speed: 61 } });
+    assert.equal(edited.status, 200, JSON.stringify(edited.body));
+    const after = (await owner.get(`/api/projects/${projectId}/profile`)).body;
+    const attribute = (name: string) => after.attributes.find((a: any) => a.name === name);
+    assert.deepEqual(attribute('occluded').values, { true: 2 });
+    assert.deepEqual(attribute('colour').values, { blue: 2, red: 1 });
+    assert.equal(attribute('speed').max, 61);
+  });
 });

@@ -13960,6 +13960,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description Annotations per type (bbox, polygon, mask, classification, keypoints, polyline, points, ellipse) */
                             annotation_types: {
                                 [key: string]: number;
                             };
@@ -13971,6 +13972,37 @@ export interface paths {
                             aspect_ratios: {
                                 bucket: string;
                                 images: number;
+                            }[];
+                            /** @description Attribute values per class and attribute, in the order the class declares them */
+                            attributes: {
+                                /** @description Annotations holding a value (one that does not say holds the default and is not counted) */
+                                annotations: number;
+                                class: string;
+                                class_id: number;
+                                /** @description Distinct values held */
+                                distinct: number;
+                                /** @description More values than were kept: distinct is a lower bound, the mean and top values approximate */
+                                distinct_capped: boolean;
+                                max?: number;
+                                mean?: number;
+                                /** @description number: the smallest value */
+                                min?: number;
+                                /** @description The attribute */
+                                name: string;
+                                /** @description text: the most frequent values (first 10) */
+                                top_values?: {
+                                    annotations: number;
+                                    value: string;
+                                }[];
+                                /**
+                                 * @description The class's spec of it (for values no spec declares any more: what they are)
+                                 * @enum {string}
+                                 */
+                                type: "checkbox" | "select" | "number" | "text";
+                                /** @description checkbox and select: annotations per value, most first */
+                                values?: {
+                                    [key: string]: number;
+                                };
                             }[];
                             box_heatmap: {
                                 cells: number;
@@ -14001,6 +14033,23 @@ export interface paths {
                                 height: number;
                                 images: number;
                                 width: number;
+                            }[];
+                            /** @description Keypoint visibility per skeleton point, per class with keypoint instances */
+                            keypoints: {
+                                class: string;
+                                class_id: number;
+                                instances: number;
+                                /** @description In skeleton order */
+                                points: {
+                                    /** @description v = 0 */
+                                    not_labelled: number;
+                                    /** @description v = 1 */
+                                    occluded: number;
+                                    /** @description The skeleton point (#i when the class has no skeleton) */
+                                    point: string;
+                                    /** @description v = 2 */
+                                    visible: number;
+                                }[];
                             }[];
                             /** @enum {string} */
                             modality: "image" | "text" | "tabular" | "audio" | "video" | "llm";
