@@ -265,11 +265,11 @@ describe('canonical export', () => {
     assert.equal(first.media.width, 160);
     assert.match(first.media.uri, /\/images\/file\//);
     assert.deepEqual(first.annotations, [
-      { id: box.id, label: 'cat "quoted"', class_id: box.class_id, type: 'bbox', geometry: { x: 1, y: 2, width: 3, height: 4 }, confidence: null, source: box.source, status: 'accepted' },
+      { id: box.id, label: 'cat "quoted"', class_id: box.class_id, type: 'bbox', geometry: { x: 1, y: 2, width: 3, height: 4 }, confidence: null, source: box.source, status: 'accepted', attributes: {}, group_id: null },
     ]);
     assert.equal(first.label, null);
     assert.deepEqual(second.annotations, [
-      { id: labelled.id, label: 'dog\\back', class_id: labelled.class_id, type: 'classification', geometry: {}, confidence: 0.75, source: labelled.source, status: 'accepted' },
+      { id: labelled.id, label: 'dog\\back', class_id: labelled.class_id, type: 'classification', geometry: {}, confidence: 0.75, source: labelled.source, status: 'accepted', attributes: {}, group_id: null },
     ]);
     assert.equal(second.label, 'dog\\back', 'a classification annotation is the record-level label');
 

@@ -9812,7 +9812,7 @@ export interface paths {
         };
         /**
          * Canonical export: the universal record schema
-         * @description One `CanonicalRecord` per image, then one per sample: `{id, modality, split, media, annotations, label, spans, value, metadata}`, the form other tools and pipelines read without knowing Versa's tables. A sample's `media` is its file (audio, video: `uri` of `GET /api/samples/{id}/file`) or its content (`{text}`, `{row}`, `{prompt, response, …}`); time segments are `annotations` of type `segment`. `?split=` keeps one split of both. Streams JSON Lines (`application/x-ndjson`, one record per line) straight from the database; `?format=json` streams one JSON array instead. Needs the `export` permission (every role); an annotator kept to their assignments (`assigned_only` projects) gets 403, as for `POST /api/projects/{id}/export`.
+         * @description One `CanonicalRecord` per image, then one per sample: `{id, modality, split, media, annotations, label, spans, value, metadata}`, the form other tools and pipelines read without knowing Versa's tables. A sample's `media` is its file (audio, video: `uri` of `GET /api/samples/{id}/file`) or its content (`{text}`, `{row}`, `{prompt, response, …}`); time segments are `annotations` of type `segment`. Image annotations carry every shape type, their `attributes` and `group_id`; the classes they name by `class_id`, with keypoint skeletons and attribute specs, are `GET /api/projects/{id}/classes`. `?split=` keeps one split of both. Streams JSON Lines (`application/x-ndjson`, one record per line) straight from the database; `?format=json` streams one JSON array instead. Needs the `export` permission (every role); an annotator kept to their assignments (`assigned_only` projects) gets 403, as for `POST /api/projects/{id}/export`.
          */
         get: {
             parameters: {
@@ -9838,10 +9838,16 @@ export interface paths {
                         "application/json": {
                             /** @description Image annotations, or the time segments of audio and video samples; empty for other samples */
                             annotations: ({
+                                /** @description Attribute values `{name: value}` as in AnnotationOut (the class's specs: GET /api/projects/{id}/classes) */
+                                attributes: {
+                                    [key: string]: unknown;
+                                };
                                 class_id: number;
                                 confidence: number | null;
-                                /** @description In pixels of the original image, as in AnnotationOut */
+                                /** @description In pixels of the original image, as in AnnotationOut; keypoints in the order of the class's skeleton points (GET /api/projects/{id}/classes) */
                                 geometry: unknown;
+                                /** @description Annotations of one image with the same group_id belong to one object (CVAT groups) */
+                                group_id: number | null;
                                 id: number;
                                 /** @description Class name */
                                 label: string;
@@ -9851,7 +9857,7 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 status: "accepted" | "suggested";
-                                /** @description bbox | polygon | mask | classification */
+                                /** @description bbox (rotated when its geometry has `rotation`) | polygon (with `parts` and `holes` for an object of several polygons) | mask | classification | keypoints | polyline | points | ellipse */
                                 type: string;
                             } | {
                                 geometry: {
@@ -9915,10 +9921,16 @@ export interface paths {
                         "application/x-ndjson": {
                             /** @description Image annotations, or the time segments of audio and video samples; empty for other samples */
                             annotations: ({
+                                /** @description Attribute values `{name: value}` as in AnnotationOut (the class's specs: GET /api/projects/{id}/classes) */
+                                attributes: {
+                                    [key: string]: unknown;
+                                };
                                 class_id: number;
                                 confidence: number | null;
-                                /** @description In pixels of the original image, as in AnnotationOut */
+                                /** @description In pixels of the original image, as in AnnotationOut; keypoints in the order of the class's skeleton points (GET /api/projects/{id}/classes) */
                                 geometry: unknown;
+                                /** @description Annotations of one image with the same group_id belong to one object (CVAT groups) */
+                                group_id: number | null;
                                 id: number;
                                 /** @description Class name */
                                 label: string;
@@ -9928,7 +9940,7 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 status: "accepted" | "suggested";
-                                /** @description bbox | polygon | mask | classification */
+                                /** @description bbox (rotated when its geometry has `rotation`) | polygon (with `parts` and `holes` for an object of several polygons) | mask | classification | keypoints | polyline | points | ellipse */
                                 type: string;
                             } | {
                                 geometry: {
@@ -13948,6 +13960,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description Annotations per type (bbox, polygon, mask, classification, keypoints, polyline, points, ellipse) */
                             annotation_types: {
                                 [key: string]: number;
                             };
@@ -13959,6 +13972,37 @@ export interface paths {
                             aspect_ratios: {
                                 bucket: string;
                                 images: number;
+                            }[];
+                            /** @description Attribute values per class and attribute, in the order the class declares them */
+                            attributes: {
+                                /** @description Annotations holding a value (one that does not say holds the default and is not counted) */
+                                annotations: number;
+                                class: string;
+                                class_id: number;
+                                /** @description Distinct values held */
+                                distinct: number;
+                                /** @description More values than were kept: distinct is a lower bound, the mean and top values approximate */
+                                distinct_capped: boolean;
+                                max?: number;
+                                mean?: number;
+                                /** @description number: the smallest value */
+                                min?: number;
+                                /** @description The attribute */
+                                name: string;
+                                /** @description text: the most frequent values (first 10) */
+                                top_values?: {
+                                    annotations: number;
+                                    value: string;
+                                }[];
+                                /**
+                                 * @description The class's spec of it (for values no spec declares any more: what they are)
+                                 * @enum {string}
+                                 */
+                                type: "checkbox" | "select" | "number" | "text";
+                                /** @description checkbox and select: annotations per value, most first */
+                                values?: {
+                                    [key: string]: number;
+                                };
                             }[];
                             box_heatmap: {
                                 cells: number;
@@ -13989,6 +14033,23 @@ export interface paths {
                                 height: number;
                                 images: number;
                                 width: number;
+                            }[];
+                            /** @description Keypoint visibility per skeleton point, per class with keypoint instances */
+                            keypoints: {
+                                class: string;
+                                class_id: number;
+                                instances: number;
+                                /** @description In skeleton order */
+                                points: {
+                                    /** @description v = 0 */
+                                    not_labelled: number;
+                                    /** @description v = 1 */
+                                    occluded: number;
+                                    /** @description The skeleton point (#i when the class has no skeleton) */
+                                    point: string;
+                                    /** @description v = 2 */
+                                    visible: number;
+                                }[];
                             }[];
                             /** @enum {string} */
                             modality: "image" | "text" | "tabular" | "audio" | "video" | "llm";

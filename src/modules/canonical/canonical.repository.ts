@@ -74,7 +74,7 @@ export class CanonicalRepository {
   imageRecords(projectId: number, after: number, page: { through: number } | { limit: number }, split?: string): Promise<CanonicalImageRecordRow[]> {
     const db = this.db;
     const q = (ref: string) => jsonQuote(db, sql.ref(ref));
-    const annotation = sql<string>`'{"id":' || a.id || ',"label":' || coalesce(${q('c.name')}, '""') || ',"class_id":' || a.class_id || ',"type":' || ${q('a.annotation_type')} || ',"geometry":' || a.geometry || ',"confidence":' || coalesce(cast(a.confidence as text), 'null') || ',"source":' || ${q('a.source')} || ',"status":' || ${q('a.status')} || '}'`;
+    const annotation = sql<string>`'{"id":' || a.id || ',"label":' || coalesce(${q('c.name')}, '""') || ',"class_id":' || a.class_id || ',"type":' || ${q('a.annotation_type')} || ',"geometry":' || a.geometry || ',"confidence":' || coalesce(cast(a.confidence as text), 'null') || ',"source":' || ${q('a.source')} || ',"status":' || ${q('a.status')} || ',"attributes":' || coalesce(a.attributes, '{}') || ',"group_id":' || coalesce(cast(a.group_id as text), 'null') || '}'`;
     let query = db
       .selectFrom('images')
       .select([

@@ -16,7 +16,9 @@ export function canonicalRoutes(server: FastifyInstance, canonical: CanonicalSer
         'One `CanonicalRecord` per image, then one per sample: `{id, modality, split, media, annotations, label, spans, value, ' +
         'metadata}`, the form other tools and pipelines read without knowing Versa\'s tables. A sample\'s `media` is its file ' +
         '(audio, video: `uri` of `GET /api/samples/{id}/file`) or its content (`{text}`, `{row}`, `{prompt, response, …}`); ' +
-        'time segments are `annotations` of type `segment`. `?split=` keeps one split of both. Streams ' +
+        'time segments are `annotations` of type `segment`. Image annotations carry every shape type, their `attributes` and ' +
+        '`group_id`; the classes they name by `class_id`, with keypoint skeletons and attribute specs, are ' +
+        '`GET /api/projects/{id}/classes`. `?split=` keeps one split of both. Streams ' +
         'JSON Lines (`application/x-ndjson`, one record per line) straight from the database; `?format=json` streams one ' +
         'JSON array instead. Needs the `export` permission (every role); an annotator kept to their assignments ' +
         '(`assigned_only` projects) gets 403, as for `POST /api/projects/{id}/export`.',

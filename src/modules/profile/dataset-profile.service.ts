@@ -4,6 +4,7 @@ import type { ProfilePartsRepository } from './profile-parts.repository.js';
 import { HEATMAP_CELLS, type ProfileRepository } from './profile.repository.js';
 import type { Modality, ProfileOut, SampleProfileOut } from './profile.schemas.js';
 import type { SampleProfiler } from './sample-profile.service.js';
+import { attributeProfile, keypointProfile, type ProfiledClass } from './shape-profile.logic.js';
 
 /** Aspect-ratio buckets (width / height), upper bounds. */
 const ASPECT_BUCKETS: [string, number][] = [
@@ -17,7 +18,7 @@ const SIZES_SHOWN = 200;
 
 /** The project part of a profile: what is not summed over images. */
 interface ProjectPart {
-  classes: { id: number; name: string; color: string }[];
+  classes: (ProfiledClass & { color: string })[];
   samples: SampleProfileOut | undefined;
 }
 
@@ -106,6 +107,8 @@ export class DatasetProfiler {
       splits,
       classes: [...byClass.values()],
       annotation_types: annotationTypes,
+      attributes: attributeProfile(project.classes, parts),
+      keypoints: keypointProfile(project.classes, parts),
       annotations_per_image: [...perImage].sort(([a], [b]) => a - b).map(([annotations, n]) => ({ annotations, images: n })),
       image_sizes: imageSizes.slice(0, SIZES_SHOWN),
       aspect_ratios: aspects,

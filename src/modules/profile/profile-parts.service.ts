@@ -5,6 +5,8 @@ import { emptyImagesPart, type ImagesPart } from './profile.repository.js';
 
 /** Projects whose parts are kept. */
 const CAPACITY = 32;
+/** The stored parts' layout: parts stored in another (older) one are computed again. 2: attributes and keypoints. */
+const PARTS_FORMAT = 2;
 /** Runs of stale image parts computed one query set each; more runs are computed as one span. */
 const MAX_RUNS = 8;
 
@@ -47,7 +49,8 @@ export class ProfileParts<P> {
     const missing = [...before.keys()].filter((p) => !current(p));
     if (this.store && missing.length > 0) {
       for (const row of await this.store.load(projectId, missing)) {
-        if (row.revision === before.get(row.part)) kept.set(row.part, { revision: row.revision, value: JSON.parse(row.body) });
+        const body = JSON.parse(row.body) as { format?: number; value: unknown };
+        if (row.revision === before.get(row.part) && body.format === PARTS_FORMAT) kept.set(row.part, { revision: row.revision, value: body.value });
       }
     }
     const imageParts = [...before.keys()].filter((p) => p !== PROJECT_PART).sort((a, b) => a - b);
@@ -63,7 +66,7 @@ export class ProfileParts<P> {
     this.projects.set(projectId, kept);
     if (this.projects.size > CAPACITY) this.projects.delete(this.projects.keys().next().value!);
     // Only a cache: a failed write (the project deleted meanwhile) loses nothing.
-    await this.store?.save(projectId, unchanged.map(([part, value]) => ({ part, revision: before.get(part)!, body: JSON.stringify(value) }))).catch(() => undefined);
+    await this.store?.save(projectId, unchanged.map(([part, value]) => ({ part, revision: before.get(part)!, body: JSON.stringify({ format: PARTS_FORMAT, value }) }))).catch(() => undefined);
     const value = (p: number) => (fresh.has(p) ? fresh.get(p) : kept.get(p)!.value);
     return { project: value(PROJECT_PART) as P, images: imageParts.map((p) => value(p) as ImagesPart) };
   }

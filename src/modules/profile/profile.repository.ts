@@ -4,6 +4,7 @@ import { PART_BITS } from '../../db/migrations/0019-project-revision-parts.js';
 import { clampTo, floorInt } from '../../db/sql-json.js';
 import { tallies } from '../../db/tallies.js';
 import { SPLIT_NAMES } from '../../lib/vocabulary.js';
+import { ShapeTallies, type AttributeTally, type KeypointTally } from './shape-tallies.repository.js';
 
 /** Cells per side of the box-centre heat map. */
 export const HEATMAP_CELLS = 10;
@@ -24,6 +25,10 @@ export interface ImagesPart {
   types: Record<string, number>;
   boxes: BoxCellRow[];
   sizes: { width: number; height: number; images: number }[];
+  /** Attribute values per class. */
+  attributes: AttributeTally[];
+  /** Keypoint visibility per class and skeleton point. */
+  keypoints: KeypointTally[];
 }
 
 const SPLITS = [...SPLIT_NAMES, null] as const;
@@ -31,7 +36,7 @@ const BOX_SIZES = ['small', 'medium', 'large'] as const;
 /** The cell code of an annotation that is not a bounding box (a box's is size · cells² + column · cells + row < 999). */
 const NO_CELL = 999;
 
-export const emptyImagesPart = (): ImagesPart => ({ images: [], classSplits: [], types: {}, boxes: [], sizes: [] });
+export const emptyImagesPart = (): ImagesPart => ({ images: [], classSplits: [], types: {}, boxes: [], sizes: [], attributes: [], keypoints: [] });
 
 /**
  * The dataset profile's SQL aggregates, per part of the project's images: every number comes from an aggregate over
@@ -40,10 +45,15 @@ export const emptyImagesPart = (): ImagesPart => ({ images: [], classSplits: [],
  * so a range of one part reads about a thousand images, whatever the project's size.
  */
 export class ProfileRepository {
-  constructor(private readonly db: Db) {}
+  private readonly shapes: ShapeTallies;
 
-  classes(projectId: number): Promise<{ id: number; name: string; color: string }[]> {
-    return this.db.selectFrom('classes').select(['id', 'name', 'color']).where('project_id', '=', projectId).orderBy('id').execute();
+  constructor(private readonly db: Db) {
+    this.shapes = new ShapeTallies(db);
+  }
+
+  /** The project's classes; `skeleton` and `attributes` as the JSON text the row stores (null when none). */
+  classes(projectId: number): Promise<{ id: number; name: string; color: string; skeleton: string | null; attributes: string | null }[]> {
+    return this.db.selectFrom('classes').select(['id', 'name', 'color', 'skeleton', 'attributes']).where('project_id', '=', projectId).orderBy('id').execute();
   }
 
   /** The parts `first`…`last` of the project's images, each part that holds images once. */
@@ -100,6 +110,15 @@ export class ProfileRepository {
       const type = String(r.a);
       p.types[type] = (p.types[type] ?? 0) + r.rows;
       if (code !== NO_CELL) p.boxes.push({ size: BOX_SIZES[Math.floor(code / HEATMAP_CELLS ** 2)], cx: Math.floor(code / HEATMAP_CELLS) % HEATMAP_CELLS, cy: code % HEATMAP_CELLS, n: r.rows });
+    }
+    // Attribute values and keypoint visibility: only read when a class declares attributes, or a part holds keypoints.
+    const [attributes, keypoints] = await Promise.all([
+      (await this.shapes.hasAttributes(projectId)) ? this.shapes.attributes(projectId, first, last) : new Map<number, AttributeTally[]>(),
+      [...parts.values()].some((p) => p.types.keypoints > 0) ? this.shapes.keypoints(projectId, first, last) : new Map<number, KeypointTally[]>(),
+    ]);
+    for (const [p, part] of parts) {
+      part.attributes = attributes.get(p) ?? [];
+      part.keypoints = keypoints.get(p) ?? [];
     }
     return parts;
   }

@@ -4,8 +4,9 @@ import { registerChecks } from './check-catalog.logic.js';
 import { IMAGE_CHECKS } from './image-checks.logic.js';
 import { MODEL_CHECKS } from './model-checks.logic.js';
 import { SAMPLE_CHECKS } from './sample-checks.logic.js';
+import { SHAPE_CHECKS } from './shape-checks.logic.js';
 
-registerChecks('image', [...IMAGE_CHECKS, ...ANNOTATION_CHECKS, ...MODEL_CHECKS]);
+registerChecks('image', [...IMAGE_CHECKS, ...ANNOTATION_CHECKS, ...SHAPE_CHECKS, ...MODEL_CHECKS]);
 for (const [modality, checks] of SAMPLE_CHECKS) registerChecks(modality, checks);
 
 export { checkCatalog, checksOf, registerChecks } from './check-catalog.logic.js';

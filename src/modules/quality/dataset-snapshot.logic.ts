@@ -2,8 +2,8 @@
  * Everything the image and annotation checks read, loaded once per report: the images with their cached features
  * and the annotations as typed columns (about 50 bytes per annotation), grouped by image. Checks never query.
  */
-import { ANNOTATION_TYPES, geometryBox } from '../../imaging/geometry.js';
-import { shapeArea } from '../../imaging/shape-metrics.js';
+import { ANNOTATION_TYPES, geometryBox, type Box, type Point } from '../../imaging/geometry.js';
+import { distanceToPath, distinctPoints, shapeArea } from '../../imaging/shape-metrics.js';
 import { hashHalves } from '../../imaging/perceptual-hash.js';
 import type { MeasuredImageRow } from './image-features.repository.js';
 import type { Prediction } from './model-predictions.adapter.js';
@@ -12,6 +12,94 @@ import { nearDuplicateGroups } from './near-duplicates.logic.js';
 /** The type index of a type not in ANNOTATION_TYPES. */
 export const TYPE_OTHER = ANNOTATION_TYPES.length;
 const ELLIPSE = ANNOTATION_TYPES.indexOf('ellipse');
+
+/**
+ * What the shape checks (annotation-checks.logic.ts) read of a shape beyond its envelope, kept only for the shapes
+ * that have something to report, so a clean dataset costs nothing here.
+ */
+export interface ShapeNote {
+  /** Keypoints: the skeleton points not labelled (v 0), by index. */
+  unlabelled?: number[];
+  /** Keypoints with a box: the labelled points beyond it, as [index, pixels beyond]. */
+  beyondBox?: [number, number][];
+  /** A rotated box under a pixel wide or high: its smaller side; an ellipse under a pixel across: its smaller diameter. */
+  across?: number;
+  /** A polyline with fewer than 2 distinct points: how many it has. */
+  distinct?: number;
+  /** A polygon's holes (indexes) reaching outside every part of the object. */
+  strayHoles?: number[];
+}
+
+/** Hole vertices tested per hole (evenly spaced): enough to see a hole outside its parts, cheap for traced holes. */
+const HOLE_SAMPLES = 64;
+/** How far outside every part a hole's vertex may lie (a hole drawn along a part's edge). */
+const HOLE_TOLERANCE = 0.5;
+
+/** Whether a point lies inside a ring (even–odd rule). */
+function insideRing(p: Point, ring: readonly Point[]): boolean {
+  let inside = false;
+  for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+    const [xi, yi] = ring[i];
+    const [xj, yj] = ring[j];
+    if (yi > p[1] !== yj > p[1] && p[0] < xi + ((p[1] - yi) / (yj - yi)) * (xj - xi)) inside = !inside;
+  }
+  return inside;
+}
+
+/** How far a labelled point lies beyond a box (0 inside it or on its edge). */
+const beyond = (p: readonly number[], b: Box) => Math.max(0, b.x - p[0], p[0] - (b.x + b.width), b.y - p[1], p[1] - (b.y + b.height));
+
+/** The indexes of the holes with a vertex farther than HOLE_TOLERANCE outside every part. */
+function strayHoles(parts: Point[][], holes: Point[][]): number[] {
+  const closed = parts.map((part) => [...part, part[0]]);
+  const outside = (p: Point) => !parts.some((part) => insideRing(p, part)) && closed.every((ring) => distanceToPath(p, ring) > HOLE_TOLERANCE);
+  const out: number[] = [];
+  holes.forEach((hole, h) => {
+    const step = Math.max(1, Math.floor(hole.length / HOLE_SAMPLES));
+    for (let i = 0; i < hole.length; i += step) {
+      if (outside(hole[i])) {
+        out.push(h);
+        return;
+      }
+    }
+  });
+  return out;
+}
+
+/** What a stored geometry of a type has for the shape checks; null when nothing. */
+export function shapeNote(type: string, g: any): ShapeNote | null {
+  const note: ShapeNote = {};
+  switch (type) {
+    case 'keypoints': {
+      const points = (g.points ?? []) as number[][];
+      const unlabelled = points.flatMap((p, i) => (p[2] === 0 ? [i] : []));
+      if (unlabelled.length > 0) note.unlabelled = unlabelled;
+      if (g.bbox) {
+        const out = points.flatMap((p, i): [number, number][] => (p[2] === 0 ? [] : [[i, beyond(p, g.bbox)]])).filter(([, d]) => d > 0);
+        if (out.length > 0) note.beyondBox = out;
+      }
+      break;
+    }
+    case 'bbox':
+      if (g.rotation && Math.min(g.width, g.height) < 1) note.across = Math.min(g.width, g.height);
+      break;
+    case 'ellipse':
+      if (2 * Math.min(g.rx, g.ry) < 1) note.across = 2 * Math.min(g.rx, g.ry);
+      break;
+    case 'polyline': {
+      const distinct = distinctPoints(g.points ?? [], 1e-6, 2);
+      if (distinct < 2) note.distinct = distinct;
+      break;
+    }
+    case 'polygon':
+      if (g.holes?.length) {
+        const stray = strayHoles(g.parts?.length ? g.parts : [g.points], g.holes);
+        if (stray.length > 0) note.strayHoles = stray;
+      }
+      break;
+  }
+  return Object.keys(note).length > 0 ? note : null;
+}
 
 /**
  * An annotation as the snapshot reads it, a row of values: id, image id, class id, the type's index in
@@ -42,8 +130,10 @@ export class AnnotationColumns {
   h: Float64Array;
   /** Shape area (polygon: shoelace; box and mask: their box). */
   area: Float64Array;
-  /** Polygon point count; 0 for other types. */
+  /** Polygon point count (its first part's), a keypoint instance's, a polyline's or a point set's; 0 for other types. */
   points: Int32Array;
+  /** What the shape checks read, by annotation index, for the shapes that have something to report (ShapeNote). */
+  readonly notes = new Map<number, ShapeNote>();
 
   constructor(capacity: number) {
     const c = Math.max(16, capacity);
@@ -109,11 +199,18 @@ export class AnnotationColumns {
       return;
     }
     const name = ANNOTATION_TYPES[type];
-    const box = name && g ? geometryBox(name, g) : null;
+    if (name && g) this.measure(i, name, g);
+  }
+
+  /** A parsed geometry's envelope, area, point count and note. */
+  private measure(i: number, name: string, g: any): void {
+    if (Array.isArray(g.points)) this.points[i] = g.points.length;
+    const note = shapeNote(name, g);
+    if (note) this.notes.set(i, note);
+    const box = geometryBox(name, g);
     if (!box) return;
     this.setBox(i, box.x, box.y, box.width, box.height);
     this.area[i] = shapeArea(name, g);
-    if (Array.isArray(g.points)) this.points[i] = g.points.length;
   }
 
   /** A polygon's box, area (shoelace) and point count. */
@@ -125,6 +222,11 @@ export class AnnotationColumns {
       g = null;
     }
     if (!g || !Array.isArray(g.points)) return;
+    if (g.parts || g.holes) {
+      // An object of several parts or with holes: its envelope covers every part, its area takes the holes away.
+      this.measure(i, 'polygon', g);
+      return;
+    }
     const pts = g.points as number[][];
     let minX = Infinity;
     let minY = Infinity;
@@ -185,6 +287,8 @@ export class DatasetSnapshot {
     readonly images: MeasuredImageRow[],
     readonly annotations: AnnotationColumns,
     readonly classes: Map<number, string>,
+    /** The point names of each class with a keypoint skeleton. */
+    readonly skeletons = new Map<number, string[]>(),
   ) {
     const n = images.length;
     const start = new Int32Array(n + 1);

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { arrayRows } from '../../db/array-rows.js';
 import type { Db } from '../../db/database.js';
+import type { Skeleton } from '../../imaging/class-specs.js';
 import { ANNOTATION_TYPES } from '../../imaging/geometry.js';
 import { TYPE_OTHER, type AnnotationChunkRow } from './dataset-snapshot.logic.js';
 
@@ -29,8 +30,11 @@ export class QualityRepository {
     return arrayRows<AnnotationChunkRow>(this.db, query);
   }
 
-  async classNames(projectId: number): Promise<Map<number, string>> {
-    const rows = await this.db.selectFrom('classes').select(['id', 'name']).where('project_id', '=', projectId).orderBy('id').execute();
-    return new Map(rows.map((r) => [r.id, r.name]));
+  /** The project's class names, and the point names of each class with a keypoint skeleton. */
+  async classes(projectId: number): Promise<{ names: Map<number, string>; skeletons: Map<number, string[]> }> {
+    const rows = await this.db.selectFrom('classes').select(['id', 'name', 'skeleton']).where('project_id', '=', projectId).orderBy('id').execute();
+    const skeletons = new Map<number, string[]>();
+    for (const r of rows) if (r.skeleton !== null) skeletons.set(r.id, (JSON.parse(r.skeleton) as Skeleton).points);
+    return { names: new Map(rows.map((r) => [r.id, r.name])), skeletons };
   }
 }

@@ -138,7 +138,7 @@ export class QualityService {
   /** Loads what the checks and the cleaning planner read, measuring images the feature cache lacks first. */
   async snapshot(projectId: number): Promise<{ snapshot: DatasetSnapshot; computed: number }> {
     const computed = await this.recorder.fillMissing(projectId);
-    const [images, classes] = await Promise.all([this.features.measured(projectId), this.repository.classNames(projectId)]);
+    const [images, classes] = await Promise.all([this.features.measured(projectId), this.repository.classes(projectId)]);
     const index = new Map<number, number>();
     images.forEach((image, i) => index.set(image.id, i));
     const annotations = new AnnotationColumns(images.reduce((sum, i) => sum + Number(i.annotation_count), 0));
@@ -151,7 +151,7 @@ export class QualityService {
       if (rows.length < ANNOTATION_CHUNK) break;
       after = rows[rows.length - 1][0];
     }
-    return { snapshot: new DatasetSnapshot(projectId, images, annotations, classes), computed };
+    return { snapshot: new DatasetSnapshot(projectId, images, annotations, classes.names, classes.skeletons), computed };
   }
 
   private async runCheck<Context>(check: CheckDefinition<Context>, context: Context, params: ParamValues): Promise<CheckResultOut> {

@@ -13,6 +13,7 @@ import { filterFromQuery, filterToQuery, isFiltered, listQuery } from '../compon
 import { Link, navigate } from '../router.js';
 import { useEditorHandle, useEditorKeys, useImageReview } from './annotate-hooks.js';
 import type { Annotation, ImageRecord, LabelClass, Member, NextToLabel, Project, QueueOrder, Review } from '../types.js';
+import { PROJECT_TYPE_SHAPES } from '../vocabulary.js';
 
 const TOOLS: { tool: ToolName; key: string; label: string }[] = [
   { tool: 'select', key: 'V', label: 'Select' },
@@ -598,9 +599,9 @@ function LockBadge({ status }: { status: LockStatus }) {
   }
 }
 
-/** The tool an editor opens with for a project type. */
-export function toolForProject(type: Project['project_type']): 'box' | 'polygon' | 'classification' {
-  if (type === 'classification') return 'classification';
-  if (type === 'instance_segmentation' || type === 'semantic_segmentation') return 'polygon';
-  return 'box';
+const TOOL_OF_SHAPE: Record<string, ToolName> = { bbox: 'box', polygon: 'polygon', mask: 'brush', classification: 'classification', keypoints: 'keypoints' };
+
+/** The tool an editor opens with for a project type: the one drawing the first shape the type expects (as readiness counts them). */
+export function toolForProject(type: Project['project_type']): ToolName {
+  return TOOL_OF_SHAPE[PROJECT_TYPE_SHAPES[type][0]] ?? 'box';
 }
