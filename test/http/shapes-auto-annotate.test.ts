@@ -174,6 +174,12 @@ describe('shapes-auto-annotate: pose and OBB models write keypoints and rotated 
     assert.deepEqual(await t.versa.deps.db.selectFrom('annotations').select('id').where('project_id', '=', misfit.projectId).execute(), []);
   });
 
+  it('pose: a detection with no keypoint confident enough to label is counted as skipped, with nothing written', async () => {
+    const unsure = await modelRun('keypoint_detection', buildYoloPoseModel(undefined, [0.2, 0.2, 0.2, 0.2]), 'pose.onnx', [{ name: 'person', skeleton }]);
+    assert.deepEqual([unsure.body.created, unsure.body.skipped], [0, 1]);
+    assert.deepEqual(await t.versa.deps.db.selectFrom('annotations').select('id').where('project_id', '=', unsure.projectId).execute(), []);
+  });
+
   it('obb: an Ultralytics OBB export suggests rotated boxes, turned clockwise by its angle, in original pixels', async () => {
     const { projectId, model, imageId, body, classes } = await obbRun();
     assert.equal(model.task, 'obb');

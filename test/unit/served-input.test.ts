@@ -8,7 +8,7 @@ import { PREPROCESSING_METADATA_KEY, servedPreprocessing } from '../../src/infer
 import { SessionPool } from '../../src/inference/session-pool.js';
 import { YoloDetector } from '../../src/inference/yolo-detector.js';
 import { exifRotatedJpeg, squaresPng, type Square } from '../helpers/onnx/test-images.js';
-import { buildYoloModel } from '../helpers/onnx/yolo-models.js';
+import { buildYoloModel, buildYoloPoseModel } from '../helpers/onnx/yolo-models.js';
 import { OnnxGraph } from '../helpers/onnx/onnx-graph.js';
 
 /**
@@ -78,6 +78,16 @@ describe('models served with their training preprocessing', () => {
     assert.deepEqual(found.map((d) => d.classId).sort(), [0, 1]);
     assertBox(found.find((d) => d.classId === 0)!.box, RED);
     assertBox(found.find((d) => d.classId === 1)!.box, GREEN);
+  });
+
+  it("leaves a pose keypoint beyond the served crop where the model put it, not on the crop's edge", async () => {
+    // The crop keeps y ≥ 32, stretched by 4/3: the model's `above` point, 40 input pixels over the red pixels' top (the
+    // crop's edge), is 30 original pixels above it, on the image but off the crop.
+    const pre = { static_crop: { enabled: true, x_min: 0, x_max: 100, y_min: 25, y_max: 100 }, resize: { enabled: true, width: 128, height: 128, mode: 'stretch' as const } };
+    const pose = await YoloDetector.load(pool, `served-${n++}`, withPreprocessing(buildYoloPoseModel(), pre), undefined, 'pose');
+    const [found] = (await pose.detect(image, { confidence: 0.25, iou: 0.45 })).detections;
+    const [x, y] = found.keypoints![3];
+    assert.ok(Math.abs(x - (RED.x + RED.width / 2)) <= 2 && Math.abs(y - 2) <= 2, JSON.stringify(found.keypoints));
   });
 
   it('converts to grey as the version did: colours the model never saw are not found', async () => {

@@ -9690,7 +9690,7 @@ export interface paths {
                             matched: number;
                             /** @description This model's earlier open suggestions on these images, deleted and replaced by this run */
                             replaced: number;
-                            /** @description Detections dropped: class not in the project (with create_missing_classes false) or no area inside the image */
+                            /** @description Detections dropped: class not in the project (with create_missing_classes false), a class whose skeleton has another point count, or nothing to store (no area inside the image; no keypoint labelled) */
                             skipped: number;
                         };
                     };

@@ -110,7 +110,7 @@ export class AutoAnnotateService {
       return { status: 202, body: jobStarted(job, images.length) };
     }
     const inFlight = batch ? this.runtime.batchInFlight : 1;
-    const detections = await mapConcurrently(images, inFlight, async (image) => ({ image, planned: await this.detect(model, image, input, batch) }));
+    const detections = await mapConcurrently(images, inFlight, async (image) => ({ image, ...(await this.detect(model, image, input, batch)) }));
     const classes = await this.classIndex(projectId);
     const missing = [...new Set(detections.flatMap((d) => d.planned.map((p) => p.className)))].filter((n) => !classes.has(key(n)));
     if (input.create_missing_classes && missing.length > 0) await this.access.check(caller, project, 'classes.write', `Project ${projectId} not found`);
@@ -181,7 +181,7 @@ export class AutoAnnotateService {
   private async writeSuggested(
     caller: Caller,
     project: ProjectRow,
-    detections: { image: ImageToAnnotate; planned: PlannedAnnotation[] }[],
+    detections: ({ image: ImageToAnnotate } & Detected)[],
     classes: Map<string, number>,
     created: string[],
     source: string,
@@ -196,7 +196,7 @@ export class AutoAnnotateService {
       // In the transaction: on SQLite its one connection is held, and a read outside it would wait for ever.
       const sizes = await this.skeletonSizes(project.id, tx);
       const accepted = await this.repository.accepted(detections.map((d) => d.image.id), tx);
-      for (const { image, planned } of detections) {
+      for (const { image, planned, unusable } of detections) {
         // Inside the write's transaction, as for a person's writes: a lock taken before the commit is seen.
         const holder = await this.teams.locks.blockingHolder(caller.userId, image.id, tx);
         if (holder) {
@@ -204,6 +204,7 @@ export class AutoAnnotateService {
           continue;
         }
         tally.replaced += await this.replaceSuggestions(image.id, source, caller.userId, now, tx);
+        tally.skipped += unusable;
         const kept = accepted.filter((a) => a.image_id === image.id);
         for (const p of planned) {
           const classId = classes.get(key(p.className));
@@ -248,7 +249,8 @@ export class AutoAnnotateService {
       if (holderFirst) skipLocked(imageId, holderFirst);
       else if (image && image.project_id === projectId) {
         try {
-          const planned = await retryOverload(() => this.detect(model, image, ctx.payload, true));
+          const { planned, unusable } = await retryOverload(() => this.detect(model, image, ctx.payload, true));
+          skipped += unusable;
           const rows: NewAnnotation[] = [];
           for (const p of planned) {
             const classId = await this.jobClassId(projectId, p.className, classes, createMissingClasses ? classesCreated : null, p.skeleton);
@@ -403,7 +405,7 @@ export class AutoAnnotateService {
    * thresholds apply, as for an auto-annotate request that names none.
    */
   async detectForPipeline(model: ModelRow, image: ImageToAnnotate, options: { confidence?: number | null; iou: number }): Promise<PlannedAnnotation[]> {
-    return retryOverload(() => this.detect(model, image, options, true));
+    return (await retryOverload(() => this.detect(model, image, options, true))).planned;
   }
 
   /** SAM with box prompts for a pipeline step: one mask per box (null where the model found nothing). */
@@ -530,27 +532,34 @@ export class AutoAnnotateService {
     return new Map((await this.repository.classes(projectId)).map((c) => [key(c.name), c.id]));
   }
 
-  private async detect(model: ModelRow, image: ImageToAnnotate, options: { confidence?: number | null; iou: number }, batch: boolean): Promise<PlannedAnnotation[]> {
+  /** What the model found on the image, as annotations to write, and how many of its detections cannot be one. */
+  private async detect(model: ModelRow, image: ImageToAnnotate, options: { confidence?: number | null; iou: number }, batch: boolean): Promise<Detected> {
     const cut = cutOff(model, options.confidence);
     if (model.task === 'classify') {
       // A classifier labels the whole image: one `classification` annotation with its top class, when confident enough.
       const classifier = await this.runtime.classifier(model, batch);
       const top = await classifier.classify(await this.blobs.get(image.blob_key));
       const className = top.className ?? `class_${top.classId}`;
-      if (top.confidence < cut.of(className)) return [];
-      return [{ className, annotation_type: 'classification', geometry: {}, confidence: clamp01(top.confidence) }];
+      if (top.confidence < cut.of(className)) return { planned: [], unusable: 0 };
+      return { planned: [{ className, annotation_type: 'classification', geometry: {}, confidence: clamp01(top.confidence) }], unusable: 0 };
     }
     const detector = await this.runtime.detector(model, batch);
     const bytes = await this.blobs.get(image.blob_key);
     const result = await detector.detect(bytes, { confidence: cut.floor, iou: options.iou });
     const size = { width: image.width, height: image.height };
-    return result.detections.flatMap((d) => {
+    let unusable = 0;
+    const planned = result.detections.flatMap((d) => {
       if (d.confidence < cut.of(d.className ?? `class_${d.classId}`)) return [];
-      const planned = plan(d, model.task === 'segment', size, detector.shape);
-      return planned ? [planned] : [];
+      const annotation = plan(d, model.task === 'segment', size, detector.shape);
+      if (!annotation) unusable++;
+      return annotation ? [annotation] : [];
     });
+    return { planned, unusable };
   }
 }
+
+/** A model's output on one image: the annotations to write and the detections that cannot be one (no area on the image, no keypoint labelled). */
+type Detected = { planned: PlannedAnnotation[]; unusable: number };
 
 const DEFAULT_CONFIDENCE = 0.25;
 

@@ -80,14 +80,14 @@ export const POSE_KEYPOINT_CONFIDENCES = [0.9, 0.3, 0.8, 0.9];
 
 /**
  * An Ultralytics pose export (`[1, 4 + 1 + 3k, N]`, one class `person`) that finds red pixels as the v8 model does
- * and places POSE_KEYPOINTS on them (scored POSE_KEYPOINT_CONFIDENCES), with the metadata Ultralytics writes for
+ * and places POSE_KEYPOINTS on them (scored `confidences`), with the metadata Ultralytics writes for
  * pose models: `kpt_shape`, `kpt_names` and `flip_idx` (the corners swap in a flip).
  */
-export function buildYoloPoseModel(size = { width: 128, height: 128 }): Uint8Array {
+export function buildYoloPoseModel(size = { width: 128, height: 128 }, confidences = POSE_KEYPOINT_CONFIDENCES): Uint8Array {
   const { width: W, height: H } = size;
   const g = new OnnxGraph('test-pose');
   const { score, x1, y1, x2, y2, cx, cy } = colourBoxes(g, W, H, 1);
-  const [c0, c1, c2, c3] = POSE_KEYPOINT_CONFIDENCES.map((c) => g.floats([c], [1, 1, 1]));
+  const [c0, c1, c2, c3] = confidences.map((c) => g.floats([c], [1, 1, 1]));
   const keypoints = [x1, y1, c0, x2, y1, c1, cx, cy, c2, cx, g.op('Sub', [y1, g.scalar(40)]), c3];
   const row = g.op('Concat', [cx, cy, g.op('Sub', [x2, x1]), g.op('Sub', [y2, y1]), score, ...keypoints], { axis: 2 });
   transposedHead(g, [row], 5 + keypoints.length, 1);
