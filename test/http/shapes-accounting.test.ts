@@ -70,13 +70,13 @@ const ROWS: Row[] = [
   },
   {
     reader: 'labelstudio',
-    holds: 'a real export of rotated rectangles beside a video task with a videorectangle track',
+    holds: "a real export of rotated rectangles and the editor's ellipse, choice and keypoints beside a video task with a videorectangle track",
     entries: () => fixtureEntries('labelstudio-real'),
     skipped: [
       ['task 28 result M-XUImr4kg (videorectangle) "Possum"', 'a video track (6 keyframes): Versa does not import video tracks yet'],
       ['image (none) of task 28', "the task's data names no image (video); Versa imports images"],
     ],
-    kept: { images: 3, annotations: { bbox: 25 }, tracks: 0 },
+    kept: { images: 5, annotations: { bbox: 25, ellipse: 1, classification: 1, points: 2 }, tracks: 0 },
   },
   {
     reader: 'labelme',
