@@ -1,25 +1,14 @@
 import assert from 'node:assert/strict';
-import { readdir, readFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { multipart } from '../helpers/multipart.js';
 import { startTestApp, type Client, type TestApp } from '../helpers/test-app.js';
+import { fixtureEntries as folderEntries } from '../helpers/fixture-entries.js';
 import { buildZip, type ZipEntry } from '../helpers/zip-build.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
-
-/** A fixture folder as zip entries (SOURCE.md left out). */
-async function fixtureEntries(name: string): Promise<ZipEntry[]> {
-  const dir = join(FIXTURES, name);
-  const entries: ZipEntry[] = [];
-  for (const e of await readdir(dir, { recursive: true, withFileTypes: true })) {
-    if (!e.isFile() || e.name === 'SOURCE.md') continue;
-    const path = join(e.parentPath, e.name);
-    entries.push({ name: relative(dir, path).split('\\').join('/'), data: await readFile(path) });
-  }
-  return entries;
-}
+const fixtureEntries = (name: string) => folderEntries(join(FIXTURES, name));
 
 const png = (width: number, height: number) => sharp({ create: { width, height, channels: 3, background: { r: 90, g: 90, b: 90 } } }).png().toBuffer();
 
@@ -70,13 +59,13 @@ const ROWS: Row[] = [
   },
   {
     reader: 'labelstudio',
-    holds: 'a real export of rotated rectangles beside a video task with a videorectangle track',
+    holds: "a real export of rotated rectangles and the editor's ellipse, choice and keypoints beside a video task with a videorectangle track",
     entries: () => fixtureEntries('labelstudio-real'),
     skipped: [
       ['task 28 result M-XUImr4kg (videorectangle) "Possum"', 'a video track (6 keyframes): Versa does not import video tracks yet'],
       ['image (none) of task 28', "the task's data names no image (video); Versa imports images"],
     ],
-    kept: { images: 3, annotations: { bbox: 25 }, tracks: 0 },
+    kept: { images: 5, annotations: { bbox: 25, ellipse: 1, classification: 1, points: 2 }, tracks: 0 },
   },
   {
     reader: 'labelme',

@@ -1,25 +1,14 @@
 import assert from 'node:assert/strict';
-import { readFile, readdir } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { multipart } from '../helpers/multipart.js';
 import { startTestApp, type Client, type TestApp } from '../helpers/test-app.js';
-import { buildZip, type ZipEntry } from '../helpers/zip-build.js';
+import { fixtureEntries as folderEntries } from '../helpers/fixture-entries.js';
+import { buildZip } from '../helpers/zip-build.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'shapes-layouts');
-
-/** A fixture folder as zip entries (SOURCE.md left out). */
-async function fixtureEntries(name: string): Promise<ZipEntry[]> {
-  const dir = join(FIXTURES, name);
-  const entries: ZipEntry[] = [];
-  for (const e of await readdir(dir, { recursive: true, withFileTypes: true })) {
-    if (!e.isFile() || e.name === 'SOURCE.md') continue;
-    const path = join(e.parentPath, e.name);
-    entries.push({ name: relative(dir, path).split('\\').join('/'), data: await readFile(path) });
-  }
-  return entries;
-}
+const fixtureEntries = (name: string) => folderEntries(join(FIXTURES, name));
 
 function importZip(client: Client, zip: Buffer, fields: Record<string, string> = {}) {
   const { payload, headers } = multipart([{ name: 'file', filename: 'dataset.zip', data: zip, contentType: 'application/zip' }], fields);

@@ -113,6 +113,21 @@ describe('shapes-real-exports: Label Studio', () => {
   });
 });
 
+describe('shapes-real-exports: Label Studio editor examples', () => {
+  it("an ellipse, an image-level choice and keypoints as Label Studio's editor saves them: geometry in pixels of the image", async () => {
+    const source = await readLabelStudio(join(FIXTURES, 'labelstudio-real/regions'));
+    const items = await collect(source);
+    assert.deepEqual(items.map((i) => [i.fileName, i.width, i.height]), [['nick-owuor-astro-nic-visuals-wDifg5xc9Z4-unsplash.jpg', 224, 280], ['spacexmoon-800x501.jpg', 200, 125]]);
+    const [planet, space] = items[0].annotations;
+    assert.deepEqual([planet.type, planet.className, space.type, space.className], ['ellipse', 'Planet', 'classification', 'Space']);
+    assertClose(planet.geometry, { cx: 0.504 * 224, cy: 0.50763073639274279 * 280, rx: 0.13333333333333334 * 224, ry: 0.10672358591248665 * 280, rotation: 0 });
+    // Two labels, no parent region: one point set per label.
+    assert.deepEqual(items[1].annotations.map((a) => [a.type, a.className]), [['points', 'Hello'], ['points', 'World']]);
+    assertClose(items[1].annotations.map((a) => a.geometry), [{ points: [[0.496 * 200, 0.52340425531914896 * 125]] }, { points: [[0.47733333333333334 * 200, 0.52765957446808514 * 125]] }]);
+    assert.equal(source.ledger!.skippedCount, 0);
+  });
+});
+
 describe('shapes-real-exports: Label Studio brush', () => {
   it("label-studio-converter's own RLE vector decodes to its pixels with the decoder the reader uses", () => {
     // tests/test_brush.py (HumanSignal/label-studio-converter 2ef54005): encode_rle of these colour values.
