@@ -26,7 +26,7 @@ interface Row {
 /**
  * One row per reader: an archive with one of everything that reader cannot keep (real exports where the tools' own
  * repositories have them). Readers with their own accounting test elsewhere: CVAT (shapes-cvat-import), LabelMe
- * (shapes-labelme-import), COCO, Ultralytics pose/OBB and DOTA (shapes-formats-import), KITTI, Open Images, VoTT,
+ * (shapes-labelme-import; the real labelme primitives example is GPL-3.0, so it is not kept here), COCO, Ultralytics pose/OBB and DOTA (shapes-formats-import), KITTI, Open Images, VoTT,
  * WIDER Face and MPII (shapes-layouts). Class folders, plain images and the mask layouts hold only images and
  * masks: nothing in them is left out (a mask value no class names is refused with 422).
  */
@@ -66,13 +66,6 @@ const ROWS: Row[] = [
       ['image (none) of task 28', "the task's data names no image (video); Versa imports images"],
     ],
     kept: { images: 5, annotations: { bbox: 25, ellipse: 1, classification: 1, points: 2 }, tracks: 0 },
-  },
-  {
-    reader: 'labelme',
-    holds: "labelme's primitives example (every shape type it draws): nothing to skip",
-    entries: () => fixtureEntries('labelme-real'),
-    skipped: [],
-    kept: { images: 1, annotations: { bbox: 2, ellipse: 1, polygon: 1, polyline: 2, points: 1, mask: 1 } },
   },
   {
     reader: 'yolo',

@@ -136,31 +136,3 @@ describe('shapes-real-exports: Label Studio brush', () => {
     assert.deepEqual([...decodeRlePack(Uint8Array.from(rle))], values);
   });
 });
-
-describe('shapes-real-exports: LabelMe', () => {
-  it("labelme's primitives example: rectangle, circle, polygon, line, point, linestrip and mask come through with their geometry", async () => {
-    const root = join(FIXTURES, 'labelme-real');
-    const source = await readDataset(root);
-    assert.equal(source.format, 'labelme');
-    const [item] = await collect(source);
-    const shapes = item.annotations.map((a) => [a.type, a.className]);
-    assert.deepEqual(shapes, [['bbox', 'rectangle'], ['ellipse', 'circle'], ['bbox', 'rectangle'], ['polygon', 'polygon'], ['polyline', 'line'], ['points', 'point'], ['polyline', 'line_strip'], ['mask', 'octagon']]);
-    const geometry = item.annotations.map((a) => a.geometry);
-    assertClose(geometry.slice(0, 7), [
-      { x: 32, y: 35, width: 100, height: 100 },
-      // labelme's circle: its centre and a point on it.
-      { cx: 195, cy: 84, rx: Math.hypot(30, 41), ry: Math.hypot(30, 41), rotation: 0 },
-      { x: 391, y: 33, width: 151, height: 102 },
-      { points: [[69, 318], [45, 403], [173, 406], [198, 321]] },
-      { points: [[188, 178], [160, 224]] },
-      { points: [[345, 174]] },
-      { points: [[440.537, 181.463], [402.537, 274.463], [544.537, 275.463]] },
-    ]);
-    // The mask: as many pixels as labelme's PNG of it has set (it lies inside the image).
-    const shape = JSON.parse(await readFile(join(root, 'primitives.json'), 'utf8')).shapes[7];
-    const png = await sharp(Buffer.from(shape.mask, 'base64')).extractChannel(0).raw().toBuffer();
-    assert.equal(rleArea((item.annotations[7] as Annotation & { type: 'mask' }).geometry.rle), png.filter((v) => v > 0).length);
-    assert.ok(item.annotations.every((a) => a.attributes === undefined), 'no flags, no description: no attributes');
-    assert.equal(source.ledger!.skippedCount, 0);
-  });
-});
