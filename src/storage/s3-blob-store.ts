@@ -115,7 +115,8 @@ export class S3BlobStore implements BlobStore {
   async get(key: string): Promise<Buffer> {
     try {
       const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
-      return Buffer.from(await res.Body!.transformToByteArray());
+      const bytes = await res.Body!.transformToByteArray();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     } catch (err) {
       throw missingOr(err, key);
     }
