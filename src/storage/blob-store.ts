@@ -22,6 +22,11 @@ export interface BlobStore {
   deletePrefix(prefix: string): Promise<void>;
   /** Every object whose key starts with `prefix/`, in no particular order, with when it was last written. */
   list(prefix: string): AsyncIterable<StoredBlob>;
+  /**
+   * Removes writes a crash left unfinished (a temporary file, an S3 multipart upload) begun before `beforeMs`;
+   * returns how many. Writes in flight elsewhere began later than the caller's grace period and are left alone.
+   */
+  removeUnfinishedWrites(beforeMs: number): Promise<number>;
   /** The object's file on this machine, for stores that keep files (trainers hard-link them); absent otherwise. */
   localPath?(key: string): string;
 }

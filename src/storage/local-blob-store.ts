@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { assertBlobKey, type BlobStore, type StoredBlob } from './blob-store.js';
 
 const TEMP_SUFFIX = '.tmp';
+const TEMP = /\.[0-9a-f]{12}\.tmp$/;
 
 /** Blobs as files under `root` (DATA_DIR/blobs). Writes go to a temporary file that is renamed into place. */
 export class LocalBlobStore implements BlobStore {
@@ -89,10 +90,25 @@ export class LocalBlobStore implements BlobStore {
       throw err;
     });
     for (const entry of entries) {
-      if (!entry.isFile() || entry.name.endsWith(TEMP_SUFFIX)) continue;
+      if (!entry.isFile() || TEMP.test(entry.name)) continue;
       const path = join(entry.parentPath, entry.name);
       const info = await stat(path).catch(() => null); // removed since the listing
       if (info) yield { key: relative(this.root, path).split(sep).join('/'), size: info.size, modifiedMs: info.mtimeMs };
     }
+  }
+
+  async removeUnfinishedWrites(beforeMs: number): Promise<number> {
+    const entries = await readdir(this.root, { recursive: true, withFileTypes: true }).catch(() => []);
+    let removed = 0;
+    for (const entry of entries) {
+      if (!entry.isFile() || !TEMP.test(entry.name)) continue;
+      const path = join(entry.parentPath, entry.name);
+      const info = await stat(path).catch(() => null);
+      if (info && info.mtimeMs < beforeMs) {
+        await rm(path, { force: true });
+        removed++;
+      }
+    }
+    return removed;
   }
 }

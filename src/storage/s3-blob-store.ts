@@ -9,6 +9,7 @@ import {
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListMultipartUploadsCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
@@ -114,7 +115,8 @@ export class S3BlobStore implements BlobStore {
   async get(key: string): Promise<Buffer> {
     try {
       const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
-      return Buffer.from(await res.Body!.transformToByteArray());
+      const bytes = await res.Body!.transformToByteArray();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     } catch (err) {
       throw missingOr(err, key);
     }
@@ -156,6 +158,22 @@ export class S3BlobStore implements BlobStore {
     for await (const page of this.pages(prefix)) {
       for (const object of page) yield { key: object.Key!.slice(this.prefix.length), size: object.Size ?? 0, modifiedMs: object.LastModified?.getTime() ?? 0 };
     }
+  }
+
+  async removeUnfinishedWrites(beforeMs: number): Promise<number> {
+    let removed = 0;
+    let KeyMarker: string | undefined;
+    let UploadIdMarker: string | undefined;
+    do {
+      const res = await this.client.send(new ListMultipartUploadsCommand({ Bucket: this.bucket, Prefix: this.prefix, KeyMarker, UploadIdMarker, MaxUploads: this.pageSize }));
+      for (const upload of res.Uploads ?? []) {
+        if ((upload.Initiated?.getTime() ?? 0) >= beforeMs) continue;
+        await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: upload.Key, UploadId: upload.UploadId }));
+        removed++;
+      }
+      [KeyMarker, UploadIdMarker] = res.IsTruncated ? [res.NextKeyMarker, res.NextUploadIdMarker] : [undefined, undefined];
+    } while (KeyMarker);
+    return removed;
   }
 
   /** The objects under `prefix/`, a page at a time (non-empty pages only). */

@@ -4,11 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
+import { CreateMultipartUploadCommand, UploadPartCommand } from '@aws-sdk/client-s3';
 import type { BlobStore } from '../../src/storage/blob-store.js';
 import { LocalBlobStore } from '../../src/storage/local-blob-store.js';
 import { S3BlobStore } from '../../src/storage/s3-blob-store.js';
@@ -22,6 +23,8 @@ interface Harness {
   store: BlobStore;
   /** Whatever the store keeps besides its objects: temporary files, unfinished multipart uploads. */
   debris(): Promise<string[]>;
+  /** Begins a write of `key` and leaves it unfinished, as a process killed mid-write does. */
+  leaveUnfinished(key: string): Promise<void>;
   /** How many parts the object was uploaded in (S3 only: its ETag says). */
   parts?(key: string): Promise<number>;
   close(): Promise<void>;
@@ -162,6 +165,18 @@ function contract(name: string, skip: string | false, open: () => Promise<Harnes
       assert.deepEqual(await h.debris(), []);
     });
 
+    it('removeUnfinishedWrites takes what a crash left unfinished before the cutoff, never a later write', async () => {
+      await h.leaveUnfinished('projects/7/exports/crashed.zip');
+      await h.leaveUnfinished('projects/7/models/crashed.onnx');
+      await store.put('projects/7/exports/done.zip', Buffer.from('whole'));
+      assert.equal((await h.debris()).length, 2);
+      assert.equal(await store.removeUnfinishedWrites(Date.now() - 60_000), 0);
+      assert.equal((await h.debris()).length, 2);
+      assert.equal(await store.removeUnfinishedWrites(Date.now() + 1000), 2);
+      assert.deepEqual(await h.debris(), []);
+      assert.deepEqual(await keys(store, 'projects/7'), [['projects/7/exports/done.zip', 5]]);
+    });
+
     it('concurrent writers of one key: every read sees one writer\'s whole object, the last one stays', async () => {
       const key = 'projects/6/images/same.jpg';
       const streamed = [source(PART + 3 * MiB), source(PART + MiB)];
@@ -191,6 +206,11 @@ contract('local', false, async () => {
   return {
     store: new LocalBlobStore(root),
     debris: async () => (await readdir(root, { recursive: true })).filter((name) => name.endsWith('.tmp')),
+    leaveUnfinished: async (key) => {
+      const temp = join(root, `${key}.${randomBytes(6).toString('hex')}.tmp`);
+      await mkdir(dirname(temp), { recursive: true });
+      await writeFile(temp, 'half an obj');
+    },
     close: () => rm(root, { recursive: true, force: true }),
   };
 });
@@ -202,6 +222,11 @@ contract('S3', s3Skip, async () => {
   return {
     store,
     debris: bucket.unfinishedUploads,
+    leaveUnfinished: async (key) => {
+      const Key = `${bucket.config.prefix}/${key}`;
+      const { UploadId } = await bucket.client.send(new CreateMultipartUploadCommand({ Bucket: bucket.config.bucket, Key }));
+      await bucket.client.send(new UploadPartCommand({ Bucket: bucket.config.bucket, Key, UploadId, PartNumber: 1, Body: Buffer.from('half an obj') }));
+    },
     parts: async (key) => Number(/-(\d+)"?$/.exec(await bucket.etag(key))?.[1] ?? 1),
     close: bucket.empty,
   };
