@@ -53,7 +53,13 @@ export interface JobQueue {
   submit(job: JobRow): Promise<void>;
   /** Resolves when every job enqueued so far has finished (tests and shutdown). */
   drain(): Promise<void>;
+  /** Takes no more jobs and resolves once this process runs none (the running ones finish, or `release` stops them). */
   close(): Promise<void>;
+  /**
+   * The shutdown's deadline passed: the jobs this process runs are stopped (their signal aborted) and handed back to
+   * the queue, `queued` again and not failed, to run from the start in the next process that takes them.
+   */
+  release(): void;
 }
 
 export const FINISHED_STATUSES: readonly JobRow['status'][] = ['succeeded', 'failed', 'cancelled'];

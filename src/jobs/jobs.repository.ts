@@ -1,6 +1,9 @@
 import type { Executor } from '../db/database.js';
 import type { JobReport, JobRow } from './job-queue.js';
 
+/** The message of a job a shutdown handed back to the queue; the in-process queue runs these again at its next start. */
+export const RELEASED_MESSAGE = 'released by a shutdown: runs again from the start';
+
 export class JobsRepository {
   constructor(private readonly db: Executor) {}
 
@@ -79,12 +82,41 @@ export class JobsRepository {
     await this.db.updateTable('jobs').set({ ...done, eta_seconds: null, finished_at: new Date().toISOString() }).where('id', '=', id).execute();
   }
 
-  /** Jobs left running by a process that died are failed at boot so they never hang forever. */
+  /** Back to `queued`, from the start, marked released (a shutdown stopped it, or it had not started yet). */
+  async release(id: number): Promise<void> {
+    await this.db
+      .updateTable('jobs')
+      .set({ status: 'queued', progress: 0, eta_seconds: null, message: RELEASED_MESSAGE })
+      .where('id', '=', id)
+      .where('status', 'in', ['queued', 'running'])
+      .execute();
+  }
+
+  /** The jobs a shutdown released, oldest first. */
+  released(): Promise<JobRow[]> {
+    return this.db.selectFrom('jobs').selectAll().where('status', '=', 'queued').where('message', '=', RELEASED_MESSAGE).orderBy('id').execute();
+  }
+
+  /** Jobs queued or running, by type and status (the queue depth). */
+  async depth(): Promise<{ name: string; status: string; count: number }[]> {
+    const rows = await this.db
+      .selectFrom('jobs')
+      .select(['name', 'status', (eb) => eb.fn.countAll().as('count')])
+      .where('status', 'in', ['queued', 'running'])
+      .groupBy(['name', 'status'])
+      .execute();
+    return rows.map((row) => ({ name: row.name, status: row.status, count: Number(row.count) }));
+  }
+
+  /**
+   * Jobs left queued or running by a process that died are failed at boot so they never hang forever; those a
+   * shutdown released are left to run again.
+   */
   async failInterrupted(): Promise<void> {
     await this.db
       .updateTable('jobs')
       .set({ status: 'failed', error: 'interrupted by a restart', finished_at: new Date().toISOString() })
-      .where('status', 'in', ['queued', 'running'])
+      .where((eb) => eb.or([eb('status', '=', 'running'), eb.and([eb('status', '=', 'queued'), eb.or([eb('message', 'is', null), eb('message', '!=', RELEASED_MESSAGE)])])]))
       .execute();
   }
 }

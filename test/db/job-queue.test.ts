@@ -8,19 +8,20 @@ import { BullmqQueue } from '../../src/jobs/bullmq-queue.js';
 import { InProcessQueue } from '../../src/jobs/in-process-queue.js';
 import type { JobQueue } from '../../src/jobs/job-queue.js';
 import { JobsRepository } from '../../src/jobs/jobs.repository.js';
+import { Metrics } from '../../src/lib/metrics.js';
 import type { DatabaseHandle } from '../../src/db/database.js';
 import { openTestDatabase } from '../helpers/test-app.js';
 
 const silent = { error() {}, warn() {}, info() {}, debug() {}, trace() {}, fatal() {}, child() { return silent; }, level: 'silent' } as any;
 
 const implementations: [string, (jobs: JobsRepository) => JobQueue][] = [
-  ['in-process', (jobs) => new InProcessQueue(jobs, silent)],
+  ['in-process', (jobs) => new InProcessQueue({ jobs, log: silent, metrics: new Metrics() })],
 ];
 if (process.env.REDIS_URL) {
   const redisUrl = process.env.REDIS_URL;
   implementations.push([
     'bullmq',
-    (jobs) => new BullmqQueue(jobs, silent, { redisUrl, prefix: `versa-test-${randomBytes(6).toString('hex')}`, work: true }),
+    (jobs) => new BullmqQueue({ jobs, log: silent, metrics: new Metrics() }, { redisUrl, prefix: `versa-test-${randomBytes(6).toString('hex')}`, work: true }),
   ]);
 }
 

@@ -12,6 +12,7 @@ import { recordServedPreprocessing } from '../../training/served-preprocessing.j
 import type { ReadinessEvaluator } from '../../training/readiness.js';
 import type { TabularDataSource } from '../../training/tabular-data.js';
 import { numericMetrics, superviseTraining, type HistoryRow, type RunRecorder } from '../../training/trainer-supervisor.js';
+import type { Metrics } from '../../lib/metrics.js';
 import { toJobOut } from '../jobs/jobs.schemas.js';
 import type { ModelsService } from '../models/models.service.js';
 import type { RunWeightsOut } from '../models/models.schemas.js';
@@ -38,6 +39,8 @@ export interface TrainingOptions {
   queuedPerUser: number;
   /** The trainers' whole environment (config.trainerEnv). */
   trainerEnv: Readonly<Record<string, string>>;
+  /** Where the trainers' epochs are counted. */
+  metrics: Metrics;
 }
 
 /** What a 429 for a full training allowance suggests waiting: runs take minutes, not seconds. */
@@ -289,6 +292,7 @@ export class TrainingService {
       const final = await superviseTraining(
         { python: this.options.python, script: join(TRAINER_DIR, adapter.script), configPath, cwd: runDir, env: this.options.trainerEnv, signal: ctx.signal },
         recorder,
+        { metrics: this.options.metrics, adapter: adapter.name },
       );
       history = final.history;
       const metrics = final.metrics;
