@@ -82,13 +82,14 @@ export class JobsRepository {
     await this.db.updateTable('jobs').set({ ...done, eta_seconds: null, finished_at: new Date().toISOString() }).where('id', '=', id).execute();
   }
 
-  /** Back to `queued`, from the start, marked released (a shutdown stopped it, or it had not started yet). */
+  /** Back to `queued`, from the start, marked released (a shutdown stopped it, or it had not started yet); not a job someone cancelled. */
   async release(id: number): Promise<void> {
     await this.db
       .updateTable('jobs')
       .set({ status: 'queued', progress: 0, eta_seconds: null, message: RELEASED_MESSAGE })
       .where('id', '=', id)
       .where('status', 'in', ['queued', 'running'])
+      .where('cancel_requested', '=', 0)
       .execute();
   }
 

@@ -35,7 +35,12 @@ async function follow({ jobs, log, release }: JobRunner, handler: JobHandler<any
   let lastWrite = 0;
   let lastMessage: string | null | undefined;
   const controller = new AbortController();
-  const stop = () => controller.abort(new Error('released by a shutdown'));
+  // The record goes back to the queue at once, so that a handler deaf to its signal cannot hold it past the exit.
+  let releasing: Promise<void> | null = null;
+  const stop = () => {
+    releasing = jobs.release(job.id).catch((err) => log.error({ err, job: job.id }, 'could not release the job'));
+    controller.abort(new Error('released by a shutdown'));
+  };
   if (release.aborted) stop();
   release.addEventListener('abort', stop);
   const poll = setInterval(() => {
@@ -52,11 +57,11 @@ async function follow({ jobs, log, release }: JobRunner, handler: JobHandler<any
     if (update.message !== undefined) lastMessage = update.message;
     await jobs.report(job.id, update);
   };
-  /** A job the shutdown stopped (and nobody cancelled meanwhile) goes back to the queue, however its handler ended. */
+  /** A job the shutdown stopped (and nobody cancelled meanwhile) stays released, however its handler ended. */
   const released = async () => {
-    if (!release.aborted || (await jobs.cancelRequested(job.id).catch(() => false))) return false;
-    await jobs.release(job.id).catch((err) => log.error({ err, job: job.id }, 'could not release the job'));
-    return true;
+    if (!releasing) return false;
+    await releasing;
+    return !(await jobs.cancelRequested(job.id).catch(() => false));
   };
   try {
     const result = await handler({
