@@ -63,7 +63,7 @@ describe('graceful shutdown', { timeout: 300_000 }, () => {
     void exited.then(() => (finished = true));
 
     const chunks: Buffer[] = [];
-    response.on('data', (chunk: Buffer) => chunks.push(chunk));
+    response.on('data', (chunk: Buffer) => chunks.push(chunk)).resume();
     await new Promise((resolve, reject) => response.once('end', resolve).once('error', reject));
     assert.equal(Buffer.concat(chunks).length, data.length, 'the whole file arrived after SIGTERM');
     assert.equal(Buffer.compare(Buffer.concat(chunks), data), 0);
