@@ -15,6 +15,7 @@ async function main(): Promise<void> {
     throw err;
   }
   const { app, deps } = await buildApp(config);
+  deps.metrics.collectProcessMetrics();
   let deadline: NodeJS.Timeout | null = null;
   // Past the deadline the jobs still running are released back to the queue (not failed) and lingering connections
   // are cut; a handler deaf to its signal gets RELEASE_GRACE_MS more before the process exits anyway.

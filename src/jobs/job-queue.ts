@@ -38,6 +38,14 @@ export class JobCancelledError extends Error {
   }
 }
 
+/** The reason of a job's aborted signal when a shutdown released it: it runs again from the start, so its records should say queued. */
+export class JobReleasedError extends Error {
+  constructor() {
+    super('released by a shutdown');
+    this.name = 'JobReleasedError';
+  }
+}
+
 /**
  * Named background jobs with typed payloads. Every job has a database record (status, progress, message, ETA,
  * result, error), so any process can report on it. Enqueuing a name without a registered handler is a programming

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { JobOutcome, Metrics } from '../lib/metrics.js';
-import type { JobHandler, JobReport, JobRow } from './job-queue.js';
+import { JobReleasedError, type JobHandler, type JobReport, type JobRow } from './job-queue.js';
 import type { JobsRepository } from './jobs.repository.js';
 
 /** What every run of a queue shares: the records, the log, the metrics, and the queue's shutdown signal. */
@@ -39,7 +39,7 @@ async function follow({ jobs, log, release }: JobRunner, handler: JobHandler<any
   let releasing: Promise<void> | null = null;
   const stop = () => {
     releasing = jobs.release(job.id).catch((err) => log.error({ err, job: job.id }, 'could not release the job'));
-    controller.abort(new Error('released by a shutdown'));
+    controller.abort(new JobReleasedError());
   };
   if (release.aborted) stop();
   release.addEventListener('abort', stop);

@@ -1,6 +1,6 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
-/** The flows whose throughput is counted: images stored by the ingest path, dataset entries imported, images exported. */
+/** The flows whose throughput is counted: images uploaded, images stored by dataset imports, images exported. */
 export type Flow = 'ingest' | 'import' | 'export';
 
 /** How a job's run ended; `released` is handed back to the queue by a shutdown, to run again. */
@@ -33,8 +33,8 @@ export class Metrics {
     buckets: JOB_SECONDS,
     registers: [this.registry],
   });
-  private readonly items = new Counter({ name: 'versa_items_total', help: 'Items through each flow (ingest: image files stored; import: dataset images read; export: images written)', labelNames: ['flow'], registers: [this.registry] });
-  private readonly bytes = new Counter({ name: 'versa_bytes_total', help: 'Bytes through each flow (ingest and import: image bytes; export: archive bytes)', labelNames: ['flow'], registers: [this.registry] });
+  private readonly items = new Counter({ name: 'versa_items_total', help: 'Images through each flow (ingest: uploaded; import: stored by dataset imports; export: written to archives)', labelNames: ['flow'], registers: [this.registry] });
+  private readonly bytes = new Counter({ name: 'versa_bytes_total', help: 'Bytes through each flow (ingest and import: the image files; export: the archives)', labelNames: ['flow'], registers: [this.registry] });
   private readonly blobDuration = new Histogram({
     name: 'versa_blob_operation_duration_seconds',
     help: 'Blob store operations by operation',
@@ -44,6 +44,14 @@ export class Metrics {
   });
   private readonly blobErrors = new Counter({ name: 'versa_blob_operation_errors_total', help: 'Blob store operations that failed, by operation', labelNames: ['operation'], registers: [this.registry] });
   private readonly epochs = new Counter({ name: 'versa_trainer_epochs_total', help: 'Training epochs the trainers finished, by adapter', labelNames: ['adapter'], registers: [this.registry] });
+
+  /**
+   * prom-client's process metrics (CPU, memory, event loop lag, heap, handles), once per process: the server's entry
+   * calls it, not each app a test builds (they would each start an event loop monitor).
+   */
+  collectProcessMetrics(): void {
+    collectDefaultMetrics({ register: this.registry });
+  }
 
   /** Jobs queued and running by type, read at each scrape from `source`. */
   countJobs(source: JobDepthSource): void {

@@ -2,7 +2,7 @@ import { join, relative } from 'node:path';
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
 import { ConflictError, NotFoundError, TooManyRequestsError, ValidationError } from '../../http/errors.js';
-import { JobCancelledError, type JobContext, type JobQueue, type JobRow } from '../../jobs/job-queue.js';
+import { JobCancelledError, JobReleasedError, type JobContext, type JobQueue, type JobRow } from '../../jobs/job-queue.js';
 import type { JobsRepository } from '../../jobs/jobs.repository.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { ADAPTERS, adapterNamed, defaultAdapterFor, type AdapterSpec } from '../../training/adapters.js';
@@ -340,8 +340,13 @@ export class TrainingService {
       }
       return { experiment_id: experiment.id, model_id: modelId, metrics };
     } catch (err) {
-      const cancelled = ctx.signal.aborted || err instanceof JobCancelledError;
       await removePath(runDir);
+      if (ctx.signal.reason instanceof JobReleasedError) {
+        // A shutdown handed the job back: the run starts again from nothing in the next process that takes it.
+        await this.repository.update(experiment.id, { status: 'queued', history: '[]', epoch: 0 }).catch(() => undefined);
+        throw err;
+      }
+      const cancelled = ctx.signal.aborted || err instanceof JobCancelledError;
       await this.repository.update(experiment.id, {
         status: cancelled ? 'cancelled' : 'failed',
         error: cancelled ? null : err instanceof Error ? err.message.slice(0, 2000) : String(err),
