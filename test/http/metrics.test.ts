@@ -65,6 +65,10 @@ describe('GET /metrics', () => {
     assert.match(notAdmin.body.detail, /admin/);
   });
 
+  it('refuses a short METRICS_TOKEN at start', () => {
+    assert.throws(() => loadConfig({ METRICS_TOKEN: 'short' }), /METRICS_TOKEN must be at least 16 characters/);
+  });
+
   it('without METRICS_TOKEN only platform admins read it', async () => {
     const other = await startTestApp();
     try {
