@@ -49,7 +49,8 @@ export class JobsRepository {
     if (report.message !== undefined) values.message = report.message === null ? null : report.message.slice(0, 500);
     if (report.eta_seconds !== undefined) values.eta_seconds = report.eta_seconds === null || !Number.isFinite(report.eta_seconds) ? null : Math.max(0, report.eta_seconds);
     if (Object.keys(values).length === 0) return;
-    await this.db.updateTable('jobs').set(values).where('id', '=', id).execute();
+    // Only while it runs: a late write must not land on a record a shutdown released (or one already finished).
+    await this.db.updateTable('jobs').set(values).where('id', '=', id).where('status', '=', 'running').execute();
   }
 
   async cancelRequested(id: number): Promise<boolean> {

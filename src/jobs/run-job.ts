@@ -50,6 +50,8 @@ async function follow({ jobs, log, release }: JobRunner, handler: JobHandler<any
   }, CANCEL_POLL_MS);
   poll.unref();
   const report = async (update: JobReport) => {
+    // A released record is the queue's again: a handler still running must not write over it.
+    if (releasing) return;
     const now = Date.now();
     const newMessage = update.message !== undefined && update.message !== lastMessage;
     if (!newMessage && now - lastWrite < PROGRESS_WRITE_MS) return;
