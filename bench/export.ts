@@ -22,6 +22,7 @@ import { loadConfig } from '../src/config.js';
 import type { Db } from '../src/db/database.js';
 import { ExportsRepository } from '../src/modules/exports/exports.repository.js';
 import { ExportsService } from '../src/modules/exports/exports.service.js';
+import { Metrics } from '../src/lib/metrics.js';
 import { withServerNodeFlags } from './lib/server.js';
 
 // The service runs in this process, so this process gets the server's node flags.
@@ -35,7 +36,7 @@ const CLASSES = ['car', 'bus', 'truck', 'person', 'bicycle'];
 const dataDir = await mkdtemp(join(tmpdir(), 'versa-bench-export-'));
 const versa = await buildApp(loadConfig({ DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL ?? '', LOG_LEVEL: 'silent' }), { logger: false });
 const { db, blobs, access } = versa.deps;
-const service = new ExportsService(new ExportsRepository(db), access, blobs);
+const service = new ExportsService(new ExportsRepository(db), access, blobs, new Metrics());
 
 try {
   const now = new Date().toISOString();

@@ -193,6 +193,7 @@ async function trainingService(t: Awaited<ReturnType<typeof startTestApp>>): Pro
     perProject: deps.config.trainingPerProject,
     queuedPerUser: deps.config.trainingQueuedPerUser,
     trainerEnv: deps.config.trainerEnv,
+    metrics: deps.metrics,
   });
 }
 

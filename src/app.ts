@@ -12,6 +12,8 @@ import { clientErrorHandler, registerErrorHandler } from './http/error-handler.j
 import { registerInputGuard } from './http/input-guard.js';
 import { registerMultipartBodies } from './http/multipart-request.js';
 import { registerOpenApi } from './http/openapi.js';
+import { registerRequestMetrics } from './http/request-metrics.js';
+import { Metrics } from './lib/metrics.js';
 import { InProcessQueue } from './jobs/in-process-queue.js';
 import type { JobQueue } from './jobs/job-queue.js';
 import { JobsRepository } from './jobs/jobs.repository.js';
@@ -85,6 +87,7 @@ import { PluginRegistry } from './plugins/plugin-registry.js';
 import { BlobClaims } from './storage/blob-claims.js';
 import { ImageIngest } from './modules/images/image-ingest.service.js';
 import { openBlobStore } from './storage/open-blob-store.js';
+import { MeteredBlobStore } from './storage/metered-blob-store.js';
 import { VERSION } from './version.js';
 
 /** A route as registered: the authorization matrix test walks every one of them. */
@@ -127,16 +130,21 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
 
   const db = database.db;
-  const blobs = await openBlobStore(config.blobStore);
+  // One registry per app: several apps may run in one process (tests).
+  const metrics = new Metrics();
+  const blobs = new MeteredBlobStore(await openBlobStore(config.blobStore), metrics);
   const jobs = new JobsRepository(db);
-  // The in-process queue's jobs die with their process. With Redis, other workers' jobs are alive, and BullMQ's own
-  // stalled-job check (a lock each worker renews) re-queues those whose worker died: no start-up sweep there.
+  metrics.countJobs(() => jobs.depth());
+  // The in-process queue's jobs die with their process (those a shutdown released run again, see below). With Redis,
+  // other workers' jobs are alive, and BullMQ's own stalled-job check (a lock each worker renews) re-queues those whose
+  // worker died: no start-up sweep there.
   if (!config.redisUrl) await jobs.failInterrupted();
   // BullMQ and the Redis clients are loaded only when Redis is configured (about 15 MB of heap a process without
   // Redis would carry for nothing).
-  const queue: JobQueue = config.redisUrl
-    ? new (await import('./jobs/bullmq-queue.js')).BullmqQueue(jobs, app.log, { redisUrl: config.redisUrl, prefix: config.queuePrefix, work: config.role !== 'api' })
-    : new InProcessQueue(jobs, app.log, 1);
+  const runner = { jobs, log: app.log, metrics };
+  const inProcess = config.redisUrl ? null : new InProcessQueue(runner, 1);
+  const queue: JobQueue = inProcess
+    ?? new (await import('./jobs/bullmq-queue.js')).BullmqQueue(runner, { redisUrl: config.redisUrl!, prefix: config.queuePrefix, work: config.role !== 'api' });
   app.addHook('onClose', () => queue.close());
 
   const projectsRepository = new ProjectsRepository(db);
@@ -177,7 +185,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     locks,
     scope,
     blobClaims: new BlobClaims(),
-    ingest: new ImageIngest(blobs, { maxImagePixels: config.maxImagePixels }),
+    ingest: new ImageIngest(blobs, { maxImagePixels: config.maxImagePixels, metrics }),
     images,
     revisions,
     annotations: new AnnotationsService(writes, annotationsRepository, access, locks, revisions, scope),
@@ -188,9 +196,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     models,
     probes,
   };
-  const deps: ModuleDeps = { config, db, scanDb: database.scanDb, transactions: transactionsOf(db), blobs, queue, access, orgAccess, services, plugins };
+  const deps: ModuleDeps = { config, db, scanDb: database.scanDb, transactions: transactionsOf(db), blobs, queue, access, orgAccess, services, plugins, metrics };
 
   registerErrorHandler(app);
+  registerRequestMetrics(app, metrics);
   registerInputGuard(app);
   await app.register(cookie);
   registerMultipartBodies(app);
@@ -200,7 +209,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const auth = registerAuthModule(app, deps, options.loginClock);
   registerAuthentication(app, auth);
   registerProjectsModule(app, deps);
-  registerPlatformModule(app, deps);
+  registerPlatformModule(app, deps, auth);
   registerClassesModule(app, deps);
   registerImagesModule(app, deps);
   registerAnnotationsModule(app, deps);
@@ -247,6 +256,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerPluginsModule(app, plugins);
   await loadPluginDirectory(plugins, config.pluginsDir, app.log);
   await registerPagesModule(app, deps);
+  // Every handler is registered now: the jobs a shutdown released run again.
+  await inProcess?.resume();
 
   return { app, routes, database, deps };
 }

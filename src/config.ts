@@ -54,6 +54,10 @@ export interface Config {
   readonly pluginsDir: string | null;
   /** URL prefixes a pipeline's webhook step may POST to; empty refuses every webhook. */
   readonly webhookAllowlist: readonly string[];
+  /** The bearer token a Prometheus scraper presents to `GET /metrics` (METRICS_TOKEN); null: platform admins only. */
+  readonly metricsToken: string | null;
+  /** How long SIGTERM waits for in-flight requests and running jobs before releasing the jobs and exiting (SHUTDOWN_TIMEOUT_S). */
+  readonly shutdownTimeoutMs: number;
 }
 
 export type BlobStoreConfig = { readonly kind: 'local'; readonly root: string } | S3BlobStoreConfig;
@@ -117,6 +121,12 @@ function urlPrefixes(env: NodeJS.ProcessEnv, name: string): string[] {
 function optionalPath(env: NodeJS.ProcessEnv, name: string): string | null {
   const raw = env[name];
   return raw ? resolve(raw) : null;
+}
+
+function metricsToken(raw: string | undefined): string | null {
+  if (!raw) return null;
+  if (raw.length < 16) throw new ConfigError('METRICS_TOKEN must be at least 16 characters');
+  return raw;
 }
 
 function trustProxy(raw: string | undefined): false | string[] {
@@ -202,5 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ingestFeatures: int(env, 'INGEST_FEATURES', 0, 0, 1) === 1,
     pluginsDir: optionalPath(env, 'PLUGINS_DIR'),
     webhookAllowlist: Object.freeze(urlPrefixes(env, 'WEBHOOK_ALLOWLIST')),
+    metricsToken: metricsToken(env.METRICS_TOKEN),
+    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_S', 30, 0, 86_400) * 1000,
   });
 }

@@ -1,6 +1,8 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 
+const RELEASE_GRACE_MS = 10_000;
+
 async function main(): Promise<void> {
   let config;
   try {
@@ -12,14 +14,36 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const { app } = await buildApp(config);
+  const { app, deps } = await buildApp(config);
+  deps.metrics.collectProcessMetrics();
+  let deadline: NodeJS.Timeout | null = null;
+  // Past the deadline the jobs still running are released back to the queue (not failed) and lingering connections
+  // are cut; a handler deaf to its signal gets RELEASE_GRACE_MS more before the process exits anyway.
+  const pastDeadline = () => {
+    app.log.warn('shutdown deadline passed: releasing running jobs, closing open connections');
+    deps.queue.release();
+    app.server.closeAllConnections();
+    setTimeout(() => {
+      app.log.error('jobs still running after their release; exiting');
+      process.exit(0);
+    }, RELEASE_GRACE_MS).unref();
+  };
+  // Graceful stop: no new connections; in-flight requests and running jobs finish within SHUTDOWN_TIMEOUT_S. A second
+  // signal ends the wait at once.
   const shutdown = async (signal: string) => {
-    app.log.info({ signal }, 'shutting down');
+    if (deadline) {
+      clearTimeout(deadline);
+      pastDeadline();
+      return;
+    }
+    app.log.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'shutting down');
+    deadline = setTimeout(pastDeadline, config.shutdownTimeoutMs);
     await app.close();
+    clearTimeout(deadline);
     process.exit(0);
   };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
   if (config.role === 'worker') {
     await app.ready();
     app.log.info('worker started: taking jobs from the queue');

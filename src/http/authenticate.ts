@@ -33,22 +33,27 @@ export function registerAuthentication(app: FastifyInstance, auth: Authenticator
   app.decorateRequest('caller', null);
   app.addHook('onRequest', async (request) => {
     if (!request.url.startsWith('/api/') || request.routeOptions.config?.public) return;
-    const header = request.headers.authorization;
-    if (header) {
-      const match = /^Bearer\s+(\S+)$/i.exec(header);
-      request.caller = match ? await auth.authenticate(match[1], 'bearer') : null;
-      if (!request.caller) throw new UnauthorizedError('Invalid or expired token');
-      if (request.caller.scope === 'read-only' && !SAFE_METHODS.has(request.method)) {
-        throw new ForbiddenError('This API token is read-only');
-      }
-      return;
-    }
-    const cookie = request.cookies?.[SESSION_COOKIE];
-    if (!cookie) throw new UnauthorizedError('Not authenticated');
-    request.caller = await auth.authenticate(cookie, 'cookie');
-    if (!request.caller) throw new UnauthorizedError('Session expired; log in again');
-    if (!SAFE_METHODS.has(request.method)) assertSameSite(request);
+    await authenticateRequest(request, auth);
   });
+}
+
+/** Sets `request.caller` from its bearer token or session cookie, or throws 401 (403 for a refused write). */
+export async function authenticateRequest(request: FastifyRequest, auth: Authenticator): Promise<void> {
+  const header = request.headers.authorization;
+  if (header) {
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    request.caller = match ? await auth.authenticate(match[1], 'bearer') : null;
+    if (!request.caller) throw new UnauthorizedError('Invalid or expired token');
+    if (request.caller.scope === 'read-only' && !SAFE_METHODS.has(request.method)) {
+      throw new ForbiddenError('This API token is read-only');
+    }
+    return;
+  }
+  const cookie = request.cookies?.[SESSION_COOKIE];
+  if (!cookie) throw new UnauthorizedError('Not authenticated');
+  request.caller = await auth.authenticate(cookie, 'cookie');
+  if (!request.caller) throw new UnauthorizedError('Session expired; log in again');
+  if (!SAFE_METHODS.has(request.method)) assertSameSite(request);
 }
 
 function assertSameSite(request: FastifyRequest): void {

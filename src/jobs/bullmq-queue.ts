@@ -1,9 +1,7 @@
-import { Queue, Worker } from 'bullmq';
+import { Queue, WaitingError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { FastifyBaseLogger } from 'fastify';
 import { FINISHED_STATUSES, type EnqueueOptions, type JobHandler, type JobQueue, type JobRow } from './job-queue.js';
-import type { JobsRepository } from './jobs.repository.js';
-import { runJob } from './run-job.js';
+import { runJob, type JobRunner } from './run-job.js';
 
 const QUEUE_NAME = 'versa-jobs';
 const DRAIN_POLL_MS = 50;
@@ -29,12 +27,14 @@ export class BullmqQueue implements JobQueue {
   private worker: Worker | null = null;
   private readonly connections: Redis[] = [];
   private readonly pending = new Set<number>();
+  private readonly releasing = new AbortController();
+  private readonly runner: JobRunner;
 
   constructor(
-    private readonly jobs: JobsRepository,
-    private readonly log: FastifyBaseLogger,
+    runner: Omit<JobRunner, 'release'>,
     private readonly options: BullmqQueueOptions,
   ) {
+    this.runner = { ...runner, release: this.releasing.signal };
     this.queue = new Queue(QUEUE_NAME, { connection: this.connection(), prefix: options.prefix });
   }
 
@@ -43,7 +43,7 @@ export class BullmqQueue implements JobQueue {
     // ioredis retries forever while Redis is away; say so once per outage, not on every retry.
     let reported = false;
     redis.on('error', (err) => {
-      if (!reported) this.log.warn({ err }, 'job queue redis error (retrying)');
+      if (!reported) this.runner.log.warn({ err }, 'job queue redis error (retrying)');
       reported = true;
     });
     redis.on('ready', () => (reported = false));
@@ -55,24 +55,24 @@ export class BullmqQueue implements JobQueue {
     if (this.handlers.has(name)) throw new Error(`job "${name}" is registered twice`);
     this.handlers.set(name, handler as JobHandler<any>);
     if (this.options.work && !this.worker) {
-      this.worker = new Worker(QUEUE_NAME, (job) => this.run(Number(job.data.jobId)), {
+      this.worker = new Worker(QUEUE_NAME, (job, token) => this.run(job, token), {
         connection: this.connection(),
         prefix: this.options.prefix,
         concurrency: this.options.concurrency ?? 1,
       });
-      this.worker.on('error', (err) => this.log.error({ err }, 'job worker error'));
+      this.worker.on('error', (err) => this.runner.log.error({ err }, 'job worker error'));
       // A job whose worker died is re-run once by BullMQ's stalled check; past that BullMQ fails it without running
       // the handler, so the record is closed here.
       this.worker.on('failed', (job, err) => {
         if (!job || !/stalled/i.test(err.message)) return;
-        void this.jobs.finish(Number(job.data.jobId), { error: `its worker stopped: ${err.message}` }).catch(() => undefined);
+        void this.runner.jobs.finish(Number(job.data.jobId), { error: `its worker stopped: ${err.message}` }).catch(() => undefined);
       });
     }
   }
 
   async enqueue<P>(name: string, payload: P, options: EnqueueOptions = {}): Promise<JobRow> {
     if (!this.handlers.has(name)) throw new Error(`no handler registered for job "${name}"`);
-    const job = await this.jobs.create(name, payload, options.projectId ?? null, options.createdBy ?? null);
+    const job = await this.runner.jobs.create(name, payload, options.projectId ?? null, options.createdBy ?? null);
     await this.submit(job);
     return job;
   }
@@ -87,29 +87,41 @@ export class BullmqQueue implements JobQueue {
   async drain(): Promise<void> {
     while (this.pending.size > 0) {
       for (const id of [...this.pending]) {
-        const row = await this.jobs.find(id);
+        const row = await this.runner.jobs.find(id);
         if (!row || FINISHED_STATUSES.includes(row.status)) this.pending.delete(id);
       }
       if (this.pending.size > 0) await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
     }
   }
 
+  /**
+   * The worker takes no more jobs and waits for its running ones (until `release` hands them back). BullMQ's close
+   * waits for Redis; with Redis gone it would wait forever, so it is forced then, and the wait bounded.
+   */
   async close(): Promise<void> {
-    // BullMQ's close waits for Redis; with Redis gone it would wait forever, so force it then, and bound the wait.
     const connected = this.connections.every((redis) => redis.status === 'ready');
     const closing = Promise.allSettled([this.worker?.close(!connected), this.queue.close()]);
-    await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref())]);
+    if (connected) await closing;
+    else await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref())]);
     for (const redis of this.connections) redis.disconnect();
   }
 
-  private async run(jobId: number): Promise<void> {
-    const row = await this.jobs.find(jobId);
+  release(): void {
+    this.releasing.abort();
+  }
+
+  private async run(job: Job, token: string | undefined): Promise<void> {
+    const jobId = Number(job.data.jobId);
+    const row = await this.runner.jobs.find(jobId);
     if (!row || row.status !== 'queued') return;
     const handler = this.handlers.get(row.name);
     if (!handler) {
-      await this.jobs.finish(jobId, { error: `no handler for job "${row.name}" in this worker` });
+      await this.runner.jobs.finish(jobId, { error: `no handler for job "${row.name}" in this worker` });
       return;
     }
-    await runJob(this.jobs, this.log, handler, row);
+    if ((await runJob(this.runner, handler, row)) !== 'released') return;
+    // Back to BullMQ's wait list at once (not left to the stalled check, which fails a job the second time round).
+    await job.moveToWait(token);
+    throw new WaitingError();
   }
 }

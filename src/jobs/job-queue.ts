@@ -38,6 +38,14 @@ export class JobCancelledError extends Error {
   }
 }
 
+/** The reason of a job's aborted signal when a shutdown released it: it runs again from the start, so its records should say queued. */
+export class JobReleasedError extends Error {
+  constructor() {
+    super('released by a shutdown');
+    this.name = 'JobReleasedError';
+  }
+}
+
 /**
  * Named background jobs with typed payloads. Every job has a database record (status, progress, message, ETA,
  * result, error), so any process can report on it. Enqueuing a name without a registered handler is a programming
@@ -53,7 +61,13 @@ export interface JobQueue {
   submit(job: JobRow): Promise<void>;
   /** Resolves when every job enqueued so far has finished (tests and shutdown). */
   drain(): Promise<void>;
+  /** Takes no more jobs and resolves once this process runs none (the running ones finish, or `release` stops them). */
   close(): Promise<void>;
+  /**
+   * The shutdown's deadline passed: the jobs this process runs are stopped (their signal aborted) and handed back to
+   * the queue, `queued` again and not failed, to run from the start in the next process that takes them.
+   */
+  release(): void;
 }
 
 export const FINISHED_STATUSES: readonly JobRow['status'][] = ['succeeded', 'failed', 'cancelled'];

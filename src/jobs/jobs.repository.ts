@@ -1,6 +1,9 @@
 import type { Executor } from '../db/database.js';
 import type { JobReport, JobRow } from './job-queue.js';
 
+/** The message of a job a shutdown handed back to the queue; the in-process queue runs these again at its next start. */
+export const RELEASED_MESSAGE = 'released by a shutdown: runs again from the start';
+
 export class JobsRepository {
   constructor(private readonly db: Executor) {}
 
@@ -46,7 +49,8 @@ export class JobsRepository {
     if (report.message !== undefined) values.message = report.message === null ? null : report.message.slice(0, 500);
     if (report.eta_seconds !== undefined) values.eta_seconds = report.eta_seconds === null || !Number.isFinite(report.eta_seconds) ? null : Math.max(0, report.eta_seconds);
     if (Object.keys(values).length === 0) return;
-    await this.db.updateTable('jobs').set(values).where('id', '=', id).execute();
+    // Only while it runs: a late write must not land on a record a shutdown released (or one already finished).
+    await this.db.updateTable('jobs').set(values).where('id', '=', id).where('status', '=', 'running').execute();
   }
 
   async cancelRequested(id: number): Promise<boolean> {
@@ -79,12 +83,42 @@ export class JobsRepository {
     await this.db.updateTable('jobs').set({ ...done, eta_seconds: null, finished_at: new Date().toISOString() }).where('id', '=', id).execute();
   }
 
-  /** Jobs left running by a process that died are failed at boot so they never hang forever. */
+  /** Back to `queued`, from the start, marked released (a shutdown stopped it, or it had not started yet); not a job someone cancelled. */
+  async release(id: number): Promise<void> {
+    await this.db
+      .updateTable('jobs')
+      .set({ status: 'queued', progress: 0, eta_seconds: null, message: RELEASED_MESSAGE })
+      .where('id', '=', id)
+      .where('status', 'in', ['queued', 'running'])
+      .where('cancel_requested', '=', 0)
+      .execute();
+  }
+
+  /** The jobs a shutdown released, oldest first. */
+  released(): Promise<JobRow[]> {
+    return this.db.selectFrom('jobs').selectAll().where('status', '=', 'queued').where('message', '=', RELEASED_MESSAGE).orderBy('id').execute();
+  }
+
+  /** Jobs queued or running, by type and status (the queue depth). */
+  async depth(): Promise<{ name: string; status: string; count: number }[]> {
+    const rows = await this.db
+      .selectFrom('jobs')
+      .select(['name', 'status', (eb) => eb.fn.countAll().as('count')])
+      .where('status', 'in', ['queued', 'running'])
+      .groupBy(['name', 'status'])
+      .execute();
+    return rows.map((row) => ({ name: row.name, status: row.status, count: Number(row.count) }));
+  }
+
+  /**
+   * Jobs left queued or running by a process that died are failed at boot so they never hang forever; those a
+   * shutdown released are left to run again.
+   */
   async failInterrupted(): Promise<void> {
     await this.db
       .updateTable('jobs')
       .set({ status: 'failed', error: 'interrupted by a restart', finished_at: new Date().toISOString() })
-      .where('status', 'in', ['queued', 'running'])
+      .where((eb) => eb.or([eb('status', '=', 'running'), eb.and([eb('status', '=', 'queued'), eb.or([eb('message', 'is', null), eb('message', '!=', RELEASED_MESSAGE)])])]))
       .execute();
   }
 }

@@ -6,6 +6,7 @@ import type { Db } from '../db/database.js';
 import type { Transactions } from '../db/transactions.js';
 import type { WriteBatcher } from '../db/write-batcher.js';
 import type { JobQueue } from '../jobs/job-queue.js';
+import type { Metrics } from '../lib/metrics.js';
 import type { PluginRegistry } from '../plugins/plugin-registry.js';
 import type { BlobClaims } from '../storage/blob-claims.js';
 import type { ImageIngest } from './images/image-ingest.service.js';
@@ -87,4 +88,6 @@ export interface ModuleDeps {
   readonly services: SharedServices;
   /** The one plugin registry: built-in catalogs, pipeline step types, PLUGINS_DIR plugins. */
   readonly plugins: PluginRegistry;
+  /** This app's Prometheus metrics (`GET /metrics`). */
+  readonly metrics: Metrics;
 }

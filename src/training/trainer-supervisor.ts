@@ -1,4 +1,5 @@
 import { JobCancelledError, type JobReport } from '../jobs/job-queue.js';
+import type { Metrics } from '../lib/metrics.js';
 import { runTrainer, type TrainerRun } from './trainer-process.js';
 import type { TrainerEvent, TrainerEventOf } from './trainer-protocol.js';
 
@@ -38,9 +39,13 @@ const HISTORY_WRITE_MS = 1000;
 /**
  * Runs a trainer and follows it to the end: records its start, its epochs (throttled) and its progress, and turns
  * its final events into a TrainingResult. Throws JobCancelledError when the run was cancelled and an Error with the
- * trainer's reason when it failed.
+ * trainer's reason when it failed. Each epoch is counted in `counted.metrics` under the run's adapter.
  */
-export async function superviseTraining(run: Omit<TrainerRun, 'onEvent'> & { signal: AbortSignal }, recorder: RunRecorder): Promise<TrainingResult> {
+export async function superviseTraining(
+  run: Omit<TrainerRun, 'onEvent'> & { signal: AbortSignal },
+  recorder: RunRecorder,
+  counted: { metrics: Metrics; adapter: string },
+): Promise<TrainingResult> {
   const history: HistoryRow[] = [];
   let epoch = 0;
   let lastWrite = 0;
@@ -50,6 +55,7 @@ export async function superviseTraining(run: Omit<TrainerRun, 'onEvent'> & { sig
       const { event: _event, protocol: _protocol, progress, eta_seconds, epochs, ...row } = event;
       history.push(row);
       epoch = row.epoch;
+      counted.metrics.epoch(counted.adapter);
       const now = Date.now();
       if (now - lastWrite > HISTORY_WRITE_MS) {
         lastWrite = now;

@@ -7,20 +7,23 @@ import { randomBytes } from 'node:crypto';
 import { BullmqQueue } from '../../src/jobs/bullmq-queue.js';
 import { InProcessQueue } from '../../src/jobs/in-process-queue.js';
 import type { JobQueue } from '../../src/jobs/job-queue.js';
-import { JobsRepository } from '../../src/jobs/jobs.repository.js';
+import { JobsRepository, RELEASED_MESSAGE } from '../../src/jobs/jobs.repository.js';
+import { Metrics } from '../../src/lib/metrics.js';
 import type { DatabaseHandle } from '../../src/db/database.js';
+import { eventually } from '../helpers/server-process.js';
 import { openTestDatabase } from '../helpers/test-app.js';
 
 const silent = { error() {}, warn() {}, info() {}, debug() {}, trace() {}, fatal() {}, child() { return silent; }, level: 'silent' } as any;
 
-const implementations: [string, (jobs: JobsRepository) => JobQueue][] = [
-  ['in-process', (jobs) => new InProcessQueue(jobs, silent)],
+/** A queue; `prefix` names the Redis keys, so that a second queue of the same prefix is the next process's. */
+const implementations: [string, (jobs: JobsRepository, prefix?: string, metrics?: Metrics) => JobQueue][] = [
+  ['in-process', (jobs, _prefix, metrics = new Metrics()) => new InProcessQueue({ jobs, log: silent, metrics })],
 ];
 if (process.env.REDIS_URL) {
   const redisUrl = process.env.REDIS_URL;
   implementations.push([
     'bullmq',
-    (jobs) => new BullmqQueue(jobs, silent, { redisUrl, prefix: `versa-test-${randomBytes(6).toString('hex')}`, work: true }),
+    (jobs, prefix = `versa-test-${randomBytes(6).toString('hex')}`, metrics = new Metrics()) => new BullmqQueue({ jobs, log: silent, metrics }, { redisUrl, prefix, work: true }),
   ]);
 }
 
@@ -123,6 +126,37 @@ for (const [implementation, makeQueue] of implementations) describe(`${implement
     assert.equal((await jobs.find(dropped.id))?.status, 'cancelled');
     await assert.rejects(queue.submit({ ...later, name: 'nobody-handles-this' }), /no handler/);
     await queue.close();
+  });
+
+  it('releases a running job at shutdown: queued again, not failed, and run from the start by the next process', async () => {
+    const prefix = `versa-test-${randomBytes(6).toString('hex')}`;
+    const metrics = new Metrics();
+    const first = makeQueue(jobs, prefix, metrics);
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    first.register('long', ({ signal }) => {
+      started();
+      return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+    });
+    const job = await first.enqueue('long', { n: 1 });
+    await running;
+    const closed = first.close();
+    first.release();
+    await closed;
+    const released = await jobs.find(job.id);
+    assert.equal(released?.status, 'queued');
+    assert.equal(released?.message, RELEASED_MESSAGE);
+    assert.match(await metrics.text(), /versa_job_duration_seconds_count\{name="long",outcome="released"\} 1/);
+    // The in-process queue's start-up sweep leaves it (and fails what a killed process left).
+    await jobs.failInterrupted();
+    assert.equal((await jobs.find(job.id))?.status, 'queued');
+
+    const next = makeQueue(jobs, prefix);
+    next.register<{ n: number }>('long', async ({ payload }) => payload.n + 1);
+    if (next instanceof InProcessQueue) await next.resume();
+    await eventually(async () => (await jobs.find(job.id))?.status === 'succeeded');
+    assert.equal((await jobs.find(job.id))?.result, '2');
+    await next.close();
   });
 
   it('fails jobs left queued or running by a previous process', async () => {

@@ -15,10 +15,12 @@ import pg from 'pg';
 export interface ServerProcess {
   url: string;
   dataDir: string;
-  /** Starts the server (again) on the same data; resolves once /api/health answers. */
-  start(): Promise<void>;
+  /** Starts the server (again) on the same data, `env` over the first start's; resolves once /api/health answers. */
+  start(env?: Record<string, string>): Promise<void>;
   /** SIGKILL: no handler runs, nothing is flushed. */
   kill(): Promise<void>;
+  /** Sends `signal` (a graceful stop); `exited` resolves with the exit code once the process has ended. */
+  signal(signal: NodeJS.Signals): { exited: Promise<number | null> };
   /** A SQL count on the server's database, read directly. */
   count(sql: string): Promise<number>;
   /** Stops the server and removes its data and database. */
@@ -65,7 +67,7 @@ export async function serverProcess(env: Record<string, string> = {}): Promise<S
   }
   let child: ChildProcess | null = null;
   let url = '';
-  const start = async () => {
+  const start = async (extra: Record<string, string> = {}) => {
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
     child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
@@ -78,6 +80,7 @@ export async function serverProcess(env: Record<string, string> = {}): Promise<S
         LOG_LEVEL: 'warn',
         AUTH_ATTEMPTS_PER_MINUTE: '100000',
         ...env,
+        ...extra,
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
@@ -100,6 +103,14 @@ export async function serverProcess(env: Record<string, string> = {}): Promise<S
       running.once('exit', () => resolve());
       running.kill('SIGKILL');
     });
+  };
+  const signal = (name: NodeJS.Signals) => {
+    const running = child;
+    child = null;
+    if (!running || running.exitCode !== null) return { exited: Promise.resolve(running?.exitCode ?? null) };
+    const exited = new Promise<number | null>((resolve) => running.once('exit', (code) => resolve(code)));
+    running.kill(name);
+    return { exited };
   };
   const count = async (sql: string): Promise<number> => {
     if (databaseUrl) {
@@ -150,6 +161,7 @@ export async function serverProcess(env: Record<string, string> = {}): Promise<S
     dataDir,
     start,
     kill,
+    signal,
     count,
     files,
     api,

@@ -59,6 +59,8 @@ const EXCEPTIONS: Record<string, string> = {
   // The URL is the spec's, but what it serves is the versions' image recipe (preprocessing and augmentation
   // defaults), not a data pipeline: it stays with versions, away from pipelines/.
   '/api/pipeline/defaults': 'versions',
+  // Prometheus metrics, where scrapers look for them (issue 27): the platform's figures, outside /api.
+  '/metrics': 'platform',
 };
 
 /** The API's documentation: Swagger UI's own routes and the OpenAPI document, set up in src/http/openapi.ts. */

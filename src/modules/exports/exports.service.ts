@@ -6,6 +6,7 @@ import type { ClassSpec, DatasetToWrite, ProjectType, Split, WriteStats } from '
 import { FormatError } from '../../formats/format-error.js';
 import { WRITERS, type ExportWriter } from '../../formats/writers/index.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
+import type { Metrics } from '../../lib/metrics.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { exportBlobKey } from '../../storage/keys.js';
 import { pagedItems, versionItems } from './export-dataset.service.js';
@@ -54,6 +55,7 @@ export class ExportsService {
     private readonly exports: ExportsRepository,
     private readonly access: ProjectAccess,
     private readonly blobs: BlobStore,
+    private readonly metrics: Metrics,
   ) {}
 
   /** The project's class names in order, and the skeletons and attribute specs they declare. */
@@ -97,6 +99,7 @@ export class ExportsService {
           ),
         };
     const { stats, bytes } = await this.writeBlob(blobKey, writer, dataset, controller);
+    this.metrics.throughput('export', stats.imageCount, bytes);
     try {
       const row = await this.exports.insert({
         project_id: projectId,

@@ -12,7 +12,7 @@ export interface ExportsModule {
 
 export function registerExportsModule(app: FastifyInstance, deps: ModuleDeps): ExportsModule {
   const repository = new ExportsRepository(deps.db);
-  const service = new ExportsService(repository, deps.access, deps.blobs);
+  const service = new ExportsService(repository, deps.access, deps.blobs, deps.metrics);
   exportsRoutes(app, service);
   return { service, repository };
 }

@@ -1,6 +1,7 @@
 import { identifyImage, probeImage, type ImageRejectionReason, type ProbedImage } from '../../imaging/image-probe.js';
 import type { FittedPixels } from '../../imaging/fitted-pixels.js';
 import type { ImageType } from '../../imaging/image-type.js';
+import type { Metrics } from '../../lib/metrics.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { imageBlobKey, thumbnailBlobKey } from '../../storage/keys.js';
 
@@ -37,7 +38,7 @@ export interface CheckedImage {
 export class ImageIngest {
   constructor(
     private readonly blobs: BlobStore,
-    private readonly options: { maxImagePixels: number },
+    private readonly options: { maxImagePixels: number; metrics: Metrics },
   ) {}
 
   /**
@@ -59,10 +60,14 @@ export class ImageIngest {
     return { width: image.width, height: image.height, sha256, mime_type: image.type.mime, size_bytes: sizeBytes, blob_key: keys.blobKey, thumbnail_key: keys.thumbnailKey };
   }
 
-  /** Writes both files; when either write fails, rejects with its error once both have settled. */
-  async store(keys: { blobKey: string; thumbnailKey: string }, bytes: Buffer, checked: CheckedImage): Promise<void> {
+  /**
+   * Writes both files; when either write fails, rejects with its error once both have settled. Counted in the
+   * throughput of `flow`: an upload's ingest or a dataset's import.
+   */
+  async store(keys: { blobKey: string; thumbnailKey: string }, bytes: Buffer, checked: CheckedImage, flow: 'ingest' | 'import' = 'ingest'): Promise<void> {
     const written = await Promise.allSettled([this.blobs.put(keys.blobKey, bytes), this.blobs.put(keys.thumbnailKey, checked.probed.thumbnail)]);
     const failure = written.find((w) => w.status === 'rejected');
     if (failure) throw failure.reason;
+    this.options.metrics.throughput(flow, 1, bytes.length);
   }
 }

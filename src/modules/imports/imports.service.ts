@@ -756,7 +756,7 @@ export class ImportsService {
       into.written.set(sha256, [keys.blobKey, keys.thumbnailKey]);
       if (await this.imports.hasImage(into.projectId, sha256)) return { type, width, height };
     }
-    await this.ingest.store(keys, bytes, checked);
+    await this.ingest.store(keys, bytes, checked, 'import');
     return { type, width, height };
   }
 }

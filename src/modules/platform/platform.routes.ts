@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { callerOf } from '../../http/authenticate.js';
+import { authenticateRequest, callerOf, type Authenticator } from '../../http/authenticate.js';
+import { ForbiddenError } from '../../http/errors.js';
 import { errors } from '../../http/schemas.js';
 import type { PlatformService } from './platform.service.js';
 
@@ -19,7 +20,7 @@ const ReadyOut = Type.Object({
   checks: Type.Record(Type.String(), Type.String()),
 });
 
-export function platformRoutes(server: FastifyInstance, platform: PlatformService): void {
+export function platformRoutes(server: FastifyInstance, platform: PlatformService, auth: Authenticator): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['platform'];
 
@@ -39,4 +40,20 @@ export function platformRoutes(server: FastifyInstance, platform: PlatformServic
   app.get('/api/stats', {
     schema: { tags, summary: 'Counts over the projects you can see', response: { 200: StatsOut, ...errors(401) } },
   }, async (request) => platform.stats(callerOf(request)));
+
+  // Outside /api (where scrapers look), so the route checks its callers itself: the METRICS_TOKEN bearer, or a platform admin.
+  app.get('/metrics', {
+    schema: {
+      tags,
+      summary: 'Prometheus metrics of this process (text exposition format)',
+      description: 'For the `METRICS_TOKEN` bearer (a Prometheus scraper) or a platform admin; anyone else is 401, or 403 when signed in.',
+      response: { 200: { description: 'Prometheus text format', content: { 'text/plain': { schema: Type.String() } } }, ...errors(401, 403) },
+    },
+    onRequest: async (request) => {
+      const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
+      if (bearer && platform.isMetricsToken(bearer[1])) return;
+      await authenticateRequest(request, auth);
+      if (!callerOf(request).isAdmin) throw new ForbiddenError('Metrics are for platform admins and the METRICS_TOKEN scraper');
+    },
+  }, async (_request, reply) => reply.type(platform.metrics.contentType).send(await platform.metrics.text()));
 }

@@ -1,4 +1,6 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Caller } from '../../access/caller.js';
+import type { Metrics } from '../../lib/metrics.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 
 export interface ReadinessProbe {
@@ -11,7 +13,14 @@ export class PlatformService {
     readonly version: string,
     private readonly projects: ProjectsService,
     private readonly probes: readonly ReadinessProbe[],
+    readonly metrics: Metrics,
+    private readonly metricsToken: string | null,
   ) {}
+
+  /** Whether `secret` is the scrapers' METRICS_TOKEN, compared in constant time (digests: equal lengths whatever is sent). */
+  isMetricsToken(secret: string): boolean {
+    return this.metricsToken !== null && timingSafeEqual(digest(secret), digest(this.metricsToken));
+  }
 
   async readiness() {
     const checks: Record<string, string> = {};
@@ -34,6 +43,8 @@ export class PlatformService {
     return this.projects.stats(caller);
   }
 }
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout;

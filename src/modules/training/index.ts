@@ -32,7 +32,7 @@ export async function registerTrainingModule(
     models,
     readiness,
     tabularData,
-    { dataDir: deps.config.dataDir, python: deps.config.python, perProject: deps.config.trainingPerProject, queuedPerUser: deps.config.trainingQueuedPerUser, trainerEnv: deps.config.trainerEnv },
+    { dataDir: deps.config.dataDir, python: deps.config.python, perProject: deps.config.trainingPerProject, queuedPerUser: deps.config.trainingQueuedPerUser, trainerEnv: deps.config.trainerEnv, metrics: deps.metrics },
   );
   await service.failInterrupted();
   deps.queue.register<TrainPayload>(TRAIN_JOB, (ctx) => service.runJob(ctx));

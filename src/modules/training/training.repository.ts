@@ -2,6 +2,7 @@ import { sql, type Insertable, type Updateable } from 'kysely';
 import { projectVisibleTo } from '../../access/access.repository.js';
 import type { Db, Tx } from '../../db/database.js';
 import { lockTrainingQueue } from '../../db/write-locks.js';
+import { RELEASED_MESSAGE } from '../../jobs/jobs.repository.js';
 import type { ExperimentsTable } from '../../db/schema.js';
 import type { ExperimentRow } from '../experiments/experiments.repository.js';
 
@@ -132,9 +133,14 @@ export class TrainingRepository {
     return query.orderBy('experiments.id', 'desc').limit(1000).execute();
   }
 
-  /** Experiments a killed process left queued or running. */
+  /** Experiments a killed process left queued or running (not those whose job a shutdown released: they run again). */
   interrupted(): Promise<ExperimentRow[]> {
-    return this.db.selectFrom('experiments').selectAll().where('status', 'in', ['queued', 'running']).execute();
+    return this.db
+      .selectFrom('experiments')
+      .selectAll()
+      .where('status', 'in', ['queued', 'running'])
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('jobs').select('jobs.id').whereRef('jobs.id', '=', 'experiments.job_id').where('jobs.status', '=', 'queued').where('jobs.message', '=', RELEASED_MESSAGE))))
+      .execute();
   }
 
   version(id: number): Promise<VersionForTraining | undefined> {

@@ -2,7 +2,7 @@ import { join, relative } from 'node:path';
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
 import { ConflictError, NotFoundError, TooManyRequestsError, ValidationError } from '../../http/errors.js';
-import { JobCancelledError, type JobContext, type JobQueue, type JobRow } from '../../jobs/job-queue.js';
+import { JobCancelledError, JobReleasedError, type JobContext, type JobQueue, type JobRow } from '../../jobs/job-queue.js';
 import type { JobsRepository } from '../../jobs/jobs.repository.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { ADAPTERS, adapterNamed, defaultAdapterFor, type AdapterSpec } from '../../training/adapters.js';
@@ -12,6 +12,7 @@ import { recordServedPreprocessing } from '../../training/served-preprocessing.j
 import type { ReadinessEvaluator } from '../../training/readiness.js';
 import type { TabularDataSource } from '../../training/tabular-data.js';
 import { numericMetrics, superviseTraining, type HistoryRow, type RunRecorder } from '../../training/trainer-supervisor.js';
+import type { Metrics } from '../../lib/metrics.js';
 import { toJobOut } from '../jobs/jobs.schemas.js';
 import type { ModelsService } from '../models/models.service.js';
 import type { RunWeightsOut } from '../models/models.schemas.js';
@@ -37,6 +38,8 @@ export interface TrainingOptions {
   queuedPerUser: number;
   /** The trainers' whole environment (config.trainerEnv). */
   trainerEnv: Readonly<Record<string, string>>;
+  /** Where the trainers' epochs are counted. */
+  metrics: Metrics;
 }
 
 /** What a 429 for a full training allowance suggests waiting: runs take minutes, not seconds. */
@@ -283,6 +286,7 @@ export class TrainingService {
       const final = await superviseTraining(
         { python: this.options.python, script: join(TRAINER_DIR, adapter.script), configPath, cwd: runDir, env: this.options.trainerEnv, signal: ctx.signal },
         recorder,
+        { metrics: this.options.metrics, adapter: adapter.name },
       );
       history = final.history;
       const metrics = final.metrics;
@@ -330,8 +334,13 @@ export class TrainingService {
       }
       return { experiment_id: experiment.id, model_id: modelId, metrics };
     } catch (err) {
-      const cancelled = ctx.signal.aborted || err instanceof JobCancelledError;
       await removePath(runDir);
+      if (ctx.signal.reason instanceof JobReleasedError) {
+        // A shutdown handed the job back: the run starts again from nothing in the next process that takes it.
+        await this.repository.update(experiment.id, { status: 'queued', history: '[]', epoch: 0 }).catch(() => undefined);
+        throw err;
+      }
+      const cancelled = ctx.signal.aborted || err instanceof JobCancelledError;
       await this.repository.update(experiment.id, {
         status: cancelled ? 'cancelled' : 'failed',
         error: cancelled ? null : err instanceof Error ? err.message.slice(0, 2000) : String(err),
