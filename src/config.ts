@@ -52,6 +52,8 @@ export interface Config {
   readonly pluginsDir: string | null;
   /** URL prefixes a pipeline's webhook step may POST to; empty refuses every webhook. */
   readonly webhookAllowlist: readonly string[];
+  /** The FFmpeg programs that decode uploaded videos into frames (FFMPEG_PATH, FFPROBE_PATH; found on PATH by default). */
+  readonly ffmpeg: { readonly ffmpeg: string; readonly ffprobe: string };
 }
 
 export class ConfigError extends Error {}
@@ -152,5 +154,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ingestFeatures: int(env, 'INGEST_FEATURES', 0, 0, 1) === 1,
     pluginsDir: optionalPath(env, 'PLUGINS_DIR'),
     webhookAllowlist: Object.freeze(urlPrefixes(env, 'WEBHOOK_ALLOWLIST')),
+    ffmpeg: Object.freeze({ ffmpeg: env.FFMPEG_PATH || 'ffmpeg', ffprobe: env.FFPROBE_PATH || 'ffprobe' }),
   });
 }
