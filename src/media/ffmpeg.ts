@@ -85,7 +85,7 @@ export async function probeVideo(paths: FfmpegPaths, file: string): Promise<Vide
     '-show_entries', 'stream=width,height,avg_frame_rate,r_frame_rate,nb_read_packets,duration,start_time:format=duration',
     '-of', 'json', file,
   ]);
-  if (result.code !== 0) throw new VideoUnreadableError(`is not a readable video: ${lastLine(result.stderr)}`);
+  if (result.code !== 0) throw new VideoUnreadableError(`is not a readable video: ${lastLine(result.stderr, file)}`);
   const parsed = JSON.parse(result.stdout) as { streams?: Record<string, string | number>[]; format?: { duration?: string } };
   const stream = parsed.streams?.[0];
   if (!stream) throw new VideoUnreadableError('has no video stream');
@@ -124,8 +124,10 @@ export async function extractFrames(
     frames.push({ frame: index * options.step, timestampS: Math.round(time * 1e6) / 1e6, path: `${outDir}/${String(index + 1).padStart(6, '0')}.jpg` });
     options.onFrame?.(frames.length);
   });
-  if (result.code !== 0) throw new VideoUnreadableError(`could not be decoded: ${lastLine(result.stderr)}`);
+  if (result.code !== 0) throw new VideoUnreadableError(`could not be decoded: ${lastLine(result.stderr, file)}`);
   return frames;
 }
 
-const lastLine = (text: string) => text.split('\n').findLast((l) => l.trim() !== '')?.trim().slice(0, 300) ?? 'unknown error';
+/** FFmpeg's last message, without the server's path of the file. */
+const lastLine = (text: string, file: string) =>
+  text.split('\n').findLast((l) => l.trim() !== '')?.replaceAll(`${file}: `, '').replaceAll(file, 'the file').trim().slice(0, 300) ?? 'unknown error';
