@@ -174,6 +174,24 @@ describe('videos and tracks over the API (issue 26)', () => {
       await viewer.request({ method: 'DELETE', url: `/api/videos/${videoId}` }),
       await upload(viewer, projectId, video),
     ]) assert.equal(res.status, 403, JSON.stringify(res.body));
+
+    // An annotator kept to assigned images sees the video but not its tracks, which span every frame (403).
+    const annotator = await t.user();
+    assert.equal((await alice.post(`/api/projects/${projectId}/members`, { user_id: annotator.id, role: 'annotator' })).status, 201);
+    assert.equal((await alice.patch(`/api/projects/${projectId}`, { assigned_only: true })).status, 200);
+    try {
+      assert.equal((await annotator.get(`/api/videos/${videoId}`)).status, 200);
+      for (const res of [
+        await annotator.get(`/api/videos/${videoId}/tracks`),
+        await annotator.get(`/api/tracks/${trackId}`),
+        await annotator.post(`/api/videos/${videoId}/tracks`, { class_id: classId, keyframes }),
+        await annotator.request({ method: 'DELETE', url: `/api/tracks/${trackId}` }),
+        await upload(annotator, projectId, video),
+      ]) assert.equal(res.status, 403, JSON.stringify(res.body));
+      assert.equal((await alice.get(`/api/tracks/${trackId}`)).status, 200, 'the track is still there');
+    } finally {
+      await alice.patch(`/api/projects/${projectId}`, { assigned_only: false });
+    }
   });
 
   it('deletes a video with its frames, their annotations, its tracks and every file', async () => {

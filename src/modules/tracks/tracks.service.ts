@@ -104,15 +104,21 @@ export class TracksService {
 
   private async video(caller: Caller, videoId: number, permission: 'project.read' | 'annotations.write'): Promise<VideoTarget> {
     const video = await this.tracks.findVideo(videoId);
-    await this.access.check(caller, video && { id: video.project_id, owner_id: video.owner_id }, permission, notFound('Video', videoId));
+    await this.wholeVideo(caller, video, permission, notFound('Video', videoId));
     return video!;
   }
 
   private async track(caller: Caller, id: number, permission: 'project.read' | 'annotations.write'): Promise<{ track: TrackRow; video: VideoTarget }> {
     const track = await this.tracks.find(id);
     const video = track && (await this.tracks.findVideo(track.video_id));
-    await this.access.check(caller, video && { id: video.project_id, owner_id: video.owner_id }, permission, notFound('Track', id));
+    await this.wholeVideo(caller, video, permission, notFound('Track', id));
     return { track: track!, video: video! };
+  }
+
+  /** A track spans frames: an annotator kept to assigned images may not read or write one (403), like a version. */
+  private async wholeVideo(caller: Caller, video: VideoTarget | undefined, permission: 'project.read' | 'annotations.write', missing: string): Promise<void> {
+    await this.access.check(caller, video && { id: video.project_id, owner_id: video.owner_id }, permission, missing);
+    await this.access.wholeProject(caller, video!.project_id, permission);
   }
 
   private async classOf(projectId: number, classId: number): Promise<ClassSpecs> {

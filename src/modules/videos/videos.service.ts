@@ -63,7 +63,8 @@ export class VideosService {
   ) {}
 
   async upload(caller: Caller, projectId: number, read: () => Promise<VideoUpload>): Promise<VideoOut> {
-    await this.access.project(caller, projectId, 'images.write');
+    // Its frames would be images assigned to no one: an annotator kept to assigned images may not add them (403).
+    await this.access.wholeProject(caller, projectId, 'images.write');
     await assertFfmpeg(this.ffmpeg).catch((err: unknown) => {
       throw err instanceof FfmpegMissingError ? new ServiceUnavailableError(err.message) : err;
     });
@@ -134,6 +135,8 @@ export class VideosService {
   private async visible(caller: Caller, id: number, permission: 'project.read' | 'images.delete'): Promise<VideoRow> {
     const video = await this.videos.findWithOwner(id);
     await this.access.check(caller, video && { id: video.project_id, owner_id: video.owner_id }, permission, notFound(id));
+    // Deleting takes every frame, also those an annotator kept to assigned images does not see (403).
+    if (permission === 'images.delete') await this.access.wholeProject(caller, video!.project_id, permission);
     return video!;
   }
 
