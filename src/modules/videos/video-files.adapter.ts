@@ -1,16 +1,21 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createWriteStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 
-/** The local files of a video's decoding: a private folder, the source copied in, each frame read back. */
-export async function workFolder(workDir: string, prefix: string): Promise<{ dir: string; remove: () => Promise<void> }> {
-  await mkdir(workDir, { recursive: true });
-  const dir = await mkdtemp(join(workDir, prefix));
-  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+/**
+ * The local folder of a video's decoding, made empty: named by the video, so the next attempt after a crash removes
+ * what the killed one left there.
+ */
+export async function workFolder(workDir: string, name: string): Promise<{ dir: string; remove: () => Promise<void> }> {
+  const dir = join(workDir, name);
+  const remove = () => rm(dir, { recursive: true, force: true });
+  await remove();
+  await mkdir(dir, { recursive: true });
+  return { dir, remove };
 }
 
 export async function writeFileFrom(path: string, data: Readable): Promise<void> {

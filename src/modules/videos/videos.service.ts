@@ -146,7 +146,7 @@ export class VideosService {
     if (!video || video.status !== 'decoding') return { frames: 0 };
     const claims = this.claims.session();
     const written = new Map<string, string[]>();
-    const work = await workFolder(this.limits.workDir, `video-${video.id}-`);
+    const work = await workFolder(this.limits.workDir, `video-${video.id}`);
     try {
       const source = join(work.dir, 'source');
       await writeFileFrom(source, this.blobs.stream(video.blob_key));
