@@ -25,13 +25,13 @@ export const KeyframeOut = Type.Object({
 });
 export type KeyframeOut = Static<typeof KeyframeOut>;
 
-const Keyframes = Type.Array(KeyframeIn, { maxItems: 100_000, description: 'One per frame at most; geometry as for an annotation, on the video\'s frame size' });
+const KEYFRAMES = { maxItems: 100_000, description: "One per frame at most; geometry as for an annotation, on the video's frame size" };
 
 export const TrackCreate = Type.Object(
   {
     class_id: Id,
     attributes: Type.Optional(Attributes),
-    keyframes: Type.Array(KeyframeIn, { ...Keyframes, minItems: 1 }),
+    keyframes: Type.Array(KeyframeIn, { ...KEYFRAMES, minItems: 1 }),
   },
   { additionalProperties: false },
 );
@@ -41,7 +41,7 @@ export const TrackUpdate = Type.Object(
   {
     class_id: Type.Optional(Id),
     attributes: Type.Optional(Attributes),
-    keyframes: Type.Optional(Type.Array(KeyframeIn, { ...Keyframes, description: 'Keyframes to add, or to replace where the track has one on that frame' })),
+    keyframes: Type.Optional(Type.Array(KeyframeIn, { ...KEYFRAMES, description: 'Keyframes to add, or to replace where the track has one on that frame' })),
     delete_frames: Type.Optional(Type.Array(Frame, { maxItems: 100_000, description: 'Frames whose keyframes are removed (frames between keyframes are interpolated again)' })),
   },
   { additionalProperties: false },

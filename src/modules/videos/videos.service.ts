@@ -1,10 +1,10 @@
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Insertable } from 'kysely';
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
 import type { ImagesTable } from '../../db/schema.js';
-import { NotFoundError, PayloadTooLargeError, ServiceUnavailableError, UnsupportedMediaError, ValidationError } from '../../http/errors.js';
-import { createHash } from 'node:crypto';
+import { PayloadTooLargeError, ServiceUnavailableError, UnsupportedMediaError, ValidationError } from '../../http/errors.js';
 import type { JobContext, JobQueue } from '../../jobs/job-queue.js';
 import { mapConcurrently } from '../../lib/batches.js';
 import { assertFfmpeg, extractFrames, FfmpegMissingError, probeVideo, VideoUnreadableError, type FfmpegPaths } from '../../media/ffmpeg.js';
@@ -178,8 +178,8 @@ export class VideosService {
       return { frames: recorded ? rows.length : 0 };
     } catch (err) {
       await this.discard(video.project_id, written, claims);
-      if (!ctx.signal.aborted) await this.videos.finish(video.id, { status: 'failed', error: err instanceof Error ? err.message : String(err) });
-      else await this.videos.finish(video.id, { status: 'failed', error: 'cancelled' });
+      const error = ctx.signal.aborted ? 'cancelled' : err instanceof Error ? err.message : String(err);
+      await this.videos.finish(video.id, { status: 'failed', error });
       throw err;
     } finally {
       claims.release();
