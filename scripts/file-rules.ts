@@ -22,7 +22,7 @@ export const ROLES = ['routes', 'service', 'repository', 'schemas', 'adapter', '
 export const RULES = {
   'module-file-without-role': 'A module file says its role in its name: index.ts or <name>.<role>.ts, role one of ' + ROLES.join(', ') + '.',
   'module-touches-files': 'Only adapters (*.adapter.ts) touch files in a module; the rest asks an adapter, the BlobStore or src/storage/local-files.ts.',
-  'child-process-outside-training': 'Child processes are started only by the trainer runner (src/training/).',
+  'child-process-outside-training': 'Child processes are started only by the trainer runner (src/training/) and the FFmpeg adapter (src/media/).',
   'sharp-outside-imaging': "sharp is used only in src/imaging/ (pixels), src/inference/ (a model's input) and src/synthetic/ (generated test images); the rest calls them.",
   'onnxruntime-outside-inference': 'onnxruntime is used only in src/inference/.',
   'env-outside-config': 'The server reads its environment once, in src/config.ts; the rest gets Config.',
@@ -59,7 +59,7 @@ export interface Violation {
 }
 
 const HOMES: Array<{ rule: RuleName; module: RegExp; home: RegExp }> = [
-  { rule: 'child-process-outside-training', module: /^(node:)?child_process$/, home: /^src\/training\// },
+  { rule: 'child-process-outside-training', module: /^(node:)?child_process$/, home: /^src\/(training|media)\// },
   { rule: 'sharp-outside-imaging', module: /^sharp(\/|$)/, home: /^src\/(imaging|inference|synthetic)\// },
   { rule: 'onnxruntime-outside-inference', module: /^onnxruntime-(node|web|common)(\/|$)/, home: /^src\/inference\// },
 ];

@@ -58,6 +58,8 @@ export interface Config {
   readonly metricsToken: string | null;
   /** How long SIGTERM waits for in-flight requests and running jobs before releasing the jobs and exiting (SHUTDOWN_TIMEOUT_S). */
   readonly shutdownTimeoutMs: number;
+  /** The FFmpeg programs that decode uploaded videos into frames (FFMPEG_PATH, FFPROBE_PATH; found on PATH by default). */
+  readonly ffmpeg: { readonly ffmpeg: string; readonly ffprobe: string };
 }
 
 export type BlobStoreConfig = { readonly kind: 'local'; readonly root: string } | S3BlobStoreConfig;
@@ -214,5 +216,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowlist: Object.freeze(urlPrefixes(env, 'WEBHOOK_ALLOWLIST')),
     metricsToken: metricsToken(env.METRICS_TOKEN),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_S', 30, 0, 86_400) * 1000,
+    ffmpeg: Object.freeze({ ffmpeg: env.FFMPEG_PATH || 'ffmpeg', ffprobe: env.FFPROBE_PATH || 'ffprobe' }),
   });
 }

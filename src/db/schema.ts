@@ -82,6 +82,58 @@ export interface ImagesTable {
   annotation_count: ColumnType<number, number | undefined, number>;
   created_at: string;
   review_state: ColumnType<ReviewState, ReviewState | undefined, ReviewState>;
+  /** The video this image is a frame of, its 0-based frame number and timestamp; null for an uploaded image (migration 0029). */
+  video_id: ColumnType<number | null, number | null | undefined, number | null>;
+  frame: ColumnType<number | null, number | null | undefined, number | null>;
+  timestamp_s: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+export type VideoStatus = 'decoding' | 'ready' | 'failed';
+
+/** A video of an image project, decoded into frames by a job (migration 0029). */
+export interface VideosTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  sha256: string;
+  mime_type: string;
+  size_bytes: number;
+  blob_key: string;
+  fps: number;
+  frame_count: number;
+  width: number;
+  height: number;
+  duration_s: number;
+  start_s: number;
+  /** Every `step`-th frame is decoded. */
+  step: number;
+  status: VideoStatus;
+  error: string | null;
+  job_id: number | null;
+  created_by: number | null;
+  created_at: string;
+}
+
+/** An object with one identity across a video's frames (migration 0030). */
+export interface TracksTable {
+  id: Generated<number>;
+  project_id: number;
+  video_id: number;
+  class_id: number;
+  /** JSON text `{name: value}`, null when none. */
+  attributes: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TrackKeyframesTable {
+  track_id: number;
+  frame: number;
+  annotation_type: string;
+  /** JSON text. */
+  geometry: string;
+  outside: number;
+  occluded: number;
 }
 
 /** Where an image stands in the review loop: never submitted, waiting, or the last decision. */
@@ -541,6 +593,9 @@ export interface Database {
   profile_parts: ProfilePartsTable;
   classes: ClassesTable;
   images: ImagesTable;
+  videos: VideosTable;
+  tracks: TracksTable;
+  track_keyframes: TrackKeyframesTable;
   annotations: AnnotationsTable;
   jobs: JobsTable;
   experiments: ExperimentsTable;

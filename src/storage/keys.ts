@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
  *   projects/{project}/samples/{sha256}.{ext}           a sample's media file (audio, …; content-addressed)
  *   projects/{project}/exports/{filename}               an export archive, or a file an adapter prepared
  *   projects/{project}/models/{sha256}-{random}.{ext}   an uploaded model
+ *   projects/{project}/videos/{sha256}-{random}.{ext}   an uploaded video (its frames are images)
  *   projects/{project}/versions/{number}/{split}/{f}    a generated dataset version's files
  *
  * Everything of a project sits under `projects/{project}`; src/storage/lifecycle.ts says what is deleted with what.
@@ -38,3 +39,7 @@ export const versionsPrefix = (projectId: number): string => `${projectBlobPrefi
 export const versionPrefix = (projectId: number, number: number): string => `${versionsPrefix(projectId)}/${number}`;
 
 export const versionFileKey = (prefix: string, split: string, filename: string): string => `${prefix}/${split}/${filename}`;
+
+/** A video's key: a name of its own, like a model's, so deleting one video never removes another's file. */
+export const videoBlobKey = (projectId: number, sha256: string, ext: string, unique = randomBytes(6).toString('hex')): string =>
+  `${projectBlobPrefix(projectId)}/videos/${sha256}-${unique}.${ext}`;

@@ -120,6 +120,17 @@ const MATRIX: Record<string, Row> = {
   'POST /api/projects/:id/import': { rule: 'auth-only', assigned: 'whole' },
   'POST /api/projects/:id/import/folder': { rule: 'auth-only', assigned: 'whole' },
   'GET /api/projects/:id/images/file/:filename': { rule: 'auth-only', assigned: 'scoped' },
+  // Videos and tracks (issue 26): a video's frames and tracks span images an assigned-only annotator may not see. Their
+  // 404/403 cases per role are in test/http/videos.test.ts (a video needs FFmpeg to exist).
+  'GET /api/projects/:id/videos': { rule: 'project.read', assigned: 'no-items', path: (f) => `/api/projects/${f.projectId}/videos` },
+  'POST /api/projects/:id/videos': { rule: 'auth-only', assigned: 'whole' },
+  'GET /api/videos/:id': { rule: 'auth-only', assigned: 'no-items' },
+  'DELETE /api/videos/:id': { rule: 'auth-only', assigned: 'whole' },
+  'GET /api/videos/:id/tracks': { rule: 'auth-only', assigned: 'whole' },
+  'POST /api/videos/:id/tracks': { rule: 'auth-only', assigned: 'whole' },
+  'GET /api/tracks/:id': { rule: 'auth-only', assigned: 'whole' },
+  'PATCH /api/tracks/:id': { rule: 'auth-only', assigned: 'whole' },
+  'DELETE /api/tracks/:id': { rule: 'auth-only', assigned: 'whole' },
   'GET /api/images/:image_id': { rule: 'project.read', assigned: 'scoped', path: (f) => `/api/images/${f.imageId}` },
   'PATCH /api/images/:image_id': { rule: 'images.write', assigned: 'scoped', path: (f) => `/api/images/${f.imageId}`, body: () => ({ split: 'train' }) },
   'DELETE /api/images/:image_id': { rule: 'images.delete', assigned: 'scoped', path: (f) => `/api/images/${f.imageId}` },

@@ -2911,6 +2911,8 @@ export interface paths {
                             file_url: string;
                             /** @description Stored name, unique in the project; used by the file route */
                             filename: string;
+                            /** @description 0-based frame number in its video */
+                            frame: number | null;
                             /** @description As displayed (EXIF orientation applied) */
                             height: number;
                             id: number;
@@ -2930,6 +2932,10 @@ export interface paths {
                             split: "train" | "valid" | "test" | null;
                             /** @description WebP thumbnail, longest side 256 */
                             thumbnail_url: string;
+                            /** @description Seconds from the start of its video */
+                            timestamp_s: number | null;
+                            /** @description The video this image is a frame of; null for an uploaded image */
+                            video_id: number | null;
                             /** @description As displayed (EXIF orientation applied) */
                             width: number;
                         };
@@ -3096,6 +3102,8 @@ export interface paths {
                             file_url: string;
                             /** @description Stored name, unique in the project; used by the file route */
                             filename: string;
+                            /** @description 0-based frame number in its video */
+                            frame: number | null;
                             /** @description As displayed (EXIF orientation applied) */
                             height: number;
                             id: number;
@@ -3115,6 +3123,10 @@ export interface paths {
                             split: "train" | "valid" | "test" | null;
                             /** @description WebP thumbnail, longest side 256 */
                             thumbnail_url: string;
+                            /** @description Seconds from the start of its video */
+                            timestamp_s: number | null;
+                            /** @description The video this image is a frame of; null for an uploaded image */
+                            video_id: number | null;
                             /** @description As displayed (EXIF orientation applied) */
                             width: number;
                         };
@@ -3200,7 +3212,7 @@ export interface paths {
         };
         /**
          * An image's annotations, oldest first
-         * @description Paged with `limit` and `offset` or `after`; the total is in `X-Total-Count`, the next page in `Link`.
+         * @description Paged with `limit` and `offset` or `after`; the total is in `X-Total-Count`, the next page in `Link`. On a video's frame, the tracks' shapes on that frame follow the annotations on the page where these end (they carry `track_id` and `interpolated`, and count in the total).
          */
         get: {
             parameters: {
@@ -3253,14 +3265,21 @@ export interface paths {
                             };
                             /** @description Shapes of one image with the same group id are one object (CVAT groups) */
                             group_id: number | null;
+                            /** @description An annotation's id; for a track's shape the track's id negated (it is no annotation: edit it through `/api/tracks/{track_id}`) */
                             id: number;
                             image_id: number;
+                            /** @description Set on a track's shape: false on a keyframe, true when computed from the keyframes around it */
+                            interpolated?: boolean;
+                            /** @description Set on a track's shape: the keyframe's occluded flag */
+                            occluded?: boolean;
                             source: string;
                             /**
                              * @description `accepted`: drawn or accepted by a person. `suggested`: model output awaiting a person's accept or reject; exports and versions leave suggestions out unless asked (`include_predictions`).
                              * @enum {string}
                              */
                             status: "accepted" | "suggested";
+                            /** @description Set on a track's shape: the track it belongs to */
+                            track_id?: number;
                             /** Format: date-time */
                             updated_at: string;
                         }[];
@@ -10966,6 +10985,8 @@ export interface paths {
                     offset?: number;
                     review_state?: "unreviewed" | "pending" | "approved" | "rejected" | "changes";
                     split?: "train" | "valid" | "test";
+                    /** @description Only the frames of this video, in frame order (its upload order) */
+                    video_id?: number;
                 };
                 header?: never;
                 path: {
@@ -10989,6 +11010,8 @@ export interface paths {
                             file_url: string;
                             /** @description Stored name, unique in the project; used by the file route */
                             filename: string;
+                            /** @description 0-based frame number in its video */
+                            frame: number | null;
                             /** @description As displayed (EXIF orientation applied) */
                             height: number;
                             id: number;
@@ -11008,6 +11031,10 @@ export interface paths {
                             split: "train" | "valid" | "test" | null;
                             /** @description WebP thumbnail, longest side 256 */
                             thumbnail_url: string;
+                            /** @description Seconds from the start of its video */
+                            timestamp_s: number | null;
+                            /** @description The video this image is a frame of; null for an uploaded image */
+                            video_id: number | null;
                             /** @description As displayed (EXIF orientation applied) */
                             width: number;
                         }[];
@@ -11097,6 +11124,8 @@ export interface paths {
                                 file_url: string;
                                 /** @description Stored name, unique in the project; used by the file route */
                                 filename: string;
+                                /** @description 0-based frame number in its video */
+                                frame: number | null;
                                 /** @description As displayed (EXIF orientation applied) */
                                 height: number;
                                 id: number;
@@ -11116,6 +11145,10 @@ export interface paths {
                                 split: "train" | "valid" | "test" | null;
                                 /** @description WebP thumbnail, longest side 256 */
                                 thumbnail_url: string;
+                                /** @description Seconds from the start of its video */
+                                timestamp_s: number | null;
+                                /** @description The video this image is a frame of; null for an uploaded image */
+                                video_id: number | null;
                                 /** @description As displayed (EXIF orientation applied) */
                                 width: number;
                             }[];
@@ -11153,6 +11186,8 @@ export interface paths {
                                 file_url: string;
                                 /** @description Stored name, unique in the project; used by the file route */
                                 filename: string;
+                                /** @description 0-based frame number in its video */
+                                frame: number | null;
                                 /** @description As displayed (EXIF orientation applied) */
                                 height: number;
                                 id: number;
@@ -11172,6 +11207,10 @@ export interface paths {
                                 split: "train" | "valid" | "test" | null;
                                 /** @description WebP thumbnail, longest side 256 */
                                 thumbnail_url: string;
+                                /** @description Seconds from the start of its video */
+                                timestamp_s: number | null;
+                                /** @description The video this image is a frame of; null for an uploaded image */
+                                video_id: number | null;
                                 /** @description As displayed (EXIF orientation applied) */
                                 width: number;
                             }[];
@@ -13808,6 +13847,8 @@ export interface paths {
                                     file_url: string;
                                     /** @description Stored name, unique in the project; used by the file route */
                                     filename: string;
+                                    /** @description 0-based frame number in its video */
+                                    frame: number | null;
                                     /** @description As displayed (EXIF orientation applied) */
                                     height: number;
                                     id: number;
@@ -13827,6 +13868,10 @@ export interface paths {
                                     split: "train" | "valid" | "test" | null;
                                     /** @description WebP thumbnail, longest side 256 */
                                     thumbnail_url: string;
+                                    /** @description Seconds from the start of its video */
+                                    timestamp_s: number | null;
+                                    /** @description The video this image is a frame of; null for an uploaded image */
+                                    video_id: number | null;
                                     /** @description As displayed (EXIF orientation applied) */
                                     width: number;
                                 };
@@ -16262,6 +16307,281 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/videos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A project's videos, oldest first */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            created_at: string;
+                            duration_s: number;
+                            error: string | null;
+                            /** @description Frames per second (the stream's average rate) */
+                            fps: number;
+                            /** @description Frames in the video; every `step`-th of them (from frame 0) is an image */
+                            frame_count: number;
+                            height: number;
+                            id: number;
+                            /** @description The decoding job (GET /api/jobs/{id} for its progress) */
+                            job_id: number | null;
+                            mime_type: string;
+                            /** @description The name the file was uploaded with */
+                            name: string;
+                            project_id: number;
+                            size_bytes: number;
+                            /**
+                             * @description `decoding` until its frames are images (`ready`), or `failed` with `error`
+                             * @enum {string}
+                             */
+                            status: "decoding" | "ready" | "failed";
+                            step: number;
+                            width: number;
+                        }[];
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Upload a video; its frames become images
+         * @description Multipart: the video in a part named `file` (MP4, WebM or MOV, told by its bytes and read by ffprobe), optionally `step` (decode every Nth frame, default 1). Answers 202 with the video `decoding`; a job (`job_id`) decodes the frames into images with `video_id`, `frame` and `timestamp_s`, then the video is `ready` (or `failed` with `error`). 413 when its frames would be too large or too many, 415 when it is not a video, 422 when FFmpeg cannot read it, 503 when FFmpeg is not installed on the server (the detail says what to install).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "multipart/form-data": {
+                        /**
+                         * Format: binary
+                         * @description An MP4, WebM or MOV file, told by its bytes
+                         */
+                        file: string;
+                        /**
+                         * @description Decode every Nth frame (1: every frame)
+                         * @default 1
+                         */
+                        step?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            created_at: string;
+                            duration_s: number;
+                            error: string | null;
+                            /** @description Frames per second (the stream's average rate) */
+                            fps: number;
+                            /** @description Frames in the video; every `step`-th of them (from frame 0) is an image */
+                            frame_count: number;
+                            height: number;
+                            id: number;
+                            /** @description The decoding job (GET /api/jobs/{id} for its progress) */
+                            job_id: number | null;
+                            mime_type: string;
+                            /** @description The name the file was uploaded with */
+                            name: string;
+                            project_id: number;
+                            size_bytes: number;
+                            /**
+                             * @description `decoding` until its frames are images (`ready`), or `failed` with `error`
+                             * @enum {string}
+                             */
+                            status: "decoding" | "ready" | "failed";
+                            step: number;
+                            width: number;
+                        };
+                    };
+                };
+                /** @description Malformed request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Unsupported media type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Temporarily unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -19587,6 +19907,354 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tracks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One track with its keyframes */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Attribute values `{name: value}`, each declared by the class's `attributes` specs (checkbox: boolean, select: one of its values, number: within its range, text: a string); an attribute left out holds its default */
+                            attributes: {
+                                [key: string]: boolean | number | string;
+                            };
+                            class_id: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            id: number;
+                            /** @description By frame */
+                            keyframes: {
+                                /** @enum {string} */
+                                annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                                frame: number;
+                                /**
+                                 * @description In pixels of the original image (as displayed, EXIF orientation applied), origin top-left. By `annotation_type`:
+                                 *     - `bbox`: `{x, y, width, height}`, width and height > 0. A box reaching past the image is cut to it; one with no area inside is 422.
+                                 *     - `polygon`: `{points: [[x, y], ...]}`, at least 3 points enclosing some area. A polygon reaching past the image is clipped to it (it may gain vertices on the border); one with no area inside is 422.
+                                 *     - `mask`: `{rle: {size: [height, width], counts: [...]}}`, COCO uncompressed RLE in column-major order starting with background; `size` must be the image size, `counts` must sum to height × width and mark at least one pixel. Answers add the computed `bbox`; a `bbox` sent in a request is ignored.
+                                 *     - `bbox` may carry `rotation`: degrees clockwise about the box centre, [0, 360); `x, y, width, height` are the box before rotation (CVAT's convention). A rotated box is kept whole when its centre is on the image (422 otherwise).
+                                 *     - `polygon` may carry `parts: [[[x, y], ...], ...]` for one object made of several polygons (`points` is then the first part) and `holes`. Parts and holes with nothing inside the image are dropped.
+                                 *     - `classification`: `{}`; the class is the label.
+                                 *     - `keypoints`: `{points: [[x, y, v], ...], bbox?}` in the order of the class's skeleton points (as many as it names); `v` as COCO: 0 not labelled (stored as [0, 0, 0]), 1 labelled but not visible, 2 visible. Labelled points must lie on the image (within a pixel of its border they are moved onto it).
+                                 *     - `polyline`: `{points: [[x, y], ...]}`, at least 2 points, an open path. `points`: `{points: [[x, y], ...]}`, at least 1. Points must lie on the image.
+                                 *     - `ellipse`: `{cx, cy, rx, ry, rotation}`: radii > 0, centre on the image, rotation in degrees clockwise.
+                                 *     Other members of the geometry are not stored.
+                                 */
+                                geometry: {
+                                    [key: string]: unknown;
+                                };
+                                occluded: boolean;
+                                outside: boolean;
+                            }[];
+                            project_id: number;
+                            /** Format: date-time */
+                            updated_at: string;
+                            video_id: number;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a track with its keyframes */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Change a track's class or attributes, add, replace or remove keyframes
+         * @description `keyframes` are upserted by frame, `delete_frames` removed (both in one transaction); a track keeps at least one keyframe (422).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Attribute values `{name: value}`, each declared by the class's `attributes` specs (checkbox: boolean, select: one of its values, number: within its range, text: a string); an attribute left out holds its default */
+                        attributes?: {
+                            [key: string]: boolean | number | string;
+                        };
+                        class_id?: number;
+                        /** @description Frames whose keyframes are removed (frames between keyframes are interpolated again) */
+                        delete_frames?: number[];
+                        /** @description Keyframes to add, or to replace where the track has one on that frame */
+                        keyframes?: {
+                            /** @enum {string} */
+                            annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                            /** @description 0-based frame of the track's video */
+                            frame: number;
+                            /**
+                             * @description In pixels of the original image (as displayed, EXIF orientation applied), origin top-left. By `annotation_type`:
+                             *     - `bbox`: `{x, y, width, height}`, width and height > 0. A box reaching past the image is cut to it; one with no area inside is 422.
+                             *     - `polygon`: `{points: [[x, y], ...]}`, at least 3 points enclosing some area. A polygon reaching past the image is clipped to it (it may gain vertices on the border); one with no area inside is 422.
+                             *     - `mask`: `{rle: {size: [height, width], counts: [...]}}`, COCO uncompressed RLE in column-major order starting with background; `size` must be the image size, `counts` must sum to height × width and mark at least one pixel. Answers add the computed `bbox`; a `bbox` sent in a request is ignored.
+                             *     - `bbox` may carry `rotation`: degrees clockwise about the box centre, [0, 360); `x, y, width, height` are the box before rotation (CVAT's convention). A rotated box is kept whole when its centre is on the image (422 otherwise).
+                             *     - `polygon` may carry `parts: [[[x, y], ...], ...]` for one object made of several polygons (`points` is then the first part) and `holes`. Parts and holes with nothing inside the image are dropped.
+                             *     - `classification`: `{}`; the class is the label.
+                             *     - `keypoints`: `{points: [[x, y, v], ...], bbox?}` in the order of the class's skeleton points (as many as it names); `v` as COCO: 0 not labelled (stored as [0, 0, 0]), 1 labelled but not visible, 2 visible. Labelled points must lie on the image (within a pixel of its border they are moved onto it).
+                             *     - `polyline`: `{points: [[x, y], ...]}`, at least 2 points, an open path. `points`: `{points: [[x, y], ...]}`, at least 1. Points must lie on the image.
+                             *     - `ellipse`: `{cx, cy, rx, ry, rotation}`: radii > 0, centre on the image, rotation in degrees clockwise.
+                             *     Other members of the geometry are not stored.
+                             */
+                            geometry: {
+                                [key: string]: unknown;
+                            };
+                            /** @default false */
+                            occluded?: boolean;
+                            /**
+                             * @description The object leaves the view here: the track is hidden from this frame until its next keyframe
+                             * @default false
+                             */
+                            outside?: boolean;
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Attribute values `{name: value}`, each declared by the class's `attributes` specs (checkbox: boolean, select: one of its values, number: within its range, text: a string); an attribute left out holds its default */
+                            attributes: {
+                                [key: string]: boolean | number | string;
+                            };
+                            class_id: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            id: number;
+                            /** @description By frame */
+                            keyframes: {
+                                /** @enum {string} */
+                                annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                                frame: number;
+                                /**
+                                 * @description In pixels of the original image (as displayed, EXIF orientation applied), origin top-left. By `annotation_type`:
+                                 *     - `bbox`: `{x, y, width, height}`, width and height > 0. A box reaching past the image is cut to it; one with no area inside is 422.
+                                 *     - `polygon`: `{points: [[x, y], ...]}`, at least 3 points enclosing some area. A polygon reaching past the image is clipped to it (it may gain vertices on the border); one with no area inside is 422.
+                                 *     - `mask`: `{rle: {size: [height, width], counts: [...]}}`, COCO uncompressed RLE in column-major order starting with background; `size` must be the image size, `counts` must sum to height × width and mark at least one pixel. Answers add the computed `bbox`; a `bbox` sent in a request is ignored.
+                                 *     - `bbox` may carry `rotation`: degrees clockwise about the box centre, [0, 360); `x, y, width, height` are the box before rotation (CVAT's convention). A rotated box is kept whole when its centre is on the image (422 otherwise).
+                                 *     - `polygon` may carry `parts: [[[x, y], ...], ...]` for one object made of several polygons (`points` is then the first part) and `holes`. Parts and holes with nothing inside the image are dropped.
+                                 *     - `classification`: `{}`; the class is the label.
+                                 *     - `keypoints`: `{points: [[x, y, v], ...], bbox?}` in the order of the class's skeleton points (as many as it names); `v` as COCO: 0 not labelled (stored as [0, 0, 0]), 1 labelled but not visible, 2 visible. Labelled points must lie on the image (within a pixel of its border they are moved onto it).
+                                 *     - `polyline`: `{points: [[x, y], ...]}`, at least 2 points, an open path. `points`: `{points: [[x, y], ...]}`, at least 1. Points must lie on the image.
+                                 *     - `ellipse`: `{cx, cy, rx, ry, rotation}`: radii > 0, centre on the image, rotation in degrees clockwise.
+                                 *     Other members of the geometry are not stored.
+                                 */
+                                geometry: {
+                                    [key: string]: unknown;
+                                };
+                                occluded: boolean;
+                                outside: boolean;
+                            }[];
+                            project_id: number;
+                            /** Format: date-time */
+                            updated_at: string;
+                            video_id: number;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
     "/api/train/jobs/{job_id}": {
         parameters: {
             query?: never;
@@ -19893,6 +20561,459 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/videos/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One video */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            created_at: string;
+                            duration_s: number;
+                            error: string | null;
+                            /** @description Frames per second (the stream's average rate) */
+                            fps: number;
+                            /** @description Frames in the video; every `step`-th of them (from frame 0) is an image */
+                            frame_count: number;
+                            height: number;
+                            id: number;
+                            /** @description The decoding job (GET /api/jobs/{id} for its progress) */
+                            job_id: number | null;
+                            mime_type: string;
+                            /** @description The name the file was uploaded with */
+                            name: string;
+                            project_id: number;
+                            size_bytes: number;
+                            /**
+                             * @description `decoding` until its frames are images (`ready`), or `failed` with `error`
+                             * @enum {string}
+                             */
+                            status: "decoding" | "ready" | "failed";
+                            step: number;
+                            width: number;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Delete a video with its frames, their annotations, its tracks and its file
+         * @description The `X-Deleted-Images` and `X-Deleted-Annotations` headers say how many frames and annotations went with it.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/videos/{id}/tracks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A video's tracks with their keyframes, oldest first */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Attribute values `{name: value}`, each declared by the class's `attributes` specs (checkbox: boolean, select: one of its values, number: within its range, text: a string); an attribute left out holds its default */
+                            attributes: {
+                                [key: string]: boolean | number | string;
+                            };
+                            class_id: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            id: number;
+                            /** @description By frame */
+                            keyframes: {
+                                /** @enum {string} */
+                                annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                                frame: number;
+                                /**
+                                 * @description In pixels of the original image (as displayed, EXIF orientation applied), origin top-left. By `annotation_type`:
+                                 *     - `bbox`: `{x, y, width, height}`, width and height > 0. A box reaching past the image is cut to it; one with no area inside is 422.
+                                 *     - `polygon`: `{points: [[x, y], ...]}`, at least 3 points enclosing some area. A polygon reaching past the image is clipped to it (it may gain vertices on the border); one with no area inside is 422.
+                                 *     - `mask`: `{rle: {size: [height, width], counts: [...]}}`, COCO uncompressed RLE in column-major order starting with background; `size` must be the image size, `counts` must sum to height × width and mark at least one pixel. Answers add the computed `bbox`; a `bbox` sent in a request is ignored.
+                                 *     - `bbox` may carry `rotation`: degrees clockwise about the box centre, [0, 360); `x, y, width, height` are the box before rotation (CVAT's convention). A rotated box is kept whole when its centre is on the image (422 otherwise).
+                                 *     - `polygon` may carry `parts: [[[x, y], ...], ...]` for one object made of several polygons (`points` is then the first part) and `holes`. Parts and holes with nothing inside the image are dropped.
+                                 *     - `classification`: `{}`; the class is the label.
+                                 *     - `keypoints`: `{points: [[x, y, v], ...], bbox?}` in the order of the class's skeleton points (as many as it names); `v` as COCO: 0 not labelled (stored as [0, 0, 0]), 1 labelled but not visible, 2 visible. Labelled points must lie on the image (within a pixel of its border they are moved onto it).
+                                 *     - `polyline`: `{points: [[x, y], ...]}`, at least 2 points, an open path. `points`: `{points: [[x, y], ...]}`, at least 1. Points must lie on the image.
+                                 *     - `ellipse`: `{cx, cy, rx, ry, rotation}`: radii > 0, centre on the image, rotation in degrees clockwise.
+                                 *     Other members of the geometry are not stored.
+                                 */
+                                geometry: {
+                                    [key: string]: unknown;
+                                };
+                                occluded: boolean;
+                                outside: boolean;
+                            }[];
+                            project_id: number;
+                            /** Format: date-time */
+                            updated_at: string;
+                            video_id: number;
+                        }[];
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a track: one object across frames, made of keyframes
+         * @description Between keyframes of the same type the shape is interpolated linearly (boxes with rotation the short way, ellipses, and points, polylines, one-part polygons and keypoints with equal point counts; otherwise the earlier keyframe holds); an `outside` keyframe hides the track until its next keyframe. Each frame's annotation list (`GET /api/images/{id}/annotations`) shows the shapes with `track_id` and `interpolated`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Attribute values `{name: value}`, each declared by the class's `attributes` specs (checkbox: boolean, select: one of its values, number: within its range, text: a string); an attribute left out holds its default */
+                        attributes?: {
+                            [key: string]: boolean | number | string;
+                        };
+                        class_id: number;
+                        /** @description One per frame at most; geometry as for an annotation, on the video's frame size */
+                        keyframes: {
+                            /** @enum {string} */
+                            annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                            /** @description 0-based frame of the track's video */
+                            frame: number;
+                            /**
+                             * @description In pixels of the original image (as displayed, EXIF orientation applied), origin top-left. By `annotation_type`:
+                             *     - `bbox`: `{x, y, width, height}`, width and height > 0. A box reaching past the image is cut to it; one with no area inside is 422.
+                             *     - `polygon`: `{points: [[x, y], ...]}`, at least 3 points enclosing some area. A polygon reaching past the image is clipped to it (it may gain vertices on the border); one with no area inside is 422.
+                             *     - `mask`: `{rle: {size: [height, width], counts: [...]}}`, COCO uncompressed RLE in column-major order starting with background; `size` must be the image size, `counts` must sum to height × width and mark at least one pixel. Answers add the computed `bbox`; a `bbox` sent in a request is ignored.
+                             *     - `bbox` may carry `rotation`: degrees clockwise about the box centre, [0, 360); `x, y, width, height` are the box before rotation (CVAT's convention). A rotated box is kept whole when its centre is on the image (422 otherwise).
+                             *     - `polygon` may carry `parts: [[[x, y], ...], ...]` for one object made of several polygons (`points` is then the first part) and `holes`. Parts and holes with nothing inside the image are dropped.
+                             *     - `classification`: `{}`; the class is the label.
+                             *     - `keypoints`: `{points: [[x, y, v], ...], bbox?}` in the order of the class's skeleton points (as many as it names); `v` as COCO: 0 not labelled (stored as [0, 0, 0]), 1 labelled but not visible, 2 visible. Labelled points must lie on the image (within a pixel of its border they are moved onto it).
+                             *     - `polyline`: `{points: [[x, y], ...]}`, at least 2 points, an open path. `points`: `{points: [[x, y], ...]}`, at least 1. Points must lie on the image.
+                             *     - `ellipse`: `{cx, cy, rx, ry, rotation}`: radii > 0, centre on the image, rotation in degrees clockwise.
+                             *     Other members of the geometry are not stored.
+                             */
+                            geometry: {
+                                [key: string]: unknown;
+                            };
+                            /** @default false */
+                            occluded?: boolean;
+                            /**
+                             * @description The object leaves the view here: the track is hidden from this frame until its next keyframe
+                             * @default false
+                             */
+                            outside?: boolean;
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Attribute values `{name: value}`, each declared by the class's `attributes` specs (checkbox: boolean, select: one of its values, number: within its range, text: a string); an attribute left out holds its default */
+                            attributes: {
+                                [key: string]: boolean | number | string;
+                            };
+                            class_id: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            id: number;
+                            /** @description By frame */
+                            keyframes: {
+                                /** @enum {string} */
+                                annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                                frame: number;
+                                /**
+                                 * @description In pixels of the original image (as displayed, EXIF orientation applied), origin top-left. By `annotation_type`:
+                                 *     - `bbox`: `{x, y, width, height}`, width and height > 0. A box reaching past the image is cut to it; one with no area inside is 422.
+                                 *     - `polygon`: `{points: [[x, y], ...]}`, at least 3 points enclosing some area. A polygon reaching past the image is clipped to it (it may gain vertices on the border); one with no area inside is 422.
+                                 *     - `mask`: `{rle: {size: [height, width], counts: [...]}}`, COCO uncompressed RLE in column-major order starting with background; `size` must be the image size, `counts` must sum to height × width and mark at least one pixel. Answers add the computed `bbox`; a `bbox` sent in a request is ignored.
+                                 *     - `bbox` may carry `rotation`: degrees clockwise about the box centre, [0, 360); `x, y, width, height` are the box before rotation (CVAT's convention). A rotated box is kept whole when its centre is on the image (422 otherwise).
+                                 *     - `polygon` may carry `parts: [[[x, y], ...], ...]` for one object made of several polygons (`points` is then the first part) and `holes`. Parts and holes with nothing inside the image are dropped.
+                                 *     - `classification`: `{}`; the class is the label.
+                                 *     - `keypoints`: `{points: [[x, y, v], ...], bbox?}` in the order of the class's skeleton points (as many as it names); `v` as COCO: 0 not labelled (stored as [0, 0, 0]), 1 labelled but not visible, 2 visible. Labelled points must lie on the image (within a pixel of its border they are moved onto it).
+                                 *     - `polyline`: `{points: [[x, y], ...]}`, at least 2 points, an open path. `points`: `{points: [[x, y], ...]}`, at least 1. Points must lie on the image.
+                                 *     - `ellipse`: `{cx, cy, rx, ry, rotation}`: radii > 0, centre on the image, rotation in degrees clockwise.
+                                 *     Other members of the geometry are not stored.
+                                 */
+                                geometry: {
+                                    [key: string]: unknown;
+                                };
+                                occluded: boolean;
+                                outside: boolean;
+                            }[];
+                            project_id: number;
+                            /** Format: date-time */
+                            updated_at: string;
+                            video_id: number;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not allowed for your role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not found, or not visible to you */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;

@@ -24,6 +24,8 @@ import { modelThresholds } from './0025-model-thresholds.js';
 import { countAcceptedAnnotations } from './0026-count-accepted-annotations.js';
 import { shapes } from './0027-shapes.js';
 import { versionShapes } from './0028-version-shapes.js';
+import { videos } from './0029-videos.js';
+import { tracks } from './0030-tracks.js';
 
 /** Every migration, in order. Names are stable forever: they are recorded in the database. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -52,5 +54,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0026-count-accepted-annotations': countAcceptedAnnotations(),
     '0027-shapes': shapes(),
     '0028-version-shapes': versionShapes(),
+    '0029-videos': videos(dialect),
+    '0030-tracks': tracks(dialect),
   };
 }

@@ -5,9 +5,9 @@ import { callerOf } from '../../http/authenticate.js';
 import { PageQuery, sendPage } from '../../http/pagination.js';
 import { errors, IdParams } from '../../http/schemas.js';
 import type { AnnotationsService } from './annotations.service.js';
-import { AnnotationCreate, AnnotationOut, ImageParams, PredictionsDecisionOut, PredictionsFilter } from './annotations.schemas.js';
+import { AnnotationCreate, AnnotationOut, ImageAnnotationOut, ImageParams, PredictionsDecisionOut, PredictionsFilter, trackShapeOut, type FrameShapes } from './annotations.schemas.js';
 
-export function annotationsRoutes(server: FastifyInstance, annotations: AnnotationsService): void {
+export function annotationsRoutes(server: FastifyInstance, annotations: AnnotationsService, frameShapes: FrameShapes): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['annotations'];
 
@@ -15,14 +15,20 @@ export function annotationsRoutes(server: FastifyInstance, annotations: Annotati
     schema: {
       tags,
       summary: "An image's annotations, oldest first",
-      description: 'Paged with `limit` and `offset` or `after`; the total is in `X-Total-Count`, the next page in `Link`.',
+      description: 'Paged with `limit` and `offset` or `after`; the total is in `X-Total-Count`, the next page in `Link`. '
+        + "On a video's frame, the tracks' shapes on that frame follow the annotations on the page where these end (they "
+        + 'carry `track_id` and `interpolated`, and count in the total).',
       params: ImageParams,
       querystring: PageQuery,
-      response: { 200: Type.Array(AnnotationOut), ...errors(401, 404, 422) },
+      response: { 200: Type.Array(ImageAnnotationOut), ...errors(401, 404, 422) },
     },
   }, async (request, reply) => {
-    const page = await annotations.listForImage(callerOf(request), request.params.image_id, request.query);
-    return sendPage(request, reply, page, request.query.limit);
+    const imageId = request.params.image_id;
+    const page = await annotations.listForImage(callerOf(request), imageId, request.query);
+    // Read only once the caller may see the image; the cursor of the next page stays an annotation's id.
+    const shapes = (await frameShapes(imageId)).map((shape) => trackShapeOut(imageId, shape));
+    const items: ImageAnnotationOut[] = sendPage(request, reply, { ...page, total: page.total + shapes.length }, request.query.limit);
+    return page.items.length < request.query.limit ? [...items, ...shapes] : items;
   });
 
   app.post('/api/images/:image_id/annotations', {

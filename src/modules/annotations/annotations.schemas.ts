@@ -29,9 +29,9 @@ const GEOMETRY_DESCRIPTION = [
   'Other members of the geometry are not stored.',
 ].join('\n');
 
-const Geometry = Type.Object({}, { additionalProperties: true, description: GEOMETRY_DESCRIPTION });
+export const Geometry = Type.Object({}, { additionalProperties: true, description: GEOMETRY_DESCRIPTION });
 
-const Attributes = Type.Record(Type.String({ maxLength: 100 }), Type.Union([Type.Boolean(), Type.Number(), Type.String({ maxLength: 2000 })]), {
+export const Attributes = Type.Record(Type.String({ maxLength: 100 }), Type.Union([Type.Boolean(), Type.Number(), Type.String({ maxLength: 2000 })]), {
   description: "Attribute values `{name: value}`, each declared by the class's `attributes` specs (checkbox: boolean, select: one of its values, number: within its range, text: a string); an attribute left out holds its default",
 });
 const GroupId = Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1, description: 'Shapes of one image with the same group id are one object (CVAT groups)' });
@@ -72,6 +72,52 @@ export const AnnotationOut = Type.Object({
   updated_at: Timestamp,
 });
 export type AnnotationOut = Static<typeof AnnotationOut>;
+
+/** An item of a frame's annotation list: an annotation, or a track's shape on that frame (issue 26). */
+export const ImageAnnotationOut = Type.Object({
+  ...AnnotationOut.properties,
+  id: Type.Integer({ description: "An annotation's id; for a track's shape the track's id negated (it is no annotation: edit it through `/api/tracks/{track_id}`)" }),
+  track_id: Type.Optional(Type.Integer({ description: 'Set on a track\'s shape: the track it belongs to' })),
+  interpolated: Type.Optional(Type.Boolean({ description: "Set on a track's shape: false on a keyframe, true when computed from the keyframes around it" })),
+  occluded: Type.Optional(Type.Boolean({ description: "Set on a track's shape: the keyframe's occluded flag" })),
+});
+export type ImageAnnotationOut = Static<typeof ImageAnnotationOut>;
+
+/** A track's shape on one frame, as the tracks module computes it. */
+export interface FrameTrackShape {
+  track_id: number;
+  class_id: number;
+  annotation_type: string;
+  geometry: Record<string, unknown>;
+  attributes: Record<string, unknown>;
+  occluded: boolean;
+  interpolated: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The shapes of the tracks on the frame an image is (none for an image that is no frame). */
+export type FrameShapes = (imageId: number) => Promise<FrameTrackShape[]>;
+
+export function trackShapeOut(imageId: number, shape: FrameTrackShape): ImageAnnotationOut {
+  return {
+    id: -shape.track_id,
+    image_id: imageId,
+    class_id: shape.class_id,
+    annotation_type: shape.annotation_type as AnnotationTypeName,
+    geometry: shape.geometry,
+    confidence: null,
+    source: 'track',
+    status: 'accepted',
+    attributes: shape.attributes as AnnotationOut['attributes'],
+    group_id: null,
+    created_at: shape.created_at,
+    updated_at: shape.updated_at,
+    track_id: shape.track_id,
+    interpolated: shape.interpolated,
+    occluded: shape.occluded,
+  };
+}
 
 export const ImageParams = Type.Object({ image_id: Id });
 

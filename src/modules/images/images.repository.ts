@@ -29,6 +29,8 @@ export interface ImagePageQuery {
   assigned_to?: number;
   /** Only these images (e.g. those a quality check flagged). */
   ids?: number[];
+  /** Only the frames of this video. */
+  video_id?: number;
   /** Only images with an annotation whose attribute `name` holds one of these values (JSON texts). */
   attribute?: { name: string; json: string[] };
   limit: number;
@@ -133,6 +135,7 @@ export class ImagesRepository {
     if (filters.split) query = query.where('images.split', '=', filters.split);
     if (filters.ids) query = query.where('images.id', 'in', filters.ids.length ? filters.ids : [0]);
     if (filters.review_state) query = query.where('images.review_state', '=', filters.review_state);
+    if (filters.video_id !== undefined) query = query.where('images.video_id', '=', filters.video_id);
     // The image's own annotation counter answers "annotated" without touching the annotations table.
     if (filters.annotated !== undefined) query = query.where('images.annotation_count', filters.annotated ? '>' : '=', 0);
     if (filters.class_id !== undefined) {

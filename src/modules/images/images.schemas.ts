@@ -26,6 +26,9 @@ export const ImageOut = Type.Object({
     description: 'Where the image stands in the review loop: never submitted, waiting, or the last decision',
   }),
   created_at: Timestamp,
+  video_id: Nullable(Type.Integer({ description: 'The video this image is a frame of; null for an uploaded image' })),
+  frame: Nullable(Type.Integer({ description: "0-based frame number in its video" })),
+  timestamp_s: Nullable(Type.Number({ description: 'Seconds from the start of its video' })),
 });
 export type ImageOut = Static<typeof ImageOut>;
 
@@ -47,6 +50,7 @@ export const ImageListQuery = Type.Object({
     description: 'Only images with an annotation whose attribute has this value, as `name:value` (e.g. `occluded:true`, '
       + '`colour:red`, `speed:40`): `true`/`false` match a checkbox, a number a number attribute, any text a select or text one',
   })),
+  video_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: "Only the frames of this video, in frame order (its upload order)" })),
   ids: Type.Optional(Type.String({
     pattern: '^[0-9]{1,10}(,[0-9]{1,10}){0,999}$',
     description: 'Only these images: up to 1,000 comma-separated ids (the quality report\'s `image_ids`, a page at a time)',
@@ -118,10 +122,10 @@ export type ImageRow = Selectable<ImagesTable>;
 /** The columns an ImageOut is made from (listings do not read the blob keys). */
 export type ImageOutRow = Pick<
   ImageRow,
-  'id' | 'project_id' | 'filename' | 'original_name' | 'width' | 'height' | 'split' | 'annotation_count' | 'sha256' | 'size_bytes' | 'mime_type' | 'created_at' | 'review_state'
+  'id' | 'project_id' | 'filename' | 'original_name' | 'width' | 'height' | 'split' | 'annotation_count' | 'sha256' | 'size_bytes' | 'mime_type' | 'created_at' | 'review_state' | 'video_id' | 'frame' | 'timestamp_s'
 >;
 export const IMAGE_OUT_COLUMNS = [
-  'id', 'project_id', 'filename', 'original_name', 'width', 'height', 'split', 'annotation_count', 'sha256', 'size_bytes', 'mime_type', 'created_at', 'review_state',
+  'id', 'project_id', 'filename', 'original_name', 'width', 'height', 'split', 'annotation_count', 'sha256', 'size_bytes', 'mime_type', 'created_at', 'review_state', 'video_id', 'frame', 'timestamp_s',
 ] as const satisfies readonly (keyof ImageOutRow)[];
 
 export const imageFileUrl = (projectId: number, filename: string) =>
@@ -145,5 +149,8 @@ export function toImageOut(row: ImageOutRow): ImageOut {
     thumbnail_url: imageThumbnailUrl(row.id),
     review_state: row.review_state,
     created_at: row.created_at,
+    video_id: row.video_id,
+    frame: row.frame,
+    timestamp_s: row.timestamp_s,
   };
 }

@@ -104,7 +104,7 @@ export class ImagesService {
     }
     const ids = query.ids?.split(',').map(Number);
     const attribute = query.attribute === undefined ? undefined : attributeFilter(query.attribute);
-    const filters = { split: query.split, review_state: query.review_state, class_id: query.class_id, annotated: query.annotated, assigned_to: assignedTo, ids, attribute };
+    const filters = { split: query.split, review_state: query.review_state, class_id: query.class_id, annotated: query.annotated, assigned_to: assignedTo, ids, attribute, video_id: query.video_id };
     const filtered = Object.values(filters).some((value) => value !== undefined);
     const [rows, total] = await Promise.all([
       this.images.listPage(projectId, { ...query, ...filters }, filtered ? undefined : project.image_count),

@@ -5,7 +5,8 @@ import { ImagesRepository } from './images.repository.js';
 import { imagesRoutes } from './images.routes.js';
 import { ImagesService } from './images.service.js';
 
-export function registerImagesModule(app: FastifyInstance, deps: ModuleDeps): void {
+/** Returns its repository: the frames of a video are images (the videos module records and deletes them with it). */
+export function registerImagesModule(app: FastifyInstance, deps: ModuleDeps): { repository: ImagesRepository } {
   const repository = new ImagesRepository(deps.db, deps.services.projectsRepository);
   const service = new ImagesService(repository, deps.access, deps.blobs, {
     maxUploadBytes: deps.config.maxUploadBytes,
@@ -18,4 +19,5 @@ export function registerImagesModule(app: FastifyInstance, deps: ModuleDeps): vo
     claims: deps.services.blobClaims,
   }, deps.services.ingest, deps.config.ingestFeatures ? deps.services.features : undefined);
   imagesRoutes(app, service, deps.config.maxUploadBytes);
+  return { repository };
 }

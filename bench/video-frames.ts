@@ -1,0 +1,80 @@
+/**
+ * Video into frames (issue 26): a generated H.264 video (FFmpeg `testsrc` with a moving box) decoded (a) by `ffmpeg`
+ * alone writing JPEG frames (quality 2, the service's setting), (b) by `ffmpeg` alone writing PNG frames (the other
+ * way the frames could reach the ingest path), and (c) through the service: upload, then the decoding job (FFmpeg to
+ * JPEG, each frame through the image ingest path: decode, pixel check, WebP thumbnail, both files written, all rows in
+ * one transaction), timed from the 202 to `ready`. Rounds take turns (a, b, c); medians are printed.
+ * Usage: npx tsx bench/video-frames.ts [seconds=5] [size=1280x720] [rate=30] [rounds=3]
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inProcessApp, median } from './lib/server.js';
+import { multipart } from '../test/helpers/multipart.js';
+
+const seconds = Number(process.argv[2] ?? 5);
+const size = process.argv[3] ?? '1280x720';
+const rate = Number(process.argv[4] ?? 30);
+const rounds = Number(process.argv[5] ?? 3);
+
+const dir = await mkdtemp(join(tmpdir(), 'versa-bench-video-'));
+const source = join(dir, 'in.mp4');
+const ffmpeg = (args: string[]) => {
+  const result = spawnSync('ffmpeg', ['-v', 'error', '-y', ...args]);
+  if (result.status !== 0) throw new Error(result.stderr.toString());
+};
+ffmpeg(['-f', 'lavfi', '-i', `testsrc=size=${size}:rate=${rate}`, '-t', String(seconds), '-vf', "drawbox=x='10+t*40':y=40:w=120:h=120:color=red@1:t=fill", '-pix_fmt', 'yuv420p', '-c:v', 'libx264', source]);
+const frames = seconds * rate;
+console.log(`${seconds} s of ${size} at ${rate} fps (${frames} frames), ${rounds} rounds\n`);
+
+async function bare(ext: 'jpg' | 'png'): Promise<{ s: number; mb: number }> {
+  const out = join(dir, ext);
+  await rm(out, { recursive: true, force: true });
+  await mkdir(out);
+  const start = performance.now();
+  ffmpeg(['-i', source, ...(ext === 'jpg' ? ['-q:v', '2'] : []), join(out, `%06d.${ext}`)]);
+  const s = (performance.now() - start) / 1000;
+  let bytes = 0;
+  for (const f of await readdir(out)) bytes += (await readFile(join(out, f))).length;
+  return { s, mb: bytes / 1e6 };
+}
+
+const { app, authorization, close } = await inProcessApp('video');
+const project = (await app.inject({ method: 'POST', url: '/api/projects', headers: { authorization }, payload: { name: 'bench' } })).json();
+const video = await readFile(source);
+async function service(): Promise<number> {
+  const body = multipart([{ name: 'file', filename: 'in.mp4', data: video }]);
+  const res = await app.inject({ method: 'POST', url: `/api/projects/${project.id}/videos`, headers: { ...body.headers, authorization }, payload: body.payload });
+  if (res.statusCode !== 202) throw new Error(res.body);
+  const start = performance.now();
+  const id = res.json().id;
+  for (;;) {
+    const v = (await app.inject({ method: 'GET', url: `/api/videos/${id}`, headers: { authorization } })).json();
+    if (v.status === 'failed') throw new Error(v.error);
+    if (v.status === 'ready') break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const s = (performance.now() - start) / 1000;
+  await app.inject({ method: 'DELETE', url: `/api/videos/${id}`, headers: { authorization } });
+  return s;
+}
+
+const times = { jpg: [] as number[], png: [] as number[], service: [] as number[] };
+const sizes = { jpg: 0, png: 0 };
+for (let r = 0; r < rounds; r++) {
+  const jpg = await bare('jpg');
+  const png = await bare('png');
+  times.jpg.push(jpg.s);
+  times.png.push(png.s);
+  sizes.jpg = jpg.mb;
+  sizes.png = png.mb;
+  times.service.push(await service());
+  console.log(`round ${r + 1}: ffmpeg→JPEG ${jpg.s.toFixed(2)} s, ffmpeg→PNG ${png.s.toFixed(2)} s, service ${times.service.at(-1)!.toFixed(2)} s`);
+}
+const fps = (s: number) => (frames / s).toFixed(0);
+console.log(`\nmedians: ffmpeg→JPEG ${median(times.jpg).toFixed(2)} s (${fps(median(times.jpg))} frames/s, ${sizes.jpg.toFixed(1)} MB)`);
+console.log(`         ffmpeg→PNG  ${median(times.png).toFixed(2)} s (${fps(median(times.png))} frames/s, ${sizes.png.toFixed(1)} MB)`);
+console.log(`         service     ${median(times.service).toFixed(2)} s (${fps(median(times.service))} frames/s): ${(median(times.jpg) / median(times.service)).toFixed(2)}× ffmpeg→JPEG alone`);
+await close();
+await rm(dir, { recursive: true, force: true });
