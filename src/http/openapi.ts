@@ -38,6 +38,16 @@ const REDOC_HEADERS = {
   'Referrer-Policy': 'no-referrer',
 };
 
+/**
+ * An operation's id from its method and path (`GET /api/projects/:id/images` → `getProjectsIdImages`), which tells the
+ * operation apart as long as no two paths differ only in their separators (test/http/openapi.test.ts checks they are
+ * unique). Clients generated from the document name their methods by it.
+ */
+export function operationIdOf(method: string, url: string): string {
+  const words = url.replace(/^\/api\//, '/').split(/[^A-Za-z0-9]+/).filter(Boolean);
+  return method.toLowerCase() + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+}
+
 /** The OpenAPI document at /openapi.json, Swagger UI at /docs and ReDoc at /redoc, all served from local assets. */
 export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
   await app.register(swagger, {
@@ -60,6 +70,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       // Public routes need no credentials; say so in the document.
       const transformed = { ...(schema ?? {}) } as Record<string, unknown>;
       if (route.config && (route.config as { public?: boolean }).public) transformed.security = [];
+      transformed.operationId ??= operationIdOf([route.method].flat()[0]!, url);
       return { schema: transformed as never, url };
     },
   });

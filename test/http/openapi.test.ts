@@ -15,6 +15,15 @@ describe('the OpenAPI document', () => {
     assert.equal(result.valid, true, JSON.stringify(result.errors, null, 1)?.slice(0, 4000));
   });
 
+  it('gives every operation an operationId, unique across the document', async () => {
+    const doc = (await t.client().get('/openapi.json')).body as { paths: Record<string, Record<string, { operationId?: string }>> };
+    const operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ at: `${method} ${path}`, id: op.operationId })));
+    assert.ok(operations.length > 100);
+    assert.deepEqual(operations.filter((o) => !o.id).map((o) => o.at), []);
+    assert.equal(new Set(operations.map((o) => o.id)).size, operations.length, 'no two operations share an id');
+    assert.equal(doc.paths['/api/projects/{id}/images']!.get!.operationId, 'getProjectsIdImages');
+  });
+
   it('the validator is not a rubber stamp: a JSON-Schema tuple (the SAM points bug) is refused', async () => {
     const doc = structuredClone((await t.client().get('/openapi.json')).body);
     const sam = doc.paths['/api/projects/{id}/auto-annotate/sam'].post.requestBody.content['application/json'].schema;
