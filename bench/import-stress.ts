@@ -43,6 +43,12 @@ async function peakRssMb(pid: number): Promise<number> {
   return match ? Math.round(Number(match[1]) / 1024) : NaN;
 }
 
+/** CPU seconds (user + system) the process has used, from /proc (clock ticks of 10 ms). */
+async function cpuSeconds(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** Sequential GETs until `until` settles; latencies in ms. */
 async function probe(server: BenchServer, until: Promise<unknown>): Promise<number[]> {
   let done = false;
@@ -69,6 +75,7 @@ for (let round = 0; round < rounds; round++) {
     form.append('name', `stress ${round}`);
     form.append('file', new Blob([zip as Uint8Array<ArrayBuffer>]), 'stress.zip');
     const started = performance.now();
+    const cpuBefore = await cpuSeconds(server.pid);
     let status = 0;
     let body = '';
     const upload = fetch(`${server.url}/api/projects/import`, { method: 'POST', headers: { authorization: `Bearer ${server.token}` }, body: form })
@@ -76,13 +83,14 @@ for (let round = 0; round < rounds; round++) {
       .catch((error: Error) => { status = -1; body = error.message; });
     const during = await probe(server, upload);
     const seconds = (performance.now() - started) / 1000;
+    const cpu = (await cpuSeconds(server.pid)) - cpuBefore;
     const rss = await peakRssMb(server.pid);
     const outcome = status === 201 ? `201 (${JSON.parse(body).annotation_count} annotations)` : `${status} ${body.slice(0, 120)}`;
-    rows.push(`| ${round + 1} | ${outcome} | ${seconds.toFixed(1)} s | ${rss} MB | ${percentile(baseline, 99).toFixed(1)} ms | ${median(during).toFixed(1)} / ${percentile(during, 99).toFixed(1)} / ${Math.max(...during).toFixed(0)} ms (${during.length}) |`);
+    rows.push(`| ${round + 1} | ${outcome} | ${seconds.toFixed(1)} s | ${cpu.toFixed(1)} s | ${rss} MB | ${percentile(baseline, 99).toFixed(1)} ms | ${median(during).toFixed(1)} / ${percentile(during, 99).toFixed(1)} / ${Math.max(...during).toFixed(0)} ms (${during.length}) |`);
     console.log(rows.at(-1));
   } finally {
     await server.stop().catch(() => undefined);
   }
 }
-console.log('\n| round | import | duration | server peak RSS | GET p99 idle | GET p50 / p99 / max during import (requests) |\n|---|---|---|---|---|---|');
+console.log('\n| round | import | duration | server CPU | server peak RSS | GET p99 idle | GET p50 / p99 / max during import (requests) |\n|---|---|---|---|---|---|---|');
 for (const row of rows) console.log(row);

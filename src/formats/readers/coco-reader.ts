@@ -12,6 +12,7 @@ import { FormatError } from '../format-error.js';
 import { ImportLedger } from '../import-ledger.js';
 import { openRing, quadToBox, rectangleOf } from '../geometry.js';
 import { exists, imageSize, walk } from './files.js';
+import { JsonLists, NotLists } from './json-lists.js';
 
 interface CocoCategory {
   id: number;
@@ -238,12 +239,40 @@ type Section = 'images' | 'annotations' | 'categories';
 /** Bytes parsed between two yields to the event loop (a chunk is parsed synchronously: a few milliseconds). */
 const PARSE_CHUNK_BYTES = 16 * 1024;
 
+const SECTIONS: ReadonlySet<Section> = new Set(['images', 'annotations', 'categories']);
+
 /**
  * The elements of a COCO file's `images`, `annotations` and `categories` lists, one at a time, as the file streams by;
  * nothing else of the document is assembled. A section that is not a list, or a document that is not JSON, is a
- * FormatError naming the file by its path in the dataset.
+ * FormatError naming the file by its path in the dataset. Well-formed documents are cut into elements by JsonLists;
+ * any other (or a syntax error) is read again by @streamparser/json from the element where JsonLists stopped, which
+ * says what is wrong (or keeps what it accepts).
  */
 async function* cocoValues(root: string, file: string): AsyncGenerator<{ section: Section; value: unknown }> {
+  let read = 0;
+  const lists = new JsonLists(SECTIONS);
+  const stream = createReadStream(join(root, file), { highWaterMark: PARSE_CHUNK_BYTES });
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      for (const { list, value } of lists.push(chunk)) {
+        read++;
+        yield { section: list, value };
+      }
+      await setImmediate();
+    }
+    lists.end();
+    return;
+  } catch (error) {
+    if (!(error instanceof NotLists)) throw error;
+  } finally {
+    stream.destroy();
+  }
+  let skip = read;
+  for await (const value of streamedCocoValues(root, file)) if (skip-- <= 0) yield value;
+}
+
+/** cocoValues through @streamparser/json's tokenizer, for documents JsonLists does not take. */
+async function* streamedCocoValues(root: string, file: string): AsyncGenerator<{ section: Section; value: unknown }> {
   const parser = new JSONParser({ paths: ['$.images.*', '$.annotations.*', '$.categories.*'], keepStack: false });
   let pending: { section: Section; value: unknown }[] = [];
   let failure: Error | null = null;

@@ -65,26 +65,13 @@ export class CocoDocumentWriter {
     const size = item.width && item.height ? `,"width":${item.width},"height":${item.height}` : '';
     const split = this.withSplit && item.split ? `,"split":"${item.split}"` : '';
     this.images += `${imageId > 1 ? ',' : ''}{"id":${imageId},"file_name":${JSON.stringify(fileName)}${size}${split}}`;
-    // A keypoints shape and an outline in one group (a person and its outline) are one COCO annotation.
-    const outlineOf = new Map<string, Annotation>();
-    const merged = new Set<Annotation>();
-    for (const a of item.annotations) if (a.groupId !== undefined && a.type === 'keypoints') outlineOf.set(`${a.groupId}\0${a.className}`, a);
-    const withOutline = new Map<Annotation, Annotation>();
-    if (outlineOf.size > 0) {
-      for (const a of item.annotations) {
-        if ((a.type !== 'polygon' && a.type !== 'mask') || a.groupId === undefined) continue;
-        const keypoints = outlineOf.get(`${a.groupId}\0${a.className}`);
-        if (keypoints && !withOutline.has(keypoints)) {
-          withOutline.set(keypoints, a);
-          merged.add(a);
-        }
-      }
-    }
+    const withOutline = keypointOutlines(item.annotations);
+    const merged = withOutline && new Set(withOutline.values());
     // Only an object with holes needs the image's size (it is written as a mask).
     const pixels = item.annotations.some((a) => a.type === 'polygon' && a.geometry.holes?.length) ? await sizeOf(item) : null;
     for (const annotation of item.annotations) {
-      if (merged.has(annotation)) continue;
-      const json = this.annotationJson(annotation, imageId, pixels, withOutline.get(annotation));
+      if (merged?.has(annotation)) continue;
+      const json = this.annotationJson(annotation, imageId, pixels, withOutline?.get(annotation));
       if (json === null) continue;
       this.annotations += `${this.annotationCount > 0 ? ',' : ''}${json}`;
       this.annotationCount++;
@@ -142,44 +129,42 @@ export class CocoDocumentWriter {
     }
     const categoryId = this.categoryIds.get(annotation.className);
     if (categoryId === undefined) throw new FormatError(`annotation class "${annotation.className}" is not in the class list`);
-    const extras: Record<string, unknown> = { ...annotation.attributes };
+    // Built without a closure or object per annotation: a million of them is a COCO export we time.
+    const attributes = annotation.attributes;
     const head = `{"id":${this.annotationCount + 1},"image_id":${imageId},"category_id":${categoryId}`;
-    const tail = (crowd = 0) => `,"iscrowd":${crowd}${Object.keys(extras).length ? `,"attributes":${JSON.stringify(extras)}` : ''}}`;
-    const boxJson = (box: Box) => `"bbox":[${r(box.x)},${r(box.y)},${r(box.width)},${r(box.height)}]`;
     switch (annotation.type) {
       case 'bbox': {
         const { x, y, width, height, rotation } = annotation.geometry;
         if (rotation) {
           const corners = rotatedCorners(annotation.geometry);
-          extras.rotation = rotation;
           tally(this.tallies, 'converted', 'rotated bbox→bbox+polygon');
-          return `${head},${boxJson(pointsBox(corners))},"area":${r(width * height)},"segmentation":[${flatJson(corners)}]${tail()}`;
+          return `${head},${boxJson(pointsBox(corners))},"area":${r(width * height)},"segmentation":[${flatJson(corners)}]${tailJson(0, { ...attributes, rotation })}`;
         }
-        return `${head},"bbox":[${r(x)},${r(y)},${r(width)},${r(height)}],"area":${r(width * height)},"segmentation":[]${tail()}`;
+        return `${head},"bbox":[${r(x)},${r(y)},${r(width)},${r(height)}],"area":${r(width * height)},"segmentation":[]${tailJson(0, attributes)}`;
       }
       case 'polygon': {
         const { points, parts = [points], holes } = annotation.geometry;
         if (holes && holes.length > 0) {
           tally(this.tallies, 'converted', 'polygon with holes→mask');
-          return this.maskJson(head, polygonRle(parts, holes, size!), tail);
+          return maskJson(head, polygonRle(parts, holes, size!), 0, attributes);
         }
         const area = parts.reduce((sum, part) => sum + polygonArea(part), 0);
-        return `${head},${boxJson(pointsBox(parts.flat()))},"area":${r(area)},"segmentation":[${parts.map(flatJson).join(',')}]${tail()}`;
+        return `${head},${boxJson(pointsBox(parts.flat()))},"area":${r(area)},"segmentation":[${parts.map(flatJson).join(',')}]${tailJson(0, attributes)}`;
       }
       case 'ellipse': {
         const ring = ellipsePolygon(annotation.geometry, 64);
         tally(this.tallies, 'converted', 'ellipse→polygon');
-        return `${head},${boxJson(pointsBox(ring))},"area":${r(polygonArea(ring))},"segmentation":[${flatJson(ring)}]${tail()}`;
+        return `${head},${boxJson(pointsBox(ring))},"area":${r(polygonArea(ring))},"segmentation":[${flatJson(ring)}]${tailJson(0, attributes)}`;
       }
       case 'mask':
-        return this.maskJson(head, annotation.geometry.rle, tail, (annotation.geometry as { crowd?: boolean }).crowd === true ? 1 : 0);
+        return maskJson(head, annotation.geometry.rle, (annotation.geometry as { crowd?: boolean }).crowd === true ? 1 : 0, attributes);
       case 'keypoints': {
         const { points, bbox } = annotation.geometry;
         const box = bbox ?? geometryBox('keypoints', annotation.geometry) ?? { x: 0, y: 0, width: 0, height: 0 };
         const skeleton = this.classSpecs.get(annotation.className)?.skeleton;
         if (!skeleton || skeleton.points.length !== points.length) {
           tally(this.tallies, 'converted', 'keypoints→bbox');
-          return `${head},${boxJson(box)},"area":${r(box.width * box.height)},"segmentation":[]${tail()}`;
+          return `${head},${boxJson(box)},"area":${r(box.width * box.height)},"segmentation":[]${tailJson(0, attributes)}`;
         }
         let flat = '';
         let labelled = 0;
@@ -199,19 +184,46 @@ export class CocoDocumentWriter {
           segmentation = `{"size":[${rle.size[0]},${rle.size[1]}],"counts":[${rle.counts.join(',')}]}`;
           area = rleArea(rle);
         }
-        return `${head},${boxJson(box)},"area":${r(area)},"segmentation":${segmentation},"keypoints":[${flat}],"num_keypoints":${labelled}${tail()}`;
+        return `${head},${boxJson(box)},"area":${r(area)},"segmentation":${segmentation},"keypoints":[${flat}],"num_keypoints":${labelled}${tailJson(0, attributes)}`;
       }
       default:
         return null;
     }
   }
 
-  private maskJson(head: string, rle: Rle, tail: (crowd?: number) => string, crowd = 0): string {
-    const box = rleBbox(rle) ?? { x: 0, y: 0, width: 0, height: 0 };
-    // A drawn mask is one object: a normal instance (iscrowd 0) with its uncompressed RLE, which pycocotools,
-    // detectron2 and mmdetection read for iscrowd 0 as well. Only a mask marked as a crowd region keeps iscrowd 1.
-    return `${head},"bbox":[${box.x},${box.y},${box.width},${box.height}],"area":${rleArea(rle)},"segmentation":{"size":[${rle.size[0]},${rle.size[1]}],"counts":[${rle.counts.join(',')}]}${tail(crowd)}`;
+}
+
+/**
+ * A keypoints shape and an outline in one group (a person and its outline) are one COCO annotation: each grouped
+ * keypoints shape → its outline; null when the item has no grouped keypoints (most items: nothing is allocated).
+ */
+function keypointOutlines(annotations: readonly Annotation[]): Map<Annotation, Annotation> | null {
+  let outlineOf: Map<string, Annotation> | null = null;
+  for (const a of annotations) if (a.groupId !== undefined && a.type === 'keypoints') (outlineOf ??= new Map()).set(`${a.groupId}\0${a.className}`, a);
+  if (outlineOf === null) return null;
+  const withOutline = new Map<Annotation, Annotation>();
+  for (const a of annotations) {
+    if ((a.type !== 'polygon' && a.type !== 'mask') || a.groupId === undefined) continue;
+    const keypoints = outlineOf.get(`${a.groupId}\0${a.className}`);
+    if (keypoints && !withOutline.has(keypoints)) withOutline.set(keypoints, a);
   }
+  return withOutline;
+}
+
+function maskJson(head: string, rle: Rle, crowd: number, attributes: Annotation['attributes']): string {
+  const box = rleBbox(rle) ?? { x: 0, y: 0, width: 0, height: 0 };
+  // A drawn mask is one object: a normal instance (iscrowd 0) with its uncompressed RLE, which pycocotools,
+  // detectron2 and mmdetection read for iscrowd 0 as well. Only a mask marked as a crowd region keeps iscrowd 1.
+  return `${head},"bbox":[${box.x},${box.y},${box.width},${box.height}],"area":${rleArea(rle)},"segmentation":{"size":[${rle.size[0]},${rle.size[1]}],"counts":[${rle.counts.join(',')}]}${tailJson(crowd, attributes)}`;
+}
+
+function boxJson(box: Box): string {
+  return `"bbox":[${r(box.x)},${r(box.y)},${r(box.width)},${r(box.height)}]`;
+}
+
+/** The end of an annotation: `iscrowd`, and its attribute values (and a rotated box's `rotation`) when it has any. */
+function tailJson(crowd: number, attributes: Record<string, unknown> | undefined): string {
+  return `,"iscrowd":${crowd}${attributes && Object.keys(attributes).length ? `,"attributes":${JSON.stringify(attributes)}` : ''}}`;
 }
 
 function flatJson(points: readonly Point[]): string {
