@@ -3,6 +3,7 @@ import type { Db, Executor, Tx } from '../../db/database.js';
 import { lockProjectImages } from '../../db/write-locks.js';
 import type { AnnotationsTable, ImagesTable, ProjectsTable } from '../../db/schema.js';
 import type { ProjectRow } from '../projects/projects.schemas.js';
+import { BulkInsert } from '../../db/bulk-insert.js';
 import { chunks } from '../../lib/batches.js';
 import { shaInUse } from '../images/images.repository.js';
 import type { ProjectImageOfBytes, StagedEntry } from './entry-pairing.logic.js';
@@ -12,8 +13,15 @@ export type NewImage = Insertable<ImagesTable>;
 /** An annotation whose image is named by its stored filename until the image's id is known. */
 export type NewAnnotation = Omit<Insertable<AnnotationsTable>, 'image_id'>;
 
-/** Rows per multi-row INSERT: 10 columns × 500 stays far below SQLite's 32,766 bound parameters. */
-const ROWS_PER_INSERT = 500;
+/** Ids per `IN (…)` list and rows per update batch. */
+const IDS_PER_LIST = 500;
+
+const IMAGE_COLUMNS = [
+  'project_id', 'filename', 'original_name', 'split', 'width', 'height', 'sha256', 'mime_type', 'size_bytes', 'blob_key', 'thumbnail_key', 'annotation_count', 'created_at',
+] as const satisfies readonly (keyof NewImage)[];
+const ANNOTATION_COLUMNS = [
+  'image_id', 'project_id', 'class_id', 'annotation_type', 'geometry', 'confidence', 'source', 'created_at', 'updated_at', 'attributes', 'group_id',
+] as const satisfies readonly (keyof Insertable<AnnotationsTable>)[];
 
 
 /**
@@ -22,7 +30,14 @@ const ROWS_PER_INSERT = 500;
  * holds a write transaction open.
  */
 export class ImportsRepository {
-  constructor(private readonly db: Db) {}
+  /** Images and annotations go in through the one bulk path (src/db/bulk-insert.ts). */
+  private readonly images: BulkInsert<'images', (typeof IMAGE_COLUMNS)[number], 'id' | 'filename'>;
+  private readonly annotations: BulkInsert<'annotations', (typeof ANNOTATION_COLUMNS)[number], never>;
+
+  constructor(private readonly db: Db) {
+    this.images = new BulkInsert(db, 'images', IMAGE_COLUMNS, ['id', 'filename']);
+    this.annotations = new BulkInsert(db, 'annotations', ANNOTATION_COLUMNS, []);
+  }
 
   createProject(values: Insertable<ProjectsTable>): Promise<ProjectRow> {
     return this.db.insertInto('projects').values(values).returningAll().executeTakeFirstOrThrow();
@@ -42,39 +57,33 @@ export class ImportsRepository {
   async insertBatch(images: NewImage[], annotations: Map<string, NewAnnotation[]>): Promise<void> {
     if (images.length === 0) return;
     await this.db.transaction().execute(async (trx) => {
-      const ids = new Map<string, number>();
-      for (const chunk of chunks(images, ROWS_PER_INSERT)) {
-        const rows = await trx.insertInto('images').values(chunk).returning(['id', 'filename']).execute();
-        for (const row of rows) ids.set(row.filename, row.id);
-      }
+      const ids = await this.storeImages(images, trx);
       const rows: Insertable<AnnotationsTable>[] = [];
       for (const [filename, list] of annotations) {
         const imageId = ids.get(filename)!;
         for (const annotation of list) rows.push({ ...annotation, image_id: imageId });
       }
-      for (const chunk of chunks(rows, ROWS_PER_INSERT)) await trx.insertInto('annotations').values(chunk).execute();
+      await this.annotations.run(rows.map(annotationColumns), trx);
     });
   }
 
   /** Images in one transaction; their ids by stored filename. */
   async insertImages(images: NewImage[]): Promise<Map<string, number>> {
-    const ids = new Map<string, number>();
-    if (images.length === 0) return ids;
-    await this.db.transaction().execute(async (trx) => {
-      for (const chunk of chunks(images, ROWS_PER_INSERT)) {
-        const rows = await trx.insertInto('images').values(chunk).returning(['id', 'filename']).execute();
-        for (const row of rows) ids.set(row.filename, row.id);
-      }
-    });
-    return ids;
+    if (images.length === 0) return new Map();
+    return this.db.transaction().execute((trx) => this.storeImages(images, trx));
   }
 
   /** Annotations whose images are stored, in one transaction. */
   async insertAnnotations(rows: Insertable<AnnotationsTable>[]): Promise<void> {
     if (rows.length === 0) return;
-    await this.db.transaction().execute(async (trx) => {
-      for (const chunk of chunks(rows, ROWS_PER_INSERT)) await trx.insertInto('annotations').values(chunk).execute();
-    });
+    await this.db.transaction().execute((trx) => this.annotations.run(rows.map(annotationColumns), trx));
+  }
+
+  private async storeImages(images: NewImage[], trx: Tx): Promise<Map<string, number>> {
+    const ids = new Map<string, number>();
+    const rows = await this.images.run(images.map((image) => ({ ...image, split: image.split ?? null, annotation_count: image.annotation_count ?? 0 })), trx);
+    for (const row of rows) ids.set(row.filename, row.id);
+    return ids;
   }
 
   /** Per-image annotation counts, in one transaction. */
@@ -164,7 +173,7 @@ export class ImportsRepository {
    */
   async mergeEntries(merges: { staged: number; into: number }[], db: Executor): Promise<number> {
     let annotatedNow = 0;
-    for (const chunk of chunks(merges, ROWS_PER_INSERT)) {
+    for (const chunk of chunks(merges, IDS_PER_LIST)) {
       const stagedIds = chunk.map((m) => m.staged);
       const staged = new Map(
         (await db.selectFrom('images').select(['id', 'annotation_count', 'split']).where('id', 'in', stagedIds).execute()).map((row) => [row.id, row]),
@@ -200,7 +209,7 @@ export class ImportsRepository {
   /** The annotations of these images, as the conflict check of an import compares them. */
   async annotationsOfImages(imageIds: number[], db: Executor): Promise<ComparableAnnotation[]> {
     const rows: ComparableAnnotation[] = [];
-    for (const chunk of chunks(imageIds, ROWS_PER_INSERT)) {
+    for (const chunk of chunks(imageIds, IDS_PER_LIST)) {
       rows.push(...(await db.selectFrom('annotations').select(['id', 'image_id', 'class_id', 'annotation_type', 'geometry']).where('image_id', 'in', chunk).orderBy('id').execute()));
     }
     return rows;
@@ -210,7 +219,7 @@ export class ImportsRepository {
   async deleteAnnotations(rows: { id: number; image_id: number }[], db: Executor): Promise<void> {
     const perImage = new Map<number, number>();
     for (const row of rows) perImage.set(row.image_id, (perImage.get(row.image_id) ?? 0) + 1);
-    for (const chunk of chunks(rows.map((r) => r.id), ROWS_PER_INSERT)) await db.deleteFrom('annotations').where('id', 'in', chunk).execute();
+    for (const chunk of chunks(rows.map((r) => r.id), IDS_PER_LIST)) await db.deleteFrom('annotations').where('id', 'in', chunk).execute();
     for (const [imageId, n] of perImage) {
       await db.updateTable('images').set((eb) => ({ annotation_count: eb('annotation_count', '-', n) })).where('id', '=', imageId).execute();
     }
@@ -230,7 +239,7 @@ export class ImportsRepository {
   /** Which of `filenames` images of these projects use. */
   async takenFilenames(projectIds: number[], filenames: string[], db: Executor): Promise<Set<string>> {
     const taken = new Set<string>();
-    for (const chunk of chunks(filenames, ROWS_PER_INSERT)) {
+    for (const chunk of chunks(filenames, IDS_PER_LIST)) {
       const rows = await db.selectFrom('images').select('filename').where('project_id', 'in', projectIds).where('filename', 'in', chunk).execute();
       for (const row of rows) taken.add(row.filename);
     }
@@ -271,3 +280,6 @@ export class ImportsRepository {
     return rows.map((row) => row.id);
   }
 }
+
+/** An annotation row with every column the bulk insert writes (null where the reader gave none). */
+const annotationColumns = (row: Insertable<AnnotationsTable>) => ({ ...row, confidence: row.confidence ?? null, attributes: row.attributes ?? null, group_id: row.group_id ?? null });
