@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Annotation } from '../../src/formats/dataset.js';
 import { readDataset } from '../../src/formats/readers/index.js';
+import { writeCocoZip } from '../../src/formats/writers/coco-writer.js';
 import { writeUltralytics } from '../../src/formats/writers/ultralytics-writer.js';
 import { rotatedCorners, type Point } from '../../src/imaging/geometry.js';
 import { assertClose, collect, writeToFolder } from '../helpers/shapes-roundtrip.js';
@@ -84,6 +85,64 @@ describe('shapes-real-exports-2: YOLO OBB (Roboflow "YOLOv8 Oriented Object Dete
       assert.equal(other.split, item.split);
       assert.deepEqual(other.annotations.map((a) => a.className), item.annotations.map((a) => a.className));
       other.annotations.forEach((a, k) => assertClose(a.geometry, item.annotations[k].geometry, `${item.fileName} box ${k}`));
+    }
+    assert.equal(back.ledger!.skippedCount, 0);
+  });
+});
+
+describe('shapes-real-exports-2: COCO keypoints (person_keypoints of COCO val2017, as mmpose keeps them)', () => {
+  const root = join(FIXTURES, 'coco-keypoints-mmpose');
+  type CocoDoc = {
+    categories: { name: string; keypoints: string[]; skeleton: [number, number][] }[];
+    images: { id: number; file_name: string; width: number; height: number }[];
+    annotations: { image_id: number; keypoints: number[]; num_keypoints: number; segmentation: number[][]; bbox: number[] }[];
+  };
+  const byType = (annotations: Annotation[]) => annotations.reduce<Record<string, number>>((n, a) => ({ ...n, [a.type]: (n[a.type] ?? 0) + 1 }), {});
+
+  it("each person with keypoints is one 17-point instance (the category's names, its 1-based skeleton, left/right pairs) with its box; its outline a polygon", async () => {
+    const doc = JSON.parse(await readFile(join(root, 'test_coco.json'), 'utf8')) as CocoDoc;
+    const source = await readDataset(root);
+    assert.equal(source.format, 'coco');
+    assert.equal(source.projectType, 'keypoint_detection');
+    assert.deepEqual(source.classes, ['person']);
+    const [category] = doc.categories;
+    const skeleton = source.classSpecs?.get('person')?.skeleton;
+    assert.deepEqual(skeleton?.points, category.keypoints);
+    assert.deepEqual(skeleton?.edges, category.skeleton.map(([a, b]) => [a - 1, b - 1]));
+    // COCO has no flip list: the pairs come from the left_/right_ names.
+    assert.deepEqual(skeleton?.flip_pairs, [[1, 2], [3, 4], [5, 6], [7, 8], [9, 10], [11, 12], [13, 14], [15, 16]]);
+    const items = await collect(source);
+    assert.deepEqual(items.map((i) => [i.fileName, i.width, i.height]), doc.images.map((i) => [i.file_name, i.width, i.height]));
+    // 14 people: 12 with keypoints (an instance and an outline each), 2 with none at all (their outline only).
+    assert.deepEqual(byType(items.flatMap((i) => i.annotations)), { keypoints: 12, polygon: 14 });
+    for (const [n, image] of doc.images.entries()) {
+      const expected = doc.annotations.filter((a) => a.image_id === image.id && a.num_keypoints > 0);
+      const got = items[n].annotations.filter((a) => a.type === 'keypoints');
+      assert.equal(got.length, expected.length, image.file_name);
+      got.forEach((a, k) => {
+        const { keypoints, num_keypoints, bbox } = expected[k];
+        const g = a.geometry as { points: number[][]; bbox: { x: number; y: number; width: number; height: number } };
+        assert.equal(g.points.length, category.keypoints.length);
+        assert.deepEqual(g.points, category.keypoints.map((_, i) => keypoints.slice(i * 3, i * 3 + 3)));
+        assert.equal(g.points.filter((p) => p[2] > 0).length, num_keypoints, `${image.file_name} person ${k}: num_keypoints`);
+        assert.deepEqual([g.bbox.x, g.bbox.y, g.bbox.width, g.bbox.height], bbox);
+      });
+    }
+    assert.deepEqual(source.ledger!.skippedList, []);
+  });
+
+  it('written as COCO and read back: the same instances, skeleton and outlines, within half a pixel', async () => {
+    const source = await readDataset(root);
+    const items = await collect(source);
+    const out = await writeToFolder(writeCocoZip, { classes: source.classes, classSpecs: source.classSpecs, projectType: source.projectType, items });
+    const back = await readDataset(out);
+    assert.equal(back.projectType, 'keypoint_detection');
+    assert.deepEqual(back.classSpecs?.get('person')?.skeleton, source.classSpecs?.get('person')?.skeleton);
+    const again = new Map((await collect(back)).map((i) => [i.fileName, i]));
+    for (const item of items) {
+      const other = again.get(item.fileName)!;
+      assert.deepEqual(other.annotations.map((a) => a.type), item.annotations.map((a) => a.type), item.fileName);
+      other.annotations.forEach((a, k) => assertClose(a.geometry, item.annotations[k].geometry, `${item.fileName} annotation ${k}`));
     }
     assert.equal(back.ledger!.skippedCount, 0);
   });
