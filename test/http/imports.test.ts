@@ -6,6 +6,7 @@ import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { multipart } from '../helpers/multipart.js';
+import { importZip } from '../helpers/dataset-import.js';
 import { startTestApp, type Client, type TestApp } from '../helpers/test-app.js';
 import { buildZip, type ZipEntry } from '../helpers/zip-build.js';
 
@@ -17,11 +18,6 @@ async function picture(width: number, height: number, format: 'jpeg' | 'png' = '
   return sharp({ create: { width, height, channels: 3, background: { r: (shade * 41) % 256, g: (shade * 83) % 256, b: (shade * 7) % 256 } } })
     .toFormat(format)
     .toBuffer();
-}
-
-function importZip(client: Client, zip: Buffer, fields: Record<string, string> = {}, filename = 'dataset.zip') {
-  const { payload, headers } = multipart([{ name: 'file', filename, data: zip, contentType: 'application/zip' }], fields);
-  return client.request({ method: 'POST', url: '/api/projects/import', payload, headers });
 }
 
 /** A small YOLO detection dataset: two train images, one valid image, classes cat and dog. */

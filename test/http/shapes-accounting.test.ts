@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { multipart } from '../helpers/multipart.js';
+import { importZip } from '../helpers/dataset-import.js';
 import { startTestApp, type Client, type TestApp } from '../helpers/test-app.js';
 import { fixtureEntries as folderEntries } from '../helpers/fixture-entries.js';
 import { buildZip, type ZipEntry } from '../helpers/zip-build.js';
@@ -126,11 +126,6 @@ const ROWS: Row[] = [
     kept: { images: 1, annotations: { classification: 2 } },
   },
 ];
-
-function importZip(client: Client, zip: Buffer) {
-  const { payload, headers } = multipart([{ name: 'file', filename: 'dataset.zip', data: zip, contentType: 'application/zip' }], {});
-  return client.request({ method: 'POST', url: '/api/projects/import', payload, headers });
-}
 
 describe('shapes-accounting: for each reader, an archive with one of everything it cannot keep lists each of them (issue 25)', () => {
   let t: TestApp;

@@ -2,16 +2,11 @@ import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { multipart } from '../helpers/multipart.js';
+import { importZip } from '../helpers/dataset-import.js';
 import { startTestApp, type Client, type TestApp } from '../helpers/test-app.js';
 import { buildZip } from '../helpers/zip-build.js';
 
 const FIXTURES = new URL('../fixtures/', import.meta.url).pathname;
-
-function importZip(client: Client, zip: Buffer) {
-  const { payload, headers } = multipart([{ name: 'file', filename: 'cvat.zip', data: zip, contentType: 'application/zip' }], {});
-  return client.request({ method: 'POST', url: '/api/projects/import', payload, headers });
-}
 
 const png = (width: number, height: number) => sharp({ create: { width, height, channels: 3, background: '#357' } }).png().toBuffer();
 

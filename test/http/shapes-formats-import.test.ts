@@ -2,17 +2,12 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { multipart } from '../helpers/multipart.js';
+import { importZip } from '../helpers/dataset-import.js';
 import { startTestApp, type Client, type TestApp } from '../helpers/test-app.js';
 import { buildZip } from '../helpers/zip-build.js';
 
 const fixture = (name: string) => readFile(new URL(`../fixtures/shapes-formats/${name}`, import.meta.url));
 const picture = (width: number, height: number) => sharp({ create: { width, height, channels: 3, background: '#456' } }).jpeg().toBuffer();
-
-function importZip(client: Client, zip: Buffer) {
-  const { payload, headers } = multipart([{ name: 'file', filename: 'shapes.zip', data: zip, contentType: 'application/zip' }]);
-  return client.request({ method: 'POST', url: '/api/projects/import', payload, headers });
-}
 
 /** read = kept + skipped for every kind and annotation type of an import answer. */
 function assertBalanced(counts: { read: any; kept: any; skipped: any }) {

@@ -3,16 +3,11 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { multipart } from '../helpers/multipart.js';
+import { importZip } from '../helpers/dataset-import.js';
 import { startTestApp, type Client, type TestApp } from '../helpers/test-app.js';
 import { buildZip, type ZipEntry } from '../helpers/zip-build.js';
 
 const INTEROP = new URL('../fixtures/interop/', import.meta.url).pathname;
-
-function importZip(client: Client, zip: Buffer) {
-  const { payload, headers } = multipart([{ name: 'file', filename: 'labelme.zip', data: zip, contentType: 'application/zip' }], {});
-  return client.request({ method: 'POST', url: '/api/projects/import', payload, headers });
-}
 
 async function folderEntries(root: string, prefix = ''): Promise<ZipEntry[]> {
   const out: ZipEntry[] = [];

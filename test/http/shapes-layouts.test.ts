@@ -2,18 +2,13 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { multipart } from '../helpers/multipart.js';
+import { importZip } from '../helpers/dataset-import.js';
 import { startTestApp, type Client, type TestApp } from '../helpers/test-app.js';
 import { fixtureEntries as folderEntries } from '../helpers/fixture-entries.js';
 import { buildZip } from '../helpers/zip-build.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'shapes-layouts');
 const fixtureEntries = (name: string) => folderEntries(join(FIXTURES, name));
-
-function importZip(client: Client, zip: Buffer, fields: Record<string, string> = {}) {
-  const { payload, headers } = multipart([{ name: 'file', filename: 'dataset.zip', data: zip, contentType: 'application/zip' }], fields);
-  return client.request({ method: 'POST', url: '/api/projects/import', payload, headers });
-}
 
 type Counts = { images: number; annotations: Record<string, number>; attributes: number; tracks: number };
 
