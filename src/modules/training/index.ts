@@ -34,7 +34,9 @@ export async function registerTrainingModule(
     tabularData,
     { dataDir: deps.config.dataDir, python: deps.config.python, perProject: deps.config.trainingPerProject, queuedPerUser: deps.config.trainingQueuedPerUser, trainerEnv: deps.config.trainerEnv, metrics: deps.metrics },
   );
-  await service.failInterrupted();
+  // As for jobs and versions (app.ts, versions/index.ts): without Redis a run dies with its process, so a start fails
+  // its own; with Redis other workers' runs are alive and BullMQ re-queues those whose worker died.
+  if (!deps.config.redisUrl) await service.failInterrupted();
   deps.queue.register<TrainPayload>(TRAIN_JOB, (ctx) => service.runJob(ctx));
   // Runs end and slots free up in any process, and a cancelled job frees its slot without a run ending: look again now and then.
   const admitting = setInterval(() => void service.admitWaiting().catch((err) => app.log.warn({ err }, 'admitting training runs failed')), ADMIT_EVERY_MS);
