@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { rotatedCorners, type Point, type RotatedBox } from '../../src/imaging/geometry.js';
 import { encodeRle } from '../../src/imaging/rle.js';
+import { Random } from '../../src/lib/random.js';
 import {
   boxIou,
   clipConvex,
@@ -25,16 +26,10 @@ import {
   type PolygonShape,
 } from '../../src/imaging/shape-metrics.js';
 
-/** mulberry32: the same shapes on every run. */
+/** The project's seeded generator (mulberry32): the same shapes on every run. */
 function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = new Random(seed);
+  return () => random.next();
 }
 
 /** Even–odd point-in-ring test. */

@@ -9,31 +9,10 @@ import yauzl from 'yauzl';
 import type { Annotation, ClassSpec, DatasetItem } from '../../src/formats/dataset.js';
 import { readDataset, readDatasetZip } from '../../src/formats/readers/index.js';
 import { WRITERS } from '../../src/formats/writers/index.js';
+import { assertClose, collect } from '../helpers/shapes-roundtrip.js';
 import { encodeRle, rleArea } from '../../src/imaging/rle.js';
 
 const FIXTURES = new URL('../fixtures/', import.meta.url).pathname;
-
-async function collect(items: AsyncIterable<DatasetItem>): Promise<DatasetItem[]> {
-  const out: DatasetItem[] = [];
-  for await (const item of items) out.push(item);
-  return out;
-}
-
-/** Numbers of a geometry within 0.5 (px or degrees) of each other, everything else equal. */
-function assertNear(actual: unknown, expected: unknown, path = 'geometry'): void {
-  if (typeof expected === 'number') {
-    assert.equal(typeof actual, 'number', path);
-    assert.ok(Math.abs((actual as number) - expected) <= 0.5, `${path}: ${actual} vs ${expected}`);
-  } else if (Array.isArray(expected)) {
-    assert.ok(Array.isArray(actual) && actual.length === expected.length, `${path}: ${JSON.stringify(actual)} vs ${JSON.stringify(expected)}`);
-    expected.forEach((e, i) => assertNear((actual as unknown[])[i], e, `${path}[${i}]`));
-  } else if (expected && typeof expected === 'object') {
-    assert.deepEqual(Object.keys(actual as object).sort(), Object.keys(expected).sort(), path);
-    for (const [k, v] of Object.entries(expected)) assertNear((actual as Record<string, unknown>)[k], v, `${path}.${k}`);
-  } else {
-    assert.deepEqual(actual, expected, path);
-  }
-}
 
 async function zipEntry(zip: string, name: string): Promise<string> {
   const archive = await yauzl.openPromise(zip, { lazyEntries: true });
@@ -63,7 +42,7 @@ describe('CVAT for images 1.1: every shape', () => {
       { name: 'a4', type: 'number', default: 0 },
       { name: 'occluded', type: 'checkbox', default: false },
     ]);
-    const items = await collect(source.items());
+    const items = await collect(source);
     assert.deepEqual(items.map((i) => [i.fileName, i.annotations.map((a) => `${a.type}:${a.className}`)]), [
       ['img0.jpg', ['keypoints:skeleton', 'bbox:label1']],
       ['img1.jpg', ['keypoints:skeleton', 'points:label2']],
@@ -86,7 +65,7 @@ describe('CVAT for images 1.1: every shape', () => {
         '<ellipse label="wheel" occluded="0" cx="100.00" cy="50.00" rx="20.00" ry="10.00" rotation="45.00" z_order="0"/>' +
         '<box label="car" occluded="0" xtl="1" ytl="1" xbr="5" ybr="5" rotation="-90" z_order="0"/></image></annotations>',
     );
-    const [item] = await collect((await readDataset(root)).items());
+    const [item] = await collect(await readDataset(root));
     assert.deepEqual(item.annotations.map((a) => a.geometry), [
       { x: 50, y: 20, width: 100, height: 40, rotation: 30 },
       { cx: 100, cy: 50, rx: 20, ry: 10, rotation: 45 },
@@ -140,7 +119,7 @@ describe('CVAT for images 1.1: every shape', () => {
       { name: 'plate', type: 'text' },
       { name: 'occluded', type: 'checkbox', default: false },
     ]);
-    const after = await collect(back.items());
+    const after = await collect(back);
     assert.deepEqual(after.map((i) => [i.split, i.fileName]), [['train', 'a.png'], ['valid', 'b.png'], [null, 'c.png']]);
     const got = after[0].annotations;
     assert.equal(got.length, annotations.length);
@@ -153,7 +132,7 @@ describe('CVAT for images 1.1: every shape', () => {
       assert.deepEqual(have.attributes, want.attributes, `attributes of annotation ${i}`);
       assert.equal(have.groupId, want.type === 'polygon' && 'parts' in want.geometry ? have.groupId : want.groupId);
       if (want.type === 'mask' && have.type === 'mask') assert.equal(rleArea(have.geometry.rle), rleArea(want.geometry.rle));
-      else assertNear(have.geometry, want.geometry);
+      else assertClose(have.geometry, want.geometry);
     });
   });
 });

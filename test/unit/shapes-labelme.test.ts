@@ -8,29 +8,10 @@ import sharp from 'sharp';
 import type { Annotation, DatasetItem } from '../../src/formats/dataset.js';
 import { readDataset, readDatasetZip } from '../../src/formats/readers/index.js';
 import { WRITERS } from '../../src/formats/writers/index.js';
+import { assertClose, collect } from '../helpers/shapes-roundtrip.js';
 import { encodeRle, rleArea } from '../../src/imaging/rle.js';
 
 const INTEROP = new URL('../fixtures/interop/', import.meta.url).pathname;
-
-async function collect(items: AsyncIterable<DatasetItem>): Promise<DatasetItem[]> {
-  const out: DatasetItem[] = [];
-  for await (const item of items) out.push(item);
-  return out;
-}
-
-function assertNear(actual: unknown, expected: unknown, path = 'geometry'): void {
-  if (typeof expected === 'number') {
-    assert.ok(typeof actual === 'number' && Math.abs(actual - expected) <= 0.5, `${path}: ${actual} vs ${expected}`);
-  } else if (Array.isArray(expected)) {
-    assert.ok(Array.isArray(actual) && actual.length === expected.length, `${path}: ${JSON.stringify(actual)} vs ${JSON.stringify(expected)}`);
-    expected.forEach((e, i) => assertNear((actual as unknown[])[i], e, `${path}[${i}]`));
-  } else if (expected && typeof expected === 'object') {
-    assert.deepEqual(Object.keys(actual as object).sort(), Object.keys(expected).sort(), path);
-    for (const [k, v] of Object.entries(expected)) assertNear((actual as Record<string, unknown>)[k], v, `${path}.${k}`);
-  } else {
-    assert.deepEqual(actual, expected, path);
-  }
-}
 
 describe('LabelMe: every shape', () => {
   let work: string;
@@ -39,7 +20,7 @@ describe('LabelMe: every shape', () => {
 
   it('LabelMe 3.0 XML: a coloured RGBA mask is read by its alpha (the blue one read as empty and was refused as having no pixels); occluded, attributes and parts kept', async () => {
     const source = await readDataset(join(INTEROP, 'labelme-3.0'));
-    const [item] = await collect(source.items());
+    const [item] = await collect(source);
     const masks = item.annotations.filter((a) => a.type === 'mask');
     assert.deepEqual(masks.map((m) => [m.className, m.type === 'mask' ? rleArea(m.geometry.rle) : 0]), [['license plate', 10], ['m1', 130]]);
     const byName = new Map(item.annotations.map((a) => [a.className, a]));
@@ -74,7 +55,7 @@ describe('LabelMe: every shape', () => {
       ],
     }));
     const source = await readDataset(root);
-    const [item] = await collect(source.items());
+    const [item] = await collect(source);
     assert.deepEqual(item.annotations.map((a) => a.type), ['ellipse', 'polyline', 'points', 'points', 'polyline', 'bbox', 'polygon', 'mask', 'classification']);
     assert.deepEqual(item.annotations[0].geometry, { cx: 10, cy: 10, rx: 5, ry: 5, rotation: 0 });
     assert.deepEqual(item.annotations[0].attributes, { round: true });
@@ -109,7 +90,7 @@ describe('LabelMe: every shape', () => {
     const zip = join(work, 'out.zip');
     await WRITERS.labelme.write({ classes: ['car', 'road', 'lane', 'wheel'], items: [{ split: 'train', fileName: 'a.png', source: { path: png }, width, height, annotations }] }, createWriteStream(zip));
     const back = await readDatasetZip(zip);
-    const [item] = await collect(back.items());
+    const [item] = await collect(back);
     assert.equal(item.split, 'train');
     assert.equal(item.annotations.length, annotations.length);
     annotations.forEach((want, i) => {
@@ -119,7 +100,7 @@ describe('LabelMe: every shape', () => {
       assert.deepEqual(have.attributes, want.attributes, `attributes of annotation ${i}`);
       assert.equal(have.groupId, want.groupId);
       if (want.type === 'mask' && have.type === 'mask') assert.equal(rleArea(have.geometry.rle), rleArea(want.geometry.rle));
-      else assertNear(have.geometry, want.geometry);
+      else assertClose(have.geometry, want.geometry);
     });
   });
 });
