@@ -70,7 +70,7 @@ describe('a trained model is served as it was trained', { timeout: 12 * 60_000 }
   const annotate = async (files: { name: string; data: Buffer }[]) => {
     const uploaded = await uploadImages(owner, projectId, files);
     const res = await owner.post(`/api/projects/${projectId}/auto-annotate/yolo`, {
-      model: modelId, confidence: 0.3, iou: 0.5, image_ids: uploaded.map((u: any) => u.id), create_missing_classes: false,
+      model: modelId, confidence: 0.1, iou: 0.5, image_ids: uploaded.map((u: any) => u.id), create_missing_classes: false,
     });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     return uploaded.map((u: any) => (res.body.images.find((i: any) => i.image_id === u.id)?.annotations ?? []) as Found[]);
@@ -85,9 +85,11 @@ describe('a trained model is served as it was trained', { timeout: 12 * 60_000 }
       ...a,
       geometry: { x: (a.geometry.x * WIDTH) / SIDE, y: (a.geometry.y * HEIGHT) / SIDE, width: (a.geometry.width * WIDTH) / SIDE, height: (a.geometry.height * HEIGHT) / SIDE },
     })));
-    // Both ways round, each box scored clearly above the 0.3 cut must be found by the other way, at 0.3: a box near
-    // the cut may fall either side of it after the two JPEG encodings.
-    const SURE = 0.4;
+    // Both ways round, each box scored clearly above the 0.1 cut must be found by the other way, at 0.1: a box near
+    // the cut may fall either side of it after the two JPEG encodings. The bars sit low because 16 epochs on 48 images
+    // make a weak model whose scores vary with the CPU it trained on (CI's found 4 boxes over 0.4 where this machine's
+    // found 8); what is compared is how the model is served, not how well it learnt.
+    const SURE = 0.2;
     const found = (from: Found[][], to: Found[][]) => {
       const sure = from.flatMap((boxes, i) => boxes.filter((b) => b.confidence >= SURE).map((b) => ({ b, i })));
       const hits = sure.filter(({ b, i }) => to[i].some((o) => o.class_id === b.class_id && iou(o.geometry, b.geometry) >= 0.7)).length;
