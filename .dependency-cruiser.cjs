@@ -56,7 +56,7 @@ module.exports = {
     {
       name: 'web-imports-server',
       severity: 'error',
-      comment: 'The pages are a separate program: they talk to the server over HTTP only (types come from web/src/api-types.ts).',
+      comment: 'The pages are a separate program: they talk to the server over HTTP only (types come from clients/typescript/api-types.ts).',
       from: { path: '^web/' },
       to: { path: '^(src|test|scripts)/' },
     },

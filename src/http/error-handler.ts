@@ -11,19 +11,49 @@ interface AjvIssue {
   params: Record<string, unknown>;
 }
 
-/** Ajv's errors as FastAPI's `detail` list: `{loc: ["body", "project_type"], msg, type}`. */
+/** The values an `enum` or `const` error allows (a nullable enum's `type: null` branch allows null). */
+function allowedValues(e: AjvIssue): unknown[] {
+  if (e.keyword === 'enum') return (e.params.allowedValues as unknown[] | undefined) ?? [];
+  if (e.keyword === 'const') return [e.params.allowedValue];
+  if (e.keyword === 'type' && e.params.type === 'null') return [null];
+  return [];
+}
+
+/** `must be one of a, b, c`: the allowed values as a client would type them (strings bare, others as JSON). */
+function oneOfMessage(values: unknown[]): string {
+  const shown = values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
+  return shown.length === 1 ? `must be ${shown[0]}` : `must be one of ${shown.join(', ')}`;
+}
+
+/**
+ * Ajv's errors as FastAPI's `detail` list: `{loc: ["body", "project_type"], msg, type}`. A value outside an enum or a
+ * union of literals names the values allowed there (`must be one of bbox, polygon, …`), gathered over every branch
+ * Ajv reports at that location.
+ */
 export function toValidationIssues(context: string, errors: AjvIssue[]): ValidationIssue[] {
-  const seen = new Set<string>();
-  const issues: ValidationIssue[] = [];
+  const byLoc = new Map<string, { loc: (string | number)[]; errors: AjvIssue[] }>();
   for (const e of errors) {
     const path = e.instancePath.split('/').filter(Boolean).map((p) => (/^\d+$/.test(p) ? Number(p) : p));
     if (e.keyword === 'required') path.push(String(e.params.missingProperty));
     if (e.keyword === 'additionalProperties') path.push(String(e.params.additionalProperty));
     const loc = [CONTEXT_TO_LOC[context] ?? context, ...path];
-    const key = loc.join('\u0000');
+    const key = JSON.stringify(loc);
+    const entry = byLoc.get(key) ?? { loc, errors: [] };
+    entry.errors.push(e);
+    byLoc.set(key, entry);
+  }
+  const issues: ValidationIssue[] = [];
+  for (const { loc, errors: here } of byLoc.values()) {
+    const literal = here.some((e) => e.keyword === 'enum' || e.keyword === 'const');
+    if (literal) {
+      const values = [...new Map(here.flatMap(allowedValues).map((v) => [JSON.stringify(v), v])).values()];
+      // A literal beside another kind of value (`"auto"` or an integer) says the other kind too.
+      const other = here.find((e) => !['enum', 'const', 'anyOf', 'oneOf'].includes(e.keyword) && allowedValues(e).length === 0);
+      issues.push({ loc, msg: other ? `${oneOfMessage(values)}, or ${other.message ?? 'another value'}` : oneOfMessage(values), type: 'enum' });
+      continue;
+    }
     // anyOf/union schemas report one error per branch; the first per location says enough.
-    if (seen.has(key)) continue;
-    seen.add(key);
+    const e = here[0]!;
     issues.push({ loc, msg: e.keyword === 'required' ? 'Field required' : (e.message ?? 'Invalid value'), type: e.keyword });
   }
   return issues;

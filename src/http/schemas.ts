@@ -28,6 +28,19 @@ export function errors(...statuses: number[]): Record<number, TSchema> {
   return out;
 }
 
+/**
+ * A response of raw bytes (a file download) under the media types it may carry: generators read it as a file (a Blob,
+ * bytes), not JSON. `format: binary` is OpenAPI 3.0's spelling of "the body is the bytes".
+ */
+export function BinaryResponse(description: string, mediaTypes: readonly string[]) {
+  return { description, content: Object.fromEntries(mediaTypes.map((type) => [type, { schema: { type: 'string', format: 'binary' } }])) };
+}
+
+/** A response of text in one media type (YAML, CSV), which clients read as a string. */
+export function TextResponse(description: string, mediaType: string) {
+  return { description, content: { [mediaType]: { schema: { type: 'string' } } } };
+}
+
 export const Id = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
 
 /** Path parameters of routes on one image (images, locks, revisions). */

@@ -63,7 +63,7 @@ function newestChange(dir: string): number {
 
 /**
  * Builds web/dist, through the same script as `npm run build:web`, when it is missing or older than a file of the
- * front end's source (a stale build would test yesterday's pages).
+ * front end's source (web/src, and the typed client in clients/typescript): a stale build would test yesterday's pages.
  */
 export function ensureWebBuilt(): void {
   let built = 0;
@@ -72,7 +72,8 @@ export function ensureWebBuilt(): void {
   } catch {
     built = 0;
   }
-  if (built > 0 && built >= Math.max(newestChange('web/src'), statSync('web/index.html').mtimeMs)) return;
+  // The pages' source, and the typed API client they are built with.
+  if (built > 0 && built >= Math.max(newestChange('web/src'), newestChange('clients/typescript'), statSync('web/index.html').mtimeMs)) return;
   const res = spawnSync(process.execPath, ['scripts/build-web.mjs'], { stdio: 'inherit' });
   if (res.status !== 0) throw new Error('npm run build:web failed');
 }

@@ -1,10 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { callerOf } from '../../http/authenticate.js';
-import { errors, IdParams } from '../../http/schemas.js';
+import { BinaryResponse, errors, IdParams } from '../../http/schemas.js';
+import { WRITERS } from '../../formats/writers/index.js';
 import type { ExportsService } from './exports.service.js';
 import { ExportFileParams, ExportOut, ExportRequest } from './exports.schemas.js';
+
+/** What a download may be: any writer's file, or (adapters' prepared files) plain bytes. */
+const DOWNLOAD_MEDIA_TYPES = [...new Set(['application/zip', ...Object.values(WRITERS).map((w) => w.contentType), 'application/octet-stream'])];
 
 export function exportsRoutes(server: FastifyInstance, exports: ExportsService): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
@@ -29,7 +32,7 @@ export function exportsRoutes(server: FastifyInstance, exports: ExportsService):
       summary: 'Download an export file',
       description: 'Only names the export route created, and only to callers who may read their project; any other name is 404.',
       params: ExportFileParams,
-      response: { 200: Type.Unsafe<unknown>({ type: 'string', format: 'binary' }), ...errors(401, 404, 422) },
+      response: { 200: BinaryResponse('The export file, in its format\'s media type', DOWNLOAD_MEDIA_TYPES), ...errors(401, 404, 422) },
     },
   }, async (request, reply) => {
     const file = await exports.file(callerOf(request), request.params.filename);

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { callerOf } from '../../http/authenticate.js';
-import { errors, IdParams } from '../../http/schemas.js';
+import { errors, IdParams, TextResponse } from '../../http/schemas.js';
 import { sendPage } from '../../http/pagination.js';
 import {
   LIMITS,
@@ -131,7 +131,7 @@ function pipelineRoutes(server: FastifyInstance, service: PipelinesService): voi
       tags,
       summary: 'The pipeline as YAML (the text it was saved from, comments included, while it matches the definition)',
       params: IdParams,
-      response: { 200: Type.String({ description: 'application/yaml' }), ...errors(401, 404, 422) },
+      response: { 200: TextResponse('The definition as YAML', 'application/yaml'), ...errors(401, 404, 422) },
     },
   }, async (request, reply) => reply.type('application/yaml; charset=utf-8').send(await service.yaml(callerOf(request), request.params.id)));
 

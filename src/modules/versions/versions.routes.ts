@@ -3,10 +3,11 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { callerOf } from '../../http/authenticate.js';
 import { sendPage } from '../../http/pagination.js';
-import { errors } from '../../http/schemas.js';
+import { BinaryResponse, errors } from '../../http/schemas.js';
 import {
   DiffParams,
   ProjectParams,
+  RecipeOptionsOut,
   VersionCreate,
   VersionDiffOut,
   VersionIdParams,
@@ -37,7 +38,7 @@ export function versionsRoutes(server: FastifyInstance, versions: VersionsServic
         200: Type.Object({
           preprocessing_config: Document('Used when preprocessing_config is null or {}'),
           augmentation_config: Document('Augmentation is off by default'),
-          options: Document('{preprocessing_config: [...], augmentation_config: [...]}'),
+          options: RecipeOptionsOut,
         }),
         ...errors(401),
       },
@@ -137,7 +138,7 @@ export function versionsRoutes(server: FastifyInstance, versions: VersionsServic
       tags,
       summary: 'The bytes of an output image (JPEG)',
       params: VersionImageParams,
-      response: { 200: Type.Unsafe<unknown>({ type: 'string', format: 'binary' }), ...errors(401, 404, 422) },
+      response: { 200: BinaryResponse('JPEG image', ['image/jpeg']), ...errors(401, 404, 422) },
     },
   }, async (request, reply) => {
     const file = await versions.imageFile(callerOf(request), request.params.project_id, request.params.version_id, request.params.image_id);

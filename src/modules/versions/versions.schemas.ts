@@ -164,3 +164,21 @@ export const VersionPreviewOut = Type.Object({
   ),
 });
 export type VersionPreviewOut = Static<typeof VersionPreviewOut>;
+
+/** A list of strings the recipe holds read-only. */
+const Strings = (description: string) => Type.Unsafe<readonly string[]>(Type.Array(Type.String(), { description }));
+/** One option of the image recipe as GET /api/pipeline/defaults lists it, for a form built from it. */
+export const RecipeOptionOut = Type.Object({
+  key: Type.String({ description: 'Dotted for nested groups (`resize.width`)' }),
+  type: StringEnum(['boolean', 'integer', 'number', 'string', 'array', 'object'] as const),
+  default: Type.Unknown(),
+  description: Type.Optional(Type.String()),
+  minimum: Type.Optional(Type.Number()),
+  maximum: Type.Optional(Type.Number()),
+  enum: Type.Optional(Strings('The values a string option takes')),
+  items_enum: Type.Optional(Strings('The values the items of a list option take')),
+});
+export const RecipeOptionsOut = Type.Object({
+  preprocessing_config: Type.Array(RecipeOptionOut),
+  augmentation_config: Type.Array(RecipeOptionOut),
+});

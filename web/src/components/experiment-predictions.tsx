@@ -27,7 +27,7 @@ function RunPredictions({ projectId, image, experimentId, split, classes }: {
   classes: LabelClass[];
 }) {
   const [predictions, setPredictions] = useState<Prediction[] | null>(null);
-  const [truth, setTruth] = useState<{ class_id: number; annotation_type: string; geometry: unknown }[]>([]);
+  const [truth, setTruth] = useState<ResponseOf<'/api/images/{image_id}/annotations', 'get'>>([]);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     setPredictions(null);

@@ -1,22 +1,9 @@
 import { useState } from 'react';
+import type { ResponseOf } from '../types.js';
 
-/** One option as GET /api/pipeline/defaults describes it (`key` dotted for nested groups). */
-export interface OptionDescriptor {
-  key: string;
-  type: 'boolean' | 'integer' | 'number' | 'string' | 'array' | 'object';
-  default: unknown;
-  description?: string;
-  minimum?: number;
-  maximum?: number;
-  enum?: string[];
-  items_enum?: string[];
-}
-
-export interface PipelineDefaults {
-  preprocessing_config: Record<string, unknown>;
-  augmentation_config: Record<string, unknown>;
-  options: { preprocessing_config: OptionDescriptor[]; augmentation_config: OptionDescriptor[] };
-}
+/** GET /api/pipeline/defaults: both default configs, and every option (`key` dotted for nested groups). */
+export type PipelineDefaults = ResponseOf<'/api/pipeline/defaults', 'get'>;
+export type OptionDescriptor = PipelineDefaults['options']['preprocessing_config'][number];
 
 export type ConfigName = keyof PipelineDefaults['options'];
 /** Values the user changed, by dotted key; options left alone are not sent, so the server's defaults apply. */

@@ -108,7 +108,7 @@ function CreateVersion({ projectId, nextNumber, onCreated, onError }: { projectI
   const [pre, setPre] = useState<Changes>({});
   const [aug, setAug] = useState<Changes>({});
   const [busy, setBusy] = useState(false);
-  const [sources, setSources] = useState<{ counts: Record<'train' | 'valid' | 'test', number>; unassigned: number } | null>(null);
+  const [sources, setSources] = useState<ResponseOf<'/api/projects/{id}/splits', 'get'> | null>(null);
   const denied = useProjectAccess(projectId).why('versions.write');
   const [preview, setPreview] = useState<PreviewOut | null>(null);
   const runPreview = async () => {
@@ -122,8 +122,7 @@ function CreateVersion({ projectId, nextNumber, onCreated, onError }: { projectI
   };
 
   useEffect(() => {
-    // The document describes the options loosely; pipeline-form.tsx reads them as its descriptors.
-    api.get('/api/pipeline/defaults').then((d) => setDefaults(d as PipelineDefaults), (e) => onError((e as Error).message));
+    api.get('/api/pipeline/defaults').then(setDefaults, (e) => onError((e as Error).message));
     api.get('/api/projects/{id}/splits', { path: { id: projectId } }).then(setSources, () => undefined);
   }, []);
 

@@ -8,15 +8,15 @@ export interface paths {
             cookie?: never;
         };
         /** One annotation */
-        get: operations["getAnnotationsId"];
+        get: operations["getAnnotation"];
         /**
          * Replace an annotation
          * @description Same body as creating; the annotation stays on its image.
          */
-        put: operations["putAnnotationsId"];
+        put: operations["updateAnnotation"];
         post?: never;
         /** Delete an annotation */
-        delete: operations["deleteAnnotationsId"];
+        delete: operations["deleteAnnotation"];
         options?: never;
         head?: never;
         patch?: never;
@@ -35,7 +35,7 @@ export interface paths {
          * Accept a suggested annotation (model prediction)
          * @description It becomes `accepted` (exported, versioned); an `update` revision records it. 409 when it is not a suggestion.
          */
-        post: operations["postAnnotationsIdAccept"];
+        post: operations["acceptAnnotation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -55,7 +55,7 @@ export interface paths {
          * Reject a suggested annotation (model prediction)
          * @description Deletes it (a `delete` revision keeps it for revert). 409 when it is not a suggestion: delete accepted annotations with DELETE.
          */
-        post: operations["postAnnotationsIdReject"];
+        post: operations["rejectAnnotation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -75,7 +75,7 @@ export interface paths {
          * Revert an annotation to a revision
          * @description Restores the state right after `revision_id` and records it as a new `revert` revision, which is answered. A deleted annotation is recreated under its id; a revision that deleted it deletes it again (409 when already deleted). A revision of another annotation is 404; a class deleted since is 409; a lock held by another user is 409.
          */
-        post: operations["postAnnotationsIdRevert"];
+        post: operations["revertAnnotation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -93,7 +93,7 @@ export interface paths {
          * An annotation's history (also after it was deleted)
          * @description Oldest first; paged with `limit` and `offset` or `after`, the total in `X-Total-Count`.
          */
-        get: operations["getAnnotationsIdRevisions"];
+        get: operations["listAnnotationRevisions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -113,7 +113,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Withdraw an assignment */
-        delete: operations["deleteAssignmentsId"];
+        delete: operations["deleteAssignment"];
         options?: never;
         head?: never;
         patch?: never;
@@ -127,7 +127,7 @@ export interface paths {
             cookie?: never;
         };
         /** My queue: assigned images still to do, and my submissions sent back by review */
-        get: operations["getAssignmentsMine"];
+        get: operations["listMyAssignments"];
         put?: never;
         post?: never;
         delete?: never;
@@ -146,7 +146,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Log in: returns a bearer token and sets the session cookie */
-        post: operations["postAuthLogin"];
+        post: operations["login"];
         delete?: never;
         options?: never;
         head?: never;
@@ -163,7 +163,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** End the current login session */
-        post: operations["postAuthLogout"];
+        post: operations["logout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -178,7 +178,7 @@ export interface paths {
             cookie?: never;
         };
         /** The current user */
-        get: operations["getAuthMe"];
+        get: operations["getCurrentUser"];
         put?: never;
         post?: never;
         delete?: never;
@@ -197,7 +197,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Create an account (the first one becomes instance admin) */
-        post: operations["postAuthRegister"];
+        post: operations["register"];
         delete?: never;
         options?: never;
         head?: never;
@@ -212,12 +212,12 @@ export interface paths {
             cookie?: never;
         };
         /** Your API tokens (secrets are never shown again) */
-        get: operations["getAuthTokens"];
+        get: operations["listTokens"];
         put?: never;
         /** Create an API token */
-        post: operations["postAuthTokens"];
+        post: operations["createToken"];
         /** Revoke an API token */
-        delete: operations["deleteAuthTokens"];
+        delete: operations["deleteTokenByQuery"];
         options?: never;
         head?: never;
         patch?: never;
@@ -234,7 +234,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Revoke an API token */
-        delete: operations["deleteAuthTokensId"];
+        delete: operations["deleteToken"];
         options?: never;
         head?: never;
         patch?: never;
@@ -254,11 +254,11 @@ export interface paths {
          * Delete a class
          * @description An unused class is deleted with 204. A class that annotations use answers 409 with `annotation_count` and changes nothing, unless `cascade=true`: then its annotations are deleted with it and the answer is 200 `{deleted_annotations}` (also when there were none); each deleted annotation gets a `delete` revision. Cascading is refused with 409 naming the images and holders in `locks` when another user has locked an image with such an annotation; nothing changes.
          */
-        delete: operations["deleteClassesClassId"];
+        delete: operations["deleteClass"];
         options?: never;
         head?: never;
         /** Rename or recolour a class */
-        patch: operations["patchClassesClassId"];
+        patch: operations["updateClass"];
         trace?: never;
     };
     "/api/cleaning-runs/{id}/revert": {
@@ -274,7 +274,7 @@ export interface paths {
          * Revert a cleaning run as a whole
          * @description Puts back every image, annotation and class the run deleted (under their old ids) and every change it made, in one transaction, with `revert` revisions. Refused (409) when the run is not `applied`, its window has passed, or any row it touched changed since (nothing changes then). Reviews and assignments of deleted images do not come back. Needs the `images.delete` permission (project admins and owners); viewers get 403.
          */
-        post: operations["postCleaningRunsIdRevert"];
+        post: operations["revertCleaningRun"];
         delete?: never;
         options?: never;
         head?: never;
@@ -292,7 +292,7 @@ export interface paths {
          * Cleaning action catalog
          * @description Every cleaning action with its parameters (type, default, range); `?modality=` keeps one modality.
          */
-        get: operations["getCleaningActions"];
+        get: operations["listCleaningActions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -309,14 +309,14 @@ export interface paths {
             cookie?: never;
         };
         /** An experiment with its per-epoch history, per-class metrics, confusion matrix, environment and artifacts */
-        get: operations["getExperimentsId"];
+        get: operations["getExperiment"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
         /** Rename, tag or annotate an experiment */
-        patch: operations["patchExperimentsId"];
+        patch: operations["updateExperiment"];
         trace?: never;
     };
     "/api/experiments/{id}/errors": {
@@ -330,7 +330,7 @@ export interface paths {
          * The valid or test images a detector's run gets most wrong (false positives, false negatives or class confusions), with its predictions
          * @description Each image is the project image its version image was made from, with the run's detections mapped into its pixels. An annotator kept to their assignments sees only their assigned images. 409 when the run recorded no per-image evaluation (not a finished versa-detect run)
          */
-        get: operations["getExperimentsIdErrors"];
+        get: operations["listExperimentErrors"];
         put?: never;
         post?: never;
         delete?: never;
@@ -349,7 +349,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Experiments side by side: params and metrics per experiment in the order given, with their histories */
-        post: operations["postExperimentsCompare"];
+        post: operations["compareExperiments"];
         delete?: never;
         options?: never;
         head?: never;
@@ -367,7 +367,7 @@ export interface paths {
          * Download an export file
          * @description Only names the export route created, and only to callers who may read their project; any other name is 404.
          */
-        get: operations["getExportsFilename"];
+        get: operations["downloadExport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -401,7 +401,7 @@ export interface paths {
             cookie?: never;
         };
         /** The project roles and what each may do */
-        get: operations["getIdentityRoles"];
+        get: operations["listRoles"];
         put?: never;
         post?: never;
         delete?: never;
@@ -418,21 +418,21 @@ export interface paths {
             cookie?: never;
         };
         /** One image */
-        get: operations["getImagesImageId"];
+        get: operations["getImage"];
         put?: never;
         post?: never;
         /**
          * Delete an image with its annotations and files
          * @description The `X-Deleted-Annotations` header says how many annotations were deleted with it.
          */
-        delete: operations["deleteImagesImageId"];
+        delete: operations["deleteImage"];
         options?: never;
         head?: never;
         /**
          * Change an image's split
          * @description Another user's editing lock on the image: 409 naming the holder and expiry (`lock`).
          */
-        patch: operations["patchImagesImageId"];
+        patch: operations["updateImage"];
         trace?: never;
     };
     "/api/images/{image_id}/annotations": {
@@ -446,13 +446,13 @@ export interface paths {
          * An image's annotations, oldest first
          * @description Paged with `limit` and `offset` or `after`; the total is in `X-Total-Count`, the next page in `Link`. On a video's frame, the tracks' shapes on that frame follow the annotations on the page where these end (they carry `track_id` and `interpolated`, and count in the total).
          */
-        get: operations["getImagesImageIdAnnotations"];
+        get: operations["listAnnotations"];
         put?: never;
         /**
          * Annotate an image
          * @description The class must belong to the image's project (422 at `body.class_id`). Geometry problems are 422 with `loc` inside `body.geometry`.
          */
-        post: operations["postImagesImageIdAnnotations"];
+        post: operations["createAnnotation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -467,15 +467,15 @@ export interface paths {
             cookie?: never;
         };
         /** An image's editing lock, or null */
-        get: operations["getImagesImageIdLock"];
+        get: operations["getImageLock"];
         put?: never;
         /**
          * Take or renew the editing lock of an image
          * @description A lock lasts 60 seconds; its holder renews it by posting again. While it holds, other users' writes to the image (annotations, reverts, SAM saves, split changes, deletes) answer 409 naming the holder and expiry; bulk writes that touch it (image bulk delete, re-splitting the project, a cascading class delete) are refused whole with `locks`; a detector run skips it and reports it in `locked`. Held by someone else: 409 with `lock`. An image you cannot see (or, in assigned-only projects, one not assigned to you as annotator) is 404.
          */
-        post: operations["postImagesImageIdLock"];
+        post: operations["createImageLock"];
         /** Release your lock, or break anyone's with force=true (project admins) */
-        delete: operations["deleteImagesImageIdLock"];
+        delete: operations["deleteImageLock"];
         options?: never;
         head?: never;
         patch?: never;
@@ -494,7 +494,7 @@ export interface paths {
          * Accept every suggestion on an image
          * @description All suggestions, or those of `source` (e.g. `model:3`), in one transaction.
          */
-        post: operations["postImagesImageIdPredictionsAcceptAll"];
+        post: operations["acceptPredictions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -514,7 +514,7 @@ export interface paths {
          * Reject (delete) every suggestion on an image
          * @description All suggestions, or those of `source` (e.g. `model:3`), in one transaction.
          */
-        post: operations["postImagesImageIdPredictionsRejectAll"];
+        post: operations["rejectPredictions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -532,7 +532,7 @@ export interface paths {
          * The history of every annotation of an image
          * @description Oldest first; paged with `limit` and `offset` or `after`, the total in `X-Total-Count`.
          */
-        get: operations["getImagesImageIdRevisions"];
+        get: operations["listImageRevisions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -549,7 +549,7 @@ export interface paths {
             cookie?: never;
         };
         /** WebP thumbnail of an image (upright, longest side 256) */
-        get: operations["getImagesImageIdThumbnail"];
+        get: operations["getImageThumbnail"];
         put?: never;
         post?: never;
         delete?: never;
@@ -571,7 +571,7 @@ export interface paths {
          * Delete several images
          * @description With `project_id`, only images of that project are deleted; other ids are reported in `not_found`. When another user holds the editing lock of any image that would be deleted: 409 naming the images and holders in `locks`, and nothing is deleted.
          */
-        post: operations["postImagesBulkDelete"];
+        post: operations["bulkDeleteImages"];
         delete?: never;
         options?: never;
         head?: never;
@@ -589,7 +589,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Revoke an invitation (its link stops working) */
-        delete: operations["deleteInvitationsId"];
+        delete: operations["deleteInvitation"];
         options?: never;
         head?: never;
         patch?: never;
@@ -603,7 +603,7 @@ export interface paths {
             cookie?: never;
         };
         /** What an invitation link offers (public: the link is the credential) */
-        get: operations["getInvitationsToken"];
+        get: operations["getInvitation"];
         put?: never;
         post?: never;
         delete?: never;
@@ -625,7 +625,7 @@ export interface paths {
          * Accept an invitation: create the account, join the project, log in
          * @description The account gets the invited address; the answer is a login (and sets the session cookie). 404 when the link is unknown, used or expired.
          */
-        post: operations["postInvitationsTokenAccept"];
+        post: operations["acceptInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -640,7 +640,7 @@ export interface paths {
             cookie?: never;
         };
         /** A background job: status, progress, message, ETA, result or error */
-        get: operations["getJobsId"];
+        get: operations["getJob"];
         put?: never;
         post?: never;
         delete?: never;
@@ -662,7 +662,7 @@ export interface paths {
          * Cancel a queued or running job
          * @description A queued job is cancelled at once. A running job is stopped by the process running it (a training child gets SIGTERM, then SIGKILL) and its partial output is removed; the answer waits up to 15 s for that and shows the job as it then is. 409 when the job has already finished; 403 for read-only members.
          */
-        post: operations["postJobsIdCancel"];
+        post: operations["cancelJob"];
         delete?: never;
         options?: never;
         head?: never;
@@ -677,7 +677,7 @@ export interface paths {
             cookie?: never;
         };
         /** Registered models of the projects you can read, newest first */
-        get: operations["getModels"];
+        get: operations["listAllModels"];
         put?: never;
         post?: never;
         delete?: never;
@@ -697,7 +697,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Delete a model (and its stored file, for uploads) */
-        delete: operations["deleteModelsModelId"];
+        delete: operations["deleteModel"];
         options?: never;
         head?: never;
         patch?: never;
@@ -720,7 +720,7 @@ export interface paths {
          * Change a model's lifecycle stage
          * @description development, staging, production or archived, in any order. One production model per project and task: promoting one archives the previous. Every change is recorded with who and when in `lifecycle_history`.
          */
-        patch: operations["patchModelsModelIdLifecycle"];
+        patch: operations["updateModelLifecycle"];
         trace?: never;
     };
     "/api/models/runs": {
@@ -734,7 +734,7 @@ export interface paths {
          * Weights of training runs: Ultralytics run folders under RUNS_ROOT and Versa's own training runs
          * @description Ultralytics-style `<task>/<run>/weights/{best,last}.{pt,onnx}`, directly under RUNS_ROOT or its `runs/` folder, with the last epoch's metrics from the run's results.csv; and Versa's training runs of projects you can read (`source: versa`, already registered as `model_id`). 403 when RUNS_ROOT is not set. Register a RUNS_ROOT one with `POST /api/projects/{id}/models {"run_weights": path}`.
          */
-        get: operations["getModelsRuns"];
+        get: operations["listModelRuns"];
         put?: never;
         post?: never;
         delete?: never;
@@ -751,10 +751,10 @@ export interface paths {
             cookie?: never;
         };
         /** Organizations you belong to */
-        get: operations["getOrgs"];
+        get: operations["listOrgs"];
         put?: never;
         /** Create an organization (you become its owner) */
-        post: operations["postOrgs"];
+        post: operations["createOrg"];
         delete?: never;
         options?: never;
         head?: never;
@@ -769,7 +769,7 @@ export interface paths {
             cookie?: never;
         };
         /** One organization */
-        get: operations["getOrgsId"];
+        get: operations["getOrg"];
         put?: never;
         post?: never;
         delete?: never;
@@ -786,13 +786,13 @@ export interface paths {
             cookie?: never;
         };
         /** An organization's members */
-        get: operations["getOrgsIdMembers"];
+        get: operations["listOrgMembers"];
         put?: never;
         /**
          * Add a member to an organization
          * @description Owners and admins add members; only owners add owners. An unknown user is 422, an existing member 409.
          */
-        post: operations["postOrgsIdMembers"];
+        post: operations["createOrgMember"];
         delete?: never;
         options?: never;
         head?: never;
@@ -810,14 +810,14 @@ export interface paths {
         put?: never;
         post?: never;
         /** Remove a member from an organization (or leave it) */
-        delete: operations["deleteOrgsIdMembersUserId"];
+        delete: operations["deleteOrgMember"];
         options?: never;
         head?: never;
         /**
          * Change an organization member's role
          * @description Only owners grant or take the owner role; the last owner cannot step down (409).
          */
-        patch: operations["patchOrgsIdMembersUserId"];
+        patch: operations["updateOrgMember"];
         trace?: never;
     };
     "/api/pipeline-runs/{id}": {
@@ -831,7 +831,7 @@ export interface paths {
          * One run: status, progress with ETA, per-step status, timings and outputs
          * @description A run reports on the whole project: an annotator kept to their assignments (`assigned_only` projects) gets 403.
          */
-        get: operations["getPipelineRunsId"];
+        get: operations["getPipelineRun"];
         put?: never;
         post?: never;
         delete?: never;
@@ -850,7 +850,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Cancel a queued or running run (its running step stops within a second and ends cancelled; what it wrote stays recorded) */
-        post: operations["postPipelineRunsIdCancel"];
+        post: operations["cancelPipelineRun"];
         delete?: never;
         options?: never;
         head?: never;
@@ -885,13 +885,13 @@ export interface paths {
             cookie?: never;
         };
         /** A project's or an organization's pipelines; neither: those of every project and organization you belong to, and your own */
-        get: operations["getPipelines"];
+        get: operations["listPipelines"];
         put?: never;
         /**
          * Create a pipeline owned by a project (its admins) or an organization (its owners and admins); neither: only you see it
          * @description An absent, null or `{}` definition is replaced by the protective-equipment example; an empty `steps` list is 422. Problems are 422 with their paths: steps' params are checked against their routes' schemas, and models, versions and classes named by id must be the owner's.
          */
-        post: operations["postPipelines"];
+        post: operations["createPipeline"];
         delete?: never;
         options?: never;
         head?: never;
@@ -906,12 +906,12 @@ export interface paths {
             cookie?: never;
         };
         /** One pipeline */
-        get: operations["getPipelinesId"];
+        get: operations["getPipeline"];
         /** Change a pipeline (its definition as JSON or YAML, its name, its description) */
-        put: operations["putPipelinesId"];
+        put: operations["updatePipeline"];
         post?: never;
         /** Delete a pipeline with its run history */
-        delete: operations["deletePipelinesId"];
+        delete: operations["deletePipeline"];
         options?: never;
         head?: never;
         patch?: never;
@@ -930,7 +930,7 @@ export interface paths {
          * Run a pipeline in the background
          * @description Answers 202 with the run; follow it at GET /api/pipeline-runs/{id}. A pipeline that writes data needs a project admin; an annotator kept to their assignments (`assigned_only` projects) gets 403: a run reads the whole project. An organization's pipeline runs on one of the organization's projects (its members with access to that project), named by `project_id`. The definition is checked against the project first (models, classes, versions): problems are 422. The run keeps the definition it ran.
          */
-        post: operations["postPipelinesIdRun"];
+        post: operations["runPipeline"];
         delete?: never;
         options?: never;
         head?: never;
@@ -948,7 +948,7 @@ export interface paths {
          * A pipeline's runs, newest first
          * @description A run reports on the whole project: an annotator kept to their assignments (`assigned_only` projects) gets 403.
          */
-        get: operations["getPipelinesIdRuns"];
+        get: operations["listPipelineRuns"];
         put?: never;
         post?: never;
         delete?: never;
@@ -965,7 +965,7 @@ export interface paths {
             cookie?: never;
         };
         /** The pipeline as YAML (the text it was saved from, comments included, while it matches the definition) */
-        get: operations["getPipelinesIdYaml"];
+        get: operations["getPipelineYaml"];
         put?: never;
         post?: never;
         delete?: never;
@@ -982,7 +982,7 @@ export interface paths {
             cookie?: never;
         };
         /** The protective-equipment check: select → detect person/helmet/vest → rule → flag for review → report */
-        get: operations["getPipelinesExample"];
+        get: operations["getPipelineExample"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1001,7 +1001,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Create a pipeline from YAML (kept with its comments for GET …/yaml); `project_id` or `org_id` names its owner */
-        post: operations["postPipelinesFromYaml"];
+        post: operations["createPipelineFromYaml"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1016,7 +1016,7 @@ export interface paths {
             cookie?: never;
         };
         /** Pipeline step types, each with the JSON Schema of its params and the data it takes and gives */
-        get: operations["getPipelinesStepTypes"];
+        get: operations["listPipelineStepTypes"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1038,7 +1038,7 @@ export interface paths {
          * Check a JSON definition; every problem with its path
          * @description Each step's params are checked against the schema of the route the step stands for (a `train` step's against POST /api/projects/{id}/train). Models, versions and classes named by id must be of the project given as `project_id` (of a project of the organization `org_id`; without either, of a project you can see); with `project_id`, the models and classes named by name are checked too. Malformed JSON is 422 with its line and column.
          */
-        post: operations["postPipelinesValidate"];
+        post: operations["validatePipeline"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1058,7 +1058,7 @@ export interface paths {
          * Check a YAML definition; every problem with its path, line and column
          * @description Malformed YAML is 422 with its line and column; aliases that expand past the limit (billion laughs) are refused.
          */
-        post: operations["postPipelinesValidateYaml"];
+        post: operations["validatePipelineYaml"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1076,7 +1076,7 @@ export interface paths {
          * Every plugin (importers, exporters, preprocessing, augmentation, checks, cleaning, detectors, trainers, pipeline steps)
          * @description Third-party plugins from PLUGINS_DIR that failed to load are listed with `status: failed`; admins also get their `error`, with paths relative to PLUGINS_DIR (`null` for other accounts).
          */
-        get: operations["getPlugins"];
+        get: operations["listPlugins"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1093,7 +1093,7 @@ export interface paths {
             cookie?: never;
         };
         /** One plugin with the JSON Schema of its parameters */
-        get: operations["getPluginsTypeName"];
+        get: operations["getPlugin"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1110,10 +1110,10 @@ export interface paths {
             cookie?: never;
         };
         /** Projects you can see, newest first */
-        get: operations["getProjects"];
+        get: operations["listProjects"];
         put?: never;
         /** Create a project */
-        post: operations["postProjects"];
+        post: operations["createProject"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1128,15 +1128,15 @@ export interface paths {
             cookie?: never;
         };
         /** One project */
-        get: operations["getProjectsId"];
+        get: operations["getProject"];
         put?: never;
         post?: never;
         /** Delete a project with its images, annotations and files */
-        delete: operations["deleteProjectsId"];
+        delete: operations["deleteProject"];
         options?: never;
         head?: never;
         /** Change a project */
-        patch: operations["patchProjectsId"];
+        patch: operations["updateProject"];
         trace?: never;
     };
     "/api/projects/{id}/adapters/prepare": {
@@ -1152,7 +1152,7 @@ export interface paths {
          * Write the samples in a training layout
          * @description `tabular`: `train.csv`, `valid.csv`, `test.csv` (header row, missing values empty, cells as stored: data for a trainer, not neutralised for spreadsheets) and `schema.json` `{target, task, columns, classes}`. `hub`: a zip that `datasets.load_dataset(path)` loads once extracted — one JSONL per split and a README.md card with YAML front matter (features, splits, class names). Samples without a split are left out unless none has one. Files download through `GET /api/exports/{filename}`.
          */
-        post: operations["postProjectsIdAdaptersPrepare"];
+        post: operations["prepareAdapter"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1172,7 +1172,7 @@ export interface paths {
          * Train the tabular adapter on the project's tabular samples (background job)
          * @description Gradient-boosted trees (scikit-learn) on the target column of the tabular import, with the same job, experiment, readiness gate and model registration as `POST /api/projects/{id}/train`; needs `models.write`. The job writes the samples as they are when it starts, in the layout `adapters/prepare {adapter: "tabular"}` gives (samples in no split are left out unless none has a split), into a data folder removed when the job ends. The experiment's metrics: `accuracy` and macro `f1` (classification) or `rmse` and `r2` (regression) on the valid split, and the same as `test_*` on the test split; the model is registered with task `tabular` (a pickle, format `other`). 409: the gate (`require_ready`, `min_readiness_score`) blocks, with `readiness` and its blockers (for example a project without tabular samples), or the train or valid split is empty (whatever `require_ready`: the run needs both); nothing is started. 422: an invalid body, or scikit-learn is missing.
          */
-        post: operations["postProjectsIdAdaptersTrain"];
+        post: operations["trainAdapter"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1190,13 +1190,13 @@ export interface paths {
          * A project's image assignments
          * @description An annotator kept to their assignments (`assigned_only` projects) gets only their own.
          */
-        get: operations["getProjectsIdAssignments"];
+        get: operations["listAssignments"];
         put?: never;
         /**
          * Assign images to an annotator
          * @description The assignee must be a member who can annotate (422 otherwise). Answers the assignments made (an empty array when the unlabelled queue is empty).
          */
-        post: operations["postProjectsIdAssignments"];
+        post: operations["createAssignment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1211,7 +1211,7 @@ export interface paths {
             cookie?: never;
         };
         /** Progress per assignee */
-        get: operations["getProjectsIdAssignmentsProgress"];
+        get: operations["getAssignmentProgress"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1233,7 +1233,7 @@ export interface paths {
          * Segment an object from clicks with SAM
          * @description Points are image pixels; labels 1 include, 0 exclude. The image embedding is computed once per image and model and cached (memory and disk), so later clicks only run the decoder. Uses `encoder_model`/`decoder_model`, else the project's production (or newest) sam-encoder and sam-decoder. Saves a polygon (default) or mask annotation with source `sam`; `preview: true` saves nothing.
          */
-        post: operations["postProjectsIdAutoAnnotateSam"];
+        post: operations["autoAnnotateSam"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1250,7 +1250,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Compute the SAM embeddings of every image in the background */
-        post: operations["postProjectsIdAutoAnnotateSamPrecompute"];
+        post: operations["precomputeSamEmbeddings"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1270,7 +1270,7 @@ export interface paths {
          * Annotate images with a registered detector or segmentation model
          * @description Runs the model on `image_ids` (default: every image, or only unannotated ones). Boxes (detect) or polygons (segment) are in original pixels, EXIF orientation applied; annotations are suggestions (`status: "suggested"`; re-runs replace the same model's open suggestions) with source `model:<id>` and the detection's confidence. Predicted class names map to project classes by name (case-insensitive). Up to 8 images answer 200 with what was created; more answer 202 with a job to follow at `/api/jobs/{id}`. `.pt` weights answer 422 (export them to ONNX); a busy inference queue 503 with Retry-After.
          */
-        post: operations["postProjectsIdAutoAnnotateYolo"];
+        post: operations["autoAnnotateYolo"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1288,7 +1288,7 @@ export interface paths {
          * Canonical export: the universal record schema
          * @description One `CanonicalRecord` per image, then one per sample: `{id, modality, split, media, annotations, label, spans, value, metadata}`, the form other tools and pipelines read without knowing Versa's tables. A sample's `media` is its file (audio, video: `uri` of `GET /api/samples/{id}/file`) or its content (`{text}`, `{row}`, `{prompt, response, …}`); time segments are `annotations` of type `segment`. Image annotations carry every shape type, their `attributes` and `group_id`; the classes they name by `class_id`, with keypoint skeletons and attribute specs, are `GET /api/projects/{id}/classes`. `?split=` keeps one split of both. Streams JSON Lines (`application/x-ndjson`, one record per line) straight from the database; `?format=json` streams one JSON array instead. Needs the `export` permission (every role); an annotator kept to their assignments (`assigned_only` projects) gets 403, as for `POST /api/projects/{id}/export`.
          */
-        get: operations["getProjectsIdCanonical"];
+        get: operations["getCanonical"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1305,13 +1305,13 @@ export interface paths {
             cookie?: never;
         };
         /** A project's classes in creation order */
-        get: operations["getProjectsIdClasses"];
+        get: operations["listClasses"];
         put?: never;
         /**
          * Create a class
          * @description Names are unique within a project (409). Without `color` the class gets the next colour of a fixed palette.
          */
-        post: operations["postProjectsIdClasses"];
+        post: operations["createClass"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1331,7 +1331,7 @@ export interface paths {
          * Apply cleaning actions
          * @description Makes exactly the changes a preview of the same actions shows, in one transaction: revisions for every annotation it changes, counters kept right, and a cleaning run that records every row before and after so it can be reverted (`POST /api/cleaning-runs/{id}/revert`) for 7 days; the files of deleted images are kept until then. A `preview_token` from before a later change to the project → 409; another user's lock on a touched image → 409 naming the images and holders in `locks`; in both cases, and on any failure, nothing changes. Needs the `images.delete` permission (project admins and owners); viewers get 403.
          */
-        post: operations["postProjectsIdCleaning"];
+        post: operations["applyCleaning"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1351,7 +1351,7 @@ export interface paths {
          * Dry-run cleaning actions
          * @description Lists every change the actions would make (in the order given; later actions skip what earlier ones deleted) and a `preview_token`: a hash of the actions, the changes and the state of every row they touch. Changes nothing. Unknown action ids or params, and values out of range, are 422 naming the valid ones. Needs the `images.delete` permission (project admins and owners); viewers get 403.
          */
-        post: operations["postProjectsIdCleaningPreview"];
+        post: operations["previewCleaning"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1369,7 +1369,7 @@ export interface paths {
          * Cleaning history
          * @description The project's last 100 cleaning runs, newest first. Needs `project.read`.
          */
-        get: operations["getProjectsIdCleaningRuns"];
+        get: operations["listCleaningRuns"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1386,7 +1386,7 @@ export interface paths {
             cookie?: never;
         };
         /** A project's experiments, newest first (filters: status, adapter, version_id, tag) */
-        get: operations["getProjectsIdExperiments"];
+        get: operations["listExperiments"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1408,7 +1408,7 @@ export interface paths {
          * Export the project, or one of its versions, as a file
          * @description Writes the file (streamed from the database, never held in memory) and answers its reference once it is stored; download it from `url`. With `version_id` the version's generated images are exported (the version must be ready, else 409). A dataset the format cannot hold (e.g. more than 255 classes as PNG masks) is 422.
          */
-        post: operations["postProjectsIdExport"];
+        post: operations["exportProject"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1426,13 +1426,13 @@ export interface paths {
          * A project's images in upload order
          * @description Paged with `limit` and `offset` or `after` (the last id of the previous page, fast at any depth). The total is in `X-Total-Count`, the next page in `Link`. The filters `split`, `review_state`, `class_id` (images with at least one annotation of that class) and `annotated` (true/false) combine; the total counts what they let through. A `class_id` that is not a class of this project is 404.
          */
-        get: operations["getProjectsIdImages"];
+        get: operations["listImages"];
         put?: never;
         /**
          * Upload images
          * @description Multipart, one or more parts named `files`. JPEG, PNG, WebP, TIFF, GIF and AVIF are accepted, told by their bytes. Each file gets an outcome: created, duplicate (identical bytes already in the project) or rejected (413 too large or too many pixels, 415 not an accepted type, 422 not decodable). Answers 201 when an image was created, 200 when all were duplicates, and the first rejection status when every file was rejected.
          */
-        post: operations["postProjectsIdImages"];
+        post: operations["uploadImages"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1447,7 +1447,7 @@ export interface paths {
             cookie?: never;
         };
         /** The original bytes of an image, by its stored file name */
-        get: operations["getProjectsIdImagesFileFilename"];
+        get: operations["getImageFile"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1469,7 +1469,7 @@ export interface paths {
          * Add a labelled dataset archive to a project
          * @description Multipart: the zip in the part `file`; optional text parts `format` (default: detected) and `new_classes` (`create` or `refuse`), `strict` (`true` or `false`) and `on_conflict` (`skip`, `replace` or `append`). Adds the dataset (any layout the project import reads) to this project, all or nothing: any failure leaves the project as it was (no rows, no files). Needs `images.write` and `annotations.write`; an annotator kept to their assigned images is refused (403). Dataset classes are matched to the project's by name, case-insensitively (an exact match first); the others are created (`new_classes=create`, the default; creating needs `classes.write`, else 403 naming them) or refused (`new_classes=refuse`: 422 naming them). Splits are kept. Every image entry the dataset lists is kept with its labels. An entry whose bytes the project already has gives its labels to that image (`images_merged`; one entry per image, the image of the same name first), which keeps its split unless it had none; 409 when another user holds the editing lock of such an image. The other entries become images, byte-identical ones under different names too (`images_sharing_bytes`, listed in `shared_bytes`: the file is stored once). Every annotation gets `source: import` and a `create` revision. A merged entry's annotations that match one its image has (same class and type, geometry within 0.5 px) are left out by default (`on_conflict=skip`: importing the same dataset twice duplicates nothing), or replace the image's (`replace`), or are all added (`append`); `conflicts` counts them. Labels with no area inside their image are left out and listed in `skipped` (`strict=true` refuses the dataset instead, 422 listing them). 413: an image over the pixel or size limit, or an archive over the size, entry-count or compression-ratio limits; 415: a file that is not an accepted image; 422: an unreadable layout or label file, an unsafe archive entry, no images, refused classes.
          */
-        post: operations["postProjectsIdImport"];
+        post: operations["importIntoProject"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1489,7 +1489,7 @@ export interface paths {
          * Add a labelled dataset folder on the server to a project
          * @description `path` is resolved (links included) inside the configured import root; without one, or outside it, 403. Adds the dataset (any layout the project import reads) to this project, all or nothing: any failure leaves the project as it was (no rows, no files). Needs `images.write` and `annotations.write`; an annotator kept to their assigned images is refused (403). Dataset classes are matched to the project's by name, case-insensitively (an exact match first); the others are created (`new_classes=create`, the default; creating needs `classes.write`, else 403 naming them) or refused (`new_classes=refuse`: 422 naming them). Splits are kept. Every image entry the dataset lists is kept with its labels. An entry whose bytes the project already has gives its labels to that image (`images_merged`; one entry per image, the image of the same name first), which keeps its split unless it had none; 409 when another user holds the editing lock of such an image. The other entries become images, byte-identical ones under different names too (`images_sharing_bytes`, listed in `shared_bytes`: the file is stored once). Every annotation gets `source: import` and a `create` revision. A merged entry's annotations that match one its image has (same class and type, geometry within 0.5 px) are left out by default (`on_conflict=skip`: importing the same dataset twice duplicates nothing), or replace the image's (`replace`), or are all added (`append`); `conflicts` counts them. Labels with no area inside their image are left out and listed in `skipped` (`strict=true` refuses the dataset instead, 422 listing them). 413: an image over the pixel or size limit, or an archive over the size, entry-count or compression-ratio limits; 415: a file that is not an accepted image; 422: an unreadable layout or label file, an unsafe archive entry, no images, refused classes.
          */
-        post: operations["postProjectsIdImportFolder"];
+        post: operations["importFolderIntoProject"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1509,7 +1509,7 @@ export interface paths {
          * Import audio, video or LLM samples from JSONL (or a zip of JSONL and media)
          * @description Multipart: `file` is a JSONL file, or a zip holding one `.jsonl` and the media files its lines name (`file`); text part `modality` (audio, video, llm). Media are recognised by their bytes (WAV, MP3, FLAC, OGG, MP4/M4A, WebM, MOV), never their names, and probed for duration (and sample rate / fps where the container says). Lines: audio/video `{file, label?, segments?: [{start_s, end_s, label}], transcript?, split?}`; llm `{prompt?, response?, chosen?, rejected?, messages?, label?, rating?, split?}`; other fields go to `metadata`. A missing file, or one that is not the modality's media, is 422 naming the line and file. All or nothing: the file is checked whole before anything is stored, and a bad line answers 422 naming its line number (`loc` ends with it) while nothing is stored. Class names new to the project become classes. Nothing in the file is ever evaluated (CSV cells are text, JSON is parsed).
          */
-        post: operations["postProjectsIdImportJsonl"];
+        post: operations["importJsonlSamples"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1529,7 +1529,7 @@ export interface paths {
          * Import tabular samples from CSV
          * @description Multipart: the CSV in `file`, the text part `target` (the label column) and optionally `task`. Column types (integer, number, boolean, category, text, date) are inferred; empty cells are null. A numeric target with many values is a regression target (stored as `value`), otherwise its values are classes (`label`). A later import into the same project must have the same columns and target. Ragged rows are 422 naming the line. All or nothing: the file is checked whole before anything is stored, and a bad line answers 422 naming its line number (`loc` ends with it) while nothing is stored. Class names new to the project become classes. Nothing in the file is ever evaluated (CSV cells are text, JSON is parsed).
          */
-        post: operations["postProjectsIdImportTabular"];
+        post: operations["importTabularSamples"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1549,7 +1549,7 @@ export interface paths {
          * Import text samples from JSONL or CSV
          * @description Multipart: the data in the part `file` (JSONL when it starts with `{`, otherwise CSV with a header); text parts `text_field` (default `text`), `label_field` (`label`; a list is multi-label), `spans_field` (`spans`: `[{start, end, label}]` or `[[start, end, label]]`; `entities` is read too). A named field missing from the CSV header is 422. All or nothing: the file is checked whole before anything is stored, and a bad line answers 422 naming its line number (`loc` ends with it) while nothing is stored. Class names new to the project become classes. Nothing in the file is ever evaluated (CSV cells are text, JSON is parsed).
          */
-        post: operations["postProjectsIdImportText"];
+        post: operations["importTextSamples"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1564,13 +1564,13 @@ export interface paths {
             cookie?: never;
         };
         /** The project's invitations, newest first (without their secrets) */
-        get: operations["getProjectsIdInvitations"];
+        get: operations["listInvitations"];
         put?: never;
         /**
          * Invite someone without an account by e-mail address
          * @description Answers the link to share (`url`, with its secret `token`, shown once); no e-mail is sent. The link makes the account and joins the project with `role`; it works once and expires after `expires_in_days` (default 7). 409 when the address already has an account (add it as a member).
          */
-        post: operations["postProjectsIdInvitations"];
+        post: operations["createInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1585,13 +1585,13 @@ export interface paths {
             cookie?: never;
         };
         /** A project's owner and members */
-        get: operations["getProjectsIdMembers"];
+        get: operations["listMembers"];
         put?: never;
         /**
          * Add a member
          * @description Name the user by `email` or `user_id` (an unknown user is 422). A user who is already a member, or the owner, is 409.
          */
-        post: operations["postProjectsIdMembers"];
+        post: operations["createMember"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1612,11 +1612,11 @@ export interface paths {
          * Remove a member (or leave the project)
          * @description Admins remove anyone but the owner; every member may remove themselves. Their assignments and image locks in the project are removed too.
          */
-        delete: operations["deleteProjectsIdMembersUserId"];
+        delete: operations["deleteMember"];
         options?: never;
         head?: never;
         /** Change a member's role */
-        patch: operations["patchProjectsIdMembersUserId"];
+        patch: operations["updateMember"];
         trace?: never;
     };
     "/api/projects/{id}/models": {
@@ -1630,13 +1630,13 @@ export interface paths {
          * A project's registered models, newest first
          * @description With `include_shared=true`, then the production models of the other projects of the same owner or organization that you can read, each with `shared`: its project and which of its classes this project has (matched by name) or lacks.
          */
-        get: operations["getProjectsIdModels"];
+        get: operations["listModels"];
         put?: never;
         /**
          * Register a model file that is on the server
          * @description `path` must lie under MODELS_ROOT and `run_weights` under RUNS_ROOT (symlinks are resolved first); anything else, or the root being unset, is 403. ONNX files are loaded once to check them and to read their task, input size and class names (Ultralytics metadata); `.pt` files are only hashed, never opened. 409 when the project already has a model of that name or that very file.
          */
-        post: operations["postProjectsIdModels"];
+        post: operations["createModel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1656,7 +1656,7 @@ export interface paths {
          * Upload and register a model file
          * @description Multipart: the file in a part named `file`, optional text parts `name`, `task` and `class_names`. Limited to MAX_MODEL_UPLOAD_MB (413 beyond). Checked like a registered path; 409 for a duplicate name or file.
          */
-        post: operations["postProjectsIdModelsUpload"];
+        post: operations["uploadModel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1674,7 +1674,7 @@ export interface paths {
          * The caller's role in the project and its permissions
          * @description Pages use it to hide or disable (with the reason) what the caller may not do, instead of offering it and answering 403.
          */
-        get: operations["getProjectsIdMyAccess"];
+        get: operations["getMyAccess"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1694,7 +1694,7 @@ export interface paths {
          * The unlabelled images to label next
          * @description Ranks the images without an accepted annotation (an annotator kept to their assignments: their assigned ones) by the production model's uncertainty (`least_confidence`, `margin`, `entropy`; a detector scores an image by its least certain detection over the classes and background, and an image where it finds nothing as 1), by `diversity` (greedy k-centre on the model's view of each image: per class, its highest score in each cell of a 3 × 3 grid), or at `random` (seeded). `model_id` ranks with another model the caller may read. What a model says about an image is cached by the weights' and the image's hashes, so paging (`offset`) does not run it again. No production model and a model strategy: 409.
          */
-        get: operations["getProjectsIdNextToLabel"];
+        get: operations["getNextToLabel"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1714,7 +1714,7 @@ export interface paths {
          * Dataset profile
          * @description Counts per split and class, instances per class and split, annotations per image, image sizes and aspect ratios, COCO box sizes and a 10×10 heat map of box centres (bbox annotations). A project with samples also gets `samples`: counts per modality and split, classes per split, text lengths (text and LLM records) and, for tabular samples, each column's type, missing and distinct values, numeric range and mean or most frequent values. `modality` is the one most records have. Counts are SQL aggregates; lengths and columns are read in keyset pages. Needs `project.read`; an annotator kept to their assignments (`assigned_only` projects) gets 403: it covers the whole project.
          */
-        get: operations["getProjectsIdProfile"];
+        get: operations["getProfile"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1734,13 +1734,13 @@ export interface paths {
          * Quality report with the default configuration
          * @description Runs the checks of the catalog (`GET /api/quality/checks`) over the project. Per-image features (blur, brightness, entropy, grayscale, pixel hash, dHash) are read from a cache filled at upload; images without a current entry are measured once from their thumbnail and cached (`features.computed` says how many). Each check reports its total `count`, the first (or worst, where ranked) 100 `items` and up to 10,000 distinct `image_ids` for the image grid. A project with samples also gets the checks of each sample modality it holds (`GET /api/quality/checks?modality=text`, …), read from its samples in keyset chunks; their items and `sample_ids` name samples. The image checks run when the project has images (or nothing at all). `score` is the share of records (images and samples) no error- or warning-level check flags. Reads only; needs `project.read`. An annotator kept to their assignments (`assigned_only` projects) gets 403: the report covers the whole project.
          */
-        get: operations["getProjectsIdQuality"];
+        get: operations["getQualityReport"];
         put?: never;
         /**
          * Quality report with a supplied configuration
          * @description Runs the checks of the catalog (`GET /api/quality/checks`) over the project. Per-image features (blur, brightness, entropy, grayscale, pixel hash, dHash) are read from a cache filled at upload; images without a current entry are measured once from their thumbnail and cached (`features.computed` says how many). Each check reports its total `count`, the first (or worst, where ranked) 100 `items` and up to 10,000 distinct `image_ids` for the image grid. A project with samples also gets the checks of each sample modality it holds (`GET /api/quality/checks?modality=text`, …), read from its samples in keyset chunks; their items and `sample_ids` name samples. The image checks run when the project has images (or nothing at all). `score` is the share of records (images and samples) no error- or warning-level check flags. Reads only; needs `project.read`. An annotator kept to their assignments (`assigned_only` projects) gets 403: the report covers the whole project. Unknown check ids or parameter names, and values out of range, are 422 naming the valid ones.
          */
-        post: operations["postProjectsIdQuality"];
+        post: operations["runQualityChecks"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1760,7 +1760,7 @@ export interface paths {
          * Training readiness for an adapter
          * @description A score 0–100 made of weighted checks (each passed or failed, with a message) and the blockers: failed checks that make training pointless whatever the score (every adapter: fewer than 50% of images or samples annotated; a detector without boxes or without a valid split, a class with fewer than 5 instances in train (or `min_instances_per_class` when lower) or a trained class missing from valid; a classifier with fewer than `min_images_per_class` images in a class, an empty valid split or a class missing from it; for the sample adapters `tabular` and `text`: no samples of their modality, no target column or labels, one class only or fewer than `min_samples_per_class` samples in one, a regression target without numbers, an empty train or valid split while others are assigned). `ready` is no blockers and score ≥ threshold (`config.min_readiness_score`, default 60). The training gate uses exactly this. Reads only; needs `project.read`; an annotator kept to their assignments (`assigned_only` projects) gets 403: it covers the whole project.
          */
-        post: operations["postProjectsIdReadiness"];
+        post: operations["checkReadiness"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1778,13 +1778,13 @@ export interface paths {
          * A project's reviews, oldest first (the queue: status=pending)
          * @description Paged with `limit` and `after` (the last id of the previous page).
          */
-        get: operations["getProjectsIdReviews"];
+        get: operations["listReviews"];
         put?: never;
         /**
          * Submit an image for review
          * @description The image turns `pending`. An image of another project is 422; one already waiting is 409.
          */
-        post: operations["postProjectsIdReviews"];
+        post: operations["createReview"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1804,7 +1804,7 @@ export interface paths {
          * Submit several images for review at once
          * @description All or nothing: if any image is not in the project (422) or already waiting (409), none is submitted.
          */
-        post: operations["postProjectsIdReviewsBatch"];
+        post: operations["createReviewBatch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1822,13 +1822,13 @@ export interface paths {
          * A project's samples in id order
          * @description Paged with `limit` and `offset` or `after` (the last id of the previous page, fast at any depth); total in `X-Total-Count`, next page in `Link`. Filters `modality`, `split`, `label` (a class name), `assignee` (a user id, `me` or `none`) and `review_state` combine. In a project that keeps annotators to their assignments, an annotator sees only the samples assigned to them.
          */
-        get: operations["getProjectsIdSamples"];
+        get: operations["listSamples"];
         put?: never;
         /**
          * Create a sample, or several with {items}
          * @description Text, tabular and LLM samples (media come through `import/jsonl`). Spans must lie inside the text and not cut a surrogate pair; new class names become classes. `{items}` answers `{created, items}`; all or nothing.
          */
-        post: operations["postProjectsIdSamples"];
+        post: operations["createSample"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1848,7 +1848,7 @@ export interface paths {
          * Assign samples to an annotator, or withdraw their assignment
          * @description Exactly one of `sample_ids` and `count` (the next unassigned samples, oldest first, of `modality` when given). The assignee must be a member who can annotate (422 otherwise); `user_id: null` withdraws the assignment of `sample_ids`. A sample of another project is 422 and nothing changes. Answers the samples whose assignee changed; each gets an `assign` revision. A sample another request reassigned meanwhile is 409 and nothing changes.
          */
-        post: operations["postProjectsIdSamplesAssign"];
+        post: operations["assignSamples"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1868,7 +1868,7 @@ export interface paths {
          * Assign train/valid/test splits to the samples
          * @description `stratified` (default) keeps each class's proportions (multi-label: iterative stratification); regression targets are stratified by their quintiles. The same samples, percentages and seed always give the same splits.
          */
-        post: operations["postProjectsIdSamplesSplits"];
+        post: operations["assignSampleSplits"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1883,13 +1883,13 @@ export interface paths {
             cookie?: never;
         };
         /** Image counts per split */
-        get: operations["getProjectsIdSplits"];
+        get: operations["getSplits"];
         put?: never;
         /**
          * Reassign every image to train / valid / test
          * @description Percentages are integers adding up to 100 (else 422). The same seed over the same images gives the same split; the seed used is in the answer. Rows are written 1,000 per transaction. Needs the `versions.write` permission. When another user holds an editing lock on any image of the project: 409 naming the images and holders in `locks`, and nothing changes.
          */
-        post: operations["postProjectsIdSplits"];
+        post: operations["assignSplits"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1909,7 +1909,7 @@ export interface paths {
          * Predict the images ahead in the annotator's queue, so suggestions wait when they open
          * @description Up to 10 images; the project's production model predicts those without an accepted annotation or open suggestions from it in a background job (202), writing suggestions (`status: "suggested"`, source `model:<id>`) as auto-annotate does; classes the project lacks are skipped. One job per project at a time: while one is queued or running, or when nothing needs predicting, the answer is 200 and nothing is queued. 409 without a production model.
          */
-        post: operations["postProjectsIdSuggestionsPrefetch"];
+        post: operations["prefetchSuggestions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1929,7 +1929,7 @@ export interface paths {
          * Train a model on a dataset version (background job)
          * @description Validates the version (ready, of this project), adapter (available, for this project type), model, device and parameters; applies the readiness gate (`require_ready`, `min_readiness_score`: 409 with the readiness report, nothing started); records an experiment and queues the run. Follow it at `GET /api/train/jobs/{job_id}`; cancel with `POST /api/jobs/{id}/cancel`. A successful run registers its model (lifecycle development).
          */
-        post: operations["postProjectsIdTrain"];
+        post: operations["trainProject"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1944,7 +1944,7 @@ export interface paths {
             cookie?: never;
         };
         /** The project's training: `active` while one is queued or running, else `latest`, or `idle` when none ever ran */
-        get: operations["getProjectsIdTrainStatus"];
+        get: operations["getTrainingStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1961,13 +1961,13 @@ export interface paths {
             cookie?: never;
         };
         /** A project's videos, oldest first */
-        get: operations["getProjectsIdVideos"];
+        get: operations["listVideos"];
         put?: never;
         /**
          * Upload a video; its frames become images
          * @description Multipart: the video in a part named `file` (MP4, WebM or MOV, told by its bytes and read by ffprobe), optionally `step` (decode every Nth frame, default 1). Answers 202 with the video `decoding`; a job (`job_id`) decodes the frames into images with `video_id`, `frame` and `timestamp_s`, then the video is `ready` (or `failed` with `error`). 413 when its frames would be too large or too many, 415 when it is not a video, 422 when FFmpeg cannot read it, 503 when FFmpeg is not installed on the server (the detail says what to install).
          */
-        post: operations["postProjectsIdVideos"];
+        post: operations["uploadVideo"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1982,13 +1982,13 @@ export interface paths {
             cookie?: never;
         };
         /** A project's versions by number */
-        get: operations["getProjectsProjectIdVersions"];
+        get: operations["listVersions"];
         put?: never;
         /**
          * Create a version (generated in the background)
          * @description Freezes the project as it is now (images, splits, annotations, classes) and answers 201 with the version in `status: "pending"`; generation runs as a background job (`job_id`, follow it at GET /api/jobs/{id}, or poll the version: `pending` → `generating` → `ready` | `failed`). Later edits to the project do not change the version. Out-of-range options are 422 with one issue per option.
          */
-        post: operations["postProjectsProjectIdVersions"];
+        post: operations["createVersion"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2006,7 +2006,7 @@ export interface paths {
          * What changed from version a to version b
          * @description Images added, removed and changed (by source image id, content hash, split and annotations), recipe changes, identical outputs. An annotator kept to their assignments (`assigned_only` projects) gets 403: the diff covers the whole project.
          */
-        get: operations["getProjectsProjectIdVersionsADiffB"];
+        get: operations["getVersionDiff"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2023,14 +2023,14 @@ export interface paths {
             cookie?: never;
         };
         /** A version */
-        get: operations["getProjectsProjectIdVersionsVersionId"];
+        get: operations["getVersion"];
         put?: never;
         post?: never;
         /**
          * Delete a version and its files
          * @description 409 while an export or a training run references it.
          */
-        delete: operations["deleteProjectsProjectIdVersionsVersionId"];
+        delete: operations["deleteVersion"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2047,7 +2047,7 @@ export interface paths {
          * A version's output images with their lineage and annotations
          * @description Paged with `limit` and `offset` or `after`; total in `X-Total-Count`, next page in `Link`. Optional `split` filter.
          */
-        get: operations["getProjectsProjectIdVersionsVersionIdImages"];
+        get: operations["listVersionImages"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2064,7 +2064,7 @@ export interface paths {
             cookie?: never;
         };
         /** The bytes of an output image (JPEG) */
-        get: operations["getProjectsProjectIdVersionsVersionIdImagesImageIdFile"];
+        get: operations["getVersionImageFile"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2086,7 +2086,7 @@ export interface paths {
          * Generate a version again
          * @description From its frozen snapshot and seed: the files come out byte-identical. 409 while it is still generating.
          */
-        post: operations["postProjectsProjectIdVersionsVersionIdRegenerate"];
+        post: operations["regenerateVersion"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2106,7 +2106,7 @@ export interface paths {
          * Preview a recipe's outputs for one image before generating
          * @description Renders the first outputs (default 4, at most 8) a recipe gives for `image_id` (default: the first annotated image) as a training image, with the annotations moved along; nothing is stored. Mosaic partners are left out.
          */
-        post: operations["postProjectsProjectIdVersionsPreview"];
+        post: operations["previewVersion"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2123,7 +2123,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Delete several projects */
-        post: operations["postProjectsBulkDelete"];
+        post: operations["bulkDeleteProjects"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2143,7 +2143,7 @@ export interface paths {
          * Create a project from a dataset archive
          * @description Multipart: the zip in the part `file`; optional text parts `name` (default: the archive's name), `project_type`, `format` (default: detected) and `strict` (`true`: refuse, 422 listing it, a dataset of which anything would be left out). All or nothing: any failure leaves no project, rows or files. Layouts: COCO (one JSON, or per-split folders with `_annotations.coco.json`), YOLO (`data.yaml` + images/labels, boxes and polygons), Pascal VOC, a folder per class, PNG class-index masks with `_classes.csv`. Splits are kept. Every image entry the dataset lists becomes an image with its own labels, byte-identical ones under different names too (their file is stored once; `import` counts and lists them); labels with no area inside their image and whatever the layout holds that Versa cannot keep are left out and listed in `import.skipped` (`strict=true` refuses the dataset instead: 422 listing them). 413: an image over the pixel or size limit, or an archive over the size, entry-count or compression-ratio limits; 415: a file that is not an accepted image; 422: an unreadable layout or label file, an unsafe archive entry (`..`, absolute path, link, NUL byte), no images.
          */
-        post: operations["postProjectsImport"];
+        post: operations["importProject"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2163,7 +2163,7 @@ export interface paths {
          * Create a project from a dataset folder on the server
          * @description `path` is resolved (links included) inside the configured import root; without one, or outside it, 403. All or nothing: any failure leaves no project, rows or files. Layouts: COCO (one JSON, or per-split folders with `_annotations.coco.json`), YOLO (`data.yaml` + images/labels, boxes and polygons), Pascal VOC, a folder per class, PNG class-index masks with `_classes.csv`. Splits are kept. Every image entry the dataset lists becomes an image with its own labels, byte-identical ones under different names too (their file is stored once; `import` counts and lists them); labels with no area inside their image and whatever the layout holds that Versa cannot keep are left out and listed in `import.skipped` (`strict=true` refuses the dataset instead: 422 listing them). 413: an image over the pixel or size limit, or an archive over the size, entry-count or compression-ratio limits; 415: a file that is not an accepted image; 422: an unreadable layout or label file, an unsafe archive entry (`..`, absolute path, link, NUL byte), no images.
          */
-        post: operations["postProjectsImportFolder"];
+        post: operations["importProjectFromFolder"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2181,7 +2181,7 @@ export interface paths {
          * Quality check catalog
          * @description Every check with its severity and parameters (type, default, range); `?modality=` keeps one modality.
          */
-        get: operations["getQualityChecks"];
+        get: operations["listQualityChecks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2215,7 +2215,7 @@ export interface paths {
             cookie?: never;
         };
         /** One review */
-        get: operations["getReviewsId"];
+        get: operations["getReview"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2237,7 +2237,7 @@ export interface paths {
          * Approve, reject or request changes
          * @description `changes` needs a comment (422). `reject` and `changes` send the image back to the submitter's queue. A review already decided is 409.
          */
-        post: operations["postReviewsIdDecide"];
+        post: operations["decideReview"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2252,7 +2252,7 @@ export interface paths {
             cookie?: never;
         };
         /** One sample */
-        get: operations["getSamplesSampleId"];
+        get: operations["getSample"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2262,7 +2262,7 @@ export interface paths {
          * Change a sample's label, spans, value or split
          * @description Class names must be classes of the project. Another user's lock on the sample: 409 with `lock`. Each change is recorded in the sample's revisions.
          */
-        patch: operations["patchSamplesSampleId"];
+        patch: operations["updateSample"];
         trace?: never;
     };
     "/api/samples/{sample_id}/file": {
@@ -2273,7 +2273,7 @@ export interface paths {
             cookie?: never;
         };
         /** The media file of an audio or video sample (HTTP Range supported) */
-        get: operations["getSamplesSampleIdFile"];
+        get: operations["getSampleFile"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2290,15 +2290,15 @@ export interface paths {
             cookie?: never;
         };
         /** A sample's editing lock, or null */
-        get: operations["getSamplesSampleIdLock"];
+        get: operations["getSampleLock"];
         put?: never;
         /**
          * Take or renew the editing lock of a sample (60 s)
          * @description While it holds, other users' PATCHes of the sample answer 409. Held by someone else: 409 with `lock`.
          */
-        post: operations["postSamplesSampleIdLock"];
+        post: operations["createSampleLock"];
         /** Release your lock, or break anyone's with force=true (project admins) */
-        delete: operations["deleteSamplesSampleIdLock"];
+        delete: operations["deleteSampleLock"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2317,7 +2317,7 @@ export interface paths {
          * Approve, reject or request changes on a submitted sample
          * @description Reviewers and above. The sample must be `pending` (409 otherwise); `changes` needs a comment (422). The state becomes `approved`, `rejected` or `changes`; the comment, who and when stay on the sample and in a `review` revision.
          */
-        post: operations["postSamplesSampleIdReview"];
+        post: operations["reviewSample"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2332,7 +2332,7 @@ export interface paths {
             cookie?: never;
         };
         /** A sample's history (label edits, assignments, submissions, review decisions), oldest first */
-        get: operations["getSamplesSampleIdRevisions"];
+        get: operations["listSampleRevisions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2354,7 +2354,7 @@ export interface paths {
          * Submit a sample for review
          * @description The sample turns `pending`; one already waiting is 409. Recorded as a `submit` revision.
          */
-        post: operations["postSamplesSampleIdSubmit"];
+        post: operations["submitSample"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2403,18 +2403,18 @@ export interface paths {
             cookie?: never;
         };
         /** One track with its keyframes */
-        get: operations["getTracksId"];
+        get: operations["getTrack"];
         put?: never;
         post?: never;
         /** Delete a track with its keyframes */
-        delete: operations["deleteTracksId"];
+        delete: operations["deleteTrack"];
         options?: never;
         head?: never;
         /**
          * Change a track's class or attributes, add, replace or remove keyframes
          * @description `keyframes` are upserted by frame, `delete_frames` removed (both in one transaction); a track keeps at least one keyframe (422).
          */
-        patch: operations["patchTracksId"];
+        patch: operations["updateTrack"];
         trace?: never;
     };
     "/api/train/jobs/{job_id}": {
@@ -2425,7 +2425,7 @@ export interface paths {
             cookie?: never;
         };
         /** A training job: progress, ETA, epoch, latest metrics, the model once registered */
-        get: operations["getTrainJobsJobId"];
+        get: operations["getTrainingJob"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2442,7 +2442,7 @@ export interface paths {
             cookie?: never;
         };
         /** Training adapters, with whether each can run here and what to install when not */
-        get: operations["getTrainingAdapters"];
+        get: operations["listTrainingAdapters"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2459,7 +2459,7 @@ export interface paths {
             cookie?: never;
         };
         /** A version, by id alone */
-        get: operations["getVersionsId"];
+        get: operations["getVersionById"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2476,14 +2476,14 @@ export interface paths {
             cookie?: never;
         };
         /** One video */
-        get: operations["getVideosId"];
+        get: operations["getVideo"];
         put?: never;
         post?: never;
         /**
          * Delete a video with its frames, their annotations, its tracks and its file
          * @description The `X-Deleted-Images` and `X-Deleted-Annotations` headers say how many frames and annotations went with it.
          */
-        delete: operations["deleteVideosId"];
+        delete: operations["deleteVideo"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2497,13 +2497,13 @@ export interface paths {
             cookie?: never;
         };
         /** A video's tracks with their keyframes, oldest first */
-        get: operations["getVideosIdTracks"];
+        get: operations["listVideoTracks"];
         put?: never;
         /**
          * Create a track: one object across frames, made of keyframes
          * @description Between keyframes of the same type the shape is interpolated linearly (boxes with rotation the short way, ellipses, and points, polylines, one-part polygons and keypoints with equal point counts; otherwise the earlier keyframe holds); an `outside` keyframe hides the track until its next keyframe. Each frame's annotation list (`GET /api/images/{id}/annotations`) shows the shapes with `track_id` and `interpolated`.
          */
-        post: operations["postVideosIdTracks"];
+        post: operations["createVideoTrack"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2533,7 +2533,30 @@ export interface paths {
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
+    schemas: {
+        /** @description Any error: `detail` is a sentence, or (422) the list of validation issues. */
+        ErrorResponse: {
+            detail: string | components["schemas"]["ValidationIssue"][];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description An error: `detail` says what went wrong (some errors add members, such as `readiness` on a refused training). */
+        HTTPError: {
+            detail: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The request failed validation: one issue per value (a value outside an enum names the values allowed). */
+        HTTPValidationError: {
+            detail: components["schemas"]["ValidationIssue"][];
+        };
+        /** @description One value that failed validation: where (`["body", "project_type"]`), what (`msg`) and which rule (`type`). */
+        ValidationIssue: {
+            loc: (string | number)[];
+            msg: string;
+            type: string;
+        };
+    };
     responses: never;
     parameters: never;
     requestBodies: never;
@@ -2542,7 +2565,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    getAnnotationsId: {
+    getAnnotation: {
         parameters: {
             query?: never;
             header?: never;
@@ -2553,6 +2576,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -2607,11 +2639,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -2620,11 +2648,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -2633,18 +2657,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    putAnnotationsId: {
+    updateAnnotation: {
         parameters: {
             query?: never;
             header?: never;
@@ -2697,6 +2715,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -2751,11 +2778,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -2764,11 +2787,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -2777,11 +2796,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -2790,11 +2805,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -2803,18 +2814,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    deleteAnnotationsId: {
+    deleteAnnotation: {
         parameters: {
             query?: never;
             header?: never;
@@ -2825,6 +2830,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             204: {
                 headers: {
@@ -2838,11 +2852,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -2851,11 +2861,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -2864,11 +2870,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -2877,18 +2879,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postAnnotationsIdAccept: {
+    acceptAnnotation: {
         parameters: {
             query?: never;
             header?: never;
@@ -2899,6 +2895,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -2953,11 +2958,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -2966,11 +2967,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -2979,11 +2976,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -2992,11 +2985,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -3005,18 +2994,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postAnnotationsIdReject: {
+    rejectAnnotation: {
         parameters: {
             query?: never;
             header?: never;
@@ -3027,6 +3010,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             204: {
                 headers: {
@@ -3040,11 +3032,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -3053,11 +3041,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -3066,11 +3050,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -3079,11 +3059,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -3092,18 +3068,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postAnnotationsIdRevert: {
+    revertAnnotation: {
         parameters: {
             query?: never;
             header?: never;
@@ -3121,6 +3091,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -3190,11 +3169,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -3203,11 +3178,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -3216,11 +3187,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -3229,11 +3196,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -3242,18 +3205,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getAnnotationsIdRevisions: {
+    listAnnotationRevisions: {
         parameters: {
             query: {
                 /** @description Last id of the previous page (fast deep paging) */
@@ -3269,6 +3226,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -3338,11 +3304,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -3351,11 +3313,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -3364,18 +3322,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    deleteAssignmentsId: {
+    deleteAssignment: {
         parameters: {
             query?: never;
             header?: never;
@@ -3386,6 +3338,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             204: {
                 headers: {
@@ -3399,11 +3360,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -3412,11 +3369,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -3425,11 +3378,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -3438,18 +3387,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getAssignmentsMine: {
+    listMyAssignments: {
         parameters: {
             query?: never;
             header?: never;
@@ -3458,6 +3401,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -3487,16 +3439,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
         };
     };
-    postAuthLogin: {
+    login: {
         parameters: {
             query?: never;
             header?: never;
@@ -3512,6 +3460,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -3541,11 +3498,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -3554,13 +3507,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
             /** @description Too many requests */
@@ -3569,16 +3516,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
         };
     };
-    postAuthLogout: {
+    logout: {
         parameters: {
             query?: never;
             header?: never;
@@ -3587,6 +3530,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             204: {
                 headers: {
@@ -3600,16 +3552,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
         };
     };
-    getAuthMe: {
+    getCurrentUser: {
         parameters: {
             query?: never;
             header?: never;
@@ -3618,6 +3566,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -3640,16 +3597,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
         };
     };
-    postAuthRegister: {
+    register: {
         parameters: {
             query?: never;
             header?: never;
@@ -3667,6 +3620,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -3689,11 +3651,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -3702,13 +3660,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
             /** @description Too many requests */
@@ -3717,16 +3669,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
         };
     };
-    getAuthTokens: {
+    listTokens: {
         parameters: {
             query?: never;
             header?: never;
@@ -3735,6 +3683,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -3764,16 +3721,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
         };
     };
-    postAuthTokens: {
+    createToken: {
         parameters: {
             query?: never;
             header?: never;
@@ -3794,6 +3747,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -3823,11 +3785,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -3836,18 +3794,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    deleteAuthTokens: {
+    deleteTokenByQuery: {
         parameters: {
             query: {
                 id: number;
@@ -3858,6 +3810,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             204: {
                 headers: {
@@ -3871,11 +3832,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -3884,11 +3841,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -3897,18 +3850,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    deleteAuthTokensId: {
+    deleteToken: {
         parameters: {
             query?: never;
             header?: never;
@@ -3919,6 +3866,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             204: {
                 headers: {
@@ -3932,11 +3888,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -3945,11 +3897,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -3958,18 +3906,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    deleteClassesClassId: {
+    deleteClass: {
         parameters: {
             query?: {
                 /** @description Also delete the annotations that use the class */
@@ -3983,6 +3925,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description With `cascade=true`: the class is gone, with this many annotations */
             200: {
                 headers: {
@@ -4007,11 +3958,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -4020,11 +3967,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -4033,11 +3976,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Annotations use the class and `cascade=true` was not given, or (cascading) images with its annotations are locked by other users; nothing was deleted */
@@ -4066,18 +4005,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    patchClassesClassId: {
+    updateClass: {
         parameters: {
             query?: never;
             header?: never;
@@ -4118,6 +4051,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -4160,11 +4102,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -4173,11 +4111,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -4186,11 +4120,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -4199,11 +4129,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -4212,18 +4138,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postCleaningRunsIdRevert: {
+    revertCleaningRun: {
         parameters: {
             query?: never;
             header?: never;
@@ -4234,6 +4154,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -4270,11 +4199,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -4283,11 +4208,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -4296,11 +4217,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -4309,11 +4226,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -4322,18 +4235,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getCleaningActions: {
+    listCleaningActions: {
         parameters: {
             query?: {
                 /** @description Only the entries of this modality */
@@ -4345,6 +4252,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -4378,11 +4294,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -4391,18 +4303,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getExperimentsId: {
+    getExperiment: {
         parameters: {
             query?: never;
             header?: never;
@@ -4413,6 +4319,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -4503,11 +4418,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -4516,11 +4427,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -4529,18 +4436,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    patchExperimentsId: {
+    updateExperiment: {
         parameters: {
             query?: never;
             header?: never;
@@ -4559,6 +4460,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -4602,11 +4512,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -4615,11 +4521,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -4628,11 +4530,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -4641,18 +4539,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getExperimentsIdErrors: {
+    listExperimentErrors: {
         parameters: {
             query: {
                 /** @description Rank by this count; by all errors together when absent */
@@ -4668,6 +4560,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -4712,11 +4613,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -4725,11 +4622,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -4738,11 +4631,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -4751,18 +4640,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postExperimentsCompare: {
+    compareExperiments: {
         parameters: {
             query?: never;
             header?: never;
@@ -4777,6 +4660,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -4876,11 +4768,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -4889,11 +4777,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -4902,18 +4786,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getExportsFilename: {
+    downloadExport: {
         parameters: {
             query?: never;
             header?: never;
@@ -4924,13 +4802,26 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The export file, in its format's media type */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": string;
+                    "application/octet-stream": string;
+                    "application/x-ndjson": string;
+                    "application/zip": string;
+                    "text/csv": string;
                 };
             };
             /** @description Not authenticated */
@@ -4939,11 +4830,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -4952,11 +4839,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -4965,13 +4848,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
@@ -4985,6 +4862,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -5000,7 +4886,7 @@ export interface operations {
             };
         };
     };
-    getIdentityRoles: {
+    listRoles: {
         parameters: {
             query?: never;
             header?: never;
@@ -5009,6 +4895,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -5029,16 +4924,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
         };
     };
-    getImagesImageId: {
+    getImage: {
         parameters: {
             query?: never;
             header?: never;
@@ -5049,6 +4940,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -5099,11 +4999,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -5112,11 +5008,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -5125,18 +5017,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    deleteImagesImageId: {
+    deleteImage: {
         parameters: {
             query?: never;
             header?: never;
@@ -5147,6 +5033,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             204: {
                 headers: {
@@ -5160,11 +5055,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -5173,11 +5064,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -5186,11 +5073,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -5199,18 +5082,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    patchImagesImageId: {
+    updateImage: {
         parameters: {
             query?: never;
             header?: never;
@@ -5228,6 +5105,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -5278,11 +5164,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -5291,11 +5173,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -5304,11 +5182,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -5317,11 +5191,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -5330,18 +5200,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getImagesImageIdAnnotations: {
+    listAnnotations: {
         parameters: {
             query: {
                 /** @description Last id of the previous page (fast deep paging) */
@@ -5357,6 +5221,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -5418,11 +5291,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -5431,11 +5300,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -5444,18 +5309,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postImagesImageIdAnnotations: {
+    createAnnotation: {
         parameters: {
             query?: never;
             header?: never;
@@ -5508,6 +5367,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -5562,11 +5430,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -5575,11 +5439,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -5588,11 +5448,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -5601,11 +5457,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -5614,18 +5466,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getImagesImageIdLock: {
+    getImageLock: {
         parameters: {
             query?: never;
             header?: never;
@@ -5636,6 +5482,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -5661,11 +5516,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -5674,11 +5525,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -5687,18 +5534,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postImagesImageIdLock: {
+    createImageLock: {
         parameters: {
             query?: never;
             header?: never;
@@ -5709,6 +5550,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -5734,11 +5584,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -5747,11 +5593,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -5760,11 +5602,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -5773,11 +5611,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -5786,18 +5620,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    deleteImagesImageIdLock: {
+    deleteImageLock: {
         parameters: {
             query?: {
                 /** @description Break another user's lock (project admins) */
@@ -5811,6 +5639,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             204: {
                 headers: {
@@ -5824,11 +5661,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -5837,11 +5670,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -5850,11 +5679,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -5863,11 +5688,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -5876,18 +5697,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postImagesImageIdPredictionsAcceptAll: {
+    acceptPredictions: {
         parameters: {
             query?: never;
             header?: never;
@@ -5905,6 +5720,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -5963,11 +5787,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -5976,11 +5796,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -5989,11 +5805,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -6002,11 +5814,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -6015,18 +5823,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postImagesImageIdPredictionsRejectAll: {
+    rejectPredictions: {
         parameters: {
             query?: never;
             header?: never;
@@ -6044,6 +5846,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -6102,11 +5913,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -6115,11 +5922,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -6128,11 +5931,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -6141,11 +5940,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -6154,18 +5949,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getImagesImageIdRevisions: {
+    listImageRevisions: {
         parameters: {
             query: {
                 /** @description Last id of the previous page (fast deep paging) */
@@ -6181,6 +5970,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -6250,11 +6048,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -6263,11 +6057,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -6276,18 +6066,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getImagesImageIdThumbnail: {
+    getImageThumbnail: {
         parameters: {
             query?: never;
             header?: never;
@@ -6298,6 +6082,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description WebP image */
             200: {
                 headers: {
@@ -6320,11 +6113,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -6333,11 +6122,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -6346,18 +6131,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postImagesBulkDelete: {
+    bulkDeleteImages: {
         parameters: {
             query?: never;
             header?: never;
@@ -6373,6 +6152,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -6393,11 +6181,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -6406,11 +6190,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -6419,18 +6199,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    deleteInvitationsId: {
+    deleteInvitation: {
         parameters: {
             query?: never;
             header?: never;
@@ -6441,6 +6215,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             204: {
                 headers: {
@@ -6454,11 +6237,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -6467,11 +6246,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -6480,11 +6255,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -6493,18 +6264,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getInvitationsToken: {
+    getInvitation: {
         parameters: {
             query?: never;
             header?: never;
@@ -6515,6 +6280,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -6537,11 +6311,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -6550,18 +6320,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postInvitationsTokenAccept: {
+    acceptInvitation: {
         parameters: {
             query?: never;
             header?: never;
@@ -6579,6 +6343,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -6609,11 +6382,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -6622,11 +6391,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -6635,13 +6400,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
             /** @description Too many requests */
@@ -6650,16 +6409,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
         };
     };
-    getJobsId: {
+    getJob: {
         parameters: {
             query?: never;
             header?: never;
@@ -6670,6 +6425,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -6708,11 +6472,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -6721,11 +6481,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -6734,18 +6490,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postJobsIdCancel: {
+    cancelJob: {
         parameters: {
             query?: never;
             header?: never;
@@ -6756,6 +6506,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -6794,11 +6553,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -6807,11 +6562,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -6820,11 +6571,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -6833,11 +6580,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -6846,18 +6589,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getModels: {
+    listAllModels: {
         parameters: {
             query?: {
                 project_id?: number;
@@ -6868,6 +6605,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -6933,11 +6679,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -6946,11 +6688,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -6959,18 +6697,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    deleteModelsModelId: {
+    deleteModel: {
         parameters: {
             query?: never;
             header?: never;
@@ -6981,6 +6713,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             204: {
                 headers: {
@@ -6994,11 +6735,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -7007,11 +6744,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -7020,11 +6753,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -7033,18 +6762,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    patchModelsModelIdLifecycle: {
+    updateModelLifecycle: {
         parameters: {
             query?: never;
             header?: never;
@@ -7062,6 +6785,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -7127,11 +6859,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -7140,11 +6868,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -7153,11 +6877,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -7166,11 +6886,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -7179,18 +6895,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getModelsRuns: {
+    listModelRuns: {
         parameters: {
             query?: never;
             header?: never;
@@ -7199,6 +6909,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -7239,11 +6958,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -7252,16 +6967,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
         };
     };
-    getOrgs: {
+    listOrgs: {
         parameters: {
             query?: never;
             header?: never;
@@ -7270,6 +6981,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -7292,16 +7012,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
         };
     };
-    postOrgs: {
+    createOrg: {
         parameters: {
             query?: never;
             header?: never;
@@ -7316,6 +7032,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -7338,11 +7063,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -7351,18 +7072,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getOrgsId: {
+    getOrg: {
         parameters: {
             query?: never;
             header?: never;
@@ -7373,6 +7088,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -7395,11 +7119,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -7408,11 +7128,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -7421,18 +7137,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getOrgsIdMembers: {
+    listOrgMembers: {
         parameters: {
             query?: never;
             header?: never;
@@ -7443,6 +7153,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -7469,11 +7188,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -7482,11 +7197,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -7495,18 +7206,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postOrgsIdMembers: {
+    createOrgMember: {
         parameters: {
             query?: never;
             header?: never;
@@ -7530,6 +7235,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -7556,11 +7270,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -7569,11 +7279,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -7582,11 +7288,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -7595,11 +7297,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -7608,18 +7306,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    deleteOrgsIdMembersUserId: {
+    deleteOrgMember: {
         parameters: {
             query?: never;
             header?: never;
@@ -7631,6 +7323,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             204: {
                 headers: {
@@ -7644,11 +7345,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -7657,11 +7354,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -7670,11 +7363,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -7683,11 +7372,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -7696,18 +7381,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    patchOrgsIdMembersUserId: {
+    updateOrgMember: {
         parameters: {
             query?: never;
             header?: never;
@@ -7729,6 +7408,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -7755,11 +7443,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -7768,11 +7452,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -7781,11 +7461,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -7794,11 +7470,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -7807,18 +7479,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getPipelineRunsId: {
+    getPipelineRun: {
         parameters: {
             query?: never;
             header?: never;
@@ -7829,6 +7495,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -7905,11 +7580,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -7918,11 +7589,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -7931,11 +7598,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -7944,18 +7607,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postPipelineRunsIdCancel: {
+    cancelPipelineRun: {
         parameters: {
             query?: never;
             header?: never;
@@ -7966,6 +7623,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -8042,11 +7708,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -8055,11 +7717,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -8068,11 +7726,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -8081,11 +7735,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -8094,13 +7744,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
@@ -8114,6 +7758,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -8125,9 +7778,35 @@ export interface operations {
                         augmentation_config: {
                             [key: string]: unknown;
                         };
-                        /** @description {preprocessing_config: [...], augmentation_config: [...]} */
                         options: {
-                            [key: string]: unknown;
+                            augmentation_config: {
+                                default: unknown;
+                                description?: string;
+                                /** @description The values a string option takes */
+                                enum?: string[];
+                                /** @description The values the items of a list option take */
+                                items_enum?: string[];
+                                /** @description Dotted for nested groups (`resize.width`) */
+                                key: string;
+                                maximum?: number;
+                                minimum?: number;
+                                /** @enum {string} */
+                                type: "boolean" | "integer" | "number" | "string" | "array" | "object";
+                            }[];
+                            preprocessing_config: {
+                                default: unknown;
+                                description?: string;
+                                /** @description The values a string option takes */
+                                enum?: string[];
+                                /** @description The values the items of a list option take */
+                                items_enum?: string[];
+                                /** @description Dotted for nested groups (`resize.width`) */
+                                key: string;
+                                maximum?: number;
+                                minimum?: number;
+                                /** @enum {string} */
+                                type: "boolean" | "integer" | "number" | "string" | "array" | "object";
+                            }[];
                         };
                         /** @description Used when preprocessing_config is null or {} */
                         preprocessing_config: {
@@ -8142,16 +7821,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
         };
     };
-    getPipelines: {
+    listPipelines: {
         parameters: {
             query?: {
                 org_id?: number;
@@ -8163,6 +7838,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -8210,11 +7894,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -8223,11 +7903,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -8236,18 +7912,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postPipelines: {
+    createPipeline: {
         parameters: {
             query?: never;
             header?: never;
@@ -8271,6 +7941,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -8318,11 +7997,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -8331,11 +8006,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -8344,11 +8015,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Too large */
@@ -8357,11 +8024,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -8370,21 +8033,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            column?: number;
-                            line?: number;
-                            loc: (string | number)[];
-                            msg: string;
-                            path?: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    getPipelinesId: {
+    getPipeline: {
         parameters: {
             query?: never;
             header?: never;
@@ -8395,6 +8049,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -8442,11 +8105,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -8455,11 +8114,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -8468,18 +8123,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    putPipelinesId: {
+    updatePipeline: {
         parameters: {
             query?: never;
             header?: never;
@@ -8504,6 +8153,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -8551,11 +8209,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -8564,11 +8218,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -8577,11 +8227,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Too large */
@@ -8590,11 +8236,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -8603,21 +8245,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            column?: number;
-                            line?: number;
-                            loc: (string | number)[];
-                            msg: string;
-                            path?: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    deletePipelinesId: {
+    deletePipeline: {
         parameters: {
             query?: never;
             header?: never;
@@ -8628,6 +8261,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             204: {
                 headers: {
@@ -8641,11 +8283,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -8654,11 +8292,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -8667,11 +8301,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -8680,18 +8310,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postPipelinesIdRun: {
+    runPipeline: {
         parameters: {
             query?: never;
             header?: never;
@@ -8710,6 +8334,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             202: {
                 headers: {
@@ -8786,11 +8419,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -8799,11 +8428,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -8812,11 +8437,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Too large */
@@ -8825,11 +8446,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -8838,21 +8455,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            column?: number;
-                            line?: number;
-                            loc: (string | number)[];
-                            msg: string;
-                            path?: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    getPipelinesIdRuns: {
+    listPipelineRuns: {
         parameters: {
             query: {
                 /** @description Last id of the previous page (fast deep paging) */
@@ -8868,6 +8476,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -8944,11 +8561,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -8957,11 +8570,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -8970,11 +8579,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -8983,18 +8588,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getPipelinesIdYaml: {
+    getPipelineYaml: {
         parameters: {
             query?: never;
             header?: never;
@@ -9005,13 +8604,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description application/yaml */
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The definition as YAML */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "application/yaml": string;
                 };
             };
             /** @description Not authenticated */
@@ -9020,11 +8628,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -9033,11 +8637,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -9046,18 +8646,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getPipelinesExample: {
+    getPipelineExample: {
         parameters: {
             query?: never;
             header?: never;
@@ -9066,6 +8660,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description A DAG of steps: each step runs after the steps it `needs` and receives their data */
             200: {
                 headers: {
@@ -9096,16 +8699,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
         };
     };
-    postPipelinesFromYaml: {
+    createPipelineFromYaml: {
         parameters: {
             query?: {
                 org_id?: number;
@@ -9122,6 +8721,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -9169,11 +8777,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -9182,11 +8786,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -9195,11 +8795,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Too large */
@@ -9208,11 +8804,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -9221,21 +8813,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            column?: number;
-                            line?: number;
-                            loc: (string | number)[];
-                            msg: string;
-                            path?: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    getPipelinesStepTypes: {
+    listPipelineStepTypes: {
         parameters: {
             query?: never;
             header?: never;
@@ -9244,6 +8827,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -9275,16 +8867,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
         };
     };
-    postPipelinesValidate: {
+    validatePipeline: {
         parameters: {
             query?: {
                 org_id?: number;
@@ -9301,6 +8889,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -9327,11 +8924,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -9340,11 +8933,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -9353,11 +8942,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Too large */
@@ -9366,11 +8951,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -9379,21 +8960,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            column?: number;
-                            line?: number;
-                            loc: (string | number)[];
-                            msg: string;
-                            path?: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    postPipelinesValidateYaml: {
+    validatePipelineYaml: {
         parameters: {
             query?: {
                 org_id?: number;
@@ -9410,6 +8982,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -9436,11 +9017,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -9449,11 +9026,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -9462,11 +9035,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Too large */
@@ -9475,11 +9044,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -9488,21 +9053,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            column?: number;
-                            line?: number;
-                            loc: (string | number)[];
-                            msg: string;
-                            path?: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    getPlugins: {
+    listPlugins: {
         parameters: {
             query?: {
                 plugin_type?: "importer" | "exporter" | "preprocessing" | "augmentation" | "quality_check" | "cleaning_action" | "detector" | "training_adapter" | "pipeline_step";
@@ -9513,6 +9069,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -9546,11 +9111,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -9559,18 +9120,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getPluginsTypeName: {
+    getPlugin: {
         parameters: {
             query?: never;
             header?: never;
@@ -9582,6 +9137,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -9615,11 +9179,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -9628,11 +9188,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -9641,18 +9197,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getProjects: {
+    listProjects: {
         parameters: {
             query?: {
                 /** @description Name contains */
@@ -9664,6 +9214,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -9702,11 +9261,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -9715,18 +9270,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postProjects: {
+    createProject: {
         parameters: {
             query?: never;
             header?: never;
@@ -9749,6 +9298,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -9787,11 +9345,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -9800,18 +9354,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getProjectsId: {
+    getProject: {
         parameters: {
             query?: never;
             header?: never;
@@ -9822,6 +9370,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -9860,11 +9417,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -9873,11 +9426,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -9886,18 +9435,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    deleteProjectsId: {
+    deleteProject: {
         parameters: {
             query?: never;
             header?: never;
@@ -9908,6 +9451,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             204: {
                 headers: {
@@ -9921,11 +9473,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -9934,11 +9482,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -9947,11 +9491,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -9960,18 +9500,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    patchProjectsId: {
+    updateProject: {
         parameters: {
             query?: never;
             header?: never;
@@ -9996,6 +9530,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -10034,11 +9577,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -10047,11 +9586,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -10060,11 +9595,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -10073,18 +9604,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postProjectsIdAdaptersPrepare: {
+    prepareAdapter: {
         parameters: {
             query?: never;
             header?: never;
@@ -10105,6 +9630,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -10127,11 +9661,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -10140,11 +9670,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -10153,11 +9679,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -10166,11 +9688,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -10179,18 +9697,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postProjectsIdAdaptersTrain: {
+    trainAdapter: {
         parameters: {
             query?: never;
             header?: never;
@@ -10228,6 +9740,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             202: {
                 headers: {
@@ -10280,11 +9801,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -10293,11 +9810,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -10306,11 +9819,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Readiness gate blocked the run (with `readiness`), or the version is not ready */
@@ -10346,18 +9855,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getProjectsIdAssignments: {
+    listAssignments: {
         parameters: {
             query?: {
                 user_id?: number;
@@ -10370,6 +9873,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -10393,11 +9905,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -10406,11 +9914,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -10419,18 +9923,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postProjectsIdAssignments: {
+    createAssignment: {
         parameters: {
             query?: never;
             header?: never;
@@ -10452,6 +9950,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -10475,11 +9982,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -10488,11 +9991,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -10501,11 +10000,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -10514,18 +10009,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getProjectsIdAssignmentsProgress: {
+    getAssignmentProgress: {
         parameters: {
             query?: never;
             header?: never;
@@ -10536,6 +10025,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -10564,11 +10062,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -10577,11 +10071,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -10590,18 +10080,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postProjectsIdAutoAnnotateSam: {
+    autoAnnotateSam: {
         parameters: {
             query?: never;
             header?: never;
@@ -10645,6 +10129,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -10793,11 +10286,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -10806,11 +10295,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -10819,11 +10304,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -10832,11 +10313,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Invalid request, or a model or image that cannot be used */
@@ -10845,15 +10322,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description Temporarily unavailable */
@@ -10871,7 +10340,7 @@ export interface operations {
             };
         };
     };
-    postProjectsIdAutoAnnotateSamPrecompute: {
+    precomputeSamEmbeddings: {
         parameters: {
             query?: never;
             header?: never;
@@ -10889,6 +10358,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             202: {
                 headers: {
@@ -10913,11 +10391,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -10926,11 +10400,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -10939,11 +10409,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Invalid request, or a model or image that cannot be used */
@@ -10952,20 +10418,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    postProjectsIdAutoAnnotateYolo: {
+    autoAnnotateYolo: {
         parameters: {
             query?: never;
             header?: never;
@@ -11002,6 +10460,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -11097,11 +10564,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -11110,11 +10573,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -11123,11 +10582,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -11136,11 +10591,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Invalid request, or a model or image that cannot be used */
@@ -11149,15 +10600,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description Temporarily unavailable */
@@ -11175,7 +10618,7 @@ export interface operations {
             };
         };
     };
-    getProjectsIdCanonical: {
+    getCanonical: {
         parameters: {
             query?: {
                 /** @description jsonl: one record per line (application/x-ndjson); json: one array document */
@@ -11190,6 +10633,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The records: images in id order, then samples in id order */
             200: {
                 headers: {
@@ -11370,11 +10822,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -11383,11 +10831,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -11396,11 +10840,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -11409,18 +10849,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getProjectsIdClasses: {
+    listClasses: {
         parameters: {
             query?: never;
             header?: never;
@@ -11431,6 +10865,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -11473,11 +10916,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -11486,11 +10925,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -11499,18 +10934,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postProjectsIdClasses: {
+    createClass: {
         parameters: {
             query?: never;
             header?: never;
@@ -11552,6 +10981,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -11594,11 +11032,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -11607,11 +11041,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -11620,11 +11050,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -11633,11 +11059,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -11646,18 +11068,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postProjectsIdCleaning: {
+    applyCleaning: {
         parameters: {
             query?: never;
             header?: never;
@@ -11681,6 +11097,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -11701,11 +11126,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -11714,11 +11135,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -11727,11 +11144,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -11740,11 +11153,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -11753,18 +11162,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postProjectsIdCleaningPreview: {
+    previewCleaning: {
         parameters: {
             query?: never;
             header?: never;
@@ -11786,6 +11189,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -11818,11 +11230,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -11831,11 +11239,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -11844,11 +11248,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -11857,18 +11257,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getProjectsIdCleaningRuns: {
+    listCleaningRuns: {
         parameters: {
             query?: never;
             header?: never;
@@ -11879,6 +11273,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -11915,11 +11318,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -11928,11 +11327,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -11941,18 +11336,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getProjectsIdExperiments: {
+    listExperiments: {
         parameters: {
             query: {
                 adapter?: string;
@@ -11970,6 +11359,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -12013,11 +11411,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -12026,11 +11420,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -12039,18 +11429,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postProjectsIdExport: {
+    exportProject: {
         parameters: {
             query?: never;
             header?: never;
@@ -12082,6 +11466,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -12117,11 +11510,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -12130,11 +11519,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -12143,11 +11528,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -12156,11 +11537,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -12169,18 +11546,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getProjectsIdImages: {
+    listImages: {
         parameters: {
             query: {
                 /** @description Last id of the previous page (fast deep paging) */
@@ -12208,6 +11579,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -12258,11 +11638,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -12271,11 +11647,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -12284,18 +11656,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postProjectsIdImages: {
+    uploadImages: {
         parameters: {
             query?: never;
             header?: never;
@@ -12313,6 +11679,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -12443,11 +11818,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not authenticated */
@@ -12456,11 +11827,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -12469,11 +11836,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -12482,11 +11845,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -12561,7 +11920,7 @@ export interface operations {
             };
         };
     };
-    getProjectsIdImagesFileFilename: {
+    getImageFile: {
         parameters: {
             query?: never;
             header?: never;
@@ -12573,6 +11932,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The image exactly as uploaded */
             200: {
                 headers: {
@@ -12600,11 +11968,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -12613,11 +11977,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -12626,18 +11986,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postProjectsIdImport: {
+    importIntoProject: {
         parameters: {
             query?: never;
             header?: never;
@@ -12678,6 +12032,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -12799,11 +12162,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not authenticated */
@@ -12812,11 +12171,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -12825,11 +12180,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -12838,11 +12189,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -12851,11 +12198,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Too large */
@@ -12864,11 +12207,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Unsupported media type */
@@ -12877,11 +12216,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -12943,7 +12278,7 @@ export interface operations {
             };
         };
     };
-    postProjectsIdImportFolder: {
+    importFolderIntoProject: {
         parameters: {
             query?: never;
             header?: never;
@@ -12978,6 +12313,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -13099,11 +12443,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -13112,11 +12452,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -13125,11 +12461,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -13138,11 +12470,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Too large */
@@ -13151,11 +12479,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Unsupported media type */
@@ -13164,11 +12488,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -13230,7 +12550,7 @@ export interface operations {
             };
         };
     };
-    postProjectsIdImportJsonl: {
+    importJsonlSamples: {
         parameters: {
             query?: never;
             header?: never;
@@ -13250,6 +12570,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -13278,11 +12607,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not authenticated */
@@ -13291,11 +12616,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -13304,11 +12625,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -13317,11 +12634,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Too large */
@@ -13330,11 +12643,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -13343,18 +12652,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postProjectsIdImportTabular: {
+    importTabularSamples: {
         parameters: {
             query?: never;
             header?: never;
@@ -13379,6 +12682,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -13407,11 +12719,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not authenticated */
@@ -13420,11 +12728,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -13433,11 +12737,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -13446,11 +12746,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Too large */
@@ -13459,11 +12755,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -13472,18 +12764,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postProjectsIdImportText: {
+    importTextSamples: {
         parameters: {
             query?: never;
             header?: never;
@@ -13510,6 +12796,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -13538,11 +12833,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not authenticated */
@@ -13551,11 +12842,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -13564,11 +12851,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -13577,11 +12860,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Too large */
@@ -13590,11 +12869,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -13603,18 +12878,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getProjectsIdInvitations: {
+    listInvitations: {
         parameters: {
             query?: never;
             header?: never;
@@ -13625,6 +12894,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -13654,11 +12932,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -13667,11 +12941,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -13680,11 +12950,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -13693,18 +12959,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postProjectsIdInvitations: {
+    createInvitation: {
         parameters: {
             query?: never;
             header?: never;
@@ -13732,6 +12992,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -13765,11 +13034,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -13778,11 +13043,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -13791,11 +13052,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -13804,11 +13061,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -13817,18 +13070,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getProjectsIdMembers: {
+    listMembers: {
         parameters: {
             query?: never;
             header?: never;
@@ -13839,6 +13086,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -13868,11 +13124,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -13881,11 +13133,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -13894,18 +13142,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postProjectsIdMembers: {
+    createMember: {
         parameters: {
             query?: never;
             header?: never;
@@ -13929,6 +13171,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -13958,11 +13209,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -13971,11 +13218,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -13984,11 +13227,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -13997,11 +13236,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -14010,18 +13245,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    deleteProjectsIdMembersUserId: {
+    deleteMember: {
         parameters: {
             query?: never;
             header?: never;
@@ -14033,6 +13262,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             204: {
                 headers: {
@@ -14046,11 +13284,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -14059,11 +13293,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -14072,11 +13302,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -14085,11 +13311,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -14098,18 +13320,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    patchProjectsIdMembersUserId: {
+    updateMember: {
         parameters: {
             query?: never;
             header?: never;
@@ -14131,6 +13347,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -14160,11 +13385,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -14173,11 +13394,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -14186,11 +13403,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -14199,11 +13412,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -14212,18 +13421,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getProjectsIdModels: {
+    listModels: {
         parameters: {
             query: {
                 /** @description Also list the production models of your other projects with the same owner or organization (those you can read), marked `shared` */
@@ -14237,6 +13440,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -14312,11 +13524,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -14325,11 +13533,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -14338,18 +13542,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postProjectsIdModels: {
+    createModel: {
         parameters: {
             query?: never;
             header?: never;
@@ -14379,6 +13577,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -14444,11 +13651,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -14457,11 +13660,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -14470,11 +13669,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -14483,11 +13678,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Invalid request, or a model or image that cannot be used */
@@ -14496,20 +13687,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    postProjectsIdModelsUpload: {
+    uploadModel: {
         parameters: {
             query?: never;
             header?: never;
@@ -14539,6 +13722,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -14604,11 +13796,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not authenticated */
@@ -14617,11 +13805,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -14630,11 +13814,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -14643,11 +13823,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -14656,11 +13832,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Too large */
@@ -14669,11 +13841,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Invalid request, or a model or image that cannot be used */
@@ -14682,20 +13850,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    getProjectsIdMyAccess: {
+    getMyAccess: {
         parameters: {
             query?: never;
             header?: never;
@@ -14706,6 +13866,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -14728,11 +13897,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -14741,11 +13906,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -14754,18 +13915,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getProjectsIdNextToLabel: {
+    getNextToLabel: {
         parameters: {
             query: {
                 /** @description How a detector's per-detection uncertainty makes the image's: all of them added (sum, the default: crowded, unsure images first; it beat max in bench/active-learning.ts), its least certain detection (max) or their mean */
@@ -14789,6 +13944,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -14865,11 +14029,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -14878,11 +14038,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -14891,11 +14047,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Invalid request, or a model or image that cannot be used */
@@ -14904,15 +14056,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description Temporarily unavailable */
@@ -14930,7 +14074,7 @@ export interface operations {
             };
         };
     };
-    getProjectsIdProfile: {
+    getProfile: {
         parameters: {
             query?: never;
             header?: never;
@@ -14941,6 +14085,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -15140,11 +14293,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -15153,11 +14302,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -15166,11 +14311,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -15179,18 +14320,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getProjectsIdQuality: {
+    getQualityReport: {
         parameters: {
             query?: never;
             header?: never;
@@ -15201,6 +14336,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -15255,11 +14399,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -15268,11 +14408,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -15281,11 +14417,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -15294,18 +14426,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postProjectsIdQuality: {
+    runQualityChecks: {
         parameters: {
             query?: never;
             header?: never;
@@ -15329,6 +14455,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -15383,11 +14518,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -15396,11 +14527,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -15409,11 +14536,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -15422,18 +14545,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postProjectsIdReadiness: {
+    checkReadiness: {
         parameters: {
             query?: never;
             header?: never;
@@ -15461,6 +14578,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -15489,11 +14615,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -15502,11 +14624,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -15515,11 +14633,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -15528,18 +14642,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getProjectsIdReviews: {
+    listReviews: {
         parameters: {
             query: {
                 after?: number;
@@ -15555,6 +14663,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -15586,11 +14703,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -15599,11 +14712,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -15612,18 +14721,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postProjectsIdReviews: {
+    createReview: {
         parameters: {
             query?: never;
             header?: never;
@@ -15641,6 +14744,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -15672,11 +14784,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -15685,11 +14793,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -15698,11 +14802,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -15711,11 +14811,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -15724,18 +14820,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postProjectsIdReviewsBatch: {
+    createReviewBatch: {
         parameters: {
             query?: never;
             header?: never;
@@ -15753,6 +14843,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -15784,11 +14883,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -15797,11 +14892,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -15810,11 +14901,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -15823,11 +14910,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -15836,18 +14919,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getProjectsIdSamples: {
+    listSamples: {
         parameters: {
             query: {
                 /** @description Last id of the previous page (fast deep paging) */
@@ -15870,6 +14947,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -15936,11 +15022,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -15949,11 +15031,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -15962,18 +15040,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postProjectsIdSamples: {
+    createSample: {
         parameters: {
             query?: never;
             header?: never;
@@ -16060,6 +15132,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -16180,11 +15261,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -16193,11 +15270,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -16206,11 +15279,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -16219,18 +15288,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postProjectsIdSamplesAssign: {
+    assignSamples: {
         parameters: {
             query?: never;
             header?: never;
@@ -16263,6 +15326,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -16282,11 +15354,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -16295,11 +15363,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -16308,11 +15372,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -16321,11 +15381,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -16334,18 +15390,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postProjectsIdSamplesSplits: {
+    assignSampleSplits: {
         parameters: {
             query?: never;
             header?: never;
@@ -16373,6 +15423,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -16394,11 +15453,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -16407,11 +15462,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -16420,11 +15471,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -16433,18 +15480,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getProjectsIdSplits: {
+    getSplits: {
         parameters: {
             query?: never;
             header?: never;
@@ -16455,6 +15496,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -16479,11 +15529,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -16492,11 +15538,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -16505,18 +15547,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postProjectsIdSplits: {
+    assignSplits: {
         parameters: {
             query: {
                 /** @description Same seed, same images → same split; drawn at random when left out */
@@ -16538,6 +15574,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -16572,11 +15617,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -16585,11 +15626,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -16598,11 +15635,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -16611,11 +15644,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -16624,18 +15653,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postProjectsIdSuggestionsPrefetch: {
+    prefetchSuggestions: {
         parameters: {
             query?: never;
             header?: never;
@@ -16653,6 +15676,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -16691,11 +15723,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -16704,11 +15732,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -16717,11 +15741,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -16730,11 +15750,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Invalid request, or a model or image that cannot be used */
@@ -16743,20 +15759,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string | {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    postProjectsIdTrain: {
+    trainProject: {
         parameters: {
             query?: never;
             header?: never;
@@ -16800,6 +15808,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             202: {
                 headers: {
@@ -16852,11 +15869,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -16865,11 +15878,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -16878,11 +15887,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Readiness gate blocked the run (with `readiness`), or the version is not ready */
@@ -16918,18 +15923,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getProjectsIdTrainStatus: {
+    getTrainingStatus: {
         parameters: {
             query?: never;
             header?: never;
@@ -16940,6 +15939,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -16996,11 +16004,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -17009,11 +16013,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -17022,18 +16022,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getProjectsIdVideos: {
+    listVideos: {
         parameters: {
             query?: never;
             header?: never;
@@ -17044,6 +16038,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -17084,11 +16087,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -17097,11 +16096,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -17110,18 +16105,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postProjectsIdVideos: {
+    uploadVideo: {
         parameters: {
             query?: never;
             header?: never;
@@ -17147,6 +16136,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             202: {
                 headers: {
@@ -17187,11 +16185,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not authenticated */
@@ -17200,11 +16194,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -17213,11 +16203,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -17226,11 +16212,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Too large */
@@ -17239,11 +16221,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Unsupported media type */
@@ -17252,11 +16230,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -17265,13 +16239,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
             /** @description Temporarily unavailable */
@@ -17289,7 +16257,7 @@ export interface operations {
             };
         };
     };
-    getProjectsProjectIdVersions: {
+    listVersions: {
         parameters: {
             query?: never;
             header?: never;
@@ -17300,6 +16268,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -17363,11 +16340,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -17376,11 +16349,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -17389,18 +16358,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postProjectsProjectIdVersions: {
+    createVersion: {
         parameters: {
             query?: never;
             header?: never;
@@ -17447,6 +16410,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -17510,11 +16482,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -17523,11 +16491,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -17536,11 +16500,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -17549,18 +16509,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getProjectsProjectIdVersionsADiffB: {
+    getVersionDiff: {
         parameters: {
             query?: never;
             header?: never;
@@ -17573,6 +16527,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -17628,11 +16591,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -17641,11 +16600,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -17654,11 +16609,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -17667,18 +16618,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getProjectsProjectIdVersionsVersionId: {
+    getVersion: {
         parameters: {
             query?: never;
             header?: never;
@@ -17690,6 +16635,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -17753,11 +16707,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -17766,11 +16716,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -17779,18 +16725,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    deleteProjectsProjectIdVersionsVersionId: {
+    deleteVersion: {
         parameters: {
             query?: never;
             header?: never;
@@ -17802,6 +16742,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             204: {
                 headers: {
@@ -17815,11 +16764,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -17828,11 +16773,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -17841,11 +16782,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -17854,11 +16791,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -17867,18 +16800,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getProjectsProjectIdVersionsVersionIdImages: {
+    listVersionImages: {
         parameters: {
             query: {
                 /** @description Last id of the previous page (fast deep paging) */
@@ -17896,6 +16823,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -17939,11 +16875,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -17952,11 +16884,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -17965,18 +16893,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getProjectsProjectIdVersionsVersionIdImagesImageIdFile: {
+    getVersionImageFile: {
         parameters: {
             query?: never;
             header?: never;
@@ -17989,13 +16911,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description JPEG image */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "image/jpeg": string;
                 };
             };
             /** @description Not authenticated */
@@ -18004,11 +16935,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -18017,11 +16944,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -18030,18 +16953,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postProjectsProjectIdVersionsVersionIdRegenerate: {
+    regenerateVersion: {
         parameters: {
             query?: never;
             header?: never;
@@ -18053,6 +16970,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             202: {
                 headers: {
@@ -18116,11 +17042,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -18129,11 +17051,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -18142,11 +17060,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -18155,11 +17069,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -18168,18 +17078,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postProjectsProjectIdVersionsPreview: {
+    previewVersion: {
         parameters: {
             query?: never;
             header?: never;
@@ -18211,6 +17115,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -18243,11 +17156,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -18256,11 +17165,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -18269,11 +17174,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -18282,18 +17183,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postProjectsBulkDelete: {
+    bulkDeleteProjects: {
         parameters: {
             query?: never;
             header?: never;
@@ -18308,6 +17203,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -18327,11 +17231,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -18340,18 +17240,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postProjectsImport: {
+    importProject: {
         parameters: {
             query?: never;
             header?: never;
@@ -18383,6 +17277,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -18486,11 +17389,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not authenticated */
@@ -18499,11 +17398,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Too large */
@@ -18512,11 +17407,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Unsupported media type */
@@ -18525,11 +17416,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -18591,7 +17478,7 @@ export interface operations {
             };
         };
     };
-    postProjectsImportFolder: {
+    importProjectFromFolder: {
         parameters: {
             query?: never;
             header?: never;
@@ -18617,6 +17504,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -18720,11 +17616,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -18733,11 +17625,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Too large */
@@ -18746,11 +17634,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Unsupported media type */
@@ -18759,11 +17643,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -18825,7 +17705,7 @@ export interface operations {
             };
         };
     };
-    getQualityChecks: {
+    listQualityChecks: {
         parameters: {
             query?: {
                 /** @description Only the entries of this modality */
@@ -18837,6 +17717,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -18873,11 +17762,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -18886,13 +17771,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
@@ -18906,6 +17785,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -18936,7 +17824,7 @@ export interface operations {
             };
         };
     };
-    getReviewsId: {
+    getReview: {
         parameters: {
             query?: never;
             header?: never;
@@ -18947,6 +17835,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -18978,11 +17875,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -18991,11 +17884,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -19004,18 +17893,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postReviewsIdDecide: {
+    decideReview: {
         parameters: {
             query?: never;
             header?: never;
@@ -19035,6 +17918,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -19066,11 +17958,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -19079,11 +17967,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -19092,11 +17976,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -19105,11 +17985,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -19118,18 +17994,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getSamplesSampleId: {
+    getSample: {
         parameters: {
             query?: never;
             header?: never;
@@ -19140,6 +18010,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -19206,11 +18085,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -19219,11 +18094,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -19232,18 +18103,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    patchSamplesSampleId: {
+    updateSample: {
         parameters: {
             query?: never;
             header?: never;
@@ -19281,6 +18146,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -19347,11 +18221,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -19360,11 +18230,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -19373,11 +18239,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -19386,11 +18248,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -19399,18 +18257,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getSamplesSampleIdFile: {
+    getSampleFile: {
         parameters: {
             query?: never;
             header?: never;
@@ -19421,6 +18273,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The file as imported */
             200: {
                 headers: {
@@ -19452,11 +18313,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -19465,11 +18322,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -19478,9 +18331,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -19489,18 +18340,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getSamplesSampleIdLock: {
+    getSampleLock: {
         parameters: {
             query?: never;
             header?: never;
@@ -19511,6 +18356,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -19534,11 +18388,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -19547,11 +18397,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -19560,18 +18406,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postSamplesSampleIdLock: {
+    createSampleLock: {
         parameters: {
             query?: never;
             header?: never;
@@ -19582,6 +18422,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -19605,11 +18454,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -19618,11 +18463,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -19631,11 +18472,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -19644,11 +18481,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -19657,18 +18490,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    deleteSamplesSampleIdLock: {
+    deleteSampleLock: {
         parameters: {
             query?: {
                 force?: boolean;
@@ -19681,6 +18508,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             204: {
                 headers: {
@@ -19694,11 +18530,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -19707,11 +18539,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -19720,11 +18548,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -19733,11 +18557,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -19746,18 +18566,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postSamplesSampleIdReview: {
+    reviewSample: {
         parameters: {
             query?: never;
             header?: never;
@@ -19777,6 +18591,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -19843,11 +18666,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -19856,11 +18675,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -19869,11 +18684,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -19882,11 +18693,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -19895,18 +18702,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getSamplesSampleIdRevisions: {
+    listSampleRevisions: {
         parameters: {
             query?: never;
             header?: never;
@@ -19917,6 +18718,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -19945,11 +18755,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -19958,11 +18764,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -19971,18 +18773,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postSamplesSampleIdSubmit: {
+    submitSample: {
         parameters: {
             query?: never;
             header?: never;
@@ -19993,6 +18789,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -20059,11 +18864,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -20072,11 +18873,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -20085,11 +18882,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Conflicts with the current state */
@@ -20098,11 +18891,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -20111,13 +18900,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
@@ -20131,6 +18914,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -20154,11 +18946,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
         };
@@ -20172,6 +18960,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -20205,16 +19002,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
         };
     };
-    getTracksId: {
+    getTrack: {
         parameters: {
             query?: never;
             header?: never;
@@ -20225,6 +19018,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -20277,11 +19079,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -20290,11 +19088,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -20303,18 +19097,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    deleteTracksId: {
+    deleteTrack: {
         parameters: {
             query?: never;
             header?: never;
@@ -20325,6 +19113,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             204: {
                 headers: {
@@ -20338,11 +19135,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -20351,11 +19144,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -20364,11 +19153,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -20377,18 +19162,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    patchTracksId: {
+    updateTrack: {
         parameters: {
             query?: never;
             header?: never;
@@ -20441,6 +19220,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -20493,11 +19281,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -20506,11 +19290,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -20519,11 +19299,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -20532,18 +19308,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getTrainJobsJobId: {
+    getTrainingJob: {
         parameters: {
             query?: never;
             header?: never;
@@ -20554,6 +19324,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -20606,11 +19385,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -20619,11 +19394,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -20632,18 +19403,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getTrainingAdapters: {
+    listTrainingAdapters: {
         parameters: {
             query?: never;
             header?: never;
@@ -20652,6 +19417,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -20687,16 +19461,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
         };
     };
-    getVersionsId: {
+    getVersionById: {
         parameters: {
             query?: never;
             header?: never;
@@ -20707,6 +19477,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -20770,11 +19549,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -20783,11 +19558,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -20796,18 +19567,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getVideosId: {
+    getVideo: {
         parameters: {
             query?: never;
             header?: never;
@@ -20818,6 +19583,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -20858,11 +19632,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -20871,11 +19641,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -20884,18 +19650,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    deleteVideosId: {
+    deleteVideo: {
         parameters: {
             query?: never;
             header?: never;
@@ -20906,6 +19666,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             204: {
                 headers: {
@@ -20919,11 +19688,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -20932,11 +19697,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -20945,11 +19706,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -20958,18 +19715,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    getVideosIdTracks: {
+    listVideoTracks: {
         parameters: {
             query?: never;
             header?: never;
@@ -20980,6 +19731,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             200: {
                 headers: {
@@ -21032,11 +19792,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -21045,11 +19801,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -21058,18 +19810,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
     };
-    postVideosIdTracks: {
+    createVideoTrack: {
         parameters: {
             query?: never;
             header?: never;
@@ -21120,6 +19866,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -21172,11 +19927,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -21185,11 +19936,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not found, or not visible to you */
@@ -21198,11 +19945,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Default Response */
@@ -21211,13 +19954,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: {
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
@@ -21231,6 +19968,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Prometheus text format */
             200: {
                 headers: {
@@ -21246,11 +19992,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
             /** @description Not allowed for your role */
@@ -21259,11 +20001,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
         };
