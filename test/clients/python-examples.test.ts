@@ -65,7 +65,7 @@ describe('the Python examples in the READMEs run as written', { timeout: 10 * 60
       cleanup.push(() => rm(work, { recursive: true, force: true }));
       const spec = join(work, '.blocks.json');
       await writeFile(spec, JSON.stringify({ file, blocks }));
-      const env = { ...process.env, VERSA_URL: `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`, PYTHONPATH: CLIENT };
+      const env: NodeJS.ProcessEnv = { ...process.env, VERSA_URL: `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`, PYTHONPATH: CLIENT };
       delete env.VERSA_TOKEN;
       const result = await run('python3', [RUNNER, spec], { cwd: work, env, timeout: 8 * 60_000 }).catch((error) => error);
       assert.equal(result.code ?? 0, 0, `${file}: an example failed\n${result.stderr}\n${result.stdout}`);

@@ -61,20 +61,28 @@ class Multipart:
         self.on_chunk: Optional[Callable[[int], None]] = None
 
     def __iter__(self) -> Iterator[bytes]:
+        # Small pieces (part headers, line ends) are joined to the file bytes around them, so the socket gets few
+        # writes of up to 1 MiB each rather than many tiny ones.
         self.sent = 0
+        pending = bytearray()
         for segment in self._segments:
             if isinstance(segment, bytes):
-                yield self._count(segment)
+                pending += segment
                 continue
             path, size = segment
             left = size
             with open(path, "rb") as handle:
                 while left > 0:
-                    chunk = handle.read(min(CHUNK, left))
+                    chunk = handle.read(min(CHUNK - len(pending), left) or CHUNK)
                     if not chunk:
                         raise IOError("%s shrank while it was being uploaded" % path)
                     left -= len(chunk)
-                    yield self._count(chunk)
+                    pending += chunk
+                    if len(pending) >= CHUNK:
+                        yield self._count(bytes(pending))
+                        pending = bytearray()
+        if pending:
+            yield self._count(bytes(pending))
 
     def _count(self, chunk: bytes) -> bytes:
         self.sent += len(chunk)
