@@ -75,6 +75,8 @@ describe('Python client journey against a live server', { timeout: 10 * 60_000 }
     assert.equal(seen.annotations_total_header, 7);
     assert.equal(seen.updated_class_is_banana, true);
     assert.equal(seen.annotated_images, 6);
+    // 7 created, one replaced, one deleted: read back three at a time.
+    assert.deepEqual(seen.revisions_first_image, [...Array(7).fill('create'), 'delete', 'update']);
     assert.deepEqual(seen.paged, { count: PAGED_IMAGES, unique: PAGED_IMAGES, sorted: true, total: PAGED_IMAGES });
     assert.deepEqual(seen.version, { status: 'ready', number: 1, job: 'succeeded' });
     assert.equal(seen.version_images, 6);

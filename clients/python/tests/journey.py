@@ -66,6 +66,7 @@ def main(config):
     seen["updated_class_is_banana"] = moved.class_id == classes["banana"].id
     versa.delete_annotation(moved)
     seen["annotated_images"] = sum(1 for _ in versa.images(fruit.id, annotated=True))
+    seen["revisions_first_image"] = sorted(r["action"] for r in versa.image_revisions(first.id, page_size=3))
 
     # Pagination past 1,000: the test put the rows in; the iterator sees every one exactly once, in order.
     if config.get("paging_project"):

@@ -201,6 +201,57 @@ class Waits(ServerCase):
         self.assertEqual((run.status, run.model_id, seen), ("succeeded", 9, [1, 2]))
 
 
+class Progress(unittest.TestCase):
+    def test_progress_true_draws_a_tqdm_bar_when_tqdm_is_installed(self):
+        import types
+
+        from versa_client.progress import Reporter
+
+        bars = []
+
+        class FakeBar:
+            def __init__(self, **options):
+                self.options, self.total, self.n, self.closed = options, None, 0, False
+                bars.append(self)
+
+            def update(self, step):
+                self.n += step
+
+            def close(self):
+                self.closed = True
+
+        module = types.ModuleType("tqdm.auto")
+        module.tqdm = FakeBar
+        saved = {name: sys.modules.get(name) for name in ("tqdm", "tqdm.auto")}
+        sys.modules["tqdm"] = types.ModuleType("tqdm")
+        sys.modules["tqdm.auto"] = module
+        try:
+            reporter = Reporter(True, "upload", "B")
+            reporter.update(10, 40)
+            reporter.update(40, 40)
+            reporter.close()
+        finally:
+            for name, old in saved.items():
+                if old is None:
+                    sys.modules.pop(name, None)
+                else:
+                    sys.modules[name] = old
+        self.assertEqual(len(bars), 1)
+        self.assertEqual((bars[0].total, bars[0].n, bars[0].closed), (40, 40, True))
+        self.assertEqual(bars[0].options["desc"], "upload")
+
+    def test_without_tqdm_a_text_bar_is_written(self):
+        import io
+
+        from versa_client import print_progress
+
+        out = io.StringIO()
+        print_progress(3, 6, "upload", stream=out)
+        print_progress(6, 6, "upload", stream=out)
+        self.assertIn("3/6", out.getvalue())
+        self.assertTrue(out.getvalue().endswith("6/6\n"))
+
+
 class Streaming(unittest.TestCase):
     def test_a_multipart_body_is_read_from_disk_a_chunk_at_a_time(self):
         with tempfile.TemporaryDirectory() as folder:

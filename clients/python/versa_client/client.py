@@ -443,6 +443,35 @@ class Versa:
     def delete_annotation(self, annotation: Union[int, Annotation]) -> None:
         self.http.send("DELETE", "/api/annotations/%d" % _id(annotation))
 
+    def annotation_revisions(self, annotation: Union[int, Annotation], page_size: int = 500) -> Paged[Dict[str, Any]]:
+        """An annotation's history (dicts: action, before, after, user_id, created_at), also after it was deleted."""
+        return self._paged("/api/annotations/%d/revisions" % _id(annotation), dict, page_size)
+
+    def image_revisions(self, image: Union[int, Image], page_size: int = 500) -> Paged[Dict[str, Any]]:
+        """The history of every annotation of an image, paged as you iterate."""
+        return self._paged("/api/images/%d/revisions" % _id(image), dict, page_size)
+
+    def reviews(self, project: Union[int, Project], status: Optional[str] = None, page_size: int = 500) -> Paged[Dict[str, Any]]:
+        """A project's reviews, oldest first (``status="pending"``: the review queue), paged as you iterate.
+
+        >>> waiting = [r["image_id"] for r in versa.reviews(project.id, status="pending")]
+        """
+        return self._paged("/api/projects/%d/reviews" % _id(project), dict, page_size, status=status)
+
+    def samples(self, project: Union[int, Project], modality: Optional[str] = None, split: Optional[str] = None,
+                label: Optional[str] = None, page_size: int = 500) -> Paged[Dict[str, Any]]:
+        """A text, tabular, audio, video or LLM project's samples (dicts: data, label, spans, value, split…).
+
+        >>> for sample in versa.samples(project.id, label="spam"):
+        ...     print(sample["data"]["text"])
+        """
+        return self._paged("/api/projects/%d/samples" % _id(project), dict, page_size, modality=modality, split=split,
+                           label=label)
+
+    def pipeline_runs(self, pipeline_id: int, page_size: int = 100) -> Paged[Dict[str, Any]]:
+        """A pipeline's runs, newest first, paged as you iterate."""
+        return self._paged("/api/pipelines/%d/runs" % pipeline_id, dict, page_size)
+
     # ---- imports -------------------------------------------------------------------------------------------------
     def import_archive(self, path: str, name: Optional[str] = None, project_type: Optional[str] = None,
                        format: Optional[str] = None, strict: Optional[bool] = None, progress: ProgressArg = None) -> Project:
