@@ -141,8 +141,12 @@ export function motMetrics(gt: readonly MotBox[], hyp: readonly MotBox[], minIou
   }
 
   // Identity: pair ground-truth and hypothesis identities once, for the most frames matched.
-  const weights = gtCount.map((_, i) => hypCount.map((_, j) => -(overlap.get(i)?.get(j) ?? 0)));
-  const idtp = -assign(weights, 0).reduce((sum, [i, j]) => sum + weights[i][j], 0);
+  // Only identities that ever overlap take part (the rest stay unpaired either way), and every cost is ≤ 0, so the
+  // plain rectangular assignment (no stand-ins) finds the optimum.
+  const rows = [...overlap.keys()];
+  const cols = [...new Set(rows.flatMap((i) => [...overlap.get(i)!.keys()]))];
+  const weights = rows.map((i) => cols.map((j) => -(overlap.get(i)!.get(j) ?? 0)));
+  const idtp = -assign(weights).reduce((sum, [r, c]) => sum + weights[r][c], 0);
   const gtBoxes = gt.length;
   const hypBoxes = hyp.length;
   return {

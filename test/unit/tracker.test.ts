@@ -37,6 +37,9 @@ describe('ByteTrack-style tracker (issue 26)', () => {
     assert.deepEqual(framesOf(b), range(0, 19));
     a.observations.forEach((o) => assert.equal(o.detected.x, 16 * o.frame, `track 1 follows A on frame ${o.frame}`));
     b.observations.forEach((o) => assert.equal(o.detected.x, 312 - 16 * o.frame, `track 2 follows B on frame ${o.frame}`));
+    // Without the motion model each track takes the other object on frame 10.
+    const still = trackDetections(frames(20, (f) => [det(16 * f, 50), det(312 - 16 * f, 50)]), { motion: false });
+    assert.ok(still.some((t) => t.observations.some((o) => o.frame === 10 && o.detected.x !== (t.observations[0].detected.x === 0 ? 160 : 152))));
   });
 
   it('bridges a missed detection with a low-score one, and starts no track on low-score noise', () => {

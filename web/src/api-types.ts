@@ -20359,7 +20359,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description Keyframes on every frame with a box; by default only where the motion departs from linear interpolation (every box left out stays at IoU ≥ 0.9 with the interpolated one)
+                     * @description Keyframes on every frame with a box; by default only where the motion departs from linear interpolation (every box left out stays at IoU ≥ 0.8 with the interpolated one)
                      * @default false
                      */
                     every_frame?: boolean;

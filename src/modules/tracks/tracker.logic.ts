@@ -41,6 +41,8 @@ export interface TrackerOptions {
   confirmHits: number;
   /** A confirmed track unmatched for more frames than this ends. */
   maxLostFrames: number;
+  /** False: a track's box is predicted where it was last seen (no velocity), for comparison. */
+  motion: boolean;
 }
 
 /** ByteTrack's defaults (its track_thresh 0.5, det_thresh = track_thresh + 0.1, match_thresh 0.8, track_buffer 30). */
@@ -53,6 +55,7 @@ export const DEFAULT_TRACKER_OPTIONS: TrackerOptions = {
   tentativeMatchIou: 0.3,
   confirmHits: 2,
   maxLostFrames: 30,
+  motion: true,
 };
 
 /** One frame of a track where a detection matched it: the filtered box (detection and motion combined), and the detection's score. */
@@ -147,9 +150,10 @@ class LiveTrack {
     return { x: cx - width / 2, y: cy - height / 2, width, height };
   }
 
-  predict(frame: number): void {
+  predict(frame: number, motion: boolean): void {
     const dt = frame - this.predictedAt;
     if (dt <= 0) return;
+    if (!motion) for (const a of this.axes) a.v = 0;
     const scale = Math.max(this.axes[3].p, 1);
     for (const a of this.axes) predictAxis(a, dt, scale);
     this.predictedAt = frame;
@@ -200,7 +204,7 @@ export class ByteTracker {
     const o = this.options;
     const high = detections.filter((d) => d.score >= o.highScore);
     const low = detections.filter((d) => d.score >= o.lowScore && d.score < o.highScore);
-    for (const t of this.live) t.predict(frame);
+    for (const t of this.live) t.predict(frame, o.motion);
     const confirmed = this.live.filter((t) => t.state !== 'tentative');
     const tentative = this.live.filter((t) => t.state === 'tentative');
 
