@@ -152,4 +152,11 @@ describe('automatic tracking over the API (issue 26)', () => {
     ]) assert.equal(res.status, 403, JSON.stringify(res.body));
     assert.equal((await suggestions()).length, 2, 'nothing refused changed anything');
   });
+
+  it('deletes a video with its suggestions', async () => {
+    if ((await suggestions()).length === 0) await runAndWait();
+    assert.equal((await alice.request({ method: 'DELETE', url: `/api/videos/${videoId}` })).status, 204);
+    const left = await t.versa.deps.db.selectFrom('track_suggestions').select('id').where('project_id', '=', projectId).execute();
+    assert.deepEqual(left, []);
+  });
 });
