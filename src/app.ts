@@ -80,6 +80,7 @@ import { registerSplitsModule } from './modules/splits/index.js';
 import { registerVersionsModule } from './modules/versions/index.js';
 import { registerVideosModule } from './modules/videos/index.js';
 import { registerTracksModule } from './modules/tracks/index.js';
+import { registerTrackSuggestionsModule } from './modules/track-suggestions/index.js';
 import { ItemWorkflow } from './modules/workflow/item-workflow.service.js';
 import { configureSharp } from './imaging/sharp-config.js';
 import { registerBuiltinPlugins, registerCatalogPlugins } from './plugins/builtin-catalog.js';
@@ -224,6 +225,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const modelsModule = registerModelsModule(app, deps);
   const autoAnnotate = registerAutoAnnotateModule(app, deps);
   registerSuggestionsModule(app, deps, autoAnnotate);
+  registerTrackSuggestionsModule(app, deps, autoAnnotate);
   const members = registerMembersModule(app, deps);
   registerInvitationsModule(app, deps, auth);
   registerOrgsModule(app, deps, members);

@@ -2395,6 +2395,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/track-suggestions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Reject a suggested track */
+        delete: operations["deleteTrackSuggestion"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/track-suggestions/{id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a suggested track: it becomes a track with keyframes
+         * @description Keyframes only where the motion departs from linear interpolation, unless `every_frame`; an `outside` keyframe follows its last box when the video goes on. The suggestion is gone after (404 for a second accept).
+         */
+        post: operations["acceptTrackSuggestion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tracks/{id}": {
         parameters: {
             query?: never;
@@ -2484,6 +2521,27 @@ export interface paths {
          * @description The `X-Deleted-Images` and `X-Deleted-Annotations` headers say how many frames and annotations went with it.
          */
         delete: operations["deleteVideo"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/videos/{id}/track-suggestions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A video's suggested tracks, oldest first */
+        get: operations["listVideoTrackSuggestions"];
+        put?: never;
+        /**
+         * Track objects automatically: run a detector over the video's frames and link its boxes into suggested tracks
+         * @description A background job (202; follow `url`) runs the model on each decoded frame from `first_frame` to `last_frame` and links the boxes ByteTrack-style: confident detections (≥ `high_score`) are matched first to every track by IoU with its box predicted by a constant-velocity Kalman filter (an optimal, Hungarian match, within a class), then weak ones (≥ `low_score`) to the tracks left; a track is confirmed after two matches and ends after `max_lost_frames` unseen. Each track becomes a suggestion (GET this path) of the project class named as the model's class (others are skipped); a re-run of the model replaces its open suggestions overlapping the range. 409 while the video is not ready.
+         */
+        post: operations["createVideoTrackSuggestion"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -19007,6 +19065,185 @@ export interface operations {
             };
         };
     };
+    deleteTrackSuggestion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    acceptTrackSuggestion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Keyframes on every frame with a box; by default only where the motion departs from linear interpolation (every box left out stays at IoU ≥ 0.8 with the interpolated one)
+                     * @default false
+                     */
+                    every_frame?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Attribute values `{name: value}`, each declared by the class's `attributes` specs (checkbox: boolean, select: one of its values, number: within its range, text: a string); an attribute left out holds its default */
+                        attributes: {
+                            [key: string]: boolean | number | string;
+                        };
+                        class_id: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        id: number;
+                        /** @description By frame */
+                        keyframes: {
+                            /** @enum {string} */
+                            annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                            frame: number;
+                            /**
+                             * @description In pixels of the original image (as displayed, EXIF orientation applied), origin top-left. By `annotation_type`:
+                             *     - `bbox`: `{x, y, width, height}`, width and height > 0. A box reaching past the image is cut to it; one with no area inside is 422.
+                             *     - `polygon`: `{points: [[x, y], ...]}`, at least 3 points enclosing some area. A polygon reaching past the image is clipped to it (it may gain vertices on the border); one with no area inside is 422.
+                             *     - `mask`: `{rle: {size: [height, width], counts: [...]}}`, COCO uncompressed RLE in column-major order starting with background; `size` must be the image size, `counts` must sum to height × width and mark at least one pixel. Answers add the computed `bbox`; a `bbox` sent in a request is ignored.
+                             *     - `bbox` may carry `rotation`: degrees clockwise about the box centre, [0, 360); `x, y, width, height` are the box before rotation (CVAT's convention). A rotated box is kept whole when its centre is on the image (422 otherwise).
+                             *     - `polygon` may carry `parts: [[[x, y], ...], ...]` for one object made of several polygons (`points` is then the first part) and `holes`. Parts and holes with nothing inside the image are dropped.
+                             *     - `classification`: `{}`; the class is the label.
+                             *     - `keypoints`: `{points: [[x, y, v], ...], bbox?}` in the order of the class's skeleton points (as many as it names); `v` as COCO: 0 not labelled (stored as [0, 0, 0]), 1 labelled but not visible, 2 visible. Labelled points must lie on the image (within a pixel of its border they are moved onto it).
+                             *     - `polyline`: `{points: [[x, y], ...]}`, at least 2 points, an open path. `points`: `{points: [[x, y], ...]}`, at least 1. Points must lie on the image.
+                             *     - `ellipse`: `{cx, cy, rx, ry, rotation}`: radii > 0, centre on the image, rotation in degrees clockwise.
+                             *     Other members of the geometry are not stored.
+                             */
+                            geometry: {
+                                [key: string]: unknown;
+                            };
+                            occluded: boolean;
+                            outside: boolean;
+                        }[];
+                        project_id: number;
+                        /** Format: date-time */
+                        updated_at: string;
+                        video_id: number;
+                    };
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     getTrack: {
         parameters: {
             query?: never;
@@ -19716,6 +19953,222 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    listVideoTrackSuggestions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description By frame: the frames where a detection matched the track (box smoothed by its motion model); frames between are frames it was followed through unseen */
+                        boxes: {
+                            frame: number;
+                            height: number;
+                            /** @description The detection's score */
+                            score: number;
+                            width: number;
+                            x: number;
+                            y: number;
+                        }[];
+                        class_id: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        first_frame: number;
+                        id: number;
+                        last_frame: number;
+                        project_id: number;
+                        /** @description Mean detection score over its frames */
+                        score: number;
+                        /** @description `model:<id>` */
+                        source: string;
+                        video_id: number;
+                    }[];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    createVideoTrackSuggestion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description First frame to track (default 0) */
+                    first_frame?: number;
+                    /**
+                     * @description Detections from this score are matched first and may start tracks
+                     * @default 0.5
+                     */
+                    high_score?: number;
+                    /** @description Last frame to track (default the video's last) */
+                    last_frame?: number;
+                    /**
+                     * @description Detections from this score up to `high_score` only extend tracks already followed (the second stage); lower ones are ignored
+                     * @default 0.1
+                     */
+                    low_score?: number;
+                    /**
+                     * @description Frames a track may go undetected (predicted by its motion) before it ends
+                     * @default 30
+                     */
+                    max_lost_frames?: number;
+                    /** @description A registered detect, segment, obb or pose model: its id (any project you can read) or its name in this project */
+                    model: number | string;
+                };
+            };
+        };
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        first_frame: number;
+                        /** @description Decoded frames (images) in the range the detector will run on */
+                        frame_count: number;
+                        job_id: number;
+                        last_frame: number;
+                        model_id: number;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                        /** @description Follow the job here; its result says how many tracks were suggested */
+                        url: string;
+                    };
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Invalid request, or a model or image that cannot be used */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };

@@ -136,6 +136,23 @@ export interface TrackKeyframesTable {
   occluded: number;
 }
 
+/** A track proposed by a detector and the tracker, until accepted (a track) or rejected (deleted). */
+export interface TrackSuggestionsTable {
+  id: Generated<number>;
+  project_id: number;
+  video_id: number;
+  class_id: number;
+  /** `model:<id>`: a re-run of the model over the same frames replaces its open suggestions there. */
+  source: string;
+  /** Mean detection score over the track's frames. */
+  score: number;
+  first_frame: number;
+  last_frame: number;
+  /** JSON text `[[frame, x, y, width, height, score], …]` by frame. */
+  boxes: string;
+  created_at: string;
+}
+
 /** Where an image stands in the review loop: never submitted, waiting, or the last decision. */
 export type { ReviewState } from '../lib/vocabulary.js';
 
@@ -596,6 +613,7 @@ export interface Database {
   videos: VideosTable;
   tracks: TracksTable;
   track_keyframes: TrackKeyframesTable;
+  track_suggestions: TrackSuggestionsTable;
   annotations: AnnotationsTable;
   jobs: JobsTable;
   experiments: ExperimentsTable;
