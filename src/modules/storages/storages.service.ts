@@ -83,6 +83,7 @@ export class StoragesService {
     await this.access.project(caller, projectId, 'project.update');
     this.assertCanSeal();
     this.assertAllowed(input.endpoint);
+    if (input.prefix.split('/').some((part) => part === '.' || part === '..')) throw ValidationError.at(['body', 'prefix'], 'a prefix has no "." or ".." parts');
     const now = new Date().toISOString();
     const interval = input.purpose === 'source' ? (input.sync_interval_minutes ?? null) : null;
     try {
