@@ -162,3 +162,42 @@ describe('project storages on a real S3 server', { skip: s3Skip }, () => {
     assert.equal(Number(object.ContentLength), written.body.bytes);
   });
 });
+
+describe('a version of images imported by reference, written to a target bucket', { skip: s3Skip }, () => {
+  let t: TestApp;
+  let bucket: TestBucket;
+  before(async () => {
+    bucket = await s3TestBucket(s3Env());
+    t = await (await import('../helpers/test-app.js')).startTestApp({ SECRETS_KEY: KEY, STORAGE_ALLOWLIST: bucket.config.endpoint! });
+  });
+  after(async () => {
+    await t?.close();
+    await bucket?.empty();
+  });
+
+  it('generates the version from the bucket\'s originals and writes its files under versions/v1/', async () => {
+    const alice = await t.user();
+    const projectId = (await alice.post('/api/projects', { name: 'versioned' })).body.id as number;
+    for (const [i, name] of ['a', 'b', 'c'].entries()) {
+      await bucket.client.send(new PutObjectCommand({ Bucket: bucket.config.bucket, Key: `${bucket.config.prefix}/in/${name}.jpg`, Body: await jpeg(40 * i, 90, 200) }));
+    }
+    const credentials = { endpoint: bucket.config.endpoint, bucket: bucket.config.bucket, access_key_id: bucket.config.credentials!.accessKeyId, secret_access_key: bucket.config.credentials!.secretAccessKey };
+    const source = (await alice.post(`/api/projects/${projectId}/storages`, { ...credentials, name: 'in', prefix: `${bucket.config.prefix}/in` })).body.id as number;
+    const target = (await alice.post(`/api/projects/${projectId}/storages`, { ...credentials, name: 'out', purpose: 'target', prefix: `${bucket.config.prefix}/out` })).body.id as number;
+    assert.equal((await alice.post(`/api/projects/${projectId}/storages/${source}/sync`)).status, 202);
+    await t.versa.deps.queue.drain();
+    const version = await alice.post(`/api/projects/${projectId}/versions`, { name: 'v' });
+    assert.equal(version.status, 201, JSON.stringify(version.body));
+    await t.versa.deps.queue.drain();
+    const versionId = version.body.id as number;
+    assert.equal((await alice.get(`/api/projects/${projectId}/versions/${versionId}`)).body.status, 'ready');
+    const written = await alice.post(`/api/projects/${projectId}/storages/${target}/versions/${versionId}`);
+    assert.equal(written.status, 201, JSON.stringify(written.body));
+    const images = written.body.keys.filter((k: string) => /\.(jpg|png|webp)$/.test(k));
+    assert.equal(images.length, 3, JSON.stringify(written.body.keys));
+    for (const key of written.body.keys) assert.ok(key.startsWith(`${bucket.config.prefix}/out/versions/v1/`), key);
+    const listed = (await bucket.objects()).filter((k) => k.includes('/out/versions/v1/'));
+    assert.deepEqual(listed.sort(), [...written.body.keys].sort());
+    assert.equal((await alice.post(`/api/projects/${projectId}/storages/${source}/versions/${versionId}`)).status, 409, 'not to a source');
+  });
+});
