@@ -92,6 +92,11 @@ import { ImageIngest } from './modules/images/image-ingest.service.js';
 import { openBlobStore } from './storage/open-blob-store.js';
 import { MeteredBlobStore } from './storage/metered-blob-store.js';
 import { VERSION } from './version.js';
+import { SecretBox } from './lib/secret-box.js';
+import { SourcedBlobStore } from './storage/sourced-blob-store.js';
+import { registerStoragesModule } from './modules/storages/index.js';
+import { StorageBuckets } from './modules/storages/storage-buckets.adapter.js';
+import { StoragesRepository } from './modules/storages/storages.repository.js';
 
 /** A route as registered: the authorization matrix test walks every one of them. */
 export interface RouteEntry {
@@ -135,7 +140,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const db = database.db;
   // One registry per app: several apps may run in one process (tests).
   const metrics = new Metrics();
-  const blobs = new MeteredBlobStore(await openBlobStore(config.blobStore), metrics);
+  // Images imported by reference from a project storage are read from its bucket, through the same store (issue 27).
+  const storagesRepository = new StoragesRepository(db);
+  const storageBuckets = new StorageBuckets(storagesRepository, config.secretsKey ? new SecretBox(config.secretsKey) : null);
+  const blobs = new MeteredBlobStore(new SourcedBlobStore(await openBlobStore(config.blobStore), (id) => storageBuckets.source(id)), metrics);
   const jobs = new JobsRepository(db);
   metrics.countJobs(() => jobs.depth());
   // The in-process queue's jobs die with their process (those a shutdown released run again, see below). With Redis,
@@ -261,6 +269,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   registerPluginsModule(app, plugins);
   await loadPluginDirectory(plugins, config.pluginsDir, app.log);
+  registerStoragesModule(app, deps, { repository: storagesRepository, buckets: storageBuckets, images: imagesModule.service, exports: exportsModule.service });
   await registerPagesModule(app, deps);
   // Every handler is registered now: the jobs a shutdown released run again.
   await inProcess?.resume();

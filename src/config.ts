@@ -60,6 +60,15 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** The FFmpeg programs that decode uploaded videos into frames (FFMPEG_PATH, FFPROBE_PATH; found on PATH by default). */
   readonly ffmpeg: { readonly ffmpeg: string; readonly ffprobe: string };
+  /**
+   * The key that encrypts secrets stored in the database, such as a project storage's S3 credentials (SECRETS_KEY:
+   * 32 bytes as 64 hex digits or base64); null: nothing secret can be stored (attaching a storage is refused).
+   */
+  readonly secretsKey: Buffer | null;
+  /** Endpoint URL prefixes a project storage (an S3-compatible bucket) may point at (STORAGE_ALLOWLIST); empty refuses every one. */
+  readonly storageAllowlist: readonly string[];
+  /** How often each process looks for project storages due for their scheduled sync (STORAGE_SYNC_CHECK_S). */
+  readonly storageSyncCheckMs: number;
 }
 
 export type BlobStoreConfig = { readonly kind: 'local'; readonly root: string } | S3BlobStoreConfig;
@@ -141,6 +150,13 @@ function trustProxy(raw: string | undefined): false | string[] {
   return list;
 }
 
+function secretsKey(raw: string | undefined): Buffer | null {
+  if (!raw) return null;
+  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (key.length !== 32) throw new ConfigError('SECRETS_KEY must be 32 bytes: 64 hex digits or base64 (`openssl rand -hex 32`)');
+  return key;
+}
+
 function blobStore(env: NodeJS.ProcessEnv, dataDir: string): BlobStoreConfig {
   const raw = env.BLOB_STORE;
   if (!raw || raw === 'local') return { kind: 'local', root: join(dataDir, 'blobs') };
@@ -217,5 +233,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: metricsToken(env.METRICS_TOKEN),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_S', 30, 0, 86_400) * 1000,
     ffmpeg: Object.freeze({ ffmpeg: env.FFMPEG_PATH || 'ffmpeg', ffprobe: env.FFPROBE_PATH || 'ffprobe' }),
+    secretsKey: secretsKey(env.SECRETS_KEY),
+    storageAllowlist: Object.freeze(urlPrefixes(env, 'STORAGE_ALLOWLIST')),
+    storageSyncCheckMs: int(env, 'STORAGE_SYNC_CHECK_S', 60, 1, 86_400) * 1000,
   });
 }

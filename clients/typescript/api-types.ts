@@ -1896,6 +1896,149 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{id}/storages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's storages (S3-compatible buckets), oldest first */
+        get: operations["listStorages"];
+        put?: never;
+        /**
+         * Attach a bucket + prefix to the project, as a source of images or a target of exports
+         * @description The endpoint must be on the server's STORAGE_ALLOWLIST (else 422). The credentials are stored encrypted with the server's SECRETS_KEY (503 when it has none) and never answered: only `access_key_hint`. A source with `sync_interval_minutes` is synced on that schedule. Needs the project.update permission (admins).
+         */
+        post: operations["createStorage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/storages/{storage_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One storage, with its last sync and counts */
+        get: operations["getStorage"];
+        put?: never;
+        post?: never;
+        /**
+         * Detach a storage (its bucket is left as it is)
+         * @description 409 while images of the project were imported from it by reference (they read their originals there).
+         */
+        delete: operations["deleteStorage"];
+        options?: never;
+        head?: never;
+        /** Change a storage's name, endpoint, region, addressing, credentials (both together), import mode or schedule */
+        patch: operations["updateStorage"];
+        trace?: never;
+    };
+    "/api/projects/{id}/storages/{storage_id}/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export the project (or a version) and write the file to a target storage
+         * @description The body is the export route's; the file is also kept as an export of the project. It is written to `{prefix}/exports/{filename}`. 409 for a source storage.
+         */
+        post: operations["createStorageExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/storages/{storage_id}/objects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The objects a source storage's syncs have seen, and what became of each
+         * @description `missing=true` lists the objects gone from the bucket since they were imported.
+         */
+        get: operations["listStorageObjects"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/storages/{storage_id}/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sync a source storage now: import its new objects, report the ones gone
+         * @description Answers 202 with the job. Every object under the prefix is imported once per ETag (an object with a new ETag is imported again as a new image); objects imported earlier that the bucket no longer lists are reported as `missing` (their images stay). 409 for a target storage, or while a sync of it is under way.
+         */
+        post: operations["createStorageSync"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/storages/{storage_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test the connection: list the prefix (a target also writes and deletes a probe object)
+         * @description Answers 200 either way; `ok` and `detail` say what worked and what the server answered.
+         */
+        post: operations["createStorageTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/storages/{storage_id}/versions/{version_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Write a ready version's generated files to a target storage
+         * @description Written under `{prefix}/versions/v{number}/{split}/…`. 409 for a source storage or a version not ready.
+         */
+        post: operations["createStorageVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{id}/suggestions/prefetch": {
         parameters: {
             query?: never;
@@ -15712,6 +15855,1126 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    listStorages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The access key id's last four characters (`…WXYZ`); the secret is never returned */
+                        access_key_hint: string;
+                        bucket: string;
+                        counts: {
+                            /** @description Objects that became images (or matched one) and are still in the bucket */
+                            imported: number;
+                            /** @description Objects that were imported and are gone from the bucket now */
+                            missing: number;
+                            /** @description Objects the syncs have seen */
+                            objects: number;
+                        };
+                        /** Format: date-time */
+                        created_at: string;
+                        endpoint: string;
+                        force_path_style: boolean;
+                        id: number;
+                        /** @enum {string} */
+                        import_mode: "reference" | "copy";
+                        name: string;
+                        /** Format: date-time */
+                        next_sync_at: string | null;
+                        prefix: string;
+                        project_id: number;
+                        /** @enum {string} */
+                        purpose: "source" | "target";
+                        region: string;
+                        sync: {
+                            counts: {
+                                /** @description Objects with a new ETag since they were imported, imported again as new images */
+                                changed: number;
+                                /** @description Objects whose bytes the project already had */
+                                duplicates: number;
+                                /** @description Objects under the prefix */
+                                listed: number;
+                                /** @description Objects imported earlier that the bucket no longer lists (their images stay; see /objects?missing=true) */
+                                missing: number;
+                                /** @description Objects imported as new images */
+                                new: number;
+                                /** @description Objects that are not images Versa can read */
+                                rejected: number;
+                                /** @description Objects left out by their name (not an image extension) */
+                                skipped: number;
+                            } | null;
+                            error: string | null;
+                            job_id: number | null;
+                            /** Format: date-time */
+                            last_at: string | null;
+                            /** @enum {string} */
+                            state: "never" | "queued" | "running" | "succeeded" | "failed";
+                        };
+                        sync_interval_minutes: number | null;
+                        /** Format: date-time */
+                        updated_at: string;
+                    }[];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    createStorage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    access_key_id: string;
+                    /** @description The bucket name (S3 rules: lower-case letters, digits, dots and hyphens) */
+                    bucket: string;
+                    /** @description The S3-compatible server, `https://host[:port]` (no path); it must be on the operator's STORAGE_ALLOWLIST */
+                    endpoint: string;
+                    /**
+                     * @description Path-style addressing (`host/bucket/key`), which most S3-compatible servers need
+                     * @default true
+                     */
+                    force_path_style: boolean;
+                    /**
+                     * @description `reference`: the image row points at the object, read from the bucket when needed (its thumbnail is made once and kept by Versa); `copy`: the bytes are copied into Versa's store
+                     * @default reference
+                     * @enum {string}
+                     */
+                    import_mode: "reference" | "copy";
+                    name: string;
+                    /**
+                     * @description Only objects under this key prefix (`photos/2024`); empty for the whole bucket. Letters, digits, `_ . -` and `/`
+                     * @default
+                     */
+                    prefix: string;
+                    /**
+                     * @description `source`: images are imported from it; `target`: exports and version files are written to it
+                     * @default source
+                     * @enum {string}
+                     */
+                    purpose: "source" | "target";
+                    /** @default us-east-1 */
+                    region: string;
+                    /** @description Stored encrypted; never shown again */
+                    secret_access_key: string;
+                    /** @description Minutes between scheduled syncs (5 to 10080); null: on demand only */
+                    sync_interval_minutes?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The access key id's last four characters (`…WXYZ`); the secret is never returned */
+                        access_key_hint: string;
+                        bucket: string;
+                        counts: {
+                            /** @description Objects that became images (or matched one) and are still in the bucket */
+                            imported: number;
+                            /** @description Objects that were imported and are gone from the bucket now */
+                            missing: number;
+                            /** @description Objects the syncs have seen */
+                            objects: number;
+                        };
+                        /** Format: date-time */
+                        created_at: string;
+                        endpoint: string;
+                        force_path_style: boolean;
+                        id: number;
+                        /** @enum {string} */
+                        import_mode: "reference" | "copy";
+                        name: string;
+                        /** Format: date-time */
+                        next_sync_at: string | null;
+                        prefix: string;
+                        project_id: number;
+                        /** @enum {string} */
+                        purpose: "source" | "target";
+                        region: string;
+                        sync: {
+                            counts: {
+                                /** @description Objects with a new ETag since they were imported, imported again as new images */
+                                changed: number;
+                                /** @description Objects whose bytes the project already had */
+                                duplicates: number;
+                                /** @description Objects under the prefix */
+                                listed: number;
+                                /** @description Objects imported earlier that the bucket no longer lists (their images stay; see /objects?missing=true) */
+                                missing: number;
+                                /** @description Objects imported as new images */
+                                new: number;
+                                /** @description Objects that are not images Versa can read */
+                                rejected: number;
+                                /** @description Objects left out by their name (not an image extension) */
+                                skipped: number;
+                            } | null;
+                            error: string | null;
+                            job_id: number | null;
+                            /** Format: date-time */
+                            last_at: string | null;
+                            /** @enum {string} */
+                            state: "never" | "queued" | "running" | "succeeded" | "failed";
+                        };
+                        sync_interval_minutes: number | null;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getStorage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                storage_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The access key id's last four characters (`…WXYZ`); the secret is never returned */
+                        access_key_hint: string;
+                        bucket: string;
+                        counts: {
+                            /** @description Objects that became images (or matched one) and are still in the bucket */
+                            imported: number;
+                            /** @description Objects that were imported and are gone from the bucket now */
+                            missing: number;
+                            /** @description Objects the syncs have seen */
+                            objects: number;
+                        };
+                        /** Format: date-time */
+                        created_at: string;
+                        endpoint: string;
+                        force_path_style: boolean;
+                        id: number;
+                        /** @enum {string} */
+                        import_mode: "reference" | "copy";
+                        name: string;
+                        /** Format: date-time */
+                        next_sync_at: string | null;
+                        prefix: string;
+                        project_id: number;
+                        /** @enum {string} */
+                        purpose: "source" | "target";
+                        region: string;
+                        sync: {
+                            counts: {
+                                /** @description Objects with a new ETag since they were imported, imported again as new images */
+                                changed: number;
+                                /** @description Objects whose bytes the project already had */
+                                duplicates: number;
+                                /** @description Objects under the prefix */
+                                listed: number;
+                                /** @description Objects imported earlier that the bucket no longer lists (their images stay; see /objects?missing=true) */
+                                missing: number;
+                                /** @description Objects imported as new images */
+                                new: number;
+                                /** @description Objects that are not images Versa can read */
+                                rejected: number;
+                                /** @description Objects left out by their name (not an image extension) */
+                                skipped: number;
+                            } | null;
+                            error: string | null;
+                            job_id: number | null;
+                            /** Format: date-time */
+                            last_at: string | null;
+                            /** @enum {string} */
+                            state: "never" | "queued" | "running" | "succeeded" | "failed";
+                        };
+                        sync_interval_minutes: number | null;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    deleteStorage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                storage_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    updateStorage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                storage_id: number;
+            };
+            cookie?: never;
+        };
+        /** @description The bucket, prefix and purpose are fixed (images point into them): attach another storage instead. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    access_key_id?: string;
+                    /** @description The S3-compatible server, `https://host[:port]` (no path); it must be on the operator's STORAGE_ALLOWLIST */
+                    endpoint?: string;
+                    force_path_style?: boolean;
+                    /** @enum {string} */
+                    import_mode?: "reference" | "copy";
+                    name?: string;
+                    /** @default us-east-1 */
+                    region?: string;
+                    /** @description Stored encrypted; never shown again */
+                    secret_access_key?: string;
+                    /** @description Minutes between scheduled syncs (5 to 10080); null: on demand only */
+                    sync_interval_minutes?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The access key id's last four characters (`…WXYZ`); the secret is never returned */
+                        access_key_hint: string;
+                        bucket: string;
+                        counts: {
+                            /** @description Objects that became images (or matched one) and are still in the bucket */
+                            imported: number;
+                            /** @description Objects that were imported and are gone from the bucket now */
+                            missing: number;
+                            /** @description Objects the syncs have seen */
+                            objects: number;
+                        };
+                        /** Format: date-time */
+                        created_at: string;
+                        endpoint: string;
+                        force_path_style: boolean;
+                        id: number;
+                        /** @enum {string} */
+                        import_mode: "reference" | "copy";
+                        name: string;
+                        /** Format: date-time */
+                        next_sync_at: string | null;
+                        prefix: string;
+                        project_id: number;
+                        /** @enum {string} */
+                        purpose: "source" | "target";
+                        region: string;
+                        sync: {
+                            counts: {
+                                /** @description Objects with a new ETag since they were imported, imported again as new images */
+                                changed: number;
+                                /** @description Objects whose bytes the project already had */
+                                duplicates: number;
+                                /** @description Objects under the prefix */
+                                listed: number;
+                                /** @description Objects imported earlier that the bucket no longer lists (their images stay; see /objects?missing=true) */
+                                missing: number;
+                                /** @description Objects imported as new images */
+                                new: number;
+                                /** @description Objects that are not images Versa can read */
+                                rejected: number;
+                                /** @description Objects left out by their name (not an image extension) */
+                                skipped: number;
+                            } | null;
+                            error: string | null;
+                            job_id: number | null;
+                            /** Format: date-time */
+                            last_at: string | null;
+                            /** @enum {string} */
+                            state: "never" | "queued" | "running" | "succeeded" | "failed";
+                        };
+                        sync_interval_minutes: number | null;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    createStorageExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                storage_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `coco` (one COCO JSON, each image with its `split`), `coco_zip` (COCO JSON per split with the images), `yolo` (zip: data.yaml, images/ and labels/ per split), `jsonl`, `csv`, `voc` (zip of Pascal VOC XML and images), `masks` (zip of PNG class-index masks), `folders` (zip, a folder per class, for classification), `yolo_ultralytics` (zip: images/{train,val,test}, labels/…, a data.yaml `yolo train data=data.yaml` reads as is), `cvat` (CVAT for images 1.1 XML + images), `datumaro` (Datumaro JSON + images), `labelme` (LabelMe JSON per image), `labelstudio` (Label Studio JSON tasks + images), `multilabel_csv` (one-hot `_classes.csv` per split + images), `createml` (CreateML JSON per split + images), `dota` (zip: {split}/images and {split}/labelTxt, DOTA oriented boxes "x1 y1 … x4 y4 class difficult")
+                     * @enum {string}
+                     */
+                    format: "coco" | "coco_zip" | "yolo" | "yolo_ultralytics" | "jsonl" | "csv" | "voc" | "masks" | "folders" | "cvat" | "datumaro" | "labelme" | "createml" | "dota" | "labelstudio" | "multilabel_csv";
+                    /**
+                     * @description Also export model suggestions nobody has accepted yet (`status: "suggested"`); default false. A version export holds what the version froze.
+                     * @default false
+                     */
+                    include_predictions?: boolean;
+                    /**
+                     * @description Whether images without annotations are exported (default true)
+                     * @default true
+                     */
+                    include_unannotated: boolean;
+                    version_id?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        bucket: string;
+                        bytes: number;
+                        /** @description The object keys written */
+                        keys: string[];
+                    };
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    listStorageObjects: {
+        parameters: {
+            query: {
+                /** @description Objects after this id (the previous page's last `id`) */
+                after?: number;
+                limit: number;
+                /** @description Only objects gone from the bucket (true) or only present ones (false) */
+                missing?: boolean;
+                outcome?: "imported" | "duplicate" | "rejected" | "skipped";
+            };
+            header?: never;
+            path: {
+                id: number;
+                storage_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string | null;
+                        etag: string;
+                        id: number;
+                        /** @description The image it became or matched; null once that image is deleted */
+                        image_id: number | null;
+                        /** Format: date-time */
+                        imported_at: string;
+                        key: string;
+                        /** Format: date-time */
+                        missing_since: string | null;
+                        /** @enum {string} */
+                        outcome: "imported" | "duplicate" | "rejected" | "skipped";
+                        size_bytes: number;
+                    }[];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    createStorageSync: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                storage_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        job_id: number;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                        /** @description Follow the job here */
+                        url: string;
+                    };
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    createStorageTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                storage_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What was tried and what the server answered */
+                        detail: string;
+                        /** @description Objects the test listing saw under the prefix (at most 1) */
+                        objects_seen: number;
+                        ok: boolean;
+                    };
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    createStorageVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                storage_id: number;
+                version_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        bucket: string;
+                        bytes: number;
+                        /** @description The object keys written */
+                        keys: string[];
+                    };
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };

@@ -646,6 +646,8 @@ export interface Database {
   pipelines: PipelinesTable;
   pipeline_runs: PipelineRunsTable;
   pipeline_run_writes: PipelineRunWritesTable;
+  project_storages: ProjectStoragesTable;
+  storage_objects: StorageObjectsTable;
 }
 
 export interface PipelinesTable {
@@ -693,4 +695,59 @@ export interface PipelineRunWritesTable {
   step_id: string;
   kind: string;
   object_id: number;
+}
+
+export type StoragePurpose = 'source' | 'target';
+export type StorageImportMode = 'reference' | 'copy';
+
+/** An S3-compatible bucket + prefix attached to a project (migration 0031, issue 27). */
+export interface ProjectStoragesTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  /** `source`: images are imported from it; `target`: exports and version files are written to it. */
+  purpose: StoragePurpose;
+  endpoint: string;
+  region: string;
+  force_path_style: number;
+  bucket: string;
+  /** Without slashes at either end; '' for the whole bucket. */
+  prefix: string;
+  /** `{"accessKeyId","secretAccessKey"}` sealed with SECRETS_KEY (src/lib/secret-box.ts); never sent to a client. */
+  credentials: string;
+  /** The access key id's last four characters, to tell keys apart. */
+  access_key_hint: string;
+  import_mode: StorageImportMode;
+  sync_interval_minutes: number | null;
+  next_sync_at: string | null;
+  /** The latest sync job (queued, running or finished). */
+  sync_job_id: number | null;
+  /** Syncs begun: each marks the objects it lists with its number, so the ones left unmarked went missing. */
+  sync_count: ColumnType<number, number | undefined, number>;
+  last_sync_at: string | null;
+  last_sync_status: 'succeeded' | 'failed' | null;
+  last_sync_error: string | null;
+  /** The last finished sync's counts (JSON: listed, new, changed, missing, duplicates, rejected, skipped). */
+  last_sync: string | null;
+  created_by: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type StorageObjectOutcome = 'imported' | 'duplicate' | 'rejected' | 'skipped';
+
+/** An object a source storage's sync has seen (migration 0031). */
+export interface StorageObjectsTable {
+  id: Generated<number>;
+  storage_id: number;
+  object_key: string;
+  etag: string;
+  size_bytes: number;
+  outcome: StorageObjectOutcome;
+  detail: string | null;
+  image_id: number | null;
+  seen_sync: number;
+  imported_at: string;
+  /** When a sync first no longer listed it; null while it is there. */
+  missing_since: string | null;
 }

@@ -27,8 +27,11 @@ export interface BlobStore {
    * returns how many. Writes in flight elsewhere began later than the caller's grace period and are left alone.
    */
   removeUnfinishedWrites(beforeMs: number): Promise<number>;
-  /** The object's file on this machine, for stores that keep files (trainers hard-link them); absent otherwise. */
-  localPath?(key: string): string;
+  /**
+   * The object's file on this machine, for stores that keep files (trainers hard-link them); absent otherwise, and
+   * null for a key whose bytes are elsewhere (an image imported by reference lives in its project storage's bucket).
+   */
+  localPath?(key: string): string | null;
 }
 
 export interface StoredBlob {

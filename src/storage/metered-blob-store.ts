@@ -7,7 +7,7 @@ import type { BlobStore, StoredBlob } from './blob-store.js';
  * operation. A stream is timed until it closes (so its time includes the reader's pace) and counted failed when it errors.
  */
 export class MeteredBlobStore implements BlobStore {
-  readonly localPath?: (key: string) => string;
+  readonly localPath?: (key: string) => string | null;
 
   constructor(
     private readonly inner: BlobStore,

@@ -84,10 +84,10 @@ export interface LiveServer {
   close(): Promise<void>;
 }
 
-/** The real app on a free port, with a fresh DATA_DIR and database. */
-export async function startServer(): Promise<LiveServer> {
+/** The real app on a free port, with a fresh DATA_DIR and database; `env` adds settings (SECRETS_KEY, say). */
+export async function startServer(env: Record<string, string> = {}): Promise<LiveServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'versa-browser-'));
-  const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL ?? '', LOG_LEVEL: 'silent' });
+  const config = loadConfig({ ...env, DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL ?? '', LOG_LEVEL: 'silent' });
   const { database, drop } = await openTestDatabase(dataDir);
   const versa = await buildApp(config, { database, logger: false });
   await versa.app.listen({ port: 0, host: '127.0.0.1' });
@@ -133,9 +133,9 @@ export async function launchBrowser(): Promise<Browser> {
  * What every browser test starts with: the web build, the real app on a free port and Chromium on a page whose
  * script errors are pushed to `errors`. `close` (for `after`) closes what was opened.
  */
-export async function openLivePage(errors: string[]): Promise<{ server: LiveServer; browser: Browser; page: Page }> {
+export async function openLivePage(errors: string[], env: Record<string, string> = {}): Promise<{ server: LiveServer; browser: Browser; page: Page }> {
   ensureWebBuilt();
-  const server = await startServer();
+  const server = await startServer(env);
   const browser = await launchBrowser().catch(async (err: unknown) => {
     await server.close();
     throw err;
@@ -159,10 +159,10 @@ export interface LivePage {
 }
 
 /** Opens a live server and Chromium page before the suite's tests and closes both after them; read its fields inside tests. */
-export function livePageSuite(): LivePage {
+export function livePageSuite(env: Record<string, string> = {}): LivePage {
   const live = { errors: [] as string[] } as { -readonly [K in keyof LivePage]?: LivePage[K] } & { errors: string[] };
   before(async () => {
-    Object.assign(live, await openLivePage(live.errors));
+    Object.assign(live, await openLivePage(live.errors, env));
   });
   after(() => closeLivePage(live));
   return live as LivePage;

@@ -26,6 +26,7 @@ import { shapes } from './0027-shapes.js';
 import { versionShapes } from './0028-version-shapes.js';
 import { videos } from './0029-videos.js';
 import { tracks } from './0030-tracks.js';
+import { projectStorages } from './0031-project-storages.js';
 import { trackSuggestions } from './0032-track-suggestions.js';
 
 /** Every migration, in order. Names are stable forever: they are recorded in the database. */
@@ -57,6 +58,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0028-version-shapes': versionShapes(),
     '0029-videos': videos(dialect),
     '0030-tracks': tracks(dialect),
+    '0031-project-storages': projectStorages(dialect),
     '0032-track-suggestions': trackSuggestions(dialect),
   };
 }

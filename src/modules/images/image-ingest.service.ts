@@ -64,8 +64,9 @@ export class ImageIngest {
    * Writes both files; when either write fails, rejects with its error once both have settled. Counted in the
    * throughput of `flow`: an upload's ingest or a dataset's import.
    */
-  async store(keys: { blobKey: string; thumbnailKey: string }, bytes: Buffer, checked: CheckedImage, flow: 'ingest' | 'import' = 'ingest'): Promise<void> {
-    const written = await Promise.allSettled([this.blobs.put(keys.blobKey, bytes), this.blobs.put(keys.thumbnailKey, checked.probed.thumbnail)]);
+  async store(keys: { blobKey: string; thumbnailKey: string }, bytes: Buffer, checked: CheckedImage, flow: 'ingest' | 'import' = 'ingest', original: 'store' | 'referenced' = 'store'): Promise<void> {
+    // A referenced original stays where it is (a project storage's bucket): only its thumbnail is Versa's to keep.
+    const written = await Promise.allSettled([original === 'store' ? this.blobs.put(keys.blobKey, bytes) : Promise.resolve(), this.blobs.put(keys.thumbnailKey, checked.probed.thumbnail)]);
     const failure = written.find((w) => w.status === 'rejected');
     if (failure) throw failure.reason;
     this.options.metrics.throughput(flow, 1, bytes.length);

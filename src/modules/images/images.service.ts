@@ -34,6 +34,11 @@ export interface IncomingFile {
   readonly sha256: string;
   /** The part was cut off at the per-file size limit. */
   readonly truncated: boolean;
+  /**
+   * The blob key of the original where it already is (an object of a project storage, imported by reference), by the
+   * file's extension; null when it cannot be referenced (the file is refused). Absent: the bytes are stored in Versa's store.
+   */
+  readonly reference?: (ext: string) => string | null;
 }
 
 /** A stored file ready to be sent: opened only when the client does not already hold this version. */
@@ -130,7 +135,24 @@ export class ImagesService {
     }
   }
 
+  /**
+   * Stores and records files for the project on no caller's behalf (a project storage's sync, whose caller was checked
+   * when it was started or scheduled): each file's result, in order, even when every file was refused.
+   */
+  async ingestFiles(projectId: number, files: AsyncIterable<IncomingFile>): Promise<UploadResult[]> {
+    const claims = this.claims.session();
+    try {
+      return (await this.ingestHolding(projectId, files, claims, false)).map(resultOf);
+    } finally {
+      claims.release();
+    }
+  }
+
   private async uploadHolding(projectId: number, files: AsyncIterable<IncomingFile>, claims: BlobClaimSession): Promise<UploadOut> {
+    return this.uploadReport(await this.ingestHolding(projectId, files, claims));
+  }
+
+  private async ingestHolding(projectId: number, files: AsyncIterable<IncomingFile>, claims: BlobClaimSession, requireFiles = true): Promise<FileOutcome[]> {
     const tasks: Promise<PreparedFile>[] = [];
     const running = new Set<Promise<void>>();
     try {
@@ -155,7 +177,10 @@ export class ImagesService {
       throw failure.reason;
     }
     const prepared = settled.map((s) => (s as PromiseFulfilledResult<PreparedFile>).value);
-    if (prepared.length === 0) throw ValidationError.at(['body', 'files'], 'Field required: one or more file parts named "files"', 'missing');
+    if (prepared.length === 0) {
+      if (!requireFiles) return [];
+      throw ValidationError.at(['body', 'files'], 'Field required: one or more file parts named "files"', 'missing');
+    }
     let outcomes: FileOutcome[];
     try {
       outcomes = await this.record(projectId, prepared, claims);
@@ -164,7 +189,7 @@ export class ImagesService {
       throw err;
     }
     await this.recordFeatures(prepared, outcomes);
-    return this.uploadReport(outcomes);
+    return outcomes;
   }
 
   /** Checks, decodes and writes one file's blobs. Refusals are outcomes; anything thrown is unexpected. */
@@ -184,10 +209,15 @@ export class ImagesService {
       const features = this.features;
       const checked = await this.ingest.check(bytes, type, features && ((pixels) => (measured = features.measure(bytes, type.mime, pixels))));
       const columns = this.ingest.columns(projectId, sha256, bytes.length, checked.probed);
+      if (file.reference) {
+        const reference = file.reference(checked.probed.type.ext);
+        if (reference === null) return { originalName, outcome: 'rejected', status: 422, detail: 'The object key is too long to refer to' };
+        columns.blob_key = reference;
+      }
       const keys = { blobKey: columns.blob_key, thumbnailKey: columns.thumbnail_key };
       claims.hold([keys.blobKey, keys.thumbnailKey]);
       try {
-        await this.ingest.store(keys, bytes, checked);
+        await this.ingest.store(keys, bytes, checked, file.reference ? 'import' : 'ingest', file.reference ? 'referenced' : 'store');
       } catch (writeFailure) {
         await this.deleteBlobsUnlessUsed(projectId, sha256, [keys.blobKey, keys.thumbnailKey], claims);
         throw writeFailure;
@@ -271,16 +301,7 @@ export class ImagesService {
   }
 
   private uploadReport(outcomes: FileOutcome[]): UploadOut {
-    const results: UploadResult[] = outcomes.map((o) => {
-      if (o.outcome === 'rejected') return { original_name: o.originalName, outcome: o.outcome, status: o.status, detail: o.detail };
-      return {
-        original_name: o.originalName,
-        outcome: o.outcome,
-        status: o.outcome === 'created' ? 201 : 200,
-        image_id: o.image.id,
-        ...(o.outcome === 'duplicate' ? { detail: `Identical to image ${o.image.id} (${o.image.filename}) already in the project` } : {}),
-      };
-    });
+    const results: UploadResult[] = outcomes.map(resultOf);
     const count = (outcome: FileOutcome['outcome']) => outcomes.filter((o) => o.outcome === outcome).length;
     const rejected = count('rejected');
     if (rejected === outcomes.length) {
@@ -411,6 +432,17 @@ export class ImagesService {
     if (await this.images.shaInUse(projectId, sha256)) return;
     await Promise.all(keys.filter((key) => !this.claims.anyHeld(key, claims)).map((key) => this.blobs.delete(key)));
   }
+}
+
+function resultOf(o: FileOutcome): UploadResult {
+  if (o.outcome === 'rejected') return { original_name: o.originalName, outcome: o.outcome, status: o.status, detail: o.detail };
+  return {
+    original_name: o.originalName,
+    outcome: o.outcome,
+    status: o.outcome === 'created' ? 201 : 200,
+    image_id: o.image.id,
+    ...(o.outcome === 'duplicate' ? { detail: `Identical to image ${o.image.id} (${o.image.filename}) already in the project` } : {}),
+  };
 }
 
 /** `name:value` → the attribute's name and the JSON texts its value may be stored as (a string, or a boolean or number). */

@@ -5,8 +5,11 @@ import { ImagesRepository } from './images.repository.js';
 import { imagesRoutes } from './images.routes.js';
 import { ImagesService } from './images.service.js';
 
-/** Returns its repository: the frames of a video are images (the videos module records and deletes them with it). */
-export function registerImagesModule(app: FastifyInstance, deps: ModuleDeps): { repository: ImagesRepository } {
+/**
+ * Returns its repository (the frames of a video are images: the videos module records and deletes them with it) and its
+ * service (a project storage's sync ingests its objects through the same path as uploads).
+ */
+export function registerImagesModule(app: FastifyInstance, deps: ModuleDeps): { repository: ImagesRepository; service: ImagesService } {
   const repository = new ImagesRepository(deps.db, deps.services.projectsRepository);
   const service = new ImagesService(repository, deps.access, deps.blobs, {
     maxUploadBytes: deps.config.maxUploadBytes,
@@ -19,5 +22,5 @@ export function registerImagesModule(app: FastifyInstance, deps: ModuleDeps): { 
     claims: deps.services.blobClaims,
   }, deps.services.ingest, deps.config.ingestFeatures ? deps.services.features : undefined);
   imagesRoutes(app, service, deps.config.maxUploadBytes);
-  return { repository };
+  return { repository, service };
 }

@@ -1,24 +1,13 @@
+import { urlAllowed } from '../../lib/url-allowlist.js';
 import type { WebhookPort } from './pipelines.ports.js';
 
 const TIMEOUT_MS = 10_000;
 
-/** True when `url` starts with one of the operator's allowed prefixes (compared as parsed, normalised URLs). */
-export function webhookAllowed(url: string, allowlist: readonly string[]): boolean {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return false;
-  }
-  if (parsed.username || parsed.password) return false;
-  return allowlist.some((prefix) => {
-    const allowed = new URL(prefix);
-    return parsed.origin === allowed.origin && parsed.pathname.startsWith(allowed.pathname);
-  });
-}
+/** True when `url` starts with one of the operator's allowed prefixes (the one URL check, src/lib/url-allowlist.ts). */
+export const webhookAllowed = urlAllowed;
 
 /**
- * The server's only outbound request: a webhook step's POST of the run summary, to an allowlisted URL (checked
+ * A webhook step's POST of the run summary, to an allowlisted URL (checked
  * again here), without following redirects (a redirect could lead off the allowlist), with a timeout.
  */
 export class WebhookSender implements WebhookPort {

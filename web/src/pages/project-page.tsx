@@ -12,6 +12,7 @@ import { Link, navigate, useLocation } from '../router.js';
 import { REVIEW_STATES, type LabelClass, type Project, type ReviewState } from '../types.js';
 
 // Loaded when the tab is first opened, so the grid and the editor do not download it.
+const StoragesPanel = lazy(() => import('../components/storages-panel.js').then((m) => ({ default: m.StoragesPanel })));
 const MembersPanel = lazy(() => import('../components/members-panel.js').then((m) => ({ default: m.MembersPanel })));
 // The Health tab brings the charting library; only those who open it download it.
 const HealthPanel = lazy(() => import('../components/health-panel.js').then((m) => ({ default: m.HealthPanel })));
@@ -33,6 +34,7 @@ const TABS = [
   ['health', 'Health'],
   ['pipelines', 'Pipelines'],
   ['members', 'Members'],
+  ['storage', 'Storage'],
 ] as const;
 type Tab = (typeof TABS)[number][0];
 
@@ -197,6 +199,11 @@ export function ProjectPage({ projectId }: { projectId: number }) {
           {tab === 'members' && (
             <Suspense fallback={<p className="muted">Loading members…</p>}>
               <MembersPanel projectId={projectId} />
+            </Suspense>
+          )}
+          {tab === 'storage' && (
+            <Suspense fallback={<p className="muted">Loading storage…</p>}>
+              <StoragesPanel projectId={projectId} />
             </Suspense>
           )}
         </div>
