@@ -206,15 +206,22 @@ interface AnnotationLine {
   annotations: { class: string; annotation_type: string; geometry: unknown; attributes?: Record<string, unknown>; group_id?: number | null; confidence?: number | null; status?: string; source?: string }[];
 }
 
-/** Runs `work` over `items` with at most `limit` at a time, in order of start. */
+/** Runs `work` over `items` with at most `limit` at a time; the first failure stops new work and is thrown once all settle. */
 async function eachLimited<T>(items: AsyncIterable<T> | T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   const running = new Set<Promise<void>>();
+  let failure: { error: unknown } | null = null;
   for await (const item of items) {
-    const p: Promise<void> = work(item).finally(() => running.delete(p));
+    if (failure) break;
+    const p: Promise<void> = work(item)
+      .catch((error: unknown) => {
+        failure ??= { error };
+      })
+      .finally(() => running.delete(p));
     running.add(p);
     if (running.size >= limit) await Promise.race(running);
   }
   await Promise.all(running);
+  if (failure) throw (failure as { error: unknown }).error;
 }
 
 async function annotationsExport(ctx: Context): Promise<number> {
@@ -449,10 +456,11 @@ async function autoAnnotate(ctx: Context): Promise<number> {
   const project = await projectArg(ctx);
   const model = str(ctx, 'model');
   if (!model) throw new UsageError('auto-annotate needs --model (an id, or a model name of the project; versa models lists them)');
-  const body: Record<string, unknown> = { model: /^\d+$/.test(model) ? Number(model) : await modelId(ctx, project, model) };
+  const body: Record<string, unknown> = {};
   if (str(ctx, 'confidence') !== undefined) body.confidence = decimal(str(ctx, 'confidence'), '--confidence', 0, 1);
   if (flag(ctx, 'only-unannotated')) body.only_unannotated = true;
   const deadline = deadlineOf(ctx);
+  body.model = /^\d+$/.test(model) ? Number(model) : await modelId(ctx, project, model);
   const answer = await ctx.api.post<{ created?: number; replaced?: number; job_id?: number }>(`/api/projects/${project}/auto-annotate/yolo`, body);
   if (answer.job_id === undefined) {
     print(ctx, answer, `${answer.created ?? 0} suggestions created, ${answer.replaced ?? 0} replaced`);
