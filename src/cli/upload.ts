@@ -9,6 +9,8 @@ export const IMAGE_EXTENSIONS = new Set(['.jpg', '.jpeg', '.png', '.webp', '.tif
 /** Files that carry labels in a layout the server imports (YOLO, COCO, VOC, CVAT, LabelMe, CSV, …). */
 export const LABEL_EXTENSIONS = new Set(['.txt', '.json', '.xml', '.yaml', '.yml', '.csv', '.names', '.data', '.jsonl']);
 
+const NOTES = /^(readme|license|licence|source)([._-].*)?\.(txt|md)$/i;
+
 export interface FolderFiles {
   images: string[];
   labels: string[];
@@ -25,6 +27,8 @@ export async function filesUnder(folder: string): Promise<FolderFiles> {
     if (!e.isFile()) continue;
     const path = join(e.parentPath, e.name);
     if (relative(folder, path).split(sep).some((part) => part.startsWith('.'))) continue;
+    // Dataset downloads carry notes beside their labels (Roboflow's README.roboflow.txt): not labels.
+    if (NOTES.test(e.name)) continue;
     const ext = extname(e.name).toLowerCase();
     if (IMAGE_EXTENSIONS.has(ext)) images.push(path);
     else if (LABEL_EXTENSIONS.has(ext)) labels.push(path);

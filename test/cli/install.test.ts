@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { TimeoutError, waitUntil } from '../../src/cli/context.js';
 import { buildCli, type CliBuild } from './cli-build.js';
 
 const exec = promisify(execFile);
@@ -60,6 +61,8 @@ describe('the versa bin, installed as npm installs it', () => {
     isUsage(await run(join(cli.project, 'node_modules', '.bin', 'versa'), ['help']));
     const npx = await run('npx', ['--offline', '--no-install', 'versa', 'help'], cli.project);
     isUsage(npx);
+    // In the package's own folder (a checkout after `npm run build`), npx runs its bin too.
+    isUsage(await run('npx', ['--offline', '--no-install', 'versa', 'help'], cli.pkg));
   });
 
   it('runs with node on the file, and answers usage errors with status 2 on stderr', async () => {
@@ -107,5 +110,17 @@ COMP_WORDS=(versa versions create 1 --w); COMP_CWORD=4; _versa; echo "\${COMPREP
     const r = await run(cli.globalBin, ['projects', '--server', `http://127.0.0.1:${port}`]);
     assert.equal(r.code, 1);
     assert.equal(r.stderr, `versa: cannot reach http://127.0.0.1:${port} (ECONNREFUSED)\n`);
+  });
+
+  it('gives up a wait at its deadline with status 5 (the work goes on on the server)', async () => {
+    let polls = 0;
+    const error = await waitUntil(Date.now() + 300, 'version 1', async () => {
+      polls++;
+      return undefined;
+    }).catch((e: unknown) => e);
+    assert.ok(error instanceof TimeoutError);
+    assert.equal(error.exitCode, 5);
+    assert.equal(error.message, 'gave up waiting for version 1 (--timeout); it goes on on the server');
+    assert.ok(polls >= 1);
   });
 });
