@@ -295,13 +295,18 @@ async function annotationsImport(ctx: Context): Promise<number> {
   }
   const classes = new Map((await ctx.api.get<ClassRecord[]>(`/api/projects/${project}/classes`)).map((c) => [c.name.toLowerCase(), c.id]));
   const createClasses = flag(ctx, 'create-classes');
+  // One creation per new class, however many images ask for it at once.
+  const creating = new Map<string, Promise<number>>();
   const classId = async (name: string): Promise<number> => {
     const known = classes.get(name.toLowerCase());
     if (known !== undefined) return known;
     if (!createClasses) throw new CliError(`the project has no class "${name}" (add it with versa classes add, or pass --create-classes)`, EXIT.failed);
-    const made = await ctx.api.post<ClassRecord>(`/api/projects/${project}/classes`, { name });
-    classes.set(name.toLowerCase(), made.id);
-    return made.id;
+    let made = creating.get(name.toLowerCase());
+    if (!made) {
+      made = ctx.api.post<ClassRecord>(`/api/projects/${project}/classes`, { name }).then((c) => c.id);
+      creating.set(name.toLowerCase(), made);
+    }
+    return made;
   };
   const totals = { images: 0, annotations: 0, missing_images: [] as string[] };
   const bar = new ProgressBar('annotations', ctx.quiet);
@@ -321,7 +326,6 @@ async function annotationsImport(ctx: Context): Promise<number> {
       yield line;
     }
   }
-  // Classes are resolved one line at a time so that a class is created once.
   await eachLimited(records(), 4, async (line) => {
     const imageId = imagesByName.get(line.image);
     if (imageId === undefined) {
