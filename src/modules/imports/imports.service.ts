@@ -31,6 +31,7 @@ import type { UploadedArchive } from './import-upload.adapter.js';
 import type { ImportsRepository, NewAnnotation, NewImage } from './imports.repository.js';
 import { planEntries, type EntryPlan } from './entry-pairing.logic.js';
 import { matchedAnnotations } from './annotation-match.logic.js';
+import { FrameVideos } from './frame-videos.logic.js';
 import { ensureFolder, resolvedPath, touch } from '../../storage/local-files.js';
 import {
   type ImportFolderRequest,
@@ -614,6 +615,7 @@ export class ImportsService {
       await setImmediate();
     };
 
+    const videos = new FrameVideos(projectId, source, (values) => this.imports.insertVideo(values));
     const items: AsyncIterable<DatasetItem & { key?: string }> = apart ? apart.items() : source.items();
     for await (const prepared of this.prepareAll(projectId, items, root, into)) {
       const { item, sha256, probed, sizeBytes } = prepared;
@@ -638,6 +640,7 @@ export class ImportsService {
         ...this.ingest.columns(blobProjectId, sha256, sizeBytes, probed),
         annotation_count: rows.length,
         created_at: createdAt,
+        ...(item.video ? await videos.frame(item.video, size) : {}),
       });
       keys.push(item.key);
       if (rows.length > 0) annotations.set(filename, rows);
@@ -648,6 +651,9 @@ export class ImportsService {
     await flush();
     if (counts.image_count === 0) throw new HttpError(422, 'invalid_dataset', 'The dataset contains no images');
     if (apart) await this.fillLabelsApart(apart.annotations(), targets, annotationRow, counts);
+    await videos.finish((values) => this.imports.setVideoLength(...values));
+    await this.imports.insertTracks(await videos.trackRows(ledger, classId, source.classSpecs, (values, className, file, what) =>
+      keptAttributes({ attributes: values } as Annotation, source.classSpecs?.get(className)?.attributes ?? [], ledger, file, what)));
     return counts;
   }
 
