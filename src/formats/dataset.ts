@@ -82,6 +82,8 @@ export interface DatasetItem {
   annotations: Annotation[];
   /** A frame of a video the dataset holds (`DatasetSource.videos`): the video's name and the 0-based frame number. */
   video?: { name: string; frame: number };
+  /** The frame number a per-frame dataset gives the image (Datumaro's `attr.frame`), for tracks its annotations name by `track_id`. */
+  frame?: number;
 }
 
 /** A video of a dataset (CVAT for video, a MOT sequence, an image sequence): its frames are the items naming it. */

@@ -201,6 +201,23 @@ describe('video formats: CVAT for video, MOT, image sequences (issue 26)', () =>
     assert.ok(coco.annotations.every((a: { attributes: { keyframe: boolean } }) => a.attributes.keyframe === true));
   });
 
+  it('Datumaro keeps the tracks: its export (track_id, keyframe, attr.frame) imports back to the same video and tracks', async () => {
+    const { entries } = await generatedMot();
+    const first = await importZip(alice, await buildZip(entries));
+    const before = await snapshot(alice, first.body.id);
+    const exported = await exportZip(alice, first.body.id, 'datumaro');
+    const doc = JSON.parse(exported.entries.get('annotations/default.json')!.toString());
+    assert.deepEqual(doc.items.map((i: { attr: { frame: number } }) => i.attr.frame).sort(), [0, 1, 2, 3, 4, 5, 6, 7]);
+    assert.ok(doc.items.every((i: { annotations: { attributes: { track_id: unknown } }[] }) => i.annotations.every((a) => typeof a.attributes.track_id === 'number')));
+    const again = await importZip(alice, await buildZip(entriesOf(exported.entries)));
+    assert.equal(again.status, 201, JSON.stringify(again.body));
+    assert.equal(again.body.import.format, 'datumaro');
+    assertBalanced(again.body.import.counts);
+    assert.equal(again.body.import.skipped_count, 0, JSON.stringify(again.body.import.skipped));
+    assert.equal(again.body.import.counts.kept.tracks, 3);
+    assert.deepEqual(await snapshot(alice, again.body.id), before);
+  });
+
   it('imports a folder of ordered frames as one video per folder, numbered by their names (format=image_sequence)', async () => {
     const png = (n: number) => sharp({ create: { width: 8, height: 6, channels: 3, background: { r: n, g: 0, b: 0 } } }).png().toBuffer();
     const zip = await buildZip([

@@ -12,6 +12,7 @@ import type { Annotation, DatasetItem, DatasetSource } from '../../formats/datas
 import { readImage, stemOf } from '../../formats/dataset.js';
 import { FormatError } from '../../formats/format-error.js';
 import { readDataset, readDatasetZip } from '../../formats/readers/index.js';
+import { withTracksFromFrames } from '../../formats/frame-tracks.js';
 import { ConflictError, HttpError, ForbiddenError, NotFoundError, PayloadTooLargeError, ValidationError } from '../../http/errors.js';
 import { attributeProblem, type AttributeSpec, type AttributeValue } from '../../imaging/class-specs.js';
 import { GeometryError, parseGeometry, type AnnotationType } from '../../imaging/geometry.js';
@@ -549,7 +550,9 @@ export class ImportsService {
    * with its own labels, byte-identical ones too (issue 18); their bytes are stored once. With `into` (an import into
    * an existing project), the files go under that project's keys.
    */
-  private async fill(projectId: number, source: DatasetSource, root: string | null, into?: IntoTarget): Promise<ImportCounts> {
+  private async fill(projectId: number, dataset: DatasetSource, root: string | null, into?: IntoTarget): Promise<ImportCounts> {
+    // Datumaro keeps a video's tracks as `track_id` attributes of each frame's shapes (CVAT's and Versa's exports).
+    const source = dataset.format === 'datumaro' ? await withTracksFromFrames(dataset) : dataset;
     const blobProjectId = into?.projectId ?? projectId;
     const ledger = source.ledger ?? new ImportLedger();
     const counts: ImportCounts = { image_count: 0, annotated_image_count: 0, annotation_count: 0, class_count: 0, ledger };
