@@ -199,6 +199,21 @@ describe('video formats: CVAT for video, MOT, image sequences (issue 26)', () =>
     // The car on all 8 frames, the pedestrian on the 4 it is in view, the ignored object on 2.
     assert.deepEqual([...byTrack.values()].sort((a, b) => a - b), [2, 4, 8]);
     assert.ok(coco.annotations.every((a: { attributes: { keyframe: boolean } }) => a.attributes.keyframe === true));
+
+    // Imported back, COCO keeps the ids as attribute values of each frame's boxes.
+    const zipped = await exportZip(alice, project.body.id, 'coco_zip');
+    const again = await importZip(alice, await buildZip(entriesOf(zipped.entries)));
+    assert.equal(again.status, 201, JSON.stringify(again.body));
+    assert.equal(again.body.import.format, 'coco');
+    const images = (await alice.get(`/api/projects/${again.body.id}/images?limit=100`)).body as { id: number }[];
+    const ids = new Set<unknown>();
+    for (const image of images) for (const a of (await alice.get(`/api/images/${image.id}/annotations`)).body) ids.add(a.attributes.track_id);
+    assert.deepEqual([...ids].sort(), tracks.map((tr) => tr.id).sort());
+
+    // YOLO holds boxes only (no attribute column Ultralytics reads): each frame's track boxes are its labels.
+    const yolo = await exportZip(alice, project.body.id, 'yolo');
+    const lines = [...yolo.entries].filter(([name]) => name.endsWith('.txt') && name.includes('labels/')).flatMap(([, data]) => data.toString().trim().split('\n').filter(Boolean));
+    assert.equal(lines.length, 14);
   });
 
   it('Datumaro keeps the tracks: its export (track_id, keyframe, attr.frame) imports back to the same video and tracks', async () => {

@@ -4,6 +4,7 @@ import type { ClassSpec, DatasetSource, DatasetVideo } from '../../formats/datas
 import type { ImportLedger } from '../../formats/import-ledger.js';
 import { GeometryError, parseGeometry, type AnnotationType } from '../../imaging/geometry.js';
 import type { AttributeValue } from '../../imaging/class-specs.js';
+import { videoBlobKey } from '../../storage/keys.js';
 
 /** The rate given to a frame sequence whose dataset names none (CVAT for video, a folder of frames): timestamps are frame / 25. */
 export const DEFAULT_SEQUENCE_FPS = 25;
@@ -52,7 +53,7 @@ export class FrameVideos {
         mime_type: 'image/x-frame-sequence',
         size_bytes: 0,
         // No file: the frames are the images. A key under the project that holds nothing, so a delete of the video is a no-op.
-        blob_key: `projects/${this.projectId}/videos/imported-sequence`,
+        blob_key: videoBlobKey(this.projectId, 'imported-sequence', 'frames', 'none'),
         fps,
         frame_count: 0,
         width: size.width,

@@ -551,8 +551,10 @@ export class ImportsService {
    * an existing project), the files go under that project's keys.
    */
   private async fill(projectId: number, dataset: DatasetSource, root: string | null, into?: IntoTarget): Promise<ImportCounts> {
-    // Datumaro keeps a video's tracks as `track_id` attributes of each frame's shapes (CVAT's and Versa's exports).
-    const source = dataset.format === 'datumaro' ? await withTracksFromFrames(dataset) : dataset;
+    // Datumaro keeps a video's tracks as the `track_id` attribute of each frame's shapes (CVAT's and Versa's exports):
+    // a Datumaro dataset whose classes declare one is read again as video. (COCO keeps the ids as attribute values.)
+    const tracked = [...(dataset.classSpecs?.values() ?? [])].some((spec) => spec.attributes?.some((a) => a.name === 'track_id'));
+    const source = tracked && dataset.format === 'datumaro' && !dataset.tracks ? await withTracksFromFrames(dataset) : dataset;
     const blobProjectId = into?.projectId ?? projectId;
     const ledger = source.ledger ?? new ImportLedger();
     const counts: ImportCounts = { image_count: 0, annotated_image_count: 0, annotation_count: 0, class_count: 0, ledger };
