@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { importZip } from '../helpers/dataset-import.js';
 import { fixtureEntries } from '../helpers/fixture-entries.js';
+import { multipart } from '../helpers/multipart.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { buildZip, type ZipEntry } from '../helpers/zip-build.js';
 import { zipEntries } from '../helpers/zip-entries.js';
@@ -231,6 +232,24 @@ describe('video formats: CVAT for video, MOT, image sequences (issue 26)', () =>
     assert.equal(again.body.import.skipped_count, 0, JSON.stringify(again.body.import.skipped));
     assert.equal(again.body.import.counts.kept.tracks, 3);
     assert.deepEqual(await snapshot(alice, again.body.id), before);
+  });
+
+  it('a MOT sequence imported into an existing project brings its video and tracks, on the project\'s classes', async () => {
+    const projectId = (await alice.post('/api/projects', { name: 'into' })).body.id as number;
+    const car = (await alice.post(`/api/projects/${projectId}/classes`, { name: 'car' })).body.id as number;
+    const { entries } = await generatedMot();
+    const { payload, headers } = multipart([{ name: 'file', filename: 'seq.zip', data: await buildZip(entries), contentType: 'application/zip' }]);
+    const res = await alice.request({ method: 'POST', url: `/api/projects/${projectId}/import`, payload, headers });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.deepEqual(res.body.classes_matched, ['car']);
+    const [video] = (await alice.get(`/api/projects/${projectId}/videos`)).body;
+    assert.equal(video.frame_count, 8);
+    const tracks = (await alice.get(`/api/videos/${video.id}/tracks`)).body as Track[];
+    assert.equal(tracks.length, 3);
+    assert.ok(tracks.every((tr) => tr.video_id === video.id));
+    assert.equal(tracks.filter((tr) => tr.class_id === car).length, 2);
+    const frames = (await alice.get(`/api/projects/${projectId}/images?video_id=${video.id}`)).body as { id: number }[];
+    assert.equal(frames.length, 8);
   });
 
   it('imports a folder of ordered frames as one video per folder, numbered by their names (format=image_sequence)', async () => {
