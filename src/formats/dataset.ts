@@ -35,7 +35,10 @@ export type FormatName =
   | 'widerface'
   | 'mpii'
   | 'images'
-  | 'dota';
+  | 'dota'
+  | 'cvat_video'
+  | 'mot'
+  | 'image_sequence';
 
 export type Point = [x: number, y: number];
 
@@ -77,6 +80,33 @@ export interface DatasetItem {
   width?: number;
   height?: number;
   annotations: Annotation[];
+  /** A frame of a video the dataset holds (`DatasetSource.videos`): the video's name and the 0-based frame number. */
+  video?: { name: string; frame: number };
+  /** The frame number a per-frame dataset gives the image (Datumaro's `attr.frame`), for tracks its annotations name by `track_id`. */
+  frame?: number;
+}
+
+/** A video of a dataset (CVAT for video, a MOT sequence, an image sequence): its frames are the items naming it. */
+export interface DatasetVideo {
+  name: string;
+  fps?: number;
+  /** Frames the video has (its frames in the dataset may be fewer: every Nth, or a range). */
+  frameCount?: number;
+  width?: number;
+  height?: number;
+}
+
+/** One keyframe of a track: a shape on one frame, with CVAT's `outside` (hidden from here) and `occluded` flags. */
+export type TrackKeyframe = Shape & { frame: number; outside: boolean; occluded: boolean };
+
+/** An object with one identity across a video's frames, made of keyframes (in frame order, one per frame). */
+export interface DatasetTrack {
+  video: string;
+  /** The track's id in its file (CVAT `<track id>`, MOT's object id), for messages and writers that number tracks. */
+  id?: number;
+  className: string;
+  attributes?: Record<string, AttributeValue>;
+  keyframes: TrackKeyframe[];
 }
 
 /** A dataset found by a reader; `items()` may be iterated more than once and never loads the whole set at once. */
@@ -93,6 +123,9 @@ export interface DatasetSource {
    */
   ledger?: ImportLedger;
   items(): AsyncIterable<DatasetItem>;
+  /** Videos whose frames the items are (items name them by `video.name`), and the tracks over those frames. */
+  videos?: DatasetVideo[];
+  tracks?: DatasetTrack[];
   /**
    * Readers whose labels are not stored beside each image (COCO: one list for the whole dataset) also offer them
    * apart, so that a consumer never holds every label at once: `items` without annotations, each with a key, and
@@ -110,6 +143,12 @@ export interface DatasetToWrite {
   classSpecs?: Map<string, ClassSpec>;
   projectType?: ProjectType;
   items: AsyncIterable<DatasetItem> | Iterable<DatasetItem>;
+  /**
+   * Videos and their tracks, for writers of video formats (CVAT for video, MOT), which write tracks as tracks; other
+   * writers get each frame's track shapes among its annotations, with the `track_id` (and `keyframe`) attributes.
+   */
+  videos?: DatasetVideo[];
+  tracks?: DatasetTrack[];
 }
 
 export interface WriteStats {

@@ -23,6 +23,8 @@ const EXPORTER_TITLES: Record<ExportFormat, string> = {
   dota: 'DOTA oriented boxes: images/ and labelTxt/ per split (zip)',
   labelstudio: 'Label Studio JSON tasks with the images (zip)',
   multilabel_csv: 'Multi-label classification CSV (_classes.csv per split, one-hot) with the images (zip)',
+  cvat_video: 'CVAT for video 1.1: tracks with keyframes and the frames (zip)',
+  mot: 'MOT 1.1: gt/gt.txt, gt/labels.txt, seqinfo.ini and img1/ per video (zip)',
 };
 
 const ImporterParams = Type.Object(

@@ -149,11 +149,19 @@ describe('shapes-layouts: KITTI, Open Images, VoTT, WIDER Face and MPII imports 
     assert.ok(first.geometry.bbox, 'the centre and scale become the box');
   });
 
-  it('shapes-layouts MOT: refused as video (422), not as an unrecognised layout', async () => {
+  it('shapes-layouts MOT: a video of its frames with a track per object id (issue 26); format=images still takes the frames alone', async () => {
     const res = await importZip(alice, await buildZip(await fixtureEntries('mot')));
-    assert.equal(res.status, 422, JSON.stringify(res.body));
-    assert.match(res.body.detail, /video/);
-    assert.doesNotMatch(res.body.detail, /unrecognised/);
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.equal(res.body.import.format, 'mot');
+    const [video] = (await alice.get(`/api/projects/${res.body.id}/videos`)).body;
+    assert.deepEqual([video.name, video.frame_count, video.fps], ['MOT17-02-FRCNN', 600, 30]);
+    // Its one frame is a tiny stand-in: the object's box (at 912, 484 of 1920×1080) lies outside it, so the track is
+    // skipped with that reason, keyframe by keyframe.
+    assert.deepEqual((await alice.get(`/api/videos/${video.id}/tracks`)).body, []);
+    const { counts, skipped } = res.body.import;
+    assert.deepEqual([counts.read.tracks, counts.skipped.tracks], [1, 1]);
+    assert.ok(skipped.some((s: { item: string; reason: string }) => /track 1 \(class "static_person"\)/.test(s.item) && /none of its keyframes/.test(s.reason)), JSON.stringify(skipped));
+    assert.equal(counts.skipped.annotations['bbox keyframe'], 3);
     const frames = await importZip(alice, await buildZip(await fixtureEntries('mot')), { format: 'images' });
     assert.equal(frames.status, 201, JSON.stringify(frames.body));
     assert.equal(frames.body.image_count, 1, 'format=images takes its frames without tracks');

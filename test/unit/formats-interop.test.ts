@@ -86,13 +86,19 @@ describe('readers for other tools’ exports (real files)', () => {
     assert.deepEqual(items[1].annotations[0].geometry, { points: [[1, 2], [3, 4], [6, 5]] });
   });
 
-  it('CVAT for video 1.1 (tracks) is refused with a message saying what to export instead', async () => {
+  it('CVAT for video 1.1 (tracks) reads as cvat_video: its frames and tracks (issue 26)', async () => {
     const root = await mkdtemp(join(tmpdir(), 'versa-cvat-video-'));
     try {
       await writeFile(join(root, 'annotations.xml'), '<?xml version="1.0"?>\n<annotations><version>1.1</version><track id="0" label="car"><box frame="0" xtl="1" ytl="1" xbr="5" ybr="5" outside="0" occluded="0" keyframe="1"/></track></annotations>');
       await mkdir(join(root, 'images'));
       await sharp({ create: { width: 8, height: 4, channels: 3, background: '#000' } }).png().toFile(join(root, 'images/frame_000000.png'));
-      await assert.rejects(readDataset(root), /CVAT for video 1\.1 \(tracks\): export the task as "CVAT for images 1\.1"/);
+      const source = await readDataset(root);
+      assert.equal(source.format, 'cvat_video');
+      assert.deepEqual(source.tracks?.map((t) => [t.className, t.keyframes.map((k) => [k.frame, k.type, k.outside])]), [['car', [[0, 'bbox', false]]]]);
+      const items = [];
+      for await (const item of source.items()) items.push(item);
+      assert.deepEqual(items.map((i) => i.video), [{ name: 'video', frame: 0 }]);
+      await assert.rejects(readDataset(root, 'cvat'), /CVAT for video 1\.1 \(tracks\): import it with format=cvat_video/);
     } finally {
       await rm(root, { recursive: true, force: true });
     }

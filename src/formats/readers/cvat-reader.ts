@@ -14,7 +14,7 @@ import { imageSize } from './files.js';
 import { addClass, findImage, head, projectTypeOf, scanDataset, type DatasetScan } from './scan.js';
 
 /** An XML element in document order (fast-xml-parser's `preserveOrder` output, reshaped). */
-interface El {
+export interface El {
   tag: string;
   attrs: Record<string, string>;
   children: El[];
@@ -40,9 +40,9 @@ function toEl(node: Record<string, unknown>): El | null {
   return { tag, attrs, children, text };
 }
 
-const kids = (el: El | undefined, tag: string) => (el?.children ?? []).filter((c) => c.tag === tag);
-const kid = (el: El | undefined, tag: string) => el?.children.find((c) => c.tag === tag);
-const textOf = (el: El | undefined, tag: string) => kid(el, tag)?.text.trim() ?? '';
+export const kids = (el: El | undefined, tag: string) => (el?.children ?? []).filter((c) => c.tag === tag);
+export const kid = (el: El | undefined, tag: string) => el?.children.find((c) => c.tag === tag);
+export const textOf = (el: El | undefined, tag: string) => kid(el, tag)?.text.trim() ?? '';
 
 /** A CVAT for images 1.1 document: root `<annotations>` with `<image>` elements (a video export has `<track>`s). */
 export async function looksLikeCvatXml(path: string): Promise<boolean> {
@@ -51,7 +51,7 @@ export async function looksLikeCvatXml(path: string): Promise<boolean> {
 }
 
 /** A label of the document's `<meta>`: its attribute declarations, and for a skeleton its points and edges. */
-interface LabelDecl {
+export interface LabelDecl {
   name: string;
   type: string;
   attributes: AttributeSpec[];
@@ -83,7 +83,7 @@ export async function readCvat(root: string, scan?: DatasetScan): Promise<Datase
   const docs = await Promise.all(files.map(async (file) => ({ file, doc: await parse(root, file) })));
   for (const { file, doc } of docs) {
     if (kids(doc, 'image').length === 0 && kids(doc, 'track').length > 0) {
-      throw new FormatError(`${file} is CVAT for video 1.1 (tracks): export the task as "CVAT for images 1.1" to import it`);
+      throw new FormatError(`${file} is CVAT for video 1.1 (tracks): import it with format=cvat_video`);
     }
   }
   const ledger = new ImportLedger();
@@ -176,7 +176,7 @@ export async function readCvat(root: string, scan?: DatasetScan): Promise<Datase
   return { format: 'cvat', projectType: projectTypeOf(types), classes, classSpecs, ledger, items };
 }
 
-async function parse(root: string, file: string): Promise<El> {
+export async function parse(root: string, file: string): Promise<El> {
   try {
     const nodes = parser.parse(await readFile(join(root, file), 'utf8')) as Record<string, unknown>[];
     const annotations = nodes.map(toEl).find((el) => el?.tag === 'annotations');
@@ -195,7 +195,7 @@ function valueList(text: string, fallback: string): string[] {
 }
 
 /** A `<label>` of `<meta>`: its attribute declarations as Versa specs (radio → select; mutable is not kept). */
-function labelDecl(label: El): LabelDecl {
+export function labelDecl(label: El): LabelDecl {
   const attributes: AttributeSpec[] = [];
   for (const attribute of kids(kid(label, 'attributes'), 'attribute')) {
     const name = textOf(attribute, 'name');
@@ -241,7 +241,7 @@ export function skeletonEdges(svg: string, points: string[]): [number, number][]
   return edges;
 }
 
-interface ShapeContext {
+export interface ShapeContext {
   file: string;
   where: string;
   width: number;
@@ -259,7 +259,7 @@ function typedValue(text: string, spec: AttributeSpec | undefined): AttributeVal
   return text;
 }
 
-function attributesOf(shape: El, className: string, context: ShapeContext): Record<string, AttributeValue> | undefined {
+export function attributesOf(shape: El, className: string, context: ShapeContext): Record<string, AttributeValue> | undefined {
   const specs = context.attributeSpecs.get(className) ?? [];
   const out: Record<string, AttributeValue> = {};
   for (const attribute of kids(shape, 'attribute')) {
@@ -301,7 +301,7 @@ function shapesOf(elements: El[], context: ShapeContext): Annotation[] {
   return out.sort((a, b) => a.z - b.z || a.order - b.order).map((o) => o.annotation);
 }
 
-class ShapeError extends Error {}
+export class ShapeError extends Error {}
 
 function numbers(el: El, keys: string[]): number[] {
   const values = keys.map((k) => Number(el.attrs[k]));
@@ -310,7 +310,7 @@ function numbers(el: El, keys: string[]): number[] {
   return values;
 }
 
-function geometryOf(el: El, label: string, context: ShapeContext, what: string): Omit<Annotation, 'className'> | null {
+export function geometryOf(el: El, label: string, context: ShapeContext, what: string): Omit<Annotation, 'className'> | null {
   switch (el.tag) {
     case 'box': {
       const [xtl, ytl, xbr, ybr] = numbers(el, ['xtl', 'ytl', 'xbr', 'ybr']);
@@ -377,7 +377,7 @@ function skeletonOf(el: El, label: string, context: ShapeContext, what: string):
 }
 
 
-function parsePoints(el: El): Point[] {
+export function parsePoints(el: El): Point[] {
   return String(el.attrs.points ?? '').split(';').filter((p) => p.trim()).map((pair) => {
     const [x, y] = pair.split(',').map(Number);
     if (!Number.isFinite(x) || !Number.isFinite(y)) throw new ShapeError('points must be "x,y;x,y;…"');

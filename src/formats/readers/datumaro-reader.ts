@@ -31,6 +31,7 @@ interface DatumaroItem {
   annotations?: DatumaroAnnotation[];
   image?: { path?: string; size?: [number, number] };
   media?: { path?: string };
+  attr?: { frame?: unknown };
 }
 interface DatumaroDocument {
   categories?: {
@@ -141,7 +142,8 @@ export async function readDatumaro(root: string, scan?: DatasetScan): Promise<Da
         const path = join(s.root, found);
         const size = declared ?? (await imageSize(path));
         const annotations = convertItem(item, labels, skeletons, size, file, `item "${item.id}"`, skip);
-        yield { split: splitFromName(subset), fileName: path.split('/').pop()!, source: { path }, ...size, annotations };
+        const frame = item.attr?.frame;
+        yield { split: splitFromName(subset), fileName: path.split('/').pop()!, source: { path }, ...size, annotations, ...(Number.isInteger(frame) && (frame as number) >= 0 ? { frame: frame as number } : {}) };
       }
     }
   }

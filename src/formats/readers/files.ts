@@ -63,3 +63,6 @@ export async function imageSize(path: string): Promise<{ width: number; height: 
     throw new FormatError(`cannot read image ${path.split('/').slice(-2).join('/')}: ${(error as Error).message}`);
   }
 }
+
+/** The name an extracted archive's temporary folder starts with (never a dataset's own name). */
+export const EXTRACTION_PREFIX = 'versa-import-';

@@ -5,7 +5,7 @@ import type { DatasetSource, FormatName } from '../dataset.js';
 import { FormatError } from '../format-error.js';
 import { safeExtractZip, type ZipLimits } from '../zip/safe-extract.js';
 import { DEFAULT_DATASET_LIMITS, type DatasetLimits } from './coco-reader.js';
-import { datasetRoot, isDirectory } from './files.js';
+import { datasetRoot, EXTRACTION_PREFIX, isDirectory } from './files.js';
 import { FORMAT_DESCRIPTIONS, readLayout } from './layout.js';
 
 export { detectFormat } from './detect-format.js';
@@ -40,7 +40,7 @@ export async function readDatasetZip(
   zipPath: string,
   options: { format?: FormatName; workDir?: string; limits?: Partial<ZipLimits>; datasetLimits?: DatasetLimits } = {},
 ): Promise<ExtractedDataset> {
-  const dir = await mkdtemp(join(options.workDir ?? tmpdir(), 'versa-import-'));
+  const dir = await mkdtemp(join(options.workDir ?? tmpdir(), EXTRACTION_PREFIX));
   const cleanup = () => rm(dir, { recursive: true, force: true });
   try {
     await safeExtractZip(zipPath, dir, options.limits);

@@ -7,6 +7,9 @@ import { FormatError } from '../format-error.js';
 import { DEFAULT_DATASET_LIMITS, readCoco, type CocoLayout, type DatasetLimits } from './coco-reader.js';
 import { CREATEML_SUFFIX, readCreateMl } from './createml-reader.js';
 import { looksLikeCvatXml, readCvat } from './cvat-reader.js';
+import { looksLikeCvatVideoXml, readCvatVideo } from './cvat-video-reader.js';
+import { readImageSequence } from './image-sequence-reader.js';
+import { readMot } from './mot-reader.js';
 import { readDarknet } from './darknet-reader.js';
 import { looksLikeDatumaro, readDatumaro } from './datumaro-reader.js';
 import { classFolders, readFolders } from './folders-reader.js';
@@ -48,6 +51,9 @@ export const FORMAT_DESCRIPTIONS: Record<FormatName, string> = {
   folders: 'classification by folder: <split>/<class>/image (ImageNet style, Ultralytics classify)',
   images: 'plain images, no annotations',
   dota: 'DOTA oriented boxes: labelTxt/<image>.txt with "x1 y1 x2 y2 x3 y3 x4 y4 class difficult" lines (DOTA v1.0/v1.5/v2.0)',
+  cvat_video: 'CVAT for video 1.1 XML (tracks with keyframes, outside, occluded) with its frames images/frame_NNNNNN.*: a video with its tracks',
+  mot: 'MOT 1.1 / MOTChallenge sequences (gt/gt.txt, gt/labels.txt, seqinfo.ini, img1/): a video per sequence, a track per object id',
+  image_sequence: 'a folder of ordered frames (each folder one video, frames numbered by their names), no annotations',
 };
 
 interface Candidate {
@@ -70,7 +76,7 @@ const ANNOTATION_EXTENSIONS = /\.(json|xml|csv|ya?ml|txt|names|data)$/i;
  * no annotation file at all.
  */
 export async function readLayout(root: string, format?: FormatName, limits: DatasetLimits = DEFAULT_DATASET_LIMITS): Promise<DatasetSource> {
-  const scan: DatasetScan & { allowVideoFrames?: boolean } = { ...(await scanDataset(root)), limits, allowVideoFrames: format === 'images' };
+  const scan: DatasetScan = { ...(await scanDataset(root)), limits };
   const candidates = await detectCandidates(scan);
   if (format) {
     const match = candidates.find((c) => c.format === format);
@@ -126,11 +132,14 @@ function forced(scan: DatasetScan, format: FormatName): Promise<DatasetSource> {
     case 'folders': return readFolders(root);
     case 'images': return readImages(root, scan);
     case 'dota': return readDota(root, scan);
+    case 'cvat_video': return readCvatVideo(root, scan);
+    case 'mot': return readMot(root, scan);
+    case 'image_sequence': return readImageSequence(root, scan);
     default: throw new FormatError(`unknown dataset format "${String(format)}"`);
   }
 }
 
-async function detectCandidates(scan: DatasetScan & { allowVideoFrames?: boolean }): Promise<Candidate[]> {
+async function detectCandidates(scan: DatasetScan): Promise<Candidate[]> {
   const root = scan.root;
   const candidates: Candidate[] = [];
   const add = (format: FormatName, evidence: string[], read: () => Promise<DatasetSource>) => {
@@ -173,15 +182,18 @@ async function detectCandidates(scan: DatasetScan & { allowVideoFrames?: boolean
 
   // XML: CVAT's one document, LabelMe 3.0 per image, or Pascal VOC per image.
   const xml = { cvat: [] as string[], labelme: [] as string[], voc: [] as string[] };
+  const cvatVideo: string[] = [];
   for (const file of scan.files.filter((f) => f.toLowerCase().endsWith('.xml'))) {
     const text = await head(join(root, file));
-    if (await looksLikeCvatXml(join(root, file))) xml.cvat.push(file);
+    if (await looksLikeCvatVideoXml(join(root, file))) cvatVideo.push(file);
+    else if (await looksLikeCvatXml(join(root, file))) xml.cvat.push(file);
     else if (looksLikeLabelMeXml(text)) xml.labelme.push(file);
     else if (/<annotation[\s>]/.test(text)) xml.voc.push(file);
     // One file of each kind decides for a folder of thousands: stop once all three are known.
     if (xml.voc.length > 20 && !xml.cvat.length && !xml.labelme.length) break;
   }
   if (xml.cvat.length) add('cvat', xml.cvat, () => readCvat(root, scan));
+  if (cvatVideo.length) add('cvat_video', cvatVideo, () => readCvatVideo(root, scan));
   if (xml.labelme.length) add('labelme', xml.labelme, () => readLabelMe(root, scan));
   if (xml.voc.length) add('voc', xml.voc, () => readVoc(root));
   const segmentation = scan.files.filter((f) => /(^|\/)SegmentationClass\/[^/]+\.png$/i.test(f));
@@ -223,12 +235,9 @@ async function detectCandidates(scan: DatasetScan & { allowVideoFrames?: boolean
   if (vottCsv.length || vottJson.length) add('vott', [...vottCsv, ...vottJson], () => readVott(scan, vottJson, vottCsv));
   const wider = scan.files.filter((f) => WIDER_FACE_FILE.test(f));
   if (wider.length) add('widerface', wider, () => readWiderFace(scan));
-  // MOT (`<sequence>/gt/gt.txt` + `seqinfo.ini`) is video: its tracks have nowhere to go yet; say so rather than "unrecognised".
-  const mot = scan.files.filter((f) => /(^|\/)seqinfo\.ini$/i.test(f));
-  if (mot.length && scan.files.some((f) => /(^|\/)gt\/gt\.txt$/i.test(f)) && !scan.allowVideoFrames) {
-    throw new FormatError(`MOT video tracking layout found (${mot.slice(0, 3).join(', ')} with gt/gt.txt): video frames and tracks are not importable yet; `
-      + 'nothing was imported (send format=images to import its frames without their tracks)');
-  }
+  // MOT: `<sequence>/gt/gt.txt` (with seqinfo.ini, or the img1/ frames beside it).
+  const mot = scan.files.filter((f) => /(^|\/)gt\/gt\.txt$/i.test(f));
+  if (mot.length && scan.files.some((f) => /(^|\/)(seqinfo\.ini|img1\/[^/]+)$/i.test(f))) add('mot', mot, () => readMot(root, scan));
 
   if (candidates.length === 0 && !scan.files.some((f) => ANNOTATION_EXTENSIONS.test(f) && !NOT_ANNOTATIONS.test(f))) {
     const folders = await classFolders(root);

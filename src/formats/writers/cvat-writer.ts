@@ -9,8 +9,8 @@ import { safeEntryName, sizeOf } from './item-size.js';
 import { escapeXml } from './voc-writer.js';
 import { writeZip } from './zip-output.js';
 
-const f2 = (v: number) => round2(v).toFixed(2);
-const pointsText = (points: readonly (readonly number[])[]) => points.map(([x, y]) => `${f2(x)},${f2(y)}`).join(';');
+export const f2 = (v: number) => round2(v).toFixed(2);
+export const pointsText = (points: readonly (readonly number[])[]) => points.map(([x, y]) => `${f2(x)},${f2(y)}`).join(';');
 
 /**
  * CVAT for images 1.1 as CVAT's own project export writes it, so that CVAT's "Import dataset" into a project reads
@@ -71,7 +71,7 @@ export async function writeCvat(dataset: DatasetToWrite, output: Writable): Prom
   });
 }
 
-function valueText(value: AttributeValue): string {
+export function valueText(value: AttributeValue): string {
   return typeof value === 'boolean' ? (value ? 'true' : 'false') : String(value);
 }
 
@@ -175,7 +175,7 @@ function attributeXml(spec: AttributeSpec): string {
 }
 
 /** A class's `<label>`, and for a skeleton its `<svg>` (a circle per point, a line per edge) and one sublabel per point. */
-function labelXml(name: string, specs: AttributeSpec[], skeleton: Skeleton | undefined): string {
+export function labelXml(name: string, specs: AttributeSpec[], skeleton: Skeleton | undefined): string {
   const attributes = specs.filter((s) => !(s.name === 'occluded' && s.type === 'checkbox'));
   const attributesXml = attributes.length ? `          <attributes>\n${attributes.map(attributeXml).join('')}          </attributes>\n` : '          <attributes>\n          </attributes>\n';
   if (!skeleton) return `        <label>\n          <name>${escapeXml(name)}</name>\n          <type>any</type>\n${attributesXml}        </label>\n`;

@@ -46,7 +46,9 @@ export async function writeDatumaro(dataset: DatasetToWrite, output: Writable): 
         stats.annotationCount++;
       }
       if (!subsets.has(subset)) subsets.set(subset, []);
-      subsets.get(subset)!.push({ id: stemOf(fileName), annotations, attr: {}, image: { path: fileName, size: [height, width] } });
+      // A video's frame says its number as CVAT's Datumaro export does (`attr.frame`); its track shapes carry `track_id`.
+      const attr = item.video ? { frame: item.video.frame } : {};
+      subsets.get(subset)!.push({ id: stemOf(fileName), annotations, attr, image: { path: fileName, size: [height, width] } });
       await zip.addImage(`images/${subset}/${fileName}`, item.source);
       stats.imageCount++;
     }

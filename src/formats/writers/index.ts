@@ -16,6 +16,8 @@ import { writeMasks } from './masks-writer.js';
 import { writeVoc } from './voc-writer.js';
 import { writeYolo } from './yolo-writer.js';
 import { writeDota } from './dota-writer.js';
+import { writeCvatVideo } from './cvat-video-writer.js';
+import { writeMot } from './mot-writer.js';
 
 export type ExportFormat =
   | 'coco'
@@ -33,7 +35,9 @@ export type ExportFormat =
   | 'createml'
   | 'dota'
   | 'labelstudio'
-  | 'multilabel_csv';
+  | 'multilabel_csv'
+  | 'cvat_video'
+  | 'mot';
 
 export interface ExportWriter {
   /** File extension of what the writer produces. */
@@ -62,6 +66,8 @@ export const WRITERS: Record<ExportFormat, ExportWriter> = {
   dota: { extension: 'zip', contentType: ZIP, write: writeDota },
   labelstudio: { extension: 'zip', contentType: ZIP, write: writeLabelStudio },
   multilabel_csv: { extension: 'zip', contentType: ZIP, write: writeMultiLabelCsv },
+  cvat_video: { extension: 'zip', contentType: ZIP, write: writeCvatVideo },
+  mot: { extension: 'zip', contentType: ZIP, write: writeMot },
 };
 
 /**

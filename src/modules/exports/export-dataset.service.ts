@@ -3,6 +3,7 @@ import type { Annotation, DatasetItem, Split } from '../../formats/dataset.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import type { AnnotationCursor, ExportAnnotationRow, ExportImageRow, PageCursor } from './exports.repository.js';
 import { isSplitName, SPLIT_NAMES } from '../../lib/vocabulary.js';
+import type { FrameTracks } from './frame-tracks.logic.js';
 
 /**
  * Rows read per query. Each query and the work on its rows run without yielding, so these bound how long the event
@@ -28,13 +29,15 @@ export async function* pagedItems(
   annotatedOnly: boolean,
   signal: AbortSignal,
   sizes = EXPORT_PAGE_SIZES,
+  /** A project's videos and tracks: frames name their video and carry their tracks' shapes. */
+  frames?: FrameTracks,
 ): AsyncGenerator<DatasetItem> {
   let after = 0;
   for (;;) {
     signal.throwIfAborted();
     const images = await source.images({ after, limit: sizes.images, annotatedOnly });
     if (images.length === 0) return;
-    yield* pageItems(source, images, blobs, signal, sizes.annotations);
+    yield* pageItems(source, images, blobs, signal, sizes.annotations, frames);
     after = images[images.length - 1].id;
     if (images.length < sizes.images) return;
     await nextTurn();
@@ -48,6 +51,7 @@ async function* pageItems(
   blobs: BlobStore,
   signal: AbortSignal,
   chunkSize: number,
+  frames?: FrameTracks,
 ): AsyncGenerator<DatasetItem> {
   const lastImageId = images[images.length - 1].id;
   let from = { imageId: images[0].id, id: 0 };
@@ -57,7 +61,7 @@ async function* pageItems(
     const rows = await source.annotations({ from, lastImageId, limit: chunkSize });
     for (const row of rows) {
       while (next < images.length && images[next].id < row.image_id) {
-        yield toItem(images[next++], annotations, blobs);
+        yield toItem(images[next++], annotations, blobs, frames);
         annotations = [];
       }
       // A row of an image the page does not hold (one added since the page was read) is skipped.
@@ -70,7 +74,7 @@ async function* pageItems(
     signal.throwIfAborted();
   }
   while (next < images.length) {
-    yield toItem(images[next++], annotations, blobs);
+    yield toItem(images[next++], annotations, blobs, frames);
     annotations = [];
   }
 }
@@ -86,14 +90,16 @@ export async function* versionItems(
   for (const split of SPLIT_NAMES) yield* pagedItems(pages(split), blobs, annotatedOnly, signal, sizes);
 }
 
-function toItem(image: ExportImageRow, annotations: Annotation[], blobs: BlobStore): DatasetItem {
+function toItem(image: ExportImageRow, annotations: Annotation[], blobs: BlobStore, frames?: FrameTracks): DatasetItem {
+  const video = frames?.frameOf(image.video_id, image.frame);
   return {
+    ...(video ? { video } : {}),
     split: isSplitName(image.split) ? image.split : null,
     fileName: image.filename,
     source: { open: () => blobs.stream(image.blob_key) },
     width: image.width,
     height: image.height,
-    annotations,
+    annotations: video ? [...annotations, ...frames!.shapesOn(image.video_id!, video.frame)] : annotations,
   };
 }
 

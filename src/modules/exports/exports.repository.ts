@@ -11,6 +11,9 @@ export interface ExportImageRow {
   height: number;
   split: string | null;
   blob_key: string;
+  /** The video the image is a frame of, and its frame number (project exports; null for other images). */
+  video_id?: number | null;
+  frame?: number | null;
 }
 
 export interface ExportAnnotationRow {
@@ -67,7 +70,7 @@ export class ExportsRepository {
   projectImages(projectId: number, page: PageCursor): Promise<ExportImageRow[]> {
     let query = this.db
       .selectFrom('images')
-      .select(['id', 'filename', 'width', 'height', 'split', 'blob_key'])
+      .select(['id', 'filename', 'width', 'height', 'split', 'blob_key', 'video_id', 'frame'])
       .where('project_id', '=', projectId)
       .where('id', '>', page.after);
     if (page.annotatedOnly) query = query.where('annotation_count', '>', 0);
@@ -140,6 +143,34 @@ export class ExportsRepository {
       .orderBy('id')
       .limit(cursor.limit)
       .execute();
+  }
+
+  /** The project's videos, oldest first. */
+  projectVideos(projectId: number): Promise<{ id: number; name: string; fps: number; frame_count: number; width: number; height: number }[]> {
+    return this.db.selectFrom('videos').select(['id', 'name', 'fps', 'frame_count', 'width', 'height']).where('project_id', '=', projectId).where('status', '=', 'ready').orderBy('id').execute();
+  }
+
+  /** The project's tracks with their class names, and their keyframes by track and frame. */
+  async projectTracks(projectId: number): Promise<{
+    tracks: { id: number; video_id: number; class_name: string; attributes: string | null }[];
+    keyframes: { track_id: number; frame: number; annotation_type: string; geometry: string; outside: number; occluded: number }[];
+  }> {
+    const tracks = await this.db
+      .selectFrom('tracks')
+      .innerJoin('classes', 'classes.id', 'tracks.class_id')
+      .select(['tracks.id', 'tracks.video_id', 'classes.name as class_name', 'tracks.attributes'])
+      .where('tracks.project_id', '=', projectId)
+      .orderBy('tracks.video_id')
+      .orderBy('tracks.id')
+      .execute();
+    const keyframes = await this.db
+      .selectFrom('track_keyframes')
+      .select(['track_id', 'frame', 'annotation_type', 'geometry', 'outside', 'occluded'])
+      .where('track_id', 'in', (eb) => eb.selectFrom('tracks').select('id').where('project_id', '=', projectId))
+      .orderBy('track_id')
+      .orderBy('frame')
+      .execute();
+    return { tracks, keyframes };
   }
 
   /** Whether an export references the version (the versions module refuses to delete it then). */

@@ -7,7 +7,7 @@ import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
 export const EXPORT_FORMATS = [
   'coco', 'coco_zip', 'yolo', 'yolo_ultralytics', 'jsonl', 'csv', 'voc', 'masks', 'folders', 'cvat', 'datumaro', 'labelme', 'createml',
   'dota',
-  'labelstudio', 'multilabel_csv',
+  'labelstudio', 'multilabel_csv', 'cvat_video', 'mot',
 ] as const;
 export type ExportFormatName = (typeof EXPORT_FORMATS)[number];
 
@@ -21,7 +21,10 @@ export const ExportRequest = Type.Object(
         + '`cvat` (CVAT for images 1.1 XML + images), `datumaro` (Datumaro JSON + images), `labelme` (LabelMe JSON per image), '
         + '`labelstudio` (Label Studio JSON tasks + images), `multilabel_csv` (one-hot `_classes.csv` per split + images), '
         + '`createml` (CreateML JSON per split + images)'
-        + ', `dota` (zip: {split}/images and {split}/labelTxt, DOTA oriented boxes "x1 y1 … x4 y4 class difficult")',
+        + ', `dota` (zip: {split}/images and {split}/labelTxt, DOTA oriented boxes "x1 y1 … x4 y4 class difficult")'
+        + ', `cvat_video` (CVAT for video 1.1: annotations.xml with tracks and keyframes + images/frame_NNNNNN.*, a folder per video when several)'
+        + ', `mot` (MOT 1.1: gt/gt.txt, gt/labels.txt, seqinfo.ini, img1/ per video). Every other format writes a frame\'s track shapes '
+        + 'as annotations with the `track_id` (and `keyframe`) attributes',
     }),
     version_id: Type.Optional(Nullable(Id)),
     include_unannotated: Type.Boolean({ default: true, description: 'Whether images without annotations are exported (default true)' }),

@@ -10,6 +10,7 @@ import type { Metrics } from '../../lib/metrics.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { exportBlobKey } from '../../storage/keys.js';
 import { pagedItems, versionItems } from './export-dataset.service.js';
+import { FrameTracks } from './frame-tracks.logic.js';
 import type { ExportsRepository } from './exports.repository.js';
 import { toExportOut, type ExportFormatName, type ExportOut, type ExportRequest } from './exports.schemas.js';
 
@@ -85,19 +86,7 @@ export class ExportsService {
             controller.signal,
           ),
         }
-      : {
-          ...(await this.projectClassList(projectId)),
-          projectType: project.project_type as ProjectType,
-          items: pagedItems(
-            {
-              images: (cursor) => this.exports.projectImages(projectId, cursor),
-              annotations: (cursor) => this.exports.projectAnnotations(projectId, cursor, input.include_predictions === true),
-            },
-            this.blobs,
-            annotatedOnly,
-            controller.signal,
-          ),
-        };
+      : await this.projectDataset(projectId, project.project_type as ProjectType, annotatedOnly, input.include_predictions === true, controller.signal);
     const { stats, bytes } = await this.writeBlob(blobKey, writer, dataset, controller);
     this.metrics.throughput('export', stats.imageCount, bytes);
     try {
@@ -124,6 +113,29 @@ export class ExportsService {
       await this.blobs.delete(blobKey);
       throw error;
     }
+  }
+
+  /** A project's images with their annotations, and its videos with their tracks (frames carry their tracks' shapes). */
+  private async projectDataset(projectId: number, projectType: ProjectType, annotatedOnly: boolean, predictions: boolean, signal: AbortSignal): Promise<DatasetToWrite> {
+    const { tracks, keyframes } = await this.exports.projectTracks(projectId);
+    const frames = new FrameTracks(await this.exports.projectVideos(projectId), tracks, keyframes);
+    return {
+      ...(await this.projectClassList(projectId)),
+      projectType,
+      videos: frames.videos,
+      tracks: frames.tracks,
+      items: pagedItems(
+        {
+          images: (cursor) => this.exports.projectImages(projectId, cursor),
+          annotations: (cursor) => this.exports.projectAnnotations(projectId, cursor, predictions),
+        },
+        this.blobs,
+        annotatedOnly,
+        signal,
+        undefined,
+        frames,
+      ),
+    };
   }
 
   /** The file of an export, to a caller who may read its project; every other name is 404. */

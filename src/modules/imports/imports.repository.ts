@@ -1,7 +1,7 @@
 import { sql, type Insertable, type RawBuilder } from 'kysely';
 import type { Db, Executor, Tx } from '../../db/database.js';
 import { lockProjectImages } from '../../db/write-locks.js';
-import type { AnnotationsTable, ImagesTable, ProjectsTable } from '../../db/schema.js';
+import type { AnnotationsTable, ImagesTable, ProjectsTable, TrackKeyframesTable, TracksTable, VideosTable } from '../../db/schema.js';
 import type { ProjectRow } from '../projects/projects.schemas.js';
 import { BulkInsert } from '../../db/bulk-insert.js';
 import { chunks } from '../../lib/batches.js';
@@ -18,6 +18,7 @@ const IDS_PER_LIST = 500;
 
 const IMAGE_COLUMNS = [
   'project_id', 'filename', 'original_name', 'split', 'width', 'height', 'sha256', 'mime_type', 'size_bytes', 'blob_key', 'thumbnail_key', 'annotation_count', 'created_at',
+  'video_id', 'frame', 'timestamp_s',
 ] as const satisfies readonly (keyof NewImage)[];
 const ANNOTATION_COLUMNS = [
   'image_id', 'project_id', 'class_id', 'annotation_type', 'geometry', 'confidence', 'source', 'created_at', 'updated_at', 'attributes', 'group_id',
@@ -81,7 +82,10 @@ export class ImportsRepository {
 
   private async storeImages(images: NewImage[], trx: Tx): Promise<Map<string, number>> {
     const ids = new Map<string, number>();
-    const rows = await this.images.run(images.map((image) => ({ ...image, split: image.split ?? null, annotation_count: image.annotation_count ?? 0 })), trx);
+    const rows = await this.images.run(
+      images.map((image) => ({ ...image, split: image.split ?? null, annotation_count: image.annotation_count ?? 0, video_id: image.video_id ?? null, frame: image.frame ?? null, timestamp_s: image.timestamp_s ?? null })),
+      trx,
+    );
     for (const row of rows) ids.set(row.filename, row.id);
     return ids;
   }
@@ -124,9 +128,33 @@ export class ImportsRepository {
     return db.selectFrom('classes').select(['id', 'name']).where('project_id', '=', projectId).orderBy('id').execute();
   }
 
-  /** The annotations of class `fromClassId` become annotations of `toClassId`. */
+  /** The annotations (and tracks) of class `fromClassId` become annotations of `toClassId`. */
   async remapClass(fromClassId: number, toClassId: number, db: Executor): Promise<void> {
     await db.updateTable('annotations').set({ class_id: toClassId }).where('class_id', '=', fromClassId).execute();
+    await db.updateTable('tracks').set({ class_id: toClassId }).where('class_id', '=', fromClassId).execute();
+  }
+
+  /** A video of an imported frame sequence (no file of its own: its frames are the images). */
+  async insertVideo(values: Insertable<VideosTable>): Promise<number> {
+    const row = await this.db.insertInto('videos').values(values).returning('id').executeTakeFirstOrThrow();
+    return row.id;
+  }
+
+  async setVideoLength(videoId: number, frameCount: number, durationS: number): Promise<void> {
+    await this.db.updateTable('videos').set({ frame_count: frameCount, duration_s: durationS }).where('id', '=', videoId).execute();
+  }
+
+  /** Tracks with their keyframes, in one transaction. */
+  async insertTracks(tracks: { track: Insertable<TracksTable>; keyframes: Omit<Insertable<TrackKeyframesTable>, 'track_id'>[] }[]): Promise<void> {
+    if (tracks.length === 0) return;
+    await this.db.transaction().execute(async (trx) => {
+      for (const { track, keyframes } of tracks) {
+        const row = await trx.insertInto('tracks').values(track).returning('id').executeTakeFirstOrThrow();
+        for (const chunk of chunks(keyframes, IDS_PER_LIST)) {
+          if (chunk.length > 0) await trx.insertInto('track_keyframes').values(chunk.map((k) => ({ ...k, track_id: row.id }))).execute();
+        }
+      }
+    });
   }
 
   async moveClass(classId: number, projectId: number, color: string, db: Executor): Promise<void> {
@@ -260,6 +288,8 @@ export class ImportsRepository {
       .executeTakeFirstOrThrow();
     const images = await db.updateTable('images').set({ project_id: projectId }).where('project_id', '=', stagingId).executeTakeFirst();
     const annotations = await db.updateTable('annotations').set({ project_id: projectId }).where('project_id', '=', stagingId).executeTakeFirst();
+    await db.updateTable('videos').set({ project_id: projectId }).where('project_id', '=', stagingId).execute();
+    await db.updateTable('tracks').set({ project_id: projectId }).where('project_id', '=', stagingId).execute();
     return { images: Number(images.numUpdatedRows), annotatedImages: Number(annotated.n), annotations: Number(annotations.numUpdatedRows) };
   }
 

@@ -12,6 +12,7 @@ import type { Annotation, DatasetItem, DatasetSource } from '../../formats/datas
 import { readImage, stemOf } from '../../formats/dataset.js';
 import { FormatError } from '../../formats/format-error.js';
 import { readDataset, readDatasetZip } from '../../formats/readers/index.js';
+import { withTracksFromFrames } from '../../formats/frame-tracks.js';
 import { ConflictError, HttpError, ForbiddenError, NotFoundError, PayloadTooLargeError, ValidationError } from '../../http/errors.js';
 import { attributeProblem, type AttributeSpec, type AttributeValue } from '../../imaging/class-specs.js';
 import { GeometryError, parseGeometry, type AnnotationType } from '../../imaging/geometry.js';
@@ -31,6 +32,7 @@ import type { UploadedArchive } from './import-upload.adapter.js';
 import type { ImportsRepository, NewAnnotation, NewImage } from './imports.repository.js';
 import { planEntries, type EntryPlan } from './entry-pairing.logic.js';
 import { matchedAnnotations } from './annotation-match.logic.js';
+import { FrameVideos } from './frame-videos.logic.js';
 import { ensureFolder, resolvedPath, touch } from '../../storage/local-files.js';
 import {
   type ImportFolderRequest,
@@ -548,7 +550,11 @@ export class ImportsService {
    * with its own labels, byte-identical ones too (issue 18); their bytes are stored once. With `into` (an import into
    * an existing project), the files go under that project's keys.
    */
-  private async fill(projectId: number, source: DatasetSource, root: string | null, into?: IntoTarget): Promise<ImportCounts> {
+  private async fill(projectId: number, dataset: DatasetSource, root: string | null, into?: IntoTarget): Promise<ImportCounts> {
+    // Datumaro keeps a video's tracks as the `track_id` attribute of each frame's shapes (CVAT's and Versa's exports):
+    // a Datumaro dataset whose classes declare one is read again as video. (COCO keeps the ids as attribute values.)
+    const tracked = [...(dataset.classSpecs?.values() ?? [])].some((spec) => spec.attributes?.some((a) => a.name === 'track_id'));
+    const source = tracked && dataset.format === 'datumaro' && !dataset.tracks ? await withTracksFromFrames(dataset) : dataset;
     const blobProjectId = into?.projectId ?? projectId;
     const ledger = source.ledger ?? new ImportLedger();
     const counts: ImportCounts = { image_count: 0, annotated_image_count: 0, annotation_count: 0, class_count: 0, ledger };
@@ -614,6 +620,7 @@ export class ImportsService {
       await setImmediate();
     };
 
+    const videos = new FrameVideos(projectId, source, (values) => this.imports.insertVideo(values));
     const items: AsyncIterable<DatasetItem & { key?: string }> = apart ? apart.items() : source.items();
     for await (const prepared of this.prepareAll(projectId, items, root, into)) {
       const { item, sha256, probed, sizeBytes } = prepared;
@@ -638,6 +645,7 @@ export class ImportsService {
         ...this.ingest.columns(blobProjectId, sha256, sizeBytes, probed),
         annotation_count: rows.length,
         created_at: createdAt,
+        ...(item.video ? await videos.frame(item.video, size) : {}),
       });
       keys.push(item.key);
       if (rows.length > 0) annotations.set(filename, rows);
@@ -648,6 +656,9 @@ export class ImportsService {
     await flush();
     if (counts.image_count === 0) throw new HttpError(422, 'invalid_dataset', 'The dataset contains no images');
     if (apart) await this.fillLabelsApart(apart.annotations(), targets, annotationRow, counts);
+    await videos.finish((values) => this.imports.setVideoLength(...values));
+    await this.imports.insertTracks(await videos.trackRows(ledger, classId, source.classSpecs, (values, className, file, what) =>
+      keptAttributes({ attributes: values } as Annotation, source.classSpecs?.get(className)?.attributes ?? [], ledger, file, what)));
     return counts;
   }
 

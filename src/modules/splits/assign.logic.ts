@@ -110,10 +110,14 @@ export function assignGrouped(
   seed: number,
   threshold: number,
 ): { assignment: Map<number, SplitName>; groups: number[][] } {
-  const groups = nearDuplicateGroups(items, threshold);
-  const shuffled = Random.from('split-grouped', seed).shuffle(groups);
+  return assignGroups(nearDuplicateGroups(items, threshold), percentages, seed, 'split-grouped');
+}
+
+/** Groups placed whole: in seeded random order, largest first, each to the split furthest below its target. */
+export function assignGroups(groups: number[][], percentages: SplitPercentages, seed: number, stream = 'split-groups'): { assignment: Map<number, SplitName>; groups: number[][] } {
+  const shuffled = Random.from(stream, seed).shuffle(groups);
   shuffled.sort((a, b) => b.length - a.length);
-  const targets = targetCounts(items.length, percentages);
+  const targets = targetCounts(shuffled.reduce((n, g) => n + g.length, 0), percentages);
   const open = SPLIT_NAMES.filter((s) => percentages[s] > 0);
   const placed = zeroCounts();
   const assignment = new Map<number, SplitName>();
@@ -123,6 +127,85 @@ export function assignGrouped(
     for (const id of group) assignment.set(id, split);
   }
   return { assignment, groups: shuffled };
+}
+
+/**
+ * Groups joined wherever a video's frames fall in more than one (issue 26: all frames of a video go to one split, so
+ * no split sees frames of a video another split trains on); frames of a video in no group join as one. `videoOf`
+ * names the video of each image that is a frame. Each group sorted, in order of its smallest id.
+ */
+export function withVideosTogether(groups: readonly number[][], videoOf: ReadonlyMap<number, number>): number[][] {
+  const parent = groups.map((_, i) => i);
+  const find = (i: number): number => {
+    while (parent[i] !== i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  const first = new Map<number, number>();
+  groups.forEach((group, i) => {
+    for (const id of group) {
+      const video = videoOf.get(id);
+      if (video === undefined) continue;
+      const seen = first.get(video);
+      if (seen === undefined) first.set(video, i);
+      else {
+        const [a, b] = [find(seen), find(i)];
+        if (a !== b) parent[Math.max(a, b)] = Math.min(a, b);
+      }
+    }
+  });
+  const merged = new Map<number, number[]>();
+  groups.forEach((group, i) => {
+    const root = find(i);
+    merged.set(root, [...(merged.get(root) ?? []), ...group]);
+  });
+  return [...merged.values()].map((ids) => ids.sort((a, b) => a - b)).sort((a, b) => a[0] - b[0]);
+}
+
+/** Every image alone, except a video's frames, which go together. */
+export function videoUnits(ids: readonly number[], videoOf: ReadonlyMap<number, number>): number[][] {
+  return withVideosTogether(ids.map((id) => [id]), videoOf);
+}
+
+/**
+ * Stratification over units (a video's frames are one unit labelled with every class its frames show, any other
+ * image its own unit), each unit's split then given to all its images.
+ */
+export function assignStratifiedUnits(items: readonly LabelledItem[], videoOf: ReadonlyMap<number, number>, percentages: SplitPercentages, seed: number): Map<number, SplitName> {
+  const labels = new Map(items.map((i) => [i.id, i.labels]));
+  const units = videoUnits(items.map((i) => i.id), videoOf);
+  const unitOf = assignStratified(units.map((unit) => ({ id: unit[0], labels: [...new Set(unit.flatMap((id) => labels.get(id) ?? []))] })), percentages, seed);
+  const out = new Map<number, SplitName>();
+  for (const unit of units) for (const id of unit) out.set(id, unitOf.get(unit[0])!);
+  return out;
+}
+
+/**
+ * A version's splits (issue 26): images with a split keep it, except that a video's frames all go to the split most
+ * of its frames with one already have (ties: the earlier split); the others are dealt at random (seeded), a video's
+ * frames as one unit. Without videos this is `assignRandom` over the images with no split.
+ */
+export function assignKeepingVideos(images: readonly { id: number; split: SplitName | null; video_id: number | null }[], percentages: SplitPercentages, seed: number): Map<number, SplitName> {
+  const out = new Map<number, SplitName>();
+  const votes = new Map<number, SplitCounts>();
+  for (const image of images) {
+    if (image.split === null) continue;
+    out.set(image.id, image.split);
+    if (image.video_id !== null) (votes.get(image.video_id) ?? votes.set(image.video_id, zeroCounts()).get(image.video_id)!)[image.split]++;
+  }
+  const videoSplit = new Map([...votes].map(([video, counts]) => [video, SPLIT_NAMES.reduce((a, b) => (counts[b] > counts[a] ? b : a))]));
+  const open: number[] = [];
+  const videoOf = new Map<number, number>();
+  for (const image of images) {
+    const fixed = image.video_id === null ? undefined : videoSplit.get(image.video_id);
+    if (fixed) out.set(image.id, fixed);
+    else if (image.split === null) {
+      open.push(image.id);
+      if (image.video_id !== null) videoOf.set(image.id, image.video_id);
+    }
+  }
+  const dealt = videoOf.size === 0 ? assignRandom(open, percentages, seed) : assignGroups(videoUnits(open, videoOf), percentages, seed, 'split-random').assignment;
+  for (const [id, split] of dealt) out.set(id, split);
+  return out;
 }
 
 /** Groups of item ids (each sorted, in order of their smallest id) linked by hashes within `threshold` bits. */

@@ -20,6 +20,12 @@ export class SplitsRepository {
     return rows.map((r) => r.id);
   }
 
+  /** The video of each image that is a frame (a video's frames go to one split). */
+  async videoOf(projectId: number): Promise<Map<number, number>> {
+    const rows = await this.db.selectFrom('images').select(['id', 'video_id']).where('project_id', '=', projectId).where('video_id', 'is not', null).execute();
+    return new Map(rows.map((r) => [r.id, r.video_id!]));
+  }
+
   /** Every image's class names (distinct), for stratification. */
   async imageClassNames(projectId: number): Promise<Map<number, string[]>> {
     const rows = await this.db

@@ -4,7 +4,9 @@ import type { ProjectAccess } from '../../access/project-access.js';
 import { ValidationError } from '../../http/errors.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import type { LockGuard } from '../locks/lock-guard.service.js';
-import { assignGrouped, assignRandom, assignStratified, zeroCounts, type SplitCounts, type SplitPercentages } from './assign.logic.js';
+import {
+  assignGrouped, assignGroups, assignRandom, assignStratified, assignStratifiedUnits, nearDuplicateGroups, videoUnits, withVideosTogether, zeroCounts, type SplitCounts, type SplitPercentages,
+} from './assign.logic.js';
 import type { SplitName } from '../../lib/vocabulary.js';
 import { dHash, hashHalves, NEAR_DUPLICATE_MAX_DISTANCE } from '../../imaging/perceptual-hash.js';
 import type { SplitsRepository } from './splits.repository.js';
@@ -53,18 +55,24 @@ export class SplitsService {
 
     let assignment: Map<number, SplitName>;
     const result: SplitResultOut = { counts: zeroCounts(), seed, strategy };
+    // A video's frames go to one split whatever the strategy (issue 26); a project without videos splits as before.
+    const videoOf = await this.splits.videoOf(projectId);
     if (strategy === 'stratified') {
       const classes = await this.splits.imageClassNames(projectId);
       const ids = await this.splits.imageIds(projectId);
-      assignment = assignStratified(ids.map((id) => ({ id, labels: classes.get(id) ?? [] })), percentages, seed);
+      const items = ids.map((id) => ({ id, labels: classes.get(id) ?? [] }));
+      assignment = videoOf.size === 0 ? assignStratified(items, percentages, seed) : assignStratifiedUnits(items, videoOf, percentages, seed);
       result.per_class = perClass(classes, assignment);
     } else if (strategy === 'grouped') {
       const hashed = await this.hashes(projectId);
-      const grouped = assignGrouped(hashed, percentages, seed, NEAR_DUPLICATE_MAX_DISTANCE);
+      const grouped = videoOf.size === 0
+        ? assignGrouped(hashed, percentages, seed, NEAR_DUPLICATE_MAX_DISTANCE)
+        : assignGroups(withVideosTogether(nearDuplicateGroups(hashed, NEAR_DUPLICATE_MAX_DISTANCE), videoOf), percentages, seed, 'split-grouped');
       assignment = grouped.assignment;
       result.groups = grouped.groups.filter((g) => g.length > 1).length;
     } else {
-      assignment = assignRandom(await this.splits.imageIds(projectId), percentages, seed);
+      const ids = await this.splits.imageIds(projectId);
+      assignment = videoOf.size === 0 ? assignRandom(ids, percentages, seed) : assignGroups(videoUnits(ids, videoOf), percentages, seed, 'split-random').assignment;
     }
     await this.locks.assertNoneLocked(caller, { projectId });
     await this.splits.assign(projectId, assignment);

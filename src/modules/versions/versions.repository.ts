@@ -17,6 +17,8 @@ export interface SourceImage {
   sha256: string;
   width: number;
   height: number;
+  /** The video the image is a frame of (its frames go to one split). */
+  video_id: number | null;
 }
 
 export interface SourceAnnotation {
@@ -68,7 +70,7 @@ export class VersionsRepository {
   projectImages(tx: Executor, projectId: number): Promise<SourceImage[]> {
     return tx
       .selectFrom('images')
-      .select(['id', 'original_name', 'split', 'blob_key', 'sha256', 'width', 'height'])
+      .select(['id', 'original_name', 'split', 'blob_key', 'sha256', 'width', 'height', 'video_id'])
       .where('project_id', '=', projectId)
       .orderBy('id')
       .execute();

@@ -6,7 +6,7 @@ import { parseRecipe, recipeDefaults, type Recipe } from '../../imaging/recipe/i
 import type { JobQueue } from '../../jobs/job-queue.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { deleteImageFiles, deleteVersionFiles } from '../../storage/lifecycle.js';
-import { assignRandom } from '../splits/assign.logic.js';
+import { assignKeepingVideos } from '../splits/assign.logic.js';
 import { SPLIT_NAMES, type SplitName } from '../../lib/vocabulary.js';
 import { checkPercentages, randomSeed } from '../splits/splits.service.js';
 import { diffVersions } from './diff.logic.js';
@@ -269,11 +269,11 @@ function snapshotRows(versionId: number, images: SourceImage[], annotations: Sou
     byImage.set(a.image_id, list);
   }
   const hasSplit = (s: string | null): s is SplitName => s !== null && (SPLIT_NAMES as readonly string[]).includes(s);
-  const assigned = assignRandom(images.filter((i) => !hasSplit(i.split)).map((i) => i.id), split, seed);
+  const assigned = assignKeepingVideos(images.map((i) => ({ id: i.id, split: hasSplit(i.split) ? i.split : null, video_id: i.video_id })), split, seed);
   return images.map((image) => ({
     version_id: versionId,
     source_image_id: image.id,
-    split: hasSplit(image.split) ? image.split : assigned.get(image.id)!,
+    split: assigned.get(image.id)!,
     filename: image.original_name,
     blob_key: image.blob_key,
     sha256: image.sha256,
