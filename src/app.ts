@@ -146,7 +146,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const runner = { jobs, log: app.log, metrics };
   const inProcess = config.redisUrl ? null : new InProcessQueue(runner, 1);
   const queue: JobQueue = inProcess
-    ?? new (await import('./jobs/bullmq-queue.js')).BullmqQueue(runner, { redisUrl: config.redisUrl!, prefix: config.queuePrefix, work: config.role !== 'api' });
+    ?? new (await import('./jobs/bullmq-queue.js')).BullmqQueue(runner, { redisUrl: config.redisUrl!, prefix: config.queuePrefix, work: config.role !== 'api', lockMs: config.jobLockMs });
   app.addHook('onClose', () => queue.close());
 
   const projectsRepository = new ProjectsRepository(db);

@@ -60,6 +60,11 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** The FFmpeg programs that decode uploaded videos into frames (FFMPEG_PATH, FFPROBE_PATH; found on PATH by default). */
   readonly ffmpeg: { readonly ffmpeg: string; readonly ffprobe: string };
+  /**
+   * How long a worker's hold on a running job lasts unrenewed (JOB_LOCK_S; renewed every half of it while the worker
+   * lives): a job whose worker died (kill -9, machine lost) goes to another worker within about twice this.
+   */
+  readonly jobLockMs: number;
 }
 
 export type BlobStoreConfig = { readonly kind: 'local'; readonly root: string } | S3BlobStoreConfig;
@@ -217,5 +222,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: metricsToken(env.METRICS_TOKEN),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_S', 30, 0, 86_400) * 1000,
     ffmpeg: Object.freeze({ ffmpeg: env.FFMPEG_PATH || 'ffmpeg', ffprobe: env.FFPROBE_PATH || 'ffprobe' }),
+    jobLockMs: int(env, 'JOB_LOCK_S', 30, 1, 3600) * 1000,
   });
 }
