@@ -129,7 +129,7 @@ class VersaProcess {
     const res = await fetch(this.url + path, {
       method,
       headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(json ? { 'content-type': 'application/json' } : form?.headers ?? {}) },
-      body: body === undefined ? undefined : json ? JSON.stringify(body) : form!.payload,
+      body: body === undefined ? undefined : json ? JSON.stringify(body) : new Uint8Array(form!.payload!),
     });
     const text = await res.text();
     let parsed: any = text;
@@ -263,7 +263,7 @@ describe('two API processes and two workers sharing only PostgreSQL, Redis and S
     });
     assert.equal(ready.status, 'ready', JSON.stringify(ready));
     const exported = await apis[0].api('POST', `/api/projects/${projectId}/export`, token, { format: 'yolo', version_id: created.body.id });
-    assert.equal(exported.status, 201, JSON.stringify(exported.body));
+    assert.equal(exported.status, 200, JSON.stringify(exported.body));
     const download = await apis[1].raw(exported.body.url, token);
     assert.equal(download.status, 200);
     assert.equal(download.bytes.length, exported.body.size_bytes);
@@ -280,7 +280,8 @@ describe('two API processes and two workers sharing only PostgreSQL, Redis and S
     // Which worker took it: BullMQ records the taker (host:pid); its outputs are being written to the bucket.
     const { Queue } = await import('bullmq');
     const { Redis } = await import('ioredis');
-    const queue = new Queue('versa-jobs', { connection: new Redis(REDIS, { maxRetriesPerRequest: null }), prefix: queuePrefix });
+    const connection = new Redis(REDIS, { maxRetriesPerRequest: null });
+    const queue = new Queue('versa-jobs', { connection, prefix: queuePrefix });
     let victim: VersaProcess;
     try {
       victim = await until('the generation to be running', 60_000, async () => {
@@ -291,6 +292,7 @@ describe('two API processes and two workers sharing only PostgreSQL, Redis and S
       });
     } finally {
       await queue.close();
+      connection.disconnect();
     }
     await victim.kill();
     const row = (await db.query('select status from jobs where id = $1', [jobId])).rows[0];
