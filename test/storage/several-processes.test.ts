@@ -206,9 +206,12 @@ describe('two API processes and two workers sharing only PostgreSQL, Redis and S
     await bucket?.empty();
   });
 
-  it('each process has an empty DATA_DIR of its own and the API processes serve no job, the workers no HTTP', async () => {
+  it('each process has an empty DATA_DIR of its own and the workers answer only health and metrics over HTTP', async () => {
     for (const proc of processes) assert.deepEqual((await readdir(proc.dataDir)).filter((name) => name === 'blobs' || name.endsWith('.db')), [], proc.name);
-    await assert.rejects(fetch(`${workers[0].url}/api/health`), 'a worker listens on no port');
+    // A worker answers its health and metrics (for the load balancer and Prometheus), and nothing else.
+    assert.equal((await fetch(`${workers[0].url}/api/health`)).status, 200);
+    assert.equal((await fetch(`${workers[0].url}/api/projects`)).status, 404);
+    assert.equal((await fetch(`${workers[0].url}/metrics`)).status, 401);
   });
 
   it('a user registered through one API logs in through the other; an upload through one is read back through the other', async () => {
