@@ -95,7 +95,6 @@ class VersaProcess {
     let exited: number | null | undefined;
     child.once('exit', (code, signal) => (exited = code ?? (signal ? -1 : null)));
     await until(`${name} to start`, 240_000, async () => {
-      if (process.env.SEVERAL_DEBUG) process.stderr.write('');
       if (exited !== undefined) throw new Error(`${name} exited (${exited}) while starting:\n${proc.log.slice(-3000)}`);
       if (role === 'worker') return proc.log.includes('worker started: taking jobs from the queue');
       return fetch(`${proc.url}/api/health`).then((res) => res.ok, () => false);
