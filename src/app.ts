@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import cookie from '@fastify/cookie';
 import { AccessRepository } from './access/access.repository.js';
 import { ImageLookup } from './access/image-lookup.repository.js';
@@ -155,7 +155,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const runner = { jobs, log: app.log, metrics };
   const inProcess = config.redisUrl ? null : new InProcessQueue(runner, 1);
   const queue: JobQueue = inProcess
-    ?? new (await import('./jobs/bullmq-queue.js')).BullmqQueue(runner, { redisUrl: config.redisUrl!, prefix: config.queuePrefix, work: config.role !== 'api' });
+    ?? new (await import('./jobs/bullmq-queue.js')).BullmqQueue(runner, { redisUrl: config.redisUrl!, prefix: config.queuePrefix, work: config.role !== 'api', lockMs: config.jobLockMs });
   app.addHook('onClose', () => queue.close());
 
   const projectsRepository = new ProjectsRepository(db);
@@ -210,6 +210,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const deps: ModuleDeps = { config, db, scanDb: database.scanDb, transactions: transactionsOf(db), blobs, queue, access, orgAccess, services, plugins, metrics };
 
   registerErrorHandler(app);
+  // A worker answers only its health, readiness and metrics (for the load balancer's and Prometheus's scrapes).
+  if (config.role === 'worker') app.addHook('onRequest', workerRoutesOnly);
   registerRequestMetrics(app, metrics);
   registerInputGuard(app);
   await app.register(cookie);
@@ -305,4 +307,10 @@ function pipelinePorts(quality: QualityModule, cleaning: CleaningModule, trainin
       },
     },
   };
+}
+
+const WORKER_ROUTES = new Set(['/api/health', '/api/ready', '/metrics']);
+
+async function workerRoutesOnly(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  if (!WORKER_ROUTES.has(request.url.split('?')[0])) await reply.status(404).send({ detail: 'This is a worker process (VERSA_ROLE=worker): it serves only /api/health, /api/ready and /metrics' });
 }

@@ -69,6 +69,11 @@ export interface Config {
   readonly storageAllowlist: readonly string[];
   /** How often each process looks for project storages due for their scheduled sync (STORAGE_SYNC_CHECK_S). */
   readonly storageSyncCheckMs: number;
+  /**
+   * How long a worker's hold on a running job lasts unrenewed (JOB_LOCK_S; renewed every half of it while the worker
+   * lives): a job whose worker died (kill -9, machine lost) goes to another worker within about twice this.
+   */
+  readonly jobLockMs: number;
 }
 
 export type BlobStoreConfig = { readonly kind: 'local'; readonly root: string } | S3BlobStoreConfig;
@@ -236,5 +241,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretsKey: secretsKey(env.SECRETS_KEY),
     storageAllowlist: Object.freeze(urlPrefixes(env, 'STORAGE_ALLOWLIST')),
     storageSyncCheckMs: int(env, 'STORAGE_SYNC_CHECK_S', 60, 1, 86_400) * 1000,
+    jobLockMs: int(env, 'JOB_LOCK_S', 30, 1, 3600) * 1000,
   });
 }

@@ -44,12 +44,9 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  if (config.role === 'worker') {
-    await app.ready();
-    app.log.info('worker started: taking jobs from the queue');
-    return;
-  }
   await app.listen({ port: config.port, host: config.host });
+  // A worker's port answers only /api/health, /api/ready and /metrics.
+  if (config.role === 'worker') app.log.info('worker started: taking jobs from the queue');
 }
 
 main().catch((err) => {

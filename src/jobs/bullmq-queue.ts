@@ -1,4 +1,5 @@
 import { Queue, WaitingError, Worker, type Job } from 'bullmq';
+import { hostname } from 'node:os';
 import { Redis } from 'ioredis';
 import { FINISHED_STATUSES, type EnqueueOptions, type JobHandler, type JobQueue, type JobRow } from './job-queue.js';
 import { runJob, type JobRunner } from './run-job.js';
@@ -14,6 +15,8 @@ export interface BullmqQueueOptions {
   /** Whether this process takes jobs (roles `worker` and `all`) or only enqueues them (`api`). */
   work: boolean;
   concurrency?: number;
+  /** How long a job stays held by a worker that stopped renewing its hold (it died) before another may take it. */
+  lockMs?: number;
 }
 
 /**
@@ -59,6 +62,9 @@ export class BullmqQueue implements JobQueue {
         connection: this.connection(),
         prefix: this.options.prefix,
         concurrency: this.options.concurrency ?? 1,
+        // Which process runs a job (BullMQ's processedBy): host and pid, for operators and the several-processes test.
+        name: `${hostname()}:${process.pid}`,
+        ...(this.options.lockMs ? { lockDuration: this.options.lockMs, stalledInterval: this.options.lockMs } : {}),
       });
       this.worker.on('error', (err) => this.runner.log.error({ err }, 'job worker error'));
       // A job whose worker died is re-run once by BullMQ's stalled check; past that BullMQ fails it without running
@@ -112,7 +118,10 @@ export class BullmqQueue implements JobQueue {
 
   private async run(job: Job, token: string | undefined): Promise<void> {
     const jobId = Number(job.data.jobId);
-    const row = await this.runner.jobs.find(jobId);
+    let row = await this.runner.jobs.find(jobId);
+    // BullMQ hands a job over again only when the worker holding it stopped renewing its lock (it died mid-job): the
+    // record still says running, and the job starts over here, as a released one would.
+    if (row?.status === 'running' && job.stalledCounter > 0 && (await this.runner.jobs.requeueStalled(jobId))) row = await this.runner.jobs.find(jobId);
     if (!row || row.status !== 'queued') return;
     const handler = this.handlers.get(row.name);
     if (!handler) {

@@ -94,6 +94,28 @@ export class JobsRepository {
       .execute();
   }
 
+  /**
+   * A running job whose worker died (BullMQ handed it to another worker): back to `queued` to start over, true; or,
+   * when someone asked to cancel it meanwhile, ended `cancelled`, false.
+   */
+  async requeueStalled(id: number): Promise<boolean> {
+    const requeued = await this.db
+      .updateTable('jobs')
+      .set({ status: 'queued', progress: 0, eta_seconds: null, message: 'its worker stopped: started again' })
+      .where('id', '=', id)
+      .where('status', '=', 'running')
+      .where('cancel_requested', '=', 0)
+      .executeTakeFirst();
+    if (Number(requeued.numUpdatedRows) > 0) return true;
+    await this.db
+      .updateTable('jobs')
+      .set({ status: 'cancelled', message: 'cancelled', eta_seconds: null, finished_at: new Date().toISOString() })
+      .where('id', '=', id)
+      .where('status', '=', 'running')
+      .execute();
+    return false;
+  }
+
   /** The jobs a shutdown released, oldest first. */
   released(): Promise<JobRow[]> {
     return this.db.selectFrom('jobs').selectAll().where('status', '=', 'queued').where('message', '=', RELEASED_MESSAGE).orderBy('id').execute();

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { MaintenanceRepository } from '../../src/modules/maintenance/maintenance.repository.js';
 import { MaintenanceService } from '../../src/modules/maintenance/maintenance.service.js';
-import { StoredFiles } from '../../src/modules/maintenance/stored-files.adapter.js';
+import { TemporaryFiles } from '../../src/modules/maintenance/temporary-files.adapter.js';
 import { multipart } from '../helpers/multipart.js';
 import { startTestApp, type Client, type TestApp } from '../helpers/test-app.js';
 import { buildZip, type ZipEntry } from '../helpers/zip-build.js';
@@ -281,7 +281,7 @@ describe('import of a labelled dataset into an existing project', () => {
     // Deleting one of the two images keeps the file the other still uses, and so does the start-up sweep of orphan
     // files; deleting both removes it.
     assert.equal((await alice.delete(`/api/images/${images[0].id}`)).status, 204);
-    const sweep = new MaintenanceService(new MaintenanceRepository(t.versa.deps.db), new StoredFiles(join(t.dataDir, 'blobs'), join(t.dataDir, 'tmp')), 0);
+    const sweep = new MaintenanceService(new MaintenanceRepository(t.versa.deps.db), t.versa.deps.blobs, new TemporaryFiles(join(t.dataDir, 'tmp')), 0);
     await new Promise((resolve) => setTimeout(resolve, 20));
     await sweep.sweep();
     assert.equal((await alice.get(`/api/projects/${projectId}/images/file/${images[1].filename}`)).status, 200);

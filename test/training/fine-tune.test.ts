@@ -107,7 +107,7 @@ describe('fine-tuning from a registered model', { timeout: 15 * 60_000 }, () => 
 
   it('loads operator-supplied weights from MODELS_ROOT by the same path', async () => {
     // A Versa checkpoint copied under MODELS_ROOT (as an operator would) starts a run like a base model does.
-    const runDir = (await owner.get(`/api/projects/${base.projectId}/models`)).body[0].path.replace(/weights\/best\.onnx$/, '');
+    const runDir = (await t.versa.deps.db.selectFrom('experiments').select('run_dir').where('id', '=', base.experimentId).executeTakeFirstOrThrow()).run_dir!;
     await mkdir(join(modelsRoot, 'shapes'), { recursive: true });
     await copyFile(join(runDir, 'weights', 'best.pt'), join(modelsRoot, 'shapes', 'detector.pt'));
     const run = await train(owner, target.projectId, { version_id: target.versionId, pretrained_weights: 'shapes/detector.pt', model: 'versa-detect-n', imgsz: 96, epochs: 1 });

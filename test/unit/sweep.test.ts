@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { StoredFiles } from '../../src/modules/maintenance/stored-files.adapter.js';
+import { TemporaryFiles } from '../../src/modules/maintenance/temporary-files.adapter.js';
 
 describe('sweep of the temporary area', () => {
   let root: string;
@@ -25,12 +25,12 @@ describe('sweep of the temporary area', () => {
     for (const path of ['versa-import-dead/images/a.jpg', 'versa-import-dead/images', 'versa-import-dead', 'versa-import-live/b.jpg', 'model-uploads/abandoned.upload', 'model-uploads']) {
       await utimes(join(tmp, path), old, old);
     }
-    const files = new StoredFiles(join(root, 'blobs'), tmp);
+    const files = new TemporaryFiles(tmp);
     const cutoff = Date.now() - 60_000;
-    assert.equal(await files.removeStaleTemporary(cutoff), 4);
+    assert.equal(await files.removeStale(cutoff), 4);
     assert.deepEqual((await readdir(tmp)).sort(), ['model-uploads', 'versa-import-live']);
     assert.deepEqual(await readdir(join(tmp, 'model-uploads')), ['in-flight.upload']);
     assert.deepEqual(await readdir(join(tmp, 'versa-import-live')), ['b.jpg']);
-    assert.equal(await files.removeStaleTemporary(cutoff), 0);
+    assert.equal(await files.removeStale(cutoff), 0);
   });
 });

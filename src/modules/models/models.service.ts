@@ -149,16 +149,24 @@ export class ModelsService {
     let name = input.name;
     if (await this.models.findByName(projectId, name)) name = `${name}-exp${input.experimentId}`;
     const caller = { userId: userId ?? 0 } as Caller;
-    const model = await this.insert(caller, projectId, {
-      name,
-      described,
-      file,
-      source: 'training_run',
-      path: input.path,
-      blobKey: null,
-      trained: { experimentId: input.experimentId, versionId: input.versionId, metrics: input.metrics },
-    }, userId);
-    return { model, created: true };
+    // Published to the store: the run's folder is this worker's scratch space, and every API process serves the model.
+    let blobKey: string | null = modelBlobKey(projectId, file.sha256, storedExtension(described.format));
+    try {
+      await this.blobs.putStream(blobKey, readStream(input.path));
+      const model = await this.insert(caller, projectId, {
+        name,
+        described,
+        file,
+        source: 'training_run',
+        path: null,
+        blobKey,
+        trained: { experimentId: input.experimentId, versionId: input.versionId, metrics: input.metrics },
+      }, userId);
+      blobKey = null;
+      return { model, created: true };
+    } finally {
+      if (blobKey) await this.blobs.delete(blobKey);
+    }
   }
 
   /** A model the caller may read (it may be another project's), e.g. to fine-tune from; 404 when it may not. */
@@ -175,7 +183,9 @@ export class ModelsService {
 
   /** Removes a registration made by a training run that then failed to record itself (nothing half-registered). */
   async unregisterTrained(modelId: number): Promise<void> {
+    const model = await this.models.find(modelId);
     await this.models.delete(modelId);
+    if (model?.blob_key) await this.blobs.delete(model.blob_key);
   }
 
   /** Versa's own training runs as run weights (listed by the training module), besides RUNS_ROOT's folders. */

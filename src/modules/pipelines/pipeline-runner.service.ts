@@ -1,3 +1,4 @@
+import { JobReleasedError } from '../../jobs/job-queue.js';
 import type { PluginRegistry, StepData, StepRunContext } from '../../plugins/plugin-registry.js';
 import { topologicalOrder } from './pipeline-validation.logic.js';
 import type { PipelinesRepository } from './pipelines.repository.js';
@@ -26,8 +27,14 @@ export class PipelineRunner {
   ) {}
 
   async run(runId: number, signal?: AbortSignal, reporter?: RunReporter): Promise<object> {
-    const row = await this.repository.findRun(runId);
+    let row = await this.repository.findRun(runId);
     if (!row) throw new Error(`Pipeline run ${runId} was deleted before it started`);
+    // Its job is running again while the run says running: the process that ran it died (its worker was killed); the
+    // run starts over from its first step, as the job does.
+    if (row.status === 'running') {
+      await this.repository.requeueRun(runId, pendingSteps(row.steps));
+      row = (await this.repository.findRun(runId))!;
+    }
     if (!(await this.repository.startRun(runId))) return { status: row.status };
     const progress = new RunProgress(this.repository, runId, JSON.parse(row.steps) as StepRunOut[], reporter);
     const onAbort = () => progress.controller.abort();
@@ -39,6 +46,11 @@ export class PipelineRunner {
     } finally {
       clearInterval(poll);
       signal?.removeEventListener('abort', onAbort);
+    }
+    // A shutdown released the job: the run goes back to the queue with it (not cancelled), to start over elsewhere.
+    if (signal?.reason instanceof JobReleasedError) {
+      await this.repository.requeueRun(runId, pendingSteps(row.steps));
+      throw signal.reason;
     }
     const status = failure ? (failure.cancelled ? 'cancelled' : 'failed') : 'succeeded';
     const error = failure ? `Step '${failure.stepId}' ${failure.cancelled ? 'was cancelled' : `failed: ${failure.message}`}` : null;
@@ -187,4 +199,10 @@ function untilAborted<T>(work: () => Promise<T>, signal: AbortSignal): Promise<T
 /** Later data of a kind replaces earlier data of the same kind. */
 function mergeInto(target: StepData, source: StepData): void {
   for (const [k, v] of Object.entries(source)) if (v !== undefined) target[k] = v;
+}
+
+/** The steps as a run that has not started has them: all pending, nothing recorded. */
+function pendingSteps(text: string): string {
+  const steps = JSON.parse(text) as StepRunOut[];
+  return JSON.stringify(steps.map((step) => ({ ...step, status: 'pending', started_at: null, finished_at: null, duration_ms: null, progress: 0, outputs: {}, error: null })));
 }

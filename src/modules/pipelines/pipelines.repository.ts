@@ -156,6 +156,19 @@ export class PipelinesRepository {
     return Number(res.numUpdatedRows) === 1;
   }
 
+  /**
+   * A running run whose job is handed back to the queue (a shutdown released it, or its worker died): `queued` again,
+   * its steps pending, to run from its first step in the process that takes the job next.
+   */
+  async requeueRun(id: number, steps: string): Promise<void> {
+    await this.db
+      .updateTable('pipeline_runs')
+      .set({ status: 'queued', steps, outputs: '{}', progress: 0, eta_seconds: null, error: null, started_at: null })
+      .where('id', '=', id)
+      .where('status', '=', 'running')
+      .execute();
+  }
+
   /** Records progress while the run is still running (a cancelled run keeps its status). */
   async updateRun(id: number, changes: { steps?: string; outputs?: string; progress?: number; eta_seconds?: number | null }): Promise<void> {
     await this.db.updateTable('pipeline_runs').set(changes).where('id', '=', id).where('status', '=', 'running').execute();

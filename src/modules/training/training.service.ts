@@ -240,7 +240,8 @@ export class TrainingService {
     const experiment = await this.repository.find(ctx.payload.experimentId);
     if (!experiment) throw new Error(`Experiment ${ctx.payload.experimentId} was deleted before it ran`);
     const adapter = adapterNamed(experiment.adapter)!;
-    const runDir = experiment.run_dir!;
+    // The run's folder is on the machine that trains (the request named one on its own machine): its scratch space.
+    const runDir = join(this.runsDir, adapter.name, `exp-${experiment.id}`);
     const dataDir = this.dataDirOf(experiment.id);
     const started = Date.now();
     const params = JSON.parse(experiment.params) as Record<string, unknown>;
@@ -249,7 +250,7 @@ export class TrainingService {
     let history: HistoryRow[] = [];
     let modelId: number | null = null;
     let registered = false;
-    await this.repository.update(experiment.id, { status: 'running' });
+    await this.repository.update(experiment.id, { status: 'running', run_dir: runDir });
     try {
       await freshFolder(runDir);
       if (adapter.modality === 'tabular') {
