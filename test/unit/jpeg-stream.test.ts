@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import sharp from 'sharp';
+import sharp, { type JpegOptions } from 'sharp';
 import { JpegStreamSplitter } from '../../src/media/jpeg-stream.js';
 
 const jpeg = (seed: number) =>
   sharp({ create: { width: 40 + seed, height: 30, channels: 3, background: { r: seed * 40, g: 255 - seed * 30, b: 90 } } })
     .composite([{ input: Buffer.from(`<svg width="20" height="20"><circle cx="10" cy="10" r="${5 + seed}" fill="#f0f"/></svg>`), left: 3, top: 3 }])
-    .jpeg({ quality: 90, restartInterval: seed % 2 === 0 ? 0 : 1 } as sharp.JpegOptions)
+    .jpeg({ quality: 90, restartInterval: seed % 2 === 0 ? 0 : 1 } as JpegOptions)
     .toBuffer();
 
 /** A comment segment whose bytes hold the end-of-image marker, put right after start-of-image. */
