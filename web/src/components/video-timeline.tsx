@@ -206,8 +206,8 @@ export function VideoTimeline({ projectId, image, controller, loader, state, cla
         <button onClick={() => actions.current?.step(-1)} disabled={at <= 0} title="Previous frame (,)" aria-label="Previous frame">‹</button>
         <button onClick={() => actions.current?.togglePlay()} title="Play / pause (/)" aria-label={playing ? 'Pause' : 'Play'}>{playing ? '❚❚' : '▶'}</button>
         <button onClick={() => actions.current?.step(1)} disabled={at < 0 || at >= last} title="Next frame (.)" aria-label="Next frame">›</button>
-        <button onClick={() => jumpKeyframe(-1)} title="Previous keyframe (<)" aria-label="Previous keyframe">⏮</button>
-        <button onClick={() => jumpKeyframe(1)} title="Next keyframe (>)" aria-label="Next keyframe">⏭</button>
+        <button onClick={() => jumpKeyframe(-1)} title="Previous keyframe (<)" aria-label="Previous keyframe">◆‹</button>
+        <button onClick={() => jumpKeyframe(1)} title="Next keyframe (>)" aria-label="Next keyframe">›◆</button>
         <span className="small" data-testid="frame-position">
           Frame {frameNo} · {at + 1} / {frames.length}
         </span>

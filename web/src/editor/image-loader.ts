@@ -30,8 +30,16 @@ interface Decoded {
  * createImageBitmap, which runs off the main thread, into a full-size bitmap plus a downscaled preview for
  * zoomed-out frames: opening it does not freeze the page, and painting never decodes it again.
  */
-async function decodeImage(url: string, width: number, height: number): Promise<Decoded> {
+async function decodeImage(url: string, width: number, height: number, frame: boolean): Promise<Decoded> {
   const longest = Math.max(width, height);
+  if (frame && longest <= PREVIEW_MAX) {
+    // A video's frame: decoded off the main thread into a bitmap that stays decoded, so stepping and playback
+    // draw prefetched frames without decoding them again.
+    const res = await fetch(url, { credentials: 'same-origin' });
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    const source = await createImageBitmap(await res.blob());
+    return { source, preview: null, width: source.width, height: source.height };
+  }
   if (longest > PREVIEW_MAX) {
     const res = await fetch(url, { credentials: 'same-origin' });
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
@@ -64,7 +72,7 @@ export class ImageLoader {
       let decoding = this.pixels.get(record.id);
       if (!decoding) {
         const url = `/api/projects/${this.projectId}/images/file/${encodeURIComponent(record.filename)}`;
-        decoding = decodeImage(url, record.width, record.height);
+        decoding = decodeImage(url, record.width, record.height, record.video_id != null);
         decoding.catch(() => this.pixels.delete(record.id));
         this.pixels.set(record.id, decoding);
       }
