@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { JpegStreamSplitter } from './jpeg-stream.js';
 
 /**
  * FFmpeg and ffprobe as child processes (Debian's `ffmpeg` package installs both). Paths come from the config; a
@@ -28,43 +29,23 @@ export interface VideoFacts {
   readonly startS: number;
 }
 
-/** One decoded frame: its 0-based number in the video, its time from the start and its JPEG file. */
-export interface DecodedFrame {
-  readonly frame: number;
-  readonly timestampS: number;
-  readonly path: string;
-}
-
 interface Run {
   stdout: string;
   stderr: string;
   code: number | null;
 }
 
-function run(program: string, args: string[], signal?: AbortSignal, onStderrLine?: (line: string) => void): Promise<Run> {
+function run(program: string, args: string[]): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(program, args, { stdio: ['ignore', 'pipe', 'pipe'], signal });
+    const child = spawn(program, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    let partial = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      if (!onStderrLine) {
-        if (stderr.length < 64 * 1024) stderr += chunk;
-        return;
-      }
-      const lines = (partial + chunk).split('\n');
-      partial = lines.pop()!;
-      for (const line of lines) {
-        onStderrLine(line);
-        if (!line.includes('showinfo') && stderr.length < 64 * 1024) stderr += line + '\n';
-      }
+      if (stderr.length < 64 * 1024) stderr += chunk;
     });
     child.on('error', (err: NodeJS.ErrnoException) => reject(err.code === 'ENOENT' ? new FfmpegMissingError(program) : err));
-    child.on('close', (code) => {
-      if (partial && onStderrLine) onStderrLine(partial);
-      resolve({ stdout, stderr, code });
-    });
+    child.on('close', (code) => resolve({ stdout, stderr, code }));
   });
 }
 
@@ -100,32 +81,93 @@ export async function probeVideo(paths: FfmpegPaths, file: string): Promise<Vide
 
 const SHOWINFO = /n:\s*(\d+)\s+pts:\s*-?\d+\s+pts_time:(-?[\d.e+-]+)/;
 
+/** One decoded frame: its 0-based number in the video, its time from the start and its JPEG file's bytes. */
+export interface DecodedFrame {
+  readonly frame: number;
+  readonly timestampS: number;
+  readonly bytes: Buffer;
+}
+
 /**
- * Decodes every `step`-th frame (0, step, 2·step, …) of the video into JPEG files `outDir/000001.jpg`, … (quality 2,
- * straight from FFmpeg: measured several times faster than PNG, at half the bytes) and reads each frame's presentation
- * time from the showinfo filter. `onFrame` sees the count decoded so far. Aborting the signal kills FFmpeg.
+ * Decodes every `step`-th frame (0, step, 2·step, …) of the video into JPEG images (quality 2, straight from FFmpeg:
+ * measured several times faster than PNG, at half the bytes), yielded while FFmpeg goes on decoding, so the caller's
+ * work on a frame overlaps the decoding of the next ones. The images come through FFmpeg's stdout (no file is
+ * written); each frame's presentation time comes from the showinfo filter on stderr. At most `buffered` images wait
+ * for the caller: past that FFmpeg is paused by the pipe. Aborting the signal, or leaving the loop early, kills FFmpeg.
  */
-export async function extractFrames(
+export async function* decodeFrames(
   paths: FfmpegPaths,
   file: string,
-  outDir: string,
-  options: { step: number; startS: number; signal?: AbortSignal; onFrame?: (decoded: number) => void },
-): Promise<DecodedFrame[]> {
-  const frames: DecodedFrame[] = [];
-  const result = await run(paths.ffmpeg, [
+  options: { step: number; startS: number; signal?: AbortSignal; buffered?: number },
+): AsyncGenerator<DecodedFrame> {
+  const buffered = options.buffered ?? 8;
+  const child = spawn(paths.ffmpeg, [
     '-nostdin', '-hide_banner', '-loglevel', 'info', '-i', file, '-map', '0:v:0',
-    '-vf', `select='not(mod(n\\,${options.step}))',showinfo`, '-fps_mode', 'passthrough', '-q:v', '2', '-f', 'image2',
-    `${outDir}/%06d.jpg`,
-  ], options.signal, (line) => {
-    const match = line.includes('Parsed_showinfo') ? SHOWINFO.exec(line) : null;
-    if (!match) return;
-    const index = Number(match[1]);
-    const time = Math.max(0, Number(match[2]) - options.startS);
-    frames.push({ frame: index * options.step, timestampS: Math.round(time * 1e6) / 1e6, path: `${outDir}/${String(index + 1).padStart(6, '0')}.jpg` });
-    options.onFrame?.(frames.length);
+    '-vf', `select='not(mod(n\\,${options.step}))',showinfo`, '-fps_mode', 'passthrough', '-c:v', 'mjpeg', '-q:v', '2',
+    '-f', 'image2pipe', 'pipe:1',
+  ], { stdio: ['ignore', 'pipe', 'pipe'], signal: options.signal });
+  const images: Buffer[] = [];
+  const times: { index: number; timeS: number }[] = [];
+  const splitter = new JpegStreamSplitter();
+  const state: { failure?: unknown; exit?: number | null; wake?: () => void } = {};
+  const wake = () => {
+    const resolve = state.wake;
+    state.wake = undefined;
+    resolve?.();
+  };
+  let stderr = '';
+  let partial = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    try {
+      images.push(...splitter.push(chunk));
+    } catch (err) {
+      state.failure ??= new VideoUnreadableError(`could not be decoded: ${(err as Error).message}`);
+      child.kill('SIGKILL');
+    }
+    if (images.length >= buffered) child.stdout.pause();
+    wake();
   });
-  if (result.code !== 0) throw new VideoUnreadableError(`could not be decoded: ${lastLine(result.stderr, file)}`);
-  return frames;
+  const onLine = (line: string) => {
+    const match = line.includes('Parsed_showinfo') ? SHOWINFO.exec(line) : null;
+    if (match) times.push({ index: Number(match[1]), timeS: Number(match[2]) });
+    else if (stderr.length < 64 * 1024) stderr += line + '\n';
+  };
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop()!;
+    lines.forEach(onLine);
+    wake();
+  });
+  child.on('error', (err: NodeJS.ErrnoException) => {
+    state.failure ??= err.code === 'ENOENT' ? new FfmpegMissingError(paths.ffmpeg) : err;
+    wake();
+  });
+  child.on('close', (code) => {
+    if (partial) onLine(partial);
+    state.exit = code;
+    wake();
+  });
+  try {
+    for (;;) {
+      if (state.failure) throw state.failure;
+      if (images.length > 0 && times.length > 0) {
+        const bytes = images.shift()!;
+        const { index, timeS } = times.shift()!;
+        if (images.length < buffered && child.stdout.isPaused()) child.stdout.resume();
+        const time = Math.max(0, timeS - options.startS);
+        yield { frame: index * options.step, timestampS: Math.round(time * 1e6) / 1e6, bytes };
+        continue;
+      }
+      if (state.exit !== undefined) {
+        if (state.exit !== 0) throw new VideoUnreadableError(`could not be decoded: ${lastLine(stderr, file)}`);
+        if (images.length > 0 || times.length > 0 || splitter.pending > 0) throw new VideoUnreadableError('could not be decoded: FFmpeg wrote a different number of images than it reported frames');
+        return;
+      }
+      await new Promise<void>((resolve) => (state.wake = resolve));
+    }
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
 }
 
 /** FFmpeg's last message, without the server's path of the file. */

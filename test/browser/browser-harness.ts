@@ -21,6 +21,10 @@ interface EditorHandle {
     ty: number;
     store: { items: Map<number, unknown> } | null;
     lastPaintMs: number;
+    /** Video frames (issue 26): the shapes on the frame, and what the last draw stroked solid and dashed. */
+    shapes: Map<number, { ann: { track_id?: number; interpolated?: boolean; geometry: unknown } }>;
+    drawn: { solid: number; dashed: number };
+    paint(): void;
   };
   imageId(): number | null;
   lastSwitchMs(): number;

@@ -101,6 +101,10 @@ export type Annotation = Pick<AnnotationOut, 'id' | 'image_id' | 'class_id' | 'a
   /** The object a multi-shape group (CVAT's group) belongs to. */
   group_id?: AnnotationOut['group_id'];
   status?: AnnotationOut['status'];
+  /** On a video frame: the track this shape belongs to (its id is then the track's id negated). */
+  track_id?: number;
+  /** A track's shape computed between keyframes (drawn dashed); false on a keyframe. */
+  interpolated?: boolean;
 };
 
 /** An annotation as the API answered it, read with its geometry narrowed (see `Annotation`). */

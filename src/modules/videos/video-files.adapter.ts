@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createWriteStream } from 'node:fs';
@@ -21,8 +21,6 @@ export async function workFolder(workDir: string, name: string): Promise<{ dir: 
 export async function writeFileFrom(path: string, data: Readable): Promise<void> {
   await pipeline(data, createWriteStream(path));
 }
-
-export const readFrameFile = (path: string): Promise<Buffer> => readFile(path);
 
 export const openFile = (path: string): Readable => createReadStream(path);
 

@@ -6,8 +6,8 @@ import type { ProjectAccess } from '../../access/project-access.js';
 import type { ImagesTable } from '../../db/schema.js';
 import { PayloadTooLargeError, ServiceUnavailableError, UnsupportedMediaError, ValidationError } from '../../http/errors.js';
 import type { JobContext, JobQueue } from '../../jobs/job-queue.js';
-import { mapConcurrently } from '../../lib/batches.js';
-import { assertFfmpeg, extractFrames, FfmpegMissingError, probeVideo, VideoUnreadableError, type FfmpegPaths } from '../../media/ffmpeg.js';
+import { drainConcurrently } from '../../lib/batches.js';
+import { assertFfmpeg, decodeFrames, FfmpegMissingError, probeVideo, VideoUnreadableError, type FfmpegPaths } from '../../media/ffmpeg.js';
 import { identifyMedia } from '../../media/media-probe.js';
 import type { BlobClaims } from '../../storage/blob-claims.js';
 import type { BlobStore } from '../../storage/blob-store.js';
@@ -15,7 +15,7 @@ import { readHead } from '../../storage/local-files.js';
 import { videoBlobKey } from '../../storage/keys.js';
 import type { ImageIngest } from '../images/image-ingest.service.js';
 import type { ImagesRepository } from '../images/images.repository.js';
-import { hashFile, openFile, readFrameFile, workFolder, writeFileFrom } from './video-files.adapter.js';
+import { hashFile, openFile, workFolder, writeFileFrom } from './video-files.adapter.js';
 import type { VideosRepository } from './videos.repository.js';
 import { toVideoOut, type VideoOut, type VideoRow } from './videos.schemas.js';
 
@@ -140,7 +140,7 @@ export class VideosService {
     return video!;
   }
 
-  /** The decoding job: frames to JPEG with FFmpeg, each through the ingest path, then all recorded at once. */
+  /** The decoding job: frames to JPEG with FFmpeg, each through the ingest path as it comes, then all recorded at once. */
   async decode(ctx: JobContext<DecodePayload>): Promise<{ frames: number }> {
     const video = await this.videos.find(ctx.payload.videoId);
     if (!video || video.status !== 'decoding') return { frames: 0 };
@@ -152,23 +152,27 @@ export class VideosService {
       await writeFileFrom(source, this.blobs.stream(video.blob_key));
       const expected = Math.ceil(video.frame_count / video.step);
       await ctx.report({ progress: 0, message: `decoding ${expected} frames` });
-      const frames = await extractFrames(this.ffmpeg, source, work.dir, {
-        step: video.step, startS: video.start_s, signal: ctx.signal, onFrame: (n) => void ctx.progress(0.5 * Math.min(1, n / expected)),
-      });
-      let done = 0;
-      const rows = await mapConcurrently(frames, FRAME_CONCURRENCY, async (frame): Promise<Insertable<ImagesTable>> => {
-        const bytes = await readFrameFile(frame.path);
-        const sha256 = createHash('sha256').update(bytes).digest('hex');
-        const checked = await this.ingest.check(bytes);
-        const columns = this.ingest.columns(video.project_id, sha256, bytes.length, checked.probed);
-        const keys = [columns.blob_key, columns.thumbnail_key];
-        claims.hold(keys);
-        written.set(sha256, keys);
-        await this.ingest.store({ blobKey: columns.blob_key, thumbnailKey: columns.thumbnail_key }, bytes, checked);
-        void ctx.progress(0.5 + 0.5 * (++done / frames.length));
-        const name = `video${video.id}_frame${String(frame.frame).padStart(6, '0')}.jpg`;
-        return { ...columns, project_id: video.project_id, split: null, filename: name, original_name: name, created_at: new Date().toISOString(), video_id: video.id, frame: frame.frame, timestamp_s: frame.timestampS };
-      });
+      // Each frame goes through ingest while FFmpeg decodes the next ones (the two share the cores), at most
+      // FRAME_CONCURRENCY at a time; the rows wait in memory for the one transaction at the end.
+      const frames = decodeFrames(this.ffmpeg, source, { step: video.step, startS: video.start_s, signal: ctx.signal, buffered: 2 * FRAME_CONCURRENCY });
+      const rows: Insertable<ImagesTable>[] = [];
+      try {
+        await drainConcurrently(FRAME_CONCURRENCY, async () => (await frames.next()).value ?? undefined, async (frame) => {
+          const sha256 = createHash('sha256').update(frame.bytes).digest('hex');
+          const checked = await this.ingest.check(frame.bytes);
+          const columns = this.ingest.columns(video.project_id, sha256, frame.bytes.length, checked.probed);
+          const keys = [columns.blob_key, columns.thumbnail_key];
+          claims.hold(keys);
+          written.set(sha256, keys);
+          await this.ingest.store({ blobKey: columns.blob_key, thumbnailKey: columns.thumbnail_key }, frame.bytes, checked);
+          const name = `video${video.id}_frame${String(frame.frame).padStart(6, '0')}.jpg`;
+          rows.push({ ...columns, project_id: video.project_id, split: null, filename: name, original_name: name, created_at: new Date().toISOString(), video_id: video.id, frame: frame.frame, timestamp_s: frame.timestampS });
+          void ctx.progress(Math.min(1, rows.length / expected));
+        });
+      } finally {
+        await frames.return(undefined);
+      }
+      rows.sort((a, b) => (a.frame ?? 0) - (b.frame ?? 0));
       const recorded = await this.images.transaction(video.project_id, async (tx) => {
         if (!(await this.videos.finish(video.id, { status: 'ready' }, tx))) return false;
         await this.images.insertManyCounted(video.project_id, rows, tx);

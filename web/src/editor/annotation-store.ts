@@ -26,6 +26,8 @@ export interface StoreEvents {
   changed(key: number, ann: Annotation | null): void;
   /** The server refused a change, which was rolled back. */
   refused(message: string): void;
+  /** A track's keyframes changed through an edit of its shape on this frame. */
+  trackChanged?(trackId: number): void;
 }
 
 const draftOf = (a: Annotation | Draft): Draft => ({
@@ -55,6 +57,8 @@ export class AnnotationStore {
     readonly imageId: number,
     annotations: Annotation[],
     private readonly events: StoreEvents,
+    /** On a video's frame: its number, where edits of a track's shape become that track's keyframes. */
+    private readonly frame: number | null = null,
   ) {
     for (const a of annotations) {
       const ref: Ref = { key: this.nextKey++, id: a.id, pending: Promise.resolve() };
@@ -112,7 +116,8 @@ export class AnnotationStore {
     return this.queue(
       ref,
       async () => {
-        if (ref.id !== null) await api.delete('/api/annotations/{id}', { path: { id: ref.id } });
+        if (before.track_id != null) await this.deleteTrackShape(before);
+        else if (ref.id !== null) await api.delete('/api/annotations/{id}', { path: { id: ref.id } });
         ref.id = null;
       },
       () => this.set(ref, before),
@@ -126,11 +131,37 @@ export class AnnotationStore {
     return this.queue(
       ref,
       async () => {
+        if (before.track_id != null) {
+          // A track's shape is no annotation: its edit is the track's keyframe on this frame (CVAT's rule).
+          await this.putKeyframe(before.track_id, data);
+          if (this.items.has(ref.key)) this.set(ref, { ...before, ...data, interpolated: false });
+          return;
+        }
         const saved = await api.put('/api/annotations/{id}', { path: { id: ref.id! }, body: this.body(data) });
         if (this.items.has(ref.key)) this.set(ref, asAnnotation(saved));
       },
       () => this.set(ref, before),
     );
+  }
+
+  private async putKeyframe(trackId: number, data: Draft): Promise<void> {
+    if (this.frame === null) throw new Error('a track is edited on a video frame only');
+    const keyframe = { frame: this.frame, annotation_type: data.annotation_type, geometry: data.geometry };
+    await api.patch('/api/tracks/{id}', { path: { id: trackId }, body: { keyframes: [keyframe as never], ...(data.class_id ? { class_id: data.class_id } : {}) } });
+    this.events.trackChanged?.(trackId);
+  }
+
+  /**
+   * Deleting a track's shape on a frame: its keyframe there goes (the frames around are interpolated again); an
+   * interpolated shape gets an `outside` keyframe instead, so the object is hidden from this frame on.
+   */
+  private async deleteTrackShape(shape: Annotation): Promise<void> {
+    if (this.frame === null) throw new Error('a track is edited on a video frame only');
+    const body = shape.interpolated
+      ? { keyframes: [{ frame: this.frame, annotation_type: shape.annotation_type, geometry: shape.geometry, outside: true } as never] }
+      : { delete_frames: [this.frame] };
+    await api.patch('/api/tracks/{id}', { path: { id: shape.track_id! }, body });
+    this.events.trackChanged?.(shape.track_id!);
   }
 
   private record(cmd: Command): void {
@@ -165,7 +196,8 @@ export class AnnotationStore {
     const ref = this.refs.get(key);
     const current = this.items.get(key);
     if (!ref || !current) return;
-    this.record({ kind: 'delete', ref, data: draftOf(current) });
+    // A track's shape deleted is a keyframe change, not an annotation an undo could create again.
+    if (current.track_id == null) this.record({ kind: 'delete', ref, data: draftOf(current) });
     void this.doDelete(ref);
   }
 

@@ -3,7 +3,7 @@ import type { Annotation, AttributeValues, BboxGeometry, EllipseGeometry, Keypoi
 import { AnnotationStore, type Draft } from './annotation-store.js';
 import { boundsOf, hits, normalizeDegrees, type Point } from './geometry.js';
 import { decodeRle, maskBounds, paintMask, type Bitmap } from './mask.js';
-import { drawMinimapBase, drawScene, LayerCache, paintMinimapView, paintPointNames, paintSelection, type Moving, type Shape } from './renderer.js';
+import { drawMinimapBase, drawScene, LayerCache, paintMinimapView, paintPointNames, paintSelection, type Moving, type Scene, type Shape } from './renderer.js';
 import { BoxTool } from './tools/box-tool.js';
 import { BrushTool } from './tools/brush-tool.js';
 import { ClassificationTool } from './tools/classification-tool.js';
@@ -28,6 +28,8 @@ export interface LoadedImage {
   /** A downscaled copy drawn when zoomed out, so huge images stay cheap to paint. */
   preview: HTMLCanvasElement | ImageBitmap | null;
   annotations: Annotation[];
+  /** The frame number when the image is a video's frame (its track shapes are edited as keyframes there). */
+  frame?: number | null;
 }
 
 export interface EditorState {
@@ -173,7 +175,8 @@ export class EditorController implements ToolHost {
     this.store = new AnnotationStore(image.imageId, image.annotations, {
       changed: (key, ann) => this.onChanged(key, ann),
       refused: (m) => this.onMessage(`Change not saved: ${m}`),
-    });
+      trackChanged: (trackId) => this.onTrackChanged?.(trackId),
+    }, image.frame ?? null);
     this.shapes.clear();
     this.index = new GridIndex(image.width, image.height);
     for (const [key, ann] of this.store.items) this.addShape(key, ann);
@@ -182,6 +185,11 @@ export class EditorController implements ToolHost {
     this.hoveredSkeleton = null;
     this.hidden.clear();
     this.locked.clear();
+    for (const [key, s] of this.shapes) {
+      if (s.ann.track_id == null) continue;
+      if (this.hiddenTracks.has(s.ann.track_id)) this.hidden.add(key);
+      if (this.lockedTracks.has(s.ann.track_id)) this.locked.add(key);
+    }
     this.dropDrafts();
     this.fit();
     this.drawMinimapBase();
@@ -260,6 +268,44 @@ export class EditorController implements ToolHost {
   /** Shapes hidden from the canvas, and shapes locked against pointer edits (objects list; per image, not saved). */
   readonly hidden = new Set<number>();
   readonly locked = new Set<number>();
+  /** Tracks hidden or locked in the timeline: kept from frame to frame (not saved). */
+  readonly hiddenTracks = new Set<number>();
+  readonly lockedTracks = new Set<number>();
+  /** Told when an edit on this frame changed a track (its other frames' shapes changed with it). */
+  onTrackChanged: ((trackId: number) => void) | null = null;
+  /** What the last scene drew: classes stroked solid and dashed (the browser test and bench read it). */
+  drawn = { solid: 0, dashed: 0 };
+
+  /** Hides or shows a track's shape on this and every other frame. */
+  setTrackHidden(trackId: number, hidden: boolean): void {
+    this.trackFlag(this.hiddenTracks, this.hidden, trackId, hidden);
+    this.version++;
+    this.emit();
+    this.requestPaint();
+  }
+
+  /** Locks a track's shape against edits on this and every other frame, or unlocks it. */
+  setTrackLocked(trackId: number, locked: boolean): void {
+    this.trackFlag(this.lockedTracks, this.locked, trackId, locked);
+    this.emit();
+  }
+
+  private trackFlag(tracks: Set<number>, keys: Set<number>, trackId: number, on: boolean): void {
+    if (on) tracks.add(trackId);
+    else tracks.delete(trackId);
+    for (const [key, s] of this.shapes) {
+      if (s.ann.track_id !== trackId) continue;
+      if (on) keys.add(key);
+      else keys.delete(key);
+      if (on && keys === this.hidden && this.selectedKey === key) this.selectedKey = null;
+    }
+  }
+
+  /** The store key of a track's shape on this frame. */
+  keyOfTrack(trackId: number): number | null {
+    for (const [key, s] of this.shapes) if (s.ann.track_id === trackId) return key;
+    return null;
+  }
 
   /** Selects a shape by its store key (the objects list); null clears the selection. */
   selectKey(key: number | null): void {
@@ -786,7 +832,7 @@ export class EditorController implements ToolHost {
   }
 
   private drawScene(ctx: CanvasRenderingContext2D, view: Rect, s: number, preview: ToolPreview | null): void {
-    drawScene(ctx, view, s, {
+    const scene: Scene = {
       image: this.image!,
       index: this.index,
       shapes: this.shapes,
@@ -797,7 +843,9 @@ export class EditorController implements ToolHost {
       hidden: this.hidden,
       className: (classId) => this.classes.get(classId)?.name ?? `class ${classId}`,
       skeletonOf: (classId) => this.skeletonOf(classId),
-    }, preview?.moving ?? null);
+    };
+    drawScene(ctx, view, s, scene, preview?.moving ?? null);
+    if (scene.drawn) this.drawn = scene.drawn;
   }
 
   private paintSelection(ctx: CanvasRenderingContext2D, s: number, moving: Moving | null): void {

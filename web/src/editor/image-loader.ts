@@ -4,6 +4,8 @@ import type { LoadedImage } from './editor-controller.js';
 
 const PREVIEW_MAX = 2048;
 const PAGE = 10000;
+/** Images kept decoded: enough for a video's frames prefetched ahead of playback and a few behind. */
+const CACHED = 24;
 
 async function allAnnotations(imageId: number): Promise<Annotation[]> {
   const out: Annotation[] = [];
@@ -28,8 +30,16 @@ interface Decoded {
  * createImageBitmap, which runs off the main thread, into a full-size bitmap plus a downscaled preview for
  * zoomed-out frames: opening it does not freeze the page, and painting never decodes it again.
  */
-async function decodeImage(url: string, width: number, height: number): Promise<Decoded> {
+async function decodeImage(url: string, width: number, height: number, frame: boolean): Promise<Decoded> {
   const longest = Math.max(width, height);
+  if (frame && longest <= PREVIEW_MAX) {
+    // A video's frame: decoded off the main thread into a bitmap that stays decoded, so stepping and playback
+    // draw prefetched frames without decoding them again.
+    const res = await fetch(url, { credentials: 'same-origin' });
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    const source = await createImageBitmap(await res.blob());
+    return { source, preview: null, width: source.width, height: source.height };
+  }
   if (longest > PREVIEW_MAX) {
     const res = await fetch(url, { credentials: 'same-origin' });
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
@@ -51,15 +61,23 @@ async function decodeImage(url: string, width: number, height: number): Promise<
 /** Loads images with their annotations, keeping a few in memory so the next one opens at once. */
 export class ImageLoader {
   private cache = new Map<number, Promise<LoadedImage>>();
+  /** The decoded pixels, kept when only the annotations are forgotten (a track edit changes every frame's shapes). */
+  private pixels = new Map<number, Promise<Decoded>>();
 
   constructor(private readonly projectId: number) {}
 
   load(record: ImageRecord): Promise<LoadedImage> {
     let entry = this.cache.get(record.id);
     if (!entry) {
-      entry = (async () => {
+      let decoding = this.pixels.get(record.id);
+      if (!decoding) {
         const url = `/api/projects/${this.projectId}/images/file/${encodeURIComponent(record.filename)}`;
-        const [img, annotations] = await Promise.all([decodeImage(url, record.width, record.height), allAnnotations(record.id)]);
+        decoding = decodeImage(url, record.width, record.height, record.video_id != null);
+        decoding.catch(() => this.pixels.delete(record.id));
+        this.pixels.set(record.id, decoding);
+      }
+      entry = (async () => {
+        const [img, annotations] = await Promise.all([decoding, allAnnotations(record.id)]);
         return {
           imageId: record.id,
           width: record.width || img.width,
@@ -67,11 +85,13 @@ export class ImageLoader {
           source: img.source,
           preview: img.preview,
           annotations,
+          frame: record.frame,
         };
       })();
       entry.catch(() => this.cache.delete(record.id));
       this.cache.set(record.id, entry);
-      while (this.cache.size > 6) this.cache.delete(this.cache.keys().next().value!);
+      while (this.cache.size > CACHED) this.cache.delete(this.cache.keys().next().value!);
+      while (this.pixels.size > CACHED) this.pixels.delete(this.pixels.keys().next().value!);
     }
     return entry;
   }
@@ -79,5 +99,10 @@ export class ImageLoader {
   /** Forgets an image, so that coming back to it reads the annotations saved since. */
   forget(imageId: number): void {
     this.cache.delete(imageId);
+  }
+
+  /** Forgets these images' annotations (a track changed on all its frames), keeping their pixels, except `keep`. */
+  forgetAnnotations(imageIds: Iterable<number>, keep: number | null): void {
+    for (const id of imageIds) if (id !== keep) this.cache.delete(id);
   }
 }

@@ -44,6 +44,8 @@ export interface Scene {
   className(classId: number): string;
   /** The class's keypoint skeleton (its edges are drawn between a skeleton's points). */
   skeletonOf(classId: number): Skeleton | null;
+  /** Written by the last draw: how many classes' shapes were stroked solid and dashed (interpolated track shapes). */
+  drawn?: { solid: number; dashed: number };
 }
 
 /** What outlines are traced into: a canvas Path2D here, an SVG path's `d` in the review overlay (svg-path.ts). */
@@ -234,6 +236,8 @@ export function drawScene(ctx: CanvasRenderingContext2D, view: Rect, s: number, 
   visible.length = 0;
   scene.index.query(view, visible);
   const paths = new Map<number, ClassPaths>();
+  // A track's shapes between keyframes are stroked dashed: they are computed, not drawn by anyone.
+  const dashed = new Map<number, ClassPaths>();
   ctx.globalAlpha = 0.55;
   for (const key of visible) {
     if (scene.hidden.has(key)) continue;
@@ -245,8 +249,9 @@ export function drawScene(ctx: CanvasRenderingContext2D, view: Rect, s: number, 
       continue;
     }
     if (ann.annotation_type === 'classification') continue;
-    let p = paths.get(ann.class_id);
-    if (!p) paths.set(ann.class_id, (p = canvasPaths()));
+    const into = ann.interpolated ? dashed : paths;
+    let p = into.get(ann.class_id);
+    if (!p) into.set(ann.class_id, (p = canvasPaths()));
     if (moving?.key === key) ann = { ...ann, geometry: shifted(ann, moving.dx, moving.dy) };
     const keypoints = ann.annotation_type === 'keypoints';
     const small = keypoints && shape.bounds.width * s < SKELETON_DOTS_PX && shape.bounds.height * s < SKELETON_DOTS_PX;
@@ -255,23 +260,28 @@ export function drawScene(ctx: CanvasRenderingContext2D, view: Rect, s: number, 
   if (scene.maskEdit) ctx.drawImage(scene.maskEdit.canvas, 0, 0);
   // Polygons are filled, semi-transparent, so a segmentation reads as regions, not outlines.
   ctx.globalAlpha = 0.25;
-  for (const [classId, p] of paths) {
+  for (const [classId, p] of [...paths, ...dashed]) {
     if (!p.fill) continue;
     ctx.fillStyle = scene.colorOf(classId);
     ctx.fill(p.fill, 'evenodd');
   }
   ctx.globalAlpha = 1;
   ctx.lineWidth = 1.5 / s;
-  for (const [classId, p] of paths) {
-    const color = scene.colorOf(classId);
-    ctx.strokeStyle = color;
-    ctx.stroke(p.stroke);
-    if (p.dots) {
-      ctx.fillStyle = color;
-      ctx.fill(p.dots);
+  for (const [set, dash] of [[paths, []], [dashed, [6 / s, 4 / s]]] as const) {
+    ctx.setLineDash(dash);
+    for (const [classId, p] of set) {
+      const color = scene.colorOf(classId);
+      ctx.strokeStyle = color;
+      ctx.stroke(p.stroke);
+      if (p.dots) {
+        ctx.fillStyle = color;
+        ctx.fill(p.dots);
+      }
+      if (p.hollow) ctx.stroke(p.hollow);
     }
-    if (p.hollow) ctx.stroke(p.hollow);
   }
+  ctx.setLineDash([]);
+  scene.drawn = { solid: paths.size, dashed: dashed.size };
   drawLabels(ctx, s, scene);
 }
 
@@ -288,7 +298,8 @@ function drawLabels(ctx: CanvasRenderingContext2D, s: number, scene: Scene): voi
     const ann = shape.ann;
     if (scene.hidden.has(key) || ann.annotation_type === 'classification' || shape.bounds.width * s < 24) continue;
     const conf = ann.confidence != null && ann.source !== 'manual' ? ` ${Math.round(ann.confidence * 100)}%` : '';
-    const text = `${scene.className(ann.class_id)}${conf}${ann.status === 'suggested' ? ' ?' : ''}`;
+    const track = ann.track_id != null ? ` #${ann.track_id}${ann.interpolated ? '' : ' ◆'}` : '';
+    const text = `${scene.className(ann.class_id)}${track}${conf}${ann.status === 'suggested' ? ' ?' : ''}`;
     const x = shape.bounds.x, y = Math.max(size, shape.bounds.y);
     const w = ctx.measureText(text).width + 4 / s;
     ctx.fillStyle = 'rgba(0,0,0,0.6)';

@@ -82,6 +82,8 @@ export interface EditorKeys {
   go(delta: number): void;
   toggleHelp(): void;
   closeHelp(): void;
+  /** The video timeline's actions when the open image is a video's frame. */
+  video(): { step(delta: number): void; keyframe(delta: number): void; togglePlay(): void } | null;
 }
 
 /**
@@ -182,6 +184,17 @@ export function useEditorKeys(controller: MutableRefObject<EditorController | nu
           break;
         case '?':
           k.toggleHelp();
+          break;
+        case ',':
+        case '.':
+          k.video()?.step(key === ',' ? -1 : 1);
+          break;
+        case '<':
+        case '>':
+          k.video()?.keyframe(key === '<' ? -1 : 1);
+          break;
+        case '/':
+          k.video()?.togglePlay();
           break;
         default:
           return;

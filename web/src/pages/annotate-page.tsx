@@ -14,6 +14,7 @@ import { Link, navigate } from '../router.js';
 import { useEditorHandle, useEditorKeys, useImageReview } from './annotate-hooks.js';
 import type { Annotation, ImageRecord, LabelClass, Member, NextToLabel, Project, QueueOrder, Review } from '../types.js';
 import { PROJECT_TYPE_SHAPES } from '../vocabulary.js';
+import { VideoTimeline, type TimelineActions } from '../components/video-timeline.js';
 
 const TOOLS: { tool: ToolName; key: string; label: string }[] = [
   { tool: 'select', key: 'V', label: 'Select' },
@@ -44,6 +45,9 @@ const SHORTCUTS: [string, string][] = [
   ['Delete', 'delete the selected shape'],
   ['Ctrl+Z / Ctrl+Shift+Z (Ctrl+Y)', 'undo / redo'],
   ['A / D, ← / →', 'previous / next image'],
+  [', / .', 'video frame: previous / next frame (the timeline under the canvas)'],
+  ['< / > (Shift+, / Shift+.)', 'video frame: previous / next keyframe (of the selected track, or of any track)'],
+  ['/', 'video frame: play / pause'],
   ['F', 'fit the image to the screen'],
   ['Wheel', 'zoom around the cursor'],
   ['Space+drag, middle button', 'pan'],
@@ -233,6 +237,15 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
 
   const go = (delta: number) => open(indexRef.current + delta);
 
+  /** Opens an image of the list by its id (the video timeline's frames); false when the list does not hold it. */
+  const openId = async (id: number): Promise<boolean> => {
+    const at = imagesRef.current.findIndex((i) => i.id === id);
+    if (at < 0) return false;
+    await open(at);
+    return true;
+  };
+  const timeline = useRef<TimelineActions | null>(null);
+
   /**
    * With a production model, the images ahead are predicted in the background: their suggestions are there when
    * they open. Their cached copies predate the suggestions, so they are loaded again once the job is done.
@@ -297,6 +310,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
     go: (delta) => void go(delta),
     toggleHelp: () => setHelp((h) => !h),
     closeHelp: () => setHelp(false),
+    video: () => timeline.current,
   });
 
   const current = images && index >= 0 ? images[index] : null;
@@ -439,6 +453,9 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
             </div>
           )}
         </div>
+        {current?.video_id != null && c && (
+          <VideoTimeline projectId={projectId} image={current} controller={c} loader={loader.current} state={state} classes={classes} colors={drawColors} openImage={openId} onMessage={setMessage} actions={timeline} />
+        )}
         <aside className="editor-side">
           <h3>Classes</h3>
           {classes.length === 0 && (
