@@ -142,6 +142,11 @@ const MATRIX: Record<string, Row> = {
   'GET /api/tracks/:id': { rule: 'auth-only', assigned: 'whole' },
   'PATCH /api/tracks/:id': { rule: 'auth-only', assigned: 'whole' },
   'DELETE /api/tracks/:id': { rule: 'auth-only', assigned: 'whole' },
+  // Suggested tracks (a detector run over a video's frames): per role in test/http/track-suggestions.test.ts.
+  'POST /api/videos/:id/track-suggestions': { rule: 'auth-only', assigned: 'whole' },
+  'GET /api/videos/:id/track-suggestions': { rule: 'auth-only', assigned: 'whole' },
+  'POST /api/track-suggestions/:id/accept': { rule: 'auth-only', assigned: 'whole' },
+  'DELETE /api/track-suggestions/:id': { rule: 'auth-only', assigned: 'whole' },
   'GET /api/images/:image_id': { rule: 'project.read', assigned: 'scoped', path: (f) => `/api/images/${f.imageId}` },
   'PATCH /api/images/:image_id': { rule: 'images.write', assigned: 'scoped', path: (f) => `/api/images/${f.imageId}`, body: () => ({ split: 'train' }) },
   'DELETE /api/images/:image_id': { rule: 'images.delete', assigned: 'scoped', path: (f) => `/api/images/${f.imageId}` },
