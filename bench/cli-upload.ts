@@ -131,7 +131,7 @@ try {
     peaks.push(r.rssMb);
     console.log(`${String(sizeMb * factor).padStart(14)}  ${r.rssMb.toFixed(1).padStart(17)}  ${r.code}`);
   }
-  console.log(`peak RSS grows ${(peaks[2] - peaks[0]).toFixed(1)} MB while the file grows ${sizeMb * 15} MB (streamed: about flat)`);
+  console.log(`peak RSS grows ${(peaks[2] - peaks[0]).toFixed(1)} MB while the file grows ${sizeMb * 15} MB (a streamed upload keeps it about flat)`);
 } finally {
   await server.stop();
   await rm(root, { recursive: true, force: true });
