@@ -1968,7 +1968,7 @@ export interface paths {
         };
         /**
          * The objects a source storage's syncs have seen, and what became of each
-         * @description `missing=true` lists the objects gone from the bucket since they were imported.
+         * @description `missing=true` lists the objects gone from the bucket since they were imported. 403 for an annotator kept to their assignments (the listing names every image the objects became), as is starting a sync.
          */
         get: operations["listStorageObjects"];
         put?: never;
@@ -16673,6 +16673,15 @@ export interface operations {
             };
             /** @description Not authenticated */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

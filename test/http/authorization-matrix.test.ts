@@ -30,6 +30,7 @@ interface Fixture {
   assignmentId: number;
   memberId: number;
   spareUserId: number;
+  storageId: number;
 }
 
 /**
@@ -49,6 +50,9 @@ interface Row {
 }
 
 let seq = 0;
+// Nothing listens on port 9 (discard): a storage's connection test fails fast without a server.
+const STORAGE_ENDPOINT = 'http://127.0.0.1:9';
+const storageBody = (name: string) => ({ name, endpoint: STORAGE_ENDPOINT, bucket: 'photos', prefix: 'matrix', access_key_id: 'AKIAMATRIXKEY', secret_access_key: 'matrix-secret-key-0123456789' });
 const bbox = (f: Fixture) => ({ class_id: f.classId, annotation_type: 'bbox', geometry: { x: 1, y: 1, width: 5, height: 5 } });
 
 const MATRIX: Record<string, Row> = {
@@ -125,17 +129,18 @@ const MATRIX: Record<string, Row> = {
   'GET /api/projects/:id/videos': { rule: 'project.read', assigned: 'no-items', path: (f) => `/api/projects/${f.projectId}/videos` },
   'POST /api/projects/:id/videos': { rule: 'auth-only', assigned: 'whole' },
   'GET /api/videos/:id': { rule: 'auth-only', assigned: 'no-items' },
-  // Project storages (issue 27): 403/404/422 cases in test/http/storages.test.ts (creating one needs SECRETS_KEY and an allowlist).
+  // Project storages (issue 27): the fixture's is a source whose endpoint refuses connections (STORAGE_ALLOWLIST below),
+  // so a connection test answers ok: false, a sync's job fails on its own, and writing to it is 409 (not a target).
   'GET /api/projects/:id/storages': { rule: 'project.read', assigned: 'no-items', path: (f) => `/api/projects/${f.projectId}/storages` },
-  'POST /api/projects/:id/storages': { rule: 'auth-only', assigned: 'no-items' },
-  'GET /api/projects/:id/storages/:storage_id': { rule: 'auth-only', assigned: 'no-items' },
-  'PATCH /api/projects/:id/storages/:storage_id': { rule: 'auth-only', assigned: 'no-items' },
-  'DELETE /api/projects/:id/storages/:storage_id': { rule: 'auth-only', assigned: 'no-items' },
-  'POST /api/projects/:id/storages/:storage_id/test': { rule: 'auth-only', assigned: 'no-items' },
-  'POST /api/projects/:id/storages/:storage_id/sync': { rule: 'auth-only', assigned: 'whole' },
-  'GET /api/projects/:id/storages/:storage_id/objects': { rule: 'auth-only', assigned: 'whole' },
-  'POST /api/projects/:id/storages/:storage_id/exports': { rule: 'auth-only', assigned: 'whole' },
-  'POST /api/projects/:id/storages/:storage_id/versions/:version_id': { rule: 'auth-only', assigned: 'whole' },
+  'POST /api/projects/:id/storages': { rule: 'project.update', assigned: 'no-items', path: (f) => `/api/projects/${f.projectId}/storages`, body: () => storageBody(`s${++seq}`) },
+  'GET /api/projects/:id/storages/:storage_id': { rule: 'project.read', assigned: 'no-items', path: (f) => `/api/projects/${f.projectId}/storages/${f.storageId}` },
+  'PATCH /api/projects/:id/storages/:storage_id': { rule: 'project.update', assigned: 'no-items', path: (f) => `/api/projects/${f.projectId}/storages/${f.storageId}`, body: () => ({ name: `r${++seq}` }) },
+  'DELETE /api/projects/:id/storages/:storage_id': { rule: 'project.update', assigned: 'no-items', path: (f) => `/api/projects/${f.projectId}/storages/${f.storageId}` },
+  'POST /api/projects/:id/storages/:storage_id/test': { rule: 'project.update', assigned: 'no-items', path: (f) => `/api/projects/${f.projectId}/storages/${f.storageId}/test` },
+  'POST /api/projects/:id/storages/:storage_id/sync': { rule: 'images.write', assigned: 'whole', path: (f) => `/api/projects/${f.projectId}/storages/${f.storageId}/sync` },
+  'GET /api/projects/:id/storages/:storage_id/objects': { rule: 'project.read', assigned: 'whole', path: (f) => `/api/projects/${f.projectId}/storages/${f.storageId}/objects` },
+  'POST /api/projects/:id/storages/:storage_id/exports': { rule: 'project.update', assigned: 'whole', path: (f) => `/api/projects/${f.projectId}/storages/${f.storageId}/exports`, body: () => ({ format: 'coco' }) },
+  'POST /api/projects/:id/storages/:storage_id/versions/:version_id': { rule: 'project.update', assigned: 'whole', path: (f) => `/api/projects/${f.projectId}/storages/${f.storageId}/versions/1` },
   'DELETE /api/videos/:id': { rule: 'auth-only', assigned: 'whole' },
   'GET /api/videos/:id/tracks': { rule: 'auth-only', assigned: 'whole' },
   'POST /api/videos/:id/tracks': { rule: 'auth-only', assigned: 'whole' },
@@ -276,7 +281,7 @@ describe('authorization matrix', () => {
   let member: number;
 
   before(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ SECRETS_KEY: 'a'.repeat(64), STORAGE_ALLOWLIST: `${STORAGE_ENDPOINT}/` });
     await t.user(); // the instance admin sees everything; not a persona
     for (const persona of ['owner', ...MEMBER_ROLES, 'other-org', 'stranger'] as const) {
       const user = await t.user();
@@ -315,7 +320,8 @@ describe('authorization matrix', () => {
     const revisionId = (await owner.get(`/api/annotations/${annotationId}/revisions`)).body[0].id as number;
     const reviewId = (await owner.post(`/api/projects/${projectId}/reviews`, { image_id: imageId })).body.id as number;
     const assignmentId = (await owner.post(`/api/projects/${projectId}/assignments`, { user_id: memberId, image_ids: [imageId] })).body[0].id as number;
-    return { projectId, orgId, classId, imageId, freshImageId, annotationId, revisionId, reviewId, assignmentId, memberId, spareUserId: spare };
+    const storageId = (await owner.post(`/api/projects/${projectId}/storages`, storageBody('matrix source'))).body.id as number;
+    return { projectId, orgId, classId, imageId, freshImageId, annotationId, revisionId, reviewId, assignmentId, memberId, spareUserId: spare, storageId };
   }
 
   it('has a row for every route of the app', () => {

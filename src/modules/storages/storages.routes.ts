@@ -92,10 +92,11 @@ export function storagesRoutes(server: FastifyInstance, storages: StoragesServic
     schema: {
       tags,
       summary: 'The objects a source storage\'s syncs have seen, and what became of each',
-      description: '`missing=true` lists the objects gone from the bucket since they were imported.',
+      description: '`missing=true` lists the objects gone from the bucket since they were imported. 403 for an annotator '
+        + 'kept to their assignments (the listing names every image the objects became), as is starting a sync.',
       params: StorageParams,
       querystring: ObjectsQuery,
-      response: { 200: Type.Array(StorageObjectOut), ...errors(401, 404, 422) },
+      response: { 200: Type.Array(StorageObjectOut), ...errors(401, 403, 404, 422) },
     },
   }, async (request) => storages.objects(callerOf(request), request.params.id, request.params.storage_id, request.query));
 

@@ -178,6 +178,8 @@ export class StoragesService {
   /** Starts a sync now (202): new objects are imported, objects gone from the bucket are reported. */
   async sync(caller: Caller, projectId: number, storageId: number): Promise<SyncStartedOut> {
     const row = await this.visible(caller, projectId, storageId, 'images.write');
+    // Its counts (new, missing) are about the whole project: an annotator kept to their assignments may not start one.
+    await this.access.wholeProject(caller, projectId, 'images.write');
     if (row.purpose !== 'source') throw new ConflictError('Only a source storage is synced; this one is a target');
     this.assertAllowed(row.endpoint);
     const job = await this.startSync(row, caller.userId);
@@ -304,6 +306,8 @@ export class StoragesService {
 
   async objects(caller: Caller, projectId: number, storageId: number, query: ObjectsQuery): Promise<StorageObjectOut[]> {
     await this.visible(caller, projectId, storageId, 'project.read');
+    // The listing names the image each object became, assigned or not.
+    await this.access.wholeProject(caller, projectId, 'project.read');
     return (await this.storages.objects(storageId, query)).map(toStorageObjectOut);
   }
 
