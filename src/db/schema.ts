@@ -315,8 +315,11 @@ export interface VersionSourcesTable {
   sha256: string;
   width: number;
   height: number;
-  /** JSON text: [{class_name, annotation_type, geometry, attributes?, group_id?}] in source pixels. */
+  /** JSON text: [{class_name, annotation_type, geometry, attributes?, group_id?}] in source pixels, tracks' shapes included. */
   annotations: string;
+  /** The video the image is a frame of and its frame number (migration 0033); null for other images. */
+  video_id: ColumnType<number | null, number | null | undefined, number | null>;
+  frame: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface VersionImagesTable {
@@ -333,6 +336,9 @@ export interface VersionImagesTable {
   /** JSON text: the step list applied to the source. */
   lineage: string;
   sha256: string;
+  /** The source's video and frame, on its only output (migration 0033); null otherwise. */
+  video_id: ColumnType<number | null, number | null | undefined, number | null>;
+  frame: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface VersionAnnotationsTable {

@@ -10,12 +10,16 @@ interface Entry {
   annotation: Annotation;
 }
 
+/** The video an item is a frame of: the one it names, else one per split. */
+const videoOf = (item: DatasetItem) => item.video?.name ?? item.split ?? 'video';
+
 /**
  * A per-frame dataset whose annotations carry the `track_id` attribute (CVAT's and Versa's Datumaro and COCO exports
- * of videos) read as video: the items of each split become the frames of one video, numbered by the frame the
- * dataset gives (Datumaro's `attr.frame`) or else the number their names end in, and each track id becomes a track:
- * its shapes marked `keyframe` (or not marked) are its keyframes, with `occluded` from the attribute; a frame of the
- * video after one the track is on, where it is missing, gets an `outside` keyframe (it left the view). Shapes marked
+ * of videos, a version's frames) read as video: the items of each video they name, else of each split, become its
+ * frames, numbered by the frame the dataset gives (Datumaro's `attr.frame`) or else the number their names end in,
+ * and each track id becomes a track: its shapes marked `keyframe` (or not marked) are its keyframes, with `occluded`
+ * from the attribute; the next frame the dataset holds after one the track is on, where it is missing, gets an
+ * `outside` keyframe (it left the view). Shapes marked
  * `keyframe: false` are what interpolation gives back: read and kept as such. The track's other attribute values
  * are those of its first shape. A dataset without track ids, or whose frames cannot be numbered one to one, is
  * returned as it is (the ids stay attributes).
@@ -24,7 +28,7 @@ export async function withTracksFromFrames(source: DatasetSource): Promise<Datas
   const perSplit = new Map<string, { frames: Set<number>; tracks: Map<number, Entry[]> }>();
   let tracked = false;
   for await (const item of source.items()) {
-    const video = item.split ?? 'video';
+    const video = videoOf(item);
     const frame = item.video?.frame ?? item.frame ?? frameNumberOf(item.fileName);
     const state = perSplit.get(video) ?? { frames: new Set<number>(), tracks: new Map<number, Entry[]>() };
     perSplit.set(video, state);
@@ -44,6 +48,8 @@ export async function withTracksFromFrames(source: DatasetSource): Promise<Datas
   const tracks: DatasetTrack[] = [];
   for (const [name, { frames, tracks: byId }] of perSplit) {
     videos.push({ name, frameCount: Math.max(...frames) + 1 });
+    const sorted = [...frames].sort((a, b) => a - b);
+    const nextFrame = new Map(sorted.map((frame, i) => [frame, sorted[i + 1]]));
     for (const [id, entries] of [...byId].sort((a, b) => a[0] - b[0])) {
       entries.sort((a, b) => a.frame - b.frame);
       const { className, attributes } = entries[0].annotation;
@@ -54,8 +60,8 @@ export async function withTracksFromFrames(source: DatasetSource): Promise<Datas
         const afterGap = i === 0 || !(entries[i - 1].frame + 1 === entry.frame);
         if (values?.keyframe === false && !afterGap) ledger.keep('annotations', `${shape.type} interpolated`);
         else keyframes.push({ ...shape, frame: entry.frame, outside: false, occluded: values?.occluded === true } as TrackKeyframe);
-        const next = entries[i + 1];
-        if (frames.has(entry.frame + 1) && next?.frame !== entry.frame + 1) keyframes.push({ ...shape, frame: entry.frame + 1, outside: true, occluded: false } as TrackKeyframe);
+        const next = nextFrame.get(entry.frame);
+        if (next !== undefined && entries[i + 1]?.frame !== next) keyframes.push({ ...shape, frame: next, outside: true, occluded: false } as TrackKeyframe);
       });
       tracks.push({ video: name, id, className, ...(Object.keys(own).length > 0 ? { attributes: own } : {}), keyframes });
     }
@@ -76,7 +82,7 @@ export async function withTracksFromFrames(source: DatasetSource): Promise<Datas
     async *items(): AsyncGenerator<DatasetItem> {
       for await (const item of source.items()) {
         const frame = item.video?.frame ?? item.frame ?? frameNumberOf(item.fileName)!;
-        yield { ...item, annotations: item.annotations.filter((a) => typeof a.attributes?.track_id !== 'number'), video: { name: item.split ?? 'video', frame } };
+        yield { ...item, annotations: item.annotations.filter((a) => typeof a.attributes?.track_id !== 'number'), video: { name: videoOf(item), frame } };
       }
     },
   };

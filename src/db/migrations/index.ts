@@ -28,6 +28,7 @@ import { videos } from './0029-videos.js';
 import { tracks } from './0030-tracks.js';
 import { projectStorages } from './0031-project-storages.js';
 import { trackSuggestions } from './0032-track-suggestions.js';
+import { versionFrames } from './0033-version-frames.js';
 
 /** Every migration, in order. Names are stable forever: they are recorded in the database. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -60,5 +61,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0030-tracks': tracks(dialect),
     '0031-project-storages': projectStorages(dialect),
     '0032-track-suggestions': trackSuggestions(dialect),
+    '0033-version-frames': versionFrames(),
   };
 }

@@ -60,6 +60,10 @@ export async function readYolo(root: string, resolved?: { config: Record<string,
   const projectType: ProjectType = kind === 'pose' ? 'keypoint_detection' : kind === 'obb' ? 'oriented_detection' : kind === 'segment' ? 'instance_segmentation' : 'object_detection';
   const classSpecs = new Map<string, ClassSpec>();
   if (pose) for (const name of classes) classSpecs.set(name, { skeleton: pose.skeletons.get(name)! });
+  // Frames of a video keep their shapes' track ids beside the labels (see tracksPath): every class then has the attribute.
+  const tracked = new Set<SplitFolder>();
+  for (const folder of folders) if (await isDirectory(tracksPath(folder.labels) ?? '')) tracked.add(folder);
+  if (tracked.size > 0) for (const name of classes) classSpecs.set(name, { ...classSpecs.get(name), attributes: [{ name: 'track_id', type: 'number' }] });
 
   async function* items(): AsyncGenerator<DatasetItem> {
     for (const folder of folders) {
@@ -73,12 +77,13 @@ export async function readYolo(root: string, resolved?: { config: Record<string,
           throw error;
         });
         const where = `${folder.split ?? 'labels'}/${stemOf(fileName)}.txt`;
+        const ids = tracked.has(folder) ? await readFile(tracksPath(labelPath)!, 'utf8').catch(() => '') : '';
         return {
           split: folder.split,
           fileName,
           source: { path },
           ...size,
-          annotations: parseLabels(text, classes, size.width, size.height, where, options),
+          annotations: parseLabels(text, classes, size.width, size.height, where, { ...options, trackIds: ids.split(/\r?\n/) }),
         };
       });
       // Label files whose image is not in the folder: their objects are accounted for, not dropped.
@@ -225,6 +230,19 @@ function labelsFolder(images: string): string {
 }
 
 /**
+ * Where a label file's track ids are (`labels/…/x.txt` → `tracks/…/x.txt`, the last `labels` folder renamed), or null:
+ * a frame's label file keeps Ultralytics' five columns, and its line n's track id (MOT's -1 for a line in no track)
+ * is line n of this file, written only for frames with tracked shapes.
+ */
+export function tracksPath(labelPath: string): string | null {
+  const parts = labelPath.split('/');
+  const index = parts.lastIndexOf('labels');
+  if (index < 0) return null;
+  parts[index] = 'tracks';
+  return parts.join('/');
+}
+
+/**
  * What the label files hold, from a sample: `obb` when every line with more than a box holds exactly four corners
  * (Ultralytics OBB, `class x1 y1 … x4 y4`), `segment` when some hold other polygons, else `detect`.
  */
@@ -255,6 +273,8 @@ export interface LabelOptions {
   obb?: boolean;
   /** Lines that name a class the names do not list are skipped through it (without one they are an error). */
   ledger?: ImportLedger;
+  /** Line n's track id (tracksPath), kept as the `track_id` attribute of its shape; -1 or nothing: in no track. */
+  trackIds?: readonly string[];
 }
 
 function lineType(line: string, options: LabelOptions): string {
@@ -311,6 +331,8 @@ export function parseLabels(text: string, classes: string[], width: number, heig
     } else {
       throw new FormatError(`${at}: expected "class cx cy w h" or "class x1 y1 x2 y2 x3 y3 …", got ${fields.length} values`);
     }
+    const trackId = Number(options.trackIds?.[i] || -1);
+    if (Number.isInteger(trackId) && trackId >= 0) annotations[annotations.length - 1].attributes = { track_id: trackId };
   }
   return annotations;
 }

@@ -9,6 +9,7 @@ import { geometryBox, rotatedCorners } from '../../imaging/geometry.js';
 import { ellipsePolygon } from './coco-writer.js';
 import { safeEntryName, sizeOf } from './item-size.js';
 import { writeZip } from './zip-output.js';
+import { tracksPath } from '../readers/yolo-reader.js';
 import { SPLIT_NAMES } from '../../lib/vocabulary.js';
 
 const YAML_KEYS: Record<Split, string> = { train: 'train', valid: 'val', test: 'test' };
@@ -37,12 +38,19 @@ export async function writeYoloLayout(dataset: DatasetToWrite, output: Writable,
       splits.add(split);
       const { width, height } = await sizeOf(item);
       const lines: string[] = [];
+      const trackIds: string[] = [];
       for (const annotation of item.annotations) {
-        for (const line of labelLines(annotation, classIndex, width, height, mode, stats)) lines.push(line);
+        const id = annotation.attributes?.track_id;
+        for (const line of labelLines(annotation, classIndex, width, height, mode, stats)) {
+          lines.push(line);
+          trackIds.push(typeof id === 'number' ? String(id) : '-1');
+        }
       }
       const fileName = safeEntryName(item.fileName);
+      const labelPath = layout.label(split, stemOf(fileName));
       await zip.addImage(layout.image(split, fileName), item.source);
-      await zip.addBuffer(layout.label(split, stemOf(fileName)), lines.length ? `${lines.join('\n')}\n` : '');
+      await zip.addBuffer(labelPath, lines.length ? `${lines.join('\n')}\n` : '');
+      if (trackIds.some((id) => id !== '-1')) await zip.addBuffer(tracksPath(labelPath)!, `${trackIds.join('\n')}\n`);
       stats.imageCount++;
       stats.annotationCount += lines.length;
     }

@@ -79,15 +79,16 @@ async function* pageItems(
   }
 }
 
-/** A version's items, split after split (the version tables are indexed by split). */
+/** A version's items, split after split (the version tables are indexed by split); frames name their video. */
 export async function* versionItems(
   pages: (split: Split) => PageSource,
   blobs: BlobStore,
   annotatedOnly: boolean,
   signal: AbortSignal,
   sizes = EXPORT_PAGE_SIZES,
+  frames?: FrameTracks,
 ): AsyncGenerator<DatasetItem> {
-  for (const split of SPLIT_NAMES) yield* pagedItems(pages(split), blobs, annotatedOnly, signal, sizes);
+  for (const split of SPLIT_NAMES) yield* pagedItems(pages(split), blobs, annotatedOnly, signal, sizes, frames);
 }
 
 function toItem(image: ExportImageRow, annotations: Annotation[], blobs: BlobStore, frames?: FrameTracks): DatasetItem {

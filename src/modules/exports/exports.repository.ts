@@ -2,6 +2,7 @@ import type { Insertable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { ExportsTable, VersionsTable } from '../../db/schema.js';
 import type { ExportRow } from './exports.schemas.js';
+import { projectTracks } from '../tracks/tracks.repository.js';
 
 /** An image row as the export reads it: enough to name, size and open it. */
 export interface ExportImageRow {
@@ -114,7 +115,7 @@ export class ExportsRepository {
   versionImages(versionId: number, split: string, page: PageCursor): Promise<ExportImageRow[]> {
     let query = this.db
       .selectFrom('version_images')
-      .select(['id', 'filename', 'width', 'height', 'split', 'blob_key'])
+      .select(['id', 'filename', 'width', 'height', 'split', 'blob_key', 'video_id', 'frame'])
       .where('version_id', '=', versionId)
       .where('split', '=', split)
       .where('id', '>', page.after);
@@ -150,27 +151,34 @@ export class ExportsRepository {
     return this.db.selectFrom('videos').select(['id', 'name', 'fps', 'frame_count', 'width', 'height']).where('project_id', '=', projectId).where('status', '=', 'ready').orderBy('id').execute();
   }
 
+  /**
+   * The videos a version's outputs are frames of, as they are now; a video deleted since keeps its id, a name made of
+   * it, MOT's default rate and the frames the version holds of it.
+   */
+  async versionVideos(versionId: number): Promise<{ id: number; name: string; fps: number; frame_count: number; width: number; height: number }[]> {
+    const rows = await this.db
+      .selectFrom('version_images')
+      .leftJoin('videos', 'videos.id', 'version_images.video_id')
+      .select(['version_images.video_id', 'videos.name', 'videos.fps', 'videos.frame_count', 'videos.width', 'videos.height'])
+      .select((eb) => eb.fn.max('version_images.frame').as('last'))
+      .where('version_images.version_id', '=', versionId)
+      .where('version_images.video_id', 'is not', null)
+      .groupBy(['version_images.video_id', 'videos.name', 'videos.fps', 'videos.frame_count', 'videos.width', 'videos.height'])
+      .orderBy('version_images.video_id')
+      .execute();
+    return rows.map((v) => ({
+      id: v.video_id!,
+      name: v.name ?? `video-${v.video_id}`,
+      fps: v.fps ?? 25,
+      frame_count: v.frame_count ?? Number(v.last) + 1,
+      width: v.width ?? 0,
+      height: v.height ?? 0,
+    }));
+  }
+
   /** The project's tracks with their class names, and their keyframes by track and frame. */
-  async projectTracks(projectId: number): Promise<{
-    tracks: { id: number; video_id: number; class_name: string; attributes: string | null }[];
-    keyframes: { track_id: number; frame: number; annotation_type: string; geometry: string; outside: number; occluded: number }[];
-  }> {
-    const tracks = await this.db
-      .selectFrom('tracks')
-      .innerJoin('classes', 'classes.id', 'tracks.class_id')
-      .select(['tracks.id', 'tracks.video_id', 'classes.name as class_name', 'tracks.attributes'])
-      .where('tracks.project_id', '=', projectId)
-      .orderBy('tracks.video_id')
-      .orderBy('tracks.id')
-      .execute();
-    const keyframes = await this.db
-      .selectFrom('track_keyframes')
-      .select(['track_id', 'frame', 'annotation_type', 'geometry', 'outside', 'occluded'])
-      .where('track_id', 'in', (eb) => eb.selectFrom('tracks').select('id').where('project_id', '=', projectId))
-      .orderBy('track_id')
-      .orderBy('frame')
-      .execute();
-    return { tracks, keyframes };
+  projectTracks(projectId: number) {
+    return projectTracks(this.db, projectId);
   }
 
   /** Whether an export references the version (the versions module refuses to delete it then). */

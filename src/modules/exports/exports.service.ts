@@ -4,6 +4,7 @@ import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
 import type { ClassSpec, DatasetToWrite, ProjectType, Split, WriteStats } from '../../formats/dataset.js';
 import { FormatError } from '../../formats/format-error.js';
+import { withTracksFromFrames } from '../../formats/frame-tracks.js';
 import { WRITERS, type ExportWriter } from '../../formats/writers/index.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
 import type { Metrics } from '../../lib/metrics.js';
@@ -11,7 +12,7 @@ import type { BlobStore } from '../../storage/blob-store.js';
 import { exportBlobKey } from '../../storage/keys.js';
 import { pagedItems, versionItems } from './export-dataset.service.js';
 import { FrameTracks } from './frame-tracks.logic.js';
-import type { ExportsRepository } from './exports.repository.js';
+import type { AnnotationCursor, ExportsRepository, PageCursor } from './exports.repository.js';
 import { toExportOut, type ExportFormatName, type ExportOut, type ExportRequest } from './exports.schemas.js';
 
 /** An export file ready to be sent. */
@@ -73,19 +74,7 @@ export class ExportsService {
     const annotatedOnly = input.include_unannotated === false;
     const controller = new AbortController();
     const dataset: DatasetToWrite = version
-      ? {
-          ...classList(await this.exports.versionClasses(version.id)),
-          projectType: project.project_type as ProjectType,
-          items: versionItems(
-            (split: Split) => ({
-              images: (cursor) => this.exports.versionImages(version.id, split, cursor),
-              annotations: (cursor) => this.exports.versionAnnotations(version.id, split, cursor),
-            }),
-            this.blobs,
-            annotatedOnly,
-            controller.signal,
-          ),
-        }
+      ? await this.versionDataset(version.id, project.project_type as ProjectType, annotatedOnly, controller.signal)
       : await this.projectDataset(projectId, project.project_type as ProjectType, annotatedOnly, input.include_predictions === true, controller.signal);
     const { stats, bytes } = await this.writeBlob(blobKey, writer, dataset, controller);
     this.metrics.throughput('export', stats.imageCount, bytes);
@@ -136,6 +125,30 @@ export class ExportsService {
         frames,
       ),
     };
+  }
+
+  /**
+   * A version's outputs with their frozen annotations. Its frames name their video, and its tracks are read back from
+   * the frames' shapes that carry `track_id` (keyframes where the track had them, `outside` where it leaves the
+   * frames): a first pass over the annotations, made only for a version that holds frames.
+   */
+  private async versionDataset(versionId: number, projectType: ProjectType, annotatedOnly: boolean, signal: AbortSignal): Promise<DatasetToWrite> {
+    const frames = new FrameTracks(await this.exports.versionVideos(versionId), [], []);
+    const pages = (split: Split) => ({
+      images: (cursor: PageCursor) => this.exports.versionImages(versionId, split, cursor),
+      annotations: (cursor: AnnotationCursor) => this.exports.versionAnnotations(versionId, split, cursor),
+    });
+    const items = () => versionItems(pages, this.blobs, annotatedOnly, signal, undefined, frames);
+    const classes = classList(await this.exports.versionClasses(versionId));
+    const tracked = frames.videos.length === 0 ? undefined : await withTracksFromFrames({
+      format: 'datumaro',
+      projectType,
+      ...classes,
+      async *items() {
+        for await (const item of items()) if (item.video) yield item;
+      },
+    });
+    return { ...classes, projectType, videos: frames.videos, tracks: tracked?.tracks ?? [], items: items() };
   }
 
   /** The file of an export, to a caller who may read its project; every other name is 404. */

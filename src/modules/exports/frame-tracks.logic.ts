@@ -64,9 +64,9 @@ export class FrameTracks {
     for (const track of tracks) {
       const name = this.names.get(track.video_id);
       const list = byTrack.get(track.id) ?? [];
-      if (name === undefined || list.length === 0) continue;
+      if (list.length === 0) continue;
       const attributes = track.attributes ? (JSON.parse(track.attributes) as Record<string, AttributeValue>) : {};
-      this.tracks.push({
+      if (name !== undefined) this.tracks.push({
         video: name,
         id: track.id,
         className: track.class_name,
@@ -85,7 +85,7 @@ export class FrameTracks {
     return name === undefined || frame == null ? undefined : { name, frame };
   }
 
-  /** The tracks' shapes on a frame, as annotations (see the class comment). */
+  /** The tracks' shapes on a frame of any video (named in the export or not), as annotations (see the class comment). */
   shapesOn(videoId: number, frame: number): Annotation[] {
     const out: Annotation[] = [];
     for (const { track, attributes, keyframes } of this.byVideo.get(videoId) ?? []) {

@@ -25,6 +25,26 @@ export interface ClassSpecs {
 
 const CHUNK = 500;
 
+/** A project's tracks with their class names, and their keyframes by track and frame (exports and version snapshots read them so). */
+export async function projectTracks(db: Executor, projectId: number) {
+  const tracks = await db
+    .selectFrom('tracks')
+    .innerJoin('classes', 'classes.id', 'tracks.class_id')
+    .select(['tracks.id', 'tracks.video_id', 'classes.name as class_name', 'tracks.attributes'])
+    .where('tracks.project_id', '=', projectId)
+    .orderBy('tracks.video_id')
+    .orderBy('tracks.id')
+    .execute();
+  const keyframes = await db
+    .selectFrom('track_keyframes')
+    .select(['track_id', 'frame', 'annotation_type', 'geometry', 'outside', 'occluded'])
+    .where('track_id', 'in', (eb) => eb.selectFrom('tracks').select('id').where('project_id', '=', projectId))
+    .orderBy('track_id')
+    .orderBy('frame')
+    .execute();
+  return { tracks, keyframes };
+}
+
 export class TracksRepository {
   constructor(private readonly db: Db) {}
 

@@ -184,6 +184,8 @@ export class VersionGenerator {
             source_image_id: source.source_image_id,
             lineage: JSON.stringify(result.steps),
             sha256: createHash('sha256').update(result.image).digest('hex'),
+            // A frame stays a frame of its video where it is its source's only output (a video holds one image a frame).
+            ...(outputs === 1 && results.length === 1 ? { video_id: source.video_id, frame: source.frame } : {}),
           },
           annotations: result.annotations.flatMap((a) => {
             const index = classIndex.get(a.class_name);

@@ -2,6 +2,7 @@ import { sql, type Insertable } from 'kysely';
 import type { Db, Executor, Tx } from '../../db/database.js';
 import type { VersionAnnotationsTable, VersionClassesTable, VersionImagesTable, VersionSourcesTable, VersionsTable } from '../../db/schema.js';
 import type { VersionImageRow, VersionRow } from './versions.schemas.js';
+import { projectTracks } from '../tracks/tracks.repository.js';
 
 /** Rows per INSERT statement: well under SQLite's bound-parameter limit at ten columns a row. */
 const INSERT_CHUNK = 500;
@@ -17,8 +18,9 @@ export interface SourceImage {
   sha256: string;
   width: number;
   height: number;
-  /** The video the image is a frame of (its frames go to one split). */
+  /** The video the image is a frame of (its frames go to one split), and its frame number. */
   video_id: number | null;
+  frame: number | null;
 }
 
 export interface SourceAnnotation {
@@ -70,7 +72,7 @@ export class VersionsRepository {
   projectImages(tx: Executor, projectId: number): Promise<SourceImage[]> {
     return tx
       .selectFrom('images')
-      .select(['id', 'original_name', 'split', 'blob_key', 'sha256', 'width', 'height', 'video_id'])
+      .select(['id', 'original_name', 'split', 'blob_key', 'sha256', 'width', 'height', 'video_id', 'frame'])
       .where('project_id', '=', projectId)
       .orderBy('id')
       .execute();
@@ -87,6 +89,11 @@ export class VersionsRepository {
       .orderBy('annotations.image_id')
       .orderBy('annotations.id')
       .execute();
+  }
+
+  /** The project's tracks and keyframes, as a snapshot freezes their shapes on each frame. */
+  projectTracks(tx: Executor, projectId: number) {
+    return projectTracks(tx, projectId);
   }
 
   /** The image a recipe preview renders: the given one, else the project's first annotated image (else its first). */

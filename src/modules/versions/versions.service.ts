@@ -10,6 +10,7 @@ import { assignKeepingVideos } from '../splits/assign.logic.js';
 import { SPLIT_NAMES, type SplitName } from '../../lib/vocabulary.js';
 import { checkPercentages, randomSeed } from '../splits/splits.service.js';
 import { diffVersions } from './diff.logic.js';
+import { FrameTracks } from '../exports/frame-tracks.logic.js';
 import { GENERATE_JOB, previewOutputs, type GeneratePayload } from './generation.service.js';
 import type { SourceAnnotation, SourceImage, VersionsRepository } from './versions.repository.js';
 import { flipOrders, type FrozenAnnotation } from './output-geometry.logic.js';
@@ -86,6 +87,7 @@ export class VersionsService {
       const images = await this.versions.projectImages(tx, projectId);
       const annotations = await this.versions.projectAnnotations(tx, projectId, input.include_predictions === true);
       const classes = await this.versions.projectClasses(tx, projectId);
+      const { tracks, keyframes } = await this.versions.projectTracks(tx, projectId);
       const row = await this.versions.insert(tx, {
         project_id: projectId,
         number,
@@ -104,7 +106,7 @@ export class VersionsService {
         created_at: new Date().toISOString(),
         finished_at: null,
       });
-      await this.versions.insertSources(tx, snapshotRows(row.id, images, annotations, split, seed));
+      await this.versions.insertSources(tx, snapshotRows(row.id, images, annotations, new FrameTracks([], tracks, keyframes), split, seed));
       await this.versions.insertClasses(tx, outputClasses(classes, recipe).map((c, index) => ({ version_id: row.id, index, ...c })));
       return row;
     });
@@ -258,8 +260,12 @@ function frozen(annotations: SourceAnnotation[]): FrozenAnnotation[] {
   });
 }
 
-/** One snapshot row per image: its split (kept, or assigned with the version seed) and its annotations inline. */
-function snapshotRows(versionId: number, images: SourceImage[], annotations: SourceAnnotation[], split: SplitConfig, seed: number) {
+/**
+ * One snapshot row per image: its split (kept, or assigned with the version seed), its video and frame, and its
+ * annotations inline, a frame's tracks' shapes on it among them (keyframes and interpolated ones, with `track_id`,
+ * `keyframe` and `occluded`), so that the version keeps them whatever the tracks become.
+ */
+function snapshotRows(versionId: number, images: SourceImage[], annotations: SourceAnnotation[], frames: FrameTracks, split: SplitConfig, seed: number) {
   const byImage = new Map<number, FrozenAnnotation[]>();
   const all = frozen(annotations);
   for (let i = 0; i < annotations.length; i++) {
@@ -279,9 +285,16 @@ function snapshotRows(versionId: number, images: SourceImage[], annotations: Sou
     sha256: image.sha256,
     width: image.width,
     height: image.height,
-    annotations: JSON.stringify(byImage.get(image.id) ?? []),
+    annotations: JSON.stringify([...(byImage.get(image.id) ?? []), ...trackShapes(frames, image)]),
+    video_id: image.video_id,
+    frame: image.frame,
   }));
 }
+
+const trackShapes = (frames: FrameTracks, image: SourceImage): FrozenAnnotation[] =>
+  image.video_id === null || image.frame === null
+    ? []
+    : frames.shapesOn(image.video_id, image.frame).map((a) => ({ class_name: a.className, annotation_type: a.type, geometry: a.geometry as Record<string, unknown>, attributes: a.attributes }));
 
 type ClassSnapshot = { name: string; color: string; skeleton: string | null; attributes: string | null };
 
