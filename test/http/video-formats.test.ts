@@ -211,7 +211,7 @@ describe('video formats: CVAT for video, MOT, image sequences (issue 26)', () =>
     for (const image of images) for (const a of (await alice.get(`/api/images/${image.id}/annotations`)).body) ids.add(a.attributes.track_id);
     assert.deepEqual([...ids].sort(), tracks.map((tr) => tr.id).sort());
 
-    // YOLO holds boxes only (no attribute column Ultralytics reads): each frame's track boxes are its labels.
+    // YOLO labels keep Ultralytics' five columns: each frame's track boxes are its labels (their ids go in tracks/).
     const yolo = await exportZip(alice, project.body.id, 'yolo');
     const lines = [...yolo.entries].filter(([name]) => name.endsWith('.txt') && name.includes('labels/')).flatMap(([, data]) => data.toString().trim().split('\n').filter(Boolean));
     assert.equal(lines.length, 14);

@@ -115,6 +115,12 @@ describe('versions of tracked videos (issue 26)', () => {
     assert.deepEqual(on(5).geometry, scaled(LAST));
     assert.deepEqual(on(5).attributes, { colour: 'red', track_id: trackId, keyframe: true, occluded: true });
 
+    // The recipe preview of a frame shows its track box, as generation renders it.
+    const frame3 = [...frameOf].find(([, f]) => f === 3)![0];
+    const preview = await alice.post(`/api/projects/${projectId}/versions/preview`, { image_id: frame3, limit: 1, preprocessing_config: { resize: { enabled: true, width: 128, height: 96 } } });
+    assert.equal(preview.status, 200, JSON.stringify(preview.body));
+    assert.deepEqual(preview.body.outputs[0].annotations.map((a: Shape) => a.geometry), [scaled(MIDDLE)]);
+
     // The track moves, loses its outside keyframe and changes colour: the version, regenerated too, does not change.
     const edit = await alice.patch(`/api/tracks/${trackId}`, { attributes: { colour: 'blue' }, keyframes: [{ frame: 3, annotation_type: 'bbox', geometry: { x: 0, y: 0, width: 5, height: 5 } }], delete_frames: [6] });
     assert.equal(edit.status, 200, JSON.stringify(edit.body));
@@ -135,18 +141,34 @@ describe('versions of tracked videos (issue 26)', () => {
     await alice.patch(`/api/tracks/${trackId}`, { attributes: { colour: 'red' }, keyframes: [{ frame: 6, annotation_type: 'bbox', geometry: LAST, outside: true }], delete_frames: [3] });
   });
 
-  it('exports as CVAT for video with the track\'s keyframes and outside flag, which import back as the same track', async () => {
+  it('exports as CVAT for video and Datumaro with the track\'s keyframes and outside flag, which import back as the same track', async () => {
     const v = await version('cvat');
     await alice.patch(`/api/tracks/${trackId}`, { keyframes: [{ frame: 2, annotation_type: 'bbox', geometry: { x: 40, y: 30, width: 4, height: 4 } }] });
-    const entries = await exportVersion(v, 'cvat_video');
-    assert.ok(entries.has('images/frame_000007.jpg'), [...entries.keys()].join());
-    assert.match(entries.get('annotations.xml')!.toString(), /<track id="0" label="car"/);
-    const track = await reimported(entries);
-    assert.deepEqual(track.attributes, { colour: 'red' });
-    assert.deepEqual(track.keyframes.map((k) => [k.frame, k.outside, k.occluded]), [[1, false, false], [5, false, true], [6, true, false]]);
-    near(track.keyframes[0].geometry, scaled(FIRST), 'frame 1');
-    near(track.keyframes[1].geometry, scaled(LAST), 'frame 5');
+    const cvat = await exportVersion(v, 'cvat_video');
+    assert.ok(cvat.has('images/frame_000007.jpg'), [...cvat.keys()].join());
+    assert.match(cvat.get('annotations.xml')!.toString(), /<track id="0" label="car"/);
+    for (const entries of [cvat, await exportVersion(v, 'datumaro')]) {
+      const track = await reimported(entries);
+      assert.deepEqual(track.attributes, { colour: 'red' });
+      assert.deepEqual(track.keyframes.map((k) => [k.frame, k.outside, k.occluded]), [[1, false, false], [5, false, true], [6, true, false]]);
+      near(track.keyframes[0].geometry, scaled(FIRST), 'frame 1');
+      near(track.keyframes[1].geometry, scaled(LAST), 'frame 5');
+    }
     await alice.patch(`/api/tracks/${trackId}`, { delete_frames: [2] });
+  });
+
+  it('augmented copies of a frame are images that keep the track id, not frames of the video', async () => {
+    const res = await alice.post(`/api/projects/${projectId}/versions`, {
+      name: 'augmented', seed: 3, split_config: { train: 100, valid: 0, test: 0 }, augmentation_config: { enabled: true, outputs_per_image: 2, brightness: 10 },
+    });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    await t.versa.deps.queue.drain();
+    const exported = await alice.post(`/api/projects/${projectId}/export`, { format: 'cvat_video', version_id: res.body.id });
+    assert.equal(exported.status, 200, JSON.stringify(exported.body));
+    assert.deepEqual(exported.body.shapes_skipped, { 'image (not a video frame)': 16 });
+    const coco = await alice.post(`/api/projects/${projectId}/export`, { format: 'coco', version_id: res.body.id });
+    const json = JSON.parse((await alice.get(coco.body.url)).raw.toString());
+    assert.equal(json.annotations.filter((a: { attributes: { track_id: number } }) => a.attributes.track_id === trackId).length, 10);
   });
 
   it('exports as MOT with the track id on every frame it is visible on, which imports back as the same track', async () => {

@@ -97,8 +97,8 @@ export class VersionsRepository {
   }
 
   /** The image a recipe preview renders: the given one, else the project's first annotated image (else its first). */
-  async previewImage(projectId: number, imageId: number | undefined): Promise<{ id: number; blob_key: string; width: number; height: number } | undefined> {
-    const base = () => this.db.selectFrom('images').select(['id', 'blob_key', 'width', 'height']).where('project_id', '=', projectId);
+  async previewImage(projectId: number, imageId: number | undefined): Promise<{ id: number; blob_key: string; width: number; height: number; video_id: number | null; frame: number | null } | undefined> {
+    const base = () => this.db.selectFrom('images').select(['id', 'blob_key', 'width', 'height', 'video_id', 'frame']).where('project_id', '=', projectId);
     if (imageId !== undefined) return base().where('id', '=', imageId).executeTakeFirst();
     return (await base().where('annotation_count', '>', 0).orderBy('id').limit(1).executeTakeFirst()) ?? base().orderBy('id').limit(1).executeTakeFirst();
   }

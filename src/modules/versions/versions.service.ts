@@ -54,6 +54,10 @@ export class VersionsService {
       throw ValidationError.at(['body'], 'The project has no images to preview');
     }
     const annotations = frozen(await this.versions.imageAnnotations(image.id));
+    if (image.video_id !== null) {
+      const { tracks, keyframes } = await this.versions.projectTracks(this.versions.executor, projectId);
+      annotations.push(...trackShapes(new FrameTracks([], tracks, keyframes), image));
+    }
     const bytes = await this.blobs.get(image.blob_key);
     const flips = flipOrders(await this.versions.projectClasses(this.versions.executor, projectId));
     const outputs = await previewOutputs(parsed.recipe, input.seed ?? 0, { ...image, image: bytes }, annotations, input.limit ?? 4, flips);
@@ -291,7 +295,7 @@ function snapshotRows(versionId: number, images: SourceImage[], annotations: Sou
   }));
 }
 
-const trackShapes = (frames: FrameTracks, image: SourceImage): FrozenAnnotation[] =>
+const trackShapes = (frames: FrameTracks, image: Pick<SourceImage, 'video_id' | 'frame'>): FrozenAnnotation[] =>
   image.video_id === null || image.frame === null
     ? []
     : frames.shapesOn(image.video_id, image.frame).map((a) => ({ class_name: a.className, annotation_type: a.type, geometry: a.geometry as Record<string, unknown>, attributes: a.attributes }));
