@@ -78,6 +78,8 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: imp
 
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError & { validationContext?: string }, request, reply) => {
+    // A download route may have named its file before the error: the answer is JSON, not that file.
+    reply.removeHeader('content-disposition').removeHeader('content-length').type('application/json; charset=utf-8');
     if (error.validation) {
       const issues = toValidationIssues(error.validationContext ?? 'body', error.validation as AjvIssue[]);
       return reply.status(422).send({ detail: issues });

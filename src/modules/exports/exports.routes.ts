@@ -1,3 +1,4 @@
+import { opened } from '../../http/opened-stream.js';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { callerOf } from '../../http/authenticate.js';
@@ -36,11 +37,12 @@ export function exportsRoutes(server: FastifyInstance, exports: ExportsService):
     },
   }, async (request, reply) => {
     const file = await exports.file(callerOf(request), request.params.filename);
+    const stream = await opened(file.open());
     reply
       .header('content-type', file.contentType)
       .header('content-length', String(file.size))
       .header('content-disposition', `attachment; filename="${file.filename}"`)
       .header('cache-control', 'private, no-store');
-    return reply.send(file.open());
+    return reply.send(stream);
   });
 }

@@ -1,3 +1,4 @@
+import { opened } from '../../http/opened-stream.js';
 import { Type } from 'typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -146,7 +147,7 @@ export function imagesRoutes(server: FastifyInstance, images: ImagesService, max
 }
 
 /** Streams a stored file; its ETag is the content hash, so a matching `If-None-Match` answers 304 without reading it. */
-function sendStoredFile(request: FastifyRequest, reply: FastifyReply, file: StoredFile, cacheControl: string) {
+async function sendStoredFile(request: FastifyRequest, reply: FastifyReply, file: StoredFile, cacheControl: string) {
   const etag = `"${file.etag}"`;
   reply
     .header('ETag', etag)
@@ -156,7 +157,8 @@ function sendStoredFile(request: FastifyRequest, reply: FastifyReply, file: Stor
   if (ifNoneMatch && ifNoneMatch.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')) {
     return reply.status(304).send();
   }
+  const stream = await opened(file.open());
   reply.type(file.mimeType).header('Content-Disposition', `inline; filename="${file.filename}"`);
   if (file.size !== null) reply.header('Content-Length', String(file.size));
-  return reply.send(file.open());
+  return reply.send(stream);
 }

@@ -1,3 +1,4 @@
+import { opened } from '../../http/opened-stream.js';
 import { Type } from 'typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -167,7 +168,7 @@ export function samplesRoutes(server: FastifyInstance, samples: SamplesService, 
 }
 
 /** Sends a media file whole, or the one byte range asked for (206), so players can seek; 416 for a range outside it. */
-function sendMedia(request: FastifyRequest, reply: FastifyReply, file: SampleFile) {
+async function sendMedia(request: FastifyRequest, reply: FastifyReply, file: SampleFile) {
   const etag = `"${file.etag}"`;
   reply
     .header('ETag', etag)
@@ -197,8 +198,9 @@ function sendMedia(request: FastifyRequest, reply: FastifyReply, file: SampleFil
       return reply.status(416).type('application/json').header('Content-Range', `bytes */${file.size}`).send({ detail: `Range "${range}" is not satisfiable (size ${file.size})` });
     }
     reply.status(206).header('Content-Range', `bytes ${start}-${end}/${file.size}`).header('Content-Length', String(end - start + 1));
-    return reply.send(file.open({ start, end }));
+    return reply.send(await opened(file.open({ start, end })));
   }
+  const stream = await opened(file.open());
   reply.header('Content-Length', String(file.size));
-  return reply.send(file.open());
+  return reply.send(stream);
 }

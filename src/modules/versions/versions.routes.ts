@@ -1,3 +1,4 @@
+import { opened } from '../../http/opened-stream.js';
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -142,9 +143,10 @@ export function versionsRoutes(server: FastifyInstance, versions: VersionsServic
     },
   }, async (request, reply) => {
     const file = await versions.imageFile(callerOf(request), request.params.project_id, request.params.version_id, request.params.image_id);
+    const stream = await opened(file.stream);
     reply.header('Content-Type', 'image/jpeg');
     reply.header('Cache-Control', 'private, max-age=31536000, immutable');
     if (file.size !== null) reply.header('Content-Length', String(file.size));
-    return reply.send(file.stream);
+    return reply.send(stream);
   });
 }
