@@ -654,6 +654,15 @@ export interface Database {
   pipeline_run_writes: PipelineRunWritesTable;
   project_storages: ProjectStoragesTable;
   storage_objects: StorageObjectsTable;
+  login_failures: LoginFailuresTable;
+}
+
+/** Failed logins per throttle key (migration 0037): failures in a row and when the last one was, in ms since 1970. */
+export interface LoginFailuresTable {
+  key: string;
+  count: number;
+  /** PostgreSQL returns bigint as a string. */
+  last_ms: ColumnType<number | string, number, number>;
 }
 
 export interface PipelinesTable {

@@ -31,3 +31,16 @@ export async function lockTrainingQueue(tx: Tx): Promise<void> {
   if (!(tx.getExecutor().adapter instanceof PostgresAdapter)) return;
   await sql`select pg_advisory_xact_lock(cast(${TRAINING_QUEUE_LOCK} as integer), 0)`.execute(tx);
 }
+
+/** The first half of the advisory lock keys of login throttle keys (the second is a hash of the key). */
+const LOGIN_FAILURES_LOCK = 0x1_8e59;
+
+/**
+ * Holds one login throttle key's lock until the transaction ends, so that parallel attempts of one address, on any
+ * API process, are admitted one at a time against its failure count. PostgreSQL: an advisory lock; SQLite: nothing,
+ * for the reason given at lockProjectImages.
+ */
+export async function lockLoginFailures(tx: Tx, key: string): Promise<void> {
+  if (!(tx.getExecutor().adapter instanceof PostgresAdapter)) return;
+  await sql`select pg_advisory_xact_lock(cast(${LOGIN_FAILURES_LOCK} as integer), hashtext(${key}))`.execute(tx);
+}

@@ -7,8 +7,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DatabaseHandle } from '../../src/db/database.js';
+import { LoginFailuresRepository } from '../../src/modules/auth/login-failures.repository.js';
 import { LoginThrottle, type LoginClock } from '../../src/modules/auth/login-throttle.service.js';
-import { startTestApp, type Response, type TestApp } from '../helpers/test-app.js';
+import { openTestDatabase, startTestApp, type Response, type TestApp } from '../helpers/test-app.js';
 
 /** The login throttle's time, moved by hand; `slept` lists the slow-downs it was asked to take. */
 function fakeClock(): LoginClock & { advance(ms: number): void; slept: number[] } {
@@ -112,22 +117,42 @@ describe('the per-account ceiling', () => {
 });
 
 describe('the throttle memory', () => {
-  it('is bounded: past its entries the longest-quiet address is forgotten, the newest kept; old failures expire', async () => {
+  let opened: Awaited<ReturnType<typeof openTestDatabase>>;
+  let second: DatabaseHandle;
+  let dataDir: string;
+  before(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'versa-throttle-'));
+    opened = await openTestDatabase(dataDir);
+    second = await opened.reopen();
+  });
+  after(async () => {
+    await second.close();
+    await opened.database.close();
+    await opened.drop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('is shared by every API process (issue 27): failures made through one are refused by another; old ones expire and are removed', async () => {
     const clock = fakeClock();
-    const policy = { freeFailures: 1, maxDelayMs: 60_000, accountCeiling: 1000, slowMs: 1000, memoryMs: 60_000, maxEntries: 3 };
-    const throttle = new LoginThrottle(policy, clock);
-    const fail = async (address: string) => {
+    const policy = { freeFailures: 2, maxDelayMs: 60_000, accountCeiling: 1000, slowMs: 1000, memoryMs: 60_000 };
+    // Two processes: each its own throttle over its own connection to the one database.
+    const first = new LoginThrottle(policy, new LoginFailuresRepository(opened.database.db), clock);
+    const other = new LoginThrottle(policy, new LoginFailuresRepository(second.db), clock);
+    const fail = async (throttle: LoginThrottle, address: string) => {
       await throttle.admit('owner@example.com', address);
-      throttle.failed('owner@example.com');
+      await throttle.failed('owner@example.com');
     };
-    const waits = (address: string) => throttle.admit('owner@example.com', address).then(() => false, () => true);
-    await fail('192.0.2.1');
-    assert.equal(await waits('192.0.2.1'), true);
-    for (const address of ['192.0.2.2', '192.0.2.3', '192.0.2.4']) await fail(address);
-    assert.equal(await waits('192.0.2.1'), false, 'the oldest pair was dropped');
-    assert.equal(await waits('192.0.2.4'), true, 'the newest pair is kept');
+    const waits = (throttle: LoginThrottle, address: string) => throttle.admit('owner@example.com', address).then(() => false, () => true);
+    await fail(first, STRANGER);
+    await fail(other, STRANGER);
+    assert.equal(await waits(first, STRANGER), true, 'two failures over two processes count together');
+    assert.equal(await waits(other, STRANGER), true);
+    assert.equal(await waits(other, OWNER), false, 'the owner at another address is let in');
     clock.advance(60_001);
-    assert.equal(await waits('192.0.2.3'), false, 'failures expire');
+    assert.equal(await waits(first, STRANGER), false, 'failures expire');
+    await fail(first, '192.0.2.7');
+    const keys = await opened.database.db.selectFrom('login_failures').select('key').orderBy('key').execute();
+    assert.deepEqual(keys.map((k) => k.key), ['* owner@example.com', '192.0.2.7 owner@example.com', `${STRANGER} owner@example.com`].sort(), 'the quiet keys were removed');
   });
 });
 

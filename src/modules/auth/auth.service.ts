@@ -7,6 +7,7 @@ import { ConflictError, NotFoundError, UnauthorizedError } from '../../http/erro
 import { RateLimiter } from '../../http/rate-limiter.js';
 import { AuthRepository, type TokenRow } from './auth.repository.js';
 import { toTokenOut, toUserOut, type RegisterBody, type TokenCreateBody, type UserOut } from './auth.schemas.js';
+import { LoginFailuresRepository } from './login-failures.repository.js';
 import { loginPolicy, LoginThrottle, systemClock, type LoginClock } from './login-throttle.service.js';
 import { hashPassword, verifyPassword } from './passwords.logic.js';
 import { hashToken, newTokenSecret } from './tokens.logic.js';
@@ -40,7 +41,7 @@ export class AuthService {
   ) {
     this.repo = new AuthRepository(db);
     this.perIp = new RateLimiter(attemptsPerMinute, 60_000, 'login or register attempts from your address');
-    this.failedLogins = new LoginThrottle(loginPolicy(attemptsPerMinute), clock);
+    this.failedLogins = new LoginThrottle(loginPolicy(attemptsPerMinute), new LoginFailuresRepository(db), clock);
   }
 
   async register(input: RegisterBody, ip: string): Promise<UserOut> {
@@ -76,10 +77,10 @@ export class AuthService {
     const user = await this.repo.findUserByEmail(email);
     const ok = user ? await verifyPassword(password, user.password_hash) : (await verifyPassword(password, await this.dummyHash), false);
     if (!user || !ok) {
-      this.failedLogins.failed(email);
+      await this.failedLogins.failed(email);
       throw new UnauthorizedError('Incorrect email or password');
     }
-    this.failedLogins.succeeded(email, ip);
+    await this.failedLogins.succeeded(email, ip);
     const { secret, row } = await this.issueToken(user.id, 'session', 'login', SESSION_DAYS);
     return { token: secret, token_type: 'bearer' as const, expires_at: row.expires_at!, user: toUserOut(user) };
   }
