@@ -220,6 +220,8 @@ export interface ModelsTable {
   path: string | null;
   /** Where an uploaded model's bytes are stored; null for path-registered models. */
   blob_key: string | null;
+  /** A Versa-trained model's trainer checkpoint in the store, what fine-tuning starts from (migration 0038). */
+  checkpoint_key: Generated<string | null>;
   created_by: number | null;
   created_at: string;
   /** Set for models a Versa training run registered. */

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
  *   projects/{project}/thumbs/{sha256}.webp             its thumbnail
  *   projects/{project}/samples/{sha256}.{ext}           a sample's media file (audio, …; content-addressed)
  *   projects/{project}/exports/{filename}               an export archive, or a file an adapter prepared
- *   projects/{project}/models/{sha256}-{random}.{ext}   an uploaded model
+ *   projects/{project}/models/{sha256}-{random}.{ext}   a model (uploaded or trained; a trained one's checkpoint: .pt)
  *   projects/{project}/videos/{sha256}-{random}.{ext}   an uploaded video (its frames are images)
  *   projects/{project}/versions/{number}/{split}/{f}    a generated dataset version's files
  *

@@ -3,10 +3,16 @@
  * folders, dataset folders under IMPORT_ROOT): every file-system call the services make goes through here, as every
  * stored file goes through the BlobStore.
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { lstat, mkdir, open, readdir, realpath, rm, utimes, writeFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+
+/** Writes a stream (a stored object's, say) to a local file. */
+export async function writeFileFrom(path: string, data: Readable): Promise<void> {
+  await pipeline(data, createWriteStream(path));
+}
 
 /** Makes a folder (and its parents) if missing. */
 export async function ensureFolder(dir: string): Promise<void> {

@@ -74,6 +74,12 @@ describe('fine-tuning from a registered model', { timeout: 15 * 60_000 }, () => 
     assert.equal(job.status, 'succeeded', job.error);
     assert.ok(job.metrics.map50 > 0.5, `the base reaches valid mAP50 ${job.metrics.map50}`);
     base = { ...first, modelId: job.model_id, experimentId: experiment.id };
+    // An operator's copy of the checkpoint (for the MODELS_ROOT case), then the base's run folder goes: as when it was
+    // trained on another worker, whose scratch space this machine never sees (issue 27). Fine-tuning reads the store.
+    const runDir = (await t.versa.deps.db.selectFrom('experiments').select('run_dir').where('id', '=', base.experimentId).executeTakeFirstOrThrow()).run_dir!;
+    await mkdir(join(modelsRoot, 'shapes'), { recursive: true });
+    await copyFile(join(runDir, 'weights', 'best.pt'), join(modelsRoot, 'shapes', 'detector.pt'));
+    await rm(runDir, { recursive: true, force: true });
     target = await shapesProject('shapes renamed', 'fine-tune-target', TARGET_CLASSES, RENAMED);
   });
   after(async () => {
@@ -81,7 +87,7 @@ describe('fine-tuning from a registered model', { timeout: 15 * 60_000 }, () => 
     await rm(modelsRoot, { recursive: true, force: true });
   });
 
-  it('starts from the base: matched classes keep what they learnt, a new class gets fresh rows, a removed one is dropped', async () => {
+  it('starts from the base (its checkpoint read from the store): matched classes keep what they learnt, a new class gets fresh rows, a removed one is dropped', async () => {
     const tuned = await train(owner, target.projectId, { version_id: target.versionId, base_model_id: base.modelId, epochs: 2 });
     assert.equal(tuned.job.status, 'succeeded', tuned.job.error);
     const scratch = await train(owner, target.projectId, { version_id: target.versionId, model: 'versa-detect-n', imgsz: 96, epochs: 2 });
@@ -106,10 +112,7 @@ describe('fine-tuning from a registered model', { timeout: 15 * 60_000 }, () => 
   });
 
   it('loads operator-supplied weights from MODELS_ROOT by the same path', async () => {
-    // A Versa checkpoint copied under MODELS_ROOT (as an operator would) starts a run like a base model does.
-    const runDir = (await t.versa.deps.db.selectFrom('experiments').select('run_dir').where('id', '=', base.experimentId).executeTakeFirstOrThrow()).run_dir!;
-    await mkdir(join(modelsRoot, 'shapes'), { recursive: true });
-    await copyFile(join(runDir, 'weights', 'best.pt'), join(modelsRoot, 'shapes', 'detector.pt'));
+    // A Versa checkpoint copied under MODELS_ROOT (as an operator would, in before()) starts a run like a base model does.
     const run = await train(owner, target.projectId, { version_id: target.versionId, pretrained_weights: 'shapes/detector.pt', model: 'versa-detect-n', imgsz: 96, epochs: 1 });
     assert.equal(run.job.status, 'succeeded', run.job.error);
     assert.equal(run.experiment.params.pretrained_weights, 'shapes/detector.pt');

@@ -30,6 +30,7 @@ import { projectStorages } from './0031-project-storages.js';
 import { trackSuggestions } from './0032-track-suggestions.js';
 import { versionFrames } from './0033-version-frames.js';
 import { loginFailures } from './0037-login-failures.js';
+import { modelCheckpoints } from './0038-model-checkpoints.js';
 
 /** Every migration, in order. Names are stable forever: they are recorded in the database. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -64,5 +65,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0032-track-suggestions': trackSuggestions(dialect),
     '0033-version-frames': versionFrames(),
     '0037-login-failures': loginFailures(),
+    '0038-model-checkpoints': modelCheckpoints(),
   };
 }

@@ -44,7 +44,9 @@ export class MaintenanceRepository {
       keys.add(row.blob_key);
       shas.add(row.sha256);
     }
-    for (const row of await this.db.selectFrom('models').select('blob_key').where('project_id', '=', projectId).execute()) if (row.blob_key) keys.add(row.blob_key);
+    for (const row of await this.db.selectFrom('models').select(['blob_key', 'checkpoint_key']).where('project_id', '=', projectId).execute()) {
+      for (const key of [row.blob_key, row.checkpoint_key]) if (key) keys.add(key);
+    }
     for (const row of await this.db.selectFrom('exports').select('blob_key').where('project_id', '=', projectId).execute()) keys.add(row.blob_key);
     return { keys, shas };
   }

@@ -54,6 +54,8 @@ export interface TrainedModel {
   experimentId: number;
   versionId: number | null;
   metrics: Record<string, unknown>;
+  /** The trainer's checkpoint (weights/best.pt), published beside the model so any worker can fine-tune from it. */
+  checkpointPath?: string;
 }
 
 /** Lists run weights produced elsewhere (Versa's training runs) for `GET /api/models/runs`. */
@@ -151,8 +153,10 @@ export class ModelsService {
     const caller = { userId: userId ?? 0 } as Caller;
     // Published to the store: the run's folder is this worker's scratch space, and every API process serves the model.
     let blobKey: string | null = modelBlobKey(projectId, file.sha256, storedExtension(described.format));
+    let checkpointKey: string | null = input.checkpointPath ? modelBlobKey(projectId, file.sha256, 'pt') : null;
     try {
       await this.blobs.putStream(blobKey, readStream(input.path));
+      if (checkpointKey) await this.blobs.putStream(checkpointKey, readStream(input.checkpointPath!));
       const model = await this.insert(caller, projectId, {
         name,
         described,
@@ -160,12 +164,13 @@ export class ModelsService {
         source: 'training_run',
         path: null,
         blobKey,
+        checkpointKey,
         trained: { experimentId: input.experimentId, versionId: input.versionId, metrics: input.metrics },
       }, userId);
-      blobKey = null;
+      blobKey = checkpointKey = null;
       return { model, created: true };
     } finally {
-      if (blobKey) await this.blobs.delete(blobKey);
+      for (const key of [blobKey, checkpointKey]) if (key) await this.blobs.delete(key);
     }
   }
 
@@ -181,11 +186,21 @@ export class ModelsService {
     return fileUnderRoot(this.options.modelsRoot, requested, 'MODELS_ROOT', loc);
   }
 
+  /** The store key of a trained model's checkpoint, for fine-tuning from it; null when it has none (or it is gone). */
+  async checkpointKey(modelId: number): Promise<string | null> {
+    const key = (await this.models.find(modelId))?.checkpoint_key ?? null;
+    return key && (await this.blobs.size(key)) !== null ? key : null;
+  }
+
   /** Removes a registration made by a training run that then failed to record itself (nothing half-registered). */
   async unregisterTrained(modelId: number): Promise<void> {
     const model = await this.models.find(modelId);
     await this.models.delete(modelId);
-    if (model?.blob_key) await this.blobs.delete(model.blob_key);
+    await this.deleteFiles(model);
+  }
+
+  private async deleteFiles(model: { blob_key: string | null; checkpoint_key: string | null } | undefined): Promise<void> {
+    for (const key of [model?.blob_key, model?.checkpoint_key]) if (key) await this.blobs.delete(key);
   }
 
   /** Versa's own training runs as run weights (listed by the training module), besides RUNS_ROOT's folders. */
@@ -201,7 +216,7 @@ export class ModelsService {
   async delete(caller: Caller, modelId: number): Promise<void> {
     const model = await this.writable(caller, modelId);
     if (!(await this.models.delete(modelId))) throw NotFoundError.of('Model', modelId);
-    if (model.blob_key) await this.blobs.delete(model.blob_key);
+    await this.deleteFiles(model);
     await this.runtime.forget(model);
   }
 
@@ -315,6 +330,7 @@ export class ModelsService {
       source: ModelSource;
       path: string | null;
       blobKey: string | null;
+      checkpointKey?: string | null;
       trained?: { experimentId: number; versionId: number | null; metrics: Record<string, unknown> };
     },
     createdBy: number | null = caller.userId,
@@ -337,6 +353,7 @@ export class ModelsService {
           source: model.source,
           path: model.path,
           blob_key: model.blobKey,
+          checkpoint_key: model.checkpointKey ?? null,
           created_by: createdBy,
           created_at: now,
           experiment_id: model.trained?.experimentId ?? null,

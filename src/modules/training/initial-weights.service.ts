@@ -8,8 +8,11 @@ import type { TrainingRepository } from './training.repository.js';
 
 /** Where a run's weights start: a registered model's trainer checkpoint, or a file the operator put under MODELS_ROOT. */
 export interface InitialWeights {
-  /** The file the trainer loads (`init_weights` in run.json); kept in the experiment's extra, never shown. */
-  file: string;
+  /**
+   * What the trainer loads (`init_weights` in run.json), kept in the experiment's extra, never shown: a file under
+   * MODELS_ROOT, or a base model's checkpoint in the store, which the run copies into its folder on whichever worker.
+   */
+  file: { path: string } | { blobKey: string };
   /** The architecture it fixes (a base model's), or null. */
   arch: string | null;
   /** The base model's input size, the run's default; null for pretrained weights. */
@@ -51,7 +54,7 @@ export async function initialWeights(
         ? 'The ultralytics adapter starts from an Ultralytics .pt file'
         : `${adapter.name} starts from a torchvision weights file (.pth or .pt, a state dict) or a Versa checkpoint (weights/best.pt)`);
     }
-    return { file, arch: null, imgsz: null, recipe: { from: 'pretrained_weights', path: request.pretrained_weights } };
+    return { file: { path: file }, arch: null, imgsz: null, recipe: { from: 'pretrained_weights', path: request.pretrained_weights } };
   }
   if (request.base_model_id === undefined) return null;
   const loc = ['body', 'base_model_id'];
@@ -71,9 +74,8 @@ export async function initialWeights(
   if (experiment.adapter !== adapter.name) {
     throw ValidationError.at(loc, `Model ${id} was trained by ${experiment.adapter}; ${adapter.name} cannot load its checkpoint`);
   }
-  const checkpoint = (JSON.parse(experiment.extra) as { artifacts?: Record<string, string> }).artifacts?.pt;
-  const file = checkpoint ? join(experiment.run_dir, checkpoint) : null;
-  if (!file || (await regularFileSize(file)) === null) {
+  const file = await checkpointOf(models, id, experiment);
+  if (!file) {
     throw ValidationError.at(loc, `Model ${id} has no trainer checkpoint any more (weights/best.pt beside its ONNX file is gone): it cannot be fine-tuned`);
   }
   const params = JSON.parse(experiment.params) as { model?: string; imgsz?: number };
@@ -87,4 +89,16 @@ export async function initialWeights(
     imgsz: typeof params.imgsz === 'number' ? params.imgsz : null,
     recipe: { from: 'model', model_id: id, model_name: model.name, project_id: model.project_id, experiment_id: experiment.id, class_names: model.class_names },
   };
+}
+
+/**
+ * A trained model's checkpoint: in the store since it was registered (any worker reads it), or, for a model trained
+ * before checkpoints were published, the run folder's file on this machine.
+ */
+async function checkpointOf(models: ModelsService, modelId: number, experiment: { run_dir: string | null; extra: string }): Promise<InitialWeights['file'] | null> {
+  const blobKey = await models.checkpointKey(modelId);
+  if (blobKey) return { blobKey };
+  const checkpoint = (JSON.parse(experiment.extra) as { artifacts?: Record<string, string> }).artifacts?.pt;
+  const path = checkpoint && experiment.run_dir ? join(experiment.run_dir, checkpoint) : null;
+  return path && (await regularFileSize(path)) !== null ? { path } : null;
 }

@@ -16,12 +16,12 @@ import type { Metrics } from '../../lib/metrics.js';
 import { toJobOut } from '../jobs/jobs.schemas.js';
 import type { ModelsService } from '../models/models.service.js';
 import type { RunWeightsOut } from '../models/models.schemas.js';
-import { initialWeights } from './initial-weights.service.js';
+import { initialWeights, type InitialWeights } from './initial-weights.service.js';
 import { evaluationSummary } from '../experiments/experiments.service.js';
 import { readEvaluationFile } from '../../training/evaluation-file.js';
 import type { ExperimentRow, TrainingRepository } from './training.repository.js';
 import type { AdapterOut, TabularTrainRequest, TrainJobOut, TrainRequest } from './training.schemas.js';
-import { freshFolder, removePath, writeJsonFile } from '../../storage/local-files.js';
+import { freshFolder, removePath, writeFileFrom, writeJsonFile } from '../../storage/local-files.js';
 
 export const TRAIN_JOB = 'train';
 
@@ -138,6 +138,18 @@ export class TrainingService {
     };
     const { experiment, job } = await this.create(caller, projectId, adapter, params, version.id, request.name ?? `${adapter.name} v${version.number}`, { recipe, ...(init ? { init_weights: init.file } : {}) });
     return this.trainJobOut(job, experiment);
+  }
+
+  /**
+   * The file a run starts from, on this worker: an operator's file under MODELS_ROOT as it is, a base model's
+   * checkpoint copied from the store into the run folder (a path: an experiment queued before checkpoints were stored).
+   */
+  private async initialWeightsFile(init: InitialWeights['file'] | string | undefined, runDir: string): Promise<string | undefined> {
+    if (!init || typeof init === 'string') return init;
+    if ('path' in init) return init.path;
+    const path = join(runDir, 'init-weights.pt');
+    await writeFileFrom(path, this.blobs.stream(init.blobKey));
+    return path;
   }
 
   /**
@@ -266,7 +278,8 @@ export class TrainingService {
         if ((folder.counts.train ?? 0) === 0) throw new Error('The version has no training images with labels');
       }
       const configPath = join(runDir, 'run.json');
-      await writeJsonFile(configPath, { ...params, ...(extra.init_weights ? { init_weights: extra.init_weights } : {}), data_dir: dataDir, out_dir: runDir });
+      const init = await this.initialWeightsFile(extra.init_weights as InitialWeights['file'] | string | undefined, runDir);
+      await writeJsonFile(configPath, { ...params, ...(init ? { init_weights: init } : {}), data_dir: dataDir, out_dir: runDir });
       const recorder: RunRecorder = {
         started: async (event) => {
           extra.environment = event.env;
@@ -305,6 +318,7 @@ export class TrainingService {
         const names = final.class_names ?? (experiment.version_id !== null ? (await this.repository.versionClasses(experiment.version_id)).map((c) => c.name) : []);
         const { model, created } = await this.models.registerTrained(experiment.created_by, experiment.project_id, {
           path: join(runDir, weights),
+          checkpointPath: final.artifacts.pt ? join(runDir, final.artifacts.pt) : undefined,
           name: experiment.name,
           task: adapter.modelTask,
           classNames: names,

@@ -18,10 +18,6 @@ export async function workFolder(workDir: string, name: string): Promise<{ dir: 
   return { dir, remove };
 }
 
-export async function writeFileFrom(path: string, data: Readable): Promise<void> {
-  await pipeline(data, createWriteStream(path));
-}
-
 export const openFile = (path: string): Readable => createReadStream(path);
 
 /** The SHA-256 (hex) of a file, streamed. */

@@ -15,7 +15,8 @@ import { readHead } from '../../storage/local-files.js';
 import { videoBlobKey } from '../../storage/keys.js';
 import type { ImageIngest } from '../images/image-ingest.service.js';
 import type { ImagesRepository } from '../images/images.repository.js';
-import { hashFile, openFile, workFolder, writeFileFrom } from './video-files.adapter.js';
+import { hashFile, openFile, workFolder } from './video-files.adapter.js';
+import { writeFileFrom } from '../../storage/local-files.js';
 import type { VideosRepository } from './videos.repository.js';
 import { toVideoOut, type VideoOut, type VideoRow } from './videos.schemas.js';
 
