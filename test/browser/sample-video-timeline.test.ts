@@ -49,8 +49,8 @@ describe('the video samples page: segments on the timeline, send to an image pro
     }
     assert.notEqual(of('walk').top, of('run').top, 'overlapping segments lie in different lanes');
     assert.equal(of('walk').top, of('ghost').top, 'segments apart share a lane');
-    // The same component as the editor's timeline: its scrubber, labelled Frame.
-    assert.equal(await timeline.getByRole('slider', { name: 'Frame' }).getAttribute('max'), '19');
+    // The same component as the editor's timeline: its scrubber, labelled Frame, over the 20 frames (frame n at n / 20).
+    assert.equal(await timeline.getByRole('slider', { name: 'Frame' }).getAttribute('max'), '20');
     await timeline.locator('[data-testid="timeline-span"][data-label="run"]').click();
     await page.getByTestId('frame').getByText(/^Frame 10 · 1\.000 s/).waitFor();
     await screenshot(page, 'sample-video-timeline-01');
