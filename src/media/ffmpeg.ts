@@ -106,10 +106,12 @@ export async function* decodeFrames(
   const buffered = options.buffered ?? 8;
   const range = options.range;
   const trim = range ? `trim=start=${range.fromS + options.startS}:end=${range.toS + options.startS},` : '';
-  // FFmpeg stops reading once past the clip's end (-t on the input counts from its start).
-  const until = range ? ['-t', String(range.toS + options.startS + 1)] : [];
+  // A clip: FFmpeg seeks (keeping the file's timestamps) to a second before it, so what comes before is not decoded,
+  // and stops reading a second after it; the trim filter cuts it exactly.
+  const seek = range ? Math.max(0, range.fromS - 1) : 0;
+  const clip = range ? ['-ss', String(seek), '-copyts', '-t', String(range.toS + options.startS - seek + 1)] : [];
   const child = spawn(paths.ffmpeg, [
-    '-nostdin', '-hide_banner', '-loglevel', 'info', ...until, '-i', file, '-map', '0:v:0',
+    '-nostdin', '-hide_banner', '-loglevel', 'info', ...clip, '-i', file, '-map', '0:v:0',
     '-vf', `${trim}select='not(mod(n\\,${options.step}))',showinfo`, '-fps_mode', 'passthrough', '-c:v', 'mjpeg', '-q:v', '2',
     '-f', 'image2pipe', 'pipe:1',
   ], { stdio: ['ignore', 'pipe', 'pipe'], signal: options.signal });
