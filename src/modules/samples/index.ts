@@ -5,7 +5,7 @@ import type { ModuleDeps } from '../module-deps.js';
 import { SampleAdapters } from './training-layouts.adapter.js';
 import type { VideoFramesPort } from './samples.ports.js';
 import { SamplesRepository } from './samples.repository.js';
-import { samplesRoutes } from './samples.routes.js';
+import { sampleFramesRoutes, samplesRoutes } from './samples.routes.js';
 import { SamplesService } from './samples.service.js';
 
 /** Text, tabular, audio, video and LLM samples: routes, import readers, splits, locks and label history. */
@@ -30,5 +30,6 @@ export function registerSamplesModule(app: FastifyInstance, deps: ModuleDeps, ex
   }, deps.services.writes, deps.services.workflow.samples, frames);
   const adapters = new SampleAdapters(repository, exportRecords, deps.access, deps.blobs, workDir);
   samplesRoutes(app, service, deps.services.workflow.samples);
+  sampleFramesRoutes(app, service);
   return { samples: service, adapters };
 }

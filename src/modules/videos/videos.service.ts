@@ -231,26 +231,9 @@ export class VideosService {
         await frames.return(undefined);
       }
       rows.sort((a, b) => (a.frame ?? 0) - (b.frame ?? 0));
-      // A video made from a sample: its time segments classify the frames they cover (classes looked up now, so one
-      // deleted since the request is reported missing rather than failing the decoding).
-      const segments = video.segments === null ? [] : (JSON.parse(video.segments) as TimeSegment[]);
-      const segmentClasses = segments.length > 0 ? await this.segmentClasses(video.project_id, segments) : undefined;
-      const classIds = await this.videos.classIdsByName(video.project_id, segmentClasses?.matched ?? []);
-      const labels = rows.map((row) => frameClasses(segments, classIds, row.timestamp_s ?? 0));
-      rows.forEach((row, i) => (row.annotation_count = labels[i].length));
-      const classified = labels.filter((l) => l.length > 0).length;
-      const recorded = await this.images.transaction(video.project_id, async (tx) => {
-        if (!(await this.videos.finish(video.id, { status: 'ready' }, tx))) return false;
-        const inserted = await this.images.insertManyCounted(video.project_id, rows, tx);
-        const now = new Date().toISOString();
-        await this.videos.insertFrameClassifications(video.project_id, inserted.flatMap((image, i) => labels[i].map((classId) => ({
-          image_id: image.id, project_id: video.project_id, class_id: classId, annotation_type: 'classification', geometry: '{}', confidence: null,
-          source: `sample:${video.source_sample_id}`, created_at: now, updated_at: now, attributes: null, group_id: null,
-        }))), { annotatedImages: classified, userId: video.created_by, now }, tx);
-        return true;
-      });
-      if (!recorded) await this.discard(video.project_id, written, claims);
-      return { frames: recorded ? rows.length : 0, ...(segmentClasses ? { classified: recorded ? classified : 0, segment_classes: segmentClasses } : {}) };
+      const outcome = await this.record(video, rows);
+      if (!outcome) await this.discard(video.project_id, written, claims);
+      return outcome ?? { frames: 0 };
     } catch (err) {
       await this.discard(video.project_id, written, claims);
       const error = ctx.signal.aborted ? 'cancelled' : err instanceof Error ? err.message : String(err);
@@ -260,6 +243,32 @@ export class VideosService {
       claims.release();
       await work.remove();
     }
+  }
+
+  /**
+   * Records the frames in one transaction with the video turning `ready`; a video made from a sample also gets its time
+   * segments as classifications of the frames they cover (classes looked up now, so one deleted since the request is
+   * reported missing rather than failing the decoding). Undefined when the video is gone or no longer decoding.
+   */
+  private async record(video: VideoRow, rows: Insertable<ImagesTable>[]): Promise<DecodeResult | undefined> {
+    const segments = video.segments === null ? [] : (JSON.parse(video.segments) as TimeSegment[]);
+    const segmentClasses = segments.length > 0 ? await this.segmentClasses(video.project_id, segments) : undefined;
+    const classIds = await this.videos.classIdsByName(video.project_id, segmentClasses?.matched ?? []);
+    const labels = rows.map((row) => frameClasses(segments, classIds, row.timestamp_s ?? 0));
+    rows.forEach((row, i) => (row.annotation_count = labels[i].length));
+    const classified = labels.filter((l) => l.length > 0).length;
+    const recorded = await this.images.transaction(video.project_id, async (tx) => {
+      if (!(await this.videos.finish(video.id, { status: 'ready' }, tx))) return false;
+      const inserted = await this.images.insertManyCounted(video.project_id, rows, tx);
+      const now = new Date().toISOString();
+      await this.videos.insertFrameClassifications(video.project_id, inserted.flatMap((image, i) => labels[i].map((classId) => ({
+        image_id: image.id, project_id: video.project_id, class_id: classId, annotation_type: 'classification', geometry: '{}', confidence: null,
+        source: `sample:${video.source_sample_id}`, created_at: now, updated_at: now, attributes: null, group_id: null,
+      }))), { annotatedImages: classified, userId: video.created_by, now }, tx);
+      return true;
+    });
+    if (!recorded) return undefined;
+    return { frames: rows.length, ...(segmentClasses ? { classified, segment_classes: segmentClasses } : {}) };
   }
 
   private async discard(projectId: number, written: Map<string, string[]>, claims: ReturnType<BlobClaims['session']>): Promise<void> {
