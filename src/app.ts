@@ -225,7 +225,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerPlatformModule(app, deps, auth);
   registerClassesModule(app, deps);
   const imagesModule = registerImagesModule(app, deps);
-  await registerVideosModule(app, deps, imagesModule.repository);
+  const videos = await registerVideosModule(app, deps, imagesModule.repository);
   const tracks = registerTracksModule(app, deps);
   registerAnnotationsModule(app, deps, tracks.frameShapes);
   registerSplitsModule(app, deps);
@@ -250,7 +250,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const quality = registerQualityModule(app, deps, profile.samples);
   const cleaning = registerCleaningModule(app, deps, quality.quality);
   registerCanonicalModule(app, deps);
-  const samples = registerSamplesModule(app, deps, exportsModule.repository);
+  const samples = registerSamplesModule(app, deps, exportsModule.repository, videos.frames);
   registerImportsModule(app, deps, samples.samples);
   const training = await registerTrainingModule(app, deps, modelsModule.service, readiness, samples.adapters);
   registerExperimentsModule(app, deps, modelsModule.service);

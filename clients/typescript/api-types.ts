@@ -2425,6 +2425,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/samples/{sample_id}/frames": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a video sample to an image project as frames
+         * @description The sample (a video you may read) is copied into a video of `project_id` (an image project you may add images to: the whole project, so an annotator kept to assignments gets 403) and decoded like an uploaded video: every `step`-th frame of the clip `start_s` to `end_s` (seconds, end excluded; default the whole video; 0 ≤ start_s < end_s ≤ duration, else 422) becomes an image. Each of the sample's time segments classifies the frames it covers with the class of its label's name in the target project; `segment_classes` says which labels matched a class and which are `missing` there (left out). Answers 202 with the `job_id` and `video_id`; the job's result counts `frames` and `classified` frames. 422 for a sample that is not a video, 503 without FFmpeg.
+         */
+        post: operations["createSampleFrame"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/samples/{sample_id}/lock": {
         parameters: {
             query?: never;
@@ -17400,7 +17420,12 @@ export interface operations {
                         /** @description The name the file was uploaded with */
                         name: string;
                         project_id: number;
+                        range_end_s: number | null;
+                        /** @description The clip that was decoded (seconds from the start, end excluded); null: all of it */
+                        range_start_s: number | null;
                         size_bytes: number;
+                        /** @description The video sample it was made from (POST /api/samples/{id}/frames), if any */
+                        source_sample_id: number | null;
                         /**
                          * @description `decoding` until its frames are images (`ready`), or `failed` with `error`
                          * @enum {string}
@@ -17498,7 +17523,12 @@ export interface operations {
                         /** @description The name the file was uploaded with */
                         name: string;
                         project_id: number;
+                        range_end_s: number | null;
+                        /** @description The clip that was decoded (seconds from the start, end excluded); null: all of it */
+                        range_start_s: number | null;
                         size_bytes: number;
+                        /** @description The video sample it was made from (POST /api/samples/{id}/frames), if any */
+                        source_sample_id: number | null;
                         /**
                          * @description `decoding` until its frames are images (`ready`), or `failed` with `error`
                          * @enum {string}
@@ -19675,6 +19705,146 @@ export interface operations {
             };
         };
     };
+    createSampleFrame: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sample_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description End of the clip (excluded), seconds (default: the video's end) */
+                    end_s?: number;
+                    project_id: number;
+                    /** @description Start of the clip, seconds from the video's start (default 0) */
+                    start_s?: number;
+                    /**
+                     * @description Decode every Nth frame of the clip (1: every frame)
+                     * @default 1
+                     */
+                    step?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description About how many frames the clip becomes (its length × rate ÷ step) */
+                        expected_frames: number;
+                        /** @description The decoding job (GET /api/jobs/{id}); its result says `frames`, `classified` and `segment_classes` */
+                        job_id: number;
+                        project_id: number;
+                        range_end_s: number | null;
+                        range_start_s: number | null;
+                        sample_id: number;
+                        segment_classes: {
+                            /** @description Segment labels that are classes of the target project: their frames get a classification */
+                            matched: string[];
+                            /** @description Segment labels with no class of that name in the target project: left out */
+                            missing: string[];
+                        };
+                        step: number;
+                        /** @description The video made in the target project (GET /api/videos/{id}) */
+                        video_id: number;
+                    };
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     getSampleLock: {
         parameters: {
             query?: never;
@@ -21124,7 +21294,12 @@ export interface operations {
                         /** @description The name the file was uploaded with */
                         name: string;
                         project_id: number;
+                        range_end_s: number | null;
+                        /** @description The clip that was decoded (seconds from the start, end excluded); null: all of it */
+                        range_start_s: number | null;
                         size_bytes: number;
+                        /** @description The video sample it was made from (POST /api/samples/{id}/frames), if any */
+                        source_sample_id: number | null;
                         /**
                          * @description `decoding` until its frames are images (`ready`), or `failed` with `error`
                          * @enum {string}

@@ -33,6 +33,7 @@ export const OPERATIONS = {
   createReview: ['post', '/api/projects/{id}/reviews'],
   createReviewBatch: ['post', '/api/projects/{id}/reviews/batch'],
   createSample: ['post', '/api/projects/{id}/samples'],
+  createSampleFrame: ['post', '/api/samples/{sample_id}/frames'],
   createSampleLock: ['post', '/api/samples/{sample_id}/lock'],
   createStorage: ['post', '/api/projects/{id}/storages'],
   createStorageExport: ['post', '/api/projects/{id}/storages/{storage_id}/exports'],

@@ -112,6 +112,13 @@ export interface VideosTable {
   job_id: number | null;
   created_by: number | null;
   created_at: string;
+  /** The clip that was decoded, seconds from the video's start; null: all of it (migration 0034). */
+  range_start_s: ColumnType<number | null, number | null | undefined, number | null>;
+  range_end_s: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The video sample it was made from, when it was (migration 0034). */
+  source_sample_id: ColumnType<number | null, number | null | undefined, number | null>;
+  /** JSON text `[{start_s, end_s, label}]`: the sample's time segments, classifications of the frames they cover. */
+  segments: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** An object with one identity across a video's frames (migration 0030). */

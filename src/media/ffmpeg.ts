@@ -94,16 +94,25 @@ export interface DecodedFrame {
  * work on a frame overlaps the decoding of the next ones. The images come through FFmpeg's stdout (no file is
  * written); each frame's presentation time comes from the showinfo filter on stderr. At most `buffered` images wait
  * for the caller: past that FFmpeg is paused by the pipe. Aborting the signal, or leaving the loop early, kills FFmpeg.
+ *
+ * `range` keeps the clip from `fromS` (included) to `toS` (excluded), seconds from the video's start (FFmpeg's trim
+ * filter); its step counts from the clip's first frame, whose number is its time × `fps` (exact for a constant rate).
  */
 export async function* decodeFrames(
   paths: FfmpegPaths,
   file: string,
-  options: { step: number; startS: number; signal?: AbortSignal; buffered?: number },
+  options: { step: number; startS: number; range?: { fromS: number; toS: number; fps: number }; signal?: AbortSignal; buffered?: number },
 ): AsyncGenerator<DecodedFrame> {
   const buffered = options.buffered ?? 8;
+  const range = options.range;
+  const trim = range ? `trim=start=${range.fromS + options.startS}:end=${range.toS + options.startS},` : '';
+  // A clip: FFmpeg seeks (keeping the file's timestamps) to a second before it, so what comes before is not decoded,
+  // and stops reading a second after it; the trim filter cuts it exactly.
+  const seek = range ? Math.max(0, range.fromS - 1) : 0;
+  const clip = range ? ['-ss', String(seek), '-copyts', '-t', String(range.toS + options.startS - seek + 1)] : [];
   const child = spawn(paths.ffmpeg, [
-    '-nostdin', '-hide_banner', '-loglevel', 'info', '-i', file, '-map', '0:v:0',
-    '-vf', `select='not(mod(n\\,${options.step}))',showinfo`, '-fps_mode', 'passthrough', '-c:v', 'mjpeg', '-q:v', '2',
+    '-nostdin', '-hide_banner', '-loglevel', 'info', ...clip, '-i', file, '-map', '0:v:0',
+    '-vf', `${trim}select='not(mod(n\\,${options.step}))',showinfo`, '-fps_mode', 'passthrough', '-c:v', 'mjpeg', '-q:v', '2',
     '-f', 'image2pipe', 'pipe:1',
   ], { stdio: ['ignore', 'pipe', 'pipe'], signal: options.signal });
   const images: Buffer[] = [];
@@ -117,6 +126,7 @@ export async function* decodeFrames(
   };
   let stderr = '';
   let partial = '';
+  let firstFrame: number | undefined;
   child.stdout.on('data', (chunk: Buffer) => {
     try {
       images.push(...splitter.push(chunk));
@@ -155,7 +165,8 @@ export async function* decodeFrames(
         const { index, timeS } = times.shift()!;
         if (images.length < buffered && child.stdout.isPaused()) child.stdout.resume();
         const time = Math.max(0, timeS - options.startS);
-        yield { frame: index * options.step, timestampS: Math.round(time * 1e6) / 1e6, bytes };
+        firstFrame ??= range ? Math.round(time * range.fps) : 0;
+        yield { frame: firstFrame + index * options.step, timestampS: Math.round(time * 1e6) / 1e6, bytes };
         continue;
       }
       if (state.exit !== undefined) {

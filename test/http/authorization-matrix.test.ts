@@ -246,6 +246,10 @@ const MATRIX: Record<string, Row> = {
   // Sample submission and review need a sample; their per-role cases are in test/http/sample-teams.test.ts.
   'POST /api/samples/:sample_id/submit': { rule: 'auth-only', assigned: 'scoped' },
   'POST /api/samples/:sample_id/review': { rule: 'auth-only', assigned: 'scoped' },
+  // A video sample sent to an image project as frames (issue 26) needs FFmpeg and a real video: per role in
+  // test/http/sample-frames.test.ts. The sample is read in its scope (an unassigned one is 404); the target takes new
+  // images on the whole project, so an annotator kept to assignments there gets 403.
+  'POST /api/samples/:sample_id/frames': { rule: 'auth-only', assigned: 'whole' },
   'POST /api/projects/:id/samples/assign': { rule: 'assignments.write', assigned: 'scoped', path: (f) => `/api/projects/${f.projectId}/samples/assign`, body: (f) => ({ user_id: f.memberId, count: 1 }) },
   'POST /api/projects/:id/import/text': { rule: 'auth-only', assigned: 'scoped' },
   'POST /api/projects/:id/import/tabular': { rule: 'auth-only', assigned: 'scoped' },

@@ -29,6 +29,7 @@ import { tracks } from './0030-tracks.js';
 import { projectStorages } from './0031-project-storages.js';
 import { trackSuggestions } from './0032-track-suggestions.js';
 import { versionFrames } from './0033-version-frames.js';
+import { sampleFrames } from './0034-sample-frames.js';
 import { loginFailures } from './0037-login-failures.js';
 import { modelCheckpoints } from './0038-model-checkpoints.js';
 
@@ -64,6 +65,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0031-project-storages': projectStorages(dialect),
     '0032-track-suggestions': trackSuggestions(dialect),
     '0033-version-frames': versionFrames(),
+    '0034-sample-frames': sampleFrames(),
     '0037-login-failures': loginFailures(),
     '0038-model-checkpoints': modelCheckpoints(),
   };

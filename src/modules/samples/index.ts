@@ -3,8 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import type { ExportsRepository } from '../exports/exports.repository.js';
 import type { ModuleDeps } from '../module-deps.js';
 import { SampleAdapters } from './training-layouts.adapter.js';
+import type { VideoFramesPort } from './samples.ports.js';
 import { SamplesRepository } from './samples.repository.js';
-import { samplesRoutes } from './samples.routes.js';
+import { sampleFramesRoutes, samplesRoutes } from './samples.routes.js';
 import { SamplesService } from './samples.service.js';
 
 /** Text, tabular, audio, video and LLM samples: routes, import readers, splits, locks and label history. */
@@ -17,7 +18,7 @@ export interface SamplesModule {
   readonly adapters: SampleAdapters;
 }
 
-export function registerSamplesModule(app: FastifyInstance, deps: ModuleDeps, exportRecords: ExportsRepository): SamplesModule {
+export function registerSamplesModule(app: FastifyInstance, deps: ModuleDeps, exportRecords: ExportsRepository, frames: VideoFramesPort): SamplesModule {
   const workDir = join(deps.config.dataDir, 'tmp');
   const repository = new SamplesRepository(deps.db, deps.services.projectsRepository);
   // Label edits share the process's one group-commit batcher with annotation writes; the team workflow is the images'.
@@ -26,8 +27,9 @@ export function registerSamplesModule(app: FastifyInstance, deps: ModuleDeps, ex
     maxImportBytes: deps.config.maxImportBytes,
     maxImportSamples: 10_000_000,
     maxMediaFiles: 100_000,
-  }, deps.services.writes, deps.services.workflow.samples);
+  }, deps.services.writes, deps.services.workflow.samples, frames);
   const adapters = new SampleAdapters(repository, exportRecords, deps.access, deps.blobs, workDir);
   samplesRoutes(app, service, deps.services.workflow.samples);
+  sampleFramesRoutes(app, service);
   return { samples: service, adapters };
 }

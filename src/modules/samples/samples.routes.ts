@@ -12,6 +12,8 @@ import {
   SampleAssignOut,
   SampleCreateBody,
   SampleCreateManyOut,
+  SampleFramesBody,
+  SampleFramesOut,
   SampleListQuery,
   SampleLockOut,
   SampleOut,
@@ -165,6 +167,29 @@ export function samplesRoutes(server: FastifyInstance, samples: SamplesService, 
   app.get('/api/samples/:sample_id/revisions', {
     schema: { tags, summary: "A sample's history (label edits, assignments, submissions, review decisions), oldest first", params: SampleParams, response: { 200: Type.Array(SampleRevisionOut), ...errors(401, 404, 422) } },
   }, async (request) => samples.revisions(callerOf(request), request.params.sample_id));
+}
+
+/** A video sample sent to an image project as frames (the videos module decodes them through its frames port). */
+export function sampleFramesRoutes(server: FastifyInstance, samples: SamplesService): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['samples'];
+
+  app.post('/api/samples/:sample_id/frames', {
+    schema: {
+      tags,
+      summary: 'Send a video sample to an image project as frames',
+      description: 'The sample (a video you may read) is copied into a video of `project_id` (an image project you may add '
+        + 'images to: the whole project, so an annotator kept to assignments gets 403) and decoded like an uploaded video: '
+        + 'every `step`-th frame of the clip `start_s` to `end_s` (seconds, end excluded; default the whole video; '
+        + '0 ≤ start_s < end_s ≤ duration, else 422) becomes an image. Each of the sample\'s time segments classifies the '
+        + 'frames it covers with the class of its label\'s name in the target project; `segment_classes` says which labels '
+        + 'matched a class and which are `missing` there (left out). Answers 202 with the `job_id` and `video_id`; the job\'s '
+        + 'result counts `frames` and `classified` frames. 422 for a sample that is not a video, 503 without FFmpeg.',
+      params: SampleParams,
+      body: SampleFramesBody,
+      response: { 202: SampleFramesOut, ...errors(400, 401, 403, 404, 413, 415, 422, 503) },
+    },
+  }, async (request, reply) => reply.status(202).send(await samples.sendToFrames(callerOf(request), request.params.sample_id, request.body)));
 }
 
 /** Sends a media file whole, or the one byte range asked for (206), so players can seek; 416 for a range outside it. */

@@ -195,3 +195,30 @@ export const SampleAssignOut = Type.Object({
   sample_ids: Type.Array(Type.Integer(), { description: 'The samples whose assignee this request set' }),
 });
 export type SampleAssignOut = Static<typeof SampleAssignOut>;
+
+export const SampleFramesBody = Type.Object({
+  project_id: Id,
+  step: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, default: 1, description: 'Decode every Nth frame of the clip (1: every frame)' })),
+  start_s: Type.Optional(Type.Number({ minimum: 0, maximum: 1e7, description: 'Start of the clip, seconds from the video\'s start (default 0)' })),
+  end_s: Type.Optional(Type.Number({ minimum: 0, maximum: 1e7, description: 'End of the clip (excluded), seconds (default: the video\'s end)' })),
+}, { additionalProperties: false });
+export type SampleFramesBody = Static<typeof SampleFramesBody>;
+
+export const SegmentClasses = Type.Object({
+  matched: Type.Array(Type.String(), { description: 'Segment labels that are classes of the target project: their frames get a classification' }),
+  missing: Type.Array(Type.String(), { description: 'Segment labels with no class of that name in the target project: left out' }),
+});
+export type SegmentClasses = Static<typeof SegmentClasses>;
+
+export const SampleFramesOut = Type.Object({
+  video_id: Type.Integer({ description: 'The video made in the target project (GET /api/videos/{id})' }),
+  job_id: Type.Integer({ description: 'The decoding job (GET /api/jobs/{id}); its result says `frames`, `classified` and `segment_classes`' }),
+  project_id: Type.Integer(),
+  sample_id: Type.Integer(),
+  step: Type.Integer(),
+  range_start_s: Nullable(Type.Number()),
+  range_end_s: Nullable(Type.Number()),
+  expected_frames: Type.Integer({ description: 'About how many frames the clip becomes (its length × rate ÷ step)' }),
+  segment_classes: SegmentClasses,
+});
+export type SampleFramesOut = Static<typeof SampleFramesOut>;

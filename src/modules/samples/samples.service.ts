@@ -29,12 +29,16 @@ import type {
   SampleAssignOut,
   SampleCreate,
   SampleCreateBody,
+  SampleFramesBody,
+  SampleFramesOut,
   SampleListQuery,
   SampleOut,
   SampleRevisionOut,
   SampleSplitsBody,
   SampleUpdate,
+  TimeSegment,
 } from './samples.schemas.js';
+import type { VideoFramesPort } from './samples.ports.js';
 
 export interface SamplesServiceOptions {
   /** Largest media file inside an import. */
@@ -101,6 +105,8 @@ export class SamplesService {
     private readonly writes: WriteBatcher,
     /** Visibility, locks, assignees and review decisions: the same team workflow as images'. */
     private readonly workflow: SampleWorkflow,
+    /** The videos module's decoding of a video sample into an image project's frames. */
+    private readonly frames: VideoFramesPort,
   ) {}
 
   async list(caller: Caller, projectId: number, query: SampleListQuery): Promise<Page<SampleOut>> {
@@ -214,6 +220,24 @@ export class SamplesService {
     const size = await this.blobs.size(key);
     if (size === null) throw new NotFoundError(`Sample ${sampleId} has no media file`);
     return { filename: data.file.replace(/[^\w.-]+/g, '_'), mimeType: data.mime_type, size, etag: sample.sha256, open: (range) => this.blobs.stream(key, range) };
+  }
+
+  /**
+   * Sends a video sample (read access, assigned-only annotators included) to an image project as frames: the videos
+   * module checks the target (images.write on the whole project), copies the file and starts the decoding job.
+   */
+  async sendToFrames(caller: Caller, sampleId: number, body: SampleFramesBody): Promise<SampleFramesOut> {
+    const sample = await this.workflow.visible(caller, sampleId, 'project.read');
+    if (sample.modality !== 'video' || !sample.blob_key) {
+      throw ValidationError.at(['path', 'sample_id'], `Sample ${sampleId} is ${sample.modality === 'audio' ? 'an' : 'a'} ${sample.modality} sample: only a video sample becomes frames`);
+    }
+    const data = JSON.parse(sample.data) as { file?: string };
+    const segments = ((parse(sample.spans) ?? []) as TimeSegment[]).filter((s) => 'start_s' in s);
+    return this.frames.fromSample(caller, body.project_id, { sampleId, name: data.file ?? `sample-${sampleId}.mp4`, blobKey: sample.blob_key, segments }, {
+      step: body.step ?? 1,
+      startS: body.start_s,
+      endS: body.end_s,
+    });
   }
 
   // Imports: all or nothing. The file is checked whole first; only then are rows written, in batches.

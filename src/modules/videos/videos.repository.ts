@@ -1,6 +1,8 @@
 import type { Insertable } from 'kysely';
 import type { Db, Executor } from '../../db/database.js';
-import type { VideosTable } from '../../db/schema.js';
+import type { AnnotationsTable, VideosTable } from '../../db/schema.js';
+import { chunks } from '../../lib/batches.js';
+import { stateText } from '../annotations/annotations.schemas.js';
 import type { VideoRow } from './videos.schemas.js';
 
 export class VideosRepository {
@@ -47,6 +49,37 @@ export class VideosRepository {
   async frameIds(videoId: number): Promise<number[]> {
     const rows = await this.db.selectFrom('images').select('id').where('video_id', '=', videoId).execute();
     return rows.map((r) => r.id);
+  }
+
+  /** The ids of the project's classes with these exact names. */
+  async classIdsByName(projectId: number, names: readonly string[]): Promise<Map<string, number>> {
+    if (names.length === 0) return new Map();
+    const rows = await this.db.selectFrom('classes').select(['id', 'name']).where('project_id', '=', projectId).where('name', 'in', [...names]).execute();
+    return new Map(rows.map((r) => [r.name, r.id]));
+  }
+
+  /**
+   * The classifications a sample's time segments give its frames, in the decoding's transaction: the annotations,
+   * a `create` revision each, and the project's counters (the frames were inserted with their annotation counts).
+   */
+  async insertFrameClassifications(
+    projectId: number,
+    rows: Insertable<AnnotationsTable>[],
+    facts: { annotatedImages: number; userId: number | null; now: string },
+    db: Executor,
+  ): Promise<void> {
+    if (rows.length === 0) return;
+    for (const chunk of chunks(rows, 500)) {
+      const ids = await db.insertInto('annotations').values(chunk).returning('id').execute();
+      await db.insertInto('revisions').values(chunk.map((row, i) => ({
+        annotation_id: ids[i].id, image_id: row.image_id, project_id: projectId, action: 'create' as const, before: null,
+        after: stateText({ ...row, confidence: row.confidence ?? null, status: 'accepted' }), user_id: facts.userId, created_at: facts.now,
+      }))).execute();
+    }
+    await db.updateTable('projects')
+      .set((eb) => ({ annotation_count: eb('annotation_count', '+', rows.length), annotated_image_count: eb('annotated_image_count', '+', facts.annotatedImages) }))
+      .where('id', '=', projectId)
+      .execute();
   }
 
   async delete(id: number): Promise<void> {

@@ -20,6 +20,9 @@ export const VideoOut = Type.Object({
   status: StringEnum(VIDEO_STATUSES, { description: '`decoding` until its frames are images (`ready`), or `failed` with `error`' }),
   error: Nullable(Type.String()),
   job_id: Nullable(Type.Integer({ description: 'The decoding job (GET /api/jobs/{id} for its progress)' })),
+  range_start_s: Nullable(Type.Number({ description: 'The clip that was decoded (seconds from the start, end excluded); null: all of it' })),
+  range_end_s: Nullable(Type.Number()),
+  source_sample_id: Nullable(Type.Integer({ description: 'The video sample it was made from (POST /api/samples/{id}/frames), if any' })),
   created_at: Timestamp,
 });
 export type VideoOut = Static<typeof VideoOut>;
@@ -48,6 +51,9 @@ export function toVideoOut(row: VideoRow): VideoOut {
     status: row.status,
     error: row.error,
     job_id: row.job_id,
+    range_start_s: row.range_start_s,
+    range_end_s: row.range_end_s,
+    source_sample_id: row.source_sample_id,
     created_at: row.created_at,
   };
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Insertable } from 'kysely';
 import type { Caller } from '../../access/caller.js';
@@ -17,6 +17,8 @@ import type { ImageIngest } from '../images/image-ingest.service.js';
 import type { ImagesRepository } from '../images/images.repository.js';
 import { hashFile, openFile, workFolder } from './video-files.adapter.js';
 import { writeFileFrom } from '../../storage/local-files.js';
+import type { FramesRequest, SampleVideoSource } from '../samples/samples.ports.js';
+import type { SampleFramesOut, SegmentClasses, TimeSegment } from '../samples/samples.schemas.js';
 import type { VideosRepository } from './videos.repository.js';
 import { toVideoOut, type VideoOut, type VideoRow } from './videos.schemas.js';
 
@@ -66,41 +68,96 @@ export class VideosService {
   async upload(caller: Caller, projectId: number, read: () => Promise<VideoUpload>): Promise<VideoOut> {
     // Its frames would be images assigned to no one: an annotator kept to assigned images may not add them (403).
     await this.access.wholeProject(caller, projectId, 'images.write');
-    await assertFfmpeg(this.ffmpeg).catch((err: unknown) => {
-      throw err instanceof FfmpegMissingError ? new ServiceUnavailableError(err.message) : err;
-    });
+    await this.assertFfmpeg();
     const upload = await read();
     try {
-      const step = stepOf(upload.fields.step);
-      const type = identifyMedia(await readHead(upload.path, 64));
-      if (!type || !type.kinds.includes('video') || !['mp4', 'webm', 'mov'].includes(type.container)) {
-        throw new UnsupportedMediaError(`"${upload.originalName}" is not an MP4, WebM or MOV video by its content`);
-      }
-      const facts = await probeVideo(this.ffmpeg, upload.path).catch((err: unknown) => {
-        throw err instanceof VideoUnreadableError ? ValidationError.at(['body', 'file'], `"${upload.originalName}" ${err.message}`) : err;
-      });
-      if (facts.width * facts.height > this.limits.maxImagePixels) {
-        throw new PayloadTooLargeError(`Frames of ${facts.width}×${facts.height} are over the limit of ${this.limits.maxImagePixels} pixels per image`);
-      }
-      const frames = Math.ceil(facts.frameCount / step);
-      if (frames > this.limits.maxFrames) {
-        throw new PayloadTooLargeError(`The video would become ${frames} frames, over the limit of ${this.limits.maxFrames}: send a larger step (every Nth frame)`);
-      }
-      const sha256 = await hashFile(upload.path);
-      const blobKey = videoBlobKey(projectId, sha256, type.ext);
-      const size = await this.blobs.putStream(blobKey, openFile(upload.path));
-      const video = await this.videos.insert({
-        project_id: projectId, name: upload.originalName.slice(0, 255), sha256, mime_type: type.mime, size_bytes: size, blob_key: blobKey,
-        fps: facts.fps, frame_count: facts.frameCount, width: facts.width, height: facts.height, duration_s: facts.durationS, start_s: facts.startS,
-        step, status: 'decoding', error: null, job_id: null, created_by: caller.userId, created_at: new Date().toISOString(),
-      }).catch(async (err: unknown) => {
-        await this.blobs.delete(blobKey);
-        throw err;
-      });
-      return toVideoOut(await this.startDecoding(video));
+      return toVideoOut((await this.create(caller, projectId, upload.path, upload.originalName, { step: stepOf(upload.fields.step) })).video);
     } finally {
       await upload.cleanup();
     }
+  }
+
+  /**
+   * A video sample (of any project the caller reads) sent here as frames: its file is copied into a video of this
+   * project, decoded like an upload (the clip `startS`–`endS` when given), and its time segments become
+   * classifications of the frames they cover, for the labels that are classes here; the others are reported missing.
+   */
+  async fromSample(caller: Caller, projectId: number, source: SampleVideoSource, request: FramesRequest): Promise<SampleFramesOut> {
+    await this.access.wholeProject(caller, projectId, 'images.write');
+    await this.assertFfmpeg();
+    if (request.startS !== undefined && request.endS !== undefined && request.startS >= request.endS) {
+      throw ValidationError.at(['body', 'end_s'], `must be greater than start_s (${request.startS} s)`);
+    }
+    const segmentClasses = await this.segmentClasses(projectId, source.segments);
+    const work = await workFolder(this.limits.workDir, `sample-frames-${randomUUID()}`);
+    try {
+      const path = join(work.dir, 'source');
+      await writeFileFrom(path, this.blobs.stream(source.blobKey));
+      const range = request.startS === undefined && request.endS === undefined ? undefined : { startS: request.startS, endS: request.endS };
+      const { video, expected } = await this.create(caller, projectId, path, source.name, { step: request.step, range, sourceSampleId: source.sampleId, segments: source.segments });
+      return {
+        video_id: video.id, job_id: video.job_id!, project_id: projectId, sample_id: source.sampleId, step: video.step,
+        range_start_s: video.range_start_s, range_end_s: video.range_end_s, expected_frames: expected, segment_classes: segmentClasses,
+      };
+    } finally {
+      await work.remove();
+    }
+  }
+
+  private async assertFfmpeg(): Promise<void> {
+    await assertFfmpeg(this.ffmpeg).catch((err: unknown) => {
+      throw err instanceof FfmpegMissingError ? new ServiceUnavailableError(err.message) : err;
+    });
+  }
+
+  /** Which of the segments' labels are classes of the project (by exact name), in the order they first come. */
+  private async segmentClasses(projectId: number, segments: readonly TimeSegment[]): Promise<SegmentClasses> {
+    const names = [...new Set(segments.map((s) => s.label))];
+    const known = await this.videos.classIdsByName(projectId, names);
+    return { matched: names.filter((n) => known.has(n)), missing: names.filter((n) => !known.has(n)) };
+  }
+
+  /**
+   * Checks a local video file (by its bytes and by ffprobe, and the clip against its duration), stores it as the
+   * video's blob, records the video and starts its decoding.
+   */
+  private async create(
+    caller: Caller,
+    projectId: number,
+    path: string,
+    name: string,
+    options: { step: number; range?: { startS?: number; endS?: number }; sourceSampleId?: number; segments?: readonly TimeSegment[] },
+  ): Promise<{ video: VideoRow; expected: number }> {
+    const step = options.step;
+    const type = identifyMedia(await readHead(path, 64));
+    if (!type || !type.kinds.includes('video') || !['mp4', 'webm', 'mov'].includes(type.container)) {
+      throw new UnsupportedMediaError(`"${name}" is not an MP4, WebM or MOV video by its content`);
+    }
+    const facts = await probeVideo(this.ffmpeg, path).catch((err: unknown) => {
+      throw err instanceof VideoUnreadableError ? ValidationError.at(['body', 'file'], `"${name}" ${err.message}`) : err;
+    });
+    if (facts.width * facts.height > this.limits.maxImagePixels) {
+      throw new PayloadTooLargeError(`Frames of ${facts.width}×${facts.height} are over the limit of ${this.limits.maxImagePixels} pixels per image`);
+    }
+    const range = options.range ? clipOf(options.range, facts.durationS) : null;
+    const frames = expectedFrames({ frame_count: facts.frameCount, fps: facts.fps, step, range_start_s: range?.startS ?? null, range_end_s: range?.endS ?? null });
+    if (frames > this.limits.maxFrames) {
+      throw new PayloadTooLargeError(`The video would become ${frames} frames, over the limit of ${this.limits.maxFrames}: send a larger step (every Nth frame)`);
+    }
+    const sha256 = await hashFile(path);
+    const blobKey = videoBlobKey(projectId, sha256, type.ext);
+    const size = await this.blobs.putStream(blobKey, openFile(path));
+    const video = await this.videos.insert({
+      project_id: projectId, name: name.slice(0, 255), sha256, mime_type: type.mime, size_bytes: size, blob_key: blobKey,
+      fps: facts.fps, frame_count: facts.frameCount, width: facts.width, height: facts.height, duration_s: facts.durationS, start_s: facts.startS,
+      step, status: 'decoding', error: null, job_id: null, created_by: caller.userId, created_at: new Date().toISOString(),
+      range_start_s: range?.startS ?? null, range_end_s: range?.endS ?? null, source_sample_id: options.sourceSampleId ?? null,
+      segments: options.segments && options.segments.length > 0 ? JSON.stringify(options.segments) : null,
+    }).catch(async (err: unknown) => {
+      await this.blobs.delete(blobKey);
+      throw err;
+    });
+    return { video: await this.startDecoding(video), expected: frames };
   }
 
   private async startDecoding(video: VideoRow): Promise<VideoRow> {
@@ -142,7 +199,7 @@ export class VideosService {
   }
 
   /** The decoding job: frames to JPEG with FFmpeg, each through the ingest path as it comes, then all recorded at once. */
-  async decode(ctx: JobContext<DecodePayload>): Promise<{ frames: number }> {
+  async decode(ctx: JobContext<DecodePayload>): Promise<DecodeResult> {
     const video = await this.videos.find(ctx.payload.videoId);
     if (!video || video.status !== 'decoding') return { frames: 0 };
     const claims = this.claims.session();
@@ -151,11 +208,12 @@ export class VideosService {
     try {
       const source = join(work.dir, 'source');
       await writeFileFrom(source, this.blobs.stream(video.blob_key));
-      const expected = Math.ceil(video.frame_count / video.step);
+      const expected = expectedFrames(video);
       await ctx.report({ progress: 0, message: `decoding ${expected} frames` });
       // Each frame goes through ingest while FFmpeg decodes the next ones (the two share the cores), at most
       // FRAME_CONCURRENCY at a time; the rows wait in memory for the one transaction at the end.
-      const frames = decodeFrames(this.ffmpeg, source, { step: video.step, startS: video.start_s, signal: ctx.signal, buffered: 2 * FRAME_CONCURRENCY });
+      const range = video.range_start_s === null || video.range_end_s === null ? undefined : { fromS: video.range_start_s, toS: video.range_end_s, fps: video.fps };
+      const frames = decodeFrames(this.ffmpeg, source, { step: video.step, startS: video.start_s, range, signal: ctx.signal, buffered: 2 * FRAME_CONCURRENCY });
       const rows: Insertable<ImagesTable>[] = [];
       try {
         await drainConcurrently(FRAME_CONCURRENCY, async () => (await frames.next()).value ?? undefined, async (frame) => {
@@ -174,13 +232,9 @@ export class VideosService {
         await frames.return(undefined);
       }
       rows.sort((a, b) => (a.frame ?? 0) - (b.frame ?? 0));
-      const recorded = await this.images.transaction(video.project_id, async (tx) => {
-        if (!(await this.videos.finish(video.id, { status: 'ready' }, tx))) return false;
-        await this.images.insertManyCounted(video.project_id, rows, tx);
-        return true;
-      });
-      if (!recorded) await this.discard(video.project_id, written, claims);
-      return { frames: recorded ? rows.length : 0 };
+      const outcome = await this.record(video, rows);
+      if (!outcome) await this.discard(video.project_id, written, claims);
+      return outcome ?? { frames: 0 };
     } catch (err) {
       await this.discard(video.project_id, written, claims);
       const error = ctx.signal.aborted ? 'cancelled' : err instanceof Error ? err.message : String(err);
@@ -192,6 +246,32 @@ export class VideosService {
     }
   }
 
+  /**
+   * Records the frames in one transaction with the video turning `ready`; a video made from a sample also gets its time
+   * segments as classifications of the frames they cover (classes looked up now, so one deleted since the request is
+   * reported missing rather than failing the decoding). Undefined when the video is gone or no longer decoding.
+   */
+  private async record(video: VideoRow, rows: Insertable<ImagesTable>[]): Promise<DecodeResult | undefined> {
+    const segments = video.segments === null ? [] : (JSON.parse(video.segments) as TimeSegment[]);
+    const segmentClasses = segments.length > 0 ? await this.segmentClasses(video.project_id, segments) : undefined;
+    const classIds = await this.videos.classIdsByName(video.project_id, segmentClasses?.matched ?? []);
+    const labels = rows.map((row) => frameClasses(segments, classIds, row.timestamp_s ?? 0));
+    rows.forEach((row, i) => (row.annotation_count = labels[i].length));
+    const classified = labels.filter((l) => l.length > 0).length;
+    const recorded = await this.images.transaction(video.project_id, async (tx) => {
+      if (!(await this.videos.finish(video.id, { status: 'ready' }, tx))) return false;
+      const inserted = await this.images.insertManyCounted(video.project_id, rows, tx);
+      const now = new Date().toISOString();
+      await this.videos.insertFrameClassifications(video.project_id, inserted.flatMap((image, i) => labels[i].map((classId) => ({
+        image_id: image.id, project_id: video.project_id, class_id: classId, annotation_type: 'classification', geometry: '{}', confidence: null,
+        source: `sample:${video.source_sample_id}`, created_at: now, updated_at: now, attributes: null, group_id: null,
+      }))), { annotatedImages: classified, userId: video.created_by, now }, tx);
+      return true;
+    });
+    if (!recorded) return undefined;
+    return { frames: rows.length, ...(segmentClasses ? { classified, segment_classes: segmentClasses } : {}) };
+  }
+
   private async discard(projectId: number, written: Map<string, string[]>, claims: ReturnType<BlobClaims['session']>): Promise<void> {
     await Promise.all([...written].map(([sha256, keys]) => this.removeUnlessUsed(projectId, sha256, keys, claims)));
   }
@@ -201,6 +281,44 @@ export class VideosService {
     if (await this.images.shaInUse(projectId, sha256)) return;
     await Promise.all(keys.filter((key) => !this.claims.anyHeld(key, claims)).map((key) => this.blobs.delete(key)));
   }
+}
+
+export interface DecodeResult {
+  frames: number;
+  /** Frames that got a classification from the sample's time segments (videos made from a sample). */
+  classified?: number;
+  segment_classes?: SegmentClasses;
+}
+
+/** About how many frames a decoding makes: every `step`-th frame of the video, or of its clip (frames at n / fps). */
+export function expectedFrames(video: Pick<VideoRow, 'frame_count' | 'fps' | 'step' | 'range_start_s' | 'range_end_s'>): number {
+  if (video.range_start_s === null || video.range_end_s === null || !(video.fps > 0)) return Math.ceil(video.frame_count / video.step);
+  const first = Math.ceil(video.range_start_s * video.fps - 1e-6);
+  const end = Math.min(video.frame_count, Math.ceil(video.range_end_s * video.fps - 1e-6));
+  return Math.max(0, Math.ceil((end - first) / video.step));
+}
+
+/**
+ * The clip asked for, checked against the video's duration: 0 ≤ start < end ≤ duration (a missing end is the
+ * duration; a millisecond of slack, as containers round their duration).
+ */
+function clipOf(range: { startS?: number; endS?: number }, durationS: number): { startS: number; endS: number } {
+  const startS = range.startS ?? 0;
+  const endS = range.endS ?? durationS;
+  if (!(startS >= 0) || startS >= durationS) throw ValidationError.at(['body', 'start_s'], `must be from 0 to less than the video's duration (${durationS} s)`);
+  if (endS > durationS + 0.001) throw ValidationError.at(['body', 'end_s'], `must be at most the video's duration (${durationS} s)`);
+  if (endS <= startS) throw ValidationError.at(['body', 'end_s'], `must be greater than start_s (${startS} s)`);
+  return { startS, endS: Math.min(endS, durationS) };
+}
+
+/** The classes of the segments that cover a frame's time (start included, end excluded), each once. */
+function frameClasses(segments: readonly TimeSegment[], classIds: Map<string, number>, timeS: number): number[] {
+  const ids = new Set<number>();
+  for (const s of segments) {
+    const id = classIds.get(s.label);
+    if (id !== undefined && s.start_s <= timeS + 1e-6 && timeS < s.end_s - 1e-6) ids.add(id);
+  }
+  return [...ids];
 }
 
 function stepOf(text: string | undefined): number {

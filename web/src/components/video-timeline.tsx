@@ -3,6 +3,7 @@ import { api } from '../api.js';
 import type { EditorController, EditorState } from '../editor/editor-controller.js';
 import type { ImageLoader } from '../editor/image-loader.js';
 import type { ImageRecord, LabelClass, ResponseOf } from '../types.js';
+import { TimelineBar } from './timeline-bar.js';
 
 type Track = ResponseOf<'/api/tracks/{id}', 'get'>;
 
@@ -223,13 +224,16 @@ export function VideoTimeline({ projectId, image, controller, loader, state, cla
           Propagate forward
         </button>
       </div>
-      <div className="timeline-track-bar">
-        {selectedTrack && last > 0 && selectedTrack.keyframes.map((k) => {
+      <TimelineBar
+        value={Math.max(0, at)}
+        max={Math.max(0, last)}
+        onSeek={(index) => void openAt(index)}
+        label="Frame"
+        marks={selectedTrack && last > 0 ? selectedTrack.keyframes.flatMap((k) => {
           const index = frames.findIndex((f) => f.frame === k.frame);
-          return index < 0 ? null : <span key={k.frame} className={`keyframe-tick${k.outside ? ' outside' : ''}`} style={{ left: `${(index / last) * 100}%` }} title={`keyframe at ${k.frame}`} />;
-        })}
-      </div>
-      <input type="range" className="scrubber" min={0} max={Math.max(0, last)} value={Math.max(0, at)} onChange={(e) => void openAt(Number(e.target.value))} aria-label="Frame" />
+          return index < 0 ? [] : [{ key: k.frame, at: index / last, className: k.outside ? 'outside' : undefined, title: `keyframe at ${k.frame}` }];
+        }) : []}
+      />
       <ul className="track-list" aria-label="Tracks">
         {tracks.map((t) => (
           <li key={t.id} className={t.id === selectedTrack?.id ? 'active' : ''} data-track-id={t.id}>

@@ -8,6 +8,7 @@ import { SampleReview } from '../components/samples/sample-review.js';
 import { SampleTable } from '../components/samples/sample-table.js';
 import { SampleText } from '../components/samples/sample-text.js';
 import { SampleVideo } from '../components/samples/sample-video.js';
+import { SendFrames } from '../components/samples/send-frames.js';
 import { isTyping } from '../components/samples/sample-view.js';
 import { Link, navigate, useLocation } from '../router.js';
 import type { LabelClass, Member, Project, ResponseOf, Sample, SampleModality, SamplePatch } from '../types.js';
@@ -195,6 +196,7 @@ export default function SamplesPage({ projectId }: { projectId: number }) {
       {view && modality === 'text' && <SampleText key={sample.id} {...view} />}
       {view && modality === 'audio' && <SampleAudio key={sample.id} {...view} />}
       {view && modality === 'video' && <SampleVideo key={sample.id} {...view} />}
+      {view && modality === 'video' && <SendFrames key={`send-${sample.id}`} sample={sample} onError={setError} />}
       {view && modality === 'llm' && <SampleLlm key={sample.id} {...view} />}
       {sample && (
         <SampleReview

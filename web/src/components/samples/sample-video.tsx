@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import type { TimeSegment } from '../../types.js';
+import { TimelineBar } from '../timeline-bar.js';
 import { SegmentList } from './segment-list.js';
 import { classOfKey, colorOf, isTyping, labelsOf, type SampleViewProps } from './sample-view.js';
 
@@ -49,6 +50,13 @@ export function SampleVideo({ sample, classes, readOnly, save }: SampleViewProps
   });
 
   const labels = labelsOf(sample);
+  const duration: number = sample.data.duration_s || video.current?.duration || 0;
+  // The scrubber runs over the frame count, so frame n sits at n / fps of the duration, under the segments' times.
+  const frameCount = Math.max(0, Math.floor(duration * fps));
+  const spans = duration > 0 ? segments.map((s, i) => ({
+    key: i, from: s.start_s / duration, to: s.end_s / duration, label: s.label, color: colorOf(classes, s.label),
+    title: `${s.label}: ${s.start_s.toFixed(3)}–${s.end_s.toFixed(3)} s`,
+  })) : [];
   return (
     <div className="sample-video">
       <div className="sample-labels">
@@ -56,6 +64,9 @@ export function SampleVideo({ sample, classes, readOnly, save }: SampleViewProps
         <span className="muted"> {sample.data.duration_s ?? '?'} s · {fps} fps</span>
       </div>
       <video ref={video} key={sample.id} src={sample.data.file_url} controls preload="auto" className="sample-player" onTimeUpdate={() => setFrame(current())} />
+      <div className="sample-timeline" data-testid="sample-timeline">
+        <TimelineBar value={frame} max={frameCount} onSeek={seekFrame} label="Frame" spans={spans} onSpanClick={(span) => seekFrame(Math.floor(segments[span.key as number].start_s * fps))} />
+      </div>
       <p className="muted" data-testid="frame">
         Frame {frame} · {(frame / fps).toFixed(3)} s
         {mark.start !== undefined && ` · segment from ${mark.start.toFixed(3)} s`}
