@@ -9,15 +9,16 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import sharp from 'sharp';
-import { dHash, hashHalves } from '../src/imaging/perceptual-hash.js';
+import sharp, { type Sharp } from 'sharp';
+import { fitPixels, greyLevels, opaqueRgb } from '../src/imaging/fitted-pixels.js';
+import { dHashOfGrey, fineHashOfGrey, hashDistance, hashHalves, NEAR_DUPLICATE_MAX_DISTANCE } from '../src/imaging/perceptual-hash.js';
 import { popcount32 } from '../src/modules/splits/assign.logic.js';
 import { nearDuplicateGroups } from '../src/modules/quality/near-duplicates.logic.js';
 
 const roots = process.argv.slice(2);
 if (roots.length === 0) roots.push('../shared/datasets/toy-cars-yolo-seg', '../shared/datasets/indian-vehicles-yolo');
 
-const EDITS: Record<string, (s: sharp.Sharp, w: number, h: number) => sharp.Sharp> = {
+const EDITS: Record<string, (s: Sharp, w: number, h: number) => Sharp> = {
   'jpeg q50': (s) => s.jpeg({ quality: 50 }),
   'half size': (s, w) => s.resize(Math.round(w / 2)).jpeg({ quality: 85 }),
   'crop 90%': (s, w, h) => s.extract({ left: Math.round(w * 0.05), top: Math.round(h * 0.05), width: Math.round(w * 0.9), height: Math.round(h * 0.9) }).jpeg({ quality: 85 }),
@@ -42,23 +43,37 @@ async function sources(root: string): Promise<string[]> {
   }).map((f) => join(root, f));
 }
 
-const positives: { edit: string; d: number }[] = [];
-const negatives: { set: string; d: number }[] = [];
+/** Both hashes of a file, from the pixels ingest fits (as the service measures them). */
+async function hashes(bytes: Buffer): Promise<{ coarse: string; fine: string }> {
+  const pixels = await fitPixels(bytes);
+  const grey = greyLevels(opaqueRgb(pixels), pixels.width * pixels.height);
+  return { coarse: dHashOfGrey(grey, pixels.width, pixels.height), fine: fineHashOfGrey(grey, pixels.width, pixels.height) };
+}
+
+const positives: { edit: string; d: number; f: number }[] = [];
+const negatives: { set: string; d: number; f: number }[] = [];
 /** Per set, the source photos' hashes: with no copy among them, every image the checks group is a false alarm. */
 const hashesOf = new Map<string, string[]>();
+const finesOf = new Map<string, string[]>();
 for (const root of roots) {
   const set = root.split('/').pop()!;
   const files = await sources(root);
-  const hashes: string[] = [];
+  const coarse: string[] = [];
+  const fine: string[] = [];
   for (const file of files) {
     const bytes = await readFile(file);
-    const hash = await dHash(bytes);
-    hashes.push(hash);
+    const hash = await hashes(bytes);
+    coarse.push(hash.coarse);
+    fine.push(hash.fine);
     const { width, height } = await sharp(bytes).metadata();
-    for (const [edit, apply] of Object.entries(EDITS)) positives.push({ edit, d: distance(hash, await dHash(await apply(sharp(bytes), width!, height!).toBuffer())) });
+    for (const [edit, apply] of Object.entries(EDITS)) {
+      const copy = await hashes(await apply(sharp(bytes), width!, height!).toBuffer());
+      positives.push({ edit, d: distance(hash.coarse, copy.coarse), f: hashDistance(hash.fine, copy.fine) });
+    }
   }
-  hashesOf.set(set, hashes);
-  for (let i = 0; i < hashes.length; i++) for (let j = i + 1; j < hashes.length; j++) negatives.push({ set, d: distance(hashes[i], hashes[j]) });
+  hashesOf.set(set, coarse);
+  finesOf.set(set, fine);
+  for (let i = 0; i < coarse.length; i++) for (let j = i + 1; j < coarse.length; j++) negatives.push({ set, d: distance(coarse[i], coarse[j]), f: hashDistance(fine[i], fine[j]) });
   console.log(`${set}: ${files.length} source photos, ${(files.length * (files.length - 1)) / 2} different-photo pairs`);
 }
 
@@ -85,4 +100,31 @@ for (let t = 0; t <= 14; t++) {
     return `${nearDuplicateGroups(items, t).flat().length} / ${hashes.length}`;
   });
   console.log(`| ${t} | ${(tp / positives.length).toFixed(3)} | ${byEdit.join(' | ')} | ${bySet.join(' | ')} | ${grouped.join(' | ')} |`);
+}
+
+// The service's test: within the 64-bit default, confirmed by the fine hash within `t` of 256 bits.
+const D = NEAR_DUPLICATE_MAX_DISTANCE;
+console.log(`\nTwo stages: 64-bit dHash within ${D}, then the 256-bit fine hash within t`);
+console.log(`| fine t | recall (all copies) | ${edits.map((e) => `recall ${e}`).join(' | ')} | ${sets.map((s) => `false pairs ${s}`).join(' | ')} | ${sets.map((s) => `photos wrongly grouped ${s}`).join(' | ')} |`);
+console.log(`|---:|---:|${edits.map(() => '---:').join('|')}|${sets.map(() => '---:').join('|')}|${sets.map(() => '---:').join('|')}|`);
+for (const t of [4, 8, 10, 12, 14, 16, 20, 24]) {
+  const hit = (p: { d: number; f: number }) => p.d <= D && p.f <= t;
+  const byEdit = edits.map((e) => {
+    const of = positives.filter((p) => p.edit === e);
+    return (of.filter(hit).length / of.length).toFixed(3);
+  });
+  const bySet = sets.map((s) => {
+    const of = negatives.filter((n) => n.set === s);
+    return `${of.filter(hit).length} / ${of.length}`;
+  });
+  const grouped = sets.map((s) => {
+    const coarse = hashesOf.get(s)!;
+    const fine = finesOf.get(s)!;
+    const items = coarse.map((h, index) => {
+      const [high, low] = hashHalves(h);
+      return { index, high: high | 0, low: low | 0 };
+    });
+    return `${nearDuplicateGroups(items, D, (a, b) => hashDistance(fine[a], fine[b]) <= t).flat().length} / ${coarse.length}`;
+  });
+  console.log(`| ${t} | ${(positives.filter(hit).length / positives.length).toFixed(3)} | ${byEdit.join(' | ')} | ${bySet.join(' | ')} | ${grouped.join(' | ')} |`);
 }

@@ -385,6 +385,8 @@ export interface ImagePhashesTable {
   sha256: string;
   /** 64-bit dHash as 16 hex digits. */
   dhash: string;
+  /** 256-bit dHash (16 × 16) as 64 hex digits, confirming the 64-bit hash's near duplicates; null until measured. */
+  fine: Generated<string | null>;
 }
 
 /** A finished export file (a blob under projects/{pid}/exports/), found by its unique filename. */

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { luma, opaqueRgb, type FittedPixels } from './fitted-pixels.js';
-import { dHashOfGrey } from './perceptual-hash.js';
+import { dHashOfGrey, fineHashOfGrey } from './perceptual-hash.js';
 
 export interface ImageFeatures {
   readable: boolean;
@@ -20,6 +20,8 @@ export interface ImageFeatures {
   pixelHash: string;
   /** The 64-bit dHash (see perceptual-hash.ts) of the same pixels. */
   dhash: string;
+  /** The 256-bit fine hash of the same pixels, which confirms the dHash's near duplicates. */
+  fine: string;
 }
 
 /** The dHash recorded for an image that cannot be decoded, so it is not tried again; the checks skip unreadable images. */
@@ -35,6 +37,7 @@ export const UNREADABLE_FEATURES = (truncated: boolean): ImageFeatures => ({
   grayscale: false,
   pixelHash: 'unreadable',
   dhash: UNREADABLE_DHASH,
+  fine: UNREADABLE_DHASH.repeat(4),
 });
 
 /** Channel spread (max − min) below which a pixel counts as grey; JPEG chroma noise stays under it. */
@@ -86,6 +89,7 @@ export function measureImageFeatures(pixels: FittedPixels, original: OriginalEnd
     grayscale: colourPixels <= n * 0.01,
     pixelHash: createHash('sha1').update(`${width}x${height}:`).update(data).digest('hex'),
     dhash: dHashOfGrey(grey, width, height),
+    fine: fineHashOfGrey(grey, width, height),
   };
 }
 

@@ -32,6 +32,7 @@ import { versionFrames } from './0033-version-frames.js';
 import { sampleFrames } from './0034-sample-frames.js';
 import { loginFailures } from './0037-login-failures.js';
 import { modelCheckpoints } from './0038-model-checkpoints.js';
+import { fineHashes } from './0039-fine-hashes.js';
 
 /** Every migration, in order. Names are stable forever: they are recorded in the database. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -68,5 +69,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0034-sample-frames': sampleFrames(),
     '0037-login-failures': loginFailures(),
     '0038-model-checkpoints': modelCheckpoints(),
+    '0039-fine-hashes': fineHashes(),
   };
 }

@@ -4,7 +4,7 @@
  */
 import { ANNOTATION_TYPES, geometryBox, type Box, type Point } from '../../imaging/geometry.js';
 import { distanceToPath, distinctPoints, shapeArea } from '../../imaging/shape-metrics.js';
-import { hashHalves } from '../../imaging/perceptual-hash.js';
+import { FINE_MAX_DISTANCE, hashDistance, hashHalves } from '../../imaging/perceptual-hash.js';
 import type { MeasuredImageRow } from './image-features.repository.js';
 import type { Prediction } from './model-predictions.adapter.js';
 import { nearDuplicateGroups } from './near-duplicates.logic.js';
@@ -321,7 +321,14 @@ export class DatasetSnapshot {
         const [high, low] = hashHalves(image.dhash);
         hashed.push({ index: i, high, low });
       }
-      groups = nearDuplicateGroups(hashed, maxDistance);
+      // A pair the 64-bit hash finds is a near duplicate only if the fine hashes agree too, where both are measured:
+      // on its own the 64-bit hash groups different photos of one scene (bench/near-duplicates.ts).
+      const fine = (i: number) => this.images[i].fine;
+      groups = nearDuplicateGroups(hashed, maxDistance, (a, b) => {
+        const fa = fine(a);
+        const fb = fine(b);
+        return !fa || !fb || hashDistance(fa, fb) <= FINE_MAX_DISTANCE;
+      });
       this.groupsByDistance.set(maxDistance, groups);
     }
     return groups;

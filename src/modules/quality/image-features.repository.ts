@@ -9,6 +9,7 @@ export interface HashRow {
   image_id: number;
   sha256: string;
   dhash: string;
+  fine: string;
 }
 
 /** An image whose cached features or dHash are missing or stale (its bytes changed since). */
@@ -38,6 +39,7 @@ export interface MeasuredImageRow {
   grayscale: number | null;
   pixel_hash: string | null;
   dhash: string | null;
+  fine: string | null;
 }
 
 const UPSERT_CHUNK = 500;
@@ -57,11 +59,11 @@ export class ImageFeaturesRepository {
         'images.mime_type',
         'images.blob_key',
         sql<number>`case when image_features.image_id is null then 0 else 1 end`.as('has_features'),
-        sql<number>`case when image_phashes.image_id is null then 0 else 1 end`.as('has_hash'),
+        sql<number>`case when image_phashes.image_id is null or image_phashes.fine is null then 0 else 1 end`.as('has_hash'),
       ])
       .where('images.project_id', '=', projectId)
       .where('images.id', '>', afterId)
-      .where((eb) => eb.or([eb('image_features.image_id', 'is', null), eb('image_phashes.image_id', 'is', null)]))
+      .where((eb) => eb.or([eb('image_features.image_id', 'is', null), eb('image_phashes.image_id', 'is', null), eb('image_phashes.fine', 'is', null)]))
       .orderBy('images.id')
       .limit(limit)
       .execute();
@@ -90,7 +92,7 @@ export class ImageFeaturesRepository {
       await this.db
         .insertInto('image_phashes')
         .values(hashes.slice(i, i + UPSERT_CHUNK))
-        .onConflict((oc) => oc.column('image_id').doUpdateSet((eb) => ({ sha256: eb.ref('excluded.sha256'), dhash: eb.ref('excluded.dhash') })))
+        .onConflict((oc) => oc.column('image_id').doUpdateSet((eb) => ({ sha256: eb.ref('excluded.sha256'), dhash: eb.ref('excluded.dhash'), fine: eb.ref('excluded.fine') })))
         .execute();
     }
   }
@@ -117,6 +119,7 @@ export class ImageFeaturesRepository {
         'image_features.grayscale',
         'image_features.pixel_hash',
         'image_phashes.dhash',
+        'image_phashes.fine',
       ])
       .where('images.project_id', '=', projectId)
       .orderBy('images.id')

@@ -8,6 +8,7 @@ import { forEachConcurrently } from '../../lib/batches.js';
 export interface MeasuredFile {
   features: ImageFeatures;
   dhash: string;
+  fine: string;
 }
 
 /** Images measured at once when a report finds the cache cold (each keeps a libuv thread busy decoding). */
@@ -39,7 +40,7 @@ export class ImageFeatureRecorder {
   /** Ingest's call, with the file's bytes and the pixels its thumbnail was encoded from: no decode. */
   measure(bytes: Buffer, mimeType: string, pixels: FittedPixels): MeasuredFile {
     const features = measureImageFeatures(pixels, { mimeType, tail: tailOf(bytes) });
-    return { features, dhash: features.dhash };
+    return { features, dhash: features.dhash, fine: features.fine };
   }
 
   /** Ingest's call once the images have ids. A failure here only leaves the work to the lazy path. */
@@ -47,7 +48,7 @@ export class ImageFeatureRecorder {
     if (images.length === 0) return;
     await this.repository.save(
       images.map((i) => toFeatureRow(i.id, i.sha256, i.measured.features)),
-      images.map((i) => ({ image_id: i.id, sha256: i.sha256, dhash: i.measured.dhash })),
+      images.map((i) => ({ image_id: i.id, sha256: i.sha256, dhash: i.measured.dhash, fine: i.measured.fine })),
     );
   }
 
@@ -75,6 +76,6 @@ export class ImageFeatureRecorder {
     // A missing file is unreadable; an undecodable one too, truncated or not.
     const f = pixels === null ? UNREADABLE_FEATURES(original !== null && isTruncated(original.mimeType, original.tail)) : measureImageFeatures(pixels, original);
     if (!image.has_features) features.push(toFeatureRow(image.id, image.sha256, f));
-    if (!image.has_hash) hashes.push({ image_id: image.id, sha256: image.sha256, dhash: f.dhash });
+    if (!image.has_hash) hashes.push({ image_id: image.id, sha256: image.sha256, dhash: f.dhash, fine: f.fine });
   }
 }

@@ -17,8 +17,11 @@ export interface HashedImage {
 /** The most bits a near-duplicate query may allow. */
 export const MAX_NEAR_DISTANCE = 15;
 
-/** Groups (each of at least two indexes, ascending, groups in order of their first index) linked within `maxDistance`. */
-export function nearDuplicateGroups(items: readonly HashedImage[], maxDistance: number): number[][] {
+/**
+ * Groups (each of at least two indexes, ascending, groups in order of their first index) linked within `maxDistance`.
+ * `confirm`, given two items' `index`es, may refuse a pair the 64-bit hash found (the fine hash's second test).
+ */
+export function nearDuplicateGroups(items: readonly HashedImage[], maxDistance: number, confirm?: (a: number, b: number) => boolean): number[][] {
   const n = items.length;
   const high = new Int32Array(n);
   const low = new Int32Array(n);
@@ -64,6 +67,7 @@ export function nearDuplicateGroups(items: readonly HashedImage[], maxDistance: 
           if (popcount32(ah ^ high[j]) + popcount32(al ^ low[j]) > maxDistance) continue;
           const ra = find(i);
           const rb = find(j);
+          if (ra === rb || (confirm && !confirm(items[i].index, items[j].index))) continue;
           if (ra !== rb) parent[Math.max(ra, rb)] = Math.min(ra, rb);
         }
       }

@@ -63,7 +63,7 @@ export class SplitsRepository {
       await this.db
         .insertInto('image_phashes')
         .values(rows.slice(i, i + 500))
-        .onConflict((oc) => oc.column('image_id').doUpdateSet((eb) => ({ sha256: eb.ref('excluded.sha256'), dhash: eb.ref('excluded.dhash') })))
+        .onConflict((oc) => oc.column('image_id').doUpdateSet((eb) => ({ sha256: eb.ref('excluded.sha256'), dhash: eb.ref('excluded.dhash'), fine: eb.ref('excluded.fine') })))
         .execute();
     }
   }
