@@ -40,7 +40,7 @@ import { registerImportsModule } from './modules/imports/index.js';
 import { registerJobsModule } from './modules/jobs/index.js';
 import { ImageItemsRepository } from './modules/locks/image-items.repository.js';
 import { registerLocksModule } from './modules/locks/index.js';
-import { LockGuard } from './modules/locks/lock-guard.service.js';
+import { LockGuard, type ImageWorkflow } from './modules/locks/lock-guard.service.js';
 import { LocksRepository } from './modules/locks/locks.repository.js';
 import { registerMaintenanceModule } from './modules/maintenance/index.js';
 import { registerMembersModule } from './modules/members/index.js';
@@ -48,7 +48,7 @@ import { registerInvitationsModule } from './modules/invitations/index.js';
 import { registerModelsModule } from './modules/models/index.js';
 import { ModelRuntime } from './modules/models/model-runtime.adapter.js';
 import { ModelsRepository } from './modules/models/models.repository.js';
-import type { ModuleDeps, SharedServices } from './modules/module-deps.js';
+import type { ModuleDeps } from './modules/module-deps.js';
 import { registerTrainingModule } from './modules/training/index.js';
 import type { TrainingService } from './modules/training/training.service.js';
 import { TrainRequest } from './modules/training/training.schemas.js';
@@ -71,6 +71,7 @@ import { registerQualityModule, type QualityModule } from './modules/quality/ind
 import { registerReadinessModule } from './modules/readiness/index.js';
 import type { QualityBody } from './modules/quality/quality.schemas.js';
 import { registerSamplesModule } from './modules/samples/index.js';
+import type { SampleWorkflow } from './modules/samples/samples.service.js';
 import { SampleItemsRepository } from './modules/samples/sample-items.repository.js';
 import { registerPipelinesModule, WebhookSender, type PipelinePorts } from './modules/pipelines/index.js';
 import { Value } from 'typebox/value';
@@ -108,7 +109,51 @@ export interface Versa {
   readonly app: FastifyInstance;
   readonly routes: readonly RouteEntry[];
   readonly database: DatabaseHandle;
-  readonly deps: ModuleDeps;
+  readonly deps: ModuleDeps<SharedServices>;
+}
+
+/**
+ * The pieces more than one module uses, each built exactly once here. A module declares the ones it takes in its
+ * entry (its `ModuleDeps<…>`) and never constructs another module's services: one lock guard, one assignment scope, one
+ * team workflow per kind of item, one group-commit WriteBatcher ("one batch at a time" holds process-wide, for
+ * annotation and sample writes alike), one image feature recorder, one model runtime.
+ */
+export interface SharedServices {
+  /**
+   * The team workflow (who sees an item, its lock, who may be assigned, what a review decision needs), one rule set
+   * over two kinds of item: images and samples.
+   */
+  readonly workflow: { readonly images: ImageWorkflow; readonly samples: SampleWorkflow };
+  /** Group commit for small, frequent writes (annotations, sample labels). */
+  readonly writes: WriteBatcher;
+  /** Measures image features at upload and fills the ones missing when a check needs them. */
+  readonly features: ImageFeatureRecorder;
+  /** Refuses writes to images another user has locked. */
+  readonly locks: LockGuard;
+  /** Keeps annotators of assigned-only projects to their images. */
+  readonly scope: AssignmentScope;
+  /**
+   * The content-addressed image files requests of this process are writing (uploads, imports into a project): a
+   * failing writer removes a file only when no other one holds it.
+   */
+  readonly blobClaims: BlobClaims;
+  /** The one ingest path of an image file (uploads and imports): check, decode, thumbnail, both files. */
+  readonly ingest: ImageIngest;
+  /** Finds an image with its project's owner (modules acting on one image check access with it). */
+  readonly images: ImageLookup;
+  /** The revision log every annotation write appends to in its own unit of work. */
+  readonly revisions: RevisionsRepository;
+  /** Annotation reads and writes (group commit); the annotations routes and model output both go through it. */
+  readonly annotations: AnnotationsService;
+  readonly annotationsRepository: AnnotationsRepository;
+  readonly classesRepository: ClassesRepository;
+  readonly projectsRepository: ProjectsRepository;
+  /** Projects: their routes, and the instance statistics the platform module reports. */
+  readonly projects: ProjectsService;
+  /** The model registry's inference runtime (one set of session pools per process) and its repository. */
+  readonly models: { readonly runtime: ModelRuntime; readonly repository: ModelsRepository };
+  /** What `/api/ready` checks (database, and Redis when configured). */
+  readonly probes: readonly ReadinessProbe[];
 }
 
 export interface BuildOptions {
@@ -207,7 +252,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     models,
     probes,
   };
-  const deps: ModuleDeps = { config, db, scanDb: database.scanDb, transactions: transactionsOf(db), blobs, queue, access, orgAccess, services, plugins, metrics };
+  const deps: ModuleDeps<SharedServices> = { config, db, scanDb: database.scanDb, transactions: transactionsOf(db), blobs, queue, access, orgAccess, services, plugins, metrics };
 
   registerErrorHandler(app);
   // A worker answers only its health, readiness and metrics (for the load balancer's and Prometheus's scrapes).
