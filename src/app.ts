@@ -220,7 +220,30 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     probes.push({ name: 'redis', check: () => pingRedis(redis) });
   }
 
-  // Every piece more than one module uses, built exactly once (see SharedServices).
+  const base = { config, db, scanDb: database.scanDb, transactions: transactionsOf(db), blobs, queue, access, orgAccess, plugins, metrics };
+  const services = sharedServices(base, projectsRepository, probes);
+  app.addHook('onClose', () => services.models.runtime.close());
+  const deps: ModuleDeps<SharedServices> = { ...base, services };
+
+  registerErrorHandler(app);
+  // A worker answers only its health, readiness and metrics (for the load balancer's and Prometheus's scrapes).
+  if (config.role === 'worker') app.addHook('onRequest', workerRoutesOnly);
+  registerRequestMetrics(app, metrics);
+  registerInputGuard(app);
+  await app.register(cookie);
+  registerMultipartBodies(app);
+  await registerOpenApi(app, VERSION);
+
+  await registerModules(app, deps, { repository: storagesRepository, buckets: storageBuckets }, options.loginClock);
+  // Every handler is registered now: the jobs a shutdown released run again.
+  await inProcess?.resume();
+
+  return { app, routes, database, deps };
+}
+
+/** Every piece more than one module uses, built exactly once (see SharedServices); the caller closes the model runtime. */
+function sharedServices(base: Omit<ModuleDeps, 'services'>, projectsRepository: ProjectsRepository, probes: readonly ReadinessProbe[]): SharedServices {
+  const { config, db, blobs, access, orgAccess, metrics } = base;
   const locksRepository = new LocksRepository(db);
   const images = new ImageLookup(db);
   const workflow = {
@@ -233,8 +256,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const revisions = new RevisionsRepository(db);
   const annotationsRepository = new AnnotationsRepository(db);
   const models = { runtime: new ModelRuntime(blobs, config.dataDir), repository: new ModelsRepository(db) };
-  app.addHook('onClose', () => models.runtime.close());
-  const services: SharedServices = {
+  return {
     workflow,
     writes,
     features: new ImageFeatureRecorder(new ImageFeaturesRepository(db), blobs),
@@ -252,19 +274,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     models,
     probes,
   };
-  const deps: ModuleDeps<SharedServices> = { config, db, scanDb: database.scanDb, transactions: transactionsOf(db), blobs, queue, access, orgAccess, services, plugins, metrics };
+}
 
-  registerErrorHandler(app);
-  // A worker answers only its health, readiness and metrics (for the load balancer's and Prometheus's scrapes).
-  if (config.role === 'worker') app.addHook('onRequest', workerRoutesOnly);
-  registerRequestMetrics(app, metrics);
-  registerInputGuard(app);
-  await app.register(cookie);
-  registerMultipartBodies(app);
-  await registerOpenApi(app, VERSION);
-
-  // Every module has the same entry: register<Name>Module(app, deps), returning what it offers others.
-  const auth = registerAuthModule(app, deps, options.loginClock);
+/**
+ * Every module, each through the same entry: register<Name>Module(app, deps), returning what it offers others (so the
+ * order is that of their needs). `storage` is the project storages' repository and bucket clients (the blob store reads
+ * through them too).
+ */
+async function registerModules(app: FastifyInstance, deps: ModuleDeps<SharedServices>, storage: { repository: StoragesRepository; buckets: StorageBuckets }, loginClock?: LoginClock): Promise<void> {
+  const { config, plugins } = deps;
+  const auth = registerAuthModule(app, deps, loginClock);
   registerAuthentication(app, auth);
   registerProjectsModule(app, deps);
   registerPlatformModule(app, deps, auth);
@@ -300,15 +319,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const training = await registerTrainingModule(app, deps, modelsModule.service, readiness, samples.adapters);
   registerExperimentsModule(app, deps, modelsModule.service);
   registerAdaptersModule(app, samples.adapters, training);
-  await registerPipelinesModule(app, deps, {
-    ...pipelinePorts(quality, cleaning, training),
-    detector: autoAnnotate,
-    models: deps.services.models.repository,
-    reviews,
-    versions: versions.service,
-    exports: exportsModule.service,
-    webhook: new WebhookSender(config.webhookAllowlist),
-  });
+  await registerPipelinesModule(app, deps, pipelinePorts(deps, { quality, cleaning, training, detector: autoAnnotate, reviews, versions: versions.service, exports: exportsModule.service }));
   registerCatalogPlugins(plugins, {
     checks: quality.checkCatalog().map((c) => ({ name: c.id, title: c.title, description: c.description, params: c.params })),
     actions: cleaning.cleaningCatalog().map((a) => ({ name: a.id, title: a.title, description: a.description, params: a.params })),
@@ -316,17 +327,19 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   registerPluginsModule(app, plugins);
   await loadPluginDirectory(plugins, config.pluginsDir, app.log);
-  registerStoragesModule(app, deps, { repository: storagesRepository, buckets: storageBuckets, images: imagesModule.service, exports: exportsModule.service });
+  registerStoragesModule(app, deps, { ...storage, images: imagesModule.service, exports: exportsModule.service });
   await registerPagesModule(app, deps);
-  // Every handler is registered now: the jobs a shutdown released run again.
-  await inProcess?.resume();
-
-  return { app, routes, database, deps };
 }
 
-/** The pipeline steps `quality`, `cleaning` and `train`, on the services that serve the same routes. */
-function pipelinePorts(quality: QualityModule, cleaning: CleaningModule, training: TrainingService): Pick<PipelinePorts, 'quality' | 'cleaning' | 'training'> {
+/** What the pipeline steps call: the services that serve the same routes (for `quality`, `cleaning` and `train`, through an adapter). */
+function pipelinePorts(
+  deps: ModuleDeps<SharedServices>,
+  { quality, cleaning, training, ...services }: Pick<PipelinePorts, 'detector' | 'reviews' | 'versions' | 'exports'> & { quality: QualityModule; cleaning: CleaningModule; training: TrainingService },
+): PipelinePorts {
   return {
+    ...services,
+    models: deps.services.models.repository,
+    webhook: new WebhookSender(deps.config.webhookAllowlist),
     quality: {
       async run(caller, projectId, params) {
         const report = await quality.quality.report(caller, projectId, { checks: params.checks, params: params.config as QualityBody['params'] });
