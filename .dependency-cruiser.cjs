@@ -19,6 +19,13 @@ module.exports = {
       to: { path: '^src/(modules|app\\.ts|server\\.ts)' },
     },
     {
+      name: 'module-deps-names-module',
+      severity: 'error',
+      comment: "module-deps.ts is every module's contract with app.ts: it names no module (an entry declares the shared services it takes, ModuleDeps<…>, and app.ts's SharedServices satisfies them).",
+      from: { path: '^src/modules/module-deps\\.ts$' },
+      to: { path: '^src/modules/[^/]+/' },
+    },
+    {
       name: 'repository-imports-upward',
       severity: 'error',
       comment: 'Repositories hold SQL only: no services, routes or module entries.',

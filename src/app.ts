@@ -40,7 +40,7 @@ import { registerImportsModule } from './modules/imports/index.js';
 import { registerJobsModule } from './modules/jobs/index.js';
 import { ImageItemsRepository } from './modules/locks/image-items.repository.js';
 import { registerLocksModule } from './modules/locks/index.js';
-import { LockGuard } from './modules/locks/lock-guard.service.js';
+import { LockGuard, type ImageWorkflow } from './modules/locks/lock-guard.service.js';
 import { LocksRepository } from './modules/locks/locks.repository.js';
 import { registerMaintenanceModule } from './modules/maintenance/index.js';
 import { registerMembersModule } from './modules/members/index.js';
@@ -48,7 +48,7 @@ import { registerInvitationsModule } from './modules/invitations/index.js';
 import { registerModelsModule } from './modules/models/index.js';
 import { ModelRuntime } from './modules/models/model-runtime.adapter.js';
 import { ModelsRepository } from './modules/models/models.repository.js';
-import type { ModuleDeps, SharedServices } from './modules/module-deps.js';
+import type { ModuleDeps } from './modules/module-deps.js';
 import { registerTrainingModule } from './modules/training/index.js';
 import type { TrainingService } from './modules/training/training.service.js';
 import { TrainRequest } from './modules/training/training.schemas.js';
@@ -71,6 +71,7 @@ import { registerQualityModule, type QualityModule } from './modules/quality/ind
 import { registerReadinessModule } from './modules/readiness/index.js';
 import type { QualityBody } from './modules/quality/quality.schemas.js';
 import { registerSamplesModule } from './modules/samples/index.js';
+import type { SampleWorkflow } from './modules/samples/samples.service.js';
 import { SampleItemsRepository } from './modules/samples/sample-items.repository.js';
 import { registerPipelinesModule, WebhookSender, type PipelinePorts } from './modules/pipelines/index.js';
 import { Value } from 'typebox/value';
@@ -108,7 +109,51 @@ export interface Versa {
   readonly app: FastifyInstance;
   readonly routes: readonly RouteEntry[];
   readonly database: DatabaseHandle;
-  readonly deps: ModuleDeps;
+  readonly deps: ModuleDeps<SharedServices>;
+}
+
+/**
+ * The pieces more than one module uses, each built exactly once here. A module declares the ones it takes in its
+ * entry (its `ModuleDeps<…>`) and never constructs another module's services: one lock guard, one assignment scope, one
+ * team workflow per kind of item, one group-commit WriteBatcher ("one batch at a time" holds process-wide, for
+ * annotation and sample writes alike), one image feature recorder, one model runtime.
+ */
+export interface SharedServices {
+  /**
+   * The team workflow (who sees an item, its lock, who may be assigned, what a review decision needs), one rule set
+   * over two kinds of item: images and samples.
+   */
+  readonly workflow: { readonly images: ImageWorkflow; readonly samples: SampleWorkflow };
+  /** Group commit for small, frequent writes (annotations, sample labels). */
+  readonly writes: WriteBatcher;
+  /** Measures image features at upload and fills the ones missing when a check needs them. */
+  readonly features: ImageFeatureRecorder;
+  /** Refuses writes to images another user has locked. */
+  readonly locks: LockGuard;
+  /** Keeps annotators of assigned-only projects to their images. */
+  readonly scope: AssignmentScope;
+  /**
+   * The content-addressed image files requests of this process are writing (uploads, imports into a project): a
+   * failing writer removes a file only when no other one holds it.
+   */
+  readonly blobClaims: BlobClaims;
+  /** The one ingest path of an image file (uploads and imports): check, decode, thumbnail, both files. */
+  readonly ingest: ImageIngest;
+  /** Finds an image with its project's owner (modules acting on one image check access with it). */
+  readonly images: ImageLookup;
+  /** The revision log every annotation write appends to in its own unit of work. */
+  readonly revisions: RevisionsRepository;
+  /** Annotation reads and writes (group commit); the annotations routes and model output both go through it. */
+  readonly annotations: AnnotationsService;
+  readonly annotationsRepository: AnnotationsRepository;
+  readonly classesRepository: ClassesRepository;
+  readonly projectsRepository: ProjectsRepository;
+  /** Projects: their routes, and the instance statistics the platform module reports. */
+  readonly projects: ProjectsService;
+  /** The model registry's inference runtime (one set of session pools per process) and its repository. */
+  readonly models: { readonly runtime: ModelRuntime; readonly repository: ModelsRepository };
+  /** What `/api/ready` checks (database, and Redis when configured). */
+  readonly probes: readonly ReadinessProbe[];
 }
 
 export interface BuildOptions {
@@ -175,7 +220,30 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     probes.push({ name: 'redis', check: () => pingRedis(redis) });
   }
 
-  // Every piece more than one module uses, built exactly once (see SharedServices).
+  const base = { config, db, scanDb: database.scanDb, transactions: transactionsOf(db), blobs, queue, access, orgAccess, plugins, metrics };
+  const services = sharedServices(base, projectsRepository, probes);
+  app.addHook('onClose', () => services.models.runtime.close());
+  const deps: ModuleDeps<SharedServices> = { ...base, services };
+
+  registerErrorHandler(app);
+  // A worker answers only its health, readiness and metrics (for the load balancer's and Prometheus's scrapes).
+  if (config.role === 'worker') app.addHook('onRequest', workerRoutesOnly);
+  registerRequestMetrics(app, metrics);
+  registerInputGuard(app);
+  await app.register(cookie);
+  registerMultipartBodies(app);
+  await registerOpenApi(app, VERSION);
+
+  await registerModules(app, deps, { repository: storagesRepository, buckets: storageBuckets }, options.loginClock);
+  // Every handler is registered now: the jobs a shutdown released run again.
+  await inProcess?.resume();
+
+  return { app, routes, database, deps };
+}
+
+/** Every piece more than one module uses, built exactly once (see SharedServices); the caller closes the model runtime. */
+function sharedServices(base: Omit<ModuleDeps, 'services'>, projectsRepository: ProjectsRepository, probes: readonly ReadinessProbe[]): SharedServices {
+  const { config, db, blobs, access, orgAccess, metrics } = base;
   const locksRepository = new LocksRepository(db);
   const images = new ImageLookup(db);
   const workflow = {
@@ -188,8 +256,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const revisions = new RevisionsRepository(db);
   const annotationsRepository = new AnnotationsRepository(db);
   const models = { runtime: new ModelRuntime(blobs, config.dataDir), repository: new ModelsRepository(db) };
-  app.addHook('onClose', () => models.runtime.close());
-  const services: SharedServices = {
+  return {
     workflow,
     writes,
     features: new ImageFeatureRecorder(new ImageFeaturesRepository(db), blobs),
@@ -207,19 +274,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     models,
     probes,
   };
-  const deps: ModuleDeps = { config, db, scanDb: database.scanDb, transactions: transactionsOf(db), blobs, queue, access, orgAccess, services, plugins, metrics };
+}
 
-  registerErrorHandler(app);
-  // A worker answers only its health, readiness and metrics (for the load balancer's and Prometheus's scrapes).
-  if (config.role === 'worker') app.addHook('onRequest', workerRoutesOnly);
-  registerRequestMetrics(app, metrics);
-  registerInputGuard(app);
-  await app.register(cookie);
-  registerMultipartBodies(app);
-  await registerOpenApi(app, VERSION);
-
-  // Every module has the same entry: register<Name>Module(app, deps), returning what it offers others.
-  const auth = registerAuthModule(app, deps, options.loginClock);
+/**
+ * Every module, each through the same entry: register<Name>Module(app, deps), returning what it offers others (so the
+ * order is that of their needs). `storage` is the project storages' repository and bucket clients (the blob store reads
+ * through them too).
+ */
+async function registerModules(app: FastifyInstance, deps: ModuleDeps<SharedServices>, storage: { repository: StoragesRepository; buckets: StorageBuckets }, loginClock?: LoginClock): Promise<void> {
+  const { config, plugins } = deps;
+  const auth = registerAuthModule(app, deps, loginClock);
   registerAuthentication(app, auth);
   registerProjectsModule(app, deps);
   registerPlatformModule(app, deps, auth);
@@ -255,15 +319,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const training = await registerTrainingModule(app, deps, modelsModule.service, readiness, samples.adapters);
   registerExperimentsModule(app, deps, modelsModule.service);
   registerAdaptersModule(app, samples.adapters, training);
-  await registerPipelinesModule(app, deps, {
-    ...pipelinePorts(quality, cleaning, training),
-    detector: autoAnnotate,
-    models: deps.services.models.repository,
-    reviews,
-    versions: versions.service,
-    exports: exportsModule.service,
-    webhook: new WebhookSender(config.webhookAllowlist),
-  });
+  await registerPipelinesModule(app, deps, pipelinePorts(deps, { quality, cleaning, training, detector: autoAnnotate, reviews, versions: versions.service, exports: exportsModule.service }));
   registerCatalogPlugins(plugins, {
     checks: quality.checkCatalog().map((c) => ({ name: c.id, title: c.title, description: c.description, params: c.params })),
     actions: cleaning.cleaningCatalog().map((a) => ({ name: a.id, title: a.title, description: a.description, params: a.params })),
@@ -271,17 +327,19 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   registerPluginsModule(app, plugins);
   await loadPluginDirectory(plugins, config.pluginsDir, app.log);
-  registerStoragesModule(app, deps, { repository: storagesRepository, buckets: storageBuckets, images: imagesModule.service, exports: exportsModule.service });
+  registerStoragesModule(app, deps, { ...storage, images: imagesModule.service, exports: exportsModule.service });
   await registerPagesModule(app, deps);
-  // Every handler is registered now: the jobs a shutdown released run again.
-  await inProcess?.resume();
-
-  return { app, routes, database, deps };
 }
 
-/** The pipeline steps `quality`, `cleaning` and `train`, on the services that serve the same routes. */
-function pipelinePorts(quality: QualityModule, cleaning: CleaningModule, training: TrainingService): Pick<PipelinePorts, 'quality' | 'cleaning' | 'training'> {
+/** What the pipeline steps call: the services that serve the same routes (for `quality`, `cleaning` and `train`, through an adapter). */
+function pipelinePorts(
+  deps: ModuleDeps<SharedServices>,
+  { quality, cleaning, training, ...services }: Pick<PipelinePorts, 'detector' | 'reviews' | 'versions' | 'exports'> & { quality: QualityModule; cleaning: CleaningModule; training: TrainingService },
+): PipelinePorts {
   return {
+    ...services,
+    models: deps.services.models.repository,
+    webhook: new WebhookSender(deps.config.webhookAllowlist),
     quality: {
       async run(caller, projectId, params) {
         const report = await quality.quality.report(caller, projectId, { checks: params.checks, params: params.config as QualityBody['params'] });

@@ -8,6 +8,13 @@ import type { AnnotationsService } from './annotations.service.js';
 import { AnnotationCreate, AnnotationOut, ImageAnnotationOut, ImageParams, PredictionsDecisionOut, PredictionsFilter, trackShapeOut, type FrameShapes } from './annotations.schemas.js';
 
 export function annotationsRoutes(server: FastifyInstance, annotations: AnnotationsService, frameShapes: FrameShapes): void {
+  imageAnnotationRoutes(server, annotations, frameShapes);
+  oneAnnotationRoutes(server, annotations);
+  suggestionDecisionRoutes(server, annotations);
+}
+
+/** An image's annotations: list them (a video frame's with its tracks' shapes), add one. */
+function imageAnnotationRoutes(server: FastifyInstance, annotations: AnnotationsService, frameShapes: FrameShapes): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['annotations'];
 
@@ -41,6 +48,12 @@ export function annotationsRoutes(server: FastifyInstance, annotations: Annotati
       response: { 201: AnnotationOut, ...errors(401, 403, 404, 409, 422) },
     },
   }, async (request, reply) => reply.status(201).send(await annotations.create(callerOf(request), request.params.image_id, request.body)));
+}
+
+/** One annotation: read, replace, delete. */
+function oneAnnotationRoutes(server: FastifyInstance, annotations: AnnotationsService): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['annotations'];
 
   app.get('/api/annotations/:id', {
     schema: { tags, summary: 'One annotation', params: IdParams, response: { 200: AnnotationOut, ...errors(401, 404, 422) } },
@@ -63,6 +76,12 @@ export function annotationsRoutes(server: FastifyInstance, annotations: Annotati
     await annotations.delete(callerOf(request), request.params.id);
     return reply.status(204).send(null);
   });
+}
+
+/** Deciding on suggestions (model output): accept or reject one, or all of an image's. */
+function suggestionDecisionRoutes(server: FastifyInstance, annotations: AnnotationsService): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['annotations'];
 
   app.post('/api/annotations/:id/accept', {
     schema: {

@@ -30,6 +30,13 @@ const Binary = (description: string, mediaTypes: readonly string[]) => ({
 const IMAGE_MEDIA_TYPES = Object.values(IMAGE_TYPES).map((t) => t.mime);
 
 export function imagesRoutes(server: FastifyInstance, images: ImagesService, maxUploadBytes: number): void {
+  projectImageRoutes(server, images, maxUploadBytes);
+  oneImageRoutes(server, images);
+  imageFileRoutes(server, images);
+}
+
+/** A project's images: list them, upload more. */
+function projectImageRoutes(server: FastifyInstance, images: ImagesService, maxUploadBytes: number): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['images'];
 
@@ -78,6 +85,12 @@ export function imagesRoutes(server: FastifyInstance, images: ImagesService, max
     const result = await images.upload(callerOf(request), request.params.id, uploadedFiles(request, maxUploadBytes));
     return reply.status(result.created > 0 ? 201 : 200).send(result);
   });
+}
+
+/** An image as a record: read it, change its split, delete it (or several). */
+function oneImageRoutes(server: FastifyInstance, images: ImagesService): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['images'];
 
   app.get('/api/images/:image_id', {
     schema: { tags, summary: 'One image', params: ImageParams, response: { 200: ImageOut, ...errors(401, 404, 422) } },
@@ -118,6 +131,12 @@ export function imagesRoutes(server: FastifyInstance, images: ImagesService, max
       response: { 200: ImagesBulkDeleteOut, ...errors(401, 409, 422) },
     },
   }, async (request) => images.bulkDelete(callerOf(request), request.body));
+}
+
+/** The bytes of an image: its original, its thumbnail. */
+function imageFileRoutes(server: FastifyInstance, images: ImagesService): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['images'];
 
   app.get('/api/projects/:id/images/file/:filename', {
     schema: {

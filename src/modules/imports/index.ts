@@ -2,17 +2,31 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../module-deps.js';
+import type { BlobClaims } from '../../storage/blob-claims.js';
+import type { ImageIngest } from '../images/image-ingest.service.js';
+import type { LockGuard } from '../locks/lock-guard.service.js';
+import type { ProjectsRepository } from '../projects/projects.repository.js';
+import type { RevisionsRepository } from '../revisions/revisions.repository.js';
 import type { SamplesService } from '../samples/samples.service.js';
 import { ImportsRepository } from './imports.repository.js';
 import { importsRoutes } from './imports.routes.js';
 import { ImportsService } from './imports.service.js';
 import { sampleImportsRoutes } from './sample-imports.routes.js';
 
+/** The shared services this module takes (its port): src/app.ts builds each once. */
+interface ImportsServices {
+  readonly locks: LockGuard;
+  readonly projectsRepository: ProjectsRepository;
+  readonly revisions: RevisionsRepository;
+  readonly blobClaims: BlobClaims;
+  readonly ingest: ImageIngest;
+}
+
 /**
  * Every `import` URL: datasets into a new or an existing project (this module's service), and data files of samples
  * (`import/{text,tabular,jsonl}`, read by the samples service it is handed).
  */
-export function registerImportsModule(app: FastifyInstance, deps: ModuleDeps, samples: SamplesService): ImportsService {
+export function registerImportsModule(app: FastifyInstance, deps: ModuleDeps<ImportsServices>, samples: SamplesService): ImportsService {
   const workDir = join(deps.config.dataDir, 'tmp');
   const service = new ImportsService(new ImportsRepository(deps.db), deps.blobs, {
     importRoot: deps.config.importRoot,

@@ -13,8 +13,13 @@ export interface ModelsModule {
   readonly service: ModelsService;
 }
 
+/** The shared services this module takes (its port): src/app.ts builds each once. */
+interface ModelsServices {
+  readonly models: { readonly runtime: ModelRuntime; readonly repository: ModelsRepository };
+}
+
 /** The model registry's routes; its runtime and repository are shared (auto-annotate runs on them) and come built. */
-export function registerModelsModule(app: FastifyInstance, deps: ModuleDeps): ModelsModule {
+export function registerModelsModule(app: FastifyInstance, deps: ModuleDeps<ModelsServices>): ModelsModule {
   const { runtime, repository } = deps.services.models;
   const service = new ModelsService(repository, deps.access, deps.blobs, runtime, {
     modelsRoot: deps.config.modelsRoot,

@@ -21,6 +21,13 @@ import type { ProjectModelsService } from './project-models.service.js';
 import { modelUploadForm } from './upload-parts.adapter.js';
 
 export function modelsRoutes(server: FastifyInstance, models: ModelsService, projectModels: ProjectModelsService, maxUploadBytes: number): void {
+  modelListRoutes(server, models, projectModels);
+  modelAddRoutes(server, models, maxUploadBytes);
+  modelRecordRoutes(server, models);
+}
+
+/** The registry's models: all you may see, a project's own and shared ones. */
+function modelListRoutes(server: FastifyInstance, models: ModelsService, projectModels: ProjectModelsService): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['models'];
 
@@ -44,6 +51,12 @@ export function modelsRoutes(server: FastifyInstance, models: ModelsService, pro
       response: { 200: Type.Array(ProjectModelOut), ...errors(401, 404, 422) },
     },
   }, async (request) => projectModels.list(callerOf(request), request.params.id, request.query.include_shared));
+}
+
+/** Adding a model to a project: by a path on the server, or by upload. */
+function modelAddRoutes(server: FastifyInstance, models: ModelsService, maxUploadBytes: number): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['models'];
 
   app.post('/api/projects/:id/models', {
     schema: {
@@ -76,6 +89,12 @@ export function modelsRoutes(server: FastifyInstance, models: ModelsService, pro
     },
   }, async (request, reply) =>
     reply.status(201).send(await models.upload(callerOf(request), request.params.id, modelUploadForm(request, maxUploadBytes))));
+}
+
+/** The training runs' outputs, one model's deletion and lifecycle, and the device inference runs on. */
+function modelRecordRoutes(server: FastifyInstance, models: ModelsService): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['models'];
 
   app.get('/api/models/runs', {
     schema: {

@@ -1,5 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModuleDeps } from '../module-deps.js';
+import type { ImageFeatureRecorder } from './image-features.service.js';
+import type { ModelRuntime } from '../models/model-runtime.adapter.js';
+import type { ModelsRepository } from '../models/models.repository.js';
 import type { SampleDataRepository } from '../profile/sample-data.repository.js';
 import { checkCatalog } from './catalog.logic.js';
 import { ImageFeaturesRepository } from './image-features.repository.js';
@@ -14,8 +17,14 @@ export interface QualityModule {
   readonly checkCatalog: typeof checkCatalog;
 }
 
+/** The shared services this module takes (its port): src/app.ts builds each once. */
+interface QualityServices {
+  readonly models: { readonly runtime: ModelRuntime; readonly repository: ModelsRepository };
+  readonly features: ImageFeatureRecorder;
+}
+
 /** The model-assisted checks run their detector on the shared model runtime and registry; samples are read through the profile module's repository. */
-export function registerQualityModule(app: FastifyInstance, deps: ModuleDeps, samples: SampleDataRepository): QualityModule {
+export function registerQualityModule(app: FastifyInstance, deps: ModuleDeps<QualityServices>, samples: SampleDataRepository): QualityModule {
   const models = deps.services.models;
   const features = new ImageFeaturesRepository(deps.db);
   const predictions = new DetectorPredictions(models.repository, models.runtime, deps.blobs);

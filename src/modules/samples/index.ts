@@ -2,11 +2,13 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { ExportsRepository } from '../exports/exports.repository.js';
 import type { ModuleDeps } from '../module-deps.js';
+import type { ProjectsRepository } from '../projects/projects.repository.js';
+import type { WriteBatcher } from '../../db/write-batcher.js';
 import { SampleAdapters } from './training-layouts.adapter.js';
 import type { VideoFramesPort } from './samples.ports.js';
 import { SamplesRepository } from './samples.repository.js';
 import { sampleFramesRoutes, samplesRoutes } from './samples.routes.js';
-import { SamplesService } from './samples.service.js';
+import { SamplesService, type SampleWorkflow } from './samples.service.js';
 
 /** Text, tabular, audio, video and LLM samples: routes, import readers, splits, locks and label history. */
 /**
@@ -18,7 +20,14 @@ export interface SamplesModule {
   readonly adapters: SampleAdapters;
 }
 
-export function registerSamplesModule(app: FastifyInstance, deps: ModuleDeps, exportRecords: ExportsRepository, frames: VideoFramesPort): SamplesModule {
+/** The shared services this module takes (its port): src/app.ts builds each once. */
+interface SamplesServices {
+  readonly projectsRepository: ProjectsRepository;
+  readonly writes: WriteBatcher;
+  readonly workflow: { readonly samples: SampleWorkflow };
+}
+
+export function registerSamplesModule(app: FastifyInstance, deps: ModuleDeps<SamplesServices>, exportRecords: ExportsRepository, frames: VideoFramesPort): SamplesModule {
   const workDir = join(deps.config.dataDir, 'tmp');
   const repository = new SamplesRepository(deps.db, deps.services.projectsRepository);
   // Label edits share the process's one group-commit batcher with annotation writes; the team workflow is the images'.

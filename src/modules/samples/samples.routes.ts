@@ -25,6 +25,14 @@ import {
 } from './samples.schemas.js';
 
 export function samplesRoutes(server: FastifyInstance, samples: SamplesService, workflow: SampleWorkflow): void {
+  projectSampleRoutes(server, samples);
+  oneSampleRoutes(server, samples);
+  sampleLockRoutes(server, workflow);
+  sampleReviewRoutes(server, samples);
+}
+
+/** A project's samples: list, create, split into train/valid/test. */
+function projectSampleRoutes(server: FastifyInstance, samples: SamplesService): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['samples'];
 
@@ -57,6 +65,24 @@ export function samplesRoutes(server: FastifyInstance, samples: SamplesService, 
     return reply.status(201).send(result.one ? result.item : { created: result.created, items: result.items });
   });
 
+  app.post('/api/projects/:id/samples/splits', {
+    schema: {
+      tags,
+      summary: 'Assign train/valid/test splits to the samples',
+      description: '`stratified` (default) keeps each class\'s proportions (multi-label: iterative stratification); regression '
+        + 'targets are stratified by their quintiles. The same samples, percentages and seed always give the same splits.',
+      params: IdParams,
+      body: SampleSplitsBody,
+      response: { 200: SampleSplitsOut, ...errors(401, 403, 404, 422) },
+    },
+  }, async (request) => samples.split(callerOf(request), request.params.id, request.body));
+}
+
+/** One sample: read it, change it, its media file. */
+function oneSampleRoutes(server: FastifyInstance, samples: SamplesService): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['samples'];
+
   app.get('/api/samples/:sample_id', {
     schema: { tags, summary: 'One sample', params: SampleParams, response: { 200: SampleOut, ...errors(401, 404, 422) } },
   }, async (request) => samples.get(callerOf(request), request.params.sample_id));
@@ -87,18 +113,12 @@ export function samplesRoutes(server: FastifyInstance, samples: SamplesService, 
       },
     },
   }, async (request, reply) => sendMedia(request, reply, await samples.file(callerOf(request), request.params.sample_id)));
+}
 
-  app.post('/api/projects/:id/samples/splits', {
-    schema: {
-      tags,
-      summary: 'Assign train/valid/test splits to the samples',
-      description: '`stratified` (default) keeps each class\'s proportions (multi-label: iterative stratification); regression '
-        + 'targets are stratified by their quintiles. The same samples, percentages and seed always give the same splits.',
-      params: IdParams,
-      body: SampleSplitsBody,
-      response: { 200: SampleSplitsOut, ...errors(401, 403, 404, 422) },
-    },
-  }, async (request) => samples.split(callerOf(request), request.params.id, request.body));
+/** A sample's editing lock (the team workflow's, as images have theirs). */
+function sampleLockRoutes(server: FastifyInstance, workflow: SampleWorkflow): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['samples'];
 
   app.get('/api/samples/:sample_id/lock', {
     schema: { tags, summary: "A sample's editing lock, or null", params: SampleParams, response: { 200: Type.Union([SampleLockOut, Type.Null()]), ...errors(401, 404, 422) } },
@@ -126,6 +146,12 @@ export function samplesRoutes(server: FastifyInstance, samples: SamplesService, 
     await workflow.releaseLock(callerOf(request), request.params.sample_id, request.query.force ?? false);
     return reply.status(204).send(null);
   });
+}
+
+/** Assignment, submission and review of samples, and the history they leave. */
+function sampleReviewRoutes(server: FastifyInstance, samples: SamplesService): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['samples'];
 
   app.post('/api/projects/:id/samples/assign', {
     schema: {

@@ -19,6 +19,13 @@ import {
 } from './storages.schemas.js';
 
 export function storagesRoutes(server: FastifyInstance, storages: StoragesService): void {
+  storageRecordRoutes(server, storages);
+  storageSyncRoutes(server, storages);
+  storageWriteRoutes(server, storages);
+}
+
+/** A project's storages as records: list, attach, read, change, detach. */
+function storageRecordRoutes(server: FastifyInstance, storages: StoragesService): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['storages'];
 
@@ -65,6 +72,12 @@ export function storagesRoutes(server: FastifyInstance, storages: StoragesServic
     await storages.delete(callerOf(request), request.params.id, request.params.storage_id);
     return reply.status(204).send(null);
   });
+}
+
+/** Reading a storage: its connection test, a source's syncs and the objects they saw. */
+function storageSyncRoutes(server: FastifyInstance, storages: StoragesService): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['storages'];
 
   app.post('/api/projects/:id/storages/:storage_id/test', {
     schema: {
@@ -99,6 +112,13 @@ export function storagesRoutes(server: FastifyInstance, storages: StoragesServic
       response: { 200: Type.Array(StorageObjectOut), ...errors(401, 403, 404, 422) },
     },
   }, async (request) => storages.objects(callerOf(request), request.params.id, request.params.storage_id, request.query));
+
+}
+
+/** Writing to a target storage: an export of the project, a version's generated files. */
+function storageWriteRoutes(server: FastifyInstance, storages: StoragesService): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['storages'];
 
   app.post('/api/projects/:id/storages/:storage_id/exports', {
     schema: {

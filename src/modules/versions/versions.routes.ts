@@ -25,6 +25,14 @@ import type { VersionsService } from './versions.service.js';
 const Document = (description: string) => Type.Object({}, { additionalProperties: true, description });
 
 export function versionsRoutes(server: FastifyInstance, versions: VersionsService): void {
+  recipeRoutes(server, versions);
+  versionCreationRoutes(server, versions);
+  versionRecordRoutes(server, versions);
+  versionContentsRoutes(server, versions);
+}
+
+/** The image recipe a version is generated with: its defaults and every option. */
+function recipeRoutes(server: FastifyInstance, versions: VersionsService): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['versions'];
 
@@ -45,6 +53,12 @@ export function versionsRoutes(server: FastifyInstance, versions: VersionsServic
       },
     },
   }, async () => versions.defaults());
+}
+
+/** A project's versions, a new one, and the preview of one before it is made. */
+function versionCreationRoutes(server: FastifyInstance, versions: VersionsService): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['versions'];
 
   app.get('/api/projects/:project_id/versions', {
     schema: { tags, summary: "A project's versions by number", params: ProjectParams, response: { 200: Type.Array(VersionOut), ...errors(401, 404, 422) } },
@@ -77,6 +91,13 @@ export function versionsRoutes(server: FastifyInstance, versions: VersionsServic
     },
   }, async (request) => versions.preview(callerOf(request), request.params.project_id, request.body));
 
+}
+
+/** One version: read it (by project or by id alone), generate it again, delete it. */
+function versionRecordRoutes(server: FastifyInstance, versions: VersionsService): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['versions'];
+
   app.get('/api/projects/:project_id/versions/:version_id', {
     schema: { tags, summary: 'A version', params: VersionParams, response: { 200: VersionOut, ...errors(401, 404, 422) } },
   }, async (request) => versions.get(callerOf(request), request.params.project_id, request.params.version_id));
@@ -107,6 +128,12 @@ export function versionsRoutes(server: FastifyInstance, versions: VersionsServic
     await versions.delete(callerOf(request), request.params.project_id, request.params.version_id);
     return reply.status(204).send(null);
   });
+}
+
+/** What is in a version: its difference from another, its output images and their bytes. */
+function versionContentsRoutes(server: FastifyInstance, versions: VersionsService): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['versions'];
 
   app.get('/api/projects/:project_id/versions/:a/diff/:b', {
     schema: {
