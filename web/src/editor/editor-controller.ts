@@ -522,9 +522,12 @@ export class EditorController implements ToolHost {
     this.store.create({ class_id: classId, annotation_type: 'classification', geometry: {} });
   }
 
+  /** Deletes the selected shape; a deleted suggestion (a false positive) moves the selection to the next one. */
   deleteSelected(): void {
     if (this.selectedKey === null || !this.store || this.blocked()) return;
+    const wasSuggestion = this.shapes.get(this.selectedKey)?.ann.status === 'suggested';
     this.store.delete(this.selectedKey);
+    if (wasSuggestion) return this.selectNextSuggestion();
     this.selectedKey = null;
     this.emit();
   }
@@ -618,21 +621,31 @@ export class EditorController implements ToolHost {
 
   /** The topmost (smallest) shape under an image point, through the spatial index. */
   shapeAt(x: number, y: number): number | null {
+    return this.shapesAt(x, y)[0] ?? null;
+  }
+
+  /** Every shape the pointer may touch under an image point, smallest first (the topmost first). */
+  shapesAt(x: number, y: number): number[] {
     const slack = 3 / this.scale;
-    let best: number | null = null;
-    let bestArea = Infinity;
+    const found: [number, number][] = [];
     for (const key of this.index.queryPoint(x, y, slack)) {
       const s = this.shapes.get(key)!;
       // Hidden and locked shapes are out of reach of the pointer (the objects list still selects them).
       if (this.hidden.has(key) || this.locked.has(key)) continue;
       if (!hits(s.ann, s.bounds, s.bitmap, x, y, slack)) continue;
-      const area = s.bounds.width * s.bounds.height;
-      if (area < bestArea) {
-        best = key;
-        bestArea = area;
-      }
+      found.push([key, s.bounds.width * s.bounds.height]);
     }
-    return best;
+    return found.sort((a, b) => a[1] - b[1] || a[0] - b[0]).map(([key]) => key);
+  }
+
+  /**
+   * What a click at an image point selects: the smallest shape under it, or, when the selected shape is under it
+   * too, the next larger one (wrapping round), so repeated clicks on stacked shapes cycle through all of them.
+   */
+  nextShapeAt(x: number, y: number): number | null {
+    const under = this.shapesAt(x, y);
+    const at = this.selectedKey !== null ? under.indexOf(this.selectedKey) : -1;
+    return under.length === 0 ? null : under[(at + 1) % under.length];
   }
 
   // ---- pointer input: pan and read-only here, the rest dispatched to the tools ----
@@ -654,7 +667,7 @@ export class EditorController implements ToolHost {
     }
     if (this.readOnlyReason !== null) {
       // Read-only: a click selects what is under it (to read its history), nothing moves.
-      if (e.button === 0) this.selectKey(this.shapeAt(p.x, p.y));
+      if (e.button === 0) this.selectKey(this.nextShapeAt(p.x, p.y));
       return;
     }
     this.pressed = this.active;

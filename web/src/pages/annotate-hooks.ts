@@ -88,7 +88,7 @@ export interface EditorKeys {
 
 /**
  * The editor's keyboard (the help overlay lists it): space to pan, Ctrl+Z / Ctrl+Shift+Z / Ctrl+Y, classes 1–9, tool
- * keys, Tab / Y / N (Shift: all) for suggestions, Delete, Backspace, Enter, Escape, A / D and arrows, F, [ and ], ?.
+ * keys, Tab / Y / N (Shift: all) for suggestions, H / L (hide / lock the selected shape), Delete, Backspace, Enter, Escape, A / D and arrows, F, [ and ], ?.
  * Keys typed into inputs are left alone.
  */
 export function useEditorKeys(controller: MutableRefObject<EditorController | null>, keys: EditorKeys): void {
@@ -127,6 +127,14 @@ export function useEditorKeys(controller: MutableRefObject<EditorController | nu
       if (/^[1-9]$/.test(key)) {
         const cls = k.classes()[Number(key) - 1];
         if (cls) c.pickClass(cls.id);
+        return;
+      }
+      // H and L hide and lock the selected shape wherever the focus is (the objects list's keys); L with nothing
+      // selected is the polyline tool.
+      if ((key === 'h' || key === 'l') && c.selectedKey !== null) {
+        if (key === 'h') c.toggleHidden(c.selectedKey);
+        else c.toggleLocked(c.selectedKey);
+        e.preventDefault();
         return;
       }
       const tool = k.toolForKey(key);

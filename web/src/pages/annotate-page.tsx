@@ -32,6 +32,11 @@ const TOOLS: { tool: ToolName; key: string; label: string }[] = [
 
 const SHORTCUTS: [string, string][] = [
   ['1 – 9', 'pick class (changes the selected shape’s class; accepts a selected suggestion as that class and selects the next; toggles it in Classify)'],
+  ['Tab', 'select the next suggestion (dashed shapes from a model)'],
+  ['Y / N', 'accept / reject the selected suggestion, then select the next'],
+  ['Shift+Y / Shift+N', 'accept / reject every suggestion on the image'],
+  ['H / L (shape selected)', 'hide / lock the selected shape (as in the objects list)'],
+  ['Click again', 'on stacked shapes: select the next one under the cursor'],
   ['V / B / P / M / E / C', 'select, box, polygon, mask brush, eraser, classify'],
   ['K / L / T / O', 'keypoints (drag a box to place the class’s whole skeleton, or click each point in order), polyline, points, ellipse (drag from the centre)'],
   ['Enter / double-click', 'close the polygon; finish the polyline, points or skeleton; accept the SAM mask'],
@@ -42,7 +47,7 @@ const SHORTCUTS: [string, string][] = [
   ['Shift+H (polygon selected)', 'draw a hole in the object'],
   ['S, then left / right click', 'SAM: include / exclude a point (the mask previews at once)'],
   ['Backspace', 'take back the last point placed (polygon, polyline, points, skeleton)'],
-  ['Delete', 'delete the selected shape'],
+  ['Delete', 'delete the selected shape (a suggestion: reject it and select the next)'],
   ['Ctrl+Z / Ctrl+Shift+Z (Ctrl+Y)', 'undo / redo'],
   ['A / D, ← / →', 'previous / next image'],
   [', / .', 'video frame: previous / next frame (the timeline under the canvas)'],
@@ -428,6 +433,21 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
                     : 'SAM: add an include point (left click)'}
             </div>
           )}
+          {state?.selected?.status === 'suggested' && !state.readOnly && (
+            <div className="suggestion-bar" role="group" aria-label="Suggestion" data-testid="suggestion-bar">
+              <span>
+                Suggestion: <b>{classes.find((k) => k.id === state.selected!.class_id)?.name ?? '?'}</b>
+                {state.selected.confidence != null ? ` ${Math.round(state.selected.confidence * 100)}%` : ''}
+              </span>
+              <button onClick={() => c?.decideSelected(true)} title="Accept the suggestion as it is (Y); a class key accepts it as that class">
+                Accept (Y)
+              </button>
+              <button className="danger" onClick={() => c?.decideSelected(false)} title="Reject the suggestion: a false positive (N or Delete)">
+                Reject (N)
+              </button>
+              <span className="muted small">Tab: next · Shift+Y: accept all</span>
+            </div>
+          )}
           {message && (
             <div className="toast">
               <ErrorBanner message={message} onClose={() => setMessage(null)} />
@@ -480,6 +500,12 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
             <DetectorAssist projectId={projectId} imageId={current.id} models={detectors} onResult={(anns, newClasses) => {
               if (newClasses) loadClasses();
               c?.adopt(anns);
+              // The keyboard goes back to the canvas with the first suggestion selected: Y, N, Tab and class keys
+              // work at once.
+              if (c && anns.length > 0) {
+                c.canvas.focus();
+                if (c.state().selected?.status !== 'suggested') c.selectNextSuggestion(true);
+              }
             }} onError={setMessage} />
           )}
           <ObjectsPanel controller={c ?? null} classes={classes} selectedKey={state?.selectedKey ?? null} colors={drawColors} />

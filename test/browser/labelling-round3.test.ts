@@ -1,0 +1,146 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { squaresPng } from '../helpers/onnx/test-images.js';
+import { buildYoloModel } from '../helpers/onnx/yolo-models.js';
+import { apiCaller, livePageSuite, screenshot, signInNewUser, SKIP_REASON, until } from './browser-harness.js';
+
+/**
+ * The labelling experience, round 3 (issue 30), driven in Chromium on the real pages: the suggestion keyboard loop,
+ * the objects list at common screen widths, more than nine classes, suggestions drawn apart and counted only once
+ * accepted, and controls that follow the role.
+ */
+describe('labelling round 3 (issue 30)', { skip: SKIP_REASON ?? false }, () => {
+  const live = livePageSuite();
+  const base = () => live.server.baseUrl;
+  const call = apiCaller(() => live.page, base);
+
+  interface Stored {
+    id: number;
+    class_id: number;
+    status: string;
+    source: string;
+  }
+  let signing: Promise<void> | null = null;
+  const signedIn = () => (signing ??= signInNewUser(call, 'ada@example.com'));
+
+  /** A 128 × 128 image of coloured squares (the test model finds one box per colour: red cat, green dog, blue bird). */
+  async function upload(projectId: number, squares: { x: number; y: number; colour: [number, number, number] }[], name = 'squares.png') {
+    const png = await squaresPng(128, 128, squares.map((s) => ({ ...s, width: 30, height: 30 })));
+    const res = await live.page.request.post(`${base()}/api/projects/${projectId}/images`, { multipart: { files: { name, mimeType: 'image/png', buffer: png } } });
+    assert.equal(res.status(), 201, await res.text());
+    const imageId = (await res.json()).images[0].id as number;
+    const stored = async () => (await (await live.page.request.get(`${base()}/api/images/${imageId}/annotations`)).json()) as Stored[];
+    return { imageId, stored };
+  }
+  async function uploadModel(projectId: number): Promise<number> {
+    const model = await live.page.request.post(`${base()}/api/projects/${projectId}/models/upload`, {
+      multipart: { file: { name: 'pets.onnx', mimeType: 'application/octet-stream', buffer: Buffer.from(buildYoloModel('v8', { width: 128, height: 128 }, ['cat', 'dog', 'bird'])) }, name: 'pets' },
+    });
+    assert.equal(model.status(), 201, await model.text());
+    return (await model.json()).id as number;
+  }
+  async function openEditor(projectId: number, imageId: number): Promise<void> {
+    await live.page.goto(`${base()}/projects/${projectId}/annotate?image=${imageId}`);
+    await until('the editor', async () => (await live.page.evaluate(() => window.__versaEditor?.imageId() ?? null)) === imageId);
+  }
+  const selected = () =>
+    live.page.evaluate(() => {
+      const c = window.__versaEditor!.controller as unknown as { selectedKey: number | null; store: { items: Map<number, { status: string; id: number }> } };
+      const ann = c.selectedKey !== null ? c.store.items.get(c.selectedKey) : undefined;
+      return ann ? { key: c.selectedKey, status: ann.status } : null;
+    });
+  async function screenOf(x: number, y: number): Promise<{ x: number; y: number }> {
+    return live.page.evaluate(
+      ([ix, iy]) => {
+        const c = window.__versaEditor!.controller;
+        const r = c.canvas.getBoundingClientRect();
+        return { x: r.left + c.tx + ix * c.scale, y: r.top + c.ty + iy * c.scale };
+      },
+      [x, y],
+    );
+  }
+
+  it('item 1: after "Run detector" the keys work at once; a class key, Reject and Delete each settle one suggestion and move on; the ? sheet lists them', async () => {
+    const page = live.page;
+    await signedIn();
+    const projectId = (await call<{ id: number }>('post', '/api/projects', { name: 'Loop' })).id;
+    await call('post', `/api/projects/${projectId}/classes`, { name: 'cat' });
+    const dog = (await call<{ id: number }>('post', `/api/projects/${projectId}/classes`, { name: 'dog' })).id;
+    await call('post', `/api/projects/${projectId}/classes`, { name: 'bird' });
+    const { imageId, stored } = await upload(projectId, [
+      { x: 10, y: 10, colour: [255, 0, 0] },
+      { x: 70, y: 70, colour: [0, 255, 0] },
+      { x: 75, y: 10, colour: [0, 0, 255] },
+    ]);
+    const modelId = await uploadModel(projectId);
+    await openEditor(projectId, imageId);
+
+    await page.getByRole('button', { name: 'Run detector on this image' }).click();
+    await until('three suggestions', async () => (await page.getByTestId('detector-result').innerText().catch(() => '')).startsWith('3 found'));
+    // The keyboard is on the canvas, with the first suggestion selected: no click on the canvas first.
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'editor-canvas');
+    const first = await until('a suggestion selected', async () => (await selected())?.status === 'suggested' && (await selected()));
+    // A visible accept / reject control for the selected suggestion.
+    await page.getByTestId('suggestion-bar').getByRole('button', { name: 'Accept (Y)' }).waitFor();
+
+    // One action per suggestion: a class key accepts it as that class and selects the next one ...
+    await page.keyboard.press('2');
+    const second = await until('the next suggestion selected', async () => {
+      const s = await selected();
+      return s && s.key !== first.key && s.status === 'suggested' && s;
+    });
+    // ... the Reject button rejects a false positive and selects the next ...
+    await page.getByTestId('suggestion-bar').getByRole('button', { name: 'Reject (N)' }).click();
+    await until('the third suggestion selected', async () => {
+      const s = await selected();
+      return s && s.key !== first.key && s.key !== second.key && s.status === 'suggested';
+    });
+    // ... and Delete rejects the last one in one key.
+    await page.keyboard.press('Delete');
+    await until('one accepted dog left, still the model\'s', async () => {
+      const now = await stored();
+      return now.length === 1 && now[0].status === 'accepted' && now[0].class_id === dog && now[0].source === `model:${modelId}`;
+    });
+
+    // The shortcut sheet names the suggestion keys and H / L.
+    await page.keyboard.press('?');
+    const sheet = await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).innerText();
+    for (const key of ['Tab', 'Y / N', 'Shift+Y', 'H / L']) assert.ok(sheet.includes(key), `the ? sheet lists ${key}`);
+    await page.keyboard.press('Escape');
+    assert.deepEqual(live.errors, []);
+  });
+
+  it('item 1: repeated clicks on stacked shapes cycle through every shape under the cursor', async () => {
+    const page = live.page;
+    const projectId = (await call<{ id: number }>('post', '/api/projects', { name: 'Stacked' })).id;
+    const cls = (await call<{ id: number }>('post', `/api/projects/${projectId}/classes`, { name: 'piece' })).id;
+    const { imageId } = await upload(projectId, []);
+    const ids: number[] = [];
+    for (const g of [
+      { x: 2, y: 2, width: 120, height: 120 },
+      { x: 10, y: 10, width: 60, height: 60 },
+      { x: 20, y: 20, width: 20, height: 20 },
+    ])
+      ids.push((await call<{ id: number }>('post', `/api/images/${imageId}/annotations`, { class_id: cls, annotation_type: 'bbox', geometry: g })).id);
+    await openEditor(projectId, imageId);
+    const selectedId = () =>
+      page.evaluate(() => {
+        const c = window.__versaEditor!.controller as unknown as { selectedKey: number | null; store: { items: Map<number, { id: number }> } };
+        return c.selectedKey !== null ? (c.store.items.get(c.selectedKey)?.id ?? null) : null;
+      });
+    for (const tool of ['V', 'B']) {
+      await page.keyboard.press('Escape');
+      await page.keyboard.press(tool);
+      const p = await screenOf(30, 30);
+      const seen: (number | null)[] = [];
+      for (let i = 0; i < 4; i++) {
+        await page.mouse.click(p.x, p.y);
+        seen.push(await selectedId());
+      }
+      assert.deepEqual(seen, [ids[2], ids[1], ids[0], ids[2]], `${tool}: smallest first, then the larger ones, round again`);
+    }
+    assert.deepEqual(live.errors, []);
+  });
+});
