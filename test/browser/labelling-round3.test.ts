@@ -143,4 +143,57 @@ describe('labelling round 3 (issue 30)', { skip: SKIP_REASON ?? false }, () => {
     }
     assert.deepEqual(live.errors, []);
   });
+
+  it('item 2: at 1280, 1440 and 1920 px wide the objects list\'s hide, lock and delete are inside the viewport and clickable, beside the detector panel; the source text is whole; H and L work from the canvas', async () => {
+    const page = live.page;
+    const projectId = (await call<{ id: number }>('post', '/api/projects', { name: 'Fits' })).id;
+    for (const name of ['cat', 'dog', 'bird']) await call('post', `/api/projects/${projectId}/classes`, { name });
+    const { imageId } = await upload(projectId, [{ x: 10, y: 10, colour: [255, 0, 0] }, { x: 70, y: 70, colour: [0, 255, 0] }]);
+    const modelId = await uploadModel(projectId);
+    await call('post', `/api/projects/${projectId}/auto-annotate/yolo`, { model: modelId, confidence: 0.25, iou: 0.45, image_ids: [imageId] }, 200);
+    const box = await call<{ id: number }>('post', `/api/images/${imageId}/annotations`, { class_id: (await call<{ id: number }[]>('get', `/api/projects/${projectId}/classes`))[0].id, annotation_type: 'bbox', geometry: { x: 40, y: 40, width: 30, height: 30 } });
+    for (const [width, height] of [[1280, 800], [1440, 900], [1920, 1080]]) {
+      await page.setViewportSize({ width, height });
+      await openEditor(projectId, imageId);
+      await page.getByRole('button', { name: 'Run detector on this image' }).waitFor();
+      const rows = page.locator('.object-row');
+      await until('the objects listed', async () => (await rows.count()) >= 3);
+      for (let i = 0; i < (await rows.count()); i++) {
+        for (const name of ['Hide', 'Lock', 'Delete object']) {
+          const button = rows.nth(i).getByRole('button', { name, exact: true });
+          const b = (await button.boundingBox())!;
+          assert.ok(b && b.x >= 0 && b.y >= 0 && b.x + b.width <= width && b.y + b.height <= height, `${width}px: ${name} of row ${i} inside the viewport (${JSON.stringify(b)})`);
+          const onTop = await button.evaluate((el) => {
+            const r = el.getBoundingClientRect();
+            const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+            return hit !== null && (hit === el || el.contains(hit));
+          });
+          assert.ok(onTop, `${width}px: ${name} of row ${i} is what a click there hits`);
+        }
+        // The source text is shown whole (or its whole text in a tooltip).
+        const info = rows.nth(i).locator('.object-info');
+        const whole = await info.evaluate((el) => el.scrollWidth <= el.clientWidth + 1 || (el.getAttribute('title') ?? '') === el.textContent);
+        assert.ok(whole, `${width}px: the text of row ${i} is not cut off`);
+      }
+      await screenshot(page, `objects-list-${width}`);
+      // A real click on the first row's Hide hides that shape (clicked where it is, no scrolling).
+      const hide = rows.first().getByRole('button', { name: 'Hide', exact: true });
+      const b = (await hide.boundingBox())!;
+      await page.mouse.click(b.x + b.width / 2, b.y + b.height / 2);
+      assert.equal(await page.evaluate(() => window.__versaEditor!.controller.hidden.size), 1, `${width}px: Hide clicked`);
+    }
+    // H and L act on the shape selected on the canvas, with the canvas focused.
+    const p = await screenOf(55, 55);
+    await page.keyboard.press('V');
+    await page.mouse.click(p.x, p.y);
+    const key = await page.evaluate((id) => [...window.__versaEditor!.controller.store!.items].find(([, a]) => (a as { id: number }).id === id)![0], box.id);
+    assert.equal(await page.evaluate(() => (window.__versaEditor!.controller as unknown as { selectedKey: number | null }).selectedKey), key);
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'editor-canvas');
+    await page.keyboard.press('l');
+    assert.equal(await page.evaluate((k) => window.__versaEditor!.controller.locked.has(k), key), true, 'L locked it');
+    await page.keyboard.press('h');
+    assert.equal(await page.evaluate((k) => window.__versaEditor!.controller.hidden.has(k), key), true, 'H hid it');
+    await page.setViewportSize({ width: 1280, height: 800 });
+    assert.deepEqual(live.errors, []);
+  });
 });

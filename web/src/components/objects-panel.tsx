@@ -4,7 +4,8 @@ import type { EditorController } from '../editor/editor-controller.js';
 import type { Annotation, LabelClass } from '../types.js';
 import { AttributesEditor } from './attributes-editor.js';
 
-const ROW = 28;
+/** Two lines a row: swatch, class and the hide / lock / delete buttons; below, what the shape is and where it came from. */
+const ROW = 46;
 
 /**
  * Every shape of the open image, virtualised (thousands of rows cost a screenful): class, source, confidence;
@@ -82,11 +83,14 @@ export function ObjectsPanel({ controller, classes, selectedKey, colors }: { con
                     </option>
                   ))}
                 </select>
-                <span className="muted small" title={a.source}>
-                  {a.annotation_type} · {a.source === 'manual' ? 'drawn' : a.source}
-                  {a.confidence != null && a.source !== 'manual' ? ` ${Math.round(a.confidence * 100)}%` : ''}
-                  {a.status === 'suggested' ? ' · suggestion' : ''}
-                </span>
+                {(() => {
+                  const info = `${a.annotation_type} · ${a.source === 'manual' ? 'drawn' : a.source}${a.confidence != null && a.source !== 'manual' ? ` ${Math.round(a.confidence * 100)}%` : ''}${a.status === 'suggested' ? ' · suggestion' : ''}`;
+                  return (
+                    <span className={`object-info muted${a.status === 'suggested' ? ' suggested' : ''}`} title={info}>
+                      {info}
+                    </span>
+                  );
+                })()}
                 <button className="ghost small" aria-label={hidden ? 'Show' : 'Hide'} title={hidden ? 'Show (H)' : 'Hide (H)'} onClick={(e) => (e.stopPropagation(), controller?.toggleHidden(key))}>
                   {hidden ? '◌' : '●'}
                 </button>

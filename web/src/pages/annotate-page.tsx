@@ -496,6 +496,8 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
               );
             })}
           </ul>
+          {/* The objects list before the detector panel: it stays in view when the detector appears. */}
+          <ObjectsPanel controller={c ?? null} classes={classes} selectedKey={state?.selectedKey ?? null} colors={drawColors} />
           {detectors.length > 0 && current && !state?.readOnly && (
             <DetectorAssist projectId={projectId} imageId={current.id} models={detectors} onResult={(anns, newClasses) => {
               if (newClasses) loadClasses();
@@ -508,7 +510,6 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
               }
             }} onError={setMessage} />
           )}
-          <ObjectsPanel controller={c ?? null} classes={classes} selectedKey={state?.selectedKey ?? null} colors={drawColors} />
           {current && <ExperimentPredictions projectId={projectId} image={current} classes={classes} />}
           <h3>Selection</h3>
           {state?.selected ? (
