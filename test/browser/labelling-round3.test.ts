@@ -196,4 +196,40 @@ describe('labelling round 3 (issue 30)', { skip: SKIP_REASON ?? false }, () => {
     await page.setViewportSize({ width: 1280, height: 800 });
     assert.deepEqual(live.errors, []);
   });
+
+  it('item 3: with thirteen classes, Q and a few letters pick any class for the selected shape; a new name adds the class from the editor', async () => {
+    const page = live.page;
+    const projectId = (await call<{ id: number }>('post', '/api/projects', { name: 'Chess' })).id;
+    const names = ['white-king', 'white-queen', 'white-rook', 'white-bishop', 'white-knight', 'white-pawn', 'black-king', 'black-queen', 'black-rook', 'black-bishop', 'black-knight', 'black-pawn', 'board'];
+    const ids = new Map<string, number>();
+    for (const name of names) ids.set(name, (await call<{ id: number }>('post', `/api/projects/${projectId}/classes`, { name })).id);
+    const { imageId, stored } = await upload(projectId, []);
+    await call('post', `/api/images/${imageId}/annotations`, { class_id: ids.get('white-king'), annotation_type: 'bbox', geometry: { x: 20, y: 20, width: 40, height: 40 } });
+    await openEditor(projectId, imageId);
+    await page.keyboard.press('V');
+    const p = await screenOf(40, 40);
+    await page.mouse.click(p.x, p.y);
+    await until('the shape selected', async () => (await selected()) !== null);
+    // The eleventh class, beyond the number keys: Q, three letters, Enter.
+    await page.keyboard.press('q');
+    await page.getByRole('textbox', { name: 'Find a class' }).waitFor();
+    await page.keyboard.type('knight');
+    const found = page.getByRole('listbox', { name: 'Classes found' }).getByRole('option');
+    assert.deepEqual((await found.allInnerTexts()).map((t) => t.trim()), ['white-knight', 'black-knight', '+ Add class “knight”'], `knight finds the two knights: ${await found.allInnerTexts()}`);
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await screenshot(page, 'class-search');
+    await until('the shape moved to black-knight', async () => (await stored())[0]?.class_id === ids.get('black-knight'));
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'editor-canvas', 'the keys are back on the canvas');
+    // A name no class has: Enter adds it (the owner may change classes) and makes it the class of the selected shape.
+    await page.keyboard.press('q');
+    await page.getByRole('textbox', { name: 'Find a class' }).waitFor();
+    await page.keyboard.type('clock');
+    await page.getByRole('option', { name: '+ Add class “clock”' }).waitFor();
+    await page.keyboard.press('Enter');
+    const clock = await until('the class added', async () => (await call<{ id: number; name: string }[]>('get', `/api/projects/${projectId}/classes`)).find((c) => c.name === 'clock'));
+    await until('the shape moved to clock', async () => (await stored())[0]?.class_id === clock.id);
+    await page.locator('.class-list li', { hasText: 'clock' }).waitFor();
+    assert.deepEqual(live.errors, []);
+  });
 });

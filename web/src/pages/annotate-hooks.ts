@@ -82,6 +82,8 @@ export interface EditorKeys {
   go(delta: number): void;
   toggleHelp(): void;
   closeHelp(): void;
+  /** Q: the type-ahead class search. */
+  openClassSearch(): void;
   /** The video timeline's actions when the open image is a video's frame. */
   video(): { step(delta: number): void; keyframe(delta: number): void; togglePlay(): void } | null;
 }
@@ -192,6 +194,10 @@ export function useEditorKeys(controller: MutableRefObject<EditorController | nu
           break;
         case '?':
           k.toggleHelp();
+          break;
+        case 'q':
+        case 'Q':
+          k.openClassSearch();
           break;
         case ',':
         case '.':

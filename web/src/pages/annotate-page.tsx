@@ -8,6 +8,8 @@ import { PREFETCH_AHEAD, prefetchSuggestions, runDetector } from '../editor/assi
 import { hasSam, isDetector, ownModels, type Model } from '../models.js';
 import { displayColors } from '../editor/palette.js';
 import { ObjectsPanel } from '../components/objects-panel.js';
+import { ClassSearch } from '../components/class-search.js';
+import { useProjectAccess } from '../components/project-access.js';
 import { ExperimentPredictions } from '../components/experiment-predictions.js';
 import { filterFromQuery, filterToQuery, isFiltered, listQuery } from '../components/image-grid.js';
 import { Link, navigate } from '../router.js';
@@ -37,6 +39,7 @@ const SHORTCUTS: [string, string][] = [
   ['Shift+Y / Shift+N', 'accept / reject every suggestion on the image'],
   ['H / L (shape selected)', 'hide / lock the selected shape (as in the objects list)'],
   ['Click again', 'on stacked shapes: select the next one under the cursor'],
+  ['Q', 'find a class by typing its name (Enter picks it like a class key; a new name adds the class, for project admins)'],
   ['V / B / P / M / E / C', 'select, box, polygon, mask brush, eraser, classify'],
   ['K / L / T / O', 'keypoints (drag a box to place the class’s whole skeleton, or click each point in order), polyline, points, ellipse (drag from the centre)'],
   ['Enter / double-click', 'close the polygon; finish the polyline, points or skeleton; accept the SAM mask'],
@@ -139,6 +142,8 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
   const [state, setState] = useState<EditorState | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [help, setHelp] = useState(false);
+  const [classSearch, setClassSearch] = useState(false);
+  const access = useProjectAccess(projectId);
   const [loading, setLoading] = useState(false);
   const [models, setModels] = useState<Model[]>([]);
   const [members, setMembers] = useState<Member[]>([]);
@@ -315,8 +320,29 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
     go: (delta) => void go(delta),
     toggleHelp: () => setHelp((h) => !h),
     closeHelp: () => setHelp(false),
+    openClassSearch: () => setClassSearch(true),
     video: () => timeline.current,
   });
+
+  /** A class picked in the type-ahead search: as its key would (the selected shape takes it); the keys go back to the canvas. */
+  const pickSearched = (classId: number) => {
+    setClassSearch(false);
+    controller.current?.pickClass(classId);
+    controller.current?.canvas.focus();
+  };
+  /** Adds a class from the editor (POST /api/projects/{id}/classes; project admins) and picks it. */
+  const addClass = async (name: string) => {
+    try {
+      const created = await api.post('/api/projects/{id}/classes', { path: { id: projectId }, body: { name } });
+      const list = await api.get('/api/projects/{id}/classes', { path: { id: projectId } });
+      setClasses(list);
+      controller.current?.setClasses(list);
+      pickSearched(created.id);
+      setMessage(`Class added: ${created.name}`);
+    } catch (e) {
+      setMessage(`Add class: ${(e as Error).message}`);
+    }
+  };
 
   const current = images && index >= 0 ? images[index] : null;
   const c = controller.current;
@@ -477,10 +503,25 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
           <VideoTimeline projectId={projectId} image={current} controller={c} loader={loader.current} state={state} classes={classes} colors={drawColors} openImage={openId} onMessage={setMessage} actions={timeline} />
         )}
         <aside className="editor-side">
-          <h3>Classes</h3>
+          <div className="side-head">
+            <h3>Classes</h3>
+            <button className="ghost small" onClick={() => setClassSearch(true)} title={access.can('classes.write') ? 'Find a class by name, or add one (Q)' : 'Find a class by name (Q)'}>
+              {access.can('classes.write') ? 'Find / add (Q)' : 'Find (Q)'}
+            </button>
+          </div>
+          {classSearch && (
+            <ClassSearch classes={classes} colors={drawColors} onPick={pickSearched} onAdd={access.can('classes.write') ? addClass : null} onClose={() => setClassSearch(false)} />
+          )}
           {classes.length === 0 && (
             <p className="muted small">
-              No classes. <a href={`/projects/${projectId}`} onClick={(e) => (e.preventDefault(), navigate(`/projects/${projectId}`))}>Add some</a> first.
+              No classes.{' '}
+              {access.can('classes.write') ? (
+                'Press Q and type a name to add one.'
+              ) : (
+                <>
+                  <a href={`/projects/${projectId}`} onClick={(e) => (e.preventDefault(), navigate(`/projects/${projectId}`))}>Ask a project admin</a> to add some.
+                </>
+              )}
             </p>
           )}
           <ul className="class-list">
