@@ -81,16 +81,16 @@ describe('labelling round 3 (issue 30)', { skip: SKIP_REASON ?? false }, () => {
     await until('three suggestions', async () => (await page.getByTestId('detector-result').innerText().catch(() => '')).startsWith('3 found'));
     // The keyboard is on the canvas, with the first suggestion selected: no click on the canvas first.
     assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'editor-canvas');
-    const first = await until('a suggestion selected', async () => (await selected())?.status === 'suggested' && (await selected()));
+    const first = (await until('a suggestion selected', async () => (await selected())?.status === 'suggested' && (await selected())))!;
     // A visible accept / reject control for the selected suggestion.
     await page.getByTestId('suggestion-bar').getByRole('button', { name: 'Accept (Y)' }).waitFor();
 
     // One action per suggestion: a class key accepts it as that class and selects the next one ...
     await page.keyboard.press('2');
-    const second = await until('the next suggestion selected', async () => {
+    const second = (await until('the next suggestion selected', async () => {
       const s = await selected();
       return s && s.key !== first.key && s.status === 'suggested' && s;
-    });
+    }))!;
     // ... the Reject button rejects a false positive and selects the next ...
     await page.getByTestId('suggestion-bar').getByRole('button', { name: 'Reject (N)' }).click();
     await until('the third suggestion selected', async () => {
@@ -230,6 +230,39 @@ describe('labelling round 3 (issue 30)', { skip: SKIP_REASON ?? false }, () => {
     const clock = await until('the class added', async () => (await call<{ id: number; name: string }[]>('get', `/api/projects/${projectId}/classes`)).find((c) => c.name === 'clock'));
     await until('the shape moved to clock', async () => (await stored())[0]?.class_id === clock.id);
     await page.locator('.class-list li', { hasText: 'clock' }).waitFor();
+    assert.deepEqual(live.errors, []);
+  });
+
+  it('item 4: suggestions are drawn apart and not counted until accepted; one relabelled in the objects list is accepted and stays the model\'s', async () => {
+    const page = live.page;
+    const projectId = (await call<{ id: number }>('post', '/api/projects', { name: 'Counted' })).id;
+    for (const name of ['cat', 'dog']) await call('post', `/api/projects/${projectId}/classes`, { name });
+    const bird = (await call<{ id: number }>('post', `/api/projects/${projectId}/classes`, { name: 'bird' })).id;
+    const { imageId, stored } = await upload(projectId, [{ x: 10, y: 10, colour: [255, 0, 0] }, { x: 70, y: 70, colour: [0, 255, 0] }]);
+    const modelId = await uploadModel(projectId);
+    await call('post', `/api/projects/${projectId}/auto-annotate/yolo`, { model: modelId, confidence: 0.25, iou: 0.45, image_ids: [imageId] }, 200);
+    assert.deepEqual((await stored()).map((a) => a.status), ['suggested', 'suggested']);
+    const totals = async () => {
+      const project = await call<{ annotation_count: number }>('get', `/api/projects/${projectId}`);
+      const classes = await call<{ name: string; annotation_count: number }[]>('get', `/api/projects/${projectId}/classes`);
+      return [project.annotation_count, ...classes.map((c) => c.annotation_count)];
+    };
+    assert.deepEqual(await totals(), [0, 0, 0, 0], 'two suggestions count nowhere yet');
+
+    await openEditor(projectId, imageId);
+    await until('both drawn as suggestions', async () => (await page.evaluate(() => window.__versaEditor!.controller.drawn.suggested)) === 2);
+    assert.equal(await page.evaluate(() => window.__versaEditor!.controller.drawn.solid), 0, 'nothing stroked as an accepted shape');
+    assert.match(await page.getByTestId('annotation-count').innerText(), /^0 annotations · 2 suggestions/);
+
+    // The first suggestion moved to bird in the objects list: accepted as bird, still the model's.
+    await page.getByRole('combobox', { name: 'Class of object 1' }).selectOption(String(bird));
+    await until('accepted as bird, source kept', async () => {
+      const first = (await stored())[0];
+      return first.status === 'accepted' && first.class_id === bird && first.source === `model:${modelId}`;
+    });
+    await until('drawn as an accepted shape now', async () => (await page.evaluate(() => window.__versaEditor!.controller.drawn)).suggested === 1);
+    assert.deepEqual(await totals(), [1, 0, 0, 1], 'the accepted one counts, for its new class');
+    assert.match(await page.getByTestId('annotation-count').innerText(), /^1 annotation · 1 suggestion/);
     assert.deepEqual(live.errors, []);
   });
 });

@@ -39,7 +39,9 @@ export interface EditorState {
   selected: Annotation | null;
   zoom: number;
   brushSize: number;
+  /** Shapes on the image that count (accepted), and the suggestions waiting for a decision (they count once accepted). */
   count: number;
+  suggestions: number;
   canUndo: boolean;
   canRedo: boolean;
   classifications: number[];
@@ -225,6 +227,8 @@ export class EditorController implements ToolHost {
   state(): EditorState {
     const selected = this.selectedKey !== null ? (this.shapes.get(this.selectedKey)?.ann ?? null) : null;
     const classifications = [...this.shapes.values()].filter((s) => s.ann.annotation_type === 'classification').map((s) => s.ann.class_id);
+    let suggestions = 0;
+    for (const s of this.shapes.values()) if (s.ann.status === 'suggested') suggestions++;
     return {
       tool: this.tool,
       classId: this.classId,
@@ -232,7 +236,8 @@ export class EditorController implements ToolHost {
       selected,
       zoom: this.scale,
       brushSize: this.brushSize,
-      count: this.shapes.size,
+      count: this.shapes.size - suggestions,
+      suggestions,
       canUndo: this.store?.canUndo ?? false,
       canRedo: this.store?.canRedo ?? false,
       classifications,
@@ -274,7 +279,7 @@ export class EditorController implements ToolHost {
   /** Told when an edit on this frame changed a track (its other frames' shapes changed with it). */
   onTrackChanged: ((trackId: number) => void) | null = null;
   /** What the last scene drew: classes stroked solid and dashed (the browser test and bench read it). */
-  drawn = { solid: 0, dashed: 0 };
+  drawn = { solid: 0, dashed: 0, suggested: 0 };
 
   /** Hides or shows a track's shape on this and every other frame. */
   setTrackHidden(trackId: number, hidden: boolean): void {
@@ -333,15 +338,20 @@ export class EditorController implements ToolHost {
     this.emit();
   }
 
-  /** Moves one shape to a class: an explicit, undoable edit, said on screen. */
+  /**
+   * Moves one shape to a class: an explicit, undoable edit, said on screen. The shape keeps where it came from (a
+   * model's box stays the model's); a suggestion moved to a class is accepted as that class, as a class key does.
+   */
   changeClass(key: number, classId: number): void {
     const s = this.shapes.get(key);
-    if (!s || !this.store || this.blocked() || s.ann.class_id === classId) return;
+    if (!s || !this.store || this.blocked()) return;
+    if (s.ann.class_id === classId && s.ann.status !== 'suggested') return;
     if (this.locked.has(key)) return this.onMessage('The shape is locked: unlock it in the objects list first');
     const from = this.classes.get(s.ann.class_id)?.name ?? `class ${s.ann.class_id}`;
     const to = this.classes.get(classId)?.name ?? `class ${classId}`;
-    this.store.update(key, { class_id: classId, annotation_type: s.ann.annotation_type, geometry: this.sendable(s.ann) });
-    this.onMessage(`Class changed: ${from} → ${to} (Ctrl+Z undoes)`);
+    const a = s.ann;
+    this.store.update(key, { class_id: classId, annotation_type: a.annotation_type, geometry: this.sendable(a), source: a.source, confidence: a.confidence, status: 'accepted' });
+    this.onMessage(a.status === 'suggested' ? `Accepted as ${to} (Ctrl+Z undoes)` : `Class changed: ${from} → ${to} (Ctrl+Z undoes)`);
   }
 
   /** Deletes one shape by key (the objects list). */
@@ -463,7 +473,8 @@ export class EditorController implements ToolHost {
       // An explicit change of the selected shape's class: said on screen, and undoable like any edit.
       const from = this.classes.get(selected.ann.class_id)?.name ?? `class ${selected.ann.class_id}`;
       const to = this.classes.get(classId)?.name ?? `class ${classId}`;
-      this.store.update(this.selectedKey!, { class_id: classId, annotation_type: selected.ann.annotation_type, geometry: this.sendable(selected.ann) });
+      const a = selected.ann;
+      this.store.update(this.selectedKey!, { class_id: classId, annotation_type: a.annotation_type, geometry: this.sendable(a), source: a.source, confidence: a.confidence, status: a.status });
       this.onMessage(`Class changed: ${from} → ${to} (Ctrl+Z undoes)`);
     }
     this.emit();

@@ -591,7 +591,11 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
             <p className="muted small">Nothing selected</p>
           )}
           <p className="muted small">
-            {state?.count ?? 0} annotation{state?.count === 1 ? '' : 's'} · zoom {Math.round((state?.zoom ?? 1) * 100)}%
+            <span data-testid="annotation-count">
+              {state?.count ?? 0} annotation{state?.count === 1 ? '' : 's'}
+              {state?.suggestions ? ` · ${state.suggestions} suggestion${state.suggestions === 1 ? '' : 's'} (not counted until accepted)` : ''}
+            </span>{' '}
+            · zoom {Math.round((state?.zoom ?? 1) * 100)}%
           </p>
         </aside>
       </div>
