@@ -265,4 +265,57 @@ describe('labelling round 3 (issue 30)', { skip: SKIP_REASON ?? false }, () => {
     assert.match(await page.getByTestId('annotation-count').innerText(), /^1 annotation · 1 suggestion/);
     assert.deepEqual(live.errors, []);
   });
+
+  it('item 6: a viewer and an annotator see only the controls their role can use, in the editor and on the project page', async () => {
+    const page = live.page;
+    const projectId = (await call<{ id: number }>('post', '/api/projects', { name: 'Roles' })).id;
+    const cls = (await call<{ id: number }>('post', `/api/projects/${projectId}/classes`, { name: 'cat' })).id;
+    const { imageId } = await upload(projectId, []);
+    await call('post', `/api/images/${imageId}/annotations`, { class_id: cls, annotation_type: 'bbox', geometry: { x: 20, y: 20, width: 40, height: 40 } });
+    for (const [email, role] of [['vera@example.com', 'viewer'], ['ann@example.com', 'annotator']]) {
+      await call('post', '/api/auth/register', { email, password: 'correct horse battery' });
+      await call('post', `/api/projects/${projectId}/members`, { email, role });
+    }
+    const header = async (name: string) => page.getByRole('link', { name, exact: true }).count();
+
+    // The viewer: no Review or Assign; in the editor, Select only, no class pickers, Delete, Undo or Submit.
+    await call('post', '/api/auth/login', { email: 'vera@example.com', password: 'correct horse battery' }, 200);
+    await page.goto(`${base()}/projects/${projectId}`);
+    await page.getByRole('link', { name: 'Samples', exact: true }).waitFor();
+    await until('the role known', async () => (await page.getByRole('button', { name: /^Annotate/ }).count()) === 1);
+    assert.deepEqual([await header('Review'), await header('Assign')], [0, 0], 'a viewer is offered neither Review nor Assign');
+    await openEditor(projectId, imageId);
+    const tools = page.getByRole('navigation', { name: 'Tools' });
+    await until('the drawing tools gone', async () => (await tools.locator('[data-tool]').count()) === 1);
+    assert.equal(await tools.locator('[data-tool="select"]').count(), 1);
+    await page.keyboard.press('V');
+    const p = await screenOf(40, 40);
+    await page.mouse.click(p.x, p.y);
+    await until('the shape selected', async () => (await page.getByTestId('selected-class').count()) === 0 && (await page.getByText('Nothing selected').count()) === 0);
+    for (const [what, locator] of [
+      ['class of the selected shape', page.getByLabel('Class of the selected shape')],
+      ['class of the object', page.getByLabel('Class of object 1')],
+      ['Delete', page.getByRole('button', { name: 'Delete', exact: true })],
+      ['Delete object', page.getByRole('button', { name: 'Delete object' })],
+      ['Undo', page.getByRole('button', { name: 'Undo' })],
+      ['Submit for review', page.getByRole('button', { name: 'Submit for review' })],
+      ['Find class', page.getByRole('button', { name: /^Find/ })],
+    ] as const)
+      assert.equal(await locator.count(), 0, `a viewer sees no ${what}`);
+    await page.keyboard.press('q');
+    assert.equal(await page.getByRole('textbox', { name: 'Find a class' }).count(), 0, 'Q opens no class picker for a viewer');
+
+    // The annotator: draws and picks classes, but adds none, and neither reviews nor assigns.
+    await call('post', '/api/auth/login', { email: 'ann@example.com', password: 'correct horse battery' }, 200);
+    await page.goto(`${base()}/projects/${projectId}`);
+    await page.getByRole('link', { name: 'Annotate', exact: true }).waitFor();
+    assert.deepEqual([await header('Review'), await header('Assign')], [0, 0], 'an annotator is offered neither Review nor Assign');
+    await openEditor(projectId, imageId);
+    await until('the drawing tools', async () => (await tools.locator('[data-tool="box"]').count()) === 1);
+    await page.getByRole('button', { name: 'Find (Q)' }).click();
+    await page.getByRole('textbox', { name: 'Find a class' }).fill('zebra');
+    await page.getByText('No class matches').waitFor();
+    assert.equal(await page.getByRole('option', { name: /Add class/ }).count(), 0, 'an annotator cannot add a class');
+    assert.deepEqual(live.errors, []);
+  });
 });

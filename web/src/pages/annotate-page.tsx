@@ -144,6 +144,10 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
   const [help, setHelp] = useState(false);
   const [classSearch, setClassSearch] = useState(false);
   const access = useProjectAccess(projectId);
+  /** The role cannot annotate (a viewer): the editor shows the image and its shapes, none of the editing controls. */
+  const viewOnly = access.access !== null && !access.can('annotations.write');
+  const viewOnlyRef = useRef(viewOnly);
+  viewOnlyRef.current = viewOnly;
   const [loading, setLoading] = useState(false);
   const [models, setModels] = useState<Model[]>([]);
   const [members, setMembers] = useState<Member[]>([]);
@@ -316,11 +320,11 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
 
   useEditorKeys(controller, {
     classes: () => classes,
-    toolForKey: (key) => TOOLS.find((t) => t.key === key.toUpperCase() && (t.tool !== 'sam' || hasSam(ownModels(models))))?.tool,
+    toolForKey: (key) => TOOLS.find((t) => t.key === key.toUpperCase() && (t.tool !== 'sam' || hasSam(ownModels(models))) && (!viewOnlyRef.current || t.tool === 'select'))?.tool,
     go: (delta) => void go(delta),
     toggleHelp: () => setHelp((h) => !h),
     closeHelp: () => setHelp(false),
-    openClassSearch: () => setClassSearch(true),
+    openClassSearch: () => !viewOnlyRef.current && setClassSearch(true),
     video: () => timeline.current,
   });
 
@@ -348,7 +352,11 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
   const c = controller.current;
   const detectors = models.filter(isDetector);
   const samReady = hasSam(ownModels(models));
-  const tools = TOOLS.filter((t) => t.tool !== 'sam' || samReady);
+  // A viewer gets Select only (to read a shape's history); the drawing tools are for roles that annotate.
+  const tools = TOOLS.filter((t) => (t.tool !== 'sam' || samReady) && (!viewOnly || t.tool === 'select'));
+  useEffect(() => {
+    if (viewOnly) c?.setTool('select');
+  }, [viewOnly, c]);
 
   return (
     <div className="editor">
@@ -374,7 +382,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
             {review.status !== 'pending' && review.status !== 'approved' && review.decision_comment ? `: ${review.decision_comment}` : ''}
           </span>
         )}
-        {current && (
+        {current && access.can('reviews.submit') && (
           <button
             onClick={() => void submitForReview()}
             disabled={submitting || review?.status === 'pending' || lock.kind === 'theirs' || lock.kind === 'view-only'}
@@ -402,7 +410,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
             </button>
           ))}
           <hr />
-          {(() => {
+          {!viewOnly && (() => {
             // The class new shapes get, always shown; with a shape selected, a class key changes that shape instead.
             const active = classes.find((k) => k.id === state?.classId);
             const sel = state?.selected ? classes.find((k) => k.id === state.selected!.class_id) : undefined;
@@ -414,12 +422,16 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
               </div>
             );
           })()}
-          <button onClick={() => c?.undo()} disabled={!state?.canUndo} title="Undo (Ctrl+Z)">
-            Undo
-          </button>
-          <button onClick={() => c?.redo()} disabled={!state?.canRedo} title="Redo (Ctrl+Shift+Z)">
-            Redo
-          </button>
+          {!viewOnly && (
+            <>
+              <button onClick={() => c?.undo()} disabled={!state?.canUndo} title="Undo (Ctrl+Z)">
+                Undo
+              </button>
+              <button onClick={() => c?.redo()} disabled={!state?.canRedo} title="Redo (Ctrl+Shift+Z)">
+                Redo
+              </button>
+            </>
+          )}
           <button onClick={() => c?.fit()} title="Fit (F)">
             Fit
           </button>
@@ -505,9 +517,11 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
         <aside className="editor-side">
           <div className="side-head">
             <h3>Classes</h3>
-            <button className="ghost small" onClick={() => setClassSearch(true)} title={access.can('classes.write') ? 'Find a class by name, or add one (Q)' : 'Find a class by name (Q)'}>
-              {access.can('classes.write') ? 'Find / add (Q)' : 'Find (Q)'}
-            </button>
+            {!viewOnly && (
+              <button className="ghost small" onClick={() => setClassSearch(true)} title={access.can('classes.write') ? 'Find a class by name, or add one (Q)' : 'Find a class by name (Q)'}>
+                {access.can('classes.write') ? 'Find / add (Q)' : 'Find (Q)'}
+              </button>
+            )}
           </div>
           {classSearch && (
             <ClassSearch classes={classes} colors={drawColors} onPick={pickSearched} onAdd={access.can('classes.write') ? addClass : null} onClose={() => setClassSearch(false)} />
@@ -528,9 +542,9 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
             {classes.map((cls, i) => {
               const checked = state?.classifications.includes(cls.id) ?? false;
               return (
-                <li key={cls.id} className={state?.classId === cls.id ? 'active' : ''} onClick={() => c?.pickClass(cls.id)} data-class-id={cls.id}>
+                <li key={cls.id} className={!viewOnly && state?.classId === cls.id ? 'active' : viewOnly ? 'legend' : ''} onClick={viewOnly ? undefined : () => c?.pickClass(cls.id)} data-class-id={cls.id}>
                   <span className="swatch" style={{ background: drawColors.get(cls.id) ?? cls.color }} />
-                  <span className="key">{i < 9 ? i + 1 : ''}</span>
+                  <span className="key">{i < 9 && !viewOnly ? i + 1 : ''}</span>
                   <span className="class-name">{cls.name}</span>
                   {state?.tool === 'classification' && <span>{checked ? '✓' : ''}</span>}
                 </li>
@@ -538,7 +552,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
             })}
           </ul>
           {/* The objects list before the detector panel: it stays in view when the detector appears. */}
-          <ObjectsPanel controller={c ?? null} classes={classes} selectedKey={state?.selectedKey ?? null} colors={drawColors} />
+          <ObjectsPanel controller={c ?? null} classes={classes} selectedKey={state?.selectedKey ?? null} colors={drawColors} viewOnly={viewOnly} />
           {detectors.length > 0 && current && !state?.readOnly && (
             <DetectorAssist projectId={projectId} imageId={current.id} models={detectors} onResult={(anns, newClasses) => {
               if (newClasses) loadClasses();
@@ -556,20 +570,27 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
           {state?.selected ? (
             <div className="small">
               <div>{state.selected.annotation_type}</div>
-              <select
-                value={state.selected.class_id}
-                onChange={(e) => c?.pickClass(Number(e.target.value))}
-                aria-label="Class of the selected shape"
-              >
-                {classes.map((cls) => (
-                  <option key={cls.id} value={cls.id}>
-                    {cls.name}
-                  </option>
-                ))}
-              </select>{' '}
-              <button className="danger small" onClick={() => c?.deleteSelected()} disabled={state.readOnly}>
-                Delete
-              </button>
+              {viewOnly ? (
+                <div>{classes.find((k) => k.id === state.selected!.class_id)?.name ?? '?'}</div>
+              ) : (
+                <>
+                  <select
+                    value={state.selected.class_id}
+                    onChange={(e) => c?.pickClass(Number(e.target.value))}
+                    aria-label="Class of the selected shape"
+                    disabled={state.readOnly}
+                  >
+                    {classes.map((cls) => (
+                      <option key={cls.id} value={cls.id}>
+                        {cls.name}
+                      </option>
+                    ))}
+                  </select>{' '}
+                  <button className="danger small" onClick={() => c?.deleteSelected()} disabled={state.readOnly}>
+                    Delete
+                  </button>
+                </>
+              )}
               <h3 className="history-title">History</h3>
               {state.selected.id > 0 ? (
                 <Suspense fallback={<p className="muted small">Loading history…</p>}>
