@@ -131,9 +131,9 @@ export function useEditorKeys(controller: MutableRefObject<EditorController | nu
         if (cls) c.pickClass(cls.id);
         return;
       }
-      // H and L hide and lock the selected shape wherever the focus is (the objects list's keys); L with nothing
-      // selected is the polyline tool.
-      if ((key === 'h' || key === 'l') && c.selectedKey !== null) {
+      // H hides the selected shape wherever the focus is (the objects list's keys); L locks it in the Select tool
+      // (in the drawing tools, and with nothing selected, L is the polyline tool).
+      if (c.selectedKey !== null && (key === 'h' || (key === 'l' && c.tool === 'select'))) {
         if (key === 'h') c.toggleHidden(c.selectedKey);
         else c.toggleLocked(c.selectedKey);
         e.preventDefault();

@@ -37,7 +37,7 @@ const SHORTCUTS: [string, string][] = [
   ['Tab', 'select the next suggestion (dashed shapes from a model)'],
   ['Y / N', 'accept / reject the selected suggestion, then select the next'],
   ['Shift+Y / Shift+N', 'accept / reject every suggestion on the image'],
-  ['H / L (shape selected)', 'hide / lock the selected shape (as in the objects list)'],
+  ['H / L (shape selected)', 'hide / lock the selected shape, as in the objects list (L locks in the Select tool; in a drawing tool L is the polyline)'],
   ['Click again', 'on stacked shapes: select the next one under the cursor'],
   ['Q', 'find a class by typing its name (Enter picks it like a class key; a new name adds the class, for project admins)'],
   ['V / B / P / M / E / C', 'select, box, polygon, mask brush, eraser, classify'],
