@@ -4,7 +4,7 @@ import type { EditorController } from '../editor/editor-controller.js';
 import type { Annotation, LabelClass } from '../types.js';
 import { AttributesEditor } from './attributes-editor.js';
 
-/** Two lines a row: swatch, class and the hide / lock / delete buttons; below, what the shape is and where it came from. */
+/** Two lines a row: swatch, what the shape is and where it came from; below, its class and the hide / lock / delete buttons. */
 const ROW = 46;
 
 /**
