@@ -266,6 +266,36 @@ describe('labelling round 3 (issue 30)', { skip: SKIP_REASON ?? false }, () => {
     assert.deepEqual(live.errors, []);
   });
 
+  it('item 10: the upload page names its project; the editor shows a done edit as information, a refusal as an error', async () => {
+    const page = live.page;
+    const projectId = (await call<{ id: number }>('post', '/api/projects', { name: 'Harbour photos' })).id;
+    const cat = (await call<{ id: number }>('post', `/api/projects/${projectId}/classes`, { name: 'cat' })).id;
+    await call('post', `/api/projects/${projectId}/classes`, { name: 'dog' });
+    await page.goto(`${base()}/projects/${projectId}/upload`);
+    await page.getByRole('link', { name: 'Harbour photos' }).first().waitFor();
+    assert.match(await page.locator('.crumb').first().innerText(), /^Upload to Harbour photos/);
+
+    const { imageId } = await upload(projectId, []);
+    await call('post', `/api/images/${imageId}/annotations`, { class_id: cat, annotation_type: 'bbox', geometry: { x: 20, y: 20, width: 40, height: 40 } });
+    await openEditor(projectId, imageId);
+    await page.keyboard.press('V');
+    const p = await screenOf(40, 40);
+    await page.mouse.click(p.x, p.y);
+    await until('the shape selected', async () => (await selected()) !== null);
+    await page.keyboard.press('2');
+    const done = page.locator('.toast .banner');
+    await done.getByText('Class changed: cat → dog').waitFor();
+    assert.equal(await done.getAttribute('role'), 'status', 'a done edit is information');
+    assert.match((await done.getAttribute('class')) ?? '', /\binfo\b/);
+    // Locked, then a class key: refused (the class stays), said as an error.
+    await page.keyboard.press('l');
+    await page.getByRole('button', { name: 'Unlock', exact: true }).waitFor();
+    await page.keyboard.press('1');
+    await done.getByText(/locked/).waitFor();
+    assert.equal(await done.getAttribute('role'), 'alert', 'a refusal is an error');
+    assert.deepEqual(live.errors, []);
+  });
+
   it('item 6: a viewer and an annotator see only the controls their role can use, in the editor and on the project page', async () => {
     const page = live.page;
     const projectId = (await call<{ id: number }>('post', '/api/projects', { name: 'Roles' })).id;

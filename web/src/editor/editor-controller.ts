@@ -469,6 +469,8 @@ export class EditorController implements ToolHost {
       this.store.update(this.selectedKey!, { class_id: classId, annotation_type: ann.annotation_type, geometry: this.sendable(ann), source: ann.source, confidence: ann.confidence, status: 'accepted' });
       this.onMessage(`Accepted as ${this.classes.get(classId)?.name ?? `class ${classId}`} (Ctrl+Z undoes)`);
       this.selectNextSuggestion(true);
+    } else if (selected && selected.ann.class_id !== classId && this.locked.has(this.selectedKey!)) {
+      this.onMessage('The shape is locked: unlock it in the objects list first');
     } else if (selected && selected.ann.class_id !== classId && this.store && !this.blocked()) {
       // An explicit change of the selected shape's class: said on screen, and undoable like any edit.
       const from = this.classes.get(selected.ann.class_id)?.name ?? `class ${selected.ann.class_id}`;

@@ -64,6 +64,12 @@ const SHORTCUTS: [string, string][] = [
   ['?', 'this help'],
 ];
 
+/**
+ * Editor messages that confirm what was done (an edit Ctrl+Z undoes, a class added) or say what to do next: shown as
+ * information, not as errors (refusals and failures stay errors).
+ */
+const isInfo = (message: string) => /\(Ctrl\+Z undoes\)$|^Class added: |^Draw the (new part|hole)/.test(message);
+
 // Only needed once a shape is selected; it loads then.
 const AnnotationHistory = lazy(() => import('../components/annotation-history.js').then((m) => ({ default: m.AnnotationHistory })));
 
@@ -488,7 +494,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
           )}
           {message && (
             <div className="toast">
-              <ErrorBanner message={message} onClose={() => setMessage(null)} />
+              <ErrorBanner message={message} onClose={() => setMessage(null)} kind={isInfo(message) ? 'info' : 'error'} />
             </div>
           )}
           {help && (
