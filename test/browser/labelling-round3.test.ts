@@ -296,6 +296,34 @@ describe('labelling round 3 (issue 30)', { skip: SKIP_REASON ?? false }, () => {
     assert.deepEqual(live.errors, []);
   });
 
+  it('item 8: every open invitation is listed; a new link replaces the old one (shown once), copied with a button, and revocable', async () => {
+    const page = live.page;
+    const projectId = (await call<{ id: number }>('post', '/api/projects', { name: 'Invites' })).id;
+    const first = await call<{ url: string }>('post', `/api/projects/${projectId}/invitations`, { email: 'ida@example.com', role: 'annotator' });
+    await call('post', `/api/projects/${projectId}/invitations`, { email: 'ivo@example.com', role: 'viewer' });
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base() });
+    await page.goto(`${base()}/projects/${projectId}?tab=members`);
+    const table = page.getByRole('table', { name: 'Invitations' });
+    await table.locator('tr[data-invitation="ivo@example.com"]').waitFor();
+    assert.equal(await table.locator('tr[data-invitation]').count(), 2, 'both open invitations listed');
+    await table.locator('tr[data-invitation="ida@example.com"]').getByRole('button', { name: 'New link' }).click();
+    const field = page.getByLabel('Invitation link');
+    await field.waitFor();
+    const url = await field.inputValue();
+    assert.match(url, new RegExp(`^${base()}/invite/[A-Za-z0-9_-]+$`));
+    await page.getByRole('button', { name: 'Copy link' }).click();
+    await page.getByRole('button', { name: 'Copied' }).waitFor();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), url, 'the link is on the clipboard');
+    // The new link works, the old one no longer does.
+    assert.equal((await page.request.get(`${base()}/api/invitations/${url.split('/').pop()}`)).status(), 200);
+    assert.equal((await page.request.get(`${base()}/api/invitations/${first.url.split('/').pop()}`)).status(), 404);
+    // Revoked: gone from the open ones.
+    await table.locator('tr[data-invitation="ivo@example.com"]').getByRole('button', { name: 'Revoke' }).click();
+    await until('revoked', async () => (await table.locator('tr[data-invitation="ivo@example.com"]').count()) === 0);
+    assert.equal((await page.request.get(`${base()}/api/projects/${projectId}/invitations`)).ok(), true);
+    assert.deepEqual(live.errors, []);
+  });
+
   it('item 6: a viewer and an annotator see only the controls their role can use, in the editor and on the project page', async () => {
     const page = live.page;
     const projectId = (await call<{ id: number }>('post', '/api/projects', { name: 'Roles' })).id;
