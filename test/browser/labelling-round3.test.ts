@@ -324,6 +324,25 @@ describe('labelling round 3 (issue 30)', { skip: SKIP_REASON ?? false }, () => {
     assert.deepEqual(live.errors, []);
   });
 
+  it('item 10: the export form starts on the latest ready version, not the current project', async () => {
+    const page = live.page;
+    const projectId = (await call<{ id: number }>('post', '/api/projects', { name: 'Exported' })).id;
+    const cls = (await call<{ id: number }>('post', `/api/projects/${projectId}/classes`, { name: 'cat' })).id;
+    const { imageId } = await upload(projectId, []);
+    await call('post', `/api/images/${imageId}/annotations`, { class_id: cls, annotation_type: 'bbox', geometry: { x: 20, y: 20, width: 40, height: 40 } });
+    for (const name of ['first', 'second']) await call('post', `/api/projects/${projectId}/versions`, { name });
+    const versions = await until('both versions ready', async () => {
+      const list = await call<{ id: number; number: number; status: string }[]>('get', `/api/projects/${projectId}/versions`);
+      return list.length === 2 && list.every((v) => v.status === 'ready') && list;
+    }, 30_000);
+    const latest = versions.sort((a, b) => b.number - a.number)[0];
+    await page.goto(`${base()}/projects/${projectId}?tab=export`);
+    const from = page.getByLabel('Version to export');
+    await until('the latest version chosen', async () => (await from.inputValue()) === String(latest.id));
+    assert.equal(await from.locator('option:checked').innerText(), `v${latest.number} second`);
+    assert.deepEqual(live.errors, []);
+  });
+
   it('item 6: a viewer and an annotator see only the controls their role can use, in the editor and on the project page', async () => {
     const page = live.page;
     const projectId = (await call<{ id: number }>('post', '/api/projects', { name: 'Roles' })).id;
