@@ -21,9 +21,12 @@ interface EditorHandle {
     ty: number;
     store: { items: Map<number, unknown> } | null;
     lastPaintMs: number;
-    /** Video frames (issue 26): the shapes on the frame, and what the last draw stroked solid and dashed. */
+    /** Video frames (issue 26): the shapes on the frame, and what the last draw stroked solid and dashed (and the suggestions drawn apart). */
     shapes: Map<number, { ann: { track_id?: number; interpolated?: boolean; geometry: unknown } }>;
-    drawn: { solid: number; dashed: number };
+    drawn: { solid: number; dashed: number; suggested: number };
+    /** Shapes hidden and locked (the objects list, H and L). */
+    hidden: Set<number>;
+    locked: Set<number>;
     paint(): void;
   };
   imageId(): number | null;

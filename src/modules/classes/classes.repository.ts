@@ -8,7 +8,7 @@ export type ClassWithOwner = ClassRow & { owner_id: number };
 export class ClassesRepository {
   constructor(private readonly db: Executor) {}
 
-  /** A project's classes in creation order (the order exports number them in), each with its annotation count. */
+  /** A project's classes in creation order (the order exports number them in), each with its count of accepted annotations. */
   list(projectId: number): Promise<(ClassRow & { annotation_count: number })[]> {
     return this.db
       .selectFrom('classes')
@@ -18,6 +18,8 @@ export class ClassesRepository {
           .selectFrom('annotations')
           .select(eb.fn.countAll<number>().as('n'))
           .whereRef('annotations.class_id', '=', 'classes.id')
+          // Suggestions count once accepted, as the image and project counters do.
+          .where('annotations.status', '=', 'accepted')
           .as('annotation_count'),
       )
       .where('project_id', '=', projectId)

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { api, isMissingRoute } from '../api.js';
 import type { RequestOf, ResponseOf } from '../types.js';
 import { ErrorBanner } from './layout.js';
@@ -29,8 +29,15 @@ const size = (bytes: number) => (bytes < 1024 * 1024 ? `${Math.ceil(bytes / 1024
 /** Export the current annotations or a ready version in one of the server's formats, with a download link. */
 export function ExportPanel({ projectId, versions, initialVersion = '' }: { projectId: number; versions: Version[]; initialVersion?: string }) {
   const [format, setFormat] = useState<Format>('coco');
-  // Defaults to the version the user was looking at (the Versions tab's "Export vN" link), else the current project.
+  // Defaults to the version the user was looking at (the Versions tab's "Export vN" link), else the latest ready
+  // version (what a training set is made of), else the current project; a choice made in the form stays.
   const [versionId, setVersionId] = useState(initialVersion);
+  const chosen = useRef(initialVersion !== '');
+  useEffect(() => {
+    if (chosen.current) return;
+    const latest = versions.filter((v) => v.status === 'ready').sort((a, b) => b.number - a.number)[0];
+    setVersionId(latest ? String(latest.id) : '');
+  }, [versions]);
   const [includePredictions, setIncludePredictions] = useState(false);
   const [includeUnannotated, setIncludeUnannotated] = useState(true);
   const [exported, setExported] = useState<ExportResult | null>(null);
@@ -62,7 +69,7 @@ export function ExportPanel({ projectId, versions, initialVersion = '' }: { proj
       <form className="inline-form" onSubmit={(e) => (e.preventDefault(), void run())}>
         <label className="small">
           From
-          <select value={versionId} onChange={(e) => setVersionId(e.target.value)} aria-label="Version to export">
+          <select value={versionId} onChange={(e) => ((chosen.current = true), setVersionId(e.target.value))} aria-label="Version to export">
             <option value="">Current project</option>
             {versions
               .filter((v) => v.status === 'ready')

@@ -44,10 +44,10 @@ export function Layout({ title, actions, children }: { title: ReactNode; actions
   );
 }
 
-export function ErrorBanner({ message, onClose }: { message: string | null; onClose?: () => void }) {
+export function ErrorBanner({ message, onClose, kind = 'error' }: { message: string | null; onClose?: () => void; kind?: 'error' | 'info' }) {
   if (!message) return null;
   return (
-    <div className="banner error" role="alert">
+    <div className={`banner ${kind}`} role={kind === 'error' ? 'alert' : 'status'}>
       <span>{message}</span>
       {onClose && (
         <button className="ghost" onClick={onClose} aria-label="Dismiss">

@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { api } from '../api.js';
 import type { Member, ProjectRole, RequestOf, ResponseOf, Role } from '../types.js';
 
@@ -68,6 +68,31 @@ export function MembersPanel({ projectId }: { projectId: number }) {
       await loadInvitations();
     }, `Invitation for ${who} created: share the link below`);
   };
+
+  /**
+   * A pending invitation's link again: only a hash of a link's secret is kept, so the old link cannot be shown; it is
+   * revoked and a new one made for the same person and role (shown below, with its copy button).
+   */
+  const newLink = (inv: Invitation) =>
+    void act(async () => {
+      await api.delete('/api/invitations/{id}', { path: { id: inv.id } });
+      setLink(await api.post('/api/projects/{id}/invitations', { path: { id: projectId }, body: { email: inv.email, role: inv.role } }));
+      await loadInvitations();
+    }, `New link for ${inv.email}: the old one no longer works`);
+
+  const [copied, setCopied] = useState(false);
+  /** Copies the link (the clipboard API, or the selected field where it is missing). */
+  const copyLink = async (url: string, field: HTMLInputElement | null) => {
+    try {
+      await navigator.clipboard.writeText(url);
+    } catch {
+      field?.select();
+      document.execCommand('copy');
+    }
+    setCopied(true);
+  };
+  const linkField = useRef<HTMLInputElement>(null);
+  useEffect(() => setCopied(false), [link]);
 
   const remove = (m: Member) => {
     const leaving = me?.id === m.user_id;
@@ -163,7 +188,10 @@ export function MembersPanel({ projectId }: { projectId: number }) {
       {link?.url && (
         <p className="invite-link" data-testid="invite-link">
           Share this link with {link.email} (works once, until {new Date(link.expires_at).toLocaleString()}):{' '}
-          <input readOnly className="whole-name" value={`${location.origin}${link.url}`} onFocus={(e) => e.currentTarget.select()} aria-label="Invitation link" size={60} />
+          <input ref={linkField} readOnly className="whole-name" value={`${location.origin}${link.url}`} onFocus={(e) => e.currentTarget.select()} aria-label="Invitation link" size={60} />{' '}
+          <button type="button" className="small" onClick={() => void copyLink(`${location.origin}${link.url}`, linkField.current)}>
+            {copied ? 'Copied' : 'Copy link'}
+          </button>
         </p>
       )}
       {!manage && invitations.length > 0 && (
@@ -184,9 +212,14 @@ export function MembersPanel({ projectId }: { projectId: number }) {
                 <td>{inv.status}</td>
                 <td>
                   {inv.status === 'pending' && (
-                    <button className="ghost small" onClick={() => void act(async () => (await api.delete('/api/invitations/{id}', { path: { id: inv.id } }), await loadInvitations()), `Invitation for ${inv.email} revoked`)}>
-                      Revoke
-                    </button>
+                    <>
+                      <button className="ghost small" onClick={() => newLink(inv)} title="Links are shown once (only a hash is kept): this replaces the link with a new one to copy">
+                        New link
+                      </button>{' '}
+                      <button className="ghost small" onClick={() => void act(async () => (await api.delete('/api/invitations/{id}', { path: { id: inv.id } }), await loadInvitations()), `Invitation for ${inv.email} revoked`)}>
+                        Revoke
+                      </button>
+                    </>
                   )}
                 </td>
               </tr>

@@ -4,14 +4,22 @@ import type { EditorController } from '../editor/editor-controller.js';
 import type { Annotation, LabelClass } from '../types.js';
 import { AttributesEditor } from './attributes-editor.js';
 
-const ROW = 28;
+/** Two lines a row: swatch, what the shape is and where it came from; below, its class and the hide / lock / delete buttons. */
+const ROW = 46;
 
 /**
  * Every shape of the open image, virtualised (thousands of rows cost a screenful): class, source, confidence;
  * select (kept in sync with the canvas), hide, lock, delete and change class; filter by class; ↑/↓ move the
  * selection, Delete deletes, H hides, L locks. Below the list, the selected shape's attributes (its class's specs).
  */
-export function ObjectsPanel({ controller, classes, selectedKey, colors }: { controller: EditorController | null; classes: LabelClass[]; selectedKey: number | null; colors: Map<number, string> }) {
+export function ObjectsPanel({ controller, classes, selectedKey, colors, viewOnly = false }: {
+  controller: EditorController | null;
+  classes: LabelClass[];
+  selectedKey: number | null;
+  colors: Map<number, string>;
+  /** The role cannot annotate: no class picker and no Delete (hide and lock only change the view, they stay). */
+  viewOnly?: boolean;
+}) {
   const [classFilter, setClassFilter] = useState('');
   const scroller = useRef<HTMLDivElement>(null);
   const items: [number, Annotation][] = controller?.store ? [...controller.store.items] : [];
@@ -29,7 +37,7 @@ export function ObjectsPanel({ controller, classes, selectedKey, colors }: { con
     };
     if (e.key === 'ArrowDown') move(at + 1);
     else if (e.key === 'ArrowUp') move(at - 1);
-    else if (e.key === 'Delete' && selectedKey !== null) controller.deleteKey(selectedKey);
+    else if (e.key === 'Delete' && selectedKey !== null && !viewOnly) controller.deleteKey(selectedKey);
     else if ((e.key === 'h' || e.key === 'H') && selectedKey !== null) controller.toggleHidden(selectedKey);
     else if ((e.key === 'l' || e.key === 'L') && selectedKey !== null) controller.toggleLocked(selectedKey);
     else return;
@@ -68,34 +76,43 @@ export function ObjectsPanel({ controller, classes, selectedKey, colors }: { con
                 onClick={() => controller?.selectKey(key)}
               >
                 <span className="swatch" style={{ background: colors.get(a.class_id) ?? '#999' }} />
-                <select
-                  value={a.class_id}
-                  aria-label={`Class of object ${v.index + 1}`}
-                  onClick={(e) => e.stopPropagation()}
-                  onChange={(e) => controller?.changeClass(key, Number(e.target.value))}
-                  disabled={locked}
-                  title={locked ? 'Locked' : undefined}
-                >
-                  {classes.map((c) => (
-                    <option key={c.id} value={c.id}>
-                      {names.get(c.id)}
-                    </option>
-                  ))}
-                </select>
-                <span className="muted small" title={a.source}>
-                  {a.annotation_type} · {a.source === 'manual' ? 'drawn' : a.source}
-                  {a.confidence != null && a.source !== 'manual' ? ` ${Math.round(a.confidence * 100)}%` : ''}
-                  {a.status === 'suggested' ? ' · suggestion' : ''}
-                </span>
+                {viewOnly ? (
+                  <span className="object-class">{names.get(a.class_id) ?? '?'}</span>
+                ) : (
+                  <select
+                    value={a.class_id}
+                    aria-label={`Class of object ${v.index + 1}`}
+                    onClick={(e) => e.stopPropagation()}
+                    onChange={(e) => controller?.changeClass(key, Number(e.target.value))}
+                    disabled={locked}
+                    title={locked ? 'Locked' : undefined}
+                  >
+                    {classes.map((c) => (
+                      <option key={c.id} value={c.id}>
+                        {names.get(c.id)}
+                      </option>
+                    ))}
+                  </select>
+                )}
+                {(() => {
+                  const info = `${a.annotation_type} · ${a.source === 'manual' ? 'drawn' : a.source}${a.confidence != null && a.source !== 'manual' ? ` ${Math.round(a.confidence * 100)}%` : ''}${a.status === 'suggested' ? ' · suggestion' : ''}`;
+                  return (
+                    <span className={`object-info muted${a.status === 'suggested' ? ' suggested' : ''}`} title={info}>
+                      {info}
+                    </span>
+                  );
+                })()}
                 <button className="ghost small" aria-label={hidden ? 'Show' : 'Hide'} title={hidden ? 'Show (H)' : 'Hide (H)'} onClick={(e) => (e.stopPropagation(), controller?.toggleHidden(key))}>
                   {hidden ? '◌' : '●'}
                 </button>
                 <button className="ghost small" aria-label={locked ? 'Unlock' : 'Lock'} title={locked ? 'Unlock (L)' : 'Lock (L)'} onClick={(e) => (e.stopPropagation(), controller?.toggleLocked(key))}>
                   {locked ? '🔒' : '🔓'}
                 </button>
-                <button className="ghost small" aria-label="Delete object" title="Delete" disabled={locked} onClick={(e) => (e.stopPropagation(), controller?.deleteKey(key))}>
-                  ✕
-                </button>
+                {!viewOnly && (
+                  <button className="ghost small" aria-label="Delete object" title="Delete" disabled={locked} onClick={(e) => (e.stopPropagation(), controller?.deleteKey(key))}>
+                    ✕
+                  </button>
+                )}
               </div>
             );
           })}

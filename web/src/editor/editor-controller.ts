@@ -39,7 +39,9 @@ export interface EditorState {
   selected: Annotation | null;
   zoom: number;
   brushSize: number;
+  /** Shapes on the image that count (accepted), and the suggestions waiting for a decision (they count once accepted). */
   count: number;
+  suggestions: number;
   canUndo: boolean;
   canRedo: boolean;
   classifications: number[];
@@ -225,6 +227,8 @@ export class EditorController implements ToolHost {
   state(): EditorState {
     const selected = this.selectedKey !== null ? (this.shapes.get(this.selectedKey)?.ann ?? null) : null;
     const classifications = [...this.shapes.values()].filter((s) => s.ann.annotation_type === 'classification').map((s) => s.ann.class_id);
+    let suggestions = 0;
+    for (const s of this.shapes.values()) if (s.ann.status === 'suggested') suggestions++;
     return {
       tool: this.tool,
       classId: this.classId,
@@ -232,7 +236,8 @@ export class EditorController implements ToolHost {
       selected,
       zoom: this.scale,
       brushSize: this.brushSize,
-      count: this.shapes.size,
+      count: this.shapes.size - suggestions,
+      suggestions,
       canUndo: this.store?.canUndo ?? false,
       canRedo: this.store?.canRedo ?? false,
       classifications,
@@ -274,7 +279,7 @@ export class EditorController implements ToolHost {
   /** Told when an edit on this frame changed a track (its other frames' shapes changed with it). */
   onTrackChanged: ((trackId: number) => void) | null = null;
   /** What the last scene drew: classes stroked solid and dashed (the browser test and bench read it). */
-  drawn = { solid: 0, dashed: 0 };
+  drawn = { solid: 0, dashed: 0, suggested: 0 };
 
   /** Hides or shows a track's shape on this and every other frame. */
   setTrackHidden(trackId: number, hidden: boolean): void {
@@ -333,15 +338,20 @@ export class EditorController implements ToolHost {
     this.emit();
   }
 
-  /** Moves one shape to a class: an explicit, undoable edit, said on screen. */
+  /**
+   * Moves one shape to a class: an explicit, undoable edit, said on screen. The shape keeps where it came from (a
+   * model's box stays the model's); a suggestion moved to a class is accepted as that class, as a class key does.
+   */
   changeClass(key: number, classId: number): void {
     const s = this.shapes.get(key);
-    if (!s || !this.store || this.blocked() || s.ann.class_id === classId) return;
+    if (!s || !this.store || this.blocked()) return;
+    if (s.ann.class_id === classId && s.ann.status !== 'suggested') return;
     if (this.locked.has(key)) return this.onMessage('The shape is locked: unlock it in the objects list first');
     const from = this.classes.get(s.ann.class_id)?.name ?? `class ${s.ann.class_id}`;
     const to = this.classes.get(classId)?.name ?? `class ${classId}`;
-    this.store.update(key, { class_id: classId, annotation_type: s.ann.annotation_type, geometry: this.sendable(s.ann) });
-    this.onMessage(`Class changed: ${from} → ${to} (Ctrl+Z undoes)`);
+    const a = s.ann;
+    this.store.update(key, { class_id: classId, annotation_type: a.annotation_type, geometry: this.sendable(a), source: a.source, confidence: a.confidence, status: 'accepted' });
+    this.onMessage(a.status === 'suggested' ? `Accepted as ${to} (Ctrl+Z undoes)` : `Class changed: ${from} → ${to} (Ctrl+Z undoes)`);
   }
 
   /** Deletes one shape by key (the objects list). */
@@ -459,11 +469,14 @@ export class EditorController implements ToolHost {
       this.store.update(this.selectedKey!, { class_id: classId, annotation_type: ann.annotation_type, geometry: this.sendable(ann), source: ann.source, confidence: ann.confidence, status: 'accepted' });
       this.onMessage(`Accepted as ${this.classes.get(classId)?.name ?? `class ${classId}`} (Ctrl+Z undoes)`);
       this.selectNextSuggestion(true);
+    } else if (selected && selected.ann.class_id !== classId && this.locked.has(this.selectedKey!)) {
+      this.onMessage('The shape is locked: unlock it in the objects list first');
     } else if (selected && selected.ann.class_id !== classId && this.store && !this.blocked()) {
       // An explicit change of the selected shape's class: said on screen, and undoable like any edit.
       const from = this.classes.get(selected.ann.class_id)?.name ?? `class ${selected.ann.class_id}`;
       const to = this.classes.get(classId)?.name ?? `class ${classId}`;
-      this.store.update(this.selectedKey!, { class_id: classId, annotation_type: selected.ann.annotation_type, geometry: this.sendable(selected.ann) });
+      const a = selected.ann;
+      this.store.update(this.selectedKey!, { class_id: classId, annotation_type: a.annotation_type, geometry: this.sendable(a), source: a.source, confidence: a.confidence, status: a.status });
       this.onMessage(`Class changed: ${from} → ${to} (Ctrl+Z undoes)`);
     }
     this.emit();
@@ -522,9 +535,12 @@ export class EditorController implements ToolHost {
     this.store.create({ class_id: classId, annotation_type: 'classification', geometry: {} });
   }
 
+  /** Deletes the selected shape; a deleted suggestion (a false positive) moves the selection to the next one. */
   deleteSelected(): void {
     if (this.selectedKey === null || !this.store || this.blocked()) return;
+    const wasSuggestion = this.shapes.get(this.selectedKey)?.ann.status === 'suggested';
     this.store.delete(this.selectedKey);
+    if (wasSuggestion) return this.selectNextSuggestion();
     this.selectedKey = null;
     this.emit();
   }
@@ -618,21 +634,31 @@ export class EditorController implements ToolHost {
 
   /** The topmost (smallest) shape under an image point, through the spatial index. */
   shapeAt(x: number, y: number): number | null {
+    return this.shapesAt(x, y)[0] ?? null;
+  }
+
+  /** Every shape the pointer may touch under an image point, smallest first (the topmost first). */
+  shapesAt(x: number, y: number): number[] {
     const slack = 3 / this.scale;
-    let best: number | null = null;
-    let bestArea = Infinity;
+    const found: [number, number][] = [];
     for (const key of this.index.queryPoint(x, y, slack)) {
       const s = this.shapes.get(key)!;
       // Hidden and locked shapes are out of reach of the pointer (the objects list still selects them).
       if (this.hidden.has(key) || this.locked.has(key)) continue;
       if (!hits(s.ann, s.bounds, s.bitmap, x, y, slack)) continue;
-      const area = s.bounds.width * s.bounds.height;
-      if (area < bestArea) {
-        best = key;
-        bestArea = area;
-      }
+      found.push([key, s.bounds.width * s.bounds.height]);
     }
-    return best;
+    return found.sort((a, b) => a[1] - b[1] || a[0] - b[0]).map(([key]) => key);
+  }
+
+  /**
+   * What a click at an image point selects: the smallest shape under it, or, when the selected shape is under it
+   * too, the next larger one (wrapping round), so repeated clicks on stacked shapes cycle through all of them.
+   */
+  nextShapeAt(x: number, y: number): number | null {
+    const under = this.shapesAt(x, y);
+    const at = this.selectedKey !== null ? under.indexOf(this.selectedKey) : -1;
+    return under.length === 0 ? null : under[(at + 1) % under.length];
   }
 
   // ---- pointer input: pan and read-only here, the rest dispatched to the tools ----
@@ -654,7 +680,7 @@ export class EditorController implements ToolHost {
     }
     if (this.readOnlyReason !== null) {
       // Read-only: a click selects what is under it (to read its history), nothing moves.
-      if (e.button === 0) this.selectKey(this.shapeAt(p.x, p.y));
+      if (e.button === 0) this.selectKey(this.nextShapeAt(p.x, p.y));
       return;
     }
     this.pressed = this.active;

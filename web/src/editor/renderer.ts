@@ -44,8 +44,11 @@ export interface Scene {
   className(classId: number): string;
   /** The class's keypoint skeleton (its edges are drawn between a skeleton's points). */
   skeletonOf(classId: number): Skeleton | null;
-  /** Written by the last draw: how many classes' shapes were stroked solid and dashed (interpolated track shapes). */
-  drawn?: { solid: number; dashed: number };
+  /**
+   * Written by the last draw: how many classes' shapes were stroked solid and dashed (interpolated track shapes), and
+   * how many suggestions (not yet accepted) were drawn apart, dotted and faint.
+   */
+  drawn?: { solid: number; dashed: number; suggested: number };
 }
 
 /** What outlines are traced into: a canvas Path2D here, an SVG path's `d` in the review overlay (svg-path.ts). */
@@ -238,18 +241,23 @@ export function drawScene(ctx: CanvasRenderingContext2D, view: Rect, s: number, 
   const paths = new Map<number, ClassPaths>();
   // A track's shapes between keyframes are stroked dashed: they are computed, not drawn by anyone.
   const dashed = new Map<number, ClassPaths>();
-  ctx.globalAlpha = 0.55;
+  // A model's suggestions, not accepted yet, are stroked dotted and faint and never filled: they read as proposals.
+  const suggested = new Map<number, ClassPaths>();
+  let suggestions = 0;
   for (const key of visible) {
     if (scene.hidden.has(key)) continue;
     const shape = scene.shapes.get(key)!;
     let ann = shape.ann;
+    const proposal = ann.status === 'suggested';
+    if (proposal && ann.annotation_type !== 'classification') suggestions++;
     if (ann.annotation_type === 'mask') {
       const c = scene.maskCanvasOf(shape);
+      ctx.globalAlpha = proposal ? 0.3 : 0.55;
       if (c && scene.maskEdit?.key !== key) ctx.drawImage(c, shape.bounds.x, shape.bounds.y);
       continue;
     }
     if (ann.annotation_type === 'classification') continue;
-    const into = ann.interpolated ? dashed : paths;
+    const into = proposal ? suggested : ann.interpolated ? dashed : paths;
     let p = into.get(ann.class_id);
     if (!p) into.set(ann.class_id, (p = canvasPaths()));
     if (moving?.key === key) ann = { ...ann, geometry: shifted(ann, moving.dx, moving.dy) };
@@ -267,8 +275,9 @@ export function drawScene(ctx: CanvasRenderingContext2D, view: Rect, s: number, 
   }
   ctx.globalAlpha = 1;
   ctx.lineWidth = 1.5 / s;
-  for (const [set, dash] of [[paths, []], [dashed, [6 / s, 4 / s]]] as const) {
+  for (const [set, dash] of [[paths, []], [dashed, [6 / s, 4 / s]], [suggested, [2 / s, 3 / s]]] as const) {
     ctx.setLineDash(dash);
+    ctx.globalAlpha = set === suggested ? 0.7 : 1;
     for (const [classId, p] of set) {
       const color = scene.colorOf(classId);
       ctx.strokeStyle = color;
@@ -281,7 +290,8 @@ export function drawScene(ctx: CanvasRenderingContext2D, view: Rect, s: number, 
     }
   }
   ctx.setLineDash([]);
-  scene.drawn = { solid: paths.size, dashed: dashed.size };
+  ctx.globalAlpha = 1;
+  scene.drawn = { solid: paths.size, dashed: dashed.size, suggested: suggestions };
   drawLabels(ctx, s, scene);
 }
 

@@ -82,13 +82,15 @@ export interface EditorKeys {
   go(delta: number): void;
   toggleHelp(): void;
   closeHelp(): void;
+  /** Q: the type-ahead class search. */
+  openClassSearch(): void;
   /** The video timeline's actions when the open image is a video's frame. */
   video(): { step(delta: number): void; keyframe(delta: number): void; togglePlay(): void } | null;
 }
 
 /**
  * The editor's keyboard (the help overlay lists it): space to pan, Ctrl+Z / Ctrl+Shift+Z / Ctrl+Y, classes 1–9, tool
- * keys, Tab / Y / N (Shift: all) for suggestions, Delete, Backspace, Enter, Escape, A / D and arrows, F, [ and ], ?.
+ * keys, Tab / Y / N (Shift: all) for suggestions, H / L (hide / lock the selected shape), Delete, Backspace, Enter, Escape, A / D and arrows, F, [ and ], ?.
  * Keys typed into inputs are left alone.
  */
 export function useEditorKeys(controller: MutableRefObject<EditorController | null>, keys: EditorKeys): void {
@@ -127,6 +129,14 @@ export function useEditorKeys(controller: MutableRefObject<EditorController | nu
       if (/^[1-9]$/.test(key)) {
         const cls = k.classes()[Number(key) - 1];
         if (cls) c.pickClass(cls.id);
+        return;
+      }
+      // H hides the selected shape wherever the focus is (the objects list's keys); L locks it in the Select tool
+      // (in the drawing tools, and with nothing selected, L is the polyline tool).
+      if (c.selectedKey !== null && (key === 'h' || (key === 'l' && c.tool === 'select'))) {
+        if (key === 'h') c.toggleHidden(c.selectedKey);
+        else c.toggleLocked(c.selectedKey);
+        e.preventDefault();
         return;
       }
       const tool = k.toolForKey(key);
@@ -184,6 +194,10 @@ export function useEditorKeys(controller: MutableRefObject<EditorController | nu
           break;
         case '?':
           k.toggleHelp();
+          break;
+        case 'q':
+        case 'Q':
+          k.openClassSearch();
           break;
         case ',':
         case '.':

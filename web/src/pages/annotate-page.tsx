@@ -8,6 +8,8 @@ import { PREFETCH_AHEAD, prefetchSuggestions, runDetector } from '../editor/assi
 import { hasSam, isDetector, ownModels, type Model } from '../models.js';
 import { displayColors } from '../editor/palette.js';
 import { ObjectsPanel } from '../components/objects-panel.js';
+import { ClassSearch } from '../components/class-search.js';
+import { useProjectAccess } from '../components/project-access.js';
 import { ExperimentPredictions } from '../components/experiment-predictions.js';
 import { filterFromQuery, filterToQuery, isFiltered, listQuery } from '../components/image-grid.js';
 import { Link, navigate } from '../router.js';
@@ -32,6 +34,12 @@ const TOOLS: { tool: ToolName; key: string; label: string }[] = [
 
 const SHORTCUTS: [string, string][] = [
   ['1 – 9', 'pick class (changes the selected shape’s class; accepts a selected suggestion as that class and selects the next; toggles it in Classify)'],
+  ['Tab', 'select the next suggestion (dashed shapes from a model)'],
+  ['Y / N', 'accept / reject the selected suggestion, then select the next'],
+  ['Shift+Y / Shift+N', 'accept / reject every suggestion on the image'],
+  ['H / L (shape selected)', 'hide / lock the selected shape, as in the objects list (L locks in the Select tool; in a drawing tool L is the polyline)'],
+  ['Click again', 'on stacked shapes: select the next one under the cursor'],
+  ['Q', 'find a class by typing its name (Enter picks it like a class key; a new name adds the class, for project admins)'],
   ['V / B / P / M / E / C', 'select, box, polygon, mask brush, eraser, classify'],
   ['K / L / T / O', 'keypoints (drag a box to place the class’s whole skeleton, or click each point in order), polyline, points, ellipse (drag from the centre)'],
   ['Enter / double-click', 'close the polygon; finish the polyline, points or skeleton; accept the SAM mask'],
@@ -42,7 +50,7 @@ const SHORTCUTS: [string, string][] = [
   ['Shift+H (polygon selected)', 'draw a hole in the object'],
   ['S, then left / right click', 'SAM: include / exclude a point (the mask previews at once)'],
   ['Backspace', 'take back the last point placed (polygon, polyline, points, skeleton)'],
-  ['Delete', 'delete the selected shape'],
+  ['Delete', 'delete the selected shape (a suggestion: reject it and select the next)'],
   ['Ctrl+Z / Ctrl+Shift+Z (Ctrl+Y)', 'undo / redo'],
   ['A / D, ← / →', 'previous / next image'],
   [', / .', 'video frame: previous / next frame (the timeline under the canvas)'],
@@ -55,6 +63,12 @@ const SHORTCUTS: [string, string][] = [
   ['Esc', 'cancel drawing or the SAM mask, deselect'],
   ['?', 'this help'],
 ];
+
+/**
+ * Editor messages that confirm what was done (an edit Ctrl+Z undoes, a class added) or say what to do next: shown as
+ * information, not as errors (refusals and failures stay errors).
+ */
+const isInfo = (message: string) => /\(Ctrl\+Z undoes\)$|^Class added: |^Draw the (new part|hole)/.test(message);
 
 // Only needed once a shape is selected; it loads then.
 const AnnotationHistory = lazy(() => import('../components/annotation-history.js').then((m) => ({ default: m.AnnotationHistory })));
@@ -134,6 +148,12 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
   const [state, setState] = useState<EditorState | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [help, setHelp] = useState(false);
+  const [classSearch, setClassSearch] = useState(false);
+  const access = useProjectAccess(projectId);
+  /** The role cannot annotate (a viewer): the editor shows the image and its shapes, none of the editing controls. */
+  const viewOnly = access.access !== null && !access.can('annotations.write');
+  const viewOnlyRef = useRef(viewOnly);
+  viewOnlyRef.current = viewOnly;
   const [loading, setLoading] = useState(false);
   const [models, setModels] = useState<Model[]>([]);
   const [members, setMembers] = useState<Member[]>([]);
@@ -306,18 +326,43 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
 
   useEditorKeys(controller, {
     classes: () => classes,
-    toolForKey: (key) => TOOLS.find((t) => t.key === key.toUpperCase() && (t.tool !== 'sam' || hasSam(ownModels(models))))?.tool,
+    toolForKey: (key) => TOOLS.find((t) => t.key === key.toUpperCase() && (t.tool !== 'sam' || hasSam(ownModels(models))) && (!viewOnlyRef.current || t.tool === 'select'))?.tool,
     go: (delta) => void go(delta),
     toggleHelp: () => setHelp((h) => !h),
     closeHelp: () => setHelp(false),
+    openClassSearch: () => !viewOnlyRef.current && setClassSearch(true),
     video: () => timeline.current,
   });
+
+  /** A class picked in the type-ahead search: as its key would (the selected shape takes it); the keys go back to the canvas. */
+  const pickSearched = (classId: number) => {
+    setClassSearch(false);
+    controller.current?.pickClass(classId);
+    controller.current?.canvas.focus();
+  };
+  /** Adds a class from the editor (POST /api/projects/{id}/classes; project admins) and picks it. */
+  const addClass = async (name: string) => {
+    try {
+      const created = await api.post('/api/projects/{id}/classes', { path: { id: projectId }, body: { name } });
+      const list = await api.get('/api/projects/{id}/classes', { path: { id: projectId } });
+      setClasses(list);
+      controller.current?.setClasses(list);
+      pickSearched(created.id);
+      setMessage(`Class added: ${created.name}`);
+    } catch (e) {
+      setMessage(`Add class: ${(e as Error).message}`);
+    }
+  };
 
   const current = images && index >= 0 ? images[index] : null;
   const c = controller.current;
   const detectors = models.filter(isDetector);
   const samReady = hasSam(ownModels(models));
-  const tools = TOOLS.filter((t) => t.tool !== 'sam' || samReady);
+  // A viewer gets Select only (to read a shape's history); the drawing tools are for roles that annotate.
+  const tools = TOOLS.filter((t) => (t.tool !== 'sam' || samReady) && (!viewOnly || t.tool === 'select'));
+  useEffect(() => {
+    if (viewOnly) c?.setTool('select');
+  }, [viewOnly, c]);
 
   return (
     <div className="editor">
@@ -343,7 +388,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
             {review.status !== 'pending' && review.status !== 'approved' && review.decision_comment ? `: ${review.decision_comment}` : ''}
           </span>
         )}
-        {current && (
+        {current && access.can('reviews.submit') && (
           <button
             onClick={() => void submitForReview()}
             disabled={submitting || review?.status === 'pending' || lock.kind === 'theirs' || lock.kind === 'view-only'}
@@ -371,7 +416,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
             </button>
           ))}
           <hr />
-          {(() => {
+          {!viewOnly && (() => {
             // The class new shapes get, always shown; with a shape selected, a class key changes that shape instead.
             const active = classes.find((k) => k.id === state?.classId);
             const sel = state?.selected ? classes.find((k) => k.id === state.selected!.class_id) : undefined;
@@ -383,12 +428,16 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
               </div>
             );
           })()}
-          <button onClick={() => c?.undo()} disabled={!state?.canUndo} title="Undo (Ctrl+Z)">
-            Undo
-          </button>
-          <button onClick={() => c?.redo()} disabled={!state?.canRedo} title="Redo (Ctrl+Shift+Z)">
-            Redo
-          </button>
+          {!viewOnly && (
+            <>
+              <button onClick={() => c?.undo()} disabled={!state?.canUndo} title="Undo (Ctrl+Z)">
+                Undo
+              </button>
+              <button onClick={() => c?.redo()} disabled={!state?.canRedo} title="Redo (Ctrl+Shift+Z)">
+                Redo
+              </button>
+            </>
+          )}
           <button onClick={() => c?.fit()} title="Fit (F)">
             Fit
           </button>
@@ -428,9 +477,24 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
                     : 'SAM: add an include point (left click)'}
             </div>
           )}
+          {state?.selected?.status === 'suggested' && !state.readOnly && (
+            <div className="suggestion-bar" role="group" aria-label="Suggestion" data-testid="suggestion-bar">
+              <span>
+                Suggestion: <b>{classes.find((k) => k.id === state.selected!.class_id)?.name ?? '?'}</b>
+                {state.selected.confidence != null ? ` ${Math.round(state.selected.confidence * 100)}%` : ''}
+              </span>
+              <button onClick={() => c?.decideSelected(true)} title="Accept the suggestion as it is (Y); a class key accepts it as that class">
+                Accept (Y)
+              </button>
+              <button className="danger" onClick={() => c?.decideSelected(false)} title="Reject the suggestion: a false positive (N or Delete)">
+                Reject (N)
+              </button>
+              <span className="muted small">Tab: next · Shift+Y: accept all</span>
+            </div>
+          )}
           {message && (
             <div className="toast">
-              <ErrorBanner message={message} onClose={() => setMessage(null)} />
+              <ErrorBanner message={message} onClose={() => setMessage(null)} kind={isInfo(message) ? 'info' : 'error'} />
             </div>
           )}
           {help && (
@@ -457,51 +521,82 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
           <VideoTimeline projectId={projectId} image={current} controller={c} loader={loader.current} state={state} classes={classes} colors={drawColors} openImage={openId} onMessage={setMessage} actions={timeline} />
         )}
         <aside className="editor-side">
-          <h3>Classes</h3>
+          <div className="side-head">
+            <h3>Classes</h3>
+            {!viewOnly && (
+              <button className="ghost small" onClick={() => setClassSearch(true)} title={access.can('classes.write') ? 'Find a class by name, or add one (Q)' : 'Find a class by name (Q)'}>
+                {access.can('classes.write') ? 'Find / add (Q)' : 'Find (Q)'}
+              </button>
+            )}
+          </div>
+          {classSearch && (
+            <ClassSearch classes={classes} colors={drawColors} onPick={pickSearched} onAdd={access.can('classes.write') ? addClass : null} onClose={() => setClassSearch(false)} />
+          )}
           {classes.length === 0 && (
             <p className="muted small">
-              No classes. <a href={`/projects/${projectId}`} onClick={(e) => (e.preventDefault(), navigate(`/projects/${projectId}`))}>Add some</a> first.
+              No classes.{' '}
+              {access.can('classes.write') ? (
+                'Press Q and type a name to add one.'
+              ) : (
+                <>
+                  <a href={`/projects/${projectId}`} onClick={(e) => (e.preventDefault(), navigate(`/projects/${projectId}`))}>Ask a project admin</a> to add some.
+                </>
+              )}
             </p>
           )}
           <ul className="class-list">
             {classes.map((cls, i) => {
               const checked = state?.classifications.includes(cls.id) ?? false;
               return (
-                <li key={cls.id} className={state?.classId === cls.id ? 'active' : ''} onClick={() => c?.pickClass(cls.id)} data-class-id={cls.id}>
+                <li key={cls.id} className={!viewOnly && state?.classId === cls.id ? 'active' : viewOnly ? 'legend' : ''} onClick={viewOnly ? undefined : () => c?.pickClass(cls.id)} data-class-id={cls.id}>
                   <span className="swatch" style={{ background: drawColors.get(cls.id) ?? cls.color }} />
-                  <span className="key">{i < 9 ? i + 1 : ''}</span>
+                  <span className="key">{i < 9 && !viewOnly ? i + 1 : ''}</span>
                   <span className="class-name">{cls.name}</span>
                   {state?.tool === 'classification' && <span>{checked ? '✓' : ''}</span>}
                 </li>
               );
             })}
           </ul>
+          {/* The objects list before the detector panel: it stays in view when the detector appears. */}
+          <ObjectsPanel controller={c ?? null} classes={classes} selectedKey={state?.selectedKey ?? null} colors={drawColors} viewOnly={viewOnly} />
           {detectors.length > 0 && current && !state?.readOnly && (
             <DetectorAssist projectId={projectId} imageId={current.id} models={detectors} onResult={(anns, newClasses) => {
               if (newClasses) loadClasses();
               c?.adopt(anns);
+              // The keyboard goes back to the canvas with the first suggestion selected: Y, N, Tab and class keys
+              // work at once.
+              if (c && anns.length > 0) {
+                c.canvas.focus();
+                if (c.state().selected?.status !== 'suggested') c.selectNextSuggestion(true);
+              }
             }} onError={setMessage} />
           )}
-          <ObjectsPanel controller={c ?? null} classes={classes} selectedKey={state?.selectedKey ?? null} colors={drawColors} />
           {current && <ExperimentPredictions projectId={projectId} image={current} classes={classes} />}
           <h3>Selection</h3>
           {state?.selected ? (
             <div className="small">
               <div>{state.selected.annotation_type}</div>
-              <select
-                value={state.selected.class_id}
-                onChange={(e) => c?.pickClass(Number(e.target.value))}
-                aria-label="Class of the selected shape"
-              >
-                {classes.map((cls) => (
-                  <option key={cls.id} value={cls.id}>
-                    {cls.name}
-                  </option>
-                ))}
-              </select>{' '}
-              <button className="danger small" onClick={() => c?.deleteSelected()} disabled={state.readOnly}>
-                Delete
-              </button>
+              {viewOnly ? (
+                <div>{classes.find((k) => k.id === state.selected!.class_id)?.name ?? '?'}</div>
+              ) : (
+                <>
+                  <select
+                    value={state.selected.class_id}
+                    onChange={(e) => c?.pickClass(Number(e.target.value))}
+                    aria-label="Class of the selected shape"
+                    disabled={state.readOnly}
+                  >
+                    {classes.map((cls) => (
+                      <option key={cls.id} value={cls.id}>
+                        {cls.name}
+                      </option>
+                    ))}
+                  </select>{' '}
+                  <button className="danger small" onClick={() => c?.deleteSelected()} disabled={state.readOnly}>
+                    Delete
+                  </button>
+                </>
+              )}
               <h3 className="history-title">History</h3>
               {state.selected.id > 0 ? (
                 <Suspense fallback={<p className="muted small">Loading history…</p>}>
@@ -523,7 +618,11 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
             <p className="muted small">Nothing selected</p>
           )}
           <p className="muted small">
-            {state?.count ?? 0} annotation{state?.count === 1 ? '' : 's'} · zoom {Math.round((state?.zoom ?? 1) * 100)}%
+            <span data-testid="annotation-count">
+              {state?.count ?? 0} annotation{state?.count === 1 ? '' : 's'}
+              {state?.suggestions ? ` · ${state.suggestions} suggestion${state.suggestions === 1 ? '' : 's'} (not counted until accepted)` : ''}
+            </span>{' '}
+            · zoom {Math.round((state?.zoom ?? 1) * 100)}%
           </p>
         </aside>
       </div>

@@ -51,7 +51,7 @@ export function ProjectPage({ projectId }: { projectId: number }) {
     if (tab !== 'images') params.set('tab', tab);
     navigate(`/projects/${projectId}${params.size ? `?${params}` : ''}`, true);
   };
-  const { why } = useProjectAccess(projectId);
+  const { why, can } = useProjectAccess(projectId);
   const [error, setError] = useState<string | null>(null);
   const [reloadKey, setReloadKey] = useState(0);
 
@@ -78,12 +78,17 @@ export function ProjectPage({ projectId }: { projectId: number }) {
           <Link href={`/projects/${projectId}/samples`} className="button">
             Samples
           </Link>
-          <Link href={`/projects/${projectId}/review`} className="button">
-            Review
-          </Link>
-          <Link href={`/projects/${projectId}/assign`} className="button">
-            Assign
-          </Link>
+          {/* Review and Assign only for the roles that decide reviews and assign images. */}
+          {can('reviews.decide') && (
+            <Link href={`/projects/${projectId}/review`} className="button">
+              Review
+            </Link>
+          )}
+          {can('assignments.write') && (
+            <Link href={`/projects/${projectId}/assign`} className="button">
+              Assign
+            </Link>
+          )}
           <GatedLink href={`/projects/${projectId}/upload`} reason={why('images.write')}>
             Upload
           </GatedLink>

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type DragEvent, type FormEvent } from 'react';
-import { ApiError, upload } from '../api.js';
+import { ApiError, api, upload } from '../api.js';
 import { ErrorBanner, Layout } from '../components/layout.js';
 import { Link } from '../router.js';
 import type { ImportIntoResult, UploadResponse } from '../types.js';
@@ -247,6 +247,11 @@ export function UploadPage({ projectId }: { projectId: number }) {
   const itemsRef = useRef<Item[]>([]);
   const active = useRef(0);
   const nextKey = useRef(1);
+  /** The project's name, in the title: the page says where the files go. */
+  const [projectName, setProjectName] = useState<string | null>(null);
+  useEffect(() => {
+    api.get('/api/projects/{id}', { path: { id: projectId } }).then((p) => setProjectName(p.name), () => undefined);
+  }, [projectId]);
 
   const update = (key: number, patch: Partial<Item>) => {
     itemsRef.current = itemsRef.current.map((i) => (i.key === key ? { ...i, ...patch } : i));
@@ -325,7 +330,11 @@ export function UploadPage({ projectId }: { projectId: number }) {
 
   return (
     <Layout
-      title="Upload"
+      title={
+        <>
+          Upload to <Link href={`/projects/${projectId}`}>{projectName ?? `project ${projectId}`}</Link>
+        </>
+      }
       actions={
         <>
           <Link href={`/projects/${projectId}`} className="button">

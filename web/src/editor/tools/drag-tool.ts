@@ -15,7 +15,8 @@ export interface Drag {
 }
 
 /**
- * The tools that draw a shape with one drag (box, ellipse): a click selects the shape under it, a handle of the
+ * The tools that draw a shape with one drag (box, ellipse): a click selects the shape under it (clicks again cycle
+ * through stacked shapes), a handle of the
  * selected shape reshapes it, a flick shorter than `minDragPx` saves nothing and says so, any other drag is handed
  * to `finish`.
  */
@@ -58,7 +59,7 @@ export abstract class DragTool implements Tool {
     const image = this.host.image;
     if (!d || !image) return;
     // A click, not a drag: select what is under it.
-    if (Math.abs(sx - d.sx) < 3 && Math.abs(sy - d.sy) < 3) return this.host.selectKey(this.host.shapeAt(d.x0, d.y0));
+    if (Math.abs(sx - d.sx) < 3 && Math.abs(sy - d.sy) < 3) return this.host.selectKey(this.host.nextShapeAt(d.x0, d.y0));
     // An accidental flick, not a shape: nothing is saved, and the user is told why.
     if (Math.abs(sx - d.sx) < this.minDragPx || Math.abs(sy - d.sy) < this.minDragPx) return this.host.message(this.tooShort);
     this.finish(d, image);

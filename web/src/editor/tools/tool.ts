@@ -67,6 +67,10 @@ export interface ToolHost {
   shape(key: number): Shape | undefined;
   /** The topmost shape under an image point that the pointer may touch. */
   shapeAt(x: number, y: number): number | null;
+  /** Every shape under an image point that the pointer may touch, smallest first. */
+  shapesAt(x: number, y: number): number[];
+  /** What a click selects there: the smallest shape, or the one after the selected one (repeated clicks cycle). */
+  nextShapeAt(x: number, y: number): number | null;
   /** Selects a shape by its store key (null clears the selection). */
   selectKey(key: number | null): void;
   /** Shows a shape changed in place while it is dragged, without saving it. */
