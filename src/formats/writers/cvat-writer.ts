@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import type { AttributeSpec, AttributeValue, Skeleton } from '../../imaging/class-specs.js';
 import { encodeRle } from '../../imaging/rle.js';
-import type { Annotation, DatasetToWrite, Point, WriteStats } from '../dataset.js';
+import { tally, type Annotation, type DatasetToWrite, type Point, type WriteStats } from '../dataset.js';
 import { FormatError } from '../format-error.js';
 import { fillPolygon, round2 } from '../geometry.js';
 import { maskCrop, rowRuns, subsetOf } from './interop-shared.js';
@@ -41,6 +41,7 @@ export async function writeCvat(dataset: DatasetToWrite, output: Writable): Prom
         const written = shapeXml(a, width, height, dataset.classSpecs?.get(a.className)?.skeleton, () => nextGroup++);
         shapes.push(...written);
         stats.annotationCount += written.length > 0 ? 1 : 0;
+        tallyShape(a, written.length > 0, stats);
       }
       images.push(
         `  <image id="${task.size}" name="${escapeXml(fileName)}" subset="${escapeXml(subset)}" task_id="${task.id}" width="${width}" height="${height}">\n` +
@@ -69,6 +70,14 @@ export async function writeCvat(dataset: DatasetToWrite, output: Writable): Prom
     await zip.addBuffer('annotations.xml', xml);
     return stats;
   });
+}
+
+/** What CVAT made of a shape: a polygon with holes is a mask, one in parts polygons in a group; a mask with no pixels is left out. */
+function tallyShape(a: Annotation, written: boolean, stats: WriteStats): void {
+  if (!written) tally(stats, 'skipped', `${a.type} (no pixels)`);
+  else if (a.type === 'polygon' && a.geometry.holes?.length) tally(stats, 'converted', 'polygon with holes→mask');
+  else if (a.type === 'polygon' && (a.geometry.parts?.length ?? 1) > 1) tally(stats, 'converted', 'polygon parts→polygons in one group');
+  else tally(stats, 'kept', a.type);
 }
 
 export function valueText(value: AttributeValue): string {
