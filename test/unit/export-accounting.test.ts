@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import yauzl from 'yauzl';
 import type { Annotation, ClassSpec, DatasetToWrite, ProjectType, WriteStats } from '../../src/formats/dataset.js';
+import { readDatasetZip } from '../../src/formats/readers/index.js';
 import { WRITERS, type ExportFormat } from '../../src/formats/writers/index.js';
 import { encodeRle } from '../../src/imaging/rle.js';
 
@@ -135,5 +136,21 @@ describe('export accounting (issue 25): every writer accounts for every shape it
     assert.equal(at(88, 88), 2, 'second part');
     assert.equal(at(25, 65), 2, 'the ellipse turned 90° is painted');
     assert.equal(at(12, 75), 1, 'and not along its unrotated axis');
+  });
+
+  it('cvat: attribute values the class does not declare (a track shape\'s track_id, keyframe) are declared in <meta> and read back', async () => {
+    const { out } = await write('cvat', 'object_detection', [
+      { type: 'bbox', className: 'thing', geometry: { x: 5, y: 5, width: 20, height: 10 }, attributes: { track_id: 7, keyframe: true, note: 'left' } },
+    ]);
+    const back = await readDatasetZip(out);
+    try {
+      assert.deepEqual(back.classSpecs?.get('thing')?.attributes?.map((a) => [a.name, a.type]), [['track_id', 'number'], ['keyframe', 'checkbox'], ['note', 'text']]);
+      const items = [];
+      for await (const item of back.items()) items.push(item);
+      assert.deepEqual(items[0].annotations[0].attributes, { track_id: 7, keyframe: true, note: 'left' });
+      assert.deepEqual(back.ledger?.skippedList, []);
+    } finally {
+      await back.cleanup();
+    }
   });
 });
