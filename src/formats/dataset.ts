@@ -158,10 +158,18 @@ export interface WriteStats {
   converted?: Record<string, number>;
   /** Shapes the format cannot hold at all and that were left out, by type. */
   skipped?: Record<string, number>;
+  /**
+   * Shapes written as they are, by type. Not in the export answer: with `converted` and `skipped` it accounts for
+   * every shape a writer is given, each in exactly one of the three (a writer tallies every shape once).
+   */
+  kept?: Record<string, number>;
 }
 
-/** Adds one to a WriteStats tally (`converted` or `skipped`). */
-export function tally(stats: WriteStats, kind: 'converted' | 'skipped', what: string, n = 1): void {
+/** What a writer did with one shape: wrote it as it is, converted it, or left it out. */
+export type ShapeOutcome = 'kept' | 'converted' | 'skipped';
+
+/** Adds one to a WriteStats tally (`kept`, `converted` or `skipped`). Every writer tallies every shape it is given once. */
+export function tally(stats: WriteStats, kind: ShapeOutcome, what: string, n = 1): void {
   const counts = (stats[kind] ??= {});
   counts[what] = (counts[what] ?? 0) + n;
 }

@@ -59,15 +59,6 @@ export function fillPolygon(target: Uint8Array, width: number, height: number, p
   }
 }
 
-export function fillBox(target: Uint8Array, width: number, height: number, box: Box, value: number): void {
-  const x0 = Math.max(0, Math.round(box.x));
-  const x1 = Math.min(width, Math.round(box.x + box.width));
-  const y0 = Math.max(0, Math.round(box.y));
-  const y1 = Math.min(height, Math.round(box.y + box.height));
-  if (x1 <= x0) return;
-  for (let y = y0; y < y1; y++) target.fill(value, y * width + x0, y * width + x1);
-}
-
 /**
  * How far (pixels) a quad's corners may lie from the rectangle fitted to it and still be read as a rotated box:
  * DOTA's corners are hand-placed integers, so 1 px, or 1 % of the quad's diagonal for large objects.

@@ -104,6 +104,28 @@ describe('readers for other tools’ exports (real files)', () => {
     }
   });
 
+  it('CVAT for video 1.1: a track\'s group_id is said in the ledger (tracks have no group), a tag\'s is kept (issue 25)', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'versa-cvat-video-'));
+    try {
+      await writeFile(join(root, 'annotations.xml'), '<?xml version="1.0"?>\n<annotations><version>1.1</version>'
+        + '<track id="0" label="car" group_id="3"><box frame="0" xtl="1" ytl="1" xbr="5" ybr="5" outside="0" occluded="0" keyframe="1"/></track>'
+        + '<track id="1" label="car"><box frame="0" xtl="2" ytl="1" xbr="5" ybr="5" outside="0" occluded="0" keyframe="1"/></track>'
+        + '<tag frame="0" label="day" group_id="3"></tag></annotations>');
+      await mkdir(join(root, 'images'));
+      await sharp({ create: { width: 8, height: 4, channels: 3, background: '#000' } }).png().toFile(join(root, 'images/frame_000000.png'));
+      const source = await readDataset(root, 'cvat_video');
+      assert.equal(source.tracks?.length, 2);
+      const items = [];
+      for await (const item of source.items()) items.push(item);
+      assert.deepEqual(items[0].annotations.map((a) => [a.type, a.className, a.groupId]), [['classification', 'day', 3]]);
+      assert.deepEqual(source.ledger?.skippedList.map((e) => `${e.item}: ${e.reason}`), [
+        'group_id 3 of track 0 (label "car"): Versa keeps no groups between tracks: the track is kept on its own',
+      ]);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
   it('CVAT YOLO 1.1 (obj.data, obj.names, obj_train_data/) is YOLO detection, not classification by folder', async () => {
     const root = join(INTEROP, 'cvat-yolo-1.1');
     assert.equal(await detectFormat(root), 'yolo');

@@ -237,6 +237,12 @@ describe('dataset readers on synthetic inputs', () => {
     };
     assert.deepEqual(await skippedBy({ 'c.json': doc([{ id: 7, image_id: 9, category_id: 1, bbox: [0, 0, 1, 1] }]), 'a.jpg': jpeg }), ['annotation 7: it refers to image 9, which is not listed']);
     assert.deepEqual(await skippedBy({ 'c.json': doc([{ id: 7, image_id: 1, category_id: 4, bbox: [0, 0, 1, 1] }]), 'a.jpg': jpeg }), ['annotation 7: it uses category 4, which is not listed']);
+    // An attribute value that is not true/false, a number or a text is said, not dropped (the plain ones are kept).
+    assert.deepEqual(await skippedBy({ 'c.json': doc([{ id: 7, image_id: 1, category_id: 1, bbox: [0, 0, 1, 1], attributes: { colour: 'red', parts: [1, 2], meta: { a: 1 }, gone: null } }]), 'a.jpg': jpeg }), [
+      'attribute "parts" of annotation 7: the value is not true/false, a number or a text',
+      'attribute "meta" of annotation 7: the value is not true/false, a number or a text',
+      'attribute "gone" of annotation 7: the value is not true/false, a number or a text',
+    ]);
     assert.deepEqual(await skippedBy({ 'c.json': doc([{ id: 7, image_id: 1, category_id: 1, bbox: [0, 0, 1, 1] }]) }), [
       'image 1 "a.jpg": its file is not in the dataset',
       'annotation (bbox, class "x") of image 1: its image is not in the dataset',

@@ -468,7 +468,11 @@ function convert(
   const bbox = validBox(annotation.bbox);
   const attributes: Record<string, AttributeValue> = {};
   const rawAttributes = annotation.attributes && typeof annotation.attributes === 'object' ? annotation.attributes : {};
-  for (const [name, value] of Object.entries(rawAttributes)) if (name !== 'rotation' && isAttributeValue(value)) attributes[name] = value;
+  for (const [name, value] of Object.entries(rawAttributes)) {
+    if (name === 'rotation') continue;
+    if (isAttributeValue(value)) attributes[name] = value;
+    else ledger.skip('attributes', '', { file, item: `attribute "${name}" of ${at.item}`, reason: 'the value is not true/false, a number or a text' });
+  }
   const withAttributes = (shapes: Annotation[]): Annotation[] => (Object.keys(attributes).length ? shapes.map((a) => ({ ...a, attributes })) : shapes);
   const rotation = typeof rawAttributes.rotation === 'number' && Number.isFinite(rawAttributes.rotation) ? normalizeDegrees(rawAttributes.rotation) : 0;
   return withAttributes(shapesOf(annotation, className, bbox, rotation, keypointsOf, size, file, skip));

@@ -114,6 +114,11 @@ export async function readCvatVideo(root: string, scan?: DatasetScan): Promise<D
         const track = el.children.some((c) => c.tag === 'track') || el.children.some((c) => c.tag === 'skeleton')
           ? skeletonTrack(el, name, context)
           : shapeTrack(el, name, context);
+        const group = Number(el.attrs.group_id ?? 0);
+        if (track && Number.isInteger(group) && group > 0) {
+          // Tracks have no group in Versa: the grouping is said, the track kept on its own.
+          ledger.skip('attributes', '', { file, item: `group_id ${group} of track ${el.attrs.id ?? '?'} (label "${track.className}")`, reason: 'Versa keeps no groups between tracks: the track is kept on its own' });
+        }
         if (track) {
           tracks.push(track);
           addClass(classes, track.className);
@@ -128,7 +133,9 @@ export async function readCvatVideo(root: string, scan?: DatasetScan): Promise<D
           continue;
         }
         const attributes = attributesOf(el, label, context);
-        tags.set(frame, [...(tags.get(frame) ?? []), { type: 'classification', geometry: {}, className: label, ...(attributes ? { attributes } : {}) }]);
+        const group = Number(el.attrs.group_id ?? 0);
+        const groupId = Number.isInteger(group) && group > 0 ? { groupId: group } : {};
+        tags.set(frame, [...(tags.get(frame) ?? []), { type: 'classification', geometry: {}, className: label, ...(attributes ? { attributes } : {}), ...groupId }]);
         addClass(classes, label);
       } else if (el.tag === 'image') {
         ledger.skip('images', '', { file, item: `image ${el.attrs.name ?? el.attrs.id}`, reason: 'an <image> in a CVAT for video document: import CVAT for images 1.1 exports with format=cvat' });

@@ -70,7 +70,12 @@ export class CocoDocumentWriter {
     // Only an object with holes needs the image's size (it is written as a mask).
     const pixels = item.annotations.some((a) => a.type === 'polygon' && a.geometry.holes?.length) ? await sizeOf(item) : null;
     for (const annotation of item.annotations) {
-      if (merged?.has(annotation)) continue;
+      if (merged?.has(annotation)) {
+        // Written as its keypoints' segmentation; COCO's outline of an instance has no holes.
+        if (annotation.type === 'polygon' && annotation.geometry.holes?.length) tally(this.tallies, 'converted', 'polygon with holes→keypoints outline without holes');
+        else tally(this.tallies, 'kept', annotation.type);
+        continue;
+      }
       const json = this.annotationJson(annotation, imageId, pixels, withOutline?.get(annotation));
       if (json === null) continue;
       this.annotations += `${this.annotationCount > 0 ? ',' : ''}${json}`;
@@ -140,6 +145,7 @@ export class CocoDocumentWriter {
           tally(this.tallies, 'converted', 'rotated bbox→bbox+polygon');
           return `${head},${boxJson(pointsBox(corners))},"area":${r(width * height)},"segmentation":[${flatJson(corners)}]${tailJson(0, { ...attributes, rotation })}`;
         }
+        tally(this.tallies, 'kept', 'bbox');
         return `${head},"bbox":[${r(x)},${r(y)},${r(width)},${r(height)}],"area":${r(width * height)},"segmentation":[]${tailJson(0, attributes)}`;
       }
       case 'polygon': {
@@ -149,6 +155,7 @@ export class CocoDocumentWriter {
           return maskJson(head, polygonRle(parts, holes, size!), 0, attributes);
         }
         const area = parts.reduce((sum, part) => sum + polygonArea(part), 0);
+        tally(this.tallies, 'kept', 'polygon');
         return `${head},${boxJson(pointsBox(parts.flat()))},"area":${r(area)},"segmentation":[${parts.map(flatJson).join(',')}]${tailJson(0, attributes)}`;
       }
       case 'ellipse': {
@@ -157,6 +164,7 @@ export class CocoDocumentWriter {
         return `${head},${boxJson(pointsBox(ring))},"area":${r(polygonArea(ring))},"segmentation":[${flatJson(ring)}]${tailJson(0, attributes)}`;
       }
       case 'mask':
+        tally(this.tallies, 'kept', 'mask');
         return maskJson(head, annotation.geometry.rle, (annotation.geometry as { crowd?: boolean }).crowd === true ? 1 : 0, attributes);
       case 'keypoints': {
         const { points, bbox } = annotation.geometry;
@@ -166,6 +174,7 @@ export class CocoDocumentWriter {
           tally(this.tallies, 'converted', 'keypoints→bbox');
           return `${head},${boxJson(box)},"area":${r(box.width * box.height)},"segmentation":[]${tailJson(0, attributes)}`;
         }
+        tally(this.tallies, 'kept', 'keypoints');
         let flat = '';
         let labelled = 0;
         for (let i = 0; i < points.length; i++) {
@@ -301,7 +310,7 @@ export async function writeCocoZip(dataset: DatasetToWrite, output: Writable): P
         await new Promise<void>((resolve, reject) => file.once('close', resolve).once('error', reject));
         stats.imageCount += counts.imageCount;
         stats.annotationCount += counts.annotationCount;
-        for (const kind of ['converted', 'skipped'] as const) for (const [what, n] of Object.entries(counts[kind] ?? {})) tally(stats, kind, what, n);
+        for (const kind of ['kept', 'converted', 'skipped'] as const) for (const [what, n] of Object.entries(counts[kind] ?? {})) tally(stats, kind, what, n);
         await zip.addImage(`${split}/_annotations.coco.json`, { path: join(dir, `${split}.json`) });
       }
       return stats;

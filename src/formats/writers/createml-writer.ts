@@ -3,13 +3,14 @@ import type { DatasetToWrite, WriteStats } from '../dataset.js';
 import { FormatError } from '../format-error.js';
 import { round2 } from '../geometry.js';
 import { safeEntryName, sizeOf } from './item-size.js';
-import { geometryBox } from '../../imaging/geometry.js';
+import { boxOrTally } from './interop-shared.js';
 import { writeZip } from './zip-output.js';
 
 /**
  * CreateML object detection JSON (Apple Create ML, Roboflow's "CreateML" layout): `<split>/_annotations.createml.json`
- * beside the split's images; each box as `{x, y, width, height}` in pixels with x, y its centre. Polygons and masks
- * are written as their boxes (the format has nothing else); items without a split go to `train`.
+ * beside the split's images; each box as `{x, y, width, height}` in pixels with x, y its centre. Every other shape
+ * (and a rotated box) is written as its envelope box, tallied as converted (the format has nothing else);
+ * classifications and shapes with no area are left out and tallied. Items without a split go to `train`.
  */
 export async function writeCreateMl(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
   return writeZip(output, async (zip) => {
@@ -23,7 +24,7 @@ export async function writeCreateMl(dataset: DatasetToWrite, output: Writable): 
       const annotations = [];
       for (const a of item.annotations) {
         if (!classes.has(a.className)) throw new FormatError(`annotation class "${a.className}" is not in the class list`);
-        const box = geometryBox(a.type, a.geometry);
+        const box = boxOrTally(a, stats);
         if (!box) continue;
         annotations.push({ label: a.className, coordinates: { x: round2(box.x + box.width / 2), y: round2(box.y + box.height / 2), width: round2(box.width), height: round2(box.height) } });
       }

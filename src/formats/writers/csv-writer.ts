@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { stringify } from 'csv-stringify';
-import type { Annotation, DatasetToWrite, WriteStats } from '../dataset.js';
+import { tally, type Annotation, type DatasetToWrite, type WriteStats } from '../dataset.js';
 import { round2 } from '../geometry.js';
 import { geometryBox } from '../../imaging/geometry.js';
 
@@ -19,7 +19,7 @@ export function neutraliseCell(text: string): string {
 
 /**
  * CSV, one row per annotation (an image without annotations gets one row with empty annotation cells): the box of
- * every geometry in pixels, and polygon points as `x y;x y;…`.
+ * every geometry in pixels, and polygon points as `x y;x y;…`. What a row cannot hold as it is is tallied (geometryCells).
  */
 export async function writeCsv(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
   const stringifier = stringify({ header: true, columns: CSV_COLUMNS, cast: { string: neutraliseCell } });
@@ -37,7 +37,7 @@ export async function writeCsv(dataset: DatasetToWrite, output: Writable): Promi
     const base = [item.fileName, item.split ?? '', item.width ?? '', item.height ?? ''];
     if (item.annotations.length === 0) await writeRow([...base, '', '', '', '', '', '', '']);
     for (const annotation of item.annotations) {
-      await writeRow([...base, annotation.className, annotation.type, ...geometryCells(annotation)]);
+      await writeRow([...base, annotation.className, annotation.type, ...geometryCells(annotation, stats)]);
       stats.annotationCount++;
     }
     stats.imageCount++;
@@ -47,9 +47,26 @@ export async function writeCsv(dataset: DatasetToWrite, output: Writable): Promi
   return stats;
 }
 
-function geometryCells(annotation: Annotation): (string | number)[] {
+/**
+ * A row's geometry cells, tallied: a classification's row and an upright box are kept, a plain polygon is kept (its
+ * box and points); an object in parts or with holes keeps its first outline only, and every other shape its box
+ * (converted); a shape with no box is a row without geometry (skipped).
+ */
+function geometryCells(annotation: Annotation, stats: WriteStats): (string | number)[] {
+  if (annotation.type === 'classification') {
+    tally(stats, 'kept', 'classification');
+    return ['', '', '', '', ''];
+  }
   const box = geometryBox(annotation.type, annotation.geometry);
   const points = annotation.type === 'polygon' ? annotation.geometry.points.map(([x, y]) => `${round2(x)} ${round2(y)}`).join(';') : '';
-  if (!box) return ['', '', '', '', points];
+  if (!box) {
+    tally(stats, 'skipped', `${annotation.type} (no area in the image)`);
+    return ['', '', '', '', points];
+  }
+  if (annotation.type === 'polygon') {
+    if (annotation.geometry.parts || annotation.geometry.holes?.length) tally(stats, 'converted', 'polygon in parts or with holes→first outline');
+    else tally(stats, 'kept', 'polygon');
+  } else if (annotation.type === 'bbox' && !annotation.geometry.rotation) tally(stats, 'kept', 'bbox');
+  else tally(stats, 'converted', `${annotation.type}${annotation.type === 'bbox' ? ' (rotated)' : ''}→bbox`);
   return [round2(box.x), round2(box.y), round2(box.width), round2(box.height), points];
 }

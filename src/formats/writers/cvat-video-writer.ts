@@ -53,6 +53,7 @@ export async function writeCvatVideo(dataset: DatasetToWrite, output: Writable):
     for await (const item of dataset.items) {
       if (!item.video || !folders.has(item.video.name)) {
         tally(stats, 'skipped', 'image (not a video frame)');
+        for (const a of item.annotations) tally(stats, 'skipped', `${a.type} (not on a video frame)`);
         continue;
       }
       const { name, frame } = item.video;
@@ -60,11 +61,16 @@ export async function writeCvatVideo(dataset: DatasetToWrite, output: Writable):
       for (const a of item.annotations) {
         if (!classes.has(a.className)) throw new FormatError(`annotation class "${a.className}" is not in the class list`);
         // A track's shape on this frame (`track_id`): written with its track.
-        if (a.attributes?.track_id !== undefined) continue;
+        if (a.attributes?.track_id !== undefined) {
+          tally(stats, 'kept', a.type);
+          continue;
+        }
         if (a.type === 'classification') {
           tally(stats, 'skipped', 'classification');
           continue;
         }
+        if (a.type === 'polygon' && (a.geometry.holes?.length || (a.geometry.parts?.length ?? 1) > 1)) tally(stats, 'converted', 'polygon in parts or with holes→mask');
+        else tally(stats, 'kept', a.type);
         const { className, attributes, groupId: _, ...shape } = a;
         const list = loose.get(name) ?? [];
         list.push({ video: name, className, ...(attributes ? { attributes } : {}), keyframes: [{ ...shape, frame, outside: false, occluded: false }, { ...shape, frame: frame + 1, outside: true, occluded: false }] as TrackKeyframe[] });

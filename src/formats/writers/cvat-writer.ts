@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import type { AttributeSpec, AttributeValue, Skeleton } from '../../imaging/class-specs.js';
 import { encodeRle } from '../../imaging/rle.js';
-import type { Annotation, DatasetToWrite, Point, WriteStats } from '../dataset.js';
+import { tally, type Annotation, type DatasetToWrite, type Point, type WriteStats } from '../dataset.js';
 import { FormatError } from '../format-error.js';
 import { fillPolygon, round2 } from '../geometry.js';
 import { maskCrop, rowRuns, subsetOf } from './interop-shared.js';
@@ -28,6 +28,7 @@ export async function writeCvat(dataset: DatasetToWrite, output: Writable): Prom
     const stats: WriteStats = { imageCount: 0, annotationCount: 0 };
     const images: string[] = [];
     const subsets = new Map<string, { id: number; size: number }>();
+    const undeclared = new Map<string, Map<string, AttributeSpec>>();
     for await (const item of dataset.items) {
       const subset = subsetOf(item.split);
       const fileName = safeEntryName(item.fileName);
@@ -38,9 +39,11 @@ export async function writeCvat(dataset: DatasetToWrite, output: Writable): Prom
       let nextGroup = Math.max(0, ...item.annotations.map((a) => a.groupId ?? 0)) + 1;
       for (const a of item.annotations) {
         if (!classes.has(a.className)) throw new FormatError(`annotation class "${a.className}" is not in the class list`);
+        noteUndeclared(a, dataset.classSpecs?.get(a.className)?.attributes ?? [], undeclared);
         const written = shapeXml(a, width, height, dataset.classSpecs?.get(a.className)?.skeleton, () => nextGroup++);
         shapes.push(...written);
         stats.annotationCount += written.length > 0 ? 1 : 0;
+        tallyShape(a, written.length > 0, stats);
       }
       images.push(
         `  <image id="${task.size}" name="${escapeXml(fileName)}" subset="${escapeXml(subset)}" task_id="${task.id}" width="${width}" height="${height}">\n` +
@@ -59,7 +62,9 @@ export async function writeCvat(dataset: DatasetToWrite, output: Writable): Prom
         `          <updated>${now}</updated>\n          <subset>${escapeXml(subset)}</subset>\n          <start_frame>0</start_frame>\n` +
         `          <stop_frame>${Math.max(0, task.size - 1)}</stop_frame>\n          <frame_filter></frame_filter>\n        </task>\n`)
       .join('');
-    const labels = dataset.classes.map((name) => labelXml(name, dataset.classSpecs?.get(name)?.attributes ?? [], dataset.classSpecs?.get(name)?.skeleton)).join('');
+    const labels = dataset.classes
+      .map((name) => labelXml(name, [...(dataset.classSpecs?.get(name)?.attributes ?? []), ...(undeclared.get(name)?.values() ?? [])], dataset.classSpecs?.get(name)?.skeleton))
+      .join('');
     // CVAT's importer splits <subsets> on newlines: no indentation inside it.
     const xml =
       `<?xml version="1.0" encoding="utf-8"?>\n<annotations>\n  <version>1.1</version>\n  <meta>\n    <project>\n      <id>1</id>\n` +
@@ -69,6 +74,29 @@ export async function writeCvat(dataset: DatasetToWrite, output: Writable): Prom
     await zip.addBuffer('annotations.xml', xml);
     return stats;
   });
+}
+
+/**
+ * Attribute values the class does not declare (a frame's track shapes carry `track_id` and `keyframe`), noted so that
+ * `<meta>` declares them too: CVAT, and Versa's reader, drop values whose attribute is not declared. The type follows
+ * the value (true/false a checkbox, a number a number, else text).
+ */
+function noteUndeclared(a: Annotation, specs: readonly AttributeSpec[], undeclared: Map<string, Map<string, AttributeSpec>>): void {
+  for (const [name, value] of Object.entries(a.attributes ?? {})) {
+    if (specs.some((s) => s.name === name) || undeclared.get(a.className)?.has(name)) continue;
+    const type = typeof value === 'boolean' ? 'checkbox' : typeof value === 'number' ? 'number' : 'text';
+    const spec: AttributeSpec = type === 'number' ? { name, type, values: [-1e9, 1e9, 1] } : { name, type };
+    if (!undeclared.has(a.className)) undeclared.set(a.className, new Map());
+    undeclared.get(a.className)!.set(name, spec);
+  }
+}
+
+/** What CVAT made of a shape: a polygon with holes is a mask, one in parts polygons in a group; a mask with no pixels is left out. */
+function tallyShape(a: Annotation, written: boolean, stats: WriteStats): void {
+  if (!written) tally(stats, 'skipped', `${a.type} (no pixels)`);
+  else if (a.type === 'polygon' && a.geometry.holes?.length) tally(stats, 'converted', 'polygon with holes→mask');
+  else if (a.type === 'polygon' && (a.geometry.parts?.length ?? 1) > 1) tally(stats, 'converted', 'polygon parts→polygons in one group');
+  else tally(stats, 'kept', a.type);
 }
 
 export function valueText(value: AttributeValue): string {

@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import { encodeRle } from '../../imaging/rle.js';
 import type { Annotation, DatasetToWrite, WriteStats } from '../dataset.js';
-import { stemOf } from '../dataset.js';
+import { stemOf, tally } from '../dataset.js';
 import { FormatError } from '../format-error.js';
 import { fillPolygon, round2 } from '../geometry.js';
 import { encodeCompressedCounts, subsetOf } from './interop-shared.js';
@@ -44,6 +44,9 @@ export async function writeDatumaro(dataset: DatasetToWrite, output: Writable): 
           annotations.push({ id: annotations.length, attributes: { ...a.attributes, ...attributes }, group, label_id, ...extra });
         shapeOf(a, width, height, push, () => ++nextGroup);
         stats.annotationCount++;
+        if (a.type === 'polygon' && a.geometry.holes?.length) tally(stats, 'converted', 'polygon with holes→mask');
+        else if (a.type === 'polygon' && (a.geometry.parts?.length ?? 1) > 1) tally(stats, 'converted', 'polygon parts→polygons in one group');
+        else tally(stats, 'kept', a.type);
       }
       if (!subsets.has(subset)) subsets.set(subset, []);
       // A video's frame says its number as CVAT's Datumaro export does (`attr.frame`); its track shapes carry `track_id`.

@@ -43,6 +43,7 @@ export async function writeDota(dataset: DatasetToWrite, output: Writable): Prom
 function dotaQuad(annotation: Annotation, stats: WriteStats): Point[] | null {
   switch (annotation.type) {
     case 'bbox':
+      tally(stats, 'kept', 'bbox');
       return rotatedCorners(annotation.geometry);
     case 'ellipse': {
       const e = annotation.geometry;
@@ -55,10 +56,13 @@ function dotaQuad(annotation: Annotation, stats: WriteStats): Point[] | null {
       tally(stats, 'skipped', annotation.type);
       return null;
     default: {
-      if (annotation.type === 'polygon' && !annotation.geometry.parts && !annotation.geometry.holes && annotation.geometry.points.length === 4) return annotation.geometry.points;
+      if (annotation.type === 'polygon' && !annotation.geometry.parts && !annotation.geometry.holes && annotation.geometry.points.length === 4) {
+        tally(stats, 'kept', 'polygon');
+        return annotation.geometry.points;
+      }
       const box = geometryBox(annotation.type, annotation.geometry);
       if (!box) {
-        tally(stats, 'skipped', annotation.type);
+        tally(stats, 'skipped', `${annotation.type} (no area in the image)`);
         return null;
       }
       tally(stats, 'converted', `${annotation.type}→bbox`);

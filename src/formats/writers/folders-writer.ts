@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import type { DatasetToWrite, WriteStats } from '../dataset.js';
+import { tally, type DatasetToWrite, type WriteStats } from '../dataset.js';
 import { safeEntryName } from './item-size.js';
 import { writeZip } from './zip-output.js';
 
@@ -12,6 +12,8 @@ export async function writeFolders(dataset: DatasetToWrite, output: Writable): P
   return writeZip(output, async (zip) => {
     const stats: WriteStats = { imageCount: 0, annotationCount: 0 };
     for await (const item of dataset.items) {
+      // A folder holds an image's labels only: every other shape is left out (tallied).
+      for (const a of item.annotations) tally(stats, a.type === 'classification' ? 'kept' : 'skipped', a.type);
       const labels = new Set(item.annotations.filter((a) => a.type === 'classification').map((a) => a.className));
       if (labels.size === 0) continue;
       for (const className of labels) {

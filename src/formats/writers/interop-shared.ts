@@ -1,5 +1,33 @@
-import { decodeRle, rleBbox, type Rle } from '../../imaging/rle.js';
-import type { Split } from '../dataset.js';
+import { geometryBox } from '../../imaging/geometry.js';
+import { decodeRle, rleBbox, type Box, type Rle } from '../../imaging/rle.js';
+import { tally, type Annotation, type Split, type WriteStats } from '../dataset.js';
+
+/**
+ * The box a box-only format (VOC, CreateML, CSV) writes for an annotation, clipped to the image when its size is
+ * given, and tallied: an upright box is kept; a rotated box and every other shape is converted to its envelope
+ * (`"ellipse→bbox"`); a classification (no geometry) and a shape with no area in the image are left out (null).
+ */
+export function boxOrTally(a: Annotation, stats: WriteStats, image?: { width: number; height: number }): Box | null {
+  if (a.type === 'classification') {
+    tally(stats, 'skipped', 'classification');
+    return null;
+  }
+  const envelope = geometryBox(a.type, a.geometry);
+  const box = envelope && image ? clipBox(envelope, image) : envelope;
+  if (!box || box.width <= 0 || box.height <= 0) {
+    tally(stats, 'skipped', `${a.type} (no area in the image)`);
+    return null;
+  }
+  if (a.type === 'bbox' && !a.geometry.rotation) tally(stats, 'kept', 'bbox');
+  else tally(stats, 'converted', `${a.type}${a.type === 'bbox' ? ' (rotated)' : ''}→bbox`);
+  return box;
+}
+
+function clipBox(box: Box, image: { width: number; height: number }): Box {
+  const x = Math.max(0, box.x);
+  const y = Math.max(0, box.y);
+  return { x, y, width: Math.min(image.width, box.x + box.width) - x, height: Math.min(image.height, box.y + box.height) - y };
+}
 
 /** Subset names the interchange formats use for our splits (CVAT, Datumaro: `default` for none). */
 export function subsetOf(split: Split | null): string {

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import type { DatasetToWrite, WriteStats } from '../dataset.js';
+import { tally, type DatasetToWrite, type WriteStats } from '../dataset.js';
 import { writeChunk } from './zip-output.js';
 
 /**
@@ -20,6 +20,7 @@ export async function writeJsonl(dataset: DatasetToWrite, output: Writable): Pro
     })}\n`;
     stats.imageCount++;
     stats.annotationCount += item.annotations.length;
+    for (const a of item.annotations) tally(stats, 'kept', a.type);
     if (batch.length >= 1 << 16) {
       await writeChunk(output, batch);
       batch = '';

@@ -3,8 +3,8 @@ import { greyPng } from '../../imaging/dataset-pixels.js';
 import type { AttributeValue } from '../../imaging/class-specs.js';
 import { rotatedCorners, type EllipseGeometry } from '../../imaging/geometry.js';
 import { encodeRle, type Rle } from '../../imaging/rle.js';
-import type { DatasetToWrite, Point, WriteStats } from '../dataset.js';
-import { stemOf } from '../dataset.js';
+import type { Annotation, DatasetToWrite, Point, WriteStats } from '../dataset.js';
+import { stemOf, tally } from '../dataset.js';
 import { FormatError } from '../format-error.js';
 import { fillPolygon, round2 } from '../geometry.js';
 import { maskCrop } from './interop-shared.js';
@@ -39,6 +39,7 @@ export async function writeLabelMe(dataset: DatasetToWrite, output: Writable): P
         if (a.type === 'classification') {
           flags[a.className] = true;
           stats.annotationCount++;
+          tally(stats, 'kept', 'classification');
           continue;
         }
         const shapeFlags: Record<string, boolean> = {};
@@ -98,6 +99,10 @@ export async function writeLabelMe(dataset: DatasetToWrite, output: Writable): P
           });
         }
         if (shapes.length > before) stats.annotationCount++;
+        const conversion = labelMeConversion(a);
+        if (shapes.length === before) tally(stats, 'skipped', `${a.type} (${a.type === 'keypoints' ? 'no labelled point' : 'no pixels'})`);
+        else if (conversion) tally(stats, 'converted', conversion);
+        else tally(stats, 'kept', a.type);
       }
       const key = `${folder}/${stemOf(fileName)}`;
       if (used.has(key)) throw new FormatError(`two images named ${stemOf(fileName)} in ${folder}: LabelMe keeps one JSON per image name`);
@@ -109,6 +114,16 @@ export async function writeLabelMe(dataset: DatasetToWrite, output: Writable): P
     }
     return stats;
   });
+}
+
+/** What LabelMe cannot draw as it is (see writeLabelMe), or null when the shape is written as itself. */
+function labelMeConversion(a: Annotation): string | null {
+  if (a.type === 'bbox' && a.geometry.rotation) return 'bbox (rotated)→polygon';
+  if (a.type === 'polygon' && a.geometry.holes?.length) return 'polygon with holes→mask';
+  if (a.type === 'polygon' && (a.geometry.parts?.length ?? 1) > 1) return 'polygon parts→polygons sharing group_id';
+  if (a.type === 'ellipse' && Math.abs(a.geometry.rx - a.geometry.ry) >= 1e-9) return 'ellipse→polygon';
+  if (a.type === 'keypoints') return 'keypoints→points';
+  return null;
 }
 
 /** An ellipse as a 64-point polygon (LabelMe draws only circles). */

@@ -2,7 +2,7 @@ import type { Writable } from 'node:stream';
 import { encode as encodeRlePack } from '@thi.ng/rle-pack';
 import type { AttributeSpec, AttributeValue } from '../../imaging/class-specs.js';
 import { decodeRle } from '../../imaging/rle.js';
-import type { Annotation, DatasetToWrite, WriteStats } from '../dataset.js';
+import { tally, type Annotation, type DatasetToWrite, type WriteStats } from '../dataset.js';
 import { FormatError } from '../format-error.js';
 import { fillPolygon } from '../geometry.js';
 import { subsetOf } from './interop-shared.js';
@@ -47,9 +47,16 @@ export async function writeLabelStudio(dataset: DatasetToWrite, output: Writable
         if (a.type === 'classification') {
           if (!choices.includes(a.className)) choices.push(a.className);
           stats.annotationCount++;
+          tally(stats, 'kept', 'classification');
           continue;
         }
         const ids = regionsOf(a, width, height, newId, px, py, base, result);
+        const conversion = labelStudioConversion(a);
+        if (ids.length === 0) {
+          tally(stats, 'skipped', `${a.type} (no labelled point)`);
+          continue;
+        }
+        tally(stats, conversion ? 'converted' : 'kept', conversion ?? a.type);
         const specs = dataset.classSpecs?.get(a.className)?.attributes ?? [];
         for (const [name, value] of Object.entries(a.attributes ?? {})) result.push(attributeResult(ids[0], name, value, specs, base));
         stats.annotationCount++;
@@ -63,6 +70,14 @@ export async function writeLabelStudio(dataset: DatasetToWrite, output: Writable
     await zip.addBuffer('export.json', JSON.stringify(tasks, null, 1));
     return stats;
   });
+}
+
+/** What Label Studio cannot draw as it is (see writeLabelStudio), or null when the shape is written as itself. */
+function labelStudioConversion(a: Annotation): string | null {
+  if (a.type === 'polygon' && (a.geometry.parts || a.geometry.holes)) return 'polygon in parts or with holes→brush';
+  if (a.type === 'polyline') return 'polyline→keypoints';
+  if (a.type === 'keypoints') return 'keypoints→keypointlabels (no skeleton)';
+  return null;
 }
 
 type Base = { to_name: string; original_width: number; original_height: number };

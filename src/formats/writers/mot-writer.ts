@@ -27,6 +27,7 @@ export async function writeMot(dataset: DatasetToWrite, output: Writable): Promi
     for await (const item of dataset.items) {
       if (!item.video || !folders.has(item.video.name)) {
         tally(stats, 'skipped', 'image (not a video frame)');
+        for (const a of item.annotations) tally(stats, 'skipped', `${a.type} (not on a video frame)`);
         continue;
       }
       const { name, frame } = item.video;
@@ -39,6 +40,7 @@ export async function writeMot(dataset: DatasetToWrite, output: Writable): Promi
           tally(stats, 'skipped', a.type === 'bbox' ? 'rotated bbox' : a.type);
           continue;
         }
+        tally(stats, 'kept', 'bbox');
         // A box in no track is MOT's untracked row (id -1).
         const trackId = typeof a.attributes?.track_id === 'number' ? a.attributes.track_id : -1;
         const { x, y, width, height } = a.geometry;

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
-import type { DatasetToWrite, WriteStats } from '../dataset.js';
+import { tally, type DatasetToWrite, type WriteStats } from '../dataset.js';
 import { FormatError } from '../format-error.js';
 import { neutraliseCell } from './csv-writer.js';
 import { safeEntryName } from './item-size.js';
@@ -29,6 +29,9 @@ export async function writeMultiLabelCsv(dataset: DatasetToWrite, output: Writab
         const i = index.get(a.className);
         if (i === undefined) throw new FormatError(`annotation class "${a.className}" is not in the class list`);
         if (row[i] === '0') stats.annotationCount++;
+        // The format has no geometry: any other shape says only that its class is present.
+        if (a.type === 'classification') tally(stats, 'kept', 'classification');
+        else tally(stats, 'converted', `${a.type}→class`);
         row[i] = '1';
       }
       if (!rows.has(folder)) rows.set(folder, []);

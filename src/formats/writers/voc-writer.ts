@@ -3,13 +3,14 @@ import type { DatasetToWrite, WriteStats } from '../dataset.js';
 import { stemOf } from '../dataset.js';
 import { round2 } from '../geometry.js';
 import { safeEntryName, sizeOf } from './item-size.js';
-import { geometryBox } from '../../imaging/geometry.js';
+import { boxOrTally } from './interop-shared.js';
 import { writeZip } from './zip-output.js';
 
 /**
  * Pascal VOC zip: `{split}/<image>` with `{split}/<stem>.xml` beside it (Roboflow's layout) and `labels.txt` with
- * the classes in order. Every geometry is written as its box, clipped to the image. Items without a split go to
- * `train`.
+ * the classes in order. Every geometry is written as its box, clipped to the image (tallied as converted unless it
+ * is an upright box); classifications and shapes with no area in the image are left out and tallied. Items without a
+ * split go to `train`.
  */
 export async function writeVoc(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
   return writeZip(output, async (zip) => {
@@ -20,13 +21,12 @@ export async function writeVoc(dataset: DatasetToWrite, output: Writable): Promi
       const fileName = safeEntryName(item.fileName);
       const objects: string[] = [];
       for (const annotation of item.annotations) {
-        const box = geometryBox(annotation.type, annotation.geometry);
+        const box = boxOrTally(annotation, stats, { width, height });
         if (!box) continue;
-        const xmin = round2(Math.max(0, box.x));
-        const ymin = round2(Math.max(0, box.y));
-        const xmax = round2(Math.min(width, box.x + box.width));
-        const ymax = round2(Math.min(height, box.y + box.height));
-        if (xmax <= xmin || ymax <= ymin) continue;
+        const xmin = round2(box.x);
+        const ymin = round2(box.y);
+        const xmax = round2(box.x + box.width);
+        const ymax = round2(box.y + box.height);
         objects.push(
           `  <object>\n    <name>${escapeXml(annotation.className)}</name>\n    <pose>Unspecified</pose>\n    <truncated>0</truncated>\n` +
             `    <difficult>0</difficult>\n    <bndbox>\n      <xmin>${xmin}</xmin>\n      <ymin>${ymin}</ymin>\n` +

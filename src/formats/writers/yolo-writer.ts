@@ -108,35 +108,46 @@ export function labelLines(annotation: Annotation, classIndex: Map<string, numbe
   if (index === undefined) throw new FormatError(`annotation class "${annotation.className}" is not in the class list`);
   const corners = (points: Point[]) => `${index}${points.map(([x, y]) => ` ${norm(x / width)} ${norm(y / height)}`).join('')}`;
   const converted = (to: string) => tally(stats, 'converted', `${annotation.type}${annotation.type === 'bbox' ? ' (rotated)' : ''}→${to}`);
+  const kept = (lines: string[]) => {
+    tally(stats, 'kept', annotation.type);
+    return lines;
+  };
+  const noArea = () => {
+    tally(stats, 'skipped', `${annotation.type} (no area in the image)`);
+    return [];
+  };
   if (mode.kind === 'obb') {
-    if (annotation.type === 'bbox') return [corners(rotatedCorners(annotation.geometry))];
-    if (annotation.type === 'polygon' && !annotation.geometry.parts && !annotation.geometry.holes && annotation.geometry.points.length === 4) return [corners(annotation.geometry.points)];
+    if (annotation.type === 'bbox') return kept([corners(rotatedCorners(annotation.geometry))]);
+    if (annotation.type === 'polygon' && !annotation.geometry.parts && !annotation.geometry.holes && annotation.geometry.points.length === 4) return kept([corners(annotation.geometry.points)]);
     if (annotation.type === 'ellipse') {
       const e = annotation.geometry;
       converted('rotated bbox');
       return [corners(rotatedCorners({ x: e.cx - e.rx, y: e.cy - e.ry, width: 2 * e.rx, height: 2 * e.ry, rotation: e.rotation }))];
     }
     const box = geometryBox(annotation.type, annotation.geometry);
-    if (!box) return [];
+    if (!box) return noArea();
     converted('bbox');
     return [corners(rotatedCorners(box))];
   }
   if (mode.kind === 'pose') {
     const line = boxLine(index, geometryBox(annotation.type, annotation.geometry), width, height);
-    if (!line) return [];
+    if (!line) return noArea();
     if (annotation.type === 'keypoints' && annotation.geometry.points.length === mode.k) {
       let points = '';
       for (const [x, y, v] of annotation.geometry.points) points += v ? ` ${norm(x / width)} ${norm(y / height)} ${v}` : ' 0 0 0';
-      return [`${line}${points}`];
+      return kept([`${line}${points}`]);
     }
     if (annotation.type !== 'bbox' || annotation.geometry.rotation) converted('bbox');
+    else tally(stats, 'kept', 'bbox');
     return [`${line}${' 0 0 0'.repeat(mode.k)}`];
   }
   if (mode.kind === 'segment') {
     if (annotation.type === 'polygon') {
       const parts = annotation.geometry.parts ?? [annotation.geometry.points];
-      if (parts.length > 1) tally(stats, 'converted', 'polygon parts→one line each');
-      if (annotation.geometry.holes?.length) tally(stats, 'converted', 'polygon holes→left out');
+      // One tally per shape: an object in parts with holes is one conversion naming both.
+      const changes = [parts.length > 1 && 'parts→one line each', annotation.geometry.holes?.length && 'holes→left out'].filter(Boolean);
+      if (changes.length > 0) tally(stats, 'converted', `polygon ${changes.join(' and ')}`);
+      else tally(stats, 'kept', 'polygon');
       return parts.map(corners);
     }
     if (annotation.type === 'bbox' && annotation.geometry.rotation) {
@@ -145,13 +156,14 @@ export function labelLines(annotation: Annotation, classIndex: Map<string, numbe
     }
     if (annotation.type === 'ellipse') {
       converted('polygon');
-      return [corners(ellipsePolygon(annotation.geometry, 32))];
+      return [corners(ellipsePolygon(annotation.geometry, 64))];
     }
   }
   const line = boxLine(index, geometryBox(annotation.type, annotation.geometry), width, height);
-  if (line && (annotation.type !== 'bbox' || annotation.geometry.rotation) && !(mode.kind === 'segment' && annotation.type === 'mask')) converted('bbox');
-  if (line && mode.kind === 'segment' && annotation.type === 'mask') tally(stats, 'converted', 'mask→bbox');
-  return line ? [line] : [];
+  if (!line) return noArea();
+  if (annotation.type !== 'bbox' || annotation.geometry.rotation) converted('bbox');
+  else tally(stats, 'kept', 'bbox');
+  return [line];
 }
 
 function boxLine(index: number, box: Box | null, width: number, height: number): string | null {

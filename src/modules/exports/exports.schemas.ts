@@ -24,7 +24,8 @@ export const ExportRequest = Type.Object(
         + ', `dota` (zip: {split}/images and {split}/labelTxt, DOTA oriented boxes "x1 y1 … x4 y4 class difficult")'
         + ', `cvat_video` (CVAT for video 1.1: annotations.xml with tracks and keyframes + images/frame_NNNNNN.*, a folder per video when several)'
         + ', `mot` (MOT 1.1: gt/gt.txt, gt/labels.txt, seqinfo.ini, img1/ per video). Every other format writes a frame\'s track shapes '
-        + 'as annotations with the `track_id` (and `keyframe`) attributes',
+        + 'as annotations: `coco`, `coco_zip`, `cvat`, `datumaro`, `labelme` and `labelstudio` with the `track_id` (and `keyframe`) attributes, '
+        + '`yolo` and `yolo_ultralytics` with the ids in a `tracks/` file beside the labels; the others write no attributes, so the track is not kept',
     }),
     version_id: Type.Optional(Nullable(Id)),
     include_unannotated: Type.Boolean({ default: true, description: 'Whether images without annotations are exported (default true)' }),

@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import sharp from 'sharp';
+import yauzl from 'yauzl';
+import type { Annotation, ClassSpec, DatasetToWrite, ProjectType, WriteStats } from '../../src/formats/dataset.js';
+import { readDatasetZip } from '../../src/formats/readers/index.js';
+import { WRITERS, type ExportFormat } from '../../src/formats/writers/index.js';
+import { encodeRle } from '../../src/imaging/rle.js';
+
+const W = 200;
+const H = 100;
+
+function squareMask(x0: number, y0: number, size: number) {
+  const data = new Uint8Array(W * H);
+  for (let y = y0; y < y0 + size; y++) data.fill(1, y * W + x0, y * W + x0 + size);
+  return encodeRle({ width: W, height: H, data });
+}
+
+const skeleton = { points: ['head', 'left_hand', 'right_hand'], edges: [[0, 1], [0, 2]] as [number, number][], flip_pairs: [[1, 2]] as [number, number][] };
+
+/** One of every shape kind, and the awkward cases of each (a one-point set, an empty mask, keypoints with none labelled). */
+const EVERY_SHAPE: Annotation[] = [
+  { type: 'bbox', className: 'thing', geometry: { x: 5, y: 5, width: 20, height: 10 } },
+  { type: 'bbox', className: 'thing', geometry: { x: 60, y: 30, width: 50, height: 20, rotation: 30 } },
+  { type: 'polygon', className: 'thing', geometry: { points: [[10, 10], [40, 10], [40, 40]] } },
+  { type: 'polygon', className: 'thing', geometry: { points: [[10, 10], [40, 10], [40, 40], [10, 40]] } },
+  { type: 'polygon', className: 'thing', geometry: { points: [[10, 10], [40, 10], [40, 40]], parts: [[[10, 10], [40, 10], [40, 40]], [[150, 60], [190, 60], [170, 90]]] } },
+  { type: 'polygon', className: 'thing', geometry: { points: [[0, 0], [60, 0], [60, 60], [0, 60]], holes: [[[20, 20], [40, 20], [40, 40], [20, 40]]] } },
+  { type: 'mask', className: 'thing', geometry: { rle: squareMask(120, 10, 20) } },
+  { type: 'mask', className: 'thing', geometry: { rle: encodeRle({ width: W, height: H, data: new Uint8Array(W * H) }) } },
+  { type: 'keypoints', className: 'person', geometry: { points: [[100, 20, 2], [80, 50, 1], [0, 0, 0]], bbox: { x: 70, y: 10, width: 50, height: 70 } } },
+  { type: 'keypoints', className: 'person', geometry: { points: [[0, 0, 0], [0, 0, 0], [0, 0, 0]] } },
+  { type: 'polyline', className: 'thing', geometry: { points: [[1, 1], [50, 5], [90, 40]] } },
+  { type: 'points', className: 'thing', geometry: { points: [[3, 3], [30, 30]] } },
+  { type: 'points', className: 'thing', geometry: { points: [[7, 7]] } },
+  { type: 'ellipse', className: 'thing', geometry: { cx: 150, cy: 30, rx: 20, ry: 10, rotation: 20 } },
+  { type: 'ellipse', className: 'thing', geometry: { cx: 30, cy: 70, rx: 10, ry: 10, rotation: 0 } },
+  { type: 'classification', className: 'thing', geometry: {} },
+];
+
+const total = (counts: Record<string, number> | undefined, except?: string) =>
+  Object.entries(counts ?? {}).reduce((sum, [what, n]) => sum + (what === except ? 0 : n), 0);
+
+describe('export accounting (issue 25): every writer accounts for every shape it is given', () => {
+  let work: string;
+  let count = 0;
+  let image: string;
+  before(async () => {
+    work = await mkdtemp(join(tmpdir(), 'versa-accounting-'));
+    image = join(work, 'scene.png');
+    await writeFile(image, await sharp({ create: { width: W, height: H, channels: 3, background: { r: 90, g: 120, b: 30 } } }).png().toBuffer());
+  });
+  after(() => rm(work, { recursive: true, force: true }));
+
+  async function write(format: ExportFormat, projectType: ProjectType, annotations: Annotation[], size = { width: W, height: H }, path = image) {
+    const dataset: DatasetToWrite = {
+      classes: ['thing', 'person'],
+      classSpecs: new Map<string, ClassSpec>([['person', { skeleton }]]),
+      projectType,
+      items: [{ split: 'train', fileName: 'scene.png', source: { path }, ...size, annotations }],
+    };
+    const out = join(work, `out-${++count}.${WRITERS[format].extension}`);
+    const stats = await WRITERS[format].write(dataset, createWriteStream(out));
+    return { stats, out };
+  }
+
+  const unaccounted = (stats: WriteStats) =>
+    EVERY_SHAPE.length - total(stats.kept) - total(stats.converted) - total(stats.skipped, 'image (not a video frame)');
+
+  for (const format of Object.keys(WRITERS) as ExportFormat[]) {
+    it(`${format}: kept + converted + skipped = every shape`, async () => {
+      const { stats } = await write(format, 'instance_segmentation', EVERY_SHAPE);
+      assert.equal(unaccounted(stats), 0, `${format}: ${JSON.stringify({ kept: stats.kept, converted: stats.converted, skipped: stats.skipped })}`);
+    });
+  }
+
+  for (const projectType of ['object_detection', 'keypoint_detection', 'oriented_detection'] as const) {
+    it(`yolo in a ${projectType} project: kept + converted + skipped = every shape`, async () => {
+      const { stats } = await write('yolo', projectType, EVERY_SHAPE);
+      assert.equal(unaccounted(stats), 0, JSON.stringify(stats));
+    });
+  }
+
+  it('VOC and CreateML: shapes other than upright boxes are converted, classifications and zero-size boxes skipped', async () => {
+    for (const format of ['voc', 'createml'] as const) {
+      const { stats } = await write(format, 'object_detection', EVERY_SHAPE);
+      assert.deepEqual(stats.kept, { bbox: 1 }, format);
+      assert.equal(stats.skipped?.classification, 1, format);
+      assert.equal(stats.skipped?.['points (no area in the image)'], 1, format);
+      assert.equal(stats.skipped?.['mask (no area in the image)'], 1, format);
+      assert.equal(stats.converted?.['bbox (rotated)→bbox'], 1, format);
+      assert.equal(stats.converted?.['ellipse→bbox'], 2, format);
+      assert.equal(stats.converted?.['polygon→bbox'], 4, format);
+      assert.equal(stats.annotationCount, total(stats.kept) + total(stats.converted), format);
+    }
+  });
+
+  it('masks: what has no area is counted as skipped', async () => {
+    const { stats } = await write('masks', 'semantic_segmentation', EVERY_SHAPE);
+    assert.deepEqual(stats.skipped, { keypoints: 2, polyline: 1, points: 2, classification: 1 });
+  });
+
+  it('masks: rotated boxes painted rotated, every part filled, holes cut, ellipses painted', async () => {
+    const size = { width: 100, height: 100 };
+    const path = join(work, 'square.png');
+    await writeFile(path, await sharp({ create: { ...size, channels: 3, background: { r: 0, g: 0, b: 0 } } }).png().toBuffer());
+    const { out } = await write('masks', 'semantic_segmentation', [
+      // Class values: thing 1, person 2. A background of `thing`, then `person` shapes over it.
+      { type: 'polygon', className: 'thing', geometry: { points: [[0, 0], [100, 0], [100, 100], [0, 100]] } },
+      { type: 'polygon', className: 'person', geometry: { points: [[5, 5], [45, 5], [45, 45], [5, 45]], holes: [[[15, 15], [35, 15], [35, 35], [15, 35]]] } },
+      { type: 'bbox', className: 'person', geometry: { x: 55, y: 22, width: 40, height: 6, rotation: 90 } },
+      { type: 'polygon', className: 'person', geometry: { points: [[55, 55], [65, 55], [65, 65], [55, 65]], parts: [[[55, 55], [65, 55], [65, 65], [55, 65]], [[80, 80], [95, 80], [95, 95], [80, 95]]] } },
+      { type: 'ellipse', className: 'person', geometry: { cx: 25, cy: 75, rx: 15, ry: 5, rotation: 90 } },
+    ], size, path);
+    const archive = await yauzl.openPromise(out, { lazyEntries: true });
+    let png: Buffer | null = null;
+    for await (const entry of archive.eachEntry()) {
+      if (entry.fileName !== 'train/scene_mask.png') continue;
+      const chunks: Buffer[] = [];
+      for await (const chunk of await archive.openReadStreamPromise(entry)) chunks.push(chunk as Buffer);
+      png = Buffer.concat(chunks);
+    }
+    archive.close();
+    assert.ok(png, 'the mask PNG is in the archive');
+    const { data, info } = await sharp(png).extractChannel(0).raw().toBuffer({ resolveWithObject: true });
+    const at = (x: number, y: number) => data[y * info.width + x];
+    assert.equal(at(10, 10), 2, 'the outline with holes is painted');
+    assert.equal(at(25, 25), 1, 'its hole is cut: what lies beneath shows');
+    assert.equal(at(75, 8), 2, 'the box turned 90° is painted upright');
+    assert.equal(at(58, 25), 1, 'and not where the unrotated box would be');
+    assert.equal(at(60, 60), 2, 'first part');
+    assert.equal(at(88, 88), 2, 'second part');
+    assert.equal(at(25, 65), 2, 'the ellipse turned 90° is painted');
+    assert.equal(at(12, 75), 1, 'and not along its unrotated axis');
+  });
+
+  it('cvat: attribute values the class does not declare (a track shape\'s track_id, keyframe) are declared in <meta> and read back', async () => {
+    const { out } = await write('cvat', 'object_detection', [
+      { type: 'bbox', className: 'thing', geometry: { x: 5, y: 5, width: 20, height: 10 }, attributes: { track_id: 7, keyframe: true, note: 'left' } },
+    ]);
+    const back = await readDatasetZip(out);
+    try {
+      assert.deepEqual(back.classSpecs?.get('thing')?.attributes?.map((a) => [a.name, a.type]), [['track_id', 'number'], ['keyframe', 'checkbox'], ['note', 'text']]);
+      const items = [];
+      for await (const item of back.items()) items.push(item);
+      assert.deepEqual(items[0].annotations[0].attributes, { track_id: 7, keyframe: true, note: 'left' });
+      assert.deepEqual(back.ledger?.skippedList, []);
+    } finally {
+      await back.cleanup();
+    }
+  });
+});
