@@ -5,18 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  accuracy,
-  addScores,
-  imageAgreement,
-  krippendorffAlpha,
-  matchShapes,
-  mergeConsensus,
-  scoreShapes,
-  spanAlpha,
-  spanTokenF1,
-  type Shape,
-} from '../../src/lib/agreement/index.js';
+import { imageAgreement, mergeConsensus } from '../../src/modules/quality-control/consensus.logic.js';
+import { accuracy, krippendorffAlpha, spanAlpha, spanTokenF1 } from '../../src/modules/quality-control/label-agreement.logic.js';
+import { addScores, matchShapes, scoreShapes, type Shape } from '../../src/modules/quality-control/shape-scores.logic.js';
 import { Random } from '../../src/lib/random.js';
 
 const box = (class_id: number, x: number, y: number, width = 10, height = 10): Shape => ({ class_id, annotation_type: 'bbox', geometry: { x, y, width, height } });

@@ -29,6 +29,7 @@ import { tracks } from './0030-tracks.js';
 import { projectStorages } from './0031-project-storages.js';
 import { trackSuggestions } from './0032-track-suggestions.js';
 import { versionFrames } from './0033-version-frames.js';
+import { qualityControl } from './0035-quality-control.js';
 
 /** Every migration, in order. Names are stable forever: they are recorded in the database. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -62,5 +63,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0031-project-storages': projectStorages(dialect),
     '0032-track-suggestions': trackSuggestions(dialect),
     '0033-version-frames': versionFrames(),
+    '0035-quality-control': qualityControl(dialect),
   };
 }

@@ -2,7 +2,7 @@
  * Agreement on labels (issue 29): accuracy of class labels against a reference, token-level F1 of text spans, and
  * Krippendorff's alpha (nominal) over any number of annotators with missing values. Pure.
  */
-import { f1Of, ratio, type Counts } from './shapes.js';
+import { f1Of, ratio, type Counts } from './shape-scores.logic.js';
 
 /** A labelled character span of a text: [start, end) in UTF-16 code units, as samples store them. */
 export interface TextSpan {

@@ -20,7 +20,7 @@
  */
 import { geometryBox } from '../../imaging/geometry.js';
 import { boxIou, mixedShapeIou } from '../../imaging/shape-metrics.js';
-import { assign, FORBIDDEN } from '../assignment.js';
+import { assign, FORBIDDEN } from '../../lib/assignment.js';
 
 export const DEFAULT_MIN_IOU = 0.5;
 

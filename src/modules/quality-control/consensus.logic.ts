@@ -19,8 +19,8 @@
  *    (polygons with different vertices have no meaningful vertex average). Only members of the group's most common
  *    type (by weight) take part.
  */
-import { assign, FORBIDDEN } from '../assignment.js';
-import { DEFAULT_MIN_IOU, iouOf, scoreShapes, type Shape } from './shapes.js';
+import { assign, FORBIDDEN } from '../../lib/assignment.js';
+import { DEFAULT_MIN_IOU, iouOf, scoreShapes, type Shape } from './shape-scores.logic.js';
 
 export interface AnnotatorShapes {
   /** Who drew them (any key: a user id). */
@@ -140,16 +140,22 @@ function fuseGeometry(group: readonly Member[]): { annotation_type: string; geom
   const type = [...typeWeight.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0][0];
   const members = group.filter((m) => m.shape.annotation_type === type);
   if (type === 'bbox' && members.every((m) => !(m.shape.geometry as { rotation?: number }).rotation)) {
+    // Weighted means of the corners, as offsets from the first member's (identical boxes fuse exactly).
+    const first = members[0].shape.geometry as { x: number; y: number; width: number; height: number };
     let x1 = 0, y1 = 0, x2 = 0, y2 = 0, w = 0;
     for (const m of members) {
       const g = m.shape.geometry as { x: number; y: number; width: number; height: number };
-      x1 += g.x * m.weight;
-      y1 += g.y * m.weight;
-      x2 += (g.x + g.width) * m.weight;
-      y2 += (g.y + g.height) * m.weight;
+      x1 += (g.x - first.x) * m.weight;
+      y1 += (g.y - first.y) * m.weight;
+      x2 += (g.x + g.width - first.x - first.width) * m.weight;
+      y2 += (g.y + g.height - first.y - first.height) * m.weight;
       w += m.weight;
     }
-    return { annotation_type: 'bbox', geometry: { x: x1 / w, y: y1 / w, width: (x2 - x1) / w, height: (y2 - y1) / w } };
+    const left = first.x + x1 / w;
+    const top = first.y + y1 / w;
+    const right = first.x + first.width + x2 / w;
+    const bottom = first.y + first.height + y2 / w;
+    return { annotation_type: 'bbox', geometry: { x: left, y: top, width: right - left, height: bottom - top } };
   }
   if (members.length === 1) return { annotation_type: type, geometry: members[0].shape.geometry };
   let best = members[0];
