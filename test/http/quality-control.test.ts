@@ -222,6 +222,20 @@ describe('quality control (issue 29)', () => {
     assert.equal((await reviewer.get(`${base()}/annotators/export`)).status, 403);
   });
 
+  it('versions leave ground-truth images out unless the lead lets them train', async () => {
+    const sources = async (name: string) => {
+      const version = await owner.post(`/api/projects/${projectId}/versions`, { name });
+      assert.equal(version.status, 201, JSON.stringify(version.body));
+      const rows = await t.versa.deps.db.selectFrom('version_sources').select('source_image_id').where('version_id', '=', version.body.id).execute();
+      return new Set(rows.map((r) => r.source_image_id));
+    };
+    const without = await sources('without ground truth');
+    assert.deepEqual([without.has(g1), without.has(g2), without.has(p1)], [false, false, true]);
+    await owner.put(`${base()}/settings`, { ground_truth_in_training: true });
+    const withGt = await sources('with ground truth');
+    assert.deepEqual([withGt.has(g1), withGt.has(g2), withGt.has(p1)], [true, true, true]);
+  });
+
   it('annotators see their own scores only when the project allows it', async () => {
     const a2 = annotators[1];
     assert.deepEqual((await a2.get(`${base()}/my-scores`)).body, { visible: false, scores: null });
