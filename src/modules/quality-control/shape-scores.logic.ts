@@ -64,6 +64,20 @@ export interface Pair {
 
 /** IoU of two shapes by the rules above (0 when they cannot overlap). */
 export function iouOf(a: Shape, b: Shape): number {
+  if (a.annotation_type === 'bbox' && b.annotation_type === 'bbox') {
+    const ga = a.geometry as { x: number; y: number; width: number; height: number; rotation?: number };
+    const gb = b.geometry as { x: number; y: number; width: number; height: number; rotation?: number };
+    if (!ga.rotation && !gb.rotation) {
+      // The common case, inline: two upright boxes.
+      const ix = Math.min(ga.x + ga.width, gb.x + gb.width) - Math.max(ga.x, gb.x);
+      if (ix <= 0) return 0;
+      const iy = Math.min(ga.y + ga.height, gb.y + gb.height) - Math.max(ga.y, gb.y);
+      if (iy <= 0) return 0;
+      const inter = ix * iy;
+      const union = ga.width * ga.height + gb.width * gb.height - inter;
+      return union <= 0 ? 0 : inter / union;
+    }
+  }
   if (a.annotation_type === 'classification' || b.annotation_type === 'classification') {
     return a.annotation_type === b.annotation_type && a.class_id === b.class_id ? 1 : 0;
   }
@@ -81,6 +95,23 @@ const CLASS_TIE = 1e-9;
 export function matchShapes(ref: readonly Shape[], ann: readonly Shape[], minIou = DEFAULT_MIN_IOU): Pair[] {
   if (ref.length === 0 || ann.length === 0) return [];
   const ious = ref.map((r) => ann.map((a) => iouOf(r, a)));
+  // Where no object has two candidates (objects apart from each other: the usual case), the candidates are the
+  // optimum; otherwise the Hungarian method decides.
+  const candidates: Pair[] = [];
+  const refSeen = new Uint8Array(ref.length);
+  const annSeen = new Uint8Array(ann.length);
+  let contested = false;
+  for (let i = 0; i < ref.length; i++) {
+    for (let j = 0; j < ann.length; j++) {
+      const iou = ious[i][j];
+      if (!(iou >= minIou && iou > 0)) continue;
+      if (refSeen[i] || annSeen[j]) contested = true;
+      refSeen[i] = 1;
+      annSeen[j] = 1;
+      candidates.push({ ref: i, ann: j, iou });
+    }
+  }
+  if (!contested) return candidates;
   const cost = ious.map((row, i) => row.map((iou, j) => (iou >= minIou && iou > 0 ? 1 - iou - (ref[i].class_id === ann[j].class_id ? CLASS_TIE : 0) : FORBIDDEN)));
   return assign(cost).map(([r, a]) => ({ ref: r, ann: a, iou: ious[r][a] }));
 }
@@ -96,7 +127,7 @@ export function f1Of(c: Counts): number {
 }
 
 export function classScore(class_id: number, c: Counts): ClassScore {
-  return { class_id, ...c, precision: ratio(c.tp, c.tp + c.fp), recall: ratio(c.tp, c.tp + c.fn), f1: f1Of(c) };
+  return { class_id, tp: c.tp, fp: c.fp, fn: c.fn, precision: ratio(c.tp, c.tp + c.fp), recall: ratio(c.tp, c.tp + c.fn), f1: f1Of(c) };
 }
 
 /** The figures of `ann` against `ref` on one image. */
@@ -129,15 +160,29 @@ export function scoreShapes(ref: readonly Shape[], ann: readonly Shape[], minIou
 
 /** Adds per-class counts and pair sums (over images, over annotators) into one score. */
 export function summarise(perClass: readonly ClassScore[], matched: number, iouSum: number, agreed: number): ShapeScore {
-  const total = perClass.reduce<Counts>((t, c) => ({ tp: t.tp + c.tp, fp: t.fp + c.fp, fn: t.fn + c.fn }), { tp: 0, fp: 0, fn: 0 });
+  let tp = 0;
+  let fp = 0;
+  let fn = 0;
+  for (const c of perClass) {
+    tp += c.tp;
+    fp += c.fp;
+    fn += c.fn;
+  }
+  const total = classScore(-1, { tp, fp, fn });
   return {
-    ...classScore(-1, total),
+    class_id: -1,
+    tp,
+    fp,
+    fn,
+    precision: total.precision,
+    recall: total.recall,
+    f1: total.f1,
     matched,
     mean_iou: ratio(iouSum, matched),
     class_accuracy: ratio(agreed, matched),
     iou_sum: iouSum,
     class_agreed: agreed,
-    per_class: [...perClass],
+    per_class: perClass as ClassScore[],
   };
 }
 
