@@ -6,10 +6,11 @@
  * class and by day; agreement with the others; time and objects), the per-image agreement of every overlapped image
  * and the consensus weights — what `GET …/quality-control/annotators` and `…/agreement` compute after reading the
  * rows. Target < 5 s. Reading the rows from the database is not included (one indexed scan of `qc_tasks`).
- * Medians of `rounds`. Usage: npx tsx bench/quality-report.ts [images=100000] [rounds=3]
+ * Medians of `rounds`. Usage: node --max-semi-space-size=32 --import tsx bench/quality-report.ts [images=100000] [rounds=3]
+ * (the young-generation size `npm start` gives the server; with V8's default the report spends much longer in GC)
  */
 import { Random } from '../src/lib/random.js';
-import { annotatorFigures, consensusWeights, imageAgreements, type SubmittedVersion } from '../src/modules/quality-control/quality-report.logic.js';
+import { consensusWeights, teamReport, type SubmittedVersion } from '../src/modules/quality-control/quality-report.logic.js';
 import type { Shape } from '../src/modules/quality-control/shape-scores.logic.js';
 
 const imageCount = Number(process.argv[2] ?? 100_000);
@@ -45,8 +46,7 @@ let summary = '';
 for (let round = 0; round < rounds; round++) {
   const start = performance.now();
   const versions: SubmittedVersion[] = rows.map((r) => ({ image_id: r.image_id, user_id: r.user_id, shapes: JSON.parse(r.shapes) as Shape[], active_ms: r.active_ms, submitted_at: r.submitted_at }));
-  const figures = annotatorFigures(versions, groundTruth, []);
-  const agreement = imageAgreements(versions, groundTruth, 0.7);
+  const { annotators: figures, images: agreement } = teamReport(versions, groundTruth, [], 0.7);
   const weights = consensusWeights(figures);
   const seconds = (performance.now() - start) / 1000;
   times.push(seconds);

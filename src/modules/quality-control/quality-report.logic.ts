@@ -3,7 +3,6 @@
  * counts to per-annotator figures, per-image agreement and the consensus weights. The service reads the rows; the
  * benchmark (bench/quality-report.ts) runs the same functions on generated data.
  */
-import { imageAgreement } from './consensus.logic.js';
 import { addScores, scoreShapes, type Shape, type ShapeScore } from './shape-scores.logic.js';
 
 export interface SubmittedVersion {
@@ -82,25 +81,12 @@ export function annotatorFigures(
   versions: readonly SubmittedVersion[],
   groundTruth: ReadonlyMap<number, Shape[]>,
   reviews: readonly ReviewCounts[],
+  /** The per-user sums of pairwise F1 on overlapped images, when already computed (teamReport). */
+  pairAgreement?: ReadonlyMap<number, { sum: number; n: number }>,
 ): AnnotatorFigures[] {
   const byUser = groupBy(versions, (v) => v.user_id);
   const reviewsOf = new Map(reviews.map((r) => [r.user_id, r]));
-  // Pairwise F1 on overlapped images, credited to both annotators of each pair.
-  const agreementSum = new Map<number, { sum: number; n: number }>();
-  for (const [imageId, list] of groupBy(versions, (v) => v.image_id)) {
-    if (groundTruth.has(imageId) || list.length < 2) continue;
-    for (let i = 0; i < list.length; i++) {
-      for (let j = i + 1; j < list.length; j++) {
-        const f1 = scoreShapes(list[i].shapes, list[j].shapes).f1;
-        for (const user of [list[i].user_id, list[j].user_id]) {
-          const e = agreementSum.get(user) ?? { sum: 0, n: 0 };
-          e.sum += f1;
-          e.n++;
-          agreementSum.set(user, e);
-        }
-      }
-    }
-  }
+  const agreementSum = pairAgreement ?? overlapPairs(versions, groundTruth).perUser;
   const users = new Set<number>([...byUser.keys(), ...reviews.map((r) => r.user_id)]);
   return [...users].sort((a, b) => a - b).map((user) => {
     const mine = byUser.get(user) ?? [];
@@ -130,15 +116,66 @@ export function annotatorFigures(
   });
 }
 
-/** Agreement of every image (not ground truth) that at least two annotators submitted. */
-export function imageAgreements(versions: readonly SubmittedVersion[], groundTruth: ReadonlySet<number> | ReadonlyMap<number, unknown>, threshold: number): ImageAgreementRow[] {
-  const rows: ImageAgreementRow[] = [];
+/**
+ * Every pair of versions of each overlapped image (not ground truth, two versions or more) scored once: the image's
+ * agreement (mean pairwise F1, mean IoU over the pairs' matches, F1 per class averaged over the pairs that have the
+ * class, as imageAgreement in consensus.logic.ts) and each annotator's sum of pairwise F1.
+ */
+export function overlapPairs(versions: readonly SubmittedVersion[], groundTruth: ReadonlySet<number> | ReadonlyMap<number, unknown>) {
+  const perUser = new Map<number, { sum: number; n: number }>();
+  const images: Omit<ImageAgreementRow, 'below_threshold'>[] = [];
   for (const [imageId, list] of groupBy(versions, (v) => v.image_id)) {
     if (groundTruth.has(imageId) || list.length < 2) continue;
-    const a = imageAgreement(list.map((v) => ({ annotator: v.user_id, shapes: v.shapes })));
-    rows.push({ image_id: imageId, annotators: list.map((v) => v.user_id).sort((x, y) => x - y), f1: a.f1, mean_iou: a.mean_iou, per_class: a.per_class, below_threshold: a.f1 < threshold });
+    let f1 = 0;
+    let pairs = 0;
+    let iouSum = 0;
+    let matched = 0;
+    const perClass = new Map<number, { sum: number; n: number }>();
+    for (let i = 0; i < list.length; i++) {
+      for (let j = i + 1; j < list.length; j++) {
+        const score = scoreShapes(list[i].shapes, list[j].shapes);
+        f1 += score.f1;
+        pairs++;
+        iouSum += score.iou_sum;
+        matched += score.matched;
+        for (const c of score.per_class) {
+          const e = perClass.get(c.class_id) ?? { sum: 0, n: 0 };
+          e.sum += c.f1;
+          e.n++;
+          perClass.set(c.class_id, e);
+        }
+        for (const user of [list[i].user_id, list[j].user_id]) {
+          const e = perUser.get(user) ?? { sum: 0, n: 0 };
+          e.sum += score.f1;
+          e.n++;
+          perUser.set(user, e);
+        }
+      }
+    }
+    images.push({
+      image_id: imageId,
+      annotators: list.map((v) => v.user_id).sort((x, y) => x - y),
+      f1: f1 / pairs,
+      mean_iou: matched === 0 ? null : iouSum / matched,
+      per_class: [...perClass.entries()].sort((a, b) => a[0] - b[0]).map(([class_id, e]) => ({ class_id, f1: e.sum / e.n })),
+    });
   }
-  return rows.sort((a, b) => a.image_id - b.image_id);
+  images.sort((a, b) => a.image_id - b.image_id);
+  return { perUser, images };
+}
+
+/** Agreement of every image (not ground truth) that at least two annotators submitted. */
+export function imageAgreements(versions: readonly SubmittedVersion[], groundTruth: ReadonlySet<number> | ReadonlyMap<number, unknown>, threshold: number): ImageAgreementRow[] {
+  return withThreshold(overlapPairs(versions, groundTruth).images, threshold);
+}
+
+const withThreshold = (images: Omit<ImageAgreementRow, 'below_threshold'>[], threshold: number): ImageAgreementRow[] =>
+  images.map((r) => ({ ...r, below_threshold: r.f1 < threshold }));
+
+/** The whole report, every pair of versions scored once: annotators' figures and images' agreement. */
+export function teamReport(versions: readonly SubmittedVersion[], groundTruth: ReadonlyMap<number, Shape[]>, reviews: readonly ReviewCounts[], threshold: number) {
+  const pairs = overlapPairs(versions, groundTruth);
+  return { annotators: annotatorFigures(versions, groundTruth, reviews, pairs.perUser), images: withThreshold(pairs.images, threshold) };
 }
 
 /**
