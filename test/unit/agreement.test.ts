@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import { imageAgreement, mergeConsensus } from '../../src/modules/quality-control/consensus.logic.js';
 import { accuracy, krippendorffAlpha, spanAlpha, spanTokenF1 } from '../../src/modules/quality-control/label-agreement.logic.js';
 import { addScores, matchShapes, scoreShapes, type Shape } from '../../src/modules/quality-control/shape-scores.logic.js';
+import { teamReport } from '../../src/modules/quality-control/quality-report.logic.js';
 import { Random } from '../../src/lib/random.js';
 
 const box = (class_id: number, x: number, y: number, width = 10, height = 10): Shape => ({ class_id, annotation_type: 'bbox', geometry: { x, y, width, height } });
@@ -216,5 +217,39 @@ describe('agreement and consensus among annotators (issue 29)', () => {
     for (const score of individual) assert.ok(consensus > score, `consensus ${consensus} ≤ individual ${score}`);
     assert.equal(consensus, 1);
     assert.ok(Math.max(...individual) < 0.95);
+  });
+});
+
+describe('the team report scores each pair once (issue 29)', () => {
+  it('gives the same image agreement as imageAgreement and the same annotator agreement as scoring pairs directly', () => {
+    const random = new Random(7);
+    const versions = [];
+    for (let image = 1; image <= 30; image++) {
+      for (const user of [1, 2, 3]) {
+        if (image % 5 === 0 && user === 3) continue; // some images with two versions
+        const shapes = Array.from({ length: random.int(0, 4) }, (_, k) => box(random.int(1, 3), k * 40 + random.int(0, 8), 0, 20, 20));
+        versions.push({ image_id: image, user_id: user, shapes, active_ms: 1000, submitted_at: '2026-12-02T00:00:00.000Z' });
+      }
+    }
+    const groundTruth = new Map([[1, versions[0].shapes]]);
+    const report = teamReport(versions, groundTruth, [], 0.7);
+    assert.equal(report.images.length, 29);
+    for (const row of report.images) {
+      const direct = imageAgreement(versions.filter((v) => v.image_id === row.image_id).map((v) => ({ annotator: v.user_id, shapes: v.shapes })));
+      assert.deepEqual([row.f1, row.mean_iou, row.per_class], [direct.f1, direct.mean_iou, direct.per_class]);
+      assert.equal(row.below_threshold, row.f1 < 0.7);
+    }
+    // Annotator 3 against the others on every overlapped image they labelled.
+    let sum = 0;
+    let n = 0;
+    for (let image = 2; image <= 30; image++) {
+      const mine = versions.find((v) => v.image_id === image && v.user_id === 3);
+      if (!mine) continue;
+      for (const other of versions.filter((v) => v.image_id === image && v.user_id !== 3)) {
+        sum += scoreShapes(mine.shapes, other.shapes).f1;
+        n++;
+      }
+    }
+    close(report.annotators.find((a) => a.user_id === 3)!.agreement, sum / n, 1e-12);
   });
 });
