@@ -68,6 +68,7 @@ import { registerCanonicalModule } from './modules/canonical/index.js';
 import { registerCleaningModule, type CleaningModule } from './modules/cleaning/index.js';
 import { registerProfileModule } from './modules/profile/index.js';
 import { registerQualityModule, type QualityModule } from './modules/quality/index.js';
+import { registerQualityControlModule } from './modules/quality-control/index.js';
 import { registerReadinessModule } from './modules/readiness/index.js';
 import type { QualityBody } from './modules/quality/quality.schemas.js';
 import { registerSamplesModule } from './modules/samples/index.js';
@@ -306,6 +307,7 @@ async function registerModules(app: FastifyInstance, deps: ModuleDeps<SharedServ
   registerAssignmentsModule(app, deps);
   registerNextToLabelModule(app, deps);
   const reviews = registerReviewsModule(app, deps);
+  registerQualityControlModule(app, deps);
   registerLocksModule(app, deps);
   registerRevisionsModule(app, deps);
   registerMaintenanceModule(app, deps);

@@ -1747,6 +1747,271 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{id}/quality-control/agreement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Agreement per image and class (project admins)
+         * @description Images (not ground truth) with two or more submitted versions: mean pairwise F1 (IoU ≥ 0.5, Hungarian matching), mean IoU, F1 per class.
+         */
+        get: operations["getQualityControlAgreement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/quality-control/annotators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Annotator analytics (project admins and owners)
+         * @description Per annotator: active time (the gaps between saves of their tasks, each up to 120 s), objects per hour, rejection and rework rates, ground-truth scores (overall, per class, by day) and agreement with others.
+         */
+        get: operations["listQualityControlAnnotators"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/quality-control/annotators/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Annotator analytics as CSV (project admins and owners) */
+        get: operations["getQualityControlAnnotatorExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/quality-control/consensus": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decide an image's accepted labels from its versions (reviewers)
+         * @description `merge` (weighted by each annotator's ground-truth F1), `pick` one version, or `edit`. Replaces the image's accepted annotations (each change in its revision log) and records the decision.
+         */
+        post: operations["createQualityControlConsensus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/quality-control/decisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Consensus decisions, oldest first (reviewers) */
+        get: operations["listQualityControlDecisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/quality-control/disagreements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The disagreement queue (reviewers)
+         * @description Images below the agreement threshold without a decision, with every version to overlay and what a merge would accept.
+         */
+        get: operations["listQualityControlDisagreements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/quality-control/ground-truth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Ground-truth images with their frozen labels (project admins) */
+        get: operations["getQualityControlGroundTruth"];
+        put?: never;
+        /**
+         * Mark approved images as ground truth (project admins)
+         * @description Freezes each image's accepted labels as the reference. Every image must be of the project and approved (422, nothing marked). Marking again refreshes the labels.
+         */
+        post: operations["createQualityControlGroundTruth"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/quality-control/ground-truth/{image_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Stop using an image as ground truth (project admins) */
+        delete: operations["deleteQualityControlGroundTruth"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/quality-control/my-scores": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My own scores, when the project shows them */
+        get: operations["listQualityControlMyScores"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/quality-control/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Quality control settings (project admins) */
+        get: operations["listQualityControlSettings"];
+        /**
+         * Change quality control settings (project admins)
+         * @description Overlap 1–5 annotators per image, ground-truth share 0–0.5 of dealt tasks, agreement threshold 0–1.
+         */
+        put: operations["updateQualityControlSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/quality-control/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My tasks in dealing order (project admins: anyone's with user_id) */
+        get: operations["listQualityControlTasks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/quality-control/tasks/{image_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My task on an image, with my version */
+        get: operations["getQualityControlTask"];
+        /**
+         * Save my version of an image
+         * @description Replaces your shapes. A submitted task is 409.
+         */
+        put: operations["updateQualityControlTask"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/quality-control/tasks/{image_id}/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Submit my version of an image */
+        post: operations["submitQualityControlTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/quality-control/tasks/next": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deal me my next labelling task
+         * @description Your oldest open task, else a new one: an image of the overlap pool, or (a share of the time) a ground-truth image. Tasks look the same whatever they are. 409 when the project has no overlap and no ground-truth share.
+         */
+        post: operations["createQualityControlTaskNext"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{id}/readiness": {
         parameters: {
             query?: never;
@@ -14753,6 +15018,1611 @@ export interface operations {
             };
             /** @description Not found, or not visible to you */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getQualityControlAgreement: {
+        parameters: {
+            query: {
+                /** @description The last image id of the previous page */
+                after?: number;
+                below_threshold?: boolean;
+                limit: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        annotators: number[];
+                        below_threshold: boolean;
+                        /** @description A consensus decision was recorded for the image */
+                        decided: boolean;
+                        /** @description Mean pairwise F1 (IoU ≥ 0.5, Hungarian matching) */
+                        f1: number;
+                        image_id: number;
+                        mean_iou: number | null;
+                        per_class: {
+                            class_id: number;
+                            f1: number;
+                        }[];
+                    }[];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    listQualityControlAnnotators: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        active_seconds: number;
+                        /** @description Mean F1 against the other annotators of the same images */
+                        agreement: number | null;
+                        display_name: string;
+                        email: string;
+                        ground_truth: {
+                            class_accuracy: number | null;
+                            f1: number | null;
+                            images: number;
+                            mean_iou: number | null;
+                            precision: number | null;
+                            recall: number | null;
+                        };
+                        objects: number;
+                        objects_per_hour: number | null;
+                        over_time: {
+                            day: string;
+                            f1: number;
+                            images: number;
+                        }[];
+                        per_class: {
+                            class_id: number;
+                            f1: number;
+                            fn: number;
+                            fp: number;
+                            tp: number;
+                        }[];
+                        /** @description Rejected / decided reviews of the images they submitted */
+                        rejection_rate: number | null;
+                        reviews_decided: number;
+                        /** @description Changes requested / decided reviews */
+                        rework_rate: number | null;
+                        seconds_per_image: number | null;
+                        tasks_submitted: number;
+                        user_id: number;
+                    }[];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getQualityControlAnnotatorExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description One row per annotator, the figures of `GET …/annotators` without the per-class and daily series */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    createQualityControlConsensus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    image_id: number;
+                    /**
+                     * @description `merge`: the weighted consensus of the submitted versions; `pick`: one annotator's version (`user_id`); `edit`: `shapes` as given
+                     * @default merge
+                     * @enum {string}
+                     */
+                    method: "merge" | "pick" | "edit";
+                    shapes?: {
+                        /** @enum {string} */
+                        annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                        class_id: number;
+                        /** @description As an annotation's geometry (see the annotations routes) */
+                        geometry: {
+                            [key: string]: unknown;
+                        };
+                    }[];
+                    user_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The accepted labels it wrote */
+                        after: {
+                            /** @enum {string} */
+                            annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                            class_id: number;
+                            /** @description As an annotation's geometry (see the annotations routes) */
+                            geometry: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        agreement: number | null;
+                        /** @description The accepted labels the decision replaced */
+                        before: {
+                            /** @enum {string} */
+                            annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                            class_id: number;
+                            /** @description As an annotation's geometry (see the annotations routes) */
+                            geometry: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        /** Format: date-time */
+                        created_at: string;
+                        decided_by: number | null;
+                        id: number;
+                        image_id: number;
+                        /** @enum {string} */
+                        method: "merge" | "pick" | "edit";
+                        picked_user_id: number | null;
+                        /** @description Each annotator's weight (ground-truth F1) in a merge */
+                        weights: {
+                            [key: string]: number;
+                        };
+                    };
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    listQualityControlDecisions: {
+        parameters: {
+            query?: {
+                image_id?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The accepted labels it wrote */
+                        after: {
+                            /** @enum {string} */
+                            annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                            class_id: number;
+                            /** @description As an annotation's geometry (see the annotations routes) */
+                            geometry: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        agreement: number | null;
+                        /** @description The accepted labels the decision replaced */
+                        before: {
+                            /** @enum {string} */
+                            annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                            class_id: number;
+                            /** @description As an annotation's geometry (see the annotations routes) */
+                            geometry: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        /** Format: date-time */
+                        created_at: string;
+                        decided_by: number | null;
+                        id: number;
+                        image_id: number;
+                        /** @enum {string} */
+                        method: "merge" | "pick" | "edit";
+                        picked_user_id: number | null;
+                        /** @description Each annotator's weight (ground-truth F1) in a merge */
+                        weights: {
+                            [key: string]: number;
+                        };
+                    }[];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    listQualityControlDisagreements: {
+        parameters: {
+            query: {
+                /** @description The last image id of the previous page */
+                after?: number;
+                below_threshold?: boolean;
+                limit: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        f1: number;
+                        image_id: number;
+                        /** @description What a merge would accept now */
+                        proposal: {
+                            /** @enum {string} */
+                            annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                            class_id: number;
+                            /** @description As an annotation's geometry (see the annotations routes) */
+                            geometry: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        /** @description Every submitted version, to overlay */
+                        versions: {
+                            shapes: {
+                                /** @enum {string} */
+                                annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                                class_id: number;
+                                /** @description As an annotation's geometry (see the annotations routes) */
+                                geometry: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            /** Format: date-time */
+                            submitted_at: string | null;
+                            user_id: number;
+                        }[];
+                    }[];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getQualityControlGroundTruth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        image_id: number;
+                        marked_by: number | null;
+                        /** @description The reviewed labels frozen when the image was marked */
+                        shapes: {
+                            /** @enum {string} */
+                            annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                            class_id: number;
+                            /** @description As an annotation's geometry (see the annotations routes) */
+                            geometry: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    }[];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    createQualityControlGroundTruth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    image_ids: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        image_id: number;
+                        marked_by: number | null;
+                        /** @description The reviewed labels frozen when the image was marked */
+                        shapes: {
+                            /** @enum {string} */
+                            annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                            class_id: number;
+                            /** @description As an annotation's geometry (see the annotations routes) */
+                            geometry: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    }[];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    deleteQualityControlGroundTruth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                image_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    listQualityControlMyScores: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        scores: {
+                            active_seconds: number;
+                            /** @description Mean F1 against the other annotators of the same images */
+                            agreement: number | null;
+                            display_name: string;
+                            email: string;
+                            ground_truth: {
+                                class_accuracy: number | null;
+                                f1: number | null;
+                                images: number;
+                                mean_iou: number | null;
+                                precision: number | null;
+                                recall: number | null;
+                            };
+                            objects: number;
+                            objects_per_hour: number | null;
+                            over_time: {
+                                day: string;
+                                f1: number;
+                                images: number;
+                            }[];
+                            per_class: {
+                                class_id: number;
+                                f1: number;
+                                fn: number;
+                                fp: number;
+                                tp: number;
+                            }[];
+                            /** @description Rejected / decided reviews of the images they submitted */
+                            rejection_rate: number | null;
+                            reviews_decided: number;
+                            /** @description Changes requested / decided reviews */
+                            rework_rate: number | null;
+                            seconds_per_image: number | null;
+                            tasks_submitted: number;
+                            user_id: number;
+                        } | null;
+                        /** @description false when the project does not show annotators their scores (then `scores` is null) */
+                        visible: boolean;
+                    };
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    listQualityControlSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Images whose agreement (mean pairwise F1) is below this wait in the disagreement queue */
+                        agreement_threshold: number;
+                        /** @description Annotators may read their own scores (`GET …/quality-control/my-scores`) */
+                        annotators_see_scores: boolean;
+                        /** @description Ground-truth images may enter versions (training splits); by default they are left out */
+                        ground_truth_in_training: boolean;
+                        /** @description Share of dealt tasks that are hidden ground-truth images */
+                        ground_truth_share: number;
+                        /** @description Annotators per image of the overlap pool (1: no overlap) */
+                        overlap: number;
+                    };
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    updateQualityControlSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    agreement_threshold?: number;
+                    annotators_see_scores?: boolean;
+                    ground_truth_in_training?: boolean;
+                    ground_truth_share?: number;
+                    overlap?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Images whose agreement (mean pairwise F1) is below this wait in the disagreement queue */
+                        agreement_threshold: number;
+                        /** @description Annotators may read their own scores (`GET …/quality-control/my-scores`) */
+                        annotators_see_scores: boolean;
+                        /** @description Ground-truth images may enter versions (training splits); by default they are left out */
+                        ground_truth_in_training: boolean;
+                        /** @description Share of dealt tasks that are hidden ground-truth images */
+                        ground_truth_share: number;
+                        /** @description Annotators per image of the overlap pool (1: no overlap) */
+                        overlap: number;
+                    };
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    listQualityControlTasks: {
+        parameters: {
+            query: {
+                after?: number;
+                limit: number;
+                user_id?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Active editing time: the gaps between your saves, each counted up to 120 s */
+                        active_seconds: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        height: number;
+                        id: number;
+                        image_id: number;
+                        project_id: number;
+                        /** @description Your own version of the image (others never see it) */
+                        shapes: {
+                            /** @enum {string} */
+                            annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                            class_id: number;
+                            /** @description As an annotation's geometry (see the annotations routes) */
+                            geometry: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        /** @enum {string} */
+                        status: "open" | "submitted";
+                        /** Format: date-time */
+                        submitted_at: string | null;
+                        /** Format: date-time */
+                        updated_at: string;
+                        width: number;
+                    }[];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getQualityControlTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                image_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Active editing time: the gaps between your saves, each counted up to 120 s */
+                        active_seconds: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        height: number;
+                        id: number;
+                        image_id: number;
+                        project_id: number;
+                        /** @description Your own version of the image (others never see it) */
+                        shapes: {
+                            /** @enum {string} */
+                            annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                            class_id: number;
+                            /** @description As an annotation's geometry (see the annotations routes) */
+                            geometry: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        /** @enum {string} */
+                        status: "open" | "submitted";
+                        /** Format: date-time */
+                        submitted_at: string | null;
+                        /** Format: date-time */
+                        updated_at: string;
+                        width: number;
+                    };
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    updateQualityControlTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                image_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    shapes: {
+                        /** @enum {string} */
+                        annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                        class_id: number;
+                        /** @description As an annotation's geometry (see the annotations routes) */
+                        geometry: {
+                            [key: string]: unknown;
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Active editing time: the gaps between your saves, each counted up to 120 s */
+                        active_seconds: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        height: number;
+                        id: number;
+                        image_id: number;
+                        project_id: number;
+                        /** @description Your own version of the image (others never see it) */
+                        shapes: {
+                            /** @enum {string} */
+                            annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                            class_id: number;
+                            /** @description As an annotation's geometry (see the annotations routes) */
+                            geometry: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        /** @enum {string} */
+                        status: "open" | "submitted";
+                        /** Format: date-time */
+                        submitted_at: string | null;
+                        /** Format: date-time */
+                        updated_at: string;
+                        width: number;
+                    };
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    submitQualityControlTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                image_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Active editing time: the gaps between your saves, each counted up to 120 s */
+                        active_seconds: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        height: number;
+                        id: number;
+                        image_id: number;
+                        project_id: number;
+                        /** @description Your own version of the image (others never see it) */
+                        shapes: {
+                            /** @enum {string} */
+                            annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                            class_id: number;
+                            /** @description As an annotation's geometry (see the annotations routes) */
+                            geometry: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        /** @enum {string} */
+                        status: "open" | "submitted";
+                        /** Format: date-time */
+                        submitted_at: string | null;
+                        /** Format: date-time */
+                        updated_at: string;
+                        width: number;
+                    };
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    createQualityControlTaskNext: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `task: null` when there is nothing to deal */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        task: {
+                            /** @description Active editing time: the gaps between your saves, each counted up to 120 s */
+                            active_seconds: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            height: number;
+                            id: number;
+                            image_id: number;
+                            project_id: number;
+                            /** @description Your own version of the image (others never see it) */
+                            shapes: {
+                                /** @enum {string} */
+                                annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                                class_id: number;
+                                /** @description As an annotation's geometry (see the annotations routes) */
+                                geometry: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            /** @enum {string} */
+                            status: "open" | "submitted";
+                            /** Format: date-time */
+                            submitted_at: string | null;
+                            /** Format: date-time */
+                            updated_at: string;
+                            width: number;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

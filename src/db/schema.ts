@@ -666,6 +666,65 @@ export interface Database {
   project_storages: ProjectStoragesTable;
   storage_objects: StorageObjectsTable;
   login_failures: LoginFailuresTable;
+  qc_settings: QcSettingsTable;
+  qc_ground_truth: QcGroundTruthTable;
+  qc_tasks: QcTasksTable;
+  qc_decisions: QcDecisionsTable;
+}
+
+/** A project's labelling quality control settings (issue 29, migration 0035); a project without a row has the defaults. */
+export interface QcSettingsTable {
+  project_id: number;
+  /** How many annotators label each image of the overlap pool (1: no overlap). */
+  overlap: number;
+  /** The share of dealt tasks that are (hidden) ground-truth images. */
+  ground_truth_share: number;
+  /** Images whose agreement (mean pairwise F1) is below this go to the disagreement queue. */
+  agreement_threshold: number;
+  annotators_see_scores: number;
+  /** 1: ground-truth images may enter training splits (versions); 0: they are left out. */
+  ground_truth_in_training: number;
+  updated_at: string;
+}
+
+/** A ground-truth image: the reviewed labels frozen when it was marked (JSON text of [{class_id, annotation_type, geometry}]). */
+export interface QcGroundTruthTable {
+  image_id: number;
+  project_id: number;
+  shapes: string;
+  marked_by: number | null;
+  created_at: string;
+}
+
+/** One annotator's own version of an image dealt to them (overlap or ground truth: nothing tells them apart). */
+export interface QcTasksTable {
+  id: Generated<number>;
+  project_id: number;
+  image_id: number;
+  user_id: number;
+  /** JSON text of [{class_id, annotation_type, geometry}]. */
+  shapes: string;
+  status: 'open' | 'submitted';
+  /** Active editing time: the gaps between the task's saves, each capped (see quality-control.service.ts). */
+  active_ms: ColumnType<number, number | undefined, number>;
+  saves: ColumnType<number, number | undefined, number>;
+  created_at: string;
+  updated_at: string;
+  submitted_at: string | null;
+}
+
+/** A consensus decision on an image: how it was made and the accepted labels before and after (JSON text). */
+export interface QcDecisionsTable {
+  id: Generated<number>;
+  project_id: number;
+  image_id: number;
+  method: 'merge' | 'pick' | 'edit';
+  picked_user_id: number | null;
+  agreement: number | null;
+  before: string;
+  after: string;
+  decided_by: number | null;
+  created_at: string;
 }
 
 /** Failed logins per throttle key (migration 0037): failures in a row and when the last one was, in ms since 1970. */

@@ -258,6 +258,28 @@ const MATRIX: Record<string, Row> = {
   'POST /api/projects/:id/adapters/prepare': { rule: 'auth-only', assigned: 'whole' },
   // The fixture has no tabular samples: callers with models.write get past authorization to the gate's 409.
   'POST /api/projects/:id/adapters/train': { rule: 'models.write', assigned: 'whole', path: (f) => `/api/projects/${f.projectId}/adapters/train`, body: () => ({ adapter: 'tabular' }) },
+  // Labelling quality control (issue 29). Settings, ground truth, agreement and analytics: admins and owners; the
+  // disagreement queue and consensus decisions: reviewers up; tasks: anyone who annotates, their own only (a task
+  // makes its image visible to an assigned-only annotator, ground truth or not). Marking ground truth needs an approved
+  // image and a task route needs a dealt task: their per-role cases are in test/http/quality-control.test.ts.
+  'GET /api/projects/:id/quality-control/settings': { rule: 'project.update', assigned: 'no-items', path: (f) => `/api/projects/${f.projectId}/quality-control/settings` },
+  'PUT /api/projects/:id/quality-control/settings': { rule: 'project.update', assigned: 'no-items', path: (f) => `/api/projects/${f.projectId}/quality-control/settings`, body: () => ({ overlap: 2 }) },
+  'GET /api/projects/:id/quality-control/ground-truth': { rule: 'project.update', assigned: 'whole', path: (f) => `/api/projects/${f.projectId}/quality-control/ground-truth` },
+  'POST /api/projects/:id/quality-control/ground-truth': { rule: 'auth-only', assigned: 'whole' },
+  'DELETE /api/projects/:id/quality-control/ground-truth/:image_id': { rule: 'auth-only', assigned: 'whole' },
+  // Quality control is off in the fixture: callers who may annotate get past authorization to the 409.
+  'POST /api/projects/:id/quality-control/tasks/next': { rule: 'annotations.write', assigned: 'scoped', path: (f) => `/api/projects/${f.projectId}/quality-control/tasks/next` },
+  'GET /api/projects/:id/quality-control/tasks': { rule: 'annotations.write', assigned: 'scoped', path: (f) => `/api/projects/${f.projectId}/quality-control/tasks` },
+  'GET /api/projects/:id/quality-control/tasks/:image_id': { rule: 'auth-only', assigned: 'scoped' },
+  'PUT /api/projects/:id/quality-control/tasks/:image_id': { rule: 'auth-only', assigned: 'scoped' },
+  'POST /api/projects/:id/quality-control/tasks/:image_id/submit': { rule: 'auth-only', assigned: 'scoped' },
+  'GET /api/projects/:id/quality-control/agreement': { rule: 'project.update', assigned: 'whole', path: (f) => `/api/projects/${f.projectId}/quality-control/agreement` },
+  'GET /api/projects/:id/quality-control/disagreements': { rule: 'reviews.decide', assigned: 'whole', path: (f) => `/api/projects/${f.projectId}/quality-control/disagreements` },
+  'POST /api/projects/:id/quality-control/consensus': { rule: 'reviews.decide', assigned: 'whole', path: (f) => `/api/projects/${f.projectId}/quality-control/consensus`, body: (f) => ({ image_id: f.freshImageId, method: 'edit', shapes: [] }) },
+  'GET /api/projects/:id/quality-control/decisions': { rule: 'reviews.decide', assigned: 'whole', path: (f) => `/api/projects/${f.projectId}/quality-control/decisions` },
+  'GET /api/projects/:id/quality-control/annotators': { rule: 'project.update', assigned: 'whole', path: (f) => `/api/projects/${f.projectId}/quality-control/annotators` },
+  'GET /api/projects/:id/quality-control/annotators/export': { rule: 'project.update', assigned: 'whole', path: (f) => `/api/projects/${f.projectId}/quality-control/annotators/export` },
+  'GET /api/projects/:id/quality-control/my-scores': { rule: 'project.read', assigned: 'scoped', path: (f) => `/api/projects/${f.projectId}/quality-control/my-scores` },
 };
 
 const MEMBER_ROLES = ['admin', 'reviewer', 'annotator', 'viewer'] as const;

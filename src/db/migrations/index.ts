@@ -30,6 +30,7 @@ import { projectStorages } from './0031-project-storages.js';
 import { trackSuggestions } from './0032-track-suggestions.js';
 import { versionFrames } from './0033-version-frames.js';
 import { sampleFrames } from './0034-sample-frames.js';
+import { qualityControl } from './0035-quality-control.js';
 import { loginFailures } from './0037-login-failures.js';
 import { modelCheckpoints } from './0038-model-checkpoints.js';
 import { fineHashes } from './0039-fine-hashes.js';
@@ -67,6 +68,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0032-track-suggestions': trackSuggestions(dialect),
     '0033-version-frames': versionFrames(),
     '0034-sample-frames': sampleFrames(),
+    '0035-quality-control': qualityControl(dialect),
     '0037-login-failures': loginFailures(),
     '0038-model-checkpoints': modelCheckpoints(),
     '0039-fine-hashes': fineHashes(),

@@ -5,15 +5,24 @@ import type { AssignmentRow, ProgressOut, QueueItemOut } from './assignments.sch
 
 export class AssignmentsRepository {
   private readonly assigned: PreparedQuery<{ imageId: number; userId: number }, { id: number }>;
+  private readonly dealt: PreparedQuery<{ imageId: number; userId: number }, { id: number }>;
 
   constructor(private readonly db: Db) {
     this.assigned = new PreparedQuery(db, ['imageId', 'userId'], (p) =>
       db.selectFrom('assignments').select('id').where('image_id', '=', p.imageId).where('user_id', '=', p.userId),
     );
+    this.dealt = new PreparedQuery(db, ['imageId', 'userId'], (p) =>
+      db.selectFrom('qc_tasks').select('id').where('image_id', '=', p.imageId).where('user_id', '=', p.userId),
+    );
   }
 
+  /**
+   * Whether the image is the user's to see and edit: assigned to them, or dealt to them as a quality control task
+   * (issue 29; overlap and ground-truth images alike, so access tells nothing about which is which).
+   */
   async isAssigned(imageId: number, userId: number): Promise<boolean> {
-    return (await this.assigned.run({ imageId, userId })).rows.length > 0;
+    if ((await this.assigned.run({ imageId, userId })).rows.length > 0) return true;
+    return (await this.dealt.run({ imageId, userId })).rows.length > 0;
   }
 
   /** Which of the ids are images of the project. */

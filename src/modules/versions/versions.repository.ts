@@ -69,11 +69,26 @@ export class VersionsRepository {
     return tx.insertInto('versions').values(values).returningAll().executeTakeFirstOrThrow();
   }
 
+  /**
+   * The images a version takes: all of the project's but its ground-truth images (issue 29), unless the project's
+   * quality control settings let ground truth train.
+   */
   projectImages(tx: Executor, projectId: number): Promise<SourceImage[]> {
     return tx
       .selectFrom('images')
       .select(['id', 'original_name', 'split', 'blob_key', 'sha256', 'width', 'height', 'video_id', 'frame'])
       .where('project_id', '=', projectId)
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('qc_ground_truth')
+              .select('qc_ground_truth.image_id')
+              .whereRef('qc_ground_truth.image_id', '=', 'images.id')
+              .where((e) => e.not(e.exists(e.selectFrom('qc_settings').select('qc_settings.project_id').where('qc_settings.project_id', '=', projectId).where('qc_settings.ground_truth_in_training', '=', 1)))),
+          ),
+        ),
+      )
       .orderBy('id')
       .execute();
   }

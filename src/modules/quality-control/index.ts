@@ -1,0 +1,13 @@
+import type { FastifyInstance } from 'fastify';
+import type { ModuleDeps } from '../module-deps.js';
+import type { AnnotationsService } from '../annotations/annotations.service.js';
+import { QualityControlRepository } from './quality-control.repository.js';
+import { qualityControlRoutes } from './quality-control.routes.js';
+import { QualityControlService } from './quality-control.service.js';
+
+/** Labelling quality control (issue 29); returns the service (versions ask it which images ground truth keeps out). */
+export function registerQualityControlModule(app: FastifyInstance, deps: ModuleDeps<{ readonly annotations: AnnotationsService }>): QualityControlService {
+  const service = new QualityControlService(new QualityControlRepository(deps.db), deps.access, deps.services.annotations);
+  qualityControlRoutes(app, service);
+  return service;
+}

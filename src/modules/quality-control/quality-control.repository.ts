@@ -1,0 +1,196 @@
+import { sql, type Selectable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { QcDecisionsTable, QcSettingsTable, QcTasksTable } from '../../db/schema.js';
+
+export type TaskRow = Selectable<QcTasksTable> & { width: number; height: number };
+export type DecisionRow = Selectable<QcDecisionsTable>;
+export type SettingsRow = Selectable<QcSettingsTable>;
+
+const CHUNK = 500;
+
+/**
+ * The order images are dealt in: a fixed pseudo-random permutation of their ids (Knuth's multiplicative hash), the
+ * same for ground-truth and overlap images, so the order of dealing says nothing about which is which.
+ */
+const SHUFFLE = sql<number>`((images.id * 2654435761) % 4294967291)`;
+
+export class QualityControlRepository {
+  constructor(private readonly db: Db) {}
+
+  settings(projectId: number): Promise<SettingsRow | undefined> {
+    return this.db.selectFrom('qc_settings').selectAll().where('project_id', '=', projectId).executeTakeFirst();
+  }
+
+  async saveSettings(row: SettingsRow): Promise<void> {
+    const { project_id: _, ...rest } = row;
+    await this.db.insertInto('qc_settings').values(row).onConflict((oc) => oc.column('project_id').doUpdateSet(rest)).execute();
+  }
+
+  async imagesInProject(projectId: number, imageIds: readonly number[]) {
+    const rows: { id: number; review_state: string; width: number; height: number }[] = [];
+    for (let i = 0; i < imageIds.length; i += CHUNK) {
+      rows.push(...(await this.db.selectFrom('images').select(['id', 'review_state', 'width', 'height']).where('project_id', '=', projectId).where('id', 'in', imageIds.slice(i, i + CHUNK)).execute()));
+    }
+    return rows;
+  }
+
+  /** The accepted annotations of the images, with their ids. */
+  async accepted(imageIds: readonly number[]) {
+    const rows: { id: number; image_id: number; class_id: number; annotation_type: string; geometry: string }[] = [];
+    for (let i = 0; i < imageIds.length; i += CHUNK) {
+      rows.push(...(await this.db.selectFrom('annotations').select(['id', 'image_id', 'class_id', 'annotation_type', 'geometry']).where('image_id', 'in', imageIds.slice(i, i + CHUNK)).where('status', '=', 'accepted').orderBy('id').execute()));
+    }
+    return rows;
+  }
+
+  async classesOf(projectId: number): Promise<Set<number>> {
+    const rows = await this.db.selectFrom('classes').select('id').where('project_id', '=', projectId).execute();
+    return new Set(rows.map((r) => r.id));
+  }
+
+  async markGroundTruth(projectId: number, rows: { image_id: number; shapes: string }[], userId: number, now: string): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      for (let i = 0; i < rows.length; i += CHUNK) {
+        await tx
+          .insertInto('qc_ground_truth')
+          .values(rows.slice(i, i + CHUNK).map((r) => ({ ...r, project_id: projectId, marked_by: userId, created_at: now })))
+          .onConflict((oc) => oc.column('image_id').doUpdateSet((eb) => ({ shapes: eb.ref('excluded.shapes'), marked_by: eb.ref('excluded.marked_by'), created_at: eb.ref('excluded.created_at') })))
+          .execute();
+      }
+    });
+  }
+
+  async unmarkGroundTruth(projectId: number, imageId: number): Promise<boolean> {
+    const res = await this.db.deleteFrom('qc_ground_truth').where('project_id', '=', projectId).where('image_id', '=', imageId).executeTakeFirst();
+    return Number(res.numDeletedRows) > 0;
+  }
+
+  groundTruth(projectId: number) {
+    return this.db.selectFrom('qc_ground_truth').selectAll().where('project_id', '=', projectId).orderBy('image_id').execute();
+  }
+
+  async isGroundTruth(imageId: number): Promise<boolean> {
+    return (await this.db.selectFrom('qc_ground_truth').select('image_id').where('image_id', '=', imageId).executeTakeFirst()) !== undefined;
+  }
+
+  private tasks() {
+    return this.db.selectFrom('qc_tasks').innerJoin('images', 'images.id', 'qc_tasks.image_id').selectAll('qc_tasks').select(['images.width', 'images.height']);
+  }
+
+  findTask(projectId: number, imageId: number, userId: number): Promise<TaskRow | undefined> {
+    return this.tasks().where('qc_tasks.project_id', '=', projectId).where('qc_tasks.image_id', '=', imageId).where('qc_tasks.user_id', '=', userId).executeTakeFirst();
+  }
+
+  /** The caller's oldest open task in the project. */
+  openTask(projectId: number, userId: number): Promise<TaskRow | undefined> {
+    return this.tasks().where('qc_tasks.project_id', '=', projectId).where('qc_tasks.user_id', '=', userId).where('qc_tasks.status', '=', 'open').orderBy('qc_tasks.id').limit(1).executeTakeFirst();
+  }
+
+  listTasks(projectId: number, userId: number | undefined, after: number | undefined, limit: number): Promise<TaskRow[]> {
+    let q = this.tasks().where('qc_tasks.project_id', '=', projectId);
+    if (userId !== undefined) q = q.where('qc_tasks.user_id', '=', userId);
+    if (after !== undefined) q = q.where('qc_tasks.id', '>', after);
+    return q.orderBy('qc_tasks.id').limit(limit).execute();
+  }
+
+  /** A ground-truth image of the project the user has no task on, picked at random; undefined when none. */
+  async groundTruthFor(projectId: number, userId: number): Promise<number | undefined> {
+    const row = await this.db
+      .selectFrom('qc_ground_truth')
+      .select('qc_ground_truth.image_id')
+      .where('qc_ground_truth.project_id', '=', projectId)
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('qc_tasks').select('qc_tasks.id').whereRef('qc_tasks.image_id', '=', 'qc_ground_truth.image_id').where('qc_tasks.user_id', '=', userId))))
+      .orderBy(sql`random()`)
+      .limit(1)
+      .executeTakeFirst();
+    return row?.image_id;
+  }
+
+  /**
+   * The next image of the overlap pool for the user: an unreviewed image of the project that is not ground truth, has
+   * no consensus decision, fewer than `overlap` tasks, and none of the user's; in the shuffled order.
+   */
+  async poolImageFor(projectId: number, userId: number, overlap: number): Promise<number | undefined> {
+    const row = await this.db
+      .selectFrom('images')
+      .select('images.id')
+      .where('images.project_id', '=', projectId)
+      .where('images.review_state', '=', 'unreviewed')
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('qc_ground_truth').select('qc_ground_truth.image_id').whereRef('qc_ground_truth.image_id', '=', 'images.id'))))
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('qc_decisions').select('qc_decisions.id').whereRef('qc_decisions.image_id', '=', 'images.id'))))
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('qc_tasks').select('qc_tasks.id').whereRef('qc_tasks.image_id', '=', 'images.id').where('qc_tasks.user_id', '=', userId))))
+      .where((eb) => eb(eb.selectFrom('qc_tasks').select((e) => e.fn.countAll<number>().as('n')).whereRef('qc_tasks.image_id', '=', 'images.id'), '<', overlap))
+      .orderBy(SHUFFLE)
+      .orderBy('images.id')
+      .limit(1)
+      .executeTakeFirst();
+    return row?.id;
+  }
+
+  /** Deals the image to the user; the existing task when they already have one. */
+  async createTask(projectId: number, imageId: number, userId: number, now: string): Promise<TaskRow> {
+    await this.db
+      .insertInto('qc_tasks')
+      .values({ project_id: projectId, image_id: imageId, user_id: userId, shapes: '[]', status: 'open', created_at: now, updated_at: now })
+      .onConflict((oc) => oc.columns(['image_id', 'user_id']).doNothing())
+      .execute();
+    return (await this.findTask(projectId, imageId, userId))!;
+  }
+
+  async saveTask(id: number, values: { shapes?: string; status?: 'submitted'; active_ms: number; saves: number; updated_at: string; submitted_at?: string }): Promise<void> {
+    await this.db.updateTable('qc_tasks').set(values).where('id', '=', id).execute();
+  }
+
+  /** Every submitted task of the project (the report's input). */
+  submitted(projectId: number, imageId?: number) {
+    let q = this.db
+      .selectFrom('qc_tasks')
+      .select(['image_id', 'user_id', 'shapes', 'active_ms', 'submitted_at'])
+      .where('project_id', '=', projectId)
+      .where('status', '=', 'submitted');
+    if (imageId !== undefined) q = q.where('image_id', '=', imageId);
+    return q.orderBy('id').execute();
+  }
+
+  /** Review outcomes of the images each user submitted. */
+  async reviewCounts(projectId: number) {
+    const rows = await this.db
+      .selectFrom('reviews')
+      .select([
+        'submitted_by',
+        (eb) => eb.fn.countAll<number>().as('submitted'),
+        sql<number>`sum(case when status = 'approved' then 1 else 0 end)`.as('approved'),
+        sql<number>`sum(case when status = 'rejected' then 1 else 0 end)`.as('rejected'),
+        sql<number>`sum(case when status = 'changes' then 1 else 0 end)`.as('changes'),
+      ])
+      .where('project_id', '=', projectId)
+      .where('submitted_by', 'is not', null)
+      .groupBy('submitted_by')
+      .execute();
+    return rows.map((r) => ({ user_id: r.submitted_by!, submitted: Number(r.submitted), approved: Number(r.approved), rejected: Number(r.rejected), changes: Number(r.changes) }));
+  }
+
+  async users(ids: readonly number[]): Promise<Map<number, { email: string; display_name: string }>> {
+    const out = new Map<number, { email: string; display_name: string }>();
+    for (let i = 0; i < ids.length; i += CHUNK) {
+      const rows = await this.db.selectFrom('users').select(['id', 'email', 'display_name']).where('id', 'in', ids.slice(i, i + CHUNK)).execute();
+      for (const r of rows) out.set(r.id, { email: r.email, display_name: r.display_name });
+    }
+    return out;
+  }
+
+  async decidedImages(projectId: number): Promise<Set<number>> {
+    const rows = await this.db.selectFrom('qc_decisions').select('image_id').distinct().where('project_id', '=', projectId).execute();
+    return new Set(rows.map((r) => r.image_id));
+  }
+
+  insertDecision(values: Omit<DecisionRow, 'id'>): Promise<DecisionRow> {
+    return this.db.insertInto('qc_decisions').values(values).returningAll().executeTakeFirstOrThrow();
+  }
+
+  decisions(projectId: number, imageId?: number): Promise<DecisionRow[]> {
+    let q = this.db.selectFrom('qc_decisions').selectAll().where('project_id', '=', projectId);
+    if (imageId !== undefined) q = q.where('image_id', '=', imageId);
+    return q.orderBy('id').limit(10_000).execute();
+  }
+}

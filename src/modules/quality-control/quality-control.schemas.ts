@@ -1,0 +1,169 @@
+import { Type, type Static } from 'typebox';
+import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { AnnotationType } from '../annotations/annotations.schemas.js';
+
+export const SettingsOut = Type.Object({
+  overlap: Type.Integer({ description: 'Annotators per image of the overlap pool (1: no overlap)' }),
+  ground_truth_share: Type.Number({ description: 'Share of dealt tasks that are hidden ground-truth images' }),
+  agreement_threshold: Type.Number({ description: 'Images whose agreement (mean pairwise F1) is below this wait in the disagreement queue' }),
+  annotators_see_scores: Type.Boolean({ description: 'Annotators may read their own scores (`GET …/quality-control/my-scores`)' }),
+  ground_truth_in_training: Type.Boolean({ description: 'Ground-truth images may enter versions (training splits); by default they are left out' }),
+});
+export type SettingsOut = Static<typeof SettingsOut>;
+
+export const SettingsUpdate = Type.Object(
+  {
+    overlap: Type.Optional(Type.Integer({ minimum: 1, maximum: 5 })),
+    ground_truth_share: Type.Optional(Type.Number({ minimum: 0, maximum: 0.5 })),
+    agreement_threshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    annotators_see_scores: Type.Optional(Type.Boolean()),
+    ground_truth_in_training: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type SettingsUpdate = Static<typeof SettingsUpdate>;
+
+export const QcShape = Type.Object(
+  {
+    class_id: Id,
+    annotation_type: AnnotationType,
+    geometry: Type.Object({}, { additionalProperties: true, description: 'As an annotation\'s geometry (see the annotations routes)' }),
+  },
+  { additionalProperties: false },
+);
+export type QcShape = Static<typeof QcShape>;
+const Shapes = Type.Array(QcShape, { maxItems: 5000 });
+
+export const GroundTruthMark = Type.Object({ image_ids: Type.Array(Id, { minItems: 1, maxItems: 1000 }) }, { additionalProperties: false });
+export type GroundTruthMark = Static<typeof GroundTruthMark>;
+
+export const GroundTruthOut = Type.Object({
+  image_id: Type.Integer(),
+  shapes: Type.Array(QcShape, { description: 'The reviewed labels frozen when the image was marked' }),
+  marked_by: Nullable(Type.Integer()),
+  created_at: Timestamp,
+});
+export type GroundTruthOut = Static<typeof GroundTruthOut>;
+
+export const ImageTaskParams = Type.Object({ id: Id, image_id: Id });
+
+/**
+ * A task as its annotator sees it. Ground-truth images and overlap images answer the same fields, in the same
+ * order of dealing, with the same kind of ids: nothing here tells them apart.
+ */
+export const TaskOut = Type.Object({
+  id: Type.Integer(),
+  project_id: Type.Integer(),
+  image_id: Type.Integer(),
+  width: Type.Integer(),
+  height: Type.Integer(),
+  status: StringEnum(['open', 'submitted'] as const),
+  shapes: Type.Array(QcShape, { description: 'Your own version of the image (others never see it)' }),
+  active_seconds: Type.Number({ description: 'Active editing time: the gaps between your saves, each counted up to 120 s' }),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  submitted_at: Nullable(Timestamp),
+});
+export type TaskOut = Static<typeof TaskOut>;
+
+export const NextOut = Type.Object({ task: Nullable(TaskOut) }, { description: '`task: null` when there is nothing to deal' });
+export type NextOut = Static<typeof NextOut>;
+
+export const TaskListQuery = Type.Object({
+  user_id: Type.Optional(Id),
+  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+  after: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+export type TaskListQuery = Static<typeof TaskListQuery>;
+
+export const TaskSave = Type.Object({ shapes: Shapes }, { additionalProperties: false });
+export type TaskSave = Static<typeof TaskSave>;
+
+export const AgreementQuery = Type.Object({
+  below_threshold: Type.Optional(Type.Boolean()),
+  limit: Type.Integer({ minimum: 1, maximum: 10_000, default: 500 }),
+  after: Type.Optional(Type.Integer({ minimum: 0, description: 'The last image id of the previous page' })),
+});
+export type AgreementQuery = Static<typeof AgreementQuery>;
+
+const ClassF1 = Type.Object({ class_id: Type.Integer(), f1: Type.Number() });
+
+export const ImageAgreementOut = Type.Object({
+  image_id: Type.Integer(),
+  annotators: Type.Array(Type.Integer()),
+  f1: Type.Number({ description: 'Mean pairwise F1 (IoU ≥ 0.5, Hungarian matching)' }),
+  mean_iou: Nullable(Type.Number()),
+  per_class: Type.Array(ClassF1),
+  below_threshold: Type.Boolean(),
+  decided: Type.Boolean({ description: 'A consensus decision was recorded for the image' }),
+});
+export type ImageAgreementOut = Static<typeof ImageAgreementOut>;
+
+export const VersionOut = Type.Object({ user_id: Type.Integer(), shapes: Type.Array(QcShape), submitted_at: Nullable(Timestamp) });
+
+export const DisagreementOut = Type.Object({
+  image_id: Type.Integer(),
+  f1: Type.Number(),
+  versions: Type.Array(VersionOut, { description: 'Every submitted version, to overlay' }),
+  proposal: Type.Array(QcShape, { description: 'What a merge would accept now' }),
+});
+export type DisagreementOut = Static<typeof DisagreementOut>;
+
+export const ConsensusCreate = Type.Object(
+  {
+    image_id: Id,
+    method: StringEnum(['merge', 'pick', 'edit'] as const, { default: 'merge', description: '`merge`: the weighted consensus of the submitted versions; `pick`: one annotator\'s version (`user_id`); `edit`: `shapes` as given' }),
+    user_id: Type.Optional(Id),
+    shapes: Type.Optional(Shapes),
+  },
+  { additionalProperties: false },
+);
+export type ConsensusCreate = Static<typeof ConsensusCreate>;
+
+export const DecisionOut = Type.Object({
+  id: Type.Integer(),
+  image_id: Type.Integer(),
+  method: StringEnum(['merge', 'pick', 'edit'] as const),
+  picked_user_id: Nullable(Type.Integer()),
+  agreement: Nullable(Type.Number()),
+  before: Type.Array(QcShape, { description: 'The accepted labels the decision replaced' }),
+  after: Type.Array(QcShape, { description: 'The accepted labels it wrote' }),
+  weights: Type.Record(Type.String(), Type.Number(), { description: 'Each annotator\'s weight (ground-truth F1) in a merge' }),
+  decided_by: Nullable(Type.Integer()),
+  created_at: Timestamp,
+});
+export type DecisionOut = Static<typeof DecisionOut>;
+
+const GroundTruthFiguresOut = Type.Object({
+  images: Type.Integer(),
+  precision: Nullable(Type.Number()),
+  recall: Nullable(Type.Number()),
+  f1: Nullable(Type.Number()),
+  mean_iou: Nullable(Type.Number()),
+  class_accuracy: Nullable(Type.Number()),
+});
+
+export const AnnotatorOut = Type.Object({
+  user_id: Type.Integer(),
+  email: Type.String(),
+  display_name: Type.String(),
+  tasks_submitted: Type.Integer(),
+  active_seconds: Type.Integer(),
+  seconds_per_image: Nullable(Type.Number()),
+  objects: Type.Integer(),
+  objects_per_hour: Nullable(Type.Number()),
+  reviews_decided: Type.Integer(),
+  rejection_rate: Nullable(Type.Number({ description: 'Rejected / decided reviews of the images they submitted' })),
+  rework_rate: Nullable(Type.Number({ description: 'Changes requested / decided reviews' })),
+  ground_truth: GroundTruthFiguresOut,
+  per_class: Type.Array(Type.Object({ class_id: Type.Integer(), tp: Type.Integer(), fp: Type.Integer(), fn: Type.Integer(), f1: Type.Number() })),
+  agreement: Nullable(Type.Number({ description: 'Mean F1 against the other annotators of the same images' })),
+  over_time: Type.Array(Type.Object({ day: Type.String(), images: Type.Integer(), f1: Type.Number() })),
+});
+export type AnnotatorOut = Static<typeof AnnotatorOut>;
+
+export const MyScoresOut = Type.Object({
+  visible: Type.Boolean({ description: 'false when the project does not show annotators their scores (then `scores` is null)' }),
+  scores: Nullable(AnnotatorOut),
+});
+export type MyScoresOut = Static<typeof MyScoresOut>;
