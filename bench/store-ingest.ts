@@ -36,7 +36,10 @@ console.log(`${count} images (${(images.reduce((n, b) => n + b.length, 0) / 1e6)
 
 const sides = {
   local: await inProcessApp('store-local'),
-  s3: await inProcessApp('store-s3', { BLOB_STORE: `s3://${bucket}/run-${Date.now()}` }),
+  s3: await inProcessApp('store-s3', {
+    BLOB_STORE: `s3://${bucket}/run-${Date.now()}`,
+    ...Object.fromEntries(['S3_ENDPOINT', 'S3_REGION', 'S3_FORCE_PATH_STYLE', 'S3_CHECKSUMS', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'].map((k) => [k, process.env[k] ?? ''])),
+  }),
 };
 type Side = keyof typeof sides;
 const times: Record<Side, Record<'ingest' | 'coco_zip' | 'yolo', number[]>> = { local: { ingest: [], coco_zip: [], yolo: [] }, s3: { ingest: [], coco_zip: [], yolo: [] } };
