@@ -31,14 +31,16 @@ describe('the editor timeline on video frames', { skip: SKIP_REASON ?? false }, 
       const r = c.canvas.getBoundingClientRect();
       return { x: r.left + c.tx + ix * c.scale, y: r.top + c.ty + iy * c.scale };
     }, [x, y]);
-  /** What the canvas drew once its next paint is done: the track shapes' classes stroked solid and dashed. */
+  /** What the canvas drew once its next paint is done: the track shapes stroked solid and dashed (no suggestion here). */
   const drawn = async () => {
     await live.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-    return editor(() => {
+    const { suggested, ...strokes } = await editor(() => {
       const c = window.__versaEditor!.controller;
       c.paint();
       return { ...c.drawn };
     });
+    assert.equal(suggested, 0, 'no suggestion is drawn');
+    return strokes;
   };
   const trackShapes = () => editor(() => [...window.__versaEditor!.controller.shapes.values()].map((s) => s.ann).filter((a) => a.track_id != null).map((a) => ({ interpolated: a.interpolated, x: (a.geometry as { x: number }).x })));
 
