@@ -235,7 +235,7 @@ describe('the team report scores each pair once (issue 29)', () => {
     const report = teamReport(versions, groundTruth, [], 0.7);
     assert.equal(report.images.length, 29);
     for (const row of report.images) {
-      const direct = imageAgreement(versions.filter((v) => v.image_id === row.image_id).map((v) => ({ annotator: v.user_id, shapes: v.shapes })));
+      const direct: ReturnType<typeof imageAgreement> = imageAgreement(versions.filter((v) => v.image_id === row.image_id).map((v) => ({ annotator: v.user_id, shapes: v.shapes })));
       assert.deepEqual([row.f1, row.mean_iou, row.per_class], [direct.f1, direct.mean_iou, direct.per_class]);
       assert.equal(row.below_threshold, row.f1 < 0.7);
     }

@@ -48,8 +48,12 @@ export interface ImageAgreement {
 const MIN_WEIGHT = 0.01;
 const weightOf = (a: AnnotatorShapes) => Math.max(MIN_WEIGHT, a.weight ?? 1);
 
-/** Pairwise agreement of the annotators' versions of one image. */
-export function imageAgreement(versions: readonly AnnotatorShapes[], minIou = DEFAULT_MIN_IOU): ImageAgreement {
+/** Pairwise agreement of the annotators' versions of one image; `onPair` hears each pair's F1 (versions by index). */
+export function imageAgreement<V extends Pick<AnnotatorShapes, 'shapes'>>(
+  versions: readonly V[],
+  minIou = DEFAULT_MIN_IOU,
+  onPair?: (i: number, j: number, f1: number) => void,
+): ImageAgreement {
   if (versions.length < 2) return { annotators: versions.length, f1: 1, mean_iou: null, per_class: [] };
   let f1 = 0;
   let pairs = 0;
@@ -59,6 +63,7 @@ export function imageAgreement(versions: readonly AnnotatorShapes[], minIou = DE
   for (let i = 0; i < versions.length; i++) {
     for (let j = i + 1; j < versions.length; j++) {
       const s = scoreShapes(versions[i].shapes, versions[j].shapes, minIou);
+      onPair?.(i, j, s.f1);
       f1 += s.f1;
       pairs++;
       iouSum += s.iou_sum;

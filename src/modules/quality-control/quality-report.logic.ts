@@ -3,7 +3,8 @@
  * counts to per-annotator figures, per-image agreement and the consensus weights. The service reads the rows; the
  * benchmark (bench/quality-report.ts) runs the same functions on generated data.
  */
-import { addScores, scoreShapes, type Shape, type ShapeScore } from './shape-scores.logic.js';
+import { imageAgreement } from './consensus.logic.js';
+import { addScores, DEFAULT_MIN_IOU, scoreShapes, type Shape, type ShapeScore } from './shape-scores.logic.js';
 
 export interface SubmittedVersion {
   image_id: number;
@@ -118,46 +119,28 @@ export function annotatorFigures(
 
 /**
  * Every pair of versions of each overlapped image (not ground truth, two versions or more) scored once: the image's
- * agreement (mean pairwise F1, mean IoU over the pairs' matches, F1 per class averaged over the pairs that have the
- * class, as imageAgreement in consensus.logic.ts) and each annotator's sum of pairwise F1.
+ * agreement (imageAgreement: mean pairwise F1, mean IoU over the pairs' matches, F1 per class averaged over the pairs
+ * that have the class) and each annotator's sum of pairwise F1.
  */
 export function overlapPairs(versions: readonly SubmittedVersion[], groundTruth: ReadonlySet<number> | ReadonlyMap<number, unknown>) {
   const perUser = new Map<number, { sum: number; n: number }>();
   const images: Omit<ImageAgreementRow, 'below_threshold'>[] = [];
   for (const [imageId, list] of groupBy(versions, (v) => v.image_id)) {
     if (groundTruth.has(imageId) || list.length < 2) continue;
-    let f1 = 0;
-    let pairs = 0;
-    let iouSum = 0;
-    let matched = 0;
-    const perClass = new Map<number, { sum: number; n: number }>();
-    for (let i = 0; i < list.length; i++) {
-      for (let j = i + 1; j < list.length; j++) {
-        const score = scoreShapes(list[i].shapes, list[j].shapes);
-        f1 += score.f1;
-        pairs++;
-        iouSum += score.iou_sum;
-        matched += score.matched;
-        for (const c of score.per_class) {
-          const e = perClass.get(c.class_id) ?? { sum: 0, n: 0 };
-          e.sum += c.f1;
-          e.n++;
-          perClass.set(c.class_id, e);
-        }
-        for (const user of [list[i].user_id, list[j].user_id]) {
-          const e = perUser.get(user) ?? { sum: 0, n: 0 };
-          e.sum += score.f1;
-          e.n++;
-          perUser.set(user, e);
-        }
+    const agreement = imageAgreement(list, DEFAULT_MIN_IOU, (i, j, f1) => {
+      for (const user of [list[i].user_id, list[j].user_id]) {
+        const e = perUser.get(user) ?? { sum: 0, n: 0 };
+        e.sum += f1;
+        e.n++;
+        perUser.set(user, e);
       }
-    }
+    });
     images.push({
       image_id: imageId,
       annotators: list.map((v) => v.user_id).sort((x, y) => x - y),
-      f1: f1 / pairs,
-      mean_iou: matched === 0 ? null : iouSum / matched,
-      per_class: [...perClass.entries()].sort((a, b) => a[0] - b[0]).map(([class_id, e]) => ({ class_id, f1: e.sum / e.n })),
+      f1: agreement.f1,
+      mean_iou: agreement.mean_iou,
+      per_class: agreement.per_class,
     });
   }
   images.sort((a, b) => a.image_id - b.image_id);
