@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import sharp, { type Sharp } from 'sharp';
 import { fitPixels, greyLevels, opaqueRgb } from '../src/imaging/fitted-pixels.js';
 import { dHashOfGrey, fineHashOfGrey, hashDistance, hashHalves, NEAR_DUPLICATE_MAX_DISTANCE } from '../src/imaging/perceptual-hash.js';
-import { popcount32 } from '../src/modules/splits/assign.logic.js';
 import { nearDuplicateGroups } from '../src/modules/quality/near-duplicates.logic.js';
 
 const roots = process.argv.slice(2);
@@ -26,11 +25,6 @@ const EDITS: Record<string, (s: Sharp, w: number, h: number) => Sharp> = {
   webp: (s) => s.webp({ quality: 75 }),
 };
 
-const distance = (a: string, b: string) => {
-  const [ah, al] = hashHalves(a);
-  const [bh, bl] = hashHalves(b);
-  return popcount32((ah ^ bh) >>> 0) + popcount32((al ^ bl) >>> 0);
-};
 
 async function sources(root: string): Promise<string[]> {
   const files = (await readdir(root, { recursive: true })).filter((f) => /\.(jpe?g|png)$/i.test(f) && f.includes('images')).sort();
@@ -68,12 +62,12 @@ for (const root of roots) {
     const { width, height } = await sharp(bytes).metadata();
     for (const [edit, apply] of Object.entries(EDITS)) {
       const copy = await hashes(await apply(sharp(bytes), width!, height!).toBuffer());
-      positives.push({ edit, d: distance(hash.coarse, copy.coarse), f: hashDistance(hash.fine, copy.fine) });
+      positives.push({ edit, d: hashDistance(hash.coarse, copy.coarse), f: hashDistance(hash.fine, copy.fine) });
     }
   }
   hashesOf.set(set, coarse);
   finesOf.set(set, fine);
-  for (let i = 0; i < coarse.length; i++) for (let j = i + 1; j < coarse.length; j++) negatives.push({ set, d: distance(coarse[i], coarse[j]), f: hashDistance(fine[i], fine[j]) });
+  for (let i = 0; i < coarse.length; i++) for (let j = i + 1; j < coarse.length; j++) negatives.push({ set, d: hashDistance(coarse[i], coarse[j]), f: hashDistance(fine[i], fine[j]) });
   console.log(`${set}: ${files.length} source photos, ${(files.length * (files.length - 1)) / 2} different-photo pairs`);
 }
 

@@ -39,11 +39,12 @@ export function fineHashOfGrey(grey: Uint8Array, width: number, height: number):
 /** The bits in which two hex hashes of one length differ. */
 export function hashDistance(a: string, b: string): number {
   let bits = 0;
-  for (let i = 0; i < a.length; i += 8) bits += popcount((Number.parseInt(a.slice(i, i + 8), 16) ^ Number.parseInt(b.slice(i, i + 8), 16)) >>> 0);
+  for (let i = 0; i < a.length; i += 8) bits += popcount32((Number.parseInt(a.slice(i, i + 8), 16) ^ Number.parseInt(b.slice(i, i + 8), 16)) >>> 0);
   return bits;
 }
 
-function popcount(v: number): number {
+/** The set bits of a 32-bit value. */
+export function popcount32(v: number): number {
   v -= (v >>> 1) & 0x55555555;
   v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
   return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { nearDuplicateGroups, MAX_NEAR_DISTANCE, type HashedImage } from '../../src/modules/quality/near-duplicates.logic.js';
-import { popcount32 } from '../../src/modules/splits/assign.logic.js';
+import { popcount32 } from '../../src/imaging/perceptual-hash.js';
 
 /** The groups by comparing every pair (union-find), for checking the multi-index search. */
 function bruteForce(items: HashedImage[], d: number): number[][] {

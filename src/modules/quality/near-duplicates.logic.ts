@@ -5,7 +5,7 @@
  * for the fewest bucket probes and comparisons: at d = 8, five chunks of 12–13 bits with radius 1 (14 probes per
  * chunk, about 12 hashes per bucket of 100,000) cost about half of four 16-bit chunks with radius 2 (137 probes).
  */
-import { popcount32 } from '../splits/assign.logic.js';
+import { popcount32 } from '../../imaging/perceptual-hash.js';
 
 export interface HashedImage {
   /** Index of the image in the caller's list. */

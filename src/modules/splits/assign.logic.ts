@@ -2,6 +2,7 @@
  * Split assignment strategies. Pure and deterministic: the same items (in id order), percentages and seed always
  * give the same assignment, because every random choice draws from one seeded PRNG.
  */
+import { popcount32 } from '../../imaging/perceptual-hash.js';
 import { Random } from '../../lib/random.js';
 import { SPLIT_NAMES, type SplitName } from '../../lib/vocabulary.js';
 
@@ -234,10 +235,4 @@ export function nearDuplicateGroups(items: readonly HashedItem[], threshold: num
     byRoot.set(root, list);
   }
   return [...byRoot.values()].map((ids) => ids.sort((a, b) => a - b)).sort((a, b) => a[0] - b[0]);
-}
-
-export function popcount32(v: number): number {
-  v = v - ((v >>> 1) & 0x55555555);
-  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-  return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }
