@@ -38,3 +38,23 @@ describe('the test runner', () => {
     assert.match(res.stdout, /tests 2 passed, 0 failed or cancelled/);
   });
 });
+
+/** `npm test` runs every test file once: a folder added under test/ and named by no tier would never run. */
+describe('the tiers of npm test', () => {
+  it('name every test file exactly once', async () => {
+    const { readFile, readdir } = await import('node:fs/promises');
+    const scripts = JSON.parse(await readFile('package.json', 'utf8')).scripts as Record<string, string>;
+    const tiers = [...scripts.test.matchAll(/npm run (test:[a-z0-9]+)/g)].map((m) => m[1]!);
+    assert.ok(tiers.length >= 4, scripts.test);
+    const prefixes = tiers.map((tier) => {
+      const words = scripts[tier]!.split(/\s+/);
+      assert.ok(!words.includes('--except'), `${tier} should name its folders, not leave some out`);
+      return words.filter((w) => w.startsWith('test/'));
+    });
+    const files = (await readdir('test', { recursive: true })).filter((f) => f.endsWith('.test.ts')).map((f) => `test/${f}`);
+    for (const file of files) {
+      const owners = tiers.filter((_, i) => prefixes[i]!.some((p) => file.includes(p)));
+      assert.equal(owners.length, 1, `${file} is run by ${owners.length} tiers of npm test (${owners.join(', ')})`);
+    }
+  });
+});
