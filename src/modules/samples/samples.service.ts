@@ -144,17 +144,8 @@ export class SamplesService {
         const data = normaliseData(input.modality, input.data);
         const labels = storedLabels(input.modality, data, input);
         for (const name of labels.classNames) classNames.add(name);
-        const { classNames: _c, ...stored } = labels;
-        return {
-          project_id: projectId,
-          modality: input.modality,
-          split: input.split ?? null,
-          data: JSON.stringify(data),
-          metadata: input.metadata ? JSON.stringify(input.metadata) : null,
-          ...stored,
-          created_at: now,
-          updated_at: now,
-        };
+        const sample: ReadSample = { line: i + 1, modality: input.modality, split: input.split ?? null, data: JSON.stringify(data), metadata: input.metadata ? JSON.stringify(input.metadata) : null, ...labels };
+        return sampleRow(projectId, sample, now);
       } catch (err) {
         if (err instanceof SampleRuleError) throw ValidationError.at(loc(i), err.message);
         throw err;
@@ -396,22 +387,7 @@ export class SamplesService {
       };
       for await (const samples of read()) for (const sample of samples) {
         const media = sample.media;
-        const row: SampleInsert = {
-          project_id: projectId,
-          modality: sample.modality,
-          split: sample.split,
-          data: sample.data,
-          label: sample.label,
-          labels: sample.labels,
-          spans: sample.spans,
-          value: sample.value,
-          metadata: sample.metadata,
-          labelled: sample.labelled,
-          blob_key: null,
-          sha256: null,
-          created_at: now,
-          updated_at: now,
-        };
+        const row = sampleRow(projectId, sample, now);
         if (media) {
           const facts = JSON.parse(sample.data) as { mime_type: string };
           const sha256 = await sha256OfFile(media.path);
@@ -542,6 +518,12 @@ export class SamplesService {
 }
 
 /** Bin index (0..n-1) of a value among the quantiles of `values`. */
+/** The row a sample is stored as, whichever way it came in (the JSON body or an import file); media keys are added by the import. */
+function sampleRow(projectId: number, sample: ReadSample, now: string): SampleInsert {
+  const { modality, split, data, metadata, label, labels, spans, value, labelled } = sample;
+  return { project_id: projectId, modality, split, data, metadata, label, labels, spans, value, labelled, blob_key: null, sha256: null, created_at: now, updated_at: now };
+}
+
 function quantileBins(values: number[], n: number): (v: number) => number {
   const sorted = [...values].sort((a, b) => a - b);
   const cuts = Array.from({ length: n - 1 }, (_, i) => sorted[Math.floor(((i + 1) * sorted.length) / n)] ?? Infinity);
