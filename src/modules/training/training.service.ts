@@ -11,7 +11,7 @@ import { probePython, TRAINER_DIR, type PythonProbe } from '../../training/pytho
 import { recordServedPreprocessing } from '../../training/served-preprocessing.js';
 import type { ReadinessEvaluator } from '../../training/readiness.js';
 import type { TabularDataSource } from '../../training/tabular-data.js';
-import { numericMetrics, superviseTraining, type HistoryRow, type RunRecorder } from '../../training/trainer-supervisor.js';
+import { numericMetrics, superviseTraining, type HistoryRow, type RunRecorder, type TrainingResult } from '../../training/trainer-supervisor.js';
 import type { Metrics } from '../../lib/metrics.js';
 import { toJobOut } from '../jobs/jobs.schemas.js';
 import type { ModelsService } from '../models/models.service.js';
@@ -51,6 +51,18 @@ const QUEUED_RETRY_AFTER_S = 60;
  * tabular adapter) into the run's data folder, runs the adapter's Python trainer as a child process, follows its JSON
  * lines and, on success, registers the exported model. The data folder is removed when the job ends, whatever the end.
  */
+/** One run as the job carries it: where it writes, what it was asked, and the epochs recorded so far (kept on failure). */
+interface TrainingRun {
+  experiment: ExperimentRow;
+  adapter: AdapterSpec;
+  runDir: string;
+  dataDir: string;
+  started: number;
+  params: Record<string, unknown>;
+  extra: Record<string, unknown>;
+  history: HistoryRow[];
+}
+
 export class TrainingService {
   constructor(
     private readonly repository: TrainingRepository,
@@ -253,124 +265,147 @@ export class TrainingService {
     if (!experiment) throw new Error(`Experiment ${ctx.payload.experimentId} was deleted before it ran`);
     const adapter = adapterNamed(experiment.adapter)!;
     // The run's folder is on the machine that trains (the request named one on its own machine): its scratch space.
-    const runDir = join(this.runsDir, adapter.name, `exp-${experiment.id}`);
-    const dataDir = this.dataDirOf(experiment.id);
-    const started = Date.now();
-    const params = JSON.parse(experiment.params) as Record<string, unknown>;
-    const extra = JSON.parse(experiment.extra) as Record<string, unknown>;
-    /** The epochs recorded so far (kept when the run fails). */
-    let history: HistoryRow[] = [];
-    let modelId: number | null = null;
-    let registered = false;
-    await this.repository.update(experiment.id, { status: 'running', run_dir: runDir });
+    const run: TrainingRun = {
+      experiment,
+      adapter,
+      runDir: join(this.runsDir, adapter.name, `exp-${experiment.id}`),
+      dataDir: this.dataDirOf(experiment.id),
+      started: Date.now(),
+      params: JSON.parse(experiment.params) as Record<string, unknown>,
+      extra: JSON.parse(experiment.extra) as Record<string, unknown>,
+      history: [],
+    };
+    await this.repository.update(experiment.id, { status: 'running', run_dir: run.runDir });
     try {
-      await freshFolder(runDir);
-      if (adapter.modality === 'tabular') {
-        await ctx.report({ progress: 0, message: 'writing the tabular samples' });
-        await freshFolder(dataDir);
-        const layout = await this.tabularData.writeTabularFolder(experiment.project_id, dataDir);
-        extra.materialised = { counts: layout.counts, target: layout.target, task: layout.task };
-        if (layout.counts.train === 0 || layout.counts.valid === 0) throw new Error(`No tabular sample is in the ${layout.counts.train === 0 ? 'train' : 'valid'} split any more`);
-      } else {
-        await ctx.report({ progress: 0, message: 'materialising the version' });
-        const folder = await this.materialise(experiment.version_id!, dataDir);
-        extra.materialised = { counts: folder.counts, linked: folder.linked, copied: folder.copied };
-        if ((folder.counts.train ?? 0) === 0) throw new Error('The version has no training images with labels');
-      }
-      const configPath = join(runDir, 'run.json');
-      const init = await this.initialWeightsFile(extra.init_weights as InitialWeights['file'] | string | undefined, runDir);
-      await writeJsonFile(configPath, { ...params, ...(init ? { init_weights: init } : {}), data_dir: dataDir, out_dir: runDir });
-      const recorder: RunRecorder = {
-        started: async (event) => {
-          extra.environment = event.env;
-          if (!event.init) return;
-          // What the trainer loaded (classes matched, new and dropped; tensors of a pretrained file), shown from now on.
-          const { source: _source, ...loaded } = event.init;
-          const recipe = extra.recipe as Record<string, Record<string, unknown>>;
-          recipe.initial_weights = { ...recipe.initial_weights, ...loaded };
-          await this.repository.update(experiment.id, { extra: JSON.stringify(extra) });
-        },
-        epochs: async (epoch, latest, rows) => {
-          // The supervisor's own history, which grows with every epoch: what a failed run keeps.
-          history = rows;
-          await this.repository.update(experiment.id, { epoch, metrics: JSON.stringify(latest), history: JSON.stringify(rows) });
-        },
-        report: (report) => ctx.report(report),
-      };
+      await freshFolder(run.runDir);
+      await this.writeRunData(ctx, run);
+      const configPath = join(run.runDir, 'run.json');
+      const init = await this.initialWeightsFile(run.extra.init_weights as InitialWeights['file'] | string | undefined, run.runDir);
+      await writeJsonFile(configPath, { ...run.params, ...(init ? { init_weights: init } : {}), data_dir: run.dataDir, out_dir: run.runDir });
       const final = await superviseTraining(
-        { python: this.options.python, script: join(TRAINER_DIR, adapter.script), configPath, cwd: runDir, env: this.options.trainerEnv, signal: ctx.signal },
-        recorder,
+        { python: this.options.python, script: join(TRAINER_DIR, adapter.script), configPath, cwd: run.runDir, env: this.options.trainerEnv, signal: ctx.signal },
+        this.recorderFor(ctx, run),
         { metrics: this.options.metrics, adapter: adapter.name },
       );
-      history = final.history;
-      const metrics = final.metrics;
-      extra.artifacts = final.artifacts;
-      extra.confusion = final.confusion;
-      extra.environment = final.environment;
-      extra.evaluation = final.evaluation;
-      const evaluationFile = final.artifacts.evaluation ? await readEvaluationFile(join(runDir, final.artifacts.evaluation)) : null;
-      extra.analysis = evaluationFile ? evaluationSummary(evaluationFile) : null;
-      const effective = { ...params, ...final.params };
-      const weights = final.artifacts[adapter.modelArtifact ?? 'onnx'];
-      if (adapter.modelTask && weights) {
-        const version = experiment.version_id !== null ? await this.repository.version(experiment.version_id) : undefined;
-        if (version) await recordServedPreprocessing(join(runDir, weights), JSON.parse(version.preprocessing_config));
-        const names = final.class_names ?? (experiment.version_id !== null ? (await this.repository.versionClasses(experiment.version_id)).map((c) => c.name) : []);
-        const { model, created } = await this.models.registerTrained(experiment.created_by, experiment.project_id, {
-          path: join(runDir, weights),
-          checkpointPath: final.artifacts.pt ? join(runDir, final.artifacts.pt) : undefined,
-          name: experiment.name,
-          task: adapter.modelTask,
-          classNames: names,
-          experimentId: experiment.id,
-          versionId: experiment.version_id,
-          metrics,
-        });
-        modelId = model.id;
-        registered = created;
-      }
-      try {
-        await this.repository.update(experiment.id, {
-          status: 'succeeded',
-          metrics: JSON.stringify(metrics),
-          history: JSON.stringify(final.history),
-          per_class: JSON.stringify(final.per_class.map(perClassOut)),
-          extra: JSON.stringify(extra),
-          params: JSON.stringify(effective),
-          best_epoch: final.best_epoch,
-          epoch: final.epoch,
-          model_id: modelId,
-          finished_at: new Date().toISOString(),
-          duration_s: (Date.now() - started) / 1000,
-        });
-      } catch (err) {
-        if (modelId !== null && registered) await this.models.unregisterTrained(modelId);
-        throw err;
-      }
-      return { experiment_id: experiment.id, model_id: modelId, metrics };
+      run.history = final.history;
+      return await this.recordSucceeded(run, final);
     } catch (err) {
-      await removePath(runDir);
-      if (ctx.signal.reason instanceof JobReleasedError) {
-        // A shutdown handed the job back: the run starts again from nothing in the next process that takes it.
-        await this.repository.update(experiment.id, { status: 'queued', history: '[]', epoch: 0 }).catch(() => undefined);
-        throw err;
-      }
-      const cancelled = ctx.signal.aborted || err instanceof JobCancelledError;
-      await this.repository.update(experiment.id, {
-        status: cancelled ? 'cancelled' : 'failed',
-        error: cancelled ? null : err instanceof Error ? err.message.slice(0, 2000) : String(err),
-        history: JSON.stringify(history),
-        run_dir: null,
-        finished_at: new Date().toISOString(),
-        duration_s: (Date.now() - started) / 1000,
-      }).catch(() => undefined);
+      await this.recordEnded(ctx, run, err);
       throw err;
     } finally {
-      await removePath(dataDir);
+      await removePath(run.dataDir);
       // The experiment has ended, so its project's slot is free: the next run of the project may be admitted (when
       // that fails, the periodic admission tries again; this run's outcome stands).
       await this.admitWaiting().catch(() => undefined);
     }
+  }
+
+  /** The run's data folder: the version's images (materialised) or the project's tabular samples. */
+  private async writeRunData(ctx: JobContext<TrainPayload>, run: TrainingRun): Promise<void> {
+    if (run.adapter.modality === 'tabular') {
+      await ctx.report({ progress: 0, message: 'writing the tabular samples' });
+      await freshFolder(run.dataDir);
+      const layout = await this.tabularData.writeTabularFolder(run.experiment.project_id, run.dataDir);
+      run.extra.materialised = { counts: layout.counts, target: layout.target, task: layout.task };
+      if (layout.counts.train === 0 || layout.counts.valid === 0) throw new Error(`No tabular sample is in the ${layout.counts.train === 0 ? 'train' : 'valid'} split any more`);
+      return;
+    }
+    await ctx.report({ progress: 0, message: 'materialising the version' });
+    const folder = await this.materialise(run.experiment.version_id!, run.dataDir);
+    run.extra.materialised = { counts: folder.counts, linked: folder.linked, copied: folder.copied };
+    if ((folder.counts.train ?? 0) === 0) throw new Error('The version has no training images with labels');
+  }
+
+  /** What the supervisor tells as the run goes: the environment, loaded weights and each epoch, recorded at once. */
+  private recorderFor(ctx: JobContext<TrainPayload>, run: TrainingRun): RunRecorder {
+    return {
+      started: async (event) => {
+        run.extra.environment = event.env;
+        if (!event.init) return;
+        // What the trainer loaded (classes matched, new and dropped; tensors of a pretrained file), shown from now on.
+        const { source: _source, ...loaded } = event.init;
+        const recipe = run.extra.recipe as Record<string, Record<string, unknown>>;
+        recipe.initial_weights = { ...recipe.initial_weights, ...loaded };
+        await this.repository.update(run.experiment.id, { extra: JSON.stringify(run.extra) });
+      },
+      epochs: async (epoch, latest, rows) => {
+        // The supervisor's own history, which grows with every epoch: what a failed run keeps.
+        run.history = rows;
+        await this.repository.update(run.experiment.id, { epoch, metrics: JSON.stringify(latest), history: JSON.stringify(rows) });
+      },
+      report: (report) => ctx.report(report),
+    };
+  }
+
+  /** A finished run: its model registered (with how its inputs were made), then the experiment marked succeeded. */
+  private async recordSucceeded(run: TrainingRun, final: TrainingResult): Promise<object> {
+    const { experiment, runDir, extra } = run;
+    extra.artifacts = final.artifacts;
+    extra.confusion = final.confusion;
+    extra.environment = final.environment;
+    extra.evaluation = final.evaluation;
+    const evaluationFile = final.artifacts.evaluation ? await readEvaluationFile(join(runDir, final.artifacts.evaluation)) : null;
+    extra.analysis = evaluationFile ? evaluationSummary(evaluationFile) : null;
+    const registered = await this.registerModel(run, final);
+    try {
+      await this.repository.update(experiment.id, {
+        status: 'succeeded',
+        metrics: JSON.stringify(final.metrics),
+        history: JSON.stringify(final.history),
+        per_class: JSON.stringify(final.per_class.map(perClassOut)),
+        extra: JSON.stringify(extra),
+        params: JSON.stringify({ ...run.params, ...final.params }),
+        best_epoch: final.best_epoch,
+        epoch: final.epoch,
+        model_id: registered?.id ?? null,
+        finished_at: new Date().toISOString(),
+        duration_s: (Date.now() - run.started) / 1000,
+      });
+    } catch (err) {
+      if (registered?.created) await this.models.unregisterTrained(registered.id);
+      throw err;
+    }
+    return { experiment_id: experiment.id, model_id: registered?.id ?? null, metrics: final.metrics };
+  }
+
+  /** The run's model, when its adapter makes one: registered with the version's classes and preprocessing. */
+  private async registerModel(run: TrainingRun, final: TrainingResult): Promise<{ id: number; created: boolean } | null> {
+    const { experiment, adapter, runDir } = run;
+    const weights = final.artifacts[adapter.modelArtifact ?? 'onnx'];
+    if (!adapter.modelTask || !weights) return null;
+    const version = experiment.version_id !== null ? await this.repository.version(experiment.version_id) : undefined;
+    if (version) await recordServedPreprocessing(join(runDir, weights), JSON.parse(version.preprocessing_config));
+    const names = final.class_names ?? (experiment.version_id !== null ? (await this.repository.versionClasses(experiment.version_id)).map((c) => c.name) : []);
+    const { model, created } = await this.models.registerTrained(experiment.created_by, experiment.project_id, {
+      path: join(runDir, weights),
+      checkpointPath: final.artifacts.pt ? join(runDir, final.artifacts.pt) : undefined,
+      name: experiment.name,
+      task: adapter.modelTask,
+      classNames: names,
+      experimentId: experiment.id,
+      versionId: experiment.version_id,
+      metrics: final.metrics,
+    });
+    return { id: model.id, created };
+  }
+
+  /** A run that did not finish: its output removed; requeued after a shutdown, else cancelled or failed. */
+  private async recordEnded(ctx: JobContext<TrainPayload>, run: TrainingRun, err: unknown): Promise<void> {
+    await removePath(run.runDir);
+    if (ctx.signal.reason instanceof JobReleasedError) {
+      // A shutdown handed the job back: the run starts again from nothing in the next process that takes it.
+      await this.repository.update(run.experiment.id, { status: 'queued', history: '[]', epoch: 0 }).catch(() => undefined);
+      return;
+    }
+    const cancelled = ctx.signal.aborted || err instanceof JobCancelledError;
+    await this.repository.update(run.experiment.id, {
+      status: cancelled ? 'cancelled' : 'failed',
+      error: cancelled ? null : err instanceof Error ? err.message.slice(0, 2000) : String(err),
+      history: JSON.stringify(run.history),
+      run_dir: null,
+      finished_at: new Date().toISOString(),
+      duration_s: (Date.now() - run.started) / 1000,
+    }).catch(() => undefined);
   }
 
   /**
