@@ -233,6 +233,16 @@ describe('Team quality page and disagreement queue in Chromium (issue 29)', { sk
     assert.deepEqual(decisions[0].after, [box(car, 300, 300, 40, 40)]);
     const accepted = await reviewer.call<{ class_id: number; geometry: unknown }[]>('get', `/api/images/${p1}/annotations`);
     assert.deepEqual(accepted.map((a) => [a.class_id, a.geometry]), [[car, { x: 300, y: 300, width: 40, height: 40 }]]);
+    // The other one by edit: of the shapes on offer, only Cy's is ticked and accepted.
+    const second = live.page.locator(`[data-testid="disagreement"][data-image="${p2}"]`);
+    await second.waitFor();
+    await second.getByText('Edit: accept chosen shapes').click();
+    await second.getByLabel('Cy: car 10, 10 50×50').check();
+    await second.getByRole('button', { name: 'Accept 1 chosen shapes' }).click();
+    await until('the edit recorded', async () => /your edit accepted \(1 shapes\)/.test((await live.page.getByRole('status').textContent()) ?? ''));
+    await live.page.getByTestId('queue-empty').waitFor();
+    const edited = await reviewer.call<{ method: string; after: Shape[] }[]>('get', `${qc}/decisions?image_id=${p2}`);
+    assert.deepEqual(edited.map((d) => [d.method, d.after]), [['edit', [box(car, 10, 10, 50, 50)]]]);
 
     // An annotator sees neither the link nor the page (nor its figures through the API).
     await signInPage(a1);

@@ -135,3 +135,4 @@ export type QcAnnotator = Item<ResponseOf<'/api/projects/{id}/quality-control/an
 export type QcDisagreement = Item<ResponseOf<'/api/projects/{id}/quality-control/disagreements', 'get'>>;
 export type QcGroundTruth = Item<ResponseOf<'/api/projects/{id}/quality-control/ground-truth', 'get'>>;
 export type QcShape = QcDisagreement['proposal'][number];
+export type QcDecision = ResponseOf<'/api/projects/{id}/quality-control/consensus', 'post'>;

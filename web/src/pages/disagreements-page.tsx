@@ -2,17 +2,18 @@ import { useEffect, useState } from 'react';
 import { api } from '../api.js';
 import { useProjectAccess } from '../components/project-access.js';
 import { ErrorBanner, Layout } from '../components/layout.js';
-import { layersOf, VersionsOverlay } from '../components/team-quality/versions-overlay.js';
+import { DisagreementView, type Choice } from '../components/team-quality/disagreement-view.js';
 import { score } from '../components/team-quality/figures.js';
 import { Link } from '../router.js';
-import type { ImageRecord, LabelClass, Member, QcDisagreement } from '../types.js';
+import type { LabelClass, Member, QcDecision, QcDisagreement } from '../types.js';
 
-type Choice = { method: 'merge' } | { method: 'pick'; user_id: number };
+const what = (d: QcDecision, nameOf: (userId: number) => string) =>
+  d.method === 'pick' ? `${nameOf(d.picked_user_id ?? 0)}'s version` : d.method === 'merge' ? 'the consensus merge' : 'your edit';
 
 /**
  * The disagreement queue (issue 29): images whose annotators agree less than the project's threshold. A reviewer
- * sees every version overlaid on the image, picks one or accepts the consensus merge, and the decision is recorded
- * (POST …/quality-control/consensus: the accepted labels replaced through the revision log).
+ * sees every version overlaid on the image, picks one, accepts the consensus merge or the shapes they tick, and the
+ * decision is recorded (POST …/quality-control/consensus: the accepted labels replaced through the revision log).
  */
 export default function DisagreementsPage({ projectId }: { projectId: number }) {
   const denied = useProjectAccess(projectId).why('reviews.decide');
@@ -38,7 +39,7 @@ export default function DisagreementsPage({ projectId }: { projectId: number }) 
     if (!entry) return;
     try {
       const d = await api.post('/api/projects/{id}/quality-control/consensus', { path: { id: projectId }, body: { image_id: entry.image_id, ...choice } });
-      setDone(`Image ${d.image_id}: ${d.method === 'pick' ? `${nameOf(d.picked_user_id ?? 0)}'s version` : 'the consensus merge'} accepted (${d.after.length} shapes), decision ${d.id} recorded`);
+      setDone(`Image ${d.image_id}: ${what(d, nameOf)} accepted (${d.after.length} shapes), decision ${d.id} recorded`);
       setSelected(null);
       loadQueue();
     } catch (e) {
@@ -55,7 +56,7 @@ export default function DisagreementsPage({ projectId }: { projectId: number }) 
         <p className="muted">Loading…</p>
       ) : (
         <div className="review-layout">
-          <div className="card">{entry ? <Disagreement key={entry.image_id} entry={entry} classes={classes} nameOf={nameOf} onDecide={decide} /> : <p data-testid="queue-empty">No disagreement waits for a decision.</p>}</div>
+          <div className="card">{entry ? <DisagreementView key={entry.image_id} entry={entry} classes={classes} nameOf={nameOf} onDecide={decide} /> : <p data-testid="queue-empty">No disagreement waits for a decision.</p>}</div>
           <QueueList queue={queue} current={entry?.image_id ?? null} onSelect={setSelected} />
         </div>
       )}
@@ -79,39 +80,5 @@ function QueueList({ queue, current, onSelect }: { queue: QcDisagreement[]; curr
         ))}
       </ul>
     </aside>
-  );
-}
-
-function Disagreement({ entry, classes, nameOf, onDecide }: { entry: QcDisagreement; classes: LabelClass[]; nameOf: (userId: number) => string; onDecide: (c: Choice) => void }) {
-  const [image, setImage] = useState<ImageRecord | null>(null);
-  const layers = layersOf(entry, nameOf);
-  const [hidden, setHidden] = useState<Set<string>>(new Set());
-  useEffect(() => {
-    api.get('/api/images/{image_id}', { path: { image_id: entry.image_id } }).then(setImage, () => undefined);
-  }, [entry.image_id]);
-  const toggle = (key: string) => setHidden((h) => (h.has(key) ? new Set([...h].filter((k) => k !== key)) : new Set([...h, key])));
-  return (
-    <div className="disagreement" data-testid="disagreement" data-image={entry.image_id}>
-      <div className="review-stage">{image && <VersionsOverlay image={image} classes={classes} layers={layers.filter((l) => !hidden.has(l.key))} />}</div>
-      <table className="list versions-table">
-        <tbody>
-          {layers.map((l) => (
-            <tr key={l.key} data-layer={l.key}>
-              <td>
-                <label className="check">
-                  <input type="checkbox" checked={!hidden.has(l.key)} onChange={() => toggle(l.key)} aria-label={`Show ${l.name}`} />
-                  <span className="swatch" style={{ background: l.colour }} /> {l.name} · {l.shapes.length} shapes
-                </label>
-              </td>
-              <td>
-                <button className={l.userId === undefined ? 'primary' : ''} onClick={() => onDecide(l.userId === undefined ? { method: 'merge' } : { method: 'pick', user_id: l.userId })}>
-                  {l.userId === undefined ? 'Accept consensus merge' : `Pick ${l.name}`}
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
   );
 }
