@@ -43,21 +43,30 @@ export function GroundTruthPanel({ projectId, onChange, onError }: { projectId: 
           </li>
         ))}
       </ul>
+      <Candidates images={candidates} chosen={chosen} onToggle={toggle} />
+      <button className="primary" disabled={chosen.size === 0} onClick={mark}>
+        Mark {chosen.size || ''} as ground truth
+      </button>
+    </section>
+  );
+}
+
+/** The approved images not yet ground truth, each with a box to tick. */
+function Candidates({ images, chosen, onToggle }: { images: ImageRecord[]; chosen: Set<number>; onToggle: (id: number, on: boolean) => void }) {
+  return (
+    <>
       <h4>Approved images that could be ground truth</h4>
-      {candidates.length === 0 && <p className="muted">No other approved image: approve an image in review to offer it as ground truth.</p>}
+      {images.length === 0 && <p className="muted">No other approved image: approve an image in review to offer it as ground truth.</p>}
       <ul className="gt-list" data-testid="ground-truth-candidates">
-        {candidates.map((i) => (
+        {images.map((i) => (
           <li key={i.id} data-image={i.id}>
             <label className="check">
-              <input type="checkbox" checked={chosen.has(i.id)} onChange={(e) => toggle(i.id, e.target.checked)} aria-label={`Image ${i.id} (${i.original_name})`} />
+              <input type="checkbox" checked={chosen.has(i.id)} onChange={(e) => onToggle(i.id, e.target.checked)} aria-label={`Image ${i.id} (${i.original_name})`} />
               <img src={`/api/images/${i.id}/thumbnail`} alt="" /> {i.original_name} · {i.annotation_count} annotations
             </label>
           </li>
         ))}
       </ul>
-      <button className="primary" disabled={chosen.size === 0} onClick={mark}>
-        Mark {chosen.size || ''} as ground truth
-      </button>
-    </section>
+    </>
   );
 }
