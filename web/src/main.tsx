@@ -18,6 +18,9 @@ const InvitePage = lazy(() => import('./pages/invite-page.js').then((m) => ({ de
 // Sample labelling (text, tabular, audio, video, LLM) brings wavesurfer.js and the virtual list only when opened.
 const SamplesPage = lazy(() => import('./pages/samples-page.js'));
 const ExperimentPage = lazy(() => import('./pages/experiment-page.js'));
+// Team quality (issue 29) brings the charting library; the disagreement queue the overlay of every version.
+const TeamQualityPage = lazy(() => import('./pages/team-quality-page.js'));
+const DisagreementsPage = lazy(() => import('./pages/disagreements-page.js'));
 
 const loading = <div className="page">Loading…</div>;
 
@@ -46,6 +49,11 @@ function App() {
         <ExperimentPage key={experiment[2]} projectId={Number(experiment[1])} experimentId={Number(experiment[2])} />
       </Suspense>
     );
+  const quality = /^\/projects\/(\d+)\/quality(\/disagreements)?\/?$/.exec(path);
+  if (quality) {
+    const id = Number(quality[1]);
+    return <Suspense fallback={loading}>{quality[2] ? <DisagreementsPage key={id} projectId={id} /> : <TeamQualityPage key={id} projectId={id} />}</Suspense>;
+  }
   const match = /^\/projects\/(\d+)(?:\/(annotate|upload|review|assign|samples))?\/?$/.exec(path);
   if (match) {
     const id = Number(match[1]);

@@ -128,3 +128,11 @@ export type LlmValue = Extract<NonNullable<Sample['value']>, object>;
 export type Sample = Omit<ResponseOf<'/api/samples/{sample_id}', 'get'>, 'data'> & { data: Record<string, any> };
 /** What a sample view may change; the page sends it as a PATCH. */
 export type SamplePatch = Partial<Pick<Sample, 'label' | 'spans' | 'value' | 'split'>>;
+
+/** Labelling quality control (issue 29): a project's settings, an annotator's figures, a disagreement to decide. */
+export type QcSettings = ResponseOf<'/api/projects/{id}/quality-control/settings', 'get'>;
+export type QcAnnotator = Item<ResponseOf<'/api/projects/{id}/quality-control/annotators', 'get'>>;
+export type QcDisagreement = Item<ResponseOf<'/api/projects/{id}/quality-control/disagreements', 'get'>>;
+export type QcGroundTruth = Item<ResponseOf<'/api/projects/{id}/quality-control/ground-truth', 'get'>>;
+export type QcShape = QcDisagreement['proposal'][number];
+export type QcDecision = ResponseOf<'/api/projects/{id}/quality-control/consensus', 'post'>;

@@ -16,6 +16,8 @@ export const PAGE_ROUTES = [
   '/invite/:token',
   '/projects/:project_id/samples',
   '/projects/:project_id/experiments/:experiment_id',
+  '/projects/:project_id/quality',
+  '/projects/:project_id/quality/disagreements',
   '/queue',
 ] as const;
 

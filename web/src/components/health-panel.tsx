@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import {
   BarController,
   BarElement,
@@ -14,6 +14,7 @@ import {
 import { api } from '../api.js';
 import { Link } from '../router.js';
 import type { ResponseOf } from '../types.js';
+import { ChartCanvas } from './chart-canvas.js';
 import { CleaningDialog } from './cleaning-dialog.js';
 import { ErrorBanner } from './layout.js';
 import { SPLIT_NAMES } from '../vocabulary.js';
@@ -25,22 +26,6 @@ type CheckResult = Report['checks'][number];
 type Profile = ResponseOf<'/api/projects/{id}/profile', 'get'>;
 type SampleProfile = NonNullable<Profile['samples']>;
 type Readiness = ResponseOf<'/api/projects/{id}/readiness', 'post'>;
-
-/** One Chart.js chart on its own canvas, rebuilt when its configuration changes. */
-function ChartCanvas({ config, label }: { config: ChartConfiguration; label: string }) {
-  const canvas = useRef<HTMLCanvasElement>(null);
-  useEffect(() => {
-    if (!canvas.current) return;
-    const chart = new Chart(canvas.current, config);
-    return () => chart.destroy();
-  }, [config]);
-  return (
-    <figure className="health-chart">
-      <figcaption>{label}</figcaption>
-      <canvas ref={canvas} role="img" aria-label={label} />
-    </figure>
-  );
-}
 
 const SEVERITY_ORDER = { error: 0, warning: 1, info: 2 };
 

@@ -7,6 +7,7 @@ import { useProjectAccess } from '../components/project-access.js';
 import { ErrorBanner, Layout } from '../components/layout.js';
 import { ModelsPanel } from '../components/models-panel.js';
 import { SplitsPanel } from '../components/splits-panel.js';
+import { QualityLink } from '../components/team-quality/quality-link.js';
 import { VersionsPanel, type Version } from '../components/versions-panel.js';
 import { Link, navigate, useLocation } from '../router.js';
 import { REVIEW_STATES, type LabelClass, type Project, type ReviewState } from '../types.js';
@@ -51,7 +52,7 @@ export function ProjectPage({ projectId }: { projectId: number }) {
     if (tab !== 'images') params.set('tab', tab);
     navigate(`/projects/${projectId}${params.size ? `?${params}` : ''}`, true);
   };
-  const { why, can } = useProjectAccess(projectId);
+  const { why, can, access } = useProjectAccess(projectId);
   const [error, setError] = useState<string | null>(null);
   const [reloadKey, setReloadKey] = useState(0);
 
@@ -89,6 +90,7 @@ export function ProjectPage({ projectId }: { projectId: number }) {
               Assign
             </Link>
           )}
+          <QualityLink projectId={projectId} access={access} />
           <GatedLink href={`/projects/${projectId}/upload`} reason={why('images.write')}>
             Upload
           </GatedLink>
