@@ -56,6 +56,63 @@ function byFrame(boxes: readonly MotBox[]): Map<number, MotBox[]> {
 
 const idKey = (id: number | string) => `${typeof id}:${id}`;
 
+/** One frame's pairing: object i ↔ hypothesis `matched[i]` (−1: missed), and the ID switches it makes. */
+function matchFrame(objects: readonly MotBox[], hypotheses: readonly MotBox[], ious: number[][], lastMatch: Map<string, string>, minIou: number): { matched: number[]; switches: number } {
+  const matched = new Array<number>(objects.length).fill(-1);
+  const hypMatched = new Array<boolean>(hypotheses.length).fill(false);
+  // Continuity first: an object keeps the hypothesis it last matched when they still overlap enough.
+  objects.forEach((o, i) => {
+    const previous = lastMatch.get(idKey(o.id));
+    if (previous === undefined) return;
+    const j = hypotheses.findIndex((h, k) => !hypMatched[k] && idKey(h.id) === previous && ious[i][k] >= minIou);
+    if (j !== -1) {
+      matched[i] = j;
+      hypMatched[j] = true;
+    }
+  });
+  const freeObjects = objects.map((_, i) => i).filter((i) => matched[i] === -1);
+  const freeHyps = hypotheses.map((_, j) => j).filter((j) => !hypMatched[j]);
+  const cost = freeObjects.map((i) => freeHyps.map((j) => (ious[i][j] >= minIou ? 1 - ious[i][j] : FORBIDDEN)));
+  let switches = 0;
+  for (const [r, c] of assign(cost)) {
+    const i = freeObjects[r];
+    const j = freeHyps[c];
+    const previous = lastMatch.get(idKey(objects[i].id));
+    if (previous !== undefined && previous !== idKey(hypotheses[j].id)) switches++;
+    matched[i] = j;
+  }
+  return { matched, switches };
+}
+
+/**
+ * Identity true positives: ground-truth and hypothesis identities paired once, for the most frames matched. Only
+ * identities that ever overlap take part (the rest stay unpaired either way), and every cost is ≤ 0, so the plain
+ * rectangular assignment (no stand-ins) finds the optimum. `overlap`: gt identity → hypothesis identity → frames.
+ */
+function identityTruePositives(overlap: Map<number, Map<number, number>>): number {
+  const rows = [...overlap.keys()];
+  const cols = [...new Set(rows.flatMap((i) => [...overlap.get(i)!.keys()]))];
+  const weights = rows.map((i) => cols.map((j) => -(overlap.get(i)!.get(j) ?? 0)));
+  return -assign(weights).reduce((sum, [r, c]) => sum + weights[r][c], 0);
+}
+
+/** Numbers each distinct identity in order of appearance and counts its boxes. */
+class Identities {
+  private readonly index = new Map<string, number>();
+  readonly counts: number[] = [];
+  of(id: number | string): number {
+    const key = idKey(id);
+    let i = this.index.get(key);
+    if (i === undefined) {
+      i = this.counts.length;
+      this.index.set(key, i);
+      this.counts.push(0);
+    }
+    this.counts[i]++;
+    return i;
+  }
+}
+
 /**
  * The metrics of `hyp` against `gt`: a pair matches on a frame where its IoU reaches `minIou` (0.5, MOTChallenge's
  * threshold) and the classes agree. Per frame, a ground-truth object keeps its previous hypothesis where that still
@@ -67,86 +124,34 @@ export function motMetrics(gt: readonly MotBox[], hyp: readonly MotBox[], minIou
   const hypFrames = byFrame(hyp);
   const frames = [...new Set([...gtFrames.keys(), ...hypFrames.keys()])].sort((a, b) => a - b);
   const lastMatch = new Map<string, string>();
-  const gtIndex = new Map<string, number>();
-  const hypIndex = new Map<string, number>();
-  const gtCount: number[] = [];
-  const hypCount: number[] = [];
-  /** Frames on which ground-truth identity i and hypothesis identity j overlap enough: "i,j" → count. */
+  const gtIds = new Identities();
+  const hypIds = new Identities();
+  /** Frames on which ground-truth identity i and hypothesis identity j overlap enough. */
   const overlap = new Map<number, Map<number, number>>();
-  const index = (map: Map<string, number>, counts: number[], id: number | string) => {
-    const key = idKey(id);
-    let i = map.get(key);
-    if (i === undefined) {
-      i = counts.length;
-      map.set(key, i);
-      counts.push(0);
-    }
-    counts[i]++;
-    return i;
-  };
-  let misses = 0;
-  let falsePositives = 0;
-  let switches = 0;
-  let matches = 0;
-  let iouSum = 0;
-
+  let misses = 0, falsePositives = 0, switches = 0, matches = 0, iouSum = 0;
   for (const frame of frames) {
     const objects = gtFrames.get(frame) ?? [];
     const hypotheses = hypFrames.get(frame) ?? [];
-    const oi = objects.map((o) => index(gtIndex, gtCount, o.id));
-    const hi = hypotheses.map((h) => index(hypIndex, hypCount, h.id));
+    const oi = objects.map((o) => gtIds.of(o.id));
+    const hi = hypotheses.map((h) => hypIds.of(h.id));
     const ious = objects.map((o) => hypotheses.map((h) => (o.classKey !== undefined && h.classKey !== undefined && o.classKey !== h.classKey ? 0 : boxIou(o, h))));
     objects.forEach((_, i) => hypotheses.forEach((_, j) => {
-      if (ious[i][j] >= minIou) {
-        const row = overlap.get(oi[i]) ?? new Map<number, number>();
-        row.set(hi[j], (row.get(hi[j]) ?? 0) + 1);
-        overlap.set(oi[i], row);
-      }
+      if (ious[i][j] < minIou) return;
+      const row = overlap.get(oi[i]) ?? new Map<number, number>();
+      row.set(hi[j], (row.get(hi[j]) ?? 0) + 1);
+      overlap.set(oi[i], row);
     }));
-
-    const objectMatched = new Array<number>(objects.length).fill(-1);
-    const hypMatched = new Array<boolean>(hypotheses.length).fill(false);
-    // Continuity first: an object keeps the hypothesis it last matched when they still overlap enough.
-    objects.forEach((o, i) => {
-      const previous = lastMatch.get(idKey(o.id));
-      if (previous === undefined) return;
-      const j = hypotheses.findIndex((h, k) => !hypMatched[k] && idKey(h.id) === previous && ious[i][k] >= minIou);
-      if (j !== -1) {
-        objectMatched[i] = j;
-        hypMatched[j] = true;
-      }
-    });
-    const freeObjects = objects.map((_, i) => i).filter((i) => objectMatched[i] === -1);
-    const freeHyps = hypotheses.map((_, j) => j).filter((j) => !hypMatched[j]);
-    const cost = freeObjects.map((i) => freeHyps.map((j) => (ious[i][j] >= minIou ? 1 - ious[i][j] : FORBIDDEN)));
-    for (const [r, c] of assign(cost)) {
-      const i = freeObjects[r];
-      const j = freeHyps[c];
-      const previous = lastMatch.get(idKey(objects[i].id));
-      if (previous !== undefined && previous !== idKey(hypotheses[j].id)) switches++;
-      objectMatched[i] = j;
-      hypMatched[j] = true;
-    }
-    objects.forEach((o, i) => {
-      const j = objectMatched[i];
-      if (j === -1) {
-        misses++;
-        return;
-      }
+    const frameMatch = matchFrame(objects, hypotheses, ious, lastMatch, minIou);
+    switches += frameMatch.switches;
+    frameMatch.matched.forEach((j, i) => {
+      if (j === -1) return void misses++;
       matches++;
       iouSum += ious[i][j];
-      lastMatch.set(idKey(o.id), idKey(hypotheses[j].id));
+      lastMatch.set(idKey(objects[i].id), idKey(hypotheses[j].id));
     });
-    falsePositives += hypMatched.filter((m) => !m).length;
+    falsePositives += hypotheses.length - frameMatch.matched.filter((j) => j !== -1).length;
   }
-
-  // Identity: pair ground-truth and hypothesis identities once, for the most frames matched.
-  // Only identities that ever overlap take part (the rest stay unpaired either way), and every cost is ≤ 0, so the
-  // plain rectangular assignment (no stand-ins) finds the optimum.
-  const rows = [...overlap.keys()];
-  const cols = [...new Set(rows.flatMap((i) => [...overlap.get(i)!.keys()]))];
-  const weights = rows.map((i) => cols.map((j) => -(overlap.get(i)!.get(j) ?? 0)));
-  const idtp = -assign(weights).reduce((sum, [r, c]) => sum + weights[r][c], 0);
+  const idtp = identityTruePositives(overlap);
   const gtBoxes = gt.length;
   const hypBoxes = hyp.length;
   return {
@@ -161,7 +166,7 @@ export function motMetrics(gt: readonly MotBox[], hyp: readonly MotBox[], minIou
     matches,
     gtBoxes,
     hypBoxes,
-    gtIds: gtCount.length,
-    hypIds: hypCount.length,
+    gtIds: gtIds.counts.length,
+    hypIds: hypIds.counts.length,
   };
 }
