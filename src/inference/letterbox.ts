@@ -167,6 +167,24 @@ export interface InputTensorOptions {
  * The resized image of `resizeForInput` → the model's planar float32 NCHW `[1, 3, H, W]` input, padding included,
  * in one pass over the pixels.
  */
+/** The letterbox's border in each channel plane: the rows above and below the image, and the columns beside it. */
+function fillPadding(out: Float32Array, t: LetterboxTransform, pads: number[]): void {
+  const { inputWidth: width, inputHeight: height, resizedWidth, resizedHeight, padLeft, padTop } = t;
+  const plane = width * height;
+  for (let c = 0; c < 3; c++) {
+    const pad = pads[c];
+    const base = c * plane;
+    out.fill(pad, base, base + padTop * width);
+    out.fill(pad, base + (padTop + resizedHeight) * width, base + plane);
+    if (resizedWidth >= width) continue;
+    for (let y = padTop; y < padTop + resizedHeight; y++) {
+      const row = base + y * width;
+      out.fill(pad, row, row + padLeft);
+      out.fill(pad, row + padLeft + resizedWidth, row + width);
+    }
+  }
+}
+
 export function toInputTensor(rgb: Uint8Array, t: LetterboxTransform, options: InputTensorOptions = {}): Float32Array {
   const { inputWidth: width, inputHeight: height, resizedWidth, resizedHeight, padLeft, padTop } = t;
   const plane = width * height;
@@ -176,20 +194,7 @@ export function toInputTensor(rgb: Uint8Array, t: LetterboxTransform, options: I
   // value × scale + shift per channel: `value / 255`, or `(value - mean) / std`.
   const scale = [0, 1, 2].map((c) => (normalise ? 1 / normalise.std[c] : 1 / 255));
   const shift = [0, 1, 2].map((c) => (normalise ? -normalise.mean[c] / normalise.std[c] : 0));
-  for (let c = 0; c < 3; c++) {
-    const pad = normalise ? 0 : Math.round(options.padValue ?? 114) * scale[c];
-    const base = c * plane;
-    // Padding: the rows above and below the image, and the columns beside it.
-    out.fill(pad, base, base + padTop * width);
-    out.fill(pad, base + (padTop + resizedHeight) * width, base + plane);
-    if (resizedWidth < width) {
-      for (let y = padTop; y < padTop + resizedHeight; y++) {
-        const row = base + y * width;
-        out.fill(pad, row, row + padLeft);
-        out.fill(pad, row + padLeft + resizedWidth, row + width);
-      }
-    }
-  }
+  fillPadding(out, t, [0, 1, 2].map((c) => (normalise ? 0 : Math.round(options.padValue ?? 114) * scale[c])));
   const [sr, sg, sb] = scale;
   const [hr, hg, hb] = shift;
   const r = out.subarray(0, plane);
