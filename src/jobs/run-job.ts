@@ -31,9 +31,25 @@ export async function runJob(runner: JobRunner, handler: JobHandler<any>, job: J
   return outcome;
 }
 
-async function follow({ jobs, log, release }: JobRunner, handler: JobHandler<any>, job: JobRow): Promise<JobOutcome> {
+/**
+ * The handler's progress reports, written to the job record at most every PROGRESS_WRITE_MS unless the message changes;
+ * nothing once the record is released (it is the queue's again: a handler still running must not write over it).
+ */
+function throttledReport(jobs: JobRunner['jobs'], jobId: number, isReleased: () => boolean): (update: JobReport) => Promise<void> {
   let lastWrite = 0;
   let lastMessage: string | null | undefined;
+  return async (update) => {
+    if (isReleased()) return;
+    const now = Date.now();
+    const newMessage = update.message !== undefined && update.message !== lastMessage;
+    if (!newMessage && now - lastWrite < PROGRESS_WRITE_MS) return;
+    lastWrite = now;
+    if (update.message !== undefined) lastMessage = update.message;
+    await jobs.report(jobId, update);
+  };
+}
+
+async function follow({ jobs, log, release }: JobRunner, handler: JobHandler<any>, job: JobRow): Promise<JobOutcome> {
   const controller = new AbortController();
   // The record goes back to the queue at once, so that a handler deaf to its signal cannot hold it past the exit.
   let releasing: Promise<void> | null = null;
@@ -49,16 +65,7 @@ async function follow({ jobs, log, release }: JobRunner, handler: JobHandler<any
     }, () => undefined);
   }, CANCEL_POLL_MS);
   poll.unref();
-  const report = async (update: JobReport) => {
-    // A released record is the queue's again: a handler still running must not write over it.
-    if (releasing) return;
-    const now = Date.now();
-    const newMessage = update.message !== undefined && update.message !== lastMessage;
-    if (!newMessage && now - lastWrite < PROGRESS_WRITE_MS) return;
-    lastWrite = now;
-    if (update.message !== undefined) lastMessage = update.message;
-    await jobs.report(job.id, update);
-  };
+  const report = throttledReport(jobs, job.id, () => releasing !== null);
   /** A job the shutdown stopped (and nobody cancelled meanwhile) stays released, however its handler ended. */
   const released = async () => {
     if (!releasing) return false;
