@@ -149,6 +149,32 @@ const clamp = (v: number, min: number, max: number) => Math.min(max, Math.max(mi
 const round3 = (v: number) => Math.round(v * 1000) / 1000;
 const symmetric = (random: Random, limit: number) => round3(random.uniform(-limit, limit));
 
+/** Mosaic, with `aug.mosaic` % chance: three partners from the pool, each prepared as the source was. */
+function mosaicStep(aug: Augmentation, canvas: Size, random: Random, candidates: readonly SourceDescriptor[], pre: Preprocessing): Step | null {
+  if (!(aug.mosaic > 0 && candidates.length > 0 && random.chance(aug.mosaic / 100))) return null;
+  const partners: MosaicPartner[] = [0, 1, 2].map(() => {
+    const partner = random.pick(candidates);
+    const partnerSteps = sourceSteps(pre, partner);
+    partnerSteps.push(...finishingSteps(pre, composeGeometry(partnerSteps, partner).size).filter((s) => s.op === 'resize'));
+    return { image_id: partner.id, steps: partnerSteps };
+  });
+  return {
+    op: 'mosaic',
+    center_x: Math.round(canvas.width * random.uniform(0.25, 0.75)),
+    center_y: Math.round(canvas.height * random.uniform(0.25, 0.75)),
+    partners,
+  };
+}
+
+/** Cutout: `count` squares of `size` % of the canvas, placed at random. */
+function cutoutStep(cutout: Augmentation['cutout'], canvas: Size, random: Random): Step {
+  const width = Math.max(1, Math.round((canvas.width * cutout.size) / 100));
+  const height = Math.max(1, Math.round((canvas.height * cutout.size) / 100));
+  const rects = Array.from({ length: cutout.count }, () => ({ x: random.int(0, canvas.width - width), y: random.int(0, canvas.height - height), width, height }));
+  return { op: 'cutout', rects };
+}
+
+/** The augmentation's steps, drawn in a fixed order from `random` (the order is part of a version's replay). */
 function augmentationSteps(
   aug: Augmentation,
   size: Size,
@@ -180,21 +206,8 @@ function augmentationSteps(
   if (aug.shear.horizontal > 0 || aug.shear.vertical > 0) {
     steps.push({ op: 'shear', horizontal_degrees: symmetric(random, aug.shear.horizontal), vertical_degrees: symmetric(random, aug.shear.vertical) });
   }
-  const candidates = pool.filter((p) => p.id !== source.id);
-  if (aug.mosaic > 0 && candidates.length > 0 && random.chance(aug.mosaic / 100)) {
-    const partners: MosaicPartner[] = [0, 1, 2].map(() => {
-      const partner = random.pick(candidates);
-      const partnerSteps = sourceSteps(pre, partner);
-      partnerSteps.push(...finishingSteps(pre, composeGeometry(partnerSteps, partner).size).filter((s) => s.op === 'resize'));
-      return { image_id: partner.id, steps: partnerSteps };
-    });
-    steps.push({
-      op: 'mosaic',
-      center_x: Math.round(canvas.width * random.uniform(0.25, 0.75)),
-      center_y: Math.round(canvas.height * random.uniform(0.25, 0.75)),
-      partners,
-    });
-  }
+  const mosaic = mosaicStep(aug, canvas, random, pool.filter((p) => p.id !== source.id), pre);
+  if (mosaic) steps.push(mosaic);
   if (aug.grayscale > 0 && random.chance(aug.grayscale / 100)) steps.push({ op: 'grayscale' });
   if (aug.blur > 0) {
     const sigma = round3(random.uniform(0, aug.blur) / 2);
@@ -203,17 +216,7 @@ function augmentationSteps(
   if (aug.hue > 0) steps.push({ op: 'hue', degrees: Math.round(random.uniform(-aug.hue, aug.hue)) });
   if (aug.saturation > 0) steps.push({ op: 'saturation', percent: symmetric(random, aug.saturation) });
   if (aug.noise > 0) steps.push({ op: 'noise', percent: round3(random.uniform(0, aug.noise)), seed: random.int(0, 2 ** 31 - 1) });
-  if (aug.cutout.count > 0) {
-    const width = Math.max(1, Math.round((canvas.width * aug.cutout.size) / 100));
-    const height = Math.max(1, Math.round((canvas.height * aug.cutout.size) / 100));
-    const rects = Array.from({ length: aug.cutout.count }, () => ({
-      x: random.int(0, canvas.width - width),
-      y: random.int(0, canvas.height - height),
-      width,
-      height,
-    }));
-    steps.push({ op: 'cutout', rects });
-  }
+  if (aug.cutout.count > 0) steps.push(cutoutStep(aug.cutout, canvas, random));
   if (aug.brightness > 0) steps.push({ op: 'brightness', percent: symmetric(random, aug.brightness) });
   if (aug.exposure > 0) steps.push({ op: 'exposure', percent: symmetric(random, aug.exposure) });
   if (aug.contrast > 0) steps.push({ op: 'contrast_adjust', percent: symmetric(random, aug.contrast) });
