@@ -185,16 +185,10 @@ function fillPadding(out: Float32Array, t: LetterboxTransform, pads: number[]): 
   }
 }
 
-export function toInputTensor(rgb: Uint8Array, t: LetterboxTransform, options: InputTensorOptions = {}): Float32Array {
+/** The resized image's pixels into the three planes inside the border, each value × scale + shift of its channel. */
+function copyPixels(rgb: Uint8Array, t: LetterboxTransform, out: Float32Array, scale: number[], shift: number[]): void {
   const { inputWidth: width, inputHeight: height, resizedWidth, resizedHeight, padLeft, padTop } = t;
   const plane = width * height;
-  const out = options.into ?? new Float32Array(plane * 3);
-  if (out.length !== plane * 3) throw new Error(`input buffer holds ${out.length} values; [1, 3, ${height}, ${width}] needs ${plane * 3}`);
-  const { normalise } = options;
-  // value × scale + shift per channel: `value / 255`, or `(value - mean) / std`.
-  const scale = [0, 1, 2].map((c) => (normalise ? 1 / normalise.std[c] : 1 / 255));
-  const shift = [0, 1, 2].map((c) => (normalise ? -normalise.mean[c] / normalise.std[c] : 0));
-  fillPadding(out, t, [0, 1, 2].map((c) => (normalise ? 0 : Math.round(options.padValue ?? 114) * scale[c])));
   const [sr, sg, sb] = scale;
   const [hr, hg, hb] = shift;
   const r = out.subarray(0, plane);
@@ -239,6 +233,19 @@ export function toInputTensor(rgb: Uint8Array, t: LetterboxTransform, options: I
       b[i] = rgb[j + 2] * sb + hb;
     }
   }
+}
+
+export function toInputTensor(rgb: Uint8Array, t: LetterboxTransform, options: InputTensorOptions = {}): Float32Array {
+  const { inputWidth: width, inputHeight: height, resizedWidth, resizedHeight, padLeft, padTop } = t;
+  const plane = width * height;
+  const out = options.into ?? new Float32Array(plane * 3);
+  if (out.length !== plane * 3) throw new Error(`input buffer holds ${out.length} values; [1, 3, ${height}, ${width}] needs ${plane * 3}`);
+  const { normalise } = options;
+  // value × scale + shift per channel: `value / 255`, or `(value - mean) / std`.
+  const scale = [0, 1, 2].map((c) => (normalise ? 1 / normalise.std[c] : 1 / 255));
+  const shift = [0, 1, 2].map((c) => (normalise ? -normalise.mean[c] / normalise.std[c] : 0));
+  fillPadding(out, t, [0, 1, 2].map((c) => (normalise ? 0 : Math.round(options.padValue ?? 114) * scale[c])));
+  copyPixels(rgb, t, out, scale, shift);
   return out;
 }
 

@@ -49,6 +49,17 @@ function throttledReport(jobs: JobRunner['jobs'], jobId: number, isReleased: () 
   };
 }
 
+/** Aborts the handler's signal once someone asks to cancel the job (the record is looked at every CANCEL_POLL_MS). */
+function pollCancel(jobs: JobRunner['jobs'], jobId: number, controller: AbortController): NodeJS.Timeout {
+  const poll = setInterval(() => {
+    jobs.cancelRequested(jobId).then((asked) => {
+      if (asked && !controller.signal.aborted) controller.abort(new Error('cancelled'));
+    }, () => undefined);
+  }, CANCEL_POLL_MS);
+  poll.unref();
+  return poll;
+}
+
 async function follow({ jobs, log, release }: JobRunner, handler: JobHandler<any>, job: JobRow): Promise<JobOutcome> {
   const controller = new AbortController();
   // The record goes back to the queue at once, so that a handler deaf to its signal cannot hold it past the exit.
@@ -59,12 +70,7 @@ async function follow({ jobs, log, release }: JobRunner, handler: JobHandler<any
   };
   if (release.aborted) stop();
   release.addEventListener('abort', stop);
-  const poll = setInterval(() => {
-    jobs.cancelRequested(job.id).then((asked) => {
-      if (asked && !controller.signal.aborted) controller.abort(new Error('cancelled'));
-    }, () => undefined);
-  }, CANCEL_POLL_MS);
-  poll.unref();
+  const poll = pollCancel(jobs, job.id, controller);
   const report = throttledReport(jobs, job.id, () => releasing !== null);
   /** A job the shutdown stopped (and nobody cancelled meanwhile) stays released, however its handler ended. */
   const released = async () => {

@@ -96,6 +96,12 @@ function identityTruePositives(overlap: Map<number, Map<number, number>>): numbe
   return -assign(weights).reduce((sum, [r, c]) => sum + weights[r][c], 0);
 }
 
+function countOverlap(overlap: Map<number, Map<number, number>>, gtId: number, hypId: number): void {
+  const row = overlap.get(gtId) ?? new Map<number, number>();
+  row.set(hypId, (row.get(hypId) ?? 0) + 1);
+  overlap.set(gtId, row);
+}
+
 /** Numbers each distinct identity in order of appearance and counts its boxes. */
 class Identities {
   private readonly index = new Map<string, number>();
@@ -135,12 +141,7 @@ export function motMetrics(gt: readonly MotBox[], hyp: readonly MotBox[], minIou
     const oi = objects.map((o) => gtIds.of(o.id));
     const hi = hypotheses.map((h) => hypIds.of(h.id));
     const ious = objects.map((o) => hypotheses.map((h) => (o.classKey !== undefined && h.classKey !== undefined && o.classKey !== h.classKey ? 0 : boxIou(o, h))));
-    objects.forEach((_, i) => hypotheses.forEach((_, j) => {
-      if (ious[i][j] < minIou) return;
-      const row = overlap.get(oi[i]) ?? new Map<number, number>();
-      row.set(hi[j], (row.get(hi[j]) ?? 0) + 1);
-      overlap.set(oi[i], row);
-    }));
+    ious.forEach((row, i) => row.forEach((iou, j) => iou >= minIou && countOverlap(overlap, oi[i], hi[j])));
     const frameMatch = matchFrame(objects, hypotheses, ious, lastMatch, minIou);
     switches += frameMatch.switches;
     frameMatch.matched.forEach((j, i) => {
