@@ -40,6 +40,44 @@ const STDERR_KEEP = 4000;
  * (src/training/trainer-protocol.ts). On abort: SIGTERM to the group, SIGKILL after `killAfterMs`. Lines that are not
  * events are ignored (libraries print); an event that breaks the protocol stops the run.
  */
+/** What the child's event lines said so far: the run's result pieces, or why the protocol broke. */
+class EventTally {
+  metrics: TrainerResult['metrics'] | null = null;
+  finished: TrainerResult['finished'] | null = null;
+  readonly artifacts: Record<string, string> = {};
+  failure: string | null = null;
+  /** Set when an event broke the protocol: the child is stopped and the run fails with it. */
+  broken: string | null = null;
+  events = 0;
+
+  /** The line's event (null: not an event line, or the protocol is already broken); throws nothing. */
+  take(line: string): TrainerEvent | null {
+    if (this.broken) return null;
+    let event: TrainerEvent | null;
+    try {
+      event = parseTrainerLine(line);
+    } catch (err) {
+      this.broken = (err as Error).message;
+      return null;
+    }
+    if (!event) return null;
+    this.events++;
+    if (event.event === 'metrics') this.metrics = event;
+    if (event.event === 'artifact') this.artifacts[event.name] = event.path;
+    if (event.event === 'finished') this.finished = event;
+    if (event.event === 'failed') this.failure = event.message;
+    return event;
+  }
+
+  outcome(code: number | null, signal: NodeJS.Signals | null, cancelled: boolean, stderr: string): TrainerOutcome {
+    const { metrics, finished, artifacts, broken } = this;
+    const tail = stderr.trim().split('\n').filter((l) => !/Warning|warn\(|^\s/.test(l)).slice(-3).join(' | ');
+    const result = !broken && code === 0 && metrics && finished ? { metrics, artifacts, finished } : null;
+    const exited = `the trainer exited with ${signal ?? `code ${code}`}${code === 0 ? ' without its metrics and finished events' : ''}`;
+    return { code, signal, cancelled, result, error: result ? null : broken ?? this.failure ?? (tail || exited), events: this.events };
+  }
+}
+
 export function runTrainer(options: TrainerRun): Promise<TrainerOutcome> {
   return new Promise((resolve, reject) => {
     const child = spawn(options.python, [options.script, '--config', options.configPath], {
@@ -48,14 +86,8 @@ export function runTrainer(options: TrainerRun): Promise<TrainerOutcome> {
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
+    const tally = new EventTally();
     let stderr = '';
-    let metrics: TrainerResult['metrics'] | null = null;
-    let finished: TrainerResult['finished'] | null = null;
-    const artifacts: Record<string, string> = {};
-    let failure: string | null = null;
-    /** Set when an event broke the protocol: the child is stopped and the run fails with it. */
-    let broken: string | null = null;
-    let events = 0;
     let cancelled = false;
     let killTimer: NodeJS.Timeout | null = null;
     let handling = Promise.resolve();
@@ -85,42 +117,17 @@ export function runTrainer(options: TrainerRun): Promise<TrainerOutcome> {
     child.stderr.on('data', (chunk: string) => {
       stderr = (stderr + chunk).slice(-STDERR_KEEP);
     });
-    const lines = createInterface({ input: child.stdout });
-    lines.on('line', (line) => {
-      if (broken) return;
-      let event: TrainerEvent | null;
-      try {
-        event = parseTrainerLine(line);
-      } catch (err) {
-        broken = (err as Error).message;
-        stop();
-        return;
-      }
-      if (!event) return;
-      events++;
-      if (event.event === 'metrics') metrics = event;
-      if (event.event === 'artifact') artifacts[event.name] = event.path;
-      if (event.event === 'finished') finished = event;
-      if (event.event === 'failed') failure = event.message;
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const wasBroken = tally.broken;
+      const event = tally.take(line);
+      if (!wasBroken && tally.broken) stop();
       // Events are handled one after another, in order, without blocking the pipe.
-      const handled = event;
-      handling = handling.then(() => options.onEvent?.(handled)).catch(() => undefined);
+      if (event) handling = handling.then(() => options.onEvent?.(event)).catch(() => undefined);
     });
     child.on('close', (code, signal) => {
       options.signal?.removeEventListener('abort', onAbort);
       if (killTimer) clearTimeout(killTimer);
-      void handling.then(() => {
-        const tail = stderr.trim().split('\n').filter((l) => !/Warning|warn\(|^\s/.test(l)).slice(-3).join(' | ');
-        const result = !broken && code === 0 && metrics && finished ? { metrics, artifacts, finished } : null;
-        resolve({
-          code,
-          signal,
-          cancelled,
-          result,
-          error: result ? null : broken ?? failure ?? (tail || `the trainer exited with ${signal ?? `code ${code}`}${code === 0 ? ' without its metrics and finished events' : ''}`),
-          events,
-        });
-      });
+      void handling.then(() => resolve(tally.outcome(code, signal, cancelled, stderr)));
     });
   });
 }
