@@ -1563,12 +1563,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The project's invitations, newest first (without their secrets) */
+        /**
+         * The project's invitations, newest first, each pending one with its link
+         * @description For those who manage members (`project.members`): a pending invitation's `url` is its link to copy again (the secret is kept encrypted with the server's SECRETS_KEY; `url` is null without one). Used and expired ones have none.
+         */
         get: operations["listInvitations"];
         put?: never;
         /**
          * Invite someone without an account by e-mail address
-         * @description Answers the link to share (`url`, with its secret `token`, shown once); no e-mail is sent. The link makes the account and joins the project with `role`; it works once and expires after `expires_in_days` (default 7). 409 when the address already has an account (add it as a member).
+         * @description Answers the link to share (`url`, with its secret `token`); no e-mail is sent. The list shows a pending link again where the server has a SECRETS_KEY. The link makes the account and joins the project with `role`; it works once and expires after `expires_in_days` (default 7). 409 when the address already has an account (add it as a member).
          */
         post: operations["createInvitation"];
         delete?: never;
@@ -13409,6 +13412,8 @@ export interface operations {
                         role: "admin" | "reviewer" | "annotator" | "viewer";
                         /** @enum {string} */
                         status: "pending" | "accepted" | "expired";
+                        /** @description A pending invitation's link (relative to the instance), to copy again; null once used or expired, and where it cannot be shown again: the server has no SECRETS_KEY to keep it encrypted, or the invitation predates that (then its link was shown once) */
+                        url: string | null;
                     }[];
                 };
             };
@@ -13507,7 +13512,7 @@ export interface operations {
                         role: "admin" | "reviewer" | "annotator" | "viewer";
                         /** @enum {string} */
                         status: "pending" | "accepted" | "expired";
-                        /** @description The secret of the link; shown once (only its hash is stored) */
+                        /** @description The secret of the link (stored hashed, and encrypted with SECRETS_KEY where the server has one) */
                         token: string;
                         /** @description The page that accepts it, relative to the instance: share it with the invitee (no e-mail is sent) */
                         url: string;

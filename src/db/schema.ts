@@ -438,6 +438,8 @@ export interface InvitationsTable {
   email: string;
   role: 'admin' | 'reviewer' | 'annotator' | 'viewer';
   token_hash: string;
+  /** The link's secret sealed with SECRETS_KEY (lib/secret-box.ts), null without one (migration 0043). */
+  token_sealed: ColumnType<string | null, string | null | undefined, string | null>;
   invited_by: number | null;
   created_at: string;
   expires_at: string;
