@@ -10324,6 +10324,13 @@ export interface operations {
                             /** @description Messages of the failed checks that block training whatever the score */
                             blockers: string[];
                             checks: {
+                                /** @description A failed check: why, in plain words, and the fix to offer */
+                                fix?: {
+                                    /** @description The fixes, first the usual one: `upload` images; `label` in the editor; `label_unannotated` the images without labels; `remove_unannotated` (the cleaning action remove_unannotated_images); `assign_splits`; `classes` (edit the classes); `export` (train elsewhere); `label_samples` */
+                                    actions: ("upload" | "label" | "label_unannotated" | "remove_unannotated" | "assign_splits" | "classes" | "export" | "label_samples")[];
+                                    /** @description What is wrong and what to do, in plain words ("29 images of 318 have no labels — label them, or remove them …") */
+                                    text: string;
+                                };
                                 id: string;
                                 message: string;
                                 passed: boolean;
@@ -10331,6 +10338,8 @@ export interface operations {
                             }[];
                             ready: boolean;
                             score: number;
+                            /** @description Why the project is or is not ready, in one sentence: the blockers' fixes, else (below the gate) the failed checks' fixes, heaviest first */
+                            summary: string;
                             threshold: number;
                         };
                     } & {
@@ -16694,6 +16703,13 @@ export interface operations {
                         /** @description Messages of the failed checks that block training whatever the score */
                         blockers: string[];
                         checks: {
+                            /** @description A failed check: why, in plain words, and the fix to offer */
+                            fix?: {
+                                /** @description The fixes, first the usual one: `upload` images; `label` in the editor; `label_unannotated` the images without labels; `remove_unannotated` (the cleaning action remove_unannotated_images); `assign_splits`; `classes` (edit the classes); `export` (train elsewhere); `label_samples` */
+                                actions: ("upload" | "label" | "label_unannotated" | "remove_unannotated" | "assign_splits" | "classes" | "export" | "label_samples")[];
+                                /** @description What is wrong and what to do, in plain words ("29 images of 318 have no labels — label them, or remove them …") */
+                                text: string;
+                            };
                             id: string;
                             message: string;
                             passed: boolean;
@@ -16701,6 +16717,8 @@ export interface operations {
                         }[];
                         ready: boolean;
                         score: number;
+                        /** @description Why the project is or is not ready, in one sentence: the blockers' fixes, else (below the gate) the failed checks' fixes, heaviest first */
+                        summary: string;
                         threshold: number;
                     };
                 };
@@ -19128,6 +19146,13 @@ export interface operations {
                             /** @description Messages of the failed checks that block training whatever the score */
                             blockers: string[];
                             checks: {
+                                /** @description A failed check: why, in plain words, and the fix to offer */
+                                fix?: {
+                                    /** @description The fixes, first the usual one: `upload` images; `label` in the editor; `label_unannotated` the images without labels; `remove_unannotated` (the cleaning action remove_unannotated_images); `assign_splits`; `classes` (edit the classes); `export` (train elsewhere); `label_samples` */
+                                    actions: ("upload" | "label" | "label_unannotated" | "remove_unannotated" | "assign_splits" | "classes" | "export" | "label_samples")[];
+                                    /** @description What is wrong and what to do, in plain words ("29 images of 318 have no labels — label them, or remove them …") */
+                                    text: string;
+                                };
                                 id: string;
                                 message: string;
                                 passed: boolean;
@@ -19135,6 +19160,8 @@ export interface operations {
                             }[];
                             ready: boolean;
                             score: number;
+                            /** @description Why the project is or is not ready, in one sentence: the blockers' fixes, else (below the gate) the failed checks' fixes, heaviest first */
+                            summary: string;
                             threshold: number;
                         };
                     } & {
