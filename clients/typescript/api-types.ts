@@ -9732,6 +9732,8 @@ export interface operations {
                         /** @description Samples with a label, spans or a value */
                         labelled_sample_count: number;
                         location: string;
+                        /** @description Classification: an image may hold several classes (a class key in the editor toggles one); false (the default): one class per image (a class key replaces it) */
+                        multi_label: boolean;
                         name: string;
                         org_id: number | null;
                         owner_id: number;
@@ -9778,6 +9780,8 @@ export interface operations {
                     assigned_only?: boolean;
                     description?: string;
                     location?: string;
+                    /** @description Classification: an image may hold several classes (a class key in the editor toggles one); false (the default): one class per image (a class key replaces it) */
+                    multi_label?: boolean;
                     name: string;
                     /** @description The organization the project belongs to (its owners and admins manage it); you must be an owner or admin of it */
                     org_id?: number | null;
@@ -9816,6 +9820,8 @@ export interface operations {
                         /** @description Samples with a label, spans or a value */
                         labelled_sample_count: number;
                         location: string;
+                        /** @description Classification: an image may hold several classes (a class key in the editor toggles one); false (the default): one class per image (a class key replaces it) */
+                        multi_label: boolean;
                         name: string;
                         org_id: number | null;
                         owner_id: number;
@@ -9888,6 +9894,8 @@ export interface operations {
                         /** @description Samples with a label, spans or a value */
                         labelled_sample_count: number;
                         location: string;
+                        /** @description Classification: an image may hold several classes (a class key in the editor toggles one); false (the default): one class per image (a class key replaces it) */
+                        multi_label: boolean;
                         name: string;
                         org_id: number | null;
                         owner_id: number;
@@ -10010,6 +10018,8 @@ export interface operations {
                     assigned_only?: boolean;
                     description?: string;
                     location?: string;
+                    /** @description Classification: an image may hold several classes (a class key in the editor toggles one); false (the default): one class per image (a class key replaces it) */
+                    multi_label?: boolean;
                     name?: string;
                     /** @description The organization the project belongs to (its owners and admins manage it); you must be an owner or admin of it */
                     org_id?: number | null;
@@ -10048,6 +10058,8 @@ export interface operations {
                         /** @description Samples with a label, spans or a value */
                         labelled_sample_count: number;
                         location: string;
+                        /** @description Classification: an image may hold several classes (a class key in the editor toggles one); false (the default): one class per image (a class key replaces it) */
+                        multi_label: boolean;
                         name: string;
                         org_id: number | null;
                         owner_id: number;
@@ -12623,6 +12635,8 @@ export interface operations {
                             /** @description Samples with a label, spans or a value */
                             labelled_sample_count: number;
                             location: string;
+                            /** @description Classification: an image may hold several classes (a class key in the editor toggles one); false (the default): one class per image (a class key replaces it) */
+                            multi_label: boolean;
                             name: string;
                             org_id: number | null;
                             owner_id: number;
@@ -12904,6 +12918,8 @@ export interface operations {
                             /** @description Samples with a label, spans or a value */
                             labelled_sample_count: number;
                             location: string;
+                            /** @description Classification: an image may hold several classes (a class key in the editor toggles one); false (the default): one class per image (a class key replaces it) */
+                            multi_label: boolean;
                             name: string;
                             org_id: number | null;
                             owner_id: number;
@@ -20633,6 +20649,8 @@ export interface operations {
                         /** @description Samples with a label, spans or a value */
                         labelled_sample_count: number;
                         location: string;
+                        /** @description Classification: an image may hold several classes (a class key in the editor toggles one); false (the default): one class per image (a class key replaces it) */
+                        multi_label: boolean;
                         name: string;
                         org_id: number | null;
                         owner_id: number;
@@ -20860,6 +20878,8 @@ export interface operations {
                         /** @description Samples with a label, spans or a value */
                         labelled_sample_count: number;
                         location: string;
+                        /** @description Classification: an image may hold several classes (a class key in the editor toggles one); false (the default): one class per image (a class key replaces it) */
+                        multi_label: boolean;
                         name: string;
                         org_id: number | null;
                         owner_id: number;

@@ -52,6 +52,8 @@ export interface ProjectsTable {
   sample_count: ColumnType<number, number | undefined, number>;
   /** Samples with a label, spans or a value. */
   labelled_sample_count: ColumnType<number, number | undefined, number>;
+  /** Classification: 1 when an image may hold several classes, 0 for one class per image (migration 0042). */
+  multi_label: ColumnType<number, number | undefined, number>;
 }
 
 export interface ClassesTable {
