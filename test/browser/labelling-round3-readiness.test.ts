@@ -55,6 +55,18 @@ describe('labelling round 3: a blocked gate explained (issue 30, item 5)', { ski
     await until('the grid on the unlabelled images', async () => /^3 images match the filters$/.test((await page.getByTestId('grid-count').textContent()) ?? ''));
     const shown = await page.locator('.grid-cell img').evaluateAll((imgs) => imgs.map((i) => (i as HTMLImageElement).getAttribute('src')));
     assert.deepEqual(shown.sort(), ids.slice(2).map((id) => `/api/images/${id}/thumbnail`).sort());
+
+    // A viewer reads the same words but is offered no fix their role cannot use.
+    await call('post', '/api/auth/register', { email: 'vic@example.com', password: 'correct horse battery' });
+    await call('post', `/api/projects/${projectId}/members`, { email: 'vic@example.com', role: 'viewer' });
+    await call('post', '/api/auth/login', { email: 'vic@example.com', password: 'correct horse battery' }, 200);
+    await page.goto(`${base()}/projects/${projectId}?tab=health`);
+    const seen = page.getByTestId('readiness-why').locator('li[data-readiness-check="annotated_fraction"]');
+    await seen.waitFor();
+    assert.match((await seen.textContent()) ?? '', /3 images of 5 have no labels/);
+    await until('the role known', async () => (await page.getByTestId('readiness-why').getByRole('link', { name: 'Open the editor' }).count()) === 0);
+    assert.equal(await seen.getByRole('button', { name: 'Remove unannotated images…' }).count(), 0);
+    assert.equal(await seen.getByRole('link', { name: 'Show the unlabelled images' }).count(), 1, 'looking is open to every role');
     assert.deepEqual(live.errors, []);
   });
 });

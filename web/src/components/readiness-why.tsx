@@ -1,9 +1,21 @@
 import { Link } from '../router.js';
 import type { ResponseOf } from '../types.js';
+import { useProjectAccess, type ProjectAccess } from './project-access.js';
 
 type Readiness = ResponseOf<'/api/projects/{id}/readiness', 'post'>;
 type Check = Readiness['checks'][number];
 type FixAction = NonNullable<Check['fix']>['actions'][number];
+
+/** What a fix needs of the caller's role: a fix the role cannot use is not offered (the words still say what to do). */
+const NEEDS: Partial<Record<FixAction, ProjectAccess['permissions'][number]>> = {
+  upload: 'images.write',
+  label: 'annotations.write',
+  remove_unannotated: 'images.delete',
+  assign_splits: 'images.write',
+  classes: 'classes.write',
+  export: 'export',
+  label_samples: 'annotations.write',
+};
 
 /** Where each fix leads: a page to open, or (remove_unannotated) the cleaning dialog with its action chosen. */
 function fixLink(projectId: number, action: FixAction): { label: string; href: string } | null {
@@ -32,6 +44,7 @@ function fixLink(projectId: number, action: FixAction): { label: string; href: s
  * blockers first, then the other failed checks, heaviest first (issue 30, item 5).
  */
 export function ReadinessWhy({ projectId, readiness, onClean }: { projectId: number; readiness: Readiness; onClean: (actions: string[]) => void }) {
+  const { can } = useProjectAccess(projectId);
   if (readiness.ready) return null;
   const blocking = new Set(readiness.blockers);
   const failed = readiness.checks
@@ -46,7 +59,7 @@ export function ReadinessWhy({ projectId, readiness, onClean }: { projectId: num
         {failed.map((c) => (
           <li key={c.id} data-readiness-check={c.id} className={blocking.has(c.message) ? 'blocker' : ''}>
             <span>{c.fix!.text}</span>{' '}
-            {c.fix!.actions.map((action) => {
+            {c.fix!.actions.filter((action) => !NEEDS[action] || can(NEEDS[action])).map((action) => {
               if (action === 'remove_unannotated') {
                 return (
                   <button key={action} className="small" onClick={() => onClean(['remove_unannotated_images'])}>
