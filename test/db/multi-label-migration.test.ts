@@ -30,7 +30,7 @@ describe('migration 0042: multi_label', () => {
       const [one, two] = [await image(`${p}-1`), await image(`${p}-2`)];
       const label = (imageId: number, classId: number, type = p === detection ? 'bbox' : 'classification') => ({
         image_id: imageId, project_id: p, class_id: classId, annotation_type: type, geometry: type === 'bbox' ? JSON.stringify({ x: 1, y: 1, width: 5, height: 5 }) : '{}',
-        confidence: null, source: 'manual', status: 'accepted', created_at: now, updated_at: now,
+        confidence: null, source: 'manual', status: 'accepted' as const, created_at: now, updated_at: now,
       });
       // tagged: one image with two classes; single: each image one class; detection: two classes on one image (boxes).
       const rows = p === single ? [label(one, a), label(two, b)] : [label(one, a), label(one, b)];
