@@ -188,7 +188,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const metrics = new Metrics();
   // Images imported by reference from a project storage are read from its bucket, through the same store (issue 27).
   const storagesRepository = new StoragesRepository(db);
-  const storageBuckets = new StorageBuckets(storagesRepository, config.secretsKey ? new SecretBox(config.secretsKey) : null);
+  // Secrets kept in the database (storage credentials, invitation links) are sealed with SECRETS_KEY where it is set.
+  const secrets = config.secretsKey ? new SecretBox(config.secretsKey) : null;
+  const storageBuckets = new StorageBuckets(storagesRepository, secrets);
   const blobs = new MeteredBlobStore(new SourcedBlobStore(await openBlobStore(config.blobStore), (id) => storageBuckets.source(id)), metrics);
   const jobs = new JobsRepository(db);
   metrics.countJobs(() => jobs.depth());
@@ -235,7 +237,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerMultipartBodies(app);
   await registerOpenApi(app, VERSION);
 
-  await registerModules(app, deps, { repository: storagesRepository, buckets: storageBuckets }, options.loginClock);
+  await registerModules(app, deps, { repository: storagesRepository, buckets: storageBuckets, secrets }, options.loginClock);
   // Every handler is registered now: the jobs a shutdown released run again.
   await inProcess?.resume();
 
@@ -282,7 +284,7 @@ function sharedServices(base: Omit<ModuleDeps, 'services'>, projectsRepository: 
  * order is that of their needs). `storage` is the project storages' repository and bucket clients (the blob store reads
  * through them too).
  */
-async function registerModules(app: FastifyInstance, deps: ModuleDeps<SharedServices>, storage: { repository: StoragesRepository; buckets: StorageBuckets }, loginClock?: LoginClock): Promise<void> {
+async function registerModules(app: FastifyInstance, deps: ModuleDeps<SharedServices>, storage: { repository: StoragesRepository; buckets: StorageBuckets; secrets: SecretBox | null }, loginClock?: LoginClock): Promise<void> {
   const { config, plugins } = deps;
   const auth = registerAuthModule(app, deps, loginClock);
   registerAuthentication(app, auth);
@@ -302,7 +304,7 @@ async function registerModules(app: FastifyInstance, deps: ModuleDeps<SharedServ
   registerSuggestionsModule(app, deps, autoAnnotate);
   registerTrackSuggestionsModule(app, deps, autoAnnotate);
   const members = registerMembersModule(app, deps);
-  registerInvitationsModule(app, deps, auth);
+  registerInvitationsModule(app, deps, auth, storage.secrets);
   registerOrgsModule(app, deps, members);
   registerAssignmentsModule(app, deps);
   registerNextToLabelModule(app, deps);

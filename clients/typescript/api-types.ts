@@ -1563,12 +1563,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The project's invitations, newest first (without their secrets) */
+        /**
+         * The project's invitations, newest first, each pending one with its link
+         * @description For those who manage members (`project.members`): a pending invitation's `url` is its link to copy again (the secret is kept encrypted with the server's SECRETS_KEY; `url` is null without one). Used and expired ones have none.
+         */
         get: operations["listInvitations"];
         put?: never;
         /**
          * Invite someone without an account by e-mail address
-         * @description Answers the link to share (`url`, with its secret `token`, shown once); no e-mail is sent. The link makes the account and joins the project with `role`; it works once and expires after `expires_in_days` (default 7). 409 when the address already has an account (add it as a member).
+         * @description Answers the link to share (`url`, with its secret `token`); no e-mail is sent. The list shows a pending link again where the server has a SECRETS_KEY. The link makes the account and joins the project with `role`; it works once and expires after `expires_in_days` (default 7). 409 when the address already has an account (add it as a member).
          */
         post: operations["createInvitation"];
         delete?: never;
@@ -9729,6 +9732,8 @@ export interface operations {
                         /** @description Samples with a label, spans or a value */
                         labelled_sample_count: number;
                         location: string;
+                        /** @description Classification: an image may hold several classes (a class key in the editor toggles one); false (the default): one class per image (a class key replaces it) */
+                        multi_label: boolean;
                         name: string;
                         org_id: number | null;
                         owner_id: number;
@@ -9775,6 +9780,8 @@ export interface operations {
                     assigned_only?: boolean;
                     description?: string;
                     location?: string;
+                    /** @description Classification: an image may hold several classes (a class key in the editor toggles one); false (the default): one class per image (a class key replaces it) */
+                    multi_label?: boolean;
                     name: string;
                     /** @description The organization the project belongs to (its owners and admins manage it); you must be an owner or admin of it */
                     org_id?: number | null;
@@ -9813,6 +9820,8 @@ export interface operations {
                         /** @description Samples with a label, spans or a value */
                         labelled_sample_count: number;
                         location: string;
+                        /** @description Classification: an image may hold several classes (a class key in the editor toggles one); false (the default): one class per image (a class key replaces it) */
+                        multi_label: boolean;
                         name: string;
                         org_id: number | null;
                         owner_id: number;
@@ -9885,6 +9894,8 @@ export interface operations {
                         /** @description Samples with a label, spans or a value */
                         labelled_sample_count: number;
                         location: string;
+                        /** @description Classification: an image may hold several classes (a class key in the editor toggles one); false (the default): one class per image (a class key replaces it) */
+                        multi_label: boolean;
                         name: string;
                         org_id: number | null;
                         owner_id: number;
@@ -10007,6 +10018,8 @@ export interface operations {
                     assigned_only?: boolean;
                     description?: string;
                     location?: string;
+                    /** @description Classification: an image may hold several classes (a class key in the editor toggles one); false (the default): one class per image (a class key replaces it) */
+                    multi_label?: boolean;
                     name?: string;
                     /** @description The organization the project belongs to (its owners and admins manage it); you must be an owner or admin of it */
                     org_id?: number | null;
@@ -10045,6 +10058,8 @@ export interface operations {
                         /** @description Samples with a label, spans or a value */
                         labelled_sample_count: number;
                         location: string;
+                        /** @description Classification: an image may hold several classes (a class key in the editor toggles one); false (the default): one class per image (a class key replaces it) */
+                        multi_label: boolean;
                         name: string;
                         org_id: number | null;
                         owner_id: number;
@@ -10321,6 +10336,13 @@ export interface operations {
                             /** @description Messages of the failed checks that block training whatever the score */
                             blockers: string[];
                             checks: {
+                                /** @description A failed check: why, in plain words, and the fix to offer */
+                                fix?: {
+                                    /** @description The fixes, first the usual one: `upload` images; `label` in the editor; `label_unannotated` the images without labels; `remove_unannotated` (the cleaning action remove_unannotated_images); `assign_splits`; `classes` (edit the classes); `export` (train elsewhere); `label_samples` */
+                                    actions: ("upload" | "label" | "label_unannotated" | "remove_unannotated" | "assign_splits" | "classes" | "export" | "label_samples")[];
+                                    /** @description What is wrong and what to do, in plain words ("29 images of 318 have no labels — label them, or remove them …") */
+                                    text: string;
+                                };
                                 id: string;
                                 message: string;
                                 passed: boolean;
@@ -10328,6 +10350,8 @@ export interface operations {
                             }[];
                             ready: boolean;
                             score: number;
+                            /** @description Why the project is or is not ready, in one sentence: the blockers' fixes, else (below the gate) the failed checks' fixes, heaviest first */
+                            summary: string;
                             threshold: number;
                         };
                     } & {
@@ -12611,6 +12635,8 @@ export interface operations {
                             /** @description Samples with a label, spans or a value */
                             labelled_sample_count: number;
                             location: string;
+                            /** @description Classification: an image may hold several classes (a class key in the editor toggles one); false (the default): one class per image (a class key replaces it) */
+                            multi_label: boolean;
                             name: string;
                             org_id: number | null;
                             owner_id: number;
@@ -12892,6 +12918,8 @@ export interface operations {
                             /** @description Samples with a label, spans or a value */
                             labelled_sample_count: number;
                             location: string;
+                            /** @description Classification: an image may hold several classes (a class key in the editor toggles one); false (the default): one class per image (a class key replaces it) */
+                            multi_label: boolean;
                             name: string;
                             org_id: number | null;
                             owner_id: number;
@@ -13409,6 +13437,8 @@ export interface operations {
                         role: "admin" | "reviewer" | "annotator" | "viewer";
                         /** @enum {string} */
                         status: "pending" | "accepted" | "expired";
+                        /** @description A pending invitation's link (relative to the instance), to copy again; null once used or expired, and where it cannot be shown again: the server has no SECRETS_KEY to keep it encrypted, or the invitation predates that (then its link was shown once) */
+                        url: string | null;
                     }[];
                 };
             };
@@ -13507,7 +13537,7 @@ export interface operations {
                         role: "admin" | "reviewer" | "annotator" | "viewer";
                         /** @enum {string} */
                         status: "pending" | "accepted" | "expired";
-                        /** @description The secret of the link; shown once (only its hash is stored) */
+                        /** @description The secret of the link (stored hashed, and encrypted with SECRETS_KEY where the server has one) */
                         token: string;
                         /** @description The page that accepts it, relative to the instance: share it with the invitee (no e-mail is sent) */
                         url: string;
@@ -16689,6 +16719,13 @@ export interface operations {
                         /** @description Messages of the failed checks that block training whatever the score */
                         blockers: string[];
                         checks: {
+                            /** @description A failed check: why, in plain words, and the fix to offer */
+                            fix?: {
+                                /** @description The fixes, first the usual one: `upload` images; `label` in the editor; `label_unannotated` the images without labels; `remove_unannotated` (the cleaning action remove_unannotated_images); `assign_splits`; `classes` (edit the classes); `export` (train elsewhere); `label_samples` */
+                                actions: ("upload" | "label" | "label_unannotated" | "remove_unannotated" | "assign_splits" | "classes" | "export" | "label_samples")[];
+                                /** @description What is wrong and what to do, in plain words ("29 images of 318 have no labels — label them, or remove them …") */
+                                text: string;
+                            };
                             id: string;
                             message: string;
                             passed: boolean;
@@ -16696,6 +16733,8 @@ export interface operations {
                         }[];
                         ready: boolean;
                         score: number;
+                        /** @description Why the project is or is not ready, in one sentence: the blockers' fixes, else (below the gate) the failed checks' fixes, heaviest first */
+                        summary: string;
                         threshold: number;
                     };
                 };
@@ -19123,6 +19162,13 @@ export interface operations {
                             /** @description Messages of the failed checks that block training whatever the score */
                             blockers: string[];
                             checks: {
+                                /** @description A failed check: why, in plain words, and the fix to offer */
+                                fix?: {
+                                    /** @description The fixes, first the usual one: `upload` images; `label` in the editor; `label_unannotated` the images without labels; `remove_unannotated` (the cleaning action remove_unannotated_images); `assign_splits`; `classes` (edit the classes); `export` (train elsewhere); `label_samples` */
+                                    actions: ("upload" | "label" | "label_unannotated" | "remove_unannotated" | "assign_splits" | "classes" | "export" | "label_samples")[];
+                                    /** @description What is wrong and what to do, in plain words ("29 images of 318 have no labels — label them, or remove them …") */
+                                    text: string;
+                                };
                                 id: string;
                                 message: string;
                                 passed: boolean;
@@ -19130,6 +19176,8 @@ export interface operations {
                             }[];
                             ready: boolean;
                             score: number;
+                            /** @description Why the project is or is not ready, in one sentence: the blockers' fixes, else (below the gate) the failed checks' fixes, heaviest first */
+                            summary: string;
                             threshold: number;
                         };
                     } & {
@@ -20601,6 +20649,8 @@ export interface operations {
                         /** @description Samples with a label, spans or a value */
                         labelled_sample_count: number;
                         location: string;
+                        /** @description Classification: an image may hold several classes (a class key in the editor toggles one); false (the default): one class per image (a class key replaces it) */
+                        multi_label: boolean;
                         name: string;
                         org_id: number | null;
                         owner_id: number;
@@ -20828,6 +20878,8 @@ export interface operations {
                         /** @description Samples with a label, spans or a value */
                         labelled_sample_count: number;
                         location: string;
+                        /** @description Classification: an image may hold several classes (a class key in the editor toggles one); false (the default): one class per image (a class key replaces it) */
+                        multi_label: boolean;
                         name: string;
                         org_id: number | null;
                         owner_id: number;

@@ -52,6 +52,8 @@ export interface ProjectsTable {
   sample_count: ColumnType<number, number | undefined, number>;
   /** Samples with a label, spans or a value. */
   labelled_sample_count: ColumnType<number, number | undefined, number>;
+  /** Classification: 1 when an image may hold several classes, 0 for one class per image (migration 0042). */
+  multi_label: ColumnType<number, number | undefined, number>;
 }
 
 export interface ClassesTable {
@@ -438,6 +440,8 @@ export interface InvitationsTable {
   email: string;
   role: 'admin' | 'reviewer' | 'annotator' | 'viewer';
   token_hash: string;
+  /** The link's secret sealed with SECRETS_KEY (lib/secret-box.ts), null without one (migration 0043). */
+  token_sealed: ColumnType<string | null, string | null | undefined, string | null>;
   invited_by: number | null;
   created_at: string;
   expires_at: string;

@@ -9,7 +9,7 @@ import {
   InvitationAcceptedOut,
   InvitationCreate,
   InvitationCreatedOut,
-  InvitationOut,
+  InvitationListedOut,
   InvitationParams,
   InvitationPreviewOut,
   TokenParams,
@@ -23,7 +23,7 @@ export function invitationsRoutes(server: FastifyInstance, invitations: Invitati
     schema: {
       tags,
       summary: 'Invite someone without an account by e-mail address',
-      description: 'Answers the link to share (`url`, with its secret `token`, shown once); no e-mail is sent. The link makes '
+      description: 'Answers the link to share (`url`, with its secret `token`); no e-mail is sent. The list shows a pending link again where the server has a SECRETS_KEY. The link makes '
         + 'the account and joins the project with `role`; it works once and expires after `expires_in_days` (default 7). '
         + '409 when the address already has an account (add it as a member).',
       params: IdParams,
@@ -33,7 +33,14 @@ export function invitationsRoutes(server: FastifyInstance, invitations: Invitati
   }, async (request, reply) => reply.status(201).send(await invitations.create(callerOf(request), request.params.id, request.body)));
 
   app.get('/api/projects/:id/invitations', {
-    schema: { tags, summary: "The project's invitations, newest first (without their secrets)", params: IdParams, response: { 200: Type.Array(InvitationOut), ...errors(401, 403, 404, 422) } },
+    schema: {
+      tags,
+      summary: "The project's invitations, newest first, each pending one with its link",
+      description: 'For those who manage members (`project.members`): a pending invitation\'s `url` is its link to copy again '
+        + '(the secret is kept encrypted with the server\'s SECRETS_KEY; `url` is null without one). Used and expired ones have none.',
+      params: IdParams,
+      response: { 200: Type.Array(InvitationListedOut), ...errors(401, 403, 404, 422) },
+    },
   }, async (request) => invitations.list(callerOf(request), request.params.id));
 
   app.delete('/api/invitations/:id', {

@@ -29,9 +29,22 @@ export const InvitationOut = Type.Object({
 });
 export type InvitationOut = Static<typeof InvitationOut>;
 
+/** A listed invitation: a pending one's link again, for the project's admins to copy. */
+export const InvitationListedOut = Type.Object({
+  ...InvitationOut.properties,
+  url: Nullable(
+    Type.String({
+      description:
+        'A pending invitation\'s link (relative to the instance), to copy again; null once used or expired, and where it cannot be ' +
+        'shown again: the server has no SECRETS_KEY to keep it encrypted, or the invitation predates that (then its link was shown once)',
+    }),
+  ),
+});
+export type InvitationListedOut = Static<typeof InvitationListedOut>;
+
 export const InvitationCreatedOut = Type.Object({
   ...InvitationOut.properties,
-  token: Type.String({ description: 'The secret of the link; shown once (only its hash is stored)' }),
+  token: Type.String({ description: 'The secret of the link (stored hashed, and encrypted with SECRETS_KEY where the server has one)' }),
   url: Type.String({ description: 'The page that accepts it, relative to the instance: share it with the invitee (no e-mail is sent)' }),
 });
 export type InvitationCreatedOut = Static<typeof InvitationCreatedOut>;

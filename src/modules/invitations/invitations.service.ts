@@ -1,6 +1,7 @@
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
 import { ConflictError, NotFoundError } from '../../http/errors.js';
+import type { SecretBox } from '../../lib/secret-box.js';
 import type { UserOut } from '../auth/auth.schemas.js';
 import { hashToken, newTokenSecret } from '../auth/tokens.logic.js';
 import type { InvitationsRepository } from './invitations.repository.js';
@@ -10,7 +11,8 @@ import {
   type InvitationAcceptedOut,
   type InvitationCreate,
   type InvitationCreatedOut,
-  type InvitationOut,
+  type InvitationListedOut,
+  type InvitationRow,
   type InvitationPreviewOut,
 } from './invitations.schemas.js';
 
@@ -22,6 +24,8 @@ export interface Accounts {
 
 const DAY_MS = 86_400_000;
 const GONE = 'This invitation link is unknown, already used or expired; ask for a new one';
+/** The sealed secret is bound to its row's hash: copied into another invitation's row, it does not open. */
+const sealContext = (tokenHash: string) => `invitation-token:${tokenHash}`;
 
 /**
  * Invitations let a project admin bring in someone who has no account yet: the link (returned to the inviter, no
@@ -33,6 +37,8 @@ export class InvitationsService {
     private readonly invitations: InvitationsRepository,
     private readonly access: ProjectAccess,
     private readonly accounts: Accounts,
+    /** Keeps each link's secret encrypted so the list can show it again; null (no SECRETS_KEY): links are shown once. */
+    private readonly secrets: SecretBox | null,
   ) {}
 
   async create(caller: Caller, projectId: number, input: InvitationCreate): Promise<InvitationCreatedOut> {
@@ -43,11 +49,13 @@ export class InvitationsService {
     }
     const token = newTokenSecret().replace(/^vrs_/, '');
     const now = new Date();
+    const tokenHash = hashToken(token);
     const row = await this.invitations.insert({
       project_id: projectId,
       email,
       role: input.role,
-      token_hash: hashToken(token),
+      token_hash: tokenHash,
+      token_sealed: this.secrets?.seal(token, sealContext(tokenHash)) ?? null,
       invited_by: caller.userId,
       created_at: now.toISOString(),
       expires_at: new Date(now.getTime() + (input.expires_in_days ?? 7) * DAY_MS).toISOString(),
@@ -57,10 +65,24 @@ export class InvitationsService {
     return { ...toInvitationOut(row), token, url: `/invite/${token}` };
   }
 
-  async list(caller: Caller, projectId: number): Promise<InvitationOut[]> {
+  /** Only for those who manage members: a pending invitation's link, opened from its sealed secret. */
+  async list(caller: Caller, projectId: number): Promise<InvitationListedOut[]> {
     await this.access.project(caller, projectId, 'project.members');
     const now = new Date().toISOString();
-    return (await this.invitations.list(projectId)).map((row) => toInvitationOut(row, now));
+    return (await this.invitations.list(projectId)).map((row) => {
+      const out = toInvitationOut(row, now);
+      return { ...out, url: out.status === 'pending' ? this.link(row) : null };
+    });
+  }
+
+  /** The link of a row whose secret was sealed; null when none was, or it does not open with this key (rotated). */
+  private link(row: InvitationRow): string | null {
+    if (!row.token_sealed || !this.secrets) return null;
+    try {
+      return `/invite/${this.secrets.open(row.token_sealed, sealContext(row.token_hash))}`;
+    } catch {
+      return null;
+    }
   }
 
   async revoke(caller: Caller, id: number): Promise<void> {

@@ -11,6 +11,9 @@ const Description = Type.String({ maxLength: 10_000 });
 const Location = Type.String({ maxLength: 500 });
 const OrgId = Nullable(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'The organization the project belongs to (its owners and admins manage it); you must be an owner or admin of it' }));
 const AssignedOnly = Type.Boolean({ description: 'Annotators see and edit only the images assigned to them' });
+const MultiLabel = Type.Boolean({
+  description: 'Classification: an image may hold several classes (a class key in the editor toggles one); false (the default): one class per image (a class key replaces it)',
+});
 
 export const ProjectCreate = Type.Object(
   {
@@ -20,6 +23,7 @@ export const ProjectCreate = Type.Object(
     location: Type.Optional(Location),
     org_id: Type.Optional(OrgId),
     assigned_only: Type.Optional(AssignedOnly),
+    multi_label: Type.Optional(MultiLabel),
   },
   { additionalProperties: false },
 );
@@ -33,6 +37,7 @@ export const ProjectUpdate = Type.Object(
     location: Type.Optional(Location),
     org_id: Type.Optional(OrgId),
     assigned_only: Type.Optional(AssignedOnly),
+    multi_label: Type.Optional(MultiLabel),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -47,6 +52,7 @@ export const ProjectOut = Type.Object({
   owner_id: Type.Integer(),
   org_id: Nullable(Type.Integer()),
   assigned_only: AssignedOnly,
+  multi_label: MultiLabel,
   created_at: Timestamp,
   updated_at: Timestamp,
   image_count: Type.Integer(),
@@ -76,6 +82,7 @@ export function toProjectOut(row: ProjectRow): ProjectOut {
     owner_id: row.owner_id,
     org_id: row.org_id,
     assigned_only: row.assigned_only === 1,
+    multi_label: row.multi_label === 1,
     created_at: row.created_at,
     updated_at: row.updated_at,
     image_count: row.image_count,

@@ -30,6 +30,7 @@ export class ProjectsService {
       location: input.location ?? '',
       org_id: input.org_id ?? null,
       assigned_only: input.assigned_only ? 1 : 0,
+      multi_label: input.multi_label ? 1 : 0,
       created_at: now,
       updated_at: now,
     });
@@ -42,7 +43,7 @@ export class ProjectsService {
 
   async update(caller: Caller, id: number, input: ProjectUpdate): Promise<ProjectOut> {
     const project = await this.access.project(caller, id, 'project.update');
-    const { assigned_only, org_id, ...fields } = input;
+    const { assigned_only, multi_label, org_id, ...fields } = input;
     if (org_id !== undefined && org_id !== project.org_id) {
       // Moving a project between organizations changes who administers it: only its owner (or the instance admin)
       // does that, and only into an organization they own or administer. Leaving one needs nothing more, so the
@@ -57,6 +58,7 @@ export class ProjectsService {
       ...(input.name !== undefined ? { name: input.name.trim() } : {}),
       ...(org_id !== undefined ? { org_id } : {}),
       ...(assigned_only !== undefined ? { assigned_only: assigned_only ? 1 : 0 } : {}),
+      ...(multi_label !== undefined ? { multi_label: multi_label ? 1 : 0 } : {}),
       updated_at: new Date().toISOString(),
     });
     this.access.forget(id);

@@ -9,6 +9,7 @@ import type { SampleModality } from '../../db/schema.js';
 import type { ReadinessOut } from '../../training/readiness.js';
 import type { ReadinessConfig } from './readiness.schemas.js';
 import { isSplitName, PROJECT_TYPE_SHAPES, type ProjectTypeName } from '../../lib/vocabulary.js';
+import { fixOf, summarise } from './readiness-fixes.logic.js';
 
 export const READINESS_DEFAULTS = { min_readiness_score: 60, min_images_per_class: 10, min_instances_per_class: 10, min_samples_per_class: 10 } as const;
 
@@ -357,13 +358,16 @@ export function evaluateReadiness(task: ReadinessTask, adapter: string, stats: R
   const checks = READINESS_RULES[task](stats, effective);
   const score = Math.round(checks.reduce((sum, c) => sum + (c.passed ? c.weight : 0), 0));
   const blockers = checks.filter((c) => c.blocker && !c.passed).map((c) => c.message);
+  const judged = { score, threshold: effective.min_readiness_score, ready: blockers.length === 0 && score >= effective.min_readiness_score, adapter };
+  const failed = checks.filter((c) => !c.passed).map((check) => ({ check, fix: fixOf(check, stats) }));
   return {
-    score,
-    threshold: effective.min_readiness_score,
-    ready: blockers.length === 0 && score >= effective.min_readiness_score,
-    adapter,
-    checks: checks.map(({ id, passed, weight, message }) => ({ id, passed, weight, message })),
+    ...judged,
+    checks: checks.map(({ id, passed, weight, message }) => {
+      const fix = failed.find((f) => f.check.id === id)?.fix;
+      return { id, passed, weight, message, ...(fix ? { fix } : {}) };
+    }),
     blockers,
+    summary: summarise(judged, failed),
   };
 }
 

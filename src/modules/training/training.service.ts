@@ -448,7 +448,7 @@ export class TrainingService {
     if (!request.require_ready) return;
     const report = await this.readiness.evaluate(caller, projectId, { adapter, config: { min_readiness_score: request.min_readiness_score } });
     if (!report.ready) {
-      throw new ConflictError(`Project ${projectId} is not ready to train (readiness ${report.score} < ${report.threshold})${report.blockers.length ? `: ${report.blockers.join('; ')}` : ''}`, { readiness: report });
+      throw new ConflictError(`Project ${projectId} is not ready to train (readiness ${report.score}, gate ${report.threshold}). ${report.summary}`, { readiness: report });
     }
   }
 

@@ -7,10 +7,10 @@ type Action = ResponseOf<'/api/cleaning/actions', 'get'>[number];
 type Preview = ResponseOf<'/api/projects/{id}/cleaning/preview', 'post'>;
 type Run = ResponseOf<'/api/projects/{id}/cleaning/runs', 'get'>[number];
 
-/** Pick actions, preview exactly what changes, apply, and revert earlier runs. */
-export function CleaningDialog({ projectId, onClose, onChanged }: { projectId: number; onClose: () => void; onChanged: () => void }) {
+/** Pick actions (`initial` chosen at the start), preview exactly what changes, apply, and revert earlier runs. */
+export function CleaningDialog({ projectId, initial = [], onClose, onChanged }: { projectId: number; initial?: string[]; onClose: () => void; onChanged: () => void }) {
   const [catalog, setCatalog] = useState<Action[]>([]);
-  const [chosen, setChosen] = useState<Set<string>>(new Set());
+  const [chosen, setChosen] = useState<Set<string>>(() => new Set(initial));
   const [preview, setPreview] = useState<Preview | null>(null);
   const [runs, setRuns] = useState<Run[]>([]);
   const [busy, setBusy] = useState(false);

@@ -17,6 +17,7 @@ import type { ResponseOf } from '../types.js';
 import { ChartCanvas } from './chart-canvas.js';
 import { CleaningDialog } from './cleaning-dialog.js';
 import { ErrorBanner } from './layout.js';
+import { ReadinessWhy } from './readiness-why.js';
 import { SPLIT_NAMES } from '../vocabulary.js';
 
 Chart.register(BarController, BarElement, BubbleController, CategoryScale, LinearScale, PointElement, Tooltip, Legend);
@@ -173,7 +174,8 @@ export function HealthPanel({ projectId, onShowImages, onCleaned }: { projectId:
   const [report, setReport] = useState<Report | null>(null);
   const [profile, setProfile] = useState<Profile | null>(null);
   const [readiness, setReadiness] = useState<Readiness | null>(null);
-  const [cleaning, setCleaning] = useState(false);
+  /** The cleaning dialog, open with these actions chosen (a readiness fix opens it on its action). */
+  const [cleaning, setCleaning] = useState<string[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [chartConfigs, setChartConfigs] = useState<{ label: string; config: ChartConfiguration }[]>([]);
   const [open, setOpen] = useState<string | null>(null);
@@ -210,17 +212,11 @@ export function HealthPanel({ projectId, onShowImages, onCleaned }: { projectId:
         <button className="ghost" onClick={load}>
           Re-run checks
         </button>
-        <button className="primary" onClick={() => setCleaning(true)}>
+        <button className="primary" onClick={() => setCleaning([])}>
           Clean…
         </button>
       </div>
-      {readiness && readiness.blockers.length > 0 && (
-        <ul className="health-blockers">
-          {readiness.blockers.map((b) => (
-            <li key={b}>{b}</li>
-          ))}
-        </ul>
-      )}
+      {readiness && <ReadinessWhy projectId={projectId} readiness={readiness} onClean={setCleaning} />}
       {report && (
         <table className="health-checks">
           <thead>
@@ -285,7 +281,8 @@ export function HealthPanel({ projectId, onShowImages, onCleaned }: { projectId:
       {cleaning && (
         <CleaningDialog
           projectId={projectId}
-          onClose={() => setCleaning(false)}
+          initial={cleaning}
+          onClose={() => setCleaning(null)}
           onChanged={() => {
             load();
             onCleaned();

@@ -70,8 +70,8 @@ export function MembersPanel({ projectId }: { projectId: number }) {
   };
 
   /**
-   * A pending invitation's link again: only a hash of a link's secret is kept, so the old link cannot be shown; it is
-   * revoked and a new one made for the same person and role (shown below, with its copy button).
+   * A new link for a pending invitation whose link the server cannot show again (no SECRETS_KEY, or made before links
+   * were kept): the old one is revoked and a new one made for the same person and role.
    */
   const newLink = (inv: Invitation) =>
     void act(async () => {
@@ -80,8 +80,15 @@ export function MembersPanel({ projectId }: { projectId: number }) {
       await loadInvitations();
     }, `New link for ${inv.email}: the old one no longer works`);
 
-  const [copied, setCopied] = useState(false);
-  /** Copies the link (the clipboard API, or the selected field where it is missing). */
+  const revoke = (inv: Invitation) =>
+    void act(async () => {
+      await api.delete('/api/invitations/{id}', { path: { id: inv.id } });
+      if (link?.id === inv.id) setLink(null);
+      await loadInvitations();
+    }, `Invitation for ${inv.email} revoked: its link no longer works`);
+
+  const [copied, setCopied] = useState<string | null>(null);
+  /** Copies a link (the clipboard API, or the selected field where it is missing). */
   const copyLink = async (url: string, field: HTMLInputElement | null) => {
     try {
       await navigator.clipboard.writeText(url);
@@ -89,10 +96,10 @@ export function MembersPanel({ projectId }: { projectId: number }) {
       field?.select();
       document.execCommand('copy');
     }
-    setCopied(true);
+    setCopied(url);
   };
   const linkField = useRef<HTMLInputElement>(null);
-  useEffect(() => setCopied(false), [link]);
+  useEffect(() => setCopied(null), [link]);
 
   const remove = (m: Member) => {
     const leaving = me?.id === m.user_id;
@@ -190,7 +197,7 @@ export function MembersPanel({ projectId }: { projectId: number }) {
           Share this link with {link.email} (works once, until {new Date(link.expires_at).toLocaleString()}):{' '}
           <input ref={linkField} readOnly className="whole-name" value={`${location.origin}${link.url}`} onFocus={(e) => e.currentTarget.select()} aria-label="Invitation link" size={60} />{' '}
           <button type="button" className="small" onClick={() => void copyLink(`${location.origin}${link.url}`, linkField.current)}>
-            {copied ? 'Copied' : 'Copy link'}
+            {copied === `${location.origin}${link.url}` ? 'Copied' : 'Copy link'}
           </button>
         </p>
       )}
@@ -201,28 +208,13 @@ export function MembersPanel({ projectId }: { projectId: number }) {
               <th>Invited</th>
               <th>Role</th>
               <th>Status</th>
+              <th>Link</th>
               <th />
             </tr>
           </thead>
           <tbody>
             {invitations.map((inv) => (
-              <tr key={inv.id} data-invitation={inv.email}>
-                <td>{inv.email}</td>
-                <td>{inv.role}</td>
-                <td>{inv.status}</td>
-                <td>
-                  {inv.status === 'pending' && (
-                    <>
-                      <button className="ghost small" onClick={() => newLink(inv)} title="Links are shown once (only a hash is kept): this replaces the link with a new one to copy">
-                        New link
-                      </button>{' '}
-                      <button className="ghost small" onClick={() => void act(async () => (await api.delete('/api/invitations/{id}', { path: { id: inv.id } }), await loadInvitations()), `Invitation for ${inv.email} revoked`)}>
-                        Revoke
-                      </button>
-                    </>
-                  )}
-                </td>
-              </tr>
+              <InvitationRowView key={inv.id} inv={inv} copied={copied} onCopy={copyLink} onNewLink={newLink} onRevoke={revoke} />
             ))}
           </tbody>
         </table>
@@ -238,5 +230,51 @@ export function MembersPanel({ projectId }: { projectId: number }) {
         </dl>
       )}
     </section>
+  );
+}
+
+/** One invitation: a pending one's link with its copy button, and Revoke (or a new link where the old cannot be shown). */
+function InvitationRowView({ inv, copied, onCopy, onNewLink, onRevoke }: {
+  inv: Invitation;
+  copied: string | null;
+  onCopy: (url: string, field: HTMLInputElement | null) => Promise<void>;
+  onNewLink: (inv: Invitation) => void;
+  onRevoke: (inv: Invitation) => void;
+}) {
+  const field = useRef<HTMLInputElement>(null);
+  const url = inv.url ? `${location.origin}${inv.url}` : null;
+  const pending = inv.status === 'pending';
+  return (
+    <tr data-invitation={inv.email}>
+      <td>{inv.email}</td>
+      <td>{inv.role}</td>
+      <td>
+        {inv.status}
+        {pending && <span className="muted small"> until {new Date(inv.expires_at).toLocaleDateString()}</span>}
+      </td>
+      <td>
+        {url ? (
+          <>
+            <input ref={field} readOnly className="whole-name" value={url} onFocus={(e) => e.currentTarget.select()} aria-label={`Invitation link for ${inv.email}`} size={36} />{' '}
+            <button type="button" className="small" onClick={() => void onCopy(url, field.current)} aria-label={`Copy the link for ${inv.email}`}>
+              {copied === url ? 'Copied' : 'Copy'}
+            </button>
+          </>
+        ) : pending ? (
+          <button className="ghost small" onClick={() => onNewLink(inv)} title="This link cannot be shown again (the server keeps links only with a SECRETS_KEY): this replaces it with a new one to copy">
+            New link
+          </button>
+        ) : (
+          <span className="muted">—</span>
+        )}
+      </td>
+      <td>
+        {pending && (
+          <button className="ghost small" onClick={() => onRevoke(inv)} aria-label={`Revoke the invitation for ${inv.email}`}>
+            Revoke
+          </button>
+        )}
+      </td>
+    </tr>
   );
 }

@@ -148,6 +148,7 @@ export function TrainDialog({ projectId, versions, initialVersion, onStarted }: 
       {readiness && (
         <div className={readiness.ready ? 'readiness ok' : 'readiness blocked'}>
           <b>Readiness {readiness.score}</b> / threshold {readiness.threshold}
+          {!readiness.ready && <p className="small" data-testid="readiness-summary">{readiness.summary}</p>}
           {readiness.blockers.length > 0 && <ul>{readiness.blockers.map((b) => <li key={b}>{b}</li>)}</ul>}
         </div>
       )}

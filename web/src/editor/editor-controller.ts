@@ -81,6 +81,8 @@ export class EditorController implements ToolHost {
   lastPaintMs = 0;
   /** Set by the page; SAM requests need it. */
   projectId: number | null = null;
+  /** Classification: several classes per image (a class key toggles one), or one (a class key replaces it). */
+  multiLabel = false;
   private readonly samTool = new SamTool(this);
   private readonly tools: Record<ToolName, Tool> = {
     select: new SelectTool(this),
@@ -528,11 +530,26 @@ export class EditorController implements ToolHost {
     this.requestPaint();
   }
 
+  /**
+   * A class key on a classification project: in multi-label it toggles the class; in single-label it replaces the
+   * image's class (one undoable edit; classes left from a multi-label past are removed with it).
+   */
   toggleClassification(classId: number): void {
     if (!this.store || this.blocked()) return;
-    for (const [key, s] of this.shapes)
-      if (s.ann.annotation_type === 'classification' && s.ann.class_id === classId) return this.store.delete(key);
-    this.store.create({ class_id: classId, annotation_type: 'classification', geometry: {} });
+    const labels = [...this.shapes].filter(([, s]) => s.ann.annotation_type === 'classification');
+    const same = labels.find(([, s]) => s.ann.class_id === classId);
+    if (this.multiLabel) {
+      if (same) this.store.delete(same[0]);
+      else this.store.create({ class_id: classId, annotation_type: 'classification', geometry: {} });
+      return;
+    }
+    const name = this.classes.get(classId)?.name ?? `class ${classId}`;
+    if (same && labels.length === 1) return this.onMessage(`Already ${name}`);
+    const [keep, ...rest] = same ? [same, ...labels.filter((l) => l !== same)] : labels;
+    for (const [key] of rest) this.store.delete(key);
+    if (keep) this.store.update(keep[0], { class_id: classId, annotation_type: 'classification', geometry: {}, source: keep[1].ann.source, confidence: keep[1].ann.confidence, status: 'accepted' });
+    else this.store.create({ class_id: classId, annotation_type: 'classification', geometry: {} });
+    if (labels.length > 0) this.onMessage(`Class set to ${name} (Ctrl+Z undoes)`);
   }
 
   /** Deletes the selected shape; a deleted suggestion (a false positive) moves the selection to the next one. */

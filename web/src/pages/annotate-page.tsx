@@ -172,6 +172,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
     resize.observe(canvas.current!);
     api.get('/api/projects/{id}', { path: { id: projectId } }).then((p) => {
       setProject(p);
+      c.multiLabel = p.multi_label;
       // The tool follows the project type: classification opens on its class choices (one key sets the label),
       // segmentation in polygon mode, detection with the box.
       c.setTool(toolForProject(p.project_type));
@@ -192,6 +193,18 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
       c.destroy();
     };
   }, [projectId]);
+
+  /** The project's single- or multi-label setting, changed from the editor (PATCH the project). */
+  async function setMultiLabel(multi: boolean) {
+    try {
+      const p = await api.patch('/api/projects/{id}', { path: { id: projectId }, body: { multi_label: multi } });
+      setProject(p);
+      if (controller.current) controller.current.multiLabel = p.multi_label;
+      setMessage(multi ? 'Multi-label: class keys toggle classes' : 'Single-label: a class key replaces the image\'s class');
+    } catch (e) {
+      setMessage((e as Error).message);
+    }
+  }
 
   function loadQueue() {
     queueImages(projectId).then((list) => {
@@ -451,6 +464,9 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
         <div className="stage">
           <canvas ref={canvas} className="editor-canvas" tabIndex={0} data-testid="editor-canvas" />
           <canvas ref={minimap} className="minimap" aria-label="Minimap" />
+          {project?.project_type === 'classification' && state && current && (
+            <ImageClasses ids={state.classifications} classes={classes} colors={drawColors} multiLabel={project.multi_label} />
+          )}
           {images?.length === 0 && (
             <div className="empty-stage">
               No images in this project. <Link href={`/projects/${projectId}/upload`}>Upload some</Link>.
@@ -543,6 +559,17 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
                 </>
               )}
             </p>
+          )}
+          {project?.project_type === 'classification' && (
+            <label className="small label-mode" title={access.why('project.update') ?? 'A project setting: one class per image, or several'}>
+              <input
+                type="checkbox"
+                checked={project.multi_label}
+                disabled={!access.can('project.update')}
+                onChange={(e) => void setMultiLabel(e.target.checked)}
+              />{' '}
+              Several classes per image (multi-label)
+            </label>
           )}
           <ul className="class-list">
             {classes.map((cls, i) => {
@@ -720,4 +747,22 @@ const TOOL_OF_SHAPE: Record<string, ToolName> = { bbox: 'box', polygon: 'polygon
 /** The tool an editor opens with for a project type: the one drawing the first shape the type expects (as readiness counts them). */
 export function toolForProject(type: Project['project_type']): ToolName {
   return TOOL_OF_SHAPE[PROJECT_TYPE_SHAPES[type][0]] ?? 'box';
+}
+
+/** A classification project: the image's class (or classes, multi-label) shown over the image. */
+function ImageClasses({ ids, classes, colors, multiLabel }: { ids: number[]; classes: LabelClass[]; colors: Map<number, string>; multiLabel: boolean }) {
+  const names = ids.map((id) => classes.find((k) => k.id === id)).filter((k): k is LabelClass => !!k);
+  return (
+    <div className="image-classes" data-testid="image-classes" aria-label={multiLabel ? 'Classes of this image' : 'Class of this image'}>
+      {names.length === 0 ? (
+        <span className="chip muted">{multiLabel ? 'No class yet (class keys toggle classes)' : 'No class yet (a class key sets it)'}</span>
+      ) : (
+        names.map((k) => (
+          <span key={k.id} className="chip" data-class-id={k.id} style={{ borderColor: colors.get(k.id) ?? k.color }}>
+            {k.name}
+          </span>
+        ))
+      )}
+    </div>
+  );
 }

@@ -18,12 +18,13 @@ function CreateForm() {
   const [description, setDescription] = useState('');
   const [projectType, setProjectType] = useState<ProjectType>('object_detection');
   const [location, setLocation] = useState('');
+  const [multiLabel, setMultiLabel] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     try {
-      const project = await api.post('/api/projects', { body: { name, description, project_type: projectType, location } });
+      const project = await api.post('/api/projects', { body: { name, description, project_type: projectType, location, ...(projectType === 'classification' ? { multi_label: multiLabel } : {}) } });
       navigate(`/projects/${project.id}/upload`);
     } catch (err) {
       setError((err as Error).message);
@@ -51,6 +52,15 @@ function CreateForm() {
           ))}
         </select>
       </label>
+      {projectType === 'classification' && (
+        <label>
+          Labels per image
+          <select name="multi_label" value={multiLabel ? 'multi' : 'single'} onChange={(e) => setMultiLabel(e.target.value === 'multi')}>
+            <option value="single">Single-label: one class per image (a class key replaces it)</option>
+            <option value="multi">Multi-label: several classes per image (class keys toggle them)</option>
+          </select>
+        </label>
+      )}
       <label>
         Location
         <input name="location" value={location} onChange={(e) => setLocation(e.target.value)} />
