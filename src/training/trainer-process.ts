@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { parseTrainerLine, type TrainerEvent, type TrainerEventOf } from './trainer-protocol.js';
 
@@ -78,6 +78,28 @@ class EventTally {
   }
 }
 
+/** Stops the child's whole process group: SIGTERM, then SIGKILL after `killAfterMs` unless it has closed (`stopped`). */
+function stopper(child: ChildProcess, killAfterMs: number): { stop: () => void; stopped: () => void } {
+  let killTimer: NodeJS.Timeout | null = null;
+  const kill = (signal: NodeJS.Signals) => {
+    try {
+      if (child.pid) process.kill(-child.pid, signal);
+    } catch {
+      child.kill(signal);
+    }
+  };
+  return {
+    stop: () => {
+      kill('SIGTERM');
+      killTimer = setTimeout(() => kill('SIGKILL'), killAfterMs);
+      killTimer.unref();
+    },
+    stopped: () => {
+      if (killTimer) clearTimeout(killTimer);
+    },
+  };
+}
+
 export function runTrainer(options: TrainerRun): Promise<TrainerOutcome> {
   return new Promise((resolve, reject) => {
     const child = spawn(options.python, [options.script, '--config', options.configPath], {
@@ -89,20 +111,8 @@ export function runTrainer(options: TrainerRun): Promise<TrainerOutcome> {
     const tally = new EventTally();
     let stderr = '';
     let cancelled = false;
-    let killTimer: NodeJS.Timeout | null = null;
     let handling = Promise.resolve();
-    const kill = (signal: NodeJS.Signals) => {
-      try {
-        if (child.pid) process.kill(-child.pid, signal);
-      } catch {
-        child.kill(signal);
-      }
-    };
-    const stop = () => {
-      kill('SIGTERM');
-      killTimer = setTimeout(() => kill('SIGKILL'), options.killAfterMs ?? 5000);
-      killTimer.unref();
-    };
+    const { stop, stopped } = stopper(child, options.killAfterMs ?? 5000);
     const onAbort = () => {
       cancelled = true;
       stop();
@@ -126,7 +136,7 @@ export function runTrainer(options: TrainerRun): Promise<TrainerOutcome> {
     });
     child.on('close', (code, signal) => {
       options.signal?.removeEventListener('abort', onAbort);
-      if (killTimer) clearTimeout(killTimer);
+      stopped();
       void handling.then(() => resolve(tally.outcome(code, signal, cancelled, stderr)));
     });
   });
