@@ -8053,6 +8053,8 @@ export interface operations {
                             type: string;
                         }[];
                         version_id: number | null;
+                        /** @description While queued: what the run waits for, in words (the jobs ahead of it, or a worker to take it); null once started */
+                        waiting_for: string | null;
                         /** @description Records this run wrote, by kind (annotation, review, version, export) */
                         writes: {
                             [key: string]: number;
@@ -8181,6 +8183,8 @@ export interface operations {
                             type: string;
                         }[];
                         version_id: number | null;
+                        /** @description While queued: what the run waits for, in words (the jobs ahead of it, or a worker to take it); null once started */
+                        waiting_for: string | null;
                         /** @description Records this run wrote, by kind (annotation, review, version, export) */
                         writes: {
                             [key: string]: number;
@@ -8892,6 +8896,8 @@ export interface operations {
                             type: string;
                         }[];
                         version_id: number | null;
+                        /** @description While queued: what the run waits for, in words (the jobs ahead of it, or a worker to take it); null once started */
+                        waiting_for: string | null;
                         /** @description Records this run wrote, by kind (annotation, review, version, export) */
                         writes: {
                             [key: string]: number;
@@ -9034,6 +9040,8 @@ export interface operations {
                             type: string;
                         }[];
                         version_id: number | null;
+                        /** @description While queued: what the run waits for, in words (the jobs ahead of it, or a worker to take it); null once started */
+                        waiting_for: string | null;
                         /** @description Records this run wrote, by kind (annotation, review, version, export) */
                         writes: {
                             [key: string]: number;

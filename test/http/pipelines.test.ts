@@ -162,7 +162,8 @@ describe('pipelines', () => {
     assert.equal(res.status, 200);
     assert.equal(res.body.valid, false);
     const at = (path: string) => (res.body.errors as { path: string; message: string }[]).filter((e) => e.path === path).map((e) => e.message);
-    assert.ok(at('steps[0].params.splits[0]').length > 0, JSON.stringify(res.body.errors));
+    // A value outside an enum names the values allowed there (issue 30).
+    assert.deepEqual(at('steps[0].params.splits[0]'), ['must be one of train, valid, test, none'], JSON.stringify(res.body.errors));
     assert.match(at('steps[1].needs[1]')[0], /names no step 'nowhere'/);
     assert.ok(at('steps[1].params.confidence').length > 0);
     assert.match(at('steps[2].type')[0], /unknown step type 'teleport'/);
