@@ -95,6 +95,9 @@ export function ProjectPage({ projectId }: { projectId: number }) {
           <GatedLink href={`/projects/${projectId}/annotate`} reason={why('annotations.write')} primary>
             Annotate
           </GatedLink>
+          <Link href="/projects/new" className="button ghost">
+            New project
+          </Link>
         </>
       }
     >
