@@ -4522,6 +4522,8 @@ export interface operations {
                      * @example #4e79a7
                      */
                     color?: string;
+                    /** @description The modalities the class is for: a sample page offers only the classes of its modality (null or absent: every modality) */
+                    modalities?: ("image" | "text" | "tabular" | "audio" | "video" | "llm")[] | null;
                     /** @description Unique within the project (case-sensitive, surrounding spaces trimmed) */
                     name?: string;
                     /** @description A new skeleton (null: none). Refused (409) when it changes the number of points keypoint annotations of the class hold */
@@ -4568,6 +4570,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         id: number;
+                        /** @description The modalities the class is for: a sample page offers only the classes of its modality (null or absent: every modality) */
+                        modalities: ("image" | "text" | "tabular" | "audio" | "video" | "llm")[] | null;
                         name: string;
                         project_id: number;
                         /** @description A keypoint skeleton: the template keypoint annotations of the class follow */
@@ -11390,6 +11394,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         id: number;
+                        /** @description The modalities the class is for: a sample page offers only the classes of its modality (null or absent: every modality) */
+                        modalities: ("image" | "text" | "tabular" | "audio" | "video" | "llm")[] | null;
                         name: string;
                         project_id: number;
                         /** @description A keypoint skeleton: the template keypoint annotations of the class follow */
@@ -11460,6 +11466,8 @@ export interface operations {
                      * @example #4e79a7
                      */
                     color?: string;
+                    /** @description The modalities the class is for: a sample page offers only the classes of its modality (null or absent: every modality) */
+                    modalities?: ("image" | "text" | "tabular" | "audio" | "video" | "llm")[] | null;
                     /** @description Unique within the project (case-sensitive, surrounding spaces trimmed) */
                     name: string;
                     /** @description A keypoint skeleton: the template keypoint annotations of the class follow */
@@ -11506,6 +11514,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         id: number;
+                        /** @description The modalities the class is for: a sample page offers only the classes of its modality (null or absent: every modality) */
+                        modalities: ("image" | "text" | "tabular" | "audio" | "video" | "llm")[] | null;
                         name: string;
                         project_id: number;
                         /** @description A keypoint skeleton: the template keypoint annotations of the class follow */

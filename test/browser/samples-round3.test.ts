@@ -47,6 +47,26 @@ describe('Sample pages, round 3 (issue 30, item 10)', { skip: SKIP_REASON ?? fal
     await until('rows rendered', async () => (await page.locator('.sample-table-row').count()) === 2);
     const headers = await page.locator('.sample-table-head [role=columnheader]').allInnerTexts();
     assert.equal(headers.filter((h) => h.trim() === 'id').length, 1, headers.join(' | '));
+  });
+
+  it('offers a tabular target only the classes for tabular rows (or for every modality), not the text span classes', async () => {
+    const { page, server } = live;
+    const classes = await call<{ id: number; name: string }[]>('get', `/api/projects/${projectId}/classes`);
+    for (const c of classes) {
+      const res = await page.request.patch(`${server.baseUrl}/api/classes/${c.id}`, { data: { modalities: ['text'] } });
+      assert.equal(res.status(), 200, await res.text());
+    }
+    await call('post', `/api/projects/${projectId}/classes`, { name: 'bishop', modalities: ['tabular'] });
+    await call('post', `/api/projects/${projectId}/classes`, { name: 'other' });
+    await page.goto(`${server.baseUrl}/projects/${projectId}/samples?modality=tabular`);
+    await until('rows rendered', async () => (await page.locator('.sample-table-row').count()) === 2);
+    const offered = await page.locator('.sample-table-row').first().locator('select option').allInnerTexts();
+    assert.ok(offered.includes('bishop') && offered.includes('other'), offered.join(', '));
+    assert.ok(!offered.includes('PER') && !offered.includes('LOC'), offered.join(', '));
+    // The text page still offers its span classes, and not the tabular one.
+    await page.goto(`${server.baseUrl}/projects/${projectId}/samples?modality=text`);
+    await page.getByText(/Keys: 1 PER/).waitFor();
+    assert.doesNotMatch(await page.getByText(/Keys: 1 PER/).innerText(), /bishop/);
     assert.deepEqual(live.errors, []);
   });
 });
