@@ -346,8 +346,8 @@ function pipelinePorts(
     webhook: new WebhookSender(deps.config.webhookAllowlist),
     quality: {
       async run(caller, projectId, params) {
-        const report = await quality.quality.report(caller, projectId, { checks: params.checks, params: params.config as QualityBody['params'] });
-        return { score: report.score, checks: report.checks.map((c) => ({ id: c.id, severity: c.severity, count: c.count, message: c.message })) };
+        const report = await quality.quality.report(caller, projectId, { checks: params.checks, params: params.config as QualityBody['params'] }, { imageIds: params.image_ids });
+        return { score: report.score, ...(params.image_ids ? { images: params.image_ids.length } : {}), checks: report.checks.map((c) => ({ id: c.id, severity: c.severity, count: c.count, message: c.message })) };
       },
     },
     cleaning: {

@@ -4525,6 +4525,8 @@ export interface operations {
                      * @example #4e79a7
                      */
                     color?: string;
+                    /** @description The modalities the class is for: a sample page offers only the classes of its modality (null or absent: every modality) */
+                    modalities?: ("image" | "text" | "tabular" | "audio" | "video" | "llm")[] | null;
                     /** @description Unique within the project (case-sensitive, surrounding spaces trimmed) */
                     name?: string;
                     /** @description A new skeleton (null: none). Refused (409) when it changes the number of points keypoint annotations of the class hold */
@@ -4571,6 +4573,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         id: number;
+                        /** @description The modalities the class is for: a sample page offers only the classes of its modality (null or absent: every modality) */
+                        modalities: ("image" | "text" | "tabular" | "audio" | "video" | "llm")[] | null;
                         name: string;
                         project_id: number;
                         /** @description A keypoint skeleton: the template keypoint annotations of the class follow */
@@ -8056,6 +8060,8 @@ export interface operations {
                             type: string;
                         }[];
                         version_id: number | null;
+                        /** @description While queued: what the run waits for, in words (the jobs ahead of it, or a worker to take it); null once started */
+                        waiting_for: string | null;
                         /** @description Records this run wrote, by kind (annotation, review, version, export) */
                         writes: {
                             [key: string]: number;
@@ -8184,6 +8190,8 @@ export interface operations {
                             type: string;
                         }[];
                         version_id: number | null;
+                        /** @description While queued: what the run waits for, in words (the jobs ahead of it, or a worker to take it); null once started */
+                        waiting_for: string | null;
                         /** @description Records this run wrote, by kind (annotation, review, version, export) */
                         writes: {
                             [key: string]: number;
@@ -8895,6 +8903,8 @@ export interface operations {
                             type: string;
                         }[];
                         version_id: number | null;
+                        /** @description While queued: what the run waits for, in words (the jobs ahead of it, or a worker to take it); null once started */
+                        waiting_for: string | null;
                         /** @description Records this run wrote, by kind (annotation, review, version, export) */
                         writes: {
                             [key: string]: number;
@@ -9037,6 +9047,8 @@ export interface operations {
                             type: string;
                         }[];
                         version_id: number | null;
+                        /** @description While queued: what the run waits for, in words (the jobs ahead of it, or a worker to take it); null once started */
+                        waiting_for: string | null;
                         /** @description Records this run wrote, by kind (annotation, review, version, export) */
                         writes: {
                             [key: string]: number;
@@ -11406,6 +11418,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         id: number;
+                        /** @description The modalities the class is for: a sample page offers only the classes of its modality (null or absent: every modality) */
+                        modalities: ("image" | "text" | "tabular" | "audio" | "video" | "llm")[] | null;
                         name: string;
                         project_id: number;
                         /** @description A keypoint skeleton: the template keypoint annotations of the class follow */
@@ -11476,6 +11490,8 @@ export interface operations {
                      * @example #4e79a7
                      */
                     color?: string;
+                    /** @description The modalities the class is for: a sample page offers only the classes of its modality (null or absent: every modality) */
+                    modalities?: ("image" | "text" | "tabular" | "audio" | "video" | "llm")[] | null;
                     /** @description Unique within the project (case-sensitive, surrounding spaces trimmed) */
                     name: string;
                     /** @description A keypoint skeleton: the template keypoint annotations of the class follow */
@@ -11522,6 +11538,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         id: number;
+                        /** @description The modalities the class is for: a sample page offers only the classes of its modality (null or absent: every modality) */
+                        modalities: ("image" | "text" | "tabular" | "audio" | "video" | "llm")[] | null;
                         name: string;
                         project_id: number;
                         /** @description A keypoint skeleton: the template keypoint annotations of the class follow */

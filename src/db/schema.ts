@@ -66,6 +66,8 @@ export interface ClassesTable {
   skeleton: ColumnType<string | null, string | null | undefined, string | null>;
   /** JSON text of the attribute specs, null when the class declares none (migration 0027). */
   attributes: ColumnType<string | null, string | null | undefined, string | null>;
+  /** JSON text of the modalities the class is for, null for every modality (migration 0044). */
+  modalities: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ImagesTable {

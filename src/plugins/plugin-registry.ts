@@ -172,6 +172,13 @@ function keyOf(type: string, name: string): string {
   return `${type}\u0000${name}`;
 }
 
+/** Ajv's message, with the allowed values where a value is not one of them (Ajv says only "the allowed values"). */
+export function schemaMessage(e: ErrorObject): string {
+  // As the HTTP layer's 422 words it: strings bare, others as JSON.
+  if (e.keyword === 'enum') return `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ')}`;
+  return e.message ?? 'invalid value';
+}
+
 function issuesOf(errors: ErrorObject[]): SchemaIssue[] {
   const seen = new Set<string>();
   const out: SchemaIssue[] = [];
@@ -179,7 +186,7 @@ function issuesOf(errors: ErrorObject[]): SchemaIssue[] {
     const path: (string | number)[] = e.instancePath.split('/').filter(Boolean).map((p) => (/^\d+$/.test(p) ? Number(p) : p.replace(/~1/g, '/').replace(/~0/g, '~')));
     if (e.keyword === 'required') path.push(String(e.params.missingProperty));
     if (e.keyword === 'additionalProperties') path.push(String(e.params.additionalProperty));
-    const message = e.keyword === 'required' ? 'required' : e.keyword === 'additionalProperties' ? 'unknown parameter' : (e.message ?? 'invalid value');
+    const message = e.keyword === 'required' ? 'required' : e.keyword === 'additionalProperties' ? 'unknown parameter' : schemaMessage(e);
     const key = `${path.join('.')}\u0000${message}`;
     if (seen.has(key)) continue;
     seen.add(key);

@@ -43,7 +43,11 @@ describe('Pipelines tab in Chromium', { skip: SKIP_REASON ?? false }, () => {
 
     await page.goto(`${base}/projects/${projectId}?tab=pipelines`);
     await page.getByText('No pipelines yet.').waitFor();
-    await page.getByRole('button', { name: /New pipeline/ }).click();
+    await page.getByRole('button', { name: 'New pipeline' }).click();
+    // The project has a detector with the classes: the protective-equipment example validates on it.
+    const example = page.getByTestId('pipeline-starts').locator('li').filter({ hasText: 'Protective equipment check' }).getByRole('button');
+    await until('the example checked', async () => await example.isEnabled());
+    await example.click();
     await page.locator('[data-testid=pipelines] tbody tr').filter({ hasText: 'Protective equipment check' }).waitFor();
 
     // The editor shows the YAML; the graph one node per step, with arrows for the needs.

@@ -27,6 +27,24 @@ describe('classes', () => {
     assert.equal(res.status, 201);
   };
 
+  it('keeps the modalities a class is for, null for every modality; an unknown modality is 422 naming the allowed ones (issue 30)', async () => {
+    const id = await newProject();
+    const span = await alice.post(`/api/projects/${id}/classes`, { name: 'PER', modalities: ['text'] });
+    assert.equal(span.status, 201, JSON.stringify(span.body));
+    assert.deepEqual(span.body.modalities, ['text']);
+    const any = await alice.post(`/api/projects/${id}/classes`, { name: 'cat' });
+    assert.equal(any.body.modalities, null);
+    const bad = await alice.post(`/api/projects/${id}/classes`, { name: 'dog', modalities: ['smell'] });
+    assert.equal(bad.status, 422);
+    assert.match(JSON.stringify(bad.body.detail), /must be one of image, text, tabular, audio, video, llm/);
+    const changed = await alice.patch(`/api/classes/${any.body.id}`, { modalities: ['tabular', 'image'] });
+    assert.equal(changed.status, 200, JSON.stringify(changed.body));
+    assert.deepEqual(changed.body.modalities, ['tabular', 'image']);
+    const listed = (await alice.get(`/api/projects/${id}/classes`)).body.map((c: { name: string; modalities: string[] | null }) => [c.name, c.modalities]);
+    assert.deepEqual(listed, [['PER', ['text']], ['cat', ['tabular', 'image']]]);
+    assert.equal((await alice.patch(`/api/classes/${any.body.id}`, { modalities: null })).body.modalities, null);
+  });
+
   it('creates classes with palette colours by index, or the colour given, and lists them in creation order', async () => {
     const id = await newProject();
     const car = await alice.post(`/api/projects/${id}/classes`, { name: 'car' });

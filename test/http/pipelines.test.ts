@@ -112,6 +112,32 @@ describe('pipelines', () => {
     assert.equal((await alice.get(`/api/projects/${project}`)).body.image_count, 2);
   });
 
+  it('keeps quality and export to the images a select step chose (issue 30)', async () => {
+    const project = (await alice.post('/api/projects', { name: 'selection scope' })).body.id as number;
+    await uploadImages(alice, project, await Promise.all([1, 2, 3, 4, 5].map((i) => ppeImage(i, { helmet: true, vest: false }))));
+    const definition = {
+      name: 'a sample of the project',
+      steps: [
+        { id: 'select', type: 'select_images', params: { limit: 2 } },
+        { id: 'check', type: 'quality', needs: ['select'], params: { checks: ['unannotated_images'] } },
+        { id: 'export', type: 'export', needs: ['select'], params: { format: 'coco' } },
+        { id: 'everything', type: 'export', params: { format: 'coco' } },
+      ],
+    };
+    const pipeline = (await alice.post('/api/pipelines', { project_id: project, definition })).body;
+    const run = await waitForRun(alice, (await alice.post(`/api/pipelines/${pipeline.id}/run`, {})).body.id);
+    assert.equal(run.status, 'succeeded', JSON.stringify(run));
+    assert.equal(run.outputs.select.images, 2);
+    const check = run.outputs.check.checks.find((c: { id: string }) => c.id === 'unannotated_images');
+    assert.equal(check.count, 2, 'the quality step read the 2 selected images, not all 5');
+    assert.equal(run.outputs.check.images, 2);
+    assert.equal(run.outputs.export.image_count, 2, 'the export holds the 2 selected images');
+    const file = await alice.get(run.outputs.export.url);
+    assert.equal(file.body.images.length, 2);
+    // A step that does not follow the selection still reads the whole project.
+    assert.equal(run.outputs.everything.image_count, 5);
+  });
+
   it('serves the protective-equipment example, which validates', async () => {
     const example = (await alice.get('/api/pipelines/example')).body;
     assert.deepEqual(example.steps.map((s: { type: string }) => s.type), ['select_images', 'detect', 'rule', 'flag_for_review', 'report']);
@@ -136,7 +162,8 @@ describe('pipelines', () => {
     assert.equal(res.status, 200);
     assert.equal(res.body.valid, false);
     const at = (path: string) => (res.body.errors as { path: string; message: string }[]).filter((e) => e.path === path).map((e) => e.message);
-    assert.ok(at('steps[0].params.splits[0]').length > 0, JSON.stringify(res.body.errors));
+    // A value outside an enum names the values allowed there (issue 30).
+    assert.deepEqual(at('steps[0].params.splits[0]'), ['must be one of train, valid, test, none'], JSON.stringify(res.body.errors));
     assert.match(at('steps[1].needs[1]')[0], /names no step 'nowhere'/);
     assert.ok(at('steps[1].params.confidence').length > 0);
     assert.match(at('steps[2].type')[0], /unknown step type 'teleport'/);

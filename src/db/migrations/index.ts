@@ -36,6 +36,7 @@ import { modelCheckpoints } from './0038-model-checkpoints.js';
 import { fineHashes } from './0039-fine-hashes.js';
 import { multiLabel } from './0042-multi-label.js';
 import { invitationLinks } from './0043-invitation-links.js';
+import { classModalities } from './0044-class-modalities.js';
 
 /** Every migration, in order. Names are stable forever: they are recorded in the database. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -76,5 +77,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0039-fine-hashes': fineHashes(),
     '0042-multi-label': multiLabel(),
     '0043-invitation-links': invitationLinks(),
+    '0044-class-modalities': classModalities(),
   };
 }

@@ -35,10 +35,19 @@ const AttributeSpec = Type.Object(
   { additionalProperties: false },
 );
 
+/** The modalities a class may be for (as the profile names them). */
+export const CLASS_MODALITIES = ['image', 'text', 'tabular', 'audio', 'video', 'llm'] as const;
+const Modalities = Type.Array(StringEnum(CLASS_MODALITIES), {
+  minItems: 1,
+  maxItems: CLASS_MODALITIES.length,
+  uniqueItems: true,
+  description: 'The modalities the class is for: a sample page offers only the classes of its modality (null or absent: every modality)',
+});
+
 const Attributes = Type.Array(AttributeSpec, { maxItems: 100, description: "The attributes the class's annotations may carry (names distinct)" });
 
 export const ClassCreate = Type.Object(
-  { name: ClassName, color: Type.Optional(Color), skeleton: Type.Optional(Nullable(Skeleton)), attributes: Type.Optional(Attributes) },
+  { name: ClassName, color: Type.Optional(Color), skeleton: Type.Optional(Nullable(Skeleton)), attributes: Type.Optional(Attributes), modalities: Type.Optional(Nullable(Modalities)) },
   { additionalProperties: false, description: 'When `color` is omitted one is picked from a fixed palette by the class index.' },
 );
 export type ClassCreate = Static<typeof ClassCreate>;
@@ -49,6 +58,7 @@ export const ClassUpdate = Type.Object(
     color: Type.Optional(Color),
     skeleton: Type.Optional(Type.Union([Skeleton, Type.Null()], { description: 'A new skeleton (null: none). Refused (409) when it changes the number of points keypoint annotations of the class hold' })),
     attributes: Type.Optional(Attributes),
+    modalities: Type.Optional(Nullable(Modalities)),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -61,6 +71,7 @@ export const ClassOut = Type.Object({
   color: Type.String(),
   skeleton: Nullable(Skeleton),
   attributes: Attributes,
+  modalities: Nullable(Modalities),
   created_at: Timestamp,
   annotation_count: Type.Optional(Type.Integer({ description: 'Annotations labelled with this class' })),
 });
@@ -98,6 +109,7 @@ export function toClassOut(row: ClassRow, annotationCount?: number): ClassOut {
     color: row.color,
     skeleton: row.skeleton === null ? null : JSON.parse(row.skeleton),
     attributes: row.attributes === null ? [] : JSON.parse(row.attributes),
+    modalities: row.modalities === null ? null : JSON.parse(row.modalities),
     created_at: row.created_at,
     ...(annotationCount === undefined ? {} : { annotation_count: annotationCount }),
   };

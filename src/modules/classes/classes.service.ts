@@ -62,7 +62,7 @@ export class ClassesService {
   async update(caller: Caller, classId: number, input: ClassUpdate): Promise<ClassOut> {
     const found = await this.writable(caller, classId);
     // Unknown members are stripped by validation, so `{"colour": …}` arrives here empty.
-    if (Object.values(input).every((v) => v === undefined)) throw ValidationError.at(['body'], 'Send name, color, skeleton and/or attributes');
+    if (Object.values(input).every((v) => v === undefined)) throw ValidationError.at(['body'], 'Send name, color, skeleton, attributes and/or modalities');
     const name = input.name?.trim();
     const specs = classSpecs(input);
     if (specs.skeleton !== undefined) await this.assertSkeletonFits(classId, specs.skeleton);
@@ -142,7 +142,7 @@ function duplicateName(name: string, projectId: number): ConflictError {
 }
 
 /** The skeleton and attribute specs a request sets, as the JSON text the row stores (absent when not sent). */
-function classSpecs(input: ClassCreate | ClassUpdate): { skeleton?: string | null; attributes?: string | null } {
+function classSpecs(input: ClassCreate | ClassUpdate): { skeleton?: string | null; attributes?: string | null; modalities?: string | null } {
   const parsed = <T>(field: string, parse: () => T): T => {
     try {
       return parse();
@@ -151,8 +151,9 @@ function classSpecs(input: ClassCreate | ClassUpdate): { skeleton?: string | nul
       throw err;
     }
   };
-  const { skeleton, attributes } = input;
+  const { skeleton, attributes, modalities } = input;
   return {
+    ...(modalities !== undefined ? { modalities: modalities === null ? null : JSON.stringify(modalities) } : {}),
     ...(skeleton !== undefined ? { skeleton: skeleton === null ? null : JSON.stringify(parsed('skeleton', () => parseSkeleton(skeleton))) } : {}),
     ...(attributes !== undefined ? { attributes: attributes.length === 0 ? null : JSON.stringify(parsed('attributes', () => parseAttributeSpecs(attributes))) } : {}),
   };

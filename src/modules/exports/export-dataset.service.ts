@@ -80,6 +80,38 @@ async function* pageItems(
 }
 
 /** A version's items, split after split (the version tables are indexed by split); frames name their video. */
+/**
+ * A page source kept to `ids` (ascending): a page reads windows of them until it holds a page of images or the ids
+ * run out, so a page shorter than the limit still means the last one.
+ */
+export function scopedPages(source: PageSource, ids: readonly number[]): PageSource {
+  return {
+    annotations: (cursor) => source.annotations(cursor),
+    async images(cursor) {
+      const rows: ExportImageRow[] = [];
+      let start = firstAbove(ids, cursor.after);
+      while (start < ids.length && rows.length < cursor.limit) {
+        const window = ids.slice(start, start + cursor.limit);
+        rows.push(...(await source.images({ ...cursor, after: 0, ids: window })));
+        start += window.length;
+      }
+      return rows;
+    },
+  };
+}
+
+/** The index of the first of the ascending `ids` above `after`. */
+function firstAbove(ids: readonly number[], after: number): number {
+  let lo = 0;
+  let hi = ids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ids[mid] <= after) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 export async function* versionItems(
   pages: (split: Split) => PageSource,
   blobs: BlobStore,

@@ -32,6 +32,8 @@ export interface PageCursor {
   after: number;
   limit: number;
   annotatedOnly: boolean;
+  /** Only these rows (a window of at most `limit` ids, for an export kept to a pipeline's selection). */
+  ids?: readonly number[];
 }
 
 /**
@@ -74,6 +76,7 @@ export class ExportsRepository {
       .select(['id', 'filename', 'width', 'height', 'split', 'blob_key', 'video_id', 'frame'])
       .where('project_id', '=', projectId)
       .where('id', '>', page.after);
+    if (page.ids) query = query.where('id', 'in', page.ids.length ? [...page.ids] : [0]);
     if (page.annotatedOnly) query = query.where('annotation_count', '>', 0);
     return query.orderBy('id').limit(page.limit).execute();
   }
@@ -112,6 +115,21 @@ export class ExportsRepository {
   }
 
   /** One page of a version's images of one split (keyset on the (version_id, split, id) index). */
+  /** The ids of a version's images made from the given source images, ascending (read 1,000 sources at a time). */
+  async versionImageIdsOf(versionId: number, sourceImageIds: readonly number[]): Promise<number[]> {
+    const ids: number[] = [];
+    for (let i = 0; i < sourceImageIds.length; i += 1000) {
+      const rows = await this.db
+        .selectFrom('version_images')
+        .select('id')
+        .where('version_id', '=', versionId)
+        .where('source_image_id', 'in', sourceImageIds.slice(i, i + 1000))
+        .execute();
+      for (const row of rows) ids.push(row.id);
+    }
+    return ids.sort((a, b) => a - b);
+  }
+
   versionImages(versionId: number, split: string, page: PageCursor): Promise<ExportImageRow[]> {
     let query = this.db
       .selectFrom('version_images')
@@ -119,6 +137,7 @@ export class ExportsRepository {
       .where('version_id', '=', versionId)
       .where('split', '=', split)
       .where('id', '>', page.after);
+    if (page.ids) query = query.where('id', 'in', page.ids.length ? [...page.ids] : [0]);
     if (page.annotatedOnly) {
       query = query.where((eb) => eb.exists(eb.selectFrom('version_annotations').select('id').whereRef('version_image_id', '=', 'version_images.id')));
     }

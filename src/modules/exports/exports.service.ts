@@ -10,10 +10,17 @@ import { ConflictError, NotFoundError, ValidationError } from '../../http/errors
 import type { Metrics } from '../../lib/metrics.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { exportBlobKey } from '../../storage/keys.js';
-import { pagedItems, versionItems } from './export-dataset.service.js';
+import { pagedItems, scopedPages, versionItems, type PageSource } from './export-dataset.service.js';
 import { FrameTracks } from './frame-tracks.logic.js';
 import type { AnnotationCursor, ExportsRepository, PageCursor } from './exports.repository.js';
 import { toExportOut, type ExportFormatName, type ExportOut, type ExportRequest } from './exports.schemas.js';
+
+/** What an export is kept to besides the request: the project images a pipeline selected. */
+export interface ExportScope {
+  readonly imageIds?: readonly number[];
+}
+
+const scoped = (source: PageSource, ids: number[] | undefined): PageSource => (ids ? scopedPages(source, ids) : source);
 
 /** An export file ready to be sent. */
 export interface ExportFile {
@@ -65,7 +72,11 @@ export class ExportsService {
     return classList(await this.exports.projectClasses(projectId));
   }
 
-  async export(caller: Caller, projectId: number, input: ExportRequest): Promise<ExportOut> {
+  /**
+   * `scope.imageIds` keeps the export to those project images (a pipeline's selection; a version's images made from
+   * them when a version is exported).
+   */
+  async export(caller: Caller, projectId: number, input: ExportRequest, scope: ExportScope = {}): Promise<ExportOut> {
     const project = await this.access.wholeProject(caller, projectId, 'export');
     const version = input.version_id == null ? null : await this.readyVersion(projectId, input.version_id);
     const writer = WRITERS[input.format];
@@ -73,9 +84,10 @@ export class ExportsService {
     const blobKey = exportBlobKey(projectId, filename);
     const annotatedOnly = input.include_unannotated === false;
     const controller = new AbortController();
+    const ids = scope.imageIds && (version ? await this.exports.versionImageIdsOf(version.id, scope.imageIds) : [...scope.imageIds].sort((a, b) => a - b));
     const dataset: DatasetToWrite = version
-      ? await this.versionDataset(version.id, project.project_type as ProjectType, annotatedOnly, controller.signal)
-      : await this.projectDataset(projectId, project.project_type as ProjectType, annotatedOnly, input.include_predictions === true, controller.signal);
+      ? await this.versionDataset(version.id, project.project_type as ProjectType, annotatedOnly, controller.signal, ids)
+      : await this.projectDataset(projectId, project.project_type as ProjectType, annotatedOnly, input.include_predictions === true, controller.signal, ids);
     const { stats, bytes } = await this.writeBlob(blobKey, writer, dataset, controller);
     this.metrics.throughput('export', stats.imageCount, bytes);
     try {
@@ -105,7 +117,7 @@ export class ExportsService {
   }
 
   /** A project's images with their annotations, and its videos with their tracks (frames carry their tracks' shapes). */
-  private async projectDataset(projectId: number, projectType: ProjectType, annotatedOnly: boolean, predictions: boolean, signal: AbortSignal): Promise<DatasetToWrite> {
+  private async projectDataset(projectId: number, projectType: ProjectType, annotatedOnly: boolean, predictions: boolean, signal: AbortSignal, ids?: number[]): Promise<DatasetToWrite> {
     const { tracks, keyframes } = await this.exports.projectTracks(projectId);
     const frames = new FrameTracks(await this.exports.projectVideos(projectId), tracks, keyframes);
     return {
@@ -114,10 +126,10 @@ export class ExportsService {
       videos: frames.videos,
       tracks: frames.tracks,
       items: pagedItems(
-        {
+        scoped({
           images: (cursor) => this.exports.projectImages(projectId, cursor),
           annotations: (cursor) => this.exports.projectAnnotations(projectId, cursor, predictions),
-        },
+        }, ids),
         this.blobs,
         annotatedOnly,
         signal,
@@ -132,12 +144,12 @@ export class ExportsService {
    * the frames' shapes that carry `track_id` (keyframes where the track had them, `outside` where it leaves the
    * frames): a first pass over the annotations, made only for a version that holds frames.
    */
-  private async versionDataset(versionId: number, projectType: ProjectType, annotatedOnly: boolean, signal: AbortSignal): Promise<DatasetToWrite> {
+  private async versionDataset(versionId: number, projectType: ProjectType, annotatedOnly: boolean, signal: AbortSignal, ids?: number[]): Promise<DatasetToWrite> {
     const frames = new FrameTracks(await this.exports.versionVideos(versionId), [], []);
-    const pages = (split: Split) => ({
+    const pages = (split: Split) => scoped({
       images: (cursor: PageCursor) => this.exports.versionImages(versionId, split, cursor),
       annotations: (cursor: AnnotationCursor) => this.exports.versionAnnotations(versionId, split, cursor),
-    });
+    }, ids);
     const items = () => versionItems(pages, this.blobs, annotatedOnly, signal, undefined, frames);
     const classes = classList(await this.exports.versionClasses(versionId));
     const tracked = frames.videos.length === 0 ? undefined : await withTracksFromFrames({

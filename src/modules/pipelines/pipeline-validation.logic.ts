@@ -1,5 +1,5 @@
 import { Ajv } from 'ajv';
-import type { PluginRegistry, StepCheckContext, StepDataKind } from '../../plugins/plugin-registry.js';
+import { schemaMessage, type PluginRegistry, type StepCheckContext, type StepDataKind } from '../../plugins/plugin-registry.js';
 import { PipelineDefinition, type PipelineStep } from './pipelines.schemas.js';
 
 export interface Problem {
@@ -50,7 +50,7 @@ function shapeProblems(value: unknown): Problem[] {
       ? 'required'
       : e.keyword === 'additionalProperties'
         ? 'unknown field'
-        : e.keyword === 'minItems' && path.join('.') === 'steps' ? 'a pipeline needs at least one step' : (e.message ?? 'invalid value');
+        : e.keyword === 'minItems' && path.join('.') === 'steps' ? 'a pipeline needs at least one step' : schemaMessage(e);
     if (!problems.some((p) => p.path.join('.') === path.join('.') && p.message === message)) problems.push({ path, message });
   }
   return problems;

@@ -19,7 +19,8 @@ export interface PipelinePorts {
   };
   readonly reviews: { submit(caller: Caller, projectId: number, imageIds: number[], comment?: string): Promise<{ id: number }[]> };
   readonly versions: { create(caller: Caller, projectId: number, input: VersionCreate): Promise<{ id: number; number: number; status: string; job_id: number | null }> };
-  readonly exports: { export(caller: Caller, projectId: number, input: ExportRequest): Promise<ExportOut> };
+  /** `scope.imageIds`: the images an earlier step selected (the export holds only those). */
+  readonly exports: { export(caller: Caller, projectId: number, input: ExportRequest, scope?: { imageIds?: readonly number[] }): Promise<ExportOut> };
   /** The quality branch's checks (wired at merge). */
   readonly quality?: QualityPort;
   /** The quality branch's cleaning actions (wired at merge). */
@@ -42,8 +43,8 @@ export interface DetectorPort {
 }
 
 export interface QualityPort {
-  /** Runs the named checks (all when none) and answers their results. */
-  run(caller: Caller, projectId: number, params: { checks?: string[]; config?: Record<string, unknown> }, signal: AbortSignal): Promise<Record<string, unknown>>;
+  /** Runs the named checks (all when none) over the images an earlier step selected (the project when none) and answers their results. */
+  run(caller: Caller, projectId: number, params: { checks?: string[]; config?: Record<string, unknown>; image_ids?: readonly number[] }, signal: AbortSignal): Promise<Record<string, unknown>>;
 }
 
 export interface CleaningPort {

@@ -206,6 +206,19 @@ export class PipelinesRepository {
     });
   }
 
+  /** The jobs a queued job waits behind: those running, and those queued before it (the first `limit`), and how many in all. */
+  async jobsAhead(jobId: number, limit = 5): Promise<{ jobs: { id: number; name: string; status: string }[]; total: number }> {
+    const ahead = this.db
+      .selectFrom('jobs')
+      .where('id', '!=', jobId)
+      .where((eb) => eb.or([eb('status', '=', 'running'), eb.and([eb('status', '=', 'queued'), eb('id', '<', jobId)])]));
+    const [jobs, count] = await Promise.all([
+      ahead.select(['id', 'name', 'status']).orderBy('status', 'desc').orderBy('id').limit(limit).execute(),
+      ahead.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { jobs, total: Number(count.n) };
+  }
+
   async runStatus(id: number): Promise<PipelineRunStatus | undefined> {
     return (await this.db.selectFrom('pipeline_runs').select('status').where('id', '=', id).executeTakeFirst())?.status;
   }

@@ -153,6 +153,7 @@ export const PipelineRunOut = Type.Object({
   progress: Type.Number({ description: 'In [0, 1]' }),
   eta_seconds: Nullable(Type.Number()),
   job_id: Nullable(Type.Integer()),
+  waiting_for: Nullable(Type.String({ description: 'While queued: what the run waits for, in words (the jobs ahead of it, or a worker to take it); null once started' })),
   /** The definition as it was when the run started: later edits of the pipeline do not change it. */
   definition: PipelineDefinition,
   steps: Type.Array(StepRunOut),

@@ -173,7 +173,7 @@ export class PipelinesService {
     const run = await this.repository.createRun({ pipeline_id: id, project_id: projectId, version_id: input.version_id ?? null, definition: JSON.stringify(definition), steps: JSON.stringify(steps), created_by: caller.userId });
     const job = await this.queue.enqueue<PipelineRunPayload>(PIPELINE_RUN_JOB, { runId: run.id }, { projectId, createdBy: caller.userId });
     await this.repository.setRunJob(run.id, job.id);
-    return this.runOut({ ...run, job_id: job.id }, {});
+    return this.runOut({ ...run, job_id: job.id }, {}, await this.waitingFor({ ...run, job_id: job.id }));
   }
 
   async runs(caller: Caller, id: number, page: { limit: number; offset?: number; after?: number }): Promise<Page<PipelineRunOut>> {
@@ -183,14 +183,24 @@ export class PipelinesService {
     const projects = pipeline.project_id !== null || caller.isAdmin ? null : await this.wholeProjects(caller, await this.repository.runProjects(id));
     const { items, total } = await this.repository.runs(id, page, projects);
     const writes = await this.repository.writeCounts(items.map((r) => r.id));
-    return { items: items.map((r) => this.runOut(r, writes.get(r.id) ?? {})), total };
+    const waiting = await Promise.all(items.map((r) => this.waitingFor(r)));
+    return { items: items.map((r, i) => this.runOut(r, writes.get(r.id) ?? {}, waiting[i])), total };
   }
 
   async getRun(caller: Caller, runId: number): Promise<PipelineRunOut> {
     const row = await this.repository.findRun(runId);
     await this.access.check(caller, row && { id: row.project_id, owner_id: row.owner_id }, 'project.read', `Pipeline run ${runId} not found`);
     await this.access.wholeProject(caller, row!.project_id, 'project.read');
-    return this.runOut(row!, (await this.repository.writeCounts([runId])).get(runId) ?? {});
+    return this.runOut(row!, (await this.repository.writeCounts([runId])).get(runId) ?? {}, await this.waitingFor(row!));
+  }
+
+  /** What a queued run waits for, in words: the jobs ahead of it, or a worker to take it; null once it started. */
+  private async waitingFor(row: Pick<PipelineRunRow, 'status' | 'job_id'>): Promise<string | null> {
+    if (row.status !== 'queued' || row.job_id === null) return null;
+    const { jobs, total } = await this.repository.jobsAhead(row.job_id);
+    if (total === 0) return 'Waiting for a worker to take it: no job is ahead of it (a run that stays queued means no worker process is running)';
+    const named = jobs.map((j) => `${j.name} #${j.id} (${j.status})`).join(', ');
+    return `Waiting for ${total} job${total === 1 ? '' : 's'} ahead of it: ${named}${total > jobs.length ? `, and ${total - jobs.length} more` : ''}`;
   }
 
   /**
@@ -288,7 +298,7 @@ export class PipelinesService {
     };
   }
 
-  private runOut(row: PipelineRunRow, writes: Record<string, number>): PipelineRunOut {
+  private runOut(row: PipelineRunRow, writes: Record<string, number>, waitingFor: string | null = null): PipelineRunOut {
     return {
       id: row.id,
       pipeline_id: row.pipeline_id,
@@ -298,6 +308,7 @@ export class PipelinesService {
       progress: row.progress,
       eta_seconds: row.eta_seconds,
       job_id: row.job_id,
+      waiting_for: waitingFor,
       definition: JSON.parse(row.definition) as PipelineDefinition,
       steps: JSON.parse(row.steps) as StepRunOut[],
       outputs: JSON.parse(row.outputs) as Record<string, unknown>,

@@ -30,7 +30,7 @@ export function exportStep(env: StepEnvironment): StepSpec {
   return {
     name: 'export',
     title: 'Export',
-    description: 'Writes the project (or a ready version) in a dataset format, as POST /api/projects/{id}/export',
+    description: 'Writes the project (or a ready version) in a dataset format, as POST /api/projects/{id}/export; after a step that selects images, only those images',
     schema: ExportParams,
     impl: {
       inputs: [],
@@ -40,13 +40,13 @@ export function exportStep(env: StepEnvironment): StepSpec {
         const id = params.version_id as number | null | undefined;
         return ctx.project && id != null && !ctx.project.versionIds.includes(id) ? [{ path: ['version_id'], message: `version ${id} is not a version of the project` }] : [];
       },
-      async execute(ctx, params) {
+      async execute(ctx, params, input) {
         const p = params as Omit<ExportRequest, 'include_unannotated'> & { include_unannotated?: boolean };
         const out = await env.ports.exports.export(await env.callerOf(ctx.userId), ctx.projectId, {
           ...p,
           include_unannotated: p.include_unannotated ?? true,
           version_id: p.version_id ?? ctx.versionId ?? null,
-        });
+        }, { imageIds: input.images });
         return { data: { export: out.filename }, outputs: { ...out } };
       },
     },
@@ -56,8 +56,8 @@ export function exportStep(env: StepEnvironment): StepSpec {
 /** quality: quality_check plugins run over the project. */
 export function qualityStep(env: StepEnvironment): StepSpec {
   const { ports } = env;
-  return portStep(env, 'quality', 'Quality checks', 'Runs quality_check plugins over the project and reports their results', QualityParams, false, () => ports.quality, async (ctx, params, caller) =>
-    ports.quality!.run(caller, ctx.projectId, params as never, ctx.signal));
+  return portStep(env, 'quality', 'Quality checks', 'Runs quality_check plugins over the project (after a step that selects images, over those images) and reports their results', QualityParams, false, () => ports.quality, async (ctx, params, caller, input) =>
+    ports.quality!.run(caller, ctx.projectId, { ...(params as { checks?: string[]; config?: Record<string, unknown> }), image_ids: input.images }, ctx.signal));
 }
 
 /** cleaning: a cleaning_action plugin applied to the project, what it changed recorded with the run. */

@@ -51,8 +51,11 @@ export class QualityService {
     return { images: project.image_count, samples };
   }
 
-  /** The report describes every image and sample: an annotator kept to their assignments gets 403. */
-  async report(caller: Caller, projectId: number, body: QualityBody = {}): Promise<QualityReportOut> {
+  /**
+   * The report describes every image and sample: an annotator kept to their assignments gets 403. `scope.imageIds`
+   * (a pipeline's selection) keeps it to those images: the image checks read only them, and no sample is checked.
+   */
+  async report(caller: Caller, projectId: number, body: QualityBody = {}, scope: { imageIds?: readonly number[] } = {}): Promise<QualityReportOut> {
     const project = await this.access.wholeProject(caller, projectId, 'project.read');
     const content = await this.content(project);
     const available = applicableModalities(content).flatMap((m) => checksOf(m));
@@ -72,11 +75,11 @@ export class QualityService {
       for (const id of result.sample_ids ?? []) affectedSamples.add(id);
     };
 
-    let images = content.images;
+    let images = scope.imageIds ? scope.imageIds.length : content.images;
     let computed = 0;
     const imageChecks = chosen.filter((c) => c.modality === 'image');
     if (imageChecks.length > 0) {
-      const loaded = await this.snapshot(projectId);
+      const loaded = await this.snapshot(projectId, scope.imageIds);
       const snapshot = loaded.snapshot;
       computed = loaded.computed;
       images = snapshot.images.length;
@@ -92,13 +95,13 @@ export class QualityService {
         record(check, await this.runCheck(check, snapshot, params.get(check.id)!));
       }
     }
-    for (const modality of SAMPLE_MODALITIES) {
+    for (const modality of scope.imageIds ? [] : SAMPLE_MODALITIES) {
       const modalityChecks = chosen.filter((c) => c.modality === modality);
       if (modalityChecks.length === 0) continue;
       const snapshot = await this.sampleSnapshot(projectId, modality);
       for (const check of modalityChecks) record(check, await this.runCheck(check, snapshot, params.get(check.id)!));
     }
-    const total = images + [...content.samples.values()].reduce((a, b) => a + b, 0);
+    const total = images + (scope.imageIds ? 0 : [...content.samples.values()].reduce((a, b) => a + b, 0));
     return {
       project_id: projectId,
       generated_at: new Date().toISOString(),
@@ -136,9 +139,11 @@ export class QualityService {
   }
 
   /** Loads what the checks and the cleaning planner read, measuring images the feature cache lacks first. */
-  async snapshot(projectId: number): Promise<{ snapshot: DatasetSnapshot; computed: number }> {
+  async snapshot(projectId: number, imageIds?: readonly number[]): Promise<{ snapshot: DatasetSnapshot; computed: number }> {
     const computed = await this.recorder.fillMissing(projectId);
-    const [images, classes] = await Promise.all([this.features.measured(projectId), this.repository.classes(projectId)]);
+    const [measured, classes] = await Promise.all([this.features.measured(projectId), this.repository.classes(projectId)]);
+    const kept = imageIds && new Set(imageIds);
+    const images = kept ? measured.filter((image) => kept.has(image.id)) : measured;
     const index = new Map<number, number>();
     images.forEach((image, i) => index.set(image.id, i));
     const annotations = new AnnotationColumns(images.reduce((sum, i) => sum + Number(i.annotation_count), 0));

@@ -5,6 +5,9 @@ import { attributesFromText, attributesToText, skeletonFromText, skeletonToText 
 import { ErrorBanner } from './layout.js';
 import { useProjectAccess } from './project-access.js';
 
+type ClassModality = NonNullable<LabelClass['modalities']>[number];
+const CLASS_MODALITIES: readonly ClassModality[] = ['image', 'text', 'tabular', 'audio', 'video', 'llm'];
+
 interface PendingDelete {
   cls: LabelClass;
   annotationCount: number;
@@ -99,6 +102,16 @@ export function ClassesPanel({ projectId, classes, onChange }: { projectId: numb
                 <button className="ghost small" onClick={() => setSpecsOf(specsOf === c.id ? null : c.id)} aria-label={`Shapes of ${c.name}`} title="Keypoint skeleton and attributes">
                   Shapes
                 </button>
+                <select
+                  className="small"
+                  value={c.modalities?.length === 1 ? c.modalities[0] : ''}
+                  aria-label={`Modality of ${c.name}`}
+                  title="Where the class is offered: sample pages list only the classes for their modality"
+                  onChange={(e) => void act(() => api.patch('/api/classes/{class_id}', { path: { class_id: c.id }, body: { modalities: e.target.value ? [e.target.value as ClassModality] : null } }))}
+                >
+                  <option value="">{c.modalities && c.modalities.length > 1 ? c.modalities.join(', ') : 'every modality'}</option>
+                  {CLASS_MODALITIES.map((m) => <option key={m} value={m}>{m} only</option>)}
+                </select>
               </>
             )}
             {specsOf === c.id && !denied && (

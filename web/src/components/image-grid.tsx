@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { api } from '../api.js';
 import { Link } from '../router.js';
-import type { ImageRecord, QueryOf, ReviewState } from '../types.js';
+import type { ImageRecord, LabelClass, QueryOf, ReviewState } from '../types.js';
+import { clearOverlayCache, ThumbnailOverlay } from './thumbnail-overlay.js';
 import { REVIEW_STATES, SPLIT_NAMES } from '../vocabulary.js';
 
 const CELL = 168;
@@ -48,7 +49,17 @@ export interface GridSelection {
   toggle(id: number): void;
 }
 
-export function ImageGrid({ projectId, filter, reloadKey, selection, scrollKey }: { projectId: number; filter: GridFilter; reloadKey: number; selection?: GridSelection; scrollKey?: string }) {
+export function ImageGrid({ projectId, filter, reloadKey, selection, scrollKey, classes, onImages }: {
+  projectId: number;
+  filter: GridFilter;
+  reloadKey: number;
+  selection?: GridSelection;
+  scrollKey?: string;
+  /** The project's classes: with them, each thumbnail shows its shapes in their colours. */
+  classes?: readonly LabelClass[];
+  /** The images loaded so far (a "select all" picks them). */
+  onImages?: (images: readonly ImageRecord[]) => void;
+}) {
   const [images, setImages] = useState<ImageRecord[]>([]);
   const [total, setTotal] = useState<number | null>(null);
   const [done, setDone] = useState(false);
@@ -105,7 +116,11 @@ export function ImageGrid({ projectId, filter, reloadKey, selection, scrollKey }
     setDone(false);
     setTotal(null);
     setError(null);
+    clearOverlayCache();
   }, [projectId, filter, reloadKey]);
+  useEffect(() => {
+    onImages?.(images);
+  }, [images]);
 
   useEffect(() => {
     const el = box.current;
@@ -148,6 +163,7 @@ export function ImageGrid({ projectId, filter, reloadKey, selection, scrollKey }
           onClick={() => selection.toggle(img.id)}
         >
           <img src={`/api/images/${img.id}/thumbnail`} alt={img.original_name} loading="lazy" />
+          {classes && <ThumbnailOverlay image={img} classes={classes} />}
           <span className="cell-label">
             {on ? '✓ ' : ''}
             {img.original_name}
@@ -165,6 +181,7 @@ export function ImageGrid({ projectId, filter, reloadKey, selection, scrollKey }
         style={style}
       >
         <img src={`/api/images/${img.id}/thumbnail`} alt={img.original_name} loading="lazy" />
+        {classes && <ThumbnailOverlay image={img} classes={classes} />}
         <span className="cell-label">
           {img.split ?? 'unassigned'} · {img.annotation_count} ann.
           {img.review_state && img.review_state !== 'unreviewed' && <b className={`review-badge ${img.review_state}`}>{img.review_state}</b>}

@@ -1,9 +1,11 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { parse as parseYaml } from 'yaml';
 import { api, ApiError } from '../api.js';
 import { ProgressBar } from '../jobs.js';
 import type { ResponseOf } from '../types.js';
 import { ErrorBanner } from './layout.js';
 import { PipelineEditor, type EditorProblem } from './pipeline-editor.js';
+import { pipelineStarts, type PipelineStart } from './pipeline-examples.js';
 
 type Pipeline = ResponseOf<'/api/pipelines', 'get'>[number];
 type Step = Pipeline['definition']['steps'][number];
@@ -33,9 +35,16 @@ export function PipelinesPanel({ projectId }: { projectId: number }) {
     }, (e) => setError((e as Error).message));
   useEffect(() => void load(), [projectId]);
 
-  const create = async () => {
+  const [starts, setStarts] = useState<PipelineStart[] | null>(null);
+  const [choosing, setChoosing] = useState(false);
+  const choose = () => {
+    setChoosing((open) => !open);
+    if (starts === null) pipelineStarts(projectId).then(setStarts, (e) => setError((e as Error).message));
+  };
+  const create = async (start: PipelineStart) => {
     try {
-      const created = await api.post('/api/pipelines', { body: { project_id: projectId } });
+      const created = await api.post('/api/pipelines', { body: { project_id: projectId, definition: start.definition } });
+      setChoosing(false);
       await load(created.id);
     } catch (e) {
       setError((e as Error).message);
@@ -49,8 +58,9 @@ export function PipelinesPanel({ projectId }: { projectId: number }) {
       <div className="card">
         <div className="toolbar">
           <h3>Pipelines</h3>
-          <button onClick={() => void create()}>New pipeline (protective-equipment example)</button>
+          <button onClick={choose} aria-expanded={choosing}>New pipeline</button>
         </div>
+        {choosing && <StartChooser starts={starts} onCreate={(start) => void create(start)} />}
         {pipelines === null ? (
           <p className="muted small">Loading…</p>
         ) : pipelines.length === 0 ? (
@@ -78,12 +88,46 @@ export function PipelinesPanel({ projectId }: { projectId: number }) {
   );
 }
 
+/** The "New pipeline" menu: a blank definition and the examples; one that does not validate on this project says why. */
+function StartChooser({ starts, onCreate }: { starts: PipelineStart[] | null; onCreate: (start: PipelineStart) => void }) {
+  if (starts === null) return <p className="muted small">Checking the examples against this project…</p>;
+  return (
+    <ul className="pipeline-starts" data-testid="pipeline-starts">
+      {starts.map((start) => (
+        <li key={start.key} data-start={start.key}>
+          <button disabled={start.problem !== null} onClick={() => onCreate(start)}>{start.title}</button>
+          {start.definition.description && <span className="muted small"> {start.definition.description}</span>}
+          {start.problem && <span className="error small"> Not for this project: {start.problem}</span>}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The steps of the editor's text as it stands (the last text that parsed, while a line is half typed). */
+function useLiveSteps(text: string | null, saved: Step[]): Step[] {
+  const last = useRef<Step[]>(saved);
+  return useMemo(() => {
+    if (text === null) return last.current;
+    try {
+      const steps = (parseYaml(text) as { steps?: unknown } | null)?.steps;
+      if (Array.isArray(steps) && steps.every((s) => s && typeof s === 'object' && typeof (s as Step).id === 'string')) {
+        last.current = (steps as Step[]).map((s) => ({ ...s, type: String(s.type ?? ''), needs: Array.isArray(s.needs) ? s.needs.filter((n) => typeof n === 'string') : undefined }));
+      }
+    } catch {
+      // Half-typed YAML: keep the last graph that parsed.
+    }
+    return last.current;
+  }, [text]);
+}
+
 function PipelineDetail({ projectId, pipeline, onSaved, onError }: { projectId: number; pipeline: Pipeline; onSaved: () => void; onError: (m: string) => void }) {
   const [text, setText] = useState<string | null>(null);
   const [problems, setProblems] = useState<EditorProblem[]>([]);
   const [saving, setSaving] = useState(false);
   const [runs, setRuns] = useState<Run[]>([]);
   const [openRun, setOpenRun] = useState<number | null>(null);
+  const liveSteps = useLiveSteps(text, pipeline.definition.steps);
 
   useEffect(() => {
     api.getText('/api/pipelines/{id}/yaml', { path: { id: pipeline.id } }).then(setText, (e) => onError((e as Error).message));
@@ -165,7 +209,7 @@ function PipelineDetail({ projectId, pipeline, onSaved, onError }: { projectId: 
             </ul>
           )}
         </div>
-        <StepGraph steps={pipeline.definition.steps} />
+        <StepGraph steps={liveSteps} />
       </div>
       <div className="card">
         <h3>Runs</h3>
@@ -180,7 +224,10 @@ function PipelineDetail({ projectId, pipeline, onSaved, onError }: { projectId: 
               {runs.map((r) => (
                 <tr key={r.id}>
                   <td>{r.id}</td>
-                  <td className={`status ${r.status}`}>{r.status}{r.error ? `: ${r.error}` : ''}</td>
+                  <td className={`status ${r.status}`}>
+                    {r.status}{r.error ? `: ${r.error}` : ''}
+                    {r.status === 'queued' && r.waiting_for && <div className="muted small" data-testid="run-waiting">{r.waiting_for}</div>}
+                  </td>
                   <td>
                     <ProgressBar value={r.progress} label={`Run ${r.id}`} />
                     {active(r) && r.eta_seconds !== null && <span className="muted small"> about {Math.ceil(r.eta_seconds)} s left</span>}

@@ -50,7 +50,21 @@ function curves(history: Epoch[], names: string[], prefix = ''): { label: string
     .map((n) => ({ label: `${prefix}${n}`, points: history.filter((h) => typeof h[n] === 'number').map((h) => ({ x: h.epoch, y: h[n] })) }));
 }
 
-const fmt = (v: unknown) => (typeof v === 'number' ? (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(3)) : v === null || v === undefined ? '—' : String(v));
+/** A metric or parameter as read: integers as they are (16, not 16.000), others to three decimals (none from 100). */
+export const fmt = (v: unknown) =>
+  typeof v === 'number' ? (Number.isInteger(v) ? String(v) : Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(3)) : v === null || v === undefined ? '—' : String(v);
+
+/** `batch_size` → `Batch size`: a parameter's name as a label. */
+const labelOf = (name: string) => name.charAt(0).toUpperCase() + name.slice(1).replace(/_/g, ' ');
+
+/**
+ * The job's epoch line: the trainer's message already says "epoch 3/30" while it runs an epoch (the job's `epoch`
+ * counts finished ones), so the message is shown alone then, not beside a second count.
+ */
+export function epochLine(job: { epoch: number; epochs: number | null; message: string | null }): string {
+  const own = job.message && /^epoch \d+/i.test(job.message) ? job.message.charAt(0).toUpperCase() + job.message.slice(1) : null;
+  return own ?? [`Epoch ${job.epoch}/${job.epochs ?? '?'}`, job.message].filter(Boolean).join(' · ');
+}
 
 /** The Train dialog: adapter, model, epochs, image size, batch, device, and the readiness score before Train. */
 export function TrainDialog({ projectId, versions, initialVersion, onStarted }: { projectId: number; versions: Version[]; initialVersion?: number; onStarted: (job: TrainJob) => void }) {
@@ -130,9 +144,10 @@ export function TrainDialog({ projectId, versions, initialVersion, onStarted }: 
           </label>
         )}
         {adapter && Object.entries(adapter.params).map(([name, spec]) => (
-          <label key={name} title={spec.description}>
-            {name}
+          <label key={name} data-param={name}>
+            <span title={name}>{labelOf(name)}</span>
             <input type="number" min={spec.min} max={spec.max} value={form[name] ?? ''} onChange={(e) => setForm({ ...form, [name]: e.target.value })} />
+            {spec.description && <span className="muted small param-help">{spec.description}</span>}
           </label>
         ))}
         {adapter && (
@@ -187,7 +202,7 @@ export function TrainJobView({ jobId, onFinished }: { jobId: number; onFinished?
       <h3>Training job {job.id} · {job.adapter} · {job.status}</h3>
       <ProgressBar value={job.progress} label="Training progress" />
       <p className="small">
-        Epoch {job.epoch}/{job.epochs ?? '?'} {job.message ? `· ${job.message}` : ''} {job.eta_seconds !== null ? `· about ${Math.ceil(job.eta_seconds / 60)} min left` : ''}
+        <span data-testid="epoch-line">{epochLine(job)}</span> {job.eta_seconds !== null ? `· about ${Math.ceil(job.eta_seconds / 60)} min left` : ''}
       </p>
       {job.error && <p className="error">{job.error}</p>}
       <p className="small">{Object.entries(job.metrics).map(([k, v]) => `${k} ${fmt(v)}`).join(' · ')}</p>

@@ -1,7 +1,7 @@
 import { Chart, registerables, type ChartConfiguration } from 'chart.js';
 import { useEffect, useRef, useState } from 'react';
 import { api } from '../api.js';
-import { Curves } from '../components/training-panel.js';
+import { Curves, fmt } from '../components/training-panel.js';
 import { Link } from '../router.js';
 import type { ResponseOf } from '../types.js';
 
@@ -12,7 +12,6 @@ type Errors = ResponseOf<'/api/experiments/{id}/errors', 'get'>;
 type SplitEvaluation = NonNullable<Experiment['analysis']>[string];
 type Kind = 'false_positive' | 'false_negative' | 'confusion' | '';
 
-const fmt = (v: unknown) => (typeof v === 'number' ? v.toFixed(3) : v === null || v === undefined ? '—' : String(v));
 
 function series(history: Record<string, unknown>[], names: string[]) {
   return names

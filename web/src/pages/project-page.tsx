@@ -1,8 +1,9 @@
-import { lazy, Suspense, useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useRef, useState } from 'react';
 import { api } from '../api.js';
 import { ClassesPanel } from '../components/classes-panel.js';
 import { ExportPanel } from '../components/export-panel.js';
 import { filterFromQuery, filterToQuery, ImageGrid, isFiltered, NO_FILTER, type GridFilter } from '../components/image-grid.js';
+import { GridBulkBar } from '../components/grid-bulk-bar.js';
 import { useProjectAccess } from '../components/project-access.js';
 import { ErrorBanner, Layout } from '../components/layout.js';
 import { ModelsPanel } from '../components/models-panel.js';
@@ -10,7 +11,7 @@ import { SplitsPanel } from '../components/splits-panel.js';
 import { QualityLink } from '../components/team-quality/quality-link.js';
 import { VersionsPanel, type Version } from '../components/versions-panel.js';
 import { Link, navigate, useLocation } from '../router.js';
-import { REVIEW_STATES, type LabelClass, type Project, type ReviewState } from '../types.js';
+import { REVIEW_STATES, type ImageRecord, type LabelClass, type Project, type ReviewState } from '../types.js';
 
 // Loaded when the tab is first opened, so the grid and the editor do not download it.
 const StoragesPanel = lazy(() => import('../components/storages-panel.js').then((m) => ({ default: m.StoragesPanel })));
@@ -46,7 +47,10 @@ export function ProjectPage({ projectId }: { projectId: number }) {
   const [classes, setClasses] = useState<LabelClass[]>([]);
   const [versions, setVersions] = useState<Version[]>([]);
   // The grid's filters live in the URL: opening an image and coming Back returns to the same filters (and scroll).
-  const filter = filterFromQuery(query);
+  // One object per query string: the grid starts over whenever its filter object changes, so a render of this page
+  // for any other reason (classes, versions, the role arriving) must hand it the same one.
+  const queryText = query.toString();
+  const filter = useMemo(() => filterFromQuery(query), [queryText]);
   const setFilter = (next: GridFilter) => {
     const params = filterToQuery(next);
     if (tab !== 'images') params.set('tab', tab);
@@ -55,6 +59,11 @@ export function ProjectPage({ projectId }: { projectId: number }) {
   const { why, can, access } = useProjectAccess(projectId);
   const [error, setError] = useState<string | null>(null);
   const [reloadKey, setReloadKey] = useState(0);
+  // Picking images in the grid (bulk actions) instead of opening them.
+  const [selecting, setSelecting] = useState(false);
+  const [picked, setPicked] = useState<Set<number>>(new Set());
+  // The grid's loaded images, read when "Select all shown" is pressed (a state here would re-render the grid per page).
+  const loaded = useRef<readonly ImageRecord[]>([]);
 
   const load = () => {
     api.get('/api/projects/{id}', { path: { id: projectId } }).then(setProject, (e) => setError((e as Error).message));
@@ -97,6 +106,9 @@ export function ProjectPage({ projectId }: { projectId: number }) {
           <GatedLink href={`/projects/${projectId}/annotate`} reason={why('annotations.write')} primary>
             Annotate
           </GatedLink>
+          <Link href="/projects/new" className="button ghost">
+            New project
+          </Link>
         </>
       }
     >
@@ -169,8 +181,16 @@ export function ProjectPage({ projectId }: { projectId: number }) {
                 <button className="ghost" onClick={refresh}>
                   Refresh
                 </button>
+                <button className="ghost" aria-pressed={selecting} onClick={() => (setSelecting(!selecting), setPicked(new Set()))}>
+                  {selecting ? 'Done selecting' : 'Select'}
+                </button>
               </div>
-              <ImageGrid projectId={projectId} filter={filter} reloadKey={reloadKey} scrollKey={`grid:${projectId}:${filterToQuery(filter)}`} />
+              {selecting && (
+                <GridBulkBar projectId={projectId} picked={picked} loaded={() => loaded.current} onPick={setPicked} onDone={refresh} onError={setError}
+                  canWrite={can('images.write')} canDelete={can('images.delete')} />
+              )}
+              <ImageGrid projectId={projectId} filter={filter} reloadKey={reloadKey} scrollKey={`grid:${projectId}:${filterToQuery(filter)}`} classes={classes} onImages={(images) => void (loaded.current = images)}
+                selection={selecting ? { selected: picked, toggle: (id) => setPicked((p) => { const next = new Set(p); if (!next.delete(id)) next.add(id); return next; }) } : undefined} />
             </>
           )}
           {tab === 'splits' && <SplitsPanel projectId={projectId} onChange={refresh} />}

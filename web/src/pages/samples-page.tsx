@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { api, ApiError, upload } from '../api.js';
 import { ErrorBanner, Layout } from '../components/layout.js';
 import { useProjectAccess } from '../components/project-access.js';
@@ -29,7 +29,9 @@ export default function SamplesPage({ projectId }: { projectId: number }) {
   const { query } = useLocation();
   const modality = (MODALITIES.find(([m]) => m === query.get('modality'))?.[0] ?? 'text') as SampleModality;
   const [project, setProject] = useState<Project | null>(null);
-  const [classes, setClasses] = useState<LabelClass[]>([]);
+  const [allClasses, setClasses] = useState<LabelClass[]>([]);
+  // Only the classes for this modality (a class for every modality has none named): a tabular target offers no span classes.
+  const classes = useMemo(() => allClasses.filter((c) => !c.modalities || c.modalities.includes(modality)), [allClasses, modality]);
   const [samples, setSamples] = useState<Sample[]>([]);
   const [total, setTotal] = useState(0);
   const [index, setIndex] = useState(0);

@@ -37,7 +37,7 @@ export function SampleTable({ rows, total, classes, readOnly, onChange, onNearEn
   return (
     <div className="sample-table" role="table" aria-label="Tabular samples" aria-rowcount={total}>
       <div className="sample-table-head" role="row" style={{ gridTemplateColumns: template }}>
-        <span role="columnheader">id</span>
+        <span role="columnheader" title="The sample's id in Versa">#</span>
         {columns.map((c) => <span role="columnheader" key={c}>{c}</span>)}
         <span role="columnheader">split</span>
         <span role="columnheader">target</span>

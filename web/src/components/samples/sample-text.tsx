@@ -4,7 +4,7 @@ import { classOfKey, colorOf, isTyping, labelsOf, type SampleViewProps } from '.
 
 /**
  * A text sample: select characters with the mouse and press 1–9 to make them a span of that class; 1–9 with no
- * selection sets the sample's label. Click a span to remove it. Offsets are UTF-16 code units, as the API counts.
+ * selection sets the sample's label. Click a span (or its Remove in the list) to remove it. Offsets are UTF-16 code units, as the API counts.
  */
 export function SampleText({ sample, classes, readOnly, save }: SampleViewProps) {
   const text = String(sample.data.text ?? '');
@@ -81,7 +81,14 @@ export function SampleText({ sample, classes, readOnly, save }: SampleViewProps)
       </div>
       <ul className="span-list" aria-label="Spans">
         {spans.map((s, i) => (
-          <li key={i}><span className="chip" style={{ background: colorOf(classes, s.label) }}>{s.label}</span> “{text.slice(s.start, s.end)}” [{s.start}, {s.end})</li>
+          <li key={i}>
+            <span className="chip" style={{ background: colorOf(classes, s.label) }}>{s.label}</span> “{text.slice(s.start, s.end)}” [{s.start}, {s.end})
+            {!readOnly && (
+              <button className="ghost small" aria-label={`Remove span ${s.label} “${text.slice(s.start, s.end)}”`} title="Remove this span" onClick={() => save({ spans: spans.filter((x) => x !== s) })}>
+                Remove
+              </button>
+            )}
+          </li>
         ))}
       </ul>
     </div>
