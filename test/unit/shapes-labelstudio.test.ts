@@ -141,6 +141,41 @@ describe('shapes-labelstudio', () => {
     }
   });
 
+  it('shapes-labelstudio groups: a box and points of its class in one group come back as one group (points hang on the box); others are counted as skipped', async () => {
+    const [width, height] = [60, 40];
+    const png = await greyImage(width, height);
+    const dataset: DatasetToWrite = {
+      classes: ['car', 'wheel'],
+      items: [{
+        split: 'train', fileName: 'g.png', width, height, source: { open: async () => (await import('node:stream')).Readable.from([png]) },
+        annotations: [
+          { type: 'bbox', className: 'car', groupId: 3, geometry: { x: 5, y: 5, width: 30, height: 20 } },
+          { type: 'points', className: 'car', groupId: 3, geometry: { points: [[10, 10], [20, 15]] } },
+          { type: 'bbox', className: 'wheel', groupId: 4, geometry: { x: 40, y: 20, width: 10, height: 10 } },
+          { type: 'bbox', className: 'wheel', groupId: 4, geometry: { x: 45, y: 25, width: 10, height: 10 } },
+        ],
+      }],
+    };
+    const root = await writeToFolder(WRITERS.labelstudio.write, dataset);
+    try {
+      const [item] = await collect(await readLabelStudio(root));
+      const [box, points] = item.annotations;
+      assert.deepEqual([box.type, points.type], ['bbox', 'points']);
+      assert.ok(box.groupId !== undefined && box.groupId === points.groupId, JSON.stringify(item.annotations));
+      assertClose(points.geometry, { points: [[10, 10], [20, 15]] });
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+    const { PassThrough } = await import('node:stream');
+    const out = new PassThrough();
+    out.resume();
+    const stats = await WRITERS.labelstudio.write(dataset, out);
+    assert.deepEqual(stats.extras?.groups, {
+      converted: { 'group→points hanging on their box (parentID)': 1 },
+      skipped: { 'group (Label Studio relates only points to the box they hang on)': 1 },
+    });
+  });
+
   it('shapes-labelstudio brush: Label Studio RLE (rle-pack over RGBA) decodes to the mask it was made from', async () => {
     const root = await mkdtemp(join(tmpdir(), 'versa-ls-brush-'));
     try {

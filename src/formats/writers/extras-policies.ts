@@ -1,6 +1,7 @@
 import type { Annotation, DatasetItem } from '../dataset.js';
 import { converted, KEPT, nothingKept, skipped, uniformPolicy, type ExtraOutcome, type ExtrasPolicy } from './extras-accounting.js';
 import type { ExportFormat } from './export-format.js';
+import { boxWithItsPoints } from './labelstudio-writer.js';
 
 /**
  * What each export format does with attribute values, groups and track identity (see extras-accounting.ts). These
@@ -73,7 +74,10 @@ export const EXTRAS_POLICIES: Record<ExportFormat, ExtrasPolicy> = {
   labelme: perShapeAttributes('an image flag holds no attributes', KEPT),
   createml: nothingKept('CreateML'),
   dota,
-  labelstudio: perShapeAttributes('an image-level choice holds no attributes', skipped('Label Studio results have no groups')),
+  labelstudio: {
+    ...perShapeAttributes('an image-level choice holds no attributes', KEPT),
+    group: (members) => (boxWithItsPoints(members) ? converted('points hanging on their box (parentID)') : skipped('Label Studio relates only points to the box they hang on')),
+  },
   multilabel_csv: nothingKept('a multi-label CSV'),
   cvat_video: {
     attribute: videoAttribute(() => KEPT),

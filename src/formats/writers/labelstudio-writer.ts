@@ -28,7 +28,8 @@ import { writeZip } from './zip-output.js';
  * - classification → one image-level `choices` result listing the classes.
  * - attributes → per-region controls sharing the region's id, named by the attribute: text → `textarea`, number →
  *   `number`, select → `choices`, checkbox → `choices` of "true"/"false" (read back as a checkbox).
- * Group ids have no place in Label Studio's results and are not written (a keypoint set keeps its box by parentID).
+ * Group ids have no place in Label Studio's results: a group of one box and point sets of its class is written as the
+ * points hanging on the box (`parentID`, read back as that group); other groups are not written.
  */
 export async function writeLabelStudio(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
   return writeZip(output, async (zip) => {
@@ -42,6 +43,7 @@ export async function writeLabelStudio(dataset: DatasetToWrite, output: Writable
       const result: object[] = [];
       const choices: string[] = [];
       let next = 0;
+      const regionIds = new Map<Annotation, string[]>();
       const newId = () => `r${++next}`;
       const base = { to_name: 'image', original_width: width, original_height: height, image_rotation: 0, origin: 'manual' };
       const px = (x: number) => (x / width) * 100;
@@ -56,6 +58,7 @@ export async function writeLabelStudio(dataset: DatasetToWrite, output: Writable
         }
         const names = dataset.classSpecs?.get(a.className)?.skeleton?.points ?? [];
         const ids = regionsOf(a, { width, height, names }, newId, px, py, base, result);
+        regionIds.set(a, ids);
         const conversion = labelStudioConversion(a);
         if (ids.length === 0) {
           tally(stats, 'skipped', `${a.type} (no labelled point)`);
@@ -66,6 +69,7 @@ export async function writeLabelStudio(dataset: DatasetToWrite, output: Writable
         for (const [name, value] of Object.entries(a.attributes ?? {})) result.push(attributeResult(ids[0], name, value, specs, base));
         stats.annotationCount++;
       }
+      hangPointsOnTheirBox(item.annotations, regionIds, result);
       if (choices.length > 0) result.push({ id: newId(), type: 'choices', from_name: 'class', ...base, value: { choices } });
       const image = `${folder}/${fileName}`;
       await zip.addImage(image, item.source);
@@ -75,6 +79,30 @@ export async function writeLabelStudio(dataset: DatasetToWrite, output: Writable
     await zip.addBuffer('export.json', JSON.stringify(tasks, null, 1));
     return stats;
   });
+}
+
+/**
+ * A group of one box and point sets of its class (what the reader makes of points hanging on a rectangle): the
+ * points hang on the box (`parentID`), the one way Label Studio relates regions, so the group comes back. Other
+ * groups have no place in Label Studio's results (extras-policies.ts counts them as skipped).
+ */
+export function boxWithItsPoints(members: readonly Annotation[]): { box: Annotation; points: Annotation[] } | null {
+  const boxes = members.filter((m) => m.type === 'bbox');
+  const points = members.filter((m) => m.type === 'points');
+  if (boxes.length !== 1 || points.length === 0 || boxes.length + points.length !== members.length) return null;
+  return points.every((p) => p.className === boxes[0].className) ? { box: boxes[0], points } : null;
+}
+
+function hangPointsOnTheirBox(annotations: readonly Annotation[], regionIds: ReadonlyMap<Annotation, string[]>, result: object[]): void {
+  const groups = new Map<number, Annotation[]>();
+  for (const a of annotations) if (a.groupId) groups.set(a.groupId, [...(groups.get(a.groupId) ?? []), a]);
+  for (const members of groups.values()) {
+    const group = boxWithItsPoints(members);
+    const parentID = group && regionIds.get(group.box)?.[0];
+    if (!group || !parentID) continue;
+    const pointIds = new Set(group.points.flatMap((p) => regionIds.get(p) ?? []));
+    for (const r of result as { id?: string; parentID?: string }[]) if (r.id && pointIds.has(r.id)) r.parentID = parentID;
+  }
 }
 
 /** What Label Studio cannot draw as it is (see writeLabelStudio), or null when the shape is written as itself. */
