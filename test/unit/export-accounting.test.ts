@@ -132,6 +132,18 @@ describe('export accounting (issue 25): every writer accounts for every shape it
     assert.deepEqual(mot.tracks, { kept: { track: 2 } });
   });
 
+  it('attribute values of a shape a format leaves out as drawing nothing (an empty mask, keypoints none labelled) are counted as skipped with it', async () => {
+    for (const format of ['cvat', 'labelme', 'labelstudio'] as const) {
+      const { stats } = await write(format, 'instance_segmentation', [
+        { type: 'mask', className: 'thing', attributes: { color: 'red' }, geometry: { rle: encodeRle({ width: W, height: H, data: new Uint8Array(W * H) }) } },
+        { type: 'keypoints', className: 'person', attributes: { color: 'blue' }, geometry: { points: [[0, 0, 0], [0, 0, 0], [0, 0, 0]] } },
+      ]);
+      const skippedShapes = total(stats.skipped);
+      assert.equal(total(stats.extras?.attributes.skipped), skippedShapes, `${format}: ${JSON.stringify(stats)}`);
+      assert.equal(total(stats.extras?.attributes.kept), 2 - skippedShapes, format);
+    }
+  });
+
   it('what the policies call kept is in the files: read back, the attribute values, groups and track ids are there', async () => {
     for (const format of ['cvat', 'datumaro', 'labelme', 'coco_zip', 'voc'] as const) {
       const { out, stats } = await writeFrames(format);

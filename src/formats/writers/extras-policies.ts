@@ -1,4 +1,5 @@
 import type { Annotation, DatasetItem } from '../dataset.js';
+import { rleArea } from '../../imaging/rle.js';
 import { converted, KEPT, nothingKept, skipped, uniformPolicy, type ExtraOutcome, type ExtrasPolicy } from './extras-accounting.js';
 import type { ExportFormat } from './export-format.js';
 import { boxWithItsPoints } from './labelstudio-writer.js';
@@ -43,9 +44,19 @@ const dota: ExtrasPolicy = {
   track: skipped('DOTA has no track identity'),
 };
 
+/** Shapes CVAT, LabelMe and Label Studio leave out as drawing nothing: a mask without a pixel, keypoints none labelled. */
+function drawsNothing(a: Annotation): boolean {
+  return (a.type === 'mask' && rleArea(a.geometry.rle) === 0) || (a.type === 'keypoints' && a.geometry.points.every((p) => p[2] === 0));
+}
+const NOT_DRAWN = skipped('its shape draws nothing and is not written');
+
 /** LabelMe and Label Studio put image-level labels where no attribute goes (image flags, image-level choices). */
-function perShapeAttributes(classificationReason: string, group: ExtraOutcome): ExtrasPolicy {
-  return { attribute: (a) => (a.type === 'classification' ? skipped(classificationReason) : KEPT), group: () => group, track: TRACK_AS_ATTRIBUTE };
+function perShapeAttributes(classificationReason: string, group: ExtraOutcome, notWritten: (a: Annotation) => boolean): ExtrasPolicy {
+  return {
+    attribute: (a) => (a.type === 'classification' ? skipped(classificationReason) : notWritten(a) ? NOT_DRAWN : KEPT),
+    group: () => group,
+    track: TRACK_AS_ATTRIBUTE,
+  };
 }
 
 /** Video writers hold the frames of a video only, and no image-level labels. */
@@ -69,13 +80,18 @@ export const EXTRAS_POLICIES: Record<ExportFormat, ExtrasPolicy> = {
   voc,
   masks: nothingKept('a class-index mask'),
   folders: nothingKept('a class folder'),
-  cvat: uniformPolicy(KEPT, KEPT, converted("track_id attribute on each frame's shape, declared in <meta>")),
+  cvat: {
+    attribute: (a) => (a.type === 'mask' && drawsNothing(a) ? NOT_DRAWN : KEPT),
+    group: () => KEPT,
+    track: converted("track_id attribute on each frame's shape, declared in <meta>"),
+  },
   datumaro: uniformPolicy(KEPT, KEPT, TRACK_AS_ATTRIBUTE),
-  labelme: perShapeAttributes('an image flag holds no attributes', KEPT),
+  labelme: perShapeAttributes('an image flag holds no attributes', KEPT, drawsNothing),
   createml: nothingKept('CreateML'),
   dota,
   labelstudio: {
-    ...perShapeAttributes('an image-level choice holds no attributes', KEPT),
+    // An empty mask is still a brush region; keypoints none labelled are not written.
+    ...perShapeAttributes('an image-level choice holds no attributes', KEPT, (a) => a.type === 'keypoints' && drawsNothing(a)),
     group: (members) => (boxWithItsPoints(members) ? converted('points hanging on their box (parentID)') : skipped('Label Studio relates only points to the box they hang on')),
   },
   multilabel_csv: nothingKept('a multi-label CSV'),
