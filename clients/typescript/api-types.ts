@@ -12042,6 +12042,10 @@ export interface operations {
                         shapes_converted?: {
                             [key: string]: number;
                         };
+                        /** @description In the answer to the export only: shapes written as they are, by type (e.g. `"bbox": 12`); with `shapes_converted` and `shapes_skipped` every shape given, each once */
+                        shapes_kept?: {
+                            [key: string]: number;
+                        };
                         /** @description In the answer to the export only: shapes the format cannot hold, left out, by type (e.g. `"polyline": 2`) */
                         shapes_skipped?: {
                             [key: string]: number;

@@ -70,6 +70,7 @@ describe('imports of COCO keypoints, Ultralytics pose/OBB and DOTA account for e
     assert.deepEqual(Object.keys(accounting), ['shapes', 'attributes', 'groups', 'tracks']);
     assert.deepEqual(accounting.shapes.skipped, { polyline: 1 });
     assert.equal(accounting.shapes.kept.keypoints, 1, JSON.stringify(accounting.shapes));
+    assert.deepEqual(exported.body.shapes_kept, accounting.shapes.kept);
     assert.deepEqual(accounting.groups.converted, { 'group→one COCO annotation (keypoints with their outline)': 1 });
     const voc = await alice.post(`/api/projects/${res.body.id}/export`, { format: 'voc' });
     assert.deepEqual(voc.body.accounting.groups.skipped, { 'group (VOC has no groups)': 1 });

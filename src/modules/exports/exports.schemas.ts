@@ -72,6 +72,10 @@ export const ExportOut = Type.Object({
   annotation_count: Type.Integer(),
   version_id: Nullable(Type.Integer()),
   created_at: Timestamp,
+  shapes_kept: Type.Optional(Type.Object({}, {
+    additionalProperties: Type.Integer(),
+    description: 'In the answer to the export only: shapes written as they are, by type (e.g. `"bbox": 12`); with `shapes_converted` and `shapes_skipped` every shape given, each once',
+  })),
   shapes_converted: Type.Optional(Type.Object({}, {
     additionalProperties: Type.Integer(),
     description: 'In the answer to the export only: shapes the format has no equivalent for, written as another, by what became what (e.g. `"ellipse→polygon": 3`)',

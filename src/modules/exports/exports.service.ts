@@ -95,6 +95,7 @@ export class ExportsService {
       // What the format could not hold as it is: said in the answer, never dropped silently.
       return {
         ...toExportOut(row),
+        ...(stats.kept ? { shapes_kept: stats.kept } : {}),
         ...(stats.converted ? { shapes_converted: stats.converted } : {}),
         ...(stats.skipped ? { shapes_skipped: stats.skipped } : {}),
         accounting: accountingOf(stats),
