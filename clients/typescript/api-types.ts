@@ -12010,6 +12010,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description In the answer to the export only: everything the export was given, per kind, kept + converted + skipped */
+                        accounting?: {
+                            /** @description What the format did with every one of the attribute values it was given: each counted once */
+                            attributes: {
+                                /** @description Attribute values written as something else, by what became what (no format converts them yet) */
+                                converted?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Attribute values written as they are, by what (e.g. `occluded`) */
+                                kept?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Attribute values left out, by what and why (e.g. `color (VOC objects hold only difficult, truncated and occluded flags)`) */
+                                skipped?: {
+                                    [key: string]: number;
+                                };
+                            };
+                            /** @description What the format did with every one of the groups (shapes sharing a group_id in one image) it was given: each counted once */
+                            groups: {
+                                /** @description Groups (shapes sharing a group_id in one image) written as something else, by what became what (e.g. `group→one COCO annotation (keypoints with their outline)`) */
+                                converted?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Groups (shapes sharing a group_id in one image) written as they are, by what (e.g. `group`) */
+                                kept?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Groups (shapes sharing a group_id in one image) left out, by what and why (e.g. `group (YOLO has no groups)`) */
+                                skipped?: {
+                                    [key: string]: number;
+                                };
+                            };
+                            /** @description What the format did with every one of the shapes it was given: each counted once */
+                            shapes: {
+                                /** @description Shapes written as something else, by what became what (e.g. `ellipse→polygon`) */
+                                converted?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Shapes written as they are, by what (e.g. `bbox`) */
+                                kept?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Shapes left out, by what and why (e.g. `polyline`) */
+                                skipped?: {
+                                    [key: string]: number;
+                                };
+                            };
+                            /** @description What the format did with every one of the tracks (a video frame's shapes naming their track by track_id) it was given: each counted once */
+                            tracks: {
+                                /** @description Tracks (a video frame's shapes naming their track by track_id) written as something else, by what became what (e.g. `track→track_id attribute on each frame's shape`) */
+                                converted?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Tracks (a video frame's shapes naming their track by track_id) written as they are, by what (e.g. `track`) */
+                                kept?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Tracks (a video frame's shapes naming their track by track_id) left out, by what and why (e.g. `track (CSV has no track identity)`) */
+                                skipped?: {
+                                    [key: string]: number;
+                                };
+                            };
+                        };
                         annotation_count: number;
                         /** Format: date-time */
                         created_at: string;
@@ -12019,6 +12082,10 @@ export interface operations {
                         image_count: number;
                         /** @description In the answer to the export only: shapes the format has no equivalent for, written as another, by what became what (e.g. `"ellipse→polygon": 3`) */
                         shapes_converted?: {
+                            [key: string]: number;
+                        };
+                        /** @description In the answer to the export only: shapes written as they are, by type (e.g. `"bbox": 12`); with `shapes_converted` and `shapes_skipped` every shape given, each once */
+                        shapes_kept?: {
                             [key: string]: number;
                         };
                         /** @description In the answer to the export only: shapes the format cannot hold, left out, by type (e.g. `"polyline": 2`) */

@@ -163,7 +163,16 @@ export interface WriteStats {
    * every shape a writer is given, each in exactly one of the three (a writer tallies every shape once).
    */
   kept?: Record<string, number>;
+  /**
+   * Attribute values (by name), groups and track identities, each kept, converted (`"track→track_id attribute"`) or
+   * skipped (`"occluded (VOC has no attributes)"`): counted for every writer by its format's policy
+   * (writers/extras-accounting.ts).
+   */
+  extras?: Record<'attributes' | 'groups' | 'tracks', Tallies>;
 }
+
+/** Counts by what, for each outcome. */
+export type Tallies = Partial<Record<ShapeOutcome, Record<string, number>>>;
 
 /** What a writer did with one shape: wrote it as it is, converted it, or left it out. */
 export type ShapeOutcome = 'kept' | 'converted' | 'skipped';

@@ -30,6 +30,17 @@ interface Row {
  * WIDER Face and MPII (shapes-layouts). Class folders, plain images and the mask layouts hold only images and
  * masks: nothing in them is left out (a mask value no class names is refused with 422).
  */
+/** CVAT's YOLO 1.1 (Darknet) layout with one line naming a class index past obj.names. */
+async function darknetEntries(): Promise<ZipEntry[]> {
+  return [
+    { name: 'obj.data', data: 'classes = 2\nnames = data/obj.names\ntrain = data/train.txt\n' },
+    { name: 'obj.names', data: 'car\nbus\n' },
+    { name: 'train.txt', data: 'data/obj_train_data/a.png\n' },
+    { name: 'obj_train_data/a.png', data: await png(40, 40) },
+    { name: 'obj_train_data/a.txt', data: '1 0.5 0.5 0.25 0.25\n5 0.5 0.5 0.1 0.1\n' },
+  ];
+}
+
 const ROWS: Row[] = [
   {
     reader: 'datumaro',
@@ -80,6 +91,13 @@ const ROWS: Row[] = [
       ['line 2', 'class index 3 is not one of 0…0 (data.yaml names)'],
       ['line 1', 'no image named ghost.* is in the images folder'],
     ],
+    kept: { images: 1, annotations: { bbox: 1 } },
+  },
+  {
+    reader: 'darknet',
+    holds: "a CVAT YOLO 1.1 line whose class index obj.names does not name (it refused the whole import)",
+    entries: darknetEntries,
+    skipped: [['line 2', 'class index 5 is not one of 0…1 (obj.names)']],
     kept: { images: 1, annotations: { bbox: 1 } },
   },
   {
@@ -151,4 +169,10 @@ describe('shapes-accounting: for each reader, an archive with one of everything 
       for (const [kind, want] of Object.entries(row.kept)) assert.deepEqual(kept[kind as keyof Counts], want, `kept ${kind}`);
     });
   }
+
+  it('shapes-accounting darknet strict=true: the unknown class index refuses the import (422 listing the line)', async () => {
+    const res = await importZip(alice, await buildZip(await darknetEntries()), { strict: 'true' });
+    assert.equal(res.status, 422, JSON.stringify(res.body));
+    assert.deepEqual(res.body.skipped.map((s: { file: string; item: string }) => `${s.file} ${s.item}`), ['obj_train_data/a.txt line 2']);
+  });
 });

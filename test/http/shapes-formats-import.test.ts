@@ -65,6 +65,15 @@ describe('imports of COCO keypoints, Ultralytics pose/OBB and DOTA account for e
     assert.equal(exported.status, 200, JSON.stringify(exported.body));
     assert.deepEqual(exported.body.shapes_skipped, { polyline: 1 });
     assert.deepEqual(exported.body.shapes_converted, { 'ellipse→polygon': 1 });
+    // The accounting of everything it was given, per kind: shapes, attribute values, groups, tracks.
+    const { accounting } = exported.body;
+    assert.deepEqual(Object.keys(accounting), ['shapes', 'attributes', 'groups', 'tracks']);
+    assert.deepEqual(accounting.shapes.skipped, { polyline: 1 });
+    assert.equal(accounting.shapes.kept.keypoints, 1, JSON.stringify(accounting.shapes));
+    assert.deepEqual(exported.body.shapes_kept, accounting.shapes.kept);
+    assert.deepEqual(accounting.groups.converted, { 'group→one COCO annotation (keypoints with their outline)': 1 });
+    const voc = await alice.post(`/api/projects/${res.body.id}/export`, { format: 'voc' });
+    assert.deepEqual(voc.body.accounting.groups.skipped, { 'group (VOC has no groups)': 1 });
     const got = (await alice.get(exported.body.url)).body;
     const document = Buffer.isBuffer(got) || typeof got === 'string' ? JSON.parse(got.toString()) : got;
     assert.deepEqual(document.categories.find((c: any) => c.name === 'person').skeleton[0], [16, 14]);

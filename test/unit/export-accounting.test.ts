@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -42,6 +42,24 @@ const EVERY_SHAPE: Annotation[] = [
   { type: 'classification', className: 'thing', geometry: {} },
 ];
 
+/**
+ * Attribute values, groups and tracks (issue 25): two frames of a video, with 4 attribute values besides the track
+ * keys, 2 groups (a box and a polygon; keypoints and their outline) and 2 tracks (7 on both frames, 8 on the second).
+ */
+const FRAME_1: Annotation[] = [
+  { type: 'bbox', className: 'thing', groupId: 1, attributes: { occluded: true, color: 'red' }, geometry: { x: 5, y: 5, width: 20, height: 10 } },
+  { type: 'polygon', className: 'thing', groupId: 1, attributes: { difficult: true }, geometry: { points: [[10, 10], [40, 10], [40, 40]] } },
+  { type: 'keypoints', className: 'person', groupId: 2, geometry: { points: [[100, 20, 2], [80, 50, 1], [90, 60, 2]], bbox: { x: 70, y: 10, width: 50, height: 70 } } },
+  { type: 'polygon', className: 'person', groupId: 2, geometry: { points: [[70, 10], [120, 10], [120, 80], [70, 80]] } },
+  { type: 'bbox', className: 'thing', attributes: { track_id: 7, keyframe: true }, geometry: { x: 130, y: 50, width: 20, height: 20 } },
+  { type: 'classification', className: 'thing', attributes: { weather: 'sunny' }, geometry: {} },
+];
+const FRAME_2: Annotation[] = [
+  { type: 'bbox', className: 'thing', attributes: { track_id: 7, keyframe: false }, geometry: { x: 132, y: 50, width: 20, height: 20 } },
+  { type: 'bbox', className: 'thing', attributes: { track_id: 8, keyframe: true }, geometry: { x: 20, y: 60, width: 20, height: 20 } },
+];
+const EXTRAS_TOTAL = { attributes: 4, groups: 2, tracks: 2 };
+
 const total = (counts: Record<string, number> | undefined, except?: string) =>
   Object.entries(counts ?? {}).reduce((sum, [what, n]) => sum + (what === except ? 0 : n), 0);
 
@@ -67,6 +85,93 @@ describe('export accounting (issue 25): every writer accounts for every shape it
     const stats = await WRITERS[format].write(dataset, createWriteStream(out));
     return { stats, out };
   }
+
+  async function writeFrames(format: ExportFormat) {
+    const item = (frame: number, annotations: Annotation[]) => ({
+      split: 'train' as const, fileName: `frame_${frame}.png`, source: { path: image }, width: W, height: H, annotations, video: { name: 'clip', frame },
+    });
+    const dataset: DatasetToWrite = {
+      classes: ['thing', 'person'],
+      classSpecs: new Map<string, ClassSpec>([['person', { skeleton }], ['thing', { attributes: [{ name: 'occluded', type: 'checkbox' }, { name: 'difficult', type: 'checkbox' }, { name: 'color', type: 'text' }, { name: 'weather', type: 'text' }] }]]),
+      projectType: 'instance_segmentation',
+      videos: [{ name: 'clip', frameCount: 2, width: W, height: H }],
+      tracks: [
+        { video: 'clip', id: 7, className: 'thing', keyframes: [{ type: 'bbox', frame: 0, outside: false, occluded: false, geometry: FRAME_1[4].geometry as never }, { type: 'bbox', frame: 1, outside: false, occluded: false, geometry: FRAME_2[0].geometry as never }] },
+        { video: 'clip', id: 8, className: 'thing', keyframes: [{ type: 'bbox', frame: 1, outside: false, occluded: false, geometry: FRAME_2[1].geometry as never }] },
+      ],
+      items: [item(0, FRAME_1), item(1, FRAME_2)],
+    };
+    const out = join(work, `frames-${++count}.${WRITERS[format].extension}`);
+    return { stats: await WRITERS[format].write(dataset, createWriteStream(out)), out };
+  }
+
+  for (const format of Object.keys(WRITERS) as ExportFormat[]) {
+    it(`${format}: attribute values, groups and tracks are each kept, converted or skipped`, async () => {
+      const { stats } = await writeFrames(format);
+      for (const kind of ['attributes', 'groups', 'tracks'] as const) {
+        const t = stats.extras?.[kind];
+        assert.equal(total(t?.kept) + total(t?.converted) + total(t?.skipped), EXTRAS_TOTAL[kind], `${format} ${kind}: ${JSON.stringify(t)}`);
+        for (const what of Object.keys(t?.skipped ?? {})) assert.match(what, /\(.+\)$/, `${format}: a skipped ${kind} entry says why`);
+      }
+    });
+  }
+
+  it('formats without attributes, groups or tracks say so: VOC keeps its three flags, YOLO its track ids, COCO a keypoints group', async () => {
+    const voc = (await writeFrames('voc')).stats.extras!;
+    assert.deepEqual(voc.attributes.kept, { occluded: 1, difficult: 1 });
+    assert.deepEqual(voc.attributes.skipped, { 'color (VOC objects hold only difficult, truncated and occluded flags)': 1, 'weather (its shape has no VOC form)': 1 });
+    assert.deepEqual(voc.groups.skipped, { 'group (VOC has no groups)': 2 });
+    assert.deepEqual(voc.tracks.skipped, { 'track (VOC has no track identity)': 2 });
+    const yolo = (await writeFrames('yolo')).stats.extras!;
+    assert.deepEqual(yolo.tracks.converted, { 'track→track ids in tracks/ beside the labels': 2 });
+    assert.deepEqual(yolo.attributes.skipped, { 'occluded (YOLO label lines hold no attributes)': 1, 'color (YOLO label lines hold no attributes)': 1, 'difficult (YOLO label lines hold no attributes)': 1, 'weather (YOLO label lines hold no attributes)': 1 });
+    const coco = (await writeFrames('coco')).stats.extras!;
+    assert.deepEqual(coco.groups, { skipped: { 'group (COCO has no groups)': 1 }, converted: { 'group→one COCO annotation (keypoints with their outline)': 1 } });
+    assert.deepEqual(coco.attributes, { kept: { occluded: 1, color: 1, difficult: 1 }, skipped: { 'weather (its shape has no COCO form)': 1 } });
+    const mot = (await writeFrames('mot')).stats.extras!;
+    assert.deepEqual(mot.tracks, { kept: { track: 2 } });
+  });
+
+  it('attribute values of a shape a format leaves out as drawing nothing (an empty mask, keypoints none labelled) are counted as skipped with it', async () => {
+    for (const format of ['cvat', 'labelme', 'labelstudio'] as const) {
+      const { stats } = await write(format, 'instance_segmentation', [
+        { type: 'mask', className: 'thing', attributes: { color: 'red' }, geometry: { rle: encodeRle({ width: W, height: H, data: new Uint8Array(W * H) }) } },
+        { type: 'keypoints', className: 'person', attributes: { color: 'blue' }, geometry: { points: [[0, 0, 0], [0, 0, 0], [0, 0, 0]] } },
+      ]);
+      const skippedShapes = total(stats.skipped);
+      assert.equal(total(stats.extras?.attributes.skipped), skippedShapes, `${format}: ${JSON.stringify(stats)}`);
+      assert.equal(total(stats.extras?.attributes.kept), 2 - skippedShapes, format);
+    }
+  });
+
+  it('what the policies call kept is in the files: read back, the attribute values, groups and track ids are there', async () => {
+    for (const format of ['cvat', 'datumaro', 'labelme', 'coco_zip', 'voc'] as const) {
+      const { out, stats } = await writeFrames(format);
+      const back = await readDatasetZip(out);
+      try {
+        const items = [];
+        for await (const item of back.items()) items.push(item);
+        const first = items.find((i) => i.fileName === 'frame_0.png')!;
+        // (LabelMe names each keypoint in its point's description: a shape's conversion, not an attribute.)
+        const attributes = first.annotations.flatMap((a) => Object.entries(a.attributes ?? {}).filter(([k]) => !['track_id', 'keyframe', 'description'].includes(k)).map(([k]) => k));
+        assert.deepEqual(attributes.sort(), Object.keys(stats.extras!.attributes.kept ?? {}).sort(), `${format}: ${JSON.stringify(first.annotations)}`);
+        const groups = new Set(first.annotations.map((a) => a.groupId).filter((g) => g));
+        assert.equal(groups.size, stats.extras!.groups.kept?.group ?? 0, `${format} groups`);
+        const tracks = new Set(items.flatMap((i) => i.annotations.map((a) => a.attributes?.track_id)).filter((t) => t !== undefined));
+        assert.equal(tracks.size, total(stats.extras!.tracks.kept) + total(stats.extras!.tracks.converted), `${format} tracks`);
+      } finally {
+        await back.cleanup();
+      }
+    }
+  });
+
+  it('jsonl keeps attribute values and group ids (it wrote neither)', async () => {
+    const { out, stats } = await writeFrames('jsonl');
+    const [first] = (await readFile(out, 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
+    assert.deepEqual(first.annotations[0].attributes, { occluded: true, color: 'red' });
+    assert.equal(first.annotations[0].group_id, 1);
+    assert.deepEqual(stats.extras?.groups.kept, { group: 2 });
+  });
 
   const unaccounted = (stats: WriteStats) =>
     EVERY_SHAPE.length - total(stats.kept) - total(stats.converted) - total(stats.skipped, 'image (not a video frame)');

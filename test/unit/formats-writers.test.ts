@@ -301,7 +301,7 @@ describe('dataset writers', () => {
 
     const done = await writeExportFile('yolo', { classes: ['cat'], items: [item(1)] }, join(dir, 'ok.zip'));
     // The classification has no YOLO line: counted as left out, not dropped silently (issue 25).
-    assert.deepEqual(done, { imageCount: 1, annotationCount: 1, kept: { bbox: 1 }, skipped: { classification: 1 }, bytes: (await stat(join(dir, 'ok.zip'))).size });
+    assert.deepEqual(done, { imageCount: 1, annotationCount: 1, kept: { bbox: 1 }, skipped: { classification: 1 }, extras: { attributes: {}, groups: {}, tracks: {} }, bytes: (await stat(join(dir, 'ok.zip'))).size });
     // An existing file is never overwritten, nor removed by the failure.
     await assert.rejects(writeExportFile('yolo', { classes: ['cat'], items: [item(2)] }, join(dir, 'ok.zip')), { code: 'EEXIST' });
     assert.equal((await stat(join(dir, 'ok.zip'))).size, done.bytes);

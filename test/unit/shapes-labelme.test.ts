@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -66,6 +66,44 @@ describe('LabelMe: every shape', () => {
     const m = item.annotations[7];
     assert.ok(m.type === 'mask' && rleArea(m.geometry.rle) === 4, 'the 4 pixels of value 1');
     assert.deepEqual(source.ledger?.skippedList, [{ file: 'a.json', item: 'shape 10 (cuboid, label "x")', reason: '"cuboid" is not a LabelMe shape type Versa knows' }]);
+  });
+
+  it('labelme 3.x JSON (no shape_type, colour keys, the image embedded as imageData and not beside it) keeps its image and shapes', async () => {
+    const root = join(work, 'v3');
+    await mkdir(root, { recursive: true });
+    const jpeg = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#345' } }).jpeg().toBuffer();
+    await writeFile(join(root, 'old.json'), JSON.stringify({
+      version: '3.16.7', flags: {}, lineColor: [0, 255, 0, 128], fillColor: [255, 0, 0, 128], imagePath: '..\\photos\\old.jpg', imageData: jpeg.toString('base64'),
+      shapes: [
+        { label: 'roof', line_color: null, fill_color: null, points: [[1, 1], [30, 2], [20, 25]] },
+        { label: 'door', line_color: null, fill_color: null, points: [[5, 5], [15, 20]], shape_type: 'rectangle', flags: {} },
+      ],
+    }));
+    const source = await readDataset(root);
+    const [item] = await collect(source);
+    assert.equal(item.fileName, 'old.jpg');
+    assert.deepEqual([item.width, item.height], [64, 48]);
+    assert.deepEqual(item.annotations.map((a) => [a.type, a.className]), [['polygon', 'roof'], ['bbox', 'door']]);
+    const chunks: Buffer[] = [];
+    for await (const chunk of await (item.source as { open: () => Promise<AsyncIterable<Buffer>> }).open()) chunks.push(chunk);
+    assert.deepEqual(Buffer.concat(chunks), jpeg, 'the embedded bytes are the image');
+    assert.deepEqual(source.ledger?.skippedList, []);
+  });
+
+  it('the export opens in every labelme version: 5.5 schema and version, with the colour keys labelme 3.x reads by name', async () => {
+    const png = join(work, 'v.png');
+    await sharp({ create: { width: 20, height: 20, channels: 3, background: '#111' } }).png().toFile(png);
+    const zip = join(work, 'versions.zip');
+    await WRITERS.labelme.write({ classes: ['car'], items: [{ split: 'train', fileName: 'v.png', source: { path: png }, width: 20, height: 20, annotations: [{ type: 'bbox', className: 'car', geometry: { x: 1, y: 1, width: 5, height: 5 } }] }] }, createWriteStream(zip));
+    const back = await readDatasetZip(zip);
+    try {
+      const doc = JSON.parse(await readFile(join(back.dir, 'train', 'v.json'), 'utf8'));
+      assert.equal(doc.version, '5.5.0');
+      assert.deepEqual([doc.lineColor, doc.fillColor, doc.imageData], [null, null, null]);
+      assert.deepEqual([doc.shapes[0].line_color, doc.shapes[0].fill_color, doc.shapes[0].shape_type], [null, null, 'rectangle']);
+    } finally {
+      await back.cleanup();
+    }
   });
 
   it('round trip: every shape LabelMe carries comes back (within 0.5 px), with its attributes and group', async () => {

@@ -81,7 +81,7 @@ describe('shapes-labelstudio', () => {
       const result = [
         { ...base, id: 'box', type: 'rectanglelabels', from_name: 'label', value: { x: 10, y: 10, width: 50, height: 50, rotation: 0, rectanglelabels: ['person'] } },
         { ...base, id: 'k1', parentID: 'box', type: 'keypointlabels', from_name: 'kp', value: { x: 20, y: 20, width: 1, keypointlabels: ['nose'] } },
-        { ...base, id: 'k2', parentID: 'box', type: 'keypointlabels', from_name: 'kp', value: { x: 25, y: 30, width: 1, keypointlabels: ['nose'] } },
+        { ...base, id: 'k2', parentID: 'box', type: 'keypointlabels', from_name: 'kp', value: { x: 25, y: 30, width: 1, keypointlabels: ['left_eye'] } },
         { ...base, id: 'e1', type: 'ellipselabels', from_name: 'ell', value: { x: 50, y: 50, radiusX: 10, radiusY: 20, rotation: 15, ellipselabels: ['ball'] } },
         { ...base, id: 'box', type: 'textarea', from_name: 'note', value: { text: ['tall'] } },
         { ...base, id: 't1', type: 'textarea', from_name: 'caption', value: { text: ['a sunny day'] } },
@@ -90,16 +90,90 @@ describe('shapes-labelstudio', () => {
       await writeFile(join(root, 'export.json'), JSON.stringify([{ id: 7, data: { image: 'c.png' }, annotations: [{ result }] }]));
       const source = await readLabelStudio(root);
       const [item] = await collect(source);
+      // Points named otherwise than the rectangle they hang on are its keypoints (Label Studio's pose templates).
       assert.deepEqual(item.annotations.map((a) => [a.type, a.className, a.groupId ?? null, a.attributes ?? null]), [
-        ['bbox', 'person', 1, { note: 'tall' }], ['points', 'nose', 1, null], ['ellipse', 'ball', null, null],
+        ['keypoints', 'person', null, { note: 'tall' }], ['ellipse', 'ball', null, null],
       ]);
-      assertClose(item.annotations[1].geometry, { points: [[40, 20], [50, 30]] });
-      assertClose(item.annotations[2].geometry, { cx: 100, cy: 50, rx: 20, ry: 20, rotation: 15 });
+      assertClose(item.annotations[0].geometry, { points: [[40, 20, 2], [50, 30, 2]], bbox: { x: 20, y: 10, width: 100, height: 50 } });
+      assert.deepEqual(source.classSpecs?.get('person')?.skeleton, { points: ['nose', 'left_eye'], edges: [], flip_pairs: [] });
+      assertClose(item.annotations[1].geometry, { cx: 100, cy: 50, rx: 20, ry: 20, rotation: 15 });
       assert.deepEqual(source.ledger!.skippedList.map((s) => s.item), ['task 7 result t1 (textarea)', 'task 7 result 7 (relation)']);
       assert.deepEqual(source.ledger!.counts().skipped.annotations, { textarea: 1, relation: 1 });
     } finally {
       await rm(root, { recursive: true, force: true });
     }
+  });
+
+  it('shapes-labelstudio keypoints round trip: keypointlabels named by the skeleton on their box come back as the same keypoints within 0.5 px', async () => {
+    const [width, height] = [120, 90];
+    const png = await greyImage(width, height);
+    const skeleton = { points: ['nose', 'left_eye', 'right_eye', 'left_hand', 'right_hand'], edges: [[0, 1], [0, 2]] as [number, number][], flip_pairs: [[1, 2], [3, 4]] as [number, number][] };
+    const first = { points: [[50, 20, 2], [46, 17, 2], [54, 17, 1], [0, 0, 0], [70, 60, 2]] as [number, number, 0 | 1 | 2][], bbox: { x: 30, y: 10, width: 50, height: 70 } };
+    // No box, and the first points not labelled: the skeleton's order still comes back from the other instance.
+    const second = { points: [[0, 0, 0], [0, 0, 0], [12.3, 40.7, 2], [20.2, 70.1, 1], [4.5, 66.6, 2]] as [number, number, 0 | 1 | 2][] };
+    const dataset: DatasetToWrite = {
+      classes: ['person'],
+      classSpecs: new Map([['person', { skeleton, attributes: [{ name: 'pose', type: 'select', values: ['standing', 'sitting'] }] }]]),
+      projectType: 'keypoint_detection',
+      items: [{
+        split: 'train', fileName: 'p.png', width, height, source: { open: async () => (await import('node:stream')).Readable.from([png]) },
+        annotations: [
+          { type: 'keypoints', className: 'person', geometry: first, attributes: { pose: 'standing' } },
+          { type: 'keypoints', className: 'person', geometry: second },
+        ],
+      }],
+    };
+    const root = await writeToFolder(writeLabelStudio, dataset);
+    try {
+      const source = await readLabelStudio(root);
+      const [item] = await collect(source);
+      assert.equal(source.projectType, 'keypoint_detection');
+      assert.deepEqual(source.classSpecs?.get('person')?.skeleton?.points, skeleton.points);
+      assert.deepEqual(source.classSpecs?.get('person')?.skeleton?.flip_pairs, [[1, 2], [3, 4]], 'left/right pairs guessed from the names');
+      assert.deepEqual(item.annotations.map((a) => [a.type, a.className, a.attributes ?? null]), [['keypoints', 'person', { pose: 'standing' }], ['keypoints', 'person', null]]);
+      assertClose(item.annotations[0].geometry, first);
+      const back = item.annotations[1].geometry as { points: unknown; bbox: unknown };
+      assertClose(back.points, second.points);
+      assertClose(back.bbox, { x: 4.5, y: 40.7, width: 15.7, height: 29.4 }, "the points' envelope is its box");
+      assert.equal(source.ledger?.skippedCount, 0);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it('shapes-labelstudio groups: a box and points of its class in one group come back as one group (points hang on the box); others are counted as skipped', async () => {
+    const [width, height] = [60, 40];
+    const png = await greyImage(width, height);
+    const dataset: DatasetToWrite = {
+      classes: ['car', 'wheel'],
+      items: [{
+        split: 'train', fileName: 'g.png', width, height, source: { open: async () => (await import('node:stream')).Readable.from([png]) },
+        annotations: [
+          { type: 'bbox', className: 'car', groupId: 3, geometry: { x: 5, y: 5, width: 30, height: 20 } },
+          { type: 'points', className: 'car', groupId: 3, geometry: { points: [[10, 10], [20, 15]] } },
+          { type: 'bbox', className: 'wheel', groupId: 4, geometry: { x: 40, y: 20, width: 10, height: 10 } },
+          { type: 'bbox', className: 'wheel', groupId: 4, geometry: { x: 45, y: 25, width: 10, height: 10 } },
+        ],
+      }],
+    };
+    const root = await writeToFolder(WRITERS.labelstudio.write, dataset);
+    try {
+      const [item] = await collect(await readLabelStudio(root));
+      const [box, points] = item.annotations;
+      assert.deepEqual([box.type, points.type], ['bbox', 'points']);
+      assert.ok(box.groupId !== undefined && box.groupId === points.groupId, JSON.stringify(item.annotations));
+      assertClose(points.geometry, { points: [[10, 10], [20, 15]] });
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+    const { PassThrough } = await import('node:stream');
+    const out = new PassThrough();
+    out.resume();
+    const stats = await WRITERS.labelstudio.write(dataset, out);
+    assert.deepEqual(stats.extras?.groups, {
+      converted: { 'group→points hanging on their box (parentID)': 1 },
+      skipped: { 'group (Label Studio relates only points to the box they hang on)': 1 },
+    });
   });
 
   it('shapes-labelstudio brush: Label Studio RLE (rle-pack over RGBA) decodes to the mask it was made from', async () => {

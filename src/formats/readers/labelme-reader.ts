@@ -1,10 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
 import { XMLParser } from 'fast-xml-parser';
-import { maskForeground } from '../../imaging/dataset-pixels.js';
+import { headerSize, maskForeground } from '../../imaging/dataset-pixels.js';
 import { specsFromValues, type AttributeValue } from '../../imaging/class-specs.js';
 import { encodeRle } from '../../imaging/rle.js';
-import type { Annotation, ClassSpec, DatasetItem, DatasetSource, Point } from '../dataset.js';
+import type { Annotation, ClassSpec, DatasetItem, DatasetSource, ImageSource, Point } from '../dataset.js';
 import { ImportLedger } from '../import-ledger.js';
 import { FormatError } from '../format-error.js';
 import { pointsBox } from '../../imaging/geometry.js';
@@ -63,7 +64,7 @@ export async function readLabelMe(root: string, scan?: DatasetScan): Promise<Dat
   }
   if (docs.length === 0) throw new FormatError('no LabelMe JSON or LabelMe 3.0 XML files found');
   const ledger = new ImportLedger();
-  const parsed: { file: string; annotations: { image: string; list: Annotation[] } }[] = [];
+  const parsed: { file: string; annotations: { image: DocImage; list: Annotation[] } }[] = [];
   for (const d of docs) {
     const annotations = await annotationsOf(root, s, d.file, d.kind, ledger);
     if (annotations) parsed.push({ file: d.file, annotations });
@@ -84,11 +85,12 @@ export async function readLabelMe(root: string, scan?: DatasetScan): Promise<Dat
 
   async function* items(): AsyncGenerator<DatasetItem> {
     for (const d of parsed) {
-      const size = await imageSize(d.annotations.image);
+      const { image } = d.annotations;
+      const size = await image.size();
       yield {
         split: splitOfPath(d.file),
-        fileName: d.annotations.image.split('/').pop()!,
-        source: { path: d.annotations.image },
+        fileName: image.fileName,
+        source: image.source,
         ...size,
         annotations: d.annotations.list,
       };
@@ -104,7 +106,7 @@ function attributeValue(value: unknown): AttributeValue | undefined {
   return typeof value === 'boolean' || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) ? value : undefined;
 }
 
-async function jsonShape(shape: LabelMeShape, image: string, file: string, what: string, ledger: ImportLedger): Promise<Annotation | null> {
+async function jsonShape(shape: LabelMeShape, image: DocImage, file: string, what: string, ledger: ImportLedger): Promise<Annotation | null> {
   const type = shape.shape_type ?? 'polygon';
   const skip = (reason: string) => {
     ledger.skip('annotations', type, { file, item: what, reason });
@@ -160,7 +162,7 @@ async function jsonShape(shape: LabelMeShape, image: string, file: string, what:
     default: {
       if (typeof shape.mask !== 'string' || points.length < 1) return skip('a mask shape needs its PNG and a point');
       try {
-        return { type: 'mask', geometry: { rle: await labelMeMask(shape.mask, points[0], await imageSize(image)) }, ...extras };
+        return { type: 'mask', geometry: { rle: await labelMeMask(shape.mask, points[0], await image.size()) }, ...extras };
       } catch (error) {
         return skip(`its PNG cannot be read: ${(error as Error).message}`);
       }
@@ -189,10 +191,39 @@ function xmlAttributes(text: string): Record<string, AttributeValue> {
   return out;
 }
 
-async function annotationsOf(root: string, s: DatasetScan, file: string, kind: 'json' | 'xml', ledger: ImportLedger): Promise<{ image: string; list: Annotation[] } | null> {
+/** A document's image: a file of the dataset, or the image its JSON embeds (`imageData`). */
+interface DocImage {
+  fileName: string;
+  source: ImageSource;
+  size(): Promise<{ width: number; height: number }>;
+}
+
+function fileImage(path: string): DocImage {
+  return { fileName: path.split('/').pop()!, source: { path }, size: () => imageSize(path) };
+}
+
+/**
+ * The image a labelme JSON embeds as base64 `imageData` (labelme's default when saving, in every version), for a
+ * document whose `imagePath` is not in the dataset; null when it holds none that decodes. The bytes are read from the
+ * JSON again when the image is stored, not held.
+ */
+async function embeddedImage(path: string, imagePath: string, data: unknown): Promise<DocImage | null> {
+  if (typeof data !== 'string' || data.length === 0) return null;
+  let size: { width: number; height: number };
+  try {
+    size = await headerSize(Buffer.from(data, 'base64'));
+  } catch {
+    return null;
+  }
+  const name = imagePath.replace(/\\/g, '/').split('/').pop() || `${path.split('/').pop()!.replace(/\.json$/i, '')}.png`;
+  const open = async () => Readable.from([Buffer.from(String(JSON.parse(await readFile(path, 'utf8')).imageData), 'base64')]);
+  return { fileName: name, source: { open }, size: async () => size };
+}
+
+async function annotationsOf(root: string, s: DatasetScan, file: string, kind: 'json' | 'xml', ledger: ImportLedger): Promise<{ image: DocImage; list: Annotation[] } | null> {
   const text = await readFile(join(root, file), 'utf8');
   if (kind === 'json') {
-    let doc: { imagePath?: string; shapes?: LabelMeShape[]; flags?: Record<string, unknown>; imageWidth?: number; imageHeight?: number };
+    let doc: { imagePath?: string; imageData?: unknown; shapes?: LabelMeShape[]; flags?: Record<string, unknown>; imageWidth?: number; imageHeight?: number };
     try {
       doc = JSON.parse(text);
     } catch (error) {
@@ -200,12 +231,12 @@ async function annotationsOf(root: string, s: DatasetScan, file: string, kind: '
     }
     const shapes = Array.isArray(doc.shapes) ? doc.shapes : [];
     const found = findImage(s, String(doc.imagePath ?? ''), [dirname(file)]);
-    if (!found) {
-      ledger.skip('images', '', { file, item: `image "${doc.imagePath ?? ''}"`, reason: 'its file is not in the archive' });
+    const image = found ? fileImage(join(s.root, found)) : await embeddedImage(join(root, file), String(doc.imagePath ?? ''), doc.imageData);
+    if (!image) {
+      ledger.skip('images', '', { file, item: `image "${doc.imagePath ?? ''}"`, reason: 'its file is not in the archive, and the JSON embeds no imageData' });
       shapes.forEach((shape, i) => ledger.skip('annotations', shape?.shape_type ?? 'polygon', { file, item: `shape ${i + 1} (label "${shape?.label ?? ''}")`, reason: 'its image is not in the archive' }));
       return null;
     }
-    const image = join(s.root, found);
     const list: Annotation[] = [];
     for (const [i, shape] of shapes.entries()) {
       const what = `shape ${i + 1} (${shape?.shape_type ?? 'polygon'}, label "${shape?.label ?? ''}")`;
@@ -285,7 +316,7 @@ async function annotationsOf(root: string, s: DatasetScan, file: string, kind: '
       skip('the object has neither a <polygon> nor a <segm> mask');
     }
   }
-  return { image, list };
+  return { image: fileImage(image), list };
 }
 
 /** Group ids for LabelMe 3.0 objects linked by `<parts><hasparts>`/`<ispartof>` (object ids → group 1, 2, …). */

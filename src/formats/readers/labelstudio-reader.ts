@@ -3,13 +3,14 @@ import { join } from 'node:path';
 import { decode as decodeRlePack } from '@thi.ng/rle-pack';
 import type { AttributeValue } from '../../imaging/class-specs.js';
 import { specsFromValues } from '../../imaging/class-specs.js';
-import { normalizeDegrees } from '../../imaging/geometry.js';
+import { normalizeDegrees, type Keypoint, type KeypointsGeometry } from '../../imaging/geometry.js';
 import { encodeRle } from '../../imaging/rle.js';
 import type { Annotation, ClassSpec, DatasetItem, DatasetSource, Point } from '../dataset.js';
 import { isImageName } from '../dataset.js';
 import { FormatError } from '../format-error.js';
 import { openRing } from '../geometry.js';
 import { ImportLedger } from '../import-ledger.js';
+import { guessFlipPairs } from './coco-reader.js';
 import { imageSize } from './files.js';
 import { skipMissingImage } from './listed-images.js';
 import { addClass, findImage, finite, projectTypeOf, scanDataset, splitOfPath, type DatasetScan } from './scan.js';
@@ -76,9 +77,14 @@ export function looksLikeLabelStudio(head: string): boolean {
  *   same angle.
  * - `polygonlabels` → polygon; `ellipselabels` (centre x, y, radiusX of the width, radiusY of the height, rotation
  *   clockwise about the centre) → ellipse.
- * - `keypointlabels` (one point each) → `points`: the keypoints of one label that hang on the same region
- *   (`parentID`), or on none, form one point set (Label Studio declares no skeleton in its export, so no `keypoints`);
- *   a point set hanging on a region gets that region's group id.
+ * - `keypointlabels` hanging (`parentID`) on a `rectanglelabels` of another label → `keypoints`: the rectangle is
+ *   the instance (its class, its box) and each point's label is the point's name, as Label Studio's pose templates
+ *   label points (and labelstudio-writer writes them). Label Studio's export declares no skeleton: each such class
+ *   gets one of the point names in the order the instances list them (no edges; left/right flip pairs guessed from
+ *   the names); a point with an `occluded` choice "true" has visibility 1, else 2; a skeleton point an instance
+ *   lacks is not labelled (0).
+ * - other `keypointlabels` (one point each) → `points`: the keypoints of one label that hang on the same region
+ *   (`parentID`), or on none, form one point set; a point set hanging on a region gets that region's group id.
  * - `brushlabels` with `format: "rle"` → mask: Label Studio's "brush" RLE is @thi.ng/rle-pack over the RGBA layer
  *   (label-studio-converter's brush.py decodes it the same way); a pixel with alpha > 0 is in the mask.
  * - `choices`, `textarea`, `number`, `rating` whose `id` is a region's (per-region controls) → attributes of that
@@ -107,14 +113,25 @@ export async function readLabelStudio(root: string, scan?: DatasetScan): Promise
   const classes: string[] = [];
   const types: Annotation['type'][] = [];
   const seen = new Map<string, Map<string, Set<AttributeValue>>>();
+  const skeletons = new Map<string, string[]>();
   for (const { tasks } of docs) {
     for (const task of tasks) {
       const results = resultsOf(task);
       const regionIds = new Set(results.filter((r) => r.type && r.type in REGION_TYPES && r.id).map((r) => r.id!));
       const regionClass = new Map<string, string>();
+      const pose = poseInstances(results);
+      const posePoints = new Set([...pose.values()].flat());
       for (const r of results) {
         const regionType = REGION_TYPES[r.type ?? ''];
-        if (regionType) {
+        if (posePoints.has(r)) continue;
+        const points = r.id ? pose.get(r.id) : undefined;
+        if (points && labelsOf(r)[0]) {
+          const className = labelsOf(r)[0];
+          addClass(classes, className);
+          types.push('keypoints');
+          regionClass.set(r.id!, className);
+          mergeNames(skeletons.get(className) ?? skeletons.set(className, []).get(className)!, points.map((p) => labelsOf(p)[0]));
+        } else if (regionType) {
           for (const name of labelsOf(r)) addClass(classes, name);
           types.push(regionType);
           if (r.id && labelsOf(r)[0]) regionClass.set(r.id, labelsOf(r)[0]);
@@ -137,6 +154,7 @@ export async function readLabelStudio(root: string, scan?: DatasetScan): Promise
     }
   }
   const classSpecs = new Map<string, ClassSpec>([...seen].map(([name, values]) => [name, { attributes: specsFromValues(values) }]));
+  for (const [name, points] of skeletons) classSpecs.set(name, { ...classSpecs.get(name), skeleton: { points, edges: [], flip_pairs: guessFlipPairs(points) } });
   const ledger = new ImportLedger();
   let accounted = false;
 
@@ -154,14 +172,14 @@ export async function readLabelStudio(root: string, scan?: DatasetScan): Promise
         if (!found) {
           // A task of another medium (a video...) or whose image is not in the archive: accounted for, not imported.
           const r = results.find((x) => x.original_width && x.original_height);
-          const annotations = convertTask(results, { width: r?.original_width ?? 100, height: r?.original_height ?? 100 }, file, where, skip);
+          const annotations = convertTask(results, { width: r?.original_width ?? 100, height: r?.original_height ?? 100 }, file, where, skip, skeletons);
           const reason = reference ? undefined : `the task's data names no image (${Object.keys(task.data ?? {}).join(', ') || 'no data'}); Versa imports images`;
           if (first) skipMissingImage(ledger, file, `${reference ? `"${reference}"` : '(none)'} of ${where}`, annotations, reason);
           continue;
         }
         const path = join(s.root, found);
         const size = await imageSize(path);
-        const annotations = convertTask(results, size, file, where, skip);
+        const annotations = convertTask(results, size, file, where, skip, skeletons);
         yield { split: splitOfPath(path.slice(root.length + 1)), fileName: path.split('/').pop()!, source: { path }, ...size, annotations };
       }
     }
@@ -217,14 +235,25 @@ function imageReference(task: LsTask): string | null {
 type Skip = ImportLedger['skip'];
 
 /** The annotations of one task's results (regions, their per-region controls, image-level choices). */
-function convertTask(results: LsResult[], size: { width: number; height: number }, file: string, task: string, skip: Skip): Annotation[] {
+function convertTask(results: LsResult[], size: { width: number; height: number }, file: string, task: string, skip: Skip, skeletons: ReadonlyMap<string, string[]>): Annotation[] {
   const regionIds = new Set(results.filter((r) => r.type && r.type in REGION_TYPES && r.id).map((r) => r.id!));
+  const pose = poseInstances(results);
+  const posePoints = new Set([...pose.values()].flat());
+  const posePointIds = new Set([...posePoints].map((r) => r.id).filter(Boolean));
+  const occluded = new Set<string>();
   // Per-region controls, by region id.
   const attributes = new Map<string, Record<string, AttributeValue>>();
   for (const r of results) {
     if (!PER_REGION_TYPES.has(r.type ?? '') || !r.id || !regionIds.has(r.id)) continue;
     const value = attributeValue(r);
     if (value === null) continue;
+    if (posePointIds.has(r.id)) {
+      // A pose point's own control: its visibility, or an attribute Versa cannot keep per point.
+      if (r.from_name === 'occluded' && typeof value === 'boolean') {
+        if (value) occluded.add(r.id);
+      } else skip('attributes', '', { file, item: `${task} result ${r.id} (${r.type} "${r.from_name ?? ''}" of a keypoint)`, reason: 'Versa keeps no attributes per keypoint' });
+      continue;
+    }
     if (!r.from_name) {
       skip('attributes', '', { file, item: `${task} result ${r.id} (${r.type})`, reason: 'a per-region control without from_name names no attribute' });
       continue;
@@ -237,7 +266,7 @@ function convertTask(results: LsResult[], size: { width: number; height: number 
     if (!groups.has(id)) groups.set(id, groups.size + 1);
     return groups.get(id)!;
   };
-  for (const r of results) if (r.type === 'keypointlabels' && r.parentID && regionIds.has(r.parentID)) groupOf(r.parentID);
+  for (const r of results) if (r.type === 'keypointlabels' && !posePoints.has(r) && r.parentID && regionIds.has(r.parentID)) groupOf(r.parentID);
 
   const out: Annotation[] = [];
   const pointSets = new Map<string, Annotation & { type: 'points' }>();
@@ -250,6 +279,14 @@ function convertTask(results: LsResult[], size: { width: number; height: number 
       return { className, ...(attrs ? { attributes: attrs } : {}), ...(groupId ? { groupId } : {}) };
     };
     if (PER_REGION_TYPES.has(type) && r.id && regionIds.has(r.id)) return; // an attribute of its region (above)
+    if (posePoints.has(r)) return; // a point of its instance (below)
+    const instance = r.id ? pose.get(r.id) : undefined;
+    if (instance && labelsOf(r)[0]) {
+      const keypoints = poseKeypoints(r, instance, size, skeletons.get(labelsOf(r)[0]) ?? [], occluded, (child, reason) => skip('annotations', 'keypoints', { file, item: `${task} result ${child.id ?? '?'} (keypointlabels "${labelsOf(child)[0]}")`, reason }));
+      if (!keypoints) return skip('annotations', 'keypoints', { file, item, reason: 'a rectangle needs x, y and a positive width and height' });
+      out.push({ type: 'keypoints', ...extras(labelsOf(r)[0]), geometry: keypoints });
+      return;
+    }
     if (type === 'choices') {
       for (const className of labelsOf(r)) out.push({ type: 'classification', className, geometry: {} });
       return;
@@ -348,4 +385,58 @@ function convertTask(results: LsResult[], size: { width: number; height: number 
     }
   });
   return out;
+}
+
+/**
+ * Pose instances of one task's results: by rectangle id, the `keypointlabels` hanging on it (`parentID`) whose label
+ * is not the rectangle's (a point's name, as in Label Studio's pose templates; a point of the rectangle's own label is
+ * a point set in its group).
+ */
+function poseInstances(results: LsResult[]): Map<string, LsResult[]> {
+  const rectangles = new Map(results.filter((r) => r.type === 'rectanglelabels' && r.id).map((r) => [r.id!, r]));
+  const out = new Map<string, LsResult[]>();
+  for (const r of results) {
+    const parent = r.type === 'keypointlabels' && r.parentID ? rectangles.get(r.parentID) : undefined;
+    const label = labelsOf(r)[0];
+    if (!parent || !label || labelsOf(parent).includes(label)) continue;
+    out.set(r.parentID!, [...(out.get(r.parentID!) ?? []), r]);
+  }
+  return out;
+}
+
+/** Adds to a skeleton's point order the names an instance lists that it lacks, each before the next name it knows. */
+function mergeNames(order: string[], names: string[]): void {
+  names.forEach((name, i) => {
+    if (order.includes(name)) return;
+    const next = names.slice(i + 1).find((n) => order.includes(n));
+    if (next === undefined) order.push(name);
+    else order.splice(order.indexOf(next), 0, name);
+  });
+}
+
+/** A pose instance's keypoints in its class's skeleton order, with the rectangle (upright envelope if turned) as the box. */
+function poseKeypoints(
+  rect: LsResult, points: LsResult[], size: { width: number; height: number }, names: string[], occluded: ReadonlySet<string>,
+  problem: (point: LsResult, reason: string) => void,
+): KeypointsGeometry | null {
+  const v = rect.value ?? {};
+  if (!finite([v.x, v.y, v.width, v.height]) || !(v.width! > 0) || !(v.height! > 0)) return null;
+  const sx = size.width / 100;
+  const sy = size.height / 100;
+  const [x, y, w, h] = [v.x! * sx, v.y! * sy, v.width! * sx, v.height! * sy];
+  const rad = ((typeof v.rotation === 'number' && Number.isFinite(v.rotation) ? v.rotation : 0) * Math.PI) / 180;
+  // Label Studio turns a rectangle about its top-left corner.
+  const corners = [[0, 0], [w, 0], [w, h], [0, h]].map(([dx, dy]) => [x + dx * Math.cos(rad) - dy * Math.sin(rad), y + dx * Math.sin(rad) + dy * Math.cos(rad)]);
+  const [x0, y0] = [Math.min(...corners.map((c) => c[0])), Math.min(...corners.map((c) => c[1]))];
+  const bbox = { x: x0, y: y0, width: Math.max(...corners.map((c) => c[0])) - x0, height: Math.max(...corners.map((c) => c[1])) - y0 };
+  const out: Keypoint[] = names.map(() => [0, 0, 0]);
+  for (const point of points) {
+    const p = point.value ?? {};
+    const i = names.indexOf(labelsOf(point)[0]);
+    if (i < 0) problem(point, 'its name is in no skeleton');
+    else if (!finite([p.x, p.y])) problem(point, 'a keypoint needs x and y');
+    else if (out[i][2] > 0) problem(point, `the instance has point "${names[i]}" already`);
+    else out[i] = [p.x! * sx, p.y! * sy, point.id && occluded.has(point.id) ? 1 : 2];
+  }
+  return { points: out, bbox };
 }

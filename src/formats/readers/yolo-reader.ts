@@ -273,6 +273,8 @@ export interface LabelOptions {
   obb?: boolean;
   /** Lines that name a class the names do not list are skipped through it (without one they are an error). */
   ledger?: ImportLedger;
+  /** Where the class names come from, for the reason a line is skipped (default `data.yaml names`). */
+  namesFrom?: string;
   /** Line n's track id (tracksPath), kept as the `track_id` attribute of its shape; -1 or nothing: in no track. */
   trackIds?: readonly string[];
 }
@@ -299,7 +301,7 @@ export function parseLabels(text: string, classes: string[], width: number, heig
     const classIndex = Number(fields[0]);
     if (!Number.isInteger(classIndex) || classIndex < 0 || classIndex >= classes.length) {
       if (options.ledger && Number.isInteger(classIndex)) {
-        options.ledger.skip('annotations', lineType(line, options), { file: where, item: `line ${i + 1}`, reason: `class index ${fields[0]} is not one of 0…${classes.length - 1} (data.yaml names)` });
+        options.ledger.skip('annotations', lineType(line, options), { file: where, item: `line ${i + 1}`, reason: `class index ${fields[0]} is not one of 0…${classes.length - 1} (${options.namesFrom ?? 'data.yaml names'})` });
         continue;
       }
       throw new FormatError(`${at}: class index "${fields[0]}" is not one of 0…${classes.length - 1}`);

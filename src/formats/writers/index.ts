@@ -18,26 +18,11 @@ import { writeYolo } from './yolo-writer.js';
 import { writeDota } from './dota-writer.js';
 import { writeCvatVideo } from './cvat-video-writer.js';
 import { writeMot } from './mot-writer.js';
+import { withExtrasAccounting } from './extras-accounting.js';
+import { EXTRAS_POLICIES } from './extras-policies.js';
 
-export type ExportFormat =
-  | 'coco'
-  | 'coco_zip'
-  | 'yolo'
-  | 'yolo_ultralytics'
-  | 'jsonl'
-  | 'csv'
-  | 'voc'
-  | 'masks'
-  | 'folders'
-  | 'cvat'
-  | 'datumaro'
-  | 'labelme'
-  | 'createml'
-  | 'dota'
-  | 'labelstudio'
-  | 'multilabel_csv'
-  | 'cvat_video'
-  | 'mot';
+export type { ExportFormat } from './export-format.js';
+import type { ExportFormat } from './export-format.js';
 
 export interface ExportWriter {
   /** File extension of what the writer produces. */
@@ -48,8 +33,7 @@ export interface ExportWriter {
 
 const ZIP = 'application/zip';
 
-/** Every writer streams to `output` and ends it when done. */
-export const WRITERS: Record<ExportFormat, ExportWriter> = {
+const WRITE: Record<ExportFormat, ExportWriter> = {
   coco: { extension: 'json', contentType: 'application/json', write: writeCocoJson },
   coco_zip: { extension: 'zip', contentType: ZIP, write: writeCocoZip },
   yolo: { extension: 'zip', contentType: ZIP, write: writeYolo },
@@ -69,6 +53,14 @@ export const WRITERS: Record<ExportFormat, ExportWriter> = {
   cvat_video: { extension: 'zip', contentType: ZIP, write: writeCvatVideo },
   mot: { extension: 'zip', contentType: ZIP, write: writeMot },
 };
+
+/**
+ * Every writer streams to `output` and ends it when done, and answers what it did with every shape (kept, converted,
+ * skipped) and, by its format's policy, with every attribute value, group and track (`WriteStats.extras`).
+ */
+export const WRITERS = Object.fromEntries(
+  (Object.entries(WRITE) as [ExportFormat, ExportWriter][]).map(([format, writer]) => [format, { ...writer, write: withExtrasAccounting(writer.write, EXTRAS_POLICIES[format]) }]),
+) as Record<ExportFormat, ExportWriter>;
 
 /**
  * Writes `dataset` in `format` to a new file at `path` (refused if one exists) and answers the counts and the

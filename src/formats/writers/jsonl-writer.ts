@@ -5,7 +5,8 @@ import { writeChunk } from './zip-output.js';
 
 /**
  * JSON Lines, one image a line: `{"image", "split", "width", "height", "annotations": [{"class", "type",
- * "geometry"}]}` with geometry in the API's shapes (pixels, origin top-left).
+ * "geometry", "attributes"?, "group_id"?}]}` with geometry in the API's shapes (pixels, origin top-left); a video
+ * frame's track shapes carry their track in the `track_id` attribute.
  */
 export async function writeJsonl(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
   const stats: WriteStats = { imageCount: 0, annotationCount: 0 };
@@ -16,7 +17,13 @@ export async function writeJsonl(dataset: DatasetToWrite, output: Writable): Pro
       split: item.split,
       width: item.width ?? null,
       height: item.height ?? null,
-      annotations: item.annotations.map((a) => ({ class: a.className, type: a.type, geometry: a.geometry })),
+      annotations: item.annotations.map((a) => ({
+        class: a.className,
+        type: a.type,
+        geometry: a.geometry,
+        ...(a.attributes && Object.keys(a.attributes).length > 0 ? { attributes: a.attributes } : {}),
+        ...(a.groupId ? { group_id: a.groupId } : {}),
+      })),
     })}\n`;
     stats.imageCount++;
     stats.annotationCount += item.annotations.length;

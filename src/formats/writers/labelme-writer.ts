@@ -21,7 +21,15 @@ import { writeZip } from './zip-output.js';
  * description, one `group_id` per instance). Boolean attributes are the shape's `flags`, the text attribute
  * `description` its description, the others an `attributes` object (labelme keeps unknown keys); image-level labels
  * are the image's `flags`.
+ *
+ * Versions: the documents follow labelme 5.5's schema and say so (`version`); labelme 4 and 5 open them (a version
+ * warning at most), and the legacy colour keys labelme 3.x reads by name (`lineColor`, `fillColor`, each shape's
+ * `line_color`, `fill_color`) are written as null so that it opens them too. The version a dataset was read from is
+ * not kept: it says which schema a file follows, not anything about its labels, and the reader reads every version's
+ * schema (labelme-reader).
  */
+export const LABELME_VERSION = '5.5.0';
+
 export async function writeLabelMe(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
   return writeZip(output, async (zip) => {
     const classes = new Set(dataset.classes);
@@ -52,6 +60,9 @@ export async function writeLabelMe(dataset: DatasetToWrite, output: Writable): P
         }
         const base = (groupId: number | null = a.groupId ?? null) => ({
           label: a.className,
+          // labelme 3.x reads these by key (a document without them does not open there); null: its default colours.
+          line_color: null,
+          fill_color: null,
           group_id: groupId,
           description,
           flags: shapeFlags,
@@ -107,7 +118,7 @@ export async function writeLabelMe(dataset: DatasetToWrite, output: Writable): P
       const key = `${folder}/${stemOf(fileName)}`;
       if (used.has(key)) throw new FormatError(`two images named ${stemOf(fileName)} in ${folder}: LabelMe keeps one JSON per image name`);
       used.add(key);
-      const doc = { version: '5.5.0', flags, shapes, imagePath: fileName, imageData: null, imageHeight: height, imageWidth: width };
+      const doc = { version: LABELME_VERSION, flags, shapes, lineColor: null, fillColor: null, imagePath: fileName, imageData: null, imageHeight: height, imageWidth: width };
       await zip.addImage(`${folder}/${fileName}`, item.source);
       await zip.addBuffer(`${key}.json`, JSON.stringify(doc, null, 2));
       stats.imageCount++;

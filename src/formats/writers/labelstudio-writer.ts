@@ -2,6 +2,7 @@ import type { Writable } from 'node:stream';
 import { encode as encodeRlePack } from '@thi.ng/rle-pack';
 import type { AttributeSpec, AttributeValue } from '../../imaging/class-specs.js';
 import { decodeRle } from '../../imaging/rle.js';
+import type { KeypointsGeometry } from '../../imaging/geometry.js';
 import { tally, type Annotation, type DatasetToWrite, type WriteStats } from '../dataset.js';
 import { FormatError } from '../format-error.js';
 import { fillPolygon } from '../geometry.js';
@@ -18,13 +19,17 @@ import { writeZip } from './zip-output.js';
  * - polygon → `polygonlabels`; an object in several parts or with holes → `brushlabels` (its filled parts less its
  *   holes), as Label Studio's polygons have neither.
  * - mask → `brushlabels`, Label Studio's RLE (@thi.ng/rle-pack over the RGBA layer, 255 inside).
- * - ellipse → `ellipselabels` (centre, radii, rotation); points → one `keypointlabels` per point; keypoints → one
- *   `keypointlabels` per labelled point, hanging (`parentID`) on a `rectanglelabels` of the instance's box when it
- *   has one (Label Studio has no skeletons: they come back as a point set in the box's group).
+ * - ellipse → `ellipselabels` (centre, radii, rotation); points → one `keypointlabels` per point (the class its label).
+ * - keypoints → a `rectanglelabels` of the class (the instance's box, or the envelope of its labelled points when it
+ *   has none) and one `keypointlabels` per labelled point hanging on it (`parentID`), labelled with the point's name
+ *   in the class's skeleton, as Label Studio's pose templates label points; an occluded point (visibility 1) has an
+ *   `occluded` choice "true". Label Studio keeps no skeleton edges: the reader rebuilds the points' order from
+ *   their names (labelstudio-reader).
  * - classification → one image-level `choices` result listing the classes.
  * - attributes → per-region controls sharing the region's id, named by the attribute: text → `textarea`, number →
  *   `number`, select → `choices`, checkbox → `choices` of "true"/"false" (read back as a checkbox).
- * Group ids have no place in Label Studio's results and are not written (a keypoint set keeps its box by parentID).
+ * Group ids have no place in Label Studio's results: a group of one box and point sets of its class is written as the
+ * points hanging on the box (`parentID`, read back as that group); other groups are not written.
  */
 export async function writeLabelStudio(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
   return writeZip(output, async (zip) => {
@@ -38,6 +43,7 @@ export async function writeLabelStudio(dataset: DatasetToWrite, output: Writable
       const result: object[] = [];
       const choices: string[] = [];
       let next = 0;
+      const regionIds = new Map<Annotation, string[]>();
       const newId = () => `r${++next}`;
       const base = { to_name: 'image', original_width: width, original_height: height, image_rotation: 0, origin: 'manual' };
       const px = (x: number) => (x / width) * 100;
@@ -50,7 +56,9 @@ export async function writeLabelStudio(dataset: DatasetToWrite, output: Writable
           tally(stats, 'kept', 'classification');
           continue;
         }
-        const ids = regionsOf(a, width, height, newId, px, py, base, result);
+        const names = dataset.classSpecs?.get(a.className)?.skeleton?.points ?? [];
+        const ids = regionsOf(a, { width, height, names }, newId, px, py, base, result);
+        regionIds.set(a, ids);
         const conversion = labelStudioConversion(a);
         if (ids.length === 0) {
           tally(stats, 'skipped', `${a.type} (no labelled point)`);
@@ -61,6 +69,7 @@ export async function writeLabelStudio(dataset: DatasetToWrite, output: Writable
         for (const [name, value] of Object.entries(a.attributes ?? {})) result.push(attributeResult(ids[0], name, value, specs, base));
         stats.annotationCount++;
       }
+      hangPointsOnTheirBox(item.annotations, regionIds, result);
       if (choices.length > 0) result.push({ id: newId(), type: 'choices', from_name: 'class', ...base, value: { choices } });
       const image = `${folder}/${fileName}`;
       await zip.addImage(image, item.source);
@@ -72,21 +81,46 @@ export async function writeLabelStudio(dataset: DatasetToWrite, output: Writable
   });
 }
 
+/**
+ * A group of one box and point sets of its class (what the reader makes of points hanging on a rectangle): the
+ * points hang on the box (`parentID`), the one way Label Studio relates regions, so the group comes back. Other
+ * groups have no place in Label Studio's results (extras-policies.ts counts them as skipped).
+ */
+export function boxWithItsPoints(members: readonly Annotation[]): { box: Annotation; points: Annotation[] } | null {
+  const boxes = members.filter((m) => m.type === 'bbox');
+  const points = members.filter((m) => m.type === 'points');
+  if (boxes.length !== 1 || points.length === 0 || boxes.length + points.length !== members.length) return null;
+  return points.every((p) => p.className === boxes[0].className) ? { box: boxes[0], points } : null;
+}
+
+function hangPointsOnTheirBox(annotations: readonly Annotation[], regionIds: ReadonlyMap<Annotation, string[]>, result: object[]): void {
+  const groups = new Map<number, Annotation[]>();
+  for (const a of annotations) if (a.groupId) groups.set(a.groupId, [...(groups.get(a.groupId) ?? []), a]);
+  for (const members of groups.values()) {
+    const group = boxWithItsPoints(members);
+    const parentID = group && regionIds.get(group.box)?.[0];
+    if (!group || !parentID) continue;
+    const pointIds = new Set(group.points.flatMap((p) => regionIds.get(p) ?? []));
+    for (const r of result as { id?: string; parentID?: string }[]) if (r.id && pointIds.has(r.id)) r.parentID = parentID;
+  }
+}
+
 /** What Label Studio cannot draw as it is (see writeLabelStudio), or null when the shape is written as itself. */
 function labelStudioConversion(a: Annotation): string | null {
   if (a.type === 'polygon' && (a.geometry.parts || a.geometry.holes)) return 'polygon in parts or with holes→brush';
   if (a.type === 'polyline') return 'polyline→keypoints';
-  if (a.type === 'keypoints') return 'keypoints→keypointlabels (no skeleton)';
+  if (a.type === 'keypoints') return a.geometry.bbox ? 'keypoints→keypointlabels on their box (no skeleton edges)' : 'keypoints→keypointlabels on their points\' envelope box (no skeleton edges)';
   return null;
 }
 
 type Base = { to_name: string; original_width: number; original_height: number };
 
 /** Pushes the results that draw `a` and answers their ids (the first carries the attributes). */
-function regionsOf(a: Annotation, width: number, height: number, newId: () => string, px: (x: number) => number, py: (y: number) => number, base: Base, out: object[]): string[] {
-  const region = (type: string, value: object, extra: object = {}) => {
+function regionsOf(a: Annotation, image: { width: number; height: number; names: readonly string[] }, newId: () => string, px: (x: number) => number, py: (y: number) => number, base: Base, out: object[]): string[] {
+  const { width, height } = image;
+  const region = (type: string, value: object, extra: object = {}, label = a.className) => {
     const id = newId();
-    out.push({ id, type, from_name: type, ...base, ...extra, value: { ...value, [type]: [a.className] } });
+    out.push({ id, type, from_name: type, ...base, ...extra, value: { ...value, [type]: [label] } });
     return id;
   };
   switch (a.type) {
@@ -121,15 +155,35 @@ function regionsOf(a: Annotation, width: number, height: number, newId: () => st
       // Label Studio has no open paths in image results: the points of the path, in order, as a point set.
       return a.geometry.points.map(([x, y]) => region('keypointlabels', { x: px(x), y: py(y), width: 0.5 }));
     }
-    case 'keypoints': {
-      const g = a.geometry;
-      const parent = g.bbox ? region('rectanglelabels', { x: px(g.bbox.x), y: py(g.bbox.y), width: px(g.bbox.width), height: py(g.bbox.height), rotation: 0 }) : undefined;
-      const points = g.points.filter((p) => p[2] > 0).map(([x, y]) => region('keypointlabels', { x: px(x), y: py(y), width: 0.5 }, parent ? { parentID: parent } : {}));
-      return parent ? [parent, ...points] : points;
-    }
+    case 'keypoints':
+      return keypointRegions(a.geometry, image.names, region, px, py, out, base);
     default:
       return [];
   }
+}
+
+type Region = (type: string, value: object, extra?: object, label?: string) => string;
+
+/** A keypoints instance: its box (or its labelled points' envelope) and a point per labelled point named by the skeleton. */
+function keypointRegions(g: KeypointsGeometry, names: readonly string[], region: Region, px: (x: number) => number, py: (y: number) => number, out: object[], base: Base): string[] {
+  const labelled = g.points.map((p, i) => [p, i] as const).filter(([p]) => p[2] > 0);
+  if (labelled.length === 0) return [];
+  const box = g.bbox ?? envelope(labelled.map(([p]) => p));
+  const parent = region('rectanglelabels', { x: px(box.x), y: py(box.y), width: px(box.width), height: py(box.height), rotation: 0 });
+  const points = labelled.map(([[x, y, v], i]) => {
+    const id = region('keypointlabels', { x: px(x), y: py(y), width: 0.5 }, { parentID: parent }, names[i] ?? String(i + 1));
+    if (v === 1) out.push({ id, type: 'choices', from_name: 'occluded', ...base, value: { choices: ['true'] } });
+    return id;
+  });
+  return [parent, ...points];
+}
+
+/** The box around points, at least 1 px each way (Label Studio refuses a rectangle without area). */
+function envelope(points: readonly (readonly number[])[]): { x: number; y: number; width: number; height: number } {
+  const xs = points.map((p) => p[0]);
+  const ys = points.map((p) => p[1]);
+  const [x, y] = [Math.min(...xs), Math.min(...ys)];
+  return { x, y, width: Math.max(1, Math.max(...xs) - x), height: Math.max(1, Math.max(...ys) - y) };
 }
 
 /** Label Studio's brush RLE of a row-major mask: rle-pack over RGBA bytes, 255 inside. */

@@ -8,8 +8,9 @@ import { writeZip } from './zip-output.js';
 
 /**
  * Pascal VOC zip: `{split}/<image>` with `{split}/<stem>.xml` beside it (Roboflow's layout) and `labels.txt` with
- * the classes in order. Every geometry is written as its box, clipped to the image (tallied as converted unless it
- * is an upright box); classifications and shapes with no area in the image are left out and tallied. Items without a
+ * the classes in order. An object's `difficult`, `truncated` and `occluded` checkbox attributes are its VOC flags
+ * (other attributes have no place: counted as skipped, extras-policies.ts). Every geometry is written as its box,
+ * clipped to the image (tallied as converted unless it is an upright box); classifications and shapes with no area in the image are left out and tallied. Items without a
  * split go to `train`.
  */
 export async function writeVoc(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
@@ -27,9 +28,10 @@ export async function writeVoc(dataset: DatasetToWrite, output: Writable): Promi
         const ymin = round2(box.y);
         const xmax = round2(box.x + box.width);
         const ymax = round2(box.y + box.height);
+        const flag = (name: string) => (annotation.attributes?.[name] === true ? 1 : 0);
         objects.push(
-          `  <object>\n    <name>${escapeXml(annotation.className)}</name>\n    <pose>Unspecified</pose>\n    <truncated>0</truncated>\n` +
-            `    <difficult>0</difficult>\n    <bndbox>\n      <xmin>${xmin}</xmin>\n      <ymin>${ymin}</ymin>\n` +
+          `  <object>\n    <name>${escapeXml(annotation.className)}</name>\n    <pose>Unspecified</pose>\n    <truncated>${flag('truncated')}</truncated>\n` +
+            `    <occluded>${flag('occluded')}</occluded>\n    <difficult>${flag('difficult')}</difficult>\n    <bndbox>\n      <xmin>${xmin}</xmin>\n      <ymin>${ymin}</ymin>\n` +
             `      <xmax>${xmax}</xmax>\n      <ymax>${ymax}</ymax>\n    </bndbox>\n  </object>\n`,
         );
       }

@@ -41,6 +41,28 @@ export const ExportRequest = Type.Object(
 );
 export type ExportRequest = Static<typeof ExportRequest>;
 
+const Counts = (description: string) => Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 0 }), { description }));
+const Outcomes = (unit: string, examples: [string, string | null, string]) => Type.Object(
+  {
+    kept: Counts(`${unit} written as they are, by what (e.g. \`${examples[0]}\`)`),
+    converted: Counts(`${unit} written as something else, by what became what${examples[1] ? ` (e.g. \`${examples[1]}\`)` : ' (no format converts them yet)'}`),
+    skipped: Counts(`${unit} left out, by what and why (e.g. \`${examples[2]}\`)`),
+  },
+  { description: `What the format did with every one of the ${unit.toLowerCase()} it was given: each counted once` },
+);
+
+/** Export accounting: what the format kept, converted and left out of everything the export was given, per kind. */
+export const ExportAccountingOut = Type.Object(
+  {
+    shapes: Outcomes('Shapes', ['bbox', 'ellipse→polygon', 'polyline']),
+    attributes: Outcomes('Attribute values', ['occluded', null, 'color (VOC objects hold only difficult, truncated and occluded flags)']),
+    groups: Outcomes('Groups (shapes sharing a group_id in one image)', ['group', 'group→one COCO annotation (keypoints with their outline)', 'group (YOLO has no groups)']),
+    tracks: Outcomes("Tracks (a video frame's shapes naming their track by track_id)", ['track', "track→track_id attribute on each frame's shape", 'track (CSV has no track identity)']),
+  },
+  { description: 'In the answer to the export only: everything the export was given, per kind, kept + converted + skipped' },
+);
+export type ExportAccountingOut = Static<typeof ExportAccountingOut>;
+
 export const ExportOut = Type.Object({
   filename: Type.String(),
   url: Type.String({ description: 'The download route, GET /api/exports/{filename}' }),
@@ -50,6 +72,10 @@ export const ExportOut = Type.Object({
   annotation_count: Type.Integer(),
   version_id: Nullable(Type.Integer()),
   created_at: Timestamp,
+  shapes_kept: Type.Optional(Type.Object({}, {
+    additionalProperties: Type.Integer(),
+    description: 'In the answer to the export only: shapes written as they are, by type (e.g. `"bbox": 12`); with `shapes_converted` and `shapes_skipped` every shape given, each once',
+  })),
   shapes_converted: Type.Optional(Type.Object({}, {
     additionalProperties: Type.Integer(),
     description: 'In the answer to the export only: shapes the format has no equivalent for, written as another, by what became what (e.g. `"ellipse→polygon": 3`)',
@@ -58,6 +84,7 @@ export const ExportOut = Type.Object({
     additionalProperties: Type.Integer(),
     description: 'In the answer to the export only: shapes the format cannot hold, left out, by type (e.g. `"polyline": 2`)',
   })),
+  accounting: Type.Optional(ExportAccountingOut),
 });
 export type ExportOut = Static<typeof ExportOut>;
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { PassThrough, type Readable } from 'node:stream';
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
-import type { ClassSpec, DatasetToWrite, ProjectType, Split, WriteStats } from '../../formats/dataset.js';
+import type { ClassSpec, DatasetToWrite, ProjectType, Split, Tallies, WriteStats } from '../../formats/dataset.js';
 import { FormatError } from '../../formats/format-error.js';
 import { withTracksFromFrames } from '../../formats/frame-tracks.js';
 import { WRITERS, type ExportWriter } from '../../formats/writers/index.js';
@@ -13,7 +13,7 @@ import { exportBlobKey } from '../../storage/keys.js';
 import { pagedItems, scopedPages, versionItems, type PageSource } from './export-dataset.service.js';
 import { FrameTracks } from './frame-tracks.logic.js';
 import type { AnnotationCursor, ExportsRepository, PageCursor } from './exports.repository.js';
-import { toExportOut, type ExportFormatName, type ExportOut, type ExportRequest } from './exports.schemas.js';
+import { toExportOut, type ExportAccountingOut, type ExportFormatName, type ExportOut, type ExportRequest } from './exports.schemas.js';
 
 /** What an export is kept to besides the request: the project images a pipeline selected. */
 export interface ExportScope {
@@ -107,8 +107,10 @@ export class ExportsService {
       // What the format could not hold as it is: said in the answer, never dropped silently.
       return {
         ...toExportOut(row),
+        ...(stats.kept ? { shapes_kept: stats.kept } : {}),
         ...(stats.converted ? { shapes_converted: stats.converted } : {}),
         ...(stats.skipped ? { shapes_skipped: stats.skipped } : {}),
+        accounting: accountingOf(stats),
       };
     } catch (error) {
       await this.blobs.delete(blobKey);
@@ -232,4 +234,15 @@ function classList(rows: { name: string; skeleton: string | null; attributes: st
     });
   }
   return { classes: rows.map((c) => c.name), classSpecs };
+}
+
+/** What the writer did with every shape, attribute value, group and track it was given (ExportAccountingOut). */
+function accountingOf(stats: WriteStats): ExportAccountingOut {
+  const outcomes = (t: Tallies | undefined) => ({ kept: t?.kept ?? {}, converted: t?.converted ?? {}, skipped: t?.skipped ?? {} });
+  return {
+    shapes: outcomes(stats),
+    attributes: outcomes(stats.extras?.attributes),
+    groups: outcomes(stats.extras?.groups),
+    tracks: outcomes(stats.extras?.tracks),
+  };
 }

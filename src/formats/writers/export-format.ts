@@ -1,0 +1,20 @@
+/** The export formats there is a writer for (writers/index.ts). */
+export type ExportFormat =
+  | 'coco'
+  | 'coco_zip'
+  | 'yolo'
+  | 'yolo_ultralytics'
+  | 'jsonl'
+  | 'csv'
+  | 'voc'
+  | 'masks'
+  | 'folders'
+  | 'cvat'
+  | 'datumaro'
+  | 'labelme'
+  | 'createml'
+  | 'dota'
+  | 'labelstudio'
+  | 'multilabel_csv'
+  | 'cvat_video'
+  | 'mot';
