@@ -221,7 +221,7 @@ export class VideosService {
           const checked = await this.ingest.check(frame.bytes);
           const columns = this.ingest.columns(video.project_id, sha256, frame.bytes.length, checked.probed);
           const keys = [columns.blob_key, columns.thumbnail_key];
-          claims.hold(keys);
+          await claims.hold(keys);
           written.set(sha256, keys);
           await this.ingest.store({ blobKey: columns.blob_key, thumbnailKey: columns.thumbnail_key }, frame.bytes, checked);
           const name = `video${video.id}_frame${String(frame.frame).padStart(6, '0')}.jpg`;
@@ -241,7 +241,7 @@ export class VideosService {
       await this.videos.finish(video.id, { status: 'failed', error });
       throw err;
     } finally {
-      claims.release();
+      await claims.release();
       await work.remove();
     }
   }
@@ -278,8 +278,7 @@ export class VideosService {
 
   /** Content-addressed image files go only when no row of the project refers to them and no writer holds them. */
   private async removeUnlessUsed(projectId: number, sha256: string, keys: string[], claims?: ReturnType<BlobClaims['session']>): Promise<void> {
-    if (await this.images.shaInUse(projectId, sha256)) return;
-    await Promise.all(keys.filter((key) => !this.claims.anyHeld(key, claims)).map((key) => this.blobs.delete(key)));
+    await this.claims.removeUnlessUsed(keys, () => this.images.shaInUse(projectId, sha256), (key) => this.blobs.delete(key), claims);
   }
 }
 
