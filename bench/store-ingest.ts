@@ -2,9 +2,12 @@
  * The S3 store against the local one (issue 27): upload ingest and the COCO and YOLO exports (which read every image
  * and write the archive to the store), through two in-process services on the same machine — one on a local folder,
  * one on the S3 server `scripts/s3-test-server.sh` starts (Ceph radosgw, sharing this machine's cores). Each round
- * runs both, first side alternating; the figure is the local time / the S3 time (target ≥ 0.8).
+ * runs both, first side alternating; the figure is the local time / the S3 time (target ≥ 0.8). Where the time goes:
+ * each step's CPU seconds of this process (the service) and of the S3 server's daemons (radosgw, the OSD, the monitor),
+ * read from /proc by the pid files in S3_TEST_SERVER_DIR.
  * Usage: scripts/s3-test-server.sh run npx tsx bench/store-ingest.ts [images=300] [perRequest=10] [inFlight=4] [rounds=3]
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import sharp from 'sharp';
 import { forEachConcurrently } from '../src/lib/batches.js';
@@ -42,22 +45,43 @@ const sides = {
   }),
 };
 type Side = keyof typeof sides;
-const times: Record<Side, Record<'ingest' | 'coco_zip' | 'yolo', number[]>> = { local: { ingest: [], coco_zip: [], yolo: [] }, s3: { ingest: [], coco_zip: [], yolo: [] } };
+type Step = 'ingest' | 'coco_zip' | 'yolo';
+
+/** CPU seconds so far: this process, and the S3 server's daemons together. */
+const serverDir = process.env.S3_TEST_SERVER_DIR;
+const daemonPids = serverDir ? readdirSync(`${serverDir}/run`).filter((f) => f.endsWith('.pid')).map((f) => Number(readFileSync(`${serverDir}/run/${f}`, 'utf8'))) : [];
+const ticks = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks of 10 ms
+};
+function cpuNow(): { self: number; server: number } {
+  const usage = process.cpuUsage();
+  return { self: (usage.user + usage.system) / 1e6, server: daemonPids.reduce((sum, pid) => sum + ticks(pid), 0) };
+}
+const cpu: Record<Side, Record<Step, { self: number; server: number }[]>> = { local: { ingest: [], coco_zip: [], yolo: [] }, s3: { ingest: [], coco_zip: [], yolo: [] } };
+async function timed(side: Side, step: Step, body: () => Promise<void>): Promise<void> {
+  const [start, before] = [performance.now(), cpuNow()];
+  await body();
+  const after = cpuNow();
+  times[side][step].push((performance.now() - start) / 1000);
+  cpu[side][step].push({ self: after.self - before.self, server: after.server - before.server });
+}
+const times: Record<Side, Record<Step, number[]>> = { local: { ingest: [], coco_zip: [], yolo: [] }, s3: { ingest: [], coco_zip: [], yolo: [] } };
 
 async function round(side: Side, n: number): Promise<void> {
   const { app, authorization } = sides[side];
   const project = (await app.inject({ method: 'POST', url: '/api/projects', headers: { authorization }, payload: { name: `r${n}`, project_type: 'object_detection' } })).json();
-  let start = performance.now();
-  await forEachConcurrently(bodies, inFlight, async (body) => {
-    const res = await app.inject({ method: 'POST', url: `/api/projects/${project.id}/images`, headers: { ...body.headers, authorization }, payload: body.payload });
-    if (res.statusCode !== 201) throw new Error(`${side} upload: ${res.statusCode} ${res.body}`);
-  });
-  times[side].ingest.push((performance.now() - start) / 1000);
+  await timed(side, 'ingest', () =>
+    forEachConcurrently(bodies, inFlight, async (body) => {
+      const res = await app.inject({ method: 'POST', url: `/api/projects/${project.id}/images`, headers: { ...body.headers, authorization }, payload: body.payload });
+      if (res.statusCode !== 201) throw new Error(`${side} upload: ${res.statusCode} ${res.body}`);
+    }),
+  );
   for (const format of ['coco_zip', 'yolo'] as const) {
-    start = performance.now();
-    const res = await app.inject({ method: 'POST', url: `/api/projects/${project.id}/export`, headers: { authorization }, payload: { format } });
-    if (res.statusCode !== 200) throw new Error(`${side} ${format} export: ${res.statusCode} ${res.body}`);
-    times[side][format].push((performance.now() - start) / 1000);
+    await timed(side, format, async () => {
+      const res = await app.inject({ method: 'POST', url: `/api/projects/${project.id}/export`, headers: { authorization }, payload: { format } });
+      if (res.statusCode !== 200) throw new Error(`${side} ${format} export: ${res.statusCode} ${res.body}`);
+    });
   }
 }
 
@@ -71,5 +95,8 @@ for (const k of ['ingest', 'coco_zip', 'yolo'] as const) {
   const ratios = times.local[k].map((t, i) => (t / times.s3[k][i]).toFixed(2)).join(', ');
   console.log(`| ${k} | ${median(times.local[k]).toFixed(2)} | ${median(times.s3[k]).toFixed(2)} | ${ratios} | ${(median(times.local[k]) / median(times.s3[k])).toFixed(2)} |`);
 }
+const cpuMedian = (side: Side, k: Step, which: 'self' | 'server') => median(cpu[side][k].map((c) => c[which])).toFixed(2);
+console.log('\n| step | local: service CPU (s) | S3: service CPU (s) | S3: server daemons CPU (s) |\n|---|---:|---:|---:|');
+for (const k of ['ingest', 'coco_zip', 'yolo'] as const) console.log(`| ${k} | ${cpuMedian('local', k, 'self')} | ${cpuMedian('s3', k, 'self')} | ${cpuMedian('s3', k, 'server')} |`);
 await sides.local.close();
 await sides.s3.close();

@@ -3,10 +3,13 @@
  * alone writing JPEG frames (quality 2, the service's setting), (b) by `ffmpeg` alone writing PNG frames (the other
  * way the frames could reach the ingest path), and (c) through the service: upload, then the decoding job (FFmpeg to
  * JPEG, each frame through the image ingest path: decode, pixel check, WebP thumbnail, both files written, all rows in
- * one transaction), timed from the 202 to `ready`. Rounds take turns (a, b, c); medians are printed.
- * Usage: npx tsx bench/video-frames.ts [seconds=5] [size=1280x720] [rate=30] [rounds=3]
+ * one transaction), timed from the 202 to `ready`. Rounds take turns (a, b, c); medians are printed. Beside the wall
+ * times, the CPU seconds each side spent (this process and its children, FFmpeg included, from /proc/self/stat): on
+ * a machine shared with other work the wall times swing, the CPU seconds much less. `png=0` leaves out (b).
+ * Usage: npx tsx bench/video-frames.ts [seconds=5] [size=1280x720] [rate=30] [rounds=3] [png=1]
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +20,13 @@ const seconds = Number(process.argv[2] ?? 5);
 const size = process.argv[3] ?? '1280x720';
 const rate = Number(process.argv[4] ?? 30);
 const rounds = Number(process.argv[5] ?? 3);
+const withPng = process.argv[6] !== 'png=0';
+
+/** CPU seconds of this process and of the children it has waited for (utime, stime, cutime, cstime; 10 ms ticks). */
+function cpuSeconds(): number {
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
+}
 
 const dir = await mkdtemp(join(tmpdir(), 'versa-bench-video-'));
 const source = join(dir, 'in.mp4');
@@ -28,26 +38,27 @@ ffmpeg(['-f', 'lavfi', '-i', `testsrc=size=${size}:rate=${rate}`, '-t', String(s
 const frames = seconds * rate;
 console.log(`${seconds} s of ${size} at ${rate} fps (${frames} frames), ${rounds} rounds\n`);
 
-async function bare(ext: 'jpg' | 'png'): Promise<{ s: number; mb: number }> {
+async function bare(ext: 'jpg' | 'png'): Promise<{ s: number; mb: number; cpu: number }> {
   const out = join(dir, ext);
   await rm(out, { recursive: true, force: true });
   await mkdir(out);
-  const start = performance.now();
+  const [start, cpu] = [performance.now(), cpuSeconds()];
   ffmpeg(['-i', source, ...(ext === 'jpg' ? ['-q:v', '2'] : []), join(out, `%06d.${ext}`)]);
   const s = (performance.now() - start) / 1000;
+  const spent = cpuSeconds() - cpu;
   let bytes = 0;
   for (const f of await readdir(out)) bytes += (await readFile(join(out, f))).length;
-  return { s, mb: bytes / 1e6 };
+  return { s, mb: bytes / 1e6, cpu: spent };
 }
 
 const { app, authorization, close } = await inProcessApp('video');
 const project = (await app.inject({ method: 'POST', url: '/api/projects', headers: { authorization }, payload: { name: 'bench' } })).json();
 const video = await readFile(source);
-async function service(): Promise<number> {
+async function service(): Promise<{ s: number; cpu: number }> {
   const body = multipart([{ name: 'file', filename: 'in.mp4', data: video }]);
   const res = await app.inject({ method: 'POST', url: `/api/projects/${project.id}/videos`, headers: { ...body.headers, authorization }, payload: body.payload });
   if (res.statusCode !== 202) throw new Error(res.body);
-  const start = performance.now();
+  const [start, cpu] = [performance.now(), cpuSeconds()];
   const id = res.json().id;
   for (;;) {
     const v = (await app.inject({ method: 'GET', url: `/api/videos/${id}`, headers: { authorization } })).json();
@@ -56,25 +67,32 @@ async function service(): Promise<number> {
     await new Promise((r) => setTimeout(r, 20));
   }
   const s = (performance.now() - start) / 1000;
+  const spent = cpuSeconds() - cpu;
   await app.inject({ method: 'DELETE', url: `/api/videos/${id}`, headers: { authorization } });
-  return s;
+  return { s, cpu: spent };
 }
 
 const times = { jpg: [] as number[], png: [] as number[], service: [] as number[] };
+const cpu = { jpg: [] as number[], service: [] as number[] };
 const sizes = { jpg: 0, png: 0 };
 for (let r = 0; r < rounds; r++) {
   const jpg = await bare('jpg');
-  const png = await bare('png');
+  const png = withPng ? await bare('png') : undefined;
   times.jpg.push(jpg.s);
-  times.png.push(png.s);
+  cpu.jpg.push(jpg.cpu);
   sizes.jpg = jpg.mb;
-  sizes.png = png.mb;
-  times.service.push(await service());
-  console.log(`round ${r + 1}: ffmpeg→JPEG ${jpg.s.toFixed(2)} s, ffmpeg→PNG ${png.s.toFixed(2)} s, service ${times.service.at(-1)!.toFixed(2)} s`);
+  if (png) {
+    times.png.push(png.s);
+    sizes.png = png.mb;
+  }
+  const ran = await service();
+  times.service.push(ran.s);
+  cpu.service.push(ran.cpu);
+  console.log(`round ${r + 1}: ffmpeg→JPEG ${jpg.s.toFixed(2)} s (CPU ${jpg.cpu.toFixed(2)} s), ${png ? `ffmpeg→PNG ${png.s.toFixed(2)} s, ` : ''}service ${ran.s.toFixed(2)} s (CPU ${ran.cpu.toFixed(2)} s): ${(jpg.s / ran.s).toFixed(2)}× wall, ${(jpg.cpu / ran.cpu).toFixed(2)}× CPU`);
 }
 const fps = (s: number) => (frames / s).toFixed(0);
-console.log(`\nmedians: ffmpeg→JPEG ${median(times.jpg).toFixed(2)} s (${fps(median(times.jpg))} frames/s, ${sizes.jpg.toFixed(1)} MB)`);
-console.log(`         ffmpeg→PNG  ${median(times.png).toFixed(2)} s (${fps(median(times.png))} frames/s, ${sizes.png.toFixed(1)} MB)`);
-console.log(`         service     ${median(times.service).toFixed(2)} s (${fps(median(times.service))} frames/s): ${(median(times.jpg) / median(times.service)).toFixed(2)}× ffmpeg→JPEG alone`);
+console.log(`\nmedians: ffmpeg→JPEG ${median(times.jpg).toFixed(2)} s (${fps(median(times.jpg))} frames/s, ${sizes.jpg.toFixed(1)} MB; CPU ${median(cpu.jpg).toFixed(2)} s)`);
+if (withPng) console.log(`         ffmpeg→PNG  ${median(times.png).toFixed(2)} s (${fps(median(times.png))} frames/s, ${sizes.png.toFixed(1)} MB)`);
+console.log(`         service     ${median(times.service).toFixed(2)} s (${fps(median(times.service))} frames/s; CPU ${median(cpu.service).toFixed(2)} s): ${(median(times.jpg) / median(times.service)).toFixed(2)}× ffmpeg→JPEG alone by wall time, ${(median(cpu.jpg) / median(cpu.service)).toFixed(2)}× by CPU`);
 await close();
 await rm(dir, { recursive: true, force: true });

@@ -90,6 +90,7 @@ import { ADAPTERS } from './training/adapters.js';
 import { loadPluginDirectory } from './plugins/plugin-loader.js';
 import { PluginRegistry } from './plugins/plugin-registry.js';
 import { BlobClaims } from './storage/blob-claims.js';
+import { BlobClaimsRepository } from './modules/maintenance/blob-claims.repository.js';
 import { ImageIngest } from './modules/images/image-ingest.service.js';
 import { openBlobStore } from './storage/open-blob-store.js';
 import { MeteredBlobStore } from './storage/metered-blob-store.js';
@@ -265,7 +266,7 @@ function sharedServices(base: Omit<ModuleDeps, 'services'>, projectsRepository: 
     features: new ImageFeatureRecorder(new ImageFeaturesRepository(db), blobs),
     locks,
     scope,
-    blobClaims: new BlobClaims(),
+    blobClaims: new BlobClaims(new BlobClaimsRepository(db)),
     ingest: new ImageIngest(blobs, { maxImagePixels: config.maxImagePixels, metrics }),
     images,
     revisions,

@@ -672,6 +672,7 @@ export interface Database {
   project_storages: ProjectStoragesTable;
   storage_objects: StorageObjectsTable;
   login_failures: LoginFailuresTable;
+  blob_claims: BlobClaimsTable;
   qc_settings: QcSettingsTable;
   qc_ground_truth: QcGroundTruthTable;
   qc_tasks: QcTasksTable;
@@ -739,6 +740,15 @@ export interface LoginFailuresTable {
   count: number;
   /** PostgreSQL returns bigint as a string. */
   last_ms: ColumnType<number | string, number, number>;
+}
+
+/** Claims on content-addressed blobs (migration 0046): who writes or deletes a key now, until when (ms since 1970). */
+export interface BlobClaimsTable {
+  blob_key: string;
+  holder: string;
+  kind: 'write' | 'delete';
+  /** PostgreSQL returns bigint as a string. */
+  expires_ms: ColumnType<number | string, number, number>;
 }
 
 export interface PipelinesTable {

@@ -75,3 +75,22 @@ export class JpegStreamSplitter {
     }
   }
 }
+
+/** A JPEG's encoded width and height, read from its start-of-frame segment (nothing is decoded); null when none is found. */
+export function jpegFrameSize(bytes: Buffer): { width: number; height: number } | null {
+  let at = 2;
+  while (at + 9 <= bytes.length && bytes[at] === 0xff) {
+    const marker = bytes[at + 1];
+    if (marker === 0xff) {
+      at += 1;
+      continue;
+    }
+    // SOF0–SOF15, except DHT (C4), JPG (C8) and DAC (CC), which share the range.
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+      return { height: bytes.readUInt16BE(at + 5), width: bytes.readUInt16BE(at + 7) };
+    }
+    if (marker === 0xda || marker === 0xd9) return null;
+    at += 2 + bytes.readUInt16BE(at + 2);
+  }
+  return null;
+}

@@ -37,6 +37,7 @@ import { fineHashes } from './0039-fine-hashes.js';
 import { multiLabel } from './0042-multi-label.js';
 import { invitationLinks } from './0043-invitation-links.js';
 import { classModalities } from './0044-class-modalities.js';
+import { blobClaims } from './0046-blob-claims.js';
 
 /** Every migration, in order. Names are stable forever: they are recorded in the database. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -78,5 +79,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0042-multi-label': multiLabel(),
     '0043-invitation-links': invitationLinks(),
     '0044-class-modalities': classModalities(),
+    '0046-blob-claims': blobClaims(),
   };
 }

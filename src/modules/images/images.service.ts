@@ -131,7 +131,7 @@ export class ImagesService {
     try {
       return await this.uploadHolding(projectId, files, claims);
     } finally {
-      claims.release();
+      await claims.release();
     }
   }
 
@@ -144,7 +144,7 @@ export class ImagesService {
     try {
       return (await this.ingestHolding(projectId, files, claims, false)).map(resultOf);
     } finally {
-      claims.release();
+      await claims.release();
     }
   }
 
@@ -215,7 +215,7 @@ export class ImagesService {
         columns.blob_key = reference;
       }
       const keys = { blobKey: columns.blob_key, thumbnailKey: columns.thumbnail_key };
-      claims.hold([keys.blobKey, keys.thumbnailKey]);
+      await claims.hold([keys.blobKey, keys.thumbnailKey]);
       try {
         await this.ingest.store(keys, bytes, checked, file.reference ? 'import' : 'ingest', file.reference ? 'referenced' : 'store');
       } catch (writeFailure) {
@@ -426,11 +426,10 @@ export class ImagesService {
 
   /**
    * Blobs are keyed by content, so they are removed only when no row of the project refers to those bytes and no
-   * other request of this process is writing them (its row may be about to commit).
+   * other request, of any process, is writing them (its row may be about to commit; see BlobClaims).
    */
   private async deleteBlobsUnlessUsed(projectId: number, sha256: string, keys: string[], claims?: BlobClaimSession): Promise<void> {
-    if (await this.images.shaInUse(projectId, sha256)) return;
-    await Promise.all(keys.filter((key) => !this.claims.anyHeld(key, claims)).map((key) => this.blobs.delete(key)));
+    await this.claims.removeUnlessUsed(keys, () => this.images.shaInUse(projectId, sha256), (key) => this.blobs.delete(key), claims);
   }
 }
 

@@ -405,7 +405,7 @@ export class ImportsService {
       throw error;
     } finally {
       clearInterval(beat);
-      into.claims.release();
+      await into.claims.release();
     }
   }
 
@@ -538,8 +538,7 @@ export class ImportsService {
   /** Removes the files a failed import into a project held, unless a row of the project or another writer uses them. */
   private async discardBlobs(projectId: number, into: IntoTarget): Promise<void> {
     for (const [sha256, keys] of into.written) {
-      if (await this.imports.shaInUse(projectId, sha256)) continue;
-      await Promise.all(keys.filter((key) => !into.claims.heldByOthers(key)).map((key) => this.blobs.delete(key)));
+      await this.into.claims.removeUnlessUsed(keys, () => this.imports.shaInUse(projectId, sha256), (key) => this.blobs.delete(key), into.claims);
     }
   }
 
@@ -763,7 +762,7 @@ export class ImportsService {
     const keys = this.ingest.keys(into?.projectId ?? projectId, sha256, type);
     if (into) {
       // Claimed before looking: a delete of the project's image of these bytes from now on leaves its files in place.
-      into.claims.hold([keys.blobKey, keys.thumbnailKey]);
+      await into.claims.hold([keys.blobKey, keys.thumbnailKey]);
       into.written.set(sha256, [keys.blobKey, keys.thumbnailKey]);
       if (await this.imports.hasImage(into.projectId, sha256)) return { type, width, height };
     }

@@ -7,13 +7,16 @@ import type { ImagesTable } from '../../db/schema.js';
 import { PayloadTooLargeError, ServiceUnavailableError, UnsupportedMediaError, ValidationError } from '../../http/errors.js';
 import type { JobContext, JobQueue } from '../../jobs/job-queue.js';
 import { drainConcurrently } from '../../lib/batches.js';
-import { assertFfmpeg, decodeFrames, FfmpegMissingError, probeVideo, VideoUnreadableError, type FfmpegPaths } from '../../media/ffmpeg.js';
+import { assertFfmpeg, decodeFrames, FfmpegMissingError, probeVideo, VideoUnreadableError, type DecodedFrame, type FfmpegPaths } from '../../media/ffmpeg.js';
+import { jpegFrameSize } from '../../media/jpeg-stream.js';
+import { THUMBNAIL_SIZE } from '../../imaging/fitted-pixels.js';
+import { IMAGE_TYPES } from '../../imaging/image-type.js';
 import { identifyMedia } from '../../media/media-probe.js';
 import type { BlobClaims } from '../../storage/blob-claims.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { readHead } from '../../storage/local-files.js';
 import { videoBlobKey } from '../../storage/keys.js';
-import type { ImageIngest } from '../images/image-ingest.service.js';
+import type { CheckedImage, ImageIngest } from '../images/image-ingest.service.js';
 import type { ImagesRepository } from '../images/images.repository.js';
 import { hashFile, openFile, workFolder } from './video-files.adapter.js';
 import { writeFileFrom } from '../../storage/local-files.js';
@@ -213,15 +216,15 @@ export class VideosService {
       // Each frame goes through ingest while FFmpeg decodes the next ones (the two share the cores), at most
       // FRAME_CONCURRENCY at a time; the rows wait in memory for the one transaction at the end.
       const range = video.range_start_s === null || video.range_end_s === null ? undefined : { fromS: video.range_start_s, toS: video.range_end_s, fps: video.fps };
-      const frames = decodeFrames(this.ffmpeg, source, { step: video.step, startS: video.start_s, range, signal: ctx.signal, buffered: 2 * FRAME_CONCURRENCY });
+      const frames = decodeFrames(this.ffmpeg, source, { step: video.step, startS: video.start_s, range, signal: ctx.signal, buffered: 2 * FRAME_CONCURRENCY, thumbnailSize: THUMBNAIL_SIZE });
       const rows: Insertable<ImagesTable>[] = [];
       try {
         await drainConcurrently(FRAME_CONCURRENCY, async () => (await frames.next()).value ?? undefined, async (frame) => {
           const sha256 = createHash('sha256').update(frame.bytes).digest('hex');
-          const checked = await this.ingest.check(frame.bytes);
+          const checked = checkedFrame(frame) ?? (await this.ingest.check(frame.bytes));
           const columns = this.ingest.columns(video.project_id, sha256, frame.bytes.length, checked.probed);
           const keys = [columns.blob_key, columns.thumbnail_key];
-          claims.hold(keys);
+          await claims.hold(keys);
           written.set(sha256, keys);
           await this.ingest.store({ blobKey: columns.blob_key, thumbnailKey: columns.thumbnail_key }, frame.bytes, checked);
           const name = `video${video.id}_frame${String(frame.frame).padStart(6, '0')}.jpg`;
@@ -241,7 +244,7 @@ export class VideosService {
       await this.videos.finish(video.id, { status: 'failed', error });
       throw err;
     } finally {
-      claims.release();
+      await claims.release();
       await work.remove();
     }
   }
@@ -278,9 +281,20 @@ export class VideosService {
 
   /** Content-addressed image files go only when no row of the project refers to them and no writer holds them. */
   private async removeUnlessUsed(projectId: number, sha256: string, keys: string[], claims?: ReturnType<BlobClaims['session']>): Promise<void> {
-    if (await this.images.shaInUse(projectId, sha256)) return;
-    await Promise.all(keys.filter((key) => !this.claims.anyHeld(key, claims)).map((key) => this.blobs.delete(key)));
+    await this.claims.removeUnlessUsed(keys, () => this.images.shaInUse(projectId, sha256), (key) => this.blobs.delete(key), claims);
   }
+}
+
+/**
+ * A frame with the thumbnail FFmpeg made of it in the same run: checked from its header alone (the video's size was
+ * checked against the pixel limit at upload), so the JPEG is not decoded a second time for the thumbnail. Null when
+ * there is no thumbnail or the header holds no size (then the frame takes the ingest path's decode).
+ */
+function checkedFrame(frame: DecodedFrame): CheckedImage | null {
+  const size = frame.thumbnail ? jpegFrameSize(frame.bytes) : null;
+  if (!size || !frame.thumbnail) return null;
+  const type = IMAGE_TYPES.jpeg;
+  return { type, probed: { type, ...size, thumbnail: frame.thumbnail } };
 }
 
 export interface DecodeResult {
