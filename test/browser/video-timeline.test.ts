@@ -106,6 +106,16 @@ describe('the editor timeline on video frames', { skip: SKIP_REASON ?? false }, 
     assert.deepEqual(await drawn(), { solid: 0, dashed: 0 });
     await page.getByLabel(`Show track ${track.id}`).check();
     assert.deepEqual(await drawn(), { solid: 1, dashed: 0 });
+
+    // Propagating the selected box one frame on says so as information, not as an error.
+    const centre = await screenOf(keyframe.geometry.x + 15, 35);
+    await page.mouse.click(centre.x, centre.y);
+    await page.getByLabel('Frames to propagate').fill('1');
+    await page.getByRole('button', { name: 'Propagate forward' }).click();
+    const told = page.locator('.banner', { hasText: 'Propagated to frame 3' });
+    await told.waitFor();
+    assert.equal(await told.getAttribute('class'), 'banner info');
+    assert.deepEqual((await call<Track>('get', `/api/tracks/${track.id}`)).keyframes.map((k) => k.frame), [0, 2, 3, 8]);
     assert.deepEqual(live.errors, []);
   });
 });

@@ -68,7 +68,7 @@ const SHORTCUTS: [string, string][] = [
  * Editor messages that confirm what was done (an edit Ctrl+Z undoes, a class added) or say what to do next: shown as
  * information, not as errors (refusals and failures stay errors).
  */
-const isInfo = (message: string) => /\(Ctrl\+Z undoes\)$|^Class added: |^Draw the (new part|hole)/.test(message);
+const isInfo = (message: string) => /\(Ctrl\+Z undoes\)$|^Class added: |^Draw the (new part|hole)|^Propagated to frame |^This is the last frame$/.test(message);
 
 // Only needed once a shape is selected; it loads then.
 const AnnotationHistory = lazy(() => import('../components/annotation-history.js').then((m) => ({ default: m.AnnotationHistory })));
