@@ -1,5 +1,6 @@
 import { sql, type Selectable } from 'kysely';
-import type { Db } from '../../db/database.js';
+import type { Db, Executor, Tx } from '../../db/database.js';
+import { lockQualityDealing } from '../../db/write-locks.js';
 import type { QcDecisionsTable, QcSettingsTable, QcTasksTable } from '../../db/schema.js';
 
 export type TaskRow = Selectable<QcTasksTable> & { width: number; height: number };
@@ -73,17 +74,28 @@ export class QualityControlRepository {
     return (await this.db.selectFrom('qc_ground_truth').select('image_id').where('image_id', '=', imageId).executeTakeFirst()) !== undefined;
   }
 
-  private tasks() {
-    return this.db.selectFrom('qc_tasks').innerJoin('images', 'images.id', 'qc_tasks.image_id').selectAll('qc_tasks').select(['images.width', 'images.height']);
+  /**
+   * Runs `work` in one transaction holding the project's dealing lock (src/db/write-locks.ts): what it counts of the
+   * project's tasks stays true until it commits, so concurrent deals never overfill an image's overlap (issue 29).
+   */
+  dealing<T>(projectId: number, work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(async (tx) => {
+      await lockQualityDealing(tx, projectId);
+      return work(tx);
+    });
   }
 
-  findTask(projectId: number, imageId: number, userId: number): Promise<TaskRow | undefined> {
-    return this.tasks().where('qc_tasks.project_id', '=', projectId).where('qc_tasks.image_id', '=', imageId).where('qc_tasks.user_id', '=', userId).executeTakeFirst();
+  private tasks(db: Executor = this.db) {
+    return db.selectFrom('qc_tasks').innerJoin('images', 'images.id', 'qc_tasks.image_id').selectAll('qc_tasks').select(['images.width', 'images.height']);
+  }
+
+  findTask(projectId: number, imageId: number, userId: number, db: Executor = this.db): Promise<TaskRow | undefined> {
+    return this.tasks(db).where('qc_tasks.project_id', '=', projectId).where('qc_tasks.image_id', '=', imageId).where('qc_tasks.user_id', '=', userId).executeTakeFirst();
   }
 
   /** The caller's oldest open task in the project. */
-  openTask(projectId: number, userId: number): Promise<TaskRow | undefined> {
-    return this.tasks().where('qc_tasks.project_id', '=', projectId).where('qc_tasks.user_id', '=', userId).where('qc_tasks.status', '=', 'open').orderBy('qc_tasks.id').limit(1).executeTakeFirst();
+  openTask(projectId: number, userId: number, db: Executor = this.db): Promise<TaskRow | undefined> {
+    return this.tasks(db).where('qc_tasks.project_id', '=', projectId).where('qc_tasks.user_id', '=', userId).where('qc_tasks.status', '=', 'open').orderBy('qc_tasks.id').limit(1).executeTakeFirst();
   }
 
   listTasks(projectId: number, userId: number | undefined, after: number | undefined, limit: number): Promise<TaskRow[]> {
@@ -94,8 +106,8 @@ export class QualityControlRepository {
   }
 
   /** A ground-truth image of the project the user has no task on, picked at random; undefined when none. */
-  async groundTruthFor(projectId: number, userId: number): Promise<number | undefined> {
-    const row = await this.db
+  async groundTruthFor(projectId: number, userId: number, db: Executor = this.db): Promise<number | undefined> {
+    const row = await db
       .selectFrom('qc_ground_truth')
       .select('qc_ground_truth.image_id')
       .where('qc_ground_truth.project_id', '=', projectId)
@@ -110,8 +122,8 @@ export class QualityControlRepository {
    * The next image of the overlap pool for the user: an unreviewed image of the project that is not ground truth, has
    * no consensus decision, fewer than `overlap` tasks, and none of the user's; in the shuffled order.
    */
-  async poolImageFor(projectId: number, userId: number, overlap: number): Promise<number | undefined> {
-    const row = await this.db
+  async poolImageFor(projectId: number, userId: number, overlap: number, db: Executor = this.db): Promise<number | undefined> {
+    const row = await db
       .selectFrom('images')
       .select('images.id')
       .where('images.project_id', '=', projectId)
@@ -128,13 +140,13 @@ export class QualityControlRepository {
   }
 
   /** Deals the image to the user; the existing task when they already have one. */
-  async createTask(projectId: number, imageId: number, userId: number, now: string): Promise<TaskRow> {
-    await this.db
+  async createTask(projectId: number, imageId: number, userId: number, now: string, db: Executor = this.db): Promise<TaskRow> {
+    await db
       .insertInto('qc_tasks')
       .values({ project_id: projectId, image_id: imageId, user_id: userId, shapes: '[]', status: 'open', created_at: now, updated_at: now })
       .onConflict((oc) => oc.columns(['image_id', 'user_id']).doNothing())
       .execute();
-    return (await this.findTask(projectId, imageId, userId))!;
+    return (await this.findTask(projectId, imageId, userId, db))!;
   }
 
   async saveTask(id: number, values: { shapes?: string; status?: 'submitted'; active_ms: number; saves: number; updated_at: string; submitted_at?: string }): Promise<void> {

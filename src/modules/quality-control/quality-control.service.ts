@@ -134,17 +134,21 @@ export class QualityControlService {
    */
   async next(caller: Caller, projectId: number): Promise<NextOut> {
     await this.access.project(caller, projectId, 'annotations.write');
-    const open = await this.repo.openTask(projectId, caller.userId);
-    if (open) return { task: toTaskOut(open) };
     const settings = await this.settingsOf(projectId);
-    if (settings.overlap <= 1 && settings.ground_truth_share <= 0) {
-      throw new ConflictError(`Quality control is off in project ${projectId}: set an overlap or a ground-truth share first`);
-    }
-    const pool = await this.repo.poolImageFor(projectId, caller.userId, settings.overlap);
-    if (pool === undefined) return { task: null };
-    let imageId = pool;
-    if (settings.ground_truth_share > 0 && this.draw(settings.ground_truth_share)) imageId = (await this.repo.groundTruthFor(projectId, caller.userId)) ?? pool;
-    return { task: toTaskOut(await this.repo.createTask(projectId, imageId, caller.userId, new Date().toISOString())) };
+    // One deal at a time per project: the open task, the free slot and the insert are read and written together.
+    const task = await this.repo.dealing(projectId, async (tx) => {
+      const open = await this.repo.openTask(projectId, caller.userId, tx);
+      if (open) return open;
+      if (settings.overlap <= 1 && settings.ground_truth_share <= 0) {
+        throw new ConflictError(`Quality control is off in project ${projectId}: set an overlap or a ground-truth share first`);
+      }
+      const pool = await this.repo.poolImageFor(projectId, caller.userId, settings.overlap, tx);
+      if (pool === undefined) return null;
+      let imageId = pool;
+      if (settings.ground_truth_share > 0 && this.draw(settings.ground_truth_share)) imageId = (await this.repo.groundTruthFor(projectId, caller.userId, tx)) ?? pool;
+      return this.repo.createTask(projectId, imageId, caller.userId, new Date().toISOString(), tx);
+    });
+    return { task: task && toTaskOut(task) };
   }
 
   /** The caller's tasks in dealing order; project admins may name another user. */
