@@ -670,6 +670,7 @@ export interface Database {
   qc_ground_truth: QcGroundTruthTable;
   qc_tasks: QcTasksTable;
   qc_decisions: QcDecisionsTable;
+  qc_queue: QcQueueTable;
 }
 
 /** A project's labelling quality control settings (issue 29, migration 0035); a project without a row has the defaults. */
@@ -685,6 +686,15 @@ export interface QcSettingsTable {
   /** 1: ground-truth images may enter training splits (versions); 0: they are left out. */
   ground_truth_in_training: number;
   updated_at: string;
+  /** The highest image id put in the overlap queue so far (migration 0040); later uploads join at the next deal. */
+  queued_through: ColumnType<number, number | undefined, number>;
+}
+
+/** An image that may still be dealt, with its stored shuffle key (the dealing order; migration 0040). */
+export interface QcQueueTable {
+  image_id: number;
+  project_id: number;
+  shuffle_key: number;
 }
 
 /** A ground-truth image: the reviewed labels frozen when it was marked (JSON text of [{class_id, annotation_type, geometry}]). */

@@ -67,4 +67,28 @@ describe('overlap dealing is atomic (issue 29)', () => {
     assert.equal(new Set(rows.map((r) => `${r.image_id}:${r.user_id}`)).size, rows.length);
     for (const u of annotators) assert.deepEqual((await u.post(`${base()}/tasks/next`)).body, { task: null });
   });
+
+  /** Every annotator takes and submits tasks, one at a time, until none is left. */
+  async function drain(): Promise<void> {
+    for (let more = true; more;) {
+      more = false;
+      for (const u of annotators) {
+        const next = await u.post(`${base()}/tasks/next`);
+        if (next.body.task === null) continue;
+        more = true;
+        assert.equal((await u.post(`${base()}/tasks/${next.body.task.image_id}/submit`)).status, 200);
+      }
+    }
+  }
+
+  it('images uploaded after dealing began join the queue, and a new overlap deals every image again', async () => {
+    for (let i = 0; i < 2; i++) images.push(await insertImageRow(t, projectId));
+    await drain();
+    assert.deepEqual([...(await tasksPerImage()).per.values()], images.map(() => OVERLAP));
+    assert.equal((await owner.put(`${base()}/settings`, { overlap: OVERLAP + 1 })).status, 200);
+    await drain();
+    assert.deepEqual([...(await tasksPerImage()).per.values()], images.map(() => OVERLAP + 1));
+    const queued = await t.versa.deps.db.selectFrom('qc_queue').select('image_id').where('project_id', '=', projectId).execute();
+    assert.deepEqual(queued, [], 'full images leave the queue');
+  });
 });

@@ -34,6 +34,7 @@ import { qualityControl } from './0035-quality-control.js';
 import { loginFailures } from './0037-login-failures.js';
 import { modelCheckpoints } from './0038-model-checkpoints.js';
 import { fineHashes } from './0039-fine-hashes.js';
+import { qcQueue } from './0040-qc-queue.js';
 
 /** Every migration, in order. Names are stable forever: they are recorded in the database. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -72,5 +73,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0037-login-failures': loginFailures(),
     '0038-model-checkpoints': modelCheckpoints(),
     '0039-fine-hashes': fineHashes(),
+    '0040-qc-queue': qcQueue(),
   };
 }

@@ -9,9 +9,12 @@ export type SettingsRow = Selectable<QcSettingsTable>;
 
 const CHUNK = 500;
 
+/** Images put in the overlap queue at a time (see topUpQueue): their dealing order is shuffled among them. */
+export const QUEUE_WINDOW = 2000;
+
 /**
- * The order images are dealt in: a fixed pseudo-random permutation of their ids (Knuth's multiplicative hash), the
- * same for ground-truth and overlap images, so the order of dealing says nothing about which is which.
+ * The order images are dealt in: a fixed pseudo-random permutation of their ids (Knuth's multiplicative hash), stored
+ * as each queued image's shuffle key, so the order of dealing says nothing about what an image is.
  */
 const SHUFFLE = sql<number>`((images.id * 2654435761) % 4294967291)`;
 
@@ -22,9 +25,9 @@ export class QualityControlRepository {
     return this.db.selectFrom('qc_settings').selectAll().where('project_id', '=', projectId).executeTakeFirst();
   }
 
-  async saveSettings(row: SettingsRow): Promise<void> {
+  async saveSettings(row: SettingsRow, db: Executor = this.db): Promise<void> {
     const { project_id: _, ...rest } = row;
-    await this.db.insertInto('qc_settings').values(row).onConflict((oc) => oc.column('project_id').doUpdateSet(rest)).execute();
+    await db.insertInto('qc_settings').values(row).onConflict((oc) => oc.column('project_id').doUpdateSet(rest)).execute();
   }
 
   async imagesInProject(projectId: number, imageIds: readonly number[]) {
@@ -119,24 +122,64 @@ export class QualityControlRepository {
   }
 
   /**
-   * The next image of the overlap pool for the user: an unreviewed image of the project that is not ground truth, has
-   * no consensus decision, fewer than `overlap` tasks, and none of the user's; in the shuffled order.
+   * Puts the project's next window of images (by id, after the highest queued so far) into the overlap queue: the
+   * unreviewed ones with fewer than `overlap` versions, each under its shuffle key. Dealing calls it when the queue has
+   * nothing left for the annotator, so a request pays for at most a window, never for the whole project, and images
+   * uploaded later join when the queue reaches them. False when no image is left to queue.
    */
-  async poolImageFor(projectId: number, userId: number, overlap: number, db: Executor = this.db): Promise<number | undefined> {
-    const row = await db
+  async topUpQueue(projectId: number, overlap: number, db: Executor): Promise<boolean> {
+    const mark = Number((await db.selectFrom('qc_settings').select('queued_through').where('project_id', '=', projectId).executeTakeFirst())?.queued_through ?? 0);
+    const after = db.selectFrom('images').select('images.id').where('images.project_id', '=', projectId).where('images.id', '>', mark);
+    const edge = (await after.orderBy('images.id').limit(1).offset(QUEUE_WINDOW - 1).executeTakeFirst())?.id
+      ?? (await db.selectFrom('images').select((eb) => eb.fn.max('images.id').as('top')).where('images.project_id', '=', projectId).executeTakeFirst())?.top;
+    const top = Number(edge ?? 0);
+    if (top <= mark) return false;
+    const fresh = db
       .selectFrom('images')
-      .select('images.id')
+      .select(['images.id', 'images.project_id', SHUFFLE.as('shuffle_key')])
       .where('images.project_id', '=', projectId)
+      .where('images.id', '>', mark)
+      .where('images.id', '<=', top)
       .where('images.review_state', '=', 'unreviewed')
-      .where((eb) => eb.not(eb.exists(eb.selectFrom('qc_ground_truth').select('qc_ground_truth.image_id').whereRef('qc_ground_truth.image_id', '=', 'images.id'))))
-      .where((eb) => eb.not(eb.exists(eb.selectFrom('qc_decisions').select('qc_decisions.id').whereRef('qc_decisions.image_id', '=', 'images.id'))))
-      .where((eb) => eb.not(eb.exists(eb.selectFrom('qc_tasks').select('qc_tasks.id').whereRef('qc_tasks.image_id', '=', 'images.id').where('qc_tasks.user_id', '=', userId))))
-      .where((eb) => eb(eb.selectFrom('qc_tasks').select((e) => e.fn.countAll<number>().as('n')).whereRef('qc_tasks.image_id', '=', 'images.id'), '<', overlap))
-      .orderBy(SHUFFLE)
-      .orderBy('images.id')
+      .where((eb) => eb(eb.selectFrom('qc_tasks').select((e) => e.fn.countAll<number>().as('n')).whereRef('qc_tasks.image_id', '=', 'images.id'), '<', overlap));
+    await db.insertInto('qc_queue').columns(['image_id', 'project_id', 'shuffle_key']).expression(fresh).onConflict((oc) => oc.column('image_id').doNothing()).execute();
+    await db.updateTable('qc_settings').set({ queued_through: top }).where('project_id', '=', projectId).execute();
+    return true;
+  }
+
+  /** Empties the project's overlap queue (the overlap changed): the next top-up queues every image again. */
+  async resetQueue(projectId: number, db: Executor): Promise<void> {
+    await db.deleteFrom('qc_queue').where('project_id', '=', projectId).execute();
+    await db.updateTable('qc_settings').set({ queued_through: 0 }).where('project_id', '=', projectId).execute();
+  }
+
+  /**
+   * The next image of the overlap queue for the user: the first, in shuffle-key order, that is still unreviewed, not
+   * ground truth, without a consensus decision and without a task of the user's. Walks the (project, shuffle key)
+   * index and stops at the first such image; the images it passes are those the user already has (open slots of the
+   * images dealt last), so the walk stays short at any size. Undefined when the queue has nothing left for the user.
+   */
+  async poolImageFor(projectId: number, userId: number, db: Executor = this.db): Promise<number | undefined> {
+    const row = await db
+      .selectFrom('qc_queue')
+      .innerJoin('images', 'images.id', 'qc_queue.image_id')
+      .select('qc_queue.image_id')
+      .where('qc_queue.project_id', '=', projectId)
+      .where('images.review_state', '=', 'unreviewed')
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('qc_ground_truth').select('qc_ground_truth.image_id').whereRef('qc_ground_truth.image_id', '=', 'qc_queue.image_id'))))
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('qc_decisions').select('qc_decisions.id').where('qc_decisions.project_id', '=', projectId).whereRef('qc_decisions.image_id', '=', 'qc_queue.image_id'))))
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('qc_tasks').select('qc_tasks.id').whereRef('qc_tasks.image_id', '=', 'qc_queue.image_id').where('qc_tasks.user_id', '=', userId))))
+      .orderBy('qc_queue.shuffle_key')
+      .orderBy('qc_queue.image_id')
       .limit(1)
       .executeTakeFirst();
-    return row?.id;
+    return row?.image_id;
+  }
+
+  /** Takes the image out of the queue once `overlap` annotators have it. */
+  async settleQueue(imageId: number, overlap: number, db: Executor): Promise<void> {
+    const row = await db.selectFrom('qc_tasks').select((eb) => eb.fn.countAll<number>().as('n')).where('image_id', '=', imageId).executeTakeFirstOrThrow();
+    if (Number(row.n) >= overlap) await db.deleteFrom('qc_queue').where('image_id', '=', imageId).execute();
   }
 
   /** Deals the image to the user; the existing task when they already have one. */
