@@ -35,6 +35,7 @@ import { loginFailures } from './0037-login-failures.js';
 import { modelCheckpoints } from './0038-model-checkpoints.js';
 import { fineHashes } from './0039-fine-hashes.js';
 import { qcQueue } from './0040-qc-queue.js';
+import { qcSamples } from './0041-qc-samples.js';
 
 /** Every migration, in order. Names are stable forever: they are recorded in the database. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -74,5 +75,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0038-model-checkpoints': modelCheckpoints(),
     '0039-fine-hashes': fineHashes(),
     '0040-qc-queue': qcQueue(),
+    '0041-qc-samples': qcSamples(dialect),
   };
 }

@@ -65,6 +65,12 @@ export class QualityControlService {
     return (await this.repo.settings(projectId)) ?? { project_id: projectId, ...DEFAULTS, updated_at: '' };
   }
 
+  /** The overlap and ground-truth share the project deals with (samples deal under the same settings). */
+  async dealingSettings(projectId: number): Promise<{ overlap: number; ground_truth_share: number }> {
+    const { overlap, ground_truth_share } = await this.settingsOf(projectId);
+    return { overlap, ground_truth_share };
+  }
+
   private static settingsOut(row: SettingsRow): SettingsOut {
     return {
       overlap: row.overlap,
