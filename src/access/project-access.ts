@@ -117,6 +117,18 @@ export class ProjectAccess {
     return this.repository.groundTruthAmong(project.id, imageIds);
   }
 
+  /** Whether the project hides ground-truth samples from the caller (as hidesGroundTruth for images). */
+  async hidesSampleGroundTruth(caller: Caller, project: ProjectOwnership, role: ProjectRole): Promise<boolean> {
+    if (roleAllows(role, 'project.update')) return false;
+    return this.repository.hasSampleGroundTruth(project.id);
+  }
+
+  /** Which of the samples are ground truth hidden from the caller. */
+  async hiddenSamplesAmong(caller: Caller, project: ProjectOwnership, role: ProjectRole, sampleIds: readonly number[]): Promise<Set<number>> {
+    if (roleAllows(role, 'project.update') || sampleIds.length === 0) return new Set();
+    return this.repository.sampleGroundTruthAmong(project.id, sampleIds);
+  }
+
   /** Whose projects a listing shows: null when the caller sees every project (instance admins), else their user id. */
   listingViewer(caller: Caller): number | null {
     return caller.isAdmin ? null : caller.userId;

@@ -63,6 +63,22 @@ describe('quality control of samples (issue 29)', () => {
     assert.equal((await a1.get(`${base()}/ground-truth`)).status, 403);
   });
 
+  it('shows a ground-truth sample below project admin as an untouched one: no class, spans, review or history', async () => {
+    const strip = (x: any) => ({ ...x, id: 0, data: null, created_at: null, updated_at: null });
+    const [truth, pool] = [await a1.get(`/api/samples/${g}`), await a1.get(`/api/samples/${p1}`)];
+    assert.deepEqual(strip(truth.body), strip(pool.body));
+    assert.deepEqual([truth.body.label, truth.body.spans, truth.body.review_state], [null, null, 'unreviewed']);
+    assert.deepEqual((await a1.get(`/api/samples/${g}/revisions`)).body, []);
+    const ids = async (u: User, q: string) => (await u.get(`/api/projects/${projectId}/samples?${q}`)).body.map((x: { id: number }) => x.id);
+    assert.deepEqual(await ids(a1, 'review_state=approved'), []);
+    assert.deepEqual(await ids(a1, 'label=city'), []);
+    assert.deepEqual(await ids(a1, 'review_state=unreviewed'), [g, p1, p2]);
+    const listed = (await a1.get(`/api/projects/${projectId}/samples`)).body;
+    assert.deepEqual(strip(listed[0]), strip(listed[1]));
+    // Project admins still see it as it is.
+    assert.deepEqual([(await owner.get(`/api/samples/${g}`)).body.review_state, await ids(owner, 'label=city')], ['approved', [g]]);
+  });
+
   it('deals ground truth among the pool alike, keeps each answer apart, and reports scores and agreement', async () => {
     assert.equal((await a1.post(`${base()}/tasks/next`)).status, 409, 'quality control is off');
     await owner.put(`/api/projects/${projectId}/quality-control/settings`, { overlap: 2, ground_truth_share: 0.5 });
