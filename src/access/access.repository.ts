@@ -32,6 +32,38 @@ export class AccessRepository {
     return (await this.grant.run({ userId, projectId })).rows[0];
   }
 
+  /** Whether the project keeps ground-truth images (issue 29). */
+  async hasGroundTruth(projectId: number): Promise<boolean> {
+    const row = await this.db.selectFrom('qc_ground_truth').select('image_id').where('project_id', '=', projectId).limit(1).executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Which of the images are ground truth of the project. */
+  async groundTruthAmong(projectId: number, imageIds: readonly number[]): Promise<Set<number>> {
+    const out = new Set<number>();
+    for (let i = 0; i < imageIds.length; i += 500) {
+      const rows = await this.db.selectFrom('qc_ground_truth').select('image_id').where('project_id', '=', projectId).where('image_id', 'in', imageIds.slice(i, i + 500)).execute();
+      for (const r of rows) out.add(r.image_id);
+    }
+    return out;
+  }
+
+  /** Whether the project keeps ground-truth samples (issue 29). */
+  async hasSampleGroundTruth(projectId: number): Promise<boolean> {
+    const row = await this.db.selectFrom('qc_sample_ground_truth').select('sample_id').where('project_id', '=', projectId).limit(1).executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Which of the samples are ground truth of the project. */
+  async sampleGroundTruthAmong(projectId: number, sampleIds: readonly number[]): Promise<Set<number>> {
+    const out = new Set<number>();
+    for (let i = 0; i < sampleIds.length; i += 500) {
+      const rows = await this.db.selectFrom('qc_sample_ground_truth').select('sample_id').where('project_id', '=', projectId).where('sample_id', 'in', sampleIds.slice(i, i + 500)).execute();
+      for (const r of rows) out.add(r.sample_id);
+    }
+    return out;
+  }
+
   findOrg(orgId: number) {
     return this.db.selectFrom('orgs').selectAll().where('id', '=', orgId).executeTakeFirst();
   }

@@ -86,7 +86,8 @@ export class ProjectAccess {
 
   /**
    * Loads a project whose every image the caller must be able to read (version outputs, exports): an annotator kept
-   * to their assignments sees the project but not the whole of it (403).
+   * to their assignments sees the project but not the whole of it (403), nor does anyone below project admin while
+   * the project keeps hidden ground truth (issue 29).
    */
   async wholeProject(caller: Caller, projectId: number, permission: Permission): Promise<ProjectRecord> {
     const project = await this.project(caller, projectId, permission);
@@ -94,7 +95,38 @@ export class ProjectAccess {
     if ((await this.assignedOnlyUser(caller, project, role)) !== null) {
       throw new ForbiddenError(`Annotators of project ${projectId} see only the images assigned to them, not the whole project`);
     }
+    // The whole project would hold the reviewed labels of hidden ground truth (and say which images they are).
+    if (await this.hidesGroundTruth(caller, project, role)) {
+      throw new ForbiddenError(`Project ${projectId} keeps ground truth for quality control: only project admins read the whole project`);
+    }
     return project;
+  }
+
+  /**
+   * Whether the project hides ground truth from the caller (issue 29): everyone below project admin (who marks it) sees
+   * each ground-truth image as an untouched image of the pool, so that nothing tells a ground-truth task from another.
+   */
+  async hidesGroundTruth(caller: Caller, project: ProjectOwnership, role: ProjectRole): Promise<boolean> {
+    if (roleAllows(role, 'project.update')) return false;
+    return this.repository.hasGroundTruth(project.id);
+  }
+
+  /** Which of the images are ground truth hidden from the caller (see hidesGroundTruth). */
+  async hiddenAmong(caller: Caller, project: ProjectOwnership, role: ProjectRole, imageIds: readonly number[]): Promise<Set<number>> {
+    if (roleAllows(role, 'project.update') || imageIds.length === 0) return new Set();
+    return this.repository.groundTruthAmong(project.id, imageIds);
+  }
+
+  /** Whether the project hides ground-truth samples from the caller (as hidesGroundTruth for images). */
+  async hidesSampleGroundTruth(caller: Caller, project: ProjectOwnership, role: ProjectRole): Promise<boolean> {
+    if (roleAllows(role, 'project.update')) return false;
+    return this.repository.hasSampleGroundTruth(project.id);
+  }
+
+  /** Which of the samples are ground truth hidden from the caller. */
+  async hiddenSamplesAmong(caller: Caller, project: ProjectOwnership, role: ProjectRole, sampleIds: readonly number[]): Promise<Set<number>> {
+    if (roleAllows(role, 'project.update') || sampleIds.length === 0) return new Set();
+    return this.repository.sampleGroundTruthAmong(project.id, sampleIds);
   }
 
   /** Whose projects a listing shows: null when the caller sees every project (instance admins), else their user id. */

@@ -677,6 +677,9 @@ export interface Database {
   qc_ground_truth: QcGroundTruthTable;
   qc_tasks: QcTasksTable;
   qc_decisions: QcDecisionsTable;
+  qc_queue: QcQueueTable;
+  qc_sample_ground_truth: QcSampleGroundTruthTable;
+  qc_sample_tasks: QcSampleTasksTable;
 }
 
 /** A project's labelling quality control settings (issue 29, migration 0035); a project without a row has the defaults. */
@@ -692,6 +695,39 @@ export interface QcSettingsTable {
   /** 1: ground-truth images may enter training splits (versions); 0: they are left out. */
   ground_truth_in_training: number;
   updated_at: string;
+  /** The highest image id put in the overlap queue so far (migration 0040); later uploads join at the next deal. */
+  queued_through: ColumnType<number, number | undefined, number>;
+}
+
+/** A ground-truth sample: its reviewed class and spans (JSON text) frozen when it was marked (migration 0041). */
+export interface QcSampleGroundTruthTable {
+  sample_id: number;
+  project_id: number;
+  label: string | null;
+  spans: string | null;
+  marked_by: number | null;
+  created_at: string;
+}
+
+/** One annotator's own answer on a sample dealt to them: a class and spans (JSON text), either may be null. */
+export interface QcSampleTasksTable {
+  id: Generated<number>;
+  project_id: number;
+  sample_id: number;
+  user_id: number;
+  label: string | null;
+  spans: string | null;
+  status: 'open' | 'submitted';
+  created_at: string;
+  updated_at: string;
+  submitted_at: string | null;
+}
+
+/** An image that may still be dealt, with its stored shuffle key (the dealing order; migration 0040). */
+export interface QcQueueTable {
+  image_id: number;
+  project_id: number;
+  shuffle_key: number;
 }
 
 /** A ground-truth image: the reviewed labels frozen when it was marked (JSON text of [{class_id, annotation_type, geometry}]). */

@@ -44,3 +44,17 @@ export async function lockLoginFailures(tx: Tx, key: string): Promise<void> {
   if (!(tx.getExecutor().adapter instanceof PostgresAdapter)) return;
   await sql`select pg_advisory_xact_lock(cast(${LOGIN_FAILURES_LOCK} as integer), hashtext(${key}))`.execute(tx);
 }
+
+/** The first half of the advisory lock keys of quality-control dealing (the second is the project's id). */
+const QC_DEALING_LOCK = 0x1_8e5a;
+
+/**
+ * Holds the project's quality-control dealing lock until the transaction ends (issue 29), so that two annotators asking
+ * for their next task at once never both count the same free overlap slot and both take it, and one annotator's two
+ * requests never open two tasks. PostgreSQL: an advisory lock; SQLite: nothing, for the reason given at
+ * lockProjectImages.
+ */
+export async function lockQualityDealing(tx: Tx, projectId: number): Promise<void> {
+  if (!(tx.getExecutor().adapter instanceof PostgresAdapter)) return;
+  await sql`select pg_advisory_xact_lock(cast(${QC_DEALING_LOCK} as integer), cast(${projectId} as integer))`.execute(tx);
+}

@@ -280,6 +280,14 @@ const MATRIX: Record<string, Row> = {
   'GET /api/projects/:id/quality-control/annotators': { rule: 'project.update', assigned: 'whole', path: (f) => `/api/projects/${f.projectId}/quality-control/annotators` },
   'GET /api/projects/:id/quality-control/annotators/export': { rule: 'project.update', assigned: 'whole', path: (f) => `/api/projects/${f.projectId}/quality-control/annotators/export` },
   'GET /api/projects/:id/quality-control/my-scores': { rule: 'project.read', assigned: 'scoped', path: (f) => `/api/projects/${f.projectId}/quality-control/my-scores` },
+  // Samples (issue 29): per-role cases of the task routes are in test/http/quality-control-samples.test.ts.
+  'GET /api/projects/:id/quality-control/samples/ground-truth': { rule: 'project.update', assigned: 'whole', path: (f) => `/api/projects/${f.projectId}/quality-control/samples/ground-truth` },
+  'POST /api/projects/:id/quality-control/samples/ground-truth': { rule: 'auth-only', assigned: 'whole' },
+  'POST /api/projects/:id/quality-control/samples/tasks/next': { rule: 'annotations.write', assigned: 'scoped', path: (f) => `/api/projects/${f.projectId}/quality-control/samples/tasks/next` },
+  'GET /api/projects/:id/quality-control/samples/tasks/:sample_id': { rule: 'auth-only', assigned: 'scoped' },
+  'PUT /api/projects/:id/quality-control/samples/tasks/:sample_id': { rule: 'auth-only', assigned: 'scoped' },
+  'POST /api/projects/:id/quality-control/samples/tasks/:sample_id/submit': { rule: 'auth-only', assigned: 'scoped' },
+  'GET /api/projects/:id/quality-control/samples/report': { rule: 'project.update', assigned: 'whole', path: (f) => `/api/projects/${f.projectId}/quality-control/samples/report` },
 };
 
 const MEMBER_ROLES = ['admin', 'reviewer', 'annotator', 'viewer'] as const;

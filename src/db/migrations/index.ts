@@ -34,6 +34,8 @@ import { qualityControl } from './0035-quality-control.js';
 import { loginFailures } from './0037-login-failures.js';
 import { modelCheckpoints } from './0038-model-checkpoints.js';
 import { fineHashes } from './0039-fine-hashes.js';
+import { qcQueue } from './0040-qc-queue.js';
+import { qcSamples } from './0041-qc-samples.js';
 import { multiLabel } from './0042-multi-label.js';
 import { invitationLinks } from './0043-invitation-links.js';
 import { classModalities } from './0044-class-modalities.js';
@@ -76,6 +78,8 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0037-login-failures': loginFailures(),
     '0038-model-checkpoints': modelCheckpoints(),
     '0039-fine-hashes': fineHashes(),
+    '0040-qc-queue': qcQueue(),
+    '0041-qc-samples': qcSamples(dialect),
     '0042-multi-label': multiLabel(),
     '0043-invitation-links': invitationLinks(),
     '0044-class-modalities': classModalities(),

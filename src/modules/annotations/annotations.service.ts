@@ -41,6 +41,8 @@ export class AnnotationsService {
     const project = image && { id: image.project_id, owner_id: image.owner_id };
     const role = await this.access.check(caller, project, 'project.read', `Image ${imageId} not found`);
     await this.scope.assertImage(caller, project!, role, imageId, `Image ${imageId} not found`);
+    // Hidden ground truth (issue 29) shows no labels, like an untouched image.
+    if (await this.scope.hides(caller, project!, role, imageId)) return { items: [], total: 0 };
     const rows = await this.annotations.listForImage(imageId, page);
     return { items: rows.map(toAnnotationOut), total: image!.annotation_count };
   }
@@ -50,6 +52,7 @@ export class AnnotationsService {
     const project = row && { id: row.project_id, owner_id: row.owner_id };
     const role = await this.access.check(caller, project, 'project.read', `Annotation ${id} not found`);
     await this.scope.assertImage(caller, project!, role, row!.image_id, `Annotation ${id} not found`);
+    await this.scope.assertLabelsVisible(caller, project!, role, row!.image_id, `Annotation ${id} not found`);
     return toAnnotationOut(row!);
   }
 
@@ -115,7 +118,7 @@ export class AnnotationsService {
    */
   async replace(caller: Caller, id: number, input: AnnotationCreate): Promise<AnnotationOut> {
     const target = await this.annotations.findAnnotationTarget(id, input.class_id);
-    const image = await this.writable(caller, target, target?.image_id, `Annotation ${id} not found`, input);
+    const image = await this.writable(caller, target, target?.image_id, `Annotation ${id} not found`, input, true);
     const changes = {
       class_id: input.class_id,
       annotation_type: input.annotation_type,
@@ -164,6 +167,7 @@ export class AnnotationsService {
     const project = row && { id: row.project_id, owner_id: row.owner_id };
     const role = await this.access.check(caller, project, 'annotations.write', `Annotation ${id} not found`);
     await this.scope.assertImage(caller, project!, role, row!.image_id, `Annotation ${id} not found`);
+    await this.scope.assertLabelsVisible(caller, project!, role, row!.image_id, `Annotation ${id} not found`);
     await this.writes.run(async (tx) => {
       await this.locks.assertWritable(caller, row!.image_id, tx);
       const deleted = await this.annotations.delete(id, tx);
@@ -230,6 +234,7 @@ export class AnnotationsService {
     const project = row && { id: row.project_id, owner_id: row.owner_id };
     const role = await this.access.check(caller, project, 'annotations.write', `Annotation ${id} not found`);
     await this.scope.assertImage(caller, project!, role, row!.image_id, `Annotation ${id} not found`);
+    await this.scope.assertLabelsVisible(caller, project!, role, row!.image_id, `Annotation ${id} not found`);
     if (row!.status !== 'suggested') throw new ConflictError(`Annotation ${id} is not a suggestion (it is already accepted)`);
     return row!;
   }
@@ -269,10 +274,12 @@ export class AnnotationsService {
   }
 
   /** 404 when the image (or annotation) is hidden or missing, 403 without the right, 422 for a foreign class. */
-  private async writable(caller: Caller, target: ImageTarget | undefined, imageId: number | undefined, notFound: string, input: AnnotationCreate): Promise<ImageTarget> {
+  private async writable(caller: Caller, target: ImageTarget | undefined, imageId: number | undefined, notFound: string, input: AnnotationCreate, existing = false): Promise<ImageTarget> {
     const project = target && { id: target.project_id, owner_id: target.owner_id };
     const role = await this.access.check(caller, project, 'annotations.write', notFound);
     await this.scope.assertImage(caller, project!, role, imageId!, notFound);
+    // An existing annotation of hidden ground truth is a reviewed label: not there for the caller (issue 29).
+    if (existing) await this.scope.assertLabelsVisible(caller, project!, role, imageId!, notFound);
     if (target!.class_id === null) {
       throw ValidationError.at(['body', 'class_id'], `Class ${input.class_id} is not a class of project ${target!.project_id}`);
     }

@@ -1,9 +1,9 @@
-import { sql, type Insertable } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable } from 'kysely';
 import type { Db, Executor, Tx } from '../../db/database.js';
 import { isUniqueViolation, retryOnConflict } from '../../db/errors.js';
 import { lockProjectImages } from '../../db/write-locks.js';
 import { isPostgres } from '../../db/sql-json.js';
-import type { ImagesTable, ReviewState } from '../../db/schema.js';
+import type { Database, ImagesTable, ReviewState } from '../../db/schema.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import { IMAGE_OUT_COLUMNS, type ImageOutRow, type ImageRow, type Split } from './images.schemas.js';
 import { chunks } from '../../lib/batches.js';
@@ -33,6 +33,8 @@ export interface ImagePageQuery {
   video_id?: number;
   /** Only images with an annotation whose attribute `name` holds one of these values (JSON texts). */
   attribute?: { name: string; json: string[] };
+  /** Ground-truth images count as unreviewed and unlabelled (a caller they are hidden from, issue 29). */
+  hideGroundTruth?: boolean;
   limit: number;
   offset?: number;
   after?: number;
@@ -134,10 +136,25 @@ export class ImagesRepository {
     let query = this.db.selectFrom('images').where('images.project_id', '=', projectId);
     if (filters.split) query = query.where('images.split', '=', filters.split);
     if (filters.ids) query = query.where('images.id', 'in', filters.ids.length ? filters.ids : [0]);
-    if (filters.review_state) query = query.where('images.review_state', '=', filters.review_state);
+    const hide = filters.hideGroundTruth === true;
+    const groundTruth = (eb: ExpressionBuilder<Database, 'images'>) => eb('images.id', 'in', eb.selectFrom('qc_ground_truth').select('qc_ground_truth.image_id').where('qc_ground_truth.project_id', '=', projectId));
+    const notGroundTruth = (eb: ExpressionBuilder<Database, 'images'>) => eb.not(groundTruth(eb));
+    if (filters.review_state) {
+      const state = filters.review_state;
+      query = !hide ? query.where('images.review_state', '=', state)
+        : state === 'unreviewed' ? query.where((eb) => eb.or([eb('images.review_state', '=', state), groundTruth(eb)]))
+        : query.where('images.review_state', '=', state).where(notGroundTruth);
+    }
     if (filters.video_id !== undefined) query = query.where('images.video_id', '=', filters.video_id);
     // The image's own annotation counter answers "annotated" without touching the annotations table.
-    if (filters.annotated !== undefined) query = query.where('images.annotation_count', filters.annotated ? '>' : '=', 0);
+    if (filters.annotated !== undefined) {
+      const annotated = filters.annotated;
+      query = !hide ? query.where('images.annotation_count', annotated ? '>' : '=', 0)
+        : annotated ? query.where('images.annotation_count', '>', 0).where(notGroundTruth)
+        : query.where((eb) => eb.or([eb('images.annotation_count', '=', 0), groundTruth(eb)]));
+    }
+    // Hidden ground truth has no labels to match.
+    if (hide && (filters.class_id !== undefined || filters.attribute !== undefined)) query = query.where(notGroundTruth);
     if (filters.class_id !== undefined) {
       const classId = filters.class_id;
       // One probe of the (class_id, image_id) index per image.

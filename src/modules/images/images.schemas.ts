@@ -132,6 +132,11 @@ export const imageFileUrl = (projectId: number, filename: string) =>
   `/api/projects/${projectId}/images/file/${encodeURIComponent(filename)}`;
 export const imageThumbnailUrl = (imageId: number) => `/api/images/${imageId}/thumbnail`;
 
+/** An image as shown to a caller it hides ground truth from (issue 29): unreviewed and unlabelled, like the pool's. */
+export function untouchedImageOut(row: ImageOutRow): ImageOut {
+  return { ...toImageOut(row), annotation_count: 0, review_state: 'unreviewed' };
+}
+
 export function toImageOut(row: ImageOutRow): ImageOut {
   return {
     id: row.id,

@@ -12,6 +12,7 @@ import type { BlobStore } from '../../storage/blob-store.js';
 import { ImageConflictError, type DeletedImage, type ImagesRepository } from './images.repository.js';
 import {
   toImageOut,
+  untouchedImageOut,
   type ImageListQuery,
   type ImageOut,
   type ImageOutRow,
@@ -111,12 +112,15 @@ export class ImagesService {
     const attribute = query.attribute === undefined ? undefined : attributeFilter(query.attribute);
     const filters = { split: query.split, review_state: query.review_state, class_id: query.class_id, annotated: query.annotated, assigned_to: assignedTo, ids, attribute, video_id: query.video_id };
     const filtered = Object.values(filters).some((value) => value !== undefined);
+    // Hidden ground truth (issue 29) is listed and filtered as the untouched image it looks like.
+    const hideGroundTruth = await this.teams.scope.hidesGroundTruth(caller, project, role);
     const [rows, total] = await Promise.all([
-      this.images.listPage(projectId, { ...query, ...filters }, filtered ? undefined : project.image_count),
+      this.images.listPage(projectId, { ...query, ...filters, hideGroundTruth }, filtered ? undefined : project.image_count),
       // The unfiltered total is the project's counter, so listing never counts a large table.
-      filtered ? this.images.countFiltered(projectId, filters) : Promise.resolve(project.image_count),
+      filtered ? this.images.countFiltered(projectId, { ...filters, hideGroundTruth }) : Promise.resolve(project.image_count),
     ]);
-    return { items: rows.map(toImageOut), total };
+    const hidden = hideGroundTruth ? await this.teams.scope.hiddenAmong(caller, project, role, rows.map((r) => r.id)) : new Set<number>();
+    return { items: rows.map((r) => (hidden.has(r.id) ? untouchedImageOut(r) : toImageOut(r))), total };
   }
 
   /**
@@ -328,7 +332,10 @@ export class ImagesService {
   }
 
   async get(caller: Caller, imageId: number): Promise<ImageOut> {
-    return toImageOut(await this.visibleImage(caller, imageId, 'project.read'));
+    const image = await this.visibleImage(caller, imageId, 'project.read');
+    const project = { id: image.project_id, owner_id: image.owner_id };
+    const role = (await this.access.roleOf(caller, project))!;
+    return (await this.teams.scope.hides(caller, project, role, imageId)) ? untouchedImageOut(image) : toImageOut(image);
   }
 
   /** Sets the split; another user's lock on the image refuses it (409 naming the holder). */

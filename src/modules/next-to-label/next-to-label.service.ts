@@ -5,7 +5,7 @@ import { UnreadableImageError } from '../../inference/errors.js';
 import { ConflictError, ValidationError } from '../../http/errors.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import type { AssignmentScope } from '../assignments/assignment-scope.service.js';
-import { toImageOut } from '../images/images.schemas.js';
+import { toImageOut, untouchedImageOut } from '../images/images.schemas.js';
 import type { ModelRuntime } from '../models/model-runtime.adapter.js';
 import type { ModelsRepository } from '../models/models.repository.js';
 import { IMAGE_MODEL_TASKS, type ModelRow } from '../models/models.schemas.js';
@@ -40,7 +40,8 @@ export class NextToLabelService {
     // Model rankings sample their pool with seed 0 when none is given, so their pages agree without one.
     const seed = query.seed ?? (strategy === 'random' ? randomInt(2_147_483_647) : 0);
     const model = strategy === 'random' ? null : await this.model(caller, projectId, query.model_id);
-    const unlabelled = await this.repository.images(projectId, false, assignedTo);
+    const hideGroundTruth = await this.scope.hidesGroundTruth(caller, project, role);
+    const unlabelled = await this.repository.images(projectId, false, assignedTo, hideGroundTruth);
     const end = query.offset + query.limit;
 
     let ranked: { image: PoolImage; score: number }[];
@@ -55,7 +56,7 @@ export class NextToLabelService {
       predicted = run.predicted;
       const scored = pool.flatMap((image) => (run.predictions.has(image.id) ? [{ image, prediction: run.predictions.get(image.id)! }] : []));
       if (strategy === 'diversity') {
-        const labelled = sample(await this.repository.images(projectId, true, assignedTo), query.pool, seed);
+        const labelled = sample(await this.repository.images(projectId, true, assignedTo, hideGroundTruth), query.pool, seed);
         const centres = await this.predict(model, labelled);
         predicted += centres.predicted;
         const picks = kCentreGreedy(scored.map((s) => s.prediction.embedding), [...centres.predictions.values()].map((p) => p.embedding), end);
@@ -69,6 +70,7 @@ export class NextToLabelService {
 
     const page = ranked.slice(query.offset, end);
     const rows = await this.repository.imageRows(page.map((r) => r.image.id));
+    const hidden = await this.scope.hiddenAmong(caller, project, role, [...rows.keys()]);
     return {
       strategy,
       aggregate: query.aggregate,
@@ -79,7 +81,7 @@ export class NextToLabelService {
       predicted,
       items: page.flatMap((r, i) => {
         const row = rows.get(r.image.id);
-        return row ? [{ rank: query.offset + i + 1, score: r.score, image: toImageOut(row) }] : [];
+        return row ? [{ rank: query.offset + i + 1, score: r.score, image: hidden.has(row.id) ? untouchedImageOut(row) : toImageOut(row) }] : [];
       }),
     };
   }

@@ -20,7 +20,7 @@
  *    type (by weight) take part.
  */
 import { assign, FORBIDDEN } from '../../lib/assignment.js';
-import { DEFAULT_MIN_IOU, iouOf, scoreShapes, type Shape } from './shape-scores.logic.js';
+import { DEFAULT_MIN_IOU, iouOf, scoreShapes, tallyF1, tallyShapes, type Shape } from './shape-scores.logic.js';
 
 export interface AnnotatorShapes {
   /** Who drew them (any key: a user id). */
@@ -62,17 +62,19 @@ export function imageAgreement<V extends Pick<AnnotatorShapes, 'shapes'>>(
   const perClass = new Map<number, { sum: number; n: number }>();
   for (let i = 0; i < versions.length; i++) {
     for (let j = i + 1; j < versions.length; j++) {
-      const s = scoreShapes(versions[i].shapes, versions[j].shapes, minIou);
-      onPair?.(i, j, s.f1);
-      f1 += s.f1;
+      const t = tallyShapes(versions[i].shapes, versions[j].shapes, minIou);
+      const pairF1 = tallyF1(t);
+      onPair?.(i, j, pairF1);
+      f1 += pairF1;
       pairs++;
-      iouSum += s.iou_sum;
-      matched += s.matched;
-      for (const c of s.per_class) {
-        const e = perClass.get(c.class_id) ?? { sum: 0, n: 0 };
-        e.sum += c.f1;
-        e.n++;
-        perClass.set(c.class_id, e);
+      iouSum += t.iouSum;
+      matched += t.matched;
+      for (let k = 0; k < t.classes.length; k++) {
+        const e = perClass.get(t.classes[k]);
+        if (e) {
+          e.sum += tallyF1(t, k);
+          e.n++;
+        } else perClass.set(t.classes[k], { sum: tallyF1(t, k), n: 1 });
       }
     }
   }

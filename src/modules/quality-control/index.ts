@@ -4,10 +4,14 @@ import type { AnnotationsService } from '../annotations/annotations.service.js';
 import { QualityControlRepository } from './quality-control.repository.js';
 import { qualityControlRoutes } from './quality-control.routes.js';
 import { QualityControlService } from './quality-control.service.js';
+import { SampleQualityRepository } from './sample-quality.repository.js';
+import { sampleQualityRoutes } from './sample-quality.routes.js';
+import { SampleQualityService } from './sample-quality.service.js';
 
 /** Labelling quality control (issue 29); returns the service (versions ask it which images ground truth keeps out). */
 export function registerQualityControlModule(app: FastifyInstance, deps: ModuleDeps<{ readonly annotations: AnnotationsService }>): QualityControlService {
   const service = new QualityControlService(new QualityControlRepository(deps.db), deps.access, deps.services.annotations);
   qualityControlRoutes(app, service);
+  sampleQualityRoutes(app, new SampleQualityService(new SampleQualityRepository(deps.db), deps.access, (projectId) => service.dealingSettings(projectId)));
   return service;
 }

@@ -1,5 +1,6 @@
 import { sql, type Selectable } from 'kysely';
-import type { Db } from '../../db/database.js';
+import type { Db, Executor, Tx } from '../../db/database.js';
+import { lockQualityDealing } from '../../db/write-locks.js';
 import type { QcDecisionsTable, QcSettingsTable, QcTasksTable } from '../../db/schema.js';
 
 export type TaskRow = Selectable<QcTasksTable> & { width: number; height: number };
@@ -8,9 +9,12 @@ export type SettingsRow = Selectable<QcSettingsTable>;
 
 const CHUNK = 500;
 
+/** Images put in the overlap queue at a time (see topUpQueue): their dealing order is shuffled among them. */
+export const QUEUE_WINDOW = 2000;
+
 /**
- * The order images are dealt in: a fixed pseudo-random permutation of their ids (Knuth's multiplicative hash), the
- * same for ground-truth and overlap images, so the order of dealing says nothing about which is which.
+ * The order images are dealt in: a fixed pseudo-random permutation of their ids (Knuth's multiplicative hash), stored
+ * as each queued image's shuffle key, so the order of dealing says nothing about what an image is.
  */
 const SHUFFLE = sql<number>`((images.id * 2654435761) % 4294967291)`;
 
@@ -21,9 +25,9 @@ export class QualityControlRepository {
     return this.db.selectFrom('qc_settings').selectAll().where('project_id', '=', projectId).executeTakeFirst();
   }
 
-  async saveSettings(row: SettingsRow): Promise<void> {
+  async saveSettings(row: SettingsRow, db: Executor = this.db): Promise<void> {
     const { project_id: _, ...rest } = row;
-    await this.db.insertInto('qc_settings').values(row).onConflict((oc) => oc.column('project_id').doUpdateSet(rest)).execute();
+    await db.insertInto('qc_settings').values(row).onConflict((oc) => oc.column('project_id').doUpdateSet(rest)).execute();
   }
 
   async imagesInProject(projectId: number, imageIds: readonly number[]) {
@@ -73,17 +77,28 @@ export class QualityControlRepository {
     return (await this.db.selectFrom('qc_ground_truth').select('image_id').where('image_id', '=', imageId).executeTakeFirst()) !== undefined;
   }
 
-  private tasks() {
-    return this.db.selectFrom('qc_tasks').innerJoin('images', 'images.id', 'qc_tasks.image_id').selectAll('qc_tasks').select(['images.width', 'images.height']);
+  /**
+   * Runs `work` in one transaction holding the project's dealing lock (src/db/write-locks.ts): what it counts of the
+   * project's tasks stays true until it commits, so concurrent deals never overfill an image's overlap (issue 29).
+   */
+  dealing<T>(projectId: number, work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(async (tx) => {
+      await lockQualityDealing(tx, projectId);
+      return work(tx);
+    });
   }
 
-  findTask(projectId: number, imageId: number, userId: number): Promise<TaskRow | undefined> {
-    return this.tasks().where('qc_tasks.project_id', '=', projectId).where('qc_tasks.image_id', '=', imageId).where('qc_tasks.user_id', '=', userId).executeTakeFirst();
+  private tasks(db: Executor = this.db) {
+    return db.selectFrom('qc_tasks').innerJoin('images', 'images.id', 'qc_tasks.image_id').selectAll('qc_tasks').select(['images.width', 'images.height']);
+  }
+
+  findTask(projectId: number, imageId: number, userId: number, db: Executor = this.db): Promise<TaskRow | undefined> {
+    return this.tasks(db).where('qc_tasks.project_id', '=', projectId).where('qc_tasks.image_id', '=', imageId).where('qc_tasks.user_id', '=', userId).executeTakeFirst();
   }
 
   /** The caller's oldest open task in the project. */
-  openTask(projectId: number, userId: number): Promise<TaskRow | undefined> {
-    return this.tasks().where('qc_tasks.project_id', '=', projectId).where('qc_tasks.user_id', '=', userId).where('qc_tasks.status', '=', 'open').orderBy('qc_tasks.id').limit(1).executeTakeFirst();
+  openTask(projectId: number, userId: number, db: Executor = this.db): Promise<TaskRow | undefined> {
+    return this.tasks(db).where('qc_tasks.project_id', '=', projectId).where('qc_tasks.user_id', '=', userId).where('qc_tasks.status', '=', 'open').orderBy('qc_tasks.id').limit(1).executeTakeFirst();
   }
 
   listTasks(projectId: number, userId: number | undefined, after: number | undefined, limit: number): Promise<TaskRow[]> {
@@ -94,8 +109,8 @@ export class QualityControlRepository {
   }
 
   /** A ground-truth image of the project the user has no task on, picked at random; undefined when none. */
-  async groundTruthFor(projectId: number, userId: number): Promise<number | undefined> {
-    const row = await this.db
+  async groundTruthFor(projectId: number, userId: number, db: Executor = this.db): Promise<number | undefined> {
+    const row = await db
       .selectFrom('qc_ground_truth')
       .select('qc_ground_truth.image_id')
       .where('qc_ground_truth.project_id', '=', projectId)
@@ -107,34 +122,74 @@ export class QualityControlRepository {
   }
 
   /**
-   * The next image of the overlap pool for the user: an unreviewed image of the project that is not ground truth, has
-   * no consensus decision, fewer than `overlap` tasks, and none of the user's; in the shuffled order.
+   * Puts the project's next window of images (by id, after the highest queued so far) into the overlap queue: the
+   * unreviewed ones with fewer than `overlap` versions, each under its shuffle key. Dealing calls it when the queue has
+   * nothing left for the annotator, so a request pays for at most a window, never for the whole project, and images
+   * uploaded later join when the queue reaches them. False when no image is left to queue.
    */
-  async poolImageFor(projectId: number, userId: number, overlap: number): Promise<number | undefined> {
-    const row = await this.db
+  async topUpQueue(projectId: number, overlap: number, db: Executor): Promise<boolean> {
+    const mark = Number((await db.selectFrom('qc_settings').select('queued_through').where('project_id', '=', projectId).executeTakeFirst())?.queued_through ?? 0);
+    const after = db.selectFrom('images').select('images.id').where('images.project_id', '=', projectId).where('images.id', '>', mark);
+    const edge = (await after.orderBy('images.id').limit(1).offset(QUEUE_WINDOW - 1).executeTakeFirst())?.id
+      ?? (await db.selectFrom('images').select((eb) => eb.fn.max('images.id').as('top')).where('images.project_id', '=', projectId).executeTakeFirst())?.top;
+    const top = Number(edge ?? 0);
+    if (top <= mark) return false;
+    const fresh = db
       .selectFrom('images')
-      .select('images.id')
+      .select(['images.id', 'images.project_id', SHUFFLE.as('shuffle_key')])
       .where('images.project_id', '=', projectId)
+      .where('images.id', '>', mark)
+      .where('images.id', '<=', top)
       .where('images.review_state', '=', 'unreviewed')
-      .where((eb) => eb.not(eb.exists(eb.selectFrom('qc_ground_truth').select('qc_ground_truth.image_id').whereRef('qc_ground_truth.image_id', '=', 'images.id'))))
-      .where((eb) => eb.not(eb.exists(eb.selectFrom('qc_decisions').select('qc_decisions.id').whereRef('qc_decisions.image_id', '=', 'images.id'))))
-      .where((eb) => eb.not(eb.exists(eb.selectFrom('qc_tasks').select('qc_tasks.id').whereRef('qc_tasks.image_id', '=', 'images.id').where('qc_tasks.user_id', '=', userId))))
-      .where((eb) => eb(eb.selectFrom('qc_tasks').select((e) => e.fn.countAll<number>().as('n')).whereRef('qc_tasks.image_id', '=', 'images.id'), '<', overlap))
-      .orderBy(SHUFFLE)
-      .orderBy('images.id')
+      .where((eb) => eb(eb.selectFrom('qc_tasks').select((e) => e.fn.countAll<number>().as('n')).whereRef('qc_tasks.image_id', '=', 'images.id'), '<', overlap));
+    await db.insertInto('qc_queue').columns(['image_id', 'project_id', 'shuffle_key']).expression(fresh).onConflict((oc) => oc.column('image_id').doNothing()).execute();
+    await db.updateTable('qc_settings').set({ queued_through: top }).where('project_id', '=', projectId).execute();
+    return true;
+  }
+
+  /** Empties the project's overlap queue (the overlap changed): the next top-up queues every image again. */
+  async resetQueue(projectId: number, db: Executor): Promise<void> {
+    await db.deleteFrom('qc_queue').where('project_id', '=', projectId).execute();
+    await db.updateTable('qc_settings').set({ queued_through: 0 }).where('project_id', '=', projectId).execute();
+  }
+
+  /**
+   * The next image of the overlap queue for the user: the first, in shuffle-key order, that is still unreviewed, not
+   * ground truth, without a consensus decision and without a task of the user's. Walks the (project, shuffle key)
+   * index and stops at the first such image; the images it passes are those the user already has (open slots of the
+   * images dealt last), so the walk stays short at any size. Undefined when the queue has nothing left for the user.
+   */
+  async poolImageFor(projectId: number, userId: number, db: Executor = this.db): Promise<number | undefined> {
+    const row = await db
+      .selectFrom('qc_queue')
+      .innerJoin('images', 'images.id', 'qc_queue.image_id')
+      .select('qc_queue.image_id')
+      .where('qc_queue.project_id', '=', projectId)
+      .where('images.review_state', '=', 'unreviewed')
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('qc_ground_truth').select('qc_ground_truth.image_id').whereRef('qc_ground_truth.image_id', '=', 'qc_queue.image_id'))))
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('qc_decisions').select('qc_decisions.id').where('qc_decisions.project_id', '=', projectId).whereRef('qc_decisions.image_id', '=', 'qc_queue.image_id'))))
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('qc_tasks').select('qc_tasks.id').whereRef('qc_tasks.image_id', '=', 'qc_queue.image_id').where('qc_tasks.user_id', '=', userId))))
+      .orderBy('qc_queue.shuffle_key')
+      .orderBy('qc_queue.image_id')
       .limit(1)
       .executeTakeFirst();
-    return row?.id;
+    return row?.image_id;
+  }
+
+  /** Takes the image out of the queue once `overlap` annotators have it. */
+  async settleQueue(imageId: number, overlap: number, db: Executor): Promise<void> {
+    const row = await db.selectFrom('qc_tasks').select((eb) => eb.fn.countAll<number>().as('n')).where('image_id', '=', imageId).executeTakeFirstOrThrow();
+    if (Number(row.n) >= overlap) await db.deleteFrom('qc_queue').where('image_id', '=', imageId).execute();
   }
 
   /** Deals the image to the user; the existing task when they already have one. */
-  async createTask(projectId: number, imageId: number, userId: number, now: string): Promise<TaskRow> {
-    await this.db
+  async createTask(projectId: number, imageId: number, userId: number, now: string, db: Executor = this.db): Promise<TaskRow> {
+    await db
       .insertInto('qc_tasks')
       .values({ project_id: projectId, image_id: imageId, user_id: userId, shapes: '[]', status: 'open', created_at: now, updated_at: now })
       .onConflict((oc) => oc.columns(['image_id', 'user_id']).doNothing())
       .execute();
-    return (await this.findTask(projectId, imageId, userId))!;
+    return (await this.findTask(projectId, imageId, userId, db))!;
   }
 
   async saveTask(id: number, values: { shapes?: string; status?: 'submitted'; active_ms: number; saves: number; updated_at: string; submitted_at?: string }): Promise<void> {

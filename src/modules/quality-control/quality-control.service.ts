@@ -26,7 +26,7 @@ import { analyticsCsv, annotatorFigures, consensusWeights, imageAgreements, type
 /** A save counts the time since the task's previous save (or since it was dealt) as active editing, up to this. */
 export const ACTIVE_GAP_CAP_MS = 120_000;
 
-const DEFAULTS = { overlap: 1, ground_truth_share: 0, agreement_threshold: 0.7, annotators_see_scores: 0, ground_truth_in_training: 0 };
+const DEFAULTS = { overlap: 1, ground_truth_share: 0, agreement_threshold: 0.7, annotators_see_scores: 0, ground_truth_in_training: 0, queued_through: 0 };
 
 const parseShapes = (text: string): QcShape[] => JSON.parse(text) as QcShape[];
 const shapesText = (shapes: readonly Shape[]) => JSON.stringify(shapes.map((s) => ({ class_id: s.class_id, annotation_type: s.annotation_type, geometry: s.geometry })));
@@ -65,6 +65,12 @@ export class QualityControlService {
     return (await this.repo.settings(projectId)) ?? { project_id: projectId, ...DEFAULTS, updated_at: '' };
   }
 
+  /** The overlap and ground-truth share the project deals with (samples deal under the same settings). */
+  async dealingSettings(projectId: number): Promise<{ overlap: number; ground_truth_share: number }> {
+    const { overlap, ground_truth_share } = await this.settingsOf(projectId);
+    return { overlap, ground_truth_share };
+  }
+
   private static settingsOut(row: SettingsRow): SettingsOut {
     return {
       overlap: row.overlap,
@@ -91,8 +97,13 @@ export class QualityControlService {
       annotators_see_scores: input.annotators_see_scores === undefined ? current.annotators_see_scores : Number(input.annotators_see_scores),
       ground_truth_in_training: input.ground_truth_in_training === undefined ? current.ground_truth_in_training : Number(input.ground_truth_in_training),
       updated_at: new Date().toISOString(),
+      queued_through: current.queued_through,
     };
-    await this.repo.saveSettings(next);
+    // A new overlap changes which images have free slots: the queue is built again (under the dealing lock).
+    await this.repo.dealing(projectId, async (tx) => {
+      await this.repo.saveSettings(next, tx);
+      if (next.overlap !== current.overlap) await this.repo.resetQueue(projectId, tx);
+    });
     return QualityControlService.settingsOut(next);
   }
 
@@ -134,17 +145,23 @@ export class QualityControlService {
    */
   async next(caller: Caller, projectId: number): Promise<NextOut> {
     await this.access.project(caller, projectId, 'annotations.write');
-    const open = await this.repo.openTask(projectId, caller.userId);
-    if (open) return { task: toTaskOut(open) };
     const settings = await this.settingsOf(projectId);
-    if (settings.overlap <= 1 && settings.ground_truth_share <= 0) {
-      throw new ConflictError(`Quality control is off in project ${projectId}: set an overlap or a ground-truth share first`);
-    }
-    const pool = await this.repo.poolImageFor(projectId, caller.userId, settings.overlap);
-    if (pool === undefined) return { task: null };
-    let imageId = pool;
-    if (settings.ground_truth_share > 0 && this.draw(settings.ground_truth_share)) imageId = (await this.repo.groundTruthFor(projectId, caller.userId)) ?? pool;
-    return { task: toTaskOut(await this.repo.createTask(projectId, imageId, caller.userId, new Date().toISOString())) };
+    // One deal at a time per project: the open task, the free slot and the insert are read and written together.
+    const task = await this.repo.dealing(projectId, async (tx) => {
+      const open = await this.repo.openTask(projectId, caller.userId, tx);
+      if (open) return open;
+      if (settings.overlap <= 1 && settings.ground_truth_share <= 0) {
+        throw new ConflictError(`Quality control is off in project ${projectId}: set an overlap or a ground-truth share first`);
+      }
+      let pool = await this.repo.poolImageFor(projectId, caller.userId, tx);
+      while (pool === undefined && (await this.repo.topUpQueue(projectId, settings.overlap, tx))) pool = await this.repo.poolImageFor(projectId, caller.userId, tx);
+      if (pool === undefined) return null;
+      const groundTruth = settings.ground_truth_share > 0 && this.draw(settings.ground_truth_share) ? await this.repo.groundTruthFor(projectId, caller.userId, tx) : undefined;
+      const task = await this.repo.createTask(projectId, groundTruth ?? pool, caller.userId, new Date().toISOString(), tx);
+      if (groundTruth === undefined) await this.repo.settleQueue(pool, settings.overlap, tx);
+      return task;
+    });
+    return { task: task && toTaskOut(task) };
   }
 
   /** The caller's tasks in dealing order; project admins may name another user. */

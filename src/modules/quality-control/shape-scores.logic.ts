@@ -93,17 +93,22 @@ const CLASS_TIE = 1e-9;
 
 /** The optimal one-to-one pairs of IoU ≥ minIou, by reference index. */
 export function matchShapes(ref: readonly Shape[], ann: readonly Shape[], minIou = DEFAULT_MIN_IOU): Pair[] {
-  if (ref.length === 0 || ann.length === 0) return [];
-  const ious = ref.map((r) => ann.map((a) => iouOf(r, a)));
+  const nr = ref.length;
+  const na = ann.length;
+  if (nr === 0 || na === 0) return [];
+  // One flat typed array of the IoUs (the report scores hundreds of thousands of pairs: no array per row).
+  const ious = new Float64Array(nr * na);
   // Where no object has two candidates (objects apart from each other: the usual case), the candidates are the
   // optimum; otherwise the Hungarian method decides.
   const candidates: Pair[] = [];
-  const refSeen = new Uint8Array(ref.length);
-  const annSeen = new Uint8Array(ann.length);
+  const refSeen = new Uint8Array(nr);
+  const annSeen = new Uint8Array(na);
   let contested = false;
-  for (let i = 0; i < ref.length; i++) {
-    for (let j = 0; j < ann.length; j++) {
-      const iou = ious[i][j];
+  for (let i = 0; i < nr; i++) {
+    const r = ref[i];
+    for (let j = 0; j < na; j++) {
+      const iou = iouOf(r, ann[j]);
+      ious[i * na + j] = iou;
       if (!(iou >= minIou && iou > 0)) continue;
       if (refSeen[i] || annSeen[j]) contested = true;
       refSeen[i] = 1;
@@ -112,8 +117,11 @@ export function matchShapes(ref: readonly Shape[], ann: readonly Shape[], minIou
     }
   }
   if (!contested) return candidates;
-  const cost = ious.map((row, i) => row.map((iou, j) => (iou >= minIou && iou > 0 ? 1 - iou - (ref[i].class_id === ann[j].class_id ? CLASS_TIE : 0) : FORBIDDEN)));
-  return assign(cost).map(([r, a]) => ({ ref: r, ann: a, iou: ious[r][a] }));
+  const cost = Array.from({ length: nr }, (_, i) => Array.from({ length: na }, (_, j) => {
+    const iou = ious[i * na + j];
+    return iou >= minIou && iou > 0 ? 1 - iou - (ref[i].class_id === ann[j].class_id ? CLASS_TIE : 0) : FORBIDDEN;
+  }));
+  return assign(cost).map(([r, a]) => ({ ref: r, ann: a, iou: ious[r * na + a] }));
 }
 
 export function ratio(num: number, den: number): number | null {
@@ -130,14 +138,32 @@ export function classScore(class_id: number, c: Counts): ClassScore {
   return { class_id, tp: c.tp, fp: c.fp, fn: c.fn, precision: ratio(c.tp, c.tp + c.fp), recall: ratio(c.tp, c.tp + c.fn), f1: f1Of(c) };
 }
 
-/** The figures of `ann` against `ref` on one image. */
-export function scoreShapes(ref: readonly Shape[], ann: readonly Shape[], minIou = DEFAULT_MIN_IOU): ShapeScore {
+/** The raw counts of `ann` against `ref` on one image: per class (in first-seen order) TP, FP, FN; and the matches. */
+export interface PairTally {
+  classes: number[];
+  /** TP, FP, FN of classes[k] at 3k, 3k+1, 3k+2. */
+  counts: number[];
+  matched: number;
+  iouSum: number;
+  agreed: number;
+}
+
+/**
+ * Counts of one image's pair, in small parallel arrays (an image has a handful of classes: a linear search beats a
+ * Map, and no per-class object is made — agreement scores every pair of versions of every image this way).
+ */
+export function tallyShapes(ref: readonly Shape[], ann: readonly Shape[], minIou = DEFAULT_MIN_IOU): PairTally {
   const pairs = matchShapes(ref, ann, minIou);
-  const counts = new Map<number, Counts>();
+  const classes: number[] = [];
+  const counts: number[] = [];
   const of = (c: number) => {
-    let entry = counts.get(c);
-    if (!entry) counts.set(c, (entry = { tp: 0, fp: 0, fn: 0 }));
-    return entry;
+    let k = classes.indexOf(c);
+    if (k < 0) {
+      k = classes.length;
+      classes.push(c);
+      counts.push(0, 0, 0);
+    }
+    return 3 * k;
   };
   const refHit = new Uint8Array(ref.length);
   const annHit = new Uint8Array(ann.length);
@@ -149,13 +175,32 @@ export function scoreShapes(ref: readonly Shape[], ann: readonly Shape[], minIou
       agreed++;
       refHit[p.ref] = 1;
       annHit[p.ann] = 1;
-      of(ref[p.ref].class_id).tp++;
+      counts[of(ref[p.ref].class_id)]++;
     }
   }
-  ref.forEach((s, i) => (refHit[i] ? undefined : of(s.class_id).fn++));
-  ann.forEach((s, i) => (annHit[i] ? undefined : of(s.class_id).fp++));
-  const perClass = [...counts.entries()].sort((a, b) => a[0] - b[0]).map(([c, n]) => classScore(c, n));
-  return summarise(perClass, pairs.length, iouSum, agreed);
+  for (let i = 0; i < ref.length; i++) if (!refHit[i]) counts[of(ref[i].class_id) + 2]++;
+  for (let j = 0; j < ann.length; j++) if (!annHit[j]) counts[of(ann[j].class_id) + 1]++;
+  return { classes, counts, matched: pairs.length, iouSum, agreed };
+}
+
+/** F1 of a tally's class k (2TP/(2TP+FP+FN), 1 when empty) and over every class. */
+export function tallyF1(t: PairTally, k?: number): number {
+  if (k !== undefined) return f1Of({ tp: t.counts[3 * k], fp: t.counts[3 * k + 1], fn: t.counts[3 * k + 2] });
+  let tp = 0;
+  let wrong = 0;
+  for (let i = 0; i < t.counts.length; i += 3) {
+    tp += t.counts[i];
+    wrong += t.counts[i + 1] + t.counts[i + 2];
+  }
+  return f1Of({ tp, fp: wrong, fn: 0 });
+}
+
+/** The figures of `ann` against `ref` on one image. */
+export function scoreShapes(ref: readonly Shape[], ann: readonly Shape[], minIou = DEFAULT_MIN_IOU): ShapeScore {
+  const t = tallyShapes(ref, ann, minIou);
+  const order = t.classes.map((_, k) => k).sort((x, y) => t.classes[x] - t.classes[y]);
+  const perClass = order.map((k) => classScore(t.classes[k], { tp: t.counts[3 * k], fp: t.counts[3 * k + 1], fn: t.counts[3 * k + 2] }));
+  return summarise(perClass, t.matched, t.iouSum, t.agreed);
 }
 
 /** Adds per-class counts and pair sums (over images, over annotators) into one score. */

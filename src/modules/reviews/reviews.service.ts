@@ -33,7 +33,10 @@ export class ReviewsService {
   async list(caller: Caller, projectId: number, query: ReviewListQuery): Promise<ReviewOut[]> {
     const project = await this.access.project(caller, projectId, 'project.read');
     const role = (await this.access.roleOf(caller, project))!;
-    const rows = (await this.reviews.list(projectId, query)).map(toReviewOut);
+    let rows = (await this.reviews.list(projectId, query)).map(toReviewOut);
+    // The reviews of hidden ground truth (issue 29) are not there for the caller: they would name its reviewed state.
+    const hidden = await this.scope.hiddenAmong(caller, project, role, [...new Set(rows.map((r) => r.image_id))]);
+    if (hidden.size > 0) rows = rows.filter((r) => !hidden.has(r.image_id));
     // An annotator kept to their assignments sees the reviews of their images only.
     const restrictedTo = await this.scope.listingUser(caller, project, role);
     if (restrictedTo === null) return rows;
@@ -46,6 +49,7 @@ export class ReviewsService {
     const project = row && { id: row.project_id, owner_id: row.owner_id };
     const role = await this.access.check(caller, project, 'project.read', `Review ${reviewId} not found`);
     await this.scope.assertImage(caller, project!, role, row!.image_id, `Review ${reviewId} not found`);
+    await this.scope.assertLabelsVisible(caller, project!, role, row!.image_id, `Review ${reviewId} not found`);
     return toReviewOut(row!);
   }
 

@@ -37,6 +37,8 @@ export class RevisionsService {
     const project = image && { id: image.project_id, owner_id: image.owner_id };
     const role = await this.access.check(caller, project, 'project.read', `Image ${imageId} not found`);
     await this.scope.assertImage(caller, project!, role, imageId, `Image ${imageId} not found`);
+    // Hidden ground truth (issue 29) has no history to show, like an untouched image.
+    if (await this.scope.hides(caller, project!, role, imageId)) return { items: [], total: 0 };
     const filter = { imageId };
     const [rows, total] = await Promise.all([this.revisions.list(filter, page), this.revisions.count(filter)]);
     return { items: rows.map(toRevisionOut), total };
@@ -102,5 +104,6 @@ export class RevisionsService {
     const notFound = `Annotation ${annotationId} not found`;
     const role = await this.access.check(caller, project, permission, notFound);
     await this.scope.assertImage(caller, project!, role, imageId!, notFound);
+    await this.scope.assertLabelsVisible(caller, project!, role, imageId!, notFound);
   }
 }

@@ -1,8 +1,8 @@
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable, type Selectable } from 'kysely';
 import { BulkInsert } from '../../db/bulk-insert.js';
 import type { Db, Executor } from '../../db/database.js';
 import { PreparedQuery } from '../../db/prepared-query.js';
-import type { ReviewState, SampleModality, SampleRevisionAction, SamplesTable } from '../../db/schema.js';
+import type { Database, ReviewState, SampleModality, SampleRevisionAction, SamplesTable } from '../../db/schema.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 import type { SplitName } from '../../lib/vocabulary.js';
 import { chunks } from '../../lib/batches.js';
@@ -27,6 +27,8 @@ export interface SampleFilters {
   /** A user id, or null for samples assigned to nobody. */
   assignee?: number | null;
   review_state?: ReviewState;
+  /** Ground-truth samples count as unlabelled and unreviewed (a caller they are hidden from, issue 29). */
+  hideGroundTruth?: boolean;
 }
 
 /** A revision of a sample other than a label edit (assignment, submission, review decision). */
@@ -96,12 +98,21 @@ export class SamplesRepository {
     let query = this.db.selectFrom('samples').where('project_id', '=', projectId);
     if (filters.modality) query = query.where('modality', '=', filters.modality);
     if (filters.split) query = query.where('split', '=', filters.split);
+    const groundTruth = (eb: ExpressionBuilder<Database, 'samples'>) => eb('samples.id', 'in', eb.selectFrom('qc_sample_ground_truth').select('qc_sample_ground_truth.sample_id').where('qc_sample_ground_truth.project_id', '=', projectId));
+    // Hidden ground truth (issue 29) has no label and is unreviewed for the caller.
+    const hide = filters.hideGroundTruth === true;
     if (filters.label !== undefined) {
       const name = filters.label;
       query = query.where((eb) => eb.or([eb('label', '=', name), eb.and([eb('labels', 'is not', null), sql<boolean>`labels like ${jsonListPattern(name)} escape '\\'`])]));
+      if (hide) query = query.where((eb) => eb.not(groundTruth(eb)));
     }
     if (filters.assignee !== undefined) query = filters.assignee === null ? query.where('assignee_id', 'is', null) : query.where('assignee_id', '=', filters.assignee);
-    if (filters.review_state) query = query.where('review_state', '=', filters.review_state);
+    if (filters.review_state) {
+      const state = filters.review_state;
+      query = !hide ? query.where('review_state', '=', state)
+        : state === 'unreviewed' ? query.where((eb) => eb.or([eb('review_state', '=', state), groundTruth(eb)]))
+        : query.where('review_state', '=', state).where((eb) => eb.not(groundTruth(eb)));
+    }
     return query;
   }
 

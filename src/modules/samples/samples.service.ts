@@ -84,6 +84,11 @@ export function toSampleOut(row: SampleRow): SampleOut {
   };
 }
 
+/** A sample as shown to a caller it hides ground truth from (issue 29): unreviewed and unlabelled, like the pool's. */
+export function untouchedSampleOut(row: SampleRow): SampleOut {
+  return { ...toSampleOut(row), label: null, spans: null, value: null, review_state: 'unreviewed', review_comment: null, reviewed_by: null, reviewed_at: null };
+}
+
 /** A stored media file ready to send, whole or a byte range of it. */
 export interface SampleFile {
   readonly filename: string;
@@ -113,23 +118,35 @@ export class SamplesService {
     const project = await this.access.project(caller, projectId, 'project.read');
     let assignee = query.assignee === undefined ? undefined : query.assignee === 'me' ? caller.userId : query.assignee === 'none' ? null : Number(query.assignee);
     // An annotator kept to their assignments sees their samples only, as with images.
-    const restrictedTo = await this.access.assignedOnlyUser(caller, project, (await this.access.roleOf(caller, project))!);
+    const role = (await this.access.roleOf(caller, project))!;
+    const restrictedTo = await this.access.assignedOnlyUser(caller, project, role);
     if (restrictedTo !== null) {
       if (assignee !== undefined && assignee !== restrictedTo) return { items: [], total: 0 };
       assignee = restrictedTo;
     }
     const filters = { modality: query.modality, split: query.split, label: query.label, assignee, review_state: query.review_state };
     const filtered = Object.values(filters).some((v) => v !== undefined);
+    // Hidden ground truth (issue 29) is listed and filtered as the unlabelled, unreviewed sample it looks like.
+    const hideGroundTruth = await this.access.hidesSampleGroundTruth(caller, project, role);
     const [rows, total] = await Promise.all([
-      this.samples.listPage(projectId, filters, query),
+      this.samples.listPage(projectId, { ...filters, hideGroundTruth }, query),
       // The unfiltered total is the project's counter: listing never counts a large table.
-      filtered ? this.samples.count(projectId, filters) : Promise.resolve(project.sample_count),
+      filtered ? this.samples.count(projectId, { ...filters, hideGroundTruth }) : Promise.resolve(project.sample_count),
     ]);
-    return { items: rows.map(toSampleOut), total };
+    const hidden = hideGroundTruth ? await this.access.hiddenSamplesAmong(caller, project, role, rows.map((r) => r.id)) : new Set<number>();
+    return { items: rows.map((r) => (hidden.has(r.id) ? untouchedSampleOut(r) : toSampleOut(r))), total };
   }
 
   async get(caller: Caller, sampleId: number): Promise<SampleOut> {
-    return toSampleOut(await this.workflow.visible(caller, sampleId, 'project.read'));
+    const row = await this.workflow.visible(caller, sampleId, 'project.read');
+    return (await this.hides(caller, row.project_id, sampleId)) ? untouchedSampleOut(row) : toSampleOut(row);
+  }
+
+  /** Whether the sample is ground truth hidden from the caller (issue 29). */
+  private async hides(caller: Caller, projectId: number, sampleId: number): Promise<boolean> {
+    const project = await this.access.project(caller, projectId, 'project.read');
+    const role = (await this.access.roleOf(caller, project))!;
+    return (await this.access.hiddenSamplesAmong(caller, project, role, [sampleId])).has(sampleId);
   }
 
   /** One sample (or a list); new class names become classes of the project, all in one transaction. */
@@ -444,7 +461,9 @@ export class SamplesService {
   // Revisions.
 
   async revisions(caller: Caller, sampleId: number): Promise<SampleRevisionOut[]> {
-    await this.workflow.visible(caller, sampleId, 'project.read');
+    const sample = await this.workflow.visible(caller, sampleId, 'project.read');
+    // Hidden ground truth (issue 29) has no history to show, like an untouched sample.
+    if (await this.hides(caller, sample.project_id, sampleId)) return [];
     return (await this.samples.revisions(sampleId)).map((r) => ({
       id: r.id,
       sample_id: r.sample_id,

@@ -1,0 +1,62 @@
+import { Type, type Static } from 'typebox';
+import { Id, Nullable, Timestamp } from '../../http/schemas.js';
+
+const ClassName = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
+export const QcTextSpan = Type.Object({
+  start: Type.Integer({ minimum: 0, description: 'UTF-16 code unit offset into the text' }),
+  end: Type.Integer({ minimum: 1 }),
+  label: ClassName,
+}, { additionalProperties: false });
+const Spans = Nullable(Type.Array(QcTextSpan, { maxItems: 10_000 }));
+
+export const SampleGroundTruthMark = Type.Object({ sample_ids: Type.Array(Id, { minItems: 1, maxItems: 1000 }) }, { additionalProperties: false });
+export type SampleGroundTruthMark = Static<typeof SampleGroundTruthMark>;
+
+export const SampleGroundTruthOut = Type.Object({
+  sample_id: Type.Integer(),
+  label: Nullable(Type.String()),
+  spans: Spans,
+  created_at: Timestamp,
+});
+export type SampleGroundTruthOut = Static<typeof SampleGroundTruthOut>;
+
+export const SampleTaskParams = Type.Object({ id: Id, sample_id: Id });
+
+export const SampleTaskOut = Type.Object({
+  id: Type.Integer(),
+  project_id: Type.Integer(),
+  sample_id: Type.Integer(),
+  status: Type.Union([Type.Literal('open'), Type.Literal('submitted')]),
+  label: Nullable(Type.String({ description: 'My class for the sample' })),
+  spans: Spans,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  submitted_at: Nullable(Timestamp),
+});
+export type SampleTaskOut = Static<typeof SampleTaskOut>;
+
+export const SampleNextOut = Type.Object({ task: Nullable(SampleTaskOut) }, { description: '`task: null` when there is nothing to deal' });
+export type SampleNextOut = Static<typeof SampleNextOut>;
+
+export const SampleTaskSave = Type.Object({ label: Type.Optional(Nullable(ClassName)), spans: Type.Optional(Spans) }, { additionalProperties: false });
+export type SampleTaskSave = Static<typeof SampleTaskSave>;
+
+const Counts = Type.Object({ tp: Type.Integer(), fp: Type.Integer(), fn: Type.Integer() });
+export const SampleReportOut = Type.Object({
+  annotators: Type.Array(Type.Object({
+    user_id: Type.Integer(),
+    samples: Type.Integer({ description: 'Ground-truth samples answered' }),
+    class_accuracy: Nullable(Type.Number()),
+    span_f1: Nullable(Type.Number({ description: 'Token-level F1, micro over the ground-truth texts' })),
+    span_counts: Counts,
+  })),
+  samples: Type.Array(Type.Object({
+    sample_id: Type.Integer(),
+    annotators: Type.Array(Type.Integer()),
+    class_unanimous: Nullable(Type.Boolean()),
+    span_alpha: Nullable(Type.Number({ description: "Krippendorff's alpha of the token labels" })),
+  })),
+  class_alpha: Nullable(Type.Number({ description: "Krippendorff's alpha (nominal) of the classes over the overlapped samples" })),
+  span_alpha: Nullable(Type.Number({ description: "Krippendorff's alpha of the token labels over every overlapped text" })),
+});
+export type SampleReportOut = Static<typeof SampleReportOut>;

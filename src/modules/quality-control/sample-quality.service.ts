@@ -1,0 +1,132 @@
+import type { Caller } from '../../access/caller.js';
+import type { ProjectAccess } from '../../access/project-access.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
+import type { TextSpan } from './label-agreement.logic.js';
+import { sampleReport, type SampleTruth } from './sample-report.logic.js';
+import type { SampleQualityRepository, SampleTaskRow } from './sample-quality.repository.js';
+import type { SampleGroundTruthOut, SampleNextOut, SampleReportOut, SampleTaskOut, SampleTaskSave } from './sample-quality.schemas.js';
+
+const spansOf = (text: string | null): TextSpan[] | null => (text === null ? null : (JSON.parse(text) as TextSpan[]));
+/** Text spans only (time segments of audio and video have no tokens to score), each as {start, end, label}. */
+const textSpans = (text: string | null): TextSpan[] | null => {
+  const spans = spansOf(text);
+  return spans && spans.filter((s) => typeof s.start === 'number' && typeof s.end === 'number').map(({ start, end, label }) => ({ start, end, label }));
+};
+
+function toTaskOut(row: SampleTaskRow): SampleTaskOut {
+  return {
+    id: row.id,
+    project_id: row.project_id,
+    sample_id: row.sample_id,
+    status: row.status,
+    label: row.label,
+    spans: spansOf(row.spans),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    submitted_at: row.submitted_at,
+  };
+}
+
+/** The project's dealing settings (quality-control.service.ts keeps them, shared by images and samples). */
+export type DealingSettings = (projectId: number) => Promise<{ overlap: number; ground_truth_share: number }>;
+
+/**
+ * Quality control of samples (issue 29): ground-truth samples (class and text spans) mixed invisibly into annotators'
+ * tasks with the project's share, overlap with each answer kept apart, and the report (accuracy and token-level F1
+ * against the truth, Krippendorff's alpha among annotators). Same settings and roles as the images'.
+ */
+export class SampleQualityService {
+  constructor(
+    private readonly repo: SampleQualityRepository,
+    private readonly access: ProjectAccess,
+    private readonly settings: DealingSettings,
+    private readonly draw: (share: number) => boolean = (share) => Math.random() < share,
+  ) {}
+
+  /** Freezes the samples' reviewed class and text spans as ground truth; every sample must be of the project and approved. */
+  async markGroundTruth(caller: Caller, projectId: number, sampleIds: number[]): Promise<SampleGroundTruthOut[]> {
+    await this.access.project(caller, projectId, 'project.update');
+    const found = new Map((await this.repo.samplesInProject(projectId, [...new Set(sampleIds)])).map((r) => [r.id, r]));
+    sampleIds.forEach((id, i) => {
+      const sample = found.get(id);
+      if (!sample) throw ValidationError.at(['body', 'sample_ids', i], `Sample ${id} is not a sample of project ${projectId}`);
+      if (sample.review_state !== 'approved') throw ValidationError.at(['body', 'sample_ids', i], `Sample ${id} is ${sample.review_state}: ground truth needs reviewed (approved) labels`);
+    });
+    const rows = [...found.values()].map((s) => {
+      const spans = s.modality === 'text' ? textSpans(s.spans) : null;
+      return { sample_id: s.id, label: s.label, spans: spans && JSON.stringify(spans) };
+    });
+    await this.repo.markGroundTruth(projectId, rows, caller.userId, new Date().toISOString());
+    return (await this.listGroundTruthRows(projectId)).filter((g) => found.has(g.sample_id));
+  }
+
+  async listGroundTruth(caller: Caller, projectId: number): Promise<SampleGroundTruthOut[]> {
+    await this.access.project(caller, projectId, 'project.update');
+    return this.listGroundTruthRows(projectId);
+  }
+
+  private async listGroundTruthRows(projectId: number): Promise<SampleGroundTruthOut[]> {
+    return (await this.repo.groundTruth(projectId)).map((g) => ({ sample_id: g.sample_id, label: g.label, spans: spansOf(g.spans), created_at: g.created_at }));
+  }
+
+  /** The caller's open sample task, else a new one (overlap pool, or with the share's probability ground truth). */
+  async next(caller: Caller, projectId: number): Promise<SampleNextOut> {
+    await this.access.project(caller, projectId, 'annotations.write');
+    const settings = await this.settings(projectId);
+    const task = await this.repo.dealing(projectId, async (tx) => {
+      const open = await this.repo.openTask(projectId, caller.userId, tx);
+      if (open) return open;
+      if (settings.overlap <= 1 && settings.ground_truth_share <= 0) {
+        throw new ConflictError(`Quality control is off in project ${projectId}: set an overlap or a ground-truth share first`);
+      }
+      const pool = await this.repo.poolSampleFor(projectId, caller.userId, settings.overlap, tx);
+      if (pool === undefined) return null;
+      const groundTruth = settings.ground_truth_share > 0 && this.draw(settings.ground_truth_share) ? await this.repo.groundTruthFor(projectId, caller.userId, tx) : undefined;
+      return this.repo.createTask(projectId, groundTruth ?? pool, caller.userId, new Date().toISOString(), tx);
+    });
+    return { task: task && toTaskOut(task) };
+  }
+
+  private async ownTask(caller: Caller, projectId: number, sampleId: number): Promise<SampleTaskRow> {
+    await this.access.project(caller, projectId, 'annotations.write');
+    const task = await this.repo.findTask(projectId, sampleId, caller.userId);
+    if (!task) throw new NotFoundError(`You have no task on sample ${sampleId} in project ${projectId}`);
+    return task;
+  }
+
+  async getTask(caller: Caller, projectId: number, sampleId: number): Promise<SampleTaskOut> {
+    return toTaskOut(await this.ownTask(caller, projectId, sampleId));
+  }
+
+  /** Saves the caller's class and spans (those given); a submitted task is 409, a span past its end 422. */
+  async saveTask(caller: Caller, projectId: number, sampleId: number, input: SampleTaskSave): Promise<SampleTaskOut> {
+    const task = await this.ownTask(caller, projectId, sampleId);
+    if (task.status === 'submitted') throw new ConflictError(`Your task on sample ${sampleId} is already submitted`);
+    const bad = (input.spans ?? []).findIndex((s) => s.end <= s.start);
+    if (bad >= 0) throw ValidationError.at(['body', 'spans', bad, 'end'], 'A span ends after it starts');
+    await this.repo.saveTask(task.id, {
+      ...(input.label === undefined ? {} : { label: input.label }),
+      ...(input.spans === undefined ? {} : { spans: input.spans === null ? null : JSON.stringify(input.spans) }),
+      updated_at: new Date().toISOString(),
+    });
+    return toTaskOut((await this.repo.findTask(projectId, sampleId, caller.userId))!);
+  }
+
+  async submitTask(caller: Caller, projectId: number, sampleId: number): Promise<SampleTaskOut> {
+    const task = await this.ownTask(caller, projectId, sampleId);
+    if (task.status === 'submitted') throw new ConflictError(`Your task on sample ${sampleId} is already submitted`);
+    const now = new Date().toISOString();
+    await this.repo.saveTask(task.id, { status: 'submitted', updated_at: now, submitted_at: now });
+    return toTaskOut((await this.repo.findTask(projectId, sampleId, caller.userId))!);
+  }
+
+  /** Scores against ground truth per annotator and agreement among them (project admins). */
+  async report(caller: Caller, projectId: number): Promise<SampleReportOut> {
+    await this.access.project(caller, projectId, 'project.update');
+    const [rows, gt] = await Promise.all([this.repo.submitted(projectId), this.repo.groundTruth(projectId)]);
+    const texts = await this.repo.texts(projectId, [...new Set([...rows.map((r) => r.sample_id), ...gt.map((g) => g.sample_id)])]);
+    const truth = new Map<number, SampleTruth>(gt.map((g) => [g.sample_id, { label: g.label, spans: spansOf(g.spans), text: texts.get(g.sample_id) ?? null }]));
+    const versions = rows.map((r) => ({ sample_id: r.sample_id, user_id: r.user_id, label: r.label, spans: spansOf(r.spans) }));
+    return sampleReport(versions, truth, texts);
+  }
+}

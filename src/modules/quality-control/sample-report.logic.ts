@@ -1,0 +1,131 @@
+/**
+ * The quality report of samples (issue 29), pure: text spans and classes, scored against ground truth per annotator
+ * (token-level F1 for spans, accuracy for classes) and agreement among annotators (Krippendorff's alpha, nominal): for
+ * classes over the overlapped samples (a sample is a unit, its annotators the coders), for spans per sample and over
+ * every overlapped sample (a token is a unit, its label or "O" the value). The figures come from
+ * label-agreement.logic.ts; this adds them up over samples and annotators.
+ */
+import { krippendorffAlpha, spanAlpha, spanTokenCounts, tokenize, tokenLabels, type TextSpan } from './label-agreement.logic.js';
+import { f1Of, type Counts } from './shape-scores.logic.js';
+
+/** One annotator's answer on a sample: its class (null: none given) and, on a text, its spans (null: none given). */
+export interface SampleVersion {
+  sample_id: number;
+  user_id: number;
+  label: string | null;
+  spans: TextSpan[] | null;
+}
+
+/** A ground-truth sample: the reviewed class and spans, and the text the spans are of (null for other modalities). */
+export interface SampleTruth {
+  label: string | null;
+  spans: TextSpan[] | null;
+  text: string | null;
+}
+
+export interface SampleAnnotatorScores {
+  user_id: number;
+  /** Ground-truth samples the annotator answered. */
+  samples: number;
+  /** Share of their class answers equal to the truth's (samples where both give a class); null when none. */
+  class_accuracy: number | null;
+  /** Token-level F1 of their spans, micro over the ground-truth texts where either side has spans given; null when none. */
+  span_f1: number | null;
+  span_counts: Counts;
+}
+
+export interface SampleAgreementRow {
+  sample_id: number;
+  annotators: number[];
+  /** Whether every annotator who gave a class gave the same one (null: fewer than two classes given). */
+  class_unanimous: boolean | null;
+  /** Krippendorff's alpha of the annotators' token labels on this text (null: not a text, or under two span answers). */
+  span_alpha: number | null;
+}
+
+export interface SampleReport {
+  annotators: SampleAnnotatorScores[];
+  samples: SampleAgreementRow[];
+  /** Alpha of the classes over every overlapped sample that is not ground truth; null when no sample has two classes. */
+  class_alpha: number | null;
+  /** Alpha of the token labels over every token of the overlapped texts; null when none has two span answers. */
+  span_alpha: number | null;
+}
+
+function byKey<T>(items: readonly T[], key: (item: T) => number): Map<number, T[]> {
+  const out = new Map<number, T[]>();
+  for (const item of items) {
+    const list = out.get(key(item));
+    if (list) list.push(item);
+    else out.set(key(item), [item]);
+  }
+  return out;
+}
+
+/** Every annotator's scores on the ground-truth samples they answered. */
+export function sampleAnnotatorScores(versions: readonly SampleVersion[], truth: ReadonlyMap<number, SampleTruth>): SampleAnnotatorScores[] {
+  return [...byKey(versions, (v) => v.user_id)].sort((a, b) => a[0] - b[0]).map(([user, mine]) => {
+    const scored = mine.filter((v) => truth.has(v.sample_id));
+    let both = 0;
+    let equal = 0;
+    const counts: Counts = { tp: 0, fp: 0, fn: 0 };
+    let spanSamples = 0;
+    for (const v of scored) {
+      const t = truth.get(v.sample_id)!;
+      if (t.label !== null && v.label !== null) {
+        both++;
+        if (t.label === v.label) equal++;
+      }
+      if (t.text !== null && (t.spans !== null || v.spans !== null)) {
+        spanSamples++;
+        const c = spanTokenCounts(t.text, t.spans ?? [], v.spans ?? []);
+        counts.tp += c.tp;
+        counts.fp += c.fp;
+        counts.fn += c.fn;
+      }
+    }
+    return {
+      user_id: user,
+      samples: scored.length,
+      class_accuracy: both === 0 ? null : equal / both,
+      span_f1: spanSamples === 0 ? null : f1Of(counts),
+      span_counts: counts,
+    };
+  });
+}
+
+/**
+ * Agreement of the samples (not ground truth) that two or more annotators answered; `texts` gives each text sample's
+ * text (samples of other modalities have none: only their classes count).
+ */
+export function sampleReport(versions: readonly SampleVersion[], truth: ReadonlyMap<number, SampleTruth>, texts: ReadonlyMap<number, string>): SampleReport {
+  const rows: SampleAgreementRow[] = [];
+  const classUnits: (string | null)[][] = [];
+  const tokenUnits: (string | null)[][] = [];
+  for (const [sampleId, list] of [...byKey(versions, (v) => v.sample_id)].sort((a, b) => a[0] - b[0])) {
+    if (truth.has(sampleId) || list.length < 2) continue;
+    const ordered = [...list].sort((a, b) => a.user_id - b.user_id);
+    const classes = ordered.map((v) => v.label);
+    classUnits.push(classes);
+    const given = classes.filter((c) => c !== null);
+    const text = texts.get(sampleId);
+    const spans = ordered.map((v) => v.spans);
+    if (text !== undefined) {
+      const tokens = tokenize(text);
+      const labels = spans.map((s) => (s === null ? null : tokenLabels(tokens, s)));
+      for (let t = 0; t < tokens.length; t++) tokenUnits.push(labels.map((l) => (l === null ? null : (l[t] ?? 'O'))));
+    }
+    rows.push({
+      sample_id: sampleId,
+      annotators: ordered.map((v) => v.user_id),
+      class_unanimous: given.length < 2 ? null : given.every((c) => c === given[0]),
+      span_alpha: text === undefined || spans.filter((s) => s !== null).length < 2 ? null : spanAlpha(text, spans),
+    });
+  }
+  return {
+    annotators: sampleAnnotatorScores(versions, truth),
+    samples: rows,
+    class_alpha: krippendorffAlpha(classUnits),
+    span_alpha: krippendorffAlpha(tokenUnits),
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * Overlap dealing under concurrency (issue 29): annotators asking for their next task all at once, each several times,
+ * never give an image more than `overlap` versions, never hold two open tasks, and never skip an image that still has
+ * a free slot: when the queue runs dry, every image has exactly `overlap` versions.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { insertImageRow } from '../helpers/image-rows.js';
+import { startTestApp, type Client, type TestApp } from '../helpers/test-app.js';
+
+type User = Client & { id: number };
+const OVERLAP = 2;
+const IMAGES = 6;
+const ANNOTATORS = 5;
+const REQUESTS_EACH = 3;
+
+describe('overlap dealing is atomic (issue 29)', () => {
+  let t: TestApp;
+  let owner: User;
+  const annotators: User[] = [];
+  let projectId: number;
+  const images: number[] = [];
+  const base = () => `/api/projects/${projectId}/quality-control`;
+
+  before(async () => {
+    t = await startTestApp();
+    owner = await t.user();
+    for (let i = 0; i < ANNOTATORS; i++) annotators.push(await t.user());
+    projectId = (await owner.post('/api/projects', { name: 'overlap race' })).body.id;
+    for (const u of annotators) await owner.post(`/api/projects/${projectId}/members`, { user_id: u.id, role: 'annotator' });
+    for (let i = 0; i < IMAGES; i++) images.push(await insertImageRow(t, projectId));
+    assert.equal((await owner.put(`${base()}/settings`, { overlap: OVERLAP })).status, 200);
+  });
+  after(() => t.close());
+
+  const tasksPerImage = async () => {
+    const rows = await t.versa.deps.db.selectFrom('qc_tasks').select(['image_id', 'user_id', 'status']).where('project_id', '=', projectId).execute();
+    const per = new Map<number, number>(images.map((id) => [id, 0]));
+    for (const r of rows) per.set(r.image_id, per.get(r.image_id)! + 1);
+    return { rows, per };
+  };
+
+  it('concurrent rounds of "next" fill every image to exactly the overlap, never past it', async () => {
+    for (let round = 0; round < IMAGES * OVERLAP; round++) {
+      // Every annotator asks several times at once; all of one annotator's answers name one task.
+      const answers = await Promise.all(annotators.flatMap((u) => Array.from({ length: REQUESTS_EACH }, () => u.post(`${base()}/tasks/next`).then((res) => ({ u, res })))));
+      for (const { res } of answers) assert.equal(res.status, 200, JSON.stringify(res.body));
+      const byUser = new Map<number, Set<string>>();
+      for (const { u, res } of answers) byUser.set(u.id, (byUser.get(u.id) ?? new Set()).add(JSON.stringify(res.body.task?.id ?? null)));
+      for (const [user, ids] of byUser) assert.equal(ids.size, 1, `user ${user} was dealt ${[...ids].join(', ')} at once`);
+      const { rows, per } = await tasksPerImage();
+      for (const [image, n] of per) assert.ok(n <= OVERLAP, `image ${image} has ${n} versions (overlap ${OVERLAP})`);
+      assert.ok(rows.filter((r) => r.status === 'open').length <= ANNOTATORS);
+      const dealt = answers.filter(({ res }) => res.body.task !== null);
+      if (dealt.length === 0) break;
+      // Each annotator submits what they hold, then the next round asks again.
+      const done = new Set<number>();
+      for (const { u, res } of dealt) {
+        if (done.has(u.id)) continue;
+        done.add(u.id);
+        assert.equal((await u.post(`${base()}/tasks/${res.body.task.image_id}/submit`)).status, 200);
+      }
+    }
+    const { rows, per } = await tasksPerImage();
+    assert.deepEqual([...per.values()], images.map(() => OVERLAP), 'no image skipped, none overfilled');
+    assert.equal(rows.length, IMAGES * OVERLAP);
+    assert.equal(new Set(rows.map((r) => `${r.image_id}:${r.user_id}`)).size, rows.length);
+    for (const u of annotators) assert.deepEqual((await u.post(`${base()}/tasks/next`)).body, { task: null });
+  });
+
+  /** Every annotator takes and submits tasks, one at a time, until none is left. */
+  async function drain(): Promise<void> {
+    for (let more = true; more;) {
+      more = false;
+      for (const u of annotators) {
+        const next = await u.post(`${base()}/tasks/next`);
+        if (next.body.task === null) continue;
+        more = true;
+        assert.equal((await u.post(`${base()}/tasks/${next.body.task.image_id}/submit`)).status, 200);
+      }
+    }
+  }
+
+  it('images uploaded after dealing began join the queue, and a new overlap deals every image again', async () => {
+    for (let i = 0; i < 2; i++) images.push(await insertImageRow(t, projectId));
+    await drain();
+    assert.deepEqual([...(await tasksPerImage()).per.values()], images.map(() => OVERLAP));
+    assert.equal((await owner.put(`${base()}/settings`, { overlap: OVERLAP + 1 })).status, 200);
+    await drain();
+    assert.deepEqual([...(await tasksPerImage()).per.values()], images.map(() => OVERLAP + 1));
+    const queued = await t.versa.deps.db.selectFrom('qc_queue').select('image_id').where('project_id', '=', projectId).execute();
+    assert.deepEqual(queued, [], 'full images leave the queue');
+  });
+});
