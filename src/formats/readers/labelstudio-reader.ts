@@ -234,14 +234,17 @@ function imageReference(task: LsTask): string | null {
 
 type Skip = ImportLedger['skip'];
 
-/** The annotations of one task's results (regions, their per-region controls, image-level choices). */
-function convertTask(results: LsResult[], size: { width: number; height: number }, file: string, task: string, skip: Skip, skeletons: ReadonlyMap<string, string[]>): Annotation[] {
-  const regionIds = new Set(results.filter((r) => r.type && r.type in REGION_TYPES && r.id).map((r) => r.id!));
-  const pose = poseInstances(results);
-  const posePoints = new Set([...pose.values()].flat());
-  const posePointIds = new Set([...posePoints].map((r) => r.id).filter(Boolean));
-  const occluded = new Set<string>();
-  // Per-region controls, by region id.
+/**
+ * Per-region controls as attributes, by region id. A pose point's `occluded` control goes into `occluded` (its
+ * visibility); any other control of a pose point, or one without `from_name`, is skipped (`skipped(item, reason)`).
+ */
+function regionAttributes(
+  results: LsResult[],
+  regionIds: ReadonlySet<string>,
+  posePointIds: ReadonlySet<string | undefined>,
+  occluded: Set<string>,
+  skipped: (item: string, reason: string) => void,
+): Map<string, Record<string, AttributeValue>> {
   const attributes = new Map<string, Record<string, AttributeValue>>();
   for (const r of results) {
     if (!PER_REGION_TYPES.has(r.type ?? '') || !r.id || !regionIds.has(r.id)) continue;
@@ -251,15 +254,80 @@ function convertTask(results: LsResult[], size: { width: number; height: number 
       // A pose point's own control: its visibility, or an attribute Versa cannot keep per point.
       if (r.from_name === 'occluded' && typeof value === 'boolean') {
         if (value) occluded.add(r.id);
-      } else skip('attributes', '', { file, item: `${task} result ${r.id} (${r.type} "${r.from_name ?? ''}" of a keypoint)`, reason: 'Versa keeps no attributes per keypoint' });
+      } else skipped(`result ${r.id} (${r.type} "${r.from_name ?? ''}" of a keypoint)`, 'Versa keeps no attributes per keypoint');
       continue;
     }
     if (!r.from_name) {
-      skip('attributes', '', { file, item: `${task} result ${r.id} (${r.type})`, reason: 'a per-region control without from_name names no attribute' });
+      skipped(`result ${r.id} (${r.type})`, 'a per-region control without from_name names no attribute');
       continue;
     }
     attributes.set(r.id, { ...attributes.get(r.id), [r.from_name]: value });
   }
+  return attributes;
+}
+
+type Converted = { geometry: Record<string, unknown> } | { problem: string };
+
+/** A rectangle in percent of the image, scaled; a rotated one turned about its centre as Versa keeps it. */
+function rectangleGeometry(v: NonNullable<LsResult['value']>, sx: number, sy: number): Converted {
+  if (!finite([v.x, v.y, v.width, v.height]) || !(v.width! > 0) || !(v.height! > 0)) return { problem: 'a rectangle needs x, y and a positive width and height' };
+  const [x, y, w, h] = [v.x! * sx, v.y! * sy, v.width! * sx, v.height! * sy];
+  const rotation = normalizeDegrees(typeof v.rotation === 'number' && Number.isFinite(v.rotation) ? v.rotation : 0);
+  if (rotation === 0) return { geometry: { x, y, width: w, height: h } };
+  // Label Studio turns the rectangle about its top-left corner (x, y); Versa about its centre.
+  const rad = (rotation * Math.PI) / 180;
+  const cx = x + (w / 2) * Math.cos(rad) - (h / 2) * Math.sin(rad);
+  const cy = y + (w / 2) * Math.sin(rad) + (h / 2) * Math.cos(rad);
+  return { geometry: { x: cx - w / 2, y: cy - h / 2, width: w, height: h, rotation } };
+}
+
+/** A brush result (Label Studio's rle of RGBA pixels) as a mask of the image's size. */
+function brushGeometry(r: LsResult, size: { width: number; height: number }): Converted {
+  const v = r.value ?? {};
+  const width = r.original_width ?? size.width;
+  const height = r.original_height ?? size.height;
+  if (v.format !== undefined && v.format !== 'rle') return { problem: `brush format "${v.format}" is not Label Studio's rle` };
+  if (!Array.isArray(v.rle)) return { problem: 'a brush result needs its rle' };
+  if (width !== size.width || height !== size.height) return { problem: `the brush mask is ${width}×${height} but the image is ${size.width}×${size.height}` };
+  let rgba: ArrayLike<number>;
+  try {
+    rgba = decodeRlePack(Uint8Array.from(v.rle));
+  } catch (error) {
+    return { problem: `the brush rle does not decode: ${(error as Error).message}` };
+  }
+  if (rgba.length < width * height * 4) return { problem: `the brush rle is shorter than ${width}×${height} pixels` };
+  const data = new Uint8Array(width * height);
+  for (let i = 0; i < data.length; i++) data[i] = rgba[i * 4 + 3] > 0 ? 1 : 0;
+  return { geometry: { rle: encodeRle({ width, height, data }) } };
+}
+
+/** An ellipse in percent of the image, scaled. */
+function ellipseGeometry(v: NonNullable<LsResult['value']>, sx: number, sy: number): Converted {
+  if (!finite([v.x, v.y, v.radiusX, v.radiusY]) || !(v.radiusX! > 0) || !(v.radiusY! > 0)) return { problem: 'an ellipse needs x, y and positive radiusX, radiusY' };
+  const rotation = normalizeDegrees(typeof v.rotation === 'number' && Number.isFinite(v.rotation) ? v.rotation : 0);
+  return { geometry: { cx: v.x! * sx, cy: v.y! * sy, rx: v.radiusX! * sx, ry: v.radiusY! * sy, rotation } };
+}
+
+/** A region's geometry in the image's pixels (Label Studio gives percent of the image as it saw it). */
+function regionGeometry(type: string, r: LsResult, size: { width: number; height: number }): Converted {
+  const v = r.value ?? {};
+  const [sx, sy] = [size.width / 100, size.height / 100];
+  if (type === 'rectanglelabels') return rectangleGeometry(v, sx, sy);
+  if (type === 'ellipselabels') return ellipseGeometry(v, sx, sy);
+  if (type === 'brushlabels') return brushGeometry(r, size);
+  const points = (v.points ?? []).map((p) => [Number(p?.[0]) * sx, Number(p?.[1]) * sy] as Point);
+  if (points.length < 3 || points.some((p) => !p.every(Number.isFinite))) return { problem: 'a polygon needs at least 3 points' };
+  return { geometry: { points: openRing(points) } };
+}
+
+/** The annotations of one task's results (regions, their per-region controls, image-level choices). */
+function convertTask(results: LsResult[], size: { width: number; height: number }, file: string, task: string, skip: Skip, skeletons: ReadonlyMap<string, string[]>): Annotation[] {
+  const regionIds = new Set(results.filter((r) => r.type && r.type in REGION_TYPES && r.id).map((r) => r.id!));
+  const pose = poseInstances(results);
+  const posePoints = new Set([...pose.values()].flat());
+  const posePointIds = new Set([...posePoints].map((r) => r.id).filter(Boolean));
+  const occluded = new Set<string>();
+  const attributes = regionAttributes(results, regionIds, posePointIds, occluded, (item, reason) => skip('attributes', '', { file, item: `${task} ${item}`, reason }));
   // Group ids of regions that keypoints hang on (parentID), numbered in order of appearance.
   const groups = new Map<string, number>();
   const groupOf = (id: string) => {
@@ -305,83 +373,28 @@ function convertTask(results: LsResult[], size: { width: number; height: number 
       skip('annotations', REGION_TYPES[type], { file, item, reason: 'the region has no label' });
       return;
     }
-    const v = r.value ?? {};
-    // Percent of the image as Label Studio saw it; scaled to the image we have.
-    const sx = size.width / 100;
-    const sy = size.height / 100;
     const problem = (reason: string) => skip('annotations', REGION_TYPES[type], { file, item, reason });
-    switch (type) {
-      case 'rectanglelabels': {
-        if (!finite([v.x, v.y, v.width, v.height]) || !(v.width! > 0) || !(v.height! > 0)) return problem('a rectangle needs x, y and a positive width and height');
-        const [x, y, w, h] = [v.x! * sx, v.y! * sy, v.width! * sx, v.height! * sy];
-        const rotation = normalizeDegrees(typeof v.rotation === 'number' && Number.isFinite(v.rotation) ? v.rotation : 0);
-        if (rotation === 0) {
-          for (const className of names) out.push({ type: 'bbox', ...extras(className), geometry: { x, y, width: w, height: h } });
-          return;
-        }
-        // Label Studio turns the rectangle about its top-left corner (x, y); Versa about its centre.
-        const rad = (rotation * Math.PI) / 180;
-        const cx = x + (w / 2) * Math.cos(rad) - (h / 2) * Math.sin(rad);
-        const cy = y + (w / 2) * Math.sin(rad) + (h / 2) * Math.cos(rad);
-        for (const className of names) out.push({ type: 'bbox', ...extras(className), geometry: { x: cx - w / 2, y: cy - h / 2, width: w, height: h, rotation } });
-        return;
+    if (type !== 'keypointlabels') {
+      const converted = regionGeometry(type, r, size);
+      if ('problem' in converted) return problem(converted.problem);
+      for (const className of names) out.push({ type: REGION_TYPES[type], ...extras(className), geometry: converted.geometry } as Annotation);
+      return;
+    }
+    const v = r.value ?? {};
+    if (!finite([v.x, v.y])) return problem('a keypoint needs x and y');
+    const point: Point = [v.x! * (size.width / 100), v.y! * (size.height / 100)];
+    const parent = r.parentID && regionIds.has(r.parentID) ? r.parentID : '';
+    for (const className of names) {
+      const key = `${className}\u0000${parent}`;
+      const set = pointSets.get(key);
+      if (set) {
+        set.geometry.points.push(point);
+        continue;
       }
-      case 'polygonlabels': {
-        const points = (v.points ?? []).map((p) => [Number(p?.[0]) * sx, Number(p?.[1]) * sy] as Point);
-        if (points.length < 3 || points.some((p) => !p.every(Number.isFinite))) return problem('a polygon needs at least 3 points');
-        for (const className of names) out.push({ type: 'polygon', ...extras(className), geometry: { points: openRing(points) } });
-        return;
-      }
-      case 'ellipselabels': {
-        if (!finite([v.x, v.y, v.radiusX, v.radiusY]) || !(v.radiusX! > 0) || !(v.radiusY! > 0)) return problem('an ellipse needs x, y and positive radiusX, radiusY');
-        const rotation = normalizeDegrees(typeof v.rotation === 'number' && Number.isFinite(v.rotation) ? v.rotation : 0);
-        const geometry = { cx: v.x! * sx, cy: v.y! * sy, rx: v.radiusX! * sx, ry: v.radiusY! * sy, rotation };
-        for (const className of names) out.push({ type: 'ellipse', ...extras(className), geometry });
-        return;
-      }
-      case 'keypointlabels': {
-        if (!finite([v.x, v.y])) return problem('a keypoint needs x and y');
-        const point: Point = [v.x! * sx, v.y! * sy];
-        const parent = r.parentID && regionIds.has(r.parentID) ? r.parentID : '';
-        for (const className of names) {
-          const key = `${className}\u0000${parent}`;
-          const set = pointSets.get(key);
-          if (set) {
-            set.geometry.points.push(point);
-            continue;
-          }
-          const attrs = r.id ? attributes.get(r.id) : undefined;
-          const created: Annotation & { type: 'points' } = {
-            type: 'points',
-            className,
-            ...(attrs ? { attributes: attrs } : {}),
-            ...(parent ? { groupId: groupOf(parent) } : {}),
-            geometry: { points: [point] },
-          };
-          pointSets.set(key, created);
-          out.push(created);
-        }
-        return;
-      }
-      case 'brushlabels': {
-        const width = r.original_width ?? size.width;
-        const height = r.original_height ?? size.height;
-        if (v.format !== undefined && v.format !== 'rle') return problem(`brush format "${v.format}" is not Label Studio's rle`);
-        if (!Array.isArray(v.rle)) return problem('a brush result needs its rle');
-        if (width !== size.width || height !== size.height) return problem(`the brush mask is ${width}×${height} but the image is ${size.width}×${size.height}`);
-        let rgba: ArrayLike<number>;
-        try {
-          rgba = decodeRlePack(Uint8Array.from(v.rle));
-        } catch (error) {
-          return problem(`the brush rle does not decode: ${(error as Error).message}`);
-        }
-        if (rgba.length < width * height * 4) return problem(`the brush rle is shorter than ${width}×${height} pixels`);
-        const data = new Uint8Array(width * height);
-        for (let i = 0; i < data.length; i++) data[i] = rgba[i * 4 + 3] > 0 ? 1 : 0;
-        const geometry = { rle: encodeRle({ width, height, data }) };
-        for (const className of names) out.push({ type: 'mask', ...extras(className), geometry });
-        return;
-      }
+      const attrs = r.id ? attributes.get(r.id) : undefined;
+      const created: Annotation & { type: 'points' } = { type: 'points', className, ...(attrs ? { attributes: attrs } : {}), ...(parent ? { groupId: groupOf(parent) } : {}), geometry: { points: [point] } };
+      pointSets.set(key, created);
+      out.push(created);
     }
   });
   return out;
