@@ -36,6 +36,90 @@ const TRACK_SHAPES = new Set(['box', 'polygon', 'polyline', 'points', 'ellipse',
  * first keyframe are the track's attributes (Versa keeps them per track: a value that changes later is skipped with
  * why). `<tag frame>` elements become a classification on their frame. Everything read is kept or skipped with why.
  */
+/**
+ * A document's frames: its images (under its `images/` folder when it has one), by the number in their names. CVAT
+ * numbers the frames it writes from 0; the XML counts from the task's start with its step. When no written number is a
+ * frame the XML names, the written ones are positions: frame = start + position × step.
+ */
+function framesOf(own: string[], dir: string, annotatedFrames: ReadonlySet<number>, start: number, step: number, ledger: ImportLedger): Map<number, string> {
+  const inImages = own.filter((p) => p.slice(dir ? dir.length + 1 : 0).startsWith('images/'));
+  const frameFiles = new Map<number, string>();
+  const numbered = (inImages.length > 0 ? inImages : own).map((p) => ({ path: p, n: frameNumberOf(p.split('/').pop()!) }));
+  const relative = (start > 0 || step > 1) && numbered.every((f) => f.n === null || !annotatedFrames.has(f.n)) && annotatedFrames.size > 0;
+  for (const { path, n } of numbered) {
+    if (n === null) {
+      ledger.skip('images', '', { file: path, item: `image ${path}`, reason: 'not a frame: its name carries no frame number (frame_000012.png)' });
+      continue;
+    }
+    const frame = relative ? start + n * step : n;
+    if (frameFiles.has(frame)) {
+      ledger.skip('images', '', { file: path, item: `image ${path}`, reason: `a second image of frame ${frame} (${frameFiles.get(frame)})` });
+      continue;
+    }
+    frameFiles.set(frame, path);
+  }
+  return frameFiles;
+}
+
+/** Each class's attributes and skeleton (points in declaration order, edges from the label's SVG). */
+function classSpecsOf(classes: string[], attributeSpecs: ReadonlyMap<string, AttributeSpec[]>, skeletons: ReadonlyMap<string, string[]>, labels: ReadonlyMap<string, LabelDecl>): Map<string, ClassSpec> {
+  const classSpecs = new Map<string, ClassSpec>();
+  for (const name of classes) {
+    const spec: ClassSpec = {};
+    const attributes = [...(attributeSpecs.get(name) ?? [])];
+    if (attributes.length > 0) spec.attributes = attributes;
+    const points = skeletons.get(name);
+    if (points && points.length > 0) {
+      try {
+        spec.skeleton = parseSkeleton({ points, edges: skeletonEdges(labels.get(name)?.svg ?? '', points), flip_pairs: [] });
+      } catch {
+        // Names a skeleton cannot hold (duplicates): the keyframes keep their points in declaration order.
+      }
+    }
+    if (spec.attributes || spec.skeleton) classSpecs.set(name, spec);
+  }
+  return classSpecs;
+}
+
+/** A document's tracks (into `into`) and its per-frame tags (returned by frame); <image> elements are skipped. */
+function readElements(doc: El, name: string, frameFiles: ReadonlyMap<number, string>, context: ShapeContext, into: { classes: string[]; tracks: DatasetTrack[]; types: Annotation['type'][] }): Map<number, Annotation[]> {
+  const { classes, tracks, types } = into;
+  const tags = new Map<number, Annotation[]>();
+  for (const el of doc.children) {
+    if (el.tag === 'track') {
+      const track = el.children.some((c) => c.tag === 'track') || el.children.some((c) => c.tag === 'skeleton')
+        ? skeletonTrack(el, name, context)
+        : shapeTrack(el, name, context);
+      const group = Number(el.attrs.group_id ?? 0);
+      if (track && Number.isInteger(group) && group > 0) {
+        // Tracks have no group in Versa: the grouping is said, the track kept on its own.
+        context.ledger.skip('attributes', '', { file: context.file, item: `group_id ${group} of track ${el.attrs.id ?? '?'} (label "${track.className}")`, reason: 'Versa keeps no groups between tracks: the track is kept on its own' });
+      }
+      if (track) {
+        tracks.push(track);
+        addClass(classes, track.className);
+        types.push(track.keyframes[0].type);
+      }
+    } else if (el.tag === 'tag') {
+      const label = (el.attrs.label ?? '').trim();
+      const frame = Number(el.attrs.frame);
+      const item = `tag on frame ${el.attrs.frame ?? '?'} (label "${label}")`;
+      if (!label || !frameFiles.has(frame)) {
+        context.ledger.skip('annotations', 'tag', { file: context.file, item, reason: label ? 'its frame is not in the archive' : 'the tag has no label' });
+        continue;
+      }
+      const attributes = attributesOf(el, label, context);
+      const group = Number(el.attrs.group_id ?? 0);
+      const groupId = Number.isInteger(group) && group > 0 ? { groupId: group } : {};
+      tags.set(frame, [...(tags.get(frame) ?? []), { type: 'classification', geometry: {}, className: label, ...(attributes ? { attributes } : {}), ...groupId }]);
+      addClass(classes, label);
+    } else if (el.tag === 'image') {
+      context.ledger.skip('images', '', { file: context.file, item: `image ${el.attrs.name ?? el.attrs.id}`, reason: 'an <image> in a CVAT for video document: import CVAT for images 1.1 exports with format=cvat' });
+    }
+  }
+  return tags;
+}
+
 export async function readCvatVideo(root: string, scan?: DatasetScan): Promise<DatasetSource> {
   const s = scan ?? (await scanDataset(root));
   const files: string[] = [];
@@ -82,85 +166,20 @@ export async function readCvatVideo(root: string, scan?: DatasetScan): Promise<D
     const width = Number(textOf(size, 'width')) || undefined;
     const height = Number(textOf(size, 'height')) || undefined;
 
-    // Frames: the document's images (under its `images/` folder when it has one), by the number in their names.
-    const own = s.images.filter(under);
-    const inImages = own.filter((p) => p.slice(dir ? dir.length + 1 : 0).startsWith('images/'));
-    const frameFiles = new Map<number, string>();
-    const numbered = (inImages.length > 0 ? inImages : own).map((p) => ({ path: p, n: frameNumberOf(p.split('/').pop()!) }));
     const annotatedFrames = new Set<number>();
     for (const el of doc.children) for (const shape of el.tag === 'track' ? el.children : [el]) if (shape.attrs.frame !== undefined) annotatedFrames.add(Number(shape.attrs.frame));
-    // CVAT numbers the frames it writes from 0; the XML counts from the task's start with its step. When no written
-    // number is a frame the XML names, the written ones are positions: frame = start + position × step.
-    const relative = (start > 0 || step > 1) && numbered.every((f) => f.n === null || !annotatedFrames.has(f.n)) && annotatedFrames.size > 0;
-    for (const { path, n } of numbered) {
-      if (n === null) {
-        ledger.skip('images', '', { file: path, item: `image ${path}`, reason: 'not a frame: its name carries no frame number (frame_000012.png)' });
-        continue;
-      }
-      const frame = relative ? start + n * step : n;
-      if (frameFiles.has(frame)) {
-        ledger.skip('images', '', { file: path, item: `image ${path}`, reason: `a second image of frame ${frame} (${frameFiles.get(frame)})` });
-        continue;
-      }
-      frameFiles.set(frame, path);
-    }
+    const frameFiles = framesOf(s.images.filter(under), dir, annotatedFrames, start, step, ledger);
     const lastFrame = Math.max(...frameFiles.keys(), ...annotatedFrames, Number.isFinite(stop) ? stop : -1);
     videos.push({ name, frameCount: lastFrame + 1, width, height });
 
     const context: ShapeContext = { file, where: '', width: width ?? 0, height: height ?? 0, ledger, attributeSpecs, skeletons, occludedClasses };
-    const tags = new Map<number, Annotation[]>();
-    for (const el of doc.children) {
-      if (el.tag === 'track') {
-        const track = el.children.some((c) => c.tag === 'track') || el.children.some((c) => c.tag === 'skeleton')
-          ? skeletonTrack(el, name, context)
-          : shapeTrack(el, name, context);
-        const group = Number(el.attrs.group_id ?? 0);
-        if (track && Number.isInteger(group) && group > 0) {
-          // Tracks have no group in Versa: the grouping is said, the track kept on its own.
-          ledger.skip('attributes', '', { file, item: `group_id ${group} of track ${el.attrs.id ?? '?'} (label "${track.className}")`, reason: 'Versa keeps no groups between tracks: the track is kept on its own' });
-        }
-        if (track) {
-          tracks.push(track);
-          addClass(classes, track.className);
-          types.push(track.keyframes[0].type);
-        }
-      } else if (el.tag === 'tag') {
-        const label = (el.attrs.label ?? '').trim();
-        const frame = Number(el.attrs.frame);
-        const item = `tag on frame ${el.attrs.frame ?? '?'} (label "${label}")`;
-        if (!label || !frameFiles.has(frame)) {
-          ledger.skip('annotations', 'tag', { file, item, reason: label ? 'its frame is not in the archive' : 'the tag has no label' });
-          continue;
-        }
-        const attributes = attributesOf(el, label, context);
-        const group = Number(el.attrs.group_id ?? 0);
-        const groupId = Number.isInteger(group) && group > 0 ? { groupId: group } : {};
-        tags.set(frame, [...(tags.get(frame) ?? []), { type: 'classification', geometry: {}, className: label, ...(attributes ? { attributes } : {}), ...groupId }]);
-        addClass(classes, label);
-      } else if (el.tag === 'image') {
-        ledger.skip('images', '', { file, item: `image ${el.attrs.name ?? el.attrs.id}`, reason: 'an <image> in a CVAT for video document: import CVAT for images 1.1 exports with format=cvat' });
-      }
-    }
+    const tags = readElements(doc, name, frameFiles, context, { classes, tracks, types });
     for (const [frame, path] of [...frameFiles].sort((a, b) => a[0] - b[0])) {
       items.push({ split: null, fileName: path.split('/').pop()!, source: { path: join(s.root, path) }, annotations: tags.get(frame) ?? [], video: { name, frame } });
     }
   }
 
-  const classSpecs = new Map<string, ClassSpec>();
-  for (const name of classes) {
-    const spec: ClassSpec = {};
-    const attributes = [...(attributeSpecs.get(name) ?? [])];
-    if (attributes.length > 0) spec.attributes = attributes;
-    const points = skeletons.get(name);
-    if (points && points.length > 0) {
-      try {
-        spec.skeleton = parseSkeleton({ points, edges: skeletonEdges(labels.get(name)?.svg ?? '', points), flip_pairs: [] });
-      } catch {
-        // Names a skeleton cannot hold (duplicates): the keyframes keep their points in declaration order.
-      }
-    }
-    if (spec.attributes || spec.skeleton) classSpecs.set(name, spec);
-  }
+  const classSpecs = classSpecsOf(classes, attributeSpecs, skeletons, labels);
   return {
     format: 'cvat_video',
     projectType: projectTypeOf(types),
