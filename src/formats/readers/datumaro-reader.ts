@@ -167,6 +167,45 @@ function keypoint(x: number, y: number, v: unknown): Keypoint {
   return vis === 0 ? [0, 0, 0] : [x, y, vis];
 }
 
+type Converted = { geometry: Record<string, unknown> } | { problem: string };
+
+/** An annotation's attributes Versa can keep (a box's or ellipse's `rotation` is its geometry); `bad(key)` for the rest. */
+function attributesOf(a: DatumaroAnnotation, type: string, bad: (key: string) => void): Record<string, AttributeValue> {
+  const attributes: Record<string, AttributeValue> = {};
+  for (const [key, value] of Object.entries(a.attributes ?? {})) {
+    if (key === 'rotation' && (type === 'bbox' || type === 'ellipse')) continue;
+    if (isAttributeValue(value)) attributes[key] = value;
+    else bad(key);
+  }
+  return attributes;
+}
+
+function polylineGeometry(points: Point[] | null): Converted {
+  if (!points || points.length < 2) return { problem: 'a polyline needs at least 2 x, y pairs' };
+  return { geometry: { points } };
+}
+
+/** Datumaro's ellipse: the two corners of its box. */
+function ellipseGeometry(points: Point[] | null, rotation: number): Converted {
+  if (!points || points.length !== 2) return { problem: 'an ellipse needs the two corners of its box' };
+  const [[x1, y1], [x2, y2]] = points;
+  if (!(Math.abs(x2 - x1) > 0 && Math.abs(y2 - y1) > 0)) return { problem: 'the ellipse has no area' };
+  return { geometry: { cx: (x1 + x2) / 2, cy: (y1 + y2) / 2, rx: Math.abs(x2 - x1) / 2, ry: Math.abs(y2 - y1) / 2, rotation } };
+}
+
+/** A COCO-style rle (counts as numbers or compressed) of the image's size. */
+function maskGeometry(rle: DatumaroAnnotation['rle'], size: { width: number; height: number }): Converted {
+  if (!rle || !Array.isArray(rle.size) || rle.size[0] !== size.height || rle.size[1] !== size.width) return { problem: "a mask needs an rle whose size is the image's [height, width]" };
+  let counts: number[] | undefined;
+  try {
+    counts = typeof rle.counts === 'string' ? decodeCompressedCounts(rle.counts) : rle.counts;
+  } catch (error) {
+    return { problem: `the rle does not decode: ${(error as Error).message}` };
+  }
+  if (!Array.isArray(counts)) return { problem: 'mask rle counts are missing' };
+  return { geometry: { rle: { size: [size.height, size.width], counts } } };
+}
+
 function convertItem(item: DatumaroItem, labels: string[], skeletons: Map<string, Skeleton>, size: { width: number; height: number }, file: string, where: string, skip: Skip): Annotation[] {
   const out: Annotation[] = [];
   const list = item.annotations ?? [];
@@ -197,12 +236,7 @@ function convertItem(item: DatumaroItem, labels: string[], skeletons: Map<string
       return skip('annotations', vtype, { file, item, reason: a.label_id === undefined || a.label_id === null ? 'the annotation has no label' : `label_id ${a.label_id} is not in the label categories` });
     }
     const problem = (reason: string) => skip('annotations', vtype, { file, item, reason });
-    const attributes: Record<string, AttributeValue> = {};
-    for (const [key, value] of Object.entries(a.attributes ?? {})) {
-      if (key === 'rotation' && (type === 'bbox' || type === 'ellipse')) continue;
-      if (isAttributeValue(value)) attributes[key] = value;
-      else skip('attributes', '', { file, item: `attribute "${key}" of ${item}`, reason: 'the value is not true/false, a number or a text' });
-    }
+    const attributes = attributesOf(a, type, (key) => skip('attributes', '', { file, item: `attribute "${key}" of ${item}`, reason: 'the value is not true/false, a number or a text' }));
     const extras = { className, ...(Object.keys(attributes).length > 0 ? { attributes } : {}), ...(a.group ? { groupId: a.group } : {}) };
     const rotationAttr = a.attributes?.rotation;
     const rotation = normalizeDegrees(typeof rotationAttr === 'number' && Number.isFinite(rotationAttr) ? rotationAttr : 0);
@@ -241,18 +275,11 @@ function convertItem(item: DatumaroItem, labels: string[], skeletons: Map<string
         out.push(created);
         return;
       }
-      case 'polyline': {
-        const points = pairs();
-        if (!points || points.length < 2) return problem('a polyline needs at least 2 x, y pairs');
-        out.push({ type: 'polyline', ...extras, geometry: { points } });
-        return;
-      }
+      case 'polyline':
       case 'ellipse': {
-        const points = pairs();
-        if (!points || points.length !== 2) return problem('an ellipse needs the two corners of its box');
-        const [[x1, y1], [x2, y2]] = points;
-        if (!(Math.abs(x2 - x1) > 0 && Math.abs(y2 - y1) > 0)) return problem('the ellipse has no area');
-        out.push({ type: 'ellipse', ...extras, geometry: { cx: (x1 + x2) / 2, cy: (y1 + y2) / 2, rx: Math.abs(x2 - x1) / 2, ry: Math.abs(y2 - y1) / 2, rotation } });
+        const converted = type === 'polyline' ? polylineGeometry(pairs()) : ellipseGeometry(pairs(), rotation);
+        if ('problem' in converted) return problem(converted.problem);
+        out.push({ type, ...extras, geometry: converted.geometry } as Annotation);
         return;
       }
       case 'skeleton': {
@@ -281,16 +308,9 @@ function convertItem(item: DatumaroItem, labels: string[], skeletons: Map<string
         return;
       }
       case 'mask': {
-        const rle = a.rle;
-        if (!rle || !Array.isArray(rle.size) || rle.size[0] !== size.height || rle.size[1] !== size.width) return problem("a mask needs an rle whose size is the image's [height, width]");
-        let counts: number[] | undefined;
-        try {
-          counts = typeof rle.counts === 'string' ? decodeCompressedCounts(rle.counts) : rle.counts;
-        } catch (error) {
-          return problem(`the rle does not decode: ${(error as Error).message}`);
-        }
-        if (!Array.isArray(counts)) return problem('mask rle counts are missing');
-        out.push({ type: 'mask', ...extras, geometry: { rle: { size: [size.height, size.width], counts } } });
+        const converted = maskGeometry(a.rle, size);
+        if ('problem' in converted) return problem(converted.problem);
+        out.push({ type: 'mask', ...extras, geometry: converted.geometry } as Annotation);
         return;
       }
     }
