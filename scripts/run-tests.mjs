@@ -3,7 +3,7 @@
 // at a time; prints each file's report when it ends, then the slowest files and the totals.
 //   node scripts/run-tests.mjs [substring ...] [--except substring ...] [--concurrency n]
 // Substrings narrow the run to files whose path contains one of them (`images auth`); `--except` leaves out files
-// whose path contains one. The tiers of .ci/run are named in package.json (test:app, test:processes, test:pages, test:training,
+// whose path contains one. The tiers of .ci/run are named in package.json (test:units, test:app, test:processes, test:pages, test:training,
 // test:databases, test:recovery);
 // the PyTorch tier runs one file at a time: two trainers on two cores slowed each about tenfold.
 import { readdirSync, statSync } from 'node:fs';
