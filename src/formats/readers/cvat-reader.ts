@@ -153,22 +153,7 @@ export async function readCvat(root: string, scan?: DatasetScan): Promise<Datase
     }
   }
 
-  const classSpecs = new Map<string, ClassSpec>();
-  for (const name of classes) {
-    const spec: ClassSpec = {};
-    const attributes = [...(attributeSpecs.get(name) ?? [])];
-    if (occludedClasses.has(name) && !attributes.some((a) => a.name === 'occluded')) attributes.push({ name: 'occluded', type: 'checkbox', default: false });
-    if (attributes.length > 0) spec.attributes = attributes;
-    const points = skeletons.get(name);
-    if (points && points.length > 0) {
-      try {
-        spec.skeleton = parseSkeleton({ points, edges: skeletonEdges(labels.get(name)?.svg ?? '', points), flip_pairs: [] });
-      } catch {
-        // Names CVAT allows but a skeleton does not (duplicates): the instances keep their points in file order.
-      }
-    }
-    if (spec.attributes || spec.skeleton) classSpecs.set(name, spec);
-  }
+  const classSpecs = classSpecsOf(classes, attributeSpecs, skeletons, labels, occludedClasses);
 
   async function* items(): AsyncGenerator<DatasetItem> {
     yield* prepared;
@@ -407,4 +392,34 @@ export function cvatMaskBitmap(mask: Record<string, string | undefined>, width: 
     value ^= 1;
   }
   return { width, height, data };
+}
+
+/**
+ * Each class's attributes and skeleton (points in declaration order, edges from the label's SVG); a class some shape
+ * marked occluded (`occluded`, CVAT for images) gets an `occluded` checkbox.
+ */
+export function classSpecsOf(
+  classes: string[],
+  attributeSpecs: ReadonlyMap<string, AttributeSpec[]>,
+  skeletons: ReadonlyMap<string, string[]>,
+  labels: ReadonlyMap<string, LabelDecl>,
+  occluded: ReadonlySet<string> = new Set(),
+): Map<string, ClassSpec> {
+  const classSpecs = new Map<string, ClassSpec>();
+  for (const name of classes) {
+    const spec: ClassSpec = {};
+    const attributes = [...(attributeSpecs.get(name) ?? [])];
+    if (occluded.has(name) && !attributes.some((a) => a.name === 'occluded')) attributes.push({ name: 'occluded', type: 'checkbox', default: false });
+    if (attributes.length > 0) spec.attributes = attributes;
+    const points = skeletons.get(name);
+    if (points && points.length > 0) {
+      try {
+        spec.skeleton = parseSkeleton({ points, edges: skeletonEdges(labels.get(name)?.svg ?? '', points), flip_pairs: [] });
+      } catch {
+        // Names CVAT allows but a skeleton does not (duplicates): the shapes keep their points in file order.
+      }
+    }
+    if (spec.attributes || spec.skeleton) classSpecs.set(name, spec);
+  }
+  return classSpecs;
 }

@@ -1,12 +1,11 @@
 import { join, posix } from 'node:path';
 import type { AttributeSpec, AttributeValue } from '../../imaging/class-specs.js';
-import { parseSkeleton } from '../../imaging/class-specs.js';
 import type { Keypoint } from '../../imaging/geometry.js';
-import type { Annotation, ClassSpec, DatasetItem, DatasetSource, DatasetTrack, DatasetVideo, TrackKeyframe } from '../dataset.js';
+import type { Annotation, DatasetItem, DatasetSource, DatasetTrack, DatasetVideo, TrackKeyframe } from '../dataset.js';
 import { stemOf } from '../dataset.js';
 import { FormatError } from '../format-error.js';
 import { ImportLedger } from '../import-ledger.js';
-import { attributesOf, geometryOf, kid, kids, labelDecl, looksLikeCvatXml, parse, parsePoints, ShapeError, skeletonEdges, textOf, type El, type LabelDecl, type ShapeContext } from './cvat-reader.js';
+import { attributesOf, classSpecsOf, geometryOf, kid, kids, labelDecl, looksLikeCvatXml, parse, parsePoints, ShapeError, textOf, type El, type LabelDecl, type ShapeContext } from './cvat-reader.js';
 import { addClass, head, projectTypeOf, scanDataset, type DatasetScan } from './scan.js';
 
 /** A CVAT for video 1.1 document: `<annotations>` whose shapes are in `<track>`s, not `<image>`s. */
@@ -59,26 +58,6 @@ function framesOf(own: string[], dir: string, annotatedFrames: ReadonlySet<numbe
     frameFiles.set(frame, path);
   }
   return frameFiles;
-}
-
-/** Each class's attributes and skeleton (points in declaration order, edges from the label's SVG). */
-function classSpecsOf(classes: string[], attributeSpecs: ReadonlyMap<string, AttributeSpec[]>, skeletons: ReadonlyMap<string, string[]>, labels: ReadonlyMap<string, LabelDecl>): Map<string, ClassSpec> {
-  const classSpecs = new Map<string, ClassSpec>();
-  for (const name of classes) {
-    const spec: ClassSpec = {};
-    const attributes = [...(attributeSpecs.get(name) ?? [])];
-    if (attributes.length > 0) spec.attributes = attributes;
-    const points = skeletons.get(name);
-    if (points && points.length > 0) {
-      try {
-        spec.skeleton = parseSkeleton({ points, edges: skeletonEdges(labels.get(name)?.svg ?? '', points), flip_pairs: [] });
-      } catch {
-        // Names a skeleton cannot hold (duplicates): the keyframes keep their points in declaration order.
-      }
-    }
-    if (spec.attributes || spec.skeleton) classSpecs.set(name, spec);
-  }
-  return classSpecs;
 }
 
 /** A document's tracks (into `into`) and its per-frame tags (returned by frame); <image> elements are skipped. */
