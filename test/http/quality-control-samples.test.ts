@@ -6,20 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type Client, type TestApp } from '../helpers/test-app.js';
+import { withDraws } from '../helpers/random-draws.js';
 
 type User = Client & { id: number };
-
-/** Math.random as a fixed cycle while `body` runs: the ground-truth draw becomes predictable. */
-async function withDraws<T>(draws: number[], body: () => Promise<T>): Promise<T> {
-  const real = Math.random;
-  let i = 0;
-  Math.random = () => draws[i++ % draws.length];
-  try {
-    return await body();
-  } finally {
-    Math.random = real;
-  }
-}
 
 describe('quality control of samples (issue 29)', () => {
   let t: TestApp;

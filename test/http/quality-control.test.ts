@@ -7,21 +7,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { insertImageRow } from '../helpers/image-rows.js';
 import { startTestApp, type Client, type TestApp } from '../helpers/test-app.js';
+import { withDraws } from '../helpers/random-draws.js';
 
 type User = Client & { id: number; email: string };
 const box = (class_id: number, x: number, y: number, w: number, h: number) => ({ class_id, annotation_type: 'bbox', geometry: { x, y, width: w, height: h } });
-
-/** Math.random as a fixed cycle while `body` runs: the ground-truth draw becomes predictable for the test. */
-async function withDraws<T>(draws: number[], body: () => Promise<T>): Promise<T> {
-  const real = Math.random;
-  let i = 0;
-  Math.random = () => draws[i++ % draws.length];
-  try {
-    return await body();
-  } finally {
-    Math.random = real;
-  }
-}
 
 describe('quality control (issue 29)', () => {
   let t: TestApp;
