@@ -1,9 +1,9 @@
-import { PassThrough, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import type { Readable } from 'node:stream';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import type { S3BlobStoreConfig } from '../config.js';
 import { missingBlob, type BlobStore } from './blob-store.js';
 import { S3BlobStore } from './s3-blob-store.js';
+import { S3Http, type S3ObjectRequest } from './s3-http.js';
 
 /** Where a project storage is: an S3-compatible endpoint, a bucket and a key prefix, and the credentials to use. */
 export interface BucketLocation {
@@ -30,11 +30,13 @@ export interface BucketObject {
  * makes: listed under the prefix, read whole or by range, only while an object still has the ETag it was imported with
  * (If-Match: a replaced object reads as missing rather than as other bytes than were hashed). Writes go through
  * `target()`, an S3BlobStore under the same prefix, so exports reach the bucket as they reach Versa's own store.
- * Checksums are WHEN_REQUIRED: S3-compatible servers (Ceph RGW, MinIO, …) accept it, and so does AWS.
+ * Listing goes through @aws-sdk/client-s3 with WHEN_REQUIRED checksums (S3-compatible servers such as Ceph RGW and
+ * MinIO accept it, and so does AWS); reading an object through S3Http, as the blob store does.
  */
 export class S3Bucket {
   private readonly client: S3Client;
-  /** S3 requests sent (each command once, retries not counted): the bucket import benchmark reports it. */
+  private readonly http: S3Http;
+  /** S3 requests sent (each once, retries not counted): the bucket import benchmark reports it. */
   requests = 0;
 
   constructor(
@@ -54,6 +56,7 @@ export class S3Bucket {
       this.requests++;
       return next(args);
     }, { step: 'initialize', name: 'countRequests' });
+    this.http = new S3Http(location);
   }
 
   /** The prefix as listed: '' or `prefix/`. */
@@ -79,33 +82,28 @@ export class S3Bucket {
   }
 
   async get(key: string, etag: string | null = null): Promise<Buffer> {
-    try {
-      const res = await this.client.send(new GetObjectCommand({ Bucket: this.location.bucket, Key: key, IfMatch: etag ?? undefined }));
-      const bytes = await res.Body!.transformToByteArray();
-      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    } catch (err) {
-      throw missingOr(err, key);
-    }
+    return this.http.bytes(this.request('GET', key, etag)).catch((err) => Promise.reject(missingOr(err, key)));
   }
 
   stream(key: string, range: { start: number; end: number } | undefined, etag: string | null = null): Readable {
-    const out = new PassThrough();
-    const abort = new AbortController();
-    out.once('close', () => abort.abort());
-    this.client
-      .send(new GetObjectCommand({ Bucket: this.location.bucket, Key: key, IfMatch: etag ?? undefined, Range: range && `bytes=${range.start}-${range.end}` }), { abortSignal: abort.signal })
-      .then((res) => pipeline(res.Body as Readable, out))
-      .catch((err) => out.destroy(missingOr(err, key) as Error));
-    return out;
+    const request = this.request('GET', key, etag);
+    if (range) request.headers.range = `bytes=${range.start}-${range.end}`;
+    return this.http.stream(request, (err) => missingOr(err, key) as Error);
   }
 
   async size(key: string, etag: string | null = null): Promise<number | null> {
     try {
-      return (await this.client.send(new HeadObjectCommand({ Bucket: this.location.bucket, Key: key, IfMatch: etag ?? undefined }))).ContentLength ?? 0;
+      return Number((await this.http.headers(this.request('HEAD', key, etag)))['content-length'] ?? 0);
     } catch (err) {
       if (isGone(err)) return null;
       throw err;
     }
+  }
+
+  /** A request for the object `key`, only while its ETag is `etag` when one is given; counted. */
+  private request(method: 'GET' | 'HEAD', key: string, etag: string | null): S3ObjectRequest & { headers: Record<string, string> } {
+    this.requests++;
+    return { method, key, headers: etag ? { 'if-match': etag } : {} };
   }
 
   /** A BlobStore writing under the bucket's prefix (Versa's own key layout below it: `exports/…`, `versions/…`). */
