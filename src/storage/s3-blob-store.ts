@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
@@ -8,7 +7,6 @@ import {
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
   S3Client,
-  UploadPartCommand,
   type _Object,
 } from '@aws-sdk/client-s3';
 import type { S3BlobStoreConfig } from '../config.js';
@@ -28,11 +26,11 @@ export interface S3Tuning {
 
 /**
  * Blobs as objects of an S3 bucket under a key prefix. Every write is atomic (S3 shows an object only once whole).
- * One object's requests (PUT, GET, HEAD, DELETE) are signed and sent by S3Http, a quarter of the SDK's CPU per request
- * (issue 27); a PUT carries its body's SHA-256, so the server refuses bytes damaged on the way. Listing, batch deletes
- * and multipart uploads go through @aws-sdk/client-s3: a stream longer than one part goes up as a multipart upload
- * (parts of `partSize`: 8 MiB × S3's 10,000 parts is 78 GiB, each with Content-MD5), aborted on any failure so that an
- * interrupted upload leaves nothing behind.
+ * One object's requests (PUT, GET, HEAD, DELETE) and multipart parts are signed and sent by S3Http, a quarter of the
+ * SDK's CPU per request (issue 27), each PUT with its body's SHA-256, so the server refuses bytes damaged on the way.
+ * Listing, batch deletes and beginning, completing and aborting multipart uploads go through @aws-sdk/client-s3. A
+ * stream longer than one part goes up as a multipart upload (parts of `partSize`: 8 MiB × S3's 10,000 parts is
+ * 78 GiB), aborted on any failure so that an interrupted upload leaves nothing behind.
  */
 export class S3BlobStore implements BlobStore {
   private readonly client: S3Client;
@@ -87,9 +85,9 @@ export class S3BlobStore implements BlobStore {
     const upload = (body: Buffer) => {
       const PartNumber = pending.length + 1;
       bytes += body.length;
-      const sent = this.client
-        .send(new UploadPartCommand({ Bucket: this.bucket, Key, UploadId, PartNumber, Body: body, ContentLength: body.length, ContentMD5: md5(body) }))
-        .then((res) => (etags[PartNumber - 1] = res.ETag!));
+      const sent = this.http
+        .headers({ method: 'PUT', key: Key, query: { partNumber: String(PartNumber), uploadId: UploadId! }, body })
+        .then((headers) => (etags[PartNumber - 1] = headers.etag!));
       sent.catch(() => undefined); // awaited below, in order; this keeps a later part's failure from going unhandled meanwhile
       pending.push(sent);
       // Read on while fewer than partsInFlight parts are on their way; else wait for the oldest of them.
@@ -174,8 +172,6 @@ export class S3BlobStore implements BlobStore {
     } while (ContinuationToken);
   }
 }
-
-const md5 = (data: Uint8Array): string => createHash('md5').update(data).digest('base64');
 
 /** A 404 about the key (a missing bucket is a configuration error, not a missing blob). */
 const isMissing = (err: unknown): boolean =>

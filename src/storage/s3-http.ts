@@ -21,6 +21,8 @@ export interface S3ObjectRequest {
   readonly method: 'GET' | 'HEAD' | 'PUT' | 'DELETE';
   /** The object's whole key in the bucket. */
   readonly key: string;
+  /** Query parameters (a part upload's `partNumber` and `uploadId`). */
+  readonly query?: Record<string, string>;
   readonly headers?: Record<string, string>;
   /** A PUT's bytes: sent with their SHA-256 signed, so the server refuses bytes damaged on the way. */
   readonly body?: Uint8Array;
@@ -47,7 +49,7 @@ const RETRY_NAMES = new Set(['SlowDown', 'Throttling', 'ThrottlingException', 'R
 const RETRY_CODES = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNREFUSED', 'EAI_AGAIN', 'UND_ERR_SOCKET']);
 
 /**
- * The per-object S3 requests (GET, HEAD, PUT, DELETE) signed with Signature V4 and sent over Node's HTTP on kept-alive
+ * The per-object S3 requests (GET, HEAD, PUT of an object or a multipart part, DELETE) signed with Signature V4 and sent over Node's HTTP on kept-alive
  * connections: the AWS SDK's client costs about 2 ms of CPU per request, four times this (bench/s3-client-cost.ts,
  * issue 27). Virtual-hosted addressing unless `forcePathStyle` (or a bucket name that cannot be a host name); failed
  * attempts are retried as the SDK's standard mode does (3 attempts, exponential backoff with jitter) on 5xx, throttling
@@ -105,8 +107,10 @@ export class S3Http {
     const hostname = this.pathStyle ? this.url.hostname : `${this.target.bucket}.${this.url.hostname}`;
     const host = this.url.port ? `${hostname}:${this.url.port}` : hostname;
     const path = `${this.url.pathname.replace(/\/$/, '')}${this.pathStyle ? `/${this.target.bucket}` : ''}/${encodeKey(request.key)}`;
-    const signed = await this.signer.sign({ method: request.method, protocol: this.url.protocol, hostname, path, query: {}, headers: { ...headers, host } });
-    return { hostname, path, headers: signed.headers };
+    const query = request.query ?? {};
+    const signed = await this.signer.sign({ method: request.method, protocol: this.url.protocol, hostname, path, query, headers: { ...headers, host } });
+    const search = Object.entries(query).map(([name, value]) => `${encodeSegment(name)}=${encodeSegment(value)}`).join('&');
+    return { hostname, path: search ? `${path}?${search}` : path, headers: signed.headers };
   }
 
   private async attempt(request: S3ObjectRequest, headers: Record<string, string>): Promise<IncomingMessage> {
@@ -150,9 +154,11 @@ const retryable = (err: Error): boolean =>
     ? err.$metadata.httpStatusCode >= 500 || err.$metadata.httpStatusCode === 429 || RETRY_NAMES.has(err.name)
     : RETRY_CODES.has((err as NodeJS.ErrnoException).code ?? '');
 
-/** A key as S3 wants it in a path: each segment percent-encoded as RFC 3986 says, the slashes kept. */
-export const encodeKey = (key: string): string =>
-  key.split('/').map((segment) => encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)).join('/');
+/** Percent-encoded as RFC 3986 says (as the signature encodes it). */
+const encodeSegment = (text: string): string => encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+/** A key as S3 wants it in a path: each segment encoded, the slashes kept. */
+const encodeKey = (key: string): string => key.split('/').map(encodeSegment).join('/');
 
 function credentialsOf(target: S3Target): AwsCredentialIdentity | AwsCredentialIdentityProvider {
   if (target.credentials) return target.credentials;

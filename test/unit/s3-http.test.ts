@@ -38,6 +38,8 @@ describe('S3 request signing and addressing', () => {
   it('path-style puts the bucket in the path (and keeps the port); AWS by region when no endpoint; keys percent-encoded', async () => {
     const path = await new S3Http({ endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', forcePathStyle: true, bucket: 'b', credentials: example }).signed({ method: 'GET', key: 'a/x y$+.jpg' });
     assert.deepEqual([path.hostname, path.path, path.headers.host], ['127.0.0.1', '/b/a/x%20y%24%2B.jpg', '127.0.0.1:9000']);
+    const part = await new S3Http({ endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', forcePathStyle: true, bucket: 'b', credentials: example }).signed({ method: 'PUT', key: 'k', query: { partNumber: '2', uploadId: '2~a/b+c' }, body: Buffer.from('x') });
+    assert.equal(part.path, '/b/k?partNumber=2&uploadId=2~a%2Fb%2Bc');
     const aws = await new S3Http({ endpoint: null, region: 'eu-west-1', forcePathStyle: false, bucket: 'photos', credentials: example }).signed({ method: 'HEAD', key: 'k' });
     assert.deepEqual([aws.hostname, aws.path], ['photos.s3.eu-west-1.amazonaws.com', '/k']);
     assert.match(aws.headers.authorization, /\/eu-west-1\/s3\/aws4_request/);
