@@ -26,7 +26,7 @@ export interface S3Tuning {
 
 /**
  * Blobs as objects of an S3 bucket under a key prefix. Every write is atomic (S3 shows an object only once whole).
- * One object's requests (PUT, GET, HEAD, DELETE) and multipart parts are signed and sent by S3Http, a quarter of the
+ * One object's requests (PUT, GET, HEAD, DELETE) and multipart parts are signed and sent by S3Http, a third of the
  * SDK's CPU per request (issue 27), each PUT with its body's SHA-256, so the server refuses bytes damaged on the way.
  * Listing, batch deletes and beginning, completing and aborting multipart uploads go through @aws-sdk/client-s3. A
  * stream longer than one part goes up as a multipart upload (parts of `partSize`: 8 MiB × S3's 10,000 parts is

@@ -49,11 +49,11 @@ const RETRY_NAMES = new Set(['SlowDown', 'Throttling', 'ThrottlingException', 'R
 const RETRY_CODES = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNREFUSED', 'EAI_AGAIN', 'UND_ERR_SOCKET']);
 
 /**
- * The per-object S3 requests (GET, HEAD, PUT of an object or a multipart part, DELETE) signed with Signature V4 and sent over Node's HTTP on kept-alive
- * connections: the AWS SDK's client costs about 2 ms of CPU per request, four times this (bench/s3-client-cost.ts,
- * issue 27). Virtual-hosted addressing unless `forcePathStyle` (or a bucket name that cannot be a host name); failed
- * attempts are retried as the SDK's standard mode does (3 attempts, exponential backoff with jitter) on 5xx, throttling
- * and dropped connections; errors other than those come back as S3Error at once.
+ * The per-object S3 requests (GET, HEAD, DELETE, PUT of an object or of a multipart part) signed with Signature V4
+ * and sent over Node's HTTP on kept-alive connections: the AWS SDK's client costs about 2 ms of CPU per request, three
+ * to four times this (bench/s3-client-cost.ts, issue 27). Virtual-hosted addressing unless `forcePathStyle` (or a
+ * bucket name that cannot be a host name); failed attempts are retried as the SDK's standard mode does (3 attempts,
+ * exponential backoff with jitter) on 5xx, throttling and dropped connections; other errors come back at once.
  */
 export class S3Http {
   private readonly url: URL;
