@@ -38,7 +38,8 @@ export type FormatName =
   | 'dota'
   | 'cvat_video'
   | 'mot'
-  | 'image_sequence';
+  | 'image_sequence'
+  | 'jsonl';
 
 export type Point = [x: number, y: number];
 
