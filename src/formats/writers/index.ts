@@ -54,7 +54,7 @@ const WRITE: Record<ExportFormat, Omit<ExportWriter, 'write'> & { write: Write; 
   dota: { extension: 'zip', contentType: ZIP, write: writeDota, leftOut: { ...nothingKept('DOTA'), attributes: 'DOTA lines hold only difficult' } },
   labelstudio: {
     extension: 'zip', contentType: ZIP, write: writeLabelStudio,
-    leftOut: { attributes: 'an image-level choice holds no attributes', groups: 'Label Studio relates only points to the box they hang on', tracks: 'Label Studio has no track identity' },
+    leftOut: { attributes: 'an image-level choice holds no attributes', groups: 'a group of one region has nothing to relate', tracks: 'Label Studio has no track identity' },
   },
   multilabel_csv: { extension: 'zip', contentType: ZIP, write: writeMultiLabelCsv, leftOut: nothingKept('a multi-label CSV') },
   cvat_video: { extension: 'zip', contentType: ZIP, write: writeCvatVideo, leftOut: { ...nothingKept('CVAT for video'), groups: 'CVAT for video tracks have no groups' } },
