@@ -90,6 +90,7 @@ describe('jsonl import (issue 25): an import reads what the jsonl export writes'
     const lines = [
       { image: 'a.png', split: 'train', annotations: [
         { class: 'car', type: 'bbox', geometry: { x: 1, y: 1, width: 10, height: 10 } },
+        { class: 'person', type: 'keypoints', geometry: { points: [[2, 2, 2], [5, 6, 1], [0, 0, 0]] } },
         { class: 'car', type: 'cuboid', geometry: {} },
         { type: 'bbox', geometry: { x: 1, y: 1, width: 5, height: 5 } },
       ] },
@@ -101,12 +102,12 @@ describe('jsonl import (issue 25): an import reads what the jsonl export writes'
     ]));
     assert.equal(res.status, 201, JSON.stringify(res.body));
     assert.deepEqual(res.body.import.skipped.map((s: { item: string; reason: string }) => [s.item, s.reason]), [
-      ['line 1 annotation 2', 'Versa has no annotation type "cuboid"'],
-      ['line 1 annotation 3', 'the annotation has no class'],
+      ['line 1 annotation 3', 'Versa has no annotation type "cuboid"'],
+      ['line 1 annotation 4', 'the annotation has no class'],
       ['image ghost.png', 'the labels name this image but its file is not in the dataset'],
       ['label 1 of ghost.png (bbox, class "car")', 'its image is not in the dataset'],
     ]);
-    assert.deepEqual(res.body.import.counts.kept.annotations, { bbox: 1 });
+    assert.deepEqual(res.body.import.counts.kept.annotations, { bbox: 1, keypoints: 1 });
   });
 
   it('a line that is not JSON refuses the archive, naming the line', async () => {
