@@ -38,7 +38,8 @@ export type FormatName =
   | 'dota'
   | 'cvat_video'
   | 'mot'
-  | 'image_sequence';
+  | 'image_sequence'
+  | 'jsonl';
 
 export type Point = [x: number, y: number];
 
@@ -165,8 +166,7 @@ export interface WriteStats {
   kept?: Record<string, number>;
   /**
    * Attribute values (by name), groups and track identities, each kept, converted (`"track→track_id attribute"`) or
-   * skipped (`"occluded (VOC has no attributes)"`): counted for every writer by its format's policy
-   * (writers/extras-accounting.ts).
+   * skipped (`"occluded (VOC has no attributes)"`), as the writer wrote them with its shapes (writers/export-tally.ts).
    */
   extras?: Record<'attributes' | 'groups' | 'tracks', Tallies>;
 }
@@ -176,12 +176,6 @@ export type Tallies = Partial<Record<ShapeOutcome, Record<string, number>>>;
 
 /** What a writer did with one shape: wrote it as it is, converted it, or left it out. */
 export type ShapeOutcome = 'kept' | 'converted' | 'skipped';
-
-/** Adds one to a WriteStats tally (`kept`, `converted` or `skipped`). Every writer tallies every shape it is given once. */
-export function tally(stats: WriteStats, kind: ShapeOutcome, what: string, n = 1): void {
-  const counts = (stats[kind] ??= {});
-  counts[what] = (counts[what] ?? 0) + n;
-}
 
 export async function openImage(source: ImageSource): Promise<Readable> {
   return 'path' in source ? createReadStream(source.path) : source.open();

@@ -158,7 +158,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Pi
       const res = await app.inject({ ...options, headers });
       const raw = res.rawPayload;
       const type = String(res.headers['content-type'] ?? '');
-      const body = type.includes('json') && raw.length > 0 ? JSON.parse(raw.toString('utf8')) : raw.toString('utf8');
+      const body = type.includes('json') && !type.includes('ndjson') && raw.length > 0 ? JSON.parse(raw.toString('utf8')) : raw.toString('utf8');
       return { status: res.statusCode, body, headers: res.headers, raw };
     };
     const withBody = (method: InjectOptions['method']) => <T>(url: string, body?: unknown) =>

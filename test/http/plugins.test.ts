@@ -37,7 +37,7 @@ describe('plugins', () => {
     const res = await alice.get('/api/plugins');
     assert.equal(res.status, 200);
     const names = (type: string) => (res.body as { type: string; name: string; status: string }[]).filter((p) => p.type === type && p.status === 'loaded').map((p) => p.name);
-    assert.deepEqual(names('importer').sort(), ['coco', 'createml', 'cvat', 'cvat_video', 'datumaro', 'dota', 'folders', 'image_sequence', 'images', 'kitti', 'labelme', 'labelstudio', 'masks', 'mot', 'mpii', 'multilabel_csv', 'openimages', 'voc', 'voc_masks', 'vott', 'widerface', 'yolo']);
+    assert.deepEqual(names('importer').sort(), ['coco', 'createml', 'cvat', 'cvat_video', 'datumaro', 'dota', 'folders', 'image_sequence', 'images', 'jsonl', 'kitti', 'labelme', 'labelstudio', 'masks', 'mot', 'mpii', 'multilabel_csv', 'openimages', 'voc', 'voc_masks', 'vott', 'widerface', 'yolo']);
     assert.deepEqual(names('exporter').sort(), ['coco', 'coco_zip', 'createml', 'csv', 'cvat', 'cvat_video', 'datumaro', 'dota', 'folders', 'jsonl', 'labelme', 'labelstudio', 'masks', 'mot', 'multilabel_csv', 'voc', 'yolo', 'yolo_ultralytics']);
     assert.ok(names('preprocessing').includes('resize'));
     assert.ok(names('augmentation').length > 3);

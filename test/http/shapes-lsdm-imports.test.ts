@@ -27,7 +27,7 @@ describe('shapes-labelstudio / shapes-datumaro imports account for every item', 
   });
   after(() => t.close());
 
-  it('shapes-labelstudio import: rotated box, ellipse, keypoints and per-region text kept; relation and image-level text listed as skipped', async () => {
+  it('shapes-labelstudio import: rotated box, ellipse, keypoints and per-region text kept, a relation as a group; image-level text listed as skipped', async () => {
     const base = { to_name: 'image', original_width: 100, original_height: 100 };
     const result = [
       { ...base, id: 'r1', type: 'rectanglelabels', from_name: 'label', value: { x: 20, y: 20, width: 30, height: 20, rotation: 30, rectanglelabels: ['car'] } },
@@ -45,11 +45,13 @@ describe('shapes-labelstudio / shapes-datumaro imports account for every item', 
     assert.equal(res.status, 201, JSON.stringify(res.body));
     const summary = res.body.import;
     assertBalanced(summary.counts);
-    assert.deepEqual(summary.counts.kept.annotations, { bbox: 1, ellipse: 1, points: 1 });
+    assert.deepEqual(summary.counts.kept.annotations, { bbox: 1, ellipse: 1, points: 1, relation: 1 });
     assert.equal(summary.counts.kept.attributes, 1);
-    assert.deepEqual(summary.skipped.map((s: { item: string }) => s.item).sort(), ['task 1 result 6 (relation)', 'task 1 result t1 (textarea)']);
+    assert.deepEqual(summary.skipped.map((s: { item: string }) => s.item).sort(), ['task 1 result t1 (textarea)']);
     const [image] = (await alice.get(`/api/projects/${res.body.id}/images`)).body as { id: number }[];
-    const annotations = (await alice.get(`/api/images/${image.id}/annotations`)).body as { annotation_type: string; geometry: { rotation: number }; attributes: object }[];
+    const annotations = (await alice.get(`/api/images/${image.id}/annotations`)).body as { annotation_type: string; geometry: { rotation: number }; attributes: object; group_id: number | null }[];
+    const group = (type: string) => annotations.find((a) => a.annotation_type === type)!.group_id;
+    assert.ok(group('bbox') !== null && group('bbox') === group('ellipse') && group('points') === null, JSON.stringify(annotations));
     const box = annotations.find((a) => a.annotation_type === 'bbox')!;
     assert.equal(Math.round(box.geometry.rotation), 30);
     assert.deepEqual(box.attributes, { plate: 'AB-123' });

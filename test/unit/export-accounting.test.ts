@@ -119,15 +119,15 @@ describe('export accounting (issue 25): every writer accounts for every shape it
   it('formats without attributes, groups or tracks say so: VOC keeps its three flags, YOLO its track ids, COCO a keypoints group', async () => {
     const voc = (await writeFrames('voc')).stats.extras!;
     assert.deepEqual(voc.attributes.kept, { occluded: 1, difficult: 1 });
-    assert.deepEqual(voc.attributes.skipped, { 'color (VOC objects hold only difficult, truncated and occluded flags)': 1, 'weather (its shape has no VOC form)': 1 });
+    assert.deepEqual(voc.attributes.skipped, { 'color (VOC objects hold only difficult, truncated and occluded flags)': 1, 'weather (its shape is not written)': 1 });
     assert.deepEqual(voc.groups.skipped, { 'group (VOC has no groups)': 2 });
     assert.deepEqual(voc.tracks.skipped, { 'track (VOC has no track identity)': 2 });
     const yolo = (await writeFrames('yolo')).stats.extras!;
     assert.deepEqual(yolo.tracks.converted, { 'track→track ids in tracks/ beside the labels': 2 });
-    assert.deepEqual(yolo.attributes.skipped, { 'occluded (YOLO label lines hold no attributes)': 1, 'color (YOLO label lines hold no attributes)': 1, 'difficult (YOLO label lines hold no attributes)': 1, 'weather (YOLO label lines hold no attributes)': 1 });
+    assert.deepEqual(yolo.attributes.skipped, { 'occluded (YOLO label lines hold no attributes)': 1, 'color (YOLO label lines hold no attributes)': 1, 'difficult (YOLO label lines hold no attributes)': 1, 'weather (its shape is not written)': 1 });
     const coco = (await writeFrames('coco')).stats.extras!;
     assert.deepEqual(coco.groups, { skipped: { 'group (COCO has no groups)': 1 }, converted: { 'group→one COCO annotation (keypoints with their outline)': 1 } });
-    assert.deepEqual(coco.attributes, { kept: { occluded: 1, color: 1, difficult: 1 }, skipped: { 'weather (its shape has no COCO form)': 1 } });
+    assert.deepEqual(coco.attributes, { kept: { occluded: 1, color: 1, difficult: 1 }, skipped: { 'weather (its shape is not written)': 1 } });
     const mot = (await writeFrames('mot')).stats.extras!;
     assert.deepEqual(mot.tracks, { kept: { track: 2 } });
   });
@@ -144,7 +144,43 @@ describe('export accounting (issue 25): every writer accounts for every shape it
     }
   });
 
-  it('what the policies call kept is in the files: read back, the attribute values, groups and track ids are there', async () => {
+  it('accounting is what the writer did, not what its format could hold: the extras of a shape it leaves out go with it', async () => {
+    // Each writer here can hold the extra in general, and leaves out the one shape that carries it: a VOC box outside
+    // the image (no area), a rotated box in MOT (boxes only), a polyline in COCO (no form), all in their groups and tracks.
+    const outside = { type: 'bbox', className: 'thing', geometry: { x: 500, y: 500, width: 10, height: 10 } } as const;
+    const voc = (await write('voc', 'object_detection', [
+      { ...outside, attributes: { difficult: true }, groupId: 3 },
+      { type: 'bbox', className: 'thing', attributes: { truncated: true }, geometry: { x: 5, y: 5, width: 20, height: 10 } },
+    ])).stats.extras!;
+    assert.deepEqual(voc.attributes, { skipped: { 'difficult (its shape is not written)': 1 }, kept: { truncated: 1 } });
+    assert.deepEqual(voc.groups, { skipped: { 'group (its shapes are not written)': 1 } });
+    const rotated = { type: 'bbox', className: 'thing', geometry: { x: 5, y: 5, width: 20, height: 10, rotation: 30 } } as const;
+    const mot = await WRITERS.mot.write({
+      classes: ['thing'], videos: [{ name: 'clip', frameCount: 1, width: W, height: H }],
+      items: [{ split: 'train', fileName: 'f.png', source: { path: image }, width: W, height: H, video: { name: 'clip', frame: 0 }, annotations: [
+        { ...rotated, attributes: { occluded: true, track_id: 4, keyframe: true } },
+        { type: 'bbox', className: 'thing', attributes: { ignored: true, track_id: 5, keyframe: true }, geometry: { x: 50, y: 5, width: 20, height: 10 } },
+      ] }],
+    }, createWriteStream(join(work, `mot-${++count}.zip`)));
+    assert.deepEqual(mot.extras!.attributes, { skipped: { 'occluded (its shape is not written)': 1 }, kept: { ignored: 1 } });
+    assert.deepEqual(mot.extras!.tracks, { skipped: { 'track (none of its shapes is written)': 1 }, kept: { track: 1 } });
+    const coco = (await write('coco', 'instance_segmentation', [
+      { type: 'polyline', className: 'thing', attributes: { color: 'red' }, geometry: { points: [[1, 1], [50, 5]] } },
+    ])).stats.extras!;
+    assert.deepEqual(coco.attributes, { skipped: { 'color (its shape is not written)': 1 } });
+  });
+
+  it('coco: the outline merged into its keypoints keeps its attribute values (they were counted kept and not written)', async () => {
+    const { out, stats } = await write('coco', 'keypoint_detection', [
+      { type: 'keypoints', className: 'person', groupId: 1, attributes: { pose: 'standing' }, geometry: { points: [[100, 20, 2], [80, 50, 1], [90, 60, 2]] } },
+      { type: 'polygon', className: 'person', groupId: 1, attributes: { crowded: true }, geometry: { points: [[70, 10], [120, 10], [120, 80]] } },
+    ]);
+    const doc = JSON.parse(await readFile(out, 'utf8'));
+    assert.deepEqual(doc.annotations.map((a: { attributes?: object }) => a.attributes), [{ crowded: true, pose: 'standing' }]);
+    assert.deepEqual(stats.extras?.attributes.kept, { pose: 1, crowded: 1 });
+  });
+
+  it('what the writers call kept is in the files: read back, the attribute values, groups and track ids are there', async () => {
     for (const format of ['cvat', 'datumaro', 'labelme', 'coco_zip', 'voc'] as const) {
       const { out, stats } = await writeFrames(format);
       const back = await readDatasetZip(out);

@@ -73,7 +73,7 @@ describe('shapes-labelstudio', () => {
     }
   });
 
-  it('shapes-labelstudio reader: keypoints on a region, ellipses, per-region controls; what it cannot keep is in the ledger', async () => {
+  it('shapes-labelstudio reader: keypoints on a region, ellipses, per-region controls, a relation as a group; what it cannot keep is in the ledger', async () => {
     const root = await mkdtemp(join(tmpdir(), 'versa-ls-'));
     try {
       await writeFile(join(root, 'c.png'), await greyImage(200, 100));
@@ -92,13 +92,41 @@ describe('shapes-labelstudio', () => {
       const [item] = await collect(source);
       // Points named otherwise than the rectangle they hang on are its keypoints (Label Studio's pose templates).
       assert.deepEqual(item.annotations.map((a) => [a.type, a.className, a.groupId ?? null, a.attributes ?? null]), [
-        ['keypoints', 'person', null, { note: 'tall' }], ['ellipse', 'ball', null, null],
+        // The relation links the pose instance and the ellipse: one group.
+        ['keypoints', 'person', 1, { note: 'tall' }], ['ellipse', 'ball', 1, null],
       ]);
       assertClose(item.annotations[0].geometry, { points: [[40, 20, 2], [50, 30, 2]], bbox: { x: 20, y: 10, width: 100, height: 50 } });
       assert.deepEqual(source.classSpecs?.get('person')?.skeleton, { points: ['nose', 'left_eye'], edges: [], flip_pairs: [] });
       assertClose(item.annotations[1].geometry, { cx: 100, cy: 50, rx: 20, ry: 20, rotation: 15 });
-      assert.deepEqual(source.ledger!.skippedList.map((s) => s.item), ['task 7 result t1 (textarea)', 'task 7 result 7 (relation)']);
-      assert.deepEqual(source.ledger!.counts().skipped.annotations, { textarea: 1, relation: 1 });
+      assert.deepEqual(source.ledger!.skippedList.map((s) => s.item), ['task 7 result t1 (textarea)']);
+      assert.deepEqual(source.ledger!.counts().skipped.annotations, { textarea: 1 });
+      assert.deepEqual(source.ledger!.counts().kept.annotations, { relation: 1 });
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it('shapes-labelstudio reader: relations (as the SDK writes them) and parentID chains make groups; relation labels and dangling relations are skipped with why', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'versa-ls-'));
+    try {
+      await writeFile(join(root, 'd.png'), await greyImage(100, 100));
+      const base = { to_name: 'image', original_width: 100, original_height: 100 };
+      const poly = (id: string, x: number, extra = {}) => ({ ...base, ...extra, id, type: 'polygonlabels', from_name: 'poly', value: { points: [[x, 10], [x + 10, 10], [x + 10, 20]], polygonlabels: ['fence'] } });
+      const result = [
+        poly('p1', 10), poly('p2', 40), poly('p3', 70, { parentID: 'p2' }), poly('p4', 10, {}),
+        { from_id: 'p1', to_id: 'p2', type: 'relation', direction: 'right', labels: ['part of'] },
+        { from_id: 'p4', to_id: 'gone', type: 'relation', direction: 'bi' },
+      ];
+      await writeFile(join(root, 'export.json'), JSON.stringify([{ id: 3, data: { image: 'd.png' }, annotations: [{ result }] }]));
+      const source = await readLabelStudio(root);
+      const [item] = await collect(source);
+      // p1–p2 by the relation, p3 hanging on p2: one object of three polygons; p4 on its own.
+      assert.deepEqual(item.annotations.map((a) => a.groupId ?? null), [1, 1, 1, null]);
+      assert.deepEqual(source.ledger!.skippedList.map((s) => [s.item, s.reason]), [
+        ['labels "part of" of task 3 relation p1→p2', 'a Versa group has no relation labels'],
+        ['task 3 relation p4→gone', 'it does not link two regions of the task'],
+      ]);
+      assert.deepEqual(source.ledger!.counts().kept.annotations, { relation: 1 });
     } finally {
       await rm(root, { recursive: true, force: true });
     }
@@ -141,7 +169,7 @@ describe('shapes-labelstudio', () => {
     }
   });
 
-  it('shapes-labelstudio groups: a box and points of its class in one group come back as one group (points hang on the box); others are counted as skipped', async () => {
+  it('shapes-labelstudio groups: a box and points of its class come back as one group (points hang on the box); other groups as relations, read back as groups; a lone member is skipped', async () => {
     const [width, height] = [60, 40];
     const png = await greyImage(width, height);
     const dataset: DatasetToWrite = {
@@ -152,16 +180,20 @@ describe('shapes-labelstudio', () => {
           { type: 'bbox', className: 'car', groupId: 3, geometry: { x: 5, y: 5, width: 30, height: 20 } },
           { type: 'points', className: 'car', groupId: 3, geometry: { points: [[10, 10], [20, 15]] } },
           { type: 'bbox', className: 'wheel', groupId: 4, geometry: { x: 40, y: 20, width: 10, height: 10 } },
-          { type: 'bbox', className: 'wheel', groupId: 4, geometry: { x: 45, y: 25, width: 10, height: 10 } },
+          { type: 'polygon', className: 'wheel', groupId: 4, geometry: { points: [[45, 25], [55, 25], [55, 35]] } },
+          { type: 'ellipse', className: 'wheel', groupId: 4, geometry: { cx: 20, cy: 30, rx: 4, ry: 3, rotation: 0 } },
+          { type: 'bbox', className: 'car', groupId: 9, geometry: { x: 1, y: 30, width: 5, height: 5 } },
         ],
       }],
     };
     const root = await writeToFolder(WRITERS.labelstudio.write, dataset);
     try {
       const [item] = await collect(await readLabelStudio(root));
-      const [box, points] = item.annotations;
-      assert.deepEqual([box.type, points.type], ['bbox', 'points']);
+      const [box, points, wheel, part, ellipse, lone] = item.annotations;
+      assert.deepEqual(item.annotations.map((a) => a.type), ['bbox', 'points', 'bbox', 'polygon', 'ellipse', 'bbox']);
       assert.ok(box.groupId !== undefined && box.groupId === points.groupId, JSON.stringify(item.annotations));
+      assert.ok(wheel.groupId !== undefined && wheel.groupId !== box.groupId && part.groupId === wheel.groupId && ellipse.groupId === wheel.groupId, JSON.stringify(item.annotations));
+      assert.equal(lone.groupId, undefined);
       assertClose(points.geometry, { points: [[10, 10], [20, 15]] });
     } finally {
       await rm(root, { recursive: true, force: true });
@@ -171,8 +203,8 @@ describe('shapes-labelstudio', () => {
     out.resume();
     const stats = await WRITERS.labelstudio.write(dataset, out);
     assert.deepEqual(stats.extras?.groups, {
-      converted: { 'group→points hanging on their box (parentID)': 1 },
-      skipped: { 'group (Label Studio relates only points to the box they hang on)': 1 },
+      converted: { 'group→points hanging on their box (parentID)': 1, 'group→relations between its regions': 1 },
+      skipped: { 'group (a group of one region has nothing to relate)': 1 },
     });
   });
 

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { DatasetItem, DatasetSource, Split } from '../dataset.js';
 import { isImageName, splitFromName } from '../dataset.js';
 import { FormatError } from '../format-error.js';
+import { ImportLedger } from '../import-ledger.js';
 import { listDir, walk } from './files.js';
 
 interface ClassFolder {
@@ -22,10 +23,12 @@ interface Placed {
  * torchvision's `ImageFolder` (which Ultralytics classify uses) does, the class is the first folder under the split
  * (or the root) and its images are found at any depth: `a/b/img.jpg` is of class `a`, so a dataset means here what it
  * means to the tools that train on it. Images directly at the root (or directly in a split folder) have no class
- * folder: they are kept, unlabelled (ImageFolder would leave them out).
+ * folder: they are kept, unlabelled (ImageFolder would leave them out). A file in a class folder that is not an image
+ * (a video, a text) is skipped, with its path.
  */
 export async function readFolders(root: string): Promise<DatasetSource> {
-  const placed = await placeImages(root);
+  const ledger = new ImportLedger();
+  const placed = await placeImages(root, ledger);
   if (!placed.some((p) => p.className !== null)) throw new FormatError('no class folders with images found');
   const classes = [...new Set(placed.flatMap((p) => (p.className === null ? [] : [p.className])))].sort();
 
@@ -39,19 +42,22 @@ export async function readFolders(root: string): Promise<DatasetSource> {
       };
     }
   }
-  return { format: 'folders', projectType: 'classification', classes, items };
+  return { format: 'folders', projectType: 'classification', classes, items, ledger };
 }
 
-/** Every image under `root`, with its split and class folder (see `readFolders`). */
-async function placeImages(root: string): Promise<Placed[]> {
+/** Every image under `root`, with its split and class folder (see `readFolders`); files in a class folder that are no image are skipped in `ledger`. */
+async function placeImages(root: string, ledger?: ImportLedger): Promise<Placed[]> {
   const { dirs } = await listDir(root);
   const hasSplits = dirs.some((d) => splitFromName(d));
   const placed: Placed[] = [];
   for await (const path of walk(root)) {
-    if (!isImageName(path.split('/').pop()!)) continue;
     let parts = path.split('/');
     const split = hasSplits && parts.length > 1 ? splitFromName(parts[0]) : null;
     if (split) parts = parts.slice(1);
+    if (!isImageName(parts[parts.length - 1])) {
+      if (parts.length > 1) ledger?.skip('images', '', { file: path, item: `file ${path}`, reason: `not an image: the class folder "${parts[0]}" holds images` });
+      continue;
+    }
     placed.push({ path, split, className: parts.length > 1 ? parts[0] : null });
   }
   return placed;

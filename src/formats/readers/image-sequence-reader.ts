@@ -1,6 +1,7 @@
 import { join, posix } from 'node:path';
 import type { DatasetItem, DatasetSource, DatasetVideo } from '../dataset.js';
 import { FormatError } from '../format-error.js';
+import { ImportLedger } from '../import-ledger.js';
 import { frameNumberOf } from './cvat-video-reader.js';
 import { EXTRACTION_PREFIX } from './files.js';
 import { scanDataset, type DatasetScan } from './scan.js';
@@ -11,11 +12,15 @@ const natural = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
  * An image sequence: every folder of images is one video's frames, in the natural order of their names
  * (`frame2.png` before `frame10.png`). A frame's number is the number its name ends in when every name of the folder
  * has a different one (`000001.jpg` … keep their gaps: frames taken every Nth), else its position. Asked for by
- * `format=image_sequence` (a folder of images alone reads as plain images otherwise).
+ * `format=image_sequence` (a folder of images alone reads as plain images otherwise). Files that are not images are
+ * skipped, each with its path.
  */
 export async function readImageSequence(root: string, scan?: DatasetScan): Promise<DatasetSource> {
   const s = scan ?? (await scanDataset(root));
   if (s.images.length === 0) throw new FormatError('the folder holds no images (an image sequence is a folder of frames)');
+  const ledger = new ImportLedger();
+  const images = new Set(s.images);
+  for (const path of s.files) if (!images.has(path)) ledger.skip('images', '', { file: path, item: `file ${path}`, reason: 'not an image: an image sequence is a folder of frames' });
   const byFolder = new Map<string, string[]>();
   for (const path of s.images) {
     const folder = posix.dirname(path);
@@ -41,6 +46,7 @@ export async function readImageSequence(root: string, scan?: DatasetScan): Promi
     projectType: 'object_detection',
     classes: [],
     videos,
+    ledger,
     async *items() {
       yield* items;
     },

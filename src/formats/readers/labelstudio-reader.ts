@@ -40,6 +40,10 @@ interface LsValue {
 interface LsResult {
   id?: string;
   parentID?: string;
+  /** A `relation` result's ends (region ids), direction and labels. */
+  from_id?: string;
+  to_id?: string;
+  labels?: string[];
   type?: string;
   from_name?: string;
   original_width?: number;
@@ -91,6 +95,10 @@ export function looksLikeLabelStudio(head: string): boolean {
  *   region named after the control (`from_name`): one choice as its text, several joined with ", ", text lines joined
  *   with a newline, numbers as numbers. Image-level `choices` → classifications; image-level text and numbers have
  *   no counterpart and are skipped through the ledger, as is every result type Versa has no shape for.
+ * - `relation` results (Label Studio's links between two regions) and regions hanging on another (`parentID`): the
+ *   regions so linked, directly or through others, are one group (`groupId`, numbered in order of appearance); a
+ *   relation's labels and direction have no place in a group and are skipped, a relation not between two regions of
+ *   its task is skipped.
  * - `videorectangle` (a box tracked over a video's frames) → skipped through the ledger as a track; a task whose data
  *   names no image (a video) or whose image is not in the archive → skipped with everything it holds.
  */
@@ -162,6 +170,7 @@ export async function readLabelStudio(root: string, scan?: DatasetScan): Promise
     // The ledger accounts for the files once, however often the items are read.
     const first = !accounted;
     const skip: ImportLedger['skip'] = first ? ledger.skip.bind(ledger) : () => {};
+    const keep: ImportLedger['keep'] = first ? ledger.keep.bind(ledger) : () => {};
     accounted = true;
     for (const { file, tasks } of docs) {
       for (const task of tasks) {
@@ -172,14 +181,15 @@ export async function readLabelStudio(root: string, scan?: DatasetScan): Promise
         if (!found) {
           // A task of another medium (a video...) or whose image is not in the archive: accounted for, not imported.
           const r = results.find((x) => x.original_width && x.original_height);
-          const annotations = convertTask(results, { width: r?.original_width ?? 100, height: r?.original_height ?? 100 }, file, where, skip, skeletons);
+          const lost: ImportLedger['keep'] = (kind, type = '') => skip(kind, type, { file, item: `a ${type} of ${where}`, reason: 'its image is not in the dataset' });
+          const annotations = convertTask(results, { width: r?.original_width ?? 100, height: r?.original_height ?? 100 }, file, where, skip, skeletons, lost);
           const reason = reference ? undefined : `the task's data names no image (${Object.keys(task.data ?? {}).join(', ') || 'no data'}); Versa imports images`;
           if (first) skipMissingImage(ledger, file, `${reference ? `"${reference}"` : '(none)'} of ${where}`, annotations, reason);
           continue;
         }
         const path = join(s.root, found);
         const size = await imageSize(path);
-        const annotations = convertTask(results, size, file, where, skip, skeletons);
+        const annotations = convertTask(results, size, file, where, skip, skeletons, keep);
         yield { split: splitOfPath(path.slice(root.length + 1)), fileName: path.split('/').pop()!, source: { path }, ...size, annotations };
       }
     }
@@ -321,20 +331,14 @@ function regionGeometry(type: string, r: LsResult, size: { width: number; height
 }
 
 /** The annotations of one task's results (regions, their per-region controls, image-level choices). */
-function convertTask(results: LsResult[], size: { width: number; height: number }, file: string, task: string, skip: Skip, skeletons: ReadonlyMap<string, string[]>): Annotation[] {
+function convertTask(results: LsResult[], size: { width: number; height: number }, file: string, task: string, skip: Skip, skeletons: ReadonlyMap<string, string[]>, keep: ImportLedger['keep']): Annotation[] {
   const regionIds = new Set(results.filter((r) => r.type && r.type in REGION_TYPES && r.id).map((r) => r.id!));
   const pose = poseInstances(results);
   const posePoints = new Set([...pose.values()].flat());
   const posePointIds = new Set([...posePoints].map((r) => r.id).filter(Boolean));
   const occluded = new Set<string>();
   const attributes = regionAttributes(results, regionIds, posePointIds, occluded, (item, reason) => skip('attributes', '', { file, item: `${task} ${item}`, reason }));
-  // Group ids of regions that keypoints hang on (parentID), numbered in order of appearance.
-  const groups = new Map<string, number>();
-  const groupOf = (id: string) => {
-    if (!groups.has(id)) groups.set(id, groups.size + 1);
-    return groups.get(id)!;
-  };
-  for (const r of results) if (r.type === 'keypointlabels' && !posePoints.has(r) && r.parentID && regionIds.has(r.parentID)) groupOf(r.parentID);
+  const groups = regionGroups(results, regionIds, posePoints, skip, keep, file, task);
 
   const out: Annotation[] = [];
   const pointSets = new Map<string, Annotation & { type: 'points' }>();
@@ -359,6 +363,7 @@ function convertTask(results: LsResult[], size: { width: number; height: number 
       for (const className of labelsOf(r)) out.push({ type: 'classification', className, geometry: {} });
       return;
     }
+    if (type === 'relation') return; // a link of its group (above)
     if (type === 'videorectangle') {
       const frames = Array.isArray((r.value as { sequence?: unknown[] } | undefined)?.sequence) ? (r.value as { sequence: unknown[] }).sequence.length : 0;
       skip('tracks', '', { file, item: `${item} "${labelsOf(r).join(', ')}"`, reason: `a video track (${frames} keyframes): Versa does not import video tracks yet` });
@@ -392,12 +397,55 @@ function convertTask(results: LsResult[], size: { width: number; height: number 
         continue;
       }
       const attrs = r.id ? attributes.get(r.id) : undefined;
-      const created: Annotation & { type: 'points' } = { type: 'points', className, ...(attrs ? { attributes: attrs } : {}), ...(parent ? { groupId: groupOf(parent) } : {}), geometry: { points: [point] } };
+      const created: Annotation & { type: 'points' } = { type: 'points', className, ...(attrs ? { attributes: attrs } : {}), ...(parent && groups.get(parent) ? { groupId: groups.get(parent) } : {}), geometry: { points: [point] } };
       pointSets.set(key, created);
       out.push(created);
     }
   });
   return out;
+}
+
+/**
+ * Group ids by region id: regions a `relation` links, or one hangs on (`parentID`), directly or through others, are
+ * one group, numbered in order of appearance (a pose point is its instance, not a member). Each relation is kept as
+ * its group's link (its labels skipped), or skipped when its ends are not two regions of the task.
+ */
+function regionGroups(
+  results: LsResult[], regionIds: ReadonlySet<string>, posePoints: ReadonlySet<LsResult>, skip: Skip, keep: ImportLedger['keep'], file: string, task: string,
+): Map<string, number> {
+  const link = new Map<string, string>();
+  const root = (id: string): string => (link.has(id) ? root(link.get(id)!) : id);
+  const join = (a: string, b: string) => {
+    const [ra, rb] = [root(a), root(b)];
+    if (ra !== rb) link.set(rb, ra);
+  };
+  const linked = new Set<string>();
+  for (const r of results) {
+    if (r.type === 'relation') {
+      const item = `${task} relation ${r.from_id ?? '?'}→${r.to_id ?? '?'}`;
+      if (!r.from_id || !r.to_id || !regionIds.has(r.from_id) || !regionIds.has(r.to_id)) {
+        skip('annotations', 'relation', { file, item, reason: 'it does not link two regions of the task' });
+        continue;
+      }
+      join(r.from_id, r.to_id);
+      linked.add(r.from_id).add(r.to_id);
+      keep('annotations', 'relation');
+      const labels = Array.isArray(r.labels) ? r.labels.filter((l) => typeof l === 'string' && l) : [];
+      if (labels.length > 0) skip('attributes', '', { file, item: `labels "${labels.join(', ')}" of ${item}`, reason: 'a Versa group has no relation labels' });
+    } else if (r.id && r.parentID && regionIds.has(r.id) && regionIds.has(r.parentID) && !posePoints.has(r)) {
+      join(r.parentID, r.id);
+      linked.add(r.parentID).add(r.id);
+    }
+  }
+  const numbers = new Map<string, number>();
+  const groups = new Map<string, number>();
+  for (const r of results) {
+    if (!r.id || !linked.has(r.id) || groups.has(r.id)) continue;
+    const top = root(r.id);
+    if (!numbers.has(top)) numbers.set(top, numbers.size + 1);
+    groups.set(r.id, numbers.get(top)!);
+  }
+  return groups;
 }
 
 /**

@@ -29,6 +29,7 @@ import { readWiderFace, WIDER_FACE_FILE } from './widerface-reader.js';
 import { looksLikeMpii, readMpii } from './mpii-reader.js';
 import { looksLikeDota, readDota } from './dota-reader.js';
 import { ImportLedger } from '../import-ledger.js';
+import { looksLikeJsonl, readJsonl } from './jsonl-reader.js';
 
 /** Every `format` value an import accepts, with what it reads (the 422 answers and the API document use these). */
 export const FORMAT_DESCRIPTIONS: Record<FormatName, string> = {
@@ -54,6 +55,7 @@ export const FORMAT_DESCRIPTIONS: Record<FormatName, string> = {
   cvat_video: 'CVAT for video 1.1 XML (tracks with keyframes, outside, occluded) with its frames images/frame_NNNNNN.*: a video with its tracks',
   mot: 'MOT 1.1 / MOTChallenge sequences (gt/gt.txt, gt/labels.txt, seqinfo.ini, img1/): a video per sequence, a track per object id',
   image_sequence: 'a folder of ordered frames (each folder one video, frames numbered by their names), no annotations',
+  jsonl: "Versa's jsonl export (one image a line with its annotations in the API's shapes) beside the images it names",
 };
 
 interface Candidate {
@@ -67,7 +69,8 @@ const COCO_OFFICIAL = /^(instances|person_keypoints|captions|panoptic|image_info
 const NAMES_FILES = ['classes.txt', 'obj.names', 'names.txt', 'classes.names'];
 /** Files that say nothing about annotations (tool READMEs, licences, OS noise). */
 const NOT_ANNOTATIONS = /(^|\/)(readme[^/]*|license[^/]*|licence[^/]*|source\.(txt|md)|[^/]*\.md)$/i;
-const ANNOTATION_EXTENSIONS = /\.(json|xml|csv|ya?ml|txt|names|data)$/i;
+const ANNOTATION_EXTENSIONS = /\.(json|jsonl|xml|csv|ya?ml|txt|names|data)$/i;
+const jsonlFiles = (scan: DatasetScan) => scan.files.filter((f) => f.toLowerCase().endsWith('.jsonl'));
 
 /**
  * Reads a dataset folder. With `format`, that reader is used as asked. Without, the layout is decided from the
@@ -135,6 +138,7 @@ function forced(scan: DatasetScan, format: FormatName): Promise<DatasetSource> {
     case 'cvat_video': return readCvatVideo(root, scan);
     case 'mot': return readMot(root, scan);
     case 'image_sequence': return readImageSequence(root, scan);
+    case 'jsonl': return readJsonl(scan, jsonlFiles(scan));
     default: throw new FormatError(`unknown dataset format "${String(format)}"`);
   }
 }
@@ -238,6 +242,10 @@ async function detectCandidates(scan: DatasetScan): Promise<Candidate[]> {
   // MOT: `<sequence>/gt/gt.txt` (with seqinfo.ini, or the img1/ frames beside it).
   const mot = scan.files.filter((f) => /(^|\/)gt\/gt\.txt$/i.test(f));
   if (mot.length && scan.files.some((f) => /(^|\/)(seqinfo\.ini|img1\/[^/]+)$/i.test(f))) add('mot', mot, () => readMot(root, scan));
+  // Versa's own jsonl export, told by its first line.
+  const jsonl: string[] = [];
+  for (const f of jsonlFiles(scan)) if (looksLikeJsonl((await head(join(root, f), 65536)).split(/\r?\n/, 1)[0] ?? '')) jsonl.push(f);
+  if (jsonl.length) add('jsonl', jsonl, () => readJsonl(scan, jsonl));
 
   if (candidates.length === 0 && !scan.files.some((f) => ANNOTATION_EXTENSIONS.test(f) && !NOT_ANNOTATIONS.test(f))) {
     const folders = await classFolders(root);

@@ -1,11 +1,12 @@
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { maskChannel } from '../../imaging/dataset-pixels.js';
 import { encodeRle } from '../../imaging/rle.js';
 import type { Annotation, DatasetItem, DatasetSource, Split } from '../dataset.js';
 import { isImageName, splitFromName, stemOf } from '../dataset.js';
 import { FormatError } from '../format-error.js';
+import { ImportLedger } from '../import-ledger.js';
 import { orderedMap } from '../ordered-map.js';
 import { exists, imageSize, listDir } from './files.js';
 
@@ -26,7 +27,8 @@ interface MaskFolder {
  * Semantic segmentation as PNG class-index masks (Roboflow "PNG Masks"): `<stem>_mask.png` beside each image and a
  * `_classes.csv` (`Pixel Value, Class`) per split folder. Each class present in a mask becomes one mask annotation
  * (COCO RLE) on its image; a mask of another size than its image is resized to it (nearest neighbour, so class
- * indices survive). An image without a mask is unannotated.
+ * indices survive). An image without a mask is unannotated; a mask without its image is skipped, one mask per class it
+ * holds, and so is a file that is neither an image nor a mask.
  */
 export async function readMasks(root: string): Promise<DatasetSource> {
   const folders = await maskFolders(root);
@@ -35,6 +37,8 @@ export async function readMasks(root: string): Promise<DatasetSource> {
   for (const folder of folders) {
     for (const [, name] of [...folder.values].sort((a, b) => a[0] - b[0])) if (!classes.includes(name)) classes.push(name);
   }
+  const ledger = new ImportLedger();
+  for (const folder of folders) await skipStrays(folder, root, ledger);
 
   async function* items(): AsyncGenerator<DatasetItem> {
     for (const folder of folders) {
@@ -49,7 +53,27 @@ export async function readMasks(root: string): Promise<DatasetSource> {
       });
     }
   }
-  return { format: 'masks', projectType: 'semantic_segmentation', classes, items };
+  return { format: 'masks', projectType: 'semantic_segmentation', classes, items, ledger };
+}
+
+/** Masks whose image is not beside them (each class a mask holds, skipped), and files that are neither images nor masks. */
+async function skipStrays(folder: MaskFolder, root: string, ledger: ImportLedger): Promise<void> {
+  const { files } = await listDir(folder.dir);
+  const stems = new Set(files.filter((f) => isImageName(f) && !f.endsWith(MASK_SUFFIX)).map(stemOf));
+  const where = (f: string) => relative(root, join(folder.dir, f)).split(sep).join('/');
+  for (const f of files) {
+    if (f === MASK_CLASSES_FILE || (isImageName(f) && !f.endsWith(MASK_SUFFIX))) continue;
+    if (!f.endsWith(MASK_SUFFIX)) {
+      ledger.skip('images', '', { file: where(f), item: `file ${where(f)}`, reason: 'neither an image nor a mask (<image stem>_mask.png)' });
+      continue;
+    }
+    const stem = f.slice(0, -MASK_SUFFIX.length);
+    if (stems.has(stem)) continue;
+    const path = join(folder.dir, f);
+    for (const mask of await maskAnnotations(path, await imageSize(path), folder, f)) {
+      ledger.skip('annotations', 'mask', { file: where(f), item: `mask of class "${mask.className}"`, reason: `its image ${stem}.* is not beside it` });
+    }
+  }
 }
 
 async function maskFolders(root: string): Promise<MaskFolder[]> {

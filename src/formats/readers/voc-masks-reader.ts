@@ -5,6 +5,7 @@ import { encodeRle } from '../../imaging/rle.js';
 import type { Annotation, DatasetItem, DatasetSource, Split } from '../dataset.js';
 import { stemOf } from '../dataset.js';
 import { FormatError } from '../format-error.js';
+import { ImportLedger } from '../import-ledger.js';
 import { orderedMap } from '../ordered-map.js';
 import { exists, imageSize } from './files.js';
 import { scanDataset, type DatasetScan } from './scan.js';
@@ -31,7 +32,9 @@ const IGNORE = '224,224,192'; // VOC's "void" border colour
  * Pascal VOC segmentation masks (the VOC release's `SegmentationClass/`, CVAT's "Segmentation mask 1.1"): a colour
  * PNG per image in `SegmentationClass/`, its image in `JPEGImages/`, colours from `labelmap.txt` (`name:r,g,b::`)
  * or the VOC palette; splits from `ImageSets/Segmentation/{train,val,test}.txt`. One mask annotation per class
- * present; the background and VOC's void border are not classes. Images without a mask are unannotated.
+ * present; the background and VOC's void border are not classes. Images without a mask are unannotated; a mask whose
+ * image is not in `JPEGImages/` is skipped (one mask per class it holds), and so is a name `ImageSets` lists that has
+ * neither.
  */
 export async function readVocMasks(root: string, scan?: DatasetScan): Promise<DatasetSource> {
   const s = scan ?? (await scanDataset(root));
@@ -44,6 +47,7 @@ export async function readVocMasks(root: string, scan?: DatasetScan): Promise<Da
   const maskByStem = new Map(masks.map((m) => [stemOf(m.split('/').pop()!), m]));
   const images = s.images.filter((p) => /(^|\/)JPEGImages\/[^/]+$/.test(p));
   if (images.length === 0) throw new FormatError('no JPEGImages/ folder with the images found');
+  const ledger = await strays(root, images, maskByStem, splits, colors);
 
   async function* items(): AsyncGenerator<DatasetItem> {
     yield* orderedMap(images, 4, async (relative) => {
@@ -55,7 +59,24 @@ export async function readVocMasks(root: string, scan?: DatasetScan): Promise<Da
       return { split: splits.get(stemOf(fileName)) ?? null, fileName, source: { path }, ...size, annotations };
     });
   }
-  return { format: 'voc_masks', projectType: 'semantic_segmentation', classes, items };
+  return { format: 'voc_masks', projectType: 'semantic_segmentation', classes, items, ledger };
+}
+
+/** The masks whose image is missing (each class they hold) and the names ImageSets lists that have neither, as skipped. */
+async function strays(root: string, images: string[], maskByStem: Map<string, string>, splits: Map<string, Split>, colors: Map<string, string>): Promise<ImportLedger> {
+  const ledger = new ImportLedger();
+  const stems = new Set(images.map((p) => stemOf(p.split('/').pop()!)));
+  for (const [stem, mask] of maskByStem) {
+    if (stems.has(stem)) continue;
+    const path = join(root, mask);
+    for (const a of await maskAnnotations(path, await imageSize(path), colors, mask)) {
+      ledger.skip('annotations', 'mask', { file: mask, item: `mask of class "${a.className}"`, reason: `its image ${stem}.* is not in JPEGImages/` });
+    }
+  }
+  for (const stem of splits.keys()) {
+    if (!stems.has(stem) && !maskByStem.has(stem)) ledger.skip('images', '', { file: 'ImageSets/Segmentation', item: `image ${stem}`, reason: 'listed, but neither its mask nor its image is in the dataset' });
+  }
+  return ledger;
 }
 
 async function labelMap(dir: string): Promise<Map<string, string>> {

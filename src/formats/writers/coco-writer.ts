@@ -6,16 +6,21 @@ import type { Writable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import { encodeRle, rleArea, rleBbox, type Box, type Rle } from '../../imaging/rle.js';
 import type { Annotation, ClassSpec, DatasetItem, DatasetToWrite, Point, Split, WriteStats } from '../dataset.js';
-import { tally } from '../dataset.js';
 import { FormatError } from '../format-error.js';
 import { fillPolygon } from '../geometry.js';
 import { geometryBox, polygonArea, rotatedCorners, type EllipseGeometry } from '../../imaging/geometry.js';
 import { pointsBox } from '../../imaging/geometry.js';
 import { sizeOf } from './item-size.js';
 import { writeChunk, writeZip } from './zip-output.js';
+import { ExportTally, type Wrote } from './export-tally.js';
 
 /** Strings are gathered up to this many characters before one write: one write per annotation would dominate. */
 const BATCH_CHARS = 1 << 16;
+
+/** What a COCO annotation holds besides its shape: the attribute values, a frame shape's `track_id` among them. */
+const WROTE: Wrote = { attributes: 'all', track: "track_id attribute on each frame's shape" };
+/** Keypoints and their outline in one group, written as one annotation (the outline's attribute values with the keypoints'). */
+const MERGED: Wrote = { ...WROTE, group: 'one COCO annotation (keypoints with their outline)' };
 
 /**
  * One COCO document written incrementally. Images go straight to `output`; annotations, which COCO lists after all
@@ -31,15 +36,13 @@ export class CocoDocumentWriter {
   private spool: WriteStream | null = null;
   private spoolDir: string | null = null;
 
-  /** What was converted or left out (WriteStats). */
-  private readonly tallies: WriteStats = { imageCount: 0, annotationCount: 0 };
-
   constructor(
     private readonly output: Writable,
     private readonly classes: string[],
     /** Adds a non-standard `split` member to each image (kept by our reader; other tools ignore it). */
     private readonly withSplit: boolean,
     private readonly classSpecs: Map<string, ClassSpec> = new Map(),
+    private readonly tally = new ExportTally(),
   ) {
     classes.forEach((name, index) => this.categoryIds.set(name, index + 1));
   }
@@ -72,8 +75,8 @@ export class CocoDocumentWriter {
     for (const annotation of item.annotations) {
       if (merged?.has(annotation)) {
         // Written as its keypoints' segmentation; COCO's outline of an instance has no holes.
-        if (annotation.type === 'polygon' && annotation.geometry.holes?.length) tally(this.tallies, 'converted', 'polygon with holes→keypoints outline without holes');
-        else tally(this.tallies, 'kept', annotation.type);
+        if (annotation.type === 'polygon' && annotation.geometry.holes?.length) this.tally.shape(annotation, 'converted', 'polygon with holes→keypoints outline without holes', MERGED);
+        else this.tally.shape(annotation, 'kept', annotation.type, MERGED);
         continue;
       }
       const json = this.annotationJson(annotation, imageId, pixels, withOutline?.get(annotation));
@@ -96,7 +99,7 @@ export class CocoDocumentWriter {
       await writeChunk(this.output, '],"annotations":[');
       await pipeline(createReadStream(spool.path as string), this.output, { end: false });
       await writeChunk(this.output, ']}\n');
-      return { ...this.tallies, imageCount: this.imageCount, annotationCount: this.annotationCount };
+      return { imageCount: this.imageCount, annotationCount: this.annotationCount };
     } finally {
       await this.discard();
     }
@@ -129,7 +132,7 @@ export class CocoDocumentWriter {
   private annotationJson(annotation: Annotation, imageId: number, size: { width: number; height: number } | null, outline?: Annotation): string | null {
     if (annotation.type === 'classification' || annotation.type === 'polyline' || annotation.type === 'points') {
       // COCO has no image-level labels, open paths or point sets; classification projects export through `folders`, `csv` or `jsonl`.
-      tally(this.tallies, 'skipped', annotation.type);
+      this.tally.shape(annotation, 'skipped', annotation.type, WROTE);
       return null;
     }
     const categoryId = this.categoryIds.get(annotation.className);
@@ -142,39 +145,39 @@ export class CocoDocumentWriter {
         const { x, y, width, height, rotation } = annotation.geometry;
         if (rotation) {
           const corners = rotatedCorners(annotation.geometry);
-          tally(this.tallies, 'converted', 'rotated bbox→bbox+polygon');
+          this.tally.shape(annotation, 'converted', 'rotated bbox→bbox+polygon', WROTE);
           return `${head},${boxJson(pointsBox(corners))},"area":${r(width * height)},"segmentation":[${flatJson(corners)}]${tailJson(0, { ...attributes, rotation })}`;
         }
-        tally(this.tallies, 'kept', 'bbox');
+        this.tally.shape(annotation, 'kept', 'bbox', WROTE);
         return `${head},"bbox":[${r(x)},${r(y)},${r(width)},${r(height)}],"area":${r(width * height)},"segmentation":[]${tailJson(0, attributes)}`;
       }
       case 'polygon': {
         const { points, parts = [points], holes } = annotation.geometry;
         if (holes && holes.length > 0) {
-          tally(this.tallies, 'converted', 'polygon with holes→mask');
+          this.tally.shape(annotation, 'converted', 'polygon with holes→mask', WROTE);
           return maskJson(head, polygonRle(parts, holes, size!), 0, attributes);
         }
         const area = parts.reduce((sum, part) => sum + polygonArea(part), 0);
-        tally(this.tallies, 'kept', 'polygon');
+        this.tally.shape(annotation, 'kept', 'polygon', WROTE);
         return `${head},${boxJson(pointsBox(parts.flat()))},"area":${r(area)},"segmentation":[${parts.map(flatJson).join(',')}]${tailJson(0, attributes)}`;
       }
       case 'ellipse': {
         const ring = ellipsePolygon(annotation.geometry, 64);
-        tally(this.tallies, 'converted', 'ellipse→polygon');
+        this.tally.shape(annotation, 'converted', 'ellipse→polygon', WROTE);
         return `${head},${boxJson(pointsBox(ring))},"area":${r(polygonArea(ring))},"segmentation":[${flatJson(ring)}]${tailJson(0, attributes)}`;
       }
       case 'mask':
-        tally(this.tallies, 'kept', 'mask');
+        this.tally.shape(annotation, 'kept', 'mask', WROTE);
         return maskJson(head, annotation.geometry.rle, (annotation.geometry as { crowd?: boolean }).crowd === true ? 1 : 0, attributes);
       case 'keypoints': {
         const { points, bbox } = annotation.geometry;
         const box = bbox ?? geometryBox('keypoints', annotation.geometry) ?? { x: 0, y: 0, width: 0, height: 0 };
         const skeleton = this.classSpecs.get(annotation.className)?.skeleton;
         if (!skeleton || skeleton.points.length !== points.length) {
-          tally(this.tallies, 'converted', 'keypoints→bbox');
+          this.tally.shape(annotation, 'converted', 'keypoints→bbox', WROTE);
           return `${head},${boxJson(box)},"area":${r(box.width * box.height)},"segmentation":[]${tailJson(0, attributes)}`;
         }
-        tally(this.tallies, 'kept', 'keypoints');
+        this.tally.shape(annotation, 'kept', 'keypoints', outline ? MERGED : WROTE);
         let flat = '';
         let labelled = 0;
         for (let i = 0; i < points.length; i++) {
@@ -193,7 +196,7 @@ export class CocoDocumentWriter {
           segmentation = `{"size":[${rle.size[0]},${rle.size[1]}],"counts":[${rle.counts.join(',')}]}`;
           area = rleArea(rle);
         }
-        return `${head},${boxJson(box)},"area":${r(area)},"segmentation":${segmentation},"keypoints":[${flat}],"num_keypoints":${labelled}${tailJson(0, attributes)}`;
+        return `${head},${boxJson(box)},"area":${r(area)},"segmentation":${segmentation},"keypoints":[${flat}],"num_keypoints":${labelled}${tailJson(0, outline?.attributes ? { ...outline.attributes, ...attributes } : attributes)}`;
       }
       default:
         return null;
@@ -267,8 +270,8 @@ function r(value: number): number {
 }
 
 /** The whole dataset as one COCO JSON document (each image carries its `split`). */
-export async function writeCocoJson(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
-  const writer = new CocoDocumentWriter(output, dataset.classes, true, dataset.classSpecs);
+export async function writeCocoJson(dataset: DatasetToWrite, output: Writable, tally = new ExportTally()): Promise<WriteStats> {
+  const writer = new CocoDocumentWriter(output, dataset.classes, true, dataset.classSpecs, tally);
   try {
     await writer.start();
     for await (const item of dataset.items) await writer.add(item);
@@ -286,7 +289,7 @@ export async function writeCocoJson(dataset: DatasetToWrite, output: Writable): 
  * Roboflow's COCO layout as a zip: `{train,valid,test}/_annotations.coco.json` with the images beside it. Each
  * split's document is spooled to a temporary file while the images stream into the zip, then added at the end.
  */
-export async function writeCocoZip(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
+export async function writeCocoZip(dataset: DatasetToWrite, output: Writable, tally = new ExportTally()): Promise<WriteStats> {
   const dir = await mkdtemp(join(tmpdir(), 'versa-coco-zip-'));
   const splits = new Map<Split, { writer: CocoDocumentWriter; file: WriteStream }>();
   try {
@@ -296,7 +299,7 @@ export async function writeCocoZip(dataset: DatasetToWrite, output: Writable): P
         let entry = splits.get(split);
         if (!entry) {
           const file = createWriteStream(join(dir, `${split}.json`));
-          entry = { writer: new CocoDocumentWriter(file, dataset.classes, false, dataset.classSpecs), file };
+          entry = { writer: new CocoDocumentWriter(file, dataset.classes, false, dataset.classSpecs, tally), file };
           splits.set(split, entry);
           await entry.writer.start();
         }
@@ -310,7 +313,6 @@ export async function writeCocoZip(dataset: DatasetToWrite, output: Writable): P
         await new Promise<void>((resolve, reject) => file.once('close', resolve).once('error', reject));
         stats.imageCount += counts.imageCount;
         stats.annotationCount += counts.annotationCount;
-        for (const kind of ['kept', 'converted', 'skipped'] as const) for (const [what, n] of Object.entries(counts[kind] ?? {})) tally(stats, kind, what, n);
         await zip.addImage(`${split}/_annotations.coco.json`, { path: join(dir, `${split}.json`) });
       }
       return stats;

@@ -4,6 +4,7 @@ import { FormatError } from '../format-error.js';
 import { round2 } from '../geometry.js';
 import { safeEntryName, sizeOf } from './item-size.js';
 import { boxOrTally } from './interop-shared.js';
+import { ExportTally } from './export-tally.js';
 import { writeZip } from './zip-output.js';
 
 /**
@@ -12,7 +13,7 @@ import { writeZip } from './zip-output.js';
  * (and a rotated box) is written as its envelope box, tallied as converted (the format has nothing else);
  * classifications and shapes with no area are left out and tallied. Items without a split go to `train`.
  */
-export async function writeCreateMl(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
+export async function writeCreateMl(dataset: DatasetToWrite, output: Writable, tally = new ExportTally()): Promise<WriteStats> {
   return writeZip(output, async (zip) => {
     const classes = new Set(dataset.classes);
     const splits = new Map<string, object[]>();
@@ -24,7 +25,7 @@ export async function writeCreateMl(dataset: DatasetToWrite, output: Writable): 
       const annotations = [];
       for (const a of item.annotations) {
         if (!classes.has(a.className)) throw new FormatError(`annotation class "${a.className}" is not in the class list`);
-        const box = boxOrTally(a, stats);
+        const box = boxOrTally(a, tally);
         if (!box) continue;
         annotations.push({ label: a.className, coordinates: { x: round2(box.x + box.width / 2), y: round2(box.y + box.height / 2), width: round2(box.width), height: round2(box.height) } });
       }

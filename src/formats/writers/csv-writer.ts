@@ -1,9 +1,10 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { stringify } from 'csv-stringify';
-import { tally, type Annotation, type DatasetToWrite, type WriteStats } from '../dataset.js';
+import { type Annotation, type DatasetToWrite, type WriteStats } from '../dataset.js';
 import { round2 } from '../geometry.js';
 import { geometryBox } from '../../imaging/geometry.js';
+import { ExportTally } from './export-tally.js';
 
 export const CSV_COLUMNS = ['image', 'split', 'image_width', 'image_height', 'class', 'type', 'x', 'y', 'width', 'height', 'points'];
 
@@ -21,7 +22,7 @@ export function neutraliseCell(text: string): string {
  * CSV, one row per annotation (an image without annotations gets one row with empty annotation cells): the box of
  * every geometry in pixels, and polygon points as `x y;x y;…`. What a row cannot hold as it is is tallied (geometryCells).
  */
-export async function writeCsv(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
+export async function writeCsv(dataset: DatasetToWrite, output: Writable, tally = new ExportTally()): Promise<WriteStats> {
   const stringifier = stringify({ header: true, columns: CSV_COLUMNS, cast: { string: neutraliseCell } });
   const piped = new Promise<void>((resolve, reject) => {
     stringifier.on('error', reject);
@@ -37,7 +38,7 @@ export async function writeCsv(dataset: DatasetToWrite, output: Writable): Promi
     const base = [item.fileName, item.split ?? '', item.width ?? '', item.height ?? ''];
     if (item.annotations.length === 0) await writeRow([...base, '', '', '', '', '', '', '']);
     for (const annotation of item.annotations) {
-      await writeRow([...base, annotation.className, annotation.type, ...geometryCells(annotation, stats)]);
+      await writeRow([...base, annotation.className, annotation.type, ...geometryCells(annotation, tally)]);
       stats.annotationCount++;
     }
     stats.imageCount++;
@@ -52,21 +53,21 @@ export async function writeCsv(dataset: DatasetToWrite, output: Writable): Promi
  * box and points); an object in parts or with holes keeps its first outline only, and every other shape its box
  * (converted); a shape with no box is a row without geometry (skipped).
  */
-function geometryCells(annotation: Annotation, stats: WriteStats): (string | number)[] {
+function geometryCells(annotation: Annotation, tally: ExportTally): (string | number)[] {
   if (annotation.type === 'classification') {
-    tally(stats, 'kept', 'classification');
+    tally.shape(annotation, 'kept', 'classification');
     return ['', '', '', '', ''];
   }
   const box = geometryBox(annotation.type, annotation.geometry);
   const points = annotation.type === 'polygon' ? annotation.geometry.points.map(([x, y]) => `${round2(x)} ${round2(y)}`).join(';') : '';
   if (!box) {
-    tally(stats, 'skipped', `${annotation.type} (no area in the image)`);
+    tally.shape(annotation, 'skipped', `${annotation.type} (no area in the image)`);
     return ['', '', '', '', points];
   }
   if (annotation.type === 'polygon') {
-    if (annotation.geometry.parts || annotation.geometry.holes?.length) tally(stats, 'converted', 'polygon in parts or with holes→first outline');
-    else tally(stats, 'kept', 'polygon');
-  } else if (annotation.type === 'bbox' && !annotation.geometry.rotation) tally(stats, 'kept', 'bbox');
-  else tally(stats, 'converted', `${annotation.type}${annotation.type === 'bbox' ? ' (rotated)' : ''}→bbox`);
+    if (annotation.geometry.parts || annotation.geometry.holes?.length) tally.shape(annotation, 'converted', 'polygon in parts or with holes→first outline');
+    else tally.shape(annotation, 'kept', 'polygon');
+  } else if (annotation.type === 'bbox' && !annotation.geometry.rotation) tally.shape(annotation, 'kept', 'bbox');
+  else tally.shape(annotation, 'converted', `${annotation.type}${annotation.type === 'bbox' ? ' (rotated)' : ''}→bbox`);
   return [round2(box.x), round2(box.y), round2(box.width), round2(box.height), points];
 }

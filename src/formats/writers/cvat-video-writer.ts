@@ -2,7 +2,6 @@ import type { Writable } from 'node:stream';
 import type { AttributeValue, Skeleton } from '../../imaging/class-specs.js';
 import { encodeRle } from '../../imaging/rle.js';
 import type { DatasetToWrite, DatasetTrack, DatasetVideo, Point, TrackKeyframe, WriteStats } from '../dataset.js';
-import { tally } from '../dataset.js';
 import { FormatError } from '../format-error.js';
 import { fillPolygon } from '../geometry.js';
 import { f2, labelXml, pointsText, valueText } from './cvat-writer.js';
@@ -10,6 +9,10 @@ import { maskCrop, rowRuns } from './interop-shared.js';
 import { safeEntryName, sizeOf } from './item-size.js';
 import { escapeXml } from './voc-writer.js';
 import { writeZip } from './zip-output.js';
+import { ExportTally, type Wrote } from './export-tally.js';
+
+/** A frame's own shape (in no track) is a track of one keyframe, with its attribute values. */
+const LOOSE: Wrote = { attributes: 'all' };
 
 /** `frame_000012.png`: CVAT's name for a frame it writes, the extension of the frame's own file. */
 export function frameFileName(frame: number, fileName: string): string {
@@ -41,7 +44,7 @@ export function videoFolders(videos: readonly DatasetVideo[]): Map<string, strin
  * video cannot be held (tallied as skipped); a frame's own annotations (not in a track) become a track of one keyframe
  * with an `outside` keyframe on the next frame, as CVAT itself writes shapes in this format.
  */
-export async function writeCvatVideo(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
+export async function writeCvatVideo(dataset: DatasetToWrite, output: Writable, tally = new ExportTally()): Promise<WriteStats> {
   const videos = dataset.videos ?? [];
   const folders = videoFolders(videos);
   return writeZip(output, async (zip) => {
@@ -52,8 +55,8 @@ export async function writeCvatVideo(dataset: DatasetToWrite, output: Writable):
     const loose = new Map<string, DatasetTrack[]>();
     for await (const item of dataset.items) {
       if (!item.video || !folders.has(item.video.name)) {
-        tally(stats, 'skipped', 'image (not a video frame)');
-        for (const a of item.annotations) tally(stats, 'skipped', `${a.type} (not on a video frame)`);
+        tally.count('skipped', 'image (not a video frame)');
+        for (const a of item.annotations) tally.shape(a, 'skipped', `${a.type} (not on a video frame)`);
         continue;
       }
       const { name, frame } = item.video;
@@ -62,15 +65,15 @@ export async function writeCvatVideo(dataset: DatasetToWrite, output: Writable):
         if (!classes.has(a.className)) throw new FormatError(`annotation class "${a.className}" is not in the class list`);
         // A track's shape on this frame (`track_id`): written with its track.
         if (a.attributes?.track_id !== undefined) {
-          tally(stats, 'kept', a.type);
+          tally.shape(a, 'kept', a.type, { attributes: 'all', track: true });
           continue;
         }
         if (a.type === 'classification') {
-          tally(stats, 'skipped', 'classification');
+          tally.shape(a, 'skipped', 'classification');
           continue;
         }
-        if (a.type === 'polygon' && (a.geometry.holes?.length || (a.geometry.parts?.length ?? 1) > 1)) tally(stats, 'converted', 'polygon in parts or with holes→mask');
-        else tally(stats, 'kept', a.type);
+        if (a.type === 'polygon' && (a.geometry.holes?.length || (a.geometry.parts?.length ?? 1) > 1)) tally.shape(a, 'converted', 'polygon in parts or with holes→mask', LOOSE);
+        else tally.shape(a, 'kept', a.type, LOOSE);
         const { className, attributes, groupId: _, ...shape } = a;
         const list = loose.get(name) ?? [];
         list.push({ video: name, className, ...(attributes ? { attributes } : {}), keyframes: [{ ...shape, frame, outside: false, occluded: false }, { ...shape, frame: frame + 1, outside: true, occluded: false }] as TrackKeyframe[] });
@@ -88,7 +91,7 @@ export async function writeCvatVideo(dataset: DatasetToWrite, output: Writable):
       const tracks: string[] = [];
       for (const track of [...(dataset.tracks ?? []).filter((t) => t.video === video.name), ...(loose.get(video.name) ?? [])]) {
         if (!classes.has(track.className)) throw new FormatError(`track class "${track.className}" is not in the class list`);
-        const xml = trackXml(track, id, size, dataset.classSpecs?.get(track.className)?.skeleton, stats);
+        const xml = trackXml(track, id, size, dataset.classSpecs?.get(track.className)?.skeleton, tally);
         if (xml) {
           tracks.push(xml);
           id++;
@@ -155,7 +158,7 @@ function maskElement(rle: Parameters<typeof maskCrop>[0], el: (tag: string, attr
   return el('mask', `rle="${rowRuns(crop.data).join(', ')}" left="${crop.left}" top="${crop.top}" width="${crop.width}" height="${crop.height}"`);
 }
 
-function trackXml(track: DatasetTrack, id: number, size: { width: number; height: number }, skeleton: Skeleton | undefined, stats: WriteStats): string | null {
+function trackXml(track: DatasetTrack, id: number, size: { width: number; height: number }, skeleton: Skeleton | undefined, tally: ExportTally): string | null {
   const label = escapeXml(track.className);
   if (track.keyframes[0]?.type === 'keypoints') return skeletonTrackXml(track, id, label, skeleton);
   const children = attributeChildren(track.attributes, '      ');
@@ -163,7 +166,7 @@ function trackXml(track: DatasetTrack, id: number, size: { width: number; height
   for (const k of track.keyframes) {
     const xml = keyframeXml(k, size, children);
     if (xml) shapes.push(xml);
-    else tally(stats, 'skipped', `${k.type} keyframe`);
+    else tally.count('skipped', `${k.type} keyframe`);
   }
   return shapes.length > 0 ? `  <track id="${id}" label="${label}" source="manual">\n${shapes.join('')}  </track>\n` : null;
 }

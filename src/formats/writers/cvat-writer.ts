@@ -1,13 +1,14 @@
 import type { Writable } from 'node:stream';
 import type { AttributeSpec, AttributeValue, Skeleton } from '../../imaging/class-specs.js';
 import { encodeRle } from '../../imaging/rle.js';
-import { tally, type Annotation, type DatasetToWrite, type Point, type WriteStats } from '../dataset.js';
+import type { Annotation, DatasetToWrite, Point, WriteStats } from '../dataset.js';
 import { FormatError } from '../format-error.js';
 import { fillPolygon, round2 } from '../geometry.js';
 import { maskCrop, rowRuns, subsetOf } from './interop-shared.js';
 import { safeEntryName, sizeOf } from './item-size.js';
 import { escapeXml } from './voc-writer.js';
 import { writeZip } from './zip-output.js';
+import { ExportTally, WITH_ATTRIBUTES, type Wrote } from './export-tally.js';
 
 export const f2 = (v: number) => round2(v).toFixed(2);
 export const pointsText = (points: readonly (readonly number[])[]) => points.map(([x, y]) => `${f2(x)},${f2(y)}`).join(';');
@@ -22,7 +23,7 @@ export const pointsText = (points: readonly (readonly number[])[]) => points.map
  * (keypoints; a point not labelled is `outside="1"`, one not visible `occluded="1"`), `<tag>`. Attribute values are
  * `<attribute>` children; the checkbox attribute `occluded` is CVAT's own `occluded` flag.
  */
-export async function writeCvat(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
+export async function writeCvat(dataset: DatasetToWrite, output: Writable, tally = new ExportTally()): Promise<WriteStats> {
   return writeZip(output, async (zip) => {
     const classes = new Set(dataset.classes);
     const stats: WriteStats = { imageCount: 0, annotationCount: 0 };
@@ -43,7 +44,7 @@ export async function writeCvat(dataset: DatasetToWrite, output: Writable): Prom
         const written = shapeXml(a, width, height, dataset.classSpecs?.get(a.className)?.skeleton, () => nextGroup++);
         shapes.push(...written);
         stats.annotationCount += written.length > 0 ? 1 : 0;
-        tallyShape(a, written.length > 0, stats);
+        tallyShape(a, written.length > 0, tally);
       }
       images.push(
         `  <image id="${task.size}" name="${escapeXml(fileName)}" subset="${escapeXml(subset)}" task_id="${task.id}" width="${width}" height="${height}">\n` +
@@ -91,12 +92,15 @@ function noteUndeclared(a: Annotation, specs: readonly AttributeSpec[], undeclar
   }
 }
 
+/** What a CVAT shape holds besides its geometry: every attribute value (declared in <meta>), its group id. */
+const WROTE: Wrote = { ...WITH_ATTRIBUTES, track: "track_id attribute on each frame's shape, declared in <meta>" };
+
 /** What CVAT made of a shape: a polygon with holes is a mask, one in parts polygons in a group; a mask with no pixels is left out. */
-function tallyShape(a: Annotation, written: boolean, stats: WriteStats): void {
-  if (!written) tally(stats, 'skipped', `${a.type} (no pixels)`);
-  else if (a.type === 'polygon' && a.geometry.holes?.length) tally(stats, 'converted', 'polygon with holes→mask');
-  else if (a.type === 'polygon' && (a.geometry.parts?.length ?? 1) > 1) tally(stats, 'converted', 'polygon parts→polygons in one group');
-  else tally(stats, 'kept', a.type);
+function tallyShape(a: Annotation, written: boolean, tally: ExportTally): void {
+  if (!written) tally.shape(a, 'skipped', `${a.type} (no pixels)`, WROTE);
+  else if (a.type === 'polygon' && a.geometry.holes?.length) tally.shape(a, 'converted', 'polygon with holes→mask', WROTE);
+  else if (a.type === 'polygon' && (a.geometry.parts?.length ?? 1) > 1) tally.shape(a, 'converted', 'polygon parts→polygons in one group', WROTE);
+  else tally.shape(a, 'kept', a.type, WROTE);
 }
 
 export function valueText(value: AttributeValue): string {

@@ -1,12 +1,13 @@
 import type { Writable } from 'node:stream';
 import { encodeRle } from '../../imaging/rle.js';
 import type { Annotation, DatasetToWrite, WriteStats } from '../dataset.js';
-import { stemOf, tally } from '../dataset.js';
+import { stemOf } from '../dataset.js';
 import { FormatError } from '../format-error.js';
 import { fillPolygon, round2 } from '../geometry.js';
 import { encodeCompressedCounts, subsetOf } from './interop-shared.js';
 import { safeEntryName, sizeOf } from './item-size.js';
 import { writeZip } from './zip-output.js';
+import { ExportTally, WITH_ATTRIBUTES } from './export-tally.js';
 
 /**
  * Datumaro JSON (CVAT's "Datumaro 1.0", `datum convert` input): `annotations/<subset>.json` with the label
@@ -23,7 +24,7 @@ import { writeZip } from './zip-output.js';
  *   in the same group;
  * - attributes → `attributes`, declared by name on their label; group ids → `group`.
  */
-export async function writeDatumaro(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
+export async function writeDatumaro(dataset: DatasetToWrite, output: Writable, tally = new ExportTally()): Promise<WriteStats> {
   return writeZip(output, async (zip) => {
     const labelId = new Map(dataset.classes.map((name, index) => [name, index]));
     // Skeleton points as sublabels after the classes (class indices stay as they are).
@@ -44,9 +45,9 @@ export async function writeDatumaro(dataset: DatasetToWrite, output: Writable): 
           annotations.push({ id: annotations.length, attributes: { ...a.attributes, ...attributes }, group, label_id, ...extra });
         shapeOf(a, width, height, push, () => ++nextGroup);
         stats.annotationCount++;
-        if (a.type === 'polygon' && a.geometry.holes?.length) tally(stats, 'converted', 'polygon with holes→mask');
-        else if (a.type === 'polygon' && (a.geometry.parts?.length ?? 1) > 1) tally(stats, 'converted', 'polygon parts→polygons in one group');
-        else tally(stats, 'kept', a.type);
+        if (a.type === 'polygon' && a.geometry.holes?.length) tally.shape(a, 'converted', 'polygon with holes→mask', WITH_ATTRIBUTES);
+        else if (a.type === 'polygon' && (a.geometry.parts?.length ?? 1) > 1) tally.shape(a, 'converted', 'polygon parts→polygons in one group', WITH_ATTRIBUTES);
+        else tally.shape(a, 'kept', a.type, WITH_ATTRIBUTES);
       }
       if (!subsets.has(subset)) subsets.set(subset, []);
       // A video's frame says its number as CVAT's Datumaro export does (`attr.frame`); its track shapes carry `track_id`.

@@ -1,10 +1,11 @@
 import type { Writable } from 'node:stream';
 import { geometryBox, rotatedCorners } from '../../imaging/geometry.js';
 import type { Annotation, DatasetToWrite, Point, WriteStats } from '../dataset.js';
-import { stemOf, tally } from '../dataset.js';
+import { stemOf } from '../dataset.js';
 import { FormatError } from '../format-error.js';
 import { safeEntryName } from './item-size.js';
 import { writeZip } from './zip-output.js';
+import { ExportTally, type Wrote } from './export-tally.js';
 
 /**
  * DOTA (v1.0 layout, as DOTA_devkit reads it): `{split}/images/<file>` and `{split}/labelTxt/<stem>.txt`, one object
@@ -15,7 +16,7 @@ import { writeZip } from './zip-output.js';
  * rotated bounding rectangle; any other polygon, a mask or keypoints their envelope box. Polylines, point sets and
  * classifications have no DOTA form and are left out.
  */
-export async function writeDota(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
+export async function writeDota(dataset: DatasetToWrite, output: Writable, tally = new ExportTally()): Promise<WriteStats> {
   return writeZip(output, async (zip) => {
     const classes = new Set(dataset.classes);
     const stats: WriteStats = { imageCount: 0, annotationCount: 0 };
@@ -24,7 +25,7 @@ export async function writeDota(dataset: DatasetToWrite, output: Writable): Prom
       const lines: string[] = [];
       for (const annotation of item.annotations) {
         if (!classes.has(annotation.className)) throw new FormatError(`annotation class "${annotation.className}" is not in the class list`);
-        const quad = dotaQuad(annotation, stats);
+        const quad = dotaQuad(annotation, tally);
         if (!quad) continue;
         const difficult = annotation.attributes?.difficult === true || annotation.attributes?.difficult === 1 ? 1 : 0;
         lines.push(`${quad.map(([x, y]) => `${r(x)} ${r(y)}`).join(' ')} ${annotation.className.trim().replace(/\s+/g, '-')} ${difficult}`);
@@ -39,33 +40,36 @@ export async function writeDota(dataset: DatasetToWrite, output: Writable): Prom
   });
 }
 
+/** What a DOTA line holds besides its corners and class: the `difficult` flag. */
+const WROTE: Wrote = { attributes: ['difficult'] };
+
 /** The four corners DOTA writes for an annotation, or null (counted as skipped) when it has none. */
-function dotaQuad(annotation: Annotation, stats: WriteStats): Point[] | null {
+function dotaQuad(annotation: Annotation, tally: ExportTally): Point[] | null {
   switch (annotation.type) {
     case 'bbox':
-      tally(stats, 'kept', 'bbox');
+      tally.shape(annotation, 'kept', 'bbox', WROTE);
       return rotatedCorners(annotation.geometry);
     case 'ellipse': {
       const e = annotation.geometry;
-      tally(stats, 'converted', 'ellipse→rotated bbox');
+      tally.shape(annotation, 'converted', 'ellipse→rotated bbox', WROTE);
       return rotatedCorners({ x: e.cx - e.rx, y: e.cy - e.ry, width: 2 * e.rx, height: 2 * e.ry, rotation: e.rotation });
     }
     case 'classification':
     case 'polyline':
     case 'points':
-      tally(stats, 'skipped', annotation.type);
+      tally.shape(annotation, 'skipped', annotation.type, WROTE);
       return null;
     default: {
       if (annotation.type === 'polygon' && !annotation.geometry.parts && !annotation.geometry.holes && annotation.geometry.points.length === 4) {
-        tally(stats, 'kept', 'polygon');
+        tally.shape(annotation, 'kept', 'polygon', WROTE);
         return annotation.geometry.points;
       }
       const box = geometryBox(annotation.type, annotation.geometry);
       if (!box) {
-        tally(stats, 'skipped', `${annotation.type} (no area in the image)`);
+        tally.shape(annotation, 'skipped', `${annotation.type} (no area in the image)`, WROTE);
         return null;
       }
-      tally(stats, 'converted', `${annotation.type}→bbox`);
+      tally.shape(annotation, 'converted', `${annotation.type}→bbox`, WROTE);
       return rotatedCorners(box);
     }
   }

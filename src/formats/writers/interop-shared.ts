@@ -1,25 +1,27 @@
 import { geometryBox } from '../../imaging/geometry.js';
 import { decodeRle, rleBbox, type Box, type Rle } from '../../imaging/rle.js';
-import { tally, type Annotation, type Split, type WriteStats } from '../dataset.js';
+import type { Annotation, Split } from '../dataset.js';
+import type { ExportTally, Wrote } from './export-tally.js';
 
 /**
  * The box a box-only format (VOC, CreateML, CSV) writes for an annotation, clipped to the image when its size is
  * given, and tallied: an upright box is kept; a rotated box and every other shape is converted to its envelope
  * (`"ellipse→bbox"`); a classification (no geometry) and a shape with no area in the image are left out (null).
+ * `wrote`: what the writer writes with each box it writes.
  */
-export function boxOrTally(a: Annotation, stats: WriteStats, image?: { width: number; height: number }): Box | null {
+export function boxOrTally(a: Annotation, tally: ExportTally, image?: { width: number; height: number }, wrote?: Wrote): Box | null {
   if (a.type === 'classification') {
-    tally(stats, 'skipped', 'classification');
+    tally.shape(a, 'skipped', 'classification');
     return null;
   }
   const envelope = geometryBox(a.type, a.geometry);
   const box = envelope && image ? clipBox(envelope, image) : envelope;
   if (!box || box.width <= 0 || box.height <= 0) {
-    tally(stats, 'skipped', `${a.type} (no area in the image)`);
+    tally.shape(a, 'skipped', `${a.type} (no area in the image)`);
     return null;
   }
-  if (a.type === 'bbox' && !a.geometry.rotation) tally(stats, 'kept', 'bbox');
-  else tally(stats, 'converted', `${a.type}${a.type === 'bbox' ? ' (rotated)' : ''}→bbox`);
+  if (a.type === 'bbox' && !a.geometry.rotation) tally.shape(a, 'kept', 'bbox', wrote);
+  else tally.shape(a, 'converted', `${a.type}${a.type === 'bbox' ? ' (rotated)' : ''}→bbox`, wrote);
   return box;
 }
 

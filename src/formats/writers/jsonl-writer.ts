@@ -1,14 +1,15 @@
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { tally, type DatasetToWrite, type WriteStats } from '../dataset.js';
+import { type DatasetToWrite, type WriteStats } from '../dataset.js';
 import { writeChunk } from './zip-output.js';
+import { ExportTally, WITH_ATTRIBUTES } from './export-tally.js';
 
 /**
  * JSON Lines, one image a line: `{"image", "split", "width", "height", "annotations": [{"class", "type",
  * "geometry", "attributes"?, "group_id"?}]}` with geometry in the API's shapes (pixels, origin top-left); a video
  * frame's track shapes carry their track in the `track_id` attribute.
  */
-export async function writeJsonl(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
+export async function writeJsonl(dataset: DatasetToWrite, output: Writable, tally = new ExportTally()): Promise<WriteStats> {
   const stats: WriteStats = { imageCount: 0, annotationCount: 0 };
   let batch = '';
   for await (const item of dataset.items) {
@@ -27,7 +28,7 @@ export async function writeJsonl(dataset: DatasetToWrite, output: Writable): Pro
     })}\n`;
     stats.imageCount++;
     stats.annotationCount += item.annotations.length;
-    for (const a of item.annotations) tally(stats, 'kept', a.type);
+    for (const a of item.annotations) tally.shape(a, 'kept', a.type, WITH_ATTRIBUTES);
     if (batch.length >= 1 << 16) {
       await writeChunk(output, batch);
       batch = '';

@@ -4,12 +4,13 @@ import type { AttributeValue } from '../../imaging/class-specs.js';
 import { rotatedCorners, type EllipseGeometry } from '../../imaging/geometry.js';
 import { encodeRle, type Rle } from '../../imaging/rle.js';
 import type { Annotation, DatasetToWrite, Point, WriteStats } from '../dataset.js';
-import { stemOf, tally } from '../dataset.js';
+import { stemOf } from '../dataset.js';
 import { FormatError } from '../format-error.js';
 import { fillPolygon, round2 } from '../geometry.js';
 import { maskCrop } from './interop-shared.js';
 import { safeEntryName, sizeOf } from './item-size.js';
 import { writeZip } from './zip-output.js';
+import { ExportTally, WITH_ATTRIBUTES } from './export-tally.js';
 
 /**
  * LabelMe JSON (what the labelme tool opens and labelme2coco reads): `<split>/<stem>.json` beside `<split>/<image>`,
@@ -30,7 +31,7 @@ import { writeZip } from './zip-output.js';
  */
 export const LABELME_VERSION = '5.5.0';
 
-export async function writeLabelMe(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
+export async function writeLabelMe(dataset: DatasetToWrite, output: Writable, tally = new ExportTally()): Promise<WriteStats> {
   return writeZip(output, async (zip) => {
     const classes = new Set(dataset.classes);
     const stats: WriteStats = { imageCount: 0, annotationCount: 0 };
@@ -47,7 +48,7 @@ export async function writeLabelMe(dataset: DatasetToWrite, output: Writable): P
         if (a.type === 'classification') {
           flags[a.className] = true;
           stats.annotationCount++;
-          tally(stats, 'kept', 'classification');
+          tally.shape(a, 'kept', 'classification');
           continue;
         }
         const shapeFlags: Record<string, boolean> = {};
@@ -111,9 +112,8 @@ export async function writeLabelMe(dataset: DatasetToWrite, output: Writable): P
         }
         if (shapes.length > before) stats.annotationCount++;
         const conversion = labelMeConversion(a);
-        if (shapes.length === before) tally(stats, 'skipped', `${a.type} (${a.type === 'keypoints' ? 'no labelled point' : 'no pixels'})`);
-        else if (conversion) tally(stats, 'converted', conversion);
-        else tally(stats, 'kept', a.type);
+        if (shapes.length === before) tally.shape(a, 'skipped', `${a.type} (${a.type === 'keypoints' ? 'no labelled point' : 'no pixels'})`);
+        else tally.shape(a, conversion ? 'converted' : 'kept', conversion ?? a.type, WITH_ATTRIBUTES);
       }
       const key = `${folder}/${stemOf(fileName)}`;
       if (used.has(key)) throw new FormatError(`two images named ${stemOf(fileName)} in ${folder}: LabelMe keeps one JSON per image name`);

@@ -3,12 +3,13 @@ import { encode as encodeRlePack } from '@thi.ng/rle-pack';
 import type { AttributeSpec, AttributeValue } from '../../imaging/class-specs.js';
 import { decodeRle } from '../../imaging/rle.js';
 import type { KeypointsGeometry } from '../../imaging/geometry.js';
-import { tally, type Annotation, type DatasetToWrite, type WriteStats } from '../dataset.js';
+import type { Annotation, DatasetToWrite, WriteStats } from '../dataset.js';
 import { FormatError } from '../format-error.js';
 import { fillPolygon } from '../geometry.js';
 import { subsetOf } from './interop-shared.js';
 import { safeEntryName, sizeOf } from './item-size.js';
 import { writeZip } from './zip-output.js';
+import { ExportTally, type Wrote } from './export-tally.js';
 
 /**
  * Label Studio JSON (what Label Studio's "Import" takes and its converter reads): `export.json`, a list of tasks
@@ -28,10 +29,16 @@ import { writeZip } from './zip-output.js';
  * - classification → one image-level `choices` result listing the classes.
  * - attributes → per-region controls sharing the region's id, named by the attribute: text → `textarea`, number →
  *   `number`, select → `choices`, checkbox → `choices` of "true"/"false" (read back as a checkbox).
- * Group ids have no place in Label Studio's results: a group of one box and point sets of its class is written as the
- * points hanging on the box (`parentID`, read back as that group); other groups are not written.
+ * Groups: a group of one box and point sets of its class is written as the points hanging on the box (`parentID`);
+ * any other group of two or more regions as `relation` results from its first region to each other one. The reader
+ * reads both back as the group.
  */
-export async function writeLabelStudio(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
+/** A region's attribute values are controls sharing its id; a frame shape's `track_id` is one of them. */
+const WROTE: Wrote = { attributes: 'all', track: "track_id attribute on each frame's shape" };
+const HUNG: Wrote = { ...WROTE, group: 'points hanging on their box (parentID)' };
+const RELATED: Wrote = { ...WROTE, group: 'relations between its regions' };
+
+export async function writeLabelStudio(dataset: DatasetToWrite, output: Writable, tally = new ExportTally()): Promise<WriteStats> {
   return writeZip(output, async (zip) => {
     const classes = new Set(dataset.classes);
     const stats: WriteStats = { imageCount: 0, annotationCount: 0 };
@@ -44,6 +51,8 @@ export async function writeLabelStudio(dataset: DatasetToWrite, output: Writable
       const choices: string[] = [];
       let next = 0;
       const regionIds = new Map<Annotation, string[]>();
+      const hung = new Set(groupsOf(item.annotations).flatMap((members) => (boxWithItsPoints(members) ? members : [])));
+      const related = new Set(groupsOf(item.annotations).flatMap((members) => (boxWithItsPoints(members) ? [] : drawnRegions(members))));
       const newId = () => `r${++next}`;
       const base = { to_name: 'image', original_width: width, original_height: height, image_rotation: 0, origin: 'manual' };
       const px = (x: number) => (x / width) * 100;
@@ -53,7 +62,7 @@ export async function writeLabelStudio(dataset: DatasetToWrite, output: Writable
         if (a.type === 'classification') {
           if (!choices.includes(a.className)) choices.push(a.className);
           stats.annotationCount++;
-          tally(stats, 'kept', 'classification');
+          tally.shape(a, 'kept', 'classification');
           continue;
         }
         const names = dataset.classSpecs?.get(a.className)?.skeleton?.points ?? [];
@@ -61,15 +70,16 @@ export async function writeLabelStudio(dataset: DatasetToWrite, output: Writable
         regionIds.set(a, ids);
         const conversion = labelStudioConversion(a);
         if (ids.length === 0) {
-          tally(stats, 'skipped', `${a.type} (no labelled point)`);
+          tally.shape(a, 'skipped', `${a.type} (no labelled point)`);
           continue;
         }
-        tally(stats, conversion ? 'converted' : 'kept', conversion ?? a.type);
+        tally.shape(a, conversion ? 'converted' : 'kept', conversion ?? a.type, hung.has(a) ? HUNG : related.has(a) ? RELATED : WROTE);
         const specs = dataset.classSpecs?.get(a.className)?.attributes ?? [];
         for (const [name, value] of Object.entries(a.attributes ?? {})) result.push(attributeResult(ids[0], name, value, specs, base));
         stats.annotationCount++;
       }
       hangPointsOnTheirBox(item.annotations, regionIds, result);
+      relateGroups(item.annotations, regionIds, result);
       if (choices.length > 0) result.push({ id: newId(), type: 'choices', from_name: 'class', ...base, value: { choices } });
       const image = `${folder}/${fileName}`;
       await zip.addImage(image, item.source);
@@ -83,8 +93,8 @@ export async function writeLabelStudio(dataset: DatasetToWrite, output: Writable
 
 /**
  * A group of one box and point sets of its class (what the reader makes of points hanging on a rectangle): the
- * points hang on the box (`parentID`), the one way Label Studio relates regions, so the group comes back. Other
- * groups have no place in Label Studio's results (extras-policies.ts counts them as skipped).
+ * points hang on the box (`parentID`), as Label Studio's own keypoints on a region, so the group comes back. Other
+ * groups are written as relations (relateGroups).
  */
 export function boxWithItsPoints(members: readonly Annotation[]): { box: Annotation; points: Annotation[] } | null {
   const boxes = members.filter((m) => m.type === 'bbox');
@@ -93,10 +103,30 @@ export function boxWithItsPoints(members: readonly Annotation[]): { box: Annotat
   return points.every((p) => p.className === boxes[0].className) ? { box: boxes[0], points } : null;
 }
 
-function hangPointsOnTheirBox(annotations: readonly Annotation[], regionIds: ReadonlyMap<Annotation, string[]>, result: object[]): void {
+/** The members of a group drawn as regions (a relation links regions), when there are two or more of them. */
+function drawnRegions(members: readonly Annotation[]): Annotation[] {
+  const drawn = members.filter((m) => m.type !== 'classification' && !(m.type === 'keypoints' && m.geometry.points.every((p) => p[2] === 0)));
+  return drawn.length > 1 ? drawn : [];
+}
+
+/** Other groups as Label Studio's `relation` results, from the group's first region to each other one (read back as the group). */
+function relateGroups(annotations: readonly Annotation[], regionIds: ReadonlyMap<Annotation, string[]>, result: object[]): void {
+  for (const members of groupsOf(annotations)) {
+    if (boxWithItsPoints(members)) continue;
+    const [first, ...others] = drawnRegions(members).map((m) => regionIds.get(m)?.[0]).filter((id): id is string => id !== undefined);
+    for (const to of others) result.push({ from_id: first, to_id: to, type: 'relation', direction: 'right', labels: [] });
+  }
+}
+
+/** The groups of an image's annotations: the members of each group id. */
+function groupsOf(annotations: readonly Annotation[]): Annotation[][] {
   const groups = new Map<number, Annotation[]>();
   for (const a of annotations) if (a.groupId) groups.set(a.groupId, [...(groups.get(a.groupId) ?? []), a]);
-  for (const members of groups.values()) {
+  return [...groups.values()];
+}
+
+function hangPointsOnTheirBox(annotations: readonly Annotation[], regionIds: ReadonlyMap<Annotation, string[]>, result: object[]): void {
+  for (const members of groupsOf(annotations)) {
     const group = boxWithItsPoints(members);
     const parentID = group && regionIds.get(group.box)?.[0];
     if (!group || !parentID) continue;

@@ -3,12 +3,13 @@ import { greyPng } from '../../imaging/dataset-pixels.js';
 import { decodeRle } from '../../imaging/rle.js';
 import { rotatedCorners } from '../../imaging/geometry.js';
 import type { Annotation, DatasetToWrite, Split, WriteStats } from '../dataset.js';
-import { stemOf, tally } from '../dataset.js';
+import { stemOf } from '../dataset.js';
 import { FormatError } from '../format-error.js';
 import { fillPolygon } from '../geometry.js';
 import { ellipsePolygon } from './coco-writer.js';
 import { safeEntryName, sizeOf } from './item-size.js';
 import { writeZip } from './zip-output.js';
+import { ExportTally } from './export-tally.js';
 
 /**
  * Semantic segmentation zip in Roboflow's "PNG masks" layout: `{split}/<image>`, `{split}/<stem>_mask.png` (8-bit
@@ -17,7 +18,7 @@ import { writeZip } from './zip-output.js';
  * earlier ones; keypoints, polylines, point sets and classifications have no area and are left out (tallied).
  * Items without a split go to `train`.
  */
-export async function writeMasks(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
+export async function writeMasks(dataset: DatasetToWrite, output: Writable, tally = new ExportTally()): Promise<WriteStats> {
   if (dataset.classes.length > 255) throw new FormatError('PNG class-index masks hold at most 255 classes');
   return writeZip(output, async (zip) => {
     const value = new Map(dataset.classes.map((name, index) => [name, index + 1]));
@@ -32,10 +33,10 @@ export async function writeMasks(dataset: DatasetToWrite, output: Writable): Pro
         const v = value.get(annotation.className);
         if (v === undefined) throw new FormatError(`annotation class "${annotation.className}" is not in the class list`);
         if (!paint(annotation, pixels, width, height, v, item.fileName)) {
-          tally(stats, 'skipped', annotation.type);
+          tally.shape(annotation, 'skipped', annotation.type);
           continue;
         }
-        tally(stats, 'kept', annotation.type);
+        tally.shape(annotation, 'kept', annotation.type);
         stats.annotationCount++;
       }
       const png = await greyPng(pixels, { width, height }, 6);

@@ -1,9 +1,12 @@
 import type { Writable } from 'node:stream';
 import type { DatasetToWrite, WriteStats } from '../dataset.js';
-import { tally } from '../dataset.js';
 import { videoFolders } from './cvat-video-writer.js';
 import { sizeOf } from './item-size.js';
 import { writeZip } from './zip-output.js';
+import { ExportTally } from './export-tally.js';
+
+/** The flags a MOT row holds (`not_ignored`, visibility). */
+const MOT_COLUMNS = ['ignored', 'occluded'];
 
 const num = (v: number) => String(Math.round(v * 100) / 100);
 
@@ -15,7 +18,7 @@ const num = (v: number) => String(Math.round(v * 100) / 100);
  * `img1/000001.<ext>`. A box of a frame that is in no track is a row with id -1 (MOT's untracked box). MOT holds boxes
  * only: other shapes, rotated boxes and images that are no frame of a video are left out and tallied.
  */
-export async function writeMot(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
+export async function writeMot(dataset: DatasetToWrite, output: Writable, tally = new ExportTally()): Promise<WriteStats> {
   const videos = dataset.videos ?? [];
   const folders = videoFolders(videos);
   const classIndex = new Map(dataset.classes.map((c, i) => [c, i + 1]));
@@ -26,8 +29,8 @@ export async function writeMot(dataset: DatasetToWrite, output: Writable): Promi
     const ids = new Set<string>();
     for await (const item of dataset.items) {
       if (!item.video || !folders.has(item.video.name)) {
-        tally(stats, 'skipped', 'image (not a video frame)');
-        for (const a of item.annotations) tally(stats, 'skipped', `${a.type} (not on a video frame)`);
+        tally.count('skipped', 'image (not a video frame)');
+        for (const a of item.annotations) tally.shape(a, 'skipped', `${a.type} (not on a video frame)`);
         continue;
       }
       const { name, frame } = item.video;
@@ -37,10 +40,10 @@ export async function writeMot(dataset: DatasetToWrite, output: Writable): Promi
       const list = rows.get(name) ?? [];
       for (const a of item.annotations) {
         if (a.type !== 'bbox' || a.geometry.rotation) {
-          tally(stats, 'skipped', a.type === 'bbox' ? 'rotated bbox' : a.type);
+          tally.shape(a, 'skipped', a.type === 'bbox' ? 'rotated bbox' : a.type);
           continue;
         }
-        tally(stats, 'kept', 'bbox');
+        tally.shape(a, 'kept', 'bbox', { attributes: MOT_COLUMNS.filter((name) => typeof a.attributes?.[name] === 'boolean'), track: true });
         // A box in no track is MOT's untracked row (id -1).
         const trackId = typeof a.attributes?.track_id === 'number' ? a.attributes.track_id : -1;
         const { x, y, width, height } = a.geometry;

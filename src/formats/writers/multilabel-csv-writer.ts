@@ -1,10 +1,11 @@
 import type { Writable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
-import { tally, type DatasetToWrite, type WriteStats } from '../dataset.js';
+import { type DatasetToWrite, type WriteStats } from '../dataset.js';
 import { FormatError } from '../format-error.js';
 import { neutraliseCell } from './csv-writer.js';
 import { safeEntryName } from './item-size.js';
 import { writeZip } from './zip-output.js';
+import { ExportTally } from './export-tally.js';
 
 /**
  * Roboflow's multi-label classification CSV (what the `multilabel_csv` reader takes): `<split>/_classes.csv` with the
@@ -12,7 +13,7 @@ import { writeZip } from './zip-output.js';
  * beside `<split>/<image>`. An image holds a class when any of its annotations is of that class (a box or polygon
  * counts as its class being present: the format has no geometry). Images without a split go under `train/`.
  */
-export async function writeMultiLabelCsv(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
+export async function writeMultiLabelCsv(dataset: DatasetToWrite, output: Writable, tally = new ExportTally()): Promise<WriteStats> {
   return writeZip(output, async (zip) => {
     const classes = dataset.classes;
     const index = new Map(classes.map((name, i) => [name, i]));
@@ -30,8 +31,8 @@ export async function writeMultiLabelCsv(dataset: DatasetToWrite, output: Writab
         if (i === undefined) throw new FormatError(`annotation class "${a.className}" is not in the class list`);
         if (row[i] === '0') stats.annotationCount++;
         // The format has no geometry: any other shape says only that its class is present.
-        if (a.type === 'classification') tally(stats, 'kept', 'classification');
-        else tally(stats, 'converted', `${a.type}→class`);
+        if (a.type === 'classification') tally.shape(a, 'kept', 'classification');
+        else tally.shape(a, 'converted', `${a.type}→class`);
         row[i] = '1';
       }
       if (!rows.has(folder)) rows.set(folder, []);

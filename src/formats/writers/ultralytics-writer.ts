@@ -2,6 +2,7 @@ import type { Writable } from 'node:stream';
 import { stringify as toYaml } from 'yaml';
 import type { DatasetToWrite, Split, WriteStats } from '../dataset.js';
 import { writeYoloLayout } from './yolo-writer.js';
+import { ExportTally } from './export-tally.js';
 
 const FOLDER: Record<Split, string> = { train: 'train', valid: 'val', test: 'test' };
 
@@ -11,7 +12,7 @@ const FOLDER: Record<Split, string> = { train: 'train', valid: 'val', test: 'tes
  * folder), split paths relative to it, `names` as an index map. Ultralytics needs a `val` entry: with no valid
  * split, `val` points at the training images (said in a comment in the file). Label lines as in `yolo`.
  */
-export async function writeUltralytics(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
+export async function writeUltralytics(dataset: DatasetToWrite, output: Writable, tally = new ExportTally()): Promise<WriteStats> {
   return writeYoloLayout(dataset, output, {
     image: (split, fileName) => `images/${FOLDER[split]}/${fileName}`,
     label: (split, stem) => `labels/${FOLDER[split]}/${stem}.txt`,
@@ -25,5 +26,5 @@ export async function writeUltralytics(dataset: DatasetToWrite, output: Writable
       const note = splits.has('valid') ? '' : '# No valid split in this export: val points at the training images (Ultralytics requires a val entry).\n';
       return `# Ultralytics dataset: yolo train data=data.yaml (paths are relative to this file's folder)\n${note}${toYaml(config)}`;
     },
-  });
+  }, tally);
 }

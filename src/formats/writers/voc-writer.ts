@@ -4,16 +4,19 @@ import { stemOf } from '../dataset.js';
 import { round2 } from '../geometry.js';
 import { safeEntryName, sizeOf } from './item-size.js';
 import { boxOrTally } from './interop-shared.js';
+import { ExportTally } from './export-tally.js';
 import { writeZip } from './zip-output.js';
+
+const VOC_FLAGS = ['difficult', 'truncated', 'occluded'];
 
 /**
  * Pascal VOC zip: `{split}/<image>` with `{split}/<stem>.xml` beside it (Roboflow's layout) and `labels.txt` with
  * the classes in order. An object's `difficult`, `truncated` and `occluded` checkbox attributes are its VOC flags
- * (other attributes have no place: counted as skipped, extras-policies.ts). Every geometry is written as its box,
+ * (other attributes have no place: counted as skipped). Every geometry is written as its box,
  * clipped to the image (tallied as converted unless it is an upright box); classifications and shapes with no area in the image are left out and tallied. Items without a
  * split go to `train`.
  */
-export async function writeVoc(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
+export async function writeVoc(dataset: DatasetToWrite, output: Writable, tally = new ExportTally()): Promise<WriteStats> {
   return writeZip(output, async (zip) => {
     const stats: WriteStats = { imageCount: 0, annotationCount: 0 };
     for await (const item of dataset.items) {
@@ -22,7 +25,8 @@ export async function writeVoc(dataset: DatasetToWrite, output: Writable): Promi
       const fileName = safeEntryName(item.fileName);
       const objects: string[] = [];
       for (const annotation of item.annotations) {
-        const box = boxOrTally(annotation, stats, { width, height });
+        const flags = VOC_FLAGS.filter((name) => typeof annotation.attributes?.[name] === 'boolean');
+        const box = boxOrTally(annotation, tally, { width, height }, { attributes: flags });
         if (!box) continue;
         const xmin = round2(box.x);
         const ymin = round2(box.y);

@@ -3,12 +3,13 @@ import { stringify as toYaml } from 'yaml';
 import type { Box } from '../../imaging/rle.js';
 import { flipPermutation } from '../../imaging/class-specs.js';
 import type { Annotation, DatasetToWrite, Point, Split, WriteStats } from '../dataset.js';
-import { stemOf, tally } from '../dataset.js';
+import { stemOf } from '../dataset.js';
 import { FormatError } from '../format-error.js';
 import { geometryBox, rotatedCorners } from '../../imaging/geometry.js';
 import { ellipsePolygon } from './coco-writer.js';
 import { safeEntryName, sizeOf } from './item-size.js';
 import { writeZip } from './zip-output.js';
+import { ExportTally, type Wrote } from './export-tally.js';
 import { tracksPath } from '../readers/yolo-reader.js';
 import { SPLIT_NAMES } from '../../lib/vocabulary.js';
 
@@ -27,7 +28,7 @@ export interface YoloLayout {
  * polygons, OBB corners or pose lines); what YOLO cannot hold is converted or left out and counted in the WriteStats.
  * Items without a split go to `train`.
  */
-export async function writeYoloLayout(dataset: DatasetToWrite, output: Writable, layout: YoloLayout): Promise<WriteStats> {
+export async function writeYoloLayout(dataset: DatasetToWrite, output: Writable, layout: YoloLayout, tally: ExportTally): Promise<WriteStats> {
   return writeZip(output, async (zip) => {
     const classIndex = new Map(dataset.classes.map((name, index) => [name, index]));
     const mode = yoloMode(dataset);
@@ -41,7 +42,7 @@ export async function writeYoloLayout(dataset: DatasetToWrite, output: Writable,
       const trackIds: string[] = [];
       for (const annotation of item.annotations) {
         const id = annotation.attributes?.track_id;
-        for (const line of labelLines(annotation, classIndex, width, height, mode, stats)) {
+        for (const line of labelLines(annotation, classIndex, width, height, mode, tally)) {
           lines.push(line);
           trackIds.push(typeof id === 'number' ? String(id) : '-1');
         }
@@ -58,6 +59,9 @@ export async function writeYoloLayout(dataset: DatasetToWrite, output: Writable,
     return stats;
   });
 }
+
+/** What YOLO writes with a shape besides its line: a frame shape's track id, in `tracks/` beside the label file. */
+const WROTE: Wrote = { track: 'track ids in tracks/ beside the labels' };
 
 /**
  * What the label lines hold, from the project type: `pose` (keypoint projects: every line `class cx cy w h` and k
@@ -93,27 +97,27 @@ function poseYaml(classes: string[], mode: Extract<YoloMode, { kind: 'pose' }>):
 
 /**
  * The label lines of one annotation in `mode` (several for an object in parts, none for what YOLO cannot hold).
- * Conversions, counted in `stats`: in `detect` every shape is its box; in `segment` a rotated box and an ellipse are
+ * Conversions, counted in `tally`: in `detect` every shape is its box; in `segment` a rotated box and an ellipse are
  * polygons, a multi-part object one line per part, keypoints and masks their boxes; in `obb` every shape is four
  * corners (a box's, a 4-point polygon's own, any other shape's envelope); in `pose` keypoints of the skeleton's size
  * are pose lines and every other shape its box with no point labelled. Polylines, point sets and classifications
  * have no YOLO form and are left out.
  */
-export function labelLines(annotation: Annotation, classIndex: Map<string, number>, width: number, height: number, mode: YoloMode, stats: WriteStats): string[] {
+export function labelLines(annotation: Annotation, classIndex: Map<string, number>, width: number, height: number, mode: YoloMode, tally: ExportTally): string[] {
   if (annotation.type === 'classification' || annotation.type === 'polyline' || annotation.type === 'points') {
-    tally(stats, 'skipped', annotation.type);
+    tally.shape(annotation, 'skipped', annotation.type, WROTE);
     return [];
   }
   const index = classIndex.get(annotation.className);
   if (index === undefined) throw new FormatError(`annotation class "${annotation.className}" is not in the class list`);
   const corners = (points: Point[]) => `${index}${points.map(([x, y]) => ` ${norm(x / width)} ${norm(y / height)}`).join('')}`;
-  const converted = (to: string) => tally(stats, 'converted', `${annotation.type}${annotation.type === 'bbox' ? ' (rotated)' : ''}→${to}`);
+  const converted = (to: string) => tally.shape(annotation, 'converted', `${annotation.type}${annotation.type === 'bbox' ? ' (rotated)' : ''}→${to}`, WROTE);
   const kept = (lines: string[]) => {
-    tally(stats, 'kept', annotation.type);
+    tally.shape(annotation, 'kept', annotation.type, WROTE);
     return lines;
   };
   const noArea = () => {
-    tally(stats, 'skipped', `${annotation.type} (no area in the image)`);
+    tally.shape(annotation, 'skipped', `${annotation.type} (no area in the image)`, WROTE);
     return [];
   };
   if (mode.kind === 'obb') {
@@ -138,7 +142,7 @@ export function labelLines(annotation: Annotation, classIndex: Map<string, numbe
       return kept([`${line}${points}`]);
     }
     if (annotation.type !== 'bbox' || annotation.geometry.rotation) converted('bbox');
-    else tally(stats, 'kept', 'bbox');
+    else tally.shape(annotation, 'kept', 'bbox', WROTE);
     return [`${line}${' 0 0 0'.repeat(mode.k)}`];
   }
   if (mode.kind === 'segment') {
@@ -146,8 +150,8 @@ export function labelLines(annotation: Annotation, classIndex: Map<string, numbe
       const parts = annotation.geometry.parts ?? [annotation.geometry.points];
       // One tally per shape: an object in parts with holes is one conversion naming both.
       const changes = [parts.length > 1 && 'parts→one line each', annotation.geometry.holes?.length && 'holes→left out'].filter(Boolean);
-      if (changes.length > 0) tally(stats, 'converted', `polygon ${changes.join(' and ')}`);
-      else tally(stats, 'kept', 'polygon');
+      if (changes.length > 0) tally.shape(annotation, 'converted', `polygon ${changes.join(' and ')}`, WROTE);
+      else tally.shape(annotation, 'kept', 'polygon', WROTE);
       return parts.map(corners);
     }
     if (annotation.type === 'bbox' && annotation.geometry.rotation) {
@@ -162,7 +166,7 @@ export function labelLines(annotation: Annotation, classIndex: Map<string, numbe
   const line = boxLine(index, geometryBox(annotation.type, annotation.geometry), width, height);
   if (!line) return noArea();
   if (annotation.type !== 'bbox' || annotation.geometry.rotation) converted('bbox');
-  else tally(stats, 'kept', 'bbox');
+  else tally.shape(annotation, 'kept', 'bbox', WROTE);
   return [line];
 }
 
@@ -177,7 +181,7 @@ function boxLine(index: number, box: Box | null, width: number, height: number):
 }
 
 /** YOLO (Roboflow's layout) zip: `{split}/images/*`, `{split}/labels/<stem>.txt` and a `data.yaml` naming the splits and classes. */
-export async function writeYolo(dataset: DatasetToWrite, output: Writable): Promise<WriteStats> {
+export async function writeYolo(dataset: DatasetToWrite, output: Writable, tally = new ExportTally()): Promise<WriteStats> {
   return writeYoloLayout(dataset, output, {
     image: (split, fileName) => `${split}/images/${fileName}`,
     label: (split, stem) => `${split}/labels/${stem}.txt`,
@@ -188,7 +192,7 @@ export async function writeYolo(dataset: DatasetToWrite, output: Writable): Prom
       config.names = dataset.classes;
       return toYaml(config, { flow: false });
     },
-  });
+  }, tally);
 }
 
 /** Six decimals: 0.0006 px at 1000 px, and what Ultralytics and Roboflow write. */
