@@ -207,7 +207,10 @@ export class QualityControlRepository {
     return q.orderBy('id').execute();
   }
 
-  /** Review outcomes of the images each user submitted. */
+  /**
+   * Review outcomes of the images each user submitted, reviews the submitter decided themselves left out: a lead who
+   * submits and approves their own labels (as when preparing ground truth) reviewed, they were not reviewed.
+   */
   async reviewCounts(projectId: number) {
     const rows = await this.db
       .selectFrom('reviews')
@@ -220,6 +223,7 @@ export class QualityControlRepository {
       ])
       .where('project_id', '=', projectId)
       .where('submitted_by', 'is not', null)
+      .where((eb) => eb.or([eb('decided_by', 'is', null), eb('decided_by', '!=', eb.ref('submitted_by'))]))
       .groupBy('submitted_by')
       .execute();
     return rows.map((r) => ({ user_id: r.submitted_by!, submitted: Number(r.submitted), approved: Number(r.approved), rejected: Number(r.rejected), changes: Number(r.changes) }));

@@ -88,7 +88,9 @@ export function annotatorFigures(
   const byUser = groupBy(versions, (v) => v.user_id);
   const reviewsOf = new Map(reviews.map((r) => [r.user_id, r]));
   const agreementSum = pairAgreement ?? overlapPairs(versions, groundTruth).perUser;
-  const users = new Set<number>([...byUser.keys(), ...reviews.map((r) => r.user_id)]);
+  // An annotator is someone who labelled: a submitted task, or images of theirs that a review decided. Reviews still
+  // pending name no one's work yet.
+  const users = new Set<number>([...byUser.keys(), ...reviews.filter((r) => r.approved + r.rejected + r.changes > 0).map((r) => r.user_id)]);
   return [...users].sort((a, b) => a - b).map((user) => {
     const mine = byUser.get(user) ?? [];
     const activeMs = mine.reduce((s, v) => s + v.active_ms, 0);
