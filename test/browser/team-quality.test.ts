@@ -119,6 +119,14 @@ describe('Team quality page and disagreement queue in Chromium (issue 29)', { sk
       const review = await owner.call<{ id: number }>('post', `/api/projects/${projectId}/reviews`, { image_id: g });
       await owner.call('post', `/api/reviews/${review.id}/decide`, { decision: 'approve' }, 200);
     }
+    // Reviews of their earlier work, before the project kept ground truth (from then on they label through their
+    // tasks): Ben's rejected, Cy's sent back for changes. The image is reviewed, so no task deals it.
+    const earlier = await owner.ctx.post(`/api/projects/${projectId}/images`, { multipart: { files: { name: 'street-earlier.png', mimeType: 'image/png', buffer: await png(190) } } });
+    const earlierId = (await earlier.json()).images[0].id as number;
+    for (const [u, decision] of [[a2, 'reject'], [a3, 'changes']] as const) {
+      const review = await u.call<{ id: number }>('post', `/api/projects/${projectId}/reviews`, { image_id: earlierId });
+      await owner.call('post', `/api/reviews/${review.id}/decide`, { decision, comment: 'Look again' }, 200);
+    }
 
     // The lead opens the page from the project's navigation.
     await signInPage(owner);
@@ -161,11 +169,6 @@ describe('Team quality page and disagreement queue in Chromium (issue 29)', { sk
         }
       });
       assert.deepEqual([...dealt].sort((x, y) => x - y), ids, `${u.email} had every image`);
-    }
-    // Reviews of their submissions: Ben's rejected, Cy's sent back for changes.
-    for (const [u, decision] of [[a2, 'reject'], [a3, 'changes']] as const) {
-      const review = await u.call<{ id: number }>('post', `/api/projects/${projectId}/reviews`, { image_id: p3 });
-      await owner.call('post', `/api/reviews/${review.id}/decide`, { decision, comment: 'Look again' }, 200);
     }
 
     // The table shows the API's figures, cell for cell.

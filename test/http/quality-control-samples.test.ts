@@ -68,6 +68,18 @@ describe('quality control of samples (issue 29)', () => {
     assert.deepEqual([(await owner.get(`/api/samples/${g}`)).body.review_state, await ids(owner, 'label=city')], ['approved', [g]]);
   });
 
+  it('labelling a sample straight, or submitting it, answers as for a pool sample and changes neither', async () => {
+    // Below project admin, samples with hidden ground truth are labelled through quality-control tasks only.
+    for (const attempt of [(id: number) => a1.patch(`/api/samples/${id}`, { label: 'x' }), (id: number) => a1.post(`/api/samples/${id}/submit`)]) {
+      const [a, b] = [await attempt(g), await attempt(p1)];
+      assert.deepEqual([a.status, a.body.detail], [b.status, b.body.detail]);
+      assert.equal(a.status, 403);
+      assert.match(a.body.detail, /quality-control tasks/);
+    }
+    const [truth, pool] = [(await owner.get(`/api/samples/${g}`)).body, (await owner.get(`/api/samples/${p1}`)).body];
+    assert.deepEqual([truth.label, truth.review_state, pool.label, pool.review_state], ['city', 'approved', null, 'unreviewed']);
+  });
+
   it('deals ground truth among the pool alike, keeps each answer apart, and reports scores and agreement', async () => {
     assert.equal((await a1.post(`${base()}/tasks/next`)).status, 409, 'quality control is off');
     await owner.put(`/api/projects/${projectId}/quality-control/settings`, { overlap: 2, ground_truth_share: 0.5 });

@@ -282,7 +282,7 @@ export class QualityControlService {
     const created: number[] = [];
     try {
       for (const s of after) {
-        created.push((await this.annotations.create(caller, input.image_id, { class_id: s.class_id, annotation_type: s.annotation_type as QcShape['annotation_type'], geometry: s.geometry as Record<string, unknown>, source: 'manual' })).id);
+        created.push((await this.annotations.create(caller, input.image_id, { class_id: s.class_id, annotation_type: s.annotation_type as QcShape['annotation_type'], geometry: s.geometry as Record<string, unknown>, source: 'manual' }, 'consensus')).id);
       }
     } catch (err) {
       // A shape the image refuses (outside it, say): take back what this decision wrote, so it changes nothing.
