@@ -147,10 +147,11 @@ export class QualityControlRepository {
     return true;
   }
 
-  /** Empties the project's overlap queue (the overlap changed): the next top-up queues every image again. */
+  /** Empties the project's overlap queues, images' and samples' (the overlap changed): the next top-ups queue again. */
   async resetQueue(projectId: number, db: Executor): Promise<void> {
     await db.deleteFrom('qc_queue').where('project_id', '=', projectId).execute();
-    await db.updateTable('qc_settings').set({ queued_through: 0 }).where('project_id', '=', projectId).execute();
+    await db.deleteFrom('qc_sample_queue').where('project_id', '=', projectId).execute();
+    await db.updateTable('qc_settings').set({ queued_through: 0, samples_queued_through: 0 }).where('project_id', '=', projectId).execute();
   }
 
   /**
