@@ -18,6 +18,16 @@ export const QUEUE_WINDOW = 2000;
  */
 const SHUFFLE = sql<number>`((images.id * 2654435761) % 4294967291)`;
 
+/** The email and display name of each user (the annotators of a report). */
+export async function usersByIds(db: Db, ids: readonly number[]): Promise<Map<number, { email: string; display_name: string }>> {
+  const out = new Map<number, { email: string; display_name: string }>();
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const rows = await db.selectFrom('users').select(['id', 'email', 'display_name']).where('id', 'in', ids.slice(i, i + CHUNK)).execute();
+    for (const r of rows) out.set(r.id, { email: r.email, display_name: r.display_name });
+  }
+  return out;
+}
+
 export class QualityControlRepository {
   constructor(private readonly db: Db) {}
 
@@ -230,13 +240,8 @@ export class QualityControlRepository {
     return rows.map((r) => ({ user_id: r.submitted_by!, submitted: Number(r.submitted), approved: Number(r.approved), rejected: Number(r.rejected), changes: Number(r.changes) }));
   }
 
-  async users(ids: readonly number[]): Promise<Map<number, { email: string; display_name: string }>> {
-    const out = new Map<number, { email: string; display_name: string }>();
-    for (let i = 0; i < ids.length; i += CHUNK) {
-      const rows = await this.db.selectFrom('users').select(['id', 'email', 'display_name']).where('id', 'in', ids.slice(i, i + CHUNK)).execute();
-      for (const r of rows) out.set(r.id, { email: r.email, display_name: r.display_name });
-    }
-    return out;
+  users(ids: readonly number[]): Promise<Map<number, { email: string; display_name: string }>> {
+    return usersByIds(this.db, ids);
   }
 
   async decidedImages(projectId: number): Promise<Set<number>> {

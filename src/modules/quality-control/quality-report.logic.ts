@@ -178,7 +178,8 @@ const CSV_COLUMNS = [
   'rejection_rate', 'rework_rate', 'gt_images', 'gt_precision', 'gt_recall', 'gt_f1', 'gt_mean_iou', 'gt_class_accuracy', 'agreement',
 ] as const;
 
-function csvCell(value: unknown): string {
+/** One CSV cell: empty for null, numbers to 6 decimals, quoted when it holds a comma, quote or line break. */
+export function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';
   const text = typeof value === 'number' ? String(Number.isInteger(value) ? value : Number(value.toFixed(6))) : String(value);
   return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;

@@ -2,7 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Db, Executor, Tx } from '../../db/database.js';
 import type { QcSampleGroundTruthTable, QcSampleTasksTable } from '../../db/schema.js';
 import { lockQualityDealing } from '../../db/write-locks.js';
-import { QUEUE_WINDOW } from './quality-control.repository.js';
+import { QUEUE_WINDOW, usersByIds } from './quality-control.repository.js';
 
 export type SampleTaskRow = Selectable<QcSampleTasksTable>;
 export type SampleGroundTruthRow = Selectable<QcSampleGroundTruthTable>;
@@ -126,6 +126,10 @@ export class SampleQualityRepository {
 
   submitted(projectId: number) {
     return this.db.selectFrom('qc_sample_tasks').select(['sample_id', 'user_id', 'label', 'spans']).where('project_id', '=', projectId).where('status', '=', 'submitted').orderBy('id').execute();
+  }
+
+  users(ids: readonly number[]) {
+    return usersByIds(this.db, ids);
   }
 
   /** The texts of the project's text samples among `ids` (their `data.text`). */

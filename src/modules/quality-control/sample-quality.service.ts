@@ -2,7 +2,7 @@ import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
 import type { TextSpan } from './label-agreement.logic.js';
-import { sampleReport, type SampleTruth } from './sample-report.logic.js';
+import { sampleReport, sampleScoresCsv, type SampleTruth } from './sample-report.logic.js';
 import type { SampleQualityRepository, SampleTaskRow } from './sample-quality.repository.js';
 import type { SampleGroundTruthOut, SampleNextOut, SampleReportOut, SampleTaskOut, SampleTaskSave } from './sample-quality.schemas.js';
 
@@ -134,5 +134,12 @@ export class SampleQualityService {
     const truth = new Map<number, SampleTruth>(gt.map((g) => [g.sample_id, { label: g.label, spans: spansOf(g.spans), text: texts.get(g.sample_id) ?? null }]));
     const versions = rows.map((r) => ({ sample_id: r.sample_id, user_id: r.user_id, label: r.label, spans: spansOf(r.spans) }));
     return sampleReport(versions, truth, texts);
+  }
+
+  /** The report's per-annotator scores as CSV, with each annotator's email (project admins). */
+  async reportCsv(caller: Caller, projectId: number): Promise<string> {
+    const { annotators } = await this.report(caller, projectId);
+    const users = await this.repo.users(annotators.map((a) => a.user_id));
+    return sampleScoresCsv(annotators.map((a) => ({ ...a, email: users.get(a.user_id)?.email ?? '' })));
   }
 }
