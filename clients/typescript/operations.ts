@@ -101,6 +101,7 @@ export const OPERATIONS = {
   getQualityControlGroundTruth: ['get', '/api/projects/{id}/quality-control/ground-truth'],
   getQualityControlSampleGroundTruth: ['get', '/api/projects/{id}/quality-control/samples/ground-truth'],
   getQualityControlSampleReport: ['get', '/api/projects/{id}/quality-control/samples/report'],
+  getQualityControlSampleReportExport: ['get', '/api/projects/{id}/quality-control/samples/report/export'],
   getQualityControlSampleTask: ['get', '/api/projects/{id}/quality-control/samples/tasks/{sample_id}'],
   getQualityControlTask: ['get', '/api/projects/{id}/quality-control/tasks/{image_id}'],
   getQualityReport: ['get', '/api/projects/{id}/quality'],

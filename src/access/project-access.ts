@@ -111,6 +111,17 @@ export class ProjectAccess {
     return this.repository.hasGroundTruth(project.id);
   }
 
+  /**
+   * Refuses (403) a label write or a submission for review made outside quality-control tasks by someone the project
+   * hides ground truth from (issue 29). On a ground-truth item it would change the reference or, answered differently,
+   * name it; so it is refused on every item of the project alike, and the answer tells none from another. Those roles
+   * label through their tasks (`quality-control/tasks/next`).
+   */
+  async assertLabelsThroughTasks(caller: Caller, project: ProjectOwnership, role: ProjectRole, items: 'images' | 'samples'): Promise<void> {
+    const hides = items === 'images' ? await this.hidesGroundTruth(caller, project, role) : await this.hidesSampleGroundTruth(caller, project, role);
+    if (hides) throw new ForbiddenError(`Project ${project.id} keeps ground truth for quality control: label its ${items} through your quality-control tasks`);
+  }
+
   /** Which of the images are ground truth hidden from the caller (see hidesGroundTruth). */
   async hiddenAmong(caller: Caller, project: ProjectOwnership, role: ProjectRole, imageIds: readonly number[]): Promise<Set<number>> {
     if (roleAllows(role, 'project.update') || imageIds.length === 0) return new Set();

@@ -678,6 +678,7 @@ export interface Database {
   qc_tasks: QcTasksTable;
   qc_decisions: QcDecisionsTable;
   qc_queue: QcQueueTable;
+  qc_sample_queue: QcSampleQueueTable;
   qc_sample_ground_truth: QcSampleGroundTruthTable;
   qc_sample_tasks: QcSampleTasksTable;
 }
@@ -697,6 +698,8 @@ export interface QcSettingsTable {
   updated_at: string;
   /** The highest image id put in the overlap queue so far (migration 0040); later uploads join at the next deal. */
   queued_through: ColumnType<number, number | undefined, number>;
+  /** The same for samples (migration 0047). */
+  samples_queued_through: ColumnType<number, number | undefined, number>;
 }
 
 /** A ground-truth sample: its reviewed class and spans (JSON text) frozen when it was marked (migration 0041). */
@@ -726,6 +729,13 @@ export interface QcSampleTasksTable {
 /** An image that may still be dealt, with its stored shuffle key (the dealing order; migration 0040). */
 export interface QcQueueTable {
   image_id: number;
+  project_id: number;
+  shuffle_key: number;
+}
+
+/** The overlap queue of samples (migration 0047), as qc_queue for images. */
+export interface QcSampleQueueTable {
+  sample_id: number;
   project_id: number;
   shuffle_key: number;
 }

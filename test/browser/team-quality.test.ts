@@ -119,6 +119,14 @@ describe('Team quality page and disagreement queue in Chromium (issue 29)', { sk
       const review = await owner.call<{ id: number }>('post', `/api/projects/${projectId}/reviews`, { image_id: g });
       await owner.call('post', `/api/reviews/${review.id}/decide`, { decision: 'approve' }, 200);
     }
+    // Reviews of their earlier work, before the project kept ground truth (from then on they label through their
+    // tasks): Ben's rejected, Cy's sent back for changes. The image is reviewed, so no task deals it.
+    const earlier = await owner.ctx.post(`/api/projects/${projectId}/images`, { multipart: { files: { name: 'street-earlier.png', mimeType: 'image/png', buffer: await png(190) } } });
+    const earlierId = (await earlier.json()).images[0].id as number;
+    for (const [u, decision] of [[a2, 'reject'], [a3, 'changes']] as const) {
+      const review = await u.call<{ id: number }>('post', `/api/projects/${projectId}/reviews`, { image_id: earlierId });
+      await owner.call('post', `/api/reviews/${review.id}/decide`, { decision, comment: 'Look again' }, 200);
+    }
 
     // The lead opens the page from the project's navigation.
     await signInPage(owner);
@@ -162,17 +170,12 @@ describe('Team quality page and disagreement queue in Chromium (issue 29)', { sk
       });
       assert.deepEqual([...dealt].sort((x, y) => x - y), ids, `${u.email} had every image`);
     }
-    // Reviews of their submissions: Ben's rejected, Cy's sent back for changes.
-    for (const [u, decision] of [[a2, 'reject'], [a3, 'changes']] as const) {
-      const review = await u.call<{ id: number }>('post', `/api/projects/${projectId}/reviews`, { image_id: p3 });
-      await owner.call('post', `/api/reviews/${review.id}/decide`, { decision, comment: 'Look again' }, 200);
-    }
 
     // The table shows the API's figures, cell for cell.
     await live.page.getByRole('button', { name: 'Refresh' }).click();
     const figures = await owner.call<Figures[]>('get', `${qc}/annotators`);
-    // The lead is listed too: the reviews of the ground-truth images count as their submissions.
-    assert.deepEqual(figures.map((f) => f.user_id), [owner.id, ...annotators.map((u) => u.id)]);
+    // A row per annotator: the lead, who approved their own reference labels, labelled no task and is not one.
+    assert.deepEqual(figures.map((f) => f.user_id), annotators.map((u) => u.id));
     const of = (u: Account) => figures.find((f) => f.user_id === u.id)!;
     assert.equal(of(a2).ground_truth.f1, 0.8);
     assert.equal(of(a2).rejection_rate, 1);
@@ -273,6 +276,68 @@ describe('Team quality page and disagreement queue in Chromium (issue 29)', { sk
     assert.equal(await live.page.getByRole('button', { name: 'Save settings' }).count(), 0);
     assert.equal(await live.page.getByRole('link', { name: 'Export CSV' }).count(), 0);
     await screenshot(live.page, 'team-quality-04-own-scores');
+
+    assert.deepEqual(live.errors, []);
+  });
+
+  it('shows the samples\' report for a project with samples: scores, agreement, and the CSV the API exports', async () => {
+    const base = live.server.baseUrl;
+    const owner = await account('sample-lead@example.com', 'Sam Lead');
+    const [a1, a2] = [await account('sia@example.com', 'Sia'), await account('tom@example.com', 'Tom')];
+    const projectId = (await owner.call<{ id: number }>('post', '/api/projects', { name: 'Texts', project_type: 'classification' })).id;
+    for (const u of [a1, a2]) await owner.call('post', `/api/projects/${projectId}/members`, { user_id: u.id, role: 'annotator' });
+    for (const name of ['city', 'x', 'y']) await owner.call('post', `/api/projects/${projectId}/classes`, { name });
+    const created = await owner.call<{ items: { id: number }[] }>('post', `/api/projects/${projectId}/samples`, { items: [
+      { modality: 'text', data: { text: 'New York is big' }, label: 'city', spans: [{ start: 0, end: 8, label: 'LOC' }] },
+      { modality: 'text', data: { text: 'first pool text' } },
+    ] });
+    const [g, p] = created.items.map((item) => item.id);
+    await owner.call('post', `/api/samples/${g}/submit`, undefined, 200);
+    await owner.call('post', `/api/samples/${g}/review`, { decision: 'approve' }, 200);
+    const sqc = `/api/projects/${projectId}/quality-control/samples`;
+    await owner.call('post', `${sqc}/ground-truth`, { sample_ids: [g] });
+    await owner.call('put', `/api/projects/${projectId}/quality-control/settings`, { overlap: 2, ground_truth_share: 0.5 });
+    // Sia: the truth's class, half its span; the pool text "x". Tom: the same, but "y" on the pool text.
+    for (const [u, pool] of [[a1, 'x'], [a2, 'y']] as const) {
+      const answers: Record<number, unknown> = { [g]: { label: 'city', spans: [{ start: 0, end: 3, label: 'LOC' }] }, [p]: { label: pool } };
+      await withDraw(0, async () => {
+        for (;;) {
+          const next = await u.call<{ task: { sample_id: number } | null }>('post', `${sqc}/tasks/next`, undefined, 200);
+          if (next.task === null) break;
+          await u.call('put', `${sqc}/tasks/${next.task.sample_id}`, answers[next.task.sample_id]);
+          await u.call('post', `${sqc}/tasks/${next.task.sample_id}/submit`, undefined, 200);
+        }
+      });
+    }
+    const report = await owner.call<{ annotators: { user_id: number; samples: number; class_accuracy: number | null; span_f1: number | null; span_counts: { tp: number; fp: number; fn: number } }[]; class_alpha: number | null; span_alpha: number | null }>('get', `${sqc}/report`);
+    assert.deepEqual(report.annotators.map((a) => [a.user_id, a.samples]), [[a1.id, 1], [a2.id, 1]]);
+
+    await signInPage(owner);
+    await live.page.goto(`${base}/projects/${projectId}/quality`);
+    const table = live.page.getByTestId('sample-table');
+    await until('a row per annotator of samples', async () => (await table.locator('tbody tr').count()) === 2);
+    const names = new Map([[a1.id, 'Sia'], [a2.id, 'Tom']]);
+    for (const a of report.annotators) {
+      const shown = await table.locator(`tr[data-user="${a.user_id}"] td`).evaluateAll((cells) => Object.fromEntries(cells.map((c) => [c.getAttribute('data-col'), c.textContent])));
+      assert.deepEqual(shown, {
+        name: names.get(a.user_id),
+        samples: String(a.samples),
+        class_accuracy: percent(a.class_accuracy),
+        span_f1: score(a.span_f1),
+        span_counts: `${a.span_counts.tp} / ${a.span_counts.fp} / ${a.span_counts.fn}`,
+      });
+    }
+    assert.equal(await table.locator(`tr[data-user="${a1.id}"] td[data-col="span_f1"]`).textContent(), '0.667');
+    const agreement = live.page.getByTestId('sample-agreement');
+    assert.equal(await agreement.locator('[data-col="class_alpha"]').textContent(), score(report.class_alpha));
+    assert.equal(await agreement.locator('[data-col="span_alpha"]').textContent(), score(report.span_alpha));
+    await screenshot(live.page, 'team-quality-05-samples');
+
+    const [download] = await Promise.all([live.page.waitForEvent('download'), live.page.getByRole('link', { name: 'Export samples CSV' }).click()]);
+    assert.equal(download.suggestedFilename(), `sample-annotators-${projectId}.csv`);
+    const csv = await readFile((await download.path())!, 'utf8');
+    assert.equal(csv, await (await owner.ctx.get(`${sqc}/report/export`)).text());
+    assert.deepEqual(csv.trim().split('\n').map((line) => line.split(',').slice(0, 3)), [['user_id', 'email', 'samples'], [String(a1.id), a1.email, '1'], [String(a2.id), a2.email, '1']]);
 
     for (const ctx of sessions) await ctx.dispose();
     assert.deepEqual(live.errors, []);

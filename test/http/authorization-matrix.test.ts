@@ -288,6 +288,7 @@ const MATRIX: Record<string, Row> = {
   'PUT /api/projects/:id/quality-control/samples/tasks/:sample_id': { rule: 'auth-only', assigned: 'scoped' },
   'POST /api/projects/:id/quality-control/samples/tasks/:sample_id/submit': { rule: 'auth-only', assigned: 'scoped' },
   'GET /api/projects/:id/quality-control/samples/report': { rule: 'project.update', assigned: 'whole', path: (f) => `/api/projects/${f.projectId}/quality-control/samples/report` },
+  'GET /api/projects/:id/quality-control/samples/report/export': { rule: 'project.update', assigned: 'whole', path: (f) => `/api/projects/${f.projectId}/quality-control/samples/report/export` },
 };
 
 const MEMBER_ROLES = ['admin', 'reviewer', 'annotator', 'viewer'] as const;

@@ -122,6 +122,31 @@ describe('hidden ground truth is indistinguishable for annotators (issue 29)', (
     }
   });
 
+  it('labelling it straight, or submitting it for review, answers as for a pool image and changes neither', async () => {
+    // Below project admin, a project with hidden ground truth is labelled through quality-control tasks: a write or a
+    // submission outside them is refused on every image alike (on ground truth it would change or name the reference).
+    const attempts = (imageId: number) => [
+      () => annotator.post(`/api/images/${imageId}/annotations`, box(classId, 5, 5)),
+      () => annotator.post(`/api/projects/${projectId}/reviews`, { image_id: imageId }),
+      () => annotator.post(`/api/projects/${projectId}/reviews/batch`, { image_ids: [imageId] }),
+    ];
+    const [onTruth, onPool] = [attempts(gt), attempts(pool)];
+    for (const [i, attempt] of onTruth.entries()) {
+      const [a, b] = [await attempt(), await onPool[i]()];
+      assert.deepEqual([a.status, await normalised(gt, a.body)], [b.status, await normalised(pool, b.body)], `attempt ${i}`);
+      assert.equal(a.status, 403);
+      assert.match(a.body.detail, /quality-control tasks/);
+    }
+    // What follows looks alike too, and neither image changed.
+    assert.equal((await same(annotator, 'image after', (id) => `/api/images/${id}`)).body.annotation_count, 0);
+    assert.deepEqual((await same(annotator, 'annotations after', (id) => `/api/images/${id}/annotations`)).body, []);
+    const truth = (await owner.get(`/api/images/${gt}`)).body;
+    assert.deepEqual([truth.review_state, truth.annotation_count], ['approved', 2]);
+    assert.deepEqual([(await owner.get(`/api/images/${pool}`)).body.review_state, (await owner.get(`/api/projects/${projectId}/reviews?image_id=${pool}`)).body.length], ['unreviewed', 0]);
+    // Their tasks still deal both, and the decision path (a reviewer's consensus) is not a direct write.
+    assert.equal((await annotator.post(`/api/projects/${projectId}/quality-control/tasks/next`)).status, 200);
+  });
+
   it('project admins still see the reviewed labels', async () => {
     const image = (await owner.get(`/api/images/${gt}`)).body;
     assert.deepEqual([image.review_state, image.annotation_count], ['approved', 2]);

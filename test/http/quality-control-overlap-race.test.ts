@@ -91,4 +91,21 @@ describe('overlap dealing is atomic (issue 29)', () => {
     const queued = await t.versa.deps.db.selectFrom('qc_queue').select('image_id').where('project_id', '=', projectId).execute();
     assert.deepEqual(queued, [], 'full images leave the queue');
   });
+
+  it('an image committed late with an id below the queue\'s mark is dealt (PostgreSQL commits out of id order)', async () => {
+    // Simulate a transaction that took id X, then committed after another image with a higher id was queued: X's row
+    // is taken out, a later image is queued past it, and X comes back with its own (lower) id.
+    const db = t.versa.deps.db;
+    const late = await insertImageRow(t, projectId);
+    const row = await db.selectFrom('images').selectAll().where('id', '=', late).executeTakeFirstOrThrow();
+    await db.deleteFrom('images').where('id', '=', late).execute();
+    images.push(await insertImageRow(t, projectId));
+    await drain();
+    const mark = (await db.selectFrom('qc_settings').select('queued_through').where('project_id', '=', projectId).executeTakeFirstOrThrow()).queued_through;
+    assert.ok(mark > late, `the queue's mark ${mark} is past the late id ${late}`);
+    await db.insertInto('images').values(row).execute();
+    images.push(late);
+    await drain();
+    assert.deepEqual([...(await tasksPerImage()).per.values()], images.map(() => OVERLAP + 1), 'the late image was dealt to every slot');
+  });
 });

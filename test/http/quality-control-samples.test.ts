@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { startTestApp, type Client, type TestApp } from '../helpers/test-app.js';
 import { withDraws } from '../helpers/random-draws.js';
 
-type User = Client & { id: number };
+type User = Client & { id: number; email: string };
 
 describe('quality control of samples (issue 29)', () => {
   let t: TestApp;
@@ -68,6 +68,18 @@ describe('quality control of samples (issue 29)', () => {
     assert.deepEqual([(await owner.get(`/api/samples/${g}`)).body.review_state, await ids(owner, 'label=city')], ['approved', [g]]);
   });
 
+  it('labelling a sample straight, or submitting it, answers as for a pool sample and changes neither', async () => {
+    // Below project admin, samples with hidden ground truth are labelled through quality-control tasks only.
+    for (const attempt of [(id: number) => a1.patch(`/api/samples/${id}`, { label: 'x' }), (id: number) => a1.post(`/api/samples/${id}/submit`)]) {
+      const [a, b] = [await attempt(g), await attempt(p1)];
+      assert.deepEqual([a.status, a.body.detail], [b.status, b.body.detail]);
+      assert.equal(a.status, 403);
+      assert.match(a.body.detail, /quality-control tasks/);
+    }
+    const [truth, pool] = [(await owner.get(`/api/samples/${g}`)).body, (await owner.get(`/api/samples/${p1}`)).body];
+    assert.deepEqual([truth.label, truth.review_state, pool.label, pool.review_state], ['city', 'approved', null, 'unreviewed']);
+  });
+
   it('deals ground truth among the pool alike, keeps each answer apart, and reports scores and agreement', async () => {
     assert.equal((await a1.post(`${base()}/tasks/next`)).status, 409, 'quality control is off');
     await owner.put(`/api/projects/${projectId}/quality-control/settings`, { overlap: 2, ground_truth_share: 0.5 });
@@ -114,5 +126,18 @@ describe('quality control of samples (issue 29)', () => {
     assert.ok(Math.abs(report.body.class_alpha - 0.4) < 1e-12, String(report.body.class_alpha));
     assert.deepEqual(report.body.samples.map((r: { sample_id: number; class_unanimous: boolean }) => [r.sample_id, r.class_unanimous]), [[p1, true], [p2, false]]);
     assert.equal(report.body.span_alpha, null);
+
+    // The same scores as CSV, a row per annotator with their email.
+    const csv = await owner.get(`${base()}/report/export`);
+    assert.equal(csv.status, 200);
+    assert.match(String(csv.headers['content-type']), /text\/csv/);
+    assert.match(String(csv.headers['content-disposition']), new RegExp(`sample-annotators-${projectId}\\.csv`));
+    assert.deepEqual(csv.raw.toString().split('\n'), [
+      'user_id,email,samples,class_accuracy,span_f1,span_tp,span_fp,span_fn',
+      `${a1.id},${a1.email},1,1,0.666667,1,0,1`,
+      `${a2.id},${a2.email},0,,,0,0,0`,
+      '',
+    ]);
+    assert.equal((await a1.get(`${base()}/report/export`)).status, 403);
   });
 });

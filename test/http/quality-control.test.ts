@@ -150,6 +150,8 @@ describe('quality control (issue 29)', () => {
     const analytics = await owner.get(`${base()}/annotators`);
     assert.equal(analytics.status, 200);
     const of = (u: User) => analytics.body.find((r: { user_id: number }) => r.user_id === u.id);
+    // A row per annotator who labelled; the owner, who submitted and approved the reference labels themselves, is none.
+    assert.deepEqual(analytics.body.map((r: { user_id: number }) => r.user_id), annotators.map((u) => u.id).sort((x, y) => x - y));
     // a1 drew nothing on 3 reference objects: F1 0. a2 missed one of three: TP 2, FN 1 → 4/5. a3 gave the bus the
     // car's class: car TP 2, FP 1; bus FN 1 → 4/6; its pairs agree in class 2 of 3.
     assert.deepEqual([of(a1).ground_truth.f1, of(a1).ground_truth.images], [0, 2]);

@@ -253,3 +253,15 @@ describe('the team report scores each pair once (issue 29)', () => {
     close(report.annotators.find((a) => a.user_id === 3)!.agreement, sum / n, 1e-12);
   });
 });
+
+describe('annotator rows are people who labelled (issue 29)', () => {
+  it('a submitted task or a decided review of their images gives a row; pending reviews alone do not', () => {
+    const versions = [{ image_id: 1, user_id: 10, shapes: [box(1, 0, 0)], active_ms: 1000, submitted_at: '2026-12-02T00:00:00.000Z' }];
+    const reviews = [
+      { user_id: 11, submitted: 2, approved: 1, rejected: 1, changes: 0 },
+      { user_id: 12, submitted: 3, approved: 0, rejected: 0, changes: 0 },
+    ];
+    const rows = teamReport(versions, new Map(), reviews, 0.7).annotators;
+    assert.deepEqual(rows.map((r) => [r.user_id, r.tasks_submitted, r.reviews_decided, r.rejection_rate]), [[10, 1, 0, null], [11, 0, 2, 0.5]]);
+  });
+});

@@ -40,6 +40,8 @@ import { multiLabel } from './0042-multi-label.js';
 import { invitationLinks } from './0043-invitation-links.js';
 import { classModalities } from './0044-class-modalities.js';
 import { blobClaims } from './0046-blob-claims.js';
+import { qcSampleQueue } from './0047-qc-sample-queue.js';
+import { qcQueueOnInsert } from './0048-qc-queue-on-insert.js';
 
 /** Every migration, in order. Names are stable forever: they are recorded in the database. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -84,5 +86,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0043-invitation-links': invitationLinks(),
     '0044-class-modalities': classModalities(),
     '0046-blob-claims': blobClaims(),
+    '0047-qc-sample-queue': qcSampleQueue(),
+    '0048-qc-queue-on-insert': qcQueueOnInsert(dialect),
   };
 }

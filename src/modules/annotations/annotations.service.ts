@@ -60,9 +60,9 @@ export class AnnotationsService {
    * The hot path of annotating: one query for the image, its project's owner and the class, then one unit of work
    * that inserts the annotation and moves the image and project counters with it, committed together.
    */
-  async create(caller: Caller, imageId: number, input: AnnotationCreate): Promise<AnnotationOut> {
+  async create(caller: Caller, imageId: number, input: AnnotationCreate, via: 'direct' | 'consensus' = 'direct'): Promise<AnnotationOut> {
     const target = await this.annotations.findImageTarget(imageId, input.class_id);
-    const image = await this.writable(caller, target, imageId, `Image ${imageId} not found`, input);
+    const image = await this.writable(caller, target, imageId, `Image ${imageId} not found`, input, via === 'direct' ? 'new' : 'decided');
     const geometry = validGeometry(input, image);
     const attributes = validAttributes(input, image);
     const now = new Date().toISOString();
@@ -118,7 +118,7 @@ export class AnnotationsService {
    */
   async replace(caller: Caller, id: number, input: AnnotationCreate): Promise<AnnotationOut> {
     const target = await this.annotations.findAnnotationTarget(id, input.class_id);
-    const image = await this.writable(caller, target, target?.image_id, `Annotation ${id} not found`, input, true);
+    const image = await this.writable(caller, target, target?.image_id, `Annotation ${id} not found`, input, 'existing');
     const changes = {
       class_id: input.class_id,
       annotation_type: input.annotation_type,
@@ -273,13 +273,18 @@ export class AnnotationsService {
     }
   }
 
-  /** 404 when the image (or annotation) is hidden or missing, 403 without the right, 422 for a foreign class. */
-  private async writable(caller: Caller, target: ImageTarget | undefined, imageId: number | undefined, notFound: string, input: AnnotationCreate, existing = false): Promise<ImageTarget> {
+  /**
+   * 404 when the image (or annotation) is hidden or missing, 403 without the right, 422 for a foreign class. `what`:
+   * a new annotation drawn straight on the image, one a consensus decision writes, or an existing one.
+   */
+  private async writable(caller: Caller, target: ImageTarget | undefined, imageId: number | undefined, notFound: string, input: AnnotationCreate, what: 'new' | 'decided' | 'existing'): Promise<ImageTarget> {
     const project = target && { id: target.project_id, owner_id: target.owner_id };
     const role = await this.access.check(caller, project, 'annotations.write', notFound);
     await this.scope.assertImage(caller, project!, role, imageId!, notFound);
     // An existing annotation of hidden ground truth is a reviewed label: not there for the caller (issue 29).
-    if (existing) await this.scope.assertLabelsVisible(caller, project!, role, imageId!, notFound);
+    if (what === 'existing') await this.scope.assertLabelsVisible(caller, project!, role, imageId!, notFound);
+    // Below project admin, a project with hidden ground truth is labelled through quality-control tasks only.
+    if (what === 'new') await this.access.assertLabelsThroughTasks(caller, project!, role, 'images');
     if (target!.class_id === null) {
       throw ValidationError.at(['body', 'class_id'], `Class ${input.class_id} is not a class of project ${target!.project_id}`);
     }

@@ -18,6 +18,16 @@ export const QUEUE_WINDOW = 2000;
  */
 const SHUFFLE = sql<number>`((images.id * 2654435761) % 4294967291)`;
 
+/** The email and display name of each user (the annotators of a report). */
+export async function usersByIds(db: Db, ids: readonly number[]): Promise<Map<number, { email: string; display_name: string }>> {
+  const out = new Map<number, { email: string; display_name: string }>();
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const rows = await db.selectFrom('users').select(['id', 'email', 'display_name']).where('id', 'in', ids.slice(i, i + CHUNK)).execute();
+    for (const r of rows) out.set(r.id, { email: r.email, display_name: r.display_name });
+  }
+  return out;
+}
+
 export class QualityControlRepository {
   constructor(private readonly db: Db) {}
 
@@ -147,10 +157,11 @@ export class QualityControlRepository {
     return true;
   }
 
-  /** Empties the project's overlap queue (the overlap changed): the next top-up queues every image again. */
+  /** Empties the project's overlap queues, images' and samples' (the overlap changed): the next top-ups queue again. */
   async resetQueue(projectId: number, db: Executor): Promise<void> {
     await db.deleteFrom('qc_queue').where('project_id', '=', projectId).execute();
-    await db.updateTable('qc_settings').set({ queued_through: 0 }).where('project_id', '=', projectId).execute();
+    await db.deleteFrom('qc_sample_queue').where('project_id', '=', projectId).execute();
+    await db.updateTable('qc_settings').set({ queued_through: 0, samples_queued_through: 0 }).where('project_id', '=', projectId).execute();
   }
 
   /**
@@ -207,7 +218,10 @@ export class QualityControlRepository {
     return q.orderBy('id').execute();
   }
 
-  /** Review outcomes of the images each user submitted. */
+  /**
+   * Review outcomes of the images each user submitted, reviews the submitter decided themselves left out: a lead who
+   * submits and approves their own labels (as when preparing ground truth) reviewed, they were not reviewed.
+   */
   async reviewCounts(projectId: number) {
     const rows = await this.db
       .selectFrom('reviews')
@@ -220,18 +234,14 @@ export class QualityControlRepository {
       ])
       .where('project_id', '=', projectId)
       .where('submitted_by', 'is not', null)
+      .where((eb) => eb.or([eb('decided_by', 'is', null), eb('decided_by', '!=', eb.ref('submitted_by'))]))
       .groupBy('submitted_by')
       .execute();
     return rows.map((r) => ({ user_id: r.submitted_by!, submitted: Number(r.submitted), approved: Number(r.approved), rejected: Number(r.rejected), changes: Number(r.changes) }));
   }
 
-  async users(ids: readonly number[]): Promise<Map<number, { email: string; display_name: string }>> {
-    const out = new Map<number, { email: string; display_name: string }>();
-    for (let i = 0; i < ids.length; i += CHUNK) {
-      const rows = await this.db.selectFrom('users').select(['id', 'email', 'display_name']).where('id', 'in', ids.slice(i, i + CHUNK)).execute();
-      for (const r of rows) out.set(r.id, { email: r.email, display_name: r.display_name });
-    }
-    return out;
+  users(ids: readonly number[]): Promise<Map<number, { email: string; display_name: string }>> {
+    return usersByIds(this.db, ids);
   }
 
   async decidedImages(projectId: number): Promise<Set<number>> {

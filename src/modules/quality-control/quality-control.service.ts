@@ -26,7 +26,7 @@ import { analyticsCsv, annotatorFigures, consensusWeights, imageAgreements, type
 /** A save counts the time since the task's previous save (or since it was dealt) as active editing, up to this. */
 export const ACTIVE_GAP_CAP_MS = 120_000;
 
-const DEFAULTS = { overlap: 1, ground_truth_share: 0, agreement_threshold: 0.7, annotators_see_scores: 0, ground_truth_in_training: 0, queued_through: 0 };
+const DEFAULTS = { overlap: 1, ground_truth_share: 0, agreement_threshold: 0.7, annotators_see_scores: 0, ground_truth_in_training: 0, queued_through: 0, samples_queued_through: 0 };
 
 const parseShapes = (text: string): QcShape[] => JSON.parse(text) as QcShape[];
 const shapesText = (shapes: readonly Shape[]) => JSON.stringify(shapes.map((s) => ({ class_id: s.class_id, annotation_type: s.annotation_type, geometry: s.geometry })));
@@ -98,8 +98,9 @@ export class QualityControlService {
       ground_truth_in_training: input.ground_truth_in_training === undefined ? current.ground_truth_in_training : Number(input.ground_truth_in_training),
       updated_at: new Date().toISOString(),
       queued_through: current.queued_through,
+      samples_queued_through: current.samples_queued_through,
     };
-    // A new overlap changes which images have free slots: the queue is built again (under the dealing lock).
+    // A new overlap changes which images and samples have free slots: the queues are built again (under the dealing lock).
     await this.repo.dealing(projectId, async (tx) => {
       await this.repo.saveSettings(next, tx);
       if (next.overlap !== current.overlap) await this.repo.resetQueue(projectId, tx);
@@ -282,7 +283,7 @@ export class QualityControlService {
     const created: number[] = [];
     try {
       for (const s of after) {
-        created.push((await this.annotations.create(caller, input.image_id, { class_id: s.class_id, annotation_type: s.annotation_type as QcShape['annotation_type'], geometry: s.geometry as Record<string, unknown>, source: 'manual' })).id);
+        created.push((await this.annotations.create(caller, input.image_id, { class_id: s.class_id, annotation_type: s.annotation_type as QcShape['annotation_type'], geometry: s.geometry as Record<string, unknown>, source: 'manual' }, 'consensus')).id);
       }
     } catch (err) {
       // A shape the image refuses (outside it, say): take back what this decision wrote, so it changes nothing.

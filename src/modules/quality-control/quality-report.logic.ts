@@ -88,7 +88,9 @@ export function annotatorFigures(
   const byUser = groupBy(versions, (v) => v.user_id);
   const reviewsOf = new Map(reviews.map((r) => [r.user_id, r]));
   const agreementSum = pairAgreement ?? overlapPairs(versions, groundTruth).perUser;
-  const users = new Set<number>([...byUser.keys(), ...reviews.map((r) => r.user_id)]);
+  // An annotator is someone who labelled: a submitted task, or images of theirs that a review decided. Reviews still
+  // pending name no one's work yet.
+  const users = new Set<number>([...byUser.keys(), ...reviews.filter((r) => r.approved + r.rejected + r.changes > 0).map((r) => r.user_id)]);
   return [...users].sort((a, b) => a - b).map((user) => {
     const mine = byUser.get(user) ?? [];
     const activeMs = mine.reduce((s, v) => s + v.active_ms, 0);
@@ -176,7 +178,8 @@ const CSV_COLUMNS = [
   'rejection_rate', 'rework_rate', 'gt_images', 'gt_precision', 'gt_recall', 'gt_f1', 'gt_mean_iou', 'gt_class_accuracy', 'agreement',
 ] as const;
 
-function csvCell(value: unknown): string {
+/** One CSV cell: empty for null, numbers to 6 decimals, quoted when it holds a comma, quote or line break. */
+export function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';
   const text = typeof value === 'number' ? String(Number.isInteger(value) ? value : Number(value.toFixed(6))) : String(value);
   return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;

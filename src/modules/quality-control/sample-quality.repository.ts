@@ -2,12 +2,13 @@ import { sql, type Selectable } from 'kysely';
 import type { Db, Executor, Tx } from '../../db/database.js';
 import type { QcSampleGroundTruthTable, QcSampleTasksTable } from '../../db/schema.js';
 import { lockQualityDealing } from '../../db/write-locks.js';
+import { QUEUE_WINDOW, usersByIds } from './quality-control.repository.js';
 
 export type SampleTaskRow = Selectable<QcSampleTasksTable>;
 export type SampleGroundTruthRow = Selectable<QcSampleGroundTruthTable>;
 
 const CHUNK = 500;
-/** The dealing order of samples: the same fixed permutation of ids as images' (see quality-control.repository.ts). */
+/** The dealing order of samples: the same fixed permutation of ids as images' (see quality-control.repository.ts), stored as each queued sample's shuffle key. */
 const SHUFFLE = sql<number>`((samples.id * 2654435761) % 4294967291)`;
 
 /** Quality control of samples (issue 29): ground truth, each annotator's answers, dealing. */
@@ -62,14 +63,55 @@ export class SampleQualityRepository {
     return row?.sample_id;
   }
 
-  /** The next unreviewed sample (not ground truth) with fewer than `overlap` answers and none of the user's, shuffled. */
-  async poolSampleFor(projectId: number, userId: number, overlap: number, db: Executor): Promise<number | undefined> {
-    const row = await db.selectFrom('samples').select('samples.id').where('samples.project_id', '=', projectId).where('samples.review_state', '=', 'unreviewed')
-      .where((eb) => eb.not(eb.exists(eb.selectFrom('qc_sample_ground_truth').select('qc_sample_ground_truth.sample_id').whereRef('qc_sample_ground_truth.sample_id', '=', 'samples.id'))))
-      .where((eb) => eb.not(eb.exists(eb.selectFrom('qc_sample_tasks').select('qc_sample_tasks.id').whereRef('qc_sample_tasks.sample_id', '=', 'samples.id').where('qc_sample_tasks.user_id', '=', userId))))
-      .where((eb) => eb(eb.selectFrom('qc_sample_tasks').select((e) => e.fn.countAll<number>().as('n')).whereRef('qc_sample_tasks.sample_id', '=', 'samples.id'), '<', overlap))
-      .orderBy(SHUFFLE).orderBy('samples.id').limit(1).executeTakeFirst();
-    return row?.id;
+  /**
+   * Puts the project's next window of samples (by id, after the highest queued so far) into the overlap queue, as
+   * QualityControlRepository.topUpQueue does for images: the unreviewed ones with fewer than `overlap` answers, each
+   * under its shuffle key. False when no sample is left to queue.
+   */
+  async topUpQueue(projectId: number, overlap: number, db: Executor): Promise<boolean> {
+    const mark = Number((await db.selectFrom('qc_settings').select('samples_queued_through').where('project_id', '=', projectId).executeTakeFirst())?.samples_queued_through ?? 0);
+    const after = db.selectFrom('samples').select('samples.id').where('samples.project_id', '=', projectId).where('samples.id', '>', mark);
+    const edge = (await after.orderBy('samples.id').limit(1).offset(QUEUE_WINDOW - 1).executeTakeFirst())?.id
+      ?? (await db.selectFrom('samples').select((eb) => eb.fn.max('samples.id').as('top')).where('samples.project_id', '=', projectId).executeTakeFirst())?.top;
+    const top = Number(edge ?? 0);
+    if (top <= mark) return false;
+    const fresh = db
+      .selectFrom('samples')
+      .select(['samples.id', 'samples.project_id', SHUFFLE.as('shuffle_key')])
+      .where('samples.project_id', '=', projectId)
+      .where('samples.id', '>', mark)
+      .where('samples.id', '<=', top)
+      .where('samples.review_state', '=', 'unreviewed')
+      .where((eb) => eb(eb.selectFrom('qc_sample_tasks').select((e) => e.fn.countAll<number>().as('n')).whereRef('qc_sample_tasks.sample_id', '=', 'samples.id'), '<', overlap));
+    await db.insertInto('qc_sample_queue').columns(['sample_id', 'project_id', 'shuffle_key']).expression(fresh).onConflict((oc) => oc.column('sample_id').doNothing()).execute();
+    await db.updateTable('qc_settings').set({ samples_queued_through: top }).where('project_id', '=', projectId).execute();
+    return true;
+  }
+
+  /**
+   * The next sample of the overlap queue for the user: the first, in shuffle-key order, still unreviewed, not ground
+   * truth and without an answer of the user's (a walk of the queue's index that stops at the first such sample).
+   */
+  async poolSampleFor(projectId: number, userId: number, db: Executor): Promise<number | undefined> {
+    const row = await db
+      .selectFrom('qc_sample_queue')
+      .innerJoin('samples', 'samples.id', 'qc_sample_queue.sample_id')
+      .select('qc_sample_queue.sample_id')
+      .where('qc_sample_queue.project_id', '=', projectId)
+      .where('samples.review_state', '=', 'unreviewed')
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('qc_sample_ground_truth').select('qc_sample_ground_truth.sample_id').whereRef('qc_sample_ground_truth.sample_id', '=', 'qc_sample_queue.sample_id'))))
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('qc_sample_tasks').select('qc_sample_tasks.id').whereRef('qc_sample_tasks.sample_id', '=', 'qc_sample_queue.sample_id').where('qc_sample_tasks.user_id', '=', userId))))
+      .orderBy('qc_sample_queue.shuffle_key')
+      .orderBy('qc_sample_queue.sample_id')
+      .limit(1)
+      .executeTakeFirst();
+    return row?.sample_id;
+  }
+
+  /** Takes the sample out of the queue once `overlap` annotators have it. */
+  async settleQueue(sampleId: number, overlap: number, db: Executor): Promise<void> {
+    const row = await db.selectFrom('qc_sample_tasks').select((eb) => eb.fn.countAll<number>().as('n')).where('sample_id', '=', sampleId).executeTakeFirstOrThrow();
+    if (Number(row.n) >= overlap) await db.deleteFrom('qc_sample_queue').where('sample_id', '=', sampleId).execute();
   }
 
   async createTask(projectId: number, sampleId: number, userId: number, now: string, db: Executor): Promise<SampleTaskRow> {
@@ -84,6 +126,10 @@ export class SampleQualityRepository {
 
   submitted(projectId: number) {
     return this.db.selectFrom('qc_sample_tasks').select(['sample_id', 'user_id', 'label', 'spans']).where('project_id', '=', projectId).where('status', '=', 'submitted').orderBy('id').execute();
+  }
+
+  users(ids: readonly number[]) {
+    return usersByIds(this.db, ids);
   }
 
   /** The texts of the project's text samples among `ids` (their `data.text`). */

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { callerOf } from '../../http/authenticate.js';
-import { errors, IdParams } from '../../http/schemas.js';
+import { errors, IdParams, TextResponse } from '../../http/schemas.js';
 import type { SampleQualityService } from './sample-quality.service.js';
 import { SampleGroundTruthMark, SampleGroundTruthOut, SampleNextOut, SampleReportOut, SampleTaskOut, SampleTaskParams, SampleTaskSave } from './sample-quality.schemas.js';
 
@@ -62,4 +62,16 @@ export function sampleQualityRoutes(server: FastifyInstance, qc: SampleQualitySe
       response: { 200: SampleReportOut, ...errors(401, 403, 404, 422) },
     },
   }, async (request) => qc.report(callerOf(request), request.params.id));
+
+  app.get(`${BASE}/report/export`, {
+    schema: {
+      tags,
+      summary: 'Annotators\' scores on samples as CSV (project admins)',
+      params: IdParams,
+      response: { 200: TextResponse('One row per annotator, the `annotators` of `GET …/samples/report`', 'text/csv'), ...errors(401, 403, 404, 422) },
+    },
+  }, async (request, reply) => {
+    const csv = await qc.reportCsv(callerOf(request), request.params.id);
+    return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="sample-annotators-${request.params.id}.csv"`).send(csv);
+  });
 }

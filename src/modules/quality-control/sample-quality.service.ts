@@ -2,7 +2,7 @@ import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
 import type { TextSpan } from './label-agreement.logic.js';
-import { sampleReport, type SampleTruth } from './sample-report.logic.js';
+import { sampleReport, sampleScoresCsv, type SampleTruth } from './sample-report.logic.js';
 import type { SampleQualityRepository, SampleTaskRow } from './sample-quality.repository.js';
 import type { SampleGroundTruthOut, SampleNextOut, SampleReportOut, SampleTaskOut, SampleTaskSave } from './sample-quality.schemas.js';
 
@@ -69,7 +69,10 @@ export class SampleQualityService {
     return (await this.repo.groundTruth(projectId)).map((g) => ({ sample_id: g.sample_id, label: g.label, spans: spansOf(g.spans), created_at: g.created_at }));
   }
 
-  /** The caller's open sample task, else a new one (overlap pool, or with the share's probability ground truth). */
+  /**
+   * The caller's open sample task, else a new one (overlap pool, or with the share's probability ground truth): one
+   * deal at a time per project, walking the stored queue (qc_sample_queue) as images' dealing does.
+   */
   async next(caller: Caller, projectId: number): Promise<SampleNextOut> {
     await this.access.project(caller, projectId, 'annotations.write');
     const settings = await this.settings(projectId);
@@ -79,10 +82,13 @@ export class SampleQualityService {
       if (settings.overlap <= 1 && settings.ground_truth_share <= 0) {
         throw new ConflictError(`Quality control is off in project ${projectId}: set an overlap or a ground-truth share first`);
       }
-      const pool = await this.repo.poolSampleFor(projectId, caller.userId, settings.overlap, tx);
+      let pool = await this.repo.poolSampleFor(projectId, caller.userId, tx);
+      while (pool === undefined && (await this.repo.topUpQueue(projectId, settings.overlap, tx))) pool = await this.repo.poolSampleFor(projectId, caller.userId, tx);
       if (pool === undefined) return null;
       const groundTruth = settings.ground_truth_share > 0 && this.draw(settings.ground_truth_share) ? await this.repo.groundTruthFor(projectId, caller.userId, tx) : undefined;
-      return this.repo.createTask(projectId, groundTruth ?? pool, caller.userId, new Date().toISOString(), tx);
+      const task = await this.repo.createTask(projectId, groundTruth ?? pool, caller.userId, new Date().toISOString(), tx);
+      if (groundTruth === undefined) await this.repo.settleQueue(pool, settings.overlap, tx);
+      return task;
     });
     return { task: task && toTaskOut(task) };
   }
@@ -128,5 +134,12 @@ export class SampleQualityService {
     const truth = new Map<number, SampleTruth>(gt.map((g) => [g.sample_id, { label: g.label, spans: spansOf(g.spans), text: texts.get(g.sample_id) ?? null }]));
     const versions = rows.map((r) => ({ sample_id: r.sample_id, user_id: r.user_id, label: r.label, spans: spansOf(r.spans) }));
     return sampleReport(versions, truth, texts);
+  }
+
+  /** The report's per-annotator scores as CSV, with each annotator's email (project admins). */
+  async reportCsv(caller: Caller, projectId: number): Promise<string> {
+    const { annotators } = await this.report(caller, projectId);
+    const users = await this.repo.users(annotators.map((a) => a.user_id));
+    return sampleScoresCsv(annotators.map((a) => ({ ...a, email: users.get(a.user_id)?.email ?? '' })));
   }
 }

@@ -6,6 +6,7 @@
  * label-agreement.logic.ts; this adds them up over samples and annotators.
  */
 import { krippendorffAlpha, spanAlpha, spanTokenCounts, tokenize, tokenLabels, type TextSpan } from './label-agreement.logic.js';
+import { csvCell } from './quality-report.logic.js';
 import { f1Of, type Counts } from './shape-scores.logic.js';
 
 /** One annotator's answer on a sample: its class (null: none given) and, on a text, its spans (null: none given). */
@@ -128,4 +129,15 @@ export function sampleReport(versions: readonly SampleVersion[], truth: Readonly
     class_alpha: krippendorffAlpha(classUnits),
     span_alpha: krippendorffAlpha(tokenUnits),
   };
+}
+
+const CSV_COLUMNS = ['user_id', 'email', 'samples', 'class_accuracy', 'span_f1', 'span_tp', 'span_fp', 'span_fn'] as const;
+
+/** The annotators' scores on samples as CSV (as analyticsCsv for images): a header row, one row per annotator. */
+export function sampleScoresCsv(rows: readonly (SampleAnnotatorScores & { email: string })[]): string {
+  const lines = [CSV_COLUMNS.join(',')];
+  for (const r of rows) {
+    lines.push([r.user_id, r.email, r.samples, r.class_accuracy, r.span_f1, r.span_counts.tp, r.span_counts.fp, r.span_counts.fn].map(csvCell).join(','));
+  }
+  return `${lines.join('\n')}\n`;
 }

@@ -25,6 +25,7 @@ export class ReviewsService {
     }
     const role = (await this.access.roleOf(caller, project))!;
     for (const id of ids) await this.scope.assertImage(caller, project, role, id, `Image ${id} not found`);
+    await this.access.assertLabelsThroughTasks(caller, project, role, 'images');
     const rows = await this.reviews.submit(projectId, ids, caller.userId, comment, new Date().toISOString());
     if (!rows) throw new ConflictError(ids.length === 1 ? `Image ${ids[0]} is already waiting for review` : 'Some of the images are already waiting for review');
     return rows.map(toReviewOut);

@@ -149,6 +149,12 @@ export class SamplesService {
     return (await this.access.hiddenSamplesAmong(caller, project, role, [sampleId])).has(sampleId);
   }
 
+  /** 403 below project admin while the project keeps ground-truth samples: they label through their tasks (issue 29). */
+  private async assertLabelsThroughTasks(caller: Caller, row: { project_id: number }): Promise<void> {
+    const project = await this.access.project(caller, row.project_id, 'project.read');
+    await this.access.assertLabelsThroughTasks(caller, project, (await this.access.roleOf(caller, project))!, 'samples');
+  }
+
   /** One sample (or a list); new class names become classes of the project, all in one transaction. */
   async create(caller: Caller, projectId: number, body: SampleCreateBody): Promise<{ one: true; item: SampleOut } | { one: false; created: number; items: SampleOut[] }> {
     await this.access.project(caller, projectId, 'images.write');
@@ -182,6 +188,7 @@ export class SamplesService {
    */
   async update(caller: Caller, sampleId: number, input: SampleUpdate): Promise<SampleOut> {
     const sample = await this.workflow.visible(caller, sampleId, 'annotations.write');
+    await this.assertLabelsThroughTasks(caller, sample);
     const current = toSampleOut(sample);
     const next = {
       label: input.label !== undefined ? input.label : current.label,
@@ -508,6 +515,7 @@ export class SamplesService {
   /** Submits a sample for review: it turns `pending` (409 when it already is). */
   async submit(caller: Caller, sampleId: number): Promise<SampleOut> {
     const sample = await this.workflow.visible(caller, sampleId, 'reviews.submit');
+    await this.assertLabelsThroughTasks(caller, sample);
     const conflict = () => new ConflictError(`Sample ${sampleId} is already waiting for review`);
     if (sample.review_state === 'pending') throw conflict();
     const row = await this.samples.setReview(sample, { notFrom: 'pending' }, { review_state: 'pending' }, {

@@ -6,11 +6,13 @@ import { AnnotatorTable, PerClassTable } from '../components/team-quality/annota
 import { GroundTruthPanel } from '../components/team-quality/ground-truth-panel.js';
 import { QualityCharts } from '../components/team-quality/quality-charts.js';
 import { QualitySettings } from '../components/team-quality/quality-settings.js';
+import { SampleScores } from '../components/team-quality/sample-scores.js';
 import { Link } from '../router.js';
 import type { LabelClass, Project, QcAnnotator, QcSettings } from '../types.js';
 
 /**
- * Team quality (issue 29): per-annotator ground-truth scores, agreement and pace, with charts and a CSV export, and
+ * Team quality (issue 29): per-annotator ground-truth scores, agreement and pace, with charts and a CSV export (and
+ * for a project with samples, their scores, agreement and CSV), and
  * the controls a lead needs (ground truth, overlap, agreement threshold). Project admins and owners see everyone; an
  * annotator sees only their own row, and only when the lead lets annotators see their scores.
  */
@@ -38,12 +40,13 @@ export default function TeamQualityPage({ projectId }: { projectId: number }) {
       }
     >
       <ErrorBanner message={error} onClose={() => setError(null)} />
-      {access === null ? <p className="muted">Loading…</p> : lead ? <LeadView projectId={projectId} onError={setError} /> : <OwnScores projectId={projectId} />}
+      {access === null ? <p className="muted">Loading…</p> : lead ? <LeadView projectId={projectId} samples={(project?.sample_count ?? 0) > 0} onError={setError} /> : <OwnScores projectId={projectId} />}
     </Layout>
   );
 }
 
-function LeadView({ projectId, onError }: { projectId: number; onError: (message: string) => void }) {
+/** The lead's view; `samples`: the project holds samples, whose report shows below the images'. */
+function LeadView({ projectId, samples, onError }: { projectId: number; samples: boolean; onError: (message: string) => void }) {
   const [settings, setSettings] = useState<QcSettings | null>(null);
   const [rows, setRows] = useState<QcAnnotator[] | null>(null);
   const [classes, setClasses] = useState<LabelClass[]>([]);
@@ -77,6 +80,7 @@ function LeadView({ projectId, onError }: { projectId: number; onError: (message
           <PerClassTable rows={rows} classes={classes} />
         </section>
       )}
+      {samples && <SampleScores projectId={projectId} onError={onError} />}
       <GroundTruthPanel projectId={projectId} onChange={loadRows} onError={onError} />
     </div>
   );

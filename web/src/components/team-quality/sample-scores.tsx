@@ -1,0 +1,71 @@
+import { useEffect, useState } from 'react';
+import { api } from '../../api.js';
+import type { ResponseOf } from '../../types.js';
+import { annotatorName, percent, score } from './figures.js';
+
+type SampleReport = ResponseOf<'/api/projects/{id}/quality-control/samples/report', 'get'>;
+
+/**
+ * The samples' quality report (issue 29) on the Team quality page: per annotator, the accuracy of classes and the
+ * token-level F1 of text spans on ground-truth samples, the agreement (Krippendorff's alpha) among annotators, and
+ * the same scores as CSV. Shown for projects that hold samples.
+ */
+export function SampleScores({ projectId, onError }: { projectId: number; onError: (message: string) => void }) {
+  const [report, setReport] = useState<SampleReport | null>(null);
+  const [names, setNames] = useState<Map<number, string>>(new Map());
+  const load = () => {
+    api.get('/api/projects/{id}/quality-control/samples/report', { path: { id: projectId } }).then(setReport, (e) => onError((e as Error).message));
+    api.get('/api/projects/{id}/members', { path: { id: projectId } }).then((ms) => setNames(new Map(ms.map((m) => [m.user_id, annotatorName(m)]))), () => undefined);
+  };
+  useEffect(load, [projectId]);
+  return (
+    <section className="card" aria-label="Samples">
+      <div className="toolbar">
+        <h3>Samples</h3>
+        <div className="spacer" />
+        <button className="ghost" onClick={load}>
+          Refresh samples
+        </button>
+        <a className="button" href={`/api/projects/${projectId}/quality-control/samples/report/export`} download={`sample-annotators-${projectId}.csv`}>
+          Export samples CSV
+        </a>
+      </div>
+      {report === null ? (
+        <p className="muted">Loading…</p>
+      ) : (
+        <>
+          <p data-testid="sample-agreement">
+            Agreement (Krippendorff's alpha): classes <span data-col="class_alpha">{score(report.class_alpha)}</span>, spans{' '}
+            <span data-col="span_alpha">{score(report.span_alpha)}</span>
+          </p>
+          {report.annotators.length === 0 ? (
+            <p className="muted">No annotator has submitted a sample yet.</p>
+          ) : (
+            <table className="list quality-table" data-testid="sample-table">
+              <thead>
+                <tr>
+                  <th>Annotator</th>
+                  <th title="Ground-truth samples they answered">GT samples</th>
+                  <th title="Their class equal to the truth's, where both give one">Class acc.</th>
+                  <th title="Token-level F1 of their text spans on ground truth">Span F1</th>
+                  <th title="Span tokens: true positives / false positives / misses">TP / FP / FN</th>
+                </tr>
+              </thead>
+              <tbody>
+                {report.annotators.map((a) => (
+                  <tr key={a.user_id} data-user={a.user_id}>
+                    <td data-col="name">{names.get(a.user_id) ?? `User ${a.user_id}`}</td>
+                    <td data-col="samples">{a.samples}</td>
+                    <td data-col="class_accuracy">{percent(a.class_accuracy)}</td>
+                    <td data-col="span_f1">{score(a.span_f1)}</td>
+                    <td data-col="span_counts">{`${a.span_counts.tp} / ${a.span_counts.fp} / ${a.span_counts.fn}`}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
