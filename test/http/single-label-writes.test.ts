@@ -111,6 +111,20 @@ describe('single-label: every write path keeps one class per image', () => {
     assert.equal((await classesOf(open)).length, 1);
   });
 
+  it('a reviewer\'s consensus decision changes the image\'s class in place; a decision giving two classes is 409', async () => {
+    const p = await project();
+    const imageId = await upload(p.id, await picture(RED));
+    const cat = await label(imageId, p.cat);
+    const cls = (class_id: number) => ({ class_id, annotation_type: 'classification', geometry: {} });
+    const two = await owner.post(`/api/projects/${p.id}/quality-control/consensus`, { image_id: imageId, method: 'edit', shapes: [cls(p.dog), cls(p.cat)] });
+    assert.equal(two.status, 409, JSON.stringify(two.body));
+    assert.match(two.body.detail, /single-label and the decision gives image \d+ 2 classes/);
+    const decided = await owner.post(`/api/projects/${p.id}/quality-control/consensus`, { image_id: imageId, method: 'edit', shapes: [cls(p.dog)] });
+    assert.equal(decided.status, 201, JSON.stringify(decided.body));
+    const now = (await owner.get(`/api/images/${imageId}/annotations`)).body as { id: number; class_id: number }[];
+    assert.deepEqual(now.map((a) => [a.id, a.class_id]), [[cat.body.id, p.dog]]);
+  });
+
   const multiLabelCsv = async (rows: string, images: Record<string, Buffer>): Promise<Buffer> => {
     const entries: ZipEntry[] = [{ name: 'train/_classes.csv', data: `filename, cat, dog\n${rows}` }];
     for (const [name, data] of Object.entries(images)) entries.push({ name: `train/${name}`, data });
