@@ -450,7 +450,7 @@ export interface paths {
         put?: never;
         /**
          * Annotate an image
-         * @description The class must belong to the image's project (422 at `body.class_id`). Geometry problems are 422 with `loc` inside `body.geometry`.
+         * @description The class must belong to the image's project (422 at `body.class_id`). Geometry problems are 422 with `loc` inside `body.geometry`. A single-label classification project holds one classification per image (a suggestion included): a second is 409, with the existing one's `annotation_id`; change the class with PUT.
          */
         post: operations["createAnnotation"];
         delete?: never;
@@ -1135,7 +1135,10 @@ export interface paths {
         delete: operations["deleteProject"];
         options?: never;
         head?: never;
-        /** Change a project */
+        /**
+         * Change a project
+         * @description `multi_label: false` on a classification project where an image holds two classes: 409, nothing changed.
+         */
         patch: operations["updateProject"];
         trace?: never;
     };
@@ -10227,6 +10230,15 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
             /** @description Default Response */
             422: {
                 headers: {
@@ -11173,7 +11185,7 @@ export interface operations {
                         matched: number;
                         /** @description This model's earlier open suggestions on these images, deleted and replaced by this run */
                         replaced: number;
-                        /** @description Detections dropped: class not in the project (with create_missing_classes false), a class whose skeleton has another point count, or nothing to store (no area inside the image; no keypoint labelled) */
+                        /** @description Detections dropped: class not in the project (with create_missing_classes false), a class whose skeleton has another point count, a class for an image of a single-label project that already has one (issue 30), or nothing to store (no area inside the image; no keypoint labelled) */
                         skipped: number;
                     };
                 };

@@ -1,5 +1,5 @@
 import { PostgresAdapter, sql } from 'kysely';
-import type { Tx } from './database.js';
+import type { Executor, Tx } from './database.js';
 
 /** The first half of the two-integer advisory lock keys taken here (the second is the project's id). */
 const PROJECT_IMAGES_LOCK = 0x1_8e57;
@@ -57,4 +57,17 @@ const QC_DEALING_LOCK = 0x1_8e5a;
 export async function lockQualityDealing(tx: Tx, projectId: number): Promise<void> {
   if (!(tx.getExecutor().adapter instanceof PostgresAdapter)) return;
   await sql`select pg_advisory_xact_lock(cast(${QC_DEALING_LOCK} as integer), cast(${projectId} as integer))`.execute(tx);
+}
+
+/** The first half of the advisory lock keys of an image's class (the second is the image's id). */
+const IMAGE_CLASS_LOCK = 0x1_8e5b;
+
+/**
+ * Holds an image's class lock until the transaction ends (issue 30), so that two writes giving an image of a
+ * single-label project its class never both find "no class yet" and both add one. PostgreSQL: an advisory lock;
+ * SQLite: nothing, for the reason given at lockProjectImages.
+ */
+export async function lockImageClass(tx: Executor, imageId: number): Promise<void> {
+  if (!(tx.getExecutor().adapter instanceof PostgresAdapter)) return;
+  await sql`select pg_advisory_xact_lock(cast(${IMAGE_CLASS_LOCK} as integer), cast(${imageId} as integer))`.execute(tx);
 }

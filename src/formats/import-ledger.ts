@@ -48,6 +48,13 @@ export class ImportLedger {
     if (this.skippedList.length < MAX_SKIPPED_LISTED) this.skippedList.push(n === 1 ? entry : { ...entry, item: `${entry.item} (×${n})` });
   }
 
+  /** An item kept when read, left out later (an import into a project that refuses it), and why. */
+  drop(kind: LedgerKind, type: string, entry: SkippedItem): void {
+    add(this.kept, kind, type, -1);
+    add(this.read, kind, type, -1);
+    this.skip(kind, type, entry);
+  }
+
   /** `{read, kept, skipped}` as an import answers it. */
   counts(): { read: LedgerCounts; kept: LedgerCounts; skipped: LedgerCounts } {
     return { read: this.read, kept: this.kept, skipped: this.skipped };

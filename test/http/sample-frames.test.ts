@@ -50,7 +50,8 @@ describe('a video sample sent to an image project as frames (issue 26)', () => {
     assert.equal(imported.status, 201, JSON.stringify(imported.body));
     sampleId = (await alice.get(`/api/projects/${sourceId}/samples?modality=video`)).body[0].id;
     textSampleId = (await alice.post(`/api/projects/${sourceId}/samples`, { modality: 'text', data: { text: 'not a video' } })).body.id;
-    targetId = (await alice.post('/api/projects', { name: 'frames', project_type: 'classification' })).body.id;
+    // Multi-label: overlapping segments give a frame both classes (a single-label project keeps one, see below).
+    targetId = (await alice.post('/api/projects', { name: 'frames', project_type: 'classification', multi_label: true })).body.id;
     classIds = {};
     for (const name of ['walk', 'run', 'other']) classIds[name] = (await alice.post(`/api/projects/${targetId}/classes`, { name })).body.id;
   });
@@ -108,6 +109,25 @@ describe('a video sample sent to an image project as frames (issue 26)', () => {
     await t.versa.deps.queue.drain();
     assert.deepEqual((await framesOf(tail.body.video_id)).map((f) => f.frame), [18, 19]);
     assert.equal(tail.body.range_end_s, 2);
+  });
+
+  it('in a single-label project a frame under two segments gets the first segment\'s class; the other is counted (issue 30)', async () => {
+    const single = (await alice.post('/api/projects', { name: 'one class a frame', project_type: 'classification' })).body.id;
+    const ids: Record<string, number> = {};
+    for (const name of ['walk', 'run']) ids[name] = (await alice.post(`/api/projects/${single}/classes`, { name })).body.id;
+    const res = await send(alice, sampleId, { project_id: single });
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    await t.versa.deps.queue.drain();
+    const job = (await alice.get(`/api/jobs/${res.body.job_id}`)).body;
+    // walk 0.5–1.1 and run 1.0–1.5 share the frames at 1.0 and 1.1: they keep walk, run is left out twice.
+    assert.deepEqual(job.result, { frames: 20, classified: 11, segment_classes: { matched: ['walk', 'run'], missing: ['ghost'] }, classes_left_out: 2 });
+    const frames = (await alice.get(`/api/projects/${single}/images?video_id=${res.body.video_id}&limit=1000`)).body as Frame[];
+    for (const f of frames) {
+      const classes = ((await alice.get(`/api/images/${f.id}/annotations`)).body as { class_id: number }[]).map((a) => a.class_id);
+      const expected = f.timestamp_s >= 0.5 && f.timestamp_s < 1.2 ? [ids.walk] : f.timestamp_s >= 1.0 && f.timestamp_s < 1.6 ? [ids.run] : [];
+      assert.deepEqual(classes, expected, `frame at ${f.timestamp_s} s`);
+    }
+    assert.equal((await alice.get(`/api/projects/${single}`)).body.annotation_count, 11);
   });
 
   it('reports a class deleted before the decoding as missing in the job result, and adds nothing for it', async () => {

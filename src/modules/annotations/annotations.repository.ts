@@ -1,9 +1,11 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { Db, Executor } from '../../db/database.js';
+import { lockImageClass } from '../../db/write-locks.js';
 import { PreparedQuery } from '../../db/prepared-query.js';
 import type { AnnotationsTable } from '../../db/schema.js';
 import type { PageQuery } from '../../http/pagination.js';
 import type { AnnotationRow } from './annotations.schemas.js';
+import type { ImageClass } from './single-label.logic.js';
 
 /** An image about to receive an annotation: who owns its project, its size, and whether the class is in it. */
 export interface ImageTarget {
@@ -16,6 +18,9 @@ export interface ImageTarget {
   /** That class's skeleton and attribute specs (JSON text, null when it declares none). */
   skeleton: string | null;
   attributes: string | null;
+  /** Whether the project is single-label (see single-label.logic.ts). */
+  project_type: string;
+  multi_label: number;
 }
 
 /** An annotation about to be replaced: the same facts, reached from the annotation. */
@@ -42,7 +47,7 @@ export class AnnotationsRepository {
         .selectFrom('images')
         .innerJoin('projects', 'projects.id', 'images.project_id')
         .leftJoin('classes', (join) => join.on('classes.id', '=', p.classId).onRef('classes.project_id', '=', 'images.project_id'))
-        .select(['images.project_id', 'projects.owner_id', 'images.width', 'images.height', 'classes.id as class_id', 'classes.skeleton', 'classes.attributes'])
+        .select(['images.project_id', 'projects.owner_id', 'images.width', 'images.height', 'classes.id as class_id', 'classes.skeleton', 'classes.attributes', 'projects.project_type', 'projects.multi_label'])
         .where('images.id', '=', p.imageId),
     );
     const columns = ['image_id', 'project_id', 'class_id', 'annotation_type', 'geometry', 'confidence', 'source', 'status', 'created_at', 'updated_at', 'attributes', 'group_id'] as const;
@@ -78,7 +83,7 @@ export class AnnotationsRepository {
       .innerJoin('images', 'images.id', 'annotations.image_id')
       .innerJoin('projects', 'projects.id', 'annotations.project_id')
       .leftJoin('classes', (join) => join.on('classes.id', '=', classId).onRef('classes.project_id', '=', 'annotations.project_id'))
-      .select(['annotations.image_id', 'annotations.project_id', 'projects.owner_id', 'images.width', 'images.height', 'classes.id as class_id', 'classes.skeleton', 'classes.attributes'])
+      .select(['annotations.image_id', 'annotations.project_id', 'projects.owner_id', 'images.width', 'images.height', 'classes.id as class_id', 'classes.skeleton', 'classes.attributes', 'projects.project_type', 'projects.multi_label'])
       .where('annotations.id', '=', id)
       .executeTakeFirst();
   }
@@ -142,6 +147,22 @@ export class AnnotationsRepository {
       );
     }
     return rows;
+  }
+
+  /**
+   * The image's first classification other than `exceptId`, as the transaction sees it, after taking the image's
+   * class lock (so a concurrent single-label write waits for this one to commit).
+   */
+  async otherClass(imageId: number, exceptId: number | null, tx: Executor): Promise<ImageClass | undefined> {
+    await lockImageClass(tx, imageId);
+    let query = tx
+      .selectFrom('annotations')
+      .innerJoin('classes', 'classes.id', 'annotations.class_id')
+      .select(['annotations.id', 'annotations.status', 'classes.name'])
+      .where('annotations.image_id', '=', imageId)
+      .where('annotations.annotation_type', '=', 'classification');
+    if (exceptId !== null) query = query.where('annotations.id', '!=', exceptId);
+    return query.orderBy('annotations.id').executeTakeFirst();
   }
 
   async insert(values: NewAnnotation, db: Executor = this.db): Promise<number> {

@@ -42,7 +42,9 @@ function imageAnnotationRoutes(server: FastifyInstance, annotations: Annotations
     schema: {
       tags,
       summary: 'Annotate an image',
-      description: 'The class must belong to the image\'s project (422 at `body.class_id`). Geometry problems are 422 with `loc` inside `body.geometry`.',
+      description: 'The class must belong to the image\'s project (422 at `body.class_id`). Geometry problems are 422 with `loc` inside `body.geometry`. '
+        + 'A single-label classification project holds one classification per image (a suggestion included): a second is 409, '
+        + 'with the existing one\'s `annotation_id`; change the class with PUT.',
       params: ImageParams,
       body: AnnotationCreate,
       response: { 201: AnnotationOut, ...errors(401, 403, 404, 409, 422) },

@@ -12,7 +12,8 @@ import type { LockGuard } from '../locks/lock-guard.service.js';
 import type { AssignmentScope } from '../assignments/assignment-scope.service.js';
 import type { AnnotationsRepository, ImageTarget } from './annotations.repository.js';
 import { stateText, toAnnotationOut, type AnnotationCreate, type AnnotationOut, type AnnotationRow, type PredictionsDecisionOut } from './annotations.schemas.js';
-import type { Executor } from '../../db/database.js';
+import type { Executor, Tx } from '../../db/database.js';
+import { isSingleLabel, secondClassConflict } from './single-label.logic.js';
 
 /**
  * Where annotation writes append their revisions, in the write's own transaction. Owned here so that annotations
@@ -98,6 +99,7 @@ export class AnnotationsService {
       const after = stateText(row);
       out.id = await this.writes.run(async (tx) => {
         await this.locks.assertWritable(caller, imageId, tx);
+        if (row.annotation_type === 'classification') await this.assertOneClass(image, imageId, null, tx);
         const id = await this.annotations.insert(row, tx);
         await this.annotations.countStatusChange(row, null, row.status, tx);
         await this.revisions.insert(
@@ -139,6 +141,7 @@ export class AnnotationsService {
         const before = await this.annotations.findIn(id, tx);
         if (!before) throw NotFoundError.of('Annotation', id);
         await this.locks.assertWritable(caller, before.image_id, tx);
+        if (changes.annotation_type === 'classification' && before.annotation_type !== 'classification') await this.assertOneClass(image, before.image_id, id, tx);
         const updated = (await this.annotations.update(id, changes, tx))!;
         await this.annotations.countStatusChange(updated, before.status, updated.status, tx);
         await this.revisions.insert(
@@ -271,6 +274,16 @@ export class AnnotationsService {
         tx,
       );
     }
+  }
+
+  /**
+   * 409 when the write would give an image of a single-label project a second class (issue 30): a class is changed
+   * with PUT, as the editor's class key does, never added beside another.
+   */
+  private async assertOneClass(target: ImageTarget, imageId: number, exceptId: number | null, tx: Tx): Promise<void> {
+    if (!isSingleLabel(target)) return;
+    const other = await this.annotations.otherClass(imageId, exceptId, tx);
+    if (other) throw secondClassConflict(target.project_id, imageId, other);
   }
 
   /**

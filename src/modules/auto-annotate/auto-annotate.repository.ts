@@ -2,6 +2,7 @@ import type { Db, Executor } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { AnnotationsRepository } from '../annotations/annotations.repository.js';
 import type { AnnotationRow } from '../annotations/annotations.schemas.js';
+import type { LabelMode } from '../annotations/single-label.logic.js';
 import type { ClassesRepository } from '../classes/classes.repository.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
 
@@ -141,6 +142,16 @@ export class AutoAnnotateRepository {
       await this.annotations.countStatusChange(row, row.status, null, tx);
     }
     return rows;
+  }
+
+  /** Whether the image already has a classification, after taking its class lock (see AnnotationsRepository). */
+  async hasClass(imageId: number, tx: Executor): Promise<boolean> {
+    return (await this.annotations.otherClass(imageId, null, tx)) !== undefined;
+  }
+
+  /** Whether the project is single-label (see single-label.logic.ts). */
+  labelMode(projectId: number): Promise<LabelMode | undefined> {
+    return this.db.selectFrom('projects').select(['project_type', 'multi_label']).where('id', '=', projectId).executeTakeFirst();
   }
 
   transaction<T>(work: (tx: Executor) => Promise<T>): Promise<T> {

@@ -42,7 +42,7 @@ export const YoloResultOut = Type.Object({
   created: Type.Integer({ description: 'Suggestions created (status `suggested`; accept or reject them)' }),
   replaced: Type.Integer({ description: "This model's earlier open suggestions on these images, deleted and replaced by this run" }),
   matched: Type.Integer({ description: 'Detections left out because an accepted annotation of the same class already covers them (box IoU ≥ 0.5)' }),
-  skipped: Type.Integer({ description: 'Detections dropped: class not in the project (with create_missing_classes false), a class whose skeleton has another point count, or nothing to store (no area inside the image; no keypoint labelled)' }),
+  skipped: Type.Integer({ description: 'Detections dropped: class not in the project (with create_missing_classes false), a class whose skeleton has another point count, a class for an image of a single-label project that already has one (issue 30), or nothing to store (no area inside the image; no keypoint labelled)' }),
   classes_created: Type.Array(Type.String()),
   images: Type.Array(ImageAnnotationsOut, { description: 'The images written to (locked ones are left out)' }),
   locked: Type.Array(LockedImageOut, { description: 'Images skipped because another user holds their editing lock' }),

@@ -12,6 +12,7 @@ import type { JobContext, JobQueue } from '../../jobs/job-queue.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import type { AnnotationsService } from '../annotations/annotations.service.js';
 import type { AnnotationOut } from '../annotations/annotations.schemas.js';
+import { isSingleLabel, type LabelMode } from '../annotations/single-label.logic.js';
 import type { AssignmentScope } from '../assignments/assignment-scope.service.js';
 import { paletteColor } from '../classes/classes.service.js';
 import type { LockGuard } from '../locks/lock-guard.service.js';
@@ -213,6 +214,9 @@ export class AutoAnnotateService {
           else tally.rows.push({ image_id: image.id, project_id: project.id, class_id: classId, annotation_type: p.annotation_type, geometry: p.geometry, confidence: p.confidence, source, status: 'suggested' });
         }
       }
+      const classed = await this.oneClassEach(project, tally.rows, tx);
+      tally.rows = classed.rows;
+      tally.skipped += classed.dropped;
       return this.insertWithRevisions(tally.rows, caller.userId, now, tx);
     });
     return { ids, ...tally };
@@ -228,6 +232,8 @@ export class AutoAnnotateService {
     const userId = ctx.payload.userId ?? null;
     const model = await this.models.find(modelId);
     if (!model) throw new Error(`Model ${modelId} was deleted before the job ran`);
+    const mode = await this.repository.labelMode(projectId);
+    if (!mode) throw new Error(`Project ${projectId} was deleted before the job ran`);
     const classes = await this.classIndex(projectId);
     const source = `model:${model.id}`;
     const classesCreated: string[] = [];
@@ -257,11 +263,12 @@ export class AutoAnnotateService {
             if (classId === undefined || (p.skeleton && !fitsSkeleton(p, (await this.skeletonSizes(projectId)).get(classId)))) skipped++;
             else rows.push({ image_id: image.id, project_id: projectId, class_id: classId, annotation_type: p.annotation_type, geometry: p.geometry, confidence: p.confidence, source, status: 'suggested' });
           }
-          const outcome = await this.writeImageSuggestions(image.id, rows, source, userId);
+          const outcome = await this.writeImageSuggestions(mode, image.id, rows, source, userId);
           if (outcome.holder) skipLocked(image.id, outcome.holder);
           else {
             created += outcome.kept.length;
-            matched += rows.length - outcome.kept.length;
+            skipped += outcome.dropped;
+            matched += rows.length - outcome.kept.length - outcome.dropped;
             replaced += outcome.replacedNow;
           }
         } catch (err) {
@@ -288,17 +295,42 @@ export class AutoAnnotateService {
    * A job's write for one image, in its own transaction: nothing when another user holds its lock (the holder is
    * returned); else the model's earlier suggestions replaced by `rows`, less those an accepted annotation matches.
    */
-  private async writeImageSuggestions(imageId: number, rows: NewAnnotation[], source: string, userId: number | null): Promise<{ holder: LockHolder | null; kept: NewAnnotation[]; replacedNow: number }> {
+  private async writeImageSuggestions(
+    mode: LabelMode,
+    imageId: number,
+    rows: NewAnnotation[],
+    source: string,
+    userId: number | null,
+  ): Promise<{ holder: LockHolder | null; kept: NewAnnotation[]; dropped: number; replacedNow: number }> {
     return this.repository.transaction(async (tx) => {
       const holderNow = await this.teams.locks.blockingHolder(userId ?? 0, imageId, tx);
-      if (holderNow) return { holder: holderNow, kept: [] as NewAnnotation[], replacedNow: 0 };
+      if (holderNow) return { holder: holderNow, kept: [] as NewAnnotation[], dropped: 0, replacedNow: 0 };
       const now = new Date().toISOString();
       const replacedNow = await this.replaceSuggestions(imageId, source, userId, now, tx);
       const accepted = await this.repository.accepted([imageId], tx);
-      const kept = rows.filter((r) => !matchesAccepted(r.class_id, r.annotation_type, r.geometry, accepted));
+      const { rows: kept, dropped } = await this.oneClassEach(mode, rows.filter((r) => !matchesAccepted(r.class_id, r.annotation_type, r.geometry, accepted)), tx);
       await this.insertWithRevisions(kept, userId, now, tx);
-      return { holder: null, kept, replacedNow };
+      return { holder: null, kept, dropped, replacedNow };
     });
+  }
+
+  /**
+   * Model output for a single-label project (issue 30): a class only for an image that has none yet (the model's own
+   * earlier suggestion was replaced first), one per image; the rest are left out and counted as `dropped`.
+   */
+  private async oneClassEach(mode: LabelMode, rows: NewAnnotation[], tx: Executor): Promise<{ rows: NewAnnotation[]; dropped: number }> {
+    if (!isSingleLabel(mode)) return { rows, dropped: 0 };
+    const classed = new Map<number, boolean>();
+    const kept: NewAnnotation[] = [];
+    for (const row of rows) {
+      if (row.annotation_type === 'classification') {
+        const has = classed.get(row.image_id) ?? (await this.repository.hasClass(row.image_id, tx));
+        classed.set(row.image_id, true);
+        if (has) continue;
+      }
+      kept.push(row);
+    }
+    return { rows: kept, dropped: rows.length - kept.length };
   }
 
   /**
@@ -438,6 +470,8 @@ export class AutoAnnotateService {
     items: { image_id: number; planned: PlannedAnnotation[] }[],
     options: { source: string; createMissingClasses: boolean },
   ): Promise<{ ids: number[]; skipped: number; locked: number[]; classes_created: string[] }> {
+    const mode = await this.repository.labelMode(projectId);
+    if (!mode) throw new NotFoundError(`Project ${projectId} not found`);
     const classes = await this.classIndex(projectId);
     const classesCreated: string[] = [];
     let skipped = 0;
@@ -462,7 +496,9 @@ export class AutoAnnotateService {
         if (await this.teams.locks.blockingHolder(userId ?? 0, item.image_id, tx)) blocked.add(item.image_id);
       }
       locked.push(...blocked);
-      return this.insertWithRevisions(rows.filter((r) => !blocked.has(r.image_id)), userId, new Date().toISOString(), tx);
+      const classed = await this.oneClassEach(mode, rows.filter((r) => !blocked.has(r.image_id)), tx);
+      skipped += classed.dropped;
+      return this.insertWithRevisions(classed.rows, userId, new Date().toISOString(), tx);
     });
     return { ids, skipped, locked, classes_created: classesCreated };
   }

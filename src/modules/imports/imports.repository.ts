@@ -107,10 +107,23 @@ export class ImportsRepository {
    * Makes the project visible with its counters, in one statement: nothing else writes to a project that is still
    * being imported (it is hidden), so the counters are those of the rows written.
    */
+  /**
+   * Makes the imported project ready with its counts. A classification dataset where some image holds two classes
+   * makes a multi-label project (issue 30), so that the import keeps every label.
+   */
   async publish(projectId: number, counts: Record<'image_count' | 'annotated_image_count' | 'annotation_count' | 'class_count', number>): Promise<ProjectRow> {
+    const twoClasses = await this.db
+      .selectFrom('annotations')
+      .select('image_id')
+      .where('project_id', '=', projectId)
+      .where('annotation_type', '=', 'classification')
+      .groupBy('image_id')
+      .having((eb) => eb.fn.countAll(), '>', 1)
+      .limit(1)
+      .executeTakeFirst();
     return this.db
       .updateTable('projects')
-      .set({ ...counts, status: 'ready', updated_at: new Date().toISOString() })
+      .set({ ...counts, ...(twoClasses ? { multi_label: 1 } : {}), status: 'ready', updated_at: new Date().toISOString() })
       .where('id', '=', projectId)
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -240,6 +253,24 @@ export class ImportsRepository {
     for (const chunk of chunks(imageIds, IDS_PER_LIST)) {
       rows.push(...(await db.selectFrom('annotations').select(['id', 'image_id', 'class_id', 'annotation_type', 'geometry']).where('image_id', 'in', chunk).orderBy('id').execute()));
     }
+    return rows;
+  }
+
+  /**
+   * The classifications of a project's images, or of these images, oldest first, with their class's and image's
+   * names (what a single-label project keeps one of per image).
+   */
+  async classifications(of: { projectId: number } | { imageIds: number[] }, db: Executor): Promise<{ id: number; image_id: number; class_name: string; original_name: string }[]> {
+    const query = (scope: (q: ReturnType<typeof base>) => ReturnType<typeof base>) => scope(base()).orderBy('annotations.id').execute();
+    const base = () => db
+      .selectFrom('annotations')
+      .innerJoin('classes', 'classes.id', 'annotations.class_id')
+      .innerJoin('images', 'images.id', 'annotations.image_id')
+      .select(['annotations.id', 'annotations.image_id', 'classes.name as class_name', 'images.original_name'])
+      .where('annotations.annotation_type', '=', 'classification');
+    if ('projectId' in of) return query((q) => q.where('annotations.project_id', '=', of.projectId));
+    const rows = [];
+    for (const chunk of chunks(of.imageIds, IDS_PER_LIST)) rows.push(...(await query((q) => q.where('annotations.image_id', 'in', chunk))));
     return rows;
   }
 

@@ -5,6 +5,7 @@ import type { AnnotationsTable } from '../../db/schema.js';
 import { basename, dirname, isAbsolute, relative, resolve } from 'node:path';
 import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess, ProjectRecord } from '../../access/project-access.js';
+import { isSingleLabel } from '../annotations/single-label.logic.js';
 import { roleAllows } from '../../access/roles.js';
 import type { Tx } from '../../db/database.js';
 import type { Transactions } from '../../db/transactions.js';
@@ -375,7 +376,11 @@ export class ImportsService {
       const counts = await this.fill(staging.id, source, root, into);
       assertNothingSkipped(options.strict, counts.ledger);
       const onConflict = options.on_conflict ?? 'skip';
-      const merged = await this.into.transactions.run((tx) => this.mergeStaging(caller, target, staging.id, newClasses, onConflict, tx));
+      const merged = await this.into.transactions.run(async (tx) => {
+        const out = await this.mergeStaging(caller, target, staging.id, newClasses, onConflict, counts.ledger, tx);
+        assertNothingSkipped(options.strict, counts.ledger);
+        return out;
+      });
       const project = await this.into.projects.find(target.id);
       if (!project) throw new NotFoundError(`Project ${target.id} not found`);
       this.log.info(
@@ -425,7 +430,7 @@ export class ImportsService {
   }
 
   /** The one transaction that moves a filled staging project's rows into the target project (see `importInto`). */
-  private async mergeStaging(caller: Caller, target: ProjectRecord, stagingId: number, newClasses: NewClasses, onConflict: OnConflict, tx: Tx) {
+  private async mergeStaging(caller: Caller, target: ProjectRecord, stagingId: number, newClasses: NewClasses, onConflict: OnConflict, ledger: ImportLedger, tx: Tx) {
     // First, before any row lock: uploads of bytes the project has answer them as duplicates only while no import
     // adds those bytes unseen, and the entries are paired with the project's images as they stand.
     await this.imports.lockImageWrites(target.id, tx);
@@ -464,8 +469,9 @@ export class ImportsService {
     if (merges.length > 0) {
       await this.into.locks.assertNoneLocked(caller, { imageIds: merges.map((m) => m.into) }, tx);
       conflicts = await this.resolveConflicts(caller, merges, onConflict, tx);
-      annotatedBefore = await this.imports.mergeEntries(merges, tx);
     }
+    if (isSingleLabel(target)) await this.keepOneClass(target.id, stagingId, merges, ledger, tx);
+    if (merges.length > 0) annotatedBefore = await this.imports.mergeEntries(merges, tx);
     await this.renameClashes(stagingId, target.id, tx);
     await this.into.revisions.insertCreatesOfProject(stagingId, target.id, caller.userId, new Date().toISOString(), tx);
     const rows = await this.imports.moveRows(stagingId, target.id, tx);
@@ -516,6 +522,34 @@ export class ImportsService {
     }
     await this.imports.deleteAnnotations(dropped, tx);
     return result;
+  }
+
+  /**
+   * A single-label project keeps one class per image (issue 30): of an entry's classifications the first is kept,
+   * and none when the project's image it merges into already has one; each one left out is accounted, with why.
+   */
+  private async keepOneClass(projectId: number, stagingId: number, merges: { staged: number; into: number }[], ledger: ImportLedger, tx: Tx): Promise<void> {
+    const staged = await this.imports.classifications({ projectId: stagingId }, tx);
+    if (staged.length === 0) return;
+    const into = new Map(merges.map((m) => [m.staged, m.into]));
+    const had = new Map<number, string>();
+    for (const row of (await this.imports.classifications({ imageIds: [...into.values()] }, tx)).reverse()) had.set(row.image_id, row.class_name);
+    const kept = new Map<number, string>();
+    const dropped: typeof staged = [];
+    for (const row of staged) {
+      const before = had.get(into.get(row.image_id) ?? 0);
+      const first = kept.get(row.image_id);
+      if (before === undefined && first === undefined) {
+        kept.set(row.image_id, row.class_name);
+        continue;
+      }
+      const reason = before !== undefined
+        ? `project ${projectId} is single-label and the image already has class "${before}"`
+        : `project ${projectId} is single-label; the entry's first class "${first}" was kept`;
+      ledger.drop('annotations', 'classification', { file: row.original_name, item: `classification (class "${row.class_name}")`, reason });
+      dropped.push(row);
+    }
+    await this.imports.deleteAnnotations(dropped, tx);
   }
 
   /** Staging images whose stored name the project already uses get the next free one, as an upload would. */

@@ -31,6 +31,17 @@ export class ProjectsRepository {
     return this.db.updateTable('projects').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
   }
 
+  /** How many of the project's images hold more than one classification (what single-label cannot keep). */
+  async imagesWithClasses(projectId: number): Promise<number> {
+    const row = await this.db
+      .selectFrom((eb) =>
+        eb.selectFrom('annotations').select('image_id').where('project_id', '=', projectId).where('annotation_type', '=', 'classification')
+          .groupBy('image_id').having((h) => h.fn.countAll(), '>', 1).as('several'))
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   async delete(id: number, db: Executor = this.db): Promise<void> {
     await db.deleteFrom('projects').where('id', '=', id).execute();
   }

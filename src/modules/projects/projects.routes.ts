@@ -28,7 +28,7 @@ export function projectsRoutes(server: FastifyInstance, projects: ProjectsServic
   }, async (request) => projects.get(callerOf(request), request.params.id));
 
   app.patch('/api/projects/:id', {
-    schema: { tags, summary: 'Change a project', params: IdParams, body: ProjectUpdate, response: { 200: ProjectOut, ...errors(401, 403, 404, 422) } },
+    schema: { tags, summary: 'Change a project', description: '`multi_label: false` on a classification project where an image holds two classes: 409, nothing changed.', params: IdParams, body: ProjectUpdate, response: { 200: ProjectOut, ...errors(401, 403, 404, 409, 422) } },
   }, async (request) => projects.update(callerOf(request), request.params.id, request.body));
 
   app.delete('/api/projects/:id', {

@@ -1,7 +1,7 @@
 import type { Caller } from '../../access/caller.js';
 import type { OrgAccess } from '../../access/org-access.js';
 import type { ProjectAccess } from '../../access/project-access.js';
-import { ForbiddenError, HttpError, ValidationError } from '../../http/errors.js';
+import { ConflictError, ForbiddenError, HttpError, ValidationError } from '../../http/errors.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { deleteProjectFiles } from '../../storage/lifecycle.js';
 import type { ProjectsRepository } from './projects.repository.js';
@@ -52,6 +52,13 @@ export class ProjectsService {
         throw new ForbiddenError(`Only the owner of project ${id} moves it between organizations`);
       }
       if (org_id !== null) await this.assertOrgManager(caller, org_id);
+    }
+    if (multi_label === false && project.multi_label === 1 && project.project_type === 'classification') {
+      const several = await this.projects.imagesWithClasses(id);
+      if (several > 0) {
+        throw new ConflictError(`${several} image(s) of project ${id} hold more than one class; single-label keeps one per image: `
+          + 'remove the extra classes first (nothing was changed)');
+      }
     }
     const row = await this.projects.update(id, {
       ...fields,

@@ -57,6 +57,17 @@ export class QualityControlRepository {
     return rows;
   }
 
+  /** The image's first classification (accepted or suggested), as a write would restore it. */
+  classificationOf(imageId: number) {
+    return this.db
+      .selectFrom('annotations')
+      .select(['id', 'class_id', 'source', 'confidence', 'status'])
+      .where('image_id', '=', imageId)
+      .where('annotation_type', '=', 'classification')
+      .orderBy('id')
+      .executeTakeFirst();
+  }
+
   async classesOf(projectId: number): Promise<Set<number>> {
     const rows = await this.db.selectFrom('classes').select('id').where('project_id', '=', projectId).execute();
     return new Set(rows.map((r) => r.id));

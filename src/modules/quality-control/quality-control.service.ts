@@ -4,6 +4,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../../http/errors
 import { imageAgreement, mergeConsensus } from './consensus.logic.js';
 import type { Shape } from './shape-scores.logic.js';
 import type { AnnotationsService } from '../annotations/annotations.service.js';
+import { isSingleLabel } from '../annotations/single-label.logic.js';
 import type { DecisionRow, QualityControlRepository, SettingsRow, TaskRow } from './quality-control.repository.js';
 import type {
   AgreementQuery,
@@ -258,7 +259,7 @@ export class QualityControlService {
    * annotations service (each change in the revision log, counters moved), and records the decision.
    */
   async decide(caller: Caller, projectId: number, input: ConsensusCreate): Promise<DecisionOut> {
-    await this.access.project(caller, projectId, 'reviews.decide');
+    const project = await this.access.project(caller, projectId, 'reviews.decide');
     const [image] = await this.repo.imagesInProject(projectId, [input.image_id]);
     if (!image) throw ValidationError.at(['body', 'image_id'], `Image ${input.image_id} is not an image of project ${projectId}`);
     if (await this.repo.isGroundTruth(input.image_id)) throw ValidationError.at(['body', 'image_id'], `Image ${input.image_id} is ground truth: its labels are the reference`);
@@ -280,17 +281,23 @@ export class QualityControlService {
     }
     await this.assertClasses(projectId, after as QcShape[], ['body', 'shapes']);
     const before = await this.repo.accepted([input.image_id]);
+    // Single-label (issue 30): the decision's one class takes the place of the image's class (as a class key does).
+    const inPlace = isSingleLabel(project) ? await this.classInPlace(projectId, input.image_id, after) : undefined;
     const created: number[] = [];
+    let replaced = false;
     try {
       for (const s of after) {
-        created.push((await this.annotations.create(caller, input.image_id, { class_id: s.class_id, annotation_type: s.annotation_type as QcShape['annotation_type'], geometry: s.geometry as Record<string, unknown>, source: 'manual' }, 'consensus')).id);
+        const body = { class_id: s.class_id, annotation_type: s.annotation_type as QcShape['annotation_type'], geometry: s.geometry as Record<string, unknown>, source: 'manual' };
+        if (inPlace && s.annotation_type === 'classification') replaced = !!(await this.annotations.replace(caller, inPlace.id, body));
+        else created.push((await this.annotations.create(caller, input.image_id, body, 'consensus')).id);
       }
     } catch (err) {
       // A shape the image refuses (outside it, say): take back what this decision wrote, so it changes nothing.
       for (const id of created) await this.annotations.delete(caller, id);
+      if (replaced && inPlace) await this.annotations.replace(caller, inPlace.id, { ...inPlace, annotation_type: 'classification', geometry: {}, confidence: inPlace.confidence ?? undefined, status: inPlace.status as 'accepted' | 'suggested' });
       throw err;
     }
-    for (const a of before) await this.annotations.delete(caller, a.id);
+    for (const a of before) if (a.id !== inPlace?.id) await this.annotations.delete(caller, a.id);
     const row = await this.repo.insertDecision({
       project_id: projectId,
       image_id: input.image_id,
@@ -304,6 +311,18 @@ export class QualityControlService {
     });
     const usedWeights = method === 'merge' ? Object.fromEntries(mine.map((v) => [String(v.user_id), weights.get(v.user_id) ?? 1])) : {};
     return toDecisionOut(row, usedWeights);
+  }
+
+  /**
+   * The image's classification a single-label decision writes its class into (accepted or suggested), or undefined
+   * when it has none or the decision gives no class; a decision giving two classes is 409.
+   */
+  private async classInPlace(projectId: number, imageId: number, after: Shape[]) {
+    const labels = after.filter((s) => s.annotation_type === 'classification').length;
+    if (labels > 1) {
+      throw new ConflictError(`Project ${projectId} is single-label and the decision gives image ${imageId} ${labels} classes: pick one version, or edit the shapes to one class`);
+    }
+    return labels === 1 ? this.repo.classificationOf(imageId) : undefined;
   }
 
   async listDecisions(caller: Caller, projectId: number, imageId?: number): Promise<DecisionOut[]> {

@@ -9,6 +9,8 @@ import type { AssignmentScope } from '../assignments/assignment-scope.service.js
 import type { ImageLookup } from '../../access/image-lookup.repository.js';
 import type { LockGuard } from '../locks/lock-guard.service.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
+import type { ProjectRow } from '../projects/projects.schemas.js';
+import { isSingleLabel, secondClassConflict } from '../annotations/single-label.logic.js';
 import type { RevisionsRepository } from './revisions.repository.js';
 import { stateText, toRevisionOut, type AnnotationState, type RevisionOut } from './revisions.schemas.js';
 
@@ -51,7 +53,7 @@ export class RevisionsService {
    */
   async revert(caller: Caller, annotationId: number, revisionId: number): Promise<RevisionOut> {
     const revision = await this.revisions.find(revisionId);
-    await this.annotationProject(caller, annotationId, 'annotations.write');
+    const project = await this.annotationProject(caller, annotationId, 'annotations.write');
     if (!revision || revision.annotation_id !== annotationId) throw new NotFoundError(`Revision ${revisionId} of annotation ${annotationId} not found`);
     const target = revision.after === null ? null : (JSON.parse(revision.after) as AnnotationState);
     const now = new Date().toISOString();
@@ -72,6 +74,11 @@ export class RevisionsService {
           attributes: target.attributes === undefined ? null : JSON.stringify(target.attributes),
           group_id: target.group_id ?? null,
         };
+        // Bringing a class back must not give an image of a single-label project a second one (issue 30).
+        if (target.annotation_type === 'classification' && current?.annotation_type !== 'classification' && isSingleLabel(project)) {
+          const other = await this.annotations.otherClass(revision.image_id, annotationId, tx);
+          if (other) throw secondClassConflict(project.id, revision.image_id, other);
+        }
         if (current) {
           const updated = (await this.annotations.update(annotationId, { ...fields, updated_at: now }, tx))!;
           await this.annotations.countStatusChange(updated, current.status, updated.status, tx);
@@ -95,7 +102,7 @@ export class RevisionsService {
   }
 
   /** The project of an annotation, found through its history when the annotation itself was deleted. */
-  private async annotationProject(caller: Caller, annotationId: number, permission: 'project.read' | 'annotations.write') {
+  private async annotationProject(caller: Caller, annotationId: number, permission: 'project.read' | 'annotations.write'): Promise<ProjectRow> {
     const latest = await this.revisions.latestOf(annotationId);
     const live = latest ? undefined : await this.annotations.find(annotationId);
     const projectId = latest?.project_id ?? live?.project_id;
@@ -105,5 +112,6 @@ export class RevisionsService {
     const role = await this.access.check(caller, project, permission, notFound);
     await this.scope.assertImage(caller, project!, role, imageId!, notFound);
     await this.scope.assertLabelsVisible(caller, project!, role, imageId!, notFound);
+    return project!;
   }
 }

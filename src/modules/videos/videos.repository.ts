@@ -2,6 +2,7 @@ import type { Insertable } from 'kysely';
 import type { Db, Executor } from '../../db/database.js';
 import type { AnnotationsTable, VideosTable } from '../../db/schema.js';
 import { chunks } from '../../lib/batches.js';
+import type { LabelMode } from '../annotations/single-label.logic.js';
 import { stateText } from '../annotations/annotations.schemas.js';
 import type { VideoRow } from './videos.schemas.js';
 
@@ -52,6 +53,11 @@ export class VideosRepository {
   }
 
   /** The ids of the project's classes with these exact names. */
+  /** Whether the project is single-label (see single-label.logic.ts). */
+  labelMode(projectId: number): Promise<LabelMode | undefined> {
+    return this.db.selectFrom('projects').select(['project_type', 'multi_label']).where('id', '=', projectId).executeTakeFirst();
+  }
+
   async classIdsByName(projectId: number, names: readonly string[]): Promise<Map<string, number>> {
     if (names.length === 0) return new Map();
     const rows = await this.db.selectFrom('classes').select(['id', 'name']).where('project_id', '=', projectId).where('name', 'in', [...names]).execute();

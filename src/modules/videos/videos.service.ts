@@ -23,6 +23,7 @@ import { writeFileFrom } from '../../storage/local-files.js';
 import type { FramesRequest, SampleVideoSource } from '../samples/samples.ports.js';
 import type { SampleFramesOut, SegmentClasses, TimeSegment } from '../samples/samples.schemas.js';
 import type { VideosRepository } from './videos.repository.js';
+import { isSingleLabel } from '../annotations/single-label.logic.js';
 import { toVideoOut, type VideoOut, type VideoRow } from './videos.schemas.js';
 
 export const DECODE_JOB = 'video.decode';
@@ -258,7 +259,11 @@ export class VideosService {
     const segments = video.segments === null ? [] : (JSON.parse(video.segments) as TimeSegment[]);
     const segmentClasses = segments.length > 0 ? await this.segmentClasses(video.project_id, segments) : undefined;
     const classIds = await this.videos.classIdsByName(video.project_id, segmentClasses?.matched ?? []);
-    const labels = rows.map((row) => frameClasses(segments, classIds, row.timestamp_s ?? 0));
+    const covering = rows.map((row) => frameClasses(segments, classIds, row.timestamp_s ?? 0));
+    // A single-label project keeps one class per frame: the first segment's (issue 30); the others are counted.
+    const mode = await this.videos.labelMode(video.project_id);
+    const labels = mode && isSingleLabel(mode) ? covering.map((ids) => ids.slice(0, 1)) : covering;
+    const leftOut = covering.reduce((n, ids, i) => n + ids.length - labels[i].length, 0);
     rows.forEach((row, i) => (row.annotation_count = labels[i].length));
     const classified = labels.filter((l) => l.length > 0).length;
     const recorded = await this.images.transaction(video.project_id, async (tx) => {
@@ -272,7 +277,7 @@ export class VideosService {
       return true;
     });
     if (!recorded) return undefined;
-    return { frames: rows.length, ...(segmentClasses ? { classified, segment_classes: segmentClasses } : {}) };
+    return { frames: rows.length, ...(segmentClasses ? { classified, segment_classes: segmentClasses } : {}), ...(leftOut > 0 ? { classes_left_out: leftOut } : {}) };
   }
 
   private async discard(projectId: number, written: Map<string, string[]>, claims: ReturnType<BlobClaims['session']>): Promise<void> {
@@ -302,6 +307,8 @@ export interface DecodeResult {
   /** Frames that got a classification from the sample's time segments (videos made from a sample). */
   classified?: number;
   segment_classes?: SegmentClasses;
+  /** Classes of overlapping segments a single-label project did not give a frame (it keeps the first segment's). */
+  classes_left_out?: number;
 }
 
 /** About how many frames a decoding makes: every `step`-th frame of the video, or of its clip (frames at n / fps). */

@@ -1,7 +1,9 @@
 import { useEffect, useState } from 'react';
 import { api } from '../api.js';
-import { boundsOf } from '../editor/geometry.js';
-import { asAnnotation, type Annotation, type ImageRecord, type LabelClass } from '../types.js';
+import { decodeRle } from '../editor/mask.js';
+import { classPaths, traceShape, type ClassPaths, type PathSink } from '../editor/renderer.js';
+import { SvgPath } from '../editor/svg-path.js';
+import { asAnnotation, type Annotation, type ImageRecord, type LabelClass, type MaskGeometry } from '../types.js';
 
 /** Shapes read per image once per page load: a grid scrolled back and forth asks the server once. */
 const cache = new Map<number, Promise<Annotation[]>>();
@@ -20,10 +22,18 @@ function shapesOf(imageId: number): Promise<Annotation[]> {
   return found;
 }
 
+/** The grid cell's side in CSS pixels (styles.css `.grid-cell`): points and keypoints are drawn a few of them wide. */
+const CELL_PX = 168;
+/** A mask is drawn as its cells on a grid at most this many cells a side: a thumbnail shows no finer detail. */
+const MASK_CELLS = 64;
+
 /**
- * The image's shapes over its grid thumbnail: each shape's outline box in its class's colour, drawn over the
- * thumbnail as `object-fit: cover` crops it (the SVG slices the same way); suggestions dashed. Images without
- * annotations ask nothing.
+ * The image's labels over its grid thumbnail (issue 30), one SVG per thumbnail, cropped as `object-fit: cover` crops
+ * the picture (the SVG slices the same way): every shape as its real outline (traced by the editor's traceShape:
+ * polygons of several parts with holes, rotated boxes, ellipses, polylines, points, keypoints by their skeleton's
+ * edges) and masks by their pixels, a few paths per class whatever the number of shapes; suggestions dashed. The
+ * image's classes are chips over the thumbnail, as the editor draws them over the image. Images without annotations
+ * ask nothing.
  */
 export function ThumbnailOverlay({ image, classes }: { image: ImageRecord; classes: readonly LabelClass[] }) {
   const [shapes, setShapes] = useState<Annotation[]>([]);
@@ -35,18 +45,86 @@ export function ThumbnailOverlay({ image, classes }: { image: ImageRecord; class
     };
   }, [image.id, image.annotation_count]);
   if (shapes.length === 0) return null;
-  const colors = new Map(classes.map((c) => [c.id, c.color]));
+  const byId = new Map(classes.map((c) => [c.id, c]));
+  const labels = shapes.filter((a) => a.annotation_type === 'classification');
+  const groups = tracedGroups(shapes, byId, CELL_PX / Math.max(1, Math.min(image.width, image.height)));
   const stroke = Math.max(2, Math.max(image.width, image.height) / 120);
   return (
-    <svg className="thumb-overlay" data-testid="thumb-overlay" viewBox={`0 0 ${image.width} ${image.height}`} preserveAspectRatio="xMidYMid slice" aria-hidden="true">
-      {shapes.map((a) => {
-        const box = a.annotation_type === 'classification' ? null : boundsOf(a);
-        if (!box) return null;
-        return (
-          <rect key={a.id} data-shape={a.id} x={box.x} y={box.y} width={Math.max(box.width, 1)} height={Math.max(box.height, 1)} fill="none"
-            stroke={colors.get(a.class_id) ?? '#ffcc00'} strokeWidth={stroke} strokeDasharray={a.status === 'suggested' ? `${stroke * 2} ${stroke * 2}` : undefined} />
-        );
-      })}
-    </svg>
+    <>
+      {groups.length > 0 && (
+        <svg className="thumb-overlay" data-testid="thumb-overlay" viewBox={`0 0 ${image.width} ${image.height}`} preserveAspectRatio="xMidYMid slice" aria-hidden="true">
+          {groups.map(({ key, color, suggested, types, paths }) => {
+            const dash = suggested ? `${stroke * 2} ${stroke * 2}` : undefined;
+            return (
+              <g key={key} data-class-color={color} data-suggested={suggested || undefined} data-types={types.join(' ')}>
+                {paths.fill && <path d={paths.fill.d} fill={color} fillOpacity={0.3} fillRule="evenodd" data-part="fill" />}
+                {paths.stroke.d && <path d={paths.stroke.d} fill="none" stroke={color} strokeWidth={stroke} strokeDasharray={dash} data-part="outline" />}
+                {paths.dots && <path d={paths.dots.d} fill={color} data-part="dots" />}
+                {paths.hollow && <path d={paths.hollow.d} fill="none" stroke={color} strokeWidth={stroke / 2} data-part="hollow" />}
+              </g>
+            );
+          })}
+        </svg>
+      )}
+      {labels.length > 0 && (
+        <span className="thumb-classes" data-testid="thumb-classes">
+          {labels.map((a) => {
+            const cls = byId.get(a.class_id);
+            return (
+              <span key={a.id} className={`chip${a.status === 'suggested' ? ' suggested' : ''}`} data-class-id={a.class_id} style={{ borderColor: cls?.color ?? '#888' }}
+                title={a.status === 'suggested' ? 'Suggested class' : 'Class'}>
+                {cls?.name ?? `class ${a.class_id}`}
+                {a.status === 'suggested' ? '?' : ''}
+              </span>
+            );
+          })}
+        </span>
+      )}
+    </>
   );
+}
+
+interface Group {
+  key: string;
+  color: string;
+  suggested: boolean;
+  types: string[];
+  paths: ClassPaths<SvgPath>;
+}
+
+/** The shapes' paths, one group per class and status (accepted or suggested); `scale`: screen pixels per image pixel. */
+function tracedGroups(shapes: readonly Annotation[], classes: Map<number, LabelClass>, scale: number): Group[] {
+  const groups = new Map<string, Group>();
+  for (const a of shapes) {
+    if (a.annotation_type === 'classification') continue;
+    const suggested = a.status === 'suggested';
+    const key = `${a.class_id}:${suggested ? 's' : 'a'}`;
+    let group = groups.get(key);
+    if (!group) {
+      group = { key, color: classes.get(a.class_id)?.color ?? '#ffcc00', suggested, types: [], paths: classPaths(() => new SvgPath()) };
+      groups.set(key, group);
+    }
+    if (!group.types.includes(a.annotation_type)) group.types.push(a.annotation_type);
+    if (a.annotation_type === 'mask') traceMask((a.geometry as MaskGeometry).rle, (group.paths.fill ??= group.paths.newPath()));
+    else traceShape(group.paths, a, scale, classes.get(a.class_id)?.skeleton ?? null, true);
+  }
+  return [...groups.values()];
+}
+
+/** A mask's pixels as runs of cells on a grid of at most MASK_CELLS a side (a cell is in when its centre pixel is). */
+function traceMask(rle: MaskGeometry['rle'], path: PathSink): void {
+  const bitmap = decodeRle(rle);
+  const step = Math.max(1, Math.ceil(Math.max(bitmap.width, bitmap.height) / MASK_CELLS));
+  const at = (x: number, y: number) => bitmap.data[Math.min(bitmap.height - 1, y) * bitmap.width + Math.min(bitmap.width - 1, x)] === 1;
+  for (let y = 0; y < bitmap.height; y += step) {
+    let start = -1;
+    for (let x = 0; x <= bitmap.width; x += step) {
+      const inside = x < bitmap.width && at(x + (step >> 1), y + (step >> 1));
+      if (inside && start < 0) start = x;
+      if (!inside && start >= 0) {
+        path.rect(start, y, Math.min(x, bitmap.width) - start, Math.min(step, bitmap.height - y));
+        start = -1;
+      }
+    }
+  }
 }
