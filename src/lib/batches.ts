@@ -44,3 +44,21 @@ export async function mapConcurrently<T, R>(items: readonly T[], limit: number, 
   });
   return results;
 }
+
+/**
+ * The items of `source` gathered into batches of at most `size`, a batch closing early once `ms` have passed since
+ * its first item came (checked as each item comes), so that per-batch work (one statement for many items) runs
+ * often enough for progress to show. Leaving the loop early returns `source`.
+ */
+export async function* batchesOf<T>(source: AsyncIterable<T>, size: number, ms: number): AsyncGenerator<T[]> {
+  let batch: T[] = [];
+  let since = 0;
+  for await (const item of source) {
+    if (batch.length === 0) since = performance.now();
+    batch.push(item);
+    if (batch.length < size && performance.now() - since < ms) continue;
+    yield batch;
+    batch = [];
+  }
+  if (batch.length > 0) yield batch;
+}

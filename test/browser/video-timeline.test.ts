@@ -116,6 +116,26 @@ describe('the editor timeline on video frames', { skip: SKIP_REASON ?? false }, 
     await told.waitFor();
     assert.equal(await told.getAttribute('class'), 'banner info');
     assert.deepEqual((await call<Track>('get', `/api/tracks/${track.id}`)).keyframes.map((k) => k.frame), [0, 2, 3, 8]);
+
+    // Playing shows the frames without taking a lock or reading a review for each (the lock is given back when it
+    // starts and taken on the last frame when it stops), nor reading again the shapes of a frame it has left unedited.
+    await page.goto(`${base()}/projects/${projectId}/annotate?image=${frames[0].id}`);
+    await until('the editor on frame 0 again', async () => (await editor(() => window.__versaEditor?.imageId() ?? null)) === frames[0].id);
+    await page.waitForLoadState('networkidle'); // the frames ahead prefetched
+    const asked: string[] = [];
+    const onRequest = (r: { url(): string; method(): string }) => {
+      const url = new URL(r.url());
+      const image = /\/images\/(\d+)\/(lock|annotations)$/.exec(url.pathname) ?? (url.pathname.endsWith('/reviews') ? [, url.searchParams.get('image_id'), 'reviews'] : null);
+      if (image) asked.push(`${r.method()} ${image[2]} ${frames.findIndex((f) => f.id === Number(image[1]))}`);
+    };
+    page.on('request', onRequest);
+    await page.getByRole('button', { name: 'Play' }).click();
+    await until('played to the last frame', async () => (await editor(() => window.__versaEditor!.imageId())) === frames[9].id && (await page.getByRole('button', { name: 'Play' }).count()) === 1);
+    await until('the lock taken on the last frame', async () => asked.includes('POST lock 9'));
+    page.off('request', onRequest);
+    const middle = asked.filter((a) => !/ (0|9)$/.test(a));
+    assert.deepEqual(middle, [], `no request for frames 1–8 while playing: ${asked.join(', ')}`);
+    assert.ok(!asked.includes('GET annotations 0'), `frame 0's shapes not read again: ${asked.join(', ')}`);
     assert.deepEqual(live.errors, []);
   });
 });

@@ -38,6 +38,8 @@ interface Props {
   /** Opens an image of the editor's list; false when it is not in the list (a grid filter left it out). */
   openImage(id: number): Promise<boolean>;
   onMessage(message: string): void;
+  /** Told when playback starts and stops. */
+  onPlaying?(playing: boolean): void;
   actions: MutableRefObject<TimelineActions | null>;
 }
 
@@ -46,7 +48,7 @@ interface Props {
  * the scrubber with the selected track's keyframes marked, the track list (visibility, lock), the keyframe toggle and
  * "propagate forward N frames". Neighbouring frames are prefetched so stepping finds them decoded.
  */
-export function VideoTimeline({ projectId, image, controller, loader, state, classes, colors, openImage, onMessage, actions }: Props) {
+export function VideoTimeline({ projectId, image, controller, loader, state, classes, colors, openImage, onMessage, onPlaying, actions }: Props) {
   const videoId = image.video_id!;
   const [frames, setFrames] = useState<ImageRecord[]>([]);
   const [tracks, setTracks] = useState<Track[]>([]);
@@ -117,6 +119,7 @@ export function VideoTimeline({ projectId, image, controller, loader, state, cla
     if (playingRef.current) return;
     playingRef.current = true;
     setPlaying(true);
+    onPlaying?.(true);
     const interval = 1000 / Math.min(MAX_FPS, fps);
     let due = performance.now();
     while (playingRef.current) {
@@ -129,6 +132,7 @@ export function VideoTimeline({ projectId, image, controller, loader, state, cla
     }
     playingRef.current = false;
     setPlaying(false);
+    onPlaying?.(false);
   };
   const pause = () => {
     playingRef.current = false;

@@ -52,6 +52,8 @@ export class AnnotationStore {
   private redoStack: Command[] = [];
   private nextKey = 1;
   private tempId = -1;
+  /** Whether any shape changed since the image opened (a change, undo, redo or adopted detection). */
+  edited = false;
 
   constructor(
     readonly imageId: number,
@@ -75,6 +77,7 @@ export class AnnotationStore {
   }
 
   private set(ref: Ref, ann: Annotation | null): void {
+    this.edited = true;
     if (ann) this.items.set(ref.key, ann);
     else this.items.delete(ref.key);
     this.events.changed(ref.key, ann);

@@ -243,8 +243,9 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
     if (!c || at < 0 || at >= list.length) return;
     const started = performance.now();
     const previous = indexRef.current >= 0 ? list[indexRef.current] : undefined;
-    if (previous && c.store) {
-      // Come back to fresh data: the cached copy predates the edits just made.
+    if (previous && c.store && (c.store.edited || c.store.imageId !== previous.id)) {
+      // Come back to fresh data: the cached copy predates the edits just made. Unedited, it is kept (playing a
+      // video would otherwise read each frame's shapes again as the frame falls behind).
       const store = c.store;
       void store.settled().then(() => loader.current.forget(previous.id));
     }
@@ -306,7 +307,11 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
   };
 
   const currentId = images && index >= 0 && images[index] ? images[index].id : null;
-  const lock = useImageLock(currentId);
+  // While a video plays, its frames are shown, not edited: no lock is taken or review read for each one (five
+  // requests a frame, at 25 frames a second, on the server the page waits for); they are once it stops.
+  const [playing, setPlaying] = useState(false);
+  const steadyId = playing ? null : currentId;
+  const lock = useImageLock(steadyId);
   const lockKind = useRef<LockStatus['kind']>('pending');
   useEffect(() => {
     const c = controller.current;
@@ -320,7 +325,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
     if (before === 'theirs' && lock.kind === 'mine') void reloadCurrent();
   }, [lock]);
 
-  const { review, submitting, submit } = useImageReview(projectId, currentId, setMessage);
+  const { review, submitting, submit } = useImageReview(projectId, steadyId, setMessage);
   /** Every change made so far is saved before the reviewer can see the image. */
   const submitForReview = async () => {
     const img = imagesRef.current[indexRef.current];
@@ -534,7 +539,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
           )}
         </div>
         {current?.video_id != null && c && (
-          <VideoTimeline projectId={projectId} image={current} controller={c} loader={loader.current} state={state} classes={classes} colors={drawColors} openImage={openId} onMessage={setMessage} actions={timeline} />
+          <VideoTimeline projectId={projectId} image={current} controller={c} loader={loader.current} state={state} classes={classes} colors={drawColors} openImage={openId} onMessage={setMessage} onPlaying={setPlaying} actions={timeline} />
         )}
         <aside className="editor-side">
           <div className="side-head">
