@@ -170,6 +170,13 @@ describe('export accounting (issue 25): every writer accounts for every shape it
     assert.deepEqual(coco.attributes, { skipped: { 'color (its shape is not written)': 1 } });
   });
 
+  it("labelme: a keypoints instance's description is left out (each point's description is its name), its other values kept", async () => {
+    const { stats } = await write('labelme', 'keypoint_detection', [
+      { type: 'keypoints', className: 'person', attributes: { description: 'runner', pose: 'standing' }, geometry: { points: [[100, 20, 2], [80, 50, 1], [90, 60, 2]] } },
+    ]);
+    assert.deepEqual(stats.extras?.attributes, { kept: { pose: 1 }, skipped: { "description (each point's description is its name)": 1 } });
+  });
+
   it('coco: the outline merged into its keypoints keeps its attribute values (they were counted kept and not written)', async () => {
     const { out, stats } = await write('coco', 'keypoint_detection', [
       { type: 'keypoints', className: 'person', groupId: 1, attributes: { pose: 'standing' }, geometry: { points: [[100, 20, 2], [80, 50, 1], [90, 60, 2]] } },

@@ -16,6 +16,8 @@ export interface Wrote {
   group?: true | string;
   /** Its track's identity written as a track (true), or as something else (how). */
   track?: true | string;
+  /** Why the attribute values not written were left out, when it is not the writer's usual reason (`LeftOut`). */
+  why?: string;
 }
 
 /** Why a writer leaves out the attribute values, group ids and track ids of the shapes it writes without them. */
@@ -68,7 +70,7 @@ export class ExportTally {
         if (track !== undefined && TRACK_KEYS.has(name)) continue;
         if (!written) add(this.extras.attributes, 'skipped', `${name} (its shape is not written)`);
         else if (wrote.attributes === 'all' || wrote.attributes?.includes(name)) add(this.extras.attributes, 'kept', name);
-        else add(this.extras.attributes, 'skipped', `${name} (${this.leftOut.attributes})`);
+        else add(this.extras.attributes, 'skipped', `${name} (${wrote.why ?? this.leftOut.attributes})`);
       }
       if (track !== undefined) settle(this.tracks, track, written ? (wrote.track ?? false) : null);
     }

@@ -10,7 +10,7 @@ import { fillPolygon, round2 } from '../geometry.js';
 import { maskCrop } from './interop-shared.js';
 import { safeEntryName, sizeOf } from './item-size.js';
 import { writeZip } from './zip-output.js';
-import { ExportTally, WITH_ATTRIBUTES } from './export-tally.js';
+import { ExportTally, WITH_ATTRIBUTES, type Wrote } from './export-tally.js';
 
 /**
  * LabelMe JSON (what the labelme tool opens and labelme2coco reads): `<split>/<stem>.json` beside `<split>/<image>`,
@@ -113,7 +113,7 @@ export async function writeLabelMe(dataset: DatasetToWrite, output: Writable, ta
         if (shapes.length > before) stats.annotationCount++;
         const conversion = labelMeConversion(a);
         if (shapes.length === before) tally.shape(a, 'skipped', `${a.type} (${a.type === 'keypoints' ? 'no labelled point' : 'no pixels'})`);
-        else tally.shape(a, conversion ? 'converted' : 'kept', conversion ?? a.type, WITH_ATTRIBUTES);
+        else tally.shape(a, conversion ? 'converted' : 'kept', conversion ?? a.type, a.type === 'keypoints' ? keypointsWrote(a) : WITH_ATTRIBUTES);
       }
       const key = `${folder}/${stemOf(fileName)}`;
       if (used.has(key)) throw new FormatError(`two images named ${stemOf(fileName)} in ${folder}: LabelMe keeps one JSON per image name`);
@@ -125,6 +125,11 @@ export async function writeLabelMe(dataset: DatasetToWrite, output: Writable, ta
     }
     return stats;
   });
+}
+
+/** A keypoint's `description` is its point's name: the instance's own `description` value has no place. */
+function keypointsWrote(a: Annotation): Wrote {
+  return { ...WITH_ATTRIBUTES, attributes: Object.keys(a.attributes ?? {}).filter((name) => name !== 'description'), why: "each point's description is its name" };
 }
 
 /** What LabelMe cannot draw as it is (see writeLabelMe), or null when the shape is written as itself. */
