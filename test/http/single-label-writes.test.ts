@@ -71,6 +71,15 @@ describe('single-label: every write path keeps one class per image', () => {
     assert.equal((await owner.get(`/api/projects/${multi.id}`)).body.multi_label, true);
   });
 
+  it('of concurrent requests giving one image a class, exactly one is written; the others are 409', async () => {
+    const p = await project();
+    const imageId = await upload(p.id, await picture(RED));
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => label(imageId, i % 2 ? p.dog : p.cat)));
+    assert.deepEqual(answers.map((a) => a.status).sort(), [201, 409, 409, 409, 409, 409, 409, 409]);
+    assert.equal((await classesOf(imageId)).length, 1);
+    assert.equal((await owner.get(`/api/projects/${p.id}`)).body.annotation_count, 1);
+  });
+
   it('a box turned into a second class by PUT, and a reverted delete that would bring a second class back, are 409', async () => {
     const p = await project();
     const imageId = await upload(p.id, await picture(RED));
