@@ -4,7 +4,7 @@ import { sql, type Kysely } from 'kysely';
  * A change SQLite's ALTER TABLE cannot make (drop a constraint, add a stored generated column), made the documented
  * way (https://www.sqlite.org/lang_altertable.html#otheralter): with foreign keys off, in one transaction, the table
  * is created again from its edited definition, its rows copied, the old table dropped and the new one renamed, its
- * indexes recreated and its id counter kept (ids of deleted rows are not handed out again: revisions and jobs may
+ * indexes and triggers recreated (dropping a table drops its triggers: migration 0048's queue triggers, say) and its id counter kept (ids of deleted rows are not handed out again: revisions and jobs may
  * still name them). `foreign_key_check` runs before the commit. Foreign keys must be off, or dropping the old table
  * would delete by cascade every row that refers to it; the migrator runs SQLite migrations outside a transaction, so
  * the pragma takes effect.
@@ -24,7 +24,7 @@ export async function rebuildSqliteTable(db: Kysely<any>, table: string, edit: (
       const prefix = `CREATE TABLE "${table}" (`;
       if (!edited.startsWith(prefix)) throw new Error(`unexpected definition of table ${table}: ${definition}`);
       const indexes = await sql<{ sql: string }>`
-        select sql from sqlite_master where type = 'index' and tbl_name = ${table} and sql is not null order by name`.execute(trx);
+        select sql from sqlite_master where type in ('index', 'trigger') and tbl_name = ${table} and sql is not null order by type, name`.execute(trx);
       const sequence = await sql<{ seq: number }>`select seq from sqlite_sequence where name = ${table}`.execute(trx);
       // The stored columns only: generated ones are computed again by the new table.
       const stored = await sql<{ name: string }>`select name from pragma_table_xinfo(${table}) where hidden = 0 order by cid`.execute(trx);
