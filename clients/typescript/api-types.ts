@@ -16222,12 +16222,18 @@ export interface operations {
                         created_at: string;
                         label: string | null;
                         sample_id: number;
-                        spans: {
+                        /** @description Text spans on a text; time segments on audio and video */
+                        spans: ({
                             end: number;
                             label: string;
                             /** @description UTF-16 code unit offset into the text */
                             start: number;
-                        }[] | null;
+                        } | {
+                            end_s: number;
+                            label: string;
+                            /** @description Seconds from the start of the clip */
+                            start_s: number;
+                        })[] | null;
                     }[];
                 };
             };
@@ -16306,12 +16312,18 @@ export interface operations {
                         created_at: string;
                         label: string | null;
                         sample_id: number;
-                        spans: {
+                        /** @description Text spans on a text; time segments on audio and video */
+                        spans: ({
                             end: number;
                             label: string;
                             /** @description UTF-16 code unit offset into the text */
                             start: number;
-                        }[] | null;
+                        } | {
+                            end_s: number;
+                            label: string;
+                            /** @description Seconds from the start of the clip */
+                            start_s: number;
+                        })[] | null;
                     }[];
                 };
             };
@@ -16384,6 +16396,20 @@ export interface operations {
                             class_accuracy: number | null;
                             /** @description Ground-truth samples answered */
                             samples: number;
+                            segment_counts: {
+                                fn: number;
+                                fp: number;
+                                tp: number;
+                            };
+                            /** @description F1 of time segments matched per class by IoU ≥ 0.5, micro over the ground-truth clips */
+                            segment_f1: number | null;
+                            segment_per_class: {
+                                f1: number;
+                                fn: number;
+                                fp: number;
+                                label: string;
+                                tp: number;
+                            }[];
                             span_counts: {
                                 fn: number;
                                 fp: number;
@@ -16547,12 +16573,18 @@ export interface operations {
                         label: string | null;
                         project_id: number;
                         sample_id: number;
-                        spans: {
+                        /** @description Text spans on a text; time segments on audio and video */
+                        spans: ({
                             end: number;
                             label: string;
                             /** @description UTF-16 code unit offset into the text */
                             start: number;
-                        }[] | null;
+                        } | {
+                            end_s: number;
+                            label: string;
+                            /** @description Seconds from the start of the clip */
+                            start_s: number;
+                        })[] | null;
                         status: "open" | "submitted";
                         /** Format: date-time */
                         submitted_at: string | null;
@@ -16613,12 +16645,18 @@ export interface operations {
             content: {
                 "application/json": {
                     label?: string | null;
-                    spans?: {
+                    /** @description Text spans on a text; time segments on audio and video */
+                    spans?: ({
                         end: number;
                         label: string;
                         /** @description UTF-16 code unit offset into the text */
                         start: number;
-                    }[] | null;
+                    } | {
+                        end_s: number;
+                        label: string;
+                        /** @description Seconds from the start of the clip */
+                        start_s: number;
+                    })[] | null;
                 };
             };
         };
@@ -16646,12 +16684,18 @@ export interface operations {
                         label: string | null;
                         project_id: number;
                         sample_id: number;
-                        spans: {
+                        /** @description Text spans on a text; time segments on audio and video */
+                        spans: ({
                             end: number;
                             label: string;
                             /** @description UTF-16 code unit offset into the text */
                             start: number;
-                        }[] | null;
+                        } | {
+                            end_s: number;
+                            label: string;
+                            /** @description Seconds from the start of the clip */
+                            start_s: number;
+                        })[] | null;
                         status: "open" | "submitted";
                         /** Format: date-time */
                         submitted_at: string | null;
@@ -16742,12 +16786,18 @@ export interface operations {
                         label: string | null;
                         project_id: number;
                         sample_id: number;
-                        spans: {
+                        /** @description Text spans on a text; time segments on audio and video */
+                        spans: ({
                             end: number;
                             label: string;
                             /** @description UTF-16 code unit offset into the text */
                             start: number;
-                        }[] | null;
+                        } | {
+                            end_s: number;
+                            label: string;
+                            /** @description Seconds from the start of the clip */
+                            start_s: number;
+                        })[] | null;
                         status: "open" | "submitted";
                         /** Format: date-time */
                         submitted_at: string | null;
@@ -16838,12 +16888,18 @@ export interface operations {
                             label: string | null;
                             project_id: number;
                             sample_id: number;
-                            spans: {
+                            /** @description Text spans on a text; time segments on audio and video */
+                            spans: ({
                                 end: number;
                                 label: string;
                                 /** @description UTF-16 code unit offset into the text */
                                 start: number;
-                            }[] | null;
+                            } | {
+                                end_s: number;
+                                label: string;
+                                /** @description Seconds from the start of the clip */
+                                start_s: number;
+                            })[] | null;
                             status: "open" | "submitted";
                             /** Format: date-time */
                             submitted_at: string | null;
