@@ -16234,12 +16234,18 @@ export interface operations {
                         created_at: string;
                         label: string | null;
                         sample_id: number;
-                        spans: {
+                        /** @description Text spans on a text; time segments on audio and video */
+                        spans: ({
                             end: number;
                             label: string;
                             /** @description UTF-16 code unit offset into the text */
                             start: number;
-                        }[] | null;
+                        } | {
+                            end_s: number;
+                            label: string;
+                            /** @description Seconds from the start of the clip */
+                            start_s: number;
+                        })[] | null;
                     }[];
                 };
             };
@@ -16318,12 +16324,18 @@ export interface operations {
                         created_at: string;
                         label: string | null;
                         sample_id: number;
-                        spans: {
+                        /** @description Text spans on a text; time segments on audio and video */
+                        spans: ({
                             end: number;
                             label: string;
                             /** @description UTF-16 code unit offset into the text */
                             start: number;
-                        }[] | null;
+                        } | {
+                            end_s: number;
+                            label: string;
+                            /** @description Seconds from the start of the clip */
+                            start_s: number;
+                        })[] | null;
                     }[];
                 };
             };
@@ -16396,6 +16408,20 @@ export interface operations {
                             class_accuracy: number | null;
                             /** @description Ground-truth samples answered */
                             samples: number;
+                            segment_counts: {
+                                fn: number;
+                                fp: number;
+                                tp: number;
+                            };
+                            /** @description F1 of time segments matched per class by IoU ≥ 0.5, micro over the ground-truth clips */
+                            segment_f1: number | null;
+                            segment_per_class: {
+                                f1: number;
+                                fn: number;
+                                fp: number;
+                                label: string;
+                                tp: number;
+                            }[];
                             span_counts: {
                                 fn: number;
                                 fp: number;
@@ -16559,12 +16585,18 @@ export interface operations {
                         label: string | null;
                         project_id: number;
                         sample_id: number;
-                        spans: {
+                        /** @description Text spans on a text; time segments on audio and video */
+                        spans: ({
                             end: number;
                             label: string;
                             /** @description UTF-16 code unit offset into the text */
                             start: number;
-                        }[] | null;
+                        } | {
+                            end_s: number;
+                            label: string;
+                            /** @description Seconds from the start of the clip */
+                            start_s: number;
+                        })[] | null;
                         status: "open" | "submitted";
                         /** Format: date-time */
                         submitted_at: string | null;
@@ -16625,12 +16657,18 @@ export interface operations {
             content: {
                 "application/json": {
                     label?: string | null;
-                    spans?: {
+                    /** @description Text spans on a text; time segments on audio and video */
+                    spans?: ({
                         end: number;
                         label: string;
                         /** @description UTF-16 code unit offset into the text */
                         start: number;
-                    }[] | null;
+                    } | {
+                        end_s: number;
+                        label: string;
+                        /** @description Seconds from the start of the clip */
+                        start_s: number;
+                    })[] | null;
                 };
             };
         };
@@ -16658,12 +16696,18 @@ export interface operations {
                         label: string | null;
                         project_id: number;
                         sample_id: number;
-                        spans: {
+                        /** @description Text spans on a text; time segments on audio and video */
+                        spans: ({
                             end: number;
                             label: string;
                             /** @description UTF-16 code unit offset into the text */
                             start: number;
-                        }[] | null;
+                        } | {
+                            end_s: number;
+                            label: string;
+                            /** @description Seconds from the start of the clip */
+                            start_s: number;
+                        })[] | null;
                         status: "open" | "submitted";
                         /** Format: date-time */
                         submitted_at: string | null;
@@ -16754,12 +16798,18 @@ export interface operations {
                         label: string | null;
                         project_id: number;
                         sample_id: number;
-                        spans: {
+                        /** @description Text spans on a text; time segments on audio and video */
+                        spans: ({
                             end: number;
                             label: string;
                             /** @description UTF-16 code unit offset into the text */
                             start: number;
-                        }[] | null;
+                        } | {
+                            end_s: number;
+                            label: string;
+                            /** @description Seconds from the start of the clip */
+                            start_s: number;
+                        })[] | null;
                         status: "open" | "submitted";
                         /** Format: date-time */
                         submitted_at: string | null;
@@ -16850,12 +16900,18 @@ export interface operations {
                             label: string | null;
                             project_id: number;
                             sample_id: number;
-                            spans: {
+                            /** @description Text spans on a text; time segments on audio and video */
+                            spans: ({
                                 end: number;
                                 label: string;
                                 /** @description UTF-16 code unit offset into the text */
                                 start: number;
-                            }[] | null;
+                            } | {
+                                end_s: number;
+                                label: string;
+                                /** @description Seconds from the start of the clip */
+                                start_s: number;
+                            })[] | null;
                             status: "open" | "submitted";
                             /** Format: date-time */
                             submitted_at: string | null;

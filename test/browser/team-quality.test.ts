@@ -309,7 +309,7 @@ describe('Team quality page and disagreement queue in Chromium (issue 29)', { sk
         }
       });
     }
-    const report = await owner.call<{ annotators: { user_id: number; samples: number; class_accuracy: number | null; span_f1: number | null; span_counts: { tp: number; fp: number; fn: number } }[]; class_alpha: number | null; span_alpha: number | null }>('get', `${sqc}/report`);
+    const report = await owner.call<{ annotators: { user_id: number; samples: number; class_accuracy: number | null; span_f1: number | null; span_counts: { tp: number; fp: number; fn: number }; segment_f1: number | null }[]; class_alpha: number | null; span_alpha: number | null }>('get', `${sqc}/report`);
     assert.deepEqual(report.annotators.map((a) => [a.user_id, a.samples]), [[a1.id, 1], [a2.id, 1]]);
 
     await signInPage(owner);
@@ -325,6 +325,7 @@ describe('Team quality page and disagreement queue in Chromium (issue 29)', { sk
         class_accuracy: percent(a.class_accuracy),
         span_f1: score(a.span_f1),
         span_counts: `${a.span_counts.tp} / ${a.span_counts.fp} / ${a.span_counts.fn}`,
+        segment_f1: score(a.segment_f1),
       });
     }
     assert.equal(await table.locator(`tr[data-user="${a1.id}"] td[data-col="span_f1"]`).textContent(), '0.667');

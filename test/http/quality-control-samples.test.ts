@@ -133,11 +133,40 @@ describe('quality control of samples (issue 29)', () => {
     assert.match(String(csv.headers['content-type']), /text\/csv/);
     assert.match(String(csv.headers['content-disposition']), new RegExp(`sample-annotators-${projectId}\\.csv`));
     assert.deepEqual(csv.raw.toString().split('\n'), [
-      'user_id,email,samples,class_accuracy,span_f1,span_tp,span_fp,span_fn',
-      `${a1.id},${a1.email},1,1,0.666667,1,0,1`,
-      `${a2.id},${a2.email},0,,,0,0,0`,
+      'user_id,email,samples,class_accuracy,span_f1,span_tp,span_fp,span_fn,segment_f1,segment_tp,segment_fp,segment_fn',
+      `${a1.id},${a1.email},1,1,0.666667,1,0,1,,0,0,0`,
+      `${a2.id},${a2.email},0,,,0,0,0,,0,0,0`,
       '',
     ]);
     assert.equal((await a1.get(`${base()}/report/export`)).status, 403);
+  });
+
+  it('scores the time segments of audio clips: ground truth frozen, answers as segments, F1 per class', async () => {
+    const clipProject = (await owner.post('/api/projects', { name: 'qc clips', project_type: 'classification' })).body.id;
+    await owner.post(`/api/projects/${clipProject}/members`, { user_id: a1.id, role: 'annotator' });
+    const now = new Date().toISOString();
+    const clip = (n: number, spans: unknown, review_state: 'approved' | 'unreviewed') => t.versa.deps.db.insertInto('samples').values({
+      project_id: clipProject, modality: 'audio', split: null, data: JSON.stringify({ file: `clip-${n}.wav`, duration_s: 60 }), label: null, labels: null,
+      spans: spans === null ? null : JSON.stringify(spans), value: null, metadata: null, blob_key: null, sha256: null, review_state, assignee_id: null,
+      review_comment: null, reviewed_by: null, reviewed_at: null, created_at: now, updated_at: now,
+    }).returning('id').executeTakeFirstOrThrow();
+    const truth = [{ start_s: 0, end_s: 10, label: 'speech' }, { start_s: 40, end_s: 50, label: 'music' }];
+    const g2 = (await clip(1, truth, 'approved')).id;
+    await clip(2, null, 'unreviewed');
+    const clipBase = `/api/projects/${clipProject}/quality-control/samples`;
+    const marked = await owner.post(`${clipBase}/ground-truth`, { sample_ids: [g2] });
+    assert.deepEqual(marked.body[0].spans, truth, 'the segments are frozen as the reference');
+    await owner.put(`/api/projects/${clipProject}/quality-control/settings`, { ground_truth_share: 0.5 });
+    const task = await withDraws([0.1], () => a1.post(`${clipBase}/tasks/next`));
+    assert.equal(task.body.task.sample_id, g2);
+    // speech [0, 8): IoU 0.8, a match; music [45, 60): IoU 0.25, no match; a segment that ends before it starts is 422.
+    assert.equal((await a1.put(`${clipBase}/tasks/${g2}`, { spans: [{ start_s: 5, end_s: 2, label: 'speech' }] })).status, 422);
+    const saved = await a1.put(`${clipBase}/tasks/${g2}`, { spans: [{ start_s: 0, end_s: 8, label: 'speech' }, { start_s: 45, end_s: 60, label: 'music' }] });
+    assert.equal(saved.status, 200, JSON.stringify(saved.body));
+    assert.equal((await a1.post(`${clipBase}/tasks/${g2}/submit`)).status, 200);
+    const mine = (await owner.get(`${clipBase}/report`)).body.annotators[0];
+    // TP 1 (speech), FP 1 and FN 1 (music) → F1 2 / 4 = 0.5.
+    assert.deepEqual([mine.segment_counts, mine.segment_f1, mine.span_f1], [{ tp: 1, fp: 1, fn: 1 }, 0.5, null]);
+    assert.deepEqual(mine.segment_per_class.map((c: { label: string; f1: number }) => [c.label, c.f1]), [['music', 0], ['speech', 1]]);
   });
 });

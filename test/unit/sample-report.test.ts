@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sampleAnnotatorScores, sampleReport, type SampleTruth, type SampleVersion } from '../../src/modules/quality-control/sample-report.logic.js';
+import { segmentCounts, segmentIou } from '../../src/modules/quality-control/segment-scores.logic.js';
 
 const v = (sample_id: number, user_id: number, label: string | null, spans: SampleVersion['spans'] = null): SampleVersion => ({ sample_id, user_id, label, spans });
 const close = (actual: number | null, expected: number) => assert.ok(actual !== null && Math.abs(actual - expected) < 1e-12, `${actual} ≠ ${expected}`);
@@ -60,5 +61,52 @@ describe('samples quality report (issue 29)', () => {
     assert.deepEqual(report.samples.map((r) => r.span_alpha), [1, -0.5]);
     // Over both texts: o_XX = 2, o_OO = 2, o_XO = o_OX = 2; n_X = n_O = 4, n = 8 → 1 − 7·4/32 = 0.125.
     close(report.span_alpha, 0.125);
+  });
+});
+
+describe('time segments of audio and video scored like shapes (issue 29)', () => {
+  const seg = (start_s: number, end_s: number, label: string) => ({ start_s, end_s, label });
+
+  it('IoU of time intervals', () => {
+    close(segmentIou(seg(0, 10, 'a'), seg(0, 8, 'a')), 0.8); // 8 / 10
+    close(segmentIou(seg(20, 30, 'a'), seg(22, 35, 'a')), 8 / 15); // [22, 30) of [20, 35)
+    assert.equal(segmentIou(seg(0, 5, 'a'), seg(5, 9, 'a')), 0); // touching is no overlap
+  });
+
+  it('matches per class one to one by IoU ≥ 0.5: TP, FP, FN and F1 per class', () => {
+    const truth = [seg(0, 10, 'speech'), seg(20, 30, 'speech'), seg(40, 50, 'music')];
+    const answer = [
+      seg(0, 8, 'speech'), // IoU 0.8 with [0, 10): TP
+      seg(22, 35, 'speech'), // IoU 8/15 ≈ 0.533 with [20, 30): TP
+      seg(45, 60, 'music'), // IoU 5/20 = 0.25 with [40, 50): no match → FP, and the truth's music is a miss
+      seg(0, 5, 'noise'), // no such class in the truth: FP
+      seg(1, 9, 'speech'), // overlaps [0, 10) too (IoU 0.8), but that one is taken: FP
+    ];
+    assert.deepEqual(segmentCounts(truth, answer), [
+      { label: 'music', tp: 0, fp: 1, fn: 1, f1: 0 },
+      { label: 'noise', tp: 0, fp: 1, fn: 0, f1: 0 },
+      { label: 'speech', tp: 2, fp: 1, fn: 0, f1: 0.8 }, // 2·2 / (2·2 + 1)
+    ]);
+  });
+
+  it('a segment of the wrong class is a false positive and a miss, never a match', () => {
+    assert.deepEqual(segmentCounts([seg(0, 10, 'speech')], [seg(0, 10, 'music')]).map((c) => [c.label, c.tp, c.fp, c.fn]), [['music', 0, 1, 0], ['speech', 0, 0, 1]]);
+  });
+
+  it('the report adds clips up per annotator: F1 micro over the ground-truth clips, per class', () => {
+    const clip = (segments: ReturnType<typeof seg>[] | null): SampleTruth => ({ label: null, spans: null, text: null, segments });
+    const truth = new Map<number, SampleTruth>([[1, clip([seg(0, 10, 'speech'), seg(40, 50, 'music')])], [2, clip([seg(0, 4, 'speech')])], [3, clip(null)]]);
+    const versions: SampleVersion[] = [
+      { ...v(1, 7, null), segments: [seg(0, 8, 'speech'), seg(45, 60, 'music')] }, // speech TP; music FP + FN
+      { ...v(2, 7, null), segments: null }, // speech FN
+      { ...v(3, 7, null), segments: [seg(1, 2, 'speech')] }, // the truth has none: speech FP
+      { ...v(1, 8, null), segments: [seg(0, 10, 'speech'), seg(40, 50, 'music')] }, // both TP
+    ];
+    const [seven, eight] = sampleAnnotatorScores(versions, truth);
+    // User 7: TP 1, FP 2, FN 2 → F1 = 2 / (2 + 2 + 2) = 1/3; speech TP 1, FP 1, FN 1 → 0.5; music TP 0, FP 1, FN 1 → 0.
+    assert.deepEqual(seven.segment_counts, { tp: 1, fp: 2, fn: 2 });
+    close(seven.segment_f1, 1 / 3);
+    assert.deepEqual(seven.segment_per_class.map((c) => [c.label, c.tp, c.fp, c.fn, c.f1]), [['music', 0, 1, 1, 0], ['speech', 1, 1, 1, 0.5]]);
+    assert.deepEqual([eight.segment_counts, eight.segment_f1, eight.span_f1], [{ tp: 2, fp: 0, fn: 0 }, 1, null]);
   });
 });

@@ -2,12 +2,19 @@ import { Type, type Static } from 'typebox';
 import { Id, Nullable, Timestamp } from '../../http/schemas.js';
 
 const ClassName = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
+// Neither closes its properties: the validator would strip a time segment's fields while trying it as a text span.
+// The service keeps the known fields of each.
 export const QcTextSpan = Type.Object({
   start: Type.Integer({ minimum: 0, description: 'UTF-16 code unit offset into the text' }),
   end: Type.Integer({ minimum: 1 }),
   label: ClassName,
-}, { additionalProperties: false });
-const Spans = Nullable(Type.Array(QcTextSpan, { maxItems: 10_000 }));
+});
+export const QcTimeSegment = Type.Object({
+  start_s: Type.Number({ minimum: 0, description: 'Seconds from the start of the clip' }),
+  end_s: Type.Number({ minimum: 0 }),
+  label: ClassName,
+});
+const Spans = Nullable(Type.Array(Type.Union([QcTextSpan, QcTimeSegment]), { maxItems: 10_000, description: 'Text spans on a text; time segments on audio and video' }));
 
 export const SampleGroundTruthMark = Type.Object({ sample_ids: Type.Array(Id, { minItems: 1, maxItems: 1000 }) }, { additionalProperties: false });
 export type SampleGroundTruthMark = Static<typeof SampleGroundTruthMark>;
@@ -49,6 +56,9 @@ export const SampleReportOut = Type.Object({
     class_accuracy: Nullable(Type.Number()),
     span_f1: Nullable(Type.Number({ description: 'Token-level F1, micro over the ground-truth texts' })),
     span_counts: Counts,
+    segment_f1: Nullable(Type.Number({ description: 'F1 of time segments matched per class by IoU ≥ 0.5, micro over the ground-truth clips' })),
+    segment_counts: Counts,
+    segment_per_class: Type.Array(Type.Object({ label: Type.String(), tp: Type.Integer(), fp: Type.Integer(), fn: Type.Integer(), f1: Type.Number() })),
   })),
   samples: Type.Array(Type.Object({
     sample_id: Type.Integer(),

@@ -2,16 +2,21 @@ import type { Caller } from '../../access/caller.js';
 import type { ProjectAccess } from '../../access/project-access.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../http/errors.js';
 import type { TextSpan } from './label-agreement.logic.js';
+import type { TimeSegment } from './segment-scores.logic.js';
 import { sampleReport, sampleScoresCsv, type SampleTruth } from './sample-report.logic.js';
 import type { SampleQualityRepository, SampleTaskRow } from './sample-quality.repository.js';
 import type { SampleGroundTruthOut, SampleNextOut, SampleReportOut, SampleTaskOut, SampleTaskSave } from './sample-quality.schemas.js';
 
-const spansOf = (text: string | null): TextSpan[] | null => (text === null ? null : (JSON.parse(text) as TextSpan[]));
-/** Text spans only (time segments of audio and video have no tokens to score), each as {start, end, label}. */
-const textSpans = (text: string | null): TextSpan[] | null => {
-  const spans = spansOf(text);
-  return spans && spans.filter((s) => typeof s.start === 'number' && typeof s.end === 'number').map(({ start, end, label }) => ({ start, end, label }));
-};
+type Span = TextSpan | TimeSegment;
+const spansOf = (text: string | null): Span[] | null => (text === null ? null : (JSON.parse(text) as Span[]));
+const isText = (s: Span): s is TextSpan => typeof (s as TextSpan).start === 'number' && typeof (s as TextSpan).end === 'number';
+const isTime = (s: Span): s is TimeSegment => typeof (s as TimeSegment).start_s === 'number' && typeof (s as TimeSegment).end_s === 'number';
+/** Text spans only, each as {start, end, label}. */
+const textSpans = (text: string | null): TextSpan[] | null => spansOf(text)?.filter(isText).map(({ start, end, label }) => ({ start, end, label })) ?? null;
+/** A span or segment as stored: its own fields only. */
+const knownFields = (s: Span): Span => (isText(s) ? { start: s.start, end: s.end, label: s.label } : { start_s: s.start_s, end_s: s.end_s, label: s.label });
+/** Time segments only (audio and video), each as {start_s, end_s, label}. */
+const timeSegments = (text: string | null): TimeSegment[] | null => spansOf(text)?.filter(isTime).map(({ start_s, end_s, label }) => ({ start_s, end_s, label })) ?? null;
 
 function toTaskOut(row: SampleTaskRow): SampleTaskOut {
   return {
@@ -53,7 +58,7 @@ export class SampleQualityService {
       if (sample.review_state !== 'approved') throw ValidationError.at(['body', 'sample_ids', i], `Sample ${id} is ${sample.review_state}: ground truth needs reviewed (approved) labels`);
     });
     const rows = [...found.values()].map((s) => {
-      const spans = s.modality === 'text' ? textSpans(s.spans) : null;
+      const spans = s.modality === 'text' ? textSpans(s.spans) : s.modality === 'audio' || s.modality === 'video' ? timeSegments(s.spans) : null;
       return { sample_id: s.id, label: s.label, spans: spans && JSON.stringify(spans) };
     });
     await this.repo.markGroundTruth(projectId, rows, caller.userId, new Date().toISOString());
@@ -108,11 +113,11 @@ export class SampleQualityService {
   async saveTask(caller: Caller, projectId: number, sampleId: number, input: SampleTaskSave): Promise<SampleTaskOut> {
     const task = await this.ownTask(caller, projectId, sampleId);
     if (task.status === 'submitted') throw new ConflictError(`Your task on sample ${sampleId} is already submitted`);
-    const bad = (input.spans ?? []).findIndex((s) => s.end <= s.start);
+    const bad = (input.spans ?? []).findIndex((s) => ('start' in s ? s.end <= s.start : s.end_s <= s.start_s));
     if (bad >= 0) throw ValidationError.at(['body', 'spans', bad, 'end'], 'A span ends after it starts');
     await this.repo.saveTask(task.id, {
       ...(input.label === undefined ? {} : { label: input.label }),
-      ...(input.spans === undefined ? {} : { spans: input.spans === null ? null : JSON.stringify(input.spans) }),
+      ...(input.spans === undefined ? {} : { spans: input.spans === null ? null : JSON.stringify(input.spans.map(knownFields)) }),
       updated_at: new Date().toISOString(),
     });
     return toTaskOut((await this.repo.findTask(projectId, sampleId, caller.userId))!);
@@ -131,8 +136,8 @@ export class SampleQualityService {
     await this.access.project(caller, projectId, 'project.update');
     const [rows, gt] = await Promise.all([this.repo.submitted(projectId), this.repo.groundTruth(projectId)]);
     const texts = await this.repo.texts(projectId, [...new Set([...rows.map((r) => r.sample_id), ...gt.map((g) => g.sample_id)])]);
-    const truth = new Map<number, SampleTruth>(gt.map((g) => [g.sample_id, { label: g.label, spans: spansOf(g.spans), text: texts.get(g.sample_id) ?? null }]));
-    const versions = rows.map((r) => ({ sample_id: r.sample_id, user_id: r.user_id, label: r.label, spans: spansOf(r.spans) }));
+    const truth = new Map<number, SampleTruth>(gt.map((g) => [g.sample_id, { label: g.label, spans: textSpans(g.spans), text: texts.get(g.sample_id) ?? null, segments: timeSegments(g.spans) }]));
+    const versions = rows.map((r) => ({ sample_id: r.sample_id, user_id: r.user_id, label: r.label, spans: textSpans(r.spans), segments: timeSegments(r.spans) }));
     return sampleReport(versions, truth, texts);
   }
 

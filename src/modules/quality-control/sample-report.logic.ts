@@ -1,12 +1,13 @@
 /**
- * The quality report of samples (issue 29), pure: text spans and classes, scored against ground truth per annotator
- * (token-level F1 for spans, accuracy for classes) and agreement among annotators (Krippendorff's alpha, nominal): for
+ * The quality report of samples (issue 29), pure: text spans, time segments and classes, scored against ground truth
+ * per annotator (token-level F1 for spans, F1 of IoU-matched segments per class, accuracy for classes) and agreement among annotators (Krippendorff's alpha, nominal): for
  * classes over the overlapped samples (a sample is a unit, its annotators the coders), for spans per sample and over
  * every overlapped sample (a token is a unit, its label or "O" the value). The figures come from
  * label-agreement.logic.ts; this adds them up over samples and annotators.
  */
 import { krippendorffAlpha, spanAlpha, spanTokenCounts, tokenize, tokenLabels, type TextSpan } from './label-agreement.logic.js';
 import { csvCell } from './quality-report.logic.js';
+import { addSegmentCounts, segmentCounts, type SegmentClassCounts, type TimeSegment } from './segment-scores.logic.js';
 import { f1Of, type Counts } from './shape-scores.logic.js';
 
 /** One annotator's answer on a sample: its class (null: none given) and, on a text, its spans (null: none given). */
@@ -15,6 +16,8 @@ export interface SampleVersion {
   user_id: number;
   label: string | null;
   spans: TextSpan[] | null;
+  /** On audio and video, the time segments (null or absent: none given). */
+  segments?: TimeSegment[] | null;
 }
 
 /** A ground-truth sample: the reviewed class and spans, and the text the spans are of (null for other modalities). */
@@ -22,6 +25,8 @@ export interface SampleTruth {
   label: string | null;
   spans: TextSpan[] | null;
   text: string | null;
+  /** The reviewed time segments of an audio or video clip (null or absent: not a clip, or none). */
+  segments?: TimeSegment[] | null;
 }
 
 export interface SampleAnnotatorScores {
@@ -33,6 +38,10 @@ export interface SampleAnnotatorScores {
   /** Token-level F1 of their spans, micro over the ground-truth texts where either side has spans given; null when none. */
   span_f1: number | null;
   span_counts: Counts;
+  /** F1 of their time segments (matched per class by IoU ≥ 0.5), micro over the ground-truth clips where either side has segments; null when none. */
+  segment_f1: number | null;
+  segment_counts: Counts;
+  segment_per_class: SegmentClassCounts[];
 }
 
 export interface SampleAgreementRow {
@@ -71,6 +80,7 @@ export function sampleAnnotatorScores(versions: readonly SampleVersion[], truth:
     let equal = 0;
     const counts: Counts = { tp: 0, fp: 0, fn: 0 };
     let spanSamples = 0;
+    const clips: SegmentClassCounts[][] = [];
     for (const v of scored) {
       const t = truth.get(v.sample_id)!;
       if (t.label !== null && v.label !== null) {
@@ -84,13 +94,19 @@ export function sampleAnnotatorScores(versions: readonly SampleVersion[], truth:
         counts.fp += c.fp;
         counts.fn += c.fn;
       }
+      if (t.text === null && (t.segments || v.segments)) clips.push(segmentCounts(t.segments ?? [], v.segments ?? []));
     }
+    const segmentPerClass = addSegmentCounts(clips);
+    const segments = segmentPerClass.reduce((sum, c) => ({ tp: sum.tp + c.tp, fp: sum.fp + c.fp, fn: sum.fn + c.fn }), { tp: 0, fp: 0, fn: 0 });
     return {
       user_id: user,
       samples: scored.length,
       class_accuracy: both === 0 ? null : equal / both,
       span_f1: spanSamples === 0 ? null : f1Of(counts),
       span_counts: counts,
+      segment_f1: clips.length === 0 ? null : f1Of(segments),
+      segment_counts: segments,
+      segment_per_class: segmentPerClass,
     };
   });
 }
@@ -131,13 +147,14 @@ export function sampleReport(versions: readonly SampleVersion[], truth: Readonly
   };
 }
 
-const CSV_COLUMNS = ['user_id', 'email', 'samples', 'class_accuracy', 'span_f1', 'span_tp', 'span_fp', 'span_fn'] as const;
+const CSV_COLUMNS = ['user_id', 'email', 'samples', 'class_accuracy', 'span_f1', 'span_tp', 'span_fp', 'span_fn', 'segment_f1', 'segment_tp', 'segment_fp', 'segment_fn'] as const;
 
 /** The annotators' scores on samples as CSV (as analyticsCsv for images): a header row, one row per annotator. */
 export function sampleScoresCsv(rows: readonly (SampleAnnotatorScores & { email: string })[]): string {
   const lines = [CSV_COLUMNS.join(',')];
   for (const r of rows) {
-    lines.push([r.user_id, r.email, r.samples, r.class_accuracy, r.span_f1, r.span_counts.tp, r.span_counts.fp, r.span_counts.fn].map(csvCell).join(','));
+    lines.push([r.user_id, r.email, r.samples, r.class_accuracy, r.span_f1, r.span_counts.tp, r.span_counts.fp, r.span_counts.fn,
+      r.segment_f1, r.segment_counts.tp, r.segment_counts.fp, r.segment_counts.fn].map(csvCell).join(','));
   }
   return `${lines.join('\n')}\n`;
 }

@@ -7,7 +7,7 @@ type SampleReport = ResponseOf<'/api/projects/{id}/quality-control/samples/repor
 
 /**
  * The samples' quality report (issue 29) on the Team quality page: per annotator, the accuracy of classes and the
- * token-level F1 of text spans on ground-truth samples, the agreement (Krippendorff's alpha) among annotators, and
+ * token-level F1 of text spans and the F1 of audio and video time segments on ground-truth samples, the agreement (Krippendorff's alpha) among annotators, and
  * the same scores as CSV. Shown for projects that hold samples.
  */
 export function SampleScores({ projectId, onError }: { projectId: number; onError: (message: string) => void }) {
@@ -49,6 +49,7 @@ export function SampleScores({ projectId, onError }: { projectId: number; onErro
                   <th title="Their class equal to the truth's, where both give one">Class acc.</th>
                   <th title="Token-level F1 of their text spans on ground truth">Span F1</th>
                   <th title="Span tokens: true positives / false positives / misses">TP / FP / FN</th>
+                  <th title="F1 of their time segments on ground-truth clips (matched per class by IoU ≥ 0.5)">Segment F1</th>
                 </tr>
               </thead>
               <tbody>
@@ -59,6 +60,7 @@ export function SampleScores({ projectId, onError }: { projectId: number; onErro
                     <td data-col="class_accuracy">{percent(a.class_accuracy)}</td>
                     <td data-col="span_f1">{score(a.span_f1)}</td>
                     <td data-col="span_counts">{`${a.span_counts.tp} / ${a.span_counts.fp} / ${a.span_counts.fn}`}</td>
+                    <td data-col="segment_f1">{score(a.segment_f1)}</td>
                   </tr>
                 ))}
               </tbody>
