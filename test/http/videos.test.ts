@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -208,6 +210,33 @@ describe('videos and tracks over the API (issue 26)', () => {
     assert.deepEqual([project.image_count, project.annotation_count], [before.image_count - 20, before.annotation_count - 1]);
     assert.deepEqual(await imageFiles(t, projectId), []);
     assert.deepEqual(await readdir(join(t.dataDir, 'blobs', 'projects', String(projectId), 'videos')), []);
+  });
+
+  it('claims a batch of frames with one statement, and writes the files of identical frames once', async () => {
+    const claims = t.versa.deps.services.blobClaims;
+    const session = claims.session.bind(claims);
+    const held: number[] = [];
+    claims.session = () => {
+      const s = session();
+      return { ...s, hold: (keys: string[]) => (held.push(keys.length), s.hold(keys)) };
+    };
+    try {
+      const still = join(t.dataDir, 'still.mp4');
+      execFileSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'color=c=blue:size=160x120:rate=10', '-t', '4', '-pix_fmt', 'yuv420p', '-c:v', 'libx264', still]);
+      const project = (await alice.post('/api/projects', { name: 'still' })).body.id;
+      assert.equal((await upload(alice, project, readFileSync(still))).status, 202);
+      await t.versa.deps.queue.drain();
+      const frames = (await alice.get(`/api/projects/${project}/images?limit=1000`)).body as { sha256: string }[];
+      assert.equal(frames.length, 40);
+      const distinct = new Set(frames.map((f) => f.sha256)).size;
+      assert.ok(distinct < 40, `identical frames share their bytes (${distinct} distinct)`);
+      // A claim per frame was 40 statements of 2 keys; now one per batch (30 frames, or what came in 250 ms).
+      assert.ok(held.length < 10, `${held.length} claim statements for 40 frames`);
+      assert.equal(held.reduce((a, b) => a + b, 0), 2 * distinct, 'each distinct frame\'s two files claimed once');
+      assert.equal((await imageFiles(t, project)).length, distinct);
+    } finally {
+      claims.session = session;
+    }
   });
 });
 

@@ -49,11 +49,14 @@ export interface VideoUpload {
 /** Frames checked and written at the same time while a video becomes images. */
 const FRAME_CONCURRENCY = 4;
 /**
- * Frames whose files are claimed by one statement (a claim per frame was a tenth of the service's own CPU at 1080p),
- * and the most time a batch waits to fill; FFmpeg runs this many frames ahead before its pipe is paused.
+ * Frames whose files are claimed by one statement (a claim per frame was a sixth of the service's own CPU at 1080p),
+ * and the most time a batch waits to fill; FFmpeg runs as many frames ahead before its pipe is paused.
  */
 const FRAME_BATCH = 30;
 const FRAME_BATCH_MS = 250;
+/** Fewer frames a batch for larger ones (a batch and as many ahead are in memory): at most this many pixels. */
+const BATCH_PIXELS = 64_000_000;
+const framesPerBatch = (video: VideoRow) => Math.max(1, Math.min(FRAME_BATCH, Math.floor(BATCH_PIXELS / (video.width * video.height))));
 const notFound = (id: number) => `Video ${id} not found`;
 
 /**
@@ -224,10 +227,11 @@ export class VideosService {
       // statement for a batch's files, then its files written FRAME_CONCURRENCY at a time; the rows wait in memory for
       // the one transaction at the end.
       const range = video.range_start_s === null || video.range_end_s === null ? undefined : { fromS: video.range_start_s, toS: video.range_end_s, fps: video.fps };
-      const frames = decodeFrames(this.ffmpeg, source, { step: video.step, startS: video.start_s, range, signal: ctx.signal, buffered: FRAME_BATCH, thumbnailSize: THUMBNAIL_SIZE });
+      const batchSize = framesPerBatch(video);
+      const frames = decodeFrames(this.ffmpeg, source, { step: video.step, startS: video.start_s, range, signal: ctx.signal, buffered: batchSize, thumbnailSize: THUMBNAIL_SIZE });
       const rows: Insertable<ImagesTable>[] = [];
       try {
-        for await (const batch of batchesOf(frames, FRAME_BATCH, FRAME_BATCH_MS)) {
+        for await (const batch of batchesOf(frames, batchSize, FRAME_BATCH_MS)) {
           rows.push(...(await this.ingestFrames(video, batch, claims, written)));
           void ctx.progress(Math.min(1, rows.length / expected));
         }

@@ -836,6 +836,9 @@ export class EditorController implements ToolHost {
    * rendered again sharp. While a shape is being moved or a mask painted, the scene is drawn directly.
    */
   paint(): void {
+    // A paint asked for earlier would draw the same again (the editor paints a newly opened image at once).
+    if (this.frame) cancelAnimationFrame(this.frame);
+    this.frame = 0;
     const started = performance.now();
     const ctx = this.ctx;
     const dpr = window.devicePixelRatio || 1;
