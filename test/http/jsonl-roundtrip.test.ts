@@ -22,9 +22,12 @@ const SHAPES: Annotation[] = [
   { type: 'points', className: 'road', geometry: { points: [[3, 3], [30, 30]] } },
   { type: 'ellipse', className: 'car', geometry: { cx: 90, cy: 20, rx: 12, ry: 6, rotation: 20 } },
   { type: 'classification', className: 'road', geometry: {} },
+  { type: 'keypoints', className: 'person', geometry: { points: [[20, 30, 2], [26, 30, 1], [23, 40, 2]] } },
 ];
+/** The person class's skeleton: the jsonl lines carry it on each keypoints annotation, and the import takes it back. */
+const SKELETON = { points: ['left_eye', 'right_eye', 'nose'], edges: [[0, 2], [1, 2]], flip_pairs: [[0, 1]] };
 
-type Line = { image: string; split: string | null; annotations: { class: string; type: string; geometry: unknown; attributes?: object; group_id?: number }[] };
+type Line = { image: string; split: string | null; annotations: { class: string; type: string; geometry: unknown; attributes?: object; group_id?: number; skeleton?: unknown }[] };
 
 /** The jsonl export of a project: its lines by image, each image's annotations in a stable order. */
 async function exportJsonl(client: Client, projectId: number): Promise<Line[]> {
@@ -52,8 +55,11 @@ describe('jsonl import (issue 25): an import reads what the jsonl export writes'
     const chunks: Buffer[] = [];
     out.on('data', (c: Buffer) => chunks.push(c));
     await WRITERS.datumaro.write({
-      classes: ['car', 'road'],
-      classSpecs: new Map<string, ClassSpec>([['car', { attributes: [{ name: 'occluded', type: 'checkbox' }, { name: 'colour', type: 'select', values: ['red', 'blue'] }] }]]),
+      classes: ['car', 'road', 'person'],
+      classSpecs: new Map<string, ClassSpec>([
+        ['car', { attributes: [{ name: 'occluded', type: 'checkbox' }, { name: 'colour', type: 'select', values: ['red', 'blue'] }] }],
+        ['person', { skeleton: SKELETON as ClassSpec['skeleton'] }],
+      ]),
       items: [
         { split: 'train', fileName: 'a.png', source: { open: () => { const s = new PassThrough(); s.end(images[0]); return s; } }, width: W, height: H, annotations: SHAPES },
         { split: 'valid', fileName: 'b.png', source: { open: () => { const s = new PassThrough(); s.end(images[1]); return s; } }, width: W, height: H, annotations: SHAPES.slice(0, 2) },
@@ -61,9 +67,13 @@ describe('jsonl import (issue 25): an import reads what the jsonl export writes'
     }, out);
     const first = await importZip(alice, Buffer.concat(chunks));
     assert.equal(first.status, 201, JSON.stringify(first.body));
+    // Datumaro has no flip pairs: give the skeleton its pair here, so that the jsonl round trip carries all of it.
+    const person = ((await alice.get(`/api/projects/${first.body.id}/classes`)).body as { id: number; name: string }[]).find((c) => c.name === 'person')!;
+    assert.equal((await alice.patch(`/api/classes/${person.id}`, { skeleton: SKELETON })).status, 200);
     const exported = await exportJsonl(alice, first.body.id);
     assert.equal(exported.length, 2);
     assert.ok(exported[0].annotations.some((a) => a.attributes && a.group_id), JSON.stringify(exported[0]));
+    assert.deepEqual(exported[0].annotations.find((a) => a.type === 'keypoints')?.skeleton, SKELETON);
 
     const text = exported.map((l) => JSON.stringify(l)).join('\n');
     const second = await importZip(alice, await buildZip([
@@ -74,6 +84,8 @@ describe('jsonl import (issue 25): an import reads what the jsonl export writes'
     assert.equal(second.status, 201, JSON.stringify(second.body));
     assert.equal(second.body.import.format, 'jsonl');
     assert.equal(second.body.import.skipped_count, 0, JSON.stringify(second.body.import.skipped));
+    const classes = (await alice.get(`/api/projects/${second.body.id}/classes`)).body as { name: string; skeleton: unknown }[];
+    assert.deepEqual(classes.find((c) => c.name === 'person')?.skeleton, SKELETON, 'the skeleton came back with the keypoints');
     const again = await exportJsonl(alice, second.body.id);
     assert.deepEqual(again.map((l) => [l.image, l.split]), exported.map((l) => [l.image, l.split]));
     for (const [i, line] of again.entries()) {

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
-import { specsFromValues, type AttributeValue } from '../../imaging/class-specs.js';
+import { ClassSpecError, parseSkeleton, specsFromValues, type AttributeValue, type Skeleton } from '../../imaging/class-specs.js';
 import type { Annotation, ClassSpec, DatasetSource, Split } from '../dataset.js';
 import { FormatError } from '../format-error.js';
 import { ImportLedger } from '../import-ledger.js';
@@ -16,6 +16,7 @@ interface JsonlAnnotation {
   geometry?: unknown;
   attributes?: unknown;
   group_id?: unknown;
+  skeleton?: unknown;
 }
 
 /** A first line that says the file is Versa's jsonl export: an object naming its `image` and listing `annotations`. */
@@ -27,7 +28,8 @@ export function looksLikeJsonl(firstLine: string): boolean {
  * Versa's `jsonl` export read back (one image a line: `{image, split, width, height, annotations: [{class, type,
  * geometry, attributes?, group_id?}]}`, geometry in the API's shapes), beside the images it names (found by name in
  * the archive; an archive image no line names is kept unlabelled). The export declares no attribute specs: they are
- * made from the values seen, as for other formats without declarations. An annotation of a type Versa does not have,
+ * made from the values seen, as for other formats without declarations. A class's skeleton is the one its keypoints
+ * carry (a skeleton that is not one refuses the archive, naming the line). An annotation of a type Versa does not have,
  * or without a class, and the lines of an image the archive lacks are skipped with why; a line that is not JSON
  * refuses the archive (422 naming it).
  */
@@ -36,6 +38,7 @@ export async function readJsonl(scan: DatasetScan, files: string[]): Promise<Dat
   const ledger = new ImportLedger();
   const classes: string[] = [];
   const seen = new Map<string, Map<string, Set<AttributeValue>>>();
+  const skeletons = new Map<string, Skeleton>();
   const listed = new Map<string, ListedImage>();
   for (const file of files) {
     const lines = (await readFile(join(scan.root, file), 'utf8')).split(/\r?\n/);
@@ -46,6 +49,7 @@ export async function readJsonl(scan: DatasetScan, files: string[]): Promise<Dat
       const annotations = (Array.isArray(row.annotations) ? row.annotations : []).flatMap((a: JsonlAnnotation, n: number) => {
         const reason = annotationProblem(a);
         if (reason) ledger.skip('annotations', typeof a.type === 'string' ? a.type : 'unknown', { file, item: `${where} annotation ${n + 1}`, reason });
+        if (!reason) noteSkeleton(a, skeletons, `${file} ${where} annotation ${n + 1}`);
         return reason ? [] : [toAnnotation(a, classes, seen)];
       });
       const found = findImage(scan, row.image as string, [posix.dirname(file)]);
@@ -58,6 +62,7 @@ export async function readJsonl(scan: DatasetScan, files: string[]): Promise<Dat
     }
   }
   const classSpecs = new Map<string, ClassSpec>([...seen].map(([name, values]) => [name, { attributes: specsFromValues(values) }]));
+  for (const [name, skeleton] of skeletons) classSpecs.set(name, { ...classSpecs.get(name), skeleton });
   const types = [...listed.values()].flatMap((l) => (Array.isArray(l.annotations) ? l.annotations.map((a) => a.type) : []));
   return { format: 'jsonl', projectType: projectTypeOf(types), classes, classSpecs, ledger, items: listedItems(scan, listed) };
 }
@@ -73,6 +78,18 @@ function parseLine(line: string, where: string): Record<string, unknown> {
     throw new FormatError(`${where}: each line is an object naming its "image"`);
   }
   return row as Record<string, unknown>;
+}
+
+/** The skeleton a keypoints annotation carries, kept for its class (the first one seen). */
+function noteSkeleton(a: JsonlAnnotation, skeletons: Map<string, Skeleton>, where: string): void {
+  const className = (a.class as string).trim();
+  if (a.type !== 'keypoints' || a.skeleton === undefined || skeletons.has(className)) return;
+  try {
+    skeletons.set(className, parseSkeleton(a.skeleton));
+  } catch (error) {
+    if (!(error instanceof ClassSpecError)) throw error;
+    throw new FormatError(`${where}: skeleton${error.path.map((p) => `.${p}`).join('')} ${error.message}`);
+  }
 }
 
 function annotationProblem(a: JsonlAnnotation): string | null {

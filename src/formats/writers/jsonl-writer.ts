@@ -6,8 +6,9 @@ import { ExportTally, WITH_ATTRIBUTES } from './export-tally.js';
 
 /**
  * JSON Lines, one image a line: `{"image", "split", "width", "height", "annotations": [{"class", "type",
- * "geometry", "attributes"?, "group_id"?}]}` with geometry in the API's shapes (pixels, origin top-left); a video
- * frame's track shapes carry their track in the `track_id` attribute.
+ * "geometry", "attributes"?, "group_id"?, "skeleton"?}]}` with geometry in the API's shapes (pixels, origin top-left);
+ * keypoints of a class with a skeleton carry it (`{points, edges, flip_pairs}`: the format has no class header, and
+ * a line read alone keeps its meaning); a video frame's track shapes carry their track in the `track_id` attribute.
  */
 export async function writeJsonl(dataset: DatasetToWrite, output: Writable, tally = new ExportTally()): Promise<WriteStats> {
   const stats: WriteStats = { imageCount: 0, annotationCount: 0 };
@@ -24,6 +25,7 @@ export async function writeJsonl(dataset: DatasetToWrite, output: Writable, tall
         geometry: a.geometry,
         ...(a.attributes && Object.keys(a.attributes).length > 0 ? { attributes: a.attributes } : {}),
         ...(a.groupId ? { group_id: a.groupId } : {}),
+        ...(a.type === 'keypoints' && dataset.classSpecs?.get(a.className)?.skeleton ? { skeleton: dataset.classSpecs.get(a.className)!.skeleton } : {}),
       })),
     })}\n`;
     stats.imageCount++;
