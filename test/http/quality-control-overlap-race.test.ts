@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { insertImageRow } from '../helpers/image-rows.js';
+import { drainTasks, submitHeld } from '../helpers/qc-dealing.js';
 import { startTestApp, type Client, type TestApp } from '../helpers/test-app.js';
 
 type User = Client & { id: number };
@@ -54,12 +55,7 @@ describe('overlap dealing is atomic (issue 29)', () => {
       const dealt = answers.filter(({ res }) => res.body.task !== null);
       if (dealt.length === 0) break;
       // Each annotator submits what they hold, then the next round asks again.
-      const done = new Set<number>();
-      for (const { u, res } of dealt) {
-        if (done.has(u.id)) continue;
-        done.add(u.id);
-        assert.equal((await u.post(`${base()}/tasks/${res.body.task.image_id}/submit`)).status, 200);
-      }
+      await submitHeld(dealt, base(), 'image_id');
     }
     const { rows, per } = await tasksPerImage();
     assert.deepEqual([...per.values()], images.map(() => OVERLAP), 'no image skipped, none overfilled');
@@ -68,25 +64,12 @@ describe('overlap dealing is atomic (issue 29)', () => {
     for (const u of annotators) assert.deepEqual((await u.post(`${base()}/tasks/next`)).body, { task: null });
   });
 
-  /** Every annotator takes and submits tasks, one at a time, until none is left. */
-  async function drain(): Promise<void> {
-    for (let more = true; more;) {
-      more = false;
-      for (const u of annotators) {
-        const next = await u.post(`${base()}/tasks/next`);
-        if (next.body.task === null) continue;
-        more = true;
-        assert.equal((await u.post(`${base()}/tasks/${next.body.task.image_id}/submit`)).status, 200);
-      }
-    }
-  }
-
   it('images uploaded after dealing began join the queue, and a new overlap deals every image again', async () => {
     for (let i = 0; i < 2; i++) images.push(await insertImageRow(t, projectId));
-    await drain();
+    await drainTasks(annotators, base(), 'image_id');
     assert.deepEqual([...(await tasksPerImage()).per.values()], images.map(() => OVERLAP));
     assert.equal((await owner.put(`${base()}/settings`, { overlap: OVERLAP + 1 })).status, 200);
-    await drain();
+    await drainTasks(annotators, base(), 'image_id');
     assert.deepEqual([...(await tasksPerImage()).per.values()], images.map(() => OVERLAP + 1));
     const queued = await t.versa.deps.db.selectFrom('qc_queue').select('image_id').where('project_id', '=', projectId).execute();
     assert.deepEqual(queued, [], 'full images leave the queue');
@@ -100,12 +83,12 @@ describe('overlap dealing is atomic (issue 29)', () => {
     const row = await db.selectFrom('images').selectAll().where('id', '=', late).executeTakeFirstOrThrow();
     await db.deleteFrom('images').where('id', '=', late).execute();
     images.push(await insertImageRow(t, projectId));
-    await drain();
+    await drainTasks(annotators, base(), 'image_id');
     const mark = (await db.selectFrom('qc_settings').select('queued_through').where('project_id', '=', projectId).executeTakeFirstOrThrow()).queued_through;
     assert.ok(mark > late, `the queue's mark ${mark} is past the late id ${late}`);
     await db.insertInto('images').values(row).execute();
     images.push(late);
-    await drain();
+    await drainTasks(annotators, base(), 'image_id');
     assert.deepEqual([...(await tasksPerImage()).per.values()], images.map(() => OVERLAP + 1), 'the late image was dealt to every slot');
   });
 });

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { drainTasks, submitHeld } from '../helpers/qc-dealing.js';
 import { startTestApp, type Client, type TestApp } from '../helpers/test-app.js';
 
 type User = Client & { id: number };
@@ -45,18 +46,6 @@ describe('sample dealing is atomic and queued (issue 29)', () => {
     return { rows, per };
   };
 
-  async function drain(): Promise<void> {
-    for (let more = true; more;) {
-      more = false;
-      for (const u of annotators) {
-        const next = await u.post(`${base()}/tasks/next`);
-        if (next.body.task === null) continue;
-        more = true;
-        assert.equal((await u.post(`${base()}/tasks/${next.body.task.sample_id}/submit`)).status, 200);
-      }
-    }
-  }
-
   it('concurrent rounds of "next" fill every sample to exactly the overlap, never past it', async () => {
     for (let round = 0; round < SAMPLES * OVERLAP; round++) {
       const answers = await Promise.all(annotators.flatMap((u) => Array.from({ length: REQUESTS_EACH }, () => u.post(`${base()}/tasks/next`).then((res) => ({ u, res })))));
@@ -68,12 +57,7 @@ describe('sample dealing is atomic and queued (issue 29)', () => {
       for (const [sample, n] of per) assert.ok(n <= OVERLAP, `sample ${sample} has ${n} answers (overlap ${OVERLAP})`);
       const dealt = answers.filter(({ res }) => res.body.task !== null);
       if (dealt.length === 0) break;
-      const done = new Set<number>();
-      for (const { u, res } of dealt) {
-        if (done.has(u.id)) continue;
-        done.add(u.id);
-        assert.equal((await u.post(`${base()}/tasks/${res.body.task.sample_id}/submit`)).status, 200);
-      }
+      await submitHeld(dealt, base(), 'sample_id');
     }
     const { rows, per } = await answersPerSample();
     assert.deepEqual([...per.values()], samples.map(() => OVERLAP), 'no sample skipped, none overfilled');
@@ -88,15 +72,15 @@ describe('sample dealing is atomic and queued (issue 29)', () => {
     const row = await db.selectFrom('samples').selectAll().where('id', '=', late).executeTakeFirstOrThrow();
     await db.deleteFrom('samples').where('id', '=', late).execute();
     samples.push(later);
-    await drain();
+    await drainTasks(annotators, base(), 'sample_id');
     const mark = (await db.selectFrom('qc_settings').select('samples_queued_through').where('project_id', '=', projectId).executeTakeFirstOrThrow()).samples_queued_through;
     assert.ok(mark >= later, `the queue's mark ${mark} is past the late id ${late}`);
     await db.insertInto('samples').values(row).execute();
     samples.push(late);
-    await drain();
+    await drainTasks(annotators, base(), 'sample_id');
     assert.deepEqual([...(await answersPerSample()).per.values()], samples.map(() => OVERLAP));
     assert.equal((await owner.put(`/api/projects/${projectId}/quality-control/settings`, { overlap: OVERLAP + 1 })).status, 200);
-    await drain();
+    await drainTasks(annotators, base(), 'sample_id');
     assert.deepEqual([...(await answersPerSample()).per.values()], samples.map(() => OVERLAP + 1));
   });
 });
