@@ -23,6 +23,17 @@ const NEEDS: Partial<Record<Permission, string>> = {
 
 const cache = new Map<number, Promise<ProjectAccess>>();
 
+/** The caller's role in a project, read once per page load (GET /api/projects/{id}/my-access). */
+export function accessOf(projectId: number): Promise<ProjectAccess> {
+  let promise = cache.get(projectId);
+  if (!promise) {
+    promise = api.get('/api/projects/{id}/my-access', { path: { id: projectId } });
+    cache.set(projectId, promise);
+    promise.catch(() => cache.delete(projectId));
+  }
+  return promise;
+}
+
 /**
  * The caller's role in a project (GET /api/projects/{id}/my-access). Pages hide or disable, with the reason, the
  * controls the role cannot use, instead of offering them and answering 403. `null` while loading: controls that
@@ -30,15 +41,7 @@ const cache = new Map<number, Promise<ProjectAccess>>();
  */
 export function useProjectAccess(projectId: number) {
   const [access, setAccess] = useState<ProjectAccess | null>(null);
-  useEffect(() => {
-    let promise = cache.get(projectId);
-    if (!promise) {
-      promise = api.get('/api/projects/{id}/my-access', { path: { id: projectId } });
-      cache.set(projectId, promise);
-      promise.catch(() => cache.delete(projectId));
-    }
-    promise.then(setAccess, () => undefined);
-  }, [projectId]);
+  useEffect(() => void accessOf(projectId).then(setAccess, () => undefined), [projectId]);
   const can = (permission: Permission) => access?.permissions.includes(permission) ?? false;
   /** The reason a control is disabled, or undefined when the caller may use it. */
   const why = (permission: Permission): string | undefined =>

@@ -61,6 +61,8 @@ export class AnnotationStore {
     private readonly events: StoreEvents,
     /** On a video's frame: its number, where edits of a track's shape become that track's keyframes. */
     private readonly frame: number | null = null,
+    /** A quality-control task's version: every change saves the whole shape list (in order), no annotation is written. */
+    private readonly saveAll?: (shapes: Draft[]) => Promise<void>,
   ) {
     for (const a of annotations) {
       const ref: Ref = { key: this.nextKey++, id: a.id, pending: Promise.resolve() };
@@ -88,8 +90,17 @@ export class AnnotationStore {
     return { class_id: d.class_id, annotation_type: d.annotation_type, geometry: d.geometry, confidence: d.confidence ?? null, source: d.source ?? 'manual', status: d.status ?? 'accepted', ...(d.attributes ? { attributes: d.attributes } : {}), ...(d.group_id != null ? { group_id: d.group_id } : {}) };
   }
 
+  /** The saves of the whole list, one after another; each sends the list as it is when its turn comes. */
+  private wholeSaves: Promise<unknown> = Promise.resolve();
+
+  private saveWhole(): Promise<void> {
+    const run = this.wholeSaves.then(() => this.saveAll!([...this.items.values()].map(draftOf)));
+    this.wholeSaves = run.catch(() => undefined);
+    return run;
+  }
+
   private queue(ref: Ref, op: () => Promise<void>, rollback: (err: Error) => void): Promise<void> {
-    const run = ref.pending.then(op).catch((err: Error) => {
+    const run = ref.pending.then(this.saveAll ? () => this.saveWhole() : op).catch((err: Error) => {
       rollback(err);
       this.events.refused(err.message);
     });

@@ -30,6 +30,8 @@ export interface LoadedImage {
   annotations: Annotation[];
   /** The frame number when the image is a video's frame (its track shapes are edited as keyframes there). */
   frame?: number | null;
+  /** Saves the whole shape list at once (a quality-control task's version); absent: annotation by annotation. */
+  save?: (shapes: Draft[]) => Promise<void>;
 }
 
 export interface EditorState {
@@ -180,7 +182,7 @@ export class EditorController implements ToolHost {
       changed: (key, ann) => this.onChanged(key, ann),
       refused: (m) => this.onMessage(`Change not saved: ${m}`),
       trackChanged: (trackId) => this.onTrackChanged?.(trackId),
-    }, image.frame ?? null);
+    }, image.frame ?? null, image.save);
     this.shapes.clear();
     this.index = new GridIndex(image.width, image.height);
     for (const [key, ann] of this.store.items) this.addShape(key, ann);

@@ -1,6 +1,7 @@
 import { api } from '../api.js';
 import { asAnnotation, type Annotation, type ImageRecord } from '../types.js';
 import type { LoadedImage } from './editor-controller.js';
+import type { Draft } from './annotation-store.js';
 
 const PREVIEW_MAX = 2048;
 const PAGE = 10000;
@@ -17,6 +18,18 @@ async function allAnnotations(imageId: number): Promise<Annotation[]> {
     after = page[page.length - 1].id;
   }
 }
+
+/**
+ * Where the editor reads an image's shapes and saves them: the image's own annotations (each saved on its own), or
+ * a quality-control task's version of the image (saved whole, see task-shapes.ts).
+ */
+export interface ShapeSource {
+  load(imageId: number): Promise<Annotation[]>;
+  /** Saves the whole shape list at once; absent: each annotation is written through the annotations routes. */
+  save?(imageId: number, shapes: Draft[]): Promise<void>;
+}
+
+const imageAnnotations: ShapeSource = { load: allAnnotations };
 
 interface Decoded {
   source: HTMLImageElement | ImageBitmap;
@@ -64,7 +77,10 @@ export class ImageLoader {
   /** The decoded pixels, kept when only the annotations are forgotten (a track edit changes every frame's shapes). */
   private pixels = new Map<number, Promise<Decoded>>();
 
-  constructor(private readonly projectId: number) {}
+  constructor(
+    private readonly projectId: number,
+    private readonly shapes: ShapeSource = imageAnnotations,
+  ) {}
 
   load(record: ImageRecord): Promise<LoadedImage> {
     let entry = this.cache.get(record.id);
@@ -77,7 +93,8 @@ export class ImageLoader {
         this.pixels.set(record.id, decoding);
       }
       entry = (async () => {
-        const [img, annotations] = await Promise.all([decoding, allAnnotations(record.id)]);
+        const [img, annotations] = await Promise.all([decoding, this.shapes.load(record.id)]);
+        const save = this.shapes.save?.bind(this.shapes, record.id);
         return {
           imageId: record.id,
           width: record.width || img.width,
@@ -86,6 +103,7 @@ export class ImageLoader {
           preview: img.preview,
           annotations,
           frame: record.frame,
+          save,
         };
       })();
       entry.catch(() => this.cache.delete(record.id));

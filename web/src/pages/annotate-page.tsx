@@ -1,5 +1,5 @@
 import { lazy, Suspense, useEffect, useRef, useState, useMemo } from 'react';
-import { api } from '../api.js';
+import { api, ApiError } from '../api.js';
 import { clock, useImageLock, type LockStatus } from '../components/image-lock.js';
 import { ErrorBanner, useUser } from '../components/layout.js';
 import { EditorController, type EditorState, type ToolName } from '../editor/editor-controller.js';
@@ -9,7 +9,8 @@ import { hasSam, isDetector, ownModels, type Model } from '../models.js';
 import { displayColors } from '../editor/palette.js';
 import { ObjectsPanel } from '../components/objects-panel.js';
 import { ClassSearch } from '../components/class-search.js';
-import { useProjectAccess } from '../components/project-access.js';
+import { accessOf, useProjectAccess } from '../components/project-access.js';
+import { taskShapes } from '../editor/task-shapes.js';
 import { ExperimentPredictions } from '../components/experiment-predictions.js';
 import { filterFromQuery, filterToQuery, isFiltered, listQuery } from '../components/image-grid.js';
 import { Link, navigate } from '../router.js';
@@ -163,6 +164,9 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
   const imagesRef = useRef<ImageRecord[]>([]);
   const indexRef = useRef(-1);
   const modelsRef = useRef<Model[]>([]);
+  /** Working on quality-control tasks (issue 29): one dealt image at a time, its shapes the caller's own version. */
+  const [taskMode, setTaskMode] = useState(false);
+  const [submittingTask, setSubmittingTask] = useState(false);
 
   useEffect(() => {
     const c = new EditorController(canvas.current!, minimap.current, setState, setMessage);
@@ -187,7 +191,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
       if (indexRef.current >= 0) prefetchAhead(imagesRef.current, indexRef.current);
     }, () => setModels([]));
     api.get('/api/projects/{id}/members', { path: { id: projectId } }).then(setMembers, () => undefined);
-    loadQueue();
+    void startQueue();
     return () => {
       resize.disconnect();
       c.destroy();
@@ -205,6 +209,52 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
       setMessage((e as Error).message);
     }
   }
+
+  /**
+   * Below project admin, a project with quality control (overlap or hidden ground truth) deals tasks: the editor
+   * works on them; elsewhere (409: it deals none) on the project's images.
+   */
+  async function startQueue() {
+    const mine = await accessOf(projectId).catch(() => null);
+    const annotates = mine?.permissions.includes('annotations.write') && !mine.permissions.includes('project.update');
+    if (!annotates || !(await nextTask(true))) loadQueue();
+  }
+
+  /** Opens the next task dealt to the caller; false when the project deals none (first call only). */
+  async function nextTask(first = false): Promise<boolean> {
+    try {
+      const { task } = await api.post('/api/projects/{id}/quality-control/tasks/next', { path: { id: projectId } });
+      if (first) loader.current = new ImageLoader(projectId, taskShapes(projectId));
+      setTaskMode(true);
+      const list = task ? [await api.get('/api/images/{image_id}', { path: { image_id: task.image_id } })] : [];
+      imagesRef.current = list;
+      indexRef.current = -1;
+      setImages(list);
+      if (task) await open(0);
+      return true;
+    } catch (e) {
+      if (first && e instanceof ApiError && e.status === 409) return false;
+      setMessage(`Next task: ${(e as Error).message}`);
+      return true;
+    }
+  }
+
+  /** Submits the open task once its shapes are saved, then opens the next one. */
+  const submitTask = async () => {
+    const img = imagesRef.current[indexRef.current];
+    if (!img) return;
+    setSubmittingTask(true);
+    try {
+      await controller.current?.store?.settled();
+      await api.post('/api/projects/{id}/quality-control/tasks/{image_id}/submit', { path: { id: projectId, image_id: img.id } });
+      loader.current.forget(img.id);
+      await nextTask();
+    } catch (e) {
+      setMessage(`Submit: ${(e as Error).message}`);
+    } finally {
+      setSubmittingTask(false);
+    }
+  };
 
   function loadQueue() {
     queueImages(projectId).then((list) => {
@@ -311,7 +361,8 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
   // requests a frame, at 25 frames a second, on the server the page waits for); they are once it stops.
   const [playing, setPlaying] = useState(false);
   const steadyId = playing ? null : currentId;
-  const lock = useImageLock(steadyId);
+  // A task is the caller's own version: no lock (the others dealt the image work on theirs), no review.
+  const lock = useImageLock(taskMode ? null : steadyId);
   const lockKind = useRef<LockStatus['kind']>('pending');
   useEffect(() => {
     const c = controller.current;
@@ -325,7 +376,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
     if (before === 'theirs' && lock.kind === 'mine') void reloadCurrent();
   }, [lock]);
 
-  const { review, submitting, submit } = useImageReview(projectId, steadyId, setMessage);
+  const { review, submitting, submit } = useImageReview(projectId, taskMode ? null : steadyId, setMessage);
   /** Every change made so far is saved before the reviewer can see the image. */
   const submitForReview = async () => {
     const img = imagesRef.current[indexRef.current];
@@ -374,7 +425,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
 
   const current = images && index >= 0 ? images[index] : null;
   const c = controller.current;
-  const detectors = models.filter(isDetector);
+  const detectors = taskMode ? [] : models.filter(isDetector);
   const samReady = hasSam(ownModels(models));
   // A viewer gets Select only (to read a shape's history); the drawing tools are for roles that annotate.
   const tools = TOOLS.filter((t) => (t.tool !== 'sam' || samReady) && (!viewOnly || t.tool === 'select'));
@@ -392,10 +443,16 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
           {project?.name ?? `Project ${projectId}`}
         </Link>
         <span className="muted small" data-testid="image-position">
-          {current ? `${index + 1} / ${images!.length} · ${current.original_name}` : images?.length === 0 ? 'No images yet' : ''}
+          {taskMode ? (current ? `Quality-control task · ${current.original_name}` : '') : current ? `${index + 1} / ${images!.length} · ${current.original_name}` : images?.length === 0 ? 'No images yet' : ''}
           {loading ? ' · loading…' : ''}
         </span>
         <div className="spacer" />
+        {taskMode && current && (
+          <button onClick={() => void submitTask()} disabled={submittingTask} data-testid="submit-task" title="Submit your version of this image and open your next task">
+            {submittingTask ? 'Submitting…' : 'Submit task'}
+          </button>
+        )}
+        {!taskMode && <>
         <select value={queueOrder()} onChange={(e) => changeOrder(e.target.value as QueueOrder | '')} aria-label="Queue order" title="Which image Next opens: upload order, or the unlabelled images ranked by the production model (next-to-label)">
           {QUEUE_ORDERS.map(([value, text]) => <option key={value} value={value}>{text}</option>)}
         </select>
@@ -421,6 +478,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
         <button onClick={() => void go(1)} disabled={!images || index >= images.length - 1} title="Next (D)">
           Next ›
         </button>
+        </>}
         <button className="ghost" onClick={() => setHelp(true)} title="Shortcuts (?)">
           ?
         </button>
@@ -472,7 +530,12 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
           {project?.project_type === 'classification' && state && current && (
             <ImageClasses ids={state.classifications} classes={classes} colors={drawColors} multiLabel={project.multi_label} />
           )}
-          {images?.length === 0 && (
+          {taskMode && images?.length === 0 && (
+            <div className="empty-stage" data-testid="no-task">
+              No quality-control task for you now. <Link href={`/projects/${projectId}`}>Back to the project</Link>.
+            </div>
+          )}
+          {!taskMode && images?.length === 0 && (
             <div className="empty-stage">
               No images in this project. <Link href={`/projects/${projectId}/upload`}>Upload some</Link>.
             </div>
@@ -629,8 +692,8 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
                   </button>
                 </>
               )}
-              <h3 className="history-title">History</h3>
-              {state.selected.id > 0 ? (
+              {!taskMode && <h3 className="history-title">History</h3>}
+              {taskMode ? null : state.selected.id > 0 ? (
                 <Suspense fallback={<p className="muted small">Loading history…</p>}>
                   <AnnotationHistory
                     annotationId={state.selected.id}
