@@ -5,6 +5,7 @@ import { useProjectAccess } from '../components/project-access.js';
 import { SampleAudio } from '../components/samples/sample-audio.js';
 import { SampleLlm } from '../components/samples/sample-llm.js';
 import { SampleReview } from '../components/samples/sample-review.js';
+import { SampleTasks, useSampleTasks } from '../components/samples/sample-tasks.js';
 import { SampleTable } from '../components/samples/sample-table.js';
 import { SampleText } from '../components/samples/sample-text.js';
 import { SampleVideo } from '../components/samples/sample-video.js';
@@ -24,8 +25,15 @@ type Lock = ResponseOf<'/api/samples/{sample_id}/lock', 'post'>;
  * (text spans, clip segments, labels), each view adds its own keys. Tabular samples show as a virtualised table.
  * The open sample is locked for the user while it is shown (renewed, released on leave), as in the image editor. Its
  * review state and assignee show below it, with submit and review controls for the roles that may use them.
+ * Below project admin, a project with quality control shows the caller's dealt tasks instead (issue 29).
  */
 export default function SamplesPage({ projectId }: { projectId: number }) {
+  const tasks = useSampleTasks(projectId);
+  if (tasks === undefined) return <Layout title="Samples"><p className="muted">Loading…</p></Layout>;
+  return tasks ? <SampleTasks projectId={projectId} first={tasks.task} /> : <ProjectSamples projectId={projectId} />;
+}
+
+function ProjectSamples({ projectId }: { projectId: number }) {
   const { query } = useLocation();
   const modality = (MODALITIES.find(([m]) => m === query.get('modality'))?.[0] ?? 'text') as SampleModality;
   const [project, setProject] = useState<Project | null>(null);
