@@ -27,7 +27,7 @@ describe('the video samples page: segments on the timeline, send to an image pro
     ]);
     const imported = await page.request.post(`${base()}/api/projects/${sourceId}/import/jsonl`, { multipart: { modality: 'video', file: { name: 'v.zip', mimeType: 'application/zip', buffer: zip } } });
     assert.equal(imported.status(), 201, await imported.text());
-    const targetId = (await call<{ id: number }>('post', '/api/projects', { name: 'Frames target', project_type: 'classification' })).id;
+    const targetId = (await call<{ id: number }>('post', '/api/projects', { name: 'Frames target', project_type: 'classification', multi_label: true })).id;
     const classIds: Record<string, number> = {};
     for (const name of ['walk', 'run']) classIds[name] = (await call<{ id: number }>('post', `/api/projects/${targetId}/classes`, { name })).id;
 

@@ -200,12 +200,16 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
 
   /** The project's single- or multi-label setting, changed from the editor (PATCH the project). */
   async function setMultiLabel(multi: boolean) {
+    // The checkbox follows the click at once (a controlled input otherwise snaps back until the answer), and goes
+    // back if the project refuses (409: an image still holds two classes).
+    setProject((p) => p && { ...p, multi_label: multi });
     try {
       const p = await api.patch('/api/projects/{id}', { path: { id: projectId }, body: { multi_label: multi } });
       setProject(p);
       if (controller.current) controller.current.multiLabel = p.multi_label;
       setMessage(multi ? 'Multi-label: class keys toggle classes' : 'Single-label: a class key replaces the image\'s class');
     } catch (e) {
+      setProject((p) => p && { ...p, multi_label: !multi });
       setMessage((e as Error).message);
     }
   }
