@@ -12344,6 +12344,8 @@ export interface operations {
                         size_bytes: number;
                         /** @enum {string|null} */
                         split: "train" | "valid" | "test" | null;
+                        /** @description Open suggestions on the image (model output awaiting a decision; not in `annotation_count`) */
+                        suggestion_count: number;
                         /** @description WebP thumbnail, longest side 256 */
                         thumbnail_url: string;
                         /** @description Seconds from the start of its video */

@@ -114,12 +114,21 @@ describe('Project image grid, round 3 (issue 30, item 10)', { skip: SKIP_REASON 
     const dog = await call<{ id: number; color: string }>('post', `/api/projects/${pets}/classes`, { name: 'dog' });
     const labelled = await upload(pets, 'cat.png');
     await upload(pets, 'none.png', 3);
+    const suggestedOnly = await upload(pets, 'dog.png', 4);
     await call('post', `/api/images/${labelled.id}/annotations`, { class_id: cat.id, annotation_type: 'classification', geometry: {} });
     await call('post', `/api/images/${labelled.id}/annotations`, { class_id: dog.id, annotation_type: 'classification', geometry: {}, status: 'suggested', source: 'model:1', confidence: 0.7 });
+    // An image whose only class is a suggestion: no accepted annotation, yet its thumbnail shows the suggestion.
+    await call('post', `/api/images/${suggestedOnly.id}/annotations`, { class_id: dog.id, annotation_type: 'classification', geometry: {}, status: 'suggested', source: 'model:1', confidence: 0.6 });
+    const listed = await call<{ id: number; annotation_count: number; suggestion_count: number }[]>('get', `/api/projects/${pets}/images`);
+    assert.deepEqual(listed.map((i) => [i.annotation_count, i.suggestion_count]), [[1, 1], [0, 0], [0, 1]]);
     await page.goto(`${server.baseUrl}/projects/${pets}`);
-    const chips = page.getByTestId('thumb-classes');
+    const onlySuggested = page.locator(`a.grid-cell:has(img[src="/api/images/${suggestedOnly.id}/thumbnail"]) [data-testid=thumb-classes] .chip`);
+    await until('the suggestion-only thumbnail\'s chip', async () => (await onlySuggested.count()) === 1);
+    assert.equal(await onlySuggested.innerText(), 'dog?');
+    assert.equal(await onlySuggested.evaluate((el) => getComputedStyle(el).borderTopStyle), 'dashed');
+    const chips = page.locator(`a.grid-cell:has(img[src="/api/images/${labelled.id}/thumbnail"])`).getByTestId('thumb-classes');
     await until('the labelled thumbnail\'s chips', async () => (await chips.locator('.chip').count()) === 2);
-    assert.equal(await chips.count(), 1, 'an image without a class has no chip');
+    assert.equal(await page.getByTestId('thumb-classes').count(), 2, 'an image without a class has no chip');
     assert.deepEqual(await chips.locator('.chip').allInnerTexts(), ['cat', 'dog?']);
     assert.equal(await chips.locator('.chip').first().getAttribute('data-class-id'), String(cat.id));
     assert.match((await chips.locator('.chip').nth(1).getAttribute('class'))!, /suggested/);

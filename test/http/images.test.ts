@@ -433,6 +433,25 @@ describe('images', () => {
       assert.deepEqual((await list('annotated=false')).ids, [ids[2], ids[3], ids[4]]);
     });
 
+    it('lists each image\'s open suggestions apart from its annotations, by cursor and by offset (issue 30)', async () => {
+      const ids: number[] = (await alice.get(`/api/projects/${projectId}/images`)).body.map((i: any) => i.id);
+      const cls = (await alice.get(`/api/projects/${projectId}/classes`)).body[0].id;
+      const suggest = (image: number) => alice.post(`/api/images/${image}/annotations`, {
+        class_id: cls, annotation_type: 'bbox', geometry: { x: 2, y: 2, width: 3, height: 3 }, status: 'suggested', source: 'model:1', confidence: 0.5,
+      });
+      const first = (await suggest(ids[2])).body.id;
+      await suggest(ids[2]);
+      const counts = async (query: string) => (await alice.get(`/api/projects/${projectId}/images?${query}`)).body
+        .map((i: any) => [i.id, i.annotation_count, i.suggestion_count]);
+      const before = await counts('');
+      assert.deepEqual(before.find((row: number[]) => row[0] === ids[2]), [ids[2], 0, 2], 'suggestions are not annotations');
+      assert.ok(before.filter((row: number[]) => row[0] !== ids[2]).every((row: number[]) => row[2] === 0));
+      assert.deepEqual(await counts(`after=${ids[1]}&limit=1`), [[ids[2], 0, 2]]);
+      assert.deepEqual(await counts(`offset=2&limit=1`), [[ids[2], 0, 2]]);
+      assert.equal((await alice.post(`/api/annotations/${first}/accept`, {})).status, 200);
+      assert.deepEqual(await counts(`offset=2&limit=1`), [[ids[2], 1, 1]]);
+    });
+
     it('answers 404 for a class of another project or no class, 422 for a bad class id or annotated value', async () => {
       const otherProject = await newProject(alice, 'other');
       const foreign = (await alice.post(`/api/projects/${otherProject}/classes`, { name: 'foreign' })).body.id;

@@ -22,6 +22,8 @@ export type AttributeValues = NonNullable<Annotation['attributes']>;
 export type { SplitName as Split } from './vocabulary.js';
 
 export type ImageRecord = ResponseOf<'/api/images/{image_id}', 'get'>;
+/** An image as the project's listing gives it: with its open suggestions (what the grid's thumbnails draw). */
+export type ImageListRecord = Item<ResponseOf<'/api/projects/{id}/images', 'get'>>;
 
 /** Active learning's ranking of the unlabelled images (GET /api/projects/{id}/next-to-label). */
 export type NextToLabel = ResponseOf<'/api/projects/{id}/next-to-label', 'get'>;

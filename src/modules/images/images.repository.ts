@@ -5,7 +5,7 @@ import { lockProjectImages } from '../../db/write-locks.js';
 import { isPostgres } from '../../db/sql-json.js';
 import type { Database, ImagesTable, ReviewState } from '../../db/schema.js';
 import type { ProjectsRepository } from '../projects/projects.repository.js';
-import { IMAGE_OUT_COLUMNS, type ImageOutRow, type ImageRow, type Split } from './images.schemas.js';
+import { IMAGE_OUT_COLUMNS, type ImageListRow, type ImageOutRow, type ImageRow, type Split } from './images.schemas.js';
 import { chunks } from '../../lib/batches.js';
 
 /** Another writer took the same file name while a transaction ran; nothing was written. */
@@ -110,10 +110,10 @@ export class ImagesRepository {
    * that index for the page's ids alone (it covers them), then reads only those rows. `total`, when given, is how
    * many rows the filters match.
    */
-  async listPage(projectId: number, page: ImagePageQuery, total?: number): Promise<ImageOutRow[]> {
+  async listPage(projectId: number, page: ImagePageQuery, total?: number): Promise<ImageListRow[]> {
     let ids = this.filtered(projectId, page);
     if (page.after !== undefined) ids = ids.where('id', '>', page.after);
-    if (!page.offset) return ids.select(IMAGE_OUT_COLUMNS).orderBy('id').limit(page.limit).execute();
+    if (!page.offset) return ids.select(IMAGE_OUT_COLUMNS).select(suggestionCount).orderBy('id').limit(page.limit).execute();
     let pageIds = ids.select('id').orderBy('id').limit(page.limit).offset(page.offset);
     // Past the middle, the page is closer to the end: walk the index backwards (offset 900,000 of 1,000,000 reads
     // 100,000 entries instead of 900,000). Needs the total of what the filters match, so only when it is known.
@@ -123,7 +123,7 @@ export class ImagesRepository {
       const take = Math.min(page.limit, remaining);
       pageIds = ids.select('id').orderBy('id', 'desc').limit(take).offset(remaining - take);
     }
-    return this.db.selectFrom('images').select(IMAGE_OUT_COLUMNS).where('id', 'in', pageIds).orderBy('id').execute();
+    return this.db.selectFrom('images').select(IMAGE_OUT_COLUMNS).select(suggestionCount).where('id', 'in', pageIds).orderBy('id').execute();
   }
 
   /** How many images of the project pass the listing's filters. */
@@ -273,6 +273,17 @@ export class ImagesRepository {
   shaInUse(projectId: number, sha256: string, db: Executor = this.db): Promise<boolean> {
     return shaInUse(db, projectId, sha256);
   }
+}
+
+/** The image's open suggestions, for a listed row: one probe of the (image_id, status, source) index per image. */
+function suggestionCount(eb: ExpressionBuilder<Database, 'images'>) {
+  return eb
+    .selectFrom('annotations')
+    .select((sub) => sub.fn.countAll<number | string>().as('n'))
+    .whereRef('annotations.image_id', '=', 'images.id')
+    .where('annotations.status', '=', 'suggested')
+    .$asScalar()
+    .as('suggestion_count');
 }
 
 /**

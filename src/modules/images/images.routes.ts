@@ -10,6 +10,7 @@ import type { ImagesService, StoredFile } from './images.service.js';
 import {
   ImageFileParams,
   ImageListQuery,
+  ImageListItem,
   ImageOut,
   ImageParams,
   ImagesBulkDeleteBody,
@@ -50,7 +51,7 @@ function projectImageRoutes(server: FastifyInstance, images: ImagesService, maxU
         + 'what they let through. A `class_id` that is not a class of this project is 404.',
       params: IdParams,
       querystring: ImageListQuery,
-      response: { 200: Type.Array(ImageOut), ...errors(401, 404, 422) },
+      response: { 200: Type.Array(ImageListItem), ...errors(401, 404, 422) },
     },
   }, async (request, reply) => {
     const page = await images.list(callerOf(request), request.params.id, request.query);

@@ -32,6 +32,15 @@ export const ImageOut = Type.Object({
 });
 export type ImageOut = Static<typeof ImageOut>;
 
+/** An image as the project's listing gives it: what the grid draws on its thumbnail needs the open suggestions too. */
+export const ImageListItem = Type.Object({
+  ...ImageOut.properties,
+  suggestion_count: Type.Integer({
+    description: 'Open suggestions on the image (model output awaiting a decision; not in `annotation_count`)',
+  }),
+});
+export type ImageListItem = Static<typeof ImageListItem>;
+
 export { ImageParams } from '../../http/schemas.js';
 export const ImageFileParams = Type.Object({ id: Id, filename: Type.String({ minLength: 1, maxLength: 255 }) });
 
@@ -124,6 +133,8 @@ export type ImageOutRow = Pick<
   ImageRow,
   'id' | 'project_id' | 'filename' | 'original_name' | 'width' | 'height' | 'split' | 'annotation_count' | 'sha256' | 'size_bytes' | 'mime_type' | 'created_at' | 'review_state' | 'video_id' | 'frame' | 'timestamp_s'
 >;
+/** A listed row: the ImageOut columns and the image's open suggestions (a count, text on PostgreSQL). */
+export type ImageListRow = ImageOutRow & { suggestion_count: number | string | null };
 export const IMAGE_OUT_COLUMNS = [
   'id', 'project_id', 'filename', 'original_name', 'width', 'height', 'split', 'annotation_count', 'sha256', 'size_bytes', 'mime_type', 'created_at', 'review_state', 'video_id', 'frame', 'timestamp_s',
 ] as const satisfies readonly (keyof ImageOutRow)[];
@@ -135,6 +146,11 @@ export const imageThumbnailUrl = (imageId: number) => `/api/images/${imageId}/th
 /** An image as shown to a caller it hides ground truth from (issue 29): unreviewed and unlabelled, like the pool's. */
 export function untouchedImageOut(row: ImageOutRow): ImageOut {
   return { ...toImageOut(row), annotation_count: 0, review_state: 'unreviewed' };
+}
+
+/** A listed image; hidden ground truth (issue 29) shows no suggestions, as it shows no annotations. */
+export function toImageListItem(row: ImageListRow, hidden: boolean): ImageListItem {
+  return hidden ? { ...untouchedImageOut(row), suggestion_count: 0 } : { ...toImageOut(row), suggestion_count: Number(row.suggestion_count ?? 0) };
 }
 
 export function toImageOut(row: ImageOutRow): ImageOut {

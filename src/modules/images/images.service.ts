@@ -11,9 +11,11 @@ import { identifyImage, ImageRejectedError } from '../../imaging/image-probe.js'
 import type { BlobStore } from '../../storage/blob-store.js';
 import { ImageConflictError, type DeletedImage, type ImagesRepository } from './images.repository.js';
 import {
+  toImageListItem,
   toImageOut,
   untouchedImageOut,
   type ImageListQuery,
+  type ImageListItem,
   type ImageOut,
   type ImageOutRow,
   type ImagesBulkDeleteBody,
@@ -101,7 +103,7 @@ export class ImagesService {
   /** Content-addressed files that uploads (and imports) of this process are writing now (see BlobClaims). */
   private readonly claims: BlobClaims;
 
-  async list(caller: Caller, projectId: number, query: ImageListQuery): Promise<Page<ImageOut>> {
+  async list(caller: Caller, projectId: number, query: ImageListQuery): Promise<Page<ImageListItem>> {
     const project = await this.access.project(caller, projectId, 'project.read');
     const role = (await this.access.roleOf(caller, project))!;
     const assignedTo = (await this.teams.scope.listingUser(caller, project, role)) ?? undefined;
@@ -120,7 +122,7 @@ export class ImagesService {
       filtered ? this.images.countFiltered(projectId, { ...filters, hideGroundTruth }) : Promise.resolve(project.image_count),
     ]);
     const hidden = hideGroundTruth ? await this.teams.scope.hiddenAmong(caller, project, role, rows.map((r) => r.id)) : new Set<number>();
-    return { items: rows.map((r) => (hidden.has(r.id) ? untouchedImageOut(r) : toImageOut(r))), total };
+    return { items: rows.map((r) => toImageListItem(r, hidden.has(r.id))), total };
   }
 
   /**

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { api } from '../api.js';
 import { Link } from '../router.js';
-import type { ImageRecord, LabelClass, QueryOf, ReviewState } from '../types.js';
+import type { ImageListRecord, ImageRecord, LabelClass, QueryOf, ReviewState } from '../types.js';
 import { clearOverlayCache, ThumbnailOverlay } from './thumbnail-overlay.js';
 import { REVIEW_STATES, SPLIT_NAMES } from '../vocabulary.js';
 
@@ -60,7 +60,7 @@ export function ImageGrid({ projectId, filter, reloadKey, selection, scrollKey, 
   /** The images loaded so far (a "select all" picks them). */
   onImages?: (images: readonly ImageRecord[]) => void;
 }) {
-  const [images, setImages] = useState<ImageRecord[]>([]);
+  const [images, setImages] = useState<ImageListRecord[]>([]);
   const [total, setTotal] = useState<number | null>(null);
   const [done, setDone] = useState(false);
   const [error, setError] = useState<string | null>(null);

@@ -3,7 +3,7 @@ import { api } from '../api.js';
 import { decodeRle } from '../editor/mask.js';
 import { classPaths, traceShape, type ClassPaths, type PathSink } from '../editor/renderer.js';
 import { SvgPath } from '../editor/svg-path.js';
-import { asAnnotation, type Annotation, type ImageRecord, type LabelClass, type MaskGeometry } from '../types.js';
+import { asAnnotation, type Annotation, type ImageListRecord, type LabelClass, type MaskGeometry } from '../types.js';
 
 /** Shapes read per image once per page load: a grid scrolled back and forth asks the server once. */
 const cache = new Map<number, Promise<Annotation[]>>();
@@ -32,18 +32,19 @@ const MASK_CELLS = 64;
  * the picture (the SVG slices the same way): every shape as its real outline (traced by the editor's traceShape:
  * polygons of several parts with holes, rotated boxes, ellipses, polylines, points, keypoints by their skeleton's
  * edges) and masks by their pixels, a few paths per class whatever the number of shapes; suggestions dashed. The
- * image's classes are chips over the thumbnail, as the editor draws them over the image. Images without annotations
- * ask nothing.
+ * image's classes are chips over the thumbnail, as the editor draws them over the image (suggested ones dashed with
+ * `?`). Images with neither annotations nor open suggestions ask nothing.
  */
-export function ThumbnailOverlay({ image, classes }: { image: ImageRecord; classes: readonly LabelClass[] }) {
+export function ThumbnailOverlay({ image, classes }: { image: ImageListRecord; classes: readonly LabelClass[] }) {
   const [shapes, setShapes] = useState<Annotation[]>([]);
+  const labelled = image.annotation_count + image.suggestion_count > 0;
   useEffect(() => {
     let live = true;
-    if (image.annotation_count > 0) void shapesOf(image.id).then((list) => live && setShapes(list));
+    if (labelled) void shapesOf(image.id).then((list) => live && setShapes(list));
     return () => {
       live = false;
     };
-  }, [image.id, image.annotation_count]);
+  }, [image.id, labelled]);
   if (shapes.length === 0) return null;
   const byId = new Map(classes.map((c) => [c.id, c]));
   const labels = shapes.filter((a) => a.annotation_type === 'classification');
