@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, request, type APIRequestContext, type BrowserContext, type Page } from 'playwright-core';
 import { buildApp, type Versa } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { openTestDatabase } from '../helpers/test-app.js';
@@ -43,6 +43,8 @@ declare global {
 export const CHROMIUM = '/usr/bin/chromium';
 export const SKIP_REASON = existsSync(CHROMIUM) ? null : 'chromium not installed: apt-get install -y chromium';
 export const SCREENSHOTS = 'test-output/screenshots';
+/** The password of the accounts tests register. */
+export const PASSWORD = 'correct horse battery';
 
 const CHROMIUM_ARGS = [
   '--headless',
@@ -192,6 +194,26 @@ export async function signInNewUser(call: ReturnType<typeof apiCaller>, email: s
   await call('post', '/api/auth/register', { email: 'admin@example.com', password: 'correct horse battery' });
   await call('post', '/api/auth/register', { email, password: 'correct horse battery' });
   await call('post', '/api/auth/login', { email, password: 'correct horse battery' }, 200);
+}
+
+/**
+ * A registered and signed-in account with its own API session (not the page's): `call` asserts the status (201 for
+ * POST, 200 otherwise unless told) and answers the body (null when empty). The session joins `sessions`, which the
+ * suite disposes of.
+ */
+export async function apiAccount(baseUrl: string, sessions: APIRequestContext[], email: string, displayName?: string) {
+  const ctx = await request.newContext({ baseURL: baseUrl });
+  sessions.push(ctx);
+  const reg = await ctx.post('/api/auth/register', { data: { email, password: PASSWORD, ...(displayName ? { display_name: displayName } : {}) } });
+  assert.equal(reg.status(), 201, await reg.text());
+  assert.equal((await ctx.post('/api/auth/login', { data: { email, password: PASSWORD } })).status(), 200);
+  const call = async <T = unknown>(method: 'get' | 'post' | 'put', url: string, data?: unknown, status = method === 'post' ? 201 : 200): Promise<T> => {
+    const res = await ctx[method](url, data === undefined ? {} : { data: data as object });
+    const text = await res.text();
+    assert.equal(res.status(), status, `${method} ${url}: ${text}`);
+    return (text ? JSON.parse(text) : null) as T;
+  };
+  return { id: ((await reg.json()) as { id: number }).id, email, displayName: displayName ?? email, ctx, call };
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {

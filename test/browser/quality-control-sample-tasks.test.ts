@@ -6,41 +6,18 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { request, type APIRequestContext } from 'playwright-core';
-import { livePageSuite, SKIP_REASON, screenshot, until } from './browser-harness.js';
+import { type APIRequestContext } from 'playwright-core';
+import { apiAccount, livePageSuite, SKIP_REASON, screenshot, until, PASSWORD } from './browser-harness.js';
+import { withDraws } from '../helpers/random-draws.js';
 
-const PASSWORD = 'correct horse battery';
 interface Task { sample_id: number; status: string; label: string | null; spans: unknown[] | null }
 interface Sample { id: number; label: string | null; spans: unknown[] | null; review_state: string }
-
-/** Math.random as a fixed value while `body` runs (the server is in this process): 0 deals ground truth first. */
-async function withDraw<T>(value: number, body: () => Promise<T>): Promise<T> {
-  const real = Math.random;
-  Math.random = () => value;
-  try {
-    return await body();
-  } finally {
-    Math.random = real;
-  }
-}
 
 describe('Quality-control tasks on the samples page (issue 29)', { skip: SKIP_REASON ?? false }, () => {
   const live = livePageSuite();
   const sessions: APIRequestContext[] = [];
 
-  async function account(email: string) {
-    const ctx = await request.newContext({ baseURL: live.server.baseUrl });
-    sessions.push(ctx);
-    const reg = await ctx.post('/api/auth/register', { data: { email, password: PASSWORD } });
-    assert.equal(reg.status(), 201, await reg.text());
-    assert.equal((await ctx.post('/api/auth/login', { data: { email, password: PASSWORD } })).status(), 200);
-    const call = async <T = unknown>(method: 'get' | 'post' | 'put', url: string, data?: unknown, status = method === 'post' ? 201 : 200): Promise<T> => {
-      const res = await ctx[method](url, data === undefined ? {} : { data: data as object });
-      assert.equal(res.status(), status, `${method} ${url}: ${await res.text()}`);
-      return (await res.json()) as T;
-    };
-    return { id: ((await reg.json()) as { id: number }).id, email, ctx, call };
-  }
+  const account = (email: string) => apiAccount(live.server.baseUrl, sessions, email);
 
   it('deals a text-sample task, saves a span and a class set in the page to it, submits it and opens the next; the sample keeps its label', async () => {
     const base = live.server.baseUrl;
@@ -65,7 +42,7 @@ describe('Quality-control tasks on the samples page (issue 29)', { skip: SKIP_RE
     const truthBefore = await owner.call<Sample>('get', `/api/samples/${g}`);
 
     // Ada's first task is dealt (ground truth, drawn first); the page opens it, her oldest open task.
-    const first = (await withDraw(0, () => ada.call<{ task: Task }>('post', `${qc}/tasks/next`, undefined, 200))).task;
+    const first = (await withDraws([0], () => ada.call<{ task: Task }>('post', `${qc}/tasks/next`, undefined, 200))).task;
     assert.equal(first.sample_id, g);
     await live.page.context().clearCookies();
     assert.equal((await live.page.request.post(`${base}/api/auth/login`, { data: { email: ada.email, password: PASSWORD } })).status(), 200);

@@ -7,28 +7,17 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { request, type APIRequestContext, type Page } from 'playwright-core';
+import { type APIRequestContext, type Page } from 'playwright-core';
 import sharp from 'sharp';
-import { livePageSuite, SKIP_REASON, screenshot, until } from './browser-harness.js';
+import { apiAccount, livePageSuite, SKIP_REASON, screenshot, until, PASSWORD } from './browser-harness.js';
+import { withDraws } from '../helpers/random-draws.js';
 
-const PASSWORD = 'correct horse battery';
 const box = (class_id: number, x: number, y: number, w: number, h: number) => ({ class_id, annotation_type: 'bbox', geometry: { x, y, width: w, height: h } });
 type Shape = ReturnType<typeof box>;
 interface Task { image_id: number; status: string; shapes: Shape[] }
 interface Ann { id: number; class_id: number; annotation_type: string; geometry: Record<string, number> }
 
 const png = (shade: number) => sharp({ create: { width: 400, height: 300, channels: 3, background: { r: shade, g: 120, b: 200 - shade } } }).png().toBuffer();
-
-/** Math.random as a fixed value while `body` runs (the server is in this process): 0 deals ground truth first. */
-async function withDraw<T>(value: number, body: () => Promise<T>): Promise<T> {
-  const real = Math.random;
-  Math.random = () => value;
-  try {
-    return await body();
-  } finally {
-    Math.random = real;
-  }
-}
 
 /** The page's position of an image point (the editor's view transform). */
 function screenOf(page: Page, x: number, y: number): Promise<{ x: number; y: number }> {
@@ -43,19 +32,7 @@ describe('Quality-control tasks in the editor (issue 29)', { skip: SKIP_REASON ?
   const live = livePageSuite();
   const sessions: APIRequestContext[] = [];
 
-  async function account(email: string) {
-    const ctx = await request.newContext({ baseURL: live.server.baseUrl });
-    sessions.push(ctx);
-    const reg = await ctx.post('/api/auth/register', { data: { email, password: PASSWORD } });
-    assert.equal(reg.status(), 201, await reg.text());
-    assert.equal((await ctx.post('/api/auth/login', { data: { email, password: PASSWORD } })).status(), 200);
-    const call = async <T = unknown>(method: 'get' | 'post' | 'put', url: string, data?: unknown, status = method === 'post' ? 201 : 200): Promise<T> => {
-      const res = await ctx[method](url, data === undefined ? {} : { data: data as object });
-      assert.equal(res.status(), status, `${method} ${url}: ${await res.text()}`);
-      return (await res.json()) as T;
-    };
-    return { id: ((await reg.json()) as { id: number }).id, email, ctx, call };
-  }
+  const account = (email: string) => apiAccount(live.server.baseUrl, sessions, email);
 
   it('deals a task, loads its shapes, saves a drawn box to it, submits it and opens the next; the image keeps its annotations', async () => {
     const base = live.server.baseUrl;
@@ -83,7 +60,7 @@ describe('Quality-control tasks in the editor (issue 29)', { skip: SKIP_REASON ?
     for (const id of ids) labelsBefore.set(id, (await owner.call<Ann[]>('get', `/api/images/${id}/annotations`)));
 
     // Ada's first task is dealt (ground truth, drawn first) and holds one shape of hers, saved through the API.
-    const first = (await withDraw(0, () => ada.call<{ task: Task }>('post', `${qc}/tasks/next`, undefined, 200))).task;
+    const first = (await withDraws([0], () => ada.call<{ task: Task }>('post', `${qc}/tasks/next`, undefined, 200))).task;
     assert.equal(first.image_id, g);
     const mine = box(car, 200, 150, 50, 50);
     await ada.call('put', `${qc}/tasks/${g}`, { shapes: [mine] });

@@ -8,11 +8,11 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
-import { request, type APIRequestContext } from 'playwright-core';
+import { type APIRequestContext } from 'playwright-core';
 import sharp from 'sharp';
-import { livePageSuite, SKIP_REASON, screenshot, until } from './browser-harness.js';
+import { apiAccount, livePageSuite, SKIP_REASON, screenshot, until, PASSWORD } from './browser-harness.js';
+import { withDraws } from '../helpers/random-draws.js';
 
-const PASSWORD = 'correct horse battery';
 const box = (class_id: number, x: number, y: number, w: number, h: number) => ({ class_id, annotation_type: 'bbox', geometry: { x, y, width: w, height: h } });
 type Shape = ReturnType<typeof box>;
 
@@ -49,17 +49,6 @@ const expectedCells = (a: Figures): Record<string, string> => ({
   rework_rate: percent(a.rework_rate),
 });
 
-/** Math.random as a fixed value while `body` runs (the server is in this process): every draw deals ground truth first. */
-async function withDraw<T>(value: number, body: () => Promise<T>): Promise<T> {
-  const real = Math.random;
-  Math.random = () => value;
-  try {
-    return await body();
-  } finally {
-    Math.random = real;
-  }
-}
-
 const png = (shade: number) => sharp({ create: { width: 400, height: 400, channels: 3, background: { r: shade, g: 120, b: 200 - shade } } }).png().toBuffer();
 
 describe('Team quality page and disagreement queue in Chromium (issue 29)', { skip: SKIP_REASON ?? false }, () => {
@@ -67,22 +56,7 @@ describe('Team quality page and disagreement queue in Chromium (issue 29)', { sk
   const sessions: APIRequestContext[] = [];
 
   /** A user with their own API session (cookie jar), apart from the page's. */
-  async function account(email: string, displayName: string) {
-    const base = live.server.baseUrl;
-    const ctx = await request.newContext({ baseURL: base });
-    sessions.push(ctx);
-    const reg = await ctx.post('/api/auth/register', { data: { email, password: PASSWORD, display_name: displayName } });
-    assert.equal(reg.status(), 201, await reg.text());
-    assert.equal((await ctx.post('/api/auth/login', { data: { email, password: PASSWORD } })).status(), 200);
-    const id = ((await reg.json()) as { id: number }).id;
-    const call = async <T = unknown>(method: 'get' | 'post' | 'put', url: string, data?: unknown, status = method === 'post' ? 201 : 200): Promise<T> => {
-      const res = await ctx[method](url, data === undefined ? {} : { data: data as object });
-      assert.equal(res.status(), status, `${method} ${url}: ${await res.text()}`);
-      const text = await res.text();
-      return (text ? JSON.parse(text) : null) as T;
-    };
-    return { id, email, displayName, ctx, call };
-  }
+  const account = (email: string, displayName: string) => apiAccount(live.server.baseUrl, sessions, email, displayName);
   type Account = Awaited<ReturnType<typeof account>>;
 
   /** Signs the browser page in as `who` (its cookies replaced). */
@@ -158,7 +132,7 @@ describe('Team quality page and disagreement queue in Chromium (issue 29)', { sk
     };
     for (const u of annotators) {
       const dealt: number[] = [];
-      await withDraw(0, async () => {
+      await withDraws([0], async () => {
         for (;;) {
           const next = await u.call<{ task: { image_id: number } | null }>('post', `${qc}/tasks/next`, undefined, 200);
           if (next.task === null) break;
@@ -300,7 +274,7 @@ describe('Team quality page and disagreement queue in Chromium (issue 29)', { sk
     // Sia: the truth's class, half its span; the pool text "x". Tom: the same, but "y" on the pool text.
     for (const [u, pool] of [[a1, 'x'], [a2, 'y']] as const) {
       const answers: Record<number, unknown> = { [g]: { label: 'city', spans: [{ start: 0, end: 3, label: 'LOC' }] }, [p]: { label: pool } };
-      await withDraw(0, async () => {
+      await withDraws([0], async () => {
         for (;;) {
           const next = await u.call<{ task: { sample_id: number } | null }>('post', `${sqc}/tasks/next`, undefined, 200);
           if (next.task === null) break;
