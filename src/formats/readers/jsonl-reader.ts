@@ -1,14 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { ClassSpecError, parseSkeleton, specsFromValues, type AttributeValue, type Skeleton } from '../../imaging/class-specs.js';
-import type { Annotation, ClassSpec, DatasetSource, Split } from '../dataset.js';
+import type { Annotation, ClassSpec, DatasetSource } from '../dataset.js';
+import { isSplitName } from '../../lib/vocabulary.js';
 import { FormatError } from '../format-error.js';
 import { ImportLedger } from '../import-ledger.js';
 import { listedItems, listImage, skipMissingImage, type ListedImage } from './listed-images.js';
 import { addClass, findImage, projectTypeOf, type DatasetScan } from './scan.js';
 
 const SHAPES = new Set<string>(['bbox', 'polygon', 'mask', 'classification', 'keypoints', 'polyline', 'points', 'ellipse']);
-const SPLITS = new Set<string>(['train', 'valid', 'test']);
 
 interface JsonlAnnotation {
   class?: unknown;
@@ -57,7 +57,7 @@ export async function readJsonl(scan: DatasetScan, files: string[]): Promise<Dat
         skipMissingImage(ledger, file, row.image as string, annotations);
         continue;
       }
-      const split = typeof row.split === 'string' && SPLITS.has(row.split) ? (row.split as Split) : null;
+      const split = isSplitName(row.split) ? row.split : null;
       listImage(listed, found, split, annotations);
     }
   }
