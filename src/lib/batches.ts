@@ -1,4 +1,4 @@
-/** The two ways the code works through many items: slices of a list, and a few at a time. */
+/** The ways the code works through many items: slices of a list, a few at a time, and batches of a stream. */
 
 /** `items` in slices of at most `size` (long IN lists and multi-row inserts stay below the drivers' parameter limits). */
 export function chunks<T>(items: readonly T[], size: number): T[][] {

@@ -1,6 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Db, Executor, Tx } from '../../db/database.js';
 import { lockQualityDealing } from '../../db/write-locks.js';
+import { IMAGE_QUEUE, settleQueue, topUpQueue } from './overlap-queue.repository.js';
 import type { QcDecisionsTable, QcSettingsTable, QcTasksTable } from '../../db/schema.js';
 
 export type TaskRow = Selectable<QcTasksTable> & { width: number; height: number };
@@ -8,15 +9,6 @@ export type DecisionRow = Selectable<QcDecisionsTable>;
 export type SettingsRow = Selectable<QcSettingsTable>;
 
 const CHUNK = 500;
-
-/** Images put in the overlap queue at a time (see topUpQueue): their dealing order is shuffled among them. */
-export const QUEUE_WINDOW = 2000;
-
-/**
- * The order images are dealt in: a fixed pseudo-random permutation of their ids (Knuth's multiplicative hash), stored
- * as each queued image's shuffle key, so the order of dealing says nothing about what an image is.
- */
-const SHUFFLE = sql<number>`((images.id * 2654435761) % 4294967291)`;
 
 /** The email and display name of each user (the annotators of a report). */
 export async function usersByIds(db: Db, ids: readonly number[]): Promise<Map<number, { email: string; display_name: string }>> {
@@ -142,30 +134,9 @@ export class QualityControlRepository {
     return row?.image_id;
   }
 
-  /**
-   * Puts the project's next window of images (by id, after the highest queued so far) into the overlap queue: the
-   * unreviewed ones with fewer than `overlap` versions, each under its shuffle key. Dealing calls it when the queue has
-   * nothing left for the annotator, so a request pays for at most a window, never for the whole project, and images
-   * uploaded later join when the queue reaches them. False when no image is left to queue.
-   */
-  async topUpQueue(projectId: number, overlap: number, db: Executor): Promise<boolean> {
-    const mark = Number((await db.selectFrom('qc_settings').select('queued_through').where('project_id', '=', projectId).executeTakeFirst())?.queued_through ?? 0);
-    const after = db.selectFrom('images').select('images.id').where('images.project_id', '=', projectId).where('images.id', '>', mark);
-    const edge = (await after.orderBy('images.id').limit(1).offset(QUEUE_WINDOW - 1).executeTakeFirst())?.id
-      ?? (await db.selectFrom('images').select((eb) => eb.fn.max('images.id').as('top')).where('images.project_id', '=', projectId).executeTakeFirst())?.top;
-    const top = Number(edge ?? 0);
-    if (top <= mark) return false;
-    const fresh = db
-      .selectFrom('images')
-      .select(['images.id', 'images.project_id', SHUFFLE.as('shuffle_key')])
-      .where('images.project_id', '=', projectId)
-      .where('images.id', '>', mark)
-      .where('images.id', '<=', top)
-      .where('images.review_state', '=', 'unreviewed')
-      .where((eb) => eb(eb.selectFrom('qc_tasks').select((e) => e.fn.countAll<number>().as('n')).whereRef('qc_tasks.image_id', '=', 'images.id'), '<', overlap));
-    await db.insertInto('qc_queue').columns(['image_id', 'project_id', 'shuffle_key']).expression(fresh).onConflict((oc) => oc.column('image_id').doNothing()).execute();
-    await db.updateTable('qc_settings').set({ queued_through: top }).where('project_id', '=', projectId).execute();
-    return true;
+  /** Queues the project's next window of images (see overlap-queue.repository.ts); false when none is left. */
+  topUpQueue(projectId: number, overlap: number, db: Executor): Promise<boolean> {
+    return topUpQueue(db, IMAGE_QUEUE, projectId, overlap);
   }
 
   /** Empties the project's overlap queues, images' and samples' (the overlap changed): the next top-ups queue again. */
@@ -199,9 +170,8 @@ export class QualityControlRepository {
   }
 
   /** Takes the image out of the queue once `overlap` annotators have it. */
-  async settleQueue(imageId: number, overlap: number, db: Executor): Promise<void> {
-    const row = await db.selectFrom('qc_tasks').select((eb) => eb.fn.countAll<number>().as('n')).where('image_id', '=', imageId).executeTakeFirstOrThrow();
-    if (Number(row.n) >= overlap) await db.deleteFrom('qc_queue').where('image_id', '=', imageId).execute();
+  settleQueue(imageId: number, overlap: number, db: Executor): Promise<void> {
+    return settleQueue(db, IMAGE_QUEUE, imageId, overlap);
   }
 
   /** Deals the image to the user; the existing task when they already have one. */

@@ -2,14 +2,13 @@ import { sql, type Selectable } from 'kysely';
 import type { Db, Executor, Tx } from '../../db/database.js';
 import type { QcSampleGroundTruthTable, QcSampleTasksTable } from '../../db/schema.js';
 import { lockQualityDealing } from '../../db/write-locks.js';
-import { QUEUE_WINDOW, usersByIds } from './quality-control.repository.js';
+import { SAMPLE_QUEUE, settleQueue, topUpQueue } from './overlap-queue.repository.js';
+import { usersByIds } from './quality-control.repository.js';
 
 export type SampleTaskRow = Selectable<QcSampleTasksTable>;
 export type SampleGroundTruthRow = Selectable<QcSampleGroundTruthTable>;
 
 const CHUNK = 500;
-/** The dealing order of samples: the same fixed permutation of ids as images' (see quality-control.repository.ts), stored as each queued sample's shuffle key. */
-const SHUFFLE = sql<number>`((samples.id * 2654435761) % 4294967291)`;
 
 /** Quality control of samples (issue 29): ground truth, each annotator's answers, dealing. */
 export class SampleQualityRepository {
@@ -63,29 +62,9 @@ export class SampleQualityRepository {
     return row?.sample_id;
   }
 
-  /**
-   * Puts the project's next window of samples (by id, after the highest queued so far) into the overlap queue, as
-   * QualityControlRepository.topUpQueue does for images: the unreviewed ones with fewer than `overlap` answers, each
-   * under its shuffle key. False when no sample is left to queue.
-   */
-  async topUpQueue(projectId: number, overlap: number, db: Executor): Promise<boolean> {
-    const mark = Number((await db.selectFrom('qc_settings').select('samples_queued_through').where('project_id', '=', projectId).executeTakeFirst())?.samples_queued_through ?? 0);
-    const after = db.selectFrom('samples').select('samples.id').where('samples.project_id', '=', projectId).where('samples.id', '>', mark);
-    const edge = (await after.orderBy('samples.id').limit(1).offset(QUEUE_WINDOW - 1).executeTakeFirst())?.id
-      ?? (await db.selectFrom('samples').select((eb) => eb.fn.max('samples.id').as('top')).where('samples.project_id', '=', projectId).executeTakeFirst())?.top;
-    const top = Number(edge ?? 0);
-    if (top <= mark) return false;
-    const fresh = db
-      .selectFrom('samples')
-      .select(['samples.id', 'samples.project_id', SHUFFLE.as('shuffle_key')])
-      .where('samples.project_id', '=', projectId)
-      .where('samples.id', '>', mark)
-      .where('samples.id', '<=', top)
-      .where('samples.review_state', '=', 'unreviewed')
-      .where((eb) => eb(eb.selectFrom('qc_sample_tasks').select((e) => e.fn.countAll<number>().as('n')).whereRef('qc_sample_tasks.sample_id', '=', 'samples.id'), '<', overlap));
-    await db.insertInto('qc_sample_queue').columns(['sample_id', 'project_id', 'shuffle_key']).expression(fresh).onConflict((oc) => oc.column('sample_id').doNothing()).execute();
-    await db.updateTable('qc_settings').set({ samples_queued_through: top }).where('project_id', '=', projectId).execute();
-    return true;
+  /** Queues the project's next window of samples (see overlap-queue.repository.ts); false when none is left. */
+  topUpQueue(projectId: number, overlap: number, db: Executor): Promise<boolean> {
+    return topUpQueue(db, SAMPLE_QUEUE, projectId, overlap);
   }
 
   /**
@@ -109,9 +88,8 @@ export class SampleQualityRepository {
   }
 
   /** Takes the sample out of the queue once `overlap` annotators have it. */
-  async settleQueue(sampleId: number, overlap: number, db: Executor): Promise<void> {
-    const row = await db.selectFrom('qc_sample_tasks').select((eb) => eb.fn.countAll<number>().as('n')).where('sample_id', '=', sampleId).executeTakeFirstOrThrow();
-    if (Number(row.n) >= overlap) await db.deleteFrom('qc_sample_queue').where('sample_id', '=', sampleId).execute();
+  settleQueue(sampleId: number, overlap: number, db: Executor): Promise<void> {
+    return settleQueue(db, SAMPLE_QUEUE, sampleId, overlap);
   }
 
   async createTask(projectId: number, sampleId: number, userId: number, now: string, db: Executor): Promise<SampleTaskRow> {
