@@ -47,7 +47,7 @@ try {
 
   const repo = new QualityControlRepository(db);
   const access = { project: async () => ({ id: projectId }) } as unknown as ProjectAccess;
-  const service = new QualityControlService(repo, access, null as unknown as AnnotationsService, () => false);
+  const service = new QualityControlService(repo, access, null as unknown as AnnotationsService, async () => [], () => false);
   const caller = (userId: number) => ({ userId, email: '', isAdmin: false, tokenId: 0, tokenKind: 'api', scope: 'read-write' }) as unknown as Caller;
   const submit = (taskId: number) => db.updateTable('qc_tasks').set({ status: 'submitted', submitted_at: NOW }).where('id', '=', taskId).execute();
 

@@ -310,7 +310,7 @@ async function registerModules(app: FastifyInstance, deps: ModuleDeps<SharedServ
   registerAssignmentsModule(app, deps);
   registerNextToLabelModule(app, deps);
   const reviews = registerReviewsModule(app, deps);
-  registerQualityControlModule(app, deps);
+  registerQualityControlModule(app, deps, tracks.frameShapes);
   registerLocksModule(app, deps);
   registerRevisionsModule(app, deps);
   registerMaintenanceModule(app, deps);

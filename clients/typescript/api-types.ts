@@ -2087,7 +2087,7 @@ export interface paths {
         get: operations["getQualityControlTask"];
         /**
          * Save my version of an image
-         * @description Replaces your shapes. A submitted task is 409.
+         * @description Replaces your shapes. On a video's frame, shapes with `track_id` are your task tracks' keyframes there (`keyframe: false`: interpolated, left as computed), and a track the frame showed but the save leaves out is hidden from this frame on. A submitted task is 409.
          */
         put: operations["updateQualityControlTask"];
         post?: never;
@@ -2106,8 +2106,31 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Submit my version of an image */
+        /**
+         * Submit my version of an image
+         * @description On a video's frame, your tasks on all of that video's frames are submitted together.
+         */
         post: operations["submitQualityControlTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/quality-control/tasks/{image_id}/tracks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * My task tracks over the video of a task's frame
+         * @description The tracks of your own version of the video (shapes with `track_id` on your tasks of its frames), keyframes by frame; never the video's tracks. Empty for an image that is no frame.
+         */
+        get: operations["listQualityControlTaskTracks"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2125,7 +2148,7 @@ export interface paths {
         put?: never;
         /**
          * Deal me my next labelling task
-         * @description Your oldest open task, else a new one: an image of the overlap pool, or (a share of the time) a ground-truth image. Tasks look the same whatever they are. 409 when the project has no overlap and no ground-truth share.
+         * @description Your oldest open task, else a new one: an image of the overlap pool, or (a share of the time) a ground-truth image; a video's frame comes with the video's other frames you may have (one task set). Tasks look the same whatever they are. 409 when the project has no overlap and no ground-truth share.
          */
         post: operations["createQualityControlTaskNext"];
         delete?: never;
@@ -15563,6 +15586,8 @@ export interface operations {
                         geometry: {
                             [key: string]: unknown;
                         };
+                        keyframe?: boolean;
+                        track_id?: number;
                     }[];
                     user_id?: number;
                 };
@@ -15594,6 +15619,8 @@ export interface operations {
                             geometry: {
                                 [key: string]: unknown;
                             };
+                            keyframe?: boolean;
+                            track_id?: number;
                         }[];
                         agreement: number | null;
                         /** @description The accepted labels the decision replaced */
@@ -15605,6 +15632,8 @@ export interface operations {
                             geometry: {
                                 [key: string]: unknown;
                             };
+                            keyframe?: boolean;
+                            track_id?: number;
                         }[];
                         /** Format: date-time */
                         created_at: string;
@@ -15706,6 +15735,8 @@ export interface operations {
                             geometry: {
                                 [key: string]: unknown;
                             };
+                            keyframe?: boolean;
+                            track_id?: number;
                         }[];
                         agreement: number | null;
                         /** @description The accepted labels the decision replaced */
@@ -15717,6 +15748,8 @@ export interface operations {
                             geometry: {
                                 [key: string]: unknown;
                             };
+                            keyframe?: boolean;
+                            track_id?: number;
                         }[];
                         /** Format: date-time */
                         created_at: string;
@@ -15814,6 +15847,8 @@ export interface operations {
                             geometry: {
                                 [key: string]: unknown;
                             };
+                            keyframe?: boolean;
+                            track_id?: number;
                         }[];
                         /** @description Every submitted version, to overlay */
                         versions: {
@@ -15825,6 +15860,8 @@ export interface operations {
                                 geometry: {
                                     [key: string]: unknown;
                                 };
+                                keyframe?: boolean;
+                                track_id?: number;
                             }[];
                             /** Format: date-time */
                             submitted_at: string | null;
@@ -15911,6 +15948,8 @@ export interface operations {
                             geometry: {
                                 [key: string]: unknown;
                             };
+                            keyframe?: boolean;
+                            track_id?: number;
                         }[];
                     }[];
                 };
@@ -15999,6 +16038,8 @@ export interface operations {
                             geometry: {
                                 [key: string]: unknown;
                             };
+                            keyframe?: boolean;
+                            track_id?: number;
                         }[];
                     }[];
                 };
@@ -17142,6 +17183,7 @@ export interface operations {
                 after?: number;
                 limit: number;
                 user_id?: number;
+                video_id?: number;
             };
             header?: never;
             path: {
@@ -17171,6 +17213,7 @@ export interface operations {
                         active_seconds: number;
                         /** Format: date-time */
                         created_at: string;
+                        frame: number | null;
                         height: number;
                         id: number;
                         image_id: number;
@@ -17184,6 +17227,8 @@ export interface operations {
                             geometry: {
                                 [key: string]: unknown;
                             };
+                            keyframe?: boolean;
+                            track_id?: number;
                         }[];
                         /** @enum {string} */
                         status: "open" | "submitted";
@@ -17191,6 +17236,8 @@ export interface operations {
                         submitted_at: string | null;
                         /** Format: date-time */
                         updated_at: string;
+                        /** @description The video the image is a frame of: your tasks on its frames are one task set (one timeline, submitted together) */
+                        video_id: number | null;
                         width: number;
                     }[];
                 };
@@ -17265,6 +17312,7 @@ export interface operations {
                         active_seconds: number;
                         /** Format: date-time */
                         created_at: string;
+                        frame: number | null;
                         height: number;
                         id: number;
                         image_id: number;
@@ -17278,6 +17326,8 @@ export interface operations {
                             geometry: {
                                 [key: string]: unknown;
                             };
+                            keyframe?: boolean;
+                            track_id?: number;
                         }[];
                         /** @enum {string} */
                         status: "open" | "submitted";
@@ -17285,6 +17335,8 @@ export interface operations {
                         submitted_at: string | null;
                         /** Format: date-time */
                         updated_at: string;
+                        /** @description The video the image is a frame of: your tasks on its frames are one task set (one timeline, submitted together) */
+                        video_id: number | null;
                         width: number;
                     };
                 };
@@ -17348,6 +17400,8 @@ export interface operations {
                         geometry: {
                             [key: string]: unknown;
                         };
+                        keyframe?: boolean;
+                        track_id?: number;
                     }[];
                 };
             };
@@ -17373,6 +17427,7 @@ export interface operations {
                         active_seconds: number;
                         /** Format: date-time */
                         created_at: string;
+                        frame: number | null;
                         height: number;
                         id: number;
                         image_id: number;
@@ -17386,6 +17441,8 @@ export interface operations {
                             geometry: {
                                 [key: string]: unknown;
                             };
+                            keyframe?: boolean;
+                            track_id?: number;
                         }[];
                         /** @enum {string} */
                         status: "open" | "submitted";
@@ -17393,6 +17450,8 @@ export interface operations {
                         submitted_at: string | null;
                         /** Format: date-time */
                         updated_at: string;
+                        /** @description The video the image is a frame of: your tasks on its frames are one task set (one timeline, submitted together) */
+                        video_id: number | null;
                         width: number;
                     };
                 };
@@ -17476,6 +17535,7 @@ export interface operations {
                         active_seconds: number;
                         /** Format: date-time */
                         created_at: string;
+                        frame: number | null;
                         height: number;
                         id: number;
                         image_id: number;
@@ -17489,6 +17549,8 @@ export interface operations {
                             geometry: {
                                 [key: string]: unknown;
                             };
+                            keyframe?: boolean;
+                            track_id?: number;
                         }[];
                         /** @enum {string} */
                         status: "open" | "submitted";
@@ -17496,6 +17558,8 @@ export interface operations {
                         submitted_at: string | null;
                         /** Format: date-time */
                         updated_at: string;
+                        /** @description The video the image is a frame of: your tasks on its frames are one task set (one timeline, submitted together) */
+                        video_id: number | null;
                         width: number;
                     };
                 };
@@ -17547,6 +17611,88 @@ export interface operations {
             };
         };
     };
+    listQualityControlTaskTracks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                image_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        class_id: number;
+                        /** @description Your task's own track id */
+                        id: number;
+                        /** @description By frame; an `outside` keyframe hides the track from there (a track shape left out of a save) */
+                        keyframes: {
+                            /** @enum {string} */
+                            annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                            frame: number;
+                            geometry: {
+                                [key: string]: unknown;
+                            };
+                            outside: boolean;
+                        }[];
+                    }[];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     createQualityControlTaskNext: {
         parameters: {
             query?: never;
@@ -17579,6 +17725,7 @@ export interface operations {
                             active_seconds: number;
                             /** Format: date-time */
                             created_at: string;
+                            frame: number | null;
                             height: number;
                             id: number;
                             image_id: number;
@@ -17592,6 +17739,8 @@ export interface operations {
                                 geometry: {
                                     [key: string]: unknown;
                                 };
+                                keyframe?: boolean;
+                                track_id?: number;
                             }[];
                             /** @enum {string} */
                             status: "open" | "submitted";
@@ -17599,6 +17748,8 @@ export interface operations {
                             submitted_at: string | null;
                             /** Format: date-time */
                             updated_at: string;
+                            /** @description The video the image is a frame of: your tasks on its frames are one task set (one timeline, submitted together) */
+                            video_id: number | null;
                             width: number;
                         } | null;
                     };

@@ -158,6 +158,7 @@ export const OPERATIONS = {
   listQualityControlDisagreements: ['get', '/api/projects/{id}/quality-control/disagreements'],
   listQualityControlMyScores: ['get', '/api/projects/{id}/quality-control/my-scores'],
   listQualityControlSettings: ['get', '/api/projects/{id}/quality-control/settings'],
+  listQualityControlTaskTracks: ['get', '/api/projects/{id}/quality-control/tasks/{image_id}/tracks'],
   listQualityControlTasks: ['get', '/api/projects/{id}/quality-control/tasks'],
   listReviews: ['get', '/api/projects/{id}/reviews'],
   listRoles: ['get', '/api/identity/roles'],

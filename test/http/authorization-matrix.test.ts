@@ -271,6 +271,7 @@ const MATRIX: Record<string, Row> = {
   'POST /api/projects/:id/quality-control/tasks/next': { rule: 'annotations.write', assigned: 'scoped', path: (f) => `/api/projects/${f.projectId}/quality-control/tasks/next` },
   'GET /api/projects/:id/quality-control/tasks': { rule: 'annotations.write', assigned: 'scoped', path: (f) => `/api/projects/${f.projectId}/quality-control/tasks` },
   'GET /api/projects/:id/quality-control/tasks/:image_id': { rule: 'auth-only', assigned: 'scoped' },
+  'GET /api/projects/:id/quality-control/tasks/:image_id/tracks': { rule: 'auth-only', assigned: 'scoped' },
   'PUT /api/projects/:id/quality-control/tasks/:image_id': { rule: 'auth-only', assigned: 'scoped' },
   'POST /api/projects/:id/quality-control/tasks/:image_id/submit': { rule: 'auth-only', assigned: 'scoped' },
   'GET /api/projects/:id/quality-control/agreement': { rule: 'project.update', assigned: 'whole', path: (f) => `/api/projects/${f.projectId}/quality-control/agreement` },

@@ -4,7 +4,7 @@ import { lockQualityDealing } from '../../db/write-locks.js';
 import { IMAGE_QUEUE, settleQueue, topUpQueue } from './overlap-queue.repository.js';
 import type { QcDecisionsTable, QcSettingsTable, QcTasksTable } from '../../db/schema.js';
 
-export type TaskRow = Selectable<QcTasksTable> & { width: number; height: number };
+export type TaskRow = Selectable<QcTasksTable> & { width: number; height: number; video_id: number | null; frame: number | null };
 export type DecisionRow = Selectable<QcDecisionsTable>;
 export type SettingsRow = Selectable<QcSettingsTable>;
 
@@ -33,9 +33,9 @@ export class QualityControlRepository {
   }
 
   async imagesInProject(projectId: number, imageIds: readonly number[]) {
-    const rows: { id: number; review_state: string; width: number; height: number }[] = [];
+    const rows: { id: number; review_state: string; width: number; height: number; video_id: number | null }[] = [];
     for (let i = 0; i < imageIds.length; i += CHUNK) {
-      rows.push(...(await this.db.selectFrom('images').select(['id', 'review_state', 'width', 'height']).where('project_id', '=', projectId).where('id', 'in', imageIds.slice(i, i + CHUNK)).execute()));
+      rows.push(...(await this.db.selectFrom('images').select(['id', 'review_state', 'width', 'height', 'video_id']).where('project_id', '=', projectId).where('id', 'in', imageIds.slice(i, i + CHUNK)).execute()));
     }
     return rows;
   }
@@ -102,7 +102,7 @@ export class QualityControlRepository {
   }
 
   private tasks(db: Executor = this.db) {
-    return db.selectFrom('qc_tasks').innerJoin('images', 'images.id', 'qc_tasks.image_id').selectAll('qc_tasks').select(['images.width', 'images.height']);
+    return db.selectFrom('qc_tasks').innerJoin('images', 'images.id', 'qc_tasks.image_id').selectAll('qc_tasks').select(['images.width', 'images.height', 'images.video_id', 'images.frame']);
   }
 
   findTask(projectId: number, imageId: number, userId: number, db: Executor = this.db): Promise<TaskRow | undefined> {
@@ -114,11 +114,55 @@ export class QualityControlRepository {
     return this.tasks(db).where('qc_tasks.project_id', '=', projectId).where('qc_tasks.user_id', '=', userId).where('qc_tasks.status', '=', 'open').orderBy('qc_tasks.id').limit(1).executeTakeFirst();
   }
 
-  listTasks(projectId: number, userId: number | undefined, after: number | undefined, limit: number): Promise<TaskRow[]> {
+  listTasks(projectId: number, userId: number | undefined, after: number | undefined, limit: number, videoId?: number): Promise<TaskRow[]> {
     let q = this.tasks().where('qc_tasks.project_id', '=', projectId);
     if (userId !== undefined) q = q.where('qc_tasks.user_id', '=', userId);
+    if (videoId !== undefined) q = q.where('images.video_id', '=', videoId);
     if (after !== undefined) q = q.where('qc_tasks.id', '>', after);
     return q.orderBy('qc_tasks.id').limit(limit).execute();
+  }
+
+  /** The user's tasks on the frames of a video (their task set there), by frame. */
+  videoTasks(projectId: number, userId: number, videoId: number, db: Executor = this.db): Promise<TaskRow[]> {
+    return this.tasks(db).where('qc_tasks.project_id', '=', projectId).where('qc_tasks.user_id', '=', userId).where('images.video_id', '=', videoId).orderBy('images.frame').execute();
+  }
+
+  /**
+   * The video's other frames dealt with one of its frames: those the pool would deal the user (unreviewed, not ground
+   * truth, undecided, fewer than `overlap` tasks, none of the user's) and, with `groundTruth`, its ground-truth frames
+   * the user has not had — so a video's ground-truth frames come inside its task set, never alone.
+   */
+  async videoFramesFor(projectId: number, videoId: number, userId: number, overlap: number, groundTruth: boolean, db: Executor = this.db): Promise<{ id: number; ground_truth: boolean }[]> {
+    const rows = await db
+      .selectFrom('images')
+      .leftJoin('qc_ground_truth', 'qc_ground_truth.image_id', 'images.id')
+      .select(['images.id', 'qc_ground_truth.image_id as truth'])
+      .where('images.project_id', '=', projectId)
+      .where('images.video_id', '=', videoId)
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('qc_tasks').select('qc_tasks.id').whereRef('qc_tasks.image_id', '=', 'images.id').where('qc_tasks.user_id', '=', userId))))
+      .where((eb) => {
+        const pool = eb.and([
+          eb('qc_ground_truth.image_id', 'is', null),
+          eb('images.review_state', '=', 'unreviewed'),
+          eb.not(eb.exists(eb.selectFrom('qc_decisions').select('qc_decisions.id').where('qc_decisions.project_id', '=', projectId).whereRef('qc_decisions.image_id', '=', 'images.id'))),
+          eb(eb.selectFrom('qc_tasks').select((e) => e.fn.countAll<number>().as('n')).whereRef('qc_tasks.image_id', '=', 'images.id'), '<', overlap),
+        ]);
+        return groundTruth ? eb.or([pool, eb('qc_ground_truth.image_id', 'is not', null)]) : pool;
+      })
+      .orderBy('images.frame')
+      .execute();
+    return rows.map((r) => ({ id: r.id, ground_truth: r.truth !== null }));
+  }
+
+  /** Deals the images to the user in one insert (a video's frames); images they already have are left as they are. */
+  async createTasks(projectId: number, imageIds: readonly number[], userId: number, now: string, db: Executor): Promise<void> {
+    for (let i = 0; i < imageIds.length; i += CHUNK) {
+      await db
+        .insertInto('qc_tasks')
+        .values(imageIds.slice(i, i + CHUNK).map((id) => ({ project_id: projectId, image_id: id, user_id: userId, shapes: '[]', status: 'open' as const, created_at: now, updated_at: now })))
+        .onConflict((oc) => oc.columns(['image_id', 'user_id']).doNothing())
+        .execute();
+    }
   }
 
   /** A ground-truth image of the project the user has no task on, picked at random; undefined when none. */
@@ -188,15 +232,26 @@ export class QualityControlRepository {
     await this.db.updateTable('qc_tasks').set(values).where('id', '=', id).execute();
   }
 
-  /** Every submitted task of the project (the report's input). */
+  /** Submits the user's open tasks on these images (one task, or a video's task set) at once. */
+  async submitTasks(ids: readonly number[], values: { active_ms: number; updated_at: string }, activeOf: number): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      for (let i = 0; i < ids.length; i += CHUNK) {
+        await tx.updateTable('qc_tasks').set({ status: 'submitted', updated_at: values.updated_at, submitted_at: values.updated_at }).where('id', 'in', ids.slice(i, i + CHUNK)).where('status', '=', 'open').execute();
+      }
+      await tx.updateTable('qc_tasks').set({ active_ms: values.active_ms }).where('id', '=', activeOf).execute();
+    });
+  }
+
+  /** Every submitted task of the project (the report's input), with the video and frame of a frame's. */
   submitted(projectId: number, imageId?: number) {
     let q = this.db
       .selectFrom('qc_tasks')
-      .select(['image_id', 'user_id', 'shapes', 'active_ms', 'submitted_at'])
-      .where('project_id', '=', projectId)
-      .where('status', '=', 'submitted');
-    if (imageId !== undefined) q = q.where('image_id', '=', imageId);
-    return q.orderBy('id').execute();
+      .innerJoin('images', 'images.id', 'qc_tasks.image_id')
+      .select(['qc_tasks.image_id', 'qc_tasks.user_id', 'qc_tasks.shapes', 'qc_tasks.active_ms', 'qc_tasks.submitted_at', 'images.video_id', 'images.frame'])
+      .where('qc_tasks.project_id', '=', projectId)
+      .where('qc_tasks.status', '=', 'submitted');
+    if (imageId !== undefined) q = q.where('qc_tasks.image_id', '=', imageId);
+    return q.orderBy('qc_tasks.id').execute();
   }
 
   /**

@@ -21,6 +21,7 @@ import {
   TaskListQuery,
   TaskOut,
   TaskSave,
+  TaskTrackOut,
 } from './quality-control.schemas.js';
 
 const BASE = '/api/projects/:id/quality-control';
@@ -63,7 +64,7 @@ export function qualityControlRoutes(server: FastifyInstance, qc: QualityControl
     schema: {
       tags,
       summary: 'Deal me my next labelling task',
-      description: 'Your oldest open task, else a new one: an image of the overlap pool, or (a share of the time) a ground-truth image. Tasks look the same whatever they are. 409 when the project has no overlap and no ground-truth share.',
+      description: 'Your oldest open task, else a new one: an image of the overlap pool, or (a share of the time) a ground-truth image; a video\'s frame comes with the video\'s other frames you may have (one task set). Tasks look the same whatever they are. 409 when the project has no overlap and no ground-truth share.',
       params: IdParams,
       response: { 200: NextOut, ...errors(401, 403, 404, 409, 422) },
     },
@@ -77,12 +78,22 @@ export function qualityControlRoutes(server: FastifyInstance, qc: QualityControl
     schema: { tags, summary: 'My task on an image, with my version', params: ImageTaskParams, response: { 200: TaskOut, ...errors(401, 403, 404, 422) } },
   }, async (request) => qc.getTask(callerOf(request), request.params.id, request.params.image_id));
 
+  app.get(`${BASE}/tasks/:image_id/tracks`, {
+    schema: {
+      tags,
+      summary: 'My task tracks over the video of a task\'s frame',
+      description: 'The tracks of your own version of the video (shapes with `track_id` on your tasks of its frames), keyframes by frame; never the video\'s tracks. Empty for an image that is no frame.',
+      params: ImageTaskParams,
+      response: { 200: Type.Array(TaskTrackOut), ...errors(401, 403, 404, 422) },
+    },
+  }, async (request) => qc.taskTracks(callerOf(request), request.params.id, request.params.image_id));
+
   app.put(`${BASE}/tasks/:image_id`, {
-    schema: { tags, summary: 'Save my version of an image', description: 'Replaces your shapes. A submitted task is 409.', params: ImageTaskParams, body: TaskSave, response: { 200: TaskOut, ...errors(401, 403, 404, 409, 422) } },
+    schema: { tags, summary: 'Save my version of an image', description: 'Replaces your shapes. On a video\'s frame, shapes with `track_id` are your task tracks\' keyframes there (`keyframe: false`: interpolated, left as computed), and a track the frame showed but the save leaves out is hidden from this frame on. A submitted task is 409.', params: ImageTaskParams, body: TaskSave, response: { 200: TaskOut, ...errors(401, 403, 404, 409, 422) } },
   }, async (request) => qc.saveTask(callerOf(request), request.params.id, request.params.image_id, request.body.shapes));
 
   app.post(`${BASE}/tasks/:image_id/submit`, {
-    schema: { tags, summary: 'Submit my version of an image', params: ImageTaskParams, response: { 200: TaskOut, ...errors(401, 403, 404, 409, 422) } },
+    schema: { tags, summary: 'Submit my version of an image', description: 'On a video\'s frame, your tasks on all of that video\'s frames are submitted together.', params: ImageTaskParams, response: { 200: TaskOut, ...errors(401, 403, 404, 409, 422) } },
   }, async (request) => qc.submitTask(callerOf(request), request.params.id, request.params.image_id));
 
   app.get(`${BASE}/agreement`, {

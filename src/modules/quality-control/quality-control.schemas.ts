@@ -28,8 +28,15 @@ export const QcShape = Type.Object(
     class_id: Id,
     annotation_type: AnnotationType,
     geometry: Type.Object({}, { additionalProperties: true, description: 'As an annotation\'s geometry (see the annotations routes)' }),
+    track_id: Type.Optional(Id),
+    keyframe: Type.Optional(Type.Boolean()),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description: 'On a video\'s frame, a shape with `track_id` belongs to one of your task\'s tracks (ids of your own, never the '
+      + 'video\'s tracks): `keyframe: true` (the default on a save) makes it the track\'s keyframe on this frame; a task read '
+      + 'gives every frame the shapes interpolated between your keyframes with `keyframe: false`, which a save leaves as they are.',
+  },
 );
 export type QcShape = Static<typeof QcShape>;
 const Shapes = Type.Array(QcShape, { maxItems: 5000 });
@@ -57,6 +64,8 @@ export const TaskOut = Type.Object({
   image_id: Type.Integer(),
   width: Type.Integer(),
   height: Type.Integer(),
+  video_id: Nullable(Type.Integer({ description: 'The video the image is a frame of: your tasks on its frames are one task set (one timeline, submitted together)' })),
+  frame: Nullable(Type.Integer()),
   status: StringEnum(['open', 'submitted'] as const),
   shapes: Type.Array(QcShape, { description: 'Your own version of the image (others never see it)' }),
   active_seconds: Type.Number({ description: 'Active editing time: the gaps between your saves, each counted up to 120 s' }),
@@ -66,11 +75,22 @@ export const TaskOut = Type.Object({
 });
 export type TaskOut = Static<typeof TaskOut>;
 
+export const TaskTrackOut = Type.Object({
+  id: Type.Integer({ description: 'Your task\'s own track id' }),
+  class_id: Type.Integer(),
+  keyframes: Type.Array(
+    Type.Object({ frame: Type.Integer(), annotation_type: AnnotationType, geometry: Type.Object({}, { additionalProperties: true }), outside: Type.Boolean() }),
+    { description: 'By frame; an `outside` keyframe hides the track from there (a track shape left out of a save)' },
+  ),
+});
+export type TaskTrackOut = Static<typeof TaskTrackOut>;
+
 export const NextOut = Type.Object({ task: Nullable(TaskOut) }, { description: '`task: null` when there is nothing to deal' });
 export type NextOut = Static<typeof NextOut>;
 
 export const TaskListQuery = Type.Object({
   user_id: Type.Optional(Id),
+  video_id: Type.Optional(Id),
   limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
   after: Type.Optional(Type.Integer({ minimum: 0 })),
 });

@@ -21,7 +21,9 @@ import type {
   SettingsUpdate,
   TaskListQuery,
   TaskOut,
+  TaskTrackOut,
 } from './quality-control.schemas.js';
+import { framesSave, shapesOnFrame, taskTracks, type FrameShapes, type StoredShape } from './task-tracks.logic.js';
 import { analyticsCsv, annotatorFigures, consensusWeights, imageAgreements, type SubmittedVersion } from './quality-report.logic.js';
 
 /** A save counts the time since the task's previous save (or since it was dealt) as active editing, up to this. */
@@ -31,16 +33,45 @@ const DEFAULTS = { overlap: 1, ground_truth_share: 0, agreement_threshold: 0.7, 
 
 const parseShapes = (text: string): QcShape[] => JSON.parse(text) as QcShape[];
 const shapesText = (shapes: readonly Shape[]) => JSON.stringify(shapes.map((s) => ({ class_id: s.class_id, annotation_type: s.annotation_type, geometry: s.geometry })));
+/** A task's own shapes as stored, a track's keyframe with its track id and flags. */
+const storedText = (shapes: readonly StoredShape[]) => JSON.stringify(shapes);
 
-function toTaskOut(row: TaskRow): TaskOut {
+/** A frame of a video with the shapes its task stores. */
+const frameShapes = (row: { frame: number | null; shapes: string }): FrameShapes => ({ frame: row.frame ?? 0, shapes: JSON.parse(row.shapes) as StoredShape[] });
+
+/**
+ * Each task's shapes as its annotator sees them: an image's as stored; a video frame's with the annotator's task
+ * tracks on it (keyframes and interpolated shapes), from the stored shapes of their tasks on the same video
+ * (`setOf` gives them, grouped by user and video).
+ */
+function resolvedShapes<R extends { user_id: number; video_id: number | null; frame: number | null; shapes: string }>(rows: readonly R[], setOf: (row: R) => readonly R[]): QcShape[][] {
+  const tracks = new Map<string, ReturnType<typeof taskTracks>>();
+  return rows.map((row) => {
+    if (row.video_id === null || row.frame === null) return parseShapes(row.shapes);
+    const key = `${row.user_id}:${row.video_id}`;
+    if (!tracks.has(key)) tracks.set(key, taskTracks(setOf(row).map(frameShapes)));
+    return shapesOnFrame(tracks.get(key)!, frameShapes(row).shapes, row.frame);
+  });
+}
+
+/** Groups rows by user and video: a video frame's task set. */
+function byTaskSet<R extends { user_id: number; video_id: number | null }>(rows: readonly R[]): (row: R) => R[] {
+  const sets = new Map<string, R[]>();
+  for (const r of rows) if (r.video_id !== null) sets.set(`${r.user_id}:${r.video_id}`, [...(sets.get(`${r.user_id}:${r.video_id}`) ?? []), r]);
+  return (row) => sets.get(`${row.user_id}:${row.video_id}`) ?? [row];
+}
+
+function toTaskOut(row: TaskRow, shapes: QcShape[] = parseShapes(row.shapes)): TaskOut {
   return {
     id: row.id,
     project_id: row.project_id,
     image_id: row.image_id,
     width: row.width,
     height: row.height,
+    video_id: row.video_id,
+    frame: row.frame,
     status: row.status,
-    shapes: parseShapes(row.shapes),
+    shapes,
     active_seconds: Math.round(Number(row.active_ms) / 100) / 10,
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -58,6 +89,8 @@ export class QualityControlService {
     private readonly repo: QualityControlRepository,
     private readonly access: ProjectAccess,
     private readonly annotations: AnnotationsService,
+    /** The video's real tracks' shapes on a frame (the tracks module): a frame's ground truth holds them too. */
+    private readonly trackShapes: (imageId: number) => Promise<readonly Shape[]>,
     /** Whether a ground-truth task is dealt (a draw with the share's probability); replaceable in tests. */
     private readonly draw: (share: number) => boolean = (share) => Math.random() < share,
   ) {}
@@ -121,6 +154,7 @@ export class QualityControlService {
     });
     const byImage = new Map<number, Shape[]>(ids.map((id) => [id, []]));
     for (const a of await this.repo.accepted(ids)) byImage.get(a.image_id)!.push({ class_id: a.class_id, annotation_type: a.annotation_type, geometry: JSON.parse(a.geometry) as object });
+    for (const image of images.values()) if (image.video_id !== null) byImage.get(image.id)!.push(...(await this.trackShapes(image.id)));
     await this.repo.markGroundTruth(projectId, ids.map((id) => ({ image_id: id, shapes: shapesText(byImage.get(id)!) })), caller.userId, new Date().toISOString());
     const marked = new Set(ids);
     return (await this.listGroundTruthRows(projectId)).filter((g) => marked.has(g.image_id));
@@ -159,18 +193,36 @@ export class QualityControlService {
       while (pool === undefined && (await this.repo.topUpQueue(projectId, settings.overlap, tx))) pool = await this.repo.poolImageFor(projectId, caller.userId, tx);
       if (pool === undefined) return null;
       const groundTruth = settings.ground_truth_share > 0 && this.draw(settings.ground_truth_share) ? await this.repo.groundTruthFor(projectId, caller.userId, tx) : undefined;
-      const task = await this.repo.createTask(projectId, groundTruth ?? pool, caller.userId, new Date().toISOString(), tx);
+      const now = new Date().toISOString();
+      const task = await this.repo.createTask(projectId, groundTruth ?? pool, caller.userId, now, tx);
       if (groundTruth === undefined) await this.repo.settleQueue(pool, settings.overlap, tx);
+      if (task.video_id !== null) {
+        // A video's frame is dealt with the video's other frames the user may have: one task set, one timeline.
+        const frames = await this.repo.videoFramesFor(projectId, task.video_id, caller.userId, settings.overlap, settings.ground_truth_share > 0, tx);
+        await this.repo.createTasks(projectId, frames.map((f) => f.id), caller.userId, now, tx);
+        for (const f of frames) if (!f.ground_truth) await this.repo.settleQueue(f.id, settings.overlap, tx);
+      }
       return task;
     });
-    return { task: task && toTaskOut(task) };
+    return { task: task && (await this.taskOut(task)) };
+  }
+
+  /** The task as its annotator sees it (a video frame's with their task tracks on it). */
+  private async taskOut(row: TaskRow): Promise<TaskOut> {
+    if (row.video_id === null) return toTaskOut(row);
+    const set = await this.repo.videoTasks(row.project_id, row.user_id, row.video_id);
+    return toTaskOut(row, resolvedShapes([row], () => set)[0]);
   }
 
   /** The caller's tasks in dealing order; project admins may name another user. */
   async listTasks(caller: Caller, projectId: number, query: TaskListQuery): Promise<TaskOut[]> {
     const project = await this.access.project(caller, projectId, 'annotations.write');
     if (query.user_id !== undefined && query.user_id !== caller.userId) await this.access.project(caller, project.id, 'project.update');
-    return (await this.repo.listTasks(projectId, query.user_id ?? caller.userId, query.after, query.limit)).map(toTaskOut);
+    const rows = await this.repo.listTasks(projectId, query.user_id ?? caller.userId, query.after, query.limit, query.video_id);
+    const sets = new Map<number, TaskRow[]>();
+    for (const videoId of new Set(rows.flatMap((r) => (r.video_id === null ? [] : [r.video_id])))) sets.set(videoId, await this.repo.videoTasks(projectId, query.user_id ?? caller.userId, videoId));
+    const shapes = resolvedShapes(rows, (r) => sets.get(r.video_id!)!);
+    return rows.map((r, i) => toTaskOut(r, shapes[i]));
   }
 
   private async ownTask(caller: Caller, projectId: number, imageId: number): Promise<TaskRow> {
@@ -181,7 +233,19 @@ export class QualityControlService {
   }
 
   async getTask(caller: Caller, projectId: number, imageId: number): Promise<TaskOut> {
-    return toTaskOut(await this.ownTask(caller, projectId, imageId));
+    return this.taskOut(await this.ownTask(caller, projectId, imageId));
+  }
+
+  /** The caller's task tracks over the video a task's frame is of (none for an image), keyframes by frame. */
+  async taskTracks(caller: Caller, projectId: number, imageId: number): Promise<TaskTrackOut[]> {
+    const task = await this.ownTask(caller, projectId, imageId);
+    if (task.video_id === null) return [];
+    const set = await this.repo.videoTasks(projectId, caller.userId, task.video_id);
+    return taskTracks(set.map(frameShapes)).map((t) => ({
+      id: t.id,
+      class_id: t.keyframes.at(-1)!.class_id,
+      keyframes: t.keyframes.map((k) => ({ frame: k.frame, annotation_type: k.annotation_type as QcShape['annotation_type'], geometry: k.geometry, outside: k.outside })),
+    }));
   }
 
   private static activeGap(task: TaskRow, now: Date): number {
@@ -193,18 +257,29 @@ export class QualityControlService {
     const task = await this.ownTask(caller, projectId, imageId);
     if (task.status === 'submitted') throw new ConflictError(`Your task on image ${imageId} is already submitted`);
     await this.assertClasses(projectId, shapes, ['body', 'shapes']);
+    let stored: StoredShape[] = shapes.map(({ class_id, annotation_type, geometry }) => ({ class_id, annotation_type, geometry }));
+    if (task.video_id !== null) {
+      const others = (await this.repo.videoTasks(projectId, caller.userId, task.video_id)).filter((t) => t.id !== task.id);
+      const saved = framesSave(others.map(frameShapes), task.frame ?? 0, shapes);
+      if ('duplicate' in saved) throw ValidationError.at(['body', 'shapes', saved.duplicate, 'track_id'], `Track ${shapes[saved.duplicate].track_id} has one shape on a frame`);
+      stored = saved;
+    } else {
+      const tracked = shapes.findIndex((s) => s.track_id !== undefined);
+      if (tracked >= 0) throw ValidationError.at(['body', 'shapes', tracked, 'track_id'], `Image ${imageId} is no video frame: its shapes have no track`);
+    }
     const now = new Date();
-    await this.repo.saveTask(task.id, { shapes: shapesText(shapes), active_ms: Number(task.active_ms) + QualityControlService.activeGap(task, now), saves: Number(task.saves) + 1, updated_at: now.toISOString() });
-    return toTaskOut((await this.repo.findTask(projectId, imageId, caller.userId))!);
+    await this.repo.saveTask(task.id, { shapes: storedText(stored), active_ms: Number(task.active_ms) + QualityControlService.activeGap(task, now), saves: Number(task.saves) + 1, updated_at: now.toISOString() });
+    return this.taskOut((await this.repo.findTask(projectId, imageId, caller.userId))!);
   }
 
   async submitTask(caller: Caller, projectId: number, imageId: number): Promise<TaskOut> {
     const task = await this.ownTask(caller, projectId, imageId);
     if (task.status === 'submitted') throw new ConflictError(`Your task on image ${imageId} is already submitted`);
     const now = new Date();
-    const stamp = now.toISOString();
-    await this.repo.saveTask(task.id, { status: 'submitted', active_ms: Number(task.active_ms) + QualityControlService.activeGap(task, now), saves: Number(task.saves), updated_at: stamp, submitted_at: stamp });
-    return toTaskOut((await this.repo.findTask(projectId, imageId, caller.userId))!);
+    // A video frame's task set is submitted whole: its tracks' shapes on each frame come from all of its frames.
+    const ids = task.video_id === null ? [task.id] : (await this.repo.videoTasks(projectId, caller.userId, task.video_id)).map((t) => t.id);
+    await this.repo.submitTasks(ids, { active_ms: Number(task.active_ms) + QualityControlService.activeGap(task, now), updated_at: now.toISOString() }, task.id);
+    return this.taskOut((await this.repo.findTask(projectId, imageId, caller.userId))!);
   }
 
   private async assertClasses(projectId: number, shapes: readonly QcShape[], loc: (string | number)[]): Promise<void> {
@@ -215,7 +290,9 @@ export class QualityControlService {
 
   private async inputs(projectId: number) {
     const [rows, gt, reviews] = await Promise.all([this.repo.submitted(projectId), this.repo.groundTruth(projectId), this.repo.reviewCounts(projectId)]);
-    const versions: SubmittedVersion[] = rows.map((r) => ({ image_id: r.image_id, user_id: r.user_id, shapes: parseShapes(r.shapes), active_ms: Number(r.active_ms), submitted_at: r.submitted_at ?? '' }));
+    // A frame's version is what its annotator saw there: plain shapes and their task tracks' shapes on the frame.
+    const shapes = resolvedShapes(rows, byTaskSet(rows));
+    const versions: SubmittedVersion[] = rows.map((r, i) => ({ image_id: r.image_id, user_id: r.user_id, shapes: shapes[i].map(({ class_id, annotation_type, geometry }) => ({ class_id, annotation_type, geometry })), active_ms: Number(r.active_ms), submitted_at: r.submitted_at ?? '' }));
     const groundTruth = new Map(gt.map((g) => [g.image_id, parseShapes(g.shapes) as Shape[]]));
     return { versions, groundTruth, reviews };
   }

@@ -4,8 +4,10 @@ import type { EditorController, EditorState } from '../editor/editor-controller.
 import type { ImageLoader } from '../editor/image-loader.js';
 import type { ImageRecord, LabelClass, ResponseOf } from '../types.js';
 import { TimelineBar } from './timeline-bar.js';
+import { putTaskKeyframe, saveTaskShapes } from '../editor/task-shapes.js';
 
-type Track = ResponseOf<'/api/tracks/{id}', 'get'>;
+/** A track as the timeline shows it: the video's, or in a quality-control task the caller's own task track. */
+type Track = Pick<ResponseOf<'/api/tracks/{id}', 'get'>, 'id' | 'class_id'> & { keyframes: { frame: number; outside: boolean }[] };
 
 /** Frames decoded ahead of the open one (and behind it) so that stepping and playback find them ready. */
 const AHEAD = 8;
@@ -41,6 +43,11 @@ interface Props {
   /** Told when playback starts and stops. */
   onPlaying?(playing: boolean): void;
   actions: MutableRefObject<TimelineActions | null>;
+  /**
+   * In a quality-control task: the frames of the caller's task set on this video (the timeline moves over them), whose
+   * tracks are the caller's own in the task (issue 29); the video's real tracks are neither shown nor written.
+   */
+  taskFrames?: ImageRecord[];
 }
 
 /**
@@ -48,8 +55,9 @@ interface Props {
  * the scrubber with the selected track's keyframes marked, the track list (visibility, lock), the keyframe toggle and
  * "propagate forward N frames". Neighbouring frames are prefetched so stepping finds them decoded.
  */
-export function VideoTimeline({ projectId, image, controller, loader, state, classes, colors, openImage, onMessage, onPlaying, actions }: Props) {
+export function VideoTimeline({ projectId, image, controller, loader, state, classes, colors, openImage, onMessage, onPlaying, actions, taskFrames }: Props) {
   const videoId = image.video_id!;
+  const inTask = taskFrames !== undefined;
   const [frames, setFrames] = useState<ImageRecord[]>([]);
   const [tracks, setTracks] = useState<Track[]>([]);
   const [fps, setFps] = useState(25);
@@ -61,14 +69,21 @@ export function VideoTimeline({ projectId, image, controller, loader, state, cla
   const live = useRef({ frames, tracks, image });
   live.current = { frames, tracks, image };
 
-  const loadTracks = () => api.get('/api/videos/{id}/tracks', { path: { id: videoId } }).then(setTracks, (e) => onMessage((e as Error).message));
+  const loadTracks = () =>
+    (inTask
+      ? api.get('/api/projects/{id}/quality-control/tasks/{image_id}/tracks', { path: { id: projectId, image_id: live.current.image.id } })
+      : api.get('/api/videos/{id}/tracks', { path: { id: videoId } })
+    ).then(setTracks, (e) => onMessage((e as Error).message));
 
   useEffect(() => {
     setFrames([]);
-    api.get('/api/projects/{id}/images', { path: { id: projectId }, query: { video_id: videoId, limit: 10000 } }).then(
-      (list) => setFrames([...list].sort((a, b) => (a.frame ?? 0) - (b.frame ?? 0))),
-      (e) => onMessage((e as Error).message),
-    );
+    if (inTask) setFrames(taskFrames.filter((f) => f.video_id === videoId));
+    else {
+      api.get('/api/projects/{id}/images', { path: { id: projectId }, query: { video_id: videoId, limit: 10000 } }).then(
+        (list) => setFrames([...list].sort((a, b) => (a.frame ?? 0) - (b.frame ?? 0))),
+        (e) => onMessage((e as Error).message),
+      );
+    }
     api.get('/api/videos/{id}', { path: { id: videoId } }).then((v) => setFps(v.fps / Math.max(1, v.step) || 25), () => undefined);
     void loadTracks();
     // A track edited on one frame changes its shape on the others: their cached annotations are read again.
@@ -80,7 +95,7 @@ export function VideoTimeline({ projectId, image, controller, loader, state, cla
       controller.onTrackChanged = null;
       playingRef.current = false;
     };
-  }, [videoId]);
+  }, [videoId, taskFrames]);
 
   const at = frames.findIndex((f) => f.id === image.id);
 
@@ -170,6 +185,13 @@ export function VideoTimeline({ projectId, image, controller, loader, state, cla
   const toggleKeyframe = () => {
     const sel = state?.selected;
     if (!selectedTrack || !sel) return onMessage('Select a track’s shape first');
+    if (inTask) {
+      // A task track's keyframe is its shape saved as it is here; one is taken off by deleting or moving the shape.
+      if (isKeyframe) return onMessage('This frame is a keyframe of the track: move its shape, or delete it to hide the track from here');
+      const key = controller.keyOfTrack(selectedTrack.id);
+      if (key !== null) controller.store?.update(key, { class_id: sel.class_id, annotation_type: sel.annotation_type, geometry: sel.geometry });
+      return;
+    }
     if (isKeyframe) void patchTrack(selectedTrack.id, { delete_frames: [frameNo] });
     else void patchTrack(selectedTrack.id, { keyframes: [{ frame: frameNo, annotation_type: sel.annotation_type, geometry: sel.geometry }] });
   };
@@ -185,7 +207,14 @@ export function VideoTimeline({ projectId, image, controller, loader, state, cla
     if (!target || target.id === image.id) return onMessage('This is the last frame');
     const keyframe = (frame: number) => ({ frame, annotation_type: sel.annotation_type, geometry: sel.geometry });
     try {
-      if (sel.track_id != null) {
+      if (inTask) {
+        // The task's own track: the shape becomes (or stays) its keyframe here, and is held to a keyframe N frames on.
+        await controller.store?.settled();
+        const trackId = sel.track_id ?? Math.max(0, ...live.current.tracks.map((t) => t.id)) + 1;
+        const here = [...(controller.store?.items.values() ?? [])].map((a) => (a.id === sel.id ? { ...a, track_id: trackId, interpolated: false } : a));
+        await saveTaskShapes(projectId, image.id, here);
+        await putTaskKeyframe(projectId, target.id, { class_id: sel.class_id, annotation_type: sel.annotation_type, geometry: sel.geometry, track_id: trackId });
+      } else if (sel.track_id != null) {
         await api.patch('/api/tracks/{id}', { path: { id: sel.track_id }, body: { keyframes: [keyframe(target.frame!) as never] } });
       } else {
         await controller.store?.settled();

@@ -14,6 +14,8 @@ export interface Ref {
  * back as one (and undoing an accept makes it a suggestion again).
  */
 export type Draft = Pick<Annotation, 'class_id' | 'annotation_type' | 'geometry'> & Partial<Pick<Annotation, 'source' | 'confidence' | 'status' | 'attributes' | 'group_id'>>;
+/** A shape as a task's whole-list save sends it: a task track's shape keeps its track and whether it is interpolated. */
+export type TaskDraft = Draft & Partial<Pick<Annotation, 'track_id' | 'interpolated'>>;
 
 type Command =
   | { kind: 'create'; ref: Ref; data: Draft }
@@ -61,8 +63,11 @@ export class AnnotationStore {
     private readonly events: StoreEvents,
     /** On a video's frame: its number, where edits of a track's shape become that track's keyframes. */
     private readonly frame: number | null = null,
-    /** A quality-control task's version: every change saves the whole shape list (in order), no annotation is written. */
-    private readonly saveAll?: (shapes: Draft[]) => Promise<void>,
+    /**
+     * A quality-control task's version: every change saves the whole shape list (in order), no annotation is written;
+     * a track's shape there is the task's own track (its edit makes it a keyframe, the whole list saved says so).
+     */
+    private readonly saveAll?: (shapes: TaskDraft[]) => Promise<void>,
   ) {
     for (const a of annotations) {
       const ref: Ref = { key: this.nextKey++, id: a.id, pending: Promise.resolve() };
@@ -94,13 +99,18 @@ export class AnnotationStore {
   private wholeSaves: Promise<unknown> = Promise.resolve();
 
   private saveWhole(): Promise<void> {
-    const run = this.wholeSaves.then(() => this.saveAll!([...this.items.values()].map(draftOf)));
+    const run = this.wholeSaves.then(() => this.saveAll!([...this.items.values()].map((a) => ({ ...draftOf(a), ...(a.track_id != null ? { track_id: a.track_id, interpolated: a.interpolated } : {}) }))));
     this.wholeSaves = run.catch(() => undefined);
     return run;
   }
 
-  private queue(ref: Ref, op: () => Promise<void>, rollback: (err: Error) => void): Promise<void> {
-    const run = ref.pending.then(this.saveAll ? () => this.saveWhole() : op).catch((err: Error) => {
+  /** Runs the change's save after the shape's earlier ones; in a task, the whole list's, telling of a track it changed. */
+  private queue(ref: Ref, op: () => Promise<void>, rollback: (err: Error) => void, trackId?: number | null): Promise<void> {
+    const whole = async () => {
+      await this.saveWhole();
+      if (trackId != null) this.events.trackChanged?.(trackId);
+    };
+    const run = ref.pending.then(this.saveAll ? whole : op).catch((err: Error) => {
       rollback(err);
       this.events.refused(err.message);
     });
@@ -135,13 +145,15 @@ export class AnnotationStore {
         ref.id = null;
       },
       () => this.set(ref, before),
+      before.track_id,
     );
   }
 
   private doUpdate(ref: Ref, data: Draft): Promise<void> {
     const before = this.items.get(ref.key);
     if (!before) return Promise.resolve();
-    this.set(ref, { ...before, ...data });
+    // A task track's shape edited becomes its keyframe on this frame (saved with the whole list).
+    this.set(ref, { ...before, ...data, ...(this.saveAll && before.track_id != null ? { interpolated: false } : {}) });
     return this.queue(
       ref,
       async () => {
@@ -155,6 +167,7 @@ export class AnnotationStore {
         if (this.items.has(ref.key)) this.set(ref, asAnnotation(saved));
       },
       () => this.set(ref, before),
+      before.track_id,
     );
   }
 

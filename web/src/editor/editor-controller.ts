@@ -1,6 +1,6 @@
 import { displayColors } from './palette.js';
 import type { Annotation, AttributeValues, BboxGeometry, EllipseGeometry, KeypointsGeometry, LabelClass, MaskGeometry, Skeleton } from '../types.js';
-import { AnnotationStore, type Draft } from './annotation-store.js';
+import { AnnotationStore, type Draft, type TaskDraft } from './annotation-store.js';
 import { boundsOf, hits, normalizeDegrees, type Point } from './geometry.js';
 import { decodeRle, maskBounds, paintMask, type Bitmap } from './mask.js';
 import { drawMinimapBase, drawScene, LayerCache, paintMinimapView, paintPointNames, paintSelection, type Moving, type Scene, type Shape } from './renderer.js';
@@ -31,7 +31,7 @@ export interface LoadedImage {
   /** The frame number when the image is a video's frame (its track shapes are edited as keyframes there). */
   frame?: number | null;
   /** Saves the whole shape list at once (a quality-control task's version); absent: annotation by annotation. */
-  save?: (shapes: Draft[]) => Promise<void>;
+  save?: (shapes: TaskDraft[]) => Promise<void>;
 }
 
 export interface EditorState {

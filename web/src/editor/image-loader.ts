@@ -1,7 +1,7 @@
 import { api } from '../api.js';
 import { asAnnotation, type Annotation, type ImageRecord } from '../types.js';
 import type { LoadedImage } from './editor-controller.js';
-import type { Draft } from './annotation-store.js';
+import type { TaskDraft } from './annotation-store.js';
 
 const PREVIEW_MAX = 2048;
 const PAGE = 10000;
@@ -26,7 +26,7 @@ async function allAnnotations(imageId: number): Promise<Annotation[]> {
 export interface ShapeSource {
   load(imageId: number): Promise<Annotation[]>;
   /** Saves the whole shape list at once; absent: each annotation is written through the annotations routes. */
-  save?(imageId: number, shapes: Draft[]): Promise<void>;
+  save?(imageId: number, shapes: TaskDraft[]): Promise<void>;
 }
 
 const imageAnnotations: ShapeSource = { load: allAnnotations };

@@ -10,7 +10,7 @@ import { displayColors } from '../editor/palette.js';
 import { ObjectsPanel } from '../components/objects-panel.js';
 import { ClassSearch } from '../components/class-search.js';
 import { accessOf, useProjectAccess } from '../components/project-access.js';
-import { taskShapes } from '../editor/task-shapes.js';
+import { taskImages, taskShapes } from '../editor/task-shapes.js';
 import { ExperimentPredictions } from '../components/experiment-predictions.js';
 import { filterFromQuery, filterToQuery, isFiltered, listQuery } from '../components/image-grid.js';
 import { Link, navigate } from '../router.js';
@@ -230,11 +230,11 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
       const { task } = await api.post('/api/projects/{id}/quality-control/tasks/next', { path: { id: projectId } });
       if (first) loader.current = new ImageLoader(projectId, taskShapes(projectId));
       setTaskMode(true);
-      const list = task ? [await api.get('/api/images/{image_id}', { path: { image_id: task.image_id } })] : [];
+      const list = task ? await taskImages(projectId, task) : [];
       imagesRef.current = list;
       indexRef.current = -1;
       setImages(list);
-      if (task) await open(0);
+      if (task) await open(Math.max(0, list.findIndex((i) => i.id === task.image_id)));
       return true;
     } catch (e) {
       if (first && e instanceof ApiError && e.status === 409) return false;
@@ -606,7 +606,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
           )}
         </div>
         {current?.video_id != null && c && (
-          <VideoTimeline projectId={projectId} image={current} controller={c} loader={loader.current} state={state} classes={classes} colors={drawColors} openImage={openId} onMessage={setMessage} onPlaying={setPlaying} actions={timeline} />
+          <VideoTimeline projectId={projectId} image={current} controller={c} loader={loader.current} state={state} classes={classes} colors={drawColors} openImage={openId} onMessage={setMessage} onPlaying={setPlaying} actions={timeline} taskFrames={taskMode ? images ?? [] : undefined} />
         )}
         <aside className="editor-side">
           <div className="side-head">
