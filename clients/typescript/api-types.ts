@@ -16234,7 +16234,7 @@ export interface operations {
                     "application/json": {
                         /** Format: date-time */
                         created_at: string;
-                        label: string | null;
+                        label: (string | string[]) | (never | null);
                         sample_id: number;
                         /** @description Text spans on a text; time segments on audio and video */
                         spans: ({
@@ -16248,6 +16248,14 @@ export interface operations {
                             /** @description Seconds from the start of the clip */
                             start_s: number;
                         })[] | null;
+                        value: (number | string | {
+                            /**
+                             * @description Which response the annotator prefers
+                             * @enum {string}
+                             */
+                            preference?: "chosen" | "rejected" | "tie";
+                            rating?: number;
+                        }) | (never | null);
                     }[];
                 };
             };
@@ -16324,7 +16332,7 @@ export interface operations {
                     "application/json": {
                         /** Format: date-time */
                         created_at: string;
-                        label: string | null;
+                        label: (string | string[]) | (never | null);
                         sample_id: number;
                         /** @description Text spans on a text; time segments on audio and video */
                         spans: ({
@@ -16338,6 +16346,14 @@ export interface operations {
                             /** @description Seconds from the start of the clip */
                             start_s: number;
                         })[] | null;
+                        value: (number | string | {
+                            /**
+                             * @description Which response the annotator prefers
+                             * @enum {string}
+                             */
+                            preference?: "chosen" | "rejected" | "tie";
+                            rating?: number;
+                        }) | (never | null);
                     }[];
                 };
             };
@@ -16408,6 +16424,12 @@ export interface operations {
                     "application/json": {
                         annotators: {
                             class_accuracy: number | null;
+                            /** @description Mean Jaccard index of the class sets over the multi-label ground-truth samples */
+                            label_jaccard: number | null;
+                            /** @description Share of LLM pairs where the answer prefers the truth's response (chosen, rejected or tie) */
+                            preference_accuracy: number | null;
+                            /** @description Mean absolute difference of the LLM ratings */
+                            rating_mae: number | null;
                             /** @description Ground-truth samples answered */
                             samples: number;
                             segment_counts: {
@@ -16431,7 +16453,11 @@ export interface operations {
                             };
                             /** @description Token-level F1, micro over the ground-truth texts */
                             span_f1: number | null;
+                            /** @description Word error rate of the audio transcripts, micro over the clips */
+                            transcript_wer: number | null;
                             user_id: number;
+                            /** @description Mean absolute error of the numeric (tabular regression) targets */
+                            value_mae: number | null;
                         }[];
                         /** @description Krippendorff's alpha (nominal) of the classes over the overlapped samples */
                         class_alpha: number | null;
@@ -16583,8 +16609,7 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         id: number;
-                        /** @description My class for the sample */
-                        label: string | null;
+                        label: (string | string[]) | (never | null);
                         project_id: number;
                         sample_id: number;
                         /** @description Text spans on a text; time segments on audio and video */
@@ -16604,6 +16629,14 @@ export interface operations {
                         submitted_at: string | null;
                         /** Format: date-time */
                         updated_at: string;
+                        value: (number | string | {
+                            /**
+                             * @description Which response the annotator prefers
+                             * @enum {string}
+                             */
+                            preference?: "chosen" | "rejected" | "tie";
+                            rating?: number;
+                        }) | (never | null);
                     };
                 };
             };
@@ -16658,7 +16691,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    label?: string | null;
+                    label?: (string | string[]) | (never | null);
                     /** @description Text spans on a text; time segments on audio and video */
                     spans?: ({
                         end: number;
@@ -16671,6 +16704,14 @@ export interface operations {
                         /** @description Seconds from the start of the clip */
                         start_s: number;
                     })[] | null;
+                    value?: (number | string | {
+                        /**
+                         * @description Which response the annotator prefers
+                         * @enum {string}
+                         */
+                        preference?: "chosen" | "rejected" | "tie";
+                        rating?: number;
+                    }) | (never | null);
                 };
             };
         };
@@ -16694,8 +16735,7 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         id: number;
-                        /** @description My class for the sample */
-                        label: string | null;
+                        label: (string | string[]) | (never | null);
                         project_id: number;
                         sample_id: number;
                         /** @description Text spans on a text; time segments on audio and video */
@@ -16715,6 +16755,14 @@ export interface operations {
                         submitted_at: string | null;
                         /** Format: date-time */
                         updated_at: string;
+                        value: (number | string | {
+                            /**
+                             * @description Which response the annotator prefers
+                             * @enum {string}
+                             */
+                            preference?: "chosen" | "rejected" | "tie";
+                            rating?: number;
+                        }) | (never | null);
                     };
                 };
             };
@@ -16796,8 +16844,7 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         id: number;
-                        /** @description My class for the sample */
-                        label: string | null;
+                        label: (string | string[]) | (never | null);
                         project_id: number;
                         sample_id: number;
                         /** @description Text spans on a text; time segments on audio and video */
@@ -16817,6 +16864,14 @@ export interface operations {
                         submitted_at: string | null;
                         /** Format: date-time */
                         updated_at: string;
+                        value: (number | string | {
+                            /**
+                             * @description Which response the annotator prefers
+                             * @enum {string}
+                             */
+                            preference?: "chosen" | "rejected" | "tie";
+                            rating?: number;
+                        }) | (never | null);
                     };
                 };
             };
@@ -16898,8 +16953,7 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                             id: number;
-                            /** @description My class for the sample */
-                            label: string | null;
+                            label: (string | string[]) | (never | null);
                             project_id: number;
                             sample_id: number;
                             /** @description Text spans on a text; time segments on audio and video */
@@ -16919,6 +16973,14 @@ export interface operations {
                             submitted_at: string | null;
                             /** Format: date-time */
                             updated_at: string;
+                            value: (number | string | {
+                                /**
+                                 * @description Which response the annotator prefers
+                                 * @enum {string}
+                                 */
+                                preference?: "chosen" | "rejected" | "tie";
+                                rating?: number;
+                            }) | (never | null);
                         } | null;
                     };
                 };
