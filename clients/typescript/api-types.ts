@@ -16275,7 +16275,7 @@ export interface operations {
                     "application/json": {
                         /** Format: date-time */
                         created_at: string;
-                        label: string | null;
+                        label: (string | string[]) | (never | null);
                         sample_id: number;
                         /** @description Text spans on a text; time segments on audio and video */
                         spans: ({
@@ -16289,6 +16289,14 @@ export interface operations {
                             /** @description Seconds from the start of the clip */
                             start_s: number;
                         })[] | null;
+                        value: (number | string | {
+                            /**
+                             * @description Which response the annotator prefers
+                             * @enum {string}
+                             */
+                            preference?: "chosen" | "rejected" | "tie";
+                            rating?: number;
+                        }) | (never | null);
                     }[];
                 };
             };
@@ -16365,7 +16373,7 @@ export interface operations {
                     "application/json": {
                         /** Format: date-time */
                         created_at: string;
-                        label: string | null;
+                        label: (string | string[]) | (never | null);
                         sample_id: number;
                         /** @description Text spans on a text; time segments on audio and video */
                         spans: ({
@@ -16379,6 +16387,14 @@ export interface operations {
                             /** @description Seconds from the start of the clip */
                             start_s: number;
                         })[] | null;
+                        value: (number | string | {
+                            /**
+                             * @description Which response the annotator prefers
+                             * @enum {string}
+                             */
+                            preference?: "chosen" | "rejected" | "tie";
+                            rating?: number;
+                        }) | (never | null);
                     }[];
                 };
             };
@@ -16449,6 +16465,12 @@ export interface operations {
                     "application/json": {
                         annotators: {
                             class_accuracy: number | null;
+                            /** @description Mean Jaccard index of the class sets over the multi-label ground-truth samples */
+                            label_jaccard: number | null;
+                            /** @description Share of LLM pairs where the answer prefers the truth's response (chosen, rejected or tie) */
+                            preference_accuracy: number | null;
+                            /** @description Mean absolute difference of the LLM ratings */
+                            rating_mae: number | null;
                             /** @description Ground-truth samples answered */
                             samples: number;
                             segment_counts: {
@@ -16472,7 +16494,11 @@ export interface operations {
                             };
                             /** @description Token-level F1, micro over the ground-truth texts */
                             span_f1: number | null;
+                            /** @description Word error rate of the audio transcripts, micro over the clips */
+                            transcript_wer: number | null;
                             user_id: number;
+                            /** @description Mean absolute error of the numeric (tabular regression) targets */
+                            value_mae: number | null;
                         }[];
                         /** @description Krippendorff's alpha (nominal) of the classes over the overlapped samples */
                         class_alpha: number | null;
@@ -16624,8 +16650,7 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         id: number;
-                        /** @description My class for the sample */
-                        label: string | null;
+                        label: (string | string[]) | (never | null);
                         project_id: number;
                         sample_id: number;
                         /** @description Text spans on a text; time segments on audio and video */
@@ -16645,6 +16670,14 @@ export interface operations {
                         submitted_at: string | null;
                         /** Format: date-time */
                         updated_at: string;
+                        value: (number | string | {
+                            /**
+                             * @description Which response the annotator prefers
+                             * @enum {string}
+                             */
+                            preference?: "chosen" | "rejected" | "tie";
+                            rating?: number;
+                        }) | (never | null);
                     };
                 };
             };
@@ -16699,7 +16732,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    label?: string | null;
+                    label?: (string | string[]) | (never | null);
                     /** @description Text spans on a text; time segments on audio and video */
                     spans?: ({
                         end: number;
@@ -16712,6 +16745,14 @@ export interface operations {
                         /** @description Seconds from the start of the clip */
                         start_s: number;
                     })[] | null;
+                    value?: (number | string | {
+                        /**
+                         * @description Which response the annotator prefers
+                         * @enum {string}
+                         */
+                        preference?: "chosen" | "rejected" | "tie";
+                        rating?: number;
+                    }) | (never | null);
                 };
             };
         };
@@ -16735,8 +16776,7 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         id: number;
-                        /** @description My class for the sample */
-                        label: string | null;
+                        label: (string | string[]) | (never | null);
                         project_id: number;
                         sample_id: number;
                         /** @description Text spans on a text; time segments on audio and video */
@@ -16756,6 +16796,14 @@ export interface operations {
                         submitted_at: string | null;
                         /** Format: date-time */
                         updated_at: string;
+                        value: (number | string | {
+                            /**
+                             * @description Which response the annotator prefers
+                             * @enum {string}
+                             */
+                            preference?: "chosen" | "rejected" | "tie";
+                            rating?: number;
+                        }) | (never | null);
                     };
                 };
             };
@@ -16837,8 +16885,7 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         id: number;
-                        /** @description My class for the sample */
-                        label: string | null;
+                        label: (string | string[]) | (never | null);
                         project_id: number;
                         sample_id: number;
                         /** @description Text spans on a text; time segments on audio and video */
@@ -16858,6 +16905,14 @@ export interface operations {
                         submitted_at: string | null;
                         /** Format: date-time */
                         updated_at: string;
+                        value: (number | string | {
+                            /**
+                             * @description Which response the annotator prefers
+                             * @enum {string}
+                             */
+                            preference?: "chosen" | "rejected" | "tie";
+                            rating?: number;
+                        }) | (never | null);
                     };
                 };
             };
@@ -16939,8 +16994,7 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                             id: number;
-                            /** @description My class for the sample */
-                            label: string | null;
+                            label: (string | string[]) | (never | null);
                             project_id: number;
                             sample_id: number;
                             /** @description Text spans on a text; time segments on audio and video */
@@ -16960,6 +17014,14 @@ export interface operations {
                             submitted_at: string | null;
                             /** Format: date-time */
                             updated_at: string;
+                            value: (number | string | {
+                                /**
+                                 * @description Which response the annotator prefers
+                                 * @enum {string}
+                                 */
+                                preference?: "chosen" | "rejected" | "tie";
+                                rating?: number;
+                            }) | (never | null);
                         } | null;
                     };
                 };

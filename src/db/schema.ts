@@ -706,8 +706,13 @@ export interface QcSettingsTable {
 export interface QcSampleGroundTruthTable {
   sample_id: number;
   project_id: number;
+  /** The single class, or the first of several (as samples.label). */
   label: string | null;
+  /** JSON text: every class of a multi-label sample; null otherwise (migration 0051). */
+  labels: ColumnType<string | null, string | null | undefined, string | null>;
   spans: string | null;
+  /** JSON text: the reviewed value (regression target, transcript, LLM rating/preference); migration 0051. */
+  value: ColumnType<string | null, string | null | undefined, string | null>;
   marked_by: number | null;
   created_at: string;
 }
@@ -718,8 +723,13 @@ export interface QcSampleTasksTable {
   project_id: number;
   sample_id: number;
   user_id: number;
+  /** The single class, or the first of several (as samples.label). */
   label: string | null;
+  /** JSON text: every class of a multi-label answer; null otherwise (migration 0051). */
+  labels: ColumnType<string | null, string | null | undefined, string | null>;
   spans: string | null;
+  /** JSON text: the answer's value (regression target, transcript, LLM rating/preference); migration 0051. */
+  value: ColumnType<string | null, string | null | undefined, string | null>;
   status: 'open' | 'submitted';
   created_at: string;
   updated_at: string;

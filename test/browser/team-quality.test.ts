@@ -300,6 +300,11 @@ describe('Team quality page and disagreement queue in Chromium (issue 29)', { sk
         span_f1: score(a.span_f1),
         span_counts: `${a.span_counts.tp} / ${a.span_counts.fp} / ${a.span_counts.fn}`,
         segment_f1: score(a.segment_f1),
+        label_jaccard: '—',
+        value_mae: '—',
+        preference_accuracy: '—',
+        rating_mae: '—',
+        transcript_wer: '—',
       });
     }
     assert.equal(await table.locator(`tr[data-user="${a1.id}"] td[data-col="span_f1"]`).textContent(), '0.667');

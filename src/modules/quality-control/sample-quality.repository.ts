@@ -23,20 +23,25 @@ export class SampleQualityRepository {
   }
 
   async samplesInProject(projectId: number, ids: readonly number[]) {
-    const rows: { id: number; review_state: string; label: string | null; spans: string | null; modality: string }[] = [];
+    const rows: { id: number; review_state: string; label: string | null; labels: string | null; spans: string | null; value: string | null; modality: string }[] = [];
     for (let i = 0; i < ids.length; i += CHUNK) {
-      rows.push(...(await this.db.selectFrom('samples').select(['id', 'review_state', 'label', 'spans', 'modality']).where('project_id', '=', projectId).where('id', 'in', ids.slice(i, i + CHUNK)).execute()));
+      rows.push(...(await this.db.selectFrom('samples').select(['id', 'review_state', 'label', 'labels', 'spans', 'value', 'modality']).where('project_id', '=', projectId).where('id', 'in', ids.slice(i, i + CHUNK)).execute()));
     }
     return rows;
   }
 
-  async markGroundTruth(projectId: number, rows: { sample_id: number; label: string | null; spans: string | null }[], userId: number, now: string): Promise<void> {
+  /** A sample's modality and content (JSON text), which a task's answer is checked against. */
+  sampleContent(projectId: number, sampleId: number) {
+    return this.db.selectFrom('samples').select(['modality', 'data']).where('project_id', '=', projectId).where('id', '=', sampleId).executeTakeFirst();
+  }
+
+  async markGroundTruth(projectId: number, rows: { sample_id: number; label: string | null; labels: string | null; spans: string | null; value: string | null }[], userId: number, now: string): Promise<void> {
     await this.db.transaction().execute(async (tx) => {
       for (let i = 0; i < rows.length; i += CHUNK) {
         await tx
           .insertInto('qc_sample_ground_truth')
           .values(rows.slice(i, i + CHUNK).map((r) => ({ ...r, project_id: projectId, marked_by: userId, created_at: now })))
-          .onConflict((oc) => oc.column('sample_id').doUpdateSet((eb) => ({ label: eb.ref('excluded.label'), spans: eb.ref('excluded.spans'), marked_by: eb.ref('excluded.marked_by'), created_at: eb.ref('excluded.created_at') })))
+          .onConflict((oc) => oc.column('sample_id').doUpdateSet((eb) => ({ label: eb.ref('excluded.label'), labels: eb.ref('excluded.labels'), spans: eb.ref('excluded.spans'), value: eb.ref('excluded.value'), marked_by: eb.ref('excluded.marked_by'), created_at: eb.ref('excluded.created_at') })))
           .execute();
       }
     });
@@ -98,12 +103,12 @@ export class SampleQualityRepository {
     return (await this.findTask(projectId, sampleId, userId, db))!;
   }
 
-  async saveTask(id: number, values: { label?: string | null; spans?: string | null; status?: 'submitted'; updated_at: string; submitted_at?: string }): Promise<void> {
+  async saveTask(id: number, values: { label?: string | null; labels?: string | null; spans?: string | null; value?: string | null; status?: 'submitted'; updated_at: string; submitted_at?: string }): Promise<void> {
     await this.db.updateTable('qc_sample_tasks').set(values).where('id', '=', id).execute();
   }
 
   submitted(projectId: number) {
-    return this.db.selectFrom('qc_sample_tasks').select(['sample_id', 'user_id', 'label', 'spans']).where('project_id', '=', projectId).where('status', '=', 'submitted').orderBy('id').execute();
+    return this.db.selectFrom('qc_sample_tasks').select(['sample_id', 'user_id', 'label', 'labels', 'spans', 'value']).where('project_id', '=', projectId).where('status', '=', 'submitted').orderBy('id').execute();
   }
 
   users(ids: readonly number[]) {

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Id, Nullable, Timestamp } from '../../http/schemas.js';
+import { Label, Value } from '../samples/samples.schemas.js';
 
 const ClassName = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
 // Neither closes its properties: the validator would strip a time segment's fields while trying it as a text span.
@@ -21,8 +22,9 @@ export type SampleGroundTruthMark = Static<typeof SampleGroundTruthMark>;
 
 export const SampleGroundTruthOut = Type.Object({
   sample_id: Type.Integer(),
-  label: Nullable(Type.String()),
+  label: Label,
   spans: Spans,
+  value: Value,
   created_at: Timestamp,
 });
 export type SampleGroundTruthOut = Static<typeof SampleGroundTruthOut>;
@@ -34,8 +36,9 @@ export const SampleTaskOut = Type.Object({
   project_id: Type.Integer(),
   sample_id: Type.Integer(),
   status: Type.Union([Type.Literal('open'), Type.Literal('submitted')]),
-  label: Nullable(Type.String({ description: 'My class for the sample' })),
+  label: Label,
   spans: Spans,
+  value: Value,
   created_at: Timestamp,
   updated_at: Timestamp,
   submitted_at: Nullable(Timestamp),
@@ -45,7 +48,7 @@ export type SampleTaskOut = Static<typeof SampleTaskOut>;
 export const SampleNextOut = Type.Object({ task: Nullable(SampleTaskOut) }, { description: '`task: null` when there is nothing to deal' });
 export type SampleNextOut = Static<typeof SampleNextOut>;
 
-export const SampleTaskSave = Type.Object({ label: Type.Optional(Nullable(ClassName)), spans: Type.Optional(Spans) }, { additionalProperties: false });
+export const SampleTaskSave = Type.Object({ label: Type.Optional(Label), spans: Type.Optional(Spans), value: Type.Optional(Value) }, { additionalProperties: false });
 export type SampleTaskSave = Static<typeof SampleTaskSave>;
 
 const Counts = Type.Object({ tp: Type.Integer(), fp: Type.Integer(), fn: Type.Integer() });
@@ -59,6 +62,11 @@ export const SampleReportOut = Type.Object({
     segment_f1: Nullable(Type.Number({ description: 'F1 of time segments matched per class by IoU ≥ 0.5, micro over the ground-truth clips' })),
     segment_counts: Counts,
     segment_per_class: Type.Array(Type.Object({ label: Type.String(), tp: Type.Integer(), fp: Type.Integer(), fn: Type.Integer(), f1: Type.Number() })),
+    label_jaccard: Nullable(Type.Number({ description: 'Mean Jaccard index of the class sets over the multi-label ground-truth samples' })),
+    value_mae: Nullable(Type.Number({ description: 'Mean absolute error of the numeric (tabular regression) targets' })),
+    preference_accuracy: Nullable(Type.Number({ description: "Share of LLM pairs where the answer prefers the truth's response (chosen, rejected or tie)" })),
+    rating_mae: Nullable(Type.Number({ description: 'Mean absolute difference of the LLM ratings' })),
+    transcript_wer: Nullable(Type.Number({ description: 'Word error rate of the audio transcripts, micro over the clips' })),
   })),
   samples: Type.Array(Type.Object({
     sample_id: Type.Integer(),

@@ -4,6 +4,8 @@ import { ConflictError, NotFoundError, ValidationError } from '../../http/errors
 import type { TextSpan } from './label-agreement.logic.js';
 import type { TimeSegment } from './segment-scores.logic.js';
 import { sampleReport, sampleScoresCsv, type SampleTruth } from './sample-report.logic.js';
+import type { SampleValue } from './sample-value-scores.logic.js';
+import { SampleRuleError, storedLabels } from '../samples/sample-rules.logic.js';
 import type { SampleQualityRepository, SampleTaskRow } from './sample-quality.repository.js';
 import type { SampleGroundTruthOut, SampleNextOut, SampleReportOut, SampleTaskOut, SampleTaskSave } from './sample-quality.schemas.js';
 
@@ -13,10 +15,13 @@ const isText = (s: Span): s is TextSpan => typeof (s as TextSpan).start === 'num
 const isTime = (s: Span): s is TimeSegment => typeof (s as TimeSegment).start_s === 'number' && typeof (s as TimeSegment).end_s === 'number';
 /** Text spans only, each as {start, end, label}. */
 const textSpans = (text: string | null): TextSpan[] | null => spansOf(text)?.filter(isText).map(({ start, end, label }) => ({ start, end, label })) ?? null;
-/** A span or segment as stored: its own fields only. */
-const knownFields = (s: Span): Span => (isText(s) ? { start: s.start, end: s.end, label: s.label } : { start_s: s.start_s, end_s: s.end_s, label: s.label });
 /** Time segments only (audio and video), each as {start_s, end_s, label}. */
 const timeSegments = (text: string | null): TimeSegment[] | null => spansOf(text)?.filter(isTime).map(({ start_s, end_s, label }) => ({ start_s, end_s, label })) ?? null;
+
+/** The classes as the API gives them: the list of a multi-label answer, else the one class (as samples do). */
+const labelOf = (row: { label: string | null; labels: string | null }): string | string[] | null => (row.labels ? (JSON.parse(row.labels) as string[]) : row.label);
+const classList = (row: { label: string | null; labels: string | null }): string[] | null => (row.labels ? (JSON.parse(row.labels) as string[]) : null);
+const valueOf = (text: string | null): SampleValue => (text === null ? null : (JSON.parse(text) as SampleValue));
 
 function toTaskOut(row: SampleTaskRow): SampleTaskOut {
   return {
@@ -24,8 +29,9 @@ function toTaskOut(row: SampleTaskRow): SampleTaskOut {
     project_id: row.project_id,
     sample_id: row.sample_id,
     status: row.status,
-    label: row.label,
+    label: labelOf(row),
     spans: spansOf(row.spans),
+    value: valueOf(row.value),
     created_at: row.created_at,
     updated_at: row.updated_at,
     submitted_at: row.submitted_at,
@@ -36,7 +42,7 @@ function toTaskOut(row: SampleTaskRow): SampleTaskOut {
 export type DealingSettings = (projectId: number) => Promise<{ overlap: number; ground_truth_share: number }>;
 
 /**
- * Quality control of samples (issue 29): ground-truth samples (class and text spans) mixed invisibly into annotators'
+ * Quality control of samples (issue 29): ground-truth samples (classes, spans and values) mixed invisibly into annotators'
  * tasks with the project's share, overlap with each answer kept apart, and the report (accuracy and token-level F1
  * against the truth, Krippendorff's alpha among annotators). Same settings and roles as the images'.
  */
@@ -59,7 +65,7 @@ export class SampleQualityService {
     });
     const rows = [...found.values()].map((s) => {
       const spans = s.modality === 'text' ? textSpans(s.spans) : s.modality === 'audio' || s.modality === 'video' ? timeSegments(s.spans) : null;
-      return { sample_id: s.id, label: s.label, spans: spans && JSON.stringify(spans) };
+      return { sample_id: s.id, label: s.label, labels: s.labels, spans: spans && JSON.stringify(spans), value: s.value };
     });
     await this.repo.markGroundTruth(projectId, rows, caller.userId, new Date().toISOString());
     return (await this.listGroundTruthRows(projectId)).filter((g) => found.has(g.sample_id));
@@ -71,7 +77,7 @@ export class SampleQualityService {
   }
 
   private async listGroundTruthRows(projectId: number): Promise<SampleGroundTruthOut[]> {
-    return (await this.repo.groundTruth(projectId)).map((g) => ({ sample_id: g.sample_id, label: g.label, spans: spansOf(g.spans), created_at: g.created_at }));
+    return (await this.repo.groundTruth(projectId)).map((g) => ({ sample_id: g.sample_id, label: labelOf(g), spans: spansOf(g.spans), value: valueOf(g.value), created_at: g.created_at }));
   }
 
   /**
@@ -109,17 +115,32 @@ export class SampleQualityService {
     return toTaskOut(await this.ownTask(caller, projectId, sampleId));
   }
 
-  /** Saves the caller's class and spans (those given); a submitted task is 409, a span past its end 422. */
+  /**
+   * Saves the caller's classes (one, or several on a multi-label sample), spans and value (those given), checked by
+   * the rules a sample's own labels obey (sample-rules.logic.ts): a submitted task is 409, a span past its end or a
+   * value the sample's modality does not take (a transcript on a table row, a rating outside 1–10) 422. Only the task
+   * is written, never the sample.
+   */
   async saveTask(caller: Caller, projectId: number, sampleId: number, input: SampleTaskSave): Promise<SampleTaskOut> {
     const task = await this.ownTask(caller, projectId, sampleId);
     if (task.status === 'submitted') throw new ConflictError(`Your task on sample ${sampleId} is already submitted`);
     const bad = (input.spans ?? []).findIndex((s) => ('start' in s ? s.end <= s.start : s.end_s <= s.start_s));
     if (bad >= 0) throw ValidationError.at(['body', 'spans', bad, 'end'], 'A span ends after it starts');
-    await this.repo.saveTask(task.id, {
-      ...(input.label === undefined ? {} : { label: input.label }),
-      ...(input.spans === undefined ? {} : { spans: input.spans === null ? null : JSON.stringify(input.spans.map(knownFields)) }),
-      updated_at: new Date().toISOString(),
-    });
+    const sample = (await this.repo.sampleContent(projectId, sampleId))!;
+    const current = toTaskOut(task);
+    const next = {
+      label: input.label !== undefined ? input.label : current.label,
+      spans: input.spans !== undefined ? input.spans : current.spans,
+      value: input.value !== undefined ? input.value : current.value,
+    };
+    let stored;
+    try {
+      stored = storedLabels(sample.modality, JSON.parse(sample.data) as Record<string, unknown>, next);
+    } catch (err) {
+      if (err instanceof SampleRuleError) throw ValidationError.at(['body'], err.message);
+      throw err;
+    }
+    await this.repo.saveTask(task.id, { label: stored.label, labels: stored.labels, spans: stored.spans, value: stored.value, updated_at: new Date().toISOString() });
     return toTaskOut((await this.repo.findTask(projectId, sampleId, caller.userId))!);
   }
 
@@ -136,8 +157,10 @@ export class SampleQualityService {
     await this.access.project(caller, projectId, 'project.update');
     const [rows, gt] = await Promise.all([this.repo.submitted(projectId), this.repo.groundTruth(projectId)]);
     const texts = await this.repo.texts(projectId, [...new Set([...rows.map((r) => r.sample_id), ...gt.map((g) => g.sample_id)])]);
-    const truth = new Map<number, SampleTruth>(gt.map((g) => [g.sample_id, { label: g.label, spans: textSpans(g.spans), text: texts.get(g.sample_id) ?? null, segments: timeSegments(g.spans) }]));
-    const versions = rows.map((r) => ({ sample_id: r.sample_id, user_id: r.user_id, label: r.label, spans: textSpans(r.spans), segments: timeSegments(r.spans) }));
+    const truth = new Map<number, SampleTruth>(gt.map((g) => [g.sample_id, {
+      label: g.label, labels: classList(g), spans: textSpans(g.spans), text: texts.get(g.sample_id) ?? null, segments: timeSegments(g.spans), value: valueOf(g.value),
+    }]));
+    const versions = rows.map((r) => ({ sample_id: r.sample_id, user_id: r.user_id, label: r.label, labels: classList(r), spans: textSpans(r.spans), segments: timeSegments(r.spans), value: valueOf(r.value) }));
     return sampleReport(versions, truth, texts);
   }
 

@@ -3,12 +3,14 @@
  * per annotator (token-level F1 for spans, F1 of IoU-matched segments per class, accuracy for classes) and agreement among annotators (Krippendorff's alpha, nominal): for
  * classes over the overlapped samples (a sample is a unit, its annotators the coders), for spans per sample and over
  * every overlapped sample (a token is a unit, its label or "O" the value). The figures come from
- * label-agreement.logic.ts; this adds them up over samples and annotators.
+ * label-agreement.logic.ts; this adds them up over samples and annotators. Multi-label classes, numeric targets, LLM
+ * ratings/preferences and transcripts are scored as sample-value-scores.logic.ts defines.
  */
 import { krippendorffAlpha, spanAlpha, spanTokenCounts, tokenize, tokenLabels, type TextSpan } from './label-agreement.logic.js';
 import { csvCell } from './quality-report.logic.js';
 import { addSegmentCounts, segmentCounts, type SegmentClassCounts, type TimeSegment } from './segment-scores.logic.js';
 import { f1Of, type Counts } from './shape-scores.logic.js';
+import { emptyTally, tallyValues, valueFigures, type SampleValue, type ValueFigures } from './sample-value-scores.logic.js';
 
 /** One annotator's answer on a sample: its class (null: none given) and, on a text, its spans (null: none given). */
 export interface SampleVersion {
@@ -18,6 +20,10 @@ export interface SampleVersion {
   spans: TextSpan[] | null;
   /** On audio and video, the time segments (null or absent: none given). */
   segments?: TimeSegment[] | null;
+  /** Every class of a multi-label answer (null or absent: `label` alone). */
+  labels?: string[] | null;
+  /** Regression target, transcript or LLM rating/preference (null or absent: none given). */
+  value?: SampleValue;
 }
 
 /** A ground-truth sample: the reviewed class and spans, and the text the spans are of (null for other modalities). */
@@ -27,13 +33,17 @@ export interface SampleTruth {
   text: string | null;
   /** The reviewed time segments of an audio or video clip (null or absent: not a clip, or none). */
   segments?: TimeSegment[] | null;
+  /** Every class of a multi-label sample (null or absent: `label` alone). */
+  labels?: string[] | null;
+  /** The reviewed value (null or absent: none). */
+  value?: SampleValue;
 }
 
-export interface SampleAnnotatorScores {
+export interface SampleAnnotatorScores extends ValueFigures {
   user_id: number;
   /** Ground-truth samples the annotator answered. */
   samples: number;
-  /** Share of their class answers equal to the truth's (samples where both give a class); null when none. */
+  /** Share of their class answers equal to the truth's (samples where both give exactly one class); null when none. */
   class_accuracy: number | null;
   /** Token-level F1 of their spans, micro over the ground-truth texts where either side has spans given; null when none. */
   span_f1: number | null;
@@ -81,9 +91,12 @@ export function sampleAnnotatorScores(versions: readonly SampleVersion[], truth:
     const counts: Counts = { tp: 0, fp: 0, fn: 0 };
     let spanSamples = 0;
     const clips: SegmentClassCounts[][] = [];
+    const values = emptyTally();
     for (const v of scored) {
       const t = truth.get(v.sample_id)!;
-      if (t.label !== null && v.label !== null) {
+      const [tLabels, vLabels] = [classesOf(t), classesOf(v)];
+      tallyValues(values, { labels: tLabels, value: t.value ?? null }, { labels: vLabels, value: v.value ?? null });
+      if (tLabels.length === 1 && vLabels.length === 1) {
         both++;
         if (t.label === v.label) equal++;
       }
@@ -107,9 +120,13 @@ export function sampleAnnotatorScores(versions: readonly SampleVersion[], truth:
       segment_f1: clips.length === 0 ? null : f1Of(segments),
       segment_counts: segments,
       segment_per_class: segmentPerClass,
+      ...valueFigures(values),
     };
   });
 }
+
+/** Every class given: the multi-label list, else the one class, else none. */
+const classesOf = (x: { label: string | null; labels?: string[] | null }): string[] => x.labels ?? (x.label === null ? [] : [x.label]);
 
 /**
  * Agreement of the samples (not ground truth) that two or more annotators answered; `texts` gives each text sample's
@@ -147,14 +164,16 @@ export function sampleReport(versions: readonly SampleVersion[], truth: Readonly
   };
 }
 
-const CSV_COLUMNS = ['user_id', 'email', 'samples', 'class_accuracy', 'span_f1', 'span_tp', 'span_fp', 'span_fn', 'segment_f1', 'segment_tp', 'segment_fp', 'segment_fn'] as const;
+const CSV_COLUMNS = ['user_id', 'email', 'samples', 'class_accuracy', 'span_f1', 'span_tp', 'span_fp', 'span_fn', 'segment_f1', 'segment_tp', 'segment_fp', 'segment_fn',
+  'label_jaccard', 'value_mae', 'preference_accuracy', 'rating_mae', 'transcript_wer'] as const;
 
 /** The annotators' scores on samples as CSV (as analyticsCsv for images): a header row, one row per annotator. */
 export function sampleScoresCsv(rows: readonly (SampleAnnotatorScores & { email: string })[]): string {
   const lines = [CSV_COLUMNS.join(',')];
   for (const r of rows) {
     lines.push([r.user_id, r.email, r.samples, r.class_accuracy, r.span_f1, r.span_counts.tp, r.span_counts.fp, r.span_counts.fn,
-      r.segment_f1, r.segment_counts.tp, r.segment_counts.fp, r.segment_counts.fn].map(csvCell).join(','));
+      r.segment_f1, r.segment_counts.tp, r.segment_counts.fp, r.segment_counts.fn,
+      r.label_jaccard, r.value_mae, r.preference_accuracy, r.rating_mae, r.transcript_wer].map(csvCell).join(','));
   }
   return `${lines.join('\n')}\n`;
 }

@@ -9,7 +9,7 @@ const ROW_HEIGHT = 30;
  * rows scroll smoothly). The target is the last column and is editable: a class for classification, a number for
  * regression. `onNearEnd` asks for more rows while scrolling toward the end of what is loaded.
  */
-export function SampleTable({ rows, total, classes, readOnly, onChange, onNearEnd, focusId = null }: {
+export function SampleTable({ rows, total, classes, readOnly, onChange, onNearEnd, focusId = null, regression: given }: {
   rows: Sample[];
   total: number;
   classes: LabelClass[];
@@ -18,11 +18,14 @@ export function SampleTable({ rows, total, classes, readOnly, onChange, onNearEn
   onNearEnd(): void;
   /** A row to scroll to and mark once it is loaded (the Health tab's links). */
   focusId?: number | null;
+  /** Whether the target is a number; by default, whether a row has one (see isRegression). */
+  regression?: boolean;
 }) {
   const scroller = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 8 });
   const columns = useMemo(() => (rows.length > 0 ? Object.keys(rows[0].data.row ?? {}) : []), [rows.length > 0 ? rows[0] : null]);
-  const regression = useMemo(() => rows.some((r) => typeof r.value === 'number'), [rows]);
+  const inferred = useMemo(() => isRegression(rows), [rows]);
+  const regression = given ?? inferred;
   const items = virtualizer.getVirtualItems();
   const lastShown = items.length > 0 ? items[items.length - 1].index : -1;
   useEffect(() => {
@@ -54,6 +57,9 @@ export function SampleTable({ rows, total, classes, readOnly, onChange, onNearEn
     </div>
   );
 }
+
+/** A tabular target is numeric (regression) when a row holds a number, else a class. */
+export const isRegression = (rows: readonly Sample[]) => rows.some((r) => typeof r.value === 'number');
 
 /** Row slots: more than the rows a screen and its overscan ever show, so that slots in view never collide. */
 const SLOTS = 256;

@@ -5,6 +5,8 @@ import { accessOf } from '../project-access.js';
 import { Link } from '../../router.js';
 import type { LabelClass, ResponseOf, Sample, SamplePatch } from '../../types.js';
 import { SampleAudio } from './sample-audio.js';
+import { SampleLlm } from './sample-llm.js';
+import { isRegression, SampleTable } from './sample-table.js';
 import { SampleText } from './sample-text.js';
 import { SampleVideo } from './sample-video.js';
 
@@ -37,9 +39,11 @@ export function useSampleTasks(projectId: number): { task: Task | null } | false
 
 
 /**
- * The caller's dealt sample, shown with their own answer (the task's class and spans, never the sample's), saved
- * with PUT on the task; Submit task submits it and opens the next. Text, audio and video samples; a task on another
- * modality is shown as not labelable here. Nothing tells ground-truth samples apart.
+ * The caller's dealt sample, shown with their own answer (the task's classes, spans and value, never the sample's),
+ * saved with PUT on the task; Submit task submits it and opens the next. Every modality, with the controls the lead's
+ * page uses: text, audio (segments and transcript), video, a tabular row (its target: a class, or a number when the
+ * project's tabular rows the caller can list hold numbers, as the lead's table decides) and an LLM record (rating,
+ * preferred response, class). Nothing tells ground-truth samples apart.
  */
 export function SampleTasks({ projectId, first }: { projectId: number; first: Task | null }) {
   const [task, setTask] = useState(first);
@@ -48,6 +52,7 @@ export function SampleTasks({ projectId, first }: { projectId: number; first: Ta
   const [sample, setSample] = useState<Sample | null>(null);
   const [status, setStatus] = useState('');
   const [submitting, setSubmitting] = useState(false);
+  const [regression, setRegression] = useState<boolean>();
   const saving = useRef<Promise<unknown>>(Promise.resolve());
   const path = (sampleId: number) => ({ id: projectId, sample_id: sampleId });
 
@@ -57,11 +62,19 @@ export function SampleTasks({ projectId, first }: { projectId: number; first: Ta
     if (task) api.get('/api/samples/{sample_id}', { path: { sample_id: task.sample_id } }).then(setSample, (e) => onError((e as Error).message));
   }, [task?.sample_id]);
 
-  /** Saves the class and spans, one PUT after another: a later edit is never overtaken by an earlier one. */
+  // A tabular target's kind, decided as the lead's table does, from the project's tabular rows.
+  const tabular = sample?.modality === 'tabular';
+  useEffect(() => {
+    if (tabular && regression === undefined) {
+      api.get('/api/projects/{id}/samples', { path: { id: projectId }, query: { modality: 'tabular', limit: 200 } }).then((rows) => setRegression(isRegression(rows)), (e) => onError((e as Error).message));
+    }
+  }, [tabular]);
+
+  /** Saves the classes, spans and value, one PUT after another: a later edit is never overtaken by an earlier one. */
   const save = (patch: SamplePatch) => {
     if (!task) return;
-    if (Array.isArray(patch.label) || patch.value !== undefined) return onError('A quality-control task keeps one class and spans only.');
-    const body = { ...('label' in patch && { label: patch.label as string | null }), ...('spans' in patch && { spans: patch.spans }) };
+    const body = { ...('label' in patch && { label: patch.label }), ...('spans' in patch && { spans: patch.spans }), ...('value' in patch && { value: patch.value }) };
+    if (Object.keys(body).length === 0) return; // the split is the lead's, not an answer
     setTask({ ...task, ...body } as Task);
     setStatus('Saving…');
     const mine = saving.current.then(() => api.put('/api/projects/{id}/quality-control/samples/tasks/{sample_id}', { path: path(task.sample_id), body }).then(
@@ -93,7 +106,7 @@ export function SampleTasks({ projectId, first }: { projectId: number; first: Ta
     }
   };
 
-  const shown = useMemo(() => sample && task && ({ ...sample, label: task.label, spans: task.spans } as Sample), [sample, task]);
+  const shown = useMemo(() => sample && task && ({ ...sample, label: task.label, spans: task.spans, value: task.value } as Sample), [sample, task]);
   const own = classes.filter((c) => !shown || !c.modalities || c.modalities.includes(shown.modality));
   const view = shown && { sample: shown, classes: own, readOnly: task?.status !== 'open', save };
   return (
@@ -104,11 +117,15 @@ export function SampleTasks({ projectId, first }: { projectId: number; first: Ta
         <div data-testid="sample-task">Quality-control task</div>
         <div className="muted" role="status">{status}</div>
       </section>
-      {own.length > 0 && <p className="muted">Keys: {own.slice(0, 9).map((c, i) => `${i + 1} ${c.name}`).join(' · ')}</p>}
+      {shown?.modality === 'llm' && <p className="muted">Keys: 1–9 rate · A/B/T preference</p>}
+      {shown && !['llm', 'tabular'].includes(shown.modality) && own.length > 0 && <p className="muted">Keys: {own.slice(0, 9).map((c, i) => `${i + 1} ${c.name}`).join(' · ')}</p>}
       {view && view.sample.modality === 'text' && <SampleText key={view.sample.id} {...view} />}
       {view && view.sample.modality === 'audio' && <SampleAudio key={view.sample.id} {...view} />}
       {view && view.sample.modality === 'video' && <SampleVideo key={view.sample.id} {...view} />}
-      {view && !['text', 'audio', 'video'].includes(view.sample.modality) && <p className="muted">A {view.sample.modality} sample is not labelled on this page yet.</p>}
+      {view && view.sample.modality === 'llm' && <SampleLlm key={view.sample.id} {...view} />}
+      {view && view.sample.modality === 'tabular' && regression !== undefined && (
+        <SampleTable key={view.sample.id} rows={[view.sample]} total={1} classes={own} readOnly={view.readOnly} regression={regression} onChange={(_, patch) => save(patch)} onNearEnd={() => undefined} />
+      )}
       <div className="toolbar">
         <button className="primary" onClick={() => void submit()} disabled={submitting || !sample} data-testid="submit-sample-task" title="Submit your answer on this sample and open your next task">
           {submitting ? 'Submitting…' : 'Submit task'}

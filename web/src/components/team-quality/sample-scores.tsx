@@ -7,8 +7,10 @@ type SampleReport = ResponseOf<'/api/projects/{id}/quality-control/samples/repor
 
 /**
  * The samples' quality report (issue 29) on the Team quality page: per annotator, the accuracy of classes and the
- * token-level F1 of text spans and the F1 of audio and video time segments on ground-truth samples, the agreement (Krippendorff's alpha) among annotators, and
- * the same scores as CSV. Shown for projects that hold samples.
+ * token-level F1 of text spans and the F1 of audio and video time segments on ground-truth samples, and the scores of
+ * multi-label classes, numeric targets, LLM ratings/preferences and transcripts (sample-value-scores.logic.ts on the
+ * server), the agreement (Krippendorff's alpha) among annotators, and the same scores as CSV. Shown for projects that
+ * hold samples.
  */
 export function SampleScores({ projectId, onError }: { projectId: number; onError: (message: string) => void }) {
   const [report, setReport] = useState<SampleReport | null>(null);
@@ -50,6 +52,11 @@ export function SampleScores({ projectId, onError }: { projectId: number; onErro
                   <th title="Token-level F1 of their text spans on ground truth">Span F1</th>
                   <th title="Span tokens: true positives / false positives / misses">TP / FP / FN</th>
                   <th title="F1 of their time segments on ground-truth clips (matched per class by IoU ≥ 0.5)">Segment F1</th>
+                  <th title="Mean Jaccard index of their class sets on multi-label ground truth">Labels Jaccard</th>
+                  <th title="Mean absolute error of their numeric (tabular) targets">Target MAE</th>
+                  <th title="Their preferred LLM response equal to the truth's">Preference acc.</th>
+                  <th title="Mean absolute difference of their LLM ratings from the truth's">Rating MAE</th>
+                  <th title="Word error rate of their transcripts (0 is exact)">Transcript WER</th>
                 </tr>
               </thead>
               <tbody>
@@ -61,6 +68,11 @@ export function SampleScores({ projectId, onError }: { projectId: number; onErro
                     <td data-col="span_f1">{score(a.span_f1)}</td>
                     <td data-col="span_counts">{`${a.span_counts.tp} / ${a.span_counts.fp} / ${a.span_counts.fn}`}</td>
                     <td data-col="segment_f1">{score(a.segment_f1)}</td>
+                    <td data-col="label_jaccard">{score(a.label_jaccard)}</td>
+                    <td data-col="value_mae">{score(a.value_mae)}</td>
+                    <td data-col="preference_accuracy">{percent(a.preference_accuracy)}</td>
+                    <td data-col="rating_mae">{score(a.rating_mae)}</td>
+                    <td data-col="transcript_wer">{score(a.transcript_wer)}</td>
                   </tr>
                 ))}
               </tbody>
