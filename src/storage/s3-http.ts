@@ -2,7 +2,6 @@ import { createHash, createHmac } from 'node:crypto';
 import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { PassThrough, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
@@ -95,9 +94,18 @@ export class S3Http {
   stream(request: Omit<S3ObjectRequest, 'signal'>, failed: (err: unknown) => Error): Readable {
     const out = new PassThrough();
     const abort = new AbortController();
-    out.once('close', () => abort.abort());
+    // Only a body not read to its end is aborted. Piped by hand: `pipeline` and an abort after the end each make a
+    // DOMException with its stack, about 0.1 ms of CPU a GET between them (an export's 200 GETs, issue 27).
+    let ended = false;
+    out.once('close', () => ended || abort.abort());
     this.send({ ...request, signal: abort.signal })
-      .then((res) => pipeline(res, out))
+      .then((res) => {
+        let error: Error | undefined;
+        res.once('error', (err) => (error = err));
+        res.once('end', () => (ended = true));
+        res.once('close', () => ended || out.destroy(failed(error ?? Object.assign(new Error('the S3 response ended before its body'), { code: 'ECONNRESET' }))));
+        res.pipe(out);
+      })
       .catch((err) => out.destroy(failed(err)));
     return out;
   }

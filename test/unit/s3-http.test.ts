@@ -180,6 +180,39 @@ describe('S3 store over a local server that answers as S3 does', () => {
     assert.equal(chunks[0], 'first part ');
   });
 
+  it('a stream read to its end aborts nothing; one cut mid-body fails; one its reader leaves ends its request', async () => {
+    // An export reads hundreds of blobs: aborting each finished request cost a DOMException with its stack (issue 27).
+    s3.answer((_req, _body, res) => res.writeHead(200).end('whole body'));
+    const aborts = mock.method(AbortController.prototype, 'abort');
+    try {
+      const chunks: Buffer[] = [];
+      const stream = store.stream('projects/1/images/a.jpg');
+      for await (const chunk of stream) chunks.push(chunk as Buffer);
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(Buffer.concat(chunks).toString(), 'whole body');
+      assert.equal(aborts.mock.callCount(), 0, 'a finished GET was aborted');
+    } finally {
+      aborts.mock.restore();
+    }
+
+    s3.answer((req, _body, res) => {
+      res.writeHead(200, { 'content-length': '100' });
+      res.write('only part');
+      setTimeout(() => req.socket.destroy(), 10);
+    });
+    await assert.rejects(async () => { for await (const _ of store.stream('projects/1/images/cut.jpg')) void _; }, { code: 'ECONNRESET' });
+
+    let closed!: () => void;
+    const serverSawClose = new Promise<void>((resolve) => (closed = resolve));
+    s3.answer((_req, _body, res) => {
+      res.writeHead(200);
+      res.write('first part ');
+      res.once('close', () => closed());
+    });
+    for await (const _ of store.stream('projects/1/images/left.jpg')) break;
+    await serverSawClose;
+  });
+
   it('a project bucket reads only while the ETag matches: If-Match sent, 412 reads as missing, each read counted', async () => {
     const { endpoint } = s3.config();
     const bucket = new S3Bucket({ endpoint: endpoint!, region: 'us-east-1', forcePathStyle: true, bucket: 'user-bucket', prefix: 'cams', credentials: example });
