@@ -63,7 +63,7 @@ export function qualityControlRoutes(server: FastifyInstance, qc: QualityControl
     schema: {
       tags,
       summary: 'Deal me my next labelling task',
-      description: 'Your oldest open task, else a new one: an image of the overlap pool, or (a share of the time) a ground-truth image. Tasks look the same whatever they are. 409 when the project has no overlap and no ground-truth share.',
+      description: 'A task given back to you with changes requested first, then your oldest open task, else a new one: an image of the overlap pool, or (a share of the time) a ground-truth image. Tasks look the same whatever they are. 409 when the project has no overlap and no ground-truth share.',
       params: IdParams,
       response: { 200: NextOut, ...errors(401, 403, 404, 409, 422) },
     },
@@ -78,11 +78,11 @@ export function qualityControlRoutes(server: FastifyInstance, qc: QualityControl
   }, async (request) => qc.getTask(callerOf(request), request.params.id, request.params.image_id));
 
   app.put(`${BASE}/tasks/:image_id`, {
-    schema: { tags, summary: 'Save my version of an image', description: 'Replaces your shapes. A submitted task is 409.', params: ImageTaskParams, body: TaskSave, response: { 200: TaskOut, ...errors(401, 403, 404, 409, 422) } },
+    schema: { tags, summary: 'Save my version of an image', description: 'Replaces your shapes. A submitted task is 409 (a task given back with changes requested is open again).', params: ImageTaskParams, body: TaskSave, response: { 200: TaskOut, ...errors(401, 403, 404, 409, 422) } },
   }, async (request) => qc.saveTask(callerOf(request), request.params.id, request.params.image_id, request.body.shapes));
 
   app.post(`${BASE}/tasks/:image_id/submit`, {
-    schema: { tags, summary: 'Submit my version of an image', params: ImageTaskParams, response: { 200: TaskOut, ...errors(401, 403, 404, 409, 422) } },
+    schema: { tags, summary: 'Submit my version of an image', description: 'The submission waits for a reviewer (`review_state: pending`, see …/task-reviews); a resubmission after a change request waits again.', params: ImageTaskParams, response: { 200: TaskOut, ...errors(401, 403, 404, 409, 422) } },
   }, async (request) => qc.submitTask(callerOf(request), request.params.id, request.params.image_id));
 
   app.get(`${BASE}/agreement`, {

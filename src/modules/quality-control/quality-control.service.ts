@@ -22,7 +22,7 @@ import type {
   TaskListQuery,
   TaskOut,
 } from './quality-control.schemas.js';
-import { analyticsCsv, annotatorFigures, consensusWeights, imageAgreements, type SubmittedVersion } from './quality-report.logic.js';
+import { analyticsCsv, annotatorFigures, consensusWeights, imageAgreements, type ReviewCounts, type SubmittedVersion } from './quality-report.logic.js';
 
 /** A save counts the time since the task's previous save (or since it was dealt) as active editing, up to this. */
 export const ACTIVE_GAP_CAP_MS = 120_000;
@@ -32,7 +32,7 @@ const DEFAULTS = { overlap: 1, ground_truth_share: 0, agreement_threshold: 0.7, 
 const parseShapes = (text: string): QcShape[] => JSON.parse(text) as QcShape[];
 const shapesText = (shapes: readonly Shape[]) => JSON.stringify(shapes.map((s) => ({ class_id: s.class_id, annotation_type: s.annotation_type, geometry: s.geometry })));
 
-function toTaskOut(row: TaskRow): TaskOut {
+export function toTaskOut(row: TaskRow): TaskOut {
   return {
     id: row.id,
     project_id: row.project_id,
@@ -45,6 +45,9 @@ function toTaskOut(row: TaskRow): TaskOut {
     created_at: row.created_at,
     updated_at: row.updated_at,
     submitted_at: row.submitted_at,
+    review_state: row.review_state,
+    review_comment: row.review_comment,
+    review_round: Number(row.review_round),
   };
 }
 
@@ -203,7 +206,7 @@ export class QualityControlService {
     if (task.status === 'submitted') throw new ConflictError(`Your task on image ${imageId} is already submitted`);
     const now = new Date();
     const stamp = now.toISOString();
-    await this.repo.saveTask(task.id, { status: 'submitted', active_ms: Number(task.active_ms) + QualityControlService.activeGap(task, now), saves: Number(task.saves), updated_at: stamp, submitted_at: stamp });
+    await this.repo.saveTask(task.id, { status: 'submitted', review_state: 'pending', active_ms: Number(task.active_ms) + QualityControlService.activeGap(task, now), saves: Number(task.saves), updated_at: stamp, submitted_at: stamp });
     return toTaskOut((await this.repo.findTask(projectId, imageId, caller.userId))!);
   }
 
@@ -214,7 +217,8 @@ export class QualityControlService {
   }
 
   private async inputs(projectId: number) {
-    const [rows, gt, reviews] = await Promise.all([this.repo.submitted(projectId), this.repo.groundTruth(projectId), this.repo.reviewCounts(projectId)]);
+    const [rows, gt, imageReviews, taskReviews] = await Promise.all([this.repo.submitted(projectId), this.repo.groundTruth(projectId), this.repo.reviewCounts(projectId), this.repo.taskReviewCounts(projectId)]);
+    const reviews = mergeReviewCounts(imageReviews, taskReviews);
     const versions: SubmittedVersion[] = rows.map((r) => ({ image_id: r.image_id, user_id: r.user_id, shapes: parseShapes(r.shapes), active_ms: Number(r.active_ms), submitted_at: r.submitted_at ?? '' }));
     const groundTruth = new Map(gt.map((g) => [g.image_id, parseShapes(g.shapes) as Shape[]]));
     return { versions, groundTruth, reviews };
@@ -362,6 +366,16 @@ export class QualityControlService {
     if (settings.ground_truth_in_training) return new Set();
     return new Set((await this.repo.groundTruth(projectId)).map((g) => g.image_id));
   }
+}
+
+/** Image-review counts and task-review counts per user, as one list the report reads (quality-report.logic reviewRates). */
+function mergeReviewCounts(images: readonly ReviewCounts[], tasks: readonly { user_id: number; accepted: number; changes: number }[]): ReviewCounts[] {
+  const out = new Map<number, ReviewCounts>(images.map((r) => [r.user_id, { ...r }]));
+  for (const t of tasks) {
+    const r = out.get(t.user_id) ?? { user_id: t.user_id, submitted: 0, approved: 0, rejected: 0, changes: 0 };
+    out.set(t.user_id, { ...r, task_accepted: t.accepted, task_changes: t.changes });
+  }
+  return [...out.values()];
 }
 
 function toDecisionOut(row: DecisionRow, weights: Record<string, number>): DecisionOut {
