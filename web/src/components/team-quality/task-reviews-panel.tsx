@@ -31,8 +31,8 @@ export function TaskReviewsPanel({ projectId, onError }: { projectId: number; on
       <div className="toolbar">
         <h3>Task reviews</h3>
         <div className="spacer" />
-        <button className="ghost" onClick={load}>
-          Refresh
+        <button className="ghost" onClick={load} title="Load the pending task submissions again">
+          Reload
         </button>
       </div>
       {done && (
