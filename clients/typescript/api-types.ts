@@ -2059,6 +2059,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{id}/quality-control/task-reviews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Task review decisions, oldest first (reviewers)
+         * @description Every decision with the version it was made on and its round.
+         */
+        get: operations["listQualityControlTaskReviews"];
+        put?: never;
+        /**
+         * Accept a submitted task, or request changes (reviewers)
+         * @description `accepted` ends the review; `changes_requested` (a comment is required) gives the task back to its annotator, open, dealt first by tasks/next; their resubmission waits for review again. 409 when the task is not waiting for review; 403 on your own task.
+         */
+        post: operations["createQualityControlTaskReview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/quality-control/task-reviews/pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Submitted tasks waiting for review (reviewers)
+         * @description Oldest task first, each with its annotator's submitted version; resubmissions (round 2 and up) carry the comment they answer. Your own tasks are left out.
+         */
+        get: operations["getQualityControlTaskReviewPending"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{id}/quality-control/tasks": {
         parameters: {
             query?: never;
@@ -2087,7 +2131,7 @@ export interface paths {
         get: operations["getQualityControlTask"];
         /**
          * Save my version of an image
-         * @description Replaces your shapes. On a video's frame, shapes with `track_id` are your task tracks' keyframes there (`keyframe: false`: interpolated, left as computed), and a track the frame showed but the save leaves out is hidden from this frame on. A submitted task is 409.
+         * @description Replaces your shapes. On a video's frame, shapes with `track_id` are your task tracks' keyframes there (`keyframe: false`: interpolated, left as computed), and a track the frame showed but the save leaves out is hidden from this frame on. A submitted task is 409 (a task given back with changes requested is open again).
          */
         put: operations["updateQualityControlTask"];
         post?: never;
@@ -2108,7 +2152,7 @@ export interface paths {
         put?: never;
         /**
          * Submit my version of an image
-         * @description On a video's frame, your tasks on all of that video's frames are submitted together.
+         * @description The submission waits for a reviewer (`review_state: pending`, see …/task-reviews); a resubmission after a change request waits again. On a video's frame, your open tasks on all of that video's frames are submitted together.
          */
         post: operations["submitQualityControlTask"];
         delete?: never;
@@ -2148,7 +2192,7 @@ export interface paths {
         put?: never;
         /**
          * Deal me my next labelling task
-         * @description Your oldest open task, else a new one: an image of the overlap pool, or (a share of the time) a ground-truth image; a video's frame comes with the video's other frames you may have (one task set). Tasks look the same whatever they are. 409 when the project has no overlap and no ground-truth share.
+         * @description A task given back to you with changes requested first, then your oldest open task, else a new one: an image of the overlap pool, or (a share of the time) a ground-truth image; a video's frame comes with the video's other frames you may have (one task set). Tasks look the same whatever they are. 409 when the project has no overlap and no ground-truth share.
          */
         post: operations["createQualityControlTaskNext"];
         delete?: never;
@@ -15443,10 +15487,10 @@ export interface operations {
                             fp: number;
                             tp: number;
                         }[];
-                        /** @description Rejected / decided reviews of the images they submitted */
+                        /** @description Rejected / decided reviews of their work: image reviews rejected, and task reviews that requested changes (a task review's one way to reject) */
                         rejection_rate: number | null;
                         reviews_decided: number;
-                        /** @description Changes requested / decided reviews */
+                        /** @description Changes requested / decided reviews, image reviews and task reviews together */
                         rework_rate: number | null;
                         seconds_per_image: number | null;
                         tasks_submitted: number;
@@ -16203,10 +16247,10 @@ export interface operations {
                                 fp: number;
                                 tp: number;
                             }[];
-                            /** @description Rejected / decided reviews of the images they submitted */
+                            /** @description Rejected / decided reviews of their work: image reviews rejected, and task reviews that requested changes (a task review's one way to reject) */
                             rejection_rate: number | null;
                             reviews_decided: number;
-                            /** @description Changes requested / decided reviews */
+                            /** @description Changes requested / decided reviews, image reviews and task reviews together */
                             rework_rate: number | null;
                             seconds_per_image: number | null;
                             tasks_submitted: number;
@@ -17239,6 +17283,328 @@ export interface operations {
             };
         };
     };
+    listQualityControlTaskReviews: {
+        parameters: {
+            query: {
+                /** @description The last id (task id when pending, review id otherwise) of the previous page */
+                after?: number;
+                image_id?: number;
+                limit: number;
+                user_id?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        comment: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /**
+                         * @description `changes_requested` rejects the submission: the task goes back to its annotator
+                         * @enum {string}
+                         */
+                        decision: "accepted" | "changes_requested";
+                        id: number;
+                        image_id: number;
+                        reviewed_by: number | null;
+                        round: number;
+                        /** @description The version the decision was made on */
+                        shapes: {
+                            /** @enum {string} */
+                            annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                            class_id: number;
+                            /** @description As an annotation's geometry (see the annotations routes) */
+                            geometry: {
+                                [key: string]: unknown;
+                            };
+                            keyframe?: boolean;
+                            track_id?: number;
+                        }[];
+                        task_id: number;
+                        /** @description The annotator */
+                        user_id: number;
+                    }[];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    createQualityControlTaskReview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Required (not blank) when requesting changes
+                     * @default
+                     */
+                    comment: string;
+                    /**
+                     * @description `changes_requested` rejects the submission: the task goes back to its annotator
+                     * @enum {string}
+                     */
+                    decision: "accepted" | "changes_requested";
+                    image_id: number;
+                    user_id: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        comment: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /**
+                         * @description `changes_requested` rejects the submission: the task goes back to its annotator
+                         * @enum {string}
+                         */
+                        decision: "accepted" | "changes_requested";
+                        id: number;
+                        image_id: number;
+                        reviewed_by: number | null;
+                        round: number;
+                        /** @description The version the decision was made on */
+                        shapes: {
+                            /** @enum {string} */
+                            annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                            class_id: number;
+                            /** @description As an annotation's geometry (see the annotations routes) */
+                            geometry: {
+                                [key: string]: unknown;
+                            };
+                            keyframe?: boolean;
+                            track_id?: number;
+                        }[];
+                        task_id: number;
+                        /** @description The annotator */
+                        user_id: number;
+                    };
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getQualityControlTaskReviewPending: {
+        parameters: {
+            query: {
+                /** @description The last id (task id when pending, review id otherwise) of the previous page */
+                after?: number;
+                image_id?: number;
+                limit: number;
+                user_id?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        display_name: string;
+                        email: string;
+                        height: number;
+                        image_id: number;
+                        /** @description The comment of the change request this resubmission answers */
+                        last_comment: string | null;
+                        /** @description 1 for a first submission, 2 and up for resubmissions after changes were requested */
+                        round: number;
+                        /** @description The annotator's submitted version */
+                        shapes: {
+                            /** @enum {string} */
+                            annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                            class_id: number;
+                            /** @description As an annotation's geometry (see the annotations routes) */
+                            geometry: {
+                                [key: string]: unknown;
+                            };
+                            keyframe?: boolean;
+                            track_id?: number;
+                        }[];
+                        /** Format: date-time */
+                        submitted_at: string | null;
+                        task_id: number;
+                        /** @description The annotator */
+                        user_id: number;
+                        width: number;
+                    }[];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     listQualityControlTasks: {
         parameters: {
             query: {
@@ -17280,6 +17646,15 @@ export interface operations {
                         id: number;
                         image_id: number;
                         project_id: number;
+                        /** @description The last reviewer's comment on your submission */
+                        review_comment: string | null;
+                        /** @description How many reviews were decided on this task */
+                        review_round: number;
+                        /**
+                         * @description The review of your submission: null until you submit; `pending` waits for a reviewer; `accepted`; `changes_requested` gives the task back to you (open again) to rework and resubmit
+                         * @enum {string|null}
+                         */
+                        review_state: "pending" | "accepted" | "changes_requested" | null;
                         /** @description Your own version of the image (others never see it) */
                         shapes: {
                             /** @enum {string} */
@@ -17379,6 +17754,15 @@ export interface operations {
                         id: number;
                         image_id: number;
                         project_id: number;
+                        /** @description The last reviewer's comment on your submission */
+                        review_comment: string | null;
+                        /** @description How many reviews were decided on this task */
+                        review_round: number;
+                        /**
+                         * @description The review of your submission: null until you submit; `pending` waits for a reviewer; `accepted`; `changes_requested` gives the task back to you (open again) to rework and resubmit
+                         * @enum {string|null}
+                         */
+                        review_state: "pending" | "accepted" | "changes_requested" | null;
                         /** @description Your own version of the image (others never see it) */
                         shapes: {
                             /** @enum {string} */
@@ -17494,6 +17878,15 @@ export interface operations {
                         id: number;
                         image_id: number;
                         project_id: number;
+                        /** @description The last reviewer's comment on your submission */
+                        review_comment: string | null;
+                        /** @description How many reviews were decided on this task */
+                        review_round: number;
+                        /**
+                         * @description The review of your submission: null until you submit; `pending` waits for a reviewer; `accepted`; `changes_requested` gives the task back to you (open again) to rework and resubmit
+                         * @enum {string|null}
+                         */
+                        review_state: "pending" | "accepted" | "changes_requested" | null;
                         /** @description Your own version of the image (others never see it) */
                         shapes: {
                             /** @enum {string} */
@@ -17602,6 +17995,15 @@ export interface operations {
                         id: number;
                         image_id: number;
                         project_id: number;
+                        /** @description The last reviewer's comment on your submission */
+                        review_comment: string | null;
+                        /** @description How many reviews were decided on this task */
+                        review_round: number;
+                        /**
+                         * @description The review of your submission: null until you submit; `pending` waits for a reviewer; `accepted`; `changes_requested` gives the task back to you (open again) to rework and resubmit
+                         * @enum {string|null}
+                         */
+                        review_state: "pending" | "accepted" | "changes_requested" | null;
                         /** @description Your own version of the image (others never see it) */
                         shapes: {
                             /** @enum {string} */
@@ -17792,6 +18194,15 @@ export interface operations {
                             id: number;
                             image_id: number;
                             project_id: number;
+                            /** @description The last reviewer's comment on your submission */
+                            review_comment: string | null;
+                            /** @description How many reviews were decided on this task */
+                            review_round: number;
+                            /**
+                             * @description The review of your submission: null until you submit; `pending` waits for a reviewer; `accepted`; `changes_requested` gives the task back to you (open again) to rework and resubmit
+                             * @enum {string|null}
+                             */
+                            review_state: "pending" | "accepted" | "changes_requested" | null;
                             /** @description Your own version of the image (others never see it) */
                             shapes: {
                                 /** @enum {string} */

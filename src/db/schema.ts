@@ -676,6 +676,7 @@ export interface Database {
   qc_settings: QcSettingsTable;
   qc_ground_truth: QcGroundTruthTable;
   qc_tasks: QcTasksTable;
+  qc_task_reviews: QcTaskReviewsTable;
   qc_decisions: QcDecisionsTable;
   qc_queue: QcQueueTable;
   qc_sample_queue: QcSampleQueueTable;
@@ -774,6 +775,31 @@ export interface QcTasksTable {
   created_at: string;
   updated_at: string;
   submitted_at: string | null;
+  /** Where the submission's review stands (migration 0049): null while never submitted; `pending` waits for a reviewer. */
+  review_state: ColumnType<QcReviewState | null, QcReviewState | null | undefined, QcReviewState | null>;
+  /** The last reviewer's comment (kept when changes were requested, so the annotator reads it while reworking). */
+  review_comment: ColumnType<string | null, string | null | undefined, string | null>;
+  /** How many reviews were decided on the task. */
+  review_round: ColumnType<number, number | undefined, number>;
+}
+
+export type QcReviewState = 'pending' | 'accepted' | 'changes_requested';
+
+/** A reviewer's decision on a submitted task (issue 29, migration 0049), with the version (JSON text) it was made on. */
+export interface QcTaskReviewsTable {
+  id: Generated<number>;
+  project_id: number;
+  task_id: number;
+  image_id: number;
+  /** The task's annotator. */
+  user_id: number;
+  /** 1 for the first review of the task, 2 for the review of its first resubmission, … */
+  round: number;
+  decision: 'accepted' | 'changes_requested';
+  comment: string;
+  shapes: string;
+  reviewed_by: number | null;
+  created_at: string;
 }
 
 /** A consensus decision on an image: how it was made and the accepted labels before and after (JSON text). */

@@ -278,6 +278,10 @@ const MATRIX: Record<string, Row> = {
   'GET /api/projects/:id/quality-control/disagreements': { rule: 'reviews.decide', assigned: 'whole', path: (f) => `/api/projects/${f.projectId}/quality-control/disagreements` },
   'POST /api/projects/:id/quality-control/consensus': { rule: 'reviews.decide', assigned: 'whole', path: (f) => `/api/projects/${f.projectId}/quality-control/consensus`, body: (f) => ({ image_id: f.freshImageId, method: 'edit', shapes: [] }) },
   'GET /api/projects/:id/quality-control/decisions': { rule: 'reviews.decide', assigned: 'whole', path: (f) => `/api/projects/${f.projectId}/quality-control/decisions` },
+  // Task reviews (issue 29): deciding needs a submitted task; its per-role cases are in test/http/quality-control-task-reviews.test.ts.
+  'GET /api/projects/:id/quality-control/task-reviews/pending': { rule: 'reviews.decide', assigned: 'whole', path: (f) => `/api/projects/${f.projectId}/quality-control/task-reviews/pending` },
+  'POST /api/projects/:id/quality-control/task-reviews': { rule: 'auth-only', assigned: 'whole' },
+  'GET /api/projects/:id/quality-control/task-reviews': { rule: 'reviews.decide', assigned: 'whole', path: (f) => `/api/projects/${f.projectId}/quality-control/task-reviews` },
   'GET /api/projects/:id/quality-control/annotators': { rule: 'project.update', assigned: 'whole', path: (f) => `/api/projects/${f.projectId}/quality-control/annotators` },
   'GET /api/projects/:id/quality-control/annotators/export': { rule: 'project.update', assigned: 'whole', path: (f) => `/api/projects/${f.projectId}/quality-control/annotators/export` },
   'GET /api/projects/:id/quality-control/my-scores': { rule: 'project.read', assigned: 'scoped', path: (f) => `/api/projects/${f.projectId}/quality-control/my-scores` },

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { insertImageRow } from '../helpers/image-rows.js';
+import { withDraws } from '../helpers/random-draws.js';
 import { startTestApp, type Client, type TestApp } from '../helpers/test-app.js';
 
 type User = Client & { id: number };
@@ -145,6 +146,40 @@ describe('hidden ground truth is indistinguishable for annotators (issue 29)', (
     assert.deepEqual([(await owner.get(`/api/images/${pool}`)).body.review_state, (await owner.get(`/api/projects/${projectId}/reviews?image_id=${pool}`)).body.length], ['unreviewed', 0]);
     // Their tasks still deal both, and the decision path (a reviewer's consensus) is not a direct write.
     assert.equal((await annotator.post(`/api/projects/${projectId}/quality-control/tasks/next`)).status, 200);
+  });
+
+  it('task reviews answer alike on a ground-truth task and a pool task (review state, comment, round, queue entries)', async () => {
+    const second = await t.user();
+    await owner.post(`/api/projects/${projectId}/members`, { user_id: second.id, role: 'annotator' });
+    const base = `/api/projects/${projectId}/quality-control`;
+    // A draw under the share deals ground truth, one over it the pool image.
+    for (const [draw, want] of [[0.1, gt], [0.9, pool]] as const) {
+      const next = await withDraws([draw], () => second.post(`${base}/tasks/next`));
+      assert.equal(next.body.task.image_id, want);
+      assert.equal((await second.put(`${base}/tasks/${want}`, { shapes: [box(classId, 30, 30)] })).status, 200);
+      assert.equal((await second.post(`${base}/tasks/${want}/submit`)).status, 200);
+    }
+    const reviewFields = (task: Record<string, unknown>) => ({ keys: Object.keys(task), status: task.status, review_state: task.review_state, review_comment: task.review_comment, review_round: task.review_round, shapes: task.shapes });
+    const alike = async (label: string) => {
+      const [a, b] = [(await second.get(`${base}/tasks/${gt}`)).body, (await second.get(`${base}/tasks/${pool}`)).body];
+      assert.deepEqual(reviewFields(a), reviewFields(b), label);
+      return a;
+    };
+    assert.equal((await alike('submitted')).review_state, 'pending');
+    // What a reviewer below project admin sees of the two submissions differs only in ids and times.
+    const entry = (p: Record<string, unknown>) => ({ ...p, task_id: '<id>', image_id: '<id>', submitted_at: '<time>' });
+    const pending = (await reviewer.get(`${base}/task-reviews/pending?user_id=${second.id}`)).body as Record<string, unknown>[];
+    assert.deepEqual(pending.map((p) => p.image_id), [gt, pool]);
+    assert.deepEqual(entry(pending[0]), entry(pending[1]));
+    for (const imageId of [gt, pool]) {
+      assert.equal((await reviewer.post(`${base}/task-reviews`, { image_id: imageId, user_id: second.id, decision: 'changes_requested', comment: 'Tighter' })).status, 201);
+    }
+    assert.equal((await alike('given back')).review_comment, 'Tighter');
+    const record = (await reviewer.get(`${base}/task-reviews?user_id=${second.id}`)).body as Record<string, unknown>[];
+    const decision = (r: Record<string, unknown>) => ({ ...r, id: '<id>', task_id: '<id>', image_id: '<id>', created_at: '<time>' });
+    assert.deepEqual(decision(record[0]), decision(record[1]));
+    for (const imageId of [gt, pool]) assert.equal((await second.post(`${base}/tasks/${imageId}/submit`)).status, 200);
+    assert.equal((await alike('resubmitted')).review_round, 1);
   });
 
   it('project admins still see the reviewed labels', async () => {

@@ -138,3 +138,6 @@ export type QcDisagreement = Item<ResponseOf<'/api/projects/{id}/quality-control
 export type QcGroundTruth = Item<ResponseOf<'/api/projects/{id}/quality-control/ground-truth', 'get'>>;
 export type QcShape = QcDisagreement['proposal'][number];
 export type QcDecision = ResponseOf<'/api/projects/{id}/quality-control/consensus', 'post'>;
+/** A submitted task waiting for its review, and a recorded task review (issue 29). */
+export type QcPendingTaskReview = Item<ResponseOf<'/api/projects/{id}/quality-control/task-reviews/pending', 'get'>>;
+export type QcTaskReview = ResponseOf<'/api/projects/{id}/quality-control/task-reviews', 'post'>;

@@ -42,6 +42,7 @@ import { classModalities } from './0044-class-modalities.js';
 import { blobClaims } from './0046-blob-claims.js';
 import { qcSampleQueue } from './0047-qc-sample-queue.js';
 import { qcQueueOnInsert } from './0048-qc-queue-on-insert.js';
+import { qcTaskReviews } from './0049-qc-task-reviews.js';
 import { qcSampleValues } from './0051-qc-sample-values.js';
 
 /** Every migration, in order. Names are stable forever: they are recorded in the database. */
@@ -89,6 +90,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0046-blob-claims': blobClaims(),
     '0047-qc-sample-queue': qcSampleQueue(),
     '0048-qc-queue-on-insert': qcQueueOnInsert(dialect),
+    '0049-qc-task-reviews': qcTaskReviews(dialect),
     '0051-qc-sample-values': qcSampleValues(),
   };
 }

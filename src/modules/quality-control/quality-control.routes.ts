@@ -64,7 +64,7 @@ export function qualityControlRoutes(server: FastifyInstance, qc: QualityControl
     schema: {
       tags,
       summary: 'Deal me my next labelling task',
-      description: 'Your oldest open task, else a new one: an image of the overlap pool, or (a share of the time) a ground-truth image; a video\'s frame comes with the video\'s other frames you may have (one task set). Tasks look the same whatever they are. 409 when the project has no overlap and no ground-truth share.',
+      description: 'A task given back to you with changes requested first, then your oldest open task, else a new one: an image of the overlap pool, or (a share of the time) a ground-truth image; a video\'s frame comes with the video\'s other frames you may have (one task set). Tasks look the same whatever they are. 409 when the project has no overlap and no ground-truth share.',
       params: IdParams,
       response: { 200: NextOut, ...errors(401, 403, 404, 409, 422) },
     },
@@ -89,11 +89,11 @@ export function qualityControlRoutes(server: FastifyInstance, qc: QualityControl
   }, async (request) => qc.taskTracks(callerOf(request), request.params.id, request.params.image_id));
 
   app.put(`${BASE}/tasks/:image_id`, {
-    schema: { tags, summary: 'Save my version of an image', description: 'Replaces your shapes. On a video\'s frame, shapes with `track_id` are your task tracks\' keyframes there (`keyframe: false`: interpolated, left as computed), and a track the frame showed but the save leaves out is hidden from this frame on. A submitted task is 409.', params: ImageTaskParams, body: TaskSave, response: { 200: TaskOut, ...errors(401, 403, 404, 409, 422) } },
+    schema: { tags, summary: 'Save my version of an image', description: 'Replaces your shapes. On a video\'s frame, shapes with `track_id` are your task tracks\' keyframes there (`keyframe: false`: interpolated, left as computed), and a track the frame showed but the save leaves out is hidden from this frame on. A submitted task is 409 (a task given back with changes requested is open again).', params: ImageTaskParams, body: TaskSave, response: { 200: TaskOut, ...errors(401, 403, 404, 409, 422) } },
   }, async (request) => qc.saveTask(callerOf(request), request.params.id, request.params.image_id, request.body.shapes));
 
   app.post(`${BASE}/tasks/:image_id/submit`, {
-    schema: { tags, summary: 'Submit my version of an image', description: 'On a video\'s frame, your tasks on all of that video\'s frames are submitted together.', params: ImageTaskParams, response: { 200: TaskOut, ...errors(401, 403, 404, 409, 422) } },
+    schema: { tags, summary: 'Submit my version of an image', description: 'The submission waits for a reviewer (`review_state: pending`, see …/task-reviews); a resubmission after a change request waits again. On a video\'s frame, your open tasks on all of that video\'s frames are submitted together.', params: ImageTaskParams, response: { 200: TaskOut, ...errors(401, 403, 404, 409, 422) } },
   }, async (request) => qc.submitTask(callerOf(request), request.params.id, request.params.image_id));
 
   app.get(`${BASE}/agreement`, {

@@ -72,6 +72,11 @@ export const TaskOut = Type.Object({
   created_at: Timestamp,
   updated_at: Timestamp,
   submitted_at: Nullable(Timestamp),
+  review_state: Nullable(StringEnum(['pending', 'accepted', 'changes_requested'] as const, {
+    description: 'The review of your submission: null until you submit; `pending` waits for a reviewer; `accepted`; `changes_requested` gives the task back to you (open again) to rework and resubmit',
+  })),
+  review_comment: Nullable(Type.String({ description: 'The last reviewer\'s comment on your submission' })),
+  review_round: Type.Integer({ description: 'How many reviews were decided on this task' }),
 });
 export type TaskOut = Static<typeof TaskOut>;
 
@@ -84,6 +89,57 @@ export const TaskTrackOut = Type.Object({
   ),
 });
 export type TaskTrackOut = Static<typeof TaskTrackOut>;
+
+export const TaskReviewDecision = StringEnum(['accepted', 'changes_requested'] as const, { description: '`changes_requested` rejects the submission: the task goes back to its annotator' });
+
+/** A submitted task waiting for its review, as a reviewer opens it. */
+export const PendingTaskReviewOut = Type.Object({
+  task_id: Type.Integer(),
+  image_id: Type.Integer(),
+  user_id: Type.Integer({ description: 'The annotator' }),
+  email: Type.String(),
+  display_name: Type.String(),
+  width: Type.Integer(),
+  height: Type.Integer(),
+  shapes: Type.Array(QcShape, { description: 'The annotator\'s submitted version' }),
+  submitted_at: Nullable(Timestamp),
+  round: Type.Integer({ description: '1 for a first submission, 2 and up for resubmissions after changes were requested' }),
+  last_comment: Nullable(Type.String({ description: 'The comment of the change request this resubmission answers' })),
+});
+export type PendingTaskReviewOut = Static<typeof PendingTaskReviewOut>;
+
+export const TaskReviewCreate = Type.Object(
+  {
+    image_id: Id,
+    user_id: Id,
+    decision: TaskReviewDecision,
+    comment: Type.String({ maxLength: 4000, default: '', description: 'Required (not blank) when requesting changes' }),
+  },
+  { additionalProperties: false },
+);
+export type TaskReviewCreate = Static<typeof TaskReviewCreate>;
+
+export const TaskReviewOut = Type.Object({
+  id: Type.Integer(),
+  task_id: Type.Integer(),
+  image_id: Type.Integer(),
+  user_id: Type.Integer({ description: 'The annotator' }),
+  round: Type.Integer(),
+  decision: TaskReviewDecision,
+  comment: Type.String(),
+  shapes: Type.Array(QcShape, { description: 'The version the decision was made on' }),
+  reviewed_by: Nullable(Type.Integer()),
+  created_at: Timestamp,
+});
+export type TaskReviewOut = Static<typeof TaskReviewOut>;
+
+export const TaskReviewQuery = Type.Object({
+  image_id: Type.Optional(Id),
+  user_id: Type.Optional(Id),
+  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+  after: Type.Optional(Type.Integer({ minimum: 0, description: 'The last id (task id when pending, review id otherwise) of the previous page' })),
+});
+export type TaskReviewQuery = Static<typeof TaskReviewQuery>;
 
 export const NextOut = Type.Object({ task: Nullable(TaskOut) }, { description: '`task: null` when there is nothing to deal' });
 export type NextOut = Static<typeof NextOut>;
@@ -173,8 +229,8 @@ export const AnnotatorOut = Type.Object({
   objects: Type.Integer(),
   objects_per_hour: Nullable(Type.Number()),
   reviews_decided: Type.Integer(),
-  rejection_rate: Nullable(Type.Number({ description: 'Rejected / decided reviews of the images they submitted' })),
-  rework_rate: Nullable(Type.Number({ description: 'Changes requested / decided reviews' })),
+  rejection_rate: Nullable(Type.Number({ description: 'Rejected / decided reviews of their work: image reviews rejected, and task reviews that requested changes (a task review\'s one way to reject)' })),
+  rework_rate: Nullable(Type.Number({ description: 'Changes requested / decided reviews, image reviews and task reviews together' })),
   ground_truth: GroundTruthFiguresOut,
   per_class: Type.Array(Type.Object({ class_id: Type.Integer(), tp: Type.Integer(), fp: Type.Integer(), fn: Type.Integer(), f1: Type.Number() })),
   agreement: Nullable(Type.Number({ description: 'Mean F1 against the other annotators of the same images' })),

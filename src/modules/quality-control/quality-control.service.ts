@@ -24,7 +24,7 @@ import type {
   TaskTrackOut,
 } from './quality-control.schemas.js';
 import { framesSave, shapesOnFrame, taskTracks, type FrameShapes, type StoredShape } from './task-tracks.logic.js';
-import { analyticsCsv, annotatorFigures, consensusWeights, imageAgreements, type SubmittedVersion } from './quality-report.logic.js';
+import { analyticsCsv, annotatorFigures, consensusWeights, imageAgreements, type ReviewCounts, type SubmittedVersion } from './quality-report.logic.js';
 
 /** A save counts the time since the task's previous save (or since it was dealt) as active editing, up to this. */
 export const ACTIVE_GAP_CAP_MS = 120_000;
@@ -76,6 +76,9 @@ function toTaskOut(row: TaskRow, shapes: QcShape[] = parseShapes(row.shapes)): T
     created_at: row.created_at,
     updated_at: row.updated_at,
     submitted_at: row.submitted_at,
+    review_state: row.review_state,
+    review_comment: row.review_comment,
+    review_round: Number(row.review_round),
   };
 }
 
@@ -276,7 +279,8 @@ export class QualityControlService {
     const task = await this.ownTask(caller, projectId, imageId);
     if (task.status === 'submitted') throw new ConflictError(`Your task on image ${imageId} is already submitted`);
     const now = new Date();
-    // A video frame's task set is submitted whole: its tracks' shapes on each frame come from all of its frames.
+    // A video frame's task set is submitted whole: its tracks' shapes on each frame come from all of its frames. Each
+    // submission waits for a reviewer (`review_state: pending`).
     const ids = task.video_id === null ? [task.id] : (await this.repo.videoTasks(projectId, caller.userId, task.video_id)).map((t) => t.id);
     await this.repo.submitTasks(ids, { active_ms: Number(task.active_ms) + QualityControlService.activeGap(task, now), updated_at: now.toISOString() }, task.id);
     return this.taskOut((await this.repo.findTask(projectId, imageId, caller.userId))!);
@@ -289,7 +293,8 @@ export class QualityControlService {
   }
 
   private async inputs(projectId: number) {
-    const [rows, gt, reviews] = await Promise.all([this.repo.submitted(projectId), this.repo.groundTruth(projectId), this.repo.reviewCounts(projectId)]);
+    const [rows, gt, imageReviews, taskReviews] = await Promise.all([this.repo.submitted(projectId), this.repo.groundTruth(projectId), this.repo.reviewCounts(projectId), this.repo.taskReviewCounts(projectId)]);
+    const reviews = mergeReviewCounts(imageReviews, taskReviews);
     // A frame's version is what its annotator saw there: plain shapes and their task tracks' shapes on the frame.
     const shapes = resolvedShapes(rows, byTaskSet(rows));
     const versions: SubmittedVersion[] = rows.map((r, i) => ({ image_id: r.image_id, user_id: r.user_id, shapes: shapes[i].map(({ class_id, annotation_type, geometry }) => ({ class_id, annotation_type, geometry })), active_ms: Number(r.active_ms), submitted_at: r.submitted_at ?? '' }));
@@ -439,6 +444,16 @@ export class QualityControlService {
     if (settings.ground_truth_in_training) return new Set();
     return new Set((await this.repo.groundTruth(projectId)).map((g) => g.image_id));
   }
+}
+
+/** Image-review counts and task-review counts per user, as one list the report reads (quality-report.logic reviewRates). */
+function mergeReviewCounts(images: readonly ReviewCounts[], tasks: readonly { user_id: number; accepted: number; changes: number }[]): ReviewCounts[] {
+  const out = new Map<number, ReviewCounts>(images.map((r) => [r.user_id, { ...r }]));
+  for (const t of tasks) {
+    const r = out.get(t.user_id) ?? { user_id: t.user_id, submitted: 0, approved: 0, rejected: 0, changes: 0 };
+    out.set(t.user_id, { ...r, task_accepted: t.accepted, task_changes: t.changes });
+  }
+  return [...out.values()];
 }
 
 function toDecisionOut(row: DecisionRow, weights: Record<string, number>): DecisionOut {

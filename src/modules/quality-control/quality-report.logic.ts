@@ -20,6 +20,23 @@ export interface ReviewCounts {
   approved: number;
   rejected: number;
   changes: number;
+  /** Task reviews (of quality-control task submissions) accepted. */
+  task_accepted?: number;
+  /** Task reviews that requested changes: a rejection of the version that also sends it back for rework. */
+  task_changes?: number;
+}
+
+/**
+ * Decided reviews of a user's work and the two rates, one definition for image reviews and task reviews: rejection =
+ * (image reviews rejected + task reviews requesting changes) / decided; rework = (image reviews requesting changes +
+ * task reviews requesting changes) / decided. A task review has one negative outcome, which both refuses the
+ * version and sends it back, so it counts in both.
+ */
+export function reviewRates(r: ReviewCounts | undefined): { decided: number; rejection: number | null; rework: number | null } {
+  if (!r) return { decided: 0, rejection: null, rework: null };
+  const taskChanges = r.task_changes ?? 0;
+  const decided = r.approved + r.rejected + r.changes + (r.task_accepted ?? 0) + taskChanges;
+  return decided > 0 ? { decided, rejection: (r.rejected + taskChanges) / decided, rework: (r.changes + taskChanges) / decided } : { decided, rejection: null, rework: null };
 }
 
 export interface GroundTruthFigures {
@@ -90,7 +107,7 @@ export function annotatorFigures(
   const agreementSum = pairAgreement ?? overlapPairs(versions, groundTruth).perUser;
   // An annotator is someone who labelled: a submitted task, or images of theirs that a review decided. Reviews still
   // pending name no one's work yet.
-  const users = new Set<number>([...byUser.keys(), ...reviews.filter((r) => r.approved + r.rejected + r.changes > 0).map((r) => r.user_id)]);
+  const users = new Set<number>([...byUser.keys(), ...reviews.filter((r) => reviewRates(r).decided > 0).map((r) => r.user_id)]);
   return [...users].sort((a, b) => a - b).map((user) => {
     const mine = byUser.get(user) ?? [];
     const activeMs = mine.reduce((s, v) => s + v.active_ms, 0);
@@ -98,7 +115,7 @@ export function annotatorFigures(
     const scored = mine.filter((v) => groundTruth.has(v.image_id)).map((v) => ({ v, score: scoreShapes(groundTruth.get(v.image_id)!, v.shapes) }));
     const total = scored.length > 0 ? addScores(scored.map((s) => s.score)) : null;
     const r = reviewsOf.get(user);
-    const decided = r ? r.approved + r.rejected + r.changes : 0;
+    const rates = reviewRates(r);
     const agreement = agreementSum.get(user);
     const days = groupBy(scored, (s) => s.v.submitted_at.slice(0, 10));
     return {
@@ -108,9 +125,9 @@ export function annotatorFigures(
       seconds_per_image: mine.length > 0 ? activeMs / 1000 / mine.length : null,
       objects,
       objects_per_hour: activeMs > 0 ? objects / (activeMs / 3_600_000) : null,
-      reviews_decided: decided,
-      rejection_rate: decided > 0 ? r!.rejected / decided : null,
-      rework_rate: decided > 0 ? r!.changes / decided : null,
+      reviews_decided: rates.decided,
+      rejection_rate: rates.rejection,
+      rework_rate: rates.rework,
       ground_truth: gtFigures(total, scored.length),
       per_class: (total?.per_class ?? []).map((c) => ({ class_id: c.class_id, tp: c.tp, fp: c.fp, fn: c.fn, f1: c.f1 })),
       agreement: agreement ? agreement.sum / agreement.n : null,

@@ -63,3 +63,18 @@ export async function taskImages(projectId: number, task: Task): Promise<ImageRe
   }
   return frames.filter((f) => mine.has(f.id)).sort((a, b) => (a.frame ?? 0) - (b.frame ?? 0));
 }
+
+/** Where a task's review stands, as the editor's task mode shows it: a change request with the reviewer's comment. */
+export interface TaskReviewNote {
+  state: 'changes_requested';
+  comment: string;
+  round: number;
+}
+
+/**
+ * The note a task dealt back to its annotator carries (issue 29): when a reviewer requested changes, the task is open
+ * again, dealt before new ones, with the comment; null for a task never reviewed.
+ */
+export function taskReviewNote(task: { review_state: string | null; review_comment: string | null; review_round: number }): TaskReviewNote | null {
+  return task.review_state === 'changes_requested' ? { state: 'changes_requested', comment: task.review_comment ?? '', round: task.review_round } : null;
+}

@@ -10,7 +10,7 @@ import { displayColors } from '../editor/palette.js';
 import { ObjectsPanel } from '../components/objects-panel.js';
 import { ClassSearch } from '../components/class-search.js';
 import { accessOf, useProjectAccess } from '../components/project-access.js';
-import { taskImages, taskShapes } from '../editor/task-shapes.js';
+import { taskImages, taskReviewNote, taskShapes, type TaskReviewNote } from '../editor/task-shapes.js';
 import { ExperimentPredictions } from '../components/experiment-predictions.js';
 import { filterFromQuery, filterToQuery, isFiltered, listQuery } from '../components/image-grid.js';
 import { Link, navigate } from '../router.js';
@@ -167,6 +167,8 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
   /** Working on quality-control tasks (issue 29): one dealt image at a time, its shapes the caller's own version. */
   const [taskMode, setTaskMode] = useState(false);
   const [submittingTask, setSubmittingTask] = useState(false);
+  /** The open task's change request (a reviewer gave it back with a comment), if any. */
+  const [taskNote, setTaskNote] = useState<TaskReviewNote | null>(null);
 
   useEffect(() => {
     const c = new EditorController(canvas.current!, minimap.current, setState, setMessage);
@@ -230,6 +232,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
       const { task } = await api.post('/api/projects/{id}/quality-control/tasks/next', { path: { id: projectId } });
       if (first) loader.current = new ImageLoader(projectId, taskShapes(projectId));
       setTaskMode(true);
+      setTaskNote(task ? taskReviewNote(task) : null);
       const list = task ? await taskImages(projectId, task) : [];
       imagesRef.current = list;
       indexRef.current = -1;
@@ -451,6 +454,11 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
           {loading ? ' · loading…' : ''}
         </span>
         <div className="spacer" />
+        {taskMode && current && taskNote && (
+          <span className="review-badge changes" data-testid="task-review-note" title={taskNote.comment}>
+            Changes requested: {taskNote.comment}
+          </span>
+        )}
         {taskMode && current && (
           <button onClick={() => void submitTask()} disabled={submittingTask} data-testid="submit-task" title="Submit your version of this image and open your next task">
             {submittingTask ? 'Submitting…' : 'Submit task'}

@@ -7,11 +7,13 @@ import { GroundTruthPanel } from '../components/team-quality/ground-truth-panel.
 import { QualityCharts } from '../components/team-quality/quality-charts.js';
 import { QualitySettings } from '../components/team-quality/quality-settings.js';
 import { SampleScores } from '../components/team-quality/sample-scores.js';
+import { TaskReviewsPanel } from '../components/team-quality/task-reviews-panel.js';
 import { Link } from '../router.js';
 import type { LabelClass, Project, QcAnnotator, QcSettings } from '../types.js';
 
 /**
- * Team quality (issue 29): per-annotator ground-truth scores, agreement and pace, with charts and a CSV export (and
+ * Team quality (issue 29): for reviewers, the task reviews (submitted quality-control tasks to accept or give back);
+ * per-annotator ground-truth scores, agreement and pace, with charts and a CSV export (and
  * for a project with samples, their scores, agreement and CSV), and
  * the controls a lead needs (ground truth, overlap, agreement threshold). Project admins and owners see everyone; an
  * annotator sees only their own row, and only when the lead lets annotators see their scores.
@@ -40,7 +42,8 @@ export default function TeamQualityPage({ projectId }: { projectId: number }) {
       }
     >
       <ErrorBanner message={error} onClose={() => setError(null)} />
-      {access === null ? <p className="muted">Loading…</p> : lead ? <LeadView projectId={projectId} samples={(project?.sample_count ?? 0) > 0} onError={setError} /> : <OwnScores projectId={projectId} />}
+      {access !== null && can('reviews.decide') && <TaskReviewsPanel projectId={projectId} onError={setError} />}
+      {access === null ? <p className="muted">Loading…</p> : lead ? <LeadView projectId={projectId} samples={(project?.sample_count ?? 0) > 0} onError={setError} /> : <OwnScores projectId={projectId} reviewer={can('reviews.decide')} />}
     </Layout>
   );
 }
@@ -87,7 +90,7 @@ function LeadView({ projectId, samples, onError }: { projectId: number; samples:
 }
 
 /** An annotator's own row, when the project shows annotators their scores; otherwise why there is nothing. */
-function OwnScores({ projectId }: { projectId: number }) {
+function OwnScores({ projectId, reviewer }: { projectId: number; reviewer: boolean }) {
   const [mine, setMine] = useState<{ visible: boolean; scores: QcAnnotator | null } | null>(null);
   useEffect(() => {
     api.get('/api/projects/{id}/quality-control/my-scores', { path: { id: projectId } }).then(setMine, () => setMine({ visible: false, scores: null }));
@@ -96,7 +99,7 @@ function OwnScores({ projectId }: { projectId: number }) {
   if (!mine.visible) {
     return (
       <p className="muted" data-testid="quality-denied">
-        Team quality is for project admins and owners.
+        {reviewer ? 'The rest of Team quality (scores, analytics) is for project admins and owners.' : 'Team quality is for project admins and owners.'}
       </p>
     );
   }
