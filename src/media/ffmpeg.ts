@@ -1,7 +1,6 @@
-import { spawn, type ChildProcessByStdio, type StdioOptions } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { JpegStreamSplitter } from './jpeg-stream.js';
-import { WebpStreamSplitter } from './webp-stream.js';
 
 /**
  * FFmpeg and ffprobe as child processes (Debian's `ffmpeg` package installs both). Paths come from the config; a
@@ -88,8 +87,6 @@ export interface DecodedFrame {
   readonly frame: number;
   readonly timestampS: number;
   readonly bytes: Buffer;
-  /** The frame's WebP thumbnail (longest side at most `thumbnailSize`, never enlarged), when one was asked for. */
-  readonly thumbnail?: Buffer;
 }
 
 interface DecodeOptions {
@@ -98,11 +95,12 @@ interface DecodeOptions {
   range?: { fromS: number; toS: number; fps: number };
   signal?: AbortSignal;
   buffered?: number;
-  /** Also a WebP thumbnail of each frame, made by FFmpeg in the same run (a second output, on file descriptor 3). */
-  thumbnailSize?: number;
 }
 
-/** FFmpeg's arguments: the frames as JPEG on stdout and, when asked, their thumbnails as WebP on descriptor 3. */
+/**
+ * FFmpeg's arguments: the frames as JPEG on stdout. No thumbnails: a second output (split → area scale → libwebp)
+ * cost FFmpeg about 0.8 CPU-s per 300 frames at 1080p, so a frame's thumbnail is made when it is first asked for.
+ */
 function decoderArgs(file: string, options: DecodeOptions): string[] {
   const range = options.range;
   const trim = range ? `trim=start=${range.fromS + options.startS}:end=${range.toS + options.startS},` : '';
@@ -114,16 +112,7 @@ function decoderArgs(file: string, options: DecodeOptions): string[] {
   const frames = `${trim}select='not(mod(n\\,${options.step}))',showinfo=checksum=0`;
   const jpeg = ['-fps_mode', 'passthrough', '-c:v', 'mjpeg', '-q:v', '2', '-f', 'image2pipe', 'pipe:1'];
   const head = ['-nostdin', '-hide_banner', '-nostats', '-loglevel', 'info', ...clip, '-i', file];
-  if (!options.thumbnailSize) return [...head, '-map', '0:v:0', '-vf', frames, ...jpeg];
-  // One decode feeds both outputs: the thumbnail is scaled from the decoded frame, not from a second decode of the JPEG.
-  // Scaled by area averaging: as sharp as the default bicubic at these ratios, and cheaper (1080p: about 1 ms a frame).
-  const size = options.thumbnailSize;
-  const fit = `scale=w='min(${size},iw)':h='min(${size},ih)':force_original_aspect_ratio=decrease:flags=area`;
-  return [
-    ...head, '-filter_complex', `[0:v:0]${frames},split=2[full][small];[small]${fit}[thumb]`,
-    '-map', '[full]', ...jpeg,
-    '-map', '[thumb]', '-fps_mode', 'passthrough', '-c:v', 'libwebp', '-compression_level', '2', '-f', 'image2pipe', 'pipe:3',
-  ];
+  return [...head, '-map', '0:v:0', '-vf', frames, ...jpeg];
 }
 
 /**
@@ -139,8 +128,7 @@ function decoderArgs(file: string, options: DecodeOptions): string[] {
 export async function* decodeFrames(paths: FfmpegPaths, file: string, options: DecodeOptions): AsyncGenerator<DecodedFrame> {
   const buffered = options.buffered ?? 8;
   const range = options.range;
-  const stdio: StdioOptions = ['ignore', 'pipe', 'pipe', options.thumbnailSize ? 'pipe' : 'ignore'];
-  const child = spawn(paths.ffmpeg, decoderArgs(file, options), { stdio, signal: options.signal }) as ChildProcessByStdio<null, Readable, Readable>;
+  const child = spawn(paths.ffmpeg, decoderArgs(file, options), { stdio: ['ignore', 'pipe', 'pipe'], signal: options.signal }) as ChildProcessByStdio<null, Readable, Readable>;
   const images: Buffer[] = [];
   const times: { index: number; timeS: number }[] = [];
   const splitter = new JpegStreamSplitter();
@@ -150,10 +138,6 @@ export async function* decodeFrames(paths: FfmpegPaths, file: string, options: D
     state.wake = undefined;
     resolve?.();
   };
-  const thumbnails = options.thumbnailSize ? thumbnailQueue(child.stdio[3] as Readable, wake, (err) => {
-    state.failure ??= new VideoUnreadableError(`could not be decoded: ${err.message}`);
-    child.kill('SIGKILL');
-  }) : undefined;
   let stderr = '';
   let partial = '';
   let firstFrame: number | undefined;
@@ -190,19 +174,18 @@ export async function* decodeFrames(paths: FfmpegPaths, file: string, options: D
   try {
     for (;;) {
       if (state.failure) throw state.failure;
-      if (images.length > 0 && times.length > 0 && (!thumbnails || thumbnails.images.length > 0)) {
+      if (images.length > 0 && times.length > 0) {
         const bytes = images.shift()!;
-        const thumbnail = thumbnails?.images.shift();
         const { index, timeS } = times.shift()!;
         if (images.length < buffered && child.stdout.isPaused()) child.stdout.resume();
         const time = Math.max(0, timeS - options.startS);
         firstFrame ??= range ? Math.round(time * range.fps) : 0;
-        yield { frame: firstFrame + index * options.step, timestampS: Math.round(time * 1e6) / 1e6, bytes, ...(thumbnail ? { thumbnail } : {}) };
+        yield { frame: firstFrame + index * options.step, timestampS: Math.round(time * 1e6) / 1e6, bytes };
         continue;
       }
-      if (state.exit !== undefined && (!thumbnails || thumbnails.ended)) {
+      if (state.exit !== undefined) {
         if (state.exit !== 0) throw new VideoUnreadableError(`could not be decoded: ${lastLine(stderr, file)}`);
-        if (images.length > 0 || times.length > 0 || splitter.pending > 0 || (thumbnails && !thumbnails.complete())) throw new VideoUnreadableError('could not be decoded: FFmpeg wrote a different number of images than it reported frames');
+        if (images.length > 0 || times.length > 0 || splitter.pending > 0) throw new VideoUnreadableError('could not be decoded: FFmpeg wrote a different number of images than it reported frames');
         return;
       }
       await new Promise<void>((resolve) => (state.wake = resolve));
@@ -210,26 +193,6 @@ export async function* decodeFrames(paths: FfmpegPaths, file: string, options: D
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
-}
-
-/** The thumbnails FFmpeg writes on descriptor 3, split into images as they come; `wake` is called on each change. */
-function thumbnailQueue(pipe: Readable, wake: () => void, fail: (err: Error) => void) {
-  const splitter = new WebpStreamSplitter();
-  const queue = { images: [] as Buffer[], ended: false, complete: () => queue.images.length === 0 && splitter.pending === 0 };
-  pipe.on('data', (chunk: Buffer) => {
-    try {
-      queue.images.push(...splitter.push(chunk));
-    } catch (err) {
-      fail(err as Error);
-    }
-    wake();
-  });
-  pipe.on('error', (err: Error) => fail(err));
-  pipe.on('close', () => {
-    queue.ended = true;
-    wake();
-  });
-  return queue;
 }
 
 /** FFmpeg's last message, without the server's path of the file. */

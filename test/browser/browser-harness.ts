@@ -28,6 +28,9 @@ interface EditorHandle {
     hidden: Set<number>;
     locked: Set<number>;
     paint(): void;
+    /** The view: zoom by `factor` about a point of the canvas, pan by pixels (the minimap shows once zoomed in). */
+    zoomAt(sx: number, sy: number, factor: number): void;
+    panBy(dx: number, dy: number): void;
   };
   imageId(): number | null;
   lastSwitchMs(): number;

@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { after, before, describe, it } from 'node:test';
 import { multipart } from '../helpers/multipart.js';
 import { startTestApp, type Client, type TestApp } from '../helpers/test-app.js';
@@ -194,6 +195,38 @@ describe('videos and tracks over the API (issue 26)', () => {
     } finally {
       await alice.patch(`/api/projects/${projectId}`, { assigned_only: false });
     }
+  });
+
+  it("makes a frame's thumbnail on its first request, keeps it, and deletes it with the video", async () => {
+    // The decoding writes the frames alone: their thumbnails are made when first asked for.
+    const project = (await alice.post('/api/projects', { name: 'thumbnails' })).body.id;
+    const thumbnails = () => readdir(join(t.dataDir, 'blobs', 'projects', String(project), 'thumbs')).catch(() => [] as string[]);
+    const res = await upload(alice, project, video, { step: '5' });
+    assert.equal(res.status, 202);
+    await t.versa.deps.queue.drain();
+    const stepped = (await alice.get(`/api/projects/${project}/images?video_id=${res.body.id}`)).body as { id: number }[];
+    assert.equal(stepped.length, 4);
+    assert.equal((await imageFiles(t, project)).length, 4);
+    assert.deepEqual(await thumbnails(), [], 'no thumbnail made by the decoding');
+
+    const url = `/api/images/${stepped[1].id}/thumbnail`;
+    assert.equal((await t.client().get(url)).status, 401);
+    assert.equal((await stranger.get(url)).status, 404);
+    assert.deepEqual(await thumbnails(), [], 'none made for a caller who may not see it');
+    // Two requests at once (a grid) make it once; both get it.
+    const [first, second] = await Promise.all([alice.get(url), alice.get(url)]);
+    assert.deepEqual([first.status, second.status], [200, 200]);
+    assert.deepEqual(second.raw, first.raw);
+    assert.equal(first.headers['content-type'], 'image/webp');
+    const meta = await sharp(first.raw).metadata();
+    assert.deepEqual([meta.format, meta.width, meta.height], ['webp', 160, 120], 'a frame smaller than a thumbnail keeps its size');
+    assert.equal((await thumbnails()).length, 1);
+    const again = await alice.get(url);
+    assert.deepEqual(again.raw, first.raw, 'kept, served again as made');
+    assert.equal((await thumbnails()).length, 1);
+
+    assert.equal((await alice.request({ method: 'DELETE', url: `/api/videos/${res.body.id}` })).status, 204);
+    assert.deepEqual([await thumbnails(), await imageFiles(t, project)], [[], []]);
   });
 
   it('deletes a video with its frames, their annotations, its tracks and every file', async () => {

@@ -1,7 +1,8 @@
 /**
  * Drill (issue 26): a real server is killed with SIGKILL while a video is being decoded into frames. Nothing half made
  * is left: no frame row was recorded (they are recorded in one transaction at the end), and the decoding starts over
- * when the server comes back, ending with every frame, counters that agree with the rows and no stray files.
+ * when the server comes back, ending with every frame, counters that agree with the rows and no stray files (the
+ * frames' thumbnails are made on first request, so none are left by the decoding).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -44,7 +45,13 @@ describe('kill -9 during frame extraction (issue 26)', { timeout: 240_000 }, () 
     // removed by the blob store's sweep of unfinished writes) is not a frame file.
     const finished = async (dir: string) => (await server.files(dir)).filter((f) => !/\.[0-9a-f]{12}\.tmp$/.test(f));
     assert.equal((await finished(`blobs/projects/${projectId}/images`)).length, distinct, 'one file per distinct frame, no orphan');
-    assert.equal((await finished(`blobs/projects/${projectId}/thumbs`)).length, distinct);
+    // Thumbnails are made on a frame's first request, not by the decoding: none yet, then the one asked for.
+    assert.deepEqual(await finished(`blobs/projects/${projectId}/thumbs`), []);
+    const frameId = await server.count(`select min(id) from images where video_id = ${video.id}`);
+    const thumbnail = await fetch(`${server.url}/api/images/${frameId}/thumbnail`, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(thumbnail.status, 200);
+    assert.equal(thumbnail.headers.get('content-type'), 'image/webp');
+    assert.equal((await finished(`blobs/projects/${projectId}/thumbs`)).length, 1);
     assert.deepEqual((await server.files('tmp')).filter((f) => f.startsWith('video-')), [], 'no work folder left');
   });
 });

@@ -9,7 +9,6 @@ import type { JobContext, JobQueue } from '../../jobs/job-queue.js';
 import { batchesOf, forEachConcurrently, mapConcurrently } from '../../lib/batches.js';
 import { assertFfmpeg, decodeFrames, FfmpegMissingError, probeVideo, VideoUnreadableError, type DecodedFrame, type FfmpegPaths } from '../../media/ffmpeg.js';
 import { jpegFrameSize } from '../../media/jpeg-stream.js';
-import { THUMBNAIL_SIZE } from '../../imaging/fitted-pixels.js';
 import { IMAGE_TYPES } from '../../imaging/image-type.js';
 import { identifyMedia } from '../../media/media-probe.js';
 import type { BlobClaims, BlobClaimSession } from '../../storage/blob-claims.js';
@@ -228,7 +227,7 @@ export class VideosService {
       // the one transaction at the end.
       const range = video.range_start_s === null || video.range_end_s === null ? undefined : { fromS: video.range_start_s, toS: video.range_end_s, fps: video.fps };
       const batchSize = framesPerBatch(video);
-      const frames = decodeFrames(this.ffmpeg, source, { step: video.step, startS: video.start_s, range, signal: ctx.signal, buffered: batchSize, thumbnailSize: THUMBNAIL_SIZE });
+      const frames = decodeFrames(this.ffmpeg, source, { step: video.step, startS: video.start_s, range, signal: ctx.signal, buffered: batchSize });
       const rows: Insertable<ImagesTable>[] = [];
       try {
         for await (const batch of batchesOf(frames, batchSize, FRAME_BATCH_MS)) {
@@ -254,22 +253,24 @@ export class VideosService {
   }
 
   /**
-   * A batch of frames through the ingest path: each checked (from FFmpeg's thumbnail, or decoded), the batch's files
-   * claimed at once, then written (a frame whose bytes this decoding has written already is not written again: its
-   * claim holds until the end), and their rows returned.
+   * A batch of frames through the ingest path: each checked (from its JPEG header, or decoded when that has no size),
+   * the batch's files claimed at once, then written (a frame whose bytes this decoding has written already is not
+   * written again: its claim holds until the end), and their rows returned. A frame checked from its header is stored
+   * without its thumbnail, which is made on the first request for it (see ImagesService.thumbnail).
    */
   private async ingestFrames(video: VideoRow, batch: DecodedFrame[], claims: BlobClaimSession, written: Map<string, string[]>): Promise<Insertable<ImagesTable>[]> {
     const checked = await mapConcurrently(batch, FRAME_CONCURRENCY, async (frame) => {
       const sha256 = createHash('sha256').update(frame.bytes).digest('hex');
-      const image = checkedFrame(frame) ?? (await this.ingest.check(frame.bytes));
-      return { frame, image, columns: this.ingest.columns(video.project_id, sha256, frame.bytes.length, image.probed) };
+      const image = frameFromHeader(frame) ?? (await this.ingest.check(frame.bytes));
+      return { frame, image, columns: this.ingest.columns(video.project_id, sha256, frame.bytes.length, 'probed' in image ? image.probed : image) };
     });
     const fresh = [...new Map(checked.filter((c) => !written.has(c.columns.sha256)).map((c) => [c.columns.sha256, c])).values()];
     const keys = fresh.map(({ columns }) => [columns.blob_key, columns.thumbnail_key]);
     await claims.hold(keys.flat());
     fresh.forEach((c, i) => written.set(c.columns.sha256, keys[i]));
-    await forEachConcurrently(fresh, FRAME_CONCURRENCY, ({ frame, image, columns }) =>
-      this.ingest.store({ blobKey: columns.blob_key, thumbnailKey: columns.thumbnail_key }, frame.bytes, image));
+    await forEachConcurrently(fresh, FRAME_CONCURRENCY, ({ frame, image, columns }) => 'probed' in image
+      ? this.ingest.store({ blobKey: columns.blob_key, thumbnailKey: columns.thumbnail_key }, frame.bytes, image)
+      : this.ingest.storeOriginal(columns.blob_key, frame.bytes));
     const createdAt = new Date().toISOString();
     return checked.map(({ frame, columns }) => {
       const name = `video${video.id}_frame${String(frame.frame).padStart(6, '0')}.jpg`;
@@ -318,15 +319,13 @@ export class VideosService {
 }
 
 /**
- * A frame with the thumbnail FFmpeg made of it in the same run: checked from its header alone (the video's size was
- * checked against the pixel limit at upload), so the JPEG is not decoded a second time for the thumbnail. Null when
- * there is no thumbnail or the header holds no size (then the frame takes the ingest path's decode).
+ * A frame checked from its JPEG header alone (the video's size was checked against the pixel limit at upload), so
+ * the JPEG FFmpeg just encoded is not decoded again. Null when the header holds no size (then the frame takes the
+ * ingest path's decode, thumbnail included).
  */
-function checkedFrame(frame: DecodedFrame): CheckedImage | null {
-  const size = frame.thumbnail ? jpegFrameSize(frame.bytes) : null;
-  if (!size || !frame.thumbnail) return null;
-  const type = IMAGE_TYPES.jpeg;
-  return { type, probed: { type, ...size, thumbnail: frame.thumbnail } };
+function frameFromHeader(frame: DecodedFrame): { type: CheckedImage['type']; width: number; height: number } | null {
+  const size = jpegFrameSize(frame.bytes);
+  return size && { type: IMAGE_TYPES.jpeg, ...size };
 }
 
 export interface DecodeResult {

@@ -134,6 +134,7 @@ export function VideoTimeline({ projectId, image, controller, loader, state, cla
     if (playingRef.current) return;
     playingRef.current = true;
     setPlaying(true);
+    controller.setPlaying(true);
     onPlaying?.(true);
     const interval = 1000 / Math.min(MAX_FPS, fps);
     let due = performance.now();
@@ -147,6 +148,7 @@ export function VideoTimeline({ projectId, image, controller, loader, state, cla
     }
     playingRef.current = false;
     setPlaying(false);
+    controller.setPlaying(false);
     onPlaying?.(false);
   };
   const pause = () => {

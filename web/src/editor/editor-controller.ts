@@ -56,6 +56,9 @@ export interface EditorState {
   activePoint: number | null;
 }
 
+/** While a video plays, the minimap's picture follows the frames at most this often (a frame is 33–40 ms). */
+const MINIMAP_PLAYING_MS = 500;
+
 /**
  * The canvas editor: the image and its shapes, hit testing, selection, pan and zoom, read-only mode and the commands
  * of the toolbar and keys. Pointer input on the image is dispatched to the active `Tool` (tools/, one file each); the
@@ -198,7 +201,6 @@ export class EditorController implements ToolHost {
     }
     this.dropDrafts();
     this.fit();
-    this.drawMinimapBase();
     this.emit();
   }
 
@@ -904,18 +906,25 @@ export class EditorController implements ToolHost {
   }
 
   private minimapBase: HTMLCanvasElement | null = null;
+  /** The image the minimap's picture is of, when it was drawn, and the view it last outlined (see paintMinimapView). */
+  private minimapDrawn: { image: LoadedImage | null; drawnAt: number; view: string } = { image: null, drawnAt: 0, view: '' };
+  private playing = false;
 
-  private drawMinimapBase(): void {
-    if (!this.minimap || !this.image) return;
-    this.minimapBase = drawMinimapBase(this.minimap, this.image);
+  /**
+   * Told by the timeline while a video plays: the minimap's picture then follows the frames at most every
+   * MINIMAP_PLAYING_MS; when playback stops it catches up with the frame shown.
+   */
+  setPlaying(playing: boolean): void {
+    this.playing = playing;
+    if (!playing) this.requestPaint();
   }
 
   /**
    * The minimap never covers the image's corners: it is hidden while the whole image is in view (nothing to
    * navigate), and when the image's bottom-right corner would fall under it, it moves to the bottom-left.
    */
-  private placeMinimap(): void {
-    if (!this.minimap || !this.image) return;
+  private placeMinimap(): boolean {
+    if (!this.minimap || !this.image) return false;
     const { width, height } = this.canvasSize();
     const x0 = this.tx, y0 = this.ty, x1 = this.tx + this.image.width * this.scale, y1 = this.ty + this.image.height * this.scale;
     const whole = x0 >= -0.5 && y0 >= -0.5 && x1 <= width + 0.5 && y1 <= height + 0.5;
@@ -923,7 +932,7 @@ export class EditorController implements ToolHost {
     // Written only when they change: a paint per frame must not force a layout per frame.
     const display = whole ? 'none' : '';
     if (style.display !== display) style.display = display;
-    if (whole) return;
+    if (whole) return false;
     if (!this.minimapSize && this.minimap.offsetWidth > 0) this.minimapSize = { w: this.minimap.offsetWidth, h: this.minimap.offsetHeight };
     const m = this.minimapSize ?? { w: 180, h: 135 };
     const under = (cx: number, cy: number, left: boolean) => {
@@ -935,14 +944,30 @@ export class EditorController implements ToolHost {
       style.left = left ? '12px' : '';
       style.right = left ? 'auto' : '';
     }
+    return true;
   }
 
   private minimapSize: { w: number; h: number } | null = null;
 
+  /**
+   * Draws the minimap only when what it shows changes: its picture when the image does (while a video plays, at most
+   * every MINIMAP_PLAYING_MS), the outline of the view when the view moves; nothing while it is hidden. Drawn on
+   * every paint, it cost two canvas draws a frame during playback (a 1080p frame scaled down, then the outline).
+   */
   private paintMinimapView(): void {
-    this.placeMinimap();
-    if (!this.minimap || !this.image || !this.minimapBase) return;
+    if (!this.placeMinimap() || !this.minimap || !this.image) return;
+    const now = performance.now();
+    const drawn = this.minimapDrawn;
+    if (drawn.image !== this.image && (!this.playing || !this.minimapBase || now - drawn.drawnAt >= MINIMAP_PLAYING_MS)) {
+      this.minimapBase = drawMinimapBase(this.minimap, this.image);
+      this.minimapDrawn = { image: this.image, drawnAt: now, view: '' };
+    }
+    if (!this.minimapBase) return;
     const { width, height } = this.canvasSize();
-    paintMinimapView(this.minimap, this.minimapBase, this.image.width, this.view.visibleRect(width, height));
+    const view = this.view.visibleRect(width, height);
+    const key = `${view.x} ${view.y} ${view.width} ${view.height}`;
+    if (key === this.minimapDrawn.view) return;
+    this.minimapDrawn.view = key;
+    paintMinimapView(this.minimap, this.minimapBase, this.image.width, view);
   }
 }
