@@ -5,7 +5,7 @@ import type { TextSpan } from './label-agreement.logic.js';
 import type { TimeSegment } from './segment-scores.logic.js';
 import { sampleReport, sampleScoresCsv, type SampleTruth } from './sample-report.logic.js';
 import type { SampleValue } from './sample-value-scores.logic.js';
-import { SampleRuleError, storedLabels } from '../samples/sample-rules.logic.js';
+import { editedLabels } from '../samples/sample-rules.logic.js';
 import type { SampleQualityRepository, SampleTaskRow } from './sample-quality.repository.js';
 import type { SampleGroundTruthOut, SampleNextOut, SampleReportOut, SampleTaskOut, SampleTaskSave } from './sample-quality.schemas.js';
 
@@ -127,19 +127,7 @@ export class SampleQualityService {
     const bad = (input.spans ?? []).findIndex((s) => ('start' in s ? s.end <= s.start : s.end_s <= s.start_s));
     if (bad >= 0) throw ValidationError.at(['body', 'spans', bad, 'end'], 'A span ends after it starts');
     const sample = (await this.repo.sampleContent(projectId, sampleId))!;
-    const current = toTaskOut(task);
-    const next = {
-      label: input.label !== undefined ? input.label : current.label,
-      spans: input.spans !== undefined ? input.spans : current.spans,
-      value: input.value !== undefined ? input.value : current.value,
-    };
-    let stored;
-    try {
-      stored = storedLabels(sample.modality, JSON.parse(sample.data) as Record<string, unknown>, next);
-    } catch (err) {
-      if (err instanceof SampleRuleError) throw ValidationError.at(['body'], err.message);
-      throw err;
-    }
+    const stored = editedLabels(sample.modality, JSON.parse(sample.data) as Record<string, unknown>, toTaskOut(task), input);
     await this.repo.saveTask(task.id, { label: stored.label, labels: stored.labels, spans: stored.spans, value: stored.value, updated_at: new Date().toISOString() });
     return toTaskOut((await this.repo.findTask(projectId, sampleId, caller.userId))!);
   }

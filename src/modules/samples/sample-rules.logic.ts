@@ -1,8 +1,9 @@
 /**
  * The rules a sample's content and labels obey, as pure functions shared by the create and update routes and by
  * every import: they return the row's stored fields, or throw a SampleRuleError saying what is wrong (the caller
- * turns it into a 422 naming the body member or the import line).
+ * turns it into a 422 naming the body member or the import line; `editedLabels`, for an edit of one sample, does so itself).
  */
+import { ValidationError } from '../../http/errors.js';
 import { textProblem } from '../../http/input-guard.js';
 import type { Modality, SampleValue, TextSpan, TimeSegment } from './samples.schemas.js';
 
@@ -111,6 +112,25 @@ export function normaliseValue(modality: Modality, value: unknown): SampleValue 
   }
   if (typeof value === 'number' && Number.isFinite(value)) return value;
   throw new SampleRuleError(modality === 'audio' ? 'value must be a transcript (string) or a number' : 'value must be a finite number');
+}
+
+/**
+ * The stored labels after an edit: each of label, spans and value the edit names replaces the current one (the rest
+ * stay), checked as `storedLabels` checks them; a broken rule is a 422 on the body. A sample's PATCH and a
+ * quality-control task's save both edit this way.
+ */
+export function editedLabels(modality: Modality, data: Record<string, unknown>, current: { label: unknown; spans: unknown; value: unknown }, edit: { label?: unknown; spans?: unknown; value?: unknown }): StoredLabels {
+  const next = {
+    label: edit.label !== undefined ? edit.label : current.label,
+    spans: edit.spans !== undefined ? edit.spans : current.spans,
+    value: edit.value !== undefined ? edit.value : current.value,
+  };
+  try {
+    return storedLabels(modality, data, next);
+  } catch (err) {
+    if (err instanceof SampleRuleError) throw ValidationError.at(['body'], err.message);
+    throw err;
+  }
 }
 
 /** Stored labels from the sample's label, spans and value, checked against its data. */

@@ -18,7 +18,7 @@ import { SPLIT_NAMES, type SplitName } from '../../lib/vocabulary.js';
 import type { ReviewDecide } from '../reviews/reviews.schemas.js';
 import { reviewDecision, type ItemWorkflow } from '../workflow/item-workflow.service.js';
 import { inferTabularSchema, readJsonlSamples, readTabularSamples, readTextSamples, sha256OfFile, type MediaFacts, type ReadSample, type TabularSchema } from './sample-readers.adapter.js';
-import { normaliseData, SampleRuleError, storedLabels } from './sample-rules.logic.js';
+import { editedLabels, normaliseData, SampleRuleError, storedLabels } from './sample-rules.logic.js';
 import type { SampleLockRow, SampleWithOwner } from './sample-items.repository.js';
 import type { SampleUpload } from './sample-upload.adapter.js';
 import type { SampleInsert, SampleRow, SamplesRepository } from './samples.repository.js';
@@ -190,18 +190,7 @@ export class SamplesService {
     const sample = await this.workflow.visible(caller, sampleId, 'annotations.write');
     await this.assertLabelsThroughTasks(caller, sample);
     const current = toSampleOut(sample);
-    const next = {
-      label: input.label !== undefined ? input.label : current.label,
-      spans: input.spans !== undefined ? input.spans : current.spans,
-      value: input.value !== undefined ? input.value : current.value,
-    };
-    let labels;
-    try {
-      labels = storedLabels(sample.modality, current.data, next);
-    } catch (err) {
-      if (err instanceof SampleRuleError) throw ValidationError.at(['body'], err.message);
-      throw err;
-    }
+    const labels = editedLabels(sample.modality, current.data, current, input);
     const { classNames, ...stored } = labels;
     if (classNames.length > 0) {
       const known = new Set(await this.samples.classNamesIn(sample.project_id, classNames));
