@@ -74,17 +74,17 @@ export class S3BlobStore implements BlobStore {
     const first = await parts.next();
     const second = first.done ? first : await parts.next();
     if (second.done) {
-      const body = first.done ? Buffer.alloc(0) : first.value;
-      await this.put(key, body);
-      return body.length;
+      const body = first.done ? [] : first.value;
+      await this.http.headers({ method: 'PUT', key: Key, body });
+      return byteLength(body);
     }
     const { UploadId } = await this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key }));
     const etags: string[] = [];
     const pending: Promise<unknown>[] = [];
     let bytes = 0;
-    const upload = (body: Buffer) => {
+    const upload = (body: Buffer[]) => {
       const PartNumber = pending.length + 1;
-      bytes += body.length;
+      bytes += byteLength(body);
       const sent = this.http
         .headers({ method: 'PUT', key: Key, query: { partNumber: String(PartNumber), uploadId: UploadId! }, body })
         .then((headers) => (etags[PartNumber - 1] = headers.etag!));
@@ -94,7 +94,7 @@ export class S3BlobStore implements BlobStore {
       return pending.length >= this.partsInFlight ? pending[pending.length - this.partsInFlight] : undefined;
     };
     try {
-      await upload(first.value as Buffer);
+      await upload(first.value as Buffer[]);
       await upload(second.value);
       for await (const body of parts) await upload(body);
       await Promise.all(pending);
@@ -179,8 +179,11 @@ const isMissing = (err: unknown): boolean =>
 
 const missingOr = (err: unknown, key: string): unknown => (isMissing(err) ? missingBlob(key) : err);
 
-/** The stream cut into parts of exactly `size` bytes, the last one shorter (none at all for an empty stream). */
-async function* partsOf(source: Readable, size: number): AsyncGenerator<Buffer> {
+const byteLength = (chunks: readonly Uint8Array[]): number => chunks.reduce((n, c) => n + c.length, 0);
+
+/** The stream cut into parts of exactly `size` bytes, the last one shorter (none at all for an empty stream), each part
+ *  the list of chunks it arrived in: sent as they are, never copied into one buffer. */
+async function* partsOf(source: Readable, size: number): AsyncGenerator<Buffer[]> {
   let chunks: Buffer[] = [];
   let length = 0;
   for await (const chunk of source) {
@@ -188,7 +191,7 @@ async function* partsOf(source: Readable, size: number): AsyncGenerator<Buffer> 
     while (length + rest.length >= size) {
       chunks.push(rest.subarray(0, size - length));
       rest = rest.subarray(size - length);
-      yield Buffer.concat(chunks);
+      yield chunks;
       chunks = [];
       length = 0;
     }
@@ -197,5 +200,5 @@ async function* partsOf(source: Readable, size: number): AsyncGenerator<Buffer> 
       length += rest.length;
     }
   }
-  if (length > 0) yield Buffer.concat(chunks);
+  if (length > 0) yield chunks;
 }

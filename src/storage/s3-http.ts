@@ -23,8 +23,9 @@ export interface S3ObjectRequest {
   /** Query parameters (a part upload's `partNumber` and `uploadId`). */
   readonly query?: Record<string, string>;
   readonly headers?: Record<string, string>;
-  /** A PUT's bytes: sent with their SHA-256 signed, so the server refuses bytes damaged on the way. */
-  readonly body?: Uint8Array;
+  /** A PUT's bytes, whole or as the chunks they arrived in (sent one after another, never concatenated): sent with
+   *  their SHA-256 signed, so the server refuses bytes damaged on the way. */
+  readonly body?: Uint8Array | readonly Uint8Array[];
   readonly signal?: AbortSignal;
 }
 
@@ -130,7 +131,9 @@ export class S3Http {
         path: signed.path, headers: signed.headers, signal: request.signal,
       }, resolve);
       req.once('error', reject);
-      req.end(request.body);
+      req.cork(); // the chunks go out in as few writes as the socket takes
+      for (const chunk of chunksOf(request.body)) req.write(chunk);
+      req.end();
     });
     if (res.statusCode! < 300) return res;
     throw await errorOf(res, request.method);
@@ -139,9 +142,14 @@ export class S3Http {
 
 /** The request's own headers and its payload's SHA-256 (and length, for a body). */
 function headersOf({ headers, body }: S3ObjectRequest): Record<string, string> {
-  const sha256 = body ? createHash('sha256').update(body).digest('hex') : EMPTY_SHA256;
-  return { ...headers, 'x-amz-content-sha256': sha256, ...(body && { 'content-length': String(body.length) }) };
+  if (!body) return { ...headers, 'x-amz-content-sha256': EMPTY_SHA256 };
+  const hash = createHash('sha256');
+  let length = 0;
+  for (const chunk of chunksOf(body)) (hash.update(chunk), (length += chunk.length));
+  return { ...headers, 'x-amz-content-sha256': hash.digest('hex'), 'content-length': String(length) };
 }
+
+const chunksOf = (body: S3ObjectRequest['body']): readonly Uint8Array[] => (body === undefined ? [] : body instanceof Uint8Array ? [body] : body);
 
 /** The error an answer other than 2xx stands for: S3's `Code` and `Message` from its XML body (HEAD has none). */
 async function errorOf(res: IncomingMessage, method: string): Promise<S3Error> {
