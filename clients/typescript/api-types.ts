@@ -2074,7 +2074,7 @@ export interface paths {
         put?: never;
         /**
          * Accept a submitted task, or request changes (reviewers)
-         * @description `accepted` ends the review; `changes_requested` (a comment is required) gives the task back to its annotator, open, dealt first by tasks/next; their resubmission waits for review again. 409 when the task is not waiting for review; 403 on your own task.
+         * @description `accepted` ends the review; `changes_requested` (a comment is required) gives the task back to its annotator, open, dealt first by tasks/next; their resubmission waits for review again. Any frame of a video's task set decides the whole set, every pending frame of it at once, recorded once. 409 when the task (or set) is not waiting for review, as for the second of two reviewers deciding at once; 403 on your own task.
          */
         post: operations["createQualityControlTaskReview"];
         delete?: never;
@@ -2092,7 +2092,7 @@ export interface paths {
         };
         /**
          * Submitted tasks waiting for review (reviewers)
-         * @description Oldest task first, each with its annotator's submitted version; resubmissions (round 2 and up) carry the comment they answer. Your own tasks are left out.
+         * @description Oldest task first, each with its annotator's submitted version; resubmissions (round 2 and up) carry the comment they answer. An annotator's task set on a video is one item (`video_id`, `frames`, the frame shown, every pending frame in `video_frames`). Your own tasks are left out.
          */
         get: operations["getQualityControlTaskReviewPending"];
         put?: never;
@@ -17328,7 +17328,7 @@ export interface operations {
                         image_id: number;
                         reviewed_by: number | null;
                         round: number;
-                        /** @description The version the decision was made on */
+                        /** @description The version the decision was made on (of a set, the named frame's shapes as stored) */
                         shapes: {
                             /** @enum {string} */
                             annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
@@ -17340,6 +17340,7 @@ export interface operations {
                             keyframe?: boolean;
                             track_id?: number;
                         }[];
+                        /** @description The task named in the decision: one record per decision, a video's task set's on the frame named */
                         task_id: number;
                         /** @description The annotator */
                         user_id: number;
@@ -17406,6 +17407,7 @@ export interface operations {
                      * @enum {string}
                      */
                     decision: "accepted" | "changes_requested";
+                    /** @description The image of the task; any frame of a video's task set decides the whole set */
                     image_id: number;
                     user_id: number;
                 };
@@ -17440,7 +17442,7 @@ export interface operations {
                         image_id: number;
                         reviewed_by: number | null;
                         round: number;
-                        /** @description The version the decision was made on */
+                        /** @description The version the decision was made on (of a set, the named frame's shapes as stored) */
                         shapes: {
                             /** @enum {string} */
                             annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
@@ -17452,6 +17454,7 @@ export interface operations {
                             keyframe?: boolean;
                             track_id?: number;
                         }[];
+                        /** @description The task named in the decision: one record per decision, a video's task set's on the frame named */
                         task_id: number;
                         /** @description The annotator */
                         user_id: number;
@@ -17540,13 +17543,18 @@ export interface operations {
                     "application/json": {
                         display_name: string;
                         email: string;
+                        /** @description The frame shown: the first the annotator stored shapes on, else the set's first frame; null for an image */
+                        frame: number | null;
+                        /** @description How many images the decision covers: the set's pending frames, 1 for an image */
+                        frames: number;
                         height: number;
+                        /** @description The image shown; a decision on it (or on any frame of the set) decides the whole set */
                         image_id: number;
                         /** @description The comment of the change request this resubmission answers */
                         last_comment: string | null;
                         /** @description 1 for a first submission, 2 and up for resubmissions after changes were requested */
                         round: number;
-                        /** @description The annotator's submitted version */
+                        /** @description The annotator's submitted version of the image shown (a frame's with their task tracks' shapes there) */
                         shapes: {
                             /** @enum {string} */
                             annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
@@ -17560,9 +17568,30 @@ export interface operations {
                         }[];
                         /** Format: date-time */
                         submitted_at: string | null;
+                        /** @description The task shown (for a video's set, the frame shown); pages go by it (`after`) */
                         task_id: number;
                         /** @description The annotator */
                         user_id: number;
+                        /** @description Every pending frame of the set by frame, the one shown among them, to step through; empty for an image */
+                        video_frames: {
+                            frame: number;
+                            image_id: number;
+                            /** @description The annotator's submitted version of the frame: plain shapes and their task tracks' shapes there (keyframes and interpolated) */
+                            shapes: {
+                                /** @enum {string} */
+                                annotation_type: "bbox" | "polygon" | "mask" | "classification" | "keypoints" | "polyline" | "points" | "ellipse";
+                                class_id: number;
+                                /** @description As an annotation's geometry (see the annotations routes) */
+                                geometry: {
+                                    [key: string]: unknown;
+                                };
+                                keyframe?: boolean;
+                                track_id?: number;
+                            }[];
+                            task_id: number;
+                        }[];
+                        /** @description The video of a task set; null for an image not in a video */
+                        video_id: number | null;
                         width: number;
                     }[];
                 };

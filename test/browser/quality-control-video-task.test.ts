@@ -3,7 +3,8 @@
  * A quality-control task on a video's frames in the editor (issues 26 and 29): the annotator dealt a frame works
  * through the video's frames of their task set on the timeline (scrub, frame step, play), draws a box and propagates
  * it forward as a track, moves it on a frame between (a keyframe there) — a track of their task, saved to their tasks' frames only (the video's tracks and the
- * frames' annotations untouched), interpolated on the frames between — and submits the set.
+ * frames' annotations untouched), interpolated on the frames between — and submits the set; the lead reviews the set
+ * as one item on the Team quality page, steps through its frames and gives the whole set back.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -124,6 +125,29 @@ describe('a quality-control task on video frames in the editor (issues 26, 29)',
     await page.getByTestId('submit-task').click();
     await until('the set submitted', async () => (await ada.call<Task[]>('get', `${qc}/tasks?video_id=${videoId}`)).every((t) => t.status === 'submitted'));
     assert.equal((await ada.call<Task[]>('get', `${qc}/tasks?video_id=${videoId}`)).length, 10);
+
+    // The lead reviews it on Team quality: one item for the set, shown from its first frame with shapes (frame 0);
+    // stepping shows frame 1; a change request gives every frame back to Ada.
+    await page.context().clearCookies();
+    assert.equal((await page.request.post(`${base}/api/auth/login`, { data: { email: owner.email, password: PASSWORD } })).status(), 200);
+    await page.goto(`${base}/projects/${projectId}/quality`);
+    const section = page.getByRole('region', { name: 'Task reviews' });
+    await section.getByTestId('task-reviews').waitFor();
+    assert.equal(await section.locator('tbody tr').count(), 1);
+    assert.match((await section.locator('tbody tr').textContent()) ?? '', new RegExp(`video ${videoId} · 10 frames`));
+    await section.getByTestId('open-task-review').click();
+    const view = section.getByTestId('task-review');
+    await view.locator('figure.annotated-image').waitFor();
+    assert.equal(await view.getAttribute('data-image'), String(frames[0].id));
+    await view.getByTestId('next-frame').click();
+    await until('frame 1 shown', async () => (await view.getAttribute('data-image')) === String(frames[1].id));
+    await view.locator('figure.annotated-image').waitFor();
+    await screenshot(page, 'task-review-video-set');
+    await view.getByLabel('Review comment').fill('Follow the car to the end');
+    await view.getByTestId('request-changes').click();
+    await section.getByTestId('task-reviews-empty').waitFor();
+    const back = await ada.call<(Task & { review_state: string })[]>('get', `${qc}/tasks?video_id=${videoId}`);
+    assert.deepEqual([...new Set(back.map((t) => `${t.status} ${t.review_state}`))], ['open changes_requested']);
     assert.deepEqual(live.errors, []);
     for (const s of sessions) await s.dispose();
   });

@@ -68,6 +68,7 @@ describe('quality-control task reviews (issue 29)', () => {
     assert.deepEqual(pending.body[0].shapes, [box(car, 10, 20)]);
     assert.equal(pending.body[0].email, a.email);
     assert.equal(pending.body[0].last_comment, null);
+    assert.deepEqual([pending.body[0].video_id, pending.body[0].frame, pending.body[0].frames, pending.body[0].video_frames], [null, null, 1, []], 'an image is its own item');
 
     // A change request needs a comment (422, nothing changed); an unknown task is 404.
     const bare = await reviewer.post(`${base()}/task-reviews`, { image_id: x, user_id: a.id, decision: 'changes_requested', comment: '  ' });

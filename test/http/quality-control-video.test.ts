@@ -2,7 +2,8 @@
  * Quality-control tasks on a video's frames (issues 26 and 29): a frame is dealt with the video's other frames (one
  * task set); the annotator's version holds tracks of their own — keyframes saved on frames, interpolated shapes read
  * on the frames between — never the video's real tracks; the set is submitted whole and scored frame by frame
- * against ground truth (a ground-truth frame's reference holds the video's real track shapes).
+ * against ground truth (a ground-truth frame's reference holds the video's real track shapes); the set is reviewed
+ * whole too: listed once, decided once for all its frames, given back and resubmitted as one.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -124,5 +125,87 @@ describe('quality-control tasks on video frames (issues 26, 29)', () => {
     assert.deepEqual([mine.ground_truth.images, mine.ground_truth.f1, mine.ground_truth.mean_iou], [1, 1, 1]);
     // Her objects: the plain box, and the track's shape on frames 0–15 (hidden from 16).
     assert.equal(mine.objects, 1 + 16);
+  });
+});
+
+describe('a video task set is reviewed as one (issue 29)', () => {
+  let t: TestApp;
+  let owner: User;
+  let reviewer: User;
+  let ada: User;
+  let projectId: number;
+  let car: number;
+  let videoId: number;
+  let frames: { id: number; frame: number }[];
+  const qc = () => `/api/projects/${projectId}/quality-control`;
+  const frameId = (n: number) => frames.find((f) => f.frame === n)!.id;
+  const set = async () => ((await ada.get(`${qc()}/tasks?video_id=${videoId}`)).body as (Task & { review_state: string | null; review_comment: string | null; review_round: number })[]).sort((a, b) => a.frame! - b.frame!);
+  const track = (x: number, keyframe?: boolean) => ({ class_id: car, annotation_type: 'bbox', geometry: box(x), track_id: 1, ...(keyframe === undefined ? {} : { keyframe }) });
+
+  before(async () => {
+    t = await startTestApp();
+    owner = await t.user();
+    reviewer = await t.user();
+    ada = await t.user();
+    projectId = (await owner.post('/api/projects', { name: 'short video' })).body.id;
+    car = (await owner.post(`/api/projects/${projectId}/classes`, { name: 'car' })).body.id;
+    assert.equal((await owner.post(`/api/projects/${projectId}/members`, { user_id: ada.id, role: 'annotator' })).status, 201);
+    assert.equal((await owner.post(`/api/projects/${projectId}/members`, { user_id: reviewer.id, role: 'reviewer' })).status, 201);
+    const res = await owner.request({ method: 'POST', url: `/api/projects/${projectId}/videos`, ...multipart([{ name: 'file', filename: 'short.mp4', data: testVideo({ rate: 3, seconds: 1 }) }]) });
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    videoId = res.body.id;
+    await t.versa.deps.queue.drain();
+    frames = (await owner.get(`/api/projects/${projectId}/images?video_id=${videoId}&limit=1000`)).body;
+    assert.equal(frames.length, 3);
+    assert.equal((await owner.put(`${qc()}/settings`, { overlap: 2 })).status, 200);
+  });
+  after(() => t.close());
+
+  it('lists the set once, decides all its frames at once, gives it back whole and records each decision once', async () => {
+    // Ada's set of three frames: a track keyed on frame 1, submitted from frame 0.
+    assert.equal((await ada.post(`${qc()}/tasks/next`)).status, 200);
+    assert.equal((await ada.put(`${qc()}/tasks/${frameId(1)}`, { shapes: [track(10)] })).status, 200);
+    assert.equal((await ada.post(`${qc()}/tasks/${frameId(0)}/submit`)).status, 200);
+
+    // One pending item for the set, showing its first frame with shapes, its three frames to step through.
+    let pending = await reviewer.get(`${qc()}/task-reviews/pending`);
+    assert.equal(pending.status, 200, JSON.stringify(pending.body));
+    assert.deepEqual(pending.body.map((p: { video_id: number; frames: number; frame: number; image_id: number; round: number }) => [p.video_id, p.frames, p.frame, p.image_id, p.round]), [[videoId, 3, 1, frameId(1), 1]]);
+    assert.deepEqual(pending.body[0].shapes, [track(10, true)]);
+    assert.deepEqual(pending.body[0].video_frames.map((f: { frame: number; image_id: number; shapes: Shape[] }) => [f.frame, f.image_id, f.shapes]), [[0, frameId(0), []], [1, frameId(1), [track(10, true)]], [2, frameId(2), [track(10, false)]]]);
+    // Any frame of the set finds it.
+    assert.equal((await reviewer.get(`${qc()}/task-reviews/pending?image_id=${frameId(2)}`)).body[0]?.frame, 1);
+
+    // Changes requested on frame 0: every frame is open again with the comment, nothing waits.
+    const back = await reviewer.post(`${qc()}/task-reviews`, { image_id: frameId(0), user_id: ada.id, decision: 'changes_requested', comment: 'The car moves' });
+    assert.equal(back.status, 201, JSON.stringify(back.body));
+    assert.deepEqual([back.body.image_id, back.body.round], [frameId(0), 1]);
+    assert.deepEqual((await set()).map((s) => [s.status, s.review_state, s.review_comment, s.review_round]), Array(3).fill(['open', 'changes_requested', 'The car moves', 1]));
+    assert.deepEqual((await reviewer.get(`${qc()}/task-reviews/pending`)).body, []);
+    assert.equal((await reviewer.post(`${qc()}/task-reviews`, { image_id: frameId(2), user_id: ada.id, decision: 'accepted' })).status, 409, 'the set is not pending');
+
+    // The set is dealt again; a track edit on a frame other than the one decided saves; resubmitted, it waits once, round 2.
+    assert.equal((await ada.post(`${qc()}/tasks/next`)).body.task.video_id, videoId);
+    const edit = await ada.put(`${qc()}/tasks/${frameId(2)}`, { shapes: [track(30)] });
+    assert.equal(edit.status, 200, JSON.stringify(edit.body));
+    assert.equal((await ada.post(`${qc()}/tasks/${frameId(2)}/submit`)).status, 200);
+    pending = await reviewer.get(`${qc()}/task-reviews/pending`);
+    assert.deepEqual(pending.body.map((p: { video_id: number; frames: number; round: number; last_comment: string | null }) => [p.video_id, p.frames, p.round, p.last_comment]), [[videoId, 3, 2, 'The car moves']]);
+
+    // Two reviewers decide at once, on different frames: one decision wins, the other is 409; every frame accepted.
+    const raced = await Promise.all([
+      reviewer.post(`${qc()}/task-reviews`, { image_id: frameId(0), user_id: ada.id, decision: 'accepted' }),
+      owner.post(`${qc()}/task-reviews`, { image_id: frameId(2), user_id: ada.id, decision: 'changes_requested', comment: 'Again' }),
+    ]);
+    assert.deepEqual(raced.map((r) => r.status).sort(), [201, 409]);
+    const won = raced.find((r) => r.status === 201)!.body.decision as string;
+    const finalState = won === 'accepted' ? ['submitted', 'accepted'] : ['open', 'changes_requested'];
+    assert.deepEqual((await set()).map((s) => [s.status, s.review_state, s.review_round]), Array(3).fill([...finalState, 2]));
+
+    // Recorded once per decision; the rates count the set once per decision.
+    const record = (await reviewer.get(`${qc()}/task-reviews?user_id=${ada.id}`)).body as { round: number; decision: string }[];
+    assert.deepEqual(record.map((r) => [r.round, r.decision]), [[1, 'changes_requested'], [2, won]]);
+    const mine = ((await owner.get(`${qc()}/annotators`)).body as { user_id: number; reviews_decided: number; rework_rate: number | null }[]).find((a) => a.user_id === ada.id)!;
+    assert.deepEqual([mine.reviews_decided, mine.rework_rate], [2, won === 'accepted' ? 1 / 2 : 1]);
   });
 });

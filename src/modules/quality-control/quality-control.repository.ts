@@ -1,8 +1,8 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
 import type { Db, Executor, Tx } from '../../db/database.js';
 import { lockQualityDealing } from '../../db/write-locks.js';
 import { IMAGE_QUEUE, settleQueue, topUpQueue } from './overlap-queue.repository.js';
-import type { QcDecisionsTable, QcSettingsTable, QcTaskReviewsTable, QcTasksTable } from '../../db/schema.js';
+import type { Database, QcDecisionsTable, QcSettingsTable, QcTaskReviewsTable, QcTasksTable } from '../../db/schema.js';
 
 export type TaskRow = Selectable<QcTasksTable> & { width: number; height: number; video_id: number | null; frame: number | null };
 export type DecisionRow = Selectable<QcDecisionsTable>;
@@ -300,47 +300,62 @@ export class QualityControlRepository {
     return rows.map((r) => ({ user_id: r.user_id, accepted: Number(r.accepted), changes: Number(r.changes) }));
   }
 
-  /** Submitted tasks of the project waiting for review, oldest task first; the reviewer's own left out. */
-  pendingReviews(projectId: number, reviewerId: number, query: { image_id?: number; user_id?: number; after?: number; limit: number }): Promise<TaskRow[]> {
+  /**
+   * Submitted tasks of the project waiting for review, oldest task first; the reviewer's own left out. A video's
+   * task set is reviewed whole, so it is one row: the frame it shows (the first the annotator stored shapes on, else
+   * its first frame), with `frames`, how many of the set's frames wait (1 for an image). `image_id` finds the set of
+   * any of its frames.
+   */
+  pendingReviews(projectId: number, reviewerId: number, query: { image_id?: number; user_id?: number; after?: number; limit: number }): Promise<(TaskRow & { frames: number })[]> {
+    const empty = (shapes: 'qc_tasks.shapes' | 't2.shapes') => sql`case when ${sql.ref(shapes)} = '[]' then 1 else 0 end`;
+    const set = (eb: ExpressionBuilder<Database, 'qc_tasks' | 'images'>) =>
+      eb
+        .selectFrom('qc_tasks as t2')
+        .innerJoin('images as i2', 'i2.id', 't2.image_id')
+        .whereRef('t2.user_id', '=', 'qc_tasks.user_id')
+        .whereRef('i2.video_id', '=', 'images.video_id')
+        .where('t2.status', '=', 'submitted')
+        .where('t2.review_state', '=', 'pending');
     let q = this.tasks()
+      .select((eb) => set(eb).select((e) => e.fn.countAll<number>().as('n')).as('frames'))
       .where('qc_tasks.project_id', '=', projectId)
       .where('qc_tasks.status', '=', 'submitted')
       .where('qc_tasks.review_state', '=', 'pending')
-      .where('qc_tasks.user_id', '!=', reviewerId);
-    if (query.image_id !== undefined) q = q.where('qc_tasks.image_id', '=', query.image_id);
+      .where('qc_tasks.user_id', '!=', reviewerId)
+      .where((eb) => eb.or([
+        eb('images.video_id', 'is', null),
+        eb.not(eb.exists(set(eb).select('t2.id').where(sql<boolean>`(${empty('t2.shapes')} < ${empty('qc_tasks.shapes')} or (${empty('t2.shapes')} = ${empty('qc_tasks.shapes')} and i2.frame < images.frame))`))),
+      ]));
+    if (query.image_id !== undefined) {
+      const imageId = query.image_id;
+      q = q.where((eb) => eb.or([eb('qc_tasks.image_id', '=', imageId), eb('images.video_id', '=', eb.selectFrom('images as i3').select('i3.video_id').where('i3.id', '=', imageId))]));
+    }
     if (query.user_id !== undefined) q = q.where('qc_tasks.user_id', '=', query.user_id);
     if (query.after !== undefined) q = q.where('qc_tasks.id', '>', query.after);
-    return q.orderBy('qc_tasks.id').limit(query.limit).execute();
-  }
-
-  /** The last change request's comment of each task (what a resubmission answers). */
-  async lastComments(taskIds: readonly number[]): Promise<Map<number, string>> {
-    const out = new Map<number, string>();
-    for (let i = 0; i < taskIds.length; i += CHUNK) {
-      const rows = await this.db.selectFrom('qc_task_reviews').select(['task_id', 'comment']).where('task_id', 'in', taskIds.slice(i, i + CHUNK)).where('decision', '=', 'changes_requested').orderBy('id').execute();
-      for (const r of rows) out.set(r.task_id, r.comment);
-    }
-    return out;
+    return q.orderBy('qc_tasks.id').limit(query.limit).execute().then((rows) => rows.map((r) => ({ ...r, frames: r.video_id === null ? 1 : Number(r.frames) })));
   }
 
   /**
-   * Records a review of a pending submission and moves the task: accepted stays submitted; changes requested opens it
-   * again for its annotator, with the comment. Undefined (nothing written) when the task was no longer pending.
+   * Records a review of a pending submission and moves the task — a video frame's whole pending task set, in one
+   * conditional update: accepted stays submitted; changes requested opens it again for its annotator, with the
+   * comment. One row records the decision, on the task named. Undefined (nothing written) when nothing was pending.
    */
   decideReview(task: TaskRow, values: { decision: 'accepted' | 'changes_requested'; comment: string; reviewed_by: number; created_at: string }): Promise<TaskReviewRow | undefined> {
     return this.db.transaction().execute(async (tx) => {
-      const moved = await tx
+      const update = tx
         .updateTable('qc_tasks')
         .set({
           review_state: values.decision,
           review_comment: values.comment === '' ? null : values.comment,
-          review_round: Number(task.review_round) + 1,
+          review_round: sql`review_round + 1`,
           ...(values.decision === 'changes_requested' ? { status: 'open' as const } : {}),
         })
-        .where('id', '=', task.id)
         .where('status', '=', 'submitted')
-        .where('review_state', '=', 'pending')
-        .executeTakeFirst();
+        .where('review_state', '=', 'pending');
+      const moved = await (task.video_id === null
+        ? update.where('id', '=', task.id)
+        : update.where('user_id', '=', task.user_id).where('image_id', 'in', tx.selectFrom('images').select('id').where('video_id', '=', task.video_id))
+      ).executeTakeFirst();
       if (Number(moved.numUpdatedRows) === 0) return undefined;
       return tx
         .insertInto('qc_task_reviews')

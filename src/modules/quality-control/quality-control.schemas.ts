@@ -92,16 +92,31 @@ export type TaskTrackOut = Static<typeof TaskTrackOut>;
 
 export const TaskReviewDecision = StringEnum(['accepted', 'changes_requested'] as const, { description: '`changes_requested` rejects the submission: the task goes back to its annotator' });
 
-/** A submitted task waiting for its review, as a reviewer opens it. */
-export const PendingTaskReviewOut = Type.Object({
+/** A video frame of a pending task set with the annotator's version there. */
+export const PendingTaskFrameOut = Type.Object({
   task_id: Type.Integer(),
   image_id: Type.Integer(),
+  frame: Type.Integer(),
+  shapes: Type.Array(QcShape, { description: 'The annotator\'s submitted version of the frame: plain shapes and their task tracks\' shapes there (keyframes and interpolated)' }),
+});
+
+/**
+ * A submission waiting for its review, as a reviewer opens it: an image's task, or an annotator's whole task set on
+ * a video (reviewed as one, as it is submitted as one), shown by one of its frames.
+ */
+export const PendingTaskReviewOut = Type.Object({
+  task_id: Type.Integer({ description: 'The task shown (for a video\'s set, the frame shown); pages go by it (`after`)' }),
+  image_id: Type.Integer({ description: 'The image shown; a decision on it (or on any frame of the set) decides the whole set' }),
   user_id: Type.Integer({ description: 'The annotator' }),
   email: Type.String(),
   display_name: Type.String(),
   width: Type.Integer(),
   height: Type.Integer(),
-  shapes: Type.Array(QcShape, { description: 'The annotator\'s submitted version' }),
+  video_id: Nullable(Type.Integer({ description: 'The video of a task set; null for an image not in a video' })),
+  frame: Nullable(Type.Integer({ description: 'The frame shown: the first the annotator stored shapes on, else the set\'s first frame; null for an image' })),
+  frames: Type.Integer({ description: 'How many images the decision covers: the set\'s pending frames, 1 for an image' }),
+  video_frames: Type.Array(PendingTaskFrameOut, { description: 'Every pending frame of the set by frame, the one shown among them, to step through; empty for an image' }),
+  shapes: Type.Array(QcShape, { description: 'The annotator\'s submitted version of the image shown (a frame\'s with their task tracks\' shapes there)' }),
   submitted_at: Nullable(Timestamp),
   round: Type.Integer({ description: '1 for a first submission, 2 and up for resubmissions after changes were requested' }),
   last_comment: Nullable(Type.String({ description: 'The comment of the change request this resubmission answers' })),
@@ -110,7 +125,7 @@ export type PendingTaskReviewOut = Static<typeof PendingTaskReviewOut>;
 
 export const TaskReviewCreate = Type.Object(
   {
-    image_id: Id,
+    image_id: { ...Id, description: 'The image of the task; any frame of a video\'s task set decides the whole set' },
     user_id: Id,
     decision: TaskReviewDecision,
     comment: Type.String({ maxLength: 4000, default: '', description: 'Required (not blank) when requesting changes' }),
@@ -121,13 +136,13 @@ export type TaskReviewCreate = Static<typeof TaskReviewCreate>;
 
 export const TaskReviewOut = Type.Object({
   id: Type.Integer(),
-  task_id: Type.Integer(),
+  task_id: Type.Integer({ description: 'The task named in the decision: one record per decision, a video\'s task set\'s on the frame named' }),
   image_id: Type.Integer(),
   user_id: Type.Integer({ description: 'The annotator' }),
   round: Type.Integer(),
   decision: TaskReviewDecision,
   comment: Type.String(),
-  shapes: Type.Array(QcShape, { description: 'The version the decision was made on' }),
+  shapes: Type.Array(QcShape, { description: 'The version the decision was made on (of a set, the named frame\'s shapes as stored)' }),
   reviewed_by: Nullable(Type.Integer()),
   created_at: Timestamp,
 });

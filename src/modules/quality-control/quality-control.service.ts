@@ -23,7 +23,7 @@ import type {
   TaskOut,
   TaskTrackOut,
 } from './quality-control.schemas.js';
-import { framesSave, shapesOnFrame, taskTracks, type FrameShapes, type StoredShape } from './task-tracks.logic.js';
+import { frameShapes, framesSave, resolvedShapes, taskTracks, type StoredShape } from './task-tracks.logic.js';
 import { analyticsCsv, annotatorFigures, consensusWeights, imageAgreements, type ReviewCounts, type SubmittedVersion } from './quality-report.logic.js';
 
 /** A save counts the time since the task's previous save (or since it was dealt) as active editing, up to this. */
@@ -35,24 +35,6 @@ const parseShapes = (text: string): QcShape[] => JSON.parse(text) as QcShape[];
 const shapesText = (shapes: readonly Shape[]) => JSON.stringify(shapes.map((s) => ({ class_id: s.class_id, annotation_type: s.annotation_type, geometry: s.geometry })));
 /** A task's own shapes as stored, a track's keyframe with its track id and flags. */
 const storedText = (shapes: readonly StoredShape[]) => JSON.stringify(shapes);
-
-/** A frame of a video with the shapes its task stores. */
-const frameShapes = (row: { frame: number | null; shapes: string }): FrameShapes => ({ frame: row.frame ?? 0, shapes: JSON.parse(row.shapes) as StoredShape[] });
-
-/**
- * Each task's shapes as its annotator sees them: an image's as stored; a video frame's with the annotator's task
- * tracks on it (keyframes and interpolated shapes), from the stored shapes of their tasks on the same video
- * (`setOf` gives them, grouped by user and video).
- */
-function resolvedShapes<R extends { user_id: number; video_id: number | null; frame: number | null; shapes: string }>(rows: readonly R[], setOf: (row: R) => readonly R[]): QcShape[][] {
-  const tracks = new Map<string, ReturnType<typeof taskTracks>>();
-  return rows.map((row) => {
-    if (row.video_id === null || row.frame === null) return parseShapes(row.shapes);
-    const key = `${row.user_id}:${row.video_id}`;
-    if (!tracks.has(key)) tracks.set(key, taskTracks(setOf(row).map(frameShapes)));
-    return shapesOnFrame(tracks.get(key)!, frameShapes(row).shapes, row.frame);
-  });
-}
 
 /** Groups rows by user and video: a video frame's task set. */
 function byTaskSet<R extends { user_id: number; video_id: number | null }>(rows: readonly R[]): (row: R) => R[] {

@@ -17,7 +17,7 @@ export function taskReviewsRoutes(server: FastifyInstance, reviews: TaskReviewsS
     schema: {
       tags,
       summary: 'Submitted tasks waiting for review (reviewers)',
-      description: 'Oldest task first, each with its annotator\'s submitted version; resubmissions (round 2 and up) carry the comment they answer. Your own tasks are left out.',
+      description: 'Oldest task first, each with its annotator\'s submitted version; resubmissions (round 2 and up) carry the comment they answer. An annotator\'s task set on a video is one item (`video_id`, `frames`, the frame shown, every pending frame in `video_frames`). Your own tasks are left out.',
       params: IdParams,
       querystring: TaskReviewQuery,
       response: { 200: Type.Array(PendingTaskReviewOut), ...errors(401, 403, 404, 422) },
@@ -28,7 +28,7 @@ export function taskReviewsRoutes(server: FastifyInstance, reviews: TaskReviewsS
     schema: {
       tags,
       summary: 'Accept a submitted task, or request changes (reviewers)',
-      description: '`accepted` ends the review; `changes_requested` (a comment is required) gives the task back to its annotator, open, dealt first by tasks/next; their resubmission waits for review again. 409 when the task is not waiting for review; 403 on your own task.',
+      description: '`accepted` ends the review; `changes_requested` (a comment is required) gives the task back to its annotator, open, dealt first by tasks/next; their resubmission waits for review again. Any frame of a video\'s task set decides the whole set, every pending frame of it at once, recorded once. 409 when the task (or set) is not waiting for review, as for the second of two reviewers deciding at once; 403 on your own task.',
       params: IdParams,
       body: TaskReviewCreate,
       response: { 201: TaskReviewOut, ...errors(401, 403, 404, 409, 422) },

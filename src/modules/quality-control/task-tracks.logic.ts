@@ -77,3 +77,21 @@ export function framesSave(others: readonly FrameShapes[], frame: number, shapes
   }
   return stored;
 }
+
+/** A frame of a video with the shapes its task stores. */
+export const frameShapes = (row: { frame: number | null; shapes: string }): FrameShapes => ({ frame: row.frame ?? 0, shapes: JSON.parse(row.shapes) as StoredShape[] });
+
+/**
+ * Each task's shapes as its annotator sees them: an image's as stored; a video frame's with the annotator's task
+ * tracks on it (keyframes and interpolated shapes), from the stored shapes of their tasks on the same video
+ * (`setOf` gives them, grouped by user and video).
+ */
+export function resolvedShapes<R extends { user_id: number; video_id: number | null; frame: number | null; shapes: string }>(rows: readonly R[], setOf: (row: R) => readonly R[]): QcShape[][] {
+  const tracks = new Map<string, ReturnType<typeof taskTracks>>();
+  return rows.map((row) => {
+    if (row.video_id === null || row.frame === null) return JSON.parse(row.shapes) as QcShape[];
+    const key = `${row.user_id}:${row.video_id}`;
+    if (!tracks.has(key)) tracks.set(key, taskTracks(setOf(row).map(frameShapes)));
+    return shapesOnFrame(tracks.get(key)!, frameShapes(row).shapes, row.frame);
+  });
+}
