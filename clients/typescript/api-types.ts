@@ -16509,10 +16509,18 @@ export interface operations {
                     "application/json": {
                         annotators: {
                             class_accuracy: number | null;
+                            /** @description Their Krippendorff's alpha (nominal) of classes against the others' (pairs with them only, the project's expected disagreement) */
+                            class_alpha: number | null;
                             /** @description Mean Jaccard index of the class sets over the multi-label ground-truth samples */
                             label_jaccard: number | null;
+                            /** @description Krippendorff's alpha of the multi-label class sets (Jaccard distance); null unless an answer holds two classes */
+                            label_set_alpha: number | null;
                             /** @description Share of LLM pairs where the answer prefers the truth's response (chosen, rejected or tie) */
                             preference_accuracy: number | null;
+                            /** @description Krippendorff's alpha (nominal) of the LLM preferences */
+                            preference_alpha: number | null;
+                            /** @description Krippendorff's alpha (interval) of the LLM ratings */
+                            rating_alpha: number | null;
                             /** @description Mean absolute difference of the LLM ratings */
                             rating_mae: number | null;
                             /** @description Ground-truth samples answered */
@@ -16538,14 +16546,24 @@ export interface operations {
                             };
                             /** @description Token-level F1, micro over the ground-truth texts */
                             span_f1: number | null;
+                            /** @description Mean over pairs of annotators of 1 − WER of their transcripts (edit distance over the longer one's words) */
+                            transcript_agreement: number | null;
                             /** @description Word error rate of the audio transcripts, micro over the clips */
                             transcript_wer: number | null;
                             user_id: number;
+                            /** @description Krippendorff's alpha (interval) of the numeric (tabular) targets */
+                            value_alpha: number | null;
                             /** @description Mean absolute error of the numeric (tabular regression) targets */
                             value_mae: number | null;
                         }[];
                         /** @description Krippendorff's alpha (nominal) of the classes over the overlapped samples */
                         class_alpha: number | null;
+                        /** @description Krippendorff's alpha of the multi-label class sets (Jaccard distance); null unless an answer holds two classes */
+                        label_set_alpha: number | null;
+                        /** @description Krippendorff's alpha (nominal) of the LLM preferences */
+                        preference_alpha: number | null;
+                        /** @description Krippendorff's alpha (interval) of the LLM ratings */
+                        rating_alpha: number | null;
                         samples: {
                             annotators: number[];
                             class_unanimous: boolean | null;
@@ -16555,6 +16573,10 @@ export interface operations {
                         }[];
                         /** @description Krippendorff's alpha of the token labels over every overlapped text */
                         span_alpha: number | null;
+                        /** @description Mean over pairs of annotators of 1 − WER of their transcripts (edit distance over the longer one's words) */
+                        transcript_agreement: number | null;
+                        /** @description Krippendorff's alpha (interval) of the numeric (tabular) targets */
+                        value_alpha: number | null;
                     };
                 };
             };
