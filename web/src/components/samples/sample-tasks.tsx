@@ -6,7 +6,7 @@ import { Link } from '../../router.js';
 import type { LabelClass, ResponseOf, Sample, SamplePatch } from '../../types.js';
 import { SampleAudio } from './sample-audio.js';
 import { SampleLlm } from './sample-llm.js';
-import { isRegression, SampleTable } from './sample-table.js';
+import { SampleTable, useRegression } from './sample-table.js';
 import { SampleText } from './sample-text.js';
 import { SampleVideo } from './sample-video.js';
 
@@ -42,7 +42,7 @@ export function useSampleTasks(projectId: number): { task: Task | null } | false
  * The caller's dealt sample, shown with their own answer (the task's classes, spans and value, never the sample's),
  * saved with PUT on the task; Submit task submits it and opens the next. Every modality, with the controls the lead's
  * page uses: text, audio (segments and transcript), video, a tabular row (its target: a class, or a number when the
- * project's tabular rows the caller can list hold numbers, as the lead's table decides) and an LLM record (rating,
+ * project's target is numeric, as the server says for the lead's table too) and an LLM record (rating,
  * preferred response, class). Nothing tells ground-truth samples apart.
  */
 export function SampleTasks({ projectId, first }: { projectId: number; first: Task | null }) {
@@ -52,7 +52,6 @@ export function SampleTasks({ projectId, first }: { projectId: number; first: Ta
   const [sample, setSample] = useState<Sample | null>(null);
   const [status, setStatus] = useState('');
   const [submitting, setSubmitting] = useState(false);
-  const [regression, setRegression] = useState<boolean>();
   const saving = useRef<Promise<unknown>>(Promise.resolve());
   const path = (sampleId: number) => ({ id: projectId, sample_id: sampleId });
 
@@ -62,13 +61,8 @@ export function SampleTasks({ projectId, first }: { projectId: number; first: Ta
     if (task) api.get('/api/samples/{sample_id}', { path: { sample_id: task.sample_id } }).then(setSample, (e) => onError((e as Error).message));
   }, [task?.sample_id]);
 
-  // A tabular target's kind, decided as the lead's table does, from the project's tabular rows.
-  const tabular = sample?.modality === 'tabular';
-  useEffect(() => {
-    if (tabular && regression === undefined) {
-      api.get('/api/projects/{id}/samples', { path: { id: projectId }, query: { modality: 'tabular', limit: 200 } }).then((rows) => setRegression(isRegression(rows)), (e) => onError((e as Error).message));
-    }
-  }, [tabular]);
+  // The tabular target's kind, as the server declares it for the project (the lead's table asks the same).
+  const regression = useRegression(projectId, sample?.modality === 'tabular', onError);
 
   /** Saves the classes, spans and value, one PUT after another: a later edit is never overtaken by an earlier one. */
   const save = (patch: SamplePatch) => {
