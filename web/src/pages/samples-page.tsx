@@ -168,7 +168,7 @@ function ProjectSamples({ projectId }: { projectId: number }) {
     return () => window.removeEventListener('keydown', onKey);
   });
 
-  const view = sample && { sample, classes, readOnly, save: (patch: SamplePatch) => save(sample, patch) };
+  const view = sample && { sample, classes, readOnly, multiLabel: project?.multi_label ?? false, save: (patch: SamplePatch) => save(sample, patch) };
   return (
     <Layout
       title={`${project?.name ?? `Project ${projectId}`} · samples`}

@@ -43,7 +43,8 @@ export function useSampleTasks(projectId: number): { task: Task | null } | false
  * saved with PUT on the task; Submit task submits it and opens the next. Every modality, with the controls the lead's
  * page uses: text, audio (segments and transcript), video, a tabular row (its target: a class, or a number when the
  * project's target is numeric, as the server says for the lead's table too) and an LLM record (rating,
- * preferred response, class). Nothing tells ground-truth samples apart.
+ * preferred response, class); in a multi-label project a sample's classes are ticked or toggled with their keys.
+ * Nothing tells ground-truth samples apart.
  */
 export function SampleTasks({ projectId, first }: { projectId: number; first: Task | null }) {
   const [task, setTask] = useState(first);
@@ -55,7 +56,11 @@ export function SampleTasks({ projectId, first }: { projectId: number; first: Ta
   const saving = useRef<Promise<unknown>>(Promise.resolve());
   const path = (sampleId: number) => ({ id: projectId, sample_id: sampleId });
 
-  useEffect(() => void api.get('/api/projects/{id}/classes', { path: { id: projectId } }).then(setClasses, (e) => onError((e as Error).message)), [projectId]);
+  const [multiLabel, setMultiLabel] = useState(false);
+  useEffect(() => {
+    api.get('/api/projects/{id}/classes', { path: { id: projectId } }).then(setClasses, (e) => onError((e as Error).message));
+    api.get('/api/projects/{id}', { path: { id: projectId } }).then((p) => setMultiLabel(p.multi_label), (e) => onError((e as Error).message));
+  }, [projectId]);
   useEffect(() => {
     setSample(null);
     if (task) api.get('/api/samples/{sample_id}', { path: { sample_id: task.sample_id } }).then(setSample, (e) => onError((e as Error).message));
@@ -102,7 +107,7 @@ export function SampleTasks({ projectId, first }: { projectId: number; first: Ta
 
   const shown = useMemo(() => sample && task && ({ ...sample, label: task.label, spans: task.spans, value: task.value } as Sample), [sample, task]);
   const own = classes.filter((c) => !shown || !c.modalities || c.modalities.includes(shown.modality));
-  const view = shown && { sample: shown, classes: own, readOnly: task?.status !== 'open', save };
+  const view = shown && { sample: shown, classes: own, readOnly: task?.status !== 'open', multiLabel, save };
   return (
     <Layout title="Samples · quality-control task" actions={<Link href={`/projects/${projectId}`} className="button">Back to project</Link>}>
       <ErrorBanner message={error} onClose={() => onError(null)} />
