@@ -27,6 +27,14 @@ describe('agreement on sample values (issue 29)', () => {
     close(krippendorffAlpha(coders[0].map((_v, u) => coders.map((c) => c[u])), interval), 0.849, 5e-4);
   });
 
+  it("interval alpha's one-pass expected disagreement equals the sum over every pair", () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+    const units = Array.from({ length: 60 }, () => Array.from({ length: 3 }, () => (random() < 0.2 ? null : Math.round(random() * 1000) / 10 + 1e6)));
+    const pairwise = (a: number, b: number) => (a - b) ** 2;
+    close(krippendorffAlpha(units, interval), krippendorffAlpha(units, pairwise)!, 1e-9);
+  });
+
   it('numbers: interval alpha per project and per annotator, a missing value left out', () => {
     // Units [1,2] [3,3] [4,–]: the last is not pairable. n 4; observed (1 + 1)/1 = 2; expected over ordered pairs of
     // values: 2·(1 + 4 + 4 + 1 + 1) = 22 → 1 − 3·2/22 = 8/11. Each of the two users: D_o (1 + 0)/2 → 1 − ½·12/22 = 8/11.

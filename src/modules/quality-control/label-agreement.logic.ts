@@ -64,12 +64,26 @@ export function spanTokenF1(text: string, reference: readonly TextSpan[], spans:
   return f1Of(spanTokenCounts(text, reference, spans));
 }
 
-/** Krippendorff's difference function δ(a, b) ≥ 0, δ(a, a) = 0. */
-export type Distance<T> = (a: T, b: T) => number;
+/**
+ * Krippendorff's difference function δ(a, b) ≥ 0, δ(a, a) = 0; `pairSum`, where given, is Σ δ over every ordered pair
+ * of the values (each distinct value with its count) in one pass, for metrics with a closed form.
+ */
+export type Distance<T> = ((a: T, b: T) => number) & { pairSum?: (values: readonly T[], counts: Float64Array) => number };
 /** Nominal: values agree or they do not. */
 export const nominal: Distance<unknown> = (a, b) => (a === b ? 0 : 1);
-/** Interval: the squared difference (Krippendorff's δ² for interval data). */
-export const interval: Distance<number> = (a, b) => (a - b) ** 2;
+/**
+ * Interval: the squared difference (Krippendorff's δ² for interval data). Over all ordered pairs of n values,
+ * Σ (x_i − x_j)² = 2n Σ (x_i − x̄)²: linear, where pairing thousands of distinct numbers would not be.
+ */
+export const interval: Distance<number> = Object.assign((a: number, b: number) => (a - b) ** 2, {
+  pairSum(values: readonly number[], counts: Float64Array): number {
+    let n = 0;
+    let sum = 0;
+    values.forEach((x, i) => ((n += counts[i]), (sum += counts[i] * x)));
+    const mean = sum / n;
+    return 2 * n * values.reduce((s, x, i) => s + counts[i] * (x - mean) ** 2, 0);
+  },
+});
 
 /** One unit (an item): each coder's value, null or undefined where the coder gave none. */
 export type CodedUnit<T> = readonly (readonly [coder: number, value: T | null | undefined])[];
@@ -82,7 +96,8 @@ export type CodedUnit<T> = readonly (readonly [coder: number, value: T | null | 
  *   alpha = 1 − D_o / D_e.
  * A coder's alpha keeps D_e and takes D_o over their own pairs only: the mean over their pairable units of
  * Σ_{j≠them} δ / (m_u − 1), so that the project's alpha is the coders' alphas weighted by their values. δ is taken once
- * per pair of distinct values (keyed by `key`), so many equal values (tokens labelled "O") stay cheap.
+ * per pair of distinct values (keyed by `key`), so many equal values (tokens labelled "O") stay cheap, or summed in one
+ * pass where the metric has a closed form (interval).
  * Null when no unit is pairable (a coder: none of theirs is); 1 when no disagreement is expected (every value the
  * same: the formula's 0/0, reported as full agreement rather than left undefined).
  */
@@ -105,8 +120,8 @@ export function krippendorff<T>(units: readonly CodedUnit<T>[], distance: Distan
   const counts = new Float64Array(values.length);
   for (const unit of pairable) for (const [, i] of unit) counts[i]++;
   const n = counts.reduce((s, c) => s + c, 0);
-  let expected = 0;
-  for (let a = 0; a < values.length; a++) for (let b = a + 1; b < values.length; b++) expected += 2 * counts[a] * counts[b] * distance(values[a], values[b]);
+  let expected = distance.pairSum?.(values, counts) ?? 0;
+  if (!distance.pairSum) for (let a = 0; a < values.length; a++) for (let b = a + 1; b < values.length; b++) expected += 2 * counts[a] * counts[b] * distance(values[a], values[b]);
   const own = new Map<number, { observed: number; units: number }>();
   let observed = 0;
   for (const unit of pairable) {
