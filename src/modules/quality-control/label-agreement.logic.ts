@@ -95,9 +95,9 @@ export type CodedUnit<T> = readonly (readonly [coder: number, value: T | null | 
  *   D_o = (1/n) Σ_u Σ_{i≠j in u} δ(v_i, v_j) / (m_u − 1),  D_e = Σ_{i≠j over all n values} δ(v_i, v_j) / (n (n − 1)),
  *   alpha = 1 − D_o / D_e.
  * A coder's alpha keeps D_e and takes D_o over their own pairs only: the mean over their pairable units of
- * Σ_{j≠them} δ / (m_u − 1), so that the project's alpha is the coders' alphas weighted by their values. δ is taken once
- * per pair of distinct values (keyed by `key`), so many equal values (tokens labelled "O") stay cheap, or summed in one
- * pass where the metric has a closed form (interval).
+ * Σ_{j≠them} δ / (m_u − 1), so that the project's alpha is the coders' alphas weighted by their values. Values are
+ * counted by distinct value (keyed by `key`) and D_e takes δ once per pair of distinct values, so many equal values
+ * (tokens labelled "O") stay cheap, or sums it in one pass where the metric has a closed form (interval).
  * Null when no unit is pairable (a coder: none of theirs is); 1 when no disagreement is expected (every value the
  * same: the formula's 0/0, reported as full agreement rather than left undefined).
  */
@@ -126,8 +126,9 @@ export function krippendorff<T>(units: readonly CodedUnit<T>[], distance: Distan
   let observed = 0;
   for (const unit of pairable) {
     for (const [coder, i] of unit) {
+      // Equal values add nothing, so the value paired with itself need not be told apart from its equals.
       let d = 0;
-      for (const [other, j] of unit) if (other !== coder || j !== i) d += i === j ? 0 : distance(values[i], values[j]);
+      for (const [, j] of unit) if (j !== i) d += distance(values[i], values[j]);
       d /= unit.length - 1;
       observed += d;
       const o = own.get(coder) ?? { observed: 0, units: 0 };
