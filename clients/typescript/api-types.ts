@@ -2329,6 +2329,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{id}/samples/target": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tabular samples' target: its column and kind
+         * @description As the tabular import declared it (a class, or a number for regression). Samples created without an import: regression when any of the project's tabular samples holds a number, else classification; `task: null` with no tabular samples.
+         */
+        get: operations["getSampleTarget"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{id}/splits": {
         parameters: {
             query?: never;
@@ -16509,10 +16529,18 @@ export interface operations {
                     "application/json": {
                         annotators: {
                             class_accuracy: number | null;
+                            /** @description Their Krippendorff's alpha (nominal) of classes against the others' (pairs with them only, the project's expected disagreement) */
+                            class_alpha: number | null;
                             /** @description Mean Jaccard index of the class sets over the multi-label ground-truth samples */
                             label_jaccard: number | null;
+                            /** @description Krippendorff's alpha of the multi-label class sets (Jaccard distance); null unless an answer holds two classes */
+                            label_set_alpha: number | null;
                             /** @description Share of LLM pairs where the answer prefers the truth's response (chosen, rejected or tie) */
                             preference_accuracy: number | null;
+                            /** @description Krippendorff's alpha (nominal) of the LLM preferences */
+                            preference_alpha: number | null;
+                            /** @description Krippendorff's alpha (interval) of the LLM ratings */
+                            rating_alpha: number | null;
                             /** @description Mean absolute difference of the LLM ratings */
                             rating_mae: number | null;
                             /** @description Ground-truth samples answered */
@@ -16538,14 +16566,24 @@ export interface operations {
                             };
                             /** @description Token-level F1, micro over the ground-truth texts */
                             span_f1: number | null;
+                            /** @description Mean over pairs of annotators of 1 − WER of their transcripts (edit distance over the longer one's words) */
+                            transcript_agreement: number | null;
                             /** @description Word error rate of the audio transcripts, micro over the clips */
                             transcript_wer: number | null;
                             user_id: number;
+                            /** @description Krippendorff's alpha (interval) of the numeric (tabular) targets */
+                            value_alpha: number | null;
                             /** @description Mean absolute error of the numeric (tabular regression) targets */
                             value_mae: number | null;
                         }[];
                         /** @description Krippendorff's alpha (nominal) of the classes over the overlapped samples */
                         class_alpha: number | null;
+                        /** @description Krippendorff's alpha of the multi-label class sets (Jaccard distance); null unless an answer holds two classes */
+                        label_set_alpha: number | null;
+                        /** @description Krippendorff's alpha (nominal) of the LLM preferences */
+                        preference_alpha: number | null;
+                        /** @description Krippendorff's alpha (interval) of the LLM ratings */
+                        rating_alpha: number | null;
                         samples: {
                             annotators: number[];
                             class_unanimous: boolean | null;
@@ -16555,6 +16593,10 @@ export interface operations {
                         }[];
                         /** @description Krippendorff's alpha of the token labels over every overlapped text */
                         span_alpha: number | null;
+                        /** @description Mean over pairs of annotators of 1 − WER of their transcripts (edit distance over the longer one's words) */
+                        transcript_agreement: number | null;
+                        /** @description Krippendorff's alpha (interval) of the numeric (tabular) targets */
+                        value_alpha: number | null;
                     };
                 };
             };
@@ -19221,6 +19263,72 @@ export interface operations {
             };
             /** @description Not allowed for your role */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getSampleTarget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The target column the tabular import named; null when the samples were created without one */
+                        column: string | null;
+                        /**
+                         * @description regression: the target is a number (`value`); classification: a class (`label`); null: no tabular samples
+                         * @enum {string|null}
+                         */
+                        task: "classification" | "regression" | null;
+                    };
+                };
+            };
+            /** @description Not authenticated */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

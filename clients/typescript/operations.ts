@@ -112,6 +112,7 @@ export const OPERATIONS = {
   getSample: ['get', '/api/samples/{sample_id}'],
   getSampleFile: ['get', '/api/samples/{sample_id}/file'],
   getSampleLock: ['get', '/api/samples/{sample_id}/lock'],
+  getSampleTarget: ['get', '/api/projects/{id}/samples/target'],
   getSplits: ['get', '/api/projects/{id}/splits'],
   getStats: ['get', '/api/stats'],
   getStorage: ['get', '/api/projects/{id}/storages/{storage_id}'],

@@ -305,12 +305,20 @@ describe('Team quality page and disagreement queue in Chromium (issue 29)', { sk
         preference_accuracy: '—',
         rating_mae: '—',
         transcript_wer: '—',
+        // The pool text, x against y: alpha 1 − 1·2/2 = 0 for each; no values to agree on.
+        class_alpha: '0.000',
+        label_set_alpha: '—',
+        value_alpha: '—',
+        rating_alpha: '—',
+        preference_alpha: '—',
+        transcript_agreement: '—',
       });
     }
     assert.equal(await table.locator(`tr[data-user="${a1.id}"] td[data-col="span_f1"]`).textContent(), '0.667');
     const agreement = live.page.getByTestId('sample-agreement');
     assert.equal(await agreement.locator('[data-col="class_alpha"]').textContent(), score(report.class_alpha));
     assert.equal(await agreement.locator('[data-col="span_alpha"]').textContent(), score(report.span_alpha));
+    for (const key of ['label_set_alpha', 'value_alpha', 'rating_alpha', 'preference_alpha', 'transcript_agreement']) assert.equal(await agreement.locator(`[data-col="${key}"]`).textContent(), '—');
     await screenshot(live.page, 'team-quality-05-samples');
 
     const [download] = await Promise.all([live.page.waitForEvent('download'), live.page.getByRole('link', { name: 'Export samples CSV' }).click()]);

@@ -254,6 +254,7 @@ const MATRIX: Record<string, Row> = {
   'POST /api/projects/:id/import/text': { rule: 'auth-only', assigned: 'scoped' },
   'POST /api/projects/:id/import/tabular': { rule: 'auth-only', assigned: 'scoped' },
   'POST /api/projects/:id/import/jsonl': { rule: 'auth-only', assigned: 'scoped' },
+  'GET /api/projects/:id/samples/target': { rule: 'project.read', assigned: 'no-items', path: (f) => `/api/projects/${f.projectId}/samples/target` },
   'POST /api/projects/:id/samples/splits': { rule: 'versions.write', assigned: 'whole', path: (f) => `/api/projects/${f.projectId}/samples/splits`, body: () => ({ train: 80, valid: 10, test: 10 }) },
   'POST /api/projects/:id/adapters/prepare': { rule: 'auth-only', assigned: 'whole' },
   // The fixture has no tabular samples: callers with models.write get past authorization to the gate's 409.

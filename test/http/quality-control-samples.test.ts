@@ -127,15 +127,17 @@ describe('quality control of samples (issue 29)', () => {
     assert.deepEqual(report.body.samples.map((r: { sample_id: number; class_unanimous: boolean }) => [r.sample_id, r.class_unanimous]), [[p1, true], [p2, false]]);
     assert.equal(report.body.span_alpha, null);
 
-    // The same scores as CSV, a row per annotator with their email.
+    // The same scores as CSV, a row per annotator with their email, and each one's agreement with the other: both
+    // answered p1 and p2, so each one's pairs are all the pairs and their class alpha the project's 0.4.
     const csv = await owner.get(`${base()}/report/export`);
     assert.equal(csv.status, 200);
     assert.match(String(csv.headers['content-type']), /text\/csv/);
     assert.match(String(csv.headers['content-disposition']), new RegExp(`sample-annotators-${projectId}\\.csv`));
     assert.deepEqual(csv.raw.toString().split('\n'), [
-      'user_id,email,samples,class_accuracy,span_f1,span_tp,span_fp,span_fn,segment_f1,segment_tp,segment_fp,segment_fn,label_jaccard,value_mae,preference_accuracy,rating_mae,transcript_wer',
-      `${a1.id},${a1.email},1,1,0.666667,1,0,1,,0,0,0,,,,,`,
-      `${a2.id},${a2.email},0,,,0,0,0,,0,0,0,,,,,`,
+      'user_id,email,samples,class_accuracy,span_f1,span_tp,span_fp,span_fn,segment_f1,segment_tp,segment_fp,segment_fn,label_jaccard,value_mae,preference_accuracy,rating_mae,transcript_wer,'
+        + 'class_alpha,label_set_alpha,value_alpha,rating_alpha,preference_alpha,transcript_agreement',
+      `${a1.id},${a1.email},1,1,0.666667,1,0,1,,0,0,0,,,,,,0.4,,,,,`,
+      `${a2.id},${a2.email},0,,,0,0,0,,0,0,0,,,,,,0.4,,,,,`,
       '',
     ]);
     assert.equal((await a1.get(`${base()}/report/export`)).status, 403);

@@ -54,6 +54,7 @@ describe('samples', () => {
       ['DELETE', `/api/samples/${sid}/lock`],
       ['GET', `/api/samples/${sid}/revisions`],
       ['POST', `/api/projects/${pid}/samples/splits`, { train: 80, valid: 10, test: 10 }],
+      ['GET', `/api/projects/${pid}/samples/target`],
       ['POST', `/api/projects/${pid}/adapters/prepare`, { adapter: 'hub' }],
     ];
     for (const [method, url, payload] of routes) {
@@ -227,6 +228,30 @@ describe('samples', () => {
     assert.deepEqual([splits.body.train, splits.body.valid, splits.body.test], [40, 5, 5]);
     const bad = await owner.post(`/api/projects/${p}/samples/splits`, { train: 80, valid: 10, test: 5 });
     assert.equal(bad.status, 422);
+  });
+
+  it("says the tabular target's kind from the import's declaration, else from every tabular row, never from a page of them", async () => {
+    const target = async (p: number) => (await owner.get(`/api/projects/${p}/samples/target`)).body;
+    const none = await project(owner, 'no tabular');
+    assert.deepEqual(await target(none), { column: null, task: null });
+    // Declared regression whose first 300 rows have no target: a page of them would look like classes.
+    const declared = await project(owner, 'declared regression');
+    const rows = ['x,price', ...Array.from({ length: 300 }, (_, i) => `${i},`), '300,12.5'];
+    const res = await upload(owner, `/api/projects/${declared}/import/tabular`, rows.join('\n'), { target: 'price', task: 'regression' });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.deepEqual((await owner.get(`/api/projects/${declared}/samples?modality=tabular&limit=200`)).body.filter((r: { value: unknown }) => r.value !== null), []);
+    assert.deepEqual(await target(declared), { column: 'price', task: 'regression' });
+    // Declared classification of digits: classes, though they read like numbers.
+    const grades = await project(owner, 'grades');
+    assert.equal((await upload(owner, `/api/projects/${grades}/import/tabular`, 'x,grade\n1,3\n2,4\n', { target: 'grade', task: 'classification' })).status, 201);
+    assert.deepEqual(await target(grades), { column: 'grade', task: 'classification' });
+    // Created without an import: a class on every row but the 301st, which holds a number → regression.
+    const created = await project(owner, 'created rows');
+    const items = Array.from({ length: 300 }, (_, i) => ({ modality: 'tabular', data: { row: { i } }, label: 'a' }));
+    assert.equal((await owner.post(`/api/projects/${created}/samples`, { items })).status, 201);
+    assert.deepEqual(await target(created), { column: null, task: 'classification' });
+    assert.equal((await owner.post(`/api/projects/${created}/samples`, { modality: 'tabular', data: { row: { i: 300 } }, value: 7 })).status, 201);
+    assert.deepEqual(await target(created), { column: null, task: 'regression' });
   });
 
   it('imports audio and video from a zip, probes them by content and serves byte ranges', async () => {

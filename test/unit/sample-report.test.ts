@@ -13,7 +13,9 @@ const close = (actual: number | null, expected: number) => assert.ok(actual !== 
 
 describe('samples quality report (issue 29)', () => {
   it('is empty, with null figures, when nothing was answered', () => {
-    assert.deepEqual(sampleReport([], new Map(), new Map()), { annotators: [], samples: [], class_alpha: null, span_alpha: null });
+    assert.deepEqual(sampleReport([], new Map(), new Map()), {
+      annotators: [], samples: [], class_alpha: null, span_alpha: null, label_set_alpha: null, value_alpha: null, rating_alpha: null, preference_alpha: null, transcript_agreement: null,
+    });
   });
 
   it('scores classes by accuracy against the truth, skipping samples where either side gave none', () => {

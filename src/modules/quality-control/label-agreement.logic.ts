@@ -1,6 +1,6 @@
 /**
  * Agreement on labels (issue 29): accuracy of class labels against a reference, token-level F1 of text spans, and
- * Krippendorff's alpha (nominal) over any number of annotators with missing values. Pure.
+ * Krippendorff's alpha (nominal, or with any difference function) over any number of annotators with missing values. Pure.
  */
 import { f1Of, ratio, type Counts } from './shape-scores.logic.js';
 
@@ -65,54 +65,88 @@ export function spanTokenF1(text: string, reference: readonly TextSpan[], spans:
 }
 
 /**
- * Krippendorff's alpha for nominal data. `units[u][c]` is coder c's value for unit u, or null when c gave none.
- * Units with fewer than two values are not pairable and are left out. With the coincidences
- * o_vk = Σ_u Σ_{i≠j in u} [v_i = v][v_j = k] / (m_u − 1), n_v = Σ_k o_vk and n = Σ_v n_v:
- *   alpha = 1 − (n − 1) · Σ_{v≠k} o_vk / Σ_{v≠k} n_v · n_k.
- * Null when no unit is pairable; 1 when every value is the same (no disagreement observed or expected: the
- * formula's 0/0, which we report as full agreement rather than leave undefined).
+ * Krippendorff's difference function δ(a, b) ≥ 0, δ(a, a) = 0; `pairSum`, where given, is Σ δ over every ordered pair
+ * of the values (each distinct value with its count) in one pass, for metrics with a closed form.
  */
-export function krippendorffAlpha(units: readonly (readonly (string | null | undefined)[])[]): number | null {
-  const index = new Map<string, number>();
-  const pairable: number[][] = [];
+export type Distance<T> = ((a: T, b: T) => number) & { pairSum?: (values: readonly T[], counts: Float64Array) => number };
+/** Nominal: values agree or they do not. */
+export const nominal: Distance<unknown> = (a, b) => (a === b ? 0 : 1);
+/**
+ * Interval: the squared difference (Krippendorff's δ² for interval data). Over all ordered pairs of n values,
+ * Σ (x_i − x_j)² = 2n Σ (x_i − x̄)²: linear, where pairing thousands of distinct numbers would not be.
+ */
+export const interval: Distance<number> = Object.assign((a: number, b: number) => (a - b) ** 2, {
+  pairSum(values: readonly number[], counts: Float64Array): number {
+    let n = 0;
+    let sum = 0;
+    values.forEach((x, i) => ((n += counts[i]), (sum += counts[i] * x)));
+    const mean = sum / n;
+    return 2 * n * values.reduce((s, x, i) => s + counts[i] * (x - mean) ** 2, 0);
+  },
+});
+
+/** One unit (an item): each coder's value, null or undefined where the coder gave none. */
+export type CodedUnit<T> = readonly (readonly [coder: number, value: T | null | undefined])[];
+
+/**
+ * Krippendorff's alpha with any difference function δ, over any number of coders with missing values, and each
+ * coder's alpha against the others. Units with fewer than two values are not pairable and are left out. With m_u the
+ * values of unit u and n their total over the pairable units:
+ *   D_o = (1/n) Σ_u Σ_{i≠j in u} δ(v_i, v_j) / (m_u − 1),  D_e = Σ_{i≠j over all n values} δ(v_i, v_j) / (n (n − 1)),
+ *   alpha = 1 − D_o / D_e.
+ * A coder's alpha keeps D_e and takes D_o over their own pairs only: the mean over their pairable units of
+ * Σ_{j≠them} δ / (m_u − 1), so that the project's alpha is the coders' alphas weighted by their values. Values are
+ * counted by distinct value (keyed by `key`) and D_e takes δ once per pair of distinct values, so many equal values
+ * (tokens labelled "O") stay cheap, or sums it in one pass where the metric has a closed form (interval).
+ * Null when no unit is pairable (a coder: none of theirs is); 1 when no disagreement is expected (every value the
+ * same: the formula's 0/0, reported as full agreement rather than left undefined).
+ */
+export function krippendorff<T>(units: readonly CodedUnit<T>[], distance: Distance<T>, key: (v: T) => unknown = (v) => v): { alpha: number | null; coders: Map<number, number | null> } {
+  const index = new Map<unknown, number>();
+  const values: T[] = [];
+  const pairable: [number, number][][] = [];
+  const coders = new Map<number, number | null>();
   for (const unit of units) {
-    const values: number[] = [];
-    for (const v of unit) {
+    const given: [number, number][] = [];
+    for (const [coder, v] of unit) {
       if (v === null || v === undefined) continue;
-      let k = index.get(v);
-      if (k === undefined) index.set(v, (k = index.size));
-      values.push(k);
+      const k = key(v);
+      let i = index.get(k);
+      if (i === undefined) index.set(k, (i = values.push(v) - 1));
+      given.push([coder, i]);
     }
-    if (values.length >= 2) pairable.push(values);
+    if (given.length >= 2) pairable.push(given);
   }
-  if (pairable.length === 0) return null;
-  const size = index.size;
-  const o = new Float64Array(size * size);
-  for (const values of pairable) {
-    const counts = new Map<number, number>();
-    for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
-    const w = 1 / (values.length - 1);
-    for (const [v, nv] of counts) {
-      for (const [k, nk] of counts) o[v * size + k] += (v === k ? nv * (nv - 1) : nv * nk) * w;
-    }
-  }
-  const nv = new Float64Array(size);
-  let n = 0;
-  for (let v = 0; v < size; v++) {
-    for (let k = 0; k < size; k++) nv[v] += o[v * size + k];
-    n += nv[v];
-  }
+  const counts = new Float64Array(values.length);
+  for (const unit of pairable) for (const [, i] of unit) counts[i]++;
+  const n = counts.reduce((s, c) => s + c, 0);
+  let expected = distance.pairSum?.(values, counts) ?? 0;
+  if (!distance.pairSum) for (let a = 0; a < values.length; a++) for (let b = a + 1; b < values.length; b++) expected += 2 * counts[a] * counts[b] * distance(values[a], values[b]);
+  const own = new Map<number, { observed: number; units: number }>();
   let observed = 0;
-  let expected = 0;
-  for (let v = 0; v < size; v++) {
-    for (let k = 0; k < size; k++) {
-      if (v === k) continue;
-      observed += o[v * size + k];
-      expected += nv[v] * nv[k];
+  for (const unit of pairable) {
+    for (const [coder, i] of unit) {
+      // Equal values add nothing, so the value paired with itself need not be told apart from its equals.
+      let d = 0;
+      for (const [, j] of unit) if (j !== i) d += distance(values[i], values[j]);
+      d /= unit.length - 1;
+      observed += d;
+      const o = own.get(coder) ?? { observed: 0, units: 0 };
+      own.set(coder, { observed: o.observed + d, units: o.units + 1 });
     }
   }
-  if (expected === 0) return 1;
-  return 1 - ((n - 1) * observed) / expected;
+  for (const unit of units) for (const [coder] of unit) if (!own.has(coder)) coders.set(coder, null);
+  const alphaOf = (dO: number) => (expected === 0 ? 1 : 1 - (dO * n * (n - 1)) / expected);
+  for (const [coder, o] of own) coders.set(coder, alphaOf(o.observed / o.units));
+  return { alpha: pairable.length === 0 ? null : alphaOf(observed / n), coders };
+}
+
+/**
+ * Krippendorff's alpha of positional units: `units[u][c]` is coder c's value for unit u, or null when c gave none.
+ * Nominal unless another δ is given (see krippendorff).
+ */
+export function krippendorffAlpha<T = string>(units: readonly (readonly (T | null | undefined)[])[], distance: Distance<T> = nominal): number | null {
+  return krippendorff(units.map((u) => u.map((v, c) => [c, v] as const)), distance).alpha;
 }
 
 /** Alpha of several annotators' spans on one text: each token is a unit, its value the token's label or "O". */

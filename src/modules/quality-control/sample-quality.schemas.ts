@@ -52,6 +52,14 @@ export const SampleTaskSave = Type.Object({ label: Type.Optional(Label), spans: 
 export type SampleTaskSave = Static<typeof SampleTaskSave>;
 
 const Counts = Type.Object({ tp: Type.Integer(), fp: Type.Integer(), fn: Type.Integer() });
+/** Agreement among annotators on the overlapped samples (sample-value-agreement.logic.ts); per annotator, theirs with the others. */
+const ValueAgreement = {
+  label_set_alpha: Nullable(Type.Number({ description: "Krippendorff's alpha of the multi-label class sets (Jaccard distance); null unless an answer holds two classes" })),
+  value_alpha: Nullable(Type.Number({ description: "Krippendorff's alpha (interval) of the numeric (tabular) targets" })),
+  rating_alpha: Nullable(Type.Number({ description: "Krippendorff's alpha (interval) of the LLM ratings" })),
+  preference_alpha: Nullable(Type.Number({ description: "Krippendorff's alpha (nominal) of the LLM preferences" })),
+  transcript_agreement: Nullable(Type.Number({ description: 'Mean over pairs of annotators of 1 − WER of their transcripts (edit distance over the longer one\'s words)' })),
+};
 export const SampleReportOut = Type.Object({
   annotators: Type.Array(Type.Object({
     user_id: Type.Integer(),
@@ -67,6 +75,8 @@ export const SampleReportOut = Type.Object({
     preference_accuracy: Nullable(Type.Number({ description: "Share of LLM pairs where the answer prefers the truth's response (chosen, rejected or tie)" })),
     rating_mae: Nullable(Type.Number({ description: 'Mean absolute difference of the LLM ratings' })),
     transcript_wer: Nullable(Type.Number({ description: 'Word error rate of the audio transcripts, micro over the clips' })),
+    class_alpha: Nullable(Type.Number({ description: "Their Krippendorff's alpha (nominal) of classes against the others' (pairs with them only, the project's expected disagreement)" })),
+    ...ValueAgreement,
   })),
   samples: Type.Array(Type.Object({
     sample_id: Type.Integer(),
@@ -76,5 +86,6 @@ export const SampleReportOut = Type.Object({
   })),
   class_alpha: Nullable(Type.Number({ description: "Krippendorff's alpha (nominal) of the classes over the overlapped samples" })),
   span_alpha: Nullable(Type.Number({ description: "Krippendorff's alpha of the token labels over every overlapped text" })),
+  ...ValueAgreement,
 });
 export type SampleReportOut = Static<typeof SampleReportOut>;

@@ -4,13 +4,15 @@
  * classes over the overlapped samples (a sample is a unit, its annotators the coders), for spans per sample and over
  * every overlapped sample (a token is a unit, its label or "O" the value). The figures come from
  * label-agreement.logic.ts; this adds them up over samples and annotators. Multi-label classes, numeric targets, LLM
- * ratings/preferences and transcripts are scored as sample-value-scores.logic.ts defines.
+ * ratings/preferences and transcripts are scored as sample-value-scores.logic.ts defines, and their agreement among
+ * annotators (per project, and each annotator's with the others, as for classes) as sample-value-agreement.logic.ts does.
  */
-import { krippendorffAlpha, spanAlpha, spanTokenCounts, tokenize, tokenLabels, type TextSpan } from './label-agreement.logic.js';
+import { krippendorff, krippendorffAlpha, nominal, spanAlpha, spanTokenCounts, tokenize, tokenLabels, type TextSpan } from './label-agreement.logic.js';
 import { csvCell } from './quality-report.logic.js';
 import { addSegmentCounts, segmentCounts, type SegmentClassCounts, type TimeSegment } from './segment-scores.logic.js';
 import { f1Of, type Counts } from './shape-scores.logic.js';
 import { emptyTally, tallyValues, valueFigures, type SampleValue, type ValueFigures } from './sample-value-scores.logic.js';
+import { valueAgreement, type ValueAgreement, type ValueAnswer } from './sample-value-agreement.logic.js';
 
 /** One annotator's answer on a sample: its class (null: none given) and, on a text, its spans (null: none given). */
 export interface SampleVersion {
@@ -54,6 +56,12 @@ export interface SampleAnnotatorScores extends ValueFigures {
   segment_per_class: SegmentClassCounts[];
 }
 
+/** An annotator's agreement with the others on the overlapped samples (sample-value-agreement.logic.ts); null: none. */
+export interface SampleAnnotatorAgreement extends ValueAgreement {
+  /** Their alpha (nominal) of classes against the others'. */
+  class_alpha: number | null;
+}
+
 export interface SampleAgreementRow {
   sample_id: number;
   annotators: number[];
@@ -63,8 +71,8 @@ export interface SampleAgreementRow {
   span_alpha: number | null;
 }
 
-export interface SampleReport {
-  annotators: SampleAnnotatorScores[];
+export interface SampleReport extends ValueAgreement {
+  annotators: (SampleAnnotatorScores & SampleAnnotatorAgreement)[];
   samples: SampleAgreementRow[];
   /** Alpha of the classes over every overlapped sample that is not ground truth; null when no sample has two classes. */
   class_alpha: number | null;
@@ -134,13 +142,15 @@ const classesOf = (x: { label: string | null; labels?: string[] | null }): strin
  */
 export function sampleReport(versions: readonly SampleVersion[], truth: ReadonlyMap<number, SampleTruth>, texts: ReadonlyMap<number, string>): SampleReport {
   const rows: SampleAgreementRow[] = [];
-  const classUnits: (string | null)[][] = [];
+  const classUnits: [number, string | null][][] = [];
+  const valueUnits: ValueAnswer[][] = [];
   const tokenUnits: (string | null)[][] = [];
   for (const [sampleId, list] of [...byKey(versions, (v) => v.sample_id)].sort((a, b) => a[0] - b[0])) {
     if (truth.has(sampleId) || list.length < 2) continue;
     const ordered = [...list].sort((a, b) => a.user_id - b.user_id);
     const classes = ordered.map((v) => v.label);
-    classUnits.push(classes);
+    classUnits.push(ordered.map((v) => [v.user_id, v.label]));
+    valueUnits.push(ordered.map((v) => ({ user_id: v.user_id, labels: classesOf(v), value: v.value ?? null })));
     const given = classes.filter((c) => c !== null);
     const text = texts.get(sampleId);
     const spans = ordered.map((v) => v.spans);
@@ -156,24 +166,28 @@ export function sampleReport(versions: readonly SampleVersion[], truth: Readonly
       span_alpha: text === undefined || spans.filter((s) => s !== null).length < 2 ? null : spanAlpha(text, spans),
     });
   }
+  const classAlpha = krippendorff(classUnits, nominal);
+  const values = valueAgreement(valueUnits);
   return {
-    annotators: sampleAnnotatorScores(versions, truth),
+    annotators: sampleAnnotatorScores(versions, truth).map((a) => ({ ...a, class_alpha: classAlpha.coders.get(a.user_id) ?? null, ...(values.annotators.get(a.user_id) ?? valueAgreement([]).project) })),
     samples: rows,
-    class_alpha: krippendorffAlpha(classUnits),
+    class_alpha: classAlpha.alpha,
     span_alpha: krippendorffAlpha(tokenUnits),
+    ...values.project,
   };
 }
 
+const AGREEMENT = ['class_alpha', 'label_set_alpha', 'value_alpha', 'rating_alpha', 'preference_alpha', 'transcript_agreement'] as const;
 const CSV_COLUMNS = ['user_id', 'email', 'samples', 'class_accuracy', 'span_f1', 'span_tp', 'span_fp', 'span_fn', 'segment_f1', 'segment_tp', 'segment_fp', 'segment_fn',
-  'label_jaccard', 'value_mae', 'preference_accuracy', 'rating_mae', 'transcript_wer'] as const;
+  'label_jaccard', 'value_mae', 'preference_accuracy', 'rating_mae', 'transcript_wer', ...AGREEMENT] as const;
 
 /** The annotators' scores on samples as CSV (as analyticsCsv for images): a header row, one row per annotator. */
-export function sampleScoresCsv(rows: readonly (SampleAnnotatorScores & { email: string })[]): string {
+export function sampleScoresCsv(rows: readonly (SampleAnnotatorScores & SampleAnnotatorAgreement & { email: string })[]): string {
   const lines = [CSV_COLUMNS.join(',')];
   for (const r of rows) {
     lines.push([r.user_id, r.email, r.samples, r.class_accuracy, r.span_f1, r.span_counts.tp, r.span_counts.fp, r.span_counts.fn,
       r.segment_f1, r.segment_counts.tp, r.segment_counts.fp, r.segment_counts.fn,
-      r.label_jaccard, r.value_mae, r.preference_accuracy, r.rating_mae, r.transcript_wer].map(csvCell).join(','));
+      r.label_jaccard, r.value_mae, r.preference_accuracy, r.rating_mae, r.transcript_wer, ...AGREEMENT.map((c) => r[c])].map(csvCell).join(','));
   }
   return `${lines.join('\n')}\n`;
 }

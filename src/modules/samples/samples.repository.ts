@@ -318,6 +318,13 @@ export class SamplesRepository {
     return this.db.selectFrom('classes').select('name').where('project_id', '=', projectId).orderBy('id').execute().then((rows) => rows.map((r) => r.name));
   }
 
+  /** Whether the project has a sample of the modality (with a value, when `valued`). */
+  async hasSample(projectId: number, modality: SampleModality, valued = false): Promise<boolean> {
+    let query = this.db.selectFrom('samples').select('id').where('project_id', '=', projectId).where('modality', '=', modality);
+    if (valued) query = query.where('value', 'is not', null);
+    return (await query.limit(1).executeTakeFirst()) !== undefined;
+  }
+
   async findSchema(projectId: number, modality: SampleModality): Promise<unknown> {
     const row = await this.db.selectFrom('sample_schemas').select('schema').where('project_id', '=', projectId).where('modality', '=', modality).executeTakeFirst();
     return row ? JSON.parse(row.schema) : undefined;

@@ -21,6 +21,7 @@ import {
   SampleRevisionOut,
   SampleSplitsBody,
   SampleSplitsOut,
+  SampleTargetOut,
   SampleUpdate,
 } from './samples.schemas.js';
 
@@ -49,6 +50,17 @@ function projectSampleRoutes(server: FastifyInstance, samples: SamplesService): 
       response: { 200: Type.Array(SampleOut), ...errors(401, 404, 422) },
     },
   }, async (request, reply) => sendPage(request, reply, await samples.list(callerOf(request), request.params.id, request.query), request.query.limit));
+
+  app.get('/api/projects/:id/samples/target', {
+    schema: {
+      tags,
+      summary: "The tabular samples' target: its column and kind",
+      description: 'As the tabular import declared it (a class, or a number for regression). Samples created without an import: '
+        + 'regression when any of the project\'s tabular samples holds a number, else classification; `task: null` with no tabular samples.',
+      params: IdParams,
+      response: { 200: SampleTargetOut, ...errors(401, 404, 422) },
+    },
+  }, async (request) => samples.target(callerOf(request), request.params.id));
 
   app.post('/api/projects/:id/samples', {
     schema: {

@@ -98,6 +98,12 @@ export const SampleUpdate = Type.Object({
 export type SampleUpdate = Static<typeof SampleUpdate>;
 
 export const SampleParams = Type.Object({ sample_id: Id });
+export const SampleTargetOut = Type.Object({
+  column: Nullable(Type.String({ description: 'The target column the tabular import named; null when the samples were created without one' })),
+  task: Nullable(StringEnum(['classification', 'regression'] as const, { description: 'regression: the target is a number (`value`); classification: a class (`label`); null: no tabular samples' })),
+});
+export type SampleTargetOut = Static<typeof SampleTargetOut>;
+
 export const SampleListQuery = Type.Object({
   ...PageQuery.properties,
   modality: Type.Optional(Modality),

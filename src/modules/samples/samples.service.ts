@@ -35,6 +35,7 @@ import type {
   SampleOut,
   SampleRevisionOut,
   SampleSplitsBody,
+  SampleTargetOut,
   SampleUpdate,
   TimeSegment,
 } from './samples.schemas.js';
@@ -135,6 +136,19 @@ export class SamplesService {
     ]);
     const hidden = hideGroundTruth ? await this.access.hiddenSamplesAmong(caller, project, role, rows.map((r) => r.id)) : new Set<number>();
     return { items: rows.map((r) => (hidden.has(r.id) ? untouchedSampleOut(r) : toSampleOut(r))), total };
+  }
+
+  /**
+   * The tabular target's column and kind, so that a page never guesses it from the rows it happens to show: the
+   * import's declaration (sample_schemas), else what every tabular sample of the project says (a tabular value is
+   * always a number: one is regression). Hidden ground truth counts too; only the kind shows, not a value.
+   */
+  async target(caller: Caller, projectId: number): Promise<SampleTargetOut> {
+    await this.access.project(caller, projectId, 'project.read');
+    const schema = (await this.samples.findSchema(projectId, 'tabular')) as TabularSchema | undefined;
+    if (schema) return { column: schema.target, task: schema.task };
+    if (await this.samples.hasSample(projectId, 'tabular', true)) return { column: null, task: 'regression' };
+    return { column: null, task: (await this.samples.hasSample(projectId, 'tabular')) ? 'classification' : null };
   }
 
   async get(caller: Caller, sampleId: number): Promise<SampleOut> {

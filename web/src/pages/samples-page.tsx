@@ -6,7 +6,7 @@ import { SampleAudio } from '../components/samples/sample-audio.js';
 import { SampleLlm } from '../components/samples/sample-llm.js';
 import { SampleReview } from '../components/samples/sample-review.js';
 import { SampleTasks, useSampleTasks } from '../components/samples/sample-tasks.js';
-import { SampleTable } from '../components/samples/sample-table.js';
+import { SampleTable, useRegression } from '../components/samples/sample-table.js';
 import { SampleText } from '../components/samples/sample-text.js';
 import { SampleVideo } from '../components/samples/sample-video.js';
 import { SendFrames } from '../components/samples/send-frames.js';
@@ -97,6 +97,7 @@ function ProjectSamples({ projectId }: { projectId: number }) {
   }, [wanted, samples, total]);
 
   const sample = modality === 'tabular' ? undefined : samples[index];
+  const regression = useRegression(projectId, modality === 'tabular', setError, total);
 
   // The open sample's lock: taken when it is shown, renewed while it stays, released when the user moves on.
   useEffect(() => {
@@ -167,7 +168,7 @@ function ProjectSamples({ projectId }: { projectId: number }) {
     return () => window.removeEventListener('keydown', onKey);
   });
 
-  const view = sample && { sample, classes, readOnly, save: (patch: SamplePatch) => save(sample, patch) };
+  const view = sample && { sample, classes, readOnly, multiLabel: project?.multi_label ?? false, save: (patch: SamplePatch) => save(sample, patch) };
   return (
     <Layout
       title={`${project?.name ?? `Project ${projectId}`} · samples`}
@@ -200,8 +201,8 @@ function ProjectSamples({ projectId }: { projectId: number }) {
         </p>
       )}
       {total === 0 && <p className="muted">No {modality} samples yet: import some above.</p>}
-      {modality === 'tabular' && samples.length > 0 && (
-        <SampleTable rows={samples} total={total} classes={classes} readOnly={false} onChange={save} onNearEnd={() => void loadMore()} focusId={wanted} />
+      {modality === 'tabular' && samples.length > 0 && regression !== undefined && (
+        <SampleTable rows={samples} total={total} classes={classes} readOnly={false} regression={regression} onChange={save} onNearEnd={() => void loadMore()} focusId={wanted} />
       )}
       {view && modality === 'text' && <SampleText key={sample.id} {...view} />}
       {view && modality === 'audio' && <SampleAudio key={sample.id} {...view} />}

@@ -3,7 +3,8 @@ import WaveSurfer from 'wavesurfer.js';
 import RegionsPlugin from 'wavesurfer.js/dist/plugins/regions.esm.js';
 import type { TimeSegment } from '../../types.js';
 import { SegmentList } from './segment-list.js';
-import { classOfKey, colorOf, isTyping, labelsOf, type SampleViewProps } from './sample-view.js';
+import { SampleLabels } from './sample-labels.js';
+import { classOfKey, colorOf, isTyping, pickedLabel, type SampleViewProps } from './sample-view.js';
 
 const round = (s: number) => Math.round(s * 1000) / 1000;
 
@@ -11,7 +12,8 @@ const round = (s: number) => Math.round(s * 1000) / 1000;
  * An audio clip on a waveform (wavesurfer.js). Drag on the waveform to select a stretch, then press 1–9 to make it
  * a segment of that class; 1–9 with nothing selected labels the whole clip. Space plays or pauses.
  */
-export function SampleAudio({ sample, classes, readOnly, save }: SampleViewProps) {
+export function SampleAudio(props: SampleViewProps) {
+  const { sample, classes, readOnly, multiLabel, save } = props;
   const host = useRef<HTMLDivElement>(null);
   const surfer = useRef<WaveSurfer | null>(null);
   const pending = useRef<{ start: number; end: number; remove(): void } | null>(null);
@@ -71,20 +73,18 @@ export function SampleAudio({ sample, classes, readOnly, save }: SampleViewProps
         pending.current = null;
         setSelection(null);
       } else {
-        save({ label: cls.name });
+        save({ label: pickedLabel(sample, cls.name, multiLabel) });
       }
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   });
 
-  const labels = labelsOf(sample);
   return (
     <div className="sample-audio">
-      <div className="sample-labels" data-testid="sample-labels">
-        {labels.length === 0 ? <span className="muted">No clip label — press 1–9</span> : labels.map((l) => <span key={l} className="chip" style={{ background: colorOf(classes, l) }}>{l}</span>)}
+      <SampleLabels {...props} empty="No clip label — press 1–9">
         <span className="muted"> {sample.data.duration_s ?? '?'} s{sample.data.sample_rate ? ` · ${sample.data.sample_rate} Hz` : ''}</span>
-      </div>
+      </SampleLabels>
       <div ref={host} className="waveform" data-testid="waveform" />
       <p className="muted">{selection ? `Selected ${selection[0].toFixed(2)}–${selection[1].toFixed(2)} s: press 1–9 to label it` : 'Drag on the waveform to select a segment · Space plays'}</p>
       <SegmentList segments={segments} classes={classes} readOnly={readOnly} onSeek={(s) => surfer.current?.setTime(s.start_s)} onRemove={(s) => save({ spans: segments.filter((x) => x !== s) })} />

@@ -1,9 +1,9 @@
 import { useEffect } from 'react';
 import type { LlmValue } from '../../types.js';
-import { colorOf, isTyping, labelsOf, type SampleViewProps } from './sample-view.js';
+import { colorOf, isTyping, labelsOf, pickedLabel, type SampleViewProps } from './sample-view.js';
 
-/** An LLM record: prompt or chat, one response or a chosen/rejected pair. Keys 1–9 rate it; A / B / T choose. */
-export function SampleLlm({ sample, classes, readOnly, save }: SampleViewProps) {
+/** An LLM record: prompt or chat, one response or a chosen/rejected pair. Keys 1–9 rate it; A / B / T choose; a class button toggles its class. */
+export function SampleLlm({ sample, classes, readOnly, multiLabel, save }: SampleViewProps) {
   const value = (sample.value && typeof sample.value === 'object' ? sample.value : {}) as LlmValue;
   const d = sample.data;
   const set = (next: LlmValue) => save({ value: { ...value, ...next } });
@@ -50,7 +50,8 @@ export function SampleLlm({ sample, classes, readOnly, save }: SampleViewProps) 
       <div className="toolbar" aria-label="Class">
         Class:
         {classes.map((c) => (
-          <button key={c.id} disabled={readOnly} className={labels.includes(c.name) ? 'primary' : 'ghost'} style={{ borderColor: colorOf(classes, c.name) }} onClick={() => save({ label: labels.includes(c.name) ? null : c.name })}>{c.name}</button>
+          <button key={c.id} disabled={readOnly} aria-pressed={labels.includes(c.name)} className={labels.includes(c.name) ? 'primary' : 'ghost'} style={{ borderColor: colorOf(classes, c.name) }}
+            onClick={() => save({ label: multiLabel ? pickedLabel(sample, c.name, true) : labels.includes(c.name) ? null : c.name })}>{c.name}</button>
         ))}
       </div>
     </div>

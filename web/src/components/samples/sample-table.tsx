@@ -1,5 +1,6 @@
-import { memo, useEffect, useMemo, useRef } from 'react';
+import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
+import { api } from '../../api.js';
 import type { LabelClass, Sample, SamplePatch } from '../../types.js';
 
 const ROW_HEIGHT = 30;
@@ -9,7 +10,7 @@ const ROW_HEIGHT = 30;
  * rows scroll smoothly). The target is the last column and is editable: a class for classification, a number for
  * regression. `onNearEnd` asks for more rows while scrolling toward the end of what is loaded.
  */
-export function SampleTable({ rows, total, classes, readOnly, onChange, onNearEnd, focusId = null, regression: given }: {
+export function SampleTable({ rows, total, classes, readOnly, onChange, onNearEnd, focusId = null, regression }: {
   rows: Sample[];
   total: number;
   classes: LabelClass[];
@@ -18,14 +19,12 @@ export function SampleTable({ rows, total, classes, readOnly, onChange, onNearEn
   onNearEnd(): void;
   /** A row to scroll to and mark once it is loaded (the Health tab's links). */
   focusId?: number | null;
-  /** Whether the target is a number; by default, whether a row has one (see isRegression). */
-  regression?: boolean;
+  /** Whether the target is a number (see useRegression). */
+  regression: boolean;
 }) {
   const scroller = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 8 });
   const columns = useMemo(() => (rows.length > 0 ? Object.keys(rows[0].data.row ?? {}) : []), [rows.length > 0 ? rows[0] : null]);
-  const inferred = useMemo(() => isRegression(rows), [rows]);
-  const regression = given ?? inferred;
   const items = virtualizer.getVirtualItems();
   const lastShown = items.length > 0 ? items[items.length - 1].index : -1;
   useEffect(() => {
@@ -58,8 +57,18 @@ export function SampleTable({ rows, total, classes, readOnly, onChange, onNearEn
   );
 }
 
-/** A tabular target is numeric (regression) when a row holds a number, else a class. */
-export const isRegression = (rows: readonly Sample[]) => rows.some((r) => typeof r.value === 'number');
+/**
+ * Whether the project's tabular target is a number (regression), as the server says (GET …/samples/target: the
+ * import's declaration, else all of the project's rows), never guessed from the rows a page has loaded; undefined
+ * until known, or while `tabular` is false. `refresh` asks again when it changes (after an import).
+ */
+export function useRegression(projectId: number, tabular: boolean, onError: (message: string) => void, refresh?: unknown): boolean | undefined {
+  const [regression, setRegression] = useState<boolean>();
+  useEffect(() => {
+    if (tabular) api.get('/api/projects/{id}/samples/target', { path: { id: projectId } }).then((t) => setRegression(t.task === 'regression'), (e) => onError((e as Error).message));
+  }, [projectId, tabular, refresh]);
+  return regression;
+}
 
 /** Row slots: more than the rows a screen and its overscan ever show, so that slots in view never collide. */
 const SLOTS = 256;

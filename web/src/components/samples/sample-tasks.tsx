@@ -6,7 +6,7 @@ import { Link } from '../../router.js';
 import type { LabelClass, ResponseOf, Sample, SamplePatch } from '../../types.js';
 import { SampleAudio } from './sample-audio.js';
 import { SampleLlm } from './sample-llm.js';
-import { isRegression, SampleTable } from './sample-table.js';
+import { SampleTable, useRegression } from './sample-table.js';
 import { SampleText } from './sample-text.js';
 import { SampleVideo } from './sample-video.js';
 
@@ -42,8 +42,9 @@ export function useSampleTasks(projectId: number): { task: Task | null } | false
  * The caller's dealt sample, shown with their own answer (the task's classes, spans and value, never the sample's),
  * saved with PUT on the task; Submit task submits it and opens the next. Every modality, with the controls the lead's
  * page uses: text, audio (segments and transcript), video, a tabular row (its target: a class, or a number when the
- * project's tabular rows the caller can list hold numbers, as the lead's table decides) and an LLM record (rating,
- * preferred response, class). Nothing tells ground-truth samples apart.
+ * project's target is numeric, as the server says for the lead's table too) and an LLM record (rating,
+ * preferred response, class); in a multi-label project a sample's classes are ticked or toggled with their keys.
+ * Nothing tells ground-truth samples apart.
  */
 export function SampleTasks({ projectId, first }: { projectId: number; first: Task | null }) {
   const [task, setTask] = useState(first);
@@ -52,23 +53,21 @@ export function SampleTasks({ projectId, first }: { projectId: number; first: Ta
   const [sample, setSample] = useState<Sample | null>(null);
   const [status, setStatus] = useState('');
   const [submitting, setSubmitting] = useState(false);
-  const [regression, setRegression] = useState<boolean>();
   const saving = useRef<Promise<unknown>>(Promise.resolve());
   const path = (sampleId: number) => ({ id: projectId, sample_id: sampleId });
 
-  useEffect(() => void api.get('/api/projects/{id}/classes', { path: { id: projectId } }).then(setClasses, (e) => onError((e as Error).message)), [projectId]);
+  const [multiLabel, setMultiLabel] = useState(false);
+  useEffect(() => {
+    api.get('/api/projects/{id}/classes', { path: { id: projectId } }).then(setClasses, (e) => onError((e as Error).message));
+    api.get('/api/projects/{id}', { path: { id: projectId } }).then((p) => setMultiLabel(p.multi_label), (e) => onError((e as Error).message));
+  }, [projectId]);
   useEffect(() => {
     setSample(null);
     if (task) api.get('/api/samples/{sample_id}', { path: { sample_id: task.sample_id } }).then(setSample, (e) => onError((e as Error).message));
   }, [task?.sample_id]);
 
-  // A tabular target's kind, decided as the lead's table does, from the project's tabular rows.
-  const tabular = sample?.modality === 'tabular';
-  useEffect(() => {
-    if (tabular && regression === undefined) {
-      api.get('/api/projects/{id}/samples', { path: { id: projectId }, query: { modality: 'tabular', limit: 200 } }).then((rows) => setRegression(isRegression(rows)), (e) => onError((e as Error).message));
-    }
-  }, [tabular]);
+  // The tabular target's kind, as the server declares it for the project (the lead's table asks the same).
+  const regression = useRegression(projectId, sample?.modality === 'tabular', onError);
 
   /** Saves the classes, spans and value, one PUT after another: a later edit is never overtaken by an earlier one. */
   const save = (patch: SamplePatch) => {
@@ -108,7 +107,7 @@ export function SampleTasks({ projectId, first }: { projectId: number; first: Ta
 
   const shown = useMemo(() => sample && task && ({ ...sample, label: task.label, spans: task.spans, value: task.value } as Sample), [sample, task]);
   const own = classes.filter((c) => !shown || !c.modalities || c.modalities.includes(shown.modality));
-  const view = shown && { sample: shown, classes: own, readOnly: task?.status !== 'open', save };
+  const view = shown && { sample: shown, classes: own, readOnly: task?.status !== 'open', multiLabel, save };
   return (
     <Layout title="Samples · quality-control task" actions={<Link href={`/projects/${projectId}`} className="button">Back to project</Link>}>
       <ErrorBanner message={error} onClose={() => onError(null)} />

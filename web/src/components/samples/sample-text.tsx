@@ -1,12 +1,14 @@
 import { useEffect, useRef } from 'react';
 import type { TextSpan } from '../../types.js';
-import { classOfKey, colorOf, isTyping, labelsOf, type SampleViewProps } from './sample-view.js';
+import { SampleLabels } from './sample-labels.js';
+import { classOfKey, colorOf, isTyping, pickedLabel, type SampleViewProps } from './sample-view.js';
 
 /**
  * A text sample: select characters with the mouse and press 1–9 to make them a span of that class; 1–9 with no
- * selection sets the sample's label. Click a span (or its Remove in the list) to remove it. Offsets are UTF-16 code units, as the API counts.
+ * selection sets the sample's label (toggles a class, in a multi-label project). Click a span (or its Remove in the list) to remove it. Offsets are UTF-16 code units, as the API counts.
  */
-export function SampleText({ sample, classes, readOnly, save }: SampleViewProps) {
+export function SampleText(props: SampleViewProps) {
+  const { sample, classes, readOnly, multiLabel, save } = props;
   const text = String(sample.data.text ?? '');
   const spans = (sample.spans ?? []) as TextSpan[];
   const box = useRef<HTMLDivElement>(null);
@@ -22,7 +24,7 @@ export function SampleText({ sample, classes, readOnly, save }: SampleViewProps)
         save({ spans: [...spans, { start: range[0], end: range[1], label: cls.name }].sort((a, b) => a.start - b.start) });
         window.getSelection()?.removeAllRanges();
       } else {
-        save({ label: cls.name });
+        save({ label: pickedLabel(sample, cls.name, multiLabel) });
       }
     };
     window.addEventListener('keydown', onKey);
@@ -51,13 +53,10 @@ export function SampleText({ sample, classes, readOnly, save }: SampleViewProps)
     const covering = spans.filter((s) => s.start <= start && s.end >= end);
     return { start, end, span: covering.at(-1) };
   });
-  const labels = labelsOf(sample);
 
   return (
     <div className="sample-text">
-      <div className="sample-labels" aria-label="Sample label">
-        {labels.length === 0 ? <span className="muted">No label — press 1–9</span> : labels.map((l) => <span key={l} className="chip" style={{ background: colorOf(classes, l) }}>{l}</span>)}
-      </div>
+      <SampleLabels {...props} empty="No label — press 1–9" />
       <div ref={box} className="sample-text-body" data-testid="sample-text">
         {segments.map((seg) =>
           seg.span ? (

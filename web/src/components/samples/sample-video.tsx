@@ -2,13 +2,15 @@ import { useEffect, useRef, useState } from 'react';
 import type { TimeSegment } from '../../types.js';
 import { TimelineBar } from '../timeline-bar.js';
 import { SegmentList } from './segment-list.js';
-import { classOfKey, colorOf, isTyping, labelsOf, type SampleViewProps } from './sample-view.js';
+import { SampleLabels } from './sample-labels.js';
+import { classOfKey, colorOf, isTyping, pickedLabel, type SampleViewProps } from './sample-view.js';
 
 /**
  * A video clip with frame-accurate seeking: `,` and `.` step one frame (at the container's frame rate), `[` and `]`
  * mark a segment's start and end, 1–9 labels the marked segment (or the whole clip when nothing is marked).
  */
-export function SampleVideo({ sample, classes, readOnly, save }: SampleViewProps) {
+export function SampleVideo(props: SampleViewProps) {
+  const { sample, classes, readOnly, multiLabel, save } = props;
   const video = useRef<HTMLVideoElement>(null);
   const fps: number = sample.data.fps || 25;
   const [frame, setFrame] = useState(0);
@@ -41,7 +43,7 @@ export function SampleVideo({ sample, classes, readOnly, save }: SampleViewProps
         if (mark.start !== undefined && mark.end !== undefined && mark.end > mark.start) {
           save({ spans: [...segments, { start_s: round(mark.start), end_s: round(mark.end), label: cls.name }].sort((a, b) => a.start_s - b.start_s) });
           setMark({});
-        } else save({ label: cls.name });
+        } else save({ label: pickedLabel(sample, cls.name, multiLabel) });
       }
       e.preventDefault();
     };
@@ -49,7 +51,6 @@ export function SampleVideo({ sample, classes, readOnly, save }: SampleViewProps
     return () => window.removeEventListener('keydown', onKey);
   });
 
-  const labels = labelsOf(sample);
   const duration: number = sample.data.duration_s || video.current?.duration || 0;
   // The scrubber runs over the frame count, so frame n sits at n / fps of the duration, under the segments' times.
   const frameCount = Math.max(0, Math.floor(duration * fps));
@@ -59,10 +60,9 @@ export function SampleVideo({ sample, classes, readOnly, save }: SampleViewProps
   })) : [];
   return (
     <div className="sample-video">
-      <div className="sample-labels">
-        {labels.length === 0 ? <span className="muted">No clip label — press 1–9</span> : labels.map((l) => <span key={l} className="chip" style={{ background: colorOf(classes, l) }}>{l}</span>)}
+      <SampleLabels {...props} empty="No clip label — press 1–9">
         <span className="muted"> {sample.data.duration_s ?? '?'} s · {fps} fps</span>
-      </div>
+      </SampleLabels>
       <video ref={video} key={sample.id} src={sample.data.file_url} controls preload="auto" className="sample-player" onTimeUpdate={() => setFrame(current())} />
       <div className="sample-timeline" data-testid="sample-timeline">
         <TimelineBar value={frame} max={frameCount} onSeek={seekFrame} label="Frame" spans={spans} onSpanClick={(span) => seekFrame(Math.floor(segments[span.key as number].start_s * fps))} />

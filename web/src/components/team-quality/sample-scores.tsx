@@ -5,11 +5,21 @@ import { annotatorName, percent, score } from './figures.js';
 
 type SampleReport = ResponseOf<'/api/projects/{id}/quality-control/samples/report', 'get'>;
 
+/** Agreement among annotators beyond one class and spans: the project's figure, and each annotator's with the others. */
+const AGREEMENT: { key: 'label_set_alpha' | 'value_alpha' | 'rating_alpha' | 'preference_alpha' | 'transcript_agreement'; label: string; title: string }[] = [
+  { key: 'label_set_alpha', label: 'class sets', title: "Krippendorff's alpha of multi-label class sets (Jaccard distance)" },
+  { key: 'value_alpha', label: 'numeric targets', title: "Krippendorff's alpha (interval) of numeric (tabular) targets" },
+  { key: 'rating_alpha', label: 'ratings', title: "Krippendorff's alpha (interval) of LLM ratings" },
+  { key: 'preference_alpha', label: 'preferences', title: "Krippendorff's alpha (nominal) of LLM preferences (a tie a third answer)" },
+  { key: 'transcript_agreement', label: 'transcripts (1 − WER)', title: 'Mean over pairs of annotators of 1 − WER of their transcripts' },
+];
+
 /**
  * The samples' quality report (issue 29) on the Team quality page: per annotator, the accuracy of classes and the
  * token-level F1 of text spans and the F1 of audio and video time segments on ground-truth samples, and the scores of
  * multi-label classes, numeric targets, LLM ratings/preferences and transcripts (sample-value-scores.logic.ts on the
- * server), the agreement (Krippendorff's alpha) among annotators, and the same scores as CSV. Shown for projects that
+ * server), the agreement among annotators (Krippendorff's alpha; 1 − WER for transcripts) over the project and each
+ * annotator's with the others (sample-value-agreement.logic.ts), and the same scores as CSV. Shown for projects that
  * hold samples.
  */
 export function SampleScores({ projectId, onError }: { projectId: number; onError: (message: string) => void }) {
@@ -39,6 +49,11 @@ export function SampleScores({ projectId, onError }: { projectId: number; onErro
           <p data-testid="sample-agreement">
             Agreement (Krippendorff's alpha): classes <span data-col="class_alpha">{score(report.class_alpha)}</span>, spans{' '}
             <span data-col="span_alpha">{score(report.span_alpha)}</span>
+            {AGREEMENT.map((c) => (
+              <span key={c.key} title={c.title}>
+                , {c.label} <span data-col={c.key}>{score(report[c.key])}</span>
+              </span>
+            ))}
           </p>
           {report.annotators.length === 0 ? (
             <p className="muted">No annotator has submitted a sample yet.</p>
@@ -57,6 +72,8 @@ export function SampleScores({ projectId, onError }: { projectId: number; onErro
                   <th title="Their preferred LLM response equal to the truth's">Preference acc.</th>
                   <th title="Mean absolute difference of their LLM ratings from the truth's">Rating MAE</th>
                   <th title="Word error rate of their transcripts (0 is exact)">Transcript WER</th>
+                  <th title="Their Krippendorff's alpha of classes against the other annotators' on overlapped samples">Class α</th>
+                  {AGREEMENT.map((c) => <th key={c.key} title={`${c.title}: theirs against the other annotators'`}>{`Agreement: ${c.label}`}</th>)}
                 </tr>
               </thead>
               <tbody>
@@ -73,6 +90,8 @@ export function SampleScores({ projectId, onError }: { projectId: number; onErro
                     <td data-col="preference_accuracy">{percent(a.preference_accuracy)}</td>
                     <td data-col="rating_mae">{score(a.rating_mae)}</td>
                     <td data-col="transcript_wer">{score(a.transcript_wer)}</td>
+                    <td data-col="class_alpha">{score(a.class_alpha)}</td>
+                    {AGREEMENT.map((c) => <td key={c.key} data-col={c.key}>{score(a[c.key])}</td>)}
                   </tr>
                 ))}
               </tbody>
