@@ -133,9 +133,9 @@ describe('quality control of samples (issue 29)', () => {
     assert.match(String(csv.headers['content-type']), /text\/csv/);
     assert.match(String(csv.headers['content-disposition']), new RegExp(`sample-annotators-${projectId}\\.csv`));
     assert.deepEqual(csv.raw.toString().split('\n'), [
-      'user_id,email,samples,class_accuracy,span_f1,span_tp,span_fp,span_fn,segment_f1,segment_tp,segment_fp,segment_fn,label_jaccard,value_mae,preference_accuracy,rating_mae,transcript_wer',
-      `${a1.id},${a1.email},1,1,0.666667,1,0,1,,0,0,0,,,,,`,
-      `${a2.id},${a2.email},0,,,0,0,0,,0,0,0,,,,,`,
+      'user_id,email,samples,class_accuracy,span_f1,span_tp,span_fp,span_fn,segment_f1,segment_tp,segment_fp,segment_fn,label_jaccard,value_mae,preference_accuracy,rating_mae,transcript_wer,reviews_decided,rejection_rate,rework_rate',
+      `${a1.id},${a1.email},1,1,0.666667,1,0,1,,0,0,0,,,,,,0,,`,
+      `${a2.id},${a2.email},0,,,0,0,0,,0,0,0,,,,,,0,,`,
       '',
     ]);
     assert.equal((await a1.get(`${base()}/report/export`)).status, 403);

@@ -2,6 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Db, Executor, Tx } from '../../db/database.js';
 import { lockQualityDealing } from '../../db/write-locks.js';
 import { IMAGE_QUEUE, settleQueue, topUpQueue } from './overlap-queue.repository.js';
+import { decideReview, IMAGE_REVIEWS, lastComments, pendingReviews, taskReviewCounts, taskReviews, type ReviewQuery, type ReviewValues } from './task-reviews.repository.js';
 import type { QcDecisionsTable, QcSettingsTable, QcTaskReviewsTable, QcTasksTable } from '../../db/schema.js';
 
 export type TaskRow = Selectable<QcTasksTable> & { width: number; height: number; video_id: number | null; frame: number | null };
@@ -285,77 +286,26 @@ export class QualityControlRepository {
   }
 
   /** Task-review outcomes per annotator (reviews a user decided on their own task left out, as for image reviews). */
-  async taskReviewCounts(projectId: number): Promise<{ user_id: number; accepted: number; changes: number }[]> {
-    const rows = await this.db
-      .selectFrom('qc_task_reviews')
-      .select([
-        'user_id',
-        sql<number>`sum(case when decision = 'accepted' then 1 else 0 end)`.as('accepted'),
-        sql<number>`sum(case when decision = 'changes_requested' then 1 else 0 end)`.as('changes'),
-      ])
-      .where('project_id', '=', projectId)
-      .where((eb) => eb.or([eb('reviewed_by', 'is', null), eb('reviewed_by', '!=', eb.ref('user_id'))]))
-      .groupBy('user_id')
-      .execute();
-    return rows.map((r) => ({ user_id: r.user_id, accepted: Number(r.accepted), changes: Number(r.changes) }));
+  taskReviewCounts(projectId: number): Promise<{ user_id: number; accepted: number; changes: number }[]> {
+    return taskReviewCounts(this.db, IMAGE_REVIEWS, projectId);
   }
 
   /** Submitted tasks of the project waiting for review, oldest task first; the reviewer's own left out. */
-  pendingReviews(projectId: number, reviewerId: number, query: { image_id?: number; user_id?: number; after?: number; limit: number }): Promise<TaskRow[]> {
-    let q = this.tasks()
-      .where('qc_tasks.project_id', '=', projectId)
-      .where('qc_tasks.status', '=', 'submitted')
-      .where('qc_tasks.review_state', '=', 'pending')
-      .where('qc_tasks.user_id', '!=', reviewerId);
-    if (query.image_id !== undefined) q = q.where('qc_tasks.image_id', '=', query.image_id);
-    if (query.user_id !== undefined) q = q.where('qc_tasks.user_id', '=', query.user_id);
-    if (query.after !== undefined) q = q.where('qc_tasks.id', '>', query.after);
-    return q.orderBy('qc_tasks.id').limit(query.limit).execute();
+  pendingReviews(projectId: number, reviewerId: number, query: ReviewQuery): Promise<TaskRow[]> {
+    return pendingReviews(this.tasks(), IMAGE_REVIEWS, projectId, reviewerId, query);
   }
 
-  /** The last change request's comment of each task (what a resubmission answers). */
-  async lastComments(taskIds: readonly number[]): Promise<Map<number, string>> {
-    const out = new Map<number, string>();
-    for (let i = 0; i < taskIds.length; i += CHUNK) {
-      const rows = await this.db.selectFrom('qc_task_reviews').select(['task_id', 'comment']).where('task_id', 'in', taskIds.slice(i, i + CHUNK)).where('decision', '=', 'changes_requested').orderBy('id').execute();
-      for (const r of rows) out.set(r.task_id, r.comment);
-    }
-    return out;
+  lastComments(taskIds: readonly number[]): Promise<Map<number, string>> {
+    return lastComments(this.db, IMAGE_REVIEWS, taskIds);
   }
 
-  /**
-   * Records a review of a pending submission and moves the task: accepted stays submitted; changes requested opens it
-   * again for its annotator, with the comment. Undefined (nothing written) when the task was no longer pending.
-   */
-  decideReview(task: TaskRow, values: { decision: 'accepted' | 'changes_requested'; comment: string; reviewed_by: number; created_at: string }): Promise<TaskReviewRow | undefined> {
-    return this.db.transaction().execute(async (tx) => {
-      const moved = await tx
-        .updateTable('qc_tasks')
-        .set({
-          review_state: values.decision,
-          review_comment: values.comment === '' ? null : values.comment,
-          review_round: Number(task.review_round) + 1,
-          ...(values.decision === 'changes_requested' ? { status: 'open' as const } : {}),
-        })
-        .where('id', '=', task.id)
-        .where('status', '=', 'submitted')
-        .where('review_state', '=', 'pending')
-        .executeTakeFirst();
-      if (Number(moved.numUpdatedRows) === 0) return undefined;
-      return tx
-        .insertInto('qc_task_reviews')
-        .values({ project_id: task.project_id, task_id: task.id, image_id: task.image_id, user_id: task.user_id, round: Number(task.review_round) + 1, shapes: task.shapes, ...values })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-    });
+  /** Records a decision on a pending task (see task-reviews.repository.ts); undefined when it was no longer pending. */
+  decideReview(task: TaskRow, values: ReviewValues): Promise<TaskReviewRow | undefined> {
+    return decideReview(this.db, IMAGE_REVIEWS, task, values) as Promise<TaskReviewRow | undefined>;
   }
 
-  taskReviews(projectId: number, query: { image_id?: number; user_id?: number; after?: number; limit: number }): Promise<TaskReviewRow[]> {
-    let q = this.db.selectFrom('qc_task_reviews').selectAll().where('project_id', '=', projectId);
-    if (query.image_id !== undefined) q = q.where('image_id', '=', query.image_id);
-    if (query.user_id !== undefined) q = q.where('user_id', '=', query.user_id);
-    if (query.after !== undefined) q = q.where('id', '>', query.after);
-    return q.orderBy('id').limit(query.limit).execute();
+  taskReviews(projectId: number, query: ReviewQuery): Promise<TaskReviewRow[]> {
+    return taskReviews(this.db, IMAGE_REVIEWS, projectId, query) as Promise<TaskReviewRow[]>;
   }
 
   users(ids: readonly number[]): Promise<Map<number, { email: string; display_name: string }>> {
