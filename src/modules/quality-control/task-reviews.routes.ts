@@ -4,8 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { callerOf } from '../../http/authenticate.js';
 import { errors, IdParams } from '../../http/schemas.js';
 import type { Caller } from '../../access/caller.js';
-import type { ReviewQuery } from './task-reviews.repository.js';
-import type { TaskReviewInput } from './task-reviews.service.js';
+import type { ReviewQuery, TaskReviewInput } from './task-reviews.service.js';
 
 /** The schemas of one kind of task under review (images' or samples'). */
 export interface TaskReviewSchemas { pending: TSchema; create: TSchema; review: TSchema; query: TSchema }

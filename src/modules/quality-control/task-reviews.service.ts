@@ -6,6 +6,8 @@ import type { QualityControlRepository, TaskReviewRow, TaskRow } from './quality
 import type { PendingTaskReviewOut, QcShape, TaskReviewOut } from './quality-control.schemas.js';
 import type { ReviewQuery, ReviewValues } from './task-reviews.repository.js';
 
+export type { ReviewQuery };
+
 /** A task as the review step sees it. */
 export interface ReviewedTask { id: number; user_id: number; status: 'open' | 'submitted'; review_state: QcReviewState | null; review_round: number; submitted_at: string | null }
 
