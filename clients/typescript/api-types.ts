@@ -1980,6 +1980,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{id}/quality-control/samples/task-reviews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sample task review decisions, oldest first (reviewers)
+         * @description Every decision with the version it was made on and its round.
+         */
+        get: operations["listQualityControlSampleTaskReviews"];
+        put?: never;
+        /**
+         * Accept a submitted sample task, or request changes (reviewers)
+         * @description `accepted` ends the review; `changes_requested` (a comment is required) gives the task back to its annotator, open, dealt first by tasks/next; their resubmission waits for review again. 409 when the task (or set) is not waiting for review, as for the second of two reviewers deciding at once; 403 on your own task.
+         */
+        post: operations["createQualityControlSampleTaskReview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/quality-control/samples/task-reviews/pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Submitted sample tasks waiting for review (reviewers)
+         * @description Oldest task first, each with its annotator's submitted version; resubmissions (round 2 and up) carry the comment they answer. Your own tasks are left out.
+         */
+        get: operations["getQualityControlSampleTaskReviewPending"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{id}/quality-control/samples/tasks/{sample_id}": {
         parameters: {
             query?: never;
@@ -2067,13 +2111,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Task review decisions, oldest first (reviewers)
+         * Image task review decisions, oldest first (reviewers)
          * @description Every decision with the version it was made on and its round.
          */
         get: operations["listQualityControlTaskReviews"];
         put?: never;
         /**
-         * Accept a submitted task, or request changes (reviewers)
+         * Accept a submitted image task, or request changes (reviewers)
          * @description `accepted` ends the review; `changes_requested` (a comment is required) gives the task back to its annotator, open, dealt first by tasks/next; their resubmission waits for review again. Any frame of a video's task set decides the whole set, every pending frame of it at once, recorded once. 409 when the task (or set) is not waiting for review, as for the second of two reviewers deciding at once; 403 on your own task.
          */
         post: operations["createQualityControlTaskReview"];
@@ -2091,7 +2135,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Submitted tasks waiting for review (reviewers)
+         * Submitted image tasks waiting for review (reviewers)
          * @description Oldest task first, each with its annotator's submitted version; resubmissions (round 2 and up) carry the comment they answer. An annotator's task set on a video is one item (`video_id`, `frames`, the frame shown, every pending frame in `video_frames`). Your own tasks are left out.
          */
         get: operations["getQualityControlTaskReviewPending"];
@@ -16543,6 +16587,12 @@ export interface operations {
                             rating_alpha: number | null;
                             /** @description Mean absolute difference of the LLM ratings */
                             rating_mae: number | null;
+                            /** @description Task reviews requesting changes / decided (as the images' report) */
+                            rejection_rate: number | null;
+                            /** @description Task reviews decided on their answers */
+                            reviews_decided: number;
+                            /** @description Task reviews requesting changes / decided: each sends the answer back for rework */
+                            rework_rate: number | null;
                             /** @description Ground-truth samples answered */
                             samples: number;
                             segment_counts: {
@@ -16705,6 +16755,359 @@ export interface operations {
             };
         };
     };
+    listQualityControlSampleTaskReviews: {
+        parameters: {
+            query: {
+                /** @description The last id (task id when pending, review id otherwise) of the previous page */
+                after?: number;
+                limit: number;
+                sample_id?: number;
+                user_id?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        comment: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /**
+                         * @description `changes_requested` rejects the submission: the task goes back to its annotator
+                         * @enum {string}
+                         */
+                        decision: "accepted" | "changes_requested";
+                        id: number;
+                        label: (string | string[]) | (never | null);
+                        reviewed_by: number | null;
+                        round: number;
+                        sample_id: number;
+                        /** @description Text spans on a text; time segments on audio and video */
+                        spans: ({
+                            end: number;
+                            label: string;
+                            /** @description UTF-16 code unit offset into the text */
+                            start: number;
+                        } | {
+                            end_s: number;
+                            label: string;
+                            /** @description Seconds from the start of the clip */
+                            start_s: number;
+                        })[] | null;
+                        task_id: number;
+                        /** @description The annotator */
+                        user_id: number;
+                        value: (number | string | {
+                            /**
+                             * @description Which response the annotator prefers
+                             * @enum {string}
+                             */
+                            preference?: "chosen" | "rejected" | "tie";
+                            rating?: number;
+                        }) | (never | null);
+                    }[];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    createQualityControlSampleTaskReview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Required (not blank) when requesting changes
+                     * @default
+                     */
+                    comment: string;
+                    /**
+                     * @description `changes_requested` rejects the submission: the task goes back to its annotator
+                     * @enum {string}
+                     */
+                    decision: "accepted" | "changes_requested";
+                    sample_id: number;
+                    user_id: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        comment: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /**
+                         * @description `changes_requested` rejects the submission: the task goes back to its annotator
+                         * @enum {string}
+                         */
+                        decision: "accepted" | "changes_requested";
+                        id: number;
+                        label: (string | string[]) | (never | null);
+                        reviewed_by: number | null;
+                        round: number;
+                        sample_id: number;
+                        /** @description Text spans on a text; time segments on audio and video */
+                        spans: ({
+                            end: number;
+                            label: string;
+                            /** @description UTF-16 code unit offset into the text */
+                            start: number;
+                        } | {
+                            end_s: number;
+                            label: string;
+                            /** @description Seconds from the start of the clip */
+                            start_s: number;
+                        })[] | null;
+                        task_id: number;
+                        /** @description The annotator */
+                        user_id: number;
+                        value: (number | string | {
+                            /**
+                             * @description Which response the annotator prefers
+                             * @enum {string}
+                             */
+                            preference?: "chosen" | "rejected" | "tie";
+                            rating?: number;
+                        }) | (never | null);
+                    };
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getQualityControlSampleTaskReviewPending: {
+        parameters: {
+            query: {
+                /** @description The last id (task id when pending, review id otherwise) of the previous page */
+                after?: number;
+                limit: number;
+                sample_id?: number;
+                user_id?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Any other client error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The sample's content (a text's `text`, a row's values, …) */
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        display_name: string;
+                        email: string;
+                        label: (string | string[]) | (never | null);
+                        /** @description The comment of the change request this resubmission answers */
+                        last_comment: string | null;
+                        /** @enum {string} */
+                        modality: "text" | "tabular" | "audio" | "video" | "llm";
+                        /** @description 1 for a first submission, 2 and up for resubmissions after changes were requested */
+                        round: number;
+                        sample_id: number;
+                        /** @description Text spans on a text; time segments on audio and video */
+                        spans: ({
+                            end: number;
+                            label: string;
+                            /** @description UTF-16 code unit offset into the text */
+                            start: number;
+                        } | {
+                            end_s: number;
+                            label: string;
+                            /** @description Seconds from the start of the clip */
+                            start_s: number;
+                        })[] | null;
+                        /** Format: date-time */
+                        submitted_at: string | null;
+                        task_id: number;
+                        /** @description The annotator */
+                        user_id: number;
+                        value: (number | string | {
+                            /**
+                             * @description Which response the annotator prefers
+                             * @enum {string}
+                             */
+                            preference?: "chosen" | "rejected" | "tie";
+                            rating?: number;
+                        }) | (never | null);
+                    }[];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not allowed for your role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found, or not visible to you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     getQualityControlSampleTask: {
         parameters: {
             query?: never;
@@ -16738,6 +17141,15 @@ export interface operations {
                         id: number;
                         label: (string | string[]) | (never | null);
                         project_id: number;
+                        /** @description The last reviewer's comment on your submission */
+                        review_comment: string | null;
+                        /** @description How many reviews were decided on this task */
+                        review_round: number;
+                        /**
+                         * @description The review of your submission: null until you submit; `pending` waits for a reviewer; `accepted`; `changes_requested` gives the task back to you (open again) to rework and resubmit
+                         * @enum {string|null}
+                         */
+                        review_state: "pending" | "accepted" | "changes_requested" | null;
                         sample_id: number;
                         /** @description Text spans on a text; time segments on audio and video */
                         spans: ({
@@ -16864,6 +17276,15 @@ export interface operations {
                         id: number;
                         label: (string | string[]) | (never | null);
                         project_id: number;
+                        /** @description The last reviewer's comment on your submission */
+                        review_comment: string | null;
+                        /** @description How many reviews were decided on this task */
+                        review_round: number;
+                        /**
+                         * @description The review of your submission: null until you submit; `pending` waits for a reviewer; `accepted`; `changes_requested` gives the task back to you (open again) to rework and resubmit
+                         * @enum {string|null}
+                         */
+                        review_state: "pending" | "accepted" | "changes_requested" | null;
                         sample_id: number;
                         /** @description Text spans on a text; time segments on audio and video */
                         spans: ({
@@ -16973,6 +17394,15 @@ export interface operations {
                         id: number;
                         label: (string | string[]) | (never | null);
                         project_id: number;
+                        /** @description The last reviewer's comment on your submission */
+                        review_comment: string | null;
+                        /** @description How many reviews were decided on this task */
+                        review_round: number;
+                        /**
+                         * @description The review of your submission: null until you submit; `pending` waits for a reviewer; `accepted`; `changes_requested` gives the task back to you (open again) to rework and resubmit
+                         * @enum {string|null}
+                         */
+                        review_state: "pending" | "accepted" | "changes_requested" | null;
                         sample_id: number;
                         /** @description Text spans on a text; time segments on audio and video */
                         spans: ({
@@ -17082,6 +17512,15 @@ export interface operations {
                             id: number;
                             label: (string | string[]) | (never | null);
                             project_id: number;
+                            /** @description The last reviewer's comment on your submission */
+                            review_comment: string | null;
+                            /** @description How many reviews were decided on this task */
+                            review_round: number;
+                            /**
+                             * @description The review of your submission: null until you submit; `pending` waits for a reviewer; `accepted`; `changes_requested` gives the task back to you (open again) to rework and resubmit
+                             * @enum {string|null}
+                             */
+                            review_state: "pending" | "accepted" | "changes_requested" | null;
                             sample_id: number;
                             /** @description Text spans on a text; time segments on audio and video */
                             spans: ({

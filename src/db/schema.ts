@@ -682,6 +682,7 @@ export interface Database {
   qc_sample_queue: QcSampleQueueTable;
   qc_sample_ground_truth: QcSampleGroundTruthTable;
   qc_sample_tasks: QcSampleTasksTable;
+  qc_sample_task_reviews: QcSampleTaskReviewsTable;
 }
 
 /** A project's labelling quality control settings (issue 29, migration 0035); a project without a row has the defaults. */
@@ -735,6 +736,28 @@ export interface QcSampleTasksTable {
   created_at: string;
   updated_at: string;
   submitted_at: string | null;
+  /** Where the answer's review stands, as qc_tasks.review_state (migration 0052). */
+  review_state: ColumnType<QcReviewState | null, QcReviewState | null | undefined, QcReviewState | null>;
+  review_comment: ColumnType<string | null, string | null | undefined, string | null>;
+  review_round: ColumnType<number, number | undefined, number>;
+}
+
+/** A reviewer's decision on a submitted sample task (migration 0052), with the answer (JSON text as the task's) it was made on. */
+export interface QcSampleTaskReviewsTable {
+  id: Generated<number>;
+  project_id: number;
+  task_id: number;
+  sample_id: number;
+  user_id: number;
+  round: number;
+  decision: 'accepted' | 'changes_requested';
+  comment: string;
+  label: string | null;
+  labels: string | null;
+  spans: string | null;
+  value: string | null;
+  reviewed_by: number | null;
+  created_at: string;
 }
 
 /** An image that may still be dealt, with its stored shuffle key (the dealing order; migration 0040). */

@@ -283,7 +283,7 @@ describe('Team quality page and disagreement queue in Chromium (issue 29)', { sk
         }
       });
     }
-    const report = await owner.call<{ annotators: { user_id: number; samples: number; class_accuracy: number | null; span_f1: number | null; span_counts: { tp: number; fp: number; fn: number }; segment_f1: number | null }[]; class_alpha: number | null; span_alpha: number | null }>('get', `${sqc}/report`);
+    const report = await owner.call<{ annotators: { user_id: number; samples: number; class_accuracy: number | null; span_f1: number | null; span_counts: { tp: number; fp: number; fn: number }; segment_f1: number | null; reviews_decided: number; rejection_rate: number | null; rework_rate: number | null }[]; class_alpha: number | null; span_alpha: number | null }>('get', `${sqc}/report`);
     assert.deepEqual(report.annotators.map((a) => [a.user_id, a.samples]), [[a1.id, 1], [a2.id, 1]]);
 
     await signInPage(owner);
@@ -305,6 +305,9 @@ describe('Team quality page and disagreement queue in Chromium (issue 29)', { sk
         preference_accuracy: '—',
         rating_mae: '—',
         transcript_wer: '—',
+        reviews_decided: String(a.reviews_decided),
+        rejection_rate: percent(a.rejection_rate),
+        rework_rate: percent(a.rework_rate),
         // The pool text, x against y: alpha 1 − 1·2/2 = 0 for each; no values to agree on.
         class_alpha: '0.000',
         label_set_alpha: '—',

@@ -286,6 +286,10 @@ const MATRIX: Record<string, Row> = {
   'GET /api/projects/:id/quality-control/annotators': { rule: 'project.update', assigned: 'whole', path: (f) => `/api/projects/${f.projectId}/quality-control/annotators` },
   'GET /api/projects/:id/quality-control/annotators/export': { rule: 'project.update', assigned: 'whole', path: (f) => `/api/projects/${f.projectId}/quality-control/annotators/export` },
   'GET /api/projects/:id/quality-control/my-scores': { rule: 'project.read', assigned: 'scoped', path: (f) => `/api/projects/${f.projectId}/quality-control/my-scores` },
+  // Sample task reviews (issue 29): per-role cases in test/http/quality-control-sample-task-reviews.test.ts.
+  'GET /api/projects/:id/quality-control/samples/task-reviews/pending': { rule: 'reviews.decide', assigned: 'whole', path: (f) => `/api/projects/${f.projectId}/quality-control/samples/task-reviews/pending` },
+  'POST /api/projects/:id/quality-control/samples/task-reviews': { rule: 'auth-only', assigned: 'whole' },
+  'GET /api/projects/:id/quality-control/samples/task-reviews': { rule: 'reviews.decide', assigned: 'whole', path: (f) => `/api/projects/${f.projectId}/quality-control/samples/task-reviews` },
   // Samples (issue 29): per-role cases of the task routes are in test/http/quality-control-samples.test.ts.
   'GET /api/projects/:id/quality-control/samples/ground-truth': { rule: 'project.update', assigned: 'whole', path: (f) => `/api/projects/${f.projectId}/quality-control/samples/ground-truth` },
   'POST /api/projects/:id/quality-control/samples/ground-truth': { rule: 'auth-only', assigned: 'whole' },

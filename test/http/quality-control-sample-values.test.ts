@@ -111,7 +111,7 @@ describe('quality-control sample tasks: tabular, LLM, multi-label and transcript
     assert.ok(Math.abs(mine.label_jaccard - 1 / 3) < 1e-12, String(mine.label_jaccard));
     assert.ok(Math.abs(mine.transcript_wer - 1 / 6) < 1e-12, String(mine.transcript_wer));
     const csv = (await owner.get(`${base()}/report/export`)).raw.toString().split('\n');
-    assert.match(csv[0], /,label_jaccard,value_mae,preference_accuracy,rating_mae,transcript_wer,class_alpha,/);
-    assert.match(csv[1], /,0\.333333,3,1,2,0\.166667,/);
+    assert.match(csv[0], /,label_jaccard,value_mae,preference_accuracy,rating_mae,transcript_wer,reviews_decided,rejection_rate,rework_rate,class_alpha,/);
+    assert.match(csv[1], /,0\.333333,3,1,2,0\.166667,0,,,/);
   });
 });

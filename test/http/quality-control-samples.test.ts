@@ -135,9 +135,9 @@ describe('quality control of samples (issue 29)', () => {
     assert.match(String(csv.headers['content-disposition']), new RegExp(`sample-annotators-${projectId}\\.csv`));
     assert.deepEqual(csv.raw.toString().split('\n'), [
       'user_id,email,samples,class_accuracy,span_f1,span_tp,span_fp,span_fn,segment_f1,segment_tp,segment_fp,segment_fn,label_jaccard,value_mae,preference_accuracy,rating_mae,transcript_wer,'
-        + 'class_alpha,label_set_alpha,value_alpha,rating_alpha,preference_alpha,transcript_agreement',
-      `${a1.id},${a1.email},1,1,0.666667,1,0,1,,0,0,0,,,,,,0.4,,,,,`,
-      `${a2.id},${a2.email},0,,,0,0,0,,0,0,0,,,,,,0.4,,,,,`,
+        + 'reviews_decided,rejection_rate,rework_rate,class_alpha,label_set_alpha,value_alpha,rating_alpha,preference_alpha,transcript_agreement',
+      `${a1.id},${a1.email},1,1,0.666667,1,0,1,,0,0,0,,,,,,0,,,0.4,,,,,`,
+      `${a2.id},${a2.email},0,,,0,0,0,,0,0,0,,,,,,0,,,0.4,,,,,`,
       '',
     ]);
     assert.equal((await a1.get(`${base()}/report/export`)).status, 403);

@@ -111,4 +111,13 @@ describe('time segments of audio and video scored like shapes (issue 29)', () =>
     assert.deepEqual(seven.segment_per_class.map((c) => [c.label, c.tp, c.fp, c.fn, c.f1]), [['music', 0, 1, 1, 0], ['speech', 1, 1, 1, 0.5]]);
     assert.deepEqual([eight.segment_counts, eight.segment_f1, eight.span_f1], [{ tp: 2, fp: 0, fn: 0 }, 1, null]);
   });
+
+  it('gives each annotator the task reviews\' rates, as images\' reviewRates: one with only reviews (answers back with them) too', () => {
+    // User 1: 3 decided, 1 change request → 1/3 and 1/3. User 2 has no submitted answer, 2 change requests of 2 → 1, 1.
+    const scores = sampleAnnotatorScores([v(1, 1, 'a'), v(2, 3, 'a')], new Map(), [{ user_id: 1, accepted: 2, changes: 1 }, { user_id: 2, accepted: 0, changes: 2 }]);
+    assert.deepEqual(scores.map((s) => [s.user_id, s.samples, s.reviews_decided]), [[1, 0, 3], [2, 0, 2], [3, 0, 0]]);
+    close(scores[0].rejection_rate, 1 / 3);
+    close(scores[0].rework_rate, 1 / 3);
+    assert.deepEqual([scores[1].rejection_rate, scores[1].rework_rate, scores[2].rejection_rate, scores[2].rework_rate], [1, 1, null, null]);
+  });
 });

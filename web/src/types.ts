@@ -141,3 +141,5 @@ export type QcDecision = ResponseOf<'/api/projects/{id}/quality-control/consensu
 /** A submitted task waiting for its review, and a recorded task review (issue 29). */
 export type QcPendingTaskReview = Item<ResponseOf<'/api/projects/{id}/quality-control/task-reviews/pending', 'get'>>;
 export type QcTaskReview = ResponseOf<'/api/projects/{id}/quality-control/task-reviews', 'post'>;
+/** A submitted sample task waiting for its review (issue 29). */
+export type QcPendingSampleTaskReview = Item<ResponseOf<'/api/projects/{id}/quality-control/samples/task-reviews/pending', 'get'>>;

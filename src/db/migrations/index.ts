@@ -44,6 +44,7 @@ import { qcSampleQueue } from './0047-qc-sample-queue.js';
 import { qcQueueOnInsert } from './0048-qc-queue-on-insert.js';
 import { qcTaskReviews } from './0049-qc-task-reviews.js';
 import { qcSampleValues } from './0051-qc-sample-values.js';
+import { qcSampleTaskReviews } from './0052-qc-sample-task-reviews.js';
 
 /** Every migration, in order. Names are stable forever: they are recorded in the database. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -92,5 +93,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0048-qc-queue-on-insert': qcQueueOnInsert(dialect),
     '0049-qc-task-reviews': qcTaskReviews(dialect),
     '0051-qc-sample-values': qcSampleValues(),
+    '0052-qc-sample-task-reviews': qcSampleTaskReviews(dialect),
   };
 }

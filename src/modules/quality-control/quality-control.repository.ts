@@ -2,12 +2,15 @@ import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
 import type { Db, Executor, Tx } from '../../db/database.js';
 import { lockQualityDealing } from '../../db/write-locks.js';
 import { IMAGE_QUEUE, settleQueue, topUpQueue } from './overlap-queue.repository.js';
+import { decideReview, IMAGE_REVIEWS, pendingReviews, taskReviewCounts, taskReviews, type ReviewQuery, type ReviewScope, type ReviewValues } from './task-reviews.repository.js';
 import type { Database, QcDecisionsTable, QcSettingsTable, QcTaskReviewsTable, QcTasksTable } from '../../db/schema.js';
 
 export type TaskRow = Selectable<QcTasksTable> & { width: number; height: number; video_id: number | null; frame: number | null };
 export type DecisionRow = Selectable<QcDecisionsTable>;
 export type SettingsRow = Selectable<QcSettingsTable>;
 export type TaskReviewRow = Selectable<QcTaskReviewsTable>;
+/** A pending review: a task, or a video's task set shown by one of its frames, with how many of its frames wait. */
+export type PendingTaskRow = TaskRow & { frames: number };
 
 const CHUNK = 500;
 
@@ -285,19 +288,8 @@ export class QualityControlRepository {
   }
 
   /** Task-review outcomes per annotator (reviews a user decided on their own task left out, as for image reviews). */
-  async taskReviewCounts(projectId: number): Promise<{ user_id: number; accepted: number; changes: number }[]> {
-    const rows = await this.db
-      .selectFrom('qc_task_reviews')
-      .select([
-        'user_id',
-        sql<number>`sum(case when decision = 'accepted' then 1 else 0 end)`.as('accepted'),
-        sql<number>`sum(case when decision = 'changes_requested' then 1 else 0 end)`.as('changes'),
-      ])
-      .where('project_id', '=', projectId)
-      .where((eb) => eb.or([eb('reviewed_by', 'is', null), eb('reviewed_by', '!=', eb.ref('user_id'))]))
-      .groupBy('user_id')
-      .execute();
-    return rows.map((r) => ({ user_id: r.user_id, accepted: Number(r.accepted), changes: Number(r.changes) }));
+  taskReviewCounts(projectId: number): Promise<{ user_id: number; accepted: number; changes: number }[]> {
+    return taskReviewCounts(this.db, IMAGE_REVIEWS, projectId);
   }
 
   /**
@@ -306,7 +298,7 @@ export class QualityControlRepository {
    * its first frame), with `frames`, how many of the set's frames wait (1 for an image). `image_id` finds the set of
    * any of its frames.
    */
-  pendingReviews(projectId: number, reviewerId: number, query: { image_id?: number; user_id?: number; after?: number; limit: number }): Promise<(TaskRow & { frames: number })[]> {
+  async pendingReviews(projectId: number, reviewerId: number, query: ReviewQuery): Promise<PendingTaskRow[]> {
     const empty = (shapes: 'qc_tasks.shapes' | 't2.shapes') => sql`case when ${sql.ref(shapes)} = '[]' then 1 else 0 end`;
     const set = (eb: ExpressionBuilder<Database, 'qc_tasks' | 'images'>) =>
       eb
@@ -316,61 +308,33 @@ export class QualityControlRepository {
         .whereRef('i2.video_id', '=', 'images.video_id')
         .where('t2.status', '=', 'submitted')
         .where('t2.review_state', '=', 'pending');
-    let q = this.tasks()
+    let from = this.tasks()
       .select((eb) => set(eb).select((e) => e.fn.countAll<number>().as('n')).as('frames'))
-      .where('qc_tasks.project_id', '=', projectId)
-      .where('qc_tasks.status', '=', 'submitted')
-      .where('qc_tasks.review_state', '=', 'pending')
-      .where('qc_tasks.user_id', '!=', reviewerId)
       .where((eb) => eb.or([
         eb('images.video_id', 'is', null),
         eb.not(eb.exists(set(eb).select('t2.id').where(sql<boolean>`(${empty('t2.shapes')} < ${empty('qc_tasks.shapes')} or (${empty('t2.shapes')} = ${empty('qc_tasks.shapes')} and i2.frame < images.frame))`))),
       ]));
-    if (query.image_id !== undefined) {
-      const imageId = query.image_id;
-      q = q.where((eb) => eb.or([eb('qc_tasks.image_id', '=', imageId), eb('images.video_id', '=', eb.selectFrom('images as i3').select('i3.video_id').where('i3.id', '=', imageId))]));
+    const { image_id: imageId, ...rest } = query;
+    if (imageId !== undefined) {
+      from = from.where((eb) => eb.or([eb('qc_tasks.image_id', '=', imageId), eb('images.video_id', '=', eb.selectFrom('images as i3').select('i3.video_id').where('i3.id', '=', imageId))]));
     }
-    if (query.user_id !== undefined) q = q.where('qc_tasks.user_id', '=', query.user_id);
-    if (query.after !== undefined) q = q.where('qc_tasks.id', '>', query.after);
-    return q.orderBy('qc_tasks.id').limit(query.limit).execute().then((rows) => rows.map((r) => ({ ...r, frames: r.video_id === null ? 1 : Number(r.frames) })));
+    const rows = await pendingReviews(from, IMAGE_REVIEWS, projectId, reviewerId, rest);
+    return rows.map((r) => ({ ...r, frames: r.video_id === null ? 1 : Number(r.frames) }));
   }
 
   /**
-   * Records a review of a pending submission and moves the task — a video frame's whole pending task set, in one
-   * conditional update: accepted stays submitted; changes requested opens it again for its annotator, with the
-   * comment. One row records the decision, on the task named. Undefined (nothing written) when nothing was pending.
+   * Records a decision on a pending task (see task-reviews.repository.ts) — for a video frame, on the annotator's whole
+   * pending task set, recorded once on the frame named; undefined when nothing was pending.
    */
-  decideReview(task: TaskRow, values: { decision: 'accepted' | 'changes_requested'; comment: string; reviewed_by: number; created_at: string }): Promise<TaskReviewRow | undefined> {
-    return this.db.transaction().execute(async (tx) => {
-      const update = tx
-        .updateTable('qc_tasks')
-        .set({
-          review_state: values.decision,
-          review_comment: values.comment === '' ? null : values.comment,
-          review_round: sql`review_round + 1`,
-          ...(values.decision === 'changes_requested' ? { status: 'open' as const } : {}),
-        })
-        .where('status', '=', 'submitted')
-        .where('review_state', '=', 'pending');
-      const moved = await (task.video_id === null
-        ? update.where('id', '=', task.id)
-        : update.where('user_id', '=', task.user_id).where('image_id', 'in', tx.selectFrom('images').select('id').where('video_id', '=', task.video_id))
-      ).executeTakeFirst();
-      if (Number(moved.numUpdatedRows) === 0) return undefined;
-      return tx
-        .insertInto('qc_task_reviews')
-        .values({ project_id: task.project_id, task_id: task.id, image_id: task.image_id, user_id: task.user_id, round: Number(task.review_round) + 1, shapes: task.shapes, ...values })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-    });
+  decideReview(task: TaskRow, values: ReviewValues): Promise<TaskReviewRow | undefined> {
+    const scope = task.video_id === null
+      ? undefined
+      : ((update, tx) => update.where('user_id', '=', task.user_id).where('image_id', 'in', tx.selectFrom('images').select('id').where('video_id', '=', task.video_id))) satisfies ReviewScope;
+    return decideReview(this.db, IMAGE_REVIEWS, task, values, scope) as Promise<TaskReviewRow | undefined>;
   }
 
-  taskReviews(projectId: number, query: { image_id?: number; user_id?: number; after?: number; limit: number }): Promise<TaskReviewRow[]> {
-    let q = this.db.selectFrom('qc_task_reviews').selectAll().where('project_id', '=', projectId);
-    if (query.image_id !== undefined) q = q.where('image_id', '=', query.image_id);
-    if (query.user_id !== undefined) q = q.where('user_id', '=', query.user_id);
-    if (query.after !== undefined) q = q.where('id', '>', query.after);
-    return q.orderBy('id').limit(query.limit).execute();
+  taskReviews(projectId: number, query: ReviewQuery): Promise<TaskReviewRow[]> {
+    return taskReviews(this.db, IMAGE_REVIEWS, projectId, query) as Promise<TaskReviewRow[]>;
   }
 
   users(ids: readonly number[]): Promise<Map<number, { email: string; display_name: string }>> {

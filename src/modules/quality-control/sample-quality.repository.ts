@@ -1,11 +1,15 @@
 import { sql, type Selectable } from 'kysely';
 import type { Db, Executor, Tx } from '../../db/database.js';
-import type { QcSampleGroundTruthTable, QcSampleTasksTable } from '../../db/schema.js';
+import type { QcSampleGroundTruthTable, QcSampleTaskReviewsTable, QcSampleTasksTable } from '../../db/schema.js';
 import { lockQualityDealing } from '../../db/write-locks.js';
 import { SAMPLE_QUEUE, settleQueue, topUpQueue } from './overlap-queue.repository.js';
 import { usersByIds } from './quality-control.repository.js';
+import { decideReview, pendingReviews, SAMPLE_REVIEWS, taskReviewCounts, taskReviews, type ReviewQuery, type ReviewValues } from './task-reviews.repository.js';
 
 export type SampleTaskRow = Selectable<QcSampleTasksTable>;
+export type SampleTaskReviewRow = Selectable<QcSampleTaskReviewsTable>;
+/** A sample task waiting for review, with the sample's modality and content (JSON text). */
+export type PendingSampleTaskRow = SampleTaskRow & { modality: string; data: string };
 export type SampleGroundTruthRow = Selectable<QcSampleGroundTruthTable>;
 
 const CHUNK = 500;
@@ -55,8 +59,10 @@ export class SampleQualityRepository {
     return db.selectFrom('qc_sample_tasks').selectAll().where('project_id', '=', projectId).where('sample_id', '=', sampleId).where('user_id', '=', userId).executeTakeFirst();
   }
 
+  /** The caller's open task to deal first: one given back for changes before any other, else the oldest. */
   openTask(projectId: number, userId: number, db: Executor): Promise<SampleTaskRow | undefined> {
-    return db.selectFrom('qc_sample_tasks').selectAll().where('project_id', '=', projectId).where('user_id', '=', userId).where('status', '=', 'open').orderBy('id').limit(1).executeTakeFirst();
+    return db.selectFrom('qc_sample_tasks').selectAll().where('project_id', '=', projectId).where('user_id', '=', userId).where('status', '=', 'open')
+      .orderBy(sql`case when review_state = 'changes_requested' then 0 else 1 end`).orderBy('id').limit(1).executeTakeFirst();
   }
 
   /** A ground-truth sample of the project the user has no task on, at random. */
@@ -103,12 +109,32 @@ export class SampleQualityRepository {
     return (await this.findTask(projectId, sampleId, userId, db))!;
   }
 
-  async saveTask(id: number, values: { label?: string | null; labels?: string | null; spans?: string | null; value?: string | null; status?: 'submitted'; updated_at: string; submitted_at?: string }): Promise<void> {
+  async saveTask(id: number, values: { label?: string | null; labels?: string | null; spans?: string | null; value?: string | null; status?: 'submitted'; review_state?: 'pending'; updated_at: string; submitted_at?: string }): Promise<void> {
     await this.db.updateTable('qc_sample_tasks').set(values).where('id', '=', id).execute();
   }
 
   submitted(projectId: number) {
     return this.db.selectFrom('qc_sample_tasks').select(['sample_id', 'user_id', 'label', 'labels', 'spans', 'value']).where('project_id', '=', projectId).where('status', '=', 'submitted').orderBy('id').execute();
+  }
+
+  /** Submitted sample tasks waiting for review, oldest first; the reviewer's own left out. */
+  pendingReviews(projectId: number, reviewerId: number, query: ReviewQuery): Promise<PendingSampleTaskRow[]> {
+    const from = this.db.selectFrom('qc_sample_tasks').innerJoin('samples', 'samples.id', 'qc_sample_tasks.sample_id').selectAll('qc_sample_tasks').select(['samples.modality', 'samples.data']);
+    return pendingReviews(from, SAMPLE_REVIEWS, projectId, reviewerId, query);
+  }
+
+
+  /** Records a decision on a pending task (see task-reviews.repository.ts); undefined when it was no longer pending. */
+  decideReview(task: SampleTaskRow, values: ReviewValues): Promise<SampleTaskReviewRow | undefined> {
+    return decideReview(this.db, SAMPLE_REVIEWS, task, values) as Promise<SampleTaskReviewRow | undefined>;
+  }
+
+  taskReviews(projectId: number, query: ReviewQuery): Promise<SampleTaskReviewRow[]> {
+    return taskReviews(this.db, SAMPLE_REVIEWS, projectId, query) as Promise<SampleTaskReviewRow[]>;
+  }
+
+  taskReviewCounts(projectId: number) {
+    return taskReviewCounts(this.db, SAMPLE_REVIEWS, projectId);
   }
 
   users(ids: readonly number[]) {

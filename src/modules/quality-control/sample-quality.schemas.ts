@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { Id, Nullable, Timestamp } from '../../http/schemas.js';
-import { Label, Value } from '../samples/samples.schemas.js';
+import { Label, Modality, Value } from '../samples/samples.schemas.js';
+import { TaskOut, TaskReviewDecision, TaskReviewQuery } from './quality-control.schemas.js';
 
 const ClassName = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
 // Neither closes its properties: the validator would strip a time segment's fields while trying it as a text span.
@@ -42,6 +43,9 @@ export const SampleTaskOut = Type.Object({
   created_at: Timestamp,
   updated_at: Timestamp,
   submitted_at: Nullable(Timestamp),
+  review_state: TaskOut.properties.review_state,
+  review_comment: TaskOut.properties.review_comment,
+  review_round: TaskOut.properties.review_round,
 });
 export type SampleTaskOut = Static<typeof SampleTaskOut>;
 
@@ -77,6 +81,9 @@ export const SampleReportOut = Type.Object({
     transcript_wer: Nullable(Type.Number({ description: 'Word error rate of the audio transcripts, micro over the clips' })),
     class_alpha: Nullable(Type.Number({ description: "Their Krippendorff's alpha (nominal) of classes against the others' (pairs with them only, the project's expected disagreement)" })),
     ...ValueAgreement,
+    reviews_decided: Type.Integer({ description: 'Task reviews decided on their answers' }),
+    rejection_rate: Nullable(Type.Number({ description: 'Task reviews requesting changes / decided (as the images\' report)' })),
+    rework_rate: Nullable(Type.Number({ description: 'Task reviews requesting changes / decided: each sends the answer back for rework' })),
   })),
   samples: Type.Array(Type.Object({
     sample_id: Type.Integer(),
@@ -89,3 +96,56 @@ export const SampleReportOut = Type.Object({
   ...ValueAgreement,
 });
 export type SampleReportOut = Static<typeof SampleReportOut>;
+
+/** A submitted sample task waiting for its review (as PendingTaskReviewOut for images), with the sample's content. */
+export const PendingSampleTaskReviewOut = Type.Object({
+  task_id: Type.Integer(),
+  sample_id: Type.Integer(),
+  user_id: Type.Integer({ description: 'The annotator' }),
+  email: Type.String(),
+  display_name: Type.String(),
+  modality: Modality,
+  data: Type.Record(Type.String(), Type.Unknown(), { description: 'The sample\'s content (a text\'s `text`, a row\'s values, …)' }),
+  label: Label,
+  spans: Spans,
+  value: Value,
+  submitted_at: Nullable(Timestamp),
+  round: Type.Integer({ description: '1 for a first submission, 2 and up for resubmissions after changes were requested' }),
+  last_comment: Nullable(Type.String({ description: 'The comment of the change request this resubmission answers' })),
+});
+export type PendingSampleTaskReviewOut = Static<typeof PendingSampleTaskReviewOut>;
+
+export const SampleTaskReviewCreate = Type.Object(
+  {
+    sample_id: Id,
+    user_id: Id,
+    decision: TaskReviewDecision,
+    comment: Type.String({ maxLength: 4000, default: '', description: 'Required (not blank) when requesting changes' }),
+  },
+  { additionalProperties: false },
+);
+export type SampleTaskReviewCreate = Static<typeof SampleTaskReviewCreate>;
+
+export const SampleTaskReviewOut = Type.Object({
+  id: Type.Integer(),
+  task_id: Type.Integer(),
+  sample_id: Type.Integer(),
+  user_id: Type.Integer({ description: 'The annotator' }),
+  round: Type.Integer(),
+  decision: TaskReviewDecision,
+  comment: Type.String(),
+  label: Label,
+  spans: Spans,
+  value: Value,
+  reviewed_by: Nullable(Type.Integer()),
+  created_at: Timestamp,
+});
+export type SampleTaskReviewOut = Static<typeof SampleTaskReviewOut>;
+
+export const SampleTaskReviewQuery = Type.Object({
+  sample_id: Type.Optional(Id),
+  user_id: TaskReviewQuery.properties.user_id,
+  limit: TaskReviewQuery.properties.limit,
+  after: TaskReviewQuery.properties.after,
+});
+export type SampleTaskReviewQuery = Static<typeof SampleTaskReviewQuery>;

@@ -6,8 +6,9 @@ import type { TimeSegment } from './segment-scores.logic.js';
 import { sampleReport, sampleScoresCsv, type SampleTruth } from './sample-report.logic.js';
 import type { SampleValue } from './sample-value-scores.logic.js';
 import { editedLabels } from '../samples/sample-rules.logic.js';
-import type { SampleQualityRepository, SampleTaskRow } from './sample-quality.repository.js';
-import type { SampleGroundTruthOut, SampleNextOut, SampleReportOut, SampleTaskOut, SampleTaskSave } from './sample-quality.schemas.js';
+import type { PendingSampleTaskRow, SampleQualityRepository, SampleTaskReviewRow, SampleTaskRow } from './sample-quality.repository.js';
+import type { PendingSampleTaskReviewOut, SampleGroundTruthOut, SampleNextOut, SampleReportOut, SampleTaskOut, SampleTaskReviewOut, SampleTaskSave } from './sample-quality.schemas.js';
+import type { ReviewedItems } from './task-reviews.service.js';
 
 type Span = TextSpan | TimeSegment;
 const spansOf = (text: string | null): Span[] | null => (text === null ? null : (JSON.parse(text) as Span[]));
@@ -35,6 +36,23 @@ function toTaskOut(row: SampleTaskRow): SampleTaskOut {
     created_at: row.created_at,
     updated_at: row.updated_at,
     submitted_at: row.submitted_at,
+    review_state: row.review_state,
+    review_comment: row.review_comment,
+    review_round: Number(row.review_round),
+  };
+}
+
+/** Samples' tasks under review (task-reviews.service.ts): an entry shows the sample's content and the annotator's answer. */
+export function sampleTaskReviews(repo: SampleQualityRepository): ReviewedItems<SampleTaskRow, PendingSampleTaskRow, SampleTaskReviewRow, PendingSampleTaskReviewOut, SampleTaskReviewOut> {
+  return {
+    noun: 'sample',
+    key: 'sample_id',
+    store: repo,
+    pendingOut: (r, common) => ({ ...common, sample_id: r.sample_id, modality: r.modality as PendingSampleTaskReviewOut['modality'], data: JSON.parse(r.data) as Record<string, unknown>, label: labelOf(r), spans: spansOf(r.spans), value: valueOf(r.value) }),
+    reviewOut: (r) => ({
+      id: r.id, task_id: r.task_id, sample_id: r.sample_id, user_id: r.user_id, round: r.round, decision: r.decision, comment: r.comment,
+      label: labelOf(r), spans: spansOf(r.spans), value: valueOf(r.value), reviewed_by: r.reviewed_by, created_at: r.created_at,
+    }),
   };
 }
 
@@ -81,7 +99,7 @@ export class SampleQualityService {
   }
 
   /**
-   * The caller's open sample task, else a new one (overlap pool, or with the share's probability ground truth): one
+   * The caller's open sample task (one given back for changes first, with the reviewer's comment), else a new one (overlap pool, or with the share's probability ground truth): one
    * deal at a time per project, walking the stored queue (qc_sample_queue) as images' dealing does.
    */
   async next(caller: Caller, projectId: number): Promise<SampleNextOut> {
@@ -136,20 +154,21 @@ export class SampleQualityService {
     const task = await this.ownTask(caller, projectId, sampleId);
     if (task.status === 'submitted') throw new ConflictError(`Your task on sample ${sampleId} is already submitted`);
     const now = new Date().toISOString();
-    await this.repo.saveTask(task.id, { status: 'submitted', updated_at: now, submitted_at: now });
+    // Each submission, a resubmission after changes were requested too, waits for a reviewer.
+    await this.repo.saveTask(task.id, { status: 'submitted', review_state: 'pending', updated_at: now, submitted_at: now });
     return toTaskOut((await this.repo.findTask(projectId, sampleId, caller.userId))!);
   }
 
-  /** Scores against ground truth per annotator and agreement among them (project admins). */
+  /** Scores against ground truth and review rates per annotator, and agreement among them (project admins). */
   async report(caller: Caller, projectId: number): Promise<SampleReportOut> {
     await this.access.project(caller, projectId, 'project.update');
-    const [rows, gt] = await Promise.all([this.repo.submitted(projectId), this.repo.groundTruth(projectId)]);
+    const [rows, gt, reviews] = await Promise.all([this.repo.submitted(projectId), this.repo.groundTruth(projectId), this.repo.taskReviewCounts(projectId)]);
     const texts = await this.repo.texts(projectId, [...new Set([...rows.map((r) => r.sample_id), ...gt.map((g) => g.sample_id)])]);
     const truth = new Map<number, SampleTruth>(gt.map((g) => [g.sample_id, {
       label: g.label, labels: classList(g), spans: textSpans(g.spans), text: texts.get(g.sample_id) ?? null, segments: timeSegments(g.spans), value: valueOf(g.value),
     }]));
     const versions = rows.map((r) => ({ sample_id: r.sample_id, user_id: r.user_id, label: r.label, labels: classList(r), spans: textSpans(r.spans), segments: timeSegments(r.spans), value: valueOf(r.value) }));
-    return sampleReport(versions, truth, texts);
+    return sampleReport(versions, truth, texts, reviews);
   }
 
   /** The report's per-annotator scores as CSV, with each annotator's email (project admins). */

@@ -8,7 +8,7 @@
  * annotators (per project, and each annotator's with the others, as for classes) as sample-value-agreement.logic.ts does.
  */
 import { krippendorff, krippendorffAlpha, nominal, spanAlpha, spanTokenCounts, tokenize, tokenLabels, type TextSpan } from './label-agreement.logic.js';
-import { csvCell } from './quality-report.logic.js';
+import { csvCell, reviewRates } from './quality-report.logic.js';
 import { addSegmentCounts, segmentCounts, type SegmentClassCounts, type TimeSegment } from './segment-scores.logic.js';
 import { f1Of, type Counts } from './shape-scores.logic.js';
 import { emptyTally, tallyValues, valueFigures, type SampleValue, type ValueFigures } from './sample-value-scores.logic.js';
@@ -54,6 +54,10 @@ export interface SampleAnnotatorScores extends ValueFigures {
   segment_f1: number | null;
   segment_counts: Counts;
   segment_per_class: SegmentClassCounts[];
+  /** Task reviews decided on their answers, and the rejection and rework rates as images' (quality-report.logic reviewRates). */
+  reviews_decided: number;
+  rejection_rate: number | null;
+  rework_rate: number | null;
 }
 
 /** An annotator's agreement with the others on the overlapped samples (sample-value-agreement.logic.ts); null: none. */
@@ -61,6 +65,9 @@ export interface SampleAnnotatorAgreement extends ValueAgreement {
   /** Their alpha (nominal) of classes against the others'. */
   class_alpha: number | null;
 }
+
+/** Task-review outcomes of one annotator's sample answers. */
+export interface SampleReviewCounts { user_id: number; accepted: number; changes: number }
 
 export interface SampleAgreementRow {
   sample_id: number;
@@ -90,9 +97,18 @@ function byKey<T>(items: readonly T[], key: (item: T) => number): Map<number, T[
   return out;
 }
 
-/** Every annotator's scores on the ground-truth samples they answered. */
-export function sampleAnnotatorScores(versions: readonly SampleVersion[], truth: ReadonlyMap<number, SampleTruth>): SampleAnnotatorScores[] {
-  return [...byKey(versions, (v) => v.user_id)].sort((a, b) => a[0] - b[0]).map(([user, mine]) => {
+/**
+ * Every annotator's scores on the ground-truth samples they answered and their review rates. An annotator is someone
+ * with a submitted answer or a decided review (all their answers may be back with them for changes).
+ */
+export function sampleAnnotatorScores(versions: readonly SampleVersion[], truth: ReadonlyMap<number, SampleTruth>, reviews: readonly SampleReviewCounts[] = []): SampleAnnotatorScores[] {
+  const byUser = byKey(versions, (v) => v.user_id);
+  const reviewsOf = new Map(reviews.map((r) => [r.user_id, r]));
+  const users = [...new Set([...byUser.keys(), ...reviews.filter((r) => r.accepted + r.changes > 0).map((r) => r.user_id)])].sort((a, b) => a - b);
+  return users.map((user) => {
+    const mine = byUser.get(user) ?? [];
+    const r = reviewsOf.get(user);
+    const rates = reviewRates(r && { user_id: user, submitted: 0, approved: 0, rejected: 0, changes: 0, task_accepted: r.accepted, task_changes: r.changes });
     const scored = mine.filter((v) => truth.has(v.sample_id));
     let both = 0;
     let equal = 0;
@@ -129,6 +145,9 @@ export function sampleAnnotatorScores(versions: readonly SampleVersion[], truth:
       segment_counts: segments,
       segment_per_class: segmentPerClass,
       ...valueFigures(values),
+      reviews_decided: rates.decided,
+      rejection_rate: rates.rejection,
+      rework_rate: rates.rework,
     };
   });
 }
@@ -140,7 +159,7 @@ const classesOf = (x: { label: string | null; labels?: string[] | null }): strin
  * Agreement of the samples (not ground truth) that two or more annotators answered; `texts` gives each text sample's
  * text (samples of other modalities have none: only their classes count).
  */
-export function sampleReport(versions: readonly SampleVersion[], truth: ReadonlyMap<number, SampleTruth>, texts: ReadonlyMap<number, string>): SampleReport {
+export function sampleReport(versions: readonly SampleVersion[], truth: ReadonlyMap<number, SampleTruth>, texts: ReadonlyMap<number, string>, reviews: readonly SampleReviewCounts[] = []): SampleReport {
   const rows: SampleAgreementRow[] = [];
   const classUnits: [number, string | null][][] = [];
   const valueUnits: ValueAnswer[][] = [];
@@ -169,7 +188,7 @@ export function sampleReport(versions: readonly SampleVersion[], truth: Readonly
   const classAlpha = krippendorff(classUnits, nominal);
   const values = valueAgreement(valueUnits);
   return {
-    annotators: sampleAnnotatorScores(versions, truth).map((a) => ({ ...a, class_alpha: classAlpha.coders.get(a.user_id) ?? null, ...(values.annotators.get(a.user_id) ?? valueAgreement([]).project) })),
+    annotators: sampleAnnotatorScores(versions, truth, reviews).map((a) => ({ ...a, class_alpha: classAlpha.coders.get(a.user_id) ?? null, ...(values.annotators.get(a.user_id) ?? valueAgreement([]).project) })),
     samples: rows,
     class_alpha: classAlpha.alpha,
     span_alpha: krippendorffAlpha(tokenUnits),
@@ -179,7 +198,7 @@ export function sampleReport(versions: readonly SampleVersion[], truth: Readonly
 
 const AGREEMENT = ['class_alpha', 'label_set_alpha', 'value_alpha', 'rating_alpha', 'preference_alpha', 'transcript_agreement'] as const;
 const CSV_COLUMNS = ['user_id', 'email', 'samples', 'class_accuracy', 'span_f1', 'span_tp', 'span_fp', 'span_fn', 'segment_f1', 'segment_tp', 'segment_fp', 'segment_fn',
-  'label_jaccard', 'value_mae', 'preference_accuracy', 'rating_mae', 'transcript_wer', ...AGREEMENT] as const;
+  'label_jaccard', 'value_mae', 'preference_accuracy', 'rating_mae', 'transcript_wer', 'reviews_decided', 'rejection_rate', 'rework_rate', ...AGREEMENT] as const;
 
 /** The annotators' scores on samples as CSV (as analyticsCsv for images): a header row, one row per annotator. */
 export function sampleScoresCsv(rows: readonly (SampleAnnotatorScores & SampleAnnotatorAgreement & { email: string })[]): string {
@@ -187,7 +206,7 @@ export function sampleScoresCsv(rows: readonly (SampleAnnotatorScores & SampleAn
   for (const r of rows) {
     lines.push([r.user_id, r.email, r.samples, r.class_accuracy, r.span_f1, r.span_counts.tp, r.span_counts.fp, r.span_counts.fn,
       r.segment_f1, r.segment_counts.tp, r.segment_counts.fp, r.segment_counts.fn,
-      r.label_jaccard, r.value_mae, r.preference_accuracy, r.rating_mae, r.transcript_wer, ...AGREEMENT.map((c) => r[c])].map(csvCell).join(','));
+      r.label_jaccard, r.value_mae, r.preference_accuracy, r.rating_mae, r.transcript_wer, r.reviews_decided, r.rejection_rate, r.rework_rate, ...AGREEMENT.map((c) => r[c])].map(csvCell).join(','));
   }
   return `${lines.join('\n')}\n`;
 }

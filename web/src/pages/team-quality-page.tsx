@@ -7,6 +7,7 @@ import { GroundTruthPanel } from '../components/team-quality/ground-truth-panel.
 import { QualityCharts } from '../components/team-quality/quality-charts.js';
 import { QualitySettings } from '../components/team-quality/quality-settings.js';
 import { SampleScores } from '../components/team-quality/sample-scores.js';
+import { SampleTaskReviewsPanel } from '../components/team-quality/sample-task-reviews-panel.js';
 import { TaskReviewsPanel } from '../components/team-quality/task-reviews-panel.js';
 import { Link } from '../router.js';
 import type { LabelClass, Project, QcAnnotator, QcSettings } from '../types.js';
@@ -43,6 +44,7 @@ export default function TeamQualityPage({ projectId }: { projectId: number }) {
     >
       <ErrorBanner message={error} onClose={() => setError(null)} />
       {access !== null && can('reviews.decide') && <TaskReviewsPanel projectId={projectId} onError={setError} />}
+      {access !== null && can('reviews.decide') && (project?.sample_count ?? 0) > 0 && <SampleTaskReviewsPanel projectId={projectId} onError={setError} />}
       {access === null ? <p className="muted">Loading…</p> : lead ? <LeadView projectId={projectId} samples={(project?.sample_count ?? 0) > 0} onError={setError} /> : <OwnScores projectId={projectId} reviewer={can('reviews.decide')} />}
     </Layout>
   );

@@ -4,11 +4,8 @@ import { ErrorBanner, Layout } from '../layout.js';
 import { accessOf } from '../project-access.js';
 import { Link } from '../../router.js';
 import type { LabelClass, ResponseOf, Sample, SamplePatch } from '../../types.js';
-import { SampleAudio } from './sample-audio.js';
-import { SampleLlm } from './sample-llm.js';
-import { SampleTable, useRegression } from './sample-table.js';
-import { SampleText } from './sample-text.js';
-import { SampleVideo } from './sample-video.js';
+import { SampleAnswer } from './sample-answer.js';
+import { taskReviewNote } from '../../editor/task-shapes.js';
 
 type Task = ResponseOf<'/api/projects/{id}/quality-control/samples/tasks/{sample_id}', 'get'>;
 const nextPath = '/api/projects/{id}/quality-control/samples/tasks/next';
@@ -66,9 +63,6 @@ export function SampleTasks({ projectId, first }: { projectId: number; first: Ta
     if (task) api.get('/api/samples/{sample_id}', { path: { sample_id: task.sample_id } }).then(setSample, (e) => onError((e as Error).message));
   }, [task?.sample_id]);
 
-  // The tabular target's kind, as the server declares it for the project (the lead's table asks the same).
-  const regression = useRegression(projectId, sample?.modality === 'tabular', onError);
-
   /** Saves the classes, spans and value, one PUT after another: a later edit is never overtaken by an earlier one. */
   const save = (patch: SamplePatch) => {
     if (!task) return;
@@ -106,8 +100,9 @@ export function SampleTasks({ projectId, first }: { projectId: number; first: Ta
   };
 
   const shown = useMemo(() => sample && task && ({ ...sample, label: task.label, spans: task.spans, value: task.value } as Sample), [sample, task]);
+  // A task given back by its reviewer says what to change, as an image task does.
+  const note = task && taskReviewNote(task);
   const own = classes.filter((c) => !shown || !c.modalities || c.modalities.includes(shown.modality));
-  const view = shown && { sample: shown, classes: own, readOnly: task?.status !== 'open', multiLabel, save };
   return (
     <Layout title="Samples · quality-control task" actions={<Link href={`/projects/${projectId}`} className="button">Back to project</Link>}>
       <ErrorBanner message={error} onClose={() => onError(null)} />
@@ -118,13 +113,12 @@ export function SampleTasks({ projectId, first }: { projectId: number; first: Ta
       </section>
       {shown?.modality === 'llm' && <p className="muted">Keys: 1–9 rate · A/B/T preference</p>}
       {shown && !['llm', 'tabular'].includes(shown.modality) && own.length > 0 && <p className="muted">Keys: {own.slice(0, 9).map((c, i) => `${i + 1} ${c.name}`).join(' · ')}</p>}
-      {view && view.sample.modality === 'text' && <SampleText key={view.sample.id} {...view} />}
-      {view && view.sample.modality === 'audio' && <SampleAudio key={view.sample.id} {...view} />}
-      {view && view.sample.modality === 'video' && <SampleVideo key={view.sample.id} {...view} />}
-      {view && view.sample.modality === 'llm' && <SampleLlm key={view.sample.id} {...view} />}
-      {view && view.sample.modality === 'tabular' && regression !== undefined && (
-        <SampleTable key={view.sample.id} rows={[view.sample]} total={1} classes={own} readOnly={view.readOnly} regression={regression} onChange={(_, patch) => save(patch)} onNearEnd={() => undefined} />
+      {note && (
+        <span className="review-badge changes" data-testid="task-review-note" title={note.comment}>
+          Changes requested: {note.comment}
+        </span>
       )}
+      {shown && <SampleAnswer projectId={projectId} sample={shown} classes={classes} multiLabel={multiLabel} save={task.status === 'open' ? save : undefined} onError={onError} />}
       <div className="toolbar">
         <button className="primary" onClick={() => void submit()} disabled={submitting || !sample} data-testid="submit-sample-task" title="Submit your answer on this sample and open your next task">
           {submitting ? 'Submitting…' : 'Submit task'}

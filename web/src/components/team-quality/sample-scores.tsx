@@ -72,6 +72,9 @@ export function SampleScores({ projectId, onError }: { projectId: number; onErro
                   <th title="Their preferred LLM response equal to the truth's">Preference acc.</th>
                   <th title="Mean absolute difference of their LLM ratings from the truth's">Rating MAE</th>
                   <th title="Word error rate of their transcripts (0 is exact)">Transcript WER</th>
+                  <th title="Task reviews decided on their answers">Reviews</th>
+                  <th title="Changes requested / decided task reviews">Rejection</th>
+                  <th title="Changes requested / decided task reviews">Rework</th>
                   <th title="Their Krippendorff's alpha of classes against the other annotators' on overlapped samples">Class α</th>
                   {AGREEMENT.map((c) => <th key={c.key} title={`${c.title}: theirs against the other annotators'`}>{`Agreement: ${c.label}`}</th>)}
                 </tr>
@@ -90,6 +93,9 @@ export function SampleScores({ projectId, onError }: { projectId: number; onErro
                     <td data-col="preference_accuracy">{percent(a.preference_accuracy)}</td>
                     <td data-col="rating_mae">{score(a.rating_mae)}</td>
                     <td data-col="transcript_wer">{score(a.transcript_wer)}</td>
+                    <td data-col="reviews_decided">{a.reviews_decided}</td>
+                    <td data-col="rejection_rate">{percent(a.rejection_rate)}</td>
+                    <td data-col="rework_rate">{percent(a.rework_rate)}</td>
                     <td data-col="class_alpha">{score(a.class_alpha)}</td>
                     {AGREEMENT.map((c) => <td key={c.key} data-col={c.key}>{score(a[c.key])}</td>)}
                   </tr>
