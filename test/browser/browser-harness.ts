@@ -192,6 +192,12 @@ export function apiCaller(page: () => Page, base: () => string) {
   };
 }
 
+/** Signs the page in as `email` (an account made with PASSWORD), signing out whoever was in. */
+export async function signPageIn(page: Page, base: string, email: string): Promise<void> {
+  await page.context().clearCookies();
+  assert.equal((await page.request.post(`${base}/api/auth/login`, { data: { email, password: PASSWORD } })).status(), 200);
+}
+
 /** Registers the instance admin (the first account, kept out of the way) and `email`, and signs the page in as `email`. */
 export async function signInNewUser(call: ReturnType<typeof apiCaller>, email: string): Promise<void> {
   await call('post', '/api/auth/register', { email: 'admin@example.com', password: 'correct horse battery' });

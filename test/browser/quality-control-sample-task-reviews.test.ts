@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type APIRequestContext } from 'playwright-core';
-import { apiAccount, livePageSuite, SKIP_REASON, screenshot, until, PASSWORD } from './browser-harness.js';
+import { apiAccount, livePageSuite, SKIP_REASON, screenshot, until, signPageIn } from './browser-harness.js';
 
 interface Pending { sample_id: number; user_id: number; round: number; last_comment: string | null }
 interface Review { sample_id: number; user_id: number; round: number; decision: string; comment: string; reviewed_by: number }
@@ -42,8 +42,7 @@ describe('Sample task reviews on the Team quality page (issue 29)', { skip: SKIP
     const [first, second] = done;
 
     // Rita opens Team quality: both answers wait under Sample task reviews.
-    await live.page.context().clearCookies();
-    assert.equal((await live.page.request.post(`${base}/api/auth/login`, { data: { email: rita.email, password: PASSWORD } })).status(), 200);
+    await signPageIn(live.page, base, rita.email);
     await live.page.goto(`${base}/projects/${projectId}/quality`);
     const section = live.page.getByRole('region', { name: 'Sample task reviews' });
     await section.getByTestId('task-reviews').waitFor();
@@ -74,8 +73,7 @@ describe('Sample task reviews on the Team quality page (issue 29)', { skip: SKIP
     ]);
 
     // Ada opens her samples: the answer given back is dealt to her with the comment; she resubmits it.
-    await live.page.context().clearCookies();
-    assert.equal((await live.page.request.post(`${base}/api/auth/login`, { data: { email: ada.email, password: PASSWORD } })).status(), 200);
+    await signPageIn(live.page, base, ada.email);
     await live.page.goto(`${base}/projects/${projectId}/samples?modality=text`);
     await live.page.getByTestId('sample-task').waitFor();
     const note = live.page.getByTestId('task-review-note');

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type APIRequestContext } from 'playwright-core';
-import { apiAccount, livePageSuite, SKIP_REASON, screenshot, until, PASSWORD } from './browser-harness.js';
+import { apiAccount, livePageSuite, SKIP_REASON, screenshot, until, signPageIn } from './browser-harness.js';
 import { withDraws } from '../helpers/random-draws.js';
 
 interface Task { sample_id: number; status: string; label: string | null; spans: unknown[] | null }
@@ -44,8 +44,7 @@ describe('Quality-control tasks on the samples page (issue 29)', { skip: SKIP_RE
     // Ada's first task is dealt (ground truth, drawn first); the page opens it, her oldest open task.
     const first = (await withDraws([0], () => ada.call<{ task: Task }>('post', `${qc}/tasks/next`, undefined, 200))).task;
     assert.equal(first.sample_id, g);
-    await live.page.context().clearCookies();
-    assert.equal((await live.page.request.post(`${base}/api/auth/login`, { data: { email: ada.email, password: PASSWORD } })).status(), 200);
+    await signPageIn(live.page, base, ada.email);
     await live.page.goto(`${base}/projects/${projectId}/samples?modality=text`);
     await live.page.getByTestId('sample-task').waitFor();
     await live.page.getByTestId('sample-text').getByText('New York is big').waitFor();

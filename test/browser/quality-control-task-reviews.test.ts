@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type APIRequestContext } from 'playwright-core';
 import sharp from 'sharp';
-import { apiAccount, livePageSuite, SKIP_REASON, screenshot, until, PASSWORD } from './browser-harness.js';
+import { apiAccount, livePageSuite, SKIP_REASON, screenshot, until, signPageIn } from './browser-harness.js';
 
 const box = (class_id: number, x: number, y: number, w: number, h: number) => ({ class_id, annotation_type: 'bbox', geometry: { x, y, width: w, height: h } });
 interface Pending { task_id: number; image_id: number; user_id: number; round: number; last_comment: string | null }
@@ -49,8 +49,7 @@ describe('Task reviews on the Team quality page (issue 29)', { skip: SKIP_REASON
     const [first, second] = done;
 
     // Rita, a reviewer, opens Team quality: both submissions wait under Task reviews.
-    await live.page.context().clearCookies();
-    assert.equal((await live.page.request.post(`${base}/api/auth/login`, { data: { email: rita.email, password: PASSWORD } })).status(), 200);
+    await signPageIn(live.page, base, rita.email);
     await live.page.goto(`${base}/projects/${projectId}/quality`);
     const section = live.page.getByRole('region', { name: 'Task reviews' });
     await section.getByTestId('task-reviews').waitFor();
@@ -76,8 +75,7 @@ describe('Task reviews on the Team quality page (issue 29)', { skip: SKIP_REASON
     ]);
 
     // Ada opens the editor: the task given back is dealt to her, with the comment; she resubmits it.
-    await live.page.context().clearCookies();
-    assert.equal((await live.page.request.post(`${base}/api/auth/login`, { data: { email: ada.email, password: PASSWORD } })).status(), 200);
+    await signPageIn(live.page, base, ada.email);
     await live.page.goto(`${base}/projects/${projectId}/annotate`);
     await until('the returned task open', () => live.page.evaluate(() => window.__versaEditor?.imageId() ?? undefined).then((id) => id === first));
     const note = live.page.getByTestId('task-review-note');

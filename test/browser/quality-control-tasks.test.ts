@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type APIRequestContext, type Page } from 'playwright-core';
 import sharp from 'sharp';
-import { apiAccount, livePageSuite, SKIP_REASON, screenshot, until, PASSWORD } from './browser-harness.js';
+import { apiAccount, livePageSuite, SKIP_REASON, screenshot, until, signPageIn } from './browser-harness.js';
 import { withDraws } from '../helpers/random-draws.js';
 
 const box = (class_id: number, x: number, y: number, w: number, h: number) => ({ class_id, annotation_type: 'bbox', geometry: { x, y, width: w, height: h } });
@@ -66,8 +66,7 @@ describe('Quality-control tasks in the editor (issue 29)', { skip: SKIP_REASON ?
     await ada.call('put', `${qc}/tasks/${g}`, { shapes: [mine] });
 
     // She opens the project and its editor: the page opens her open task, with her version (one shape, not the image's).
-    await live.page.context().clearCookies();
-    assert.equal((await live.page.request.post(`${base}/api/auth/login`, { data: { email: ada.email, password: PASSWORD } })).status(), 200);
+    await signPageIn(live.page, base, ada.email);
     await live.page.goto(`${base}/projects/${projectId}`);
     await live.page.getByRole('link', { name: 'Annotate' }).click();
     await live.page.waitForURL(/\/annotate/);

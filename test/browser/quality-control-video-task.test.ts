@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type APIRequestContext } from 'playwright-core';
-import { apiAccount, livePageSuite, SKIP_REASON, screenshot, until, PASSWORD } from './browser-harness.js';
+import { apiAccount, livePageSuite, SKIP_REASON, screenshot, until, signPageIn } from './browser-harness.js';
 import { testVideo } from '../helpers/video-fixtures.js';
 
 interface Shape { class_id: number; annotation_type: string; geometry: Record<string, number>; track_id?: number; keyframe?: boolean }
@@ -40,8 +40,7 @@ describe('a quality-control task on video frames in the editor (issues 26, 29)',
     await owner.call('put', `${qc}/settings`, { overlap: 2 });
 
     // Ada opens the editor: her task is a frame of the video, and the timeline holds her task set's ten frames.
-    await page.context().clearCookies();
-    assert.equal((await page.request.post(`${base}/api/auth/login`, { data: { email: ada.email, password: PASSWORD } })).status(), 200);
+    await signPageIn(page, base, ada.email);
     await page.goto(`${base}/projects/${projectId}/annotate`);
     await page.getByTestId('image-position').filter({ hasText: 'Quality-control task' }).waitFor();
     await page.getByTestId('timeline').waitFor();
@@ -128,8 +127,7 @@ describe('a quality-control task on video frames in the editor (issues 26, 29)',
 
     // The lead reviews it on Team quality: one item for the set, shown from its first frame with shapes (frame 0);
     // stepping shows frame 1; a change request gives every frame back to Ada.
-    await page.context().clearCookies();
-    assert.equal((await page.request.post(`${base}/api/auth/login`, { data: { email: owner.email, password: PASSWORD } })).status(), 200);
+    await signPageIn(page, base, owner.email);
     await page.goto(`${base}/projects/${projectId}/quality`);
     const section = page.getByRole('region', { name: 'Task reviews' });
     await section.getByTestId('task-reviews').waitFor();

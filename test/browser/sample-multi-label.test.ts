@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type APIRequestContext, type Page } from 'playwright-core';
-import { apiAccount, livePageSuite, SKIP_REASON, PASSWORD, until } from './browser-harness.js';
+import { apiAccount, livePageSuite, SKIP_REASON, until, signPageIn } from './browser-harness.js';
 import { withDraws } from '../helpers/random-draws.js';
 
 type Label = string | string[] | null;
@@ -18,10 +18,6 @@ describe('Several classes per sample in a multi-label project (issue 29)', { ski
   const live = livePageSuite();
   const sessions: APIRequestContext[] = [];
   const account = (email: string) => apiAccount(live.server.baseUrl, sessions, email);
-  const signIn = async (email: string) => {
-    await live.page.context().clearCookies();
-    assert.equal((await live.page.request.post(`${live.server.baseUrl}/api/auth/login`, { data: { email, password: PASSWORD } })).status(), 200);
-  };
 
   it("ticks and toggles several classes of a text sample on the lead's page", async () => {
     await account('admin@example.com');
@@ -29,7 +25,7 @@ describe('Several classes per sample in a multi-label project (issue 29)', { ski
     const projectId = (await owner.call<{ id: number }>('post', '/api/projects', { name: 'Topics', project_type: 'classification', multi_label: true })).id;
     for (const name of ['x', 'y', 'z']) await owner.call('post', `/api/projects/${projectId}/classes`, { name });
     const s = (await owner.call<{ id: number }>('post', `/api/projects/${projectId}/samples`, { modality: 'text', data: { text: 'sports and politics' } })).id;
-    await signIn(owner.email);
+    await signPageIn(live.page, live.server.baseUrl, owner.email);
     await live.page.goto(`${live.server.baseUrl}/projects/${projectId}/samples?modality=text`);
     await box(live.page, 'x').check();
     await until('x saved', async () => sameSet((await owner.call<{ label: Label }>('get', `/api/samples/${s}`)).label, ['x']) || undefined);
@@ -56,7 +52,7 @@ describe('Several classes per sample in a multi-label project (issue 29)', { ski
     const dealt = (await withDraws([0], () => ada.call<{ task: { sample_id: number } }>('post', `/api/projects/${projectId}/quality-control/samples/tasks/next`, undefined, 200))).task.sample_id;
     assert.ok(created.items.some((i) => i.id === dealt));
     const task = async () => (await ada.call<{ label: Label }>('get', `/api/projects/${projectId}/quality-control/samples/tasks/${dealt}`)).label;
-    await signIn(ada.email);
+    await signPageIn(live.page, live.server.baseUrl, ada.email);
     await live.page.goto(`${live.server.baseUrl}/projects/${projectId}/samples`);
     await live.page.getByTestId('sample-task').waitFor();
     await box(live.page, 'x').waitFor();

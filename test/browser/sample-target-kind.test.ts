@@ -8,17 +8,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type APIRequestContext } from 'playwright-core';
-import { apiAccount, livePageSuite, SKIP_REASON, PASSWORD } from './browser-harness.js';
+import { apiAccount, livePageSuite, SKIP_REASON, signPageIn } from './browser-harness.js';
 import { withDraws } from '../helpers/random-draws.js';
 
 describe('Tabular target kind from the server (issue 29)', { skip: SKIP_REASON ?? false }, () => {
   const live = livePageSuite();
   const sessions: APIRequestContext[] = [];
   const account = (email: string) => apiAccount(live.server.baseUrl, sessions, email);
-  const signIn = async (email: string) => {
-    await live.page.context().clearCookies();
-    assert.equal((await live.page.request.post(`${live.server.baseUrl}/api/auth/login`, { data: { email, password: PASSWORD } })).status(), 200);
-  };
 
   it("shows number inputs in the lead's table when the first page of rows has no value yet", async () => {
     await account('admin@example.com');
@@ -27,7 +23,7 @@ describe('Tabular target kind from the server (issue 29)', { skip: SKIP_REASON ?
     const items = [...Array.from({ length: 250 }, (_, i) => ({ modality: 'tabular', data: { row: { rooms: i } } })), { modality: 'tabular', data: { row: { rooms: 250 } }, value: 99.5 }];
     await owner.call('post', `/api/projects/${projectId}/samples`, { items });
     const first = (await owner.call<{ id: number }[]>('get', `/api/projects/${projectId}/samples?modality=tabular&limit=1`))[0].id;
-    await signIn(owner.email);
+    await signPageIn(live.page, live.server.baseUrl, owner.email);
     await live.page.goto(`${live.server.baseUrl}/projects/${projectId}/samples?modality=tabular`);
     const target = live.page.getByLabel(`Target of sample ${first}`, { exact: true });
     await target.waitFor();
@@ -55,7 +51,7 @@ describe('Tabular target kind from the server (issue 29)', { skip: SKIP_REASON ?
     // Listed to her, the ground-truth row has no value: a guess from her rows would make the target a class.
     assert.deepEqual((await ada.call<{ value: unknown }[]>('get', `/api/projects/${projectId}/samples?modality=tabular`)).map((s) => s.value), [null, null]);
     assert.equal((await withDraws([0], () => ada.call<{ task: { sample_id: number } }>('post', `${qc}/tasks/next`, undefined, 200))).task.sample_id, g);
-    await signIn(ada.email);
+    await signPageIn(live.page, live.server.baseUrl, ada.email);
     await live.page.goto(`${live.server.baseUrl}/projects/${projectId}/samples`);
     await live.page.getByTestId('sample-task').waitFor();
     const target = live.page.getByLabel(`Target of sample ${g}`, { exact: true });

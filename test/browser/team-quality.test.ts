@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import { type APIRequestContext } from 'playwright-core';
 import sharp from 'sharp';
-import { apiAccount, livePageSuite, SKIP_REASON, screenshot, until, PASSWORD } from './browser-harness.js';
+import { apiAccount, livePageSuite, SKIP_REASON, screenshot, until, signPageIn } from './browser-harness.js';
 import { withDraws } from '../helpers/random-draws.js';
 
 const box = (class_id: number, x: number, y: number, w: number, h: number) => ({ class_id, annotation_type: 'bbox', geometry: { x, y, width: w, height: h } });
@@ -59,12 +59,7 @@ describe('Team quality page and disagreement queue in Chromium (issue 29)', { sk
   const account = (email: string, displayName: string) => apiAccount(live.server.baseUrl, sessions, email, displayName);
   type Account = Awaited<ReturnType<typeof account>>;
 
-  /** Signs the browser page in as `who` (its cookies replaced). */
-  async function signInPage(who: Account) {
-    await live.page.context().clearCookies();
-    const res = await live.page.request.post(`${live.server.baseUrl}/api/auth/login`, { data: { email: who.email, password: PASSWORD } });
-    assert.equal(res.status(), 200);
-  }
+  const signInPage = (who: Account) => signPageIn(live.page, live.server.baseUrl, who.email);
 
   it('shows the API figures, marks ground truth and sets overlap, exports CSV, settles a disagreement, and keeps annotators out', async () => {
     const base = live.server.baseUrl;
