@@ -746,10 +746,12 @@ function DetectorAssist({ projectId, imageId, models, onResult, onError }: {
   onError: (m: string) => void;
 }) {
   const [model, setModel] = useState('');
-  const [confidence, setConfidence] = useState(0.25);
+  // null until the slider moves: the model's own cut-off (per class where promotion stored thresholds).
+  const [confidence, setConfidence] = useState<number | null>(null);
   const [busy, setBusy] = useState(false);
   const [last, setLast] = useState<string | null>(null);
   const chosen = Number(model || models[0].id);
+  const perClass = models.find((m) => m.id === chosen)?.class_thresholds;
   const run = async () => {
     setBusy(true);
     setLast(null);
@@ -775,8 +777,8 @@ function DetectorAssist({ projectId, imageId, models, onResult, onError }: {
         ))}
       </select>
       <label className="small">
-        Confidence {confidence.toFixed(2)}
-        <input type="range" min={0.05} max={0.95} step={0.05} value={confidence} onChange={(e) => setConfidence(Number(e.target.value))} />
+        Confidence {confidence !== null ? confidence.toFixed(2) : perClass ? 'per class (set at promotion)' : '0.25'}
+        <input type="range" min={0.05} max={0.95} step={0.05} value={confidence ?? 0.25} onChange={(e) => setConfidence(Number(e.target.value))} aria-label="Detector confidence" />
       </label>
       <button onClick={() => void run()} disabled={busy}>
         {busy ? 'Running…' : 'Run detector on this image'}
