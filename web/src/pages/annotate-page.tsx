@@ -65,6 +65,9 @@ const SHORTCUTS: [string, string][] = [
   ['?', 'this help'],
 ];
 
+/** How long an information message stays. */
+const INFO_MS = 4000;
+
 /**
  * Editor messages that confirm what was done (an edit Ctrl+Z undoes, a class added) or say what to do next: shown as
  * information, not as errors (refusals and failures stay errors).
@@ -169,6 +172,13 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
   const [submittingTask, setSubmittingTask] = useState(false);
   /** The open task's change request (a reviewer gave it back with a comment), if any. */
   const [taskNote, setTaskNote] = useState<TaskReviewNote | null>(null);
+
+  // Information (a done edit, Ctrl+Z undoes it) goes by itself; errors stay until closed.
+  useEffect(() => {
+    if (!message || !isInfo(message)) return;
+    const timer = setTimeout(() => setMessage((now) => (now === message ? null : now)), INFO_MS);
+    return () => clearTimeout(timer);
+  }, [message]);
 
   useEffect(() => {
     const c = new EditorController(canvas.current!, minimap.current, setState, setMessage);
@@ -589,7 +599,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
             </div>
           )}
           {message && (
-            <div className="toast">
+            <div className={`toast${isInfo(message) ? ' info' : ''}`}>
               <ErrorBanner message={message} onClose={() => setMessage(null)} kind={isInfo(message) ? 'info' : 'error'} />
             </div>
           )}
