@@ -13,7 +13,8 @@
  * a drag. Then the labels are removed again, the model is promoted to production (which stores its per-class
  * thresholds) and the same images are labelled with the suggestions the editor offers: those waiting when an image
  * opens (the editor has the production model predict the images ahead), else a click on "Run detector on this image";
- * Y when right, the class key when the class is wrong, N when nothing is there; what is still missing is drawn.
+ * Y when right (Shift+Y once when every suggestion left is right), the class key when the class is wrong, N when
+ * nothing is there; what is still missing is drawn.
  * Either way the next image is one key (D); the bench waits for the background predictions of the images ahead before
  * it, as a person labelling the open image would. The labels saved are checked against the ground truth (IoU 0.5,
  * same class) at the end, so a run that labels wrongly says so.
@@ -81,7 +82,7 @@ function generate(i: number): Generated {
 }
 
 /** What an action was for: the per-kind breakdown. */
-type Purpose = 'tool' | 'next image' | 'to a suggestion' | 'accept' | 'relabel' | 'reject' | 'run detector' | 'deselect' | 'class for a drawing' | 'draw';
+type Purpose = 'tool' | 'next image' | 'to a suggestion' | 'accept' | 'accept all' | 'relabel' | 'reject' | 'run detector' | 'deselect' | 'class for a drawing' | 'draw';
 
 /** The actions a person made, by device and by purpose. */
 class Tally {
@@ -212,7 +213,7 @@ interface Run {
 
 /**
  * Labels the images the editor walks from the open one: the suggestions first (Tab to the first; Y when right, the
- * class key when the class is wrong, N when nothing is there), after a click on "Run detector" when none were
+ * class key when the class is wrong, N when nothing is there; Shift+Y once as soon as every one left is right), after a click on "Run detector" when none were
  * predicted in the background; then what is still missing drawn (Esc first when a shape is still selected, the class
  * key when the class changes, a drag). By hand there are no suggestions: only the drawing.
  */
@@ -237,8 +238,28 @@ async function label(page: Page, person: Person, images: Unseen[], classIds: Map
       await new Promise((r) => setTimeout(r, 200));
       state = await editorState(page);
     }
+    /** The truths the open suggestions match one each (IoU 0.5, same class), or null when any matches none. */
+    const allRight = (shapes: EditorShape[]): Truth[] | null => {
+      const used: Truth[] = [];
+      for (const s of shapes.filter((x) => x.status === 'suggested')) {
+        const t = truth.find((x) => !found.has(x) && !used.includes(x) && nameOf.get(s.class_id) === x.cls && iou(x, s.geometry) >= 0.5);
+        if (!t) return null;
+        used.push(t);
+      }
+      return used;
+    };
+    /** Every suggestion left is right: one Shift+Y accepts them all. */
+    const acceptAll = async (rest: Truth[]) => {
+      await person.key('Shift+Y', 'accept all');
+      for (const t of rest) found.add(t);
+      decisions.accepted += rest.length;
+      await waitFor('every suggestion accepted', async () => !(await editorState(page)).shapes.some((x) => x.status === 'suggested'));
+    };
     if (state.shapes.some((s) => s.status === 'suggested')) {
-      if (state.selected === null || state.shapes.find((s) => s.key === state.selected)?.status !== 'suggested') await person.key('Tab', 'to a suggestion');
+      const rest = allRight(state.shapes);
+      if (rest && rest.length > 1) {
+        await acceptAll(rest);
+      } else if (state.selected === null || state.shapes.find((s) => s.key === state.selected)?.status !== 'suggested') await person.key('Tab', 'to a suggestion');
       for (;;) {
         state = await waitFor('a suggestion selected', async () => {
           const s = await editorState(page);
@@ -247,6 +268,11 @@ async function label(page: Page, person: Person, images: Unseen[], classIds: Map
         });
         const selected = state.shapes.find((s) => s.key === state.selected && s.status === 'suggested');
         if (!selected) break;
+        const rest = allRight(state.shapes);
+        if (rest && rest.length > 1) {
+          await acceptAll(rest);
+          break;
+        }
         const match = truth.find((t) => !found.has(t) && iou(t, selected.geometry) >= 0.5);
         if (match) found.add(match);
         if (!match) {
