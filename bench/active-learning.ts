@@ -16,9 +16,9 @@
  * A strategy is next-to-label's `strategy`, optionally with `:aggregate` (sum, max, mean; the route's default is sum).
  */
 import { loadavg } from 'node:os';
-import { resolve } from 'node:path';
 import { startTestApp, type Client } from '../test/helpers/test-app.js';
 import { waitFor } from './lib/server.js';
+import { boxOf, DATASETS } from './lib/training.js';
 
 const arg = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const smoke = process.argv.includes('--smoke');
@@ -30,7 +30,6 @@ const seedSetSize = Number(arg('seed-set', smoke ? '10' : '20'));
 // toy-cars-yolo-seg saturates (0.997 valid mAP50 on its 7 valid images from 70 random ones): car-damage has room.
 const datasets = arg('datasets', 'indian-vehicles-yolo,car-damage-coco-seg').split(',');
 const strategies = arg('strategies', 'random,least_confidence,margin,entropy,entropy:max,diversity').split(',');
-const DATASETS = resolve('..', 'shared', 'datasets');
 
 interface Box { class_id: number; geometry: { x: number; y: number; width: number; height: number } }
 
@@ -38,18 +37,6 @@ interface Box { class_id: number; geometry: { x: number; y: number; width: numbe
 function ok<T = any>(res: { status: number; body: any }, what: string): T {
   if (res.status >= 300) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
   return res.body as T;
-}
-
-/** A bbox annotation's box, or a polygon's bounding box. */
-function boxOf(annotation: any): Box['geometry'] | null {
-  const g = annotation.geometry;
-  if (annotation.annotation_type === 'bbox') return { x: g.x, y: g.y, width: g.width, height: g.height };
-  const points: number[][] = g.points ?? [];
-  if (points.length === 0) return g.bbox ?? null;
-  const xs = points.map((p) => p[0]);
-  const ys = points.map((p) => p[1]);
-  const box = { x: Math.min(...xs), y: Math.min(...ys), width: Math.max(...xs) - Math.min(...xs), height: Math.max(...ys) - Math.min(...ys) };
-  return box.width > 0 && box.height > 0 ? box : null;
 }
 
 /** Seeded shuffle (mulberry32). */

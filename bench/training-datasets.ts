@@ -9,15 +9,14 @@
  */
 import { execFile } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
-import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { startServer, type BenchServer, waitFor } from './lib/server.js';
+import { startServer, type BenchServer } from './lib/server.js';
+import { DATASETS, importAndVersion, trainWithBudget } from './lib/training.js';
 
 const which = process.argv[2] ?? 'both';
 const detectMinutes = Number(process.argv[3] ?? 8);
 const classifyMinutes = Number(process.argv[4] ?? 5);
 const seed = Number(process.argv[5] ?? 0);
-const DATASETS = resolve('..', 'shared', 'datasets');
 
 interface Run {
   dataset: string;
@@ -71,20 +70,9 @@ const rows: Record<string, string>[] = [];
 try {
   for (const run of RUNS) {
     const load = [loadavg()[0]];
-    const project = await server.api('POST', '/api/projects/import/folder', { path: run.dataset, name: run.dataset });
-    const created = await server.api('POST', `/api/projects/${project.id}/versions`, { name: 'bench', seed: 1, preprocessing_config: { resize: { enabled: false } } });
-    const version = await waitFor(() => server.api('GET', `/api/versions/${created.id}`), (v) => v.status === 'ready' || v.status === 'failed');
-    if (version.status !== 'ready') throw new Error(`version ${version.status}`);
-    const started = Date.now();
-    const job = await server.api('POST', `/api/projects/${project.id}/train`, {
-      version_id: version.id, adapter: run.adapter, device: 'cpu', seed, time_budget_s: Math.round(run.minutes * 60), ...run.body,
-    });
-    const done = await waitFor(() => server.api('GET', `/api/train/jobs/${job.id}`), (j) => ['succeeded', 'failed', 'cancelled'].includes(j.status));
-    const wall = (Date.now() - started) / 1000;
+    const { projectId, versionId } = await importAndVersion(server.api, run.dataset);
+    const { experiment, metrics: m, wall } = await trainWithBudget(server.api, projectId, versionId, run.adapter, run.minutes, run.body, seed);
     load.push(loadavg()[0]);
-    if (done.status !== 'succeeded') throw new Error(`${run.dataset}: training ${done.status}: ${done.error}`);
-    const experiment = await server.api('GET', `/api/experiments/${done.experiment_id}`);
-    const m = experiment.metrics as Record<string, number | null>;
     const shown = Object.entries(m).filter(([k, v]) => v !== null && /^(test_)?(map50|map50_95|accuracy|top5|precision|recall)$/.test(k));
     rows.push({
       dataset: run.dataset,
@@ -93,7 +81,7 @@ try {
       'wall (s)': wall.toFixed(0),
       epochs: String(experiment.epoch ?? ''),
       [run.headline]: (m[run.headline] ?? NaN).toFixed(3),
-      baseline: await run.baseline(server, project.id, version.id),
+      baseline: await run.baseline(server, projectId, versionId),
       metrics: shown.map(([k, v]) => `${k} ${Number(v).toFixed(3)}`).join(', '),
       load: load.map((l) => l.toFixed(1)).join(' → '),
     });

@@ -112,6 +112,60 @@ describe('labelling round 3 (issue 30)', { skip: SKIP_REASON ?? false }, () => {
     assert.deepEqual(live.errors, []);
   });
 
+
+  it('an information message over the image lets a box be drawn through it, and goes by itself', async () => {
+    const page = live.page;
+    await signedIn();
+    const projectId = (await call<{ id: number }>('post', '/api/projects', { name: 'Toast' })).id;
+    for (const name of ['cat', 'dog', 'bird']) await call('post', `/api/projects/${projectId}/classes`, { name });
+    const { imageId } = await upload(projectId, [{ x: 10, y: 70, colour: [255, 0, 0] }]);
+    await uploadModel(projectId);
+    await openEditor(projectId, imageId);
+    await page.getByRole('button', { name: 'Run detector on this image' }).click();
+    await until('the suggestion selected', async () => (await selected())?.status === 'suggested');
+    await page.keyboard.press('1');
+    const toast = page.locator('.toast');
+    await until('"Accepted as cat" shown', async () => (await toast.innerText().catch(() => '')).startsWith('Accepted as cat'));
+    await page.keyboard.press('b');
+    // A drag that starts and ends on the message (it lies over the top of the image) draws a box.
+    const r = (await toast.boundingBox())!;
+    const count = () => page.evaluate(() => (window.__versaEditor!.controller as unknown as { store: { items: Map<number, unknown> } }).store.items.size);
+    const before = await count();
+    await page.mouse.move(r.x + 20, r.y + 5);
+    await page.mouse.down();
+    await page.mouse.move(r.x + 120, r.y + r.height - 5, { steps: 4 });
+    await page.mouse.up();
+    await until('the box drawn under the message', async () => (await count()) === before + 1);
+    await until('the message gone by itself', async () => (await toast.count()) === 0, 8000);
+    assert.deepEqual(live.errors, []);
+  });
+
+  it('"Run detector" and the auto-annotate form keep the per-class thresholds stored at promotion unless a confidence is set', async () => {
+    const page = live.page;
+    await signedIn();
+    const projectId = (await call<{ id: number }>('post', '/api/projects', { name: 'Thresholds' })).id;
+    for (const name of ['cat', 'dog', 'bird']) await call('post', `/api/projects/${projectId}/classes`, { name });
+    // The test detector scores a square by its colour's level: a red of 200 is a cat at 0.78, a full green a sure dog.
+    const { imageId, stored } = await upload(projectId, [{ x: 10, y: 10, colour: [200, 0, 0] }, { x: 70, y: 70, colour: [0, 255, 0] }]);
+    const modelId = await uploadModel(projectId);
+    await live.server.versa.deps.db.updateTable('models').set({ class_thresholds: JSON.stringify({ cat: 0.9 }) }).where('id', '=', modelId).execute();
+    await openEditor(projectId, imageId);
+
+    const detector = page.locator('[aria-label="Detector"]');
+    assert.match(await detector.innerText(), /Confidence per class/);
+    await page.getByRole('button', { name: 'Run detector on this image' }).click();
+    await until('the dog found, the unsure cat left out (below its 0.9)', async () => (await page.getByTestId('detector-result').innerText().catch(() => '')).startsWith('1 found'));
+    assert.equal((await stored()).length, 1);
+
+    // The project page's auto-annotate form: empty confidence means the same per-class cut-off.
+    await page.goto(`${base()}/projects/${projectId}?tab=models`);
+    const form = page.locator('[aria-label="Auto-annotate"]');
+    const confidence = form.getByLabel('Confidence');
+    await confidence.waitFor();
+    assert.equal(await confidence.inputValue(), '');
+    assert.equal(await confidence.getAttribute('placeholder'), 'per class');
+    assert.deepEqual(live.errors, []);
+  });
   it('item 1: repeated clicks on stacked shapes cycle through every shape under the cursor', async () => {
     const page = live.page;
     const projectId = (await call<{ id: number }>('post', '/api/projects', { name: 'Stacked' })).id;

@@ -153,7 +153,8 @@ function UploadModel({ projectId, onUploaded, onError }: { projectId: number; on
 
 function AutoAnnotate({ projectId, models, onDone }: { projectId: number; models: Model[]; onDone: () => void }) {
   const [model, setModel] = useState('');
-  const [confidence, setConfidence] = useState(0.25);
+  // null (the field empty): the model's own cut-off, per class where promotion stored thresholds.
+  const [confidence, setConfidence] = useState<number | null>(null);
   const [iou, setIou] = useState(0.45);
   const [onlyUnannotated, setOnlyUnannotated] = useState(true);
   const [jobId, setJobId] = useState<number | null>(null);
@@ -178,7 +179,7 @@ function AutoAnnotate({ projectId, models, onDone }: { projectId: number; models
     try {
       const answer = await api.post('/api/projects/{id}/auto-annotate/yolo', {
         path: { id: projectId },
-        body: { model: Number(chosen), confidence, iou, only_unannotated: onlyUnannotated, create_missing_classes: true },
+        body: { model: Number(chosen), ...(confidence === null ? {} : { confidence }), iou, only_unannotated: onlyUnannotated, create_missing_classes: true },
       });
       if ('job_id' in answer) {
         setImageCount(answer.image_count);
@@ -213,7 +214,17 @@ function AutoAnnotate({ projectId, models, onDone }: { projectId: number; models
           </label>
           <label className="small">
             Confidence
-            <input type="number" className="narrow" min={0} max={1} step={0.05} value={confidence} onChange={(e) => setConfidence(Number(e.target.value))} aria-label="Confidence" />
+            <input
+              type="number"
+              className="narrow"
+              min={0}
+              max={1}
+              step={0.05}
+              value={confidence ?? ''}
+              placeholder={models.find((m) => String(m.id) === chosen)?.class_thresholds ? 'per class' : '0.25'}
+              onChange={(e) => setConfidence(e.target.value === '' ? null : Number(e.target.value))}
+              aria-label="Confidence"
+            />
           </label>
           <label className="small">
             IoU

@@ -15,11 +15,14 @@ export async function samPreview(projectId: number, imageId: number, points: Poi
   return { ...res.mask, polygons: res.mask.polygons as Point[][], cached: res.embedding_cached };
 }
 
-/** Runs a detector on one image; the server saves what it finds and answers with it (one image never queues a job). */
-export async function runDetector(projectId: number, imageId: number, model: number, confidence: number, iou = 0.45) {
+/**
+ * Runs a detector on one image; the server saves what it finds and answers with it (one image never queues a job).
+ * `confidence` null: the model's own cut-off (its per-class thresholds stored at promotion, else the server's default).
+ */
+export async function runDetector(projectId: number, imageId: number, model: number, confidence: number | null, iou = 0.45) {
   const res = await api.post('/api/projects/{id}/auto-annotate/yolo', {
     path: { id: projectId },
-    body: { model, confidence, iou, image_ids: [imageId], only_unannotated: false, create_missing_classes: true },
+    body: { model, ...(confidence === null ? {} : { confidence }), iou, image_ids: [imageId], only_unannotated: false, create_missing_classes: true },
   });
   // One image is run in the request; only a run over many images answers 202 with a job.
   if ('job_id' in res) throw new Error('the detector was queued as a job instead of answering');

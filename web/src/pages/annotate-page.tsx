@@ -65,6 +65,9 @@ const SHORTCUTS: [string, string][] = [
   ['?', 'this help'],
 ];
 
+/** How long an information message stays. */
+const INFO_MS = 4000;
+
 /**
  * Editor messages that confirm what was done (an edit Ctrl+Z undoes, a class added) or say what to do next: shown as
  * information, not as errors (refusals and failures stay errors).
@@ -169,6 +172,13 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
   const [submittingTask, setSubmittingTask] = useState(false);
   /** The open task's change request (a reviewer gave it back with a comment), if any. */
   const [taskNote, setTaskNote] = useState<TaskReviewNote | null>(null);
+
+  // Information (a done edit, Ctrl+Z undoes it) goes by itself; errors stay until closed.
+  useEffect(() => {
+    if (!message || !isInfo(message)) return;
+    const timer = setTimeout(() => setMessage((now) => (now === message ? null : now)), INFO_MS);
+    return () => clearTimeout(timer);
+  }, [message]);
 
   useEffect(() => {
     const c = new EditorController(canvas.current!, minimap.current, setState, setMessage);
@@ -589,7 +599,7 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
             </div>
           )}
           {message && (
-            <div className="toast">
+            <div className={`toast${isInfo(message) ? ' info' : ''}`}>
               <ErrorBanner message={message} onClose={() => setMessage(null)} kind={isInfo(message) ? 'info' : 'error'} />
             </div>
           )}
@@ -746,10 +756,12 @@ function DetectorAssist({ projectId, imageId, models, onResult, onError }: {
   onError: (m: string) => void;
 }) {
   const [model, setModel] = useState('');
-  const [confidence, setConfidence] = useState(0.25);
+  // null until the slider moves: the model's own cut-off (per class where promotion stored thresholds).
+  const [confidence, setConfidence] = useState<number | null>(null);
   const [busy, setBusy] = useState(false);
   const [last, setLast] = useState<string | null>(null);
   const chosen = Number(model || models[0].id);
+  const perClass = models.find((m) => m.id === chosen)?.class_thresholds;
   const run = async () => {
     setBusy(true);
     setLast(null);
@@ -775,8 +787,8 @@ function DetectorAssist({ projectId, imageId, models, onResult, onError }: {
         ))}
       </select>
       <label className="small">
-        Confidence {confidence.toFixed(2)}
-        <input type="range" min={0.05} max={0.95} step={0.05} value={confidence} onChange={(e) => setConfidence(Number(e.target.value))} />
+        Confidence {confidence !== null ? confidence.toFixed(2) : perClass ? 'per class (set at promotion)' : '0.25'}
+        <input type="range" min={0.05} max={0.95} step={0.05} value={confidence ?? 0.25} onChange={(e) => setConfidence(Number(e.target.value))} aria-label="Detector confidence" />
       </label>
       <button onClick={() => void run()} disabled={busy}>
         {busy ? 'Running…' : 'Run detector on this image'}
