@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { ppeImage } from '../helpers/ppe.js';
 import { apiCaller, livePageSuite, SKIP_REASON, screenshot, signInNewUser, until } from './browser-harness.js';
 
-/** Issue 30, item 10: the training form, the live job line, Compare's numbers and a way to a new project. */
+/** Issue 30, item 10: the training form, the live job line, Compare's numbers, one experiment's page and a way to a new project. */
 describe('Training and project pages, round 3 (issue 30, item 10)', { skip: SKIP_REASON ?? false }, () => {
   const live = livePageSuite();
   const call = apiCaller(() => live.page, () => live.server.baseUrl);
@@ -68,6 +68,41 @@ describe('Training and project pages, round 3 (issue 30, item 10)', { skip: SKIP
     assert.deepEqual(await cells('epochs_run'), ['epochs_run', '30', '28']);
     assert.deepEqual(await cells('map50'), ['map50', '0.500', '0.612']);
     await screenshot(page, 'training-r3-02-compare');
+    await page.unrouteAll({ behavior: 'ignoreErrors' });
+  });
+
+  it("an experiment's page shows the per-class table, the confusion matrix with background, and the errors, each opening the editor", async () => {
+    const id = await project();
+    const { page, server } = live;
+    const perClass = (class_id: number, name: string, ap50: number, conf_threshold: number) => ({ class_id, name, instances: 4, ap50, ap50_95: ap50 / 2, precision: 0.8, recall: 0.75, f1: 0.774, conf_threshold, pr_curve: Array.from({ length: 101 }, (_, i) => 1 - i / 200) });
+    const split = (ap: number) => ({ per_class: [perClass(1, 'king', ap, 0.41), perClass(2, 'queen', ap / 2, 0.27)], confusion: { labels: ['king', 'queen', 'background'], matrix: [[3, 1, 0], [0, 2, 2], [1, 0, 0]] } });
+    const experiment = { id: 5, project_id: id, name: 'run five', tags: [], notes: '', status: 'succeeded', adapter: 'versa-detect', version_id: 1, job_id: null, model_id: null, params: {}, metrics: { map50: 0.62 }, best_epoch: 2, epoch: 2, error: null, created_at: new Date().toISOString(), finished_at: null, duration_s: 9,
+      history: [{ epoch: 1, train_loss: 2, map50: 0.3 }, { epoch: 2, train_loss: 1.5, map50: 0.62 }], analysis: { valid: split(0.9), test: split(0.6) } };
+    const asked: string[] = [];
+    await page.route('**/api/experiments/5', (route) => route.fulfill({ json: experiment }));
+    await page.route('**/api/experiments/5/errors?*', (route) => {
+      const url = new URL(route.request().url());
+      asked.push(`${url.searchParams.get('split')}:${url.searchParams.get('kind') ?? ''}`);
+      const image = { image_id: 41, version_image_id: 7, false_positives: 2, false_negatives: 1, confusions: 1, predictions: [] };
+      return route.fulfill({ json: { experiment_id: 5, split: url.searchParams.get('split'), kind: url.searchParams.get('kind'), total: 1, images: [image] } });
+    });
+    await page.goto(`${server.baseUrl}/projects/${id}/experiments/5`);
+    const rows = page.getByTestId('per-class').locator('tbody tr');
+    await until('the per-class table', async () => (await rows.count()) === 2);
+    assert.deepEqual(await rows.nth(0).locator('td').allInnerTexts(), ['king', '4', '0.900', '0.450', '0.800', '0.750', '0.774', '0.410']);
+    assert.equal(await page.getByTestId('pr-curves').count(), 1);
+    const matrix = page.getByTestId('confusion');
+    assert.deepEqual(await matrix.locator('thead th').allInnerTexts(), ['', 'king', 'queen', 'background']);
+    assert.deepEqual(await matrix.locator('tbody tr').nth(2).locator('th, td').allInnerTexts(), ['background', '1', '0', '0']);
+    await until('the errors of the valid split', async () => asked.includes('valid:'));
+    assert.deepEqual(await page.getByTestId('errors').locator('tbody tr td').allInnerTexts(), ['41', '2', '1', '1', 'Open in editor']);
+    await page.getByLabel('Split').selectOption('test');
+    await until('the test split', async () => (await rows.nth(0).locator('td').nth(2).innerText()) === '0.600');
+    await page.getByLabel('Error kind').selectOption('false_positive');
+    await until('the errors ranked by false positives', async () => asked.includes('test:false_positive'));
+    const open = page.getByRole('link', { name: 'Open in editor' });
+    assert.equal(await open.getAttribute('href'), `/projects/${id}/annotate?image=41&experiment=5&eval_split=test`);
+    await screenshot(page, 'training-r3-03-experiment');
     await page.unrouteAll({ behavior: 'ignoreErrors' });
   });
 
