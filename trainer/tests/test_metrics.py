@@ -46,3 +46,19 @@ def test_semantic_by_hand():
     assert out["miou"] == pytest.approx((5 / 8 + 2 / 5) / 2)
     assert out["miou_fg"] == pytest.approx(2 / 5)
     assert out["pixel_accuracy"] == pytest.approx(0.7)
+
+
+def test_semantic_augmentation_only_mirrors_and_moves_the_map_with_the_image():
+    import numpy as np
+
+    from versa_trainer.semantic import augment
+
+    rng = np.random.default_rng(0)
+    images = rng.integers(0, 256, size=(16, 8, 8, 3), dtype=np.uint8)
+    targets = rng.integers(0, 4, size=(16, 8, 8), dtype=np.uint8)
+    out_images, out_targets = augment(np.random.default_rng(1), images, targets)
+    mirrored = [not np.array_equal(a, b) for a, b in zip(out_images, images)]
+    for i, flipped in enumerate(mirrored):
+        source_image, source_target = (images[i][:, ::-1], targets[i][:, ::-1]) if flipped else (images[i], targets[i])
+        assert np.array_equal(out_images[i], source_image) and np.array_equal(out_targets[i], source_target)
+    assert 0 < sum(mirrored) < 16
