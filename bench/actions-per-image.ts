@@ -12,7 +12,7 @@
  * counted). By hand, before the model is promoted: each ground-truth box is a class key (when the class changes) and
  * a drag. Then the labels are removed again, the model is promoted to production (which stores its per-class
  * thresholds) and the same images are labelled with the suggestions the editor offers: those waiting when an image
- * opens (the editor has the production model predict the images ahead), else a click on "Run detector on this image";
+ * opens (the editor has the production model predict the open image and the images ahead), else a click on "Run detector on this image";
  * Y when right (Shift+Y once when every suggestion left is right), the class key when the class is wrong, N when
  * nothing is there; what is still missing is drawn.
  * Either way the next image is one key (D); the bench waits for the background predictions of the images ahead before
@@ -212,7 +212,7 @@ interface Run {
 }
 
 /**
- * Labels the images the editor walks from the open one: the suggestions first (Tab to the first; Y when right, the
+ * Labels the images the editor walks from the open one: the suggestions first (the editor selects the first, else Tab; Y when right, the
  * class key when the class is wrong, N when nothing is there; Shift+Y once as soon as every one left is right), after a click on "Run detector" when none were
  * predicted in the background; then what is still missing drawn (Esc first when a shape is still selected, the class
  * key when the class changes, a drag). By hand there are no suggestions: only the drawing.
@@ -230,6 +230,15 @@ async function label(page: Page, person: Person, images: Unseen[], classIds: Map
     await waitFor('the image open', async () => (await editorState(page)).imageId === imageId);
     const found = new Set<Truth>();
     let state = await editorState(page);
+    if (assist && !state.shapes.some((s) => s.status === 'suggested')) {
+      // The editor has the open image predicted in the background too (the first of a list has no image before
+      // it to do that ahead): a person waits for its suggestions, which costs no action.
+      for (let waited = 0; waited < 5000 && !assist.predicted.has(imageId); waited += 100) await new Promise((r) => setTimeout(r, 100));
+      if (assist.predicted.has(imageId)) {
+        await assist.settled();
+        state = await editorState(page);
+      }
+    }
     if (assist && !assist.predicted.has(imageId) && !state.shapes.some((s) => s.status === 'suggested')) {
       const answered = page.waitForResponse((r) => r.url().includes('/auto-annotate/yolo'));
       await person.click('Run detector on this image', 'run detector');

@@ -236,7 +236,7 @@ describe('labelling pages in Chromium: invitations, role-gated controls, assignm
     assert.deepEqual(live.errors, []);
   });
 
-  it('predictions are reviewed keyboard-first in the editor: Tab, Y accepts, Ctrl+Z undoes, Shift+N rejects the rest', async () => {
+  it('predictions are reviewed keyboard-first in the editor: the first selected on open, Y accepts, Ctrl+Z undoes, Shift+N rejects the rest', async () => {
     const imageId = imageIds[3];
     const make = (x: number) => call<{ id: number }>('post', `/api/images/${imageId}/annotations`, { class_id: classIds[0], annotation_type: 'bbox', geometry: { x, y: 50, width: 60, height: 60 }, confidence: 0.7, source: 'model:1', status: 'suggested' });
     const ids = [(await make(20)).id, (await make(150)).id, (await make(280)).id];
@@ -246,7 +246,11 @@ describe('labelling pages in Chromium: invitations, role-gated controls, assignm
     };
     await live.page.goto(`${base()}/projects/${projectId}/annotate?image=${imageId}`);
     await until('the editor', () => live.page.evaluate(() => (window.__versaEditor?.controller.store?.items.size ?? 0) === 3));
-    await live.page.keyboard.press('Tab');
+    const selected = await live.page.evaluate(() => {
+      const c = window.__versaEditor!.controller as unknown as { selectedKey: number | null; store: { items: Map<number, { id: number }> } };
+      return c.selectedKey === null ? null : c.store.items.get(c.selectedKey)!.id;
+    });
+    assert.equal(selected, ids[0], 'the first suggestion is selected when the image opens');
     await live.page.keyboard.press('y');
     await until('first accepted', async () => (await statusOf(ids[0])) === 'accepted');
     await live.page.keyboard.press('Control+z');

@@ -167,6 +167,8 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
   const imagesRef = useRef<ImageRecord[]>([]);
   const indexRef = useRef(-1);
   const modelsRef = useRef<Model[]>([]);
+  /** The images predicted in the background while open (see prefetchAhead). */
+  const askedOpen = useRef(new Set<number>());
   /** Working on quality-control tasks (issue 29): one dealt image at a time, its shapes the caller's own version. */
   const [taskMode, setTaskMode] = useState(false);
   const [submittingTask, setSubmittingTask] = useState(false);
@@ -323,6 +325,8 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
       const loaded = await loader.current.load(list[at]);
       if (indexRef.current !== at) return;
       c.show(loaded);
+      // Suggestions waiting: the first is selected, so Y, N and class keys work on it at once.
+      c.selectNextSuggestion(true);
       c.paint();
       switchMs.current = performance.now() - started;
       firstPaintAt.current ||= performance.now();
@@ -348,16 +352,24 @@ export default function AnnotatePage({ projectId }: { projectId: number }) {
   const timeline = useRef<TimelineActions | null>(null);
 
   /**
-   * With a production model, the images ahead are predicted in the background: their suggestions are there when
-   * they open. Their cached copies predate the suggestions, so they are loaded again once the job is done.
+   * With a production model, the open image (once per visit of the page) and the images ahead are predicted in the
+   * background: suggestions are there when they open, and appear on the open one without "Run detector". Their
+   * cached copies predate the suggestions, so they are loaded again once the job is done; the open image only if
+   * nothing was edited on it meanwhile.
    */
   const prefetchAhead = (list: ImageRecord[], at: number) => {
-    const ahead = list.slice(at + 1, at + 1 + PREFETCH_AHEAD).map((i) => i.id);
+    const current = list[at]?.id;
+    const asked = current !== undefined && !askedOpen.current.has(current);
+    const ids = list.slice(asked ? at : at + 1, at + 1 + PREFETCH_AHEAD).map((i) => i.id);
     const production = modelsRef.current.some((m) => !m.shared && m.lifecycle === 'production' && ['detect', 'segment', 'classify'].includes(m.task));
-    if (!production || ahead.length === 0) return;
-    prefetchSuggestions(projectId, ahead).then((predicted) => {
+    if (!production || ids.length === 0) return;
+    prefetchSuggestions(projectId, ids).then((predicted) => {
+      // Predicted once: an image the model finds nothing on (or whose suggestions were all rejected) stays
+      // unlabelled, and opening it again must not predict it again.
+      if (asked && predicted.includes(current)) askedOpen.current.add(current);
       const open = imagesRef.current[indexRef.current]?.id;
       for (const id of predicted) if (id !== open) loader.current.forget(id);
+      if (open !== undefined && predicted.includes(open) && !controller.current?.store?.edited) void reloadCurrent();
       const next = imagesRef.current[indexRef.current + 1];
       if (next && predicted.includes(next.id)) void loader.current.load(next).catch(() => undefined);
     }, () => undefined);
