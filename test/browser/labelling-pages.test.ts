@@ -236,21 +236,28 @@ describe('labelling pages in Chromium: invitations, role-gated controls, assignm
     assert.deepEqual(live.errors, []);
   });
 
-  it('predictions are reviewed keyboard-first in the editor: the first selected on open, Y accepts, Ctrl+Z undoes, Shift+N rejects the rest', async () => {
+  it('predictions are reviewed keyboard-first in the editor, least confident first: selected on open, Tab in order, Y accepts, Ctrl+Z undoes, Shift+N rejects the rest', async () => {
     const imageId = imageIds[3];
-    const make = (x: number) => call<{ id: number }>('post', `/api/images/${imageId}/annotations`, { class_id: classIds[0], annotation_type: 'bbox', geometry: { x, y: 50, width: 60, height: 60 }, confidence: 0.7, source: 'model:1', status: 'suggested' });
-    const ids = [(await make(20)).id, (await make(150)).id, (await make(280)).id];
+    const make = (x: number, confidence: number) => call<{ id: number }>('post', `/api/images/${imageId}/annotations`, { class_id: classIds[0], annotation_type: 'bbox', geometry: { x, y: 50, width: 60, height: 60 }, confidence, source: 'model:1', status: 'suggested' });
+    const ids = [(await make(20, 0.4)).id, (await make(150, 0.9)).id, (await make(280, 0.6)).id];
     const statusOf = async (id: number) => {
       const res = await live.page.request.get(`${base()}/api/annotations/${id}`);
       return res.status() === 404 ? 'gone' : ((await res.json()) as { status: string }).status;
     };
     await live.page.goto(`${base()}/projects/${projectId}/annotate?image=${imageId}`);
     await until('the editor', () => live.page.evaluate(() => (window.__versaEditor?.controller.store?.items.size ?? 0) === 3));
-    const selected = await live.page.evaluate(() => {
+    const selected = () => live.page.evaluate(() => {
       const c = window.__versaEditor!.controller as unknown as { selectedKey: number | null; store: { items: Map<number, { id: number }> } };
       return c.selectedKey === null ? null : c.store.items.get(c.selectedKey)!.id;
     });
-    assert.equal(selected, ids[0], 'the first suggestion is selected when the image opens');
+    assert.equal(await selected(), ids[0], 'the least confident suggestion is selected when the image opens');
+    // Tab goes from the least confident to the most, then wraps around.
+    const order = [];
+    for (let i = 0; i < 3; i++) {
+      await live.page.keyboard.press('Tab');
+      order.push(await selected());
+    }
+    assert.deepEqual(order, [ids[2], ids[1], ids[0]]);
     await live.page.keyboard.press('y');
     await until('first accepted', async () => (await statusOf(ids[0])) === 'accepted');
     await live.page.keyboard.press('Control+z');

@@ -524,11 +524,14 @@ export class EditorController implements ToolHost {
 
   /**
    * Selects the next open suggestion after the selected shape (Tab), wrapping around; with none left open, the
-   * selection is cleared, or kept when `stay`.
+   * selection is cleared, or kept when `stay`. The least confident come first: the doubtful ones are decided one by
+   * one, and once every one left looks right, Shift+Y accepts them together.
    */
   selectNextSuggestion(stay = false): void {
-    const keys = [...this.shapes].filter(([, s]) => s.ann.status === 'suggested').map(([k]) => k).sort((x, y) => x - y);
-    const next = keys.find((k) => this.selectedKey === null || k > this.selectedKey) ?? keys[0] ?? null;
+    const open = [...this.shapes].filter(([, s]) => s.ann.status === 'suggested');
+    const keys = open.sort(([a, x], [b, y]) => (x.ann.confidence ?? 1) - (y.ann.confidence ?? 1) || a - b).map(([k]) => k);
+    const at = this.selectedKey === null ? -1 : keys.indexOf(this.selectedKey);
+    const next = keys[at + 1] ?? keys[0] ?? null;
     if (next !== null || !stay) this.selectedKey = next;
     this.emit();
     this.requestPaint();

@@ -35,7 +35,7 @@ const TOOLS: { tool: ToolName; key: string; label: string }[] = [
 
 const SHORTCUTS: [string, string][] = [
   ['1 – 9', 'pick class (changes the selected shape’s class; accepts a selected suggestion as that class and selects the next; toggles it in Classify)'],
-  ['Tab', 'select the next suggestion (dashed shapes from a model)'],
+  ['Tab', 'select the next suggestion (dashed shapes from a model), least confident first'],
   ['Y / N', 'accept / reject the selected suggestion, then select the next'],
   ['Shift+Y / Shift+N', 'accept / reject every suggestion on the image'],
   ['H / L (shape selected)', 'hide / lock the selected shape, as in the objects list (L locks in the Select tool; in a drawing tool L is the polyline)'],
