@@ -11,6 +11,7 @@
 import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { startServer, type BenchServer, waitFor } from './lib/server.js';
+import { everyOtherByName, importAndVersion } from './lib/training.js';
 
 const baseMinutes = Number(process.argv[2] ?? 8);
 const shortMinutes = Number(process.argv[3] ?? 2);
@@ -19,28 +20,6 @@ const imgsz = Number(process.argv[5] ?? 416);
 const seed = Number(process.argv[6] ?? 0);
 const DATASET = 'indian-vehicles-yolo';
 
-
-async function importedVersion(server: BenchServer, name: string, keep?: (trainFiles: any[]) => any[]): Promise<{ projectId: number; versionId: number; train: number }> {
-  const project = await server.api('POST', '/api/projects/import/folder', { path: DATASET, name });
-  const train: any[] = [];
-  for (let after = 0; ;) {
-    const page: any[] = await server.api('GET', `/api/projects/${project.id}/images?split=train&limit=500&after=${after}`);
-    train.push(...page);
-    if (page.length < 500) break;
-    after = page[page.length - 1].id;
-  }
-  let kept = train.length;
-  if (keep) {
-    const keptIds = new Set(keep(train).map((i) => i.id));
-    const dropped = train.filter((i) => !keptIds.has(i.id)).map((i) => i.id);
-    for (let i = 0; i < dropped.length; i += 1000) await server.api('POST', '/api/images/bulk-delete', { ids: dropped.slice(i, i + 1000), project_id: project.id });
-    kept = keptIds.size;
-  }
-  const created = await server.api('POST', `/api/projects/${project.id}/versions`, { name: 'bench', seed: 1, preprocessing_config: { resize: { enabled: false } } });
-  const version = await waitFor(() => server.api('GET', `/api/versions/${created.id}`), (v) => v.status === 'ready' || v.status === 'failed');
-  if (version.status !== 'ready') throw new Error(`version ${version.status}`);
-  return { projectId: project.id, versionId: version.id, train: kept };
-}
 
 interface Outcome {
   run: string;
@@ -82,8 +61,8 @@ async function train(server: BenchServer, label: string, data: { projectId: numb
 
 const server = await startServer({ IMPORT_ROOT: resolve('..', 'shared', 'datasets') });
 try {
-  const all = await importedVersion(server, `${DATASET} all`);
-  const half = await importedVersion(server, `${DATASET} half`, (files) => [...files].sort((a, b) => a.filename.localeCompare(b.filename)).filter((_, i) => i % 2 === 0));
+  const all = await importAndVersion(server.api, DATASET, { name: `${DATASET} all` });
+  const half = await importAndVersion(server.api, DATASET, { name: `${DATASET} half`, keepTrain: everyOtherByName });
   const base = await train(server, 'base: half, from scratch', half, baseMinutes);
   const runs = [
     base,

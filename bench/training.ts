@@ -17,7 +17,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TrainingService } from '../src/modules/training/training.service.js';
+import { scoreServedDetector, trainingService } from './lib/training-service.js';
 import { generateDataset, SHAPE_CLASSES } from '../src/synthetic/index.js';
 import { pythonPath, TRAINER_DIR } from '../src/training/python.js';
 import { startTestApp, type Client } from '../test/helpers/test-app.js';
@@ -62,56 +62,16 @@ async function main(): Promise<void> {
 
     // 1. Quality through the API.
     const started = Date.now();
-    const job = (await owner.post(`/api/projects/${project.id}/train`, { version_id: version.id, model: 'versa-detect-n', epochs, imgsz, batch: 8, seed: 1, device: 'cpu' })).body;
+    const posted = await owner.post(`/api/projects/${project.id}/train`, { version_id: version.id, model: 'versa-detect-n', epochs, imgsz, batch: 8, seed: 1, device: 'cpu', require_ready: false });
+    if (posted.status !== 202 && posted.status !== 201) throw new Error(`training: ${posted.status} ${JSON.stringify(posted.body)}`);
+    const job = posted.body;
     const done = await waitJob(owner, job.id);
     const trainSeconds = (Date.now() - started) / 1000;
     load.push(loadavg()[0]);
     if (done.status !== 'succeeded') throw new Error(`training ${done.status}: ${done.error}`);
 
     // 2. The ONNX model through auto-annotate on the valid images, scored by the same metric code.
-    const db = t.versa.deps.db;
-    const valid = await db
-      .selectFrom('version_images')
-      .select(['id', 'source_image_id'])
-      .where('version_id', '=', version.id)
-      .where('split', '=', 'valid')
-      .execute();
-    const truth = await db.selectFrom('version_annotations').select(['version_image_id', 'class_index', 'geometry']).where('version_image_id', 'in', valid.map((v) => v.id)).execute();
-    const imageIds = valid.map((v) => v.source_image_id!);
-    // Auto-annotate skips detections that an accepted shape of the same class already covers: score the model on
-    // the images with their live labels taken off (the truth is the version's frozen copy).
-    await db.deleteFrom('annotations').where('image_id', 'in', imageIds).execute();
-    const annotated = await owner.post(`/api/projects/${project.id}/auto-annotate/yolo`, {
-      model: done.model_id, confidence: 0.001, iou: 0.6, image_ids: imageIds, create_missing_classes: false,
-    });
-    if (annotated.status !== 200 && annotated.status !== 202) throw new Error(`auto-annotate: ${annotated.status} ${JSON.stringify(annotated.body)}`);
-    await t.versa.deps.queue.drain();
-    const predicted = await db
-      .selectFrom('annotations')
-      .select(['image_id', 'class_id', 'geometry', 'confidence'])
-      .where('image_id', 'in', imageIds)
-      .where('source', '=', `model:${done.model_id}`)
-      .execute();
-    const classIndex = new Map([...classIds].map(([name, id]) => [id, SHAPE_CLASSES.findIndex((c) => c.name === name)]));
-    const spec = {
-      task: 'detect',
-      class_names: SHAPE_CLASSES.map((c) => c.name),
-      images: valid.map((v) => ({
-        id: v.id,
-        gt: truth.filter((a) => a.version_image_id === v.id).map((a) => {
-          const g = JSON.parse(a.geometry);
-          return [a.class_index, g.x, g.y, g.width, g.height];
-        }),
-        pred: predicted.filter((p) => p.image_id === v.source_image_id).map((p) => {
-          const g = typeof p.geometry === 'string' ? JSON.parse(p.geometry) : p.geometry;
-          return [classIndex.get(p.class_id), g.x, g.y, g.width, g.height, p.confidence];
-        }),
-      })),
-    };
-    const specPath = join(t.dataDir, 'eval.json');
-    await writeFile(specPath, JSON.stringify(spec));
-    const onnx = JSON.parse((await run(pythonPath(), ['-m', 'versa_trainer.evaluate', '--input', specPath], { cwd: TRAINER_DIR })).stdout);
-    const nothing = JSON.parse((await run(pythonPath(), ['-m', 'versa_trainer.evaluate', '--input', await writeJson(t.dataDir, { ...spec, images: spec.images.map((i) => ({ ...i, pred: [] })) })], { cwd: TRAINER_DIR })).stdout);
+    const { served: onnx, nothing } = await scoreServedDetector(t, owner, project.id, version.id, done.model_id);
 
     // 3. Overhead: through Versa vs direct on the same materialised folder, taking turns.
     const folder = await mkdtemp(join(tmpdir(), 'versa-bench-data-'));
@@ -123,14 +83,14 @@ async function main(): Promise<void> {
     const epochDirect: number[] = [];
     for (let r = 0; r < reps; r++) {
       let s = Date.now();
-      const j = (await owner.post(`/api/projects/${project.id}/train`, { version_id: version.id, model: 'versa-detect-n', epochs: overheadEpochs, imgsz: overheadImgsz, batch: 8, seed: 1, device: 'cpu' })).body;
+      const j = (await owner.post(`/api/projects/${project.id}/train`, { version_id: version.id, model: 'versa-detect-n', epochs: overheadEpochs, imgsz: overheadImgsz, batch: 8, seed: 1, device: 'cpu', require_ready: false })).body;
       const d = await waitJob(owner, j.id);
       if (d.status !== 'succeeded') throw new Error(`overhead run ${d.status}: ${d.error}`);
       viaVersa.push((Date.now() - s) / 1000);
       epochVersa.push(meanEpochSeconds((await owner.get(`/api/experiments/${d.experiment_id}`)).body.history));
       const out = await mkdtemp(join(tmpdir(), 'versa-bench-out-'));
       const config = join(out, 'run.json');
-      await writeFile(config, JSON.stringify({ data_dir: folder, out_dir: out, model: 'versa-detect-n', epochs: overheadEpochs, imgsz: overheadImgsz, batch: 8, seed: 1, device: 'cpu' }));
+      await writeFile(config, JSON.stringify({ data_dir: folder, out_dir: out, model: 'versa-detect-n', epochs: overheadEpochs, imgsz: overheadImgsz, batch: 8, seed: 1, device: 'cpu', require_ready: false }));
       s = Date.now();
       const stdout = await new Promise<string>((resolve, reject) => {
         const child = spawn(pythonPath(), [join(TRAINER_DIR, 'versa_detect.py'), '--config', config], { stdio: ['ignore', 'pipe', 'ignore'] });
@@ -169,32 +129,6 @@ function meanEpochSeconds(rows: { epoch: number; time: number }[]): number {
   const times = rows.map((r) => Number(r.time));
   if (times.length < 2) return times[0] ?? NaN;
   return (times[times.length - 1] - times[0]) / (times.length - 1);
-}
-
-async function writeJson(dir: string, value: unknown): Promise<string> {
-  const path = join(dir, `spec-${Math.random().toString(36).slice(2)}.json`);
-  await writeFile(path, JSON.stringify(value));
-  return path;
-}
-
-/** The app's training service (the composition root keeps it; benchmarks reach it through the module's registry). */
-async function trainingService(t: Awaited<ReturnType<typeof startTestApp>>): Promise<TrainingService> {
-  const { TrainingRepository } = await import('../src/modules/training/training.repository.js');
-  const { JobsRepository } = await import('../src/jobs/jobs.repository.js');
-  const { ReadinessEvaluator } = await import('../src/modules/readiness/readiness.service.js');
-  const { ProfileRepository } = await import('../src/modules/profile/profile.repository.js');
-  const { DatasetProfiler } = await import('../src/modules/profile/dataset-profile.service.js');
-  const { ProjectRevisionsRepository } = await import('../src/modules/profile/project-revisions.repository.js');
-  const { SampleDataRepository } = await import('../src/modules/profile/sample-data.repository.js');
-  const deps = t.versa.deps;
-  return new TrainingService(new TrainingRepository(deps.db), new JobsRepository(deps.db), deps.access, deps.queue, deps.blobs, null as never, new ReadinessEvaluator(deps.access, new DatasetProfiler(new ProfileRepository(deps.db), new ProjectRevisionsRepository(deps.db)), new SampleDataRepository(deps.db)), null as never, {
-    dataDir: deps.config.dataDir,
-    python: deps.config.python,
-    perProject: deps.config.trainingPerProject,
-    queuedPerUser: deps.config.trainingQueuedPerUser,
-    trainerEnv: deps.config.trainerEnv,
-    metrics: deps.metrics,
-  });
 }
 
 await main();

@@ -16,13 +16,33 @@ export const DATASETS = process.env.DATASETS ?? [resolve('..', 'shared', 'datase
 /** A JSON call to the API as the bench's user; throws on a status ≥ 300. */
 export type Api = <T = any>(method: string, path: string, body?: unknown) => Promise<T>;
 
-/** Imports a shared dataset folder as a new project and makes a version of it at full size, its own splits kept. */
-export async function importAndVersion(api: Api, dataset: string): Promise<{ projectId: number; versionId: number }> {
-  const project = await api('POST', '/api/projects/import/folder', { path: dataset, name: dataset });
+/** Every other training image by file name: a fine-tune base's half of the training split. */
+export const everyOtherByName = (images: any[]): any[] => [...images].sort((a, b) => a.filename.localeCompare(b.filename)).filter((_, i) => i % 2 === 0);
+
+/**
+ * Imports a shared dataset folder as a new project and makes a version of it at full size, its own splits kept;
+ * `keepTrain` picks the training images to keep (the others are deleted before the version is made).
+ */
+export async function importAndVersion(api: Api, dataset: string, options: { name?: string; keepTrain?: (images: any[]) => any[] } = {}): Promise<{ projectId: number; versionId: number; train: number }> {
+  const project = await api('POST', '/api/projects/import/folder', { path: dataset, name: options.name ?? dataset });
+  const train: any[] = [];
+  for (let after = 0; ;) {
+    const page: any[] = await api('GET', `/api/projects/${project.id}/images?split=train&limit=500&after=${after}`);
+    train.push(...page);
+    if (page.length < 500) break;
+    after = page[page.length - 1].id;
+  }
+  let kept = train.length;
+  if (options.keepTrain) {
+    const keptIds = new Set(options.keepTrain(train).map((i) => i.id));
+    const dropped = train.filter((i) => !keptIds.has(i.id)).map((i) => i.id);
+    for (let i = 0; i < dropped.length; i += 1000) await api('POST', '/api/images/bulk-delete', { ids: dropped.slice(i, i + 1000), project_id: project.id });
+    kept = keptIds.size;
+  }
   const created = await api('POST', `/api/projects/${project.id}/versions`, { name: 'bench', seed: 1, preprocessing_config: { resize: { enabled: false } } });
   const version = await waitFor(() => api('GET', `/api/versions/${created.id}`), (v) => v.status === 'ready' || v.status === 'failed');
   if (version.status !== 'ready') throw new Error(`${dataset}: version ${version.status}`);
-  return { projectId: project.id, versionId: version.id };
+  return { projectId: project.id, versionId: version.id, train: kept };
 }
 
 /**
