@@ -62,3 +62,22 @@ export async function* batchesOf<T>(source: AsyncIterable<T>, size: number, ms: 
   }
   if (batch.length > 0) yield batch;
 }
+
+/**
+ * Hands values back in sequence order (0, 1, 2 …) whatever order they arrive in: `put` returns the run of values now
+ * ready, possibly none. Concurrent work whose results must be written in the order it was taken uses it.
+ */
+export class InOrder<T> {
+  private readonly waiting = new Map<number, T>();
+  private next = 0;
+
+  put(sequence: number, value: T): T[] {
+    this.waiting.set(sequence, value);
+    const ready: T[] = [];
+    for (; this.waiting.has(this.next); this.next++) {
+      ready.push(this.waiting.get(this.next)!);
+      this.waiting.delete(this.next);
+    }
+    return ready;
+  }
+}

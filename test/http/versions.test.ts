@@ -183,6 +183,23 @@ describe('versions', () => {
     assert.notDeepEqual(await hashes(otherSeed.body.id), original);
   });
 
+  it('writes its outputs in the sources\' order whatever order they render in, so the same seed trains the same', async () => {
+    // The first image renders far slower than the others: with two workers the others finished first and were
+    // written first, so two versions of one project listed (and were trained on in) different orders.
+    const project = await createProject(owner, 'order');
+    const big = await sharp({ create: { width: 2400, height: 2400, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).jpeg({ quality: 95 }).toBuffer();
+    const files = [{ name: 'slow.jpg', data: big }, ...(await Promise.all(Array.from({ length: 5 }, async (_, i) => ({ name: `quick${i}.jpg`, data: await smoothImage(20 + i) }))))];
+    const uploaded = await uploadImages(owner, project, files);
+    const sources = (await owner.get(`/api/projects/${project}/images?limit=100`)).body.map((image: any) => image.filename);
+    assert.deepEqual(sources, uploaded.map((image) => image.filename));
+    for (const seed of [1, 2]) {
+      const created = await create({ name: `order ${seed}`, preprocessing_config: SMALL, seed }, project);
+      await ready(created.body.id, project);
+      const listed = (await owner.get(`/api/projects/${project}/versions/${created.body.id}/images?limit=1000`)).body as any[];
+      assert.deepEqual(listed.map((o) => o.source_image_id), uploaded.map((image) => image.id), `version with seed ${seed}`);
+    }
+  });
+
   it('freezes the project: later edits to annotations, splits and images do not change a version', async () => {
     const created = await create({ name: 'frozen', preprocessing_config: SMALL, seed: 5 });
     // Edit everything before the job has even run.

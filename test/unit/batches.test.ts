@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
-import { batchesOf, forEachConcurrently, mapConcurrently } from '../../src/lib/batches.js';
+import { batchesOf, forEachConcurrently, InOrder, mapConcurrently } from '../../src/lib/batches.js';
 
 test('mapConcurrently keeps the items\' order and never has more than `limit` calls in flight', async () => {
   let running = 0;
@@ -56,4 +56,14 @@ test('batchesOf gathers at most `size` items, closes a batch once `ms` have pass
   const log: string[] = [];
   for await (const batch of batchesOf(counted(100, () => 0, log), 2, 10_000)) if (batch[0] === 2) break;
   assert.deepEqual(log, ['returned']);
+});
+
+test('InOrder hands values back in sequence order, each once, as soon as the ones before them have come', () => {
+  const order = new InOrder<string>();
+  assert.deepEqual(order.put(2, 'c'), []);
+  assert.deepEqual(order.put(1, 'b'), []);
+  assert.deepEqual(order.put(0, 'a'), ['a', 'b', 'c']);
+  assert.deepEqual(order.put(4, 'e'), []);
+  assert.deepEqual(order.put(3, 'd'), ['d', 'e']);
+  assert.deepEqual(order.put(5, 'f'), ['f']);
 });

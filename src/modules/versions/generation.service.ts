@@ -22,7 +22,7 @@ import { filenameStem } from '../images/stored-filename.logic.js';
 import { carriedColumns, flipOrders, fromRecipeGeometry, toRecipeAnnotation, type CarriedAnnotation, type FrozenAnnotation } from './output-geometry.logic.js';
 import type { OutputRow, VersionSourceRow, VersionsRepository } from './versions.repository.js';
 import type { VersionRow } from './versions.schemas.js';
-import { drainConcurrently } from '../../lib/batches.js';
+import { drainConcurrently, InOrder } from '../../lib/batches.js';
 import { exifOrientation } from '../../imaging/image-probe.js';
 
 export const GENERATE_JOB = 'versions.generate';
@@ -109,10 +109,15 @@ export class VersionGenerator {
 
     const total = summaries.length;
     let done = 0;
+    // Outputs are written in the sources' order whatever order the workers finish in, one batch after another: two
+    // generations of the same inputs hold the same rows in the same order, so a trainer given the same seed sees the
+    // same batches and reproduces its numbers.
+    const inOrder = new InOrder<OutputRow[]>();
     const pending: OutputRow[] = [];
+    let writing: Promise<void> = Promise.resolve();
     const flush = async () => {
       const batch = pending.splice(0);
-      await this.versions.insertOutputs(batch);
+      await (writing = writing.then(() => this.versions.insertOutputs(batch)));
       const progress = total === 0 ? 1 : done / total;
       if (!(await this.versions.update(version.id, { progress }))) throw new VersionGone();
       await ctx.progress(progress);
@@ -131,9 +136,10 @@ export class VersionGenerator {
         return undefined;
       }
     };
-    await drainConcurrently(GENERATION_CONCURRENCY, next, async (source) => {
+    await drainConcurrently(GENERATION_CONCURRENCY, next, async ({ source, sequence }) => {
       try {
-        pending.push(...(await this.renderSource(version, recipe, prefix, source, classIndex, flips, pools.get(source.split), partner)));
+        const rows = await this.renderSource(version, recipe, prefix, source, classIndex, flips, pools.get(source.split), partner);
+        for (const ready of inOrder.put(sequence, rows)) pending.push(...ready);
         done++;
         if (pending.length >= WRITE_BATCH) await flush();
       } catch (err) {
@@ -274,6 +280,7 @@ function frozenAnnotations(source: VersionSourceRow, flips: ReadonlyMap<string, 
 class SourceReader {
   private buffer: VersionSourceRow[] = [];
   private after = 0;
+  private given = 0;
   private exhausted = false;
   private loading: Promise<void> | null = null;
 
@@ -282,12 +289,14 @@ class SourceReader {
     private readonly versionId: number,
   ) {}
 
-  async next(): Promise<VersionSourceRow | undefined> {
+  /** The next source and its place in the version's order (numbered as it is taken, so callers may run at once). */
+  async next(): Promise<{ source: VersionSourceRow; sequence: number } | undefined> {
     while (this.buffer.length === 0 && !this.exhausted) {
       this.loading ??= this.load().finally(() => (this.loading = null));
       await this.loading;
     }
-    return this.buffer.shift();
+    const source = this.buffer.shift();
+    return source && { source, sequence: this.given++ };
   }
 
   private async load(): Promise<void> {
