@@ -13,8 +13,8 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { adapterNamed } from '../src/training/adapters.js';
 import { startTestApp } from '../test/helpers/test-app.js';
-import { DATASETS, everyOtherByName, importAndVersion, type Api } from './lib/training.js';
-import { trainingService } from './lib/training-service.js';
+import { DATASETS, everyOtherByName, importAndVersion } from './lib/training.js';
+import { inProcessApi, trainingService } from './lib/training-service.js';
 
 const PACK = resolve('.device-pack');
 
@@ -47,11 +47,7 @@ const RUNS: Run[] = [
 const t = await startTestApp({ IMPORT_ROOT: DATASETS });
 try {
   const owner = await t.user();
-  const api: Api = async (method, path, body) => {
-    const res = await owner.request({ method: method as never, url: path, ...(body === undefined ? {} : { payload: body as object }) });
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body as never;
-  };
+  const api = inProcessApi(owner);
   const training = trainingService(t);
   await rm(PACK, { recursive: true, force: true });
   const written = new Map<string, Record<string, number>>();

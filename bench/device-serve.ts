@@ -10,8 +10,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { startTestApp } from '../test/helpers/test-app.js';
-import { DATASETS, importAndVersion, type Api } from './lib/training.js';
-import { scoreServedDetector } from './lib/training-service.js';
+import { DATASETS, importAndVersion } from './lib/training.js';
+import { inProcessApi, scoreServedDetector } from './lib/training-service.js';
 
 const file = resolve(process.argv[2] ?? '');
 const dataset = process.argv[3] ?? 'indian-vehicles-yolo';
@@ -20,11 +20,7 @@ if (!existsSync(file)) throw new Error(`usage: npx tsx bench/device-serve.ts <fi
 const t = await startTestApp({ IMPORT_ROOT: DATASETS, MODELS_ROOT: dirname(file) });
 try {
   const owner = await t.user();
-  const api: Api = async (method, path, body) => {
-    const res = await owner.request({ method: method as never, url: path, ...(body === undefined ? {} : { payload: body as object }) });
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body as never;
-  };
+  const api = inProcessApi(owner);
   const { projectId, versionId } = await importAndVersion(api, dataset);
   const model = await api('POST', `/api/projects/${projectId}/models`, { path: file });
   const { served, nothing } = await scoreServedDetector(t, owner, projectId, versionId, model.id);

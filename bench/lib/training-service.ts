@@ -13,6 +13,7 @@ import { SampleDataRepository } from '../../src/modules/profile/sample-data.repo
 import { ReadinessEvaluator } from '../../src/modules/readiness/readiness.service.js';
 import { TrainingRepository } from '../../src/modules/training/training.repository.js';
 import type { Client, TestApp } from '../../test/helpers/test-app.js';
+import type { Api } from './training.js';
 
 const run = promisify(execFile);
 
@@ -78,4 +79,13 @@ export async function scoreServedDetector(t: TestApp, owner: Client, projectId: 
 export interface Scores {
   map50: number;
   map50_95: number;
+}
+
+/** The benches' `Api` over an in-process app's client: a JSON call that throws on a status ≥ 300. */
+export function inProcessApi(client: Client): Api {
+  return async (method, path, body) => {
+    const res = await client.request({ method: method as never, url: path, ...(body === undefined ? {} : { payload: body as object }) });
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body as never;
+  };
 }

@@ -187,7 +187,7 @@ describe('versions', () => {
     // The first image renders far slower than the others: with two workers the others finished first and were
     // written first, so two versions of one project listed (and were trained on in) different orders.
     const project = await createProject(owner, 'order');
-    const big = await sharp({ create: { width: 2400, height: 2400, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).jpeg({ quality: 95 }).toBuffer();
+    const big = await sharp({ create: { width: 2400, height: 2400, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).jpeg({ quality: 95 }).toBuffer();
     const files = [{ name: 'slow.jpg', data: big }, ...(await Promise.all(Array.from({ length: 5 }, async (_, i) => ({ name: `quick${i}.jpg`, data: await smoothImage(20 + i) }))))];
     const uploaded = await uploadImages(owner, project, files);
     const sources = (await owner.get(`/api/projects/${project}/images?limit=100`)).body.map((image: any) => image.filename);
