@@ -14787,6 +14787,8 @@ export interface operations {
             query: {
                 /** @description How a detector's per-detection uncertainty makes the image's: all of them added (sum, the default: crowded, unsure images first; it beat max in bench/active-learning.ts), its least certain detection (max) or their mean */
                 aggregate: "max" | "sum" | "mean";
+                /** @description classes: each detection's uncertainty is weighted by how rare its predicted class is among the labelled boxes (√ of inverse frequency; 1 when the classes are even), so unsure objects of scarce classes come first; none: unweighted */
+                balance: "none" | "classes";
                 limit: number;
                 model_id?: number;
                 /** @description Ranks skipped (paging through the same ranking) */
@@ -14824,8 +14826,14 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         aggregate: "max" | "sum" | "mean";
+                        /** @enum {string} */
+                        balance: "none" | "classes";
                         /** @description Unlabelled images ranked (all for random, at most `pool` for the model strategies) */
                         candidates: number;
+                        /** @description With balance=classes, the weight of each of the model's classes (by name) from the labelled boxes */
+                        class_weights: {
+                            [key: string]: number;
+                        } | null;
                         items: {
                             image: {
                                 annotation_count: number;

@@ -14,6 +14,8 @@ const green = (x = 20, y = 20, level = 255): Square => ({ x, y, width: 30, heigh
 interface Ranked {
   strategy: string;
   aggregate: string;
+  balance: string;
+  class_weights: Record<string, number> | null;
   model: { id: number; name: string } | null;
   seed: number;
   unlabelled: number;
@@ -89,6 +91,24 @@ describe('next to label (active learning)', () => {
     assert.deepEqual(names(sum), ['two', 'one', 'sure']);
     assert.ok(Math.abs(sum.items[0].score - 2 * (1 - 140 / 255)) < 0.02, String(sum.items[0].score));
     assert.deepEqual(names(await rank(alice, projectId, 'strategy=least_confidence&aggregate=mean')), ['one', 'two', 'sure']);
+  });
+
+  it('balance=classes weighs each detection by how rare its class is among the labelled boxes, and reports the weights', async () => {
+    const { projectId, classId, ids } = await project({ labelled: [red(250)], 'unsure-red': [red(140, 60)], 'unsure-green': [green(60, 20, 140)] });
+    for (let i = 0; i < 3; i++) {
+      const res = await alice.post(`/api/images/${ids.labelled}/annotations`, { class_id: classId, annotation_type: 'bbox', geometry: { x: 20 + i, y: 20, width: 30, height: 30 } });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+    }
+    // Unweighted, the two are as unsure as each other (id order); three red boxes and no green one make green rare.
+    const plain = await rank(alice, projectId, 'strategy=entropy');
+    assert.equal(plain.balance, 'none');
+    assert.equal(plain.class_weights, null);
+    assert.ok(Math.abs(plain.items[0].score - plain.items[1].score) < 1e-6, JSON.stringify(plain.items.map((i) => i.score)));
+    const balanced = await rank(alice, projectId, 'strategy=entropy&balance=classes');
+    assert.deepEqual(names(balanced), ['unsure-green', 'unsure-red']);
+    // w = √(((N + K) / K) / (n + 1)) with N = 3 red boxes, K = 2: red √(2.5 / 4), green √2.5.
+    assert.ok(Math.abs(balanced.class_weights!.red - Math.sqrt(2.5 / 4)) < 1e-9 && Math.abs(balanced.class_weights!.green - Math.sqrt(2.5)) < 1e-9, JSON.stringify(balanced.class_weights));
+    assert.ok(Math.abs(balanced.items[0].score / plain.items[0].score - Math.sqrt(2.5)) < 1e-4, JSON.stringify([balanced.items, plain.items].map((r) => r.map((i) => i.score))));
   });
 
   it('runs the model once per image: paging and repeated requests answer from the prediction cache', async () => {

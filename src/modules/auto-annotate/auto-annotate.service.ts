@@ -36,6 +36,7 @@ import {
 } from './auto-annotate.schemas.js';
 import { forEachConcurrently, mapConcurrently } from '../../lib/batches.js';
 import { geometryBox } from '../../imaging/geometry.js';
+import { classKey } from '../classes/class-key.logic.js';
 
 export const YOLO_JOB = 'auto-annotate.yolo';
 export const SAM_PRECOMPUTE_JOB = 'auto-annotate.sam-precompute';
@@ -113,7 +114,7 @@ export class AutoAnnotateService {
     const inFlight = batch ? this.runtime.batchInFlight : 1;
     const detections = await mapConcurrently(images, inFlight, async (image) => ({ image, ...(await this.detect(model, image, input, batch)) }));
     const classes = await this.classIndex(projectId);
-    const missing = [...new Set(detections.flatMap((d) => d.planned.map((p) => p.className)))].filter((n) => !classes.has(key(n)));
+    const missing = [...new Set(detections.flatMap((d) => d.planned.map((p) => p.className)))].filter((n) => !classes.has(classKey(n)));
     if (input.create_missing_classes && missing.length > 0) await this.access.check(caller, project, 'classes.write', `Project ${projectId} not found`);
     const created: string[] = input.create_missing_classes ? missing : [];
     const now = new Date().toISOString();
@@ -192,7 +193,7 @@ export class AutoAnnotateService {
     const ids = await this.repository.transaction(async (tx) => {
       for (const [i, name] of created.entries()) {
         const skeleton = detections.flatMap((d) => d.planned).find((p) => p.className === name)?.skeleton;
-        classes.set(key(name), await this.repository.insertClass(project.id, name, paletteColor(project.class_count + i), tx, skeleton ? JSON.stringify(skeleton) : null));
+        classes.set(classKey(name), await this.repository.insertClass(project.id, name, paletteColor(project.class_count + i), tx, skeleton ? JSON.stringify(skeleton) : null));
       }
       // In the transaction: on SQLite its one connection is held, and a read outside it would wait for ever.
       const sizes = await this.skeletonSizes(project.id, tx);
@@ -208,7 +209,7 @@ export class AutoAnnotateService {
         tally.skipped += unusable;
         const kept = accepted.filter((a) => a.image_id === image.id);
         for (const p of planned) {
-          const classId = classes.get(key(p.className));
+          const classId = classes.get(classKey(p.className));
           if (classId === undefined || !fitsSkeleton(p, sizes.get(classId))) tally.skipped++;
           else if (matchesAccepted(classId, p.annotation_type, p.geometry, kept)) tally.matched++;
           else tally.rows.push({ image_id: image.id, project_id: project.id, class_id: classId, annotation_type: p.annotation_type, geometry: p.geometry, confidence: p.confidence, source, status: 'suggested' });
@@ -283,10 +284,10 @@ export class AutoAnnotateService {
 
   /** A job's class for a detected name: known, else created when `created` collects new ones, else undefined. */
   private async jobClassId(projectId: number, className: string, classes: Map<string, number>, created: string[] | null, skeleton?: Skeleton): Promise<number | undefined> {
-    const known = classes.get(key(className));
+    const known = classes.get(classKey(className));
     if (known !== undefined || !created) return known;
     const ensured = await this.repository.ensureClass(projectId, className, paletteColor(classes.size), skeleton ? JSON.stringify(skeleton) : null);
-    classes.set(key(className), ensured.id);
+    classes.set(classKey(className), ensured.id);
     if (ensured.created) created.push(className);
     return ensured.id;
   }
@@ -479,10 +480,10 @@ export class AutoAnnotateService {
     const rows: NewAnnotation[] = [];
     for (const item of items) {
       for (const p of item.planned) {
-        let classId = classes.get(key(p.className));
+        let classId = classes.get(classKey(p.className));
         if (classId === undefined && options.createMissingClasses) {
           const ensured = await this.repository.ensureClass(projectId, p.className, paletteColor(classes.size));
-          classes.set(key(p.className), ensured.id);
+          classes.set(classKey(p.className), ensured.id);
           if (ensured.created) classesCreated.push(p.className);
           classId = ensured.id;
         }
@@ -556,7 +557,7 @@ export class AutoAnnotateService {
   /** Needs classes.write up front when the model's known class names include ones the project lacks. */
   private async assertMayCreate(caller: Caller, project: ProjectRow, names: string[]): Promise<void> {
     const classes = await this.classIndex(project.id);
-    if (names.some((n) => !classes.has(key(n)))) await this.access.check(caller, project, 'classes.write', `Project ${project.id} not found`);
+    if (names.some((n) => !classes.has(classKey(n)))) await this.access.check(caller, project, 'classes.write', `Project ${project.id} not found`);
   }
 
   /** Each class's skeleton point count (null: no skeleton). */
@@ -565,7 +566,7 @@ export class AutoAnnotateService {
   }
 
   private async classIndex(projectId: number): Promise<Map<string, number>> {
-    return new Map((await this.repository.classes(projectId)).map((c) => [key(c.name), c.id]));
+    return new Map((await this.repository.classes(projectId)).map((c) => [classKey(c.name), c.id]));
   }
 
   /** What the model found on the image, as annotations to write, and how many of its detections cannot be one. */
@@ -694,8 +695,6 @@ function lockedImage(imageId: number, holder: LockHolder): LockedImageOut {
   return { image_id: imageId, user_id: holder.user_id, email: holder.email, expires_at: holder.expires_at };
 }
 
-/** Class names match case-insensitively, ignoring surrounding spaces. */
-const key = (name: string) => name.trim().toLowerCase();
 const round = (value: number) => Math.round(value * 100) / 100;
 const clamp01 = (value: number) => Math.min(1, Math.max(0, value));
 

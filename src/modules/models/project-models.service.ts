@@ -3,6 +3,7 @@ import type { ProjectAccess } from '../../access/project-access.js';
 import type { ModelsRepository } from './models.repository.js';
 import { toModelOut, type ProjectModelOut } from './models.schemas.js';
 import type { ModelsService } from './models.service.js';
+import { classKey } from '../classes/class-key.logic.js';
 
 /**
  * The models a project can use: its own, and on request the production models of the owner's or organization's
@@ -28,17 +29,14 @@ export class ProjectModelsService {
       if (readable.get(row.project_id)) rows.push(row);
     }
     const events = await this.repository.events(rows.map((r) => r.id));
-    const have = new Set((await this.repository.classNames(projectId)).map(key));
+    const have = new Set((await this.repository.classNames(projectId)).map(classKey));
     const shared = rows.map((row): ProjectModelOut => {
       const names = JSON.parse(row.class_names) as string[];
       return {
         ...toModelOut(row, events.get(row.id) ?? []),
-        shared: { project_id: row.project_id, project_name: row.project_name, matched: names.filter((n) => have.has(key(n))), unmatched: names.filter((n) => !have.has(key(n))) },
+        shared: { project_id: row.project_id, project_name: row.project_name, matched: names.filter((n) => have.has(classKey(n))), unmatched: names.filter((n) => !have.has(classKey(n))) },
       };
     });
     return [...own, ...shared];
   }
 }
-
-/** Class names match as auto-annotate maps them: case-insensitively, ignoring surrounding spaces. */
-const key = (name: string) => name.trim().toLowerCase();

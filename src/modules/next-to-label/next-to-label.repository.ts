@@ -19,10 +19,26 @@ export class NextToLabelRepository {
    * unlabelled (a caller they are hidden from, issue 29).
    */
   images(projectId: number, labelled: boolean, assignedTo: number | null, hideGroundTruth = false): Promise<PoolImage[]> {
-    let query = this.db
-      .selectFrom('images')
-      .select(['images.id', 'images.sha256', 'images.blob_key'])
-      .where('images.project_id', '=', projectId);
+    return this.scoped(projectId, labelled, assignedTo, hideGroundTruth).select(['images.sha256', 'images.blob_key']).orderBy('images.id').execute();
+  }
+
+  /** Accepted boxes and shapes per class name on the labelled images of the same scope. */
+  async classCounts(projectId: number, assignedTo: number | null, hideGroundTruth = false): Promise<Map<string, number>> {
+    const labelled = this.scoped(projectId, true, assignedTo, hideGroundTruth);
+    const rows = await this.db
+      .selectFrom('annotations')
+      .innerJoin('classes', 'classes.id', 'annotations.class_id')
+      .select(['classes.name', (eb) => eb.fn.countAll<number | string | bigint>().as('n')])
+      .where('annotations.project_id', '=', projectId)
+      .where('annotations.status', '=', 'accepted')
+      .where('annotations.image_id', 'in', labelled)
+      .groupBy('classes.name')
+      .execute();
+    return new Map(rows.map((r) => [r.name, Number(r.n)]));
+  }
+
+  private scoped(projectId: number, labelled: boolean, assignedTo: number | null, hideGroundTruth: boolean) {
+    let query = this.db.selectFrom('images').select('images.id').where('images.project_id', '=', projectId);
     if (!hideGroundTruth) query = query.where('images.annotation_count', labelled ? '>' : '=', 0);
     else {
       const groundTruth = (eb: ExpressionBuilder<Database, 'images'>) => eb('images.id', 'in', eb.selectFrom('qc_ground_truth').select('qc_ground_truth.image_id').where('qc_ground_truth.project_id', '=', projectId));
@@ -35,7 +51,7 @@ export class NextToLabelRepository {
         eb.exists(eb.selectFrom('assignments').select('assignments.id').whereRef('assignments.image_id', '=', 'images.id').where('assignments.user_id', '=', assignedTo)),
       );
     }
-    return query.orderBy('images.id').execute();
+    return query;
   }
 
   async imageRows(ids: number[]): Promise<Map<number, ImageOutRow>> {

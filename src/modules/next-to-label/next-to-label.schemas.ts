@@ -5,6 +5,7 @@ import { AGGREGATIONS, UNCERTAINTY_MEASURES } from './uncertainty.logic.js';
 
 export const STRATEGIES = [...UNCERTAINTY_MEASURES, 'diversity', 'random'] as const;
 export type Strategy = (typeof STRATEGIES)[number];
+export const BALANCES = ['none', 'classes'] as const;
 
 /** Most images one answer ranks, and deepest page. */
 export const MAX_LIMIT = 1000;
@@ -24,6 +25,11 @@ export const NextToLabelQuery = Type.Object(
       default: 'sum',
       description: 'How a detector\'s per-detection uncertainty makes the image\'s: all of them added (sum, the default: crowded, unsure images '
         + 'first; it beat max in bench/active-learning.ts), its least certain detection (max) or their mean',
+    }),
+    balance: StringEnum(BALANCES, {
+      default: 'none',
+      description: 'classes: each detection\'s uncertainty is weighted by how rare its predicted class is among the labelled boxes '
+        + '(√ of inverse frequency; 1 when the classes are even), so unsure objects of scarce classes come first; none: unweighted',
     }),
     limit: Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: 50 }),
     offset: Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: 'Ranks skipped (paging through the same ranking)' }),
@@ -52,6 +58,8 @@ export const RankedImageOut = Type.Object({
 export const NextToLabelOut = Type.Object({
   strategy: StringEnum(STRATEGIES),
   aggregate: StringEnum(AGGREGATIONS),
+  balance: StringEnum(BALANCES),
+  class_weights: Nullable(Type.Record(Type.String(), Type.Number(), { description: 'With balance=classes, the weight of each of the model\'s classes (by name) from the labelled boxes' })),
   model: Nullable(Type.Object({ id: Type.Integer(), name: Type.String(), lifecycle: Type.String() }, { description: 'The model that ranked them (null for random)' })),
   seed: Type.Integer({ description: 'The seed used (random order and pool sample)' }),
   unlabelled: Type.Integer({ description: 'Unlabelled images the caller may see' }),

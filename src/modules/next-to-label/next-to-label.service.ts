@@ -13,7 +13,8 @@ import { kCentreGreedy } from './k-centre.logic.js';
 import type { NextToLabelOut, NextToLabelQuery, Strategy } from './next-to-label.schemas.js';
 import type { NextToLabelRepository, PoolImage } from './next-to-label.repository.js';
 import type { PredictionCache } from './prediction-cache.logic.js';
-import { classifierPrediction, detectorPrediction, type ImagePrediction } from './uncertainty.logic.js';
+import { classifierPrediction, classWeights, detectorPrediction, imageUncertainty, type ImagePrediction } from './uncertainty.logic.js';
+import { classKey } from '../classes/class-key.logic.js';
 import { forEachConcurrently } from '../../lib/batches.js';
 
 /** Detections down to this confidence count towards an image's uncertainty (see uncertainty.logic.ts). */
@@ -47,6 +48,7 @@ export class NextToLabelService {
     let ranked: { image: PoolImage; score: number }[];
     let candidates = unlabelled.length;
     let predicted = 0;
+    let weights: number[] | undefined;
     if (!model) {
       ranked = unlabelled.map((image) => ({ image, score: draw(seed, image.id) })).sort(byScore);
     } else {
@@ -63,8 +65,13 @@ export class NextToLabelService {
         ranked = picks.map((p) => ({ image: scored[p.index].image, score: p.distance }));
       } else {
         const measure = strategy as Exclude<Strategy, 'diversity' | 'random'>;
+        if (query.balance === 'classes') {
+          const counts = await this.repository.classCounts(projectId, assignedTo, hideGroundTruth);
+          const byKey = new Map([...counts].map(([name, n]) => [classKey(name), n]));
+          weights = classWeights(modelClasses(model).map((name) => byKey.get(classKey(name)) ?? 0));
+        }
         // Ties (e.g. images with nothing found) keep id order, so pages never overlap.
-        ranked = scored.map((s) => ({ image: s.image, score: s.prediction.uncertainty[measure][query.aggregate] })).sort(byScore);
+        ranked = scored.map((s) => ({ image: s.image, score: imageUncertainty(s.prediction, measure, query.aggregate, weights) })).sort(byScore);
       }
     }
 
@@ -74,6 +81,8 @@ export class NextToLabelService {
     return {
       strategy,
       aggregate: query.aggregate,
+      balance: query.balance,
+      class_weights: weights ? Object.fromEntries(modelClasses(model!).map((name, k) => [name, weights![k]])) : null,
       model: model && { id: model.id, name: model.name, lifecycle: model.lifecycle },
       seed,
       unlabelled: unlabelled.length,
@@ -117,7 +126,7 @@ export class NextToLabelService {
       else missing.push(image);
     }
     if (missing.length === 0) return { predictions, predicted: 0 };
-    const names = JSON.parse(model.class_names) as string[];
+    const names = modelClasses(model);
     const view = model.task === 'classify'
       ? await this.runtime.classifier(model, true).then((classifier) => async (bytes: Uint8Array) => classifierPrediction(await classifier.distribution(bytes)))
       : await this.runtime.detector(model, true).then((detector) => async (bytes: Uint8Array) => {
@@ -136,6 +145,8 @@ export class NextToLabelService {
     return { predictions, predicted: missing.length };
   }
 }
+
+const modelClasses = (model: ModelRow) => JSON.parse(model.class_names) as string[];
 
 const byScore = (a: { image: PoolImage; score: number }, b: { image: PoolImage; score: number }) => b.score - a.score || a.image.id - b.image.id;
 

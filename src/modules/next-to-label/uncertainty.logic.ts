@@ -13,6 +13,12 @@
  * nothing): in a project whose images hold objects, a model that sees none has failed there, and that image
  * teaches it the most.
  *
+ * Class balance (`balance=classes`): each detection's measure is weighted by how rare its predicted class is among
+ * the boxes already labelled, w_k = √(((N + K) / K) / (n_k + 1)) for n_k of the N labelled boxes in class k of K
+ * (1 when the classes are even; the square root of inverse frequency, as class-balanced losses temper it), so an
+ * unsure bus counts more than an unsure car when buses are scarce: a detector's mAP averages its classes, and
+ * crowded frames of the common classes would otherwise fill the batch.
+ *
  * The embedding (for k-centre diversity): the detector's ONNX file exposes no feature map, so the model's own view
  * of the image stands in for one: per class, the highest score in each cell of a 3 × 3 grid over the image plus the
  * image-wide highest (10 × classes values); a classifier's is its probability vector. Images the model sees the
@@ -23,11 +29,22 @@ export type UncertaintyMeasure = (typeof UNCERTAINTY_MEASURES)[number];
 export const AGGREGATIONS = ['max', 'sum', 'mean'] as const;
 export type Aggregation = (typeof AGGREGATIONS)[number];
 
-/** What one model run says about an image: its uncertainty by each measure and aggregation, and its embedding. */
+/**
+ * What one model run says about an image: each detection's predicted class and its measures (packed: a cached
+ * entry is 14 bytes a detection beside the embedding), and its embedding. A classifier's one distribution counts as
+ * one detection; a detector that found nothing has none.
+ */
 export interface ImagePrediction {
-  uncertainty: Record<UncertaintyMeasure, Record<Aggregation, number>>;
+  classIds: Uint16Array;
+  uncertainty: Record<UncertaintyMeasure, Float32Array>;
   embedding: Float32Array;
 }
+
+const packed = (rows: { classId: number; uncertainty: Record<UncertaintyMeasure, number> }[], embedding: Float32Array): ImagePrediction => ({
+  classIds: Uint16Array.from(rows, (r) => r.classId),
+  uncertainty: Object.fromEntries(UNCERTAINTY_MEASURES.map((m) => [m, Float32Array.from(rows, (r) => r.uncertainty[m])])) as ImagePrediction['uncertainty'],
+  embedding,
+});
 
 export interface ScoredDetection {
   confidence: number;
@@ -50,11 +67,26 @@ export function measures(p: readonly number[]): Record<UncertaintyMeasure, numbe
   };
 }
 
-/** A classifier sees the image as one distribution: every aggregation of one value is that value. */
+/** A classifier sees the image as one distribution. */
 export function classifierPrediction(probabilities: readonly number[]): ImagePrediction {
-  const each = measures(probabilities);
-  const uncertainty = Object.fromEntries(UNCERTAINTY_MEASURES.map((m) => [m, { max: each[m], sum: each[m], mean: each[m] }]));
-  return { uncertainty: uncertainty as ImagePrediction['uncertainty'], embedding: Float32Array.from(probabilities) };
+  const classId = probabilities.reduce((best, p, k) => (p > probabilities[best] ? k : best), 0);
+  return packed([{ classId, uncertainty: measures(probabilities) }], Float32Array.from(probabilities));
+}
+
+/** The image's uncertainty by one measure: its detections' measures (times their class's weight) aggregated; 1 when nothing was found. */
+export function imageUncertainty(prediction: ImagePrediction, measure: UncertaintyMeasure, aggregate: Aggregation, weights?: readonly number[]): number {
+  const values = prediction.uncertainty[measure];
+  if (values.length === 0) return 1;
+  const each = Array.from(values, (u, i) => u * (weights?.[prediction.classIds[i]] ?? 1));
+  if (aggregate === 'max') return Math.max(...each);
+  const sum = each.reduce((a, b) => a + b, 0);
+  return aggregate === 'sum' ? sum : sum / each.length;
+}
+
+/** Each class's weight from the labelled boxes per class (see the module's note): rare classes above 1, common ones below. */
+export function classWeights(counts: readonly number[]): number[] {
+  const total = counts.reduce((a, b) => a + b, 0);
+  return counts.map((n) => Math.sqrt((total + counts.length) / counts.length / (n + 1)));
 }
 
 /** The detection's distribution over the `classCount` classes and background (last). */
@@ -72,17 +104,9 @@ export function detectionDistribution(d: ScoredDetection, classCount: number): n
 export function detectorPrediction(detections: readonly ScoredDetection[], size: { width: number; height: number }, classCount: number): ImagePrediction {
   // The model's class count keeps every image's embedding in one layout; a model without names falls back to what it emits.
   const classes = classCount > 0 ? classCount : Math.max(1, ...detections.map((d) => Math.max(d.classId + 1, d.classScores?.length ?? 0)));
-  const found = detections.length > 0;
-  const uncertainty = Object.fromEntries(UNCERTAINTY_MEASURES.map((m) => [m, found ? { max: 0, sum: 0, mean: 0 } : { max: 1, sum: 1, mean: 1 }])) as ImagePrediction['uncertainty'];
   const embedding = new Float32Array((GRID * GRID + 1) * classes);
-  for (const d of detections) {
+  const rows = detections.map((d) => {
     const p = detectionDistribution(d, classes);
-    const each = measures(p);
-    for (const m of UNCERTAINTY_MEASURES) {
-      uncertainty[m].max = Math.max(uncertainty[m].max, each[m]);
-      uncertainty[m].sum += each[m];
-      uncertainty[m].mean += each[m] / detections.length;
-    }
     const gx = Math.min(GRID - 1, Math.max(0, Math.floor(((d.box.x + d.box.width / 2) / size.width) * GRID)));
     const gy = Math.min(GRID - 1, Math.max(0, Math.floor(((d.box.y + d.box.height / 2) / size.height) * GRID)));
     const cell = (gy * GRID + gx) * classes;
@@ -91,8 +115,9 @@ export function detectorPrediction(detections: readonly ScoredDetection[], size:
       embedding[cell + k] = Math.max(embedding[cell + k], p[k]);
       embedding[global + k] = Math.max(embedding[global + k], p[k]);
     }
-  }
-  return { uncertainty, embedding };
+    return { classId: Math.min(d.classId, classes - 1), uncertainty: measures(p) };
+  });
+  return packed(rows, embedding);
 }
 
 const clamp01 = (x: number) => Math.min(1, Math.max(0, x));

@@ -3,7 +3,8 @@ import type { ModelRow } from '../models/models.schemas.js';
 import { DetectParams, SamParams } from './builtin-step-params.schemas.js';
 import type { PipelinePorts } from './pipelines.ports.js';
 import { forEachConcurrently } from '../../lib/batches.js';
-import { abortError, countByClass, IMAGE_CHUNK, key, toDetection, type StepEnvironment, type StepSpec } from './step-kit.logic.js';
+import { abortError, countByClass, IMAGE_CHUNK, toDetection, type StepEnvironment, type StepSpec } from './step-kit.logic.js';
+import { classKey } from '../classes/class-key.logic.js';
 
 /** detect: a registered detect or segment model of the project run on the images. */
 export function detectStep({ repository, ports }: StepEnvironment): StepSpec {
@@ -21,12 +22,12 @@ export function detectStep({ repository, ports }: StepEnvironment): StepSpec {
         const model = ctx.project ? findModelFact(ctx, params.model as number | string | undefined, params.classes as string[] | undefined) : undefined;
         if (!model || model.class_names.length === 0) return null;
         const keep = params.classes as string[] | undefined;
-        return new Set(model.class_names.map(key).filter((n) => !keep || keep.map(key).includes(n)));
+        return new Set(model.class_names.map(classKey).filter((n) => !keep || keep.map(classKey).includes(n)));
       },
       async execute(ctx, params, input) {
         const p = params as { model?: number | string; confidence?: number; iou?: number; classes?: string[] };
         const model = await resolveModel(ports, ctx.projectId, p.model, p.classes);
-        const keep = p.classes ? new Set(p.classes.map(key)) : null;
+        const keep = p.classes ? new Set(p.classes.map(classKey)) : null;
         const ids = input.images ?? [];
         const detections = new Map<number, Detection[]>();
         let done = 0;
@@ -38,7 +39,7 @@ export function detectStep({ repository, ports }: StepEnvironment): StepSpec {
             if (ctx.signal.aborted) throw abortError();
             try {
               const planned = await ports.detector.detectForPipeline(model, image, { confidence: p.confidence ?? 0.25, iou: p.iou ?? 0.45 });
-              const found = planned.map((a) => toDetection(a, `model:${model.id}`)).filter((d) => !keep || keep.has(key(d.class_name)));
+              const found = planned.map((a) => toDetection(a, `model:${model.id}`)).filter((d) => !keep || keep.has(classKey(d.class_name)));
               detections.set(image.id, found);
               count += found.length;
             } catch (err) {
@@ -71,7 +72,7 @@ export function samStep({ repository, ports }: StepEnvironment): StepSpec {
         return tasks.has('sam-encoder') && tasks.has('sam-decoder') ? [] : [{ path: [], message: 'the project has no sam-encoder and sam-decoder models' }];
       },
       async execute(ctx, params, input) {
-        const only = (params.classes as string[] | undefined)?.map(key);
+        const only = (params.classes as string[] | undefined)?.map(classKey);
         const source = input.detections ?? new Map<number, Detection[]>();
         const out = new Map<number, Detection[]>();
         const ids = [...source.keys()];
@@ -82,7 +83,7 @@ export function samStep({ repository, ports }: StepEnvironment): StepSpec {
           for (const image of images) {
             if (ctx.signal.aborted) throw abortError();
             const list = source.get(image.id) ?? [];
-            const targets = list.filter((d) => !only || only.includes(key(d.class_name)));
+            const targets = list.filter((d) => !only || only.includes(classKey(d.class_name)));
             const masks = targets.length ? await ports.detector.segmentBoxesForPipeline(ctx.projectId, image, targets.map((d) => d.box)) : [];
             out.set(image.id, list.map((d) => {
               const at = targets.indexOf(d);
@@ -110,10 +111,10 @@ function checkDetector(params: Record<string, unknown>, ctx: StepCheckContext): 
       : { path: ['model'], message: `no model ${JSON.stringify(params.model)} in the project` }];
   }
   if (model.task !== 'detect' && model.task !== 'segment') return [{ path: ['model'], message: `model '${model.name}' is a ${model.task} model; detect needs a detect or segment model` }];
-  const names = new Set(model.class_names.map(key));
+  const names = new Set(model.class_names.map(classKey));
   const issues: SchemaIssue[] = [];
   (params.classes as string[] | undefined)?.forEach((c, i) => {
-    if (names.size > 0 && !names.has(key(c))) issues.push({ path: ['classes', i], message: `model '${model.name}' has no class '${c}' (it has ${model.class_names.join(', ')})` });
+    if (names.size > 0 && !names.has(classKey(c))) issues.push({ path: ['classes', i], message: `model '${model.name}' has no class '${c}' (it has ${model.class_names.join(', ')})` });
   });
   return issues;
 }
@@ -126,9 +127,9 @@ function findModelFact(ctx: StepCheckContext, ref: number | string | undefined, 
 
 /** The production (else newest) detect or segment model whose classes include all of `classes`. */
 function defaultDetector<M extends { id: number; task: string; class_names: string[]; lifecycle?: string }>(models: M[], classes: string[] | undefined): M | undefined {
-  const wanted = (classes ?? []).map(key);
+  const wanted = (classes ?? []).map(classKey);
   const fitting = models
-    .filter((m) => (m.task === 'detect' || m.task === 'segment') && wanted.every((c) => m.class_names.map(key).includes(c)))
+    .filter((m) => (m.task === 'detect' || m.task === 'segment') && wanted.every((c) => m.class_names.map(classKey).includes(c)))
     .sort((a, b) => Number(b.lifecycle === 'production') - Number(a.lifecycle === 'production') || b.id - a.id);
   return fitting[0];
 }

@@ -1,6 +1,7 @@
 import type { Detection } from '../../plugins/plugin-registry.js';
 import { FilterParams, RuleParams } from './builtin-step-params.schemas.js';
-import { classIssues, insideFraction, key, type StepSpec } from './step-kit.logic.js';
+import { classIssues, insideFraction, type StepSpec } from './step-kit.logic.js';
+import { classKey } from '../classes/class-key.logic.js';
 
 /** filter_detections: keeps detections by class, confidence and box size. */
 export function filterDetectionsStep(): StepSpec {
@@ -17,18 +18,18 @@ export function filterDetectionsStep(): StepSpec {
       producesClasses(params, ctx) {
         const keep = params.classes as string[] | undefined;
         if (!keep) return undefined;
-        return new Set(keep.map(key).filter((c) => !ctx.upstreamClasses || ctx.upstreamClasses.has(c)));
+        return new Set(keep.map(classKey).filter((c) => !ctx.upstreamClasses || ctx.upstreamClasses.has(c)));
       },
       async execute(_ctx, params, input) {
         const p = params as { classes?: string[]; min_confidence?: number; max_confidence?: number; min_width?: number; min_height?: number; min_area?: number; max_area?: number };
-        const keep = p.classes ? new Set(p.classes.map(key)) : null;
+        const keep = p.classes ? new Set(p.classes.map(classKey)) : null;
         const out = new Map<number, Detection[]>();
         let kept = 0;
         let dropped = 0;
         for (const [imageId, list] of input.detections ?? []) {
           const passing = list.filter((d) => {
             const area = d.box.width * d.box.height;
-            return (!keep || keep.has(key(d.class_name)))
+            return (!keep || keep.has(classKey(d.class_name)))
               && d.confidence >= (p.min_confidence ?? 0) && d.confidence <= (p.max_confidence ?? 1)
               && d.box.width >= (p.min_width ?? 0) && d.box.height >= (p.min_height ?? 0)
               && area >= (p.min_area ?? 0) && area <= (p.max_area ?? Infinity);
@@ -69,10 +70,10 @@ export function ruleStep(): StepSpec {
         for (const [imageId, list] of input.detections ?? []) {
           const scored = list.filter((d) => d.confidence >= (p.min_confidence ?? 0));
           const found: { subject: Detection; missing: string[] }[] = [];
-          for (const subject of scored.filter((d) => key(d.class_name) === key(p.subject))) {
+          for (const subject of scored.filter((d) => classKey(d.class_name) === classKey(p.subject))) {
             subjects++;
             const missing = p.requires
-              .filter((r) => !scored.some((b) => key(b.class_name) === key(r.class) && insideFraction(b.box, subject.box) >= (r.min_overlap ?? 0.5) - 1e-9))
+              .filter((r) => !scored.some((b) => classKey(b.class_name) === classKey(r.class) && insideFraction(b.box, subject.box) >= (r.min_overlap ?? 0.5) - 1e-9))
               .map((r) => r.class);
             if (missing.length > 0) found.push({ subject, missing });
           }

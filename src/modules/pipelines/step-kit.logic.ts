@@ -5,6 +5,7 @@ import type { Detection, SchemaIssue, StepCheckContext, StepImplementation } fro
 import type { PlannedAnnotation } from '../auto-annotate/auto-annotate.service.js';
 import type { PipelinePorts } from './pipelines.ports.js';
 import type { PipelinesRepository } from './pipelines.repository.js';
+import { classKey } from '../classes/class-key.logic.js';
 
 /** What the built-in steps need besides the ports: the repository, the caller a run acts as, the allowlist. */
 export interface StepEnvironment {
@@ -39,7 +40,7 @@ export function classIssues(names: string[] | undefined, path: (string | number)
   const known = ctx.upstreamClasses;
   if (!names || !known || known.size === 0) return [];
   return names.flatMap((name, i) =>
-    known.has(key(name)) ? [] : [{ path: [...path, i], message: `class '${name}' is not produced by the detector upstream (it gives ${[...known].join(', ')})` }]);
+    known.has(classKey(name)) ? [] : [{ path: [...path, i], message: `class '${name}' is not produced by the detector upstream (it gives ${[...known].join(', ')})` }]);
 }
 
 export function toDetection(a: PlannedAnnotation, source: string): Detection {
@@ -61,9 +62,6 @@ export function countByClass(detections: Map<number, Detection[]>): Record<strin
   for (const list of detections.values()) for (const d of list) out[d.class_name] = (out[d.class_name] ?? 0) + 1;
   return out;
 }
-
-/** A class name as steps compare it. */
-export const key = (name: string) => name.trim().toLowerCase();
 
 export function abortError(): Error {
   const err = new Error('The run was cancelled');

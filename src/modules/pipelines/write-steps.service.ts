@@ -1,7 +1,8 @@
 import type { Detection } from '../../plugins/plugin-registry.js';
 import type { PlannedAnnotation } from '../auto-annotate/auto-annotate.service.js';
 import { FlagParams, WriteParams } from './builtin-step-params.schemas.js';
-import { abortError, classIssues, IMAGE_CHUNK, key, toPlanned, type StepEnvironment, type StepSpec } from './step-kit.logic.js';
+import { abortError, classIssues, IMAGE_CHUNK, toPlanned, type StepEnvironment, type StepSpec } from './step-kit.logic.js';
+import { classKey } from '../classes/class-key.logic.js';
 
 /** write_annotations: the detections saved as annotations, each recorded with the run. */
 export function writeAnnotationsStep({ repository, ports }: StepEnvironment): StepSpec {
@@ -17,7 +18,7 @@ export function writeAnnotationsStep({ repository, ports }: StepEnvironment): St
       check: (params, ctx) => classIssues(params.classes as string[] | undefined, ['classes'], ctx),
       async execute(ctx, params, input) {
         const p = params as { source?: string; create_missing_classes?: boolean; classes?: string[] };
-        const keep = p.classes ? new Set(p.classes.map(key)) : null;
+        const keep = p.classes ? new Set(p.classes.map(classKey)) : null;
         const entries = [...(input.detections ?? new Map<number, Detection[]>())];
         let written = 0;
         let skipped = 0;
@@ -79,7 +80,7 @@ function bySource(entries: [number, Detection[]][], keep: Set<string> | null, fi
   const grouped = new Map<string, { image_id: number; planned: PlannedAnnotation[] }[]>();
   for (const [imageId, list] of entries) {
     for (const d of list) {
-      if (keep && !keep.has(key(d.class_name))) continue;
+      if (keep && !keep.has(classKey(d.class_name))) continue;
       const source = fixedSource ?? d.source ?? 'pipeline';
       const items = grouped.get(source) ?? [];
       if (items.at(-1)?.image_id !== imageId) items.push({ image_id: imageId, planned: [] });

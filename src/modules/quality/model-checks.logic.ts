@@ -9,6 +9,7 @@
 import type { CheckDefinition, Findings, ParamSpecs, ParamValues } from './check-catalog.logic.js';
 import type { DatasetSnapshot } from './dataset-snapshot.logic.js';
 import type { Prediction } from './model-predictions.adapter.js';
+import { classKey } from '../classes/class-key.logic.js';
 
 const PARAMS: ParamSpecs = {
   model_id: { type: 'integer', default: 0, min: 0, max: 2_147_483_647, description: "The detector to use; 0: the project's default detect model" },
@@ -34,7 +35,7 @@ interface Label {
 
 /** Labels and predictions of every image, with prediction classes mapped to project class ids (null: not a class of it). */
 function* imagesWithPredictions(s: DatasetSnapshot): Generator<{ imageIndex: number; labels: Label[]; predictions: (Prediction & { classId: number | null })[] }> {
-  const byName = new Map([...s.classes].map(([id, name]) => [name.trim().toLowerCase(), id]));
+  const byName = new Map([...s.classes].map(([id, name]) => [classKey(name), id]));
   const a = s.annotations;
   for (let i = 0; i < s.images.length; i++) {
     const labels: Label[] = [];
@@ -42,7 +43,7 @@ function* imagesWithPredictions(s: DatasetSnapshot): Generator<{ imageIndex: num
       const k = s.order[p];
       if (a.spatial(k)) labels.push({ k, classId: a.classId[k], box: { x: a.x[k], y: a.y[k], w: a.w[k], h: a.h[k] } });
     }
-    const predictions = (s.predictions?.byImage[i] ?? []).map((p) => ({ ...p, classId: byName.get(p.className.trim().toLowerCase()) ?? null }));
+    const predictions = (s.predictions?.byImage[i] ?? []).map((p) => ({ ...p, classId: byName.get(classKey(p.className)) ?? null }));
     yield { imageIndex: i, labels, predictions };
   }
 }

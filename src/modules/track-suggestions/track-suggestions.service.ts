@@ -12,6 +12,7 @@ import { ByteTracker, DEFAULT_TRACKER_OPTIONS, type Detection } from '../tracks/
 import type { TrackOut } from '../tracks/tracks.schemas.js';
 import type { TrackSuggestionRow, TrackSuggestionsRepository, VideoToTrack } from './track-suggestions.repository.js';
 import type { AcceptRequest, TrackRunOut, TrackRunRequest, TrackSuggestionOut } from './track-suggestions.schemas.js';
+import { classKey } from '../classes/class-key.logic.js';
 
 export const TRACK_JOB = 'track-suggestions.track';
 
@@ -36,7 +37,6 @@ type Box = { x: number; y: number; width: number; height: number };
 type StoredBox = [number, number, number, number, number, number];
 
 const notFound = (kind: 'Video' | 'Track suggestion', id: number) => `${kind} ${id} not found`;
-const key = (name: string) => name.trim().toLowerCase();
 const round = (v: number) => Math.round(v * 100) / 100;
 
 /**
@@ -90,7 +90,7 @@ export class TrackSuggestionsService {
     if (!video) throw new Error(`Video ${p.videoId} was deleted before the job ran`);
     const model = await this.models.find(p.modelId);
     if (!model) throw new Error(`Model ${p.modelId} was deleted before the job ran`);
-    const classes = new Map((await this.repository.classes(video.project_id)).map((c) => [key(c.name), c.id]));
+    const classes = new Map((await this.repository.classes(video.project_id)).map((c) => [classKey(c.name), c.id]));
     const frames = await this.repository.frames(p.videoId, p.firstFrame, p.lastFrame);
     const tracker = new ByteTracker({ highScore: p.highScore, lowScore: p.lowScore, newTrackScore: Math.min(1, p.highScore + 0.1), maxLostFrames: p.maxLostFrames });
     let detections = 0;
@@ -100,7 +100,7 @@ export class TrackSuggestionsService {
       const planned = await this.detector.detectForPipeline(model, frame, { confidence: p.lowScore, iou: NMS_IOU });
       const found: Detection[] = [];
       for (const d of planned) {
-        const classId = classes.get(key(d.className));
+        const classId = classes.get(classKey(d.className));
         const box = geometryBox(d.annotation_type, d.geometry);
         if (classId === undefined || !box) skipped++;
         else found.push({ ...box, score: d.confidence, classKey: classId });
