@@ -14,7 +14,7 @@
  *   npx tsx bench/active-learning.ts [--smoke] [--epochs=N] [--imgsz=320] [--seeds=0,1,2] [--pick=50] [--seed-set=20]
  *                                    [--datasets=indian-vehicles-yolo,plants-coco-seg] [--strategies=random,entropy:max,…]
  * A strategy is next-to-label's `strategy`, optionally with `:aggregate` (sum, max, mean; the route's default is sum)
- * and `+balance` (`entropy+classes`: balance=classes).
+ * and options after `+`: `+classes` (balance=classes), `+spread` (spread=true), e.g. `entropy+classes+spread`.
  */
 import { loadavg } from 'node:os';
 import { startTestApp, type Client } from '../test/helpers/test-app.js';
@@ -123,9 +123,9 @@ try {
       results.push({ dataset, seed, strategy: `seed set (${seedSetSize})`, map50: base.map50, seconds: base.seconds, boxes: seedSet.reduce((n, id) => n + truth.get(id)!.length, 0) });
       console.log(results[results.length - 1]);
       for (const strategy of strategies) {
-        const [measure, balance] = strategy.split('+');
+        const [measure, ...options] = strategy.split('+');
         const [name, aggregate] = measure.split(':');
-        const query = `strategy=${name}${aggregate ? `&aggregate=${aggregate}` : ''}${balance ? `&balance=${balance}` : ''}&limit=${pick}&seed=${seed}`;
+        const query = `strategy=${name}${aggregate ? `&aggregate=${aggregate}` : ''}${options.map((o) => (o === 'spread' ? '&spread=true' : `&balance=${o}`)).join('')}&limit=${pick}&seed=${seed}`;
         const ranked = ok(await owner.get(`/api/projects/${project.id}/next-to-label?${query}`), `next-to-label ${strategy}`);
         const picked: number[] = ranked.items.map((i: any) => i.image.id);
         await label(owner, truth, picked);

@@ -15,6 +15,7 @@ interface Ranked {
   strategy: string;
   aggregate: string;
   balance: string;
+  spread: boolean;
   class_weights: Record<string, number> | null;
   model: { id: number; name: string } | null;
   seed: number;
@@ -109,6 +110,21 @@ describe('next to label (active learning)', () => {
     // w = √(((N + K) / K) / (n + 1)) with N = 3 red boxes, K = 2: red √(2.5 / 4), green √2.5.
     assert.ok(Math.abs(balanced.class_weights!.red - Math.sqrt(2.5 / 4)) < 1e-9 && Math.abs(balanced.class_weights!.green - Math.sqrt(2.5)) < 1e-9, JSON.stringify(balanced.class_weights));
     assert.ok(Math.abs(balanced.items[0].score / plain.items[0].score - Math.sqrt(2.5)) < 1e-4, JSON.stringify([balanced.items, plain.items].map((r) => r.map((i) => i.score))));
+  });
+
+  it('spread=true spreads an uncertainty ranking: uncertainty × distance from the labelled images and earlier picks, so a near-copy of a pick waits', async () => {
+    const { projectId, classId, ids } = await project({ labelled: [red(250)], twin1: [red(140)], twin2: [red(141)], other: [red(170, 90, 90)] });
+    await alice.post(`/api/images/${ids.labelled}/annotations`, { class_id: classId, annotation_type: 'bbox', geometry: { x: 20, y: 20, width: 30, height: 30 } });
+    const plain = await rank(alice, projectId, 'strategy=entropy');
+    assert.deepEqual(names(plain), ['twin1', 'twin2', 'other']);
+    assert.equal(plain.spread, false);
+    const spread = await rank(alice, projectId, 'strategy=entropy&spread=true');
+    assert.equal(spread.spread, true);
+    // The square elsewhere is a little surer but far from the labelled one; twin2 is next to twin1 once twin1 is picked.
+    assert.deepEqual(names(spread), ['other', 'twin1', 'twin2']);
+    assert.deepEqual(spread.items.map((i) => i.score), ['other', 'twin1', 'twin2'].map((n) => plain.items.find((i) => names({ ...plain, items: [i] })[0] === n)!.score), 'each keeps its uncertainty as its score');
+    const second = await rank(alice, projectId, 'strategy=entropy&spread=true&limit=1&offset=1');
+    assert.deepEqual(names(second), ['twin1'], 'pages agree');
   });
 
   it('runs the model once per image: paging and repeated requests answer from the prediction cache', async () => {

@@ -2,6 +2,8 @@
  * Greedy k-centre (Sener & Savarese 2018, "core-set"): each pick is the candidate farthest from every centre so
  * far (the labelled images, then the picks), so the picks cover the candidates' spread instead of piling up where
  * images look alike. Without labelled centres the first pick is the candidate farthest from the candidates' mean.
+ * With `weights` each pick maximises weight × distance instead (uncertainty-weighted core-set: unsure images first,
+ * but not two alike). The order of picks does not depend on how many are asked for, so pages agree.
  * O(picks × candidates × dimensions).
  */
 export interface KCentrePick {
@@ -10,7 +12,7 @@ export interface KCentrePick {
   distance: number;
 }
 
-export function kCentreGreedy(candidates: readonly Float32Array[], centres: readonly Float32Array[], picks: number): KCentrePick[] {
+export function kCentreGreedy(candidates: readonly Float32Array[], centres: readonly Float32Array[], picks: number, weights?: readonly number[]): KCentrePick[] {
   const nearest = new Float64Array(candidates.length).fill(Infinity);
   const seeds = centres.length > 0 ? centres : candidates.length > 0 ? [mean(candidates)] : [];
   for (const centre of seeds) for (let i = 0; i < candidates.length; i++) nearest[i] = Math.min(nearest[i], distance(candidates[i], centre));
@@ -18,7 +20,8 @@ export function kCentreGreedy(candidates: readonly Float32Array[], centres: read
   const taken = new Uint8Array(candidates.length);
   while (out.length < Math.min(picks, candidates.length)) {
     let best = -1;
-    for (let i = 0; i < candidates.length; i++) if (!taken[i] && (best < 0 || nearest[i] > nearest[best])) best = i;
+    const gain = (i: number) => nearest[i] * (weights?.[i] ?? 1);
+    for (let i = 0; i < candidates.length; i++) if (!taken[i] && (best < 0 || gain(i) > gain(best))) best = i;
     out.push({ index: best, distance: nearest[best] });
     taken[best] = 1;
     for (let i = 0; i < candidates.length; i++) if (!taken[i]) nearest[i] = Math.min(nearest[i], distance(candidates[i], candidates[best]));

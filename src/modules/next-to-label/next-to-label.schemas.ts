@@ -31,6 +31,11 @@ export const NextToLabelQuery = Type.Object(
       description: 'classes: each detection\'s uncertainty is weighted by how rare its predicted class is among the labelled boxes '
         + '(√ of inverse frequency; 1 when the classes are even), so unsure objects of scarce classes come first; none: unweighted',
     }),
+    spread: Type.Boolean({
+      default: false,
+      description: 'Uncertainty strategies: spread the ranking over the model\'s view of the images: greedy k-centre from the labelled images, '
+        + 'each pick the largest uncertainty × distance to the nearest labelled or earlier pick, so near-copies of one unsure scene do not fill a batch',
+    }),
     limit: Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: 50 }),
     offset: Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: 'Ranks skipped (paging through the same ranking)' }),
     seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'The random order (drawn when absent: pass the reported one back to page through it) and the model strategies\' pool sample (0 when absent)' })),
@@ -59,6 +64,7 @@ export const NextToLabelOut = Type.Object({
   strategy: StringEnum(STRATEGIES),
   aggregate: StringEnum(AGGREGATIONS),
   balance: StringEnum(BALANCES),
+  spread: Type.Boolean(),
   class_weights: Nullable(Type.Record(Type.String(), Type.Number(), { description: 'With balance=classes, the weight of each of the model\'s classes (by name) from the labelled boxes' })),
   model: Nullable(Type.Object({ id: Type.Integer(), name: Type.String(), lifecycle: Type.String() }, { description: 'The model that ranked them (null for random)' })),
   seed: Type.Integer({ description: 'The seed used (random order and pool sample)' }),

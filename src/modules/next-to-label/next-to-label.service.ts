@@ -57,11 +57,14 @@ export class NextToLabelService {
       const run = await this.predict(model, pool);
       predicted = run.predicted;
       const scored = pool.flatMap((image) => (run.predictions.has(image.id) ? [{ image, prediction: run.predictions.get(image.id)! }] : []));
-      if (strategy === 'diversity') {
+      const labelledCentres = async () => {
         const labelled = sample(await this.repository.images(projectId, true, assignedTo, hideGroundTruth), query.pool, seed);
         const centres = await this.predict(model, labelled);
         predicted += centres.predicted;
-        const picks = kCentreGreedy(scored.map((s) => s.prediction.embedding), [...centres.predictions.values()].map((p) => p.embedding), end);
+        return [...centres.predictions.values()].map((p) => p.embedding);
+      };
+      if (strategy === 'diversity') {
+        const picks = kCentreGreedy(scored.map((s) => s.prediction.embedding), await labelledCentres(), end);
         ranked = picks.map((p) => ({ image: scored[p.index].image, score: p.distance }));
       } else {
         const measure = strategy as Exclude<Strategy, 'diversity' | 'random'>;
@@ -71,7 +74,10 @@ export class NextToLabelService {
           weights = classWeights(modelClasses(model).map((name) => byKey.get(classKey(name)) ?? 0));
         }
         // Ties (e.g. images with nothing found) keep id order, so pages never overlap.
-        ranked = scored.map((s) => ({ image: s.image, score: imageUncertainty(s.prediction, measure, query.aggregate, weights) })).sort(byScore);
+        const unsure = scored.map((s) => ({ ...s, score: imageUncertainty(s.prediction, measure, query.aggregate, weights) })).sort(byScore);
+        ranked = query.spread
+          ? kCentreGreedy(unsure.map((s) => s.prediction.embedding), await labelledCentres(), end, unsure.map((s) => s.score)).map((p) => unsure[p.index])
+          : unsure;
       }
     }
 
@@ -82,6 +88,7 @@ export class NextToLabelService {
       strategy,
       aggregate: query.aggregate,
       balance: query.balance,
+      spread: query.spread && model !== null && strategy !== 'diversity',
       class_weights: weights ? Object.fromEntries(modelClasses(model!).map((name, k) => [name, weights![k]])) : null,
       model: model && { id: model.id, name: model.name, lifecycle: model.lifecycle },
       seed,
