@@ -14,7 +14,8 @@
  *   npx tsx bench/active-learning.ts [--smoke] [--epochs=N] [--imgsz=320] [--seeds=0,1,2] [--pick=50] [--seed-set=20]
  *                                    [--datasets=indian-vehicles-yolo,plants-coco-seg] [--strategies=random,entropy:max,…]
  * A strategy is next-to-label's `strategy`, optionally with `:aggregate` (sum, max, mean; the route's default is sum)
- * and options after `+`: `+classes` (balance=classes), `+spread` (spread=true), e.g. `entropy+classes+spread`.
+ * and options after `+`: `+classes` (balance=classes), `+spread` (spread=true, the route's default; without it the bench
+ * asks for spread=false, so `entropy` is uncertainty alone as in the earlier runs), e.g. `entropy+classes+spread`.
  */
 import { loadavg } from 'node:os';
 import { startTestApp, type Client } from '../test/helpers/test-app.js';
@@ -31,7 +32,7 @@ const seedSetSize = Number(arg('seed-set', smoke ? '10' : '20'));
 // toy-cars-yolo-seg saturates (0.997 valid mAP50 on its 7 valid images from 70 random ones) and car-damage-coco-seg
 // learns nothing from 70 images at this budget (0.003–0.015); plants-coco-seg's polygons as boxes have room (0.41–0.55).
 const datasets = arg('datasets', 'indian-vehicles-yolo,plants-coco-seg').split(',');
-const strategies = arg('strategies', 'random,least_confidence,margin,entropy,entropy:max,diversity').split(',');
+const strategies = arg('strategies', 'random,entropy,entropy+spread,least_confidence+spread').split(',');
 
 interface Box { class_id: number; geometry: { x: number; y: number; width: number; height: number } }
 
@@ -125,7 +126,7 @@ try {
       for (const strategy of strategies) {
         const [measure, ...options] = strategy.split('+');
         const [name, aggregate] = measure.split(':');
-        const query = `strategy=${name}${aggregate ? `&aggregate=${aggregate}` : ''}${options.map((o) => (o === 'spread' ? '&spread=true' : `&balance=${o}`)).join('')}&limit=${pick}&seed=${seed}`;
+        const query = `strategy=${name}${aggregate ? `&aggregate=${aggregate}` : ''}&spread=${options.includes('spread')}${options.filter((o) => o !== 'spread').map((o) => `&balance=${o}`).join('')}&limit=${pick}&seed=${seed}`;
         const ranked = ok(await owner.get(`/api/projects/${project.id}/next-to-label?${query}`), `next-to-label ${strategy}`);
         const picked: number[] = ranked.items.map((i: any) => i.image.id);
         await label(owner, truth, picked);

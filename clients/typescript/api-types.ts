@@ -14797,7 +14797,7 @@ export interface operations {
                 pool: number;
                 /** @description The random order (drawn when absent: pass the reported one back to page through it) and the model strategies' pool sample (0 when absent) */
                 seed?: number;
-                /** @description Uncertainty strategies: spread the ranking over the model's view of the images: greedy k-centre from the labelled images, each pick the largest uncertainty × distance to the nearest labelled or earlier pick, so near-copies of one unsure scene do not fill a batch */
+                /** @description Uncertainty strategies: spread the ranking over the model's view of the images (the default): greedy k-centre from the labelled images, each pick the largest uncertainty × distance to the nearest labelled or earlier pick, so near-copies of one unsure scene do not fill a batch (it raised every uncertainty measure's mean in bench/active-learning.ts); false: by uncertainty alone */
                 spread: boolean;
                 /** @description least_confidence, margin or entropy: the model's uncertainty, most unsure first; diversity: greedy k-centre on the model's embeddings (farthest from the labelled images and the earlier picks first); random: a seeded shuffle */
                 strategy: "least_confidence" | "margin" | "entropy" | "diversity" | "random";

@@ -64,7 +64,7 @@ describe('next to label (active learning)', () => {
     const { projectId, classId, ids, modelId } = await project({ sure: [red(255)], fair: [red(200)], unsure: [red(140)], labelled: [red(130)] });
     await alice.post(`/api/images/${ids.labelled}/annotations`, { class_id: classId, annotation_type: 'bbox', geometry: { x: 20, y: 20, width: 30, height: 30 } });
     for (const strategy of ['least_confidence', 'margin', 'entropy']) {
-      const r = await rank(alice, projectId, `strategy=${strategy}`);
+      const r = await rank(alice, projectId, `strategy=${strategy}&spread=false`);
       assert.deepEqual(names(r), ['unsure', 'fair', 'sure'], strategy);
       assert.equal(r.model?.id, modelId);
       assert.equal(r.unlabelled, 3);
@@ -72,26 +72,26 @@ describe('next to label (active learning)', () => {
       assert.ok(r.items[0].score > r.items[1].score && r.items[1].score > r.items[2].score, JSON.stringify(r.items.map((i) => i.score)));
     }
     // least confidence of a box at c = 140/255 is 1 − c among {red, green, background}.
-    const lc = await rank(alice, projectId, 'strategy=least_confidence&limit=1');
+    const lc = await rank(alice, projectId, 'strategy=least_confidence&limit=1&spread=false');
     assert.ok(Math.abs(lc.items[0].score - (1 - 140 / 255)) < 0.01, String(lc.items[0].score));
   });
 
   it('reads the class scores of v5 and end-to-end heads too', async () => {
     for (const layout of ['v5', 'end2end'] as const) {
       const { projectId } = await project({ sure: [red(255, 30, 40)], fair: [red(200, 30, 40)], unsure: [red(140, 30, 40)] }, true, layout);
-      for (const strategy of ['least_confidence', 'margin', 'entropy']) assert.deepEqual(names(await rank(alice, projectId, `strategy=${strategy}`)), ['unsure', 'fair', 'sure'], `${layout} ${strategy}`);
+      for (const strategy of ['least_confidence', 'margin', 'entropy']) assert.deepEqual(names(await rank(alice, projectId, `strategy=${strategy}&spread=false`)), ['unsure', 'fair', 'sure'], `${layout} ${strategy}`);
     }
   });
 
   it('aggregates a detector\'s detections by their sum (default), max or mean', async () => {
     const { projectId } = await project({ two: [red(140, 10, 10), green(70, 70, 140)], one: [red(130, 10, 70)], sure: [red(255, 70, 10)] });
-    const max = await rank(alice, projectId, 'strategy=least_confidence&aggregate=max');
+    const max = await rank(alice, projectId, 'strategy=least_confidence&aggregate=max&spread=false');
     assert.deepEqual(names(max), ['one', 'two', 'sure']);
-    const sum = await rank(alice, projectId, 'strategy=least_confidence');
+    const sum = await rank(alice, projectId, 'strategy=least_confidence&spread=false');
     assert.equal(sum.aggregate, 'sum');
     assert.deepEqual(names(sum), ['two', 'one', 'sure']);
     assert.ok(Math.abs(sum.items[0].score - 2 * (1 - 140 / 255)) < 0.02, String(sum.items[0].score));
-    assert.deepEqual(names(await rank(alice, projectId, 'strategy=least_confidence&aggregate=mean')), ['one', 'two', 'sure']);
+    assert.deepEqual(names(await rank(alice, projectId, 'strategy=least_confidence&aggregate=mean&spread=false')), ['one', 'two', 'sure']);
   });
 
   it('balance=classes weighs each detection by how rare its class is among the labelled boxes, and reports the weights', async () => {
@@ -101,24 +101,24 @@ describe('next to label (active learning)', () => {
       assert.equal(res.status, 201, JSON.stringify(res.body));
     }
     // Unweighted, the two are as unsure as each other (id order); three red boxes and no green one make green rare.
-    const plain = await rank(alice, projectId, 'strategy=entropy');
+    const plain = await rank(alice, projectId, 'strategy=entropy&spread=false');
     assert.equal(plain.balance, 'none');
     assert.equal(plain.class_weights, null);
     assert.ok(Math.abs(plain.items[0].score - plain.items[1].score) < 1e-6, JSON.stringify(plain.items.map((i) => i.score)));
-    const balanced = await rank(alice, projectId, 'strategy=entropy&balance=classes');
+    const balanced = await rank(alice, projectId, 'strategy=entropy&balance=classes&spread=false');
     assert.deepEqual(names(balanced), ['unsure-green', 'unsure-red']);
     // w = √(((N + K) / K) / (n + 1)) with N = 3 red boxes, K = 2: red √(2.5 / 4), green √2.5.
     assert.ok(Math.abs(balanced.class_weights!.red - Math.sqrt(2.5 / 4)) < 1e-9 && Math.abs(balanced.class_weights!.green - Math.sqrt(2.5)) < 1e-9, JSON.stringify(balanced.class_weights));
     assert.ok(Math.abs(balanced.items[0].score / plain.items[0].score - Math.sqrt(2.5)) < 1e-4, JSON.stringify([balanced.items, plain.items].map((r) => r.map((i) => i.score))));
   });
 
-  it('spread=true spreads an uncertainty ranking: uncertainty × distance from the labelled images and earlier picks, so a near-copy of a pick waits', async () => {
+  it('spread (the default) spreads an uncertainty ranking: uncertainty × distance from the labelled images and earlier picks, so a near-copy of a pick waits', async () => {
     const { projectId, classId, ids } = await project({ labelled: [red(250)], twin1: [red(140)], twin2: [red(141)], other: [red(170, 90, 90)] });
     await alice.post(`/api/images/${ids.labelled}/annotations`, { class_id: classId, annotation_type: 'bbox', geometry: { x: 20, y: 20, width: 30, height: 30 } });
-    const plain = await rank(alice, projectId, 'strategy=entropy');
+    const plain = await rank(alice, projectId, 'strategy=entropy&spread=false');
     assert.deepEqual(names(plain), ['twin1', 'twin2', 'other']);
     assert.equal(plain.spread, false);
-    const spread = await rank(alice, projectId, 'strategy=entropy&spread=true');
+    const spread = await rank(alice, projectId, 'strategy=entropy');
     assert.equal(spread.spread, true);
     // The square elsewhere is a little surer but far from the labelled one; twin2 is next to twin1 once twin1 is picked.
     assert.deepEqual(names(spread), ['other', 'twin1', 'twin2']);
@@ -181,7 +181,7 @@ describe('next to label (active learning)', () => {
     assert.deepEqual(names(r).slice(0, 2), ['green-elsewhere', 'red-elsewhere']);
     assert.ok(r.items[1].score > 5 * r.items[2].score, 'the copies of the labelled image come last, close to it');
     // Uncertainty would not spread them: the copies and the far red square are all sure.
-    assert.notDeepEqual(names(await rank(alice, projectId, 'strategy=least_confidence')).slice(0, 2), names(r).slice(0, 2));
+    assert.notDeepEqual(names(await rank(alice, projectId, 'strategy=least_confidence&spread=false')).slice(0, 2), names(r).slice(0, 2));
   });
 
   it('keeps an annotator of an assigned-only project to their assigned images', async () => {
