@@ -23,7 +23,7 @@ describe('kill -9 while a video sample becomes frames (issue 26)', { timeout: 24
     const sourceId = (await server.api('POST', '/api/projects', { name: 'clips' }, token)).body.id;
     const zip = await buildZip([
       { name: 'v.jsonl', data: Buffer.from(JSON.stringify({ file: 'long.mp4', segments: [[2, 4, 'walk'], [3, 6, 'run'], [0, 1, 'ghost']] }) + '\n') },
-      { name: 'long.mp4', data: testVideo({ size: '640x480', rate: 25, seconds: 10 }) },
+      { name: 'long.mp4', data: testVideo({ size: '1920x1080', rate: 25, seconds: 10 }) },
     ]);
     const body = multipart([{ name: 'file', filename: 'v.zip', data: zip }], { modality: 'video' });
     const imported = await fetch(`${server.url}/api/projects/${sourceId}/import/jsonl`, { method: 'POST', headers: { ...body.headers, authorization: `Bearer ${token}` }, body: new Uint8Array(body.payload) });
@@ -32,7 +32,8 @@ describe('kill -9 while a video sample becomes frames (issue 26)', { timeout: 24
     const targetId = (await server.api('POST', '/api/projects', { name: 'frames' }, token)).body.id;
     for (const name of ['walk', 'run']) assert.equal((await server.api('POST', `/api/projects/${targetId}/classes`, { name }, token)).status, 201);
 
-    // The clip 1–9 s: frames 25 to 224.
+    // The clip 1–9 s: frames 25 to 224, at 1080p so that decoding them outlasts a poll (at 640 × 480 a fast machine
+    // decoded all 200 in 0.34 s, before the test saw it under way, and the kill came too late).
     const sent = await server.api('POST', `/api/samples/${sampleId}/frames`, { project_id: targetId, start_s: 1, end_s: 9 }, token);
     assert.equal(sent.status, 202, JSON.stringify(sent.body));
     assert.equal(sent.body.expected_frames, 200);

@@ -20,7 +20,8 @@ describe('kill -9 during frame extraction (issue 26)', { timeout: 240_000 }, () 
   it('records no frame of the interrupted decoding and decodes the video again on restart', async () => {
     const token = await server.login('video-drill@example.com');
     const projectId = (await server.api('POST', '/api/projects', { name: 'drill' }, token)).body.id;
-    const body = multipart([{ name: 'file', filename: 'long.mp4', data: testVideo({ size: '640x480', rate: 25, seconds: 10 }) }]);
+    // 1080p, so that decoding outlasts a poll: at 640 × 480 a fast machine decoded every frame before the test saw it under way.
+    const body = multipart([{ name: 'file', filename: 'long.mp4', data: testVideo({ size: '1920x1080', rate: 25, seconds: 10 }) }]);
     const res = await fetch(`${server.url}/api/projects/${projectId}/videos`, { method: 'POST', headers: { ...body.headers, authorization: `Bearer ${token}` }, body: new Uint8Array(body.payload) });
     assert.equal(res.status, 202);
     const video = await res.json();
