@@ -3,7 +3,8 @@
  * far (the labelled images, then the picks), so the picks cover the candidates' spread instead of piling up where
  * images look alike. Without labelled centres the first pick is the candidate farthest from the candidates' mean.
  * With `weights` each pick maximises weight × distance instead (uncertainty-weighted core-set: unsure images first,
- * but not two alike; without labelled images the most unsure comes first). The order of picks does not depend on how many are asked for, so pages agree.
+ * but not two alike; without labelled images the most unsure comes first). The order of picks does not depend on
+ * how many are asked for, so pages agree.
  * O(picks × candidates × dimensions).
  */
 export interface KCentrePick {
@@ -19,9 +20,9 @@ export function kCentreGreedy(candidates: readonly Float32Array[], centres: read
   for (const centre of seeds) for (let i = 0; i < candidates.length; i++) nearest[i] = Math.min(nearest[i], distance(candidates[i], centre));
   const out: KCentrePick[] = [];
   const taken = new Uint8Array(candidates.length);
+  const gain = (i: number) => (nearest[i] === Infinity ? 1 : nearest[i]) * (weights?.[i] ?? 1);
   while (out.length < Math.min(picks, candidates.length)) {
     let best = -1;
-    const gain = (i: number) => (nearest[i] === Infinity ? 1 : nearest[i]) * (weights?.[i] ?? 1);
     for (let i = 0; i < candidates.length; i++) if (!taken[i] && (best < 0 || gain(i) > gain(best))) best = i;
     out.push({ index: best, distance: nearest[best] });
     taken[best] = 1;

@@ -48,7 +48,7 @@ export class NextToLabelService {
     let ranked: { image: PoolImage; score: number }[];
     let candidates = unlabelled.length;
     let predicted = 0;
-    let weights: number[] | undefined;
+    let weights: Record<string, number> | null = null;
     if (!model) {
       ranked = unlabelled.map((image) => ({ image, score: draw(seed, image.id) })).sort(byScore);
     } else {
@@ -68,13 +68,16 @@ export class NextToLabelService {
         ranked = picks.map((p) => ({ image: scored[p.index].image, score: p.distance }));
       } else {
         const measure = strategy as Exclude<Strategy, 'diversity' | 'random'>;
+        let byClass: number[] | undefined;
         if (query.balance === 'classes') {
           const counts = await this.repository.classCounts(projectId, assignedTo, hideGroundTruth);
           const byKey = new Map([...counts].map(([name, n]) => [classKey(name), n]));
-          weights = classWeights(modelClasses(model).map((name) => byKey.get(classKey(name)) ?? 0));
+          const names = modelClasses(model);
+          byClass = classWeights(names.map((name) => byKey.get(classKey(name)) ?? 0));
+          weights = Object.fromEntries(names.map((name, k) => [name, byClass![k]]));
         }
         // Ties (e.g. images with nothing found) keep id order, so pages never overlap.
-        const unsure = scored.map((s) => ({ ...s, score: imageUncertainty(s.prediction, measure, query.aggregate, weights) })).sort(byScore);
+        const unsure = scored.map((s) => ({ ...s, score: imageUncertainty(s.prediction, measure, query.aggregate, byClass) })).sort(byScore);
         ranked = query.spread
           ? kCentreGreedy(unsure.map((s) => s.prediction.embedding), await labelledCentres(), end, unsure.map((s) => s.score)).map((p) => unsure[p.index])
           : unsure;
@@ -89,7 +92,7 @@ export class NextToLabelService {
       aggregate: query.aggregate,
       balance: query.balance,
       spread: query.spread && model !== null && strategy !== 'diversity',
-      class_weights: weights ? Object.fromEntries(modelClasses(model!).map((name, k) => [name, weights![k]])) : null,
+      class_weights: weights,
       model: model && { id: model.id, name: model.name, lifecycle: model.lifecycle },
       seed,
       unlabelled: unlabelled.length,
