@@ -185,7 +185,8 @@ describe('next to label (active learning)', () => {
   });
 
   it('keeps an annotator of an assigned-only project to their assigned images', async () => {
-    const { projectId, ids } = await project({ mine: [red(200)], theirs: [red(140)], other: [red(255)] });
+    const { projectId, classId, ids } = await project({ mine: [red(200)], theirs: [red(140)], other: [red(255)], 'labelled-theirs': [red(250)] });
+    await alice.post(`/api/images/${ids['labelled-theirs']}/annotations`, { class_id: classId, annotation_type: 'bbox', geometry: { x: 20, y: 20, width: 30, height: 30 } });
     const annotator = await t.user();
     await alice.patch(`/api/projects/${projectId}`, { assigned_only: true });
     await alice.post(`/api/projects/${projectId}/members`, { user_id: annotator.id, role: 'annotator' });
@@ -196,6 +197,9 @@ describe('next to label (active learning)', () => {
       assert.equal(r.unlabelled, 1);
     }
     assert.equal((await rank(alice, projectId, 'strategy=entropy')).items.length, 3);
+    // Class weights count only the labelled boxes the caller may see: none for the annotator, alice's one red box for her.
+    assert.deepEqual((await rank(annotator, projectId, 'strategy=entropy&balance=classes')).class_weights, { red: 1, green: 1 });
+    assert.ok((await rank(alice, projectId, 'strategy=entropy&balance=classes')).class_weights!.red < 1);
   });
 
   it('401 without credentials, 404 for a project the caller may not see, 409 without a production model, 422 for bad input', async () => {
@@ -211,7 +215,7 @@ describe('next to label (active learning)', () => {
     // Random needs no model; a named model needs no production one.
     assert.equal((await alice.get(`${url}?strategy=random`)).status, 200);
     assert.equal((await rank(alice, projectId, `strategy=entropy&model_id=${modelId}`)).model?.id, modelId);
-    for (const query of ['strategy=confidence', 'limit=0', 'limit=1001', 'offset=-1', 'model_id=999999', 'pool=0', 'seed=x', 'aggregate=median']) {
+    for (const query of ['strategy=confidence', 'limit=0', 'limit=1001', 'offset=-1', 'model_id=999999', 'pool=0', 'seed=x', 'aggregate=median', 'balance=rare', 'spread=maybe']) {
       const res = await alice.get(`${url}?${query}`);
       assert.equal(res.status, 422, `${query}: ${res.status} ${JSON.stringify(res.body)}`);
       assert.ok(res.body.detail, query);
